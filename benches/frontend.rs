@@ -1,0 +1,31 @@
+//! Front-end throughput: lex, lex+parse, and lex+parse+check of a generated
+//! plan of ≥ 50,000 lines that uses every construct.
+
+#[path = "plan_gen.rs"]
+mod plan_gen;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+
+fn frontend(c: &mut Criterion) {
+    let src = plan_gen::generate(50_000);
+    let lines = src.lines().count();
+    eprintln!("generated plan: {lines} lines, {} bytes", src.len());
+    let mut group = c.benchmark_group("frontend");
+    group.throughput(Throughput::Bytes(src.len() as u64));
+    group.sample_size(20);
+    group.bench_function("lex", |b| b.iter(|| tiss_compiler::lexer::lex(black_box(&src))));
+    group.bench_function("lex+parse", |b| {
+        b.iter(|| {
+            let lexed = tiss_compiler::lexer::lex(black_box(&src));
+            tiss_compiler::parser::parse(&src, lexed)
+        })
+    });
+    group.bench_function("lex+parse+check", |b| {
+        b.iter(|| tiss_compiler::frontend("bench.tiss", black_box(src.as_bytes())))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frontend);
+criterion_main!(benches);

@@ -1,0 +1,342 @@
+//! The syntax tree of a plan. Every node carries a [`Span`].
+//!
+//! The tree serializes to the JSON of `tissc parse --emit ast-json`: a list of
+//! command objects, each with `type`, its arguments and `span`.
+
+use serde::Serialize;
+use tisslang::cost::Dim;
+use tisslang::version::VersionReq;
+
+use crate::span::Span;
+
+/// A whole plan: its top-level items in source order (pragmas and `TASK` included).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Item {
+    /// `#TISS! Key=Value ...`
+    Header {
+        entries: Vec<HeaderEntry>,
+        span: Span,
+    },
+    /// `#TISS_VERSION <op> <version>`
+    Version {
+        requirement: VersionReq,
+        span: Span,
+    },
+    Task {
+        name: StrLit,
+        span: Span,
+    },
+    Setup {
+        description: Option<StrLit>,
+        body: Block,
+        span: Span,
+    },
+    Step(Step),
+    DefineTask {
+        name: StrLit,
+        body: Block,
+        span: Span,
+    },
+    SetBudget(Budget),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeaderEntry {
+    pub key: String,
+    pub value: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    pub name: StrLit,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Budget {
+    pub dim: Dim,
+    pub dim_span: Span,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// `{ statement* }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Block {
+    pub commands: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stmt {
+    #[serde(flatten)]
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StmtKind {
+    Step { name: StrLit, body: Block },
+    Read { path: StrLit, var: Ident },
+    Write { path: StrLit, content: Content },
+    Append { path: StrLit, content: Content },
+    Mkdir { path: StrLit },
+    Delete { path: StrLit, recursive: bool },
+    Log { message: StrLit },
+    Run { command: StrLit, dir: Option<StrLit>, timeout: Option<DurationLit> },
+    Env { name: Ident, value: Expr },
+    Assert { condition: Cond, message: Option<StrLit> },
+    Var { name: Ident, value: Expr },
+    If(IfStmt),
+    Try { body: Block, catch_var: Option<Ident>, handler: Block },
+    Call { task: StrLit },
+    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Ident> },
+    Pause { message: StrLit },
+    RequestReview { message: StrLit, into: Option<Ident> },
+    Choose { prompt: Option<StrLit>, options: Vec<ChooseOption> },
+    EstimateCost { into: Option<Ident>, body: Block },
+    SetBudget(Budget),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IfStmt {
+    pub condition: Cond,
+    pub then_block: Block,
+    pub else_branch: Option<Else>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Else {
+    /// `ELSE IF ...`: the nested IF's span covers from `IF` to its end.
+    If {
+        stmt: Box<IfStmt>,
+        span: Span,
+    },
+    Block {
+        block: Block,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChooseOption {
+    pub label: StrLit,
+    pub body: Block,
+    /// Written as `STEP "..." { }` instead of `OPTION "..." { }`.
+    pub is_step: bool,
+    pub span: Span,
+}
+
+/// What WRITE / APPEND put in the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Content {
+    Heredoc(Heredoc),
+    From { expr: Expr },
+}
+
+/// `<<TAG ... TAG` (or `<<~TAG`): raw text, already de-indented for `<<~`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Heredoc {
+    /// The tag, also the language hint (`PYTHON`).
+    pub tag: String,
+    pub squiggly: bool,
+    pub body: String,
+    pub span: Span,
+}
+
+/// A string literal, split into literal text and `${...}` parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrLit {
+    pub parts: Vec<StrPart>,
+    pub span: Span,
+}
+
+impl StrLit {
+    /// The text if the literal has no interpolation.
+    pub fn as_literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [StrPart::Text { text }] => Some(text),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StrPart {
+    Text { text: String },
+    Interp { path: Path },
+}
+
+/// A name written by the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// `12s`, stored in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DurationLit {
+    pub millis: u64,
+    pub span: Span,
+}
+
+/// `x.FIELD`, `LAST_RUN.STDOUT`, `COST`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Path {
+    pub root: PathRoot,
+    pub fields: Vec<Ident>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PathRoot {
+    Var { ident: Ident },
+    LastRun { span: Span },
+    Cost { span: Span },
+}
+
+impl PathRoot {
+    pub fn span(&self) -> Span {
+        match self {
+            PathRoot::Var { ident } => ident.span,
+            PathRoot::LastRun { span } | PathRoot::Cost { span } => *span,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expr {
+    #[serde(flatten)]
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExprKind {
+    Str { value: StrLit },
+    Int { value: i64 },
+    Duration { millis: u64 },
+    Bool { value: bool },
+    Path { path: Path },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cond {
+    #[serde(flatten)]
+    pub kind: CondKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CondKind {
+    Or {
+        operands: Vec<Cond>,
+    },
+    And {
+        operands: Vec<Cond>,
+    },
+    Not {
+        operand: Box<Cond>,
+    },
+    File {
+        path: StrLit,
+        test: FileTest,
+    },
+    IsEmpty {
+        operand: Expr,
+    },
+    /// `a [NOT] CONTAINS b` and friends.
+    StrTest {
+        lhs: Expr,
+        negated: bool,
+        op: StrOp,
+        rhs: Expr,
+    },
+    Compare {
+        lhs: Expr,
+        op: CmpOp,
+        rhs: Expr,
+    },
+    /// A bare expression, which must be a boolean.
+    Expr {
+        expr: Expr,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "test", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum FileTest {
+    Exists,
+    IsEmpty,
+    Contains { needle: Expr },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StrOp {
+    Contains,
+    StartsWith,
+    EndsWith,
+    Matches,
+}
+
+impl StrOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            StrOp::Contains => "CONTAINS",
+            StrOp::StartsWith => "STARTS_WITH",
+            StrOp::EndsWith => "ENDS_WITH",
+            StrOp::Matches => "MATCHES",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// `<`, `<=`, `>`, `>=` need ordered operands.
+    pub fn is_ordering(self) -> bool {
+        !matches!(self, CmpOp::Eq | CmpOp::Ne)
+    }
+}

@@ -1,0 +1,245 @@
+//! `tissc`: the TissLang compiler's command line (SPEC §9).
+//!
+//! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
+//! unreadable input file, an unknown code for `explain`), 70 internal errors.
+//! Diagnostics go to stderr in either `--error-format`; stdout carries only
+//! what a command produces (the AST JSON, an explanation).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
+use tiss_compiler::render::{self, ErrorFormat};
+use tiss_compiler::{Frontend, ast_json, codes, explain};
+
+/// Exit statuses (SPEC §9).
+mod status {
+    pub const OK: u8 = 0;
+    pub const COMPILE_ERRORS: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const INTERNAL: u8 = 70;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "tissc",
+    about = "The TissLang compiler: check plans, print their syntax tree, explain error codes",
+    after_help = "Exit status: 0 success, 1 compile errors, 2 usage error, 70 internal error."
+)]
+struct Cli {
+    /// How to print diagnostics (on stderr): rustc-style text, or one JSON object per line.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
+    error_format: FormatArg,
+
+    /// When to color human diagnostics: `auto` colors only a terminal, and never when NO_COLOR is set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    color: ColorArg,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    /// The plan's items as JSON: objects with `type`, their arguments and `span`.
+    AstJson,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and check plans, reporting every diagnostic of every file.
+    Check {
+        /// The plans to check (`.tiss`).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Parse and check a plan and print its syntax tree on stdout.
+    ///
+    /// Nothing is printed on stdout if the plan has errors; the diagnostics go
+    /// to stderr and the exit status is 1.
+    Parse {
+        /// The plan to parse (`.tiss`).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = Emit::AstJson, value_name = "KIND")]
+        emit: Emit,
+    },
+    /// Print the long explanation of a diagnostic code (e.g. `tissc explain E0101`).
+    Explain {
+        /// The code, as printed in a diagnostic (`E0101`).
+        #[arg(value_name = "CODE", required_unless_present = "list")]
+        code: Option<String>,
+        /// List every code with its one-line title.
+        #[arg(long, conflicts_with = "code")]
+        list: bool,
+    },
+}
+
+/// Everything a command needs to report.
+struct Output {
+    format: ErrorFormat,
+    stderr: StandardStream,
+}
+
+impl Output {
+    fn report(&mut self, verb: &str, frontend: &Frontend) {
+        let file = &frontend.file;
+        let diagnostics = &frontend.diagnostics;
+        // A failed write to stderr leaves nothing better to do than carry on.
+        let _ = render::emit(&mut self.stderr, self.format, file, diagnostics);
+        if self.format == ErrorFormat::Human {
+            let _ = render::emit_summary(&mut self.stderr, verb, &file.name, diagnostics);
+        }
+        let _ = self.stderr.flush();
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "tissc: internal error: {info}\n\
+             This is a bug in tissc, not in your plan; please report it with the input that caused it."
+        );
+    }));
+    match std::panic::catch_unwind(run) {
+        Ok(code) => ExitCode::from(code),
+        Err(_) => ExitCode::from(status::INTERNAL),
+    }
+}
+
+fn run() -> u8 {
+    let version: &'static str = Box::leak(
+        format!("{} (TissLang {})", env!("CARGO_PKG_VERSION"), tisslang::version::LANGUAGE_VERSION)
+            .into_boxed_str(),
+    );
+    let matches = match Cli::command().version(version).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
+    let format = match cli.error_format {
+        FormatArg::Human => ErrorFormat::Human,
+        FormatArg::Json => ErrorFormat::Json,
+    };
+    let color = match (format, cli.color) {
+        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
+        (_, ColorArg::Always) => ColorChoice::Always,
+        (_, ColorArg::Auto) => render::stderr_color_choice(),
+    };
+    let mut out = Output { format, stderr: StandardStream::stderr(color) };
+    match cli.command {
+        Command::Check { files } => check(&mut out, &files),
+        Command::Parse { file, emit: Emit::AstJson } => parse(&mut out, &file),
+        Command::Explain { code, list } => explain(code.as_deref(), list),
+    }
+}
+
+/// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.
+fn clap_exit(e: clap::Error) -> u8 {
+    let _ = e.print();
+    if e.use_stderr() { status::USAGE } else { status::OK }
+}
+
+fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
+    let mut code = status::OK;
+    for path in files {
+        let Some(frontend) = load(path) else {
+            code = code.max(status::USAGE);
+            continue;
+        };
+        out.report("check", &frontend);
+        if frontend.has_errors() {
+            code = code.max(status::COMPILE_ERRORS);
+        }
+    }
+    code
+}
+
+fn parse(out: &mut Output, path: &Path) -> u8 {
+    let Some(frontend) = load(path) else {
+        return status::USAGE;
+    };
+    out.report("parse", &frontend);
+    if frontend.has_errors() {
+        return status::COMPILE_ERRORS;
+    }
+    let json = ast_json::to_string_pretty(&frontend.file, &frontend.plan);
+    write_stdout(&format!("{json}\n"), status::OK)
+}
+
+fn explain(code: Option<&str>, list: bool) -> u8 {
+    if list {
+        let mut text = String::new();
+        for (code, title) in codes::ALL {
+            text.push_str(&format!("{code}  {title}\n"));
+        }
+        return write_stdout(&text, status::OK);
+    }
+    let code = code.unwrap_or_default();
+    match explain::lookup(code) {
+        Some((_, _, text)) => {
+            let newline = if text.ends_with('\n') { "" } else { "\n" };
+            write_stdout(&format!("{text}{newline}"), status::OK)
+        }
+        None => {
+            eprintln!(
+                "tissc: `{code}` is not a TissLang error code\n\
+                 Run `tissc explain --list` to see every code."
+            );
+            status::USAGE
+        }
+    }
+}
+
+/// Reads and compiles one plan; an unreadable file is reported as a usage error.
+fn load(path: &Path) -> Option<Frontend> {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => Some(tiss_compiler::frontend(&name, &bytes)),
+        Err(e) => {
+            eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
+            None
+        }
+    }
+}
+
+/// An I/O error's message without the ` (os error N)` suffix.
+fn io_message(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// Writes to stdout; a closed pipe (`tissc explain E0101 | head`) is not an error.
+fn write_stdout(text: &str, code: u8) -> u8 {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            eprintln!("tissc: cannot write to stdout: {}", io_message(&e));
+            status::INTERNAL
+        }
+    }
+}

@@ -1,0 +1,424 @@
+//! Definite assignment (SPEC §3): every variable and `LAST_RUN` must be bound
+//! on every path before it is read (E0203, E0204). A plan is a DAG (no loops,
+//! no recursion), so the analysis is exact up to the branch choices.
+//!
+//! The state is the set of definitely bound variables, kept as a bit per
+//! variable plus a trail of the bits set, so a branch is undone by popping
+//! the trail and two arms meet by intersecting only what they added: the cost
+//! is linear in the bindings, not in (branches × variables).
+//!
+//! A `DEFINE_TASK` body runs only when called, so it is analysed once, from
+//! an empty state, into a summary: what it reads before binding it (its
+//! needs) and what it binds on every path. A CALL then checks the needs
+//! against the caller's state and adds the bindings. Tasks are summarised
+//! callee first; a call inside a cycle (E0211) finds no summary and is skipped.
+
+use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, Ident, IfStmt};
+use crate::ast::{Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+use super::Ctx;
+use super::literals::quote;
+use super::symbols::Symbols;
+
+pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, order: &[u32], cx: &mut Ctx<'_>) {
+    let slots = syms.vars.len() + 1;
+    let mut flow = Flow {
+        syms,
+        cx,
+        last_run: syms.vars.len() as u32,
+        bound: vec![false; slots],
+        trail: Vec::new(),
+        task: None,
+        needed: vec![0; slots],
+        summaries: (0..syms.tasks.len()).map(|_| None).collect(),
+    };
+    for &task in order {
+        flow.summarize(task);
+    }
+    // Execution order (SPEC §2): the TASK line, SETUP, then the top-level
+    // STEPs and SET_BUDGETs in source order.
+    for item in &plan.items {
+        if let Item::Task { name, .. } = item {
+            flow.strlit(name);
+        }
+    }
+    for item in &plan.items {
+        if let Item::Setup { description, body, .. } = item {
+            if let Some(d) = description {
+                flow.strlit(d);
+            }
+            flow.block(body);
+        }
+    }
+    for item in &plan.items {
+        match item {
+            Item::Step(step) => {
+                flow.strlit(&step.name);
+                flow.block(&step.body);
+            }
+            Item::SetBudget(budget) => flow.expr(&budget.value),
+            _ => {}
+        }
+    }
+}
+
+/// Something a task reads that it does not bind first.
+#[derive(Clone, Copy)]
+struct Need {
+    var: u32,
+    /// Where it is read.
+    span: Span,
+    /// The task whose body reads it (a callee of the summarised task, maybe).
+    task: u32,
+}
+
+struct Summary {
+    needs: Vec<Need>,
+    /// Bound on every path through the body.
+    binds: Vec<u32>,
+}
+
+/// The task being summarised.
+struct TaskState {
+    index: u32,
+    needs: Vec<Need>,
+}
+
+struct Flow<'a, 'c, 's> {
+    syms: &'a Symbols<'a>,
+    cx: &'c mut Ctx<'s>,
+    /// The slot standing for `LAST_RUN` (after the variables).
+    last_run: u32,
+    bound: Vec<bool>,
+    /// The slots set in `bound`, in order, so branches can be undone.
+    trail: Vec<u32>,
+    task: Option<TaskState>,
+    /// `needed[v] == task + 1` when the task being summarised already needs v.
+    needed: Vec<u32>,
+    summaries: Vec<Option<Summary>>,
+}
+
+impl<'a> Flow<'a, '_, '_> {
+    fn bind(&mut self, slot: u32) {
+        if !self.bound[slot as usize] {
+            self.bound[slot as usize] = true;
+            self.trail.push(slot);
+        }
+    }
+
+    fn bind_var(&mut self, ident: &Ident) {
+        if let Some(v) = self.syms.var(&ident.name) {
+            self.bind(v);
+        }
+    }
+
+    fn undo(&mut self, mark: usize) {
+        for slot in self.trail.drain(mark..) {
+            self.bound[slot as usize] = false;
+        }
+    }
+
+    /// Runs `n` alternative arms from the same state; afterwards the state is
+    /// the intersection of their end states.
+    fn arms(&mut self, n: usize, mut arm: impl FnMut(&mut Self, usize)) {
+        let mark = self.trail.len();
+        let mut common: Option<Vec<u32>> = None;
+        for i in 0..n {
+            arm(self, i);
+            match &mut common {
+                None => common = Some(self.trail[mark..].to_vec()),
+                // What arm i left unbound is not bound on every path.
+                Some(c) => c.retain(|&slot| self.bound[slot as usize]),
+            }
+            self.undo(mark);
+        }
+        for slot in common.unwrap_or_default() {
+            self.bind(slot);
+        }
+    }
+
+    /// A read of `slot` at `span`.
+    fn read(&mut self, slot: u32, span: Span) {
+        if self.bound[slot as usize] {
+            return;
+        }
+        match &mut self.task {
+            Some(task) => {
+                if self.needed[slot as usize] != task.index + 1 {
+                    self.needed[slot as usize] = task.index + 1;
+                    task.needs.push(Need { var: slot, span, task: task.index });
+                }
+            }
+            None => {
+                let d = self.unbound_read(slot, span);
+                self.cx.emit(d);
+            }
+        }
+        // Reported once; later reads on this path would only repeat it.
+        self.bind(slot);
+    }
+
+    fn unbound_read(&mut self, slot: u32, span: Span) -> Diagnostic {
+        if slot == self.last_run {
+            return Diagnostic::error(
+                codes::LAST_RUN_WITHOUT_RUN,
+                span,
+                "`LAST_RUN` is read here, but not every path to it runs a `RUN` first",
+            )
+            .with_note("read LAST_RUN only after a RUN that happens on every path");
+        }
+        let var = &self.syms.vars[slot as usize];
+        let first = var.bindings[0].span;
+        let line = self.cx.line(first);
+        Diagnostic::error(
+            codes::POSSIBLY_UNBOUND,
+            span,
+            format!("`{}` is not bound on every path to this use (it is bound on line {line})", var.name),
+        )
+        .with_label(first, format!("`{}` is bound here", var.name))
+        .with_note("bind it before the branch, or in every arm of the IF, TRY or CHOOSE")
+    }
+
+    fn summarize(&mut self, task: u32) {
+        self.task = Some(TaskState { index: task, needs: Vec::new() });
+        self.block(self.syms.tasks[task as usize].body);
+        let binds = self.trail.clone();
+        self.undo(0);
+        let needs = self.task.take().map(|t| t.needs).unwrap_or_default();
+        self.summaries[task as usize] = Some(Summary { needs, binds });
+    }
+
+    fn call(&mut self, name: &StrLit, span: Span) {
+        let Some(&task) = name.as_literal().and_then(|n| self.syms.task_ids.get(n)) else {
+            return;
+        };
+        // Taken out while applied, put back after: the same task may be
+        // called again.
+        let Some(summary) = self.summaries[task as usize].take() else { return };
+        for need in &summary.needs {
+            if self.bound[need.var as usize] {
+                continue;
+            }
+            match &mut self.task {
+                Some(caller) => {
+                    if self.needed[need.var as usize] != caller.index + 1 {
+                        self.needed[need.var as usize] = caller.index + 1;
+                        caller.needs.push(*need);
+                    }
+                }
+                None => {
+                    let d = self.unbound_call(task, need, span);
+                    self.cx.emit(d);
+                }
+            }
+            self.bind(need.var);
+        }
+        for &slot in &summary.binds {
+            self.bind(slot);
+        }
+        self.summaries[task as usize] = Some(summary);
+    }
+
+    fn unbound_call(&mut self, task: u32, need: &Need, span: Span) -> Diagnostic {
+        let tasks = &self.syms.tasks;
+        let callee = quote(tasks[task as usize].name.unwrap_or(""));
+        let line = self.cx.line(need.span);
+        let place = if need.task == task {
+            format!("line {line}")
+        } else {
+            format!("line {line}, in task {}", quote(tasks[need.task as usize].name.unwrap_or("")))
+        };
+        if need.var == self.last_run {
+            Diagnostic::error(
+                codes::LAST_RUN_WITHOUT_RUN,
+                span,
+                format!(
+                    "task {callee} reads `LAST_RUN` ({place}), but not every path to this \
+                     CALL runs a `RUN` first"
+                ),
+            )
+            .with_label(need.span, "read here")
+        } else {
+            let name = self.syms.vars[need.var as usize].name;
+            Diagnostic::error(
+                codes::POSSIBLY_UNBOUND,
+                span,
+                format!(
+                    "task {callee} uses `{name}` ({place}), which is not bound on every path \
+                     to this CALL"
+                ),
+            )
+            .with_label(need.span, "used here")
+            .with_note(format!("bind `{name}` on every path before the CALL, or inside the task"))
+        }
+    }
+
+    fn block(&mut self, block: &Block) {
+        for stmt in &block.commands {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Step { name, body } => {
+                self.strlit(name);
+                self.block(body);
+            }
+            StmtKind::Read { path, var } => {
+                self.strlit(path);
+                self.bind_var(var);
+            }
+            StmtKind::Write { path, content } | StmtKind::Append { path, content } => {
+                self.strlit(path);
+                if let Content::From { expr } = content {
+                    self.expr(expr);
+                }
+            }
+            StmtKind::Mkdir { path } | StmtKind::Delete { path, .. } => self.strlit(path),
+            StmtKind::Log { message } | StmtKind::Pause { message } => self.strlit(message),
+            StmtKind::Run { command, dir, .. } => {
+                self.strlit(command);
+                if let Some(dir) = dir {
+                    self.strlit(dir);
+                }
+                self.bind(self.last_run);
+            }
+            StmtKind::Env { value, .. } => self.expr(value),
+            StmtKind::Assert { condition, message } => {
+                self.cond(condition);
+                if let Some(m) = message {
+                    self.strlit(m);
+                }
+            }
+            StmtKind::Var { name, value } => {
+                self.expr(value);
+                self.bind_var(name);
+            }
+            StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
+            StmtKind::Try { body, catch_var, handler } => {
+                // The handler may start after any part of the body, so it
+                // starts from the state before the TRY.
+                self.arms(2, |f, i| {
+                    if i == 0 {
+                        f.block(body);
+                    } else {
+                        if let Some(e) = catch_var {
+                            f.bind_var(e);
+                        }
+                        f.block(handler);
+                    }
+                });
+            }
+            StmtKind::Call { task } => self.call(task, stmt.span),
+            StmtKind::PromptAgent { query, with, into } => {
+                self.strlit(query);
+                for ident in with {
+                    if let Some(v) = self.syms.var(&ident.name) {
+                        self.read(v, ident.span);
+                    }
+                }
+                if let Some(x) = into {
+                    self.bind_var(x);
+                }
+            }
+            StmtKind::RequestReview { message, into } => {
+                self.strlit(message);
+                if let Some(x) = into {
+                    self.bind_var(x);
+                }
+            }
+            StmtKind::Choose { prompt, options } => {
+                if let Some(p) = prompt {
+                    self.strlit(p);
+                }
+                self.arms(options.len(), |f, i| {
+                    f.strlit(&options[i].label);
+                    f.block(&options[i].body);
+                });
+            }
+            StmtKind::EstimateCost { into, body } => {
+                // The body is checked but not run: nothing it binds or runs
+                // counts afterwards.
+                let mark = self.trail.len();
+                self.block(body);
+                self.undo(mark);
+                if let Some(x) = into {
+                    self.bind_var(x);
+                }
+            }
+            StmtKind::SetBudget(budget) => self.expr(&budget.value),
+        }
+    }
+
+    fn if_stmt(&mut self, if_stmt: &IfStmt) {
+        self.cond(&if_stmt.condition);
+        match &if_stmt.else_branch {
+            // No ELSE: the state after is the state before.
+            None => {
+                let mark = self.trail.len();
+                self.block(&if_stmt.then_block);
+                self.undo(mark);
+            }
+            Some(else_branch) => self.arms(2, |f, i| match (i, else_branch) {
+                (0, _) => f.block(&if_stmt.then_block),
+                (_, Else::If { stmt, .. }) => f.if_stmt(stmt),
+                (_, Else::Block { block }) => f.block(block),
+            }),
+        }
+    }
+
+    fn cond(&mut self, cond: &Cond) {
+        match &cond.kind {
+            CondKind::Or { operands } | CondKind::And { operands } => {
+                for c in operands {
+                    self.cond(c);
+                }
+            }
+            CondKind::Not { operand } => self.cond(operand),
+            CondKind::File { path, test } => {
+                self.strlit(path);
+                if let FileTest::Contains { needle } = test {
+                    self.expr(needle);
+                }
+            }
+            CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => self.expr(operand),
+            CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr) {
+        match &expr.kind {
+            ExprKind::Str { value } => self.strlit(value),
+            ExprKind::Path { path } => self.path(path),
+            ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. } => {}
+        }
+    }
+
+    fn strlit(&mut self, lit: &StrLit) {
+        for part in &lit.parts {
+            if let StrPart::Interp { path } = part {
+                self.path(path);
+            }
+        }
+    }
+
+    fn path(&mut self, path: &Path) {
+        match &path.root {
+            // A name bound nowhere is E0200's business, not ours.
+            PathRoot::Var { ident } => {
+                if let Some(v) = self.syms.var(&ident.name) {
+                    self.read(v, ident.span);
+                }
+            }
+            PathRoot::LastRun { span } => self.read(self.last_run, *span),
+            PathRoot::Cost { .. } => {}
+        }
+    }
+}

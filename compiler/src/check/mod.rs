@@ -1,0 +1,82 @@
+//! Checks after parsing (SPEC §2-4, §8): structure, names, types, definite
+//! assignment, the call graph, and literal paths and regexes.
+//!
+//! Each concern is its own module. Every pass is linear in the size of the
+//! plan: names are looked up through `HashMap<&str, _>` keyed by borrowed
+//! text, and nothing clones the tree. Output order never depends on hash-map
+//! iteration (the front end sorts diagnostics by span afterwards anyway).
+
+mod calls;
+mod flow;
+mod literals;
+mod names;
+mod records;
+mod structure;
+mod symbols;
+mod types;
+mod values;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use crate::ast::Plan;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// Runs every check on a parsed plan, appending to `diagnostics`.
+///
+/// `src` is the text the plan was parsed from: messages quote line numbers
+/// (a JSON diagnostic has no labels, so "(line 12)" is how it points at a
+/// second place) and suggestions quote the rewritten source.
+pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let mut cx = Ctx::new(src, diagnostics);
+    structure::check(plan, &mut cx);
+    let syms = symbols::collect(plan);
+    let var_types = types::resolve(&syms, &mut cx);
+    let order = calls::check(&syms, &mut cx);
+    walk::check(plan, &syms, &var_types, &mut cx);
+    flow::check(plan, &syms, &order, &mut cx);
+}
+
+/// What every check needs: the source text and the diagnostics sink.
+pub(crate) struct Ctx<'a> {
+    pub(crate) src: &'a str,
+    diags: &'a mut Vec<Diagnostic>,
+    /// Byte offsets of line starts, built the first time a message needs a line.
+    line_starts: Option<Vec<usize>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(src: &'a str, diags: &'a mut Vec<Diagnostic>) -> Ctx<'a> {
+        Ctx { src, diags, line_starts: None }
+    }
+
+    fn emit(&mut self, diagnostic: Diagnostic) {
+        self.diags.push(diagnostic);
+    }
+
+    /// Whether an earlier stage (or check) already reported an error.
+    fn has_errors(&self) -> bool {
+        self.diags.iter().any(Diagnostic::is_error)
+    }
+
+    /// The source text of a span ("" if the span is not in the text).
+    fn text(&self, span: Span) -> &'a str {
+        self.src.get(span.range()).unwrap_or("")
+    }
+
+    /// The 1-based line a span starts on.
+    fn line(&mut self, span: Span) -> usize {
+        let src = self.src;
+        let starts = self.line_starts.get_or_insert_with(|| {
+            std::iter::once(0)
+                .chain(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        match starts.binary_search(&(span.start as usize)) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+}

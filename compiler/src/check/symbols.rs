@@ -1,0 +1,215 @@
+//! The plan's symbol tables, collected in one walk in source order: every
+//! variable with each place that binds it, and every `DEFINE_TASK` with the
+//! `CALL`s in its body. Later passes look names up here instead of re-walking.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
+use crate::span::Span;
+
+use super::records::Rec;
+use super::types::Ty;
+
+/// A map keyed by names borrowed from the tree, with a hash cheaper than
+/// SipHash: word-at-a-time mixing and a final avalanche (names such as
+/// `out_1` ... `out_999` differ in one byte, which must reach the low bits
+/// the table indexes with). Nothing iterates these maps, so order never leaks.
+pub(crate) type NameMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<NameHasher>>;
+
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            self.0 = (self.0 ^ word).wrapping_mul(MUL).rotate_left(29);
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.0 = (self.0 ^ u64::from_le_bytes(tail)).wrapping_mul(MUL).rotate_left(29);
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(MUL);
+    }
+
+    /// MurmurHash3's finalizer: every input bit reaches every output bit.
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+pub(crate) struct Symbols<'a> {
+    /// Variable name → index into `vars`.
+    pub var_ids: NameMap<'a, u32>,
+    /// Variables in the order of their first binding in the source.
+    pub vars: Vec<Var<'a>>,
+    /// Every `DEFINE_TASK`, duplicates included, in source order.
+    pub tasks: Vec<Task<'a>>,
+    /// Task name → index into `tasks` of its first definition (what a CALL runs).
+    pub task_ids: NameMap<'a, u32>,
+}
+
+pub(crate) struct Var<'a> {
+    pub name: &'a str,
+    /// Every binding, in source order.
+    pub bindings: Vec<Binding<'a>>,
+}
+
+/// One place that binds a variable.
+pub(crate) struct Binding<'a> {
+    /// The bound name as written (`x` in `VAR x = ...`).
+    pub span: Span,
+    pub source: BindSource<'a>,
+}
+
+pub(crate) enum BindSource<'a> {
+    /// READ, PROMPT_AGENT, REQUEST_REVIEW, CATCH AS, ESTIMATE_COST: the
+    /// statement fixes the type.
+    Fixed(Ty),
+    /// `VAR x = expr`: the type of the expression.
+    Expr(&'a Expr),
+}
+
+pub(crate) struct Task<'a> {
+    /// `None` when the name is interpolated (the parser's or a later check's
+    /// business; such a task can never be called).
+    pub name: Option<&'a str>,
+    pub body: &'a Block,
+    /// Whether this is the definition a CALL of its name runs.
+    pub is_first: bool,
+    /// The CALLs in the body (nested blocks included), in source order.
+    pub calls: Vec<CallSite<'a>>,
+}
+
+pub(crate) struct CallSite<'a> {
+    pub name: &'a str,
+    /// The whole `CALL "name"` statement.
+    pub span: Span,
+}
+
+impl<'a> Symbols<'a> {
+    pub(crate) fn var(&self, name: &str) -> Option<u32> {
+        self.var_ids.get(name).copied()
+    }
+}
+
+pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
+    let mut c = Collector {
+        syms: Symbols {
+            var_ids: NameMap::default(),
+            vars: Vec::new(),
+            tasks: Vec::new(),
+            task_ids: NameMap::default(),
+        },
+        task: None,
+    };
+    for item in &plan.items {
+        match item {
+            Item::Setup { body, .. } => c.block(body),
+            Item::Step(step) => c.block(&step.body),
+            Item::DefineTask { name, body, .. } => {
+                let index = c.syms.tasks.len() as u32;
+                let literal = name.as_literal();
+                let is_first = match literal {
+                    Some(n) => *c.syms.task_ids.entry(n).or_insert(index) == index,
+                    None => false,
+                };
+                c.syms.tasks.push(Task { name: literal, body, is_first, calls: Vec::new() });
+                c.task = Some(index as usize);
+                c.block(body);
+                c.task = None;
+            }
+            Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::SetBudget(_) => {}
+        }
+    }
+    c.syms
+}
+
+struct Collector<'a> {
+    syms: Symbols<'a>,
+    /// The DEFINE_TASK being walked, if any.
+    task: Option<usize>,
+}
+
+impl<'a> Collector<'a> {
+    fn bind(&mut self, name: &'a str, span: Span, source: BindSource<'a>) {
+        let vars = &mut self.syms.vars;
+        let id = *self.syms.var_ids.entry(name).or_insert_with(|| {
+            vars.push(Var { name, bindings: Vec::new() });
+            (vars.len() - 1) as u32
+        });
+        vars[id as usize].bindings.push(Binding { span, source });
+    }
+
+    fn block(&mut self, block: &'a Block) {
+        for stmt in &block.commands {
+            match &stmt.kind {
+                StmtKind::Step { body, .. } => self.block(body),
+                StmtKind::Read { var, .. } => self.bind(&var.name, var.span, BindSource::Fixed(Ty::Str)),
+                StmtKind::Var { name, value } => self.bind(&name.name, name.span, BindSource::Expr(value)),
+                StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
+                StmtKind::Try { body, catch_var, handler } => {
+                    self.block(body);
+                    if let Some(e) = catch_var {
+                        self.bind(&e.name, e.span, BindSource::Fixed(Ty::Record(Rec::Error)));
+                    }
+                    self.block(handler);
+                }
+                StmtKind::Call { task } => {
+                    if let (Some(t), Some(name)) = (self.task, task.as_literal()) {
+                        self.syms.tasks[t].calls.push(CallSite { name, span: stmt.span });
+                    }
+                }
+                StmtKind::PromptAgent { into: Some(x), .. } => {
+                    self.bind(&x.name, x.span, BindSource::Fixed(Ty::Str))
+                }
+                StmtKind::RequestReview { into: Some(x), .. } => {
+                    self.bind(&x.name, x.span, BindSource::Fixed(Ty::Record(Rec::Review)))
+                }
+                StmtKind::Choose { options, .. } => {
+                    for option in options {
+                        self.block(&option.body);
+                    }
+                }
+                StmtKind::EstimateCost { into, body } => {
+                    if let Some(x) = into {
+                        self.bind(&x.name, x.span, BindSource::Fixed(Ty::Record(Rec::Estimate)));
+                    }
+                    self.block(body);
+                }
+                StmtKind::Write { .. }
+                | StmtKind::Append { .. }
+                | StmtKind::Mkdir { .. }
+                | StmtKind::Delete { .. }
+                | StmtKind::Log { .. }
+                | StmtKind::Run { .. }
+                | StmtKind::Env { .. }
+                | StmtKind::Assert { .. }
+                | StmtKind::PromptAgent { .. }
+                | StmtKind::Pause { .. }
+                | StmtKind::RequestReview { .. }
+                | StmtKind::SetBudget(_) => {}
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, if_stmt: &'a IfStmt) {
+        self.block(&if_stmt.then_block);
+        match &if_stmt.else_branch {
+            Some(Else::If { stmt, .. }) => self.if_stmt(stmt),
+            Some(Else::Block { block }) => self.block(block),
+            None => {}
+        }
+    }
+}

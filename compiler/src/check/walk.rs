@@ -1,0 +1,224 @@
+//! One walk over every statement, in source order, handing each node to the
+//! check that owns it: names (E0200, E0201), path types (E0202, E0216), value
+//! and condition types (`values.rs`), literal paths and regexes, and the
+//! option count of CHOOSE. These checks need no control flow.
+
+use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item};
+use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
+
+use super::Ctx;
+use super::literals::{self, PathUse, Regexes};
+use super::names;
+use super::structure;
+use super::symbols::Symbols;
+use super::types::{self, Ty, VarTypes};
+use super::values;
+
+pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut Ctx<'_>) {
+    let mut w = Walker { syms, types, cx, regexes: Regexes::default() };
+    for item in &plan.items {
+        match item {
+            Item::Header { .. } | Item::Version { .. } => {}
+            Item::Task { name, .. } => w.strlit(name),
+            Item::Setup { description, body, .. } => {
+                if let Some(d) = description {
+                    w.strlit(d);
+                }
+                w.block(body);
+            }
+            Item::Step(step) => {
+                w.strlit(&step.name);
+                w.block(&step.body);
+            }
+            Item::DefineTask { name, body, .. } => {
+                w.strlit(name);
+                w.block(body);
+            }
+            Item::SetBudget(budget) => {
+                let ty = w.expr(&budget.value);
+                values::budget(w.cx, budget, ty);
+            }
+        }
+    }
+}
+
+pub(crate) struct Walker<'a, 'c, 's> {
+    syms: &'a Symbols<'a>,
+    types: &'a VarTypes,
+    pub(crate) cx: &'c mut Ctx<'s>,
+    regexes: Regexes<'a>,
+}
+
+impl<'a> Walker<'a, '_, '_> {
+    fn block(&mut self, block: &'a Block) {
+        for stmt in &block.commands {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &'a Stmt) {
+        match &stmt.kind {
+            StmtKind::Step { name, body } => {
+                self.strlit(name);
+                self.block(body);
+            }
+            StmtKind::Read { path, .. } => self.path_lit(path, PathUse::Read),
+            StmtKind::Write { path, content } => {
+                self.path_lit(path, PathUse::Write);
+                self.content(content, "WRITE");
+            }
+            StmtKind::Append { path, content } => {
+                self.path_lit(path, PathUse::Append);
+                self.content(content, "APPEND");
+            }
+            StmtKind::Mkdir { path } => self.path_lit(path, PathUse::Mkdir),
+            StmtKind::Delete { path, .. } => self.path_lit(path, PathUse::Delete),
+            StmtKind::Log { message } | StmtKind::Pause { message } => self.strlit(message),
+            StmtKind::Run { command, dir, .. } => {
+                self.strlit(command);
+                if let Some(dir) = dir {
+                    self.path_lit(dir, PathUse::RunIn);
+                }
+            }
+            StmtKind::Env { name, value } => {
+                let ty = self.expr(value);
+                values::scalar(self.cx, value, ty, &format!("the value of `ENV {}`", name.name));
+            }
+            StmtKind::Assert { condition, message } => {
+                self.cond(condition);
+                if let Some(m) = message {
+                    self.strlit(m);
+                }
+            }
+            // Any value, records included (`VAR before = COST` keeps a copy).
+            StmtKind::Var { value, .. } => {
+                self.expr(value);
+            }
+            StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
+            StmtKind::Try { body, handler, .. } => {
+                self.block(body);
+                self.block(handler);
+            }
+            StmtKind::Call { task } => {
+                names::task(self.cx, self.syms, task);
+            }
+            StmtKind::PromptAgent { query, with, .. } => {
+                self.strlit(query);
+                for ident in with {
+                    names::variable(self.cx, self.syms, ident);
+                }
+            }
+            StmtKind::RequestReview { message, .. } => self.strlit(message),
+            StmtKind::Choose { prompt, options } => {
+                structure::check_choose(self.cx, stmt.span, options);
+                if let Some(p) = prompt {
+                    self.strlit(p);
+                }
+                for option in options {
+                    self.strlit(&option.label);
+                    self.block(&option.body);
+                }
+            }
+            StmtKind::EstimateCost { body, .. } => self.block(body),
+            StmtKind::SetBudget(budget) => {
+                let ty = self.expr(&budget.value);
+                values::budget(self.cx, budget, ty);
+            }
+        }
+    }
+
+    fn content(&mut self, content: &'a Content, keyword: &str) {
+        if let Content::From { expr } = content {
+            let ty = self.expr(expr);
+            values::scalar(self.cx, expr, ty, &format!("the content of `{keyword} ... FROM`"));
+        }
+    }
+
+    fn if_stmt(&mut self, if_stmt: &'a IfStmt) {
+        self.cond(&if_stmt.condition);
+        self.block(&if_stmt.then_block);
+        match &if_stmt.else_branch {
+            Some(Else::If { stmt, .. }) => self.if_stmt(stmt),
+            Some(Else::Block { block }) => self.block(block),
+            None => {}
+        }
+    }
+
+    fn cond(&mut self, cond: &'a Cond) {
+        match &cond.kind {
+            CondKind::Or { operands } | CondKind::And { operands } => {
+                for c in operands {
+                    self.cond(c);
+                }
+            }
+            CondKind::Not { operand } => self.cond(operand),
+            CondKind::File { path, test } => {
+                self.path_lit(path, PathUse::File);
+                if let FileTest::Contains { needle } = test {
+                    let ty = self.expr(needle);
+                    values::string_operand(self.cx, needle, ty, "`FILE ... CONTAINS`");
+                }
+            }
+            CondKind::IsEmpty { operand } => {
+                let ty = self.expr(operand);
+                values::string_operand(self.cx, operand, ty, "`IS_EMPTY`");
+            }
+            CondKind::StrTest { lhs, op, rhs, .. } => {
+                let what = format!("`{}`", op.keyword());
+                let lty = self.expr(lhs);
+                values::string_operand(self.cx, lhs, lty, &what);
+                let rty = self.expr(rhs);
+                values::string_operand(self.cx, rhs, rty, &what);
+                if let (StrOp::Matches, ExprKind::Str { value }) = (op, &rhs.kind) {
+                    self.regexes.check(self.cx, value);
+                }
+            }
+            CondKind::Compare { lhs, op, rhs } => {
+                let lty = self.expr(lhs);
+                let rty = self.expr(rhs);
+                values::compare(self.cx, cond, (lhs, lty), *op, (rhs, rty));
+            }
+            CondKind::Expr { expr } => {
+                let ty = self.expr(expr);
+                values::boolean(self.cx, expr, ty);
+            }
+        }
+    }
+
+    /// The type of an expression (`None` when unknown: an error already said why).
+    fn expr(&mut self, expr: &'a Expr) -> Option<Ty> {
+        match &expr.kind {
+            ExprKind::Str { value } => {
+                self.strlit(value);
+                Some(Ty::Str)
+            }
+            ExprKind::Int { .. } => Some(Ty::Int),
+            ExprKind::Duration { .. } => Some(Ty::Duration),
+            ExprKind::Bool { .. } => Some(Ty::Bool),
+            ExprKind::Path { path } => self.path(path),
+        }
+    }
+
+    fn path(&mut self, path: &'a Path) -> Option<Ty> {
+        if let PathRoot::Var { ident } = &path.root {
+            names::variable(self.cx, self.syms, ident)?;
+        }
+        let root = types::root_ty(self.syms, self.types, &path.root)?;
+        types::fields_ty(self.cx, path, root)
+    }
+
+    /// A string's interpolations: each must name a single value.
+    fn strlit(&mut self, lit: &'a StrLit) {
+        for part in &lit.parts {
+            if let StrPart::Interp { path } = part {
+                let ty = self.path(path);
+                values::interpolated(self.cx, path, ty);
+            }
+        }
+    }
+
+    fn path_lit(&mut self, lit: &'a StrLit, use_: PathUse) {
+        self.strlit(lit);
+        literals::check_path(self.cx, lit, use_);
+    }
+}

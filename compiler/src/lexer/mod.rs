@@ -1,0 +1,334 @@
+//! The lexer: source text → tokens (SPEC §1).
+//!
+//! Hand-written and single-pass. Literal contents (strings, heredocs, pragmas)
+//! are decoded here into side tables that tokens index, so a token stays a small
+//! `Copy` value. Errors are collected, never raised: after an error the lexer
+//! skips the offending text and goes on, so one run reports every problem.
+
+mod heredoc;
+mod pragma;
+mod string;
+
+use crate::ast::{Heredoc, Item, StrLit};
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use crate::token::{Kw, Token, TokenKind};
+
+/// Everything the lexer produces for one source text.
+#[derive(Debug, Default)]
+pub struct Lexed {
+    /// The tokens, always ending with one `Eof`.
+    pub tokens: Vec<Token>,
+    pub strings: Vec<StrLit>,
+    pub heredocs: Vec<Heredoc>,
+    /// `Item::Header` and `Item::Version` nodes, indexed by `TokenKind::Pragma`.
+    pub pragmas: Vec<Item>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Lexes a whole source text. Never panics.
+pub fn lex(src: &str) -> Lexed {
+    let mut lexer = Lexer {
+        src,
+        bytes: src.as_bytes(),
+        pos: 0,
+        out: Lexed { tokens: Vec::with_capacity(src.len() / 5 + 1), ..Lexed::default() },
+        seen_token: false,
+    };
+    lexer.run();
+    lexer.out
+}
+
+pub(crate) struct Lexer<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    out: Lexed,
+    /// Set once a token other than a pragma has been produced.
+    seen_token: bool,
+}
+
+pub(crate) fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+pub(crate) fn is_ident_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl<'a> Lexer<'a> {
+    fn run(&mut self) {
+        // A first line starting with `#!` is a comment, which the comment rule covers.
+        let mut at_line_start = true;
+        while self.pos < self.bytes.len() {
+            let b = self.bytes[self.pos];
+            match b {
+                b'\n' => {
+                    self.pos += 1;
+                    at_line_start = true;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0C' => {
+                    self.pos += 1;
+                    continue;
+                }
+                b'#' => {
+                    if at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                        self.pragma_line();
+                    } else {
+                        self.skip_to_line_end();
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            at_line_start = false;
+            let start = self.pos;
+            match b {
+                b'"' => self.string(),
+                b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
+                b'-' | b'0'..=b'9' => self.number(),
+                b if is_ident_start(b) => self.word(),
+                _ => self.punct(start),
+            }
+        }
+        let end = self.bytes.len();
+        self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
+    }
+
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.pos + ahead).copied()
+    }
+
+    fn push(&mut self, kind: TokenKind, start: usize) {
+        self.seen_token = true;
+        self.out.tokens.push(Token { kind, span: Span::new(start, self.pos) });
+    }
+
+    fn error(&mut self, diagnostic: Diagnostic) {
+        self.out.diagnostics.push(diagnostic);
+    }
+
+    /// Position of the end of the current line (before `\r\n` or `\n`).
+    fn line_end(&self, from: usize) -> usize {
+        let rest = &self.bytes[from..];
+        let nl = rest.iter().position(|&b| b == b'\n').map_or(self.bytes.len(), |i| from + i);
+        if nl > from && self.bytes[nl - 1] == b'\r' { nl - 1 } else { nl }
+    }
+
+    fn skip_to_line_end(&mut self) {
+        self.pos = self.line_end(self.pos);
+    }
+
+    fn word(&mut self) {
+        let start = self.pos;
+        while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+            self.pos += 1;
+        }
+        let kind = match Kw::from_word(&self.src[start..self.pos]) {
+            Some(kw) => TokenKind::Kw(kw),
+            None => TokenKind::Ident,
+        };
+        self.push(kind, start);
+    }
+
+    /// `-?[0-9][0-9_]*` optionally followed by a duration unit.
+    fn number(&mut self) {
+        let start = self.pos;
+        let negative = self.bytes[start] == b'-';
+        if negative {
+            if !self.peek(1).is_some_and(|b| b.is_ascii_digit()) {
+                self.pos += 1;
+                self.error(
+                    Diagnostic::error(
+                        codes::UNEXPECTED_CHARACTER,
+                        Span::new(start, self.pos),
+                        "unexpected `-`: a minus sign must be followed by digits",
+                    )
+                    .with_note("TissLang 1.0 has no arithmetic; `-` only starts a negative integer"),
+                );
+                return;
+            }
+            self.pos += 1;
+        }
+        let mut value: u64 = 0;
+        let mut overflow = false;
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'0'..=b'9' => {
+                    let digit = u64::from(b - b'0');
+                    match value.checked_mul(10).and_then(|v| v.checked_add(digit)) {
+                        Some(v) => value = v,
+                        None => overflow = true,
+                    }
+                }
+                b'_' => {}
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        let digits_end = self.pos;
+        let suffix_start = self.pos;
+        while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+            self.pos += 1;
+        }
+        let suffix = &self.src[suffix_start..self.pos];
+        let span = Span::new(start, self.pos);
+        let number_text = &self.src[start..digits_end];
+        if suffix.is_empty() {
+            let limit = if negative { 1u64 << 63 } else { i64::MAX as u64 };
+            if overflow || value > limit {
+                self.overflow(span, number_text);
+                self.push(TokenKind::Int(0), start);
+            } else {
+                let v = if negative { (value as i64).wrapping_neg() } else { value as i64 };
+                self.push(TokenKind::Int(v), start);
+            }
+            return;
+        }
+        let unit_ms: u64 = match suffix {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            _ => {
+                self.bad_suffix(span, number_text, suffix);
+                self.push(TokenKind::Int(0), start);
+                return;
+            }
+        };
+        if negative {
+            self.error(
+                Diagnostic::error(codes::INVALID_NUMBER, span, "a duration cannot be negative")
+                    .with_suggestion("write a positive duration", span, &self.src[start + 1..self.pos]),
+            );
+            self.push(TokenKind::Duration(0), start);
+            return;
+        }
+        match value.checked_mul(unit_ms) {
+            Some(ms) if !overflow => self.push(TokenKind::Duration(ms), start),
+            _ => {
+                self.overflow(span, number_text);
+                self.push(TokenKind::Duration(0), start);
+            }
+        }
+    }
+
+    fn overflow(&mut self, span: Span, text: &str) {
+        self.error(
+            Diagnostic::error(
+                codes::INTEGER_OVERFLOW,
+                span,
+                format!("`{text}` does not fit in a 64-bit signed integer"),
+            )
+            .with_note(format!("integers range from {} to {}", i64::MIN, i64::MAX)),
+        );
+    }
+
+    fn bad_suffix(&mut self, span: Span, number: &str, suffix: &str) {
+        let mut d = Diagnostic::error(
+            codes::INVALID_NUMBER,
+            span,
+            format!("`{number}{suffix}` is not a number or a duration"),
+        )
+        .with_note("a duration is an integer followed directly by `ms`, `s`, `m` or `h`");
+        let unit = match suffix.to_ascii_lowercase().as_str() {
+            "sec" | "secs" | "second" | "seconds" => Some("s"),
+            "min" | "mins" | "minute" | "minutes" => Some("m"),
+            "hr" | "hrs" | "hour" | "hours" => Some("h"),
+            "msec" | "millis" | "milliseconds" | "msecs" => Some("ms"),
+            "ms" => Some("ms"),
+            "s" => Some("s"),
+            "m" => Some("m"),
+            "h" => Some("h"),
+            _ => None,
+        };
+        if let Some(unit) = unit {
+            d = d.with_suggestion("write the unit as", span, format!("{number}{unit}"));
+        }
+        self.error(d);
+    }
+
+    fn punct(&mut self, start: usize) {
+        let b = self.bytes[start];
+        let two = |second: u8| self.peek(1) == Some(second);
+        let (kind, len) = match b {
+            b'{' => (TokenKind::LBrace, 1),
+            b'}' => (TokenKind::RBrace, 1),
+            b'(' => (TokenKind::LParen, 1),
+            b')' => (TokenKind::RParen, 1),
+            b',' => (TokenKind::Comma, 1),
+            b'.' => (TokenKind::Dot, 1),
+            b'=' if two(b'=') => (TokenKind::EqEq, 2),
+            b'=' => (TokenKind::Assign, 1),
+            b'!' if two(b'=') => (TokenKind::NotEq, 2),
+            b'<' if two(b'=') => (TokenKind::Le, 2),
+            b'<' => (TokenKind::Lt, 1),
+            b'>' if two(b'=') => (TokenKind::Ge, 2),
+            b'>' => (TokenKind::Gt, 1),
+            _ => {
+                self.unexpected(start);
+                return;
+            }
+        };
+        self.pos += len;
+        self.push(kind, start);
+    }
+
+    /// Reports a character that cannot start a token, with a fix for the
+    /// common ones (`'text'`, `&&`, `||`, `!`), and skips it.
+    fn unexpected(&mut self, start: usize) {
+        let ch = self.src[start..].chars().next().unwrap_or('\u{FFFD}');
+        let mut len = ch.len_utf8();
+        let rest = &self.src[start..self.line_end(start)];
+        let (message, fix): (String, Option<(&str, String)>) = match ch {
+            '\'' => {
+                let fix = rest[1..].find('\'').map(|close| {
+                    len = close + 2;
+                    let inner = &rest[1..=close];
+                    ("strings use double quotes", format!("\"{}\"", inner.replace('"', "\\\"")))
+                });
+                ("unexpected `'`: strings are written in double quotes".into(), fix)
+            }
+            '&' if rest.starts_with("&&") => {
+                len = 2;
+                ("unexpected `&&`".into(), Some(("conditions are joined with", "AND".into())))
+            }
+            '|' if rest.starts_with("||") => {
+                len = 2;
+                ("unexpected `||`".into(), Some(("alternatives are joined with", "OR".into())))
+            }
+            '!' => ("unexpected `!`".into(), Some(("negation is written", "NOT".into()))),
+            _ => (format!("unexpected character `{}`", ch.escape_debug()), None),
+        };
+        let span = Span::new(start, start + len);
+        let mut d = Diagnostic::error(codes::UNEXPECTED_CHARACTER, span, message);
+        if let Some((msg, replacement)) = &fix {
+            d = d.with_suggestion(*msg, span, replacement.clone());
+        }
+        self.error(d);
+        self.pos = start + len;
+        // Recover as the token the fix stands for, so parsing goes on undisturbed.
+        let kind = match fix.as_ref().map(|(_, r)| r.as_str()) {
+            Some("AND") => Some(TokenKind::Kw(Kw::AND)),
+            Some("OR") => Some(TokenKind::Kw(Kw::OR)),
+            Some("NOT") => Some(TokenKind::Kw(Kw::NOT)),
+            Some(_) => {
+                let text = self.src[start + 1..start + len - 1].to_string();
+                let parts =
+                    if text.is_empty() { Vec::new() } else { vec![crate::ast::StrPart::Text { text }] };
+                let index = self.out.strings.len() as u32;
+                self.out.strings.push(StrLit { parts, span });
+                Some(TokenKind::Str(index))
+            }
+            None => None,
+        };
+        if let Some(kind) = kind {
+            self.push(kind, start);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,48 @@
+//! `tiss-compiler`: the TissLang front end (lexer, parser, checks, diagnostics)
+//! and, later, lowering to bytecode.
+//!
+//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`lexer::lex`] →
+//! [`parser::parse`] → [`check::check`]. Every stage appends diagnostics instead
+//! of stopping, so one run reports every error in the file.
+
+pub mod ast;
+pub mod ast_json;
+pub mod check;
+pub mod codes;
+pub mod diagnostic;
+pub mod explain;
+pub mod lexer;
+pub mod parser;
+pub mod render;
+pub mod source;
+pub mod span;
+pub mod suggest;
+pub mod token;
+
+use diagnostic::Diagnostic;
+use source::SourceFile;
+
+/// The result of running the front end on one file.
+pub struct Frontend {
+    pub file: SourceFile,
+    pub plan: ast::Plan,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Frontend {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Decodes, lexes, parses and checks one plan. Never panics, whatever the bytes.
+pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
+    let (text, mut diagnostics) = source::decode(bytes);
+    let lexed = lexer::lex(&text);
+    diagnostics.extend(lexed.diagnostics.iter().cloned());
+    let (plan, parse_diagnostics) = parser::parse(&text, lexed);
+    diagnostics.extend(parse_diagnostics);
+    check::check(&plan, &text, &mut diagnostics);
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    Frontend { file: SourceFile::new(name, text), plan, diagnostics }
+}

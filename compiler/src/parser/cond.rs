@@ -1,0 +1,289 @@
+//! Conditions and expressions (SPEC §4).
+
+use super::{PResult, Parser};
+use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+
+use crate::token::{Kw, TokenKind};
+
+/// Words that may follow an expression inside a condition.
+const CONDITION_OPERATORS: &[Kw] =
+    &[Kw::IS_EMPTY, Kw::CONTAINS, Kw::STARTS_WITH, Kw::ENDS_WITH, Kw::MATCHES, Kw::NOT];
+
+impl Parser<'_> {
+    /// `cond = conj { OR conj }`
+    pub(super) fn cond(&mut self) -> PResult<Cond> {
+        let first = self.conj()?;
+        if !self.eat_kw_or_typo(Kw::OR) {
+            return Ok(first);
+        }
+        let start = first.span;
+        let mut operands = vec![first];
+        loop {
+            operands.push(self.conj()?);
+            if !self.eat_kw_or_typo(Kw::OR) {
+                break;
+            }
+        }
+        Ok(Cond { kind: CondKind::Or { operands }, span: self.since(start) })
+    }
+
+    /// `conj = neg { AND neg }`
+    fn conj(&mut self) -> PResult<Cond> {
+        let first = self.neg()?;
+        if !self.eat_kw_or_typo(Kw::AND) {
+            return Ok(first);
+        }
+        let start = first.span;
+        let mut operands = vec![first];
+        loop {
+            operands.push(self.neg()?);
+            if !self.eat_kw_or_typo(Kw::AND) {
+                break;
+            }
+        }
+        Ok(Cond { kind: CondKind::And { operands }, span: self.since(start) })
+    }
+
+    /// `neg = NOT neg | atom`
+    fn neg(&mut self) -> PResult<Cond> {
+        let tok = self.peek();
+        if self.eat_kw(Kw::NOT) {
+            let operand = self.nested(|p| p.neg())?;
+            return Ok(Cond {
+                kind: CondKind::Not { operand: Box::new(operand) },
+                span: self.since(tok.span),
+            });
+        }
+        self.atom()
+    }
+
+    /// Runs `f` one nesting level deeper, refusing input nested past the cap.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= super::MAX_DEPTH {
+            let span = self.peek().span;
+            return Err(self.error(Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                span,
+                format!("the condition is nested more than {} deep", super::MAX_DEPTH),
+            )));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn atom(&mut self) -> PResult<Cond> {
+        let tok = self.peek();
+        if tok.kind == TokenKind::LParen {
+            self.bump();
+            let inner = self.nested(|p| p.cond())?;
+            self.expect(TokenKind::RParen, "`)`")?;
+            return Ok(Cond { kind: inner.kind, span: self.since(tok.span) });
+        }
+        if self.eat_kw(Kw::FILE) {
+            let path = self.string("the file's path, a string")?;
+            let test = if self.eat_kw_or_typo(Kw::EXISTS) {
+                FileTest::Exists
+            } else if self.eat_kw_or_typo(Kw::IS_EMPTY) {
+                FileTest::IsEmpty
+            } else if self.eat_kw_or_typo(Kw::CONTAINS) {
+                FileTest::Contains { needle: self.expr("what the file must contain")? }
+            } else {
+                return Err(self.expected("`EXISTS`, `IS_EMPTY` or `CONTAINS` after `FILE \"path\"`"));
+            };
+            return Ok(Cond { kind: CondKind::File { path, test }, span: self.since(tok.span) });
+        }
+        let lhs = self.expr("a condition")?;
+        let start = lhs.span;
+        let op_tok = self.peek();
+        let kind = match op_tok.kind {
+            TokenKind::EqEq
+            | TokenKind::NotEq
+            | TokenKind::Lt
+            | TokenKind::Le
+            | TokenKind::Gt
+            | TokenKind::Ge => {
+                self.bump();
+                let op = match op_tok.kind {
+                    TokenKind::EqEq => CmpOp::Eq,
+                    TokenKind::NotEq => CmpOp::Ne,
+                    TokenKind::Lt => CmpOp::Lt,
+                    TokenKind::Le => CmpOp::Le,
+                    TokenKind::Gt => CmpOp::Gt,
+                    _ => CmpOp::Ge,
+                };
+                CondKind::Compare { lhs, op, rhs: self.expr("the right side of the comparison")? }
+            }
+            TokenKind::Assign => {
+                self.bump();
+                self.diagnostics.push(
+                    Diagnostic::error(codes::UNEXPECTED_TOKEN, op_tok.span, "`=` binds; comparison is `==`")
+                        .with_suggestion("compare with", op_tok.span, "=="),
+                );
+                CondKind::Compare { lhs, op: CmpOp::Eq, rhs: self.expr("the right side of the comparison")? }
+            }
+            _ => {
+                let kw = match op_tok.kind {
+                    TokenKind::Kw(kw) if CONDITION_OPERATORS.contains(&kw) => Some(kw),
+                    TokenKind::Ident => self.keyword_typo(CONDITION_OPERATORS),
+                    _ => None,
+                };
+                match kw {
+                    None => CondKind::Expr { expr: lhs },
+                    Some(Kw::IS_EMPTY) => {
+                        self.bump();
+                        CondKind::IsEmpty { operand: lhs }
+                    }
+                    Some(kw) => {
+                        self.bump();
+                        let (negated, kw) = if kw == Kw::NOT {
+                            let next = match self.peek_kind() {
+                                TokenKind::Kw(k) if CONDITION_OPERATORS[1..5].contains(&k) => Some(k),
+                                TokenKind::Ident => self.keyword_typo(&CONDITION_OPERATORS[1..5]),
+                                _ => None,
+                            };
+                            let Some(next) = next else {
+                                return Err(self.expected(
+                                    "`CONTAINS`, `STARTS_WITH`, `ENDS_WITH` or `MATCHES` after `NOT`",
+                                ));
+                            };
+                            self.bump();
+                            (true, next)
+                        } else {
+                            (false, kw)
+                        };
+                        let op = match kw {
+                            Kw::CONTAINS => StrOp::Contains,
+                            Kw::STARTS_WITH => StrOp::StartsWith,
+                            Kw::ENDS_WITH => StrOp::EndsWith,
+                            _ => StrOp::Matches,
+                        };
+                        let rhs = self.expr(&format!("the right side of `{}`", kw.as_str()))?;
+                        CondKind::StrTest { lhs, negated, op, rhs }
+                    }
+                }
+            }
+        };
+        Ok(Cond { kind, span: self.since(start) })
+    }
+
+    /// `expr = string | integer | duration | TRUE | FALSE | (ident | LAST_RUN | COST) { . FIELD }`
+    pub(super) fn expr(&mut self, what: &str) -> PResult<Expr> {
+        let tok = self.peek();
+        let kind = match tok.kind {
+            TokenKind::Str(i) => {
+                self.bump();
+                ExprKind::Str { value: self.take_string(i) }
+            }
+            TokenKind::Int(value) => {
+                self.bump();
+                ExprKind::Int { value }
+            }
+            TokenKind::Duration(millis) => {
+                self.bump();
+                ExprKind::Duration { millis }
+            }
+            TokenKind::Kw(Kw::TRUE) => {
+                self.bump();
+                ExprKind::Bool { value: true }
+            }
+            TokenKind::Kw(Kw::FALSE) => {
+                self.bump();
+                ExprKind::Bool { value: false }
+            }
+            TokenKind::Kw(Kw::LAST_RUN) => {
+                self.bump();
+                ExprKind::Path { path: self.path_fields(PathRoot::LastRun { span: tok.span })? }
+            }
+            TokenKind::Kw(Kw::COST) => {
+                self.bump();
+                ExprKind::Path { path: self.path_fields(PathRoot::Cost { span: tok.span })? }
+            }
+            TokenKind::Ident => {
+                self.bump();
+                let word = self.text(tok.span);
+                match super::typo_of(word, &[Kw::TRUE, Kw::FALSE, Kw::LAST_RUN])
+                    .filter(|kw| kw.as_str().eq_ignore_ascii_case(word))
+                {
+                    Some(kw) => {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                codes::MISSPELLED_KEYWORD,
+                                tok.span,
+                                format!("`{word}` is the keyword `{}` in the wrong case", kw.as_str()),
+                            )
+                            .with_suggestion(
+                                "keywords are uppercase; write",
+                                tok.span,
+                                kw.as_str(),
+                            ),
+                        );
+                        match kw {
+                            Kw::TRUE => ExprKind::Bool { value: true },
+                            Kw::FALSE => ExprKind::Bool { value: false },
+                            _ => {
+                                let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
+                                return Ok(Expr {
+                                    kind: ExprKind::Path { path },
+                                    span: self.since(tok.span),
+                                });
+                            }
+                        }
+                    }
+                    None => {
+                        let ident = Ident { name: word.to_string(), span: tok.span };
+                        ExprKind::Path { path: self.path_fields(PathRoot::Var { ident })? }
+                    }
+                }
+            }
+            TokenKind::Kw(
+                kw @ (Kw::STDOUT | Kw::STDERR | Kw::EXIT_CODE | Kw::DURATION | Kw::TIMED_OUT | Kw::COMMAND),
+            ) => {
+                self.bump();
+                return Err(self.error(
+                    Diagnostic::error(
+                        codes::UNEXPECTED_TOKEN,
+                        tok.span,
+                        format!("`{}` is a field of `LAST_RUN`, not a value by itself", kw.as_str()),
+                    )
+                    .with_suggestion(
+                        "read the field of the last command",
+                        tok.span,
+                        format!("LAST_RUN.{}", kw.as_str()),
+                    ),
+                ));
+            }
+            TokenKind::Heredoc(_) => {
+                self.bump();
+                return Err(self.error(Diagnostic::error(
+                    codes::UNEXPECTED_TOKEN,
+                    tok.span,
+                    "a heredoc is only the content of WRITE or APPEND, not a value",
+                )));
+            }
+            _ => return Err(self.expected(what)),
+        };
+        Ok(Expr { kind, span: self.since(tok.span) })
+    }
+
+    /// `{ . FIELD }` after a path's root. A field may be any word, keywords included.
+    fn path_fields(&mut self, root: PathRoot) -> PResult<Path> {
+        let start = root.span();
+        let mut fields = Vec::new();
+        while self.peek_kind() == TokenKind::Dot {
+            self.bump();
+            let tok = self.peek();
+            match tok.kind {
+                TokenKind::Ident | TokenKind::Kw(_) => {
+                    self.bump();
+                    fields.push(Ident { name: self.text(tok.span).to_string(), span: tok.span });
+                }
+                _ => return Err(self.expected("a field name after `.`")),
+            }
+        }
+        Ok(Path { root, fields, span: self.since(start) })
+    }
+}

@@ -1,0 +1,476 @@
+//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent.
+//!
+//! Errors are reported, not raised: a statement that fails to parse is skipped
+//! up to the next statement keyword or closing brace, an item up to the next
+//! top-level keyword, so one run reports every error in the file. Nesting is
+//! capped ([`MAX_DEPTH`]) so hostile input cannot overflow the Rust stack.
+
+mod cond;
+mod stmt;
+
+use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, StrLit};
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::lexer::Lexed;
+use crate::span::Span;
+use crate::token::{Kw, Token, TokenKind};
+
+/// Deepest nesting of blocks and parentheses accepted.
+pub const MAX_DEPTH: usize = 64;
+
+/// Parses a lexed plan. The returned plan holds every item that parsed.
+pub fn parse(src: &str, lexed: Lexed) -> (Plan, Vec<Diagnostic>) {
+    let mut parser = Parser {
+        src,
+        tokens: lexed.tokens,
+        pos: 0,
+        strings: lexed.strings,
+        heredocs: lexed.heredocs,
+        pragmas: lexed.pragmas,
+        diagnostics: Vec::new(),
+        depth: 0,
+        prev_end: 0,
+    };
+    let plan = parser.plan();
+    (plan, parser.diagnostics)
+}
+
+/// Marks a parse function's failure; its diagnostic has already been recorded.
+#[derive(Debug)]
+pub(crate) struct Reported;
+
+pub(crate) type PResult<T> = Result<T, Reported>;
+
+pub(crate) struct Parser<'a> {
+    src: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    strings: Vec<StrLit>,
+    heredocs: Vec<Heredoc>,
+    pragmas: Vec<Item>,
+    diagnostics: Vec<Diagnostic>,
+    depth: usize,
+    /// End of the last consumed token: the end of the node being built.
+    prev_end: u32,
+}
+
+impl<'a> Parser<'a> {
+    // ---- token access -------------------------------------------------------
+
+    fn peek(&self) -> Token {
+        // The lexer always ends the stream with `Eof`, and `bump` never passes it.
+        self.tokens[self.pos]
+    }
+
+    fn peek_kind(&self) -> TokenKind {
+        self.peek().kind
+    }
+
+    fn peek_nth_kind(&self, n: usize) -> TokenKind {
+        self.tokens.get(self.pos + n).map_or(TokenKind::Eof, |t| t.kind)
+    }
+
+    fn bump(&mut self) -> Token {
+        let tok = self.peek();
+        if tok.kind != TokenKind::Eof {
+            self.pos += 1;
+            self.prev_end = tok.span.end;
+        }
+        tok
+    }
+
+    fn at_kw(&self, kw: Kw) -> bool {
+        self.peek_kind() == TokenKind::Kw(kw)
+    }
+
+    fn eat_kw(&mut self, kw: Kw) -> bool {
+        if self.at_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn text(&self, span: Span) -> &'a str {
+        &self.src[span.range()]
+    }
+
+    /// Span from `start` to the end of the last consumed token.
+    fn since(&self, start: Span) -> Span {
+        Span { start: start.start, end: self.prev_end.max(start.end) }
+    }
+
+    fn error(&mut self, diagnostic: Diagnostic) -> Reported {
+        self.diagnostics.push(diagnostic);
+        Reported
+    }
+
+    /// "expected X, found Y" at the current token.
+    fn expected(&mut self, what: &str) -> Reported {
+        let tok = self.peek();
+        let found = match tok.kind {
+            TokenKind::Ident => format!("`{}`", self.text(tok.span)),
+            kind => kind.describe().to_string(),
+        };
+        let found = if matches!(tok.kind, TokenKind::Kw(_)) { format!("`{found}`") } else { found };
+        self.error(Diagnostic::error(
+            codes::UNEXPECTED_TOKEN,
+            tok.span,
+            format!("expected {what}, found {found}"),
+        ))
+    }
+
+    // ---- keywords, with typo detection ---------------------------------------
+
+    /// If the current token is an identifier that looks like one of `candidates`
+    /// (another case, or one edit away), reports E0101 and returns the keyword.
+    fn keyword_typo(&mut self, candidates: &[Kw]) -> Option<Kw> {
+        let tok = self.peek();
+        if tok.kind != TokenKind::Ident {
+            return None;
+        }
+        let word = self.text(tok.span);
+        let kw = typo_of(word, candidates)?;
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::MISSPELLED_KEYWORD,
+                tok.span,
+                format!("unknown word `{word}`: did you mean the keyword `{}`?", kw.as_str()),
+            )
+            .with_suggestion("keywords are uppercase; write", tok.span, kw.as_str()),
+        );
+        Some(kw)
+    }
+
+    /// Consumes the keyword `kw` (or a misspelling of it, after reporting it).
+    fn expect_kw(&mut self, kw: Kw) -> PResult<()> {
+        if self.eat_kw(kw) || self.eat_kw_typo(kw) {
+            return Ok(());
+        }
+        Err(self.expected(&format!("`{}`", kw.as_str())))
+    }
+
+    /// Consumes a misspelling of `kw`, reporting it.
+    fn eat_kw_typo(&mut self, kw: Kw) -> bool {
+        if self.keyword_typo(&[kw]).is_some() {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// An optional keyword: the keyword itself or a misspelling of it.
+    fn eat_kw_or_typo(&mut self, kw: Kw) -> bool {
+        self.eat_kw(kw) || self.eat_kw_typo(kw)
+    }
+
+    fn expect(&mut self, kind: TokenKind, what: &str) -> PResult<Token> {
+        if self.peek_kind() == kind { Ok(self.bump()) } else { Err(self.expected(what)) }
+    }
+
+    // ---- literals --------------------------------------------------------------
+
+    fn string(&mut self, what: &str) -> PResult<StrLit> {
+        match self.peek_kind() {
+            TokenKind::Str(i) => {
+                self.bump();
+                Ok(self.take_string(i))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    fn take_string(&mut self, index: u32) -> StrLit {
+        let empty = StrLit { parts: Vec::new(), span: Span::default() };
+        std::mem::replace(&mut self.strings[index as usize], empty)
+    }
+
+    fn take_heredoc(&mut self, index: u32) -> Heredoc {
+        let empty =
+            Heredoc { tag: String::new(), squiggly: false, body: String::new(), span: Span::default() };
+        std::mem::replace(&mut self.heredocs[index as usize], empty)
+    }
+
+    /// A name being bound (`VAR x`, `AS x`, `INTO x`, `WITH x`).
+    fn binding_name(&mut self, what: &str) -> PResult<Ident> {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::Ident => {
+                self.bump();
+                Ok(Ident { name: self.text(tok.span).to_string(), span: tok.span })
+            }
+            TokenKind::Kw(kw) => {
+                self.bump();
+                let lower = kw.as_str().to_ascii_lowercase();
+                self.error(
+                    Diagnostic::error(
+                        codes::RESERVED_WORD_AS_NAME,
+                        tok.span,
+                        format!("`{}` is a reserved word and cannot name a variable", kw.as_str()),
+                    )
+                    .with_suggestion(
+                        "names are case-sensitive; use a lowercase name",
+                        tok.span,
+                        lower.clone(),
+                    ),
+                );
+                Ok(Ident { name: lower, span: tok.span })
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    // ---- blocks and recovery -------------------------------------------------
+
+    /// `{ statement* }`
+    fn block(&mut self) -> PResult<Block> {
+        let open = self.expect(TokenKind::LBrace, "`{` to open a block")?;
+        if self.depth >= MAX_DEPTH {
+            let err = self.error(Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                open.span,
+                format!("blocks are nested more than {MAX_DEPTH} deep"),
+            ));
+            self.skip_balanced_from_open();
+            return Err(err);
+        }
+        self.depth += 1;
+        let mut commands = Vec::new();
+        loop {
+            match self.peek_kind() {
+                TokenKind::RBrace => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Eof => {
+                    self.depth -= 1;
+                    let eof = self.peek().span;
+                    return Err(self.error(
+                        Diagnostic::error(
+                            codes::UNEXPECTED_TOKEN,
+                            eof,
+                            "this block is never closed: expected `}`",
+                        )
+                        .with_label(open.span, "block opened here")
+                        .with_suggestion("close the block", eof, "}"),
+                    ));
+                }
+                _ => match self.statement() {
+                    Ok(Some(stmt)) => commands.push(stmt),
+                    Ok(None) => {}
+                    Err(Reported) => self.recover_statement(),
+                },
+            }
+        }
+        self.depth -= 1;
+        Ok(Block { commands, span: self.since(open.span) })
+    }
+
+    /// After an error inside a block: skip to the next statement keyword or
+    /// the block's closing brace, stepping over nested blocks whole.
+    fn recover_statement(&mut self) {
+        let start = self.pos;
+        loop {
+            match self.peek_kind() {
+                TokenKind::Eof | TokenKind::RBrace => return,
+                TokenKind::Kw(kw) if kw.starts_statement() && self.pos > start => return,
+                TokenKind::LBrace => {
+                    self.bump();
+                    self.skip_balanced_from_open();
+                }
+                _ => {
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    /// After an error at top level: skip to the next item keyword at depth 0.
+    fn recover_item(&mut self) {
+        let start = self.pos;
+        loop {
+            match self.peek_kind() {
+                TokenKind::Eof | TokenKind::Pragma(_) => return,
+                TokenKind::Kw(kw) if Kw::ITEM_STARTS.contains(&kw) && self.pos > start => return,
+                TokenKind::LBrace => {
+                    self.bump();
+                    self.skip_balanced_from_open();
+                }
+                _ => {
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    /// Skips tokens up to and including the `}` matching an already consumed `{`.
+    fn skip_balanced_from_open(&mut self) {
+        let mut depth = 1usize;
+        loop {
+            match self.bump().kind {
+                TokenKind::LBrace => depth += 1,
+                TokenKind::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                TokenKind::Eof => return,
+                _ => {}
+            }
+        }
+    }
+
+    // ---- top level -------------------------------------------------------------
+
+    fn plan(&mut self) -> Plan {
+        let mut items = Vec::new();
+        loop {
+            let tok = self.peek();
+            let result = match tok.kind {
+                TokenKind::Eof => break,
+                TokenKind::Pragma(i) => {
+                    self.bump();
+                    let empty = Item::Header { entries: Vec::new(), span: Span::default() };
+                    items.push(std::mem::replace(&mut self.pragmas[i as usize], empty));
+                    continue;
+                }
+                TokenKind::Kw(kw) => self.item(kw, &mut items),
+                TokenKind::Ident if self.text(tok.span) == "PARALLEL" => {
+                    self.parallel();
+                    continue;
+                }
+                TokenKind::Ident => match self.keyword_typo(ALL_STARTS) {
+                    Some(kw) => self.item(kw, &mut items),
+                    None => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
+                },
+                _ => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
+            };
+            if result.is_err() {
+                self.recover_item();
+            }
+        }
+        Plan { items }
+    }
+
+    /// One top-level item introduced by `kw` (the current token, possibly a
+    /// reported misspelling of it).
+    fn item(&mut self, kw: Kw, items: &mut Vec<Item>) -> PResult<()> {
+        let start = self.bump().span;
+        let item = match kw {
+            Kw::TASK => {
+                let name = self.string("the task description, a string")?;
+                Item::Task { name, span: self.since(start) }
+            }
+            Kw::SETUP => {
+                let description = match self.peek_kind() {
+                    TokenKind::Str(_) => Some(self.string("a description")?),
+                    _ => None,
+                };
+                let body = self.block()?;
+                Item::Setup { description, body, span: self.since(start) }
+            }
+            Kw::STEP => {
+                let name = self.string("the step name, a string")?;
+                let body = self.block()?;
+                Item::Step(Step { name, body, span: self.since(start) })
+            }
+            Kw::DEFINE_TASK => {
+                let name = self.string("the task name, a string")?;
+                let body = self.block()?;
+                Item::DefineTask { name, body, span: self.since(start) }
+            }
+            Kw::SET_BUDGET => Item::SetBudget(self.budget(start)?),
+            kw if kw.starts_statement() => {
+                // Parse it anyway, so its own errors are reported too.
+                let stmt = self.statement_after(kw, start);
+                let span = match &stmt {
+                    Ok(Some(s)) => s.span,
+                    _ => self.since(start),
+                };
+                return Err(self.error(
+                    Diagnostic::error(
+                        codes::STATEMENT_AT_TOP_LEVEL,
+                        span,
+                        format!(
+                            "`{}` must stand inside a `STEP` (or `SETUP`, `DEFINE_TASK`) block",
+                            kw.as_str()
+                        ),
+                    )
+                    .with_note("only TASK, SETUP, STEP, DEFINE_TASK and SET_BUDGET stand at the top level"),
+                ));
+            }
+            _ => {
+                self.pos -= 1;
+                return Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`"));
+            }
+        };
+        items.push(item);
+        Ok(())
+    }
+
+    /// `PARALLEL` is reserved for 1.1: report it and skip its block.
+    fn parallel(&mut self) {
+        let tok = self.bump();
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::RESERVED_PARALLEL,
+                tok.span,
+                "`PARALLEL` is reserved for TissLang 1.1 (concurrent steps); this compiler implements 1.0",
+            )
+            .with_note("run the steps one after the other: write them as consecutive `STEP`s"),
+        );
+        if let TokenKind::Str(_) = self.peek_kind() {
+            self.bump();
+        }
+        if self.peek_kind() == TokenKind::LBrace {
+            self.bump();
+            self.skip_balanced_from_open();
+        }
+    }
+}
+
+/// Keywords that may begin an item or a statement, for typo detection.
+const ALL_STARTS: &[Kw] = &[
+    Kw::TASK,
+    Kw::SETUP,
+    Kw::STEP,
+    Kw::DEFINE_TASK,
+    Kw::SET_BUDGET,
+    Kw::READ,
+    Kw::WRITE,
+    Kw::APPEND,
+    Kw::MKDIR,
+    Kw::DELETE,
+    Kw::RUN,
+    Kw::ENV,
+    Kw::LOG,
+    Kw::ASSERT,
+    Kw::VAR,
+    Kw::IF,
+    Kw::TRY,
+    Kw::CALL,
+    Kw::PROMPT_AGENT,
+    Kw::PAUSE,
+    Kw::REQUEST_REVIEW,
+    Kw::CHOOSE,
+    Kw::ESTIMATE_COST,
+];
+
+/// The keyword `word` most likely stands for: equal ignoring case, or one
+/// edit away (ignoring case) from one of `candidates`.
+pub(crate) fn typo_of(word: &str, candidates: &[Kw]) -> Option<Kw> {
+    if let Some(&kw) = candidates.iter().find(|kw| kw.as_str().eq_ignore_ascii_case(word)) {
+        return Some(kw);
+    }
+    if word.len() < 3 {
+        return None;
+    }
+    let upper = word.to_ascii_uppercase();
+    candidates.iter().copied().find(|kw| crate::suggest::edit_distance(&upper, kw.as_str(), 1) <= 1)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,403 @@
+//! Statements inside blocks (SPEC §3).
+
+use super::{ALL_STARTS, PResult, Parser, Reported};
+use crate::ast::{Budget, ChooseOption, Content, DurationLit, Else, IfStmt, Stmt, StmtKind};
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use crate::token::{Kw, TokenKind};
+use tisslang::cost::Dim;
+
+impl Parser<'_> {
+    /// One statement. `Ok(None)` means something was consumed and reported
+    /// but nothing is to be kept (e.g. `PARALLEL`), with no recovery needed.
+    pub(super) fn statement(&mut self) -> PResult<Option<Stmt>> {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::Kw(kw) => {
+                self.bump();
+                self.statement_after(kw, tok.span)
+            }
+            TokenKind::Ident if self.text(tok.span) == "PARALLEL" => {
+                self.parallel();
+                Ok(None)
+            }
+            TokenKind::Ident => {
+                if let Some(kw) = self.keyword_typo(ALL_STARTS) {
+                    self.bump();
+                    return self.statement_after(kw, tok.span);
+                }
+                if self.peek_nth_kind(1) == TokenKind::Assign {
+                    let name = self.text(tok.span);
+                    return Err(self.error(
+                        Diagnostic::error(
+                            codes::UNEXPECTED_TOKEN,
+                            tok.span,
+                            format!("expected a statement, found `{name}`: variables are bound with `VAR`"),
+                        )
+                        .with_suggestion(
+                            "bind it with",
+                            tok.span,
+                            format!("VAR {name}"),
+                        ),
+                    ));
+                }
+                Err(self.expected("a statement"))
+            }
+            _ => Err(self.expected("a statement")),
+        }
+    }
+
+    /// The rest of a statement whose keyword `kw` (at `start`) was consumed.
+    pub(super) fn statement_after(&mut self, kw: Kw, start: Span) -> PResult<Option<Stmt>> {
+        let kind = match kw {
+            Kw::STEP => {
+                let name = self.string("the step name, a string")?;
+                let body = self.block()?;
+                StmtKind::Step { name, body }
+            }
+            Kw::READ => {
+                let path = self.string("the path to read, a string")?;
+                self.expect_kw(Kw::AS)?;
+                let var = self.binding_name("a variable name after `AS`")?;
+                StmtKind::Read { path, var }
+            }
+            Kw::WRITE => {
+                let path = self.string("the path to write, a string")?;
+                StmtKind::Write { path, content: self.content("WRITE")? }
+            }
+            Kw::APPEND => {
+                let path = self.string("the path to append to, a string")?;
+                StmtKind::Append { path, content: self.content("APPEND")? }
+            }
+            Kw::MKDIR => StmtKind::Mkdir { path: self.string("the directory to create, a string")? },
+            Kw::DELETE => {
+                let path = self.string("the path to delete, a string")?;
+                let recursive = self.eat_kw_or_typo(Kw::RECURSIVE);
+                StmtKind::Delete { path, recursive }
+            }
+            Kw::LOG => StmtKind::Log { message: self.string("the message to log, a string")? },
+            Kw::RUN => self.run()?,
+            Kw::ENV => {
+                let name = self.env_name()?;
+                self.assign()?;
+                StmtKind::Env { name, value: self.expr("the value, an expression")? }
+            }
+            Kw::ASSERT => {
+                let condition = self.cond()?;
+                let message = if self.eat_kw_or_typo(Kw::MESSAGE) {
+                    Some(self.string("the failure message, a string")?)
+                } else {
+                    None
+                };
+                StmtKind::Assert { condition, message }
+            }
+            Kw::VAR => {
+                let name = self.binding_name("a variable name after `VAR`")?;
+                self.assign()?;
+                StmtKind::Var { name, value: self.expr("the value, an expression")? }
+            }
+            Kw::IF => StmtKind::If(self.if_rest()?),
+            Kw::TRY => {
+                let body = self.block()?;
+                self.expect_kw(Kw::CATCH)?;
+                let catch_var = if self.eat_kw_or_typo(Kw::AS) {
+                    Some(self.binding_name("a name for the error")?)
+                } else {
+                    None
+                };
+                let handler = self.block()?;
+                StmtKind::Try { body, catch_var, handler }
+            }
+            Kw::CALL => StmtKind::Call { task: self.string("the name of a DEFINE_TASK, a string")? },
+            Kw::PROMPT_AGENT => {
+                let query = self.string("the query, a string")?;
+                let mut with = Vec::new();
+                if self.eat_kw_or_typo(Kw::WITH) {
+                    with.push(self.binding_name("a variable name after `WITH`")?);
+                    while self.peek_kind() == TokenKind::Comma {
+                        self.bump();
+                        with.push(self.binding_name("a variable name after `,`")?);
+                    }
+                }
+                let into = self.optional_into()?;
+                StmtKind::PromptAgent { query, with, into }
+            }
+            Kw::PAUSE => StmtKind::Pause { message: self.string("the message for the human, a string")? },
+            Kw::REQUEST_REVIEW => {
+                let message = self.string("what to review, a string")?;
+                StmtKind::RequestReview { message, into: self.optional_into()? }
+            }
+            Kw::CHOOSE => self.choose()?,
+            Kw::ESTIMATE_COST => {
+                let into = self.optional_into()?;
+                StmtKind::EstimateCost { into, body: self.block()? }
+            }
+            Kw::SET_BUDGET => StmtKind::SetBudget(self.budget(start)?),
+            Kw::DEFINE_TASK => {
+                // Parse the definition for its own errors, then drop it.
+                let _ = self.string("the task name, a string")?;
+                let _ = self.block()?;
+                return Err(self.error(
+                    Diagnostic::error(
+                        codes::DEFINE_NOT_TOP_LEVEL,
+                        self.since(start),
+                        "`DEFINE_TASK` must stand at the top level, not inside a block",
+                    )
+                    .with_note("move the definition out of the block; `CALL` it from here"),
+                ));
+            }
+            Kw::TASK | Kw::SETUP => {
+                return Err(self.error(Diagnostic::error(
+                    codes::UNEXPECTED_TOKEN,
+                    start,
+                    format!("`{}` stands only at the top level of a plan, not inside a block", kw.as_str()),
+                )));
+            }
+            _ => {
+                self.pos -= 1;
+                return Err(self.expected("a statement"));
+            }
+        };
+        Ok(Some(Stmt { kind, span: self.since(start) }))
+    }
+
+    /// `=` (reporting `==` as a likely slip).
+    fn assign(&mut self) -> PResult<()> {
+        match self.peek_kind() {
+            TokenKind::Assign => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::EqEq => {
+                let tok = self.bump();
+                self.diagnostics.push(
+                    Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "expected `=`, found `==`")
+                        .with_suggestion("binding uses a single", tok.span, "="),
+                );
+                Ok(())
+            }
+            _ => Err(self.expected("`=`")),
+        }
+    }
+
+    /// `ENV NAME`: environment variable names may also be reserved words.
+    fn env_name(&mut self) -> PResult<crate::ast::Ident> {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::Ident | TokenKind::Kw(_) => {
+                self.bump();
+                Ok(crate::ast::Ident { name: self.text(tok.span).to_string(), span: tok.span })
+            }
+            _ => Err(self.expected("an environment variable name")),
+        }
+    }
+
+    /// `[INTO name]`
+    fn optional_into(&mut self) -> PResult<Option<crate::ast::Ident>> {
+        if self.eat_kw_or_typo(Kw::INTO) {
+            Ok(Some(self.binding_name("a variable name after `INTO`")?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// WRITE / APPEND content: a heredoc or `FROM expr`.
+    fn content(&mut self, what: &str) -> PResult<Content> {
+        match self.peek_kind() {
+            TokenKind::Heredoc(i) => {
+                self.bump();
+                Ok(Content::Heredoc(self.take_heredoc(i)))
+            }
+            _ if self.eat_kw_or_typo(Kw::FROM) => {
+                Ok(Content::From { expr: self.expr("the value to write")? })
+            }
+            TokenKind::Str(_) => {
+                let tok = self.peek();
+                Err(self.error(
+                    Diagnostic::error(
+                        codes::UNEXPECTED_TOKEN,
+                        tok.span,
+                        format!("{what} takes its content as a heredoc or `FROM expr`, not a bare string"),
+                    )
+                    .with_suggestion(
+                        "write the string with",
+                        Span::new(tok.span.start as usize, tok.span.start as usize),
+                        "FROM ",
+                    ),
+                ))
+            }
+            _ => Err(self.expected(&format!("the {} content: a heredoc (`<<EOF`) or `FROM expr`", what))),
+        }
+    }
+
+    /// `RUN string [IN string] [TIMEOUT duration]` (the two options in any order).
+    fn run(&mut self) -> PResult<StmtKind> {
+        let command = self.string("the command to run, a string")?;
+        let mut dir = None;
+        let mut timeout = None;
+        loop {
+            if self.eat_kw_or_typo(Kw::IN) {
+                if dir.is_some() {
+                    return Err(self.duplicate_option("IN"));
+                }
+                dir = Some(self.string("the directory to run in, a string")?);
+            } else if self.eat_kw_or_typo(Kw::TIMEOUT) {
+                if timeout.is_some() {
+                    return Err(self.duplicate_option("TIMEOUT"));
+                }
+                timeout = Some(self.duration("a duration such as `30s`")?);
+            } else {
+                break;
+            }
+        }
+        Ok(StmtKind::Run { command, dir, timeout })
+    }
+
+    fn duplicate_option(&mut self, name: &str) -> Reported {
+        let span = Span { start: self.prev_end, end: self.prev_end };
+        self.error(Diagnostic::error(codes::UNEXPECTED_TOKEN, span, format!("`{name}` is given twice")))
+    }
+
+    fn duration(&mut self, what: &str) -> PResult<DurationLit> {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::Duration(millis) => {
+                self.bump();
+                Ok(DurationLit { millis, span: tok.span })
+            }
+            TokenKind::Int(n) => {
+                self.bump();
+                Err(self.error(
+                    Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit")
+                        .with_suggestion("in seconds", tok.span, format!("{n}s")),
+                ))
+            }
+            TokenKind::Str(i) => {
+                self.bump();
+                let lit = self.take_string(i);
+                let mut d = Diagnostic::error(
+                    codes::UNEXPECTED_TOKEN,
+                    tok.span,
+                    "a timeout is a duration literal, not a string",
+                );
+                if let Some(text) = lit.as_literal().filter(|t| is_duration_text(t)) {
+                    d = d.with_suggestion("drop the quotes", tok.span, text.to_string());
+                }
+                Err(self.error(d))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    /// `IF` already consumed: `cond [THEN] block [ELSE (IF ... | block)]`.
+    fn if_rest(&mut self) -> PResult<IfStmt> {
+        let condition = self.cond()?;
+        self.eat_kw_or_typo(Kw::THEN);
+        let then_block = self.block()?;
+        let else_branch = if self.eat_kw_or_typo(Kw::ELSE) {
+            let if_tok = self.peek();
+            if self.eat_kw_or_typo(Kw::IF) {
+                if self.depth >= super::MAX_DEPTH {
+                    return Err(self.error(Diagnostic::error(
+                        codes::UNEXPECTED_TOKEN,
+                        if_tok.span,
+                        format!("`ELSE IF` chains are nested more than {} deep", super::MAX_DEPTH),
+                    )));
+                }
+                self.depth += 1;
+                let nested = self.if_rest();
+                self.depth -= 1;
+                Some(Else::If { stmt: Box::new(nested?), span: self.since(if_tok.span) })
+            } else {
+                Some(Else::Block { block: self.block()? })
+            }
+        } else {
+            None
+        };
+        Ok(IfStmt { condition, then_block, else_branch })
+    }
+
+    /// `CHOOSE [string] { (OPTION|STEP) string block ... }`
+    fn choose(&mut self) -> PResult<StmtKind> {
+        let prompt = match self.peek_kind() {
+            TokenKind::Str(_) => Some(self.string("the question")?),
+            _ => None,
+        };
+        let open = self.expect(TokenKind::LBrace, "`{` and the options")?;
+        let mut options = Vec::new();
+        loop {
+            let tok = self.peek();
+            match tok.kind {
+                TokenKind::RBrace => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Eof => {
+                    return Err(self.error(
+                        Diagnostic::error(
+                            codes::UNEXPECTED_TOKEN,
+                            tok.span,
+                            "the `CHOOSE` block is never closed",
+                        )
+                        .with_label(open.span, "opened here"),
+                    ));
+                }
+                _ => {}
+            }
+            let is_step = self.at_kw(Kw::STEP);
+            if !(self.eat_kw(Kw::OPTION) || self.eat_kw(Kw::STEP) || self.eat_kw_typo(Kw::OPTION)) {
+                let _ = self.expected("`OPTION \"label\" { ... }`");
+                // Skip to the next option or the end of the CHOOSE.
+                while !matches!(
+                    self.peek_kind(),
+                    TokenKind::Eof | TokenKind::RBrace | TokenKind::Kw(Kw::OPTION) | TokenKind::Kw(Kw::STEP)
+                ) {
+                    if self.bump().kind == TokenKind::LBrace {
+                        self.skip_balanced_from_open();
+                    }
+                }
+                continue;
+            }
+            let label = self.string("the option's label, a string")?;
+            let body = self.block()?;
+            options.push(ChooseOption { label, body, is_step, span: self.since(tok.span) });
+        }
+        Ok(StmtKind::Choose { prompt, options })
+    }
+
+    /// `SET_BUDGET` already consumed (at `start`): `DIM = value`.
+    pub(super) fn budget(&mut self, start: Span) -> PResult<Budget> {
+        let tok = self.peek();
+        let dim_kws = [Kw::API_CALLS, Kw::TOKEN_COUNT, Kw::EXECUTION_TIME, Kw::RUN_COUNT, Kw::INSTRUCTIONS];
+        let kw = match tok.kind {
+            TokenKind::Kw(kw) if dim_kws.contains(&kw) => kw,
+            TokenKind::Ident => match self.keyword_typo(&dim_kws) {
+                Some(kw) => kw,
+                None => return Err(self.expected(
+                    "a cost dimension (API_CALLS, TOKEN_COUNT, EXECUTION_TIME, RUN_COUNT or INSTRUCTIONS)",
+                )),
+            },
+            _ => {
+                return Err(self.expected(
+                    "a cost dimension (API_CALLS, TOKEN_COUNT, EXECUTION_TIME, RUN_COUNT or INSTRUCTIONS)",
+                ));
+            }
+        };
+        self.bump();
+        let dim = Dim::from_name(kw.as_str()).ok_or(Reported)?;
+        self.assign()?;
+        let value = self.expr("the budget: an integer, or a duration for EXECUTION_TIME")?;
+        Ok(Budget { dim, dim_span: tok.span, value, span: self.since(start) })
+    }
+}
+
+/// Does `text` lex as a duration literal (`5m`, `1500ms`)?
+pub(crate) fn is_duration_text(text: &str) -> bool {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        && digits.as_bytes()[0].is_ascii_digit()
+        && matches!(unit, "ms" | "s" | "m" | "h")
+}

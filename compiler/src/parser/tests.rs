@@ -1,0 +1,296 @@
+use crate::ast::*;
+
+fn parse_ok(src: &str) -> Plan {
+    let lexed = crate::lexer::lex(src);
+    assert!(lexed.diagnostics.is_empty(), "lex: {:?}", lexed.diagnostics);
+    let (plan, diags) = super::parse(src, lexed);
+    assert!(diags.is_empty(), "parse: {diags:#?}");
+    plan
+}
+
+fn parse_errs(src: &str) -> Vec<(&'static str, String)> {
+    let lexed = crate::lexer::lex(src);
+    let mut all: Vec<_> = lexed.diagnostics.clone();
+    let (_, diags) = super::parse(src, lexed);
+    all.extend(diags);
+    all.into_iter()
+        .map(|d| (d.code.as_str(), d.suggestions.first().map(|s| s.replacement.clone()).unwrap_or_default()))
+        .collect()
+}
+
+/// The statements of the first STEP of `TASK "t" STEP "s" { <body> }`.
+fn stmts(body: &str) -> Vec<StmtKind> {
+    let plan = parse_ok(&format!("TASK \"t\"\nSTEP \"s\" {{\n{body}\n}}\n"));
+    match plan.items.into_iter().nth(1) {
+        Some(Item::Step(step)) => step.body.commands.into_iter().map(|s| s.kind).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn one(body: &str) -> StmtKind {
+    let mut all = stmts(body);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    all.remove(0)
+}
+
+fn lit(s: &StrLit) -> &str {
+    s.as_literal().expect("literal")
+}
+
+#[test]
+fn top_level_items() {
+    let plan = parse_ok(
+        "#TISS! Language=Python\n#TISS_VERSION ^1.0\nTASK \"t\"\nSET_BUDGET RUN_COUNT = 3\nSETUP \"prep\" { LOG \"a\" }\nSTEP \"one\" { }\nDEFINE_TASK \"sub\" { LOG \"b\" }\n",
+    );
+    let kinds: Vec<&str> = plan
+        .items
+        .iter()
+        .map(|i| match i {
+            Item::Header { .. } => "header",
+            Item::Version { .. } => "version",
+            Item::Task { .. } => "task",
+            Item::Setup { .. } => "setup",
+            Item::Step(_) => "step",
+            Item::DefineTask { .. } => "define",
+            Item::SetBudget(_) => "budget",
+        })
+        .collect();
+    assert_eq!(kinds, ["header", "version", "task", "budget", "setup", "step", "define"]);
+    assert!(matches!(&plan.items[4], Item::Setup { description: Some(d), .. } if lit(d) == "prep"));
+    let bare = parse_ok("TASK \"t\" SETUP { }");
+    assert!(matches!(&bare.items[1], Item::Setup { description: None, .. }));
+}
+
+#[test]
+fn file_statements() {
+    assert!(
+        matches!(one("READ \"a.txt\" AS content"), StmtKind::Read { path, var } if lit(&path) == "a.txt" && var.name == "content")
+    );
+    match one("WRITE \"m.py\" <<PY\nx = 1\nPY") {
+        StmtKind::Write { path, content: Content::Heredoc(h) } => {
+            assert_eq!(lit(&path), "m.py");
+            assert_eq!(h.body, "x = 1\n");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        one("WRITE \"o\" FROM LAST_RUN.STDOUT"),
+        StmtKind::Write { content: Content::From { .. }, .. }
+    ));
+    assert!(
+        matches!(one("APPEND \"log\" <<~EOF\n  line\n  EOF"), StmtKind::Append { content: Content::Heredoc(h), .. } if h.body == "line\n")
+    );
+    assert!(matches!(one("APPEND \"log\" FROM x"), StmtKind::Append { content: Content::From { .. }, .. }));
+    assert!(matches!(one("MKDIR \"build/out\""), StmtKind::Mkdir { .. }));
+    assert!(matches!(one("DELETE \"tmp\" RECURSIVE"), StmtKind::Delete { recursive: true, .. }));
+    assert!(matches!(one("DELETE \"tmp\""), StmtKind::Delete { recursive: false, .. }));
+}
+
+#[test]
+fn run_and_env_and_log() {
+    match one("RUN \"make\" IN \"sub\" TIMEOUT 30s") {
+        StmtKind::Run { command, dir: Some(dir), timeout: Some(t) } => {
+            assert_eq!(lit(&command), "make");
+            assert_eq!(lit(&dir), "sub");
+            assert_eq!(t.millis, 30_000);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        one("RUN \"make\" TIMEOUT 2m IN \"sub\""),
+        StmtKind::Run { dir: Some(_), timeout: Some(_), .. }
+    ));
+    assert!(matches!(one("RUN \"ls\""), StmtKind::Run { dir: None, timeout: None, .. }));
+    assert!(matches!(one("ENV RUST_LOG = \"debug\""), StmtKind::Env { name, .. } if name.name == "RUST_LOG"));
+    assert!(matches!(one("LOG \"hi ${x}\""), StmtKind::Log { .. }));
+}
+
+#[test]
+fn assert_and_var() {
+    match one("ASSERT LAST_RUN.EXIT_CODE == 0 MESSAGE \"build failed\"") {
+        StmtKind::Assert { condition, message: Some(m) } => {
+            assert!(matches!(condition.kind, CondKind::Compare { op: CmpOp::Eq, .. }));
+            assert_eq!(lit(&m), "build failed");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        one("VAR n = 3"),
+        StmtKind::Var { value: Expr { kind: ExprKind::Int { value: 3 }, .. }, .. }
+    ));
+    assert!(matches!(
+        one("VAR t = 5s"),
+        StmtKind::Var { value: Expr { kind: ExprKind::Duration { millis: 5000 }, .. }, .. }
+    ));
+    assert!(matches!(
+        one("VAR b = TRUE"),
+        StmtKind::Var { value: Expr { kind: ExprKind::Bool { value: true }, .. }, .. }
+    ));
+    assert!(matches!(
+        one("VAR c = COST"),
+        StmtKind::Var { value: Expr { kind: ExprKind::Path { .. }, .. }, .. }
+    ));
+}
+
+#[test]
+fn conditions() {
+    let cond = |src: &str| match one(&format!("ASSERT {src}")) {
+        StmtKind::Assert { condition, .. } => condition.kind,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(cond("FILE \"a\" EXISTS"), CondKind::File { test: FileTest::Exists, .. }));
+    assert!(matches!(cond("FILE \"a\" IS_EMPTY"), CondKind::File { test: FileTest::IsEmpty, .. }));
+    assert!(matches!(
+        cond("FILE \"a\" CONTAINS \"x\""),
+        CondKind::File { test: FileTest::Contains { .. }, .. }
+    ));
+    assert!(matches!(cond("LAST_RUN.STDERR IS_EMPTY"), CondKind::IsEmpty { .. }));
+    assert!(matches!(
+        cond("x NOT CONTAINS \"y\""),
+        CondKind::StrTest { negated: true, op: StrOp::Contains, .. }
+    ));
+    assert!(matches!(
+        cond("x STARTS_WITH \"y\""),
+        CondKind::StrTest { negated: false, op: StrOp::StartsWith, .. }
+    ));
+    assert!(matches!(cond("x ENDS_WITH \"y\""), CondKind::StrTest { op: StrOp::EndsWith, .. }));
+    assert!(matches!(cond("x MATCHES \"^a+$\""), CondKind::StrTest { op: StrOp::Matches, .. }));
+    for (src, op) in
+        [("!=", CmpOp::Ne), ("<", CmpOp::Lt), ("<=", CmpOp::Le), (">", CmpOp::Gt), (">=", CmpOp::Ge)]
+    {
+        assert!(matches!(cond(&format!("a {src} 1")), CondKind::Compare { op: o, .. } if o == op));
+    }
+    assert!(matches!(cond("flag"), CondKind::Expr { .. }));
+    assert!(matches!(cond("NOT flag"), CondKind::Not { .. }));
+    // AND binds tighter than OR; parentheses group.
+    match cond("a OR b AND c") {
+        CondKind::Or { operands } => assert!(matches!(operands[1].kind, CondKind::And { .. })),
+        other => panic!("{other:?}"),
+    }
+    match cond("(a OR b) AND c") {
+        CondKind::And { operands } => assert!(matches!(operands[0].kind, CondKind::Or { .. })),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(cond("COST < 5m"), CondKind::Compare { op: CmpOp::Lt, .. }));
+}
+
+#[test]
+fn if_else_chains() {
+    match one("IF a THEN { LOG \"1\" } ELSE IF b { LOG \"2\" } ELSE { LOG \"3\" }") {
+        StmtKind::If(IfStmt { else_branch: Some(Else::If { stmt, .. }), .. }) => {
+            assert!(matches!(stmt.else_branch, Some(Else::Block { .. })));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(one("IF a { }"), StmtKind::If(IfStmt { else_branch: None, .. })));
+}
+
+#[test]
+fn try_call_prompt_and_humans() {
+    assert!(
+        matches!(one("TRY { RUN \"x\" } CATCH AS e { LOG \"${e.MESSAGE}\" }"), StmtKind::Try { catch_var: Some(v), .. } if v.name == "e")
+    );
+    assert!(matches!(one("TRY { } CATCH { }"), StmtKind::Try { catch_var: None, .. }));
+    assert!(matches!(one("CALL \"sub\""), StmtKind::Call { task } if lit(&task) == "sub"));
+    match one("PROMPT_AGENT \"fix it\" WITH a, b INTO answer") {
+        StmtKind::PromptAgent { with, into: Some(into), .. } => {
+            assert_eq!(with.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+            assert_eq!(into.name, "answer");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(one("PROMPT_AGENT \"q\""), StmtKind::PromptAgent { into: None, .. }));
+    assert!(matches!(one("PAUSE \"look\""), StmtKind::Pause { .. }));
+    assert!(matches!(one("REQUEST_REVIEW \"ok?\" INTO r"), StmtKind::RequestReview { into: Some(_), .. }));
+    match one("CHOOSE \"how?\" { OPTION \"fast\" { } STEP \"slow\" { } }") {
+        StmtKind::Choose { prompt: Some(_), options } => {
+            assert_eq!(options.len(), 2);
+            assert!(!options[0].is_step && options[1].is_step);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn costs_and_nested_steps() {
+    assert!(matches!(
+        one("ESTIMATE_COST INTO est { RUN \"x\" }"),
+        StmtKind::EstimateCost { into: Some(_), .. }
+    ));
+    assert!(matches!(one("ESTIMATE_COST { }"), StmtKind::EstimateCost { into: None, .. }));
+    assert!(matches!(
+        one("SET_BUDGET EXECUTION_TIME = 5m"),
+        StmtKind::SetBudget(Budget { dim: tisslang::cost::Dim::ExecutionTime, .. })
+    ));
+    assert!(matches!(one("STEP \"inner\" { STEP \"deeper\" { } }"), StmtKind::Step { .. }));
+}
+
+#[test]
+fn statements_share_lines_and_spans_cover_them() {
+    let src = "TASK \"t\" STEP \"a\" { RUN \"x\" ASSERT LAST_RUN.EXIT_CODE == 0 }";
+    let plan = parse_ok(src);
+    let Item::Step(step) = &plan.items[1] else { panic!() };
+    let spans: Vec<&str> = step.body.commands.iter().map(|s| &src[s.span.range()]).collect();
+    assert_eq!(spans, ["RUN \"x\"", "ASSERT LAST_RUN.EXIT_CODE == 0"]);
+    assert_eq!(&src[step.span.range()], "STEP \"a\" { RUN \"x\" ASSERT LAST_RUN.EXIT_CODE == 0 }");
+}
+
+#[test]
+fn misspelled_keywords_are_reported_and_recovered() {
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { run \"x\" }"), [("E0101", "RUN".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { RUNN \"x\" }"), [("E0101", "RUN".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { READ \"f\" as x }"), [("E0101", "AS".to_string())]);
+    assert_eq!(
+        parse_errs("TASK \"t\" STEP \"s\" { ASSERT x contains \"y\" }"),
+        [("E0101", "CONTAINS".to_string())]
+    );
+    assert_eq!(parse_errs("Task \"t\""), [("E0101", "TASK".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { ASSERT a and b }"), [("E0101", "AND".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { VAR x = true }"), [("E0101", "TRUE".to_string())]);
+}
+
+#[test]
+fn every_error_in_the_file_is_reported() {
+    let errs =
+        parse_errs("TASK \"t\"\nSTEP \"a\" { RUN }\nSTEP \"b\" { READ \"x\" }\nSTEP \"c\" { LOG 5 }\n");
+    assert_eq!(errs.iter().map(|e| e.0).collect::<Vec<_>>(), ["E0100", "E0100", "E0100"]);
+}
+
+#[test]
+fn structural_errors() {
+    assert_eq!(parse_errs("TASK \"t\" RUN \"x\"")[0].0, "E0105");
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { DEFINE_TASK \"d\" { } }")[0].0, "E0108");
+    assert_eq!(parse_errs("TASK \"t\" PARALLEL { STEP \"a\" { } }")[0].0, "E0109");
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { PARALLEL { } }")[0].0, "E0109");
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { VAR STDOUT = 1 }"), [("E0111", "stdout".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { x = 1 }"), [("E0100", "VAR x".to_string())]);
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { ASSERT a = 1 }"), [("E0100", "==".to_string())]);
+    assert_eq!(
+        parse_errs("TASK \"t\" STEP \"s\" { ASSERT STDOUT IS_EMPTY }"),
+        [("E0100", "LAST_RUN.STDOUT".to_string())]
+    );
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" { RUN \"x\" TIMEOUT 30 }"), [("E0100", "30s".to_string())]);
+    assert_eq!(
+        parse_errs("TASK \"t\" STEP \"s\" { RUN \"x\" TIMEOUT \"30s\" }"),
+        [("E0100", "30s".to_string())]
+    );
+    assert_eq!(
+        parse_errs("TASK \"t\" STEP \"s\" { WRITE \"f\" \"text\" }"),
+        [("E0100", "FROM ".to_string())]
+    );
+    assert_eq!(parse_errs("TASK \"t\" STEP \"s\" {")[0].0, "E0100");
+}
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    let depth = 10_000;
+    let src = format!("TASK \"t\" STEP \"s\" {{ {} }}", "IF a { ".repeat(depth) + &"}".repeat(depth));
+    let errs = parse_errs(&src);
+    assert!(!errs.is_empty());
+    let src = format!("TASK \"t\" STEP \"s\" {{ ASSERT {}a{} }}", "(".repeat(depth), ")".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
+    let src = format!("TASK \"t\" STEP \"s\" {{ ASSERT {}a }}", "NOT ".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
+    let src = format!("TASK \"t\" STEP \"s\" {{ IF a {{ }} {} }}", "ELSE IF a { } ".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
+}

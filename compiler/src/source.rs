@@ -1,0 +1,109 @@
+//! A source file: its name, its text, and byte offset → line/column mapping.
+
+use crate::span::Span;
+
+/// A 1-based line and column; the column counts Unicode scalar values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One plan's source text. The text has had its BOM removed but nothing else:
+/// spans index into exactly this string.
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: String) -> SourceFile {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr_newlines(text.as_bytes()));
+        SourceFile { name: name.into(), text, line_starts }
+    }
+
+    /// Line and column (both 1-based, column in chars) of a byte offset.
+    /// Offsets past the end map to the end; offsets inside a character map to it.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.text.len());
+        let line_index = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let line_start = self.line_starts[line_index];
+        let mut end = offset;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let column = self.text[line_start..end].chars().count() + 1;
+        LineCol { line: line_index + 1, column }
+    }
+
+    /// Start and end positions of a span.
+    pub fn span_line_cols(&self, span: Span) -> (LineCol, LineCol) {
+        (self.line_col(span.start as usize), self.line_col(span.end as usize))
+    }
+
+    /// The text of a 1-based line, without its line end.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self.line_starts.get(line).copied().unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.range()).unwrap_or("")
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1)
+}
+
+/// Turns file bytes into source text: a leading UTF-8 BOM is skipped; invalid
+/// UTF-8 gives an `E0001` diagnostic at the first bad byte, and the text is
+/// decoded lossily so the rest of the file can still be checked and shown.
+pub fn decode(bytes: &[u8]) -> (String, Vec<crate::diagnostic::Diagnostic>) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_string(), Vec::new()),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let len = e.error_len().unwrap_or(bytes.len() - at);
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            // The lossy text is identical up to `at`; the bad bytes became one U+FFFD (3 bytes).
+            let diag = crate::diagnostic::Diagnostic::error(
+                crate::codes::INVALID_UTF8,
+                Span::new(at, at + 3),
+                format!("invalid UTF-8: {} byte(s) starting with 0x{:02X} cannot be decoded", len, bytes[at]),
+            )
+            .with_note("TissLang source must be UTF-8; re-encode the file (e.g. with `iconv -t UTF-8`)");
+            (text, vec![diag])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_chars_not_bytes() {
+        let f = SourceFile::new("t", "ab\nçé x\r\nz".to_string());
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // 'x' is after two 2-byte chars and a space.
+        assert_eq!(f.line_col(8), LineCol { line: 2, column: 4 });
+        assert_eq!(f.line_text(2), "çé x");
+        assert_eq!(f.line_col(11), LineCol { line: 3, column: 1 });
+        assert_eq!(f.line_col(999), LineCol { line: 3, column: 2 });
+    }
+}

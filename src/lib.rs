@@ -1,0 +1,7 @@
+//! `tisslang`: the contract both sides of the toolchain agree on.
+//!
+//! The compiler (`tiss-compiler`) produces and the VM (`tiss-vm`) consumes what
+//! this crate defines. It knows nothing about syntax or execution.
+
+pub mod cost;
+pub mod version;

@@ -1,0 +1,1 @@
+//! `tiss-vm`: the TissLang virtual machine (to come; see ARCHITECTURE.md).
