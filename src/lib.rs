@@ -4,4 +4,8 @@
 //! this crate defines. It knows nothing about syntax or execution.
 
 pub mod cost;
+pub mod format;
+pub mod isa;
+pub mod module;
+pub mod verify;
 pub mod version;

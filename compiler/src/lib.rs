@@ -12,6 +12,7 @@ pub mod codes;
 pub mod diagnostic;
 pub mod explain;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
 pub mod render;
 pub mod source;
@@ -45,4 +46,19 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
     check::check(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
     Frontend { file: SourceFile::new(name, text), plan, diagnostics }
+}
+
+/// Compiles one plan to a module: the front end, then lowering. Returns the
+/// module and any warnings, or every diagnostic when there are errors.
+pub fn compile(
+    name: &str,
+    bytes: &[u8],
+    options: lower::LowerOptions,
+) -> Result<(tisslang::module::Module, Frontend), Frontend> {
+    let fe = frontend(name, bytes);
+    if fe.has_errors() {
+        return Err(fe);
+    }
+    let module = lower::lower(&fe.plan, &fe.file, options);
+    Ok((module, fe))
 }

@@ -1,10 +1,12 @@
 //! Checks after parsing (SPEC §2-4, §8): structure, names, types, definite
 //! assignment, the call graph, and literal paths and regexes.
 //!
-//! Each concern is its own module. Every pass is linear in the size of the
-//! plan: names are looked up through `HashMap<&str, _>` keyed by borrowed
-//! text, and nothing clones the tree. Output order never depends on hash-map
-//! iteration (the front end sorts diagnostics by span afterwards anyway).
+//! Each concern is its own module; the passes run in the order of [`check`].
+//! Each pass walks the tree once, names are looked up in maps keyed by text
+//! borrowed from the tree, and nothing clones it. The one cost that is not
+//! linear: a CALL applies its task's summary (what the task reads and binds),
+//! so it costs the size of that summary. Output order never depends on
+//! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
 mod calls;
 mod flow;

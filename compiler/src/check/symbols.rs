@@ -105,9 +105,11 @@ impl<'a> Symbols<'a> {
 }
 
 pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
+    // A guess that saves most of the rehashing on big plans.
+    let capacity = plan.items.len() * 2;
     let mut c = Collector {
         syms: Symbols {
-            var_ids: NameMap::default(),
+            var_ids: NameMap::with_capacity_and_hasher(capacity, Default::default()),
             vars: Vec::new(),
             tasks: Vec::new(),
             task_ids: NameMap::default(),

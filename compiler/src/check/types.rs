@@ -47,13 +47,12 @@ pub(crate) type VarTypes = Vec<Option<Ty>>;
 /// every later binding of another type (E0206).
 pub(crate) fn resolve(syms: &Symbols<'_>, cx: &mut Ctx<'_>) -> VarTypes {
     let types = infer(syms);
-    for (id, var) in syms.vars.iter().enumerate() {
-        let Some(ty) = types[id] else { continue };
+    for var in &syms.vars {
         let mut first = None;
         for binding in &var.bindings {
             let Some(bty) = binding_ty(syms, &types, &binding.source) else { continue };
-            let Some(first_span) = first else {
-                first = Some(binding.span);
+            let Some((first_span, ty)) = first else {
+                first = Some((binding.span, bty));
                 continue;
             };
             if bty != ty {
@@ -160,15 +159,6 @@ fn infer(syms: &Symbols<'_>) -> VarTypes {
         }
     }
     types
-}
-
-/// Where a path's root gets its type from, for the walk that reports.
-pub(crate) fn root_ty(syms: &Symbols<'_>, types: &VarTypes, root: &PathRoot) -> Option<Ty> {
-    match root {
-        PathRoot::Var { ident } => types[syms.var(&ident.name)? as usize],
-        PathRoot::LastRun { .. } => Some(Ty::Record(Rec::LastRun)),
-        PathRoot::Cost { .. } => Some(Ty::Record(Rec::Cost)),
-    }
 }
 
 /// Applies a path's fields to the type of its root, reporting the first

@@ -227,11 +227,16 @@ fn ambiguous_cost(cx: &mut Ctx<'_>, cond: &Cond, cost: Span, other: Ty) {
     )
     .with_note("bare `COST` means `COST.EXECUTION_TIME` only when compared with a duration");
     let text = cx.text(cond.span);
-    let at = (cost.start - cond.span.start) as usize..(cost.end - cond.span.start) as usize;
+    // The text around COST within the condition (none if the spans disagree).
+    let around = cost
+        .start
+        .checked_sub(cond.span.start)
+        .zip(cost.end.checked_sub(cond.span.start))
+        .and_then(|(a, b)| Some((text.get(..a as usize)?, text.get(b as usize..)?)));
     for dim in Dim::ALL.into_iter().filter(|d| d.unit() == DimUnit::Count) {
         let replacement = format!("COST.{}", dim.name());
-        let message = match text.get(at.clone()) {
-            Some(_) => format!("rewrite as `{}{replacement}{}`", &text[..at.start], &text[at.end..]),
+        let message = match around {
+            Some((before, after)) => format!("rewrite as `{before}{replacement}{after}`"),
             None => format!("rewrite as `{replacement}`"),
         };
         d = d.with_suggestion(message, cost, replacement);
@@ -267,12 +272,16 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
         ExprKind::Str { value: s } => {
             s.as_literal().and_then(|t| as_literal_of(t, want)).filter(|f| !f.starts_with('-'))
         }
-        ExprKind::Int { value: v } if want == Ty::Duration && *v >= 0 => Some(format!("{v}s")),
         ExprKind::Duration { .. } => split_duration(cx.text(value.span)).map(|(n, _)| n.to_string()),
         _ => None,
     };
     if let Some(fix) = fix {
         d = d.with_suggestion(format!("write it as {}", want.describe()), value.span, fix);
+    } else if let ExprKind::Int { value: v } = value.kind
+        && want == Ty::Duration
+    {
+        // Seconds or minutes? Not ours to guess.
+        d = d.with_note(format!("give the number a unit: `{v}s`, `{v}m`, `{v}h` or `{v}ms`"));
     }
     cx.emit(d);
 }

@@ -9,6 +9,7 @@ use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 use super::Ctx;
 use super::literals::{self, PathUse, Regexes};
 use super::names;
+use super::records::Rec;
 use super::structure;
 use super::symbols::Symbols;
 use super::types::{self, Ty, VarTypes};
@@ -42,10 +43,10 @@ pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut 
     }
 }
 
-pub(crate) struct Walker<'a, 'c, 's> {
+struct Walker<'a, 'c, 's> {
     syms: &'a Symbols<'a>,
     types: &'a VarTypes,
-    pub(crate) cx: &'c mut Ctx<'s>,
+    cx: &'c mut Ctx<'s>,
     regexes: Regexes<'a>,
 }
 
@@ -200,10 +201,11 @@ impl<'a> Walker<'a, '_, '_> {
     }
 
     fn path(&mut self, path: &'a Path) -> Option<Ty> {
-        if let PathRoot::Var { ident } = &path.root {
-            names::variable(self.cx, self.syms, ident)?;
-        }
-        let root = types::root_ty(self.syms, self.types, &path.root)?;
+        let root = match &path.root {
+            PathRoot::Var { ident } => self.types[names::variable(self.cx, self.syms, ident)? as usize]?,
+            PathRoot::LastRun { .. } => Ty::Record(Rec::LastRun),
+            PathRoot::Cost { .. } => Ty::Record(Rec::Cost),
+        };
         types::fields_ty(self.cx, path, root)
     }
 

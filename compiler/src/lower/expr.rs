@@ -1,0 +1,288 @@
+//! Expressions, strings and conditions: each pushes exactly one value.
+
+use tisslang::isa::{Field, Instr};
+use tisslang::module::{Constant, Observed, PathRef, PathRootRef, ValueType};
+
+use super::Unit;
+use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Path, PathRoot, StrLit, StrOp, StrPart};
+
+/// The type of a field. Field names are unique across record kinds, so the
+/// record (checked by the front end) does not change the answer.
+pub(crate) fn field_type(_record: ValueType, field: Field) -> ValueType {
+    use Field::*;
+    match field {
+        Stdout | Stderr | Command | Kind | Message | Step | Comment => ValueType::Str,
+        Duration | ExecutionTime | ExecutionTimeMin => ValueType::Duration,
+        TimedOut | Approved => ValueType::Bool,
+        ExitCode | Line | ApiCalls | TokenCount | RunCount | Instructions | ApiCallsMin | TokenCountMin
+        | RunCountMin | InstructionsMin => ValueType::Int,
+    }
+}
+
+impl Unit<'_, '_> {
+    /// Pushes the value of an expression; returns its static type.
+    pub(super) fn expr(&mut self, expr: &Expr) -> ValueType {
+        match &expr.kind {
+            ExprKind::Str { value } => {
+                self.string(value, false);
+                ValueType::Str
+            }
+            ExprKind::Int { value } => {
+                let c = self.tables.constant(Constant::Int(*value));
+                self.emit(Instr::PushConst { index: c });
+                ValueType::Int
+            }
+            ExprKind::Duration { millis } => {
+                let c = self.tables.constant(Constant::Duration(*millis));
+                self.emit(Instr::PushConst { index: c });
+                ValueType::Duration
+            }
+            ExprKind::Bool { value } => {
+                self.bool_const(*value);
+                ValueType::Bool
+            }
+            ExprKind::Path { path } => self.path(path),
+        }
+    }
+
+    pub(super) fn bool_const(&mut self, value: bool) {
+        let c = self.tables.constant(Constant::Bool(value));
+        self.emit(Instr::PushConst { index: c });
+    }
+
+    /// The static type of an expression, without emitting anything.
+    pub(super) fn expr_type(&self, expr: &Expr) -> ValueType {
+        match &expr.kind {
+            ExprKind::Str { .. } => ValueType::Str,
+            ExprKind::Int { .. } => ValueType::Int,
+            ExprKind::Duration { .. } => ValueType::Duration,
+            ExprKind::Bool { .. } => ValueType::Bool,
+            ExprKind::Path { path } => self.path_ref(path).1,
+        }
+    }
+
+    /// A path as the VM evaluates it directly, and its type.
+    pub(super) fn path_ref(&self, path: &Path) -> (PathRef, ValueType) {
+        let (root, mut ty) = match &path.root {
+            PathRoot::Var { ident } => {
+                let slot = self.tables.existing_slot(&ident.name).unwrap_or(u32::MAX);
+                (PathRootRef::Slot(slot), self.tables.slot_type(slot))
+            }
+            PathRoot::LastRun { .. } => (PathRootRef::LastRun, ValueType::LastRun),
+            PathRoot::Cost { .. } => (PathRootRef::Cost, ValueType::Cost),
+        };
+        let mut fields = Vec::with_capacity(path.fields.len());
+        for f in &path.fields {
+            // The checker guarantees the field exists on this record.
+            if let Some(field) = Field::from_name(&f.name) {
+                ty = field_type(ty, field);
+                fields.push(field as u8);
+            }
+        }
+        (PathRef { root, fields }, ty)
+    }
+
+    /// Pushes a path's value; returns its type.
+    pub(super) fn path(&mut self, path: &Path) -> ValueType {
+        let (path_ref, ty) = self.path_ref(path);
+        match path_ref.root {
+            PathRootRef::Slot(slot) => self.emit(Instr::Load { slot }),
+            PathRootRef::LastRun => self.emit(Instr::LastRun {}),
+            PathRootRef::Cost => self.emit(Instr::Cost {}),
+        };
+        for field in path_ref.fields {
+            self.emit(Instr::Field { field });
+        }
+        ty
+    }
+
+    /// Pushes a string literal: a constant, or its holes then `INTERP`
+    /// (`INTERP_SHELL` for RUN command strings, which quotes every value).
+    pub(super) fn string(&mut self, lit: &StrLit, shell: bool) {
+        if let Some(text) = lit.as_literal() {
+            let c = self.tables.str_constant(text);
+            self.emit(Instr::PushConst { index: c });
+            return;
+        }
+        let mut holes = 0;
+        for part in &lit.parts {
+            if let StrPart::Interp { path } = part {
+                self.path(path);
+                holes += 1;
+            }
+        }
+        let template = self.tables.template(lit);
+        if shell {
+            self.emit(Instr::InterpShell { template, holes });
+        } else {
+            self.emit(Instr::Interp { template, holes });
+        }
+    }
+
+    /// An operand of a comparison: bare `COST` against a duration means
+    /// `COST.EXECUTION_TIME` (SPEC §4).
+    fn operand(&mut self, expr: &Expr, other: &Expr) -> ValueType {
+        let bare_cost = matches!(&expr.kind, ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty());
+        if bare_cost && self.expr_type(other) == ValueType::Duration {
+            self.emit(Instr::Cost {});
+            self.emit(Instr::Field { field: Field::ExecutionTime as u8 });
+            return ValueType::Duration;
+        }
+        self.expr(expr)
+    }
+
+    /// Pushes the boolean value of a condition, short-circuiting AND / OR.
+    pub(super) fn cond(&mut self, cond: &Cond) {
+        match &cond.kind {
+            CondKind::Or { operands } => self.short_circuit(operands, true),
+            CondKind::And { operands } => self.short_circuit(operands, false),
+            CondKind::Not { operand } => {
+                self.cond(operand);
+                self.emit(Instr::Not {});
+            }
+            CondKind::File { path, test } => {
+                self.string(path, false);
+                self.record_path(path, tisslang::module::PathAccess::Inspect);
+                match test {
+                    FileTest::Exists => self.emit(Instr::FileExists {}),
+                    FileTest::IsEmpty => self.emit(Instr::FileIsEmpty {}),
+                    FileTest::Contains { needle } => {
+                        self.expr(needle);
+                        self.emit(Instr::FileContains {})
+                    }
+                };
+            }
+            CondKind::IsEmpty { operand } => {
+                self.expr(operand);
+                self.emit(Instr::IsEmpty {});
+            }
+            CondKind::StrTest { lhs, negated, op, rhs } => {
+                self.expr(lhs);
+                let literal_regex = match (&rhs.kind, op) {
+                    (ExprKind::Str { value }, StrOp::Matches) => value.as_literal(),
+                    _ => None,
+                };
+                if let Some(pattern) = literal_regex {
+                    let regex = self.tables.regex(pattern);
+                    self.emit(Instr::Matches { regex });
+                } else {
+                    self.expr(rhs);
+                    self.emit(match op {
+                        StrOp::Contains => Instr::Contains {},
+                        StrOp::StartsWith => Instr::StartsWith {},
+                        StrOp::EndsWith => Instr::EndsWith {},
+                        StrOp::Matches => Instr::MatchesDynamic {},
+                    });
+                }
+                if *negated {
+                    self.emit(Instr::Not {});
+                }
+            }
+            CondKind::Compare { lhs, op, rhs } => {
+                self.operand(lhs, rhs);
+                self.operand(rhs, lhs);
+                self.emit(match op {
+                    CmpOp::Eq => Instr::Eq {},
+                    CmpOp::Ne => Instr::Ne {},
+                    CmpOp::Lt => Instr::Lt {},
+                    CmpOp::Le => Instr::Le {},
+                    CmpOp::Gt => Instr::Gt {},
+                    CmpOp::Ge => Instr::Ge {},
+                });
+            }
+            CondKind::Expr { expr } => {
+                self.expr(expr);
+            }
+        }
+    }
+
+    /// `a OR b OR c`: `a; JUMP_IF_TRUE done_true; b; JUMP_IF_TRUE done_true; c;
+    /// JUMP end; done_true: PUSH TRUE; end:` (AND mirrors it with false).
+    fn short_circuit(&mut self, operands: &[Cond], is_or: bool) {
+        let depth = self.depth;
+        let mut exits = Vec::new();
+        let mut exit_bound = None;
+        for (i, operand) in operands.iter().enumerate() {
+            self.cond(operand);
+            if i + 1 < operands.len() {
+                let jump = if is_or {
+                    self.emit(Instr::JumpIfTrue { target: 0 })
+                } else {
+                    self.emit(Instr::JumpIfFalse { target: 0 })
+                };
+                exits.push(jump);
+                // The path that leaves here.
+                exit_bound = Some(match exit_bound {
+                    None => self.acc,
+                    Some(b) => self.acc.either(&b),
+                });
+            }
+        }
+        let skip = self.emit(Instr::Jump { target: 0 });
+        let through = self.acc;
+        for exit in exits {
+            self.patch(exit);
+        }
+        self.depth = depth;
+        self.acc = exit_bound.unwrap_or(through);
+        self.bool_const(is_or);
+        self.patch(skip);
+        self.acc = self.acc.either(&through);
+        self.depth = depth + 1;
+    }
+
+    /// The paths a condition reads, each once, in source order.
+    pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
+        let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
+            if let ExprKind::Path { path } = &expr.kind {
+                let text = unit.tables.file.slice(path.span).to_string();
+                let text_index = unit.tables.string(&text);
+                if !out.iter().any(|o| o.text == text_index) {
+                    let (path, _) = unit.path_ref(path);
+                    out.push(Observed { text: text_index, path });
+                }
+            }
+        };
+        match &cond.kind {
+            CondKind::Or { operands } | CondKind::And { operands } => {
+                for c in operands {
+                    self.observed(c, out);
+                }
+            }
+            CondKind::Not { operand } => self.observed(operand, out),
+            CondKind::File { test: FileTest::Contains { needle }, .. } => visit_expr(self, needle, out),
+            CondKind::File { .. } => {}
+            CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => {
+                visit_expr(self, operand, out)
+            }
+            CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
+                visit_expr(self, lhs, out);
+                visit_expr(self, rhs, out);
+            }
+        }
+    }
+}
+
+/// The type of an expression from the declared slots; `None` while a
+/// variable it copies has no known type yet.
+pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Option<ValueType> {
+    Some(match &expr.kind {
+        ExprKind::Str { .. } => ValueType::Str,
+        ExprKind::Int { .. } => ValueType::Int,
+        ExprKind::Duration { .. } => ValueType::Duration,
+        ExprKind::Bool { .. } => ValueType::Bool,
+        ExprKind::Path { path } => {
+            let mut ty = match &path.root {
+                PathRoot::Var { ident } => tables.known_slot_type(&ident.name)?,
+                PathRoot::LastRun { .. } => ValueType::LastRun,
+                PathRoot::Cost { .. } => ValueType::Cost,
+            };
+            for f in &path.fields {
+                if let Some(field) = Field::from_name(&f.name) {
+                    ty = field_type(ty, field);
+                }
+            }
+            ty
+        }
+    })
+}

@@ -1,0 +1,312 @@
+//! Lowering: a checked [`Plan`] → a [`Module`] (SPEC §2–4, DESIGN "Bytecode").
+//!
+//! Code is emitted in *units*: the main unit (SETUP, the top-level steps in
+//! source order, `HALT`) and one unit per `DEFINE_TASK` (its body, `RETURN`).
+//! Tasks are lowered first, callees before callers, so a `CALL` knows its
+//! callee's static cost bound; the units are then concatenated (main first)
+//! and their jump targets relocated. Shared tables (strings, constants,
+//! slots, templates, ...) live in the [`Tables`] every unit appends to.
+//!
+//! While emitting, each unit keeps the static cost bound of the path so far
+//! (`acc`) and the operand stack depth; branches snapshot and merge them, so
+//! the bounds are exact per path by construction (see `bound_of` users).
+
+mod cost_model;
+mod expr;
+mod manifest;
+mod risk;
+mod stmt;
+mod tables;
+
+use std::collections::HashMap;
+
+use tisslang::isa::Instr;
+use tisslang::module::{CostBound, Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
+
+use crate::ast::{Block, Item, Plan, StmtKind};
+use crate::source::SourceFile;
+use crate::span::Span;
+use tables::Tables;
+
+/// How to lower.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LowerOptions {
+    /// Leave the source text out of the module (`tissc compile --strip`).
+    pub strip_source: bool,
+}
+
+/// Lowers a plan that passed every check (no error diagnostics).
+pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
+    let mut tables = Tables::new(file);
+    stmt::declare_slots(plan, &mut tables);
+    let tasks = task_order(plan);
+    tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();
+    for &(index, _) in &tasks.order {
+        let (name, body, span) = tasks.defs[index];
+        let mut unit = Unit::new(&mut tables, &tasks.index, UnitKind::Task);
+        unit.line(span);
+        unit.block(body);
+        unit.emit(Instr::Return {});
+        let bound = unit.acc;
+        let code = unit.finish();
+        let name_index = tables.literal_or_raw(name);
+        let line = tables.file.line_col(span.start as usize).line as u32;
+        tables.task_infos[index] = Some((TaskInfo { name: name_index, entry: 0, line, bound }, code));
+    }
+
+    let mut main = Unit::new(&mut tables, &tasks.index, UnitKind::Main);
+    for item in &plan.items {
+        match item {
+            Item::Setup { description, body, span } => {
+                let name = match description {
+                    Some(d) => main.tables.literal_or_raw(d),
+                    None => main.tables.string("SETUP"),
+                };
+                main.step(name, *span, body);
+            }
+            Item::Step(step) => {
+                let name = main.tables.literal_or_raw(&step.name);
+                main.step(name, step.span, &step.body);
+            }
+            Item::SetBudget(budget) => {
+                main.line(budget.span);
+                main.budget(budget);
+            }
+            Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::DefineTask { .. } => {}
+        }
+    }
+    main.emit(Instr::Halt {});
+    let plan_bound = main.acc;
+    let main_code = main.finish();
+    tables.into_module(plan, main_code, plan_bound, options)
+}
+
+/// The DEFINE_TASKs: source-order table indices and a callee-first order.
+struct TaskOrder<'p> {
+    defs: Vec<(&'p crate::ast::StrLit, &'p Block, Span)>,
+    /// Task name → table index.
+    index: HashMap<String, u32>,
+    /// (table index, name) in callee-first order.
+    order: Vec<(usize, String)>,
+}
+
+fn task_order(plan: &Plan) -> TaskOrder<'_> {
+    let mut defs = Vec::new();
+    let mut index = HashMap::new();
+    for item in &plan.items {
+        if let Item::DefineTask { name, body, span } = item {
+            let key = name.as_literal().unwrap_or_default().to_string();
+            index.entry(key).or_insert(defs.len() as u32);
+            defs.push((name, body, *span));
+        }
+    }
+    // Depth-first, callees first; the checker has rejected cycles, and the
+    // `visiting` set keeps a malformed plan from recursing forever anyway.
+    let mut order = Vec::new();
+    let mut state = vec![0u8; defs.len()]; // 0 new, 1 visiting, 2 done
+    fn visit(
+        i: usize,
+        defs: &[(&crate::ast::StrLit, &Block, Span)],
+        index: &HashMap<String, u32>,
+        state: &mut [u8],
+        order: &mut Vec<(usize, String)>,
+    ) {
+        if state[i] != 0 {
+            return;
+        }
+        state[i] = 1;
+        let mut callees = Vec::new();
+        collect_calls(defs[i].1, &mut callees);
+        for callee in callees {
+            if let Some(&j) = index.get(callee.as_str()) {
+                visit(j as usize, defs, index, state, order);
+            }
+        }
+        state[i] = 2;
+        order.push((i, defs[i].0.as_literal().unwrap_or_default().to_string()));
+    }
+    for i in 0..defs.len() {
+        visit(i, &defs, &index, &mut state, &mut order);
+    }
+    TaskOrder { defs, index, order }
+}
+
+/// Every `CALL` target in a block, nested blocks included.
+fn collect_calls(block: &Block, out: &mut Vec<String>) {
+    for stmt in &block.commands {
+        match &stmt.kind {
+            StmtKind::Call { task } => out.push(task.as_literal().unwrap_or_default().to_string()),
+            StmtKind::Step { body, .. } | StmtKind::EstimateCost { body, .. } => collect_calls(body, out),
+            StmtKind::If(if_stmt) => {
+                let mut current = Some(if_stmt);
+                while let Some(i) = current {
+                    collect_calls(&i.then_block, out);
+                    current = match &i.else_branch {
+                        Some(crate::ast::Else::If { stmt, .. }) => Some(stmt),
+                        Some(crate::ast::Else::Block { block }) => {
+                            collect_calls(block, out);
+                            None
+                        }
+                        None => None,
+                    };
+                }
+            }
+            StmtKind::Try { body, handler, .. } => {
+                collect_calls(body, out);
+                collect_calls(handler, out);
+            }
+            StmtKind::Choose { options, .. } => options.iter().for_each(|o| collect_calls(&o.body, out)),
+            _ => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UnitKind {
+    Main,
+    Task,
+}
+
+/// A unit's code with unit-relative jump targets, and what refers into it.
+pub(crate) struct UnitCode {
+    code: Vec<Instr>,
+    lines: Vec<LineEntry>,
+    handlers: Vec<Handler>,
+    /// Choice table indices whose option targets point into this unit.
+    choices: Vec<u32>,
+    max_stack: u32,
+}
+
+/// Emits one unit of code.
+pub(crate) struct Unit<'t, 'f> {
+    tables: &'t mut Tables<'f>,
+    task_index: &'t HashMap<String, u32>,
+    kind: UnitKind,
+    code: Vec<Instr>,
+    lines: Vec<LineEntry>,
+    handlers: Vec<Handler>,
+    choices: Vec<u32>,
+    /// The static cost bound of the path so far.
+    acc: CostBound,
+    depth: u32,
+    max_stack: u32,
+    /// Open steps (step table indices), innermost last.
+    steps: Vec<u32>,
+    /// Inside an ESTIMATE_COST block: the code is thrown away and its
+    /// effects must not reach the manifest.
+    estimating: bool,
+}
+
+impl<'t, 'f> Unit<'t, 'f> {
+    fn new(tables: &'t mut Tables<'f>, task_index: &'t HashMap<String, u32>, kind: UnitKind) -> Self {
+        Unit {
+            tables,
+            task_index,
+            kind,
+            code: Vec::new(),
+            lines: Vec::new(),
+            handlers: Vec::new(),
+            choices: Vec::new(),
+            acc: CostBound::ZERO,
+            depth: 0,
+            max_stack: 0,
+            steps: Vec::new(),
+            estimating: false,
+        }
+    }
+
+    fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    /// Appends an instruction, accounting its stack effect and static cost.
+    fn emit(&mut self, instr: Instr) -> u32 {
+        let (pops, pushes) = instr.stack_effect();
+        self.depth = self.depth.saturating_sub(pops) + pushes;
+        self.max_stack = self.max_stack.max(self.depth);
+        cost_model::add_instruction(&mut self.acc, &instr);
+        self.code.push(instr);
+        self.pc() - 1
+    }
+
+    /// Points jump `at` to the current pc.
+    fn patch(&mut self, at: u32) {
+        let here = self.pc();
+        match &mut self.code[at as usize] {
+            Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                *target = here
+            }
+            other => unreachable!("patching a non-jump {other:?}"),
+        }
+    }
+
+    /// Records the source position of the next instruction.
+    fn line(&mut self, span: Span) {
+        let at = self.tables.file.line_col(span.start as usize);
+        let (line, column) = (at.line as u32, at.column as u32);
+        let pc = self.pc();
+        if let Some(last) = self.lines.last_mut() {
+            if last.pc == pc {
+                last.line = line;
+                last.column = column;
+                return;
+            }
+            if (last.line, last.column) == (line, column) {
+                return;
+            }
+        }
+        self.lines.push(LineEntry { pc, line, column });
+    }
+
+    /// A step (top-level, nested, or SETUP): enter, body, exit, with its own bound.
+    fn step(&mut self, name: u32, span: Span, body: &Block) {
+        let at = self.tables.file.line_col(span.start as usize);
+        let index = self.tables.steps.len() as u32;
+        self.tables.steps.push(StepInfo {
+            name,
+            line: at.line as u32,
+            column: at.column as u32,
+            parent: self.steps.last().copied().unwrap_or(NONE),
+            depth: self.steps.len() as u32,
+            bound: CostBound::ZERO,
+        });
+        let outer = std::mem::replace(&mut self.acc, CostBound::ZERO);
+        self.line(span);
+        self.emit(Instr::StepEnter { step: index });
+        self.steps.push(index);
+        self.block(body);
+        self.steps.pop();
+        self.line(body.span.to(span));
+        self.emit(Instr::StepExit { step: index });
+        let bound = self.acc;
+        self.tables.steps[index as usize].bound = bound;
+        self.acc = outer.then(&bound);
+    }
+
+    fn block(&mut self, block: &Block) {
+        for stmt in &block.commands {
+            self.statement(stmt);
+        }
+    }
+
+    /// The bound of what `f` emits, as if run alone; `acc` is left untouched.
+    fn bound_of(&mut self, f: impl FnOnce(&mut Self)) -> CostBound {
+        let outer = std::mem::replace(&mut self.acc, CostBound::ZERO);
+        f(self);
+        std::mem::replace(&mut self.acc, outer)
+    }
+
+    fn finish(self) -> UnitCode {
+        debug_assert!(self.kind == UnitKind::Main || matches!(self.code.last(), Some(Instr::Return {})));
+        UnitCode {
+            code: self.code,
+            lines: self.lines,
+            handlers: self.handlers,
+            choices: self.choices,
+            max_stack: self.max_stack,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

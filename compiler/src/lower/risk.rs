@@ -1,0 +1,102 @@
+//! The plan's risk level, with reasons, from its manifest (SPEC §9 `inspect`).
+//!
+//! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
+//! and language-model output interpolated into a command. Medium: commands
+//! built at run time, package installs and pushes, recursive DELETE, paths
+//! computed at run time, environment that changes how programs load.
+//! Everything else is low.
+
+use tisslang::module::{Manifest, PathAccess, Risk, RiskLevel, RiskReason};
+
+use super::tables::Tables;
+
+const NETWORK_TOOLS: &[&str] =
+    &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
+const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
+const INSTALLERS: &[(&str, &str)] = &[
+    ("pip", "install"),
+    ("pip3", "install"),
+    ("npm", "install"),
+    ("apt-get", "install"),
+    ("apt", "install"),
+    ("cargo", "install"),
+    ("gem", "install"),
+    ("brew", "install"),
+];
+
+pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
+    let mut reasons = Vec::new();
+    let mut add =
+        |level: RiskLevel, reason: String, line: u32| reasons.push(RiskReason { level, reason, line });
+    let model_outputs: Vec<&str> = tables
+        .prompts
+        .iter()
+        .filter(|p| p.into != u32::MAX)
+        .filter_map(|p| tables.slots.get(p.into as usize))
+        .map(|slot| tables.text_of(slot.name))
+        .collect();
+
+    for command in &manifest.commands {
+        let text = tables.text_of(command.text);
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '/'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+        let line = command.line;
+        if words.iter().any(|w| program(w) == "sudo" || program(w) == "su" || program(w) == "doas") {
+            add(RiskLevel::High, format!("runs a command with elevated privileges: `{text}`"), line);
+        }
+        if let Some(tool) = words.iter().map(|w| program(w)).find(|w| NETWORK_TOOLS.contains(&w.as_str())) {
+            add(RiskLevel::High, format!("uses the network tool `{tool}`: `{text}`"), line);
+        }
+        if let Some(tool) = words.iter().map(|w| program(w)).find(|w| DISK_TOOLS.contains(&w.as_str())) {
+            add(RiskLevel::High, format!("uses the disk-level tool `{tool}`: `{text}`"), line);
+        }
+        let recursive_rm = words.windows(2).any(|pair| {
+            program(pair[0]) == "rm"
+                && pair[1].starts_with('-')
+                && (pair[1].contains('r') || pair[1].contains('R') || pair[1] == "--recursive")
+        });
+        if recursive_rm {
+            add(RiskLevel::High, format!("deletes recursively with rm: `{text}`"), line);
+        }
+        for name in &model_outputs {
+            if text.contains(&format!("${{{name}}}")) || text.contains(&format!("${{{name}.")) {
+                add(
+                    RiskLevel::High,
+                    format!("language-model output `{name}` flows into a command: `{text}`"),
+                    line,
+                );
+            }
+        }
+        if command.dynamic {
+            add(RiskLevel::Medium, format!("command built at run time from values: `{text}`"), line);
+        }
+        let installs = words.windows(2).any(|p| INSTALLERS.contains(&(program(p[0]).as_str(), p[1])));
+        if installs {
+            add(RiskLevel::Medium, format!("installs packages: `{text}`"), line);
+        }
+        if words.windows(2).any(|p| program(p[0]) == "git" && p[1] == "push") {
+            add(RiskLevel::Medium, format!("pushes to a remote repository: `{text}`"), line);
+        }
+    }
+    for path in &manifest.paths {
+        let text = tables.text_of(path.path);
+        if path.access == PathAccess::DeleteRecursive {
+            add(RiskLevel::Medium, format!("deletes a directory recursively: `{text}`"), path.line);
+        }
+        if path.dynamic && path.access != PathAccess::Inspect {
+            add(RiskLevel::Medium, format!("path computed at run time: `{text}`"), path.line);
+        }
+    }
+    for &(name, line) in &manifest.env {
+        let name = tables.text_of(name);
+        if matches!(name, "PATH" | "LD_PRELOAD" | "LD_LIBRARY_PATH" | "PYTHONPATH" | "NODE_OPTIONS") {
+            add(RiskLevel::Medium, format!("changes `{name}`, which decides what programs run"), line);
+        }
+    }
+    reasons.sort_by_key(|r| r.line);
+    let level = reasons.iter().map(|r| r.level).max().unwrap_or(RiskLevel::Low);
+    Risk { level, reasons }
+}

@@ -1,0 +1,412 @@
+//! Statements (SPEC §3).
+
+use tisslang::isa::{Instr, NO_SLOT, run_flags};
+use tisslang::module::{
+    Assertion, Choice, ChoiceOption, Constant, CostBound, Handler, NONE, PathAccess, PromptInfo, ValueType,
+};
+
+use super::{Unit, cost_model};
+use crate::ast::{Block, Budget, Content, Else, Expr, IfStmt, Item, Plan, Stmt, StmtKind};
+
+impl Unit<'_, '_> {
+    pub(super) fn statement(&mut self, stmt: &Stmt) {
+        self.line(stmt.span);
+        match &stmt.kind {
+            StmtKind::Step { name, body } => {
+                let name = self.tables.literal_or_raw(name);
+                self.step(name, stmt.span, body);
+            }
+            StmtKind::Read { path, var } => {
+                self.string(path, false);
+                self.record_path(path, PathAccess::Read);
+                let slot = self.tables.slot(&var.name, ValueType::Str);
+                self.emit(Instr::Read { slot });
+            }
+            StmtKind::Write { path, content } | StmtKind::Append { path, content } => {
+                let append = matches!(stmt.kind, StmtKind::Append { .. });
+                self.string(path, false);
+                self.record_path(path, if append { PathAccess::Append } else { PathAccess::Write });
+                match content {
+                    Content::Heredoc(h) => {
+                        let c = self.tables.str_constant(&h.body);
+                        self.emit(Instr::PushConst { index: c });
+                    }
+                    Content::From { expr } => {
+                        self.expr(expr);
+                    }
+                }
+                self.emit(if append { Instr::Append {} } else { Instr::Write {} });
+            }
+            StmtKind::Mkdir { path } => {
+                self.string(path, false);
+                self.record_path(path, PathAccess::Create);
+                self.emit(Instr::Mkdir {});
+            }
+            StmtKind::Delete { path, recursive } => {
+                self.string(path, false);
+                let access = if *recursive { PathAccess::DeleteRecursive } else { PathAccess::Delete };
+                self.record_path(path, access);
+                self.emit(Instr::Delete { recursive: u8::from(*recursive) });
+            }
+            StmtKind::Log { message } => {
+                self.string(message, false);
+                self.emit(Instr::Log {});
+            }
+            StmtKind::Run { command, dir, timeout } => {
+                self.string(command, true);
+                let mut flags = 0;
+                if let Some(dir) = dir {
+                    self.string(dir, false);
+                    self.record_path(dir, PathAccess::Inspect);
+                    flags |= run_flags::DIR;
+                }
+                if let Some(t) = timeout {
+                    let c = self.tables.constant(Constant::Duration(t.millis));
+                    self.emit(Instr::PushConst { index: c });
+                    flags |= run_flags::TIMEOUT;
+                }
+                self.emit(Instr::Run { flags });
+                cost_model::add_run_time(&mut self.acc, timeout.map(|t| t.millis));
+                self.record_command(command, dir.as_ref(), timeout.map(|t| t.millis), stmt.span);
+            }
+            StmtKind::Env { name, value } => {
+                self.expr(value);
+                let name_index = self.tables.string(&name.name);
+                self.emit(Instr::Env { name: name_index });
+                self.record_env(name_index, stmt.span);
+            }
+            StmtKind::Assert { condition, message } => {
+                let mut observed = Vec::new();
+                self.observed(condition, &mut observed);
+                let text = self.tables.file.slice(condition.span).to_string();
+                let condition_index = self.tables.string(&text);
+                let literal_message = message.as_ref().map(|m| m.as_literal());
+                let assertion = self.tables.assertions.len() as u32;
+                let message_index = match literal_message {
+                    Some(Some(text)) => self.tables.string(text),
+                    _ => NONE,
+                };
+                self.tables.assertions.push(Assertion {
+                    condition: condition_index,
+                    message: message_index,
+                    observed,
+                });
+                self.cond(condition);
+                match message {
+                    Some(m) if m.as_literal().is_none() => {
+                        // Build the message only when the assertion fails.
+                        let ok = self.emit(Instr::JumpIfTrue { target: 0 });
+                        let pass = self.acc;
+                        self.string(m, false);
+                        self.emit(Instr::Fail { assertion });
+                        self.patch(ok);
+                        self.acc = self.acc.either(&pass);
+                    }
+                    _ => {
+                        self.emit(Instr::Assert { assertion });
+                    }
+                }
+            }
+            StmtKind::Var { name, value } => {
+                let ty = self.expr(value);
+                let slot = self.tables.slot(&name.name, ty);
+                self.emit(Instr::Store { slot });
+            }
+            StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
+            StmtKind::Try { body, catch_var, handler } => self.try_stmt(body, catch_var.as_ref(), handler),
+            StmtKind::Call { task } => {
+                let name = task.as_literal().unwrap_or_default();
+                let index = self.task_index.get(name).copied().unwrap_or(0);
+                self.emit(Instr::Call { task: index });
+                let callee = self
+                    .tables
+                    .task_infos
+                    .get(index as usize)
+                    .and_then(|t| t.as_ref())
+                    .map(|(info, _)| info.bound);
+                self.acc = self.acc.then(&callee.unwrap_or(CostBound::ZERO));
+            }
+            StmtKind::PromptAgent { query, with, into } => {
+                self.string(query, false);
+                let context: Vec<u32> =
+                    with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect();
+                let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.name, ValueType::Str));
+                let prompt = self.tables.prompts.len() as u32;
+                self.tables.prompts.push(PromptInfo {
+                    context: context.clone(),
+                    default_context: with.is_empty(),
+                    into: into_slot,
+                });
+                self.emit(Instr::Prompt { prompt });
+                let context_vars =
+                    if with.is_empty() { self.tables.read_slot_count() + 1 } else { with.len() };
+                cost_model::add_prompt_tokens(
+                    &mut self.acc,
+                    self.tables.raw_text(query).chars().count(),
+                    context_vars,
+                );
+                self.record_prompt(query, with, stmt.span);
+            }
+            StmtKind::Pause { message } => {
+                self.string(message, false);
+                self.emit(Instr::Pause {});
+                self.record_interaction(
+                    tisslang::module::InteractionKind::Pause,
+                    Some(message),
+                    &[],
+                    stmt.span,
+                );
+            }
+            StmtKind::RequestReview { message, into } => {
+                self.string(message, false);
+                let slot = into.as_ref().map_or(NO_SLOT, |i| self.tables.slot(&i.name, ValueType::Review));
+                self.emit(Instr::Review { slot });
+                self.record_interaction(
+                    tisslang::module::InteractionKind::Review,
+                    Some(message),
+                    &[],
+                    stmt.span,
+                );
+            }
+            StmtKind::Choose { prompt, options } => {
+                let prompt_index = prompt.as_ref().map_or(NONE, |p| self.tables.literal_or_raw(p));
+                let labels: Vec<u32> = options.iter().map(|o| self.tables.literal_or_raw(&o.label)).collect();
+                let choice = self.tables.choices.len() as u32;
+                self.tables.choices.push(Choice {
+                    prompt: prompt_index,
+                    options: labels.iter().map(|&label| ChoiceOption { label, target: 0 }).collect(),
+                });
+                self.choices.push(choice);
+                self.emit(Instr::Choose { choice });
+                let labels_lits: Vec<_> = options.iter().map(|o| &o.label).collect();
+                self.record_interaction(
+                    tisslang::module::InteractionKind::Choose,
+                    prompt.as_ref(),
+                    &labels_lits,
+                    stmt.span,
+                );
+                let start = self.acc;
+                let mut merged: Option<CostBound> = None;
+                let mut ends = Vec::new();
+                for (i, option) in options.iter().enumerate() {
+                    self.acc = start;
+                    self.tables.choices[choice as usize].options[i].target = self.pc();
+                    self.line(option.span);
+                    self.block(&option.body);
+                    if i + 1 < options.len() {
+                        ends.push(self.emit(Instr::Jump { target: 0 }));
+                    }
+                    merged = Some(match merged {
+                        None => self.acc,
+                        Some(m) => m.either(&self.acc),
+                    });
+                }
+                for end in ends {
+                    self.patch(end);
+                }
+                self.acc = merged.unwrap_or(start);
+            }
+            StmtKind::EstimateCost { into, body } => {
+                let bound = self.estimate(body);
+                let estimate = self.tables.estimates.len() as u32;
+                self.tables.estimates.push(bound);
+                self.emit(Instr::Estimate { estimate });
+                match into {
+                    Some(i) => {
+                        let slot = self.tables.slot(&i.name, ValueType::Estimate);
+                        self.emit(Instr::Store { slot })
+                    }
+                    None => self.emit(Instr::Pop {}),
+                };
+            }
+            StmtKind::SetBudget(budget) => self.budget(budget),
+        }
+    }
+
+    pub(super) fn budget(&mut self, budget: &Budget) {
+        self.expr(&budget.value);
+        let dim = tisslang::cost::Dim::ALL.iter().position(|&d| d == budget.dim).unwrap_or(0) as u8;
+        self.emit(Instr::SetBudget { dim });
+        self.record_budget(dim, &budget.value, budget.span);
+    }
+
+    fn if_stmt(&mut self, if_stmt: &IfStmt) {
+        self.cond(&if_stmt.condition);
+        let to_else = self.emit(Instr::JumpIfFalse { target: 0 });
+        let branch = self.acc;
+        self.block(&if_stmt.then_block);
+        match &if_stmt.else_branch {
+            None => {
+                self.patch(to_else);
+                self.acc = self.acc.either(&branch);
+            }
+            Some(else_branch) => {
+                let to_end = self.emit(Instr::Jump { target: 0 });
+                let then_bound = self.acc;
+                self.acc = branch;
+                self.patch(to_else);
+                match else_branch {
+                    Else::If { stmt, span } => {
+                        self.line(*span);
+                        self.if_stmt(stmt);
+                    }
+                    Else::Block { block } => self.block(block),
+                }
+                self.patch(to_end);
+                self.acc = self.acc.either(&then_bound);
+            }
+        }
+    }
+
+    /// `TRY body CATCH [AS e] handler`: the body's range goes into the
+    /// handler table (after any TRY nested in it, so the innermost matches first).
+    fn try_stmt(&mut self, body: &Block, catch_var: Option<&crate::ast::Ident>, handler: &Block) {
+        let start = self.pc();
+        let entry = self.acc;
+        let depth = self.depth;
+        self.block(body);
+        let end = self.pc();
+        let to_end = self.emit(Instr::Jump { target: 0 });
+        let completed = self.acc;
+        let catch_slot = catch_var.map_or(NONE, |v| self.tables.slot(&v.name, ValueType::Error));
+        let target = self.pc();
+        self.handlers.push(Handler {
+            start,
+            end,
+            target,
+            stack_depth: depth,
+            step_depth: self.steps.len() as u32,
+            catch_slot,
+        });
+        self.depth = depth;
+        let handler_bound = self.bound_of(|unit| unit.block(handler));
+        self.patch(to_end);
+        // A failure can happen anywhere in the body: the handler path costs at
+        // least the entry plus the handler, at most the whole body plus the handler.
+        let mut failed = entry.then(&handler_bound);
+        for i in 0..5 {
+            failed.max[i] = completed.max[i].saturating_add(handler_bound.max[i]);
+        }
+        self.acc = completed.either(&failed);
+    }
+
+    /// The static bound of a block that is not run (ESTIMATE_COST): its code
+    /// is lowered into a scratch buffer and discarded, its effects kept out of
+    /// the manifest.
+    fn estimate(&mut self, body: &Block) -> CostBound {
+        let saved = (
+            self.code.len(),
+            self.lines.len(),
+            self.handlers.len(),
+            self.choices.len(),
+            self.depth,
+            self.estimating,
+        );
+        self.estimating = true;
+        let bound = self.bound_of(|unit| unit.block(body));
+        self.code.truncate(saved.0);
+        self.lines.truncate(saved.1);
+        self.handlers.truncate(saved.2);
+        for choice in self.choices.drain(saved.3..) {
+            // Options of a discarded CHOOSE point nowhere: clear them.
+            self.tables.choices[choice as usize].options.iter_mut().for_each(|o| o.target = 0);
+        }
+        self.depth = saved.4;
+        self.estimating = saved.5;
+        bound
+    }
+}
+
+/// Creates every variable's slot, in source order, with its type, before
+/// any code is emitted (a task may use a variable its caller binds later in
+/// the source). Copies (`VAR y = x`) take their type in a second pass.
+pub(super) fn declare_slots(plan: &Plan, tables: &mut super::tables::Tables<'_>) {
+    let mut pending: Vec<(&str, &Expr)> = Vec::new();
+    for item in &plan.items {
+        match item {
+            Item::Setup { body, .. } | Item::DefineTask { body, .. } => {
+                declare_block(body, tables, &mut pending)
+            }
+            Item::Step(step) => declare_block(&step.body, tables, &mut pending),
+            _ => {}
+        }
+    }
+    // Resolve copies; each round resolves at least one, or stops.
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|(name, expr)| match super::expr::static_type(expr, tables) {
+            Some(ty) => {
+                tables.set_slot_type(name, ty);
+                false
+            }
+            None => true,
+        });
+        if pending.len() == before {
+            break;
+        }
+    }
+}
+
+fn declare_block<'p>(
+    block: &'p Block,
+    tables: &mut super::tables::Tables<'_>,
+    pending: &mut Vec<(&'p str, &'p Expr)>,
+) {
+    for stmt in &block.commands {
+        match &stmt.kind {
+            StmtKind::Read { var, .. } => {
+                tables.slot(&var.name, ValueType::Str);
+                tables.mark_read_slot(&var.name);
+            }
+            StmtKind::Var { name, value } => match super::expr::static_type(value, tables) {
+                Some(ty) => {
+                    tables.slot(&name.name, ty);
+                }
+                None => {
+                    tables.slot_unresolved(&name.name);
+                    pending.push((&name.name, value));
+                }
+            },
+            StmtKind::PromptAgent { into: Some(i), .. } => {
+                tables.slot(&i.name, ValueType::Str);
+            }
+            StmtKind::RequestReview { into: Some(i), .. } => {
+                tables.slot(&i.name, ValueType::Review);
+            }
+            StmtKind::Try { body, catch_var, handler } => {
+                declare_block(body, tables, pending);
+                if let Some(v) = catch_var {
+                    tables.slot(&v.name, ValueType::Error);
+                }
+                declare_block(handler, tables, pending);
+            }
+            StmtKind::EstimateCost { into, body } => {
+                declare_block(body, tables, pending);
+                if let Some(i) = into {
+                    tables.slot(&i.name, ValueType::Estimate);
+                }
+            }
+            StmtKind::Step { body, .. } => declare_block(body, tables, pending),
+            StmtKind::If(if_stmt) => {
+                let mut current = Some(if_stmt);
+                while let Some(i) = current {
+                    declare_block(&i.then_block, tables, pending);
+                    current = match &i.else_branch {
+                        Some(Else::If { stmt, .. }) => Some(stmt),
+                        Some(Else::Block { block }) => {
+                            declare_block(block, tables, pending);
+                            None
+                        }
+                        None => None,
+                    };
+                }
+            }
+            StmtKind::Choose { options, .. } => {
+                for o in options {
+                    declare_block(&o.body, tables, pending);
+                }
+            }
+            _ => {}
+        }
+    }
+}

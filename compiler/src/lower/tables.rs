@@ -1,0 +1,287 @@
+//! The tables every unit appends to, and the final assembly of the module.
+
+use std::collections::HashMap;
+
+use lasso::{Rodeo, Spur};
+use tisslang::isa::Instr;
+use tisslang::module::{
+    Assertion, Choice, Constant, CostBound, Manifest, Module, PromptInfo, Slot, Source, StepInfo, TaskInfo,
+    Template, ValueType,
+};
+use tisslang::version::LANGUAGE_VERSION;
+
+use super::{LowerOptions, UnitCode};
+use crate::ast::{Item, Plan, StrLit, StrPart};
+use crate::source::SourceFile;
+
+pub(crate) struct Tables<'f> {
+    pub(crate) file: &'f SourceFile,
+    strings: Rodeo,
+    constants: Vec<Constant>,
+    constant_index: HashMap<Constant, u32>,
+    pub(crate) slots: Vec<Slot>,
+    slot_index: HashMap<String, u32>,
+    /// Slots whose type is not known yet (copies of later-typed variables).
+    unresolved: std::collections::HashSet<u32>,
+    /// Slots bound by READ: the default context of a PROMPT_AGENT.
+    read_slots: std::collections::BTreeSet<u32>,
+    pub(crate) templates: Vec<Template>,
+    template_index: HashMap<Template, u32>,
+    pub(crate) regexes: Vec<u32>,
+    pub(crate) assertions: Vec<Assertion>,
+    pub(crate) prompts: Vec<PromptInfo>,
+    pub(crate) choices: Vec<Choice>,
+    pub(crate) estimates: Vec<CostBound>,
+    pub(crate) steps: Vec<StepInfo>,
+    /// Per DEFINE_TASK (source order): its table entry and code, once lowered.
+    pub(crate) task_infos: Vec<Option<(TaskInfo, UnitCode)>>,
+    pub(crate) manifest: Manifest,
+}
+
+impl<'f> Tables<'f> {
+    pub(crate) fn new(file: &'f SourceFile) -> Tables<'f> {
+        Tables {
+            file,
+            strings: Rodeo::new(),
+            constants: Vec::new(),
+            constant_index: HashMap::new(),
+            slots: Vec::new(),
+            slot_index: HashMap::new(),
+            unresolved: Default::default(),
+            read_slots: Default::default(),
+            templates: Vec::new(),
+            template_index: HashMap::new(),
+            regexes: Vec::new(),
+            assertions: Vec::new(),
+            prompts: Vec::new(),
+            choices: Vec::new(),
+            estimates: Vec::new(),
+            steps: Vec::new(),
+            task_infos: Vec::new(),
+            manifest: Manifest::default(),
+        }
+    }
+
+    /// Interns a string: each distinct string is stored once.
+    pub(crate) fn string(&mut self, text: &str) -> u32 {
+        spur_index(self.strings.get_or_intern(text))
+    }
+
+    /// A literal's text, or for an interpolated one its text as written.
+    pub(crate) fn literal_or_raw(&mut self, lit: &StrLit) -> u32 {
+        match lit.as_literal() {
+            Some(text) => self.string(text),
+            None => {
+                let raw = self.raw_text(lit).to_string();
+                self.string(&raw)
+            }
+        }
+    }
+
+    /// A string literal's source between its quotes.
+    pub(crate) fn raw_text(&self, lit: &StrLit) -> &'f str {
+        let text = self.file.slice(lit.span);
+        text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text)
+    }
+
+    pub(crate) fn constant(&mut self, constant: Constant) -> u32 {
+        let next = self.constants.len() as u32;
+        let index = *self.constant_index.entry(constant).or_insert(next);
+        if index == next {
+            self.constants.push(constant);
+        }
+        index
+    }
+
+    pub(crate) fn str_constant(&mut self, text: &str) -> u32 {
+        let s = self.string(text);
+        self.constant(Constant::Str(s))
+    }
+
+    /// The slot of a variable, created on first use with `ty` as its type.
+    pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
+        if let Some(&slot) = self.slot_index.get(name) {
+            return slot;
+        }
+        let slot = self.slots.len() as u32;
+        let name_index = self.string(name);
+        self.slots.push(Slot { name: name_index, ty });
+        self.slot_index.insert(name.to_string(), slot);
+        slot
+    }
+
+    /// Declares a variable whose type is not known yet.
+    pub(crate) fn slot_unresolved(&mut self, name: &str) {
+        if self.slot_index.contains_key(name) {
+            return;
+        }
+        let slot = self.slot(name, ValueType::Str);
+        self.unresolved.insert(slot);
+    }
+
+    pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
+        if let Some(&slot) = self.slot_index.get(name) {
+            self.slots[slot as usize].ty = ty;
+            self.unresolved.remove(&slot);
+        }
+    }
+
+    /// The type of a declared variable whose type is known.
+    pub(crate) fn known_slot_type(&self, name: &str) -> Option<ValueType> {
+        let slot = *self.slot_index.get(name)?;
+        (!self.unresolved.contains(&slot)).then(|| self.slots[slot as usize].ty)
+    }
+
+    pub(crate) fn mark_read_slot(&mut self, name: &str) {
+        if let Some(&slot) = self.slot_index.get(name) {
+            self.read_slots.insert(slot);
+        }
+    }
+
+    pub(crate) fn read_slot_count(&self) -> usize {
+        self.read_slots.len()
+    }
+
+    pub(crate) fn existing_slot(&self, name: &str) -> Option<u32> {
+        self.slot_index.get(name).copied()
+    }
+
+    pub(crate) fn slot_type(&self, slot: u32) -> ValueType {
+        self.slots.get(slot as usize).map_or(ValueType::Str, |s| s.ty)
+    }
+
+    /// The template of an interpolated literal (deduplicated).
+    pub(crate) fn template(&mut self, lit: &StrLit) -> u32 {
+        use tisslang::module::TemplatePart;
+        let parts = lit
+            .parts
+            .iter()
+            .map(|part| match part {
+                StrPart::Text { text } => TemplatePart::Text(self.string(text)),
+                StrPart::Interp { .. } => TemplatePart::Hole,
+            })
+            .collect();
+        let template = Template { parts };
+        let next = self.templates.len() as u32;
+        if let Some(&index) = self.template_index.get(&template) {
+            return index;
+        }
+        self.template_index.insert(template.clone(), next);
+        self.templates.push(template);
+        next
+    }
+
+    pub(crate) fn regex(&mut self, pattern: &str) -> u32 {
+        let s = self.string(pattern);
+        if let Some(i) = self.regexes.iter().position(|&r| r == s) {
+            return i as u32;
+        }
+        self.regexes.push(s);
+        self.regexes.len() as u32 - 1
+    }
+
+    /// Concatenates the units (main first, then tasks in source order),
+    /// relocating their jump targets, and fills in the module.
+    pub(crate) fn into_module(
+        mut self,
+        plan: &Plan,
+        main: UnitCode,
+        bound: CostBound,
+        options: LowerOptions,
+    ) -> Module {
+        let mut code = Vec::new();
+        let mut lines = Vec::new();
+        let mut handlers = Vec::new();
+        let mut max_stack = 0;
+        let mut tasks = Vec::new();
+        let units = std::iter::once((None, main)).chain(
+            std::mem::take(&mut self.task_infos).into_iter().flatten().map(|(info, unit)| (Some(info), unit)),
+        );
+        for (info, unit) in units {
+            let base = code.len() as u32;
+            code.extend(unit.code.into_iter().map(|instr| relocate(instr, base)));
+            lines.extend(unit.lines.into_iter().map(|mut l| {
+                l.pc += base;
+                l
+            }));
+            handlers.extend(unit.handlers.into_iter().map(|mut h| {
+                h.start += base;
+                h.end += base;
+                h.target += base;
+                h
+            }));
+            for choice in unit.choices {
+                for option in &mut self.choices[choice as usize].options {
+                    option.target += base;
+                }
+            }
+            max_stack = max_stack.max(unit.max_stack);
+            if let Some(mut info) = info {
+                info.entry = base;
+                tasks.push(info);
+            }
+        }
+
+        let mut task = u32::MAX;
+        let mut metadata = Vec::new();
+        for item in &plan.items {
+            match item {
+                Item::Task { name, .. } => task = self.literal_or_raw(name),
+                Item::Header { entries, .. } => {
+                    for e in entries {
+                        metadata.push((self.string(&e.key), self.string(&e.value)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if task == u32::MAX {
+            task = self.string("");
+        }
+        let mut manifest = std::mem::take(&mut self.manifest);
+        manifest.risk = super::risk::assess(&manifest, &self);
+        let strings = self.strings.into_resolver().strings().map(str::to_string).collect();
+        Module {
+            language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
+            task,
+            metadata,
+            strings,
+            constants: self.constants,
+            code,
+            max_stack,
+            slots: self.slots,
+            lines,
+            steps: self.steps,
+            tasks,
+            handlers,
+            regexes: self.regexes,
+            templates: self.templates,
+            assertions: self.assertions,
+            prompts: self.prompts,
+            choices: self.choices,
+            estimates: self.estimates,
+            bound,
+            manifest,
+            source: (!options.strip_source)
+                .then(|| Source { name: self.file.name.clone(), text: self.file.text.clone() }),
+        }
+    }
+
+    /// Resolves a string index back to text (for the risk assessment).
+    pub(crate) fn text_of(&self, index: u32) -> &str {
+        <Spur as lasso::Key>::try_from_usize(index as usize).map_or("", |spur| self.strings.resolve(&spur))
+    }
+}
+
+fn spur_index(spur: Spur) -> u32 {
+    lasso::Key::into_usize(spur) as u32
+}
+
+fn relocate(instr: Instr, base: u32) -> Instr {
+    match instr {
+        Instr::Jump { target } => Instr::Jump { target: target + base },
+        Instr::JumpIfFalse { target } => Instr::JumpIfFalse { target: target + base },
+        Instr::JumpIfTrue { target } => Instr::JumpIfTrue { target: target + base },
+        other => other,
+    }
+}

@@ -1,0 +1,161 @@
+use tisslang::cost::Dim;
+use tisslang::isa::Instr;
+use tisslang::module::{Module, PathAccess, RiskLevel};
+
+use super::LowerOptions;
+
+fn compile(src: &str) -> Module {
+    match crate::compile("t.tiss", src.as_bytes(), LowerOptions::default()) {
+        Ok((module, _)) => module,
+        Err(fe) => panic!("{:#?}", fe.diagnostics),
+    }
+}
+
+fn in_step(body: &str) -> Module {
+    compile(&format!("TASK \"t\"\nSTEP \"s\" {{\n{body}\n}}\n"))
+}
+
+fn bound(m: &Module, dim: Dim) -> (u64, u64) {
+    m.bound.get(dim)
+}
+
+#[test]
+fn straight_line_counts_are_exact() {
+    let m = in_step("RUN \"a\"\nRUN \"b\" TIMEOUT 5s\nASSERT LAST_RUN.EXIT_CODE == 0");
+    assert_eq!(bound(&m, Dim::RunCount), (2, 2));
+    let n = m.code.len() as u64;
+    assert_eq!(bound(&m, Dim::Instructions), (n, n), "every instruction runs once");
+    assert_eq!(m.code.last(), Some(&Instr::Halt {}));
+    // The first RUN has no timeout: the default maximum; the second: 5s.
+    assert_eq!(bound(&m, Dim::ExecutionTime), (0, super::cost_model::DEFAULT_RUN_MAX_MS + 5_000));
+}
+
+#[test]
+fn if_takes_min_and_max_over_arms() {
+    let m = in_step("VAR b = TRUE\nIF b { RUN \"a\" RUN \"b\" } ELSE { RUN \"c\" }");
+    assert_eq!(bound(&m, Dim::RunCount), (1, 2));
+    let m = in_step("VAR b = TRUE\nIF b { RUN \"a\" }");
+    assert_eq!(bound(&m, Dim::RunCount), (0, 1));
+    let m = in_step("VAR b = TRUE\nIF b { RUN \"a\" } ELSE IF b { } ELSE { RUN \"b\" RUN \"c\" RUN \"d\" }");
+    assert_eq!(bound(&m, Dim::RunCount), (0, 3));
+}
+
+#[test]
+fn try_takes_the_worst_of_both_paths() {
+    let m = in_step("TRY { RUN \"a\" RUN \"b\" } CATCH AS e { RUN \"c\" }");
+    assert_eq!(bound(&m, Dim::RunCount), (1, 3));
+    assert_eq!(m.handlers.len(), 1);
+    let h = m.handlers[0];
+    assert!(h.start < h.end && h.end < h.target);
+    assert_ne!(h.catch_slot, tisslang::module::NONE);
+}
+
+#[test]
+fn choose_calls_and_estimates() {
+    let m = in_step("CHOOSE { OPTION \"a\" { RUN \"x\" } OPTION \"b\" { RUN \"y\" RUN \"z\" } }");
+    assert_eq!(bound(&m, Dim::RunCount), (1, 2));
+    assert_eq!(m.choices[0].options.len(), 2);
+
+    let m = compile(
+        "TASK \"t\"\nDEFINE_TASK \"two\" { RUN \"a\" CALL \"one\" }\nDEFINE_TASK \"one\" { RUN \"b\" }\nSTEP \"s\" { CALL \"two\" CALL \"two\" }\n",
+    );
+    assert_eq!(bound(&m, Dim::RunCount), (4, 4));
+    assert_eq!(m.tasks.len(), 2);
+    for task in &m.tasks {
+        assert!(matches!(m.code.get(task.entry as usize), Some(_)));
+    }
+
+    let m = in_step("ESTIMATE_COST INTO e { RUN \"a\" PROMPT_AGENT \"q\" }\nASSERT e.RUN_COUNT == 1");
+    assert_eq!(bound(&m, Dim::RunCount), (0, 0), "the estimated block does not run");
+    assert_eq!(m.estimates[0].get(Dim::RunCount), (1, 1));
+    assert_eq!(m.estimates[0].get(Dim::ApiCalls), (1, 1));
+    assert!(m.manifest.commands.is_empty(), "an estimated command is not an effect");
+    assert!(!m.code.iter().any(|i| matches!(i, Instr::Run { .. })));
+}
+
+#[test]
+fn steps_have_their_own_bounds_and_nesting() {
+    let m = compile("TASK \"t\"\nSTEP \"a\" { RUN \"x\" STEP \"inner\" { RUN \"y\" } }\nSTEP \"b\" { }\n");
+    assert_eq!(m.steps.len(), 3);
+    assert_eq!(m.steps[0].bound.get(Dim::RunCount), (2, 2));
+    assert_eq!(m.steps[1].parent, 0);
+    assert_eq!(m.steps[1].depth, 1);
+    assert_eq!(m.steps[1].bound.get(Dim::RunCount), (1, 1));
+    assert_eq!(m.steps[2].bound.get(Dim::RunCount), (0, 0));
+}
+
+#[test]
+fn strings_are_stored_once_and_output_is_deterministic() {
+    let src = "TASK \"t\"\nSTEP \"s\" { LOG \"same\" LOG \"same\" RUN \"echo same\" LOG \"same\" }\n";
+    let a = compile(src);
+    let b = compile(src);
+    assert_eq!(a, b);
+    assert_eq!(a.strings.iter().filter(|s| *s == "same").count(), 1);
+    assert_eq!(a.constants.len(), a.constants.iter().collect::<std::collections::HashSet<_>>().len());
+}
+
+#[test]
+fn run_strings_mark_shell_quoting() {
+    let m = in_step("VAR f = \"a b\"\nRUN \"cat ${f}\"\nLOG \"file ${f}\"");
+    assert!(m.code.iter().any(|i| matches!(i, Instr::InterpShell { holes: 1, .. })));
+    assert!(m.code.iter().any(|i| matches!(i, Instr::Interp { holes: 1, .. })));
+    assert!(m.manifest.commands[0].dynamic);
+}
+
+#[test]
+fn manifest_and_risk() {
+    let m = in_step(
+        "READ \"in.txt\" AS x\nWRITE \"out.txt\" FROM x\nDELETE \"tmp\" RECURSIVE\nRUN \"curl https://example.com\"\nPROMPT_AGENT \"fix\" INTO fix\nRUN \"sh -c ${fix}\"",
+    );
+    let accesses: Vec<_> = m.manifest.paths.iter().map(|p| p.access).collect();
+    assert_eq!(accesses, [PathAccess::Read, PathAccess::Write, PathAccess::DeleteRecursive]);
+    assert_eq!(m.manifest.risk.level, RiskLevel::High);
+    let reasons: Vec<_> = m.manifest.risk.reasons.iter().map(|r| r.reason.as_str()).collect();
+    assert!(reasons.iter().any(|r| r.contains("network tool `curl`")), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r.contains("language-model output `fix`")), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r.contains("deletes a directory recursively")), "{reasons:?}");
+
+    let calm = in_step("RUN \"make test\" TIMEOUT 1m\nASSERT LAST_RUN.EXIT_CODE == 0");
+    assert_eq!(calm.manifest.risk.level, RiskLevel::Low);
+    assert!(calm.manifest.risk.reasons.is_empty());
+}
+
+#[test]
+fn asserts_record_their_condition_and_observed_values() {
+    let m = in_step(
+        "RUN \"x\"\nASSERT LAST_RUN.STDOUT CONTAINS \"ok\" AND LAST_RUN.EXIT_CODE == 0 MESSAGE \"bad\"",
+    );
+    let a = &m.assertions[0];
+    assert_eq!(m.string(a.condition), Some("LAST_RUN.STDOUT CONTAINS \"ok\" AND LAST_RUN.EXIT_CODE == 0"));
+    assert_eq!(m.string(a.message), Some("bad"));
+    let observed: Vec<_> = a.observed.iter().map(|o| m.string(o.text).unwrap()).collect();
+    assert_eq!(observed, ["LAST_RUN.STDOUT", "LAST_RUN.EXIT_CODE"]);
+    // An interpolated message is built only on failure: FAIL instead of ASSERT.
+    let m = in_step("VAR x = 1\nASSERT x == 1 MESSAGE \"x was ${x}\"");
+    assert!(m.code.iter().any(|i| matches!(i, Instr::Fail { .. })));
+}
+
+#[test]
+fn bare_cost_against_a_duration_reads_execution_time() {
+    let m = in_step("ASSERT COST < 5m");
+    let at = m.code.iter().position(|i| matches!(i, Instr::Cost {})).unwrap();
+    assert_eq!(m.code[at + 1], Instr::Field { field: tisslang::isa::Field::ExecutionTime as u8 });
+}
+
+#[test]
+fn every_example_lowers() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "tiss") {
+            let m = compile(&std::fs::read_to_string(&path).unwrap());
+            assert_eq!(
+                m.code.iter().filter(|i| matches!(i, Instr::Halt {})).count(),
+                1,
+                "{}",
+                path.display()
+            );
+            assert!(m.max_stack >= 1, "{}", path.display());
+        }
+    }
+}

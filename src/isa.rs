@@ -1,0 +1,442 @@
+//! The instruction set, defined once.
+//!
+//! The [`isa!`] table below is the only place an instruction is described:
+//! its stable opcode number, its operands, its mnemonic, its stack effect and
+//! its cost class. The enum, the binary encoding and decoding, the
+//! disassembler's names and operand lists, the verifier's stack effects and
+//! the static cost all derive from it. Operands are plain indices into the
+//! module's tables (constants, strings, slots, templates, steps, tasks,
+//! regexes, ...) or small flags — never pointers.
+
+use serde::Serialize;
+
+/// What an instruction costs beyond the one unit of `INSTRUCTIONS` every
+/// instruction costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CostClass {
+    /// Only the instruction itself.
+    Plain,
+    /// Runs a command: one `RUN_COUNT`, and execution time.
+    Run,
+    /// Asks a language model: one `API_CALLS`, and tokens.
+    Prompt,
+}
+
+/// Why decoding an instruction failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    UnknownOpcode { opcode: u8, offset: usize },
+    Truncated { offset: usize },
+    OperandTooLarge { offset: usize },
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::UnknownOpcode { opcode, offset } => {
+                write!(f, "unknown opcode 0x{opcode:02X} at code byte {offset}")
+            }
+            DecodeError::Truncated { offset } => write!(f, "instruction truncated at code byte {offset}"),
+            DecodeError::OperandTooLarge { offset } => {
+                write!(f, "operand at code byte {offset} does not fit in 32 bits")
+            }
+        }
+    }
+}
+
+/// Reads operands from encoded code.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn u8(&mut self) -> Result<u8, DecodeError> {
+        let b = *self.bytes.get(self.pos).ok_or(DecodeError::Truncated { offset: self.pos })?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// An unsigned LEB128 value that must fit in 32 bits.
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        let start = self.pos;
+        let mut value: u64 = 0;
+        for shift in (0..35).step_by(7) {
+            let b = self.u8()?;
+            value |= u64::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(value).map_err(|_| DecodeError::OperandTooLarge { offset: start });
+            }
+        }
+        Err(DecodeError::OperandTooLarge { offset: start })
+    }
+}
+
+trait Operand: Sized + Copy {
+    fn write(self, out: &mut Vec<u8>);
+    fn read(reader: &mut Reader<'_>) -> Result<Self, DecodeError>;
+    /// The operand's shape, for the instruction-set fingerprint.
+    const SHAPE: &'static str;
+}
+
+impl Operand for u8 {
+    fn write(self, out: &mut Vec<u8>) {
+        out.push(self);
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<u8, DecodeError> {
+        reader.u8()
+    }
+    const SHAPE: &'static str = "u8";
+}
+
+impl Operand for u32 {
+    fn write(self, out: &mut Vec<u8>) {
+        let mut v = self;
+        loop {
+            let byte = (v & 0x7F) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
+        reader.u32()
+    }
+    const SHAPE: &'static str = "u32";
+}
+
+/// Flag bits of [`Instr::Run`].
+pub mod run_flags {
+    /// An `IN "dir"` string is on the stack (below the timeout, above the command).
+    pub const DIR: u8 = 1;
+    /// A `TIMEOUT` duration is on the stack (topmost).
+    pub const TIMEOUT: u8 = 2;
+}
+
+/// "No slot": the operand of an optional `INTO`.
+pub const NO_SLOT: u32 = u32::MAX;
+
+macro_rules! isa {
+    ($(
+        $(#[doc = $doc:literal])*
+        $opcode:literal $name:ident { $($field:ident : $ty:ty),* }
+            $mnemonic:literal pops $pops:expr, pushes $pushes:expr, $cost:ident;
+    )*) => {
+        /// One instruction. See the table in `isa.rs` for each one's meaning.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Instr {
+            $($(#[doc = $doc])* $name { $($field: $ty),* },)*
+        }
+
+        impl Instr {
+            /// Every opcode with its mnemonic and operand names and shapes, in
+            /// opcode order: the instruction set's fingerprint is taken over this.
+            pub const TABLE: &'static [(u8, &'static str, &'static [(&'static str, &'static str)])] = &[
+                $(($opcode, $mnemonic, &[$((stringify!($field), <$ty as Operand>::SHAPE)),*]),)*
+            ];
+
+            pub fn opcode(&self) -> u8 {
+                match self { $(Instr::$name { .. } => $opcode,)* }
+            }
+
+            pub fn mnemonic(&self) -> &'static str {
+                match self { $(Instr::$name { .. } => $mnemonic,)* }
+            }
+
+            /// The operands as (name, value) pairs, for the disassembler.
+            pub fn operands(&self) -> Vec<(&'static str, u32)> {
+                match *self {
+                    $(Instr::$name { $($field),* } => vec![$((stringify!($field), u32::from($field))),*],)*
+                }
+            }
+
+            /// How many values the instruction pops and pushes.
+            #[allow(unused_variables)]
+            pub fn stack_effect(&self) -> (u32, u32) {
+                match *self {
+                    $(Instr::$name { $($field),* } => ($pops, $pushes),)*
+                }
+            }
+
+            pub fn cost_class(&self) -> CostClass {
+                match self { $(Instr::$name { .. } => CostClass::$cost,)* }
+            }
+
+            /// Appends the encoding: the opcode byte, then each operand
+            /// (`u8` as a byte, `u32` as unsigned LEB128).
+            pub fn encode(&self, out: &mut Vec<u8>) {
+                match *self {
+                    $(Instr::$name { $($field),* } => {
+                        out.push($opcode);
+                        $(Operand::write($field, out);)*
+                    })*
+                }
+            }
+
+            /// Decodes one instruction at `*pos`, advancing it.
+            pub fn decode(bytes: &[u8], pos: &mut usize) -> Result<Instr, DecodeError> {
+                let mut reader = Reader { bytes, pos: *pos };
+                let opcode = reader.u8()?;
+                let instr = match opcode {
+                    $($opcode => Instr::$name { $($field: <$ty as Operand>::read(&mut reader)?),* },)*
+                    _ => return Err(DecodeError::UnknownOpcode { opcode, offset: *pos }),
+                };
+                *pos = reader.pos;
+                Ok(instr)
+            }
+        }
+    };
+}
+
+isa! {
+    // ---- values ---------------------------------------------------------------
+    /// Push constant `index`.
+    0x01 PushConst { index: u32 } "PUSH_CONST" pops 0, pushes 1, Plain;
+    /// Drop the top value.
+    0x02 Pop {} "POP" pops 1, pushes 0, Plain;
+    /// Push the value of variable `slot`.
+    0x03 Load { slot: u32 } "LOAD" pops 0, pushes 1, Plain;
+    /// Pop a value into variable `slot`.
+    0x04 Store { slot: u32 } "STORE" pops 1, pushes 0, Plain;
+    /// Push the `LAST_RUN` record.
+    0x05 LastRun {} "LAST_RUN" pops 0, pushes 1, Plain;
+    /// Push the `COST` record: what the current step has spent so far.
+    0x06 Cost {} "COST" pops 0, pushes 1, Plain;
+    /// Pop a record, push its field `field` (a `Field` number).
+    0x07 Field { field: u8 } "FIELD" pops 1, pushes 1, Plain;
+    /// Pop `holes` values, push the string of template `template` with them inserted.
+    0x08 Interp { template: u32, holes: u32 } "INTERP" pops holes, pushes 1, Plain;
+    /// As `INTERP`, but every inserted value is shell-quoted as one word (RUN strings).
+    0x09 InterpShell { template: u32, holes: u32 } "INTERP_SHELL" pops holes, pushes 1, Plain;
+    /// Push the record of static estimate `estimate` (ESTIMATE_COST), logging it.
+    0x0A Estimate { estimate: u32 } "ESTIMATE" pops 0, pushes 1, Plain;
+
+    // ---- tests -------------------------------------------------------------------
+    0x10 Eq {} "EQ" pops 2, pushes 1, Plain;
+    0x11 Ne {} "NE" pops 2, pushes 1, Plain;
+    0x12 Lt {} "LT" pops 2, pushes 1, Plain;
+    0x13 Le {} "LE" pops 2, pushes 1, Plain;
+    0x14 Gt {} "GT" pops 2, pushes 1, Plain;
+    0x15 Ge {} "GE" pops 2, pushes 1, Plain;
+    /// Pop needle, then haystack; push whether the haystack contains the needle.
+    0x16 Contains {} "CONTAINS" pops 2, pushes 1, Plain;
+    0x17 StartsWith {} "STARTS_WITH" pops 2, pushes 1, Plain;
+    0x18 EndsWith {} "ENDS_WITH" pops 2, pushes 1, Plain;
+    /// Pop a string; push whether precompiled regex `regex` matches it.
+    0x19 Matches { regex: u32 } "MATCHES" pops 1, pushes 1, Plain;
+    /// Pop a pattern, then a string; compile the pattern at run time and match.
+    0x1A MatchesDynamic {} "MATCHES_DYN" pops 2, pushes 1, Plain;
+    /// Pop a string; push whether it is empty.
+    0x1B IsEmpty {} "IS_EMPTY" pops 1, pushes 1, Plain;
+    0x1C Not {} "NOT" pops 1, pushes 1, Plain;
+    /// Pop a path; push whether it exists in the workspace.
+    0x1D FileExists {} "FILE_EXISTS" pops 1, pushes 1, Plain;
+    0x1E FileIsEmpty {} "FILE_IS_EMPTY" pops 1, pushes 1, Plain;
+    /// Pop a needle, then a path; push whether the file contains the needle.
+    0x1F FileContains {} "FILE_CONTAINS" pops 2, pushes 1, Plain;
+
+    // ---- control -----------------------------------------------------------------
+    /// Continue at instruction `target`.
+    0x20 Jump { target: u32 } "JUMP" pops 0, pushes 0, Plain;
+    /// Pop a boolean; if false, continue at `target`.
+    0x21 JumpIfFalse { target: u32 } "JUMP_IF_FALSE" pops 1, pushes 0, Plain;
+    /// Pop a boolean; if true, continue at `target`.
+    0x22 JumpIfTrue { target: u32 } "JUMP_IF_TRUE" pops 1, pushes 0, Plain;
+    /// Run task `task` (DEFINE_TASK), returning here.
+    0x23 Call { task: u32 } "CALL" pops 0, pushes 0, Plain;
+    0x24 Return {} "RETURN" pops 0, pushes 0, Plain;
+    /// The plan is complete.
+    0x25 Halt {} "HALT" pops 0, pushes 0, Plain;
+    /// Enter step `step` (log, per-step cost, preflight, debugger).
+    0x26 StepEnter { step: u32 } "STEP_ENTER" pops 0, pushes 0, Plain;
+    0x27 StepExit { step: u32 } "STEP_EXIT" pops 0, pushes 0, Plain;
+    /// Pop a boolean; if false, fail with `assertion_failed` as described by assertion `assertion`.
+    0x28 Assert { assertion: u32 } "ASSERT" pops 1, pushes 0, Plain;
+    /// Ask the human to pick one option of choice `choice`; continue at its target.
+    0x29 Choose { choice: u32 } "CHOOSE" pops 0, pushes 0, Plain;
+    /// Pop a message; fail with `assertion_failed` as described by assertion `assertion`
+    /// (used when the `MESSAGE` interpolates values: it is built only on failure).
+    0x2A Fail { assertion: u32 } "FAIL" pops 1, pushes 0, Plain;
+
+    // ---- effects -----------------------------------------------------------------
+    /// Pop the command [, the `IN` dir] [, the timeout] (see `run_flags`); run it; set LAST_RUN.
+    0x30 Run { flags: u8 } "RUN" pops 1 + u32::from(flags & run_flags::DIR != 0) + u32::from(flags & run_flags::TIMEOUT != 0), pushes 0, Run;
+    /// Pop the content, then the path; write the file atomically.
+    0x31 Write {} "WRITE" pops 2, pushes 0, Plain;
+    0x32 Append {} "APPEND" pops 2, pushes 0, Plain;
+    /// Pop a path; read the file into variable `slot`.
+    0x33 Read { slot: u32 } "READ" pops 1, pushes 0, Plain;
+    0x34 Mkdir {} "MKDIR" pops 1, pushes 0, Plain;
+    /// Pop a path; delete it (`recursive` = 1 for a non-empty directory).
+    0x35 Delete { recursive: u8 } "DELETE" pops 1, pushes 0, Plain;
+    0x36 Log {} "LOG" pops 1, pushes 0, Plain;
+    /// Pop a value; set environment variable `name` (a string index) for later RUNs.
+    0x37 Env { name: u32 } "ENV" pops 1, pushes 0, Plain;
+    /// Pop the query; ask the model as prompt `prompt` describes (context, INTO slot).
+    0x38 Prompt { prompt: u32 } "PROMPT" pops 1, pushes 0, Prompt;
+    /// Pop a message; wait for a human to continue.
+    0x39 Pause {} "PAUSE" pops 1, pushes 0, Plain;
+    /// Pop a message; ask a human to approve; bind the review record to `slot` (or `NO_SLOT`).
+    0x3A Review { slot: u32 } "REVIEW" pops 1, pushes 0, Plain;
+    /// Pop a value; cap dimension `dim` (a `Dim` number) for the rest of the run.
+    0x3B SetBudget { dim: u8 } "SET_BUDGET" pops 1, pushes 0, Plain;
+}
+
+/// The fields a record can have, numbered for `FIELD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[repr(u8)]
+pub enum Field {
+    Stdout = 0,
+    Stderr = 1,
+    ExitCode = 2,
+    Duration = 3,
+    TimedOut = 4,
+    Command = 5,
+    ApiCalls = 6,
+    TokenCount = 7,
+    ExecutionTime = 8,
+    RunCount = 9,
+    Instructions = 10,
+    ApiCallsMin = 11,
+    TokenCountMin = 12,
+    ExecutionTimeMin = 13,
+    RunCountMin = 14,
+    InstructionsMin = 15,
+    Kind = 16,
+    Message = 17,
+    Step = 18,
+    Line = 19,
+    Approved = 20,
+    Comment = 21,
+}
+
+impl Field {
+    pub const ALL: [Field; 22] = [
+        Field::Stdout,
+        Field::Stderr,
+        Field::ExitCode,
+        Field::Duration,
+        Field::TimedOut,
+        Field::Command,
+        Field::ApiCalls,
+        Field::TokenCount,
+        Field::ExecutionTime,
+        Field::RunCount,
+        Field::Instructions,
+        Field::ApiCallsMin,
+        Field::TokenCountMin,
+        Field::ExecutionTimeMin,
+        Field::RunCountMin,
+        Field::InstructionsMin,
+        Field::Kind,
+        Field::Message,
+        Field::Step,
+        Field::Line,
+        Field::Approved,
+        Field::Comment,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Stdout => "STDOUT",
+            Field::Stderr => "STDERR",
+            Field::ExitCode => "EXIT_CODE",
+            Field::Duration => "DURATION",
+            Field::TimedOut => "TIMED_OUT",
+            Field::Command => "COMMAND",
+            Field::ApiCalls => "API_CALLS",
+            Field::TokenCount => "TOKEN_COUNT",
+            Field::ExecutionTime => "EXECUTION_TIME",
+            Field::RunCount => "RUN_COUNT",
+            Field::Instructions => "INSTRUCTIONS",
+            Field::ApiCallsMin => "API_CALLS_MIN",
+            Field::TokenCountMin => "TOKEN_COUNT_MIN",
+            Field::ExecutionTimeMin => "EXECUTION_TIME_MIN",
+            Field::RunCountMin => "RUN_COUNT_MIN",
+            Field::InstructionsMin => "INSTRUCTIONS_MIN",
+            Field::Kind => "KIND",
+            Field::Message => "MESSAGE",
+            Field::Step => "STEP",
+            Field::Line => "LINE",
+            Field::Approved => "APPROVED",
+            Field::Comment => "COMMENT",
+        }
+    }
+
+    pub fn from_u8(n: u8) -> Option<Field> {
+        Field::ALL.get(usize::from(n)).copied()
+    }
+
+    pub fn from_name(name: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// Decodes a whole code section.
+pub fn decode_all(bytes: &[u8], max_instructions: usize) -> Result<Vec<Instr>, DecodeError> {
+    let mut code = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if code.len() >= max_instructions {
+            return Err(DecodeError::Truncated { offset: pos });
+        }
+        code.push(Instr::decode(bytes, &mut pos)?);
+    }
+    Ok(code)
+}
+
+/// Encodes a whole code section.
+pub fn encode_all(code: &[Instr]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(code.len() * 3);
+    for instr in code {
+        instr.encode(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcodes_are_unique_and_ascending() {
+        for pair in Instr::TABLE.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "{} then {}", pair[0].1, pair[1].1);
+        }
+    }
+
+    #[test]
+    fn encoding_round_trips() {
+        let code = [
+            Instr::PushConst { index: 0 },
+            Instr::PushConst { index: 300 },
+            Instr::Interp { template: u32::MAX, holes: 3 },
+            Instr::Run { flags: run_flags::DIR | run_flags::TIMEOUT },
+            Instr::Field { field: Field::Comment as u8 },
+            Instr::Halt {},
+        ];
+        let bytes = encode_all(&code);
+        assert_eq!(decode_all(&bytes, 100).unwrap(), code);
+    }
+
+    #[test]
+    fn stack_effects_follow_operands() {
+        assert_eq!(Instr::Interp { template: 0, holes: 4 }.stack_effect(), (4, 1));
+        assert_eq!(Instr::Run { flags: 0 }.stack_effect(), (1, 0));
+        assert_eq!(Instr::Run { flags: run_flags::DIR | run_flags::TIMEOUT }.stack_effect(), (3, 0));
+    }
+
+    #[test]
+    fn bad_bytes_are_errors() {
+        assert!(matches!(decode_all(&[0xFF], 10), Err(DecodeError::UnknownOpcode { opcode: 0xFF, .. })));
+        assert!(matches!(decode_all(&[0x01], 10), Err(DecodeError::Truncated { .. })));
+        assert!(matches!(
+            decode_all(&[0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], 10),
+            Err(DecodeError::OperandTooLarge { .. })
+        ));
+        assert!(matches!(decode_all(&[0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01], 10), Err(_)));
+    }
+}
