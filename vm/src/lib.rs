@@ -1,1 +1,17 @@
-//! `tiss-vm`: the TissLang virtual machine (to come; see ARCHITECTURE.md).
+//! `tiss-vm`: the TissLang virtual machine.
+//!
+//! [`program::Program`] is a verified module ready to run;
+//! [`machine::Machine`] is the whole run state (plain data) and its dispatch
+//! loop; every effect goes through [`host::Host`].
+
+pub mod dry_run;
+pub mod event_log;
+pub mod failure;
+pub mod host;
+pub mod inspect;
+pub mod machine;
+pub mod program;
+pub mod provider;
+pub mod report;
+pub mod scripted_host;
+pub mod value;

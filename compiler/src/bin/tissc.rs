@@ -1,15 +1,19 @@
 //! `tissc`: the TissLang compiler's command line (SPEC §9).
 //!
 //! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
-//! unreadable input file, an unknown code for `explain`), 70 internal errors.
-//! Diagnostics go to stderr in either `--error-format`; stdout carries only
-//! what a command produces (the AST JSON, an explanation).
+//! unreadable input file, an unwritable output file, an unknown code for
+//! `explain`, a `.tbc` that is invalid, corrupt or of an unsupported version),
+//! 70 internal errors. Diagnostics go to stderr in either `--error-format`;
+//! stdout carries only what a command produces (the AST JSON, an explanation,
+//! a listing).
 
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
@@ -25,8 +29,10 @@ mod status {
 #[derive(Parser)]
 #[command(
     name = "tissc",
-    about = "The TissLang compiler: check plans, print their syntax tree, explain error codes",
-    after_help = "Exit status: 0 success, 1 compile errors, 2 usage error, 70 internal error."
+    about = "The TissLang compiler: check and compile plans, disassemble bytecode, print syntax trees, \
+             explain error codes",
+    after_help = "Exit status: 0 success, 1 compile errors, 2 usage error (or a .tbc that is invalid, corrupt \
+                  or of an unsupported version), 70 internal error."
 )]
 struct Cli {
     /// How to print diagnostics (on stderr): rustc-style text, or one JSON object per line.
@@ -79,6 +85,34 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::AstJson, value_name = "KIND")]
         emit: Emit,
+    },
+    /// Compile a plan to bytecode (`.tbc`).
+    ///
+    /// Identical source gives byte-identical bytecode. If the plan has errors,
+    /// the diagnostics go to stderr, nothing is written and the exit status
+    /// is 1. The output file is replaced atomically (a temporary file in the
+    /// same directory, then a rename), so it is never left half-written.
+    Compile {
+        /// The plan to compile (`.tiss`).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Where to write the bytecode [default: FILE with the extension `.tbc`].
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Leave the source text out of the bytecode: a smaller file, whose
+        /// listings and debugger show line numbers without the lines.
+        #[arg(long)]
+        strip: bool,
+    },
+    /// Print a readable listing of a bytecode file: header, constants, strings,
+    /// slots, the code with its source lines, and every table.
+    ///
+    /// The file is loaded as the VM loads it (checksum, versions, verifier); one
+    /// that fails is refused with exit status 2.
+    Disasm {
+        /// The bytecode file (`.tbc`).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
     },
     /// Print the long explanation of a diagnostic code (e.g. `tissc explain E0101`).
     Explain {
@@ -149,6 +183,8 @@ fn run() -> u8 {
     match cli.command {
         Command::Check { files } => check(&mut out, &files),
         Command::Parse { file, emit: Emit::AstJson } => parse(&mut out, &file),
+        Command::Compile { file, output, strip } => compile(&mut out, &file, output.as_deref(), strip),
+        Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
     }
 }
@@ -186,6 +222,111 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
     write_stdout(&format!("{json}\n"), status::OK)
 }
 
+fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) -> u8 {
+    let name = path.display().to_string();
+    let target = output.map_or_else(|| path.with_extension("tbc"), Path::to_path_buf);
+    if same_file(path, &target) {
+        eprintln!(
+            "tissc: the output `{}` is the input file; choose another with `-o OUT.tbc`",
+            target.display()
+        );
+        return status::USAGE;
+    }
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
+            return status::USAGE;
+        }
+    };
+    let (mut module, frontend) =
+        match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: strip }) {
+            Ok(compiled) => compiled,
+            Err(frontend) => {
+                out.report("compile", &frontend);
+                return status::COMPILE_ERRORS;
+            }
+        };
+    out.report("compile", &frontend);
+    // The embedded source is named by its file name alone: where the plan was
+    // compiled from must not change the bytes.
+    if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
+        source.name = file.to_string_lossy().into_owned();
+    }
+    // Fail closed on our own output too: never write bytecode the VM would refuse.
+    if let Err(e) = tisslang::verify::verify(&module) {
+        eprintln!(
+            "tissc: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
+             This is a bug in tissc, not in your plan; please report it with the plan."
+        );
+        return status::INTERNAL;
+    }
+    match write_atomically(&target, &tisslang::format::encode(&module)) {
+        Ok(()) => status::OK,
+        Err(e) => {
+            eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
+            status::USAGE
+        }
+    }
+}
+
+/// Do `a` and `b` name the same file (textually, or once resolved)?
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Writes `bytes` to `target` through a temporary file in the same directory
+/// and a rename, so `target` is either the old file or the whole new one.
+fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let Some(file_name) = target.file_name() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"));
+    };
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut attempt = 0u32;
+    loop {
+        let temp = dir.join(format!(".{}.{}.{attempt}.tmp", file_name.to_string_lossy(), std::process::id()));
+        let mut file = match fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
+                attempt += 1;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let written = file.write_all(bytes).and_then(|()| file.sync_all());
+        drop(file);
+        let result = written.and_then(|()| fs::rename(&temp, target));
+        if result.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        return result;
+    }
+}
+
+fn disasm(path: &Path) -> u8 {
+    let name = path.display().to_string();
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
+            return status::USAGE;
+        }
+    };
+    match tisslang::format::load(&bytes) {
+        Ok(module) => {
+            let hash = tisslang::format::content_hash(&module);
+            write_stdout(&tisslang::disasm::disassemble(&module, &hash), status::OK)
+        }
+        Err(e) => {
+            eprintln!("tissc: {name}: {e}");
+            status::USAGE
+        }
+    }
+}
+
 fn explain(code: Option<&str>, list: bool) -> u8 {
     if list {
         let mut text = String::new();
@@ -213,7 +354,7 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
 /// Reads and compiles one plan; an unreadable file is reported as a usage error.
 fn load(path: &Path) -> Option<Frontend> {
     let name = path.display().to_string();
-    match std::fs::read(path) {
+    match fs::read(path) {
         Ok(bytes) => Some(tiss_compiler::frontend(&name, &bytes)),
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));

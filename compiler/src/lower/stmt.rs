@@ -294,6 +294,7 @@ impl Unit<'_, '_> {
     /// is lowered into a scratch buffer and discarded, its effects kept out of
     /// the manifest.
     fn estimate(&mut self, body: &Block) -> CostBound {
+        let last_line = self.lines.last().copied();
         let saved = (
             self.code.len(),
             self.lines.len(),
@@ -306,6 +307,9 @@ impl Unit<'_, '_> {
         let bound = self.bound_of(|unit| unit.block(body));
         self.code.truncate(saved.0);
         self.lines.truncate(saved.1);
+        if let (Some(entry), Some(last)) = (last_line, self.lines.last_mut()) {
+            *last = entry;
+        }
         self.handlers.truncate(saved.2);
         for choice in self.choices.drain(saved.3..) {
             // Options of a discarded CHOOSE point nowhere: clear them.

@@ -1,19 +1,217 @@
-//! `tissvm`: runs TissLang plans. The machine itself arrives with the VM
-//! issue; until then this binary only describes itself.
+//! `tissvm`: runs TissLang plans (SPEC §9). The machine itself arrives with
+//! the VM issues; today the binary loads plans and disassembles them.
+//!
+//! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
+//! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
+//! success, 2 usage error or a plan that does not compile or bytecode that is
+//! invalid, corrupt or of an unsupported version, 70 internal error.
 
-use clap::Parser;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-/// Run TissLang plans (.tbc bytecode, or .tiss compiled in memory) on a
-/// metered, sandboxed stack VM.
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
+use tiss_compiler::render::{self, ErrorFormat};
+use tisslang::module::Module;
+
+/// Exit statuses (SPEC §9).
+mod status {
+    pub const OK: u8 = 0;
+    /// Bad arguments, or a plan that does not compile, or bytecode that is
+    /// invalid, corrupt or of an unsupported version.
+    pub const INVALID: u8 = 2;
+    pub const INTERNAL: u8 = 70;
+}
+
+/// The TissLang VM. This build only disassembles plans (`disasm`); running
+/// them (`run`, `inspect`, `estimate`, `debug`, `resume`) arrives with the VM.
 ///
-/// The subcommands (run, inspect, estimate, debug, resume, disasm) arrive with
-/// the VM; this build of tissvm has none yet.
+/// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
+/// as source (`.tiss`, compiled in memory).
 #[derive(Parser)]
-#[command(name = "tissvm", version = concat!(env!("CARGO_PKG_VERSION"), " (TissLang 1.0.0)"))]
-struct Cli {}
+#[command(
+    name = "tissvm",
+    after_help = "Exit status: 0 success, 2 usage error or a plan that does not compile or bytecode \
+                  that is invalid, corrupt or of an unsupported version, 70 internal error."
+)]
+struct Cli {
+    /// How to print compile errors of a `.tiss` plan (on stderr): rustc-style text, or one JSON object per line.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
+    error_format: FormatArg,
 
-fn main() {
-    let _ = Cli::parse();
-    eprintln!("tissvm: no subcommands are available in this build yet; see `tissvm --help`");
-    std::process::exit(2);
+    /// When to color human diagnostics: `auto` colors only a terminal, and never when NO_COLOR is set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    color: ColorArg,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print a readable listing of a plan's bytecode: header, constants, code
+    /// with source lines, and every table (steps, tasks, handlers, manifest).
+    ///
+    /// A `.tiss` plan is compiled in memory first; anything else is loaded as
+    /// bytecode and verified.
+    Disasm {
+        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        #[arg(value_name = "PLAN")]
+        plan: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "tissvm: internal error: {info}\n\
+             This is a bug in tissvm, not in your plan; please report it with the input that caused it."
+        );
+    }));
+    match std::panic::catch_unwind(run) {
+        Ok(code) => ExitCode::from(code),
+        Err(_) => ExitCode::from(status::INTERNAL),
+    }
+}
+
+fn run() -> u8 {
+    let version: &'static str = Box::leak(
+        format!("{} (TissLang {})", env!("CARGO_PKG_VERSION"), tisslang::version::LANGUAGE_VERSION)
+            .into_boxed_str(),
+    );
+    let matches = match Cli::command().version(version).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
+    let format = match cli.error_format {
+        FormatArg::Human => ErrorFormat::Human,
+        FormatArg::Json => ErrorFormat::Json,
+    };
+    let color = match (format, cli.color) {
+        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
+        (_, ColorArg::Always) => ColorChoice::Always,
+        (_, ColorArg::Auto) => render::stderr_color_choice(),
+    };
+    let mut out = Output { format, stderr: StandardStream::stderr(color) };
+    match cli.command {
+        Command::Disasm { plan } => disasm(&mut out, &plan),
+    }
+}
+
+/// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.
+fn clap_exit(e: clap::Error) -> u8 {
+    let _ = e.print();
+    if e.use_stderr() { status::INVALID } else { status::OK }
+}
+
+/// Where diagnostics go.
+struct Output {
+    format: ErrorFormat,
+    stderr: StandardStream,
+}
+
+/// A plan ready for the machine: verified, with its content hash.
+struct Plan {
+    module: Module,
+    hash: String,
+}
+
+fn disasm(out: &mut Output, path: &Path) -> u8 {
+    match load_plan(out, path) {
+        Ok(plan) => write_stdout(&tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK),
+        Err(code) => code,
+    }
+}
+
+/// Loads PLAN: `.tiss` is compiled in memory, anything else is loaded as
+/// bytecode. Either way the module is verified. Errors are reported here; the
+/// `Err` is the exit status.
+fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        eprintln!("tissvm: cannot read `{name}`: {}", io_message(&e));
+        status::INVALID
+    })?;
+    let is_source = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tiss"));
+    let module = if is_source {
+        let (mut module, frontend) =
+            match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
+                Ok(compiled) => compiled,
+                Err(frontend) => {
+                    report(out, &frontend);
+                    return Err(status::INVALID);
+                }
+            };
+        report(out, &frontend);
+        // The source is named by its file name alone, as `tissc compile` does,
+        // so the listing does not depend on the directory it was run from.
+        if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
+            source.name = file.to_string_lossy().into_owned();
+        }
+        if let Err(e) = tisslang::verify::verify(&module) {
+            eprintln!(
+                "tissvm: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
+                 This is a bug in the compiler, not in your plan; please report it with the plan."
+            );
+            return Err(status::INTERNAL);
+        }
+        module
+    } else {
+        tisslang::format::load(&bytes).map_err(|e| {
+            eprintln!("tissvm: {name}: {e}");
+            status::INVALID
+        })?
+    };
+    let hash = tisslang::format::content_hash(&module);
+    Ok(Plan { module, hash })
+}
+
+/// Prints a plan's diagnostics (warnings, or the errors that stop it).
+fn report(out: &mut Output, frontend: &tiss_compiler::Frontend) {
+    let _ = render::emit(&mut out.stderr, out.format, &frontend.file, &frontend.diagnostics);
+    if out.format == ErrorFormat::Human {
+        let _ = render::emit_summary(&mut out.stderr, "compile", &frontend.file.name, &frontend.diagnostics);
+    }
+    let _ = out.stderr.flush();
+}
+
+/// An I/O error's message without the ` (os error N)` suffix.
+fn io_message(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// Writes to stdout; a closed pipe (`tissvm disasm x.tbc | head`) is not an error.
+fn write_stdout(text: &str, code: u8) -> u8 {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            eprintln!("tissvm: cannot write to stdout: {}", io_message(&e));
+            status::INTERNAL
+        }
+    }
 }

@@ -1,0 +1,368 @@
+//! The `.tbc` container: a fixed header, then the module as a bincode payload.
+//!
+//! This is the one module that knows the codec (bincode 2.0.1 through serde,
+//! standard configuration: little-endian varints), so it can be swapped
+//! without touching anything else.
+//!
+//! Header (all integers little-endian), [`HEADER_LEN`] = 58 bytes:
+//!
+//! | offset | size | field                                                    |
+//! |-------:|-----:|----------------------------------------------------------|
+//! |      0 |    8 | magic `1B 'T' 'B' 'C' 0D 0A 1A 0A` ([`MAGIC`])           |
+//! |      8 |    2 | format version ([`FORMAT_VERSION`])                      |
+//! |     10 |    6 | language version: major, minor, patch (u16 each)         |
+//! |     16 |    2 | flags: bit 0 = source text embedded; other bits zero     |
+//! |     18 |    8 | payload length in bytes (u64)                            |
+//! |     26 |   32 | SHA-256 of the payload                                   |
+//! |     58 |    … | payload: the `Module`, bincode-encoded                   |
+//!
+//! Like PNG's and Lua's, the magic carries a CR LF pair, a Ctrl-Z and a lone
+//! LF, so a file that went through a text-mode transfer is recognized as
+//! such. Nothing in the file depends on time or hash-map order: identical
+//! modules give identical bytes.
+//!
+//! Loading trusts nothing: magic, format version, language version, flags,
+//! length and checksum are checked before the payload is decoded (with a
+//! size limit), and [`load`] then runs the verifier.
+
+use std::fmt;
+
+use sha2::{Digest, Sha256};
+
+use crate::module::Module;
+use crate::verify::{self, VerifyError};
+use crate::version::{LANGUAGE_VERSION, Version};
+
+/// The version of this container and of everything inside it (instruction
+/// set, module layout). Bump it whenever either changes; the fingerprint test
+/// in `src/format/tests.rs` fails until you do.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// The first eight bytes of every `.tbc`.
+pub const MAGIC: [u8; 8] = *b"\x1bTBC\r\n\x1a\n";
+
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 8 + 2 + 6 + 2 + 8 + 32;
+
+/// The largest payload the loader accepts (and bincode's allocation limit).
+pub const MAX_PAYLOAD: usize = 256 * 1024 * 1024;
+
+/// Header flag: the module embeds its source text.
+pub const FLAG_SOURCE: u16 = 1;
+
+const KNOWN_FLAGS: u16 = FLAG_SOURCE;
+
+type Config = bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<MAX_PAYLOAD>,
+>;
+
+fn config() -> Config {
+    bincode::config::standard().with_limit::<MAX_PAYLOAD>()
+}
+
+/// What a file that is not bytecode appears to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Looks {
+    Empty,
+    /// Text that looks like a TissLang plan.
+    TissSource,
+    Text,
+    Binary,
+}
+
+/// Why a `.tbc` was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// No `.tbc` magic number.
+    NotBytecode { looks_like: Looks },
+    /// The magic number is there but its line-ending bytes were rewritten.
+    LineEndingsConverted,
+    /// Shorter than the header.
+    TruncatedHeader { len: usize },
+    /// Written by a toolchain with another container/instruction-set version.
+    FormatVersion { found: u16, expected: u16 },
+    /// Compiled for a language version this VM does not implement.
+    LanguageVersion { found: [u16; 3], supported: Version },
+    /// Flag bits this VM does not know.
+    UnknownFlags { flags: u16 },
+    /// The file or its declared payload exceeds [`MAX_PAYLOAD`].
+    TooLarge { size: u64, limit: u64 },
+    /// The payload is shorter than the header says.
+    Truncated { declared: u64, present: u64 },
+    /// Bytes after the payload.
+    TrailingBytes { count: u64 },
+    /// The payload's SHA-256 is not the one in the header.
+    ChecksumMismatch,
+    /// The payload passed the checksum but is not a well-formed module.
+    Malformed { reason: String },
+    /// The header disagrees with the payload.
+    HeaderMismatch { what: &'static str },
+    /// The module is well-formed but its code or tables are invalid.
+    Verify(VerifyError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotBytecode { looks_like } => {
+                f.write_str("not a TissLang bytecode file")?;
+                match looks_like {
+                    Looks::Empty => f.write_str(" (the file is empty)"),
+                    Looks::TissSource => f.write_str(
+                        ": it looks like TissLang source; compile it first with `tissc compile FILE`",
+                    ),
+                    Looks::Text => f.write_str(
+                        ": it is a text file (if it is a plan's source, compile it first with \
+                         `tissc compile FILE`)",
+                    ),
+                    Looks::Binary => f.write_str(" (no `.tbc` magic number)"),
+                }
+            }
+            LoadError::LineEndingsConverted => f.write_str(
+                "corrupt TissLang bytecode file: its line endings were converted (it was copied \
+                 or transferred in text mode); copy it as binary, or recompile",
+            ),
+            LoadError::TruncatedHeader { len } => {
+                write!(
+                    f,
+                    "truncated TissLang bytecode file: {len} bytes, shorter than the {HEADER_LEN}-byte header"
+                )
+            }
+            LoadError::FormatVersion { found, expected } => write!(
+                f,
+                "compiled by a different tissc: format v{found}, this VM reads v{expected}; recompile"
+            ),
+            LoadError::LanguageVersion { found, supported } => write!(
+                f,
+                "compiled for TissLang {}.{}.{}, but this VM implements TissLang {supported}",
+                found[0], found[1], found[2]
+            ),
+            LoadError::UnknownFlags { flags } => write!(
+                f,
+                "unsupported TissLang bytecode file: unknown header flags 0x{:04X}; recompile",
+                flags & !KNOWN_FLAGS
+            ),
+            LoadError::TooLarge { size, limit } => {
+                write!(f, "TissLang bytecode file too large: {size} bytes (the limit is {limit})")
+            }
+            LoadError::Truncated { declared, present } => write!(
+                f,
+                "truncated TissLang bytecode file: the header announces {declared} payload bytes, \
+                 {present} are present"
+            ),
+            LoadError::TrailingBytes { count } => {
+                write!(f, "corrupt TissLang bytecode file: {count} unexpected bytes after the payload")
+            }
+            LoadError::ChecksumMismatch => f.write_str(
+                "corrupt TissLang bytecode file: the payload's checksum does not match the header \
+                 (the file was damaged after it was written)",
+            ),
+            LoadError::Malformed { reason } => {
+                write!(f, "malformed TissLang bytecode file: {reason}")
+            }
+            LoadError::HeaderMismatch { what } => {
+                write!(f, "corrupt TissLang bytecode file: the header's {what} disagrees with the payload")
+            }
+            LoadError::Verify(e) => write!(f, "invalid TissLang bytecode: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::Verify(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<VerifyError> for LoadError {
+    fn from(e: VerifyError) -> LoadError {
+        LoadError::Verify(e)
+    }
+}
+
+/// The bincode payload of `module`.
+fn payload(module: &Module) -> Vec<u8> {
+    // `Module` is plain data with derived `Serialize` and sequences of known
+    // length: bincode cannot fail on it (the limit applies to decoding only).
+    bincode::serde::encode_to_vec(module, config()).expect("a Module always encodes")
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+fn language_u16(module: &Module) -> [u16; 3] {
+    module.language.map(|v| u16::try_from(v).unwrap_or(u16::MAX))
+}
+
+/// The `.tbc` bytes of `module`: header, then payload. Deterministic.
+pub fn encode(module: &Module) -> Vec<u8> {
+    let payload = payload(module);
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    for part in language_u16(module) {
+        out.extend_from_slice(&part.to_le_bytes());
+    }
+    let flags = if module.source.is_some() { FLAG_SOURCE } else { 0 };
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&sha256(&payload));
+    debug_assert_eq!(out.len(), HEADER_LEN);
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// The code's identity: hex SHA-256 of the payload of `module` without its
+/// source text, so stripping the source does not change it.
+pub fn content_hash(module: &Module) -> String {
+    let stripped;
+    let module = if module.source.is_some() {
+        stripped = Module { source: None, ..module.clone() };
+        &stripped
+    } else {
+        module
+    };
+    hex(&sha256(&payload(module)))
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+/// What `bytes` (which do not start with the magic) appear to be.
+fn looks_like(bytes: &[u8]) -> Looks {
+    if bytes.is_empty() {
+        return Looks::Empty;
+    }
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        // A multi-byte character cut by the 4096-byte window is still text.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(_) => return Looks::Binary,
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) {
+        return Looks::Binary;
+    }
+    let tiss = text.lines().any(|line| {
+        let line = line.trim_start();
+        ["#TISS", "TASK ", "STEP ", "SETUP ", "DEFINE_TASK "].iter().any(|k| line.starts_with(k))
+    });
+    if tiss { Looks::TissSource } else { Looks::Text }
+}
+
+/// Checks magic, version, flags, length and checksum; returns the payload.
+fn check_header(bytes: &[u8]) -> Result<&[u8], LoadError> {
+    if !bytes.starts_with(&MAGIC) {
+        if !bytes.is_empty() && MAGIC.starts_with(bytes) {
+            return Err(LoadError::TruncatedHeader { len: bytes.len() });
+        }
+        if let Some(rest) = bytes.strip_prefix(b"\x1bTBC") {
+            // The magic's CR LF / Ctrl-Z / LF canaries changed: a text-mode
+            // transfer rewrote line endings.
+            if rest.starts_with(b"\n\x1a\n")
+                || rest.starts_with(b"\r\r\n")
+                || rest.starts_with(b"\r\n\x1a\r\n")
+            {
+                return Err(LoadError::LineEndingsConverted);
+            }
+        }
+        return Err(LoadError::NotBytecode { looks_like: looks_like(bytes) });
+    }
+    // The version first: another version may have another header.
+    if bytes.len() < MAGIC.len() + 2 {
+        return Err(LoadError::TruncatedHeader { len: bytes.len() });
+    }
+    let version = u16_at(bytes, 8);
+    if version != FORMAT_VERSION {
+        return Err(LoadError::FormatVersion { found: version, expected: FORMAT_VERSION });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(LoadError::TruncatedHeader { len: bytes.len() });
+    }
+    let language = [u16_at(bytes, 10), u16_at(bytes, 12), u16_at(bytes, 14)];
+    if !language_supported(language) {
+        return Err(LoadError::LanguageVersion { found: language, supported: LANGUAGE_VERSION });
+    }
+    let flags = u16_at(bytes, 16);
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(LoadError::UnknownFlags { flags });
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[18..26]);
+    let declared = u64::from_le_bytes(len);
+    let limit = MAX_PAYLOAD as u64;
+    if declared > limit {
+        return Err(LoadError::TooLarge { size: declared, limit });
+    }
+    let present = (bytes.len() - HEADER_LEN) as u64;
+    if present < declared {
+        return Err(LoadError::Truncated { declared, present });
+    }
+    if present > declared {
+        return Err(LoadError::TrailingBytes { count: present - declared });
+    }
+    let payload = &bytes[HEADER_LEN..];
+    if sha256(payload)[..] != bytes[26..HEADER_LEN] {
+        return Err(LoadError::ChecksumMismatch);
+    }
+    Ok(payload)
+}
+
+/// This VM runs modules compiled for its own major version and an equal or
+/// older minor version.
+fn language_supported(found: [u16; 3]) -> bool {
+    let ours = LANGUAGE_VERSION;
+    u64::from(found[0]) == ours.major && u64::from(found[1]) <= ours.minor
+}
+
+/// Decodes a `.tbc` without verifying the code (see [`load`]).
+pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
+    let limit = (HEADER_LEN + MAX_PAYLOAD) as u64;
+    if bytes.len() as u64 > limit {
+        return Err(LoadError::TooLarge { size: bytes.len() as u64, limit });
+    }
+    let payload = check_header(bytes)?;
+    let (module, used): (Module, usize) = bincode::serde::decode_from_slice(payload, config())
+        .map_err(|e| LoadError::Malformed { reason: e.to_string() })?;
+    if used != payload.len() {
+        return Err(LoadError::Malformed {
+            reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
+        });
+    }
+    if language_u16(&module) != [u16_at(bytes, 10), u16_at(bytes, 12), u16_at(bytes, 14)]
+        || module.language.iter().any(|&v| v > u64::from(u16::MAX))
+    {
+        return Err(LoadError::HeaderMismatch { what: "language version" });
+    }
+    if (u16_at(bytes, 16) & FLAG_SOURCE != 0) != module.source.is_some() {
+        return Err(LoadError::HeaderMismatch { what: "source-embedded flag" });
+    }
+    Ok(module)
+}
+
+/// Decodes and verifies a `.tbc`: what the VM runs has passed every check.
+pub fn load(bytes: &[u8]) -> Result<Module, LoadError> {
+    let module = decode(bytes)?;
+    verify::verify(&module)?;
+    Ok(module)
+}
+
+#[cfg(test)]
+mod tests;

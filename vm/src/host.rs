@@ -1,0 +1,148 @@
+//! Every effect the machine can have goes through [`Host`]. The real host
+//! (`os_host.rs`) talks to the operating system; `scripted_host.rs` drives
+//! tests. The dispatch loop itself never touches the OS.
+
+use serde::{Deserialize, Serialize};
+
+use crate::value::RunResult;
+
+/// Why an effect failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostError {
+    /// The effect could not be carried out: a `command_error` (catchable).
+    Command(String),
+    /// A path escaped the workspace, or the sandbox refused: `security_violation`.
+    Security(String),
+}
+
+/// A command to run with `/bin/sh -c`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRequest {
+    pub command: String,
+    /// Directory relative to the workspace (`IN`), already checked lexically.
+    pub dir: Option<String>,
+    /// `TIMEOUT` in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Variables set by ENV, in the order set (later wins).
+    pub env: Vec<(String, String)>,
+}
+
+/// A file test of a condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileQuery<'a> {
+    Exists,
+    IsEmpty,
+    Contains(&'a str),
+}
+
+/// A question to a language model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRequest {
+    pub query: String,
+    /// (name, value) pairs of the context, in order.
+    pub context: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptResponse {
+    pub text: String,
+    /// Prompt + completion tokens as the provider reported them.
+    pub tokens: u64,
+}
+
+/// What the machine asks a human.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Question {
+    Pause { message: String },
+    Review { message: String },
+    Choose { prompt: Option<String>, options: Vec<String> },
+}
+
+/// A human's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Answer {
+    Continue,
+    Review {
+        approved: bool,
+        comment: String,
+    },
+    /// A 0-based option index.
+    Choice(usize),
+}
+
+/// One event for the log and progress display.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event<'a> {
+    /// `step_start`, `step_end`, `run`, `write`, `read`, ...
+    pub event: &'a str,
+    /// The innermost step's name, if any.
+    pub step: Option<&'a str>,
+    pub line: u32,
+    /// The operation's subject: the command, the path, the message.
+    pub op: &'a str,
+    /// `ok`, `failed`, `timed_out`, an exit code...
+    pub outcome: &'a str,
+    pub duration_ms: u64,
+    /// Extra fields (shortened outputs), as (key, value).
+    pub details: &'a [(&'a str, &'a str)],
+}
+
+pub trait Host {
+    fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError>;
+    fn read(&mut self, path: &str) -> Result<String, HostError>;
+    /// Writes (or appends to) a file atomically, creating parent directories.
+    fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError>;
+    fn mkdir(&mut self, path: &str) -> Result<(), HostError>;
+    fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError>;
+    fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError>;
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, HostError>;
+    /// Asks a human; `None` means no answer is available now (suspend).
+    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer>;
+    /// Milliseconds on a monotonic clock.
+    fn now_ms(&mut self) -> u64;
+    fn log(&mut self, event: &Event<'_>);
+}
+
+/// Checks a plan path before any host sees it: relative, no `..` that climbs
+/// out, not empty. Symlinks are the host's business (it resolves beneath the
+/// workspace). Returns the message of a `security_violation`.
+pub fn check_relative(path: &str) -> Result<(), String> {
+    if path.is_empty() {
+        return Err("the path is empty".to_string());
+    }
+    if path.starts_with('/') || path.starts_with('~') || path.starts_with('\\') {
+        return Err(format!("`{path}` is absolute; paths are relative to the workspace"));
+    }
+    if path.contains('\0') {
+        return Err(format!("`{}` contains a NUL byte", path.escape_debug()));
+    }
+    let mut depth: i64 = 0;
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(format!("`{path}` leaves the workspace"));
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_relative;
+
+    #[test]
+    fn lexical_escapes_are_refused() {
+        assert!(check_relative("a/b.txt").is_ok());
+        assert!(check_relative("a/../b").is_ok());
+        assert!(check_relative("./a").is_ok());
+        for bad in ["", "/etc/passwd", "~/x", "..", "a/../../b", "../x", "a\0b"] {
+            assert!(check_relative(bad).is_err(), "{bad:?}");
+        }
+    }
+}

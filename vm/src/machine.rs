@@ -1,0 +1,887 @@
+//! The machine: one plain, serializable state struct and one dispatch loop.
+//!
+//! No interpreter state lives on the Rust call stack: CALL pushes a frame on
+//! `frames`, STEP_ENTER on `steps`, and TRY is a static handler table, so the
+//! machine can stop after any instruction, be written out, and resume in
+//! another process. [`Machine::step`] runs one instruction;
+//! [`Machine::run_until`] loops over it.
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use tisslang::cost::Dim;
+use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
+use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
+
+use crate::failure::{BudgetBreach, Failure, FailureKind, shorten};
+use crate::host::{
+    Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
+};
+use crate::program::Program;
+use crate::value::{ErrorRecord, Record, RunResult, Value, shell_quote};
+
+/// A CALL in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    pub return_pc: u32,
+    /// How many steps were open at the CALL.
+    pub step_base: u32,
+}
+
+/// A step in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenStep {
+    pub step: u32,
+    /// The run's meters when the step was entered.
+    pub meters_at_entry: [u64; 5],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StepStatus {
+    Passed,
+    Failed,
+}
+
+/// The outcome of a top-level step, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step: u32,
+    pub status: StepStatus,
+    pub duration_ms: u64,
+}
+
+/// Why the machine stopped before the end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Suspension {
+    /// A PAUSE, REQUEST_REVIEW or CHOOSE is waiting for a human.
+    Interaction { question: Question, line: u32 },
+    /// Stopped on request (debugger, SIGINT) at an instruction boundary.
+    Requested,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    Running,
+    Completed,
+    Failed(Failure),
+    Suspended(Suspension),
+}
+
+/// The result of running an instruction (or many).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// More to run.
+    Running,
+    Completed,
+    Failed(Failure),
+    Suspended(Suspension),
+    /// The bytecode broke an invariant the verifier should have caught: a bug.
+    Trapped(String),
+}
+
+/// The whole machine state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub pc: u32,
+    pub stack: SmallVec<[Value; 8]>,
+    pub frames: Vec<Frame>,
+    pub steps: Vec<OpenStep>,
+    pub slots: Vec<Option<Value>>,
+    pub last_run: Option<RunResult>,
+    /// Run totals per dimension, in `Dim::ALL` order (time in ms).
+    pub meters: [u64; 5],
+    /// Caps per dimension (the lower of SET_BUDGET and `--budget`).
+    pub budgets: [Option<u64>; 5],
+    pub env: Vec<(String, String)>,
+    pub status: Status,
+    pub step_records: Vec<StepRecord>,
+    /// Human interactions answered so far (the k-th answer of `--answers`).
+    pub interactions: u32,
+    /// Host clock at the last time-meter update; not part of the state
+    /// (a resumed run restarts its clock, so suspended time never counts).
+    #[serde(skip)]
+    clock: Option<u64>,
+}
+
+type Raise = (FailureKind, String);
+
+impl Machine {
+    pub fn new(program: &Program) -> Machine {
+        Machine {
+            pc: 0,
+            stack: SmallVec::new(),
+            frames: Vec::new(),
+            steps: Vec::new(),
+            slots: vec![None; program.module.slots.len()],
+            last_run: None,
+            meters: [0; 5],
+            budgets: [None; 5],
+            env: Vec::new(),
+            status: Status::Running,
+            step_records: Vec::new(),
+            interactions: 0,
+            clock: None,
+        }
+    }
+
+    /// Applies a cap; the lower of two caps wins.
+    pub fn cap(&mut self, dim: Dim, value: u64) {
+        let slot = &mut self.budgets[dim_index(dim)];
+        *slot = Some(slot.map_or(value, |old| old.min(value)));
+    }
+
+    /// Runs until `stop` says so before an instruction, or the run ends.
+    pub fn run_until(
+        &mut self,
+        program: &Program,
+        host: &mut dyn Host,
+        mut stop: impl FnMut(&Machine) -> bool,
+    ) -> Outcome {
+        self.start_clock(host);
+        loop {
+            if stop(self) {
+                self.sync_time(host);
+                self.clock = None;
+                return Outcome::Running;
+            }
+            let outcome = self.step(program, host);
+            if outcome != Outcome::Running {
+                self.sync_time(host);
+                self.clock = None;
+                return outcome;
+            }
+        }
+    }
+
+    /// Runs to the end (or a failure or suspension).
+    pub fn run(&mut self, program: &Program, host: &mut dyn Host) -> Outcome {
+        self.run_until(program, host, |_| false)
+    }
+
+    fn start_clock(&mut self, host: &mut dyn Host) {
+        if self.clock.is_none() {
+            self.clock = Some(host.now_ms());
+        }
+    }
+
+    /// Folds the wall time since the last update into EXECUTION_TIME.
+    fn sync_time(&mut self, host: &mut dyn Host) {
+        let now = host.now_ms();
+        if let Some(then) = self.clock {
+            self.meters[2] = self.meters[2].saturating_add(now.saturating_sub(then));
+        }
+        self.clock = Some(now);
+    }
+
+    /// Runs one instruction.
+    pub fn step(&mut self, program: &Program, host: &mut dyn Host) -> Outcome {
+        match &self.status {
+            Status::Running => {}
+            Status::Completed => return Outcome::Completed,
+            Status::Failed(f) => return Outcome::Failed(f.clone()),
+            Status::Suspended(_) => self.status = Status::Running,
+        }
+        let pc = self.pc;
+        let Some(&instr) = program.module.code.get(pc as usize) else {
+            return Outcome::Trapped(format!("pc {pc} is past the end of the code"));
+        };
+        self.pc = pc + 1;
+        self.meters[4] += 1;
+        if let Some(cap) = self.budgets[4]
+            && self.meters[4] > cap
+        {
+            self.meters[4] -= 1;
+            return self.budget_failure(program, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+        }
+        match self.exec(instr, program, host) {
+            Ok(None) => Outcome::Running,
+            Ok(Some(outcome)) => outcome,
+            Err(Exec::Raise((kind, message))) => self.raise(program, host, kind, message, pc, None),
+            Err(Exec::Assert(assertion, message)) => {
+                self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
+            }
+            Err(Exec::Budget(dim, cap, spent, reason)) => {
+                self.budget_failure(program, dim, cap, spent, reason, pc)
+            }
+            Err(Exec::Suspend(question)) => {
+                // Re-run this instruction when answered; it has not happened yet.
+                self.pc = pc;
+                self.meters[4] -= 1;
+                let suspension = Suspension::Interaction { question, line: program.line(pc) };
+                self.status = Status::Suspended(suspension.clone());
+                Outcome::Suspended(suspension)
+            }
+            Err(Exec::Trap(message)) => Outcome::Trapped(format!("at pc {pc}: {message}")),
+        }
+    }
+
+    fn pop(&mut self) -> Result<Value, Exec> {
+        self.stack.pop().ok_or_else(|| Exec::Trap("operand stack underflow".into()))
+    }
+
+    fn pop_str(&mut self) -> Result<String, Exec> {
+        match self.pop()? {
+            Value::Str(s) => Ok(s),
+            other => Err(Exec::Trap(format!("expected a string, found a {}", other.type_name()))),
+        }
+    }
+
+    fn pop_bool(&mut self) -> Result<bool, Exec> {
+        match self.pop()? {
+            Value::Bool(b) => Ok(b),
+            other => Err(Exec::Trap(format!("expected a boolean, found a {}", other.type_name()))),
+        }
+    }
+
+    fn push(&mut self, value: Value) {
+        self.stack.push(value);
+    }
+
+    /// A plan path, checked lexically; an escape is a security violation.
+    fn pop_path(&mut self) -> Result<String, Exec> {
+        let path = self.pop_str()?;
+        check_relative(&path).map_err(|m| Exec::Raise((FailureKind::SecurityViolation, m)))?;
+        Ok(path)
+    }
+
+    fn exec(
+        &mut self,
+        instr: Instr,
+        program: &Program,
+        host: &mut dyn Host,
+    ) -> Result<Option<Outcome>, Exec> {
+        let module = &program.module;
+        match instr {
+            Instr::PushConst { index } => {
+                let value = match module.constants.get(index as usize) {
+                    Some(Constant::Str(s)) => Value::Str(program.string(*s).to_string()),
+                    Some(Constant::Int(i)) => Value::Int(*i),
+                    Some(Constant::Duration(d)) => Value::Duration(*d),
+                    Some(Constant::Bool(b)) => Value::Bool(*b),
+                    None => return Err(Exec::Trap(format!("constant {index} out of range"))),
+                };
+                self.push(value);
+            }
+            Instr::Pop {} => {
+                self.pop()?;
+            }
+            Instr::Load { slot } => {
+                let value = self.slots.get(slot as usize).cloned().flatten();
+                let value =
+                    value.ok_or_else(|| Exec::Trap(format!("slot {slot} read before it was bound")))?;
+                self.push(value);
+            }
+            Instr::Store { slot } => {
+                let value = self.pop()?;
+                self.store(slot, value)?;
+            }
+            Instr::LastRun {} => {
+                let run =
+                    self.last_run.clone().ok_or_else(|| Exec::Trap("LAST_RUN before any RUN".into()))?;
+                self.push(Value::Record(Box::new(Record::LastRun(run))));
+            }
+            Instr::Cost {} => {
+                self.sync_time(host);
+                let spent = self.step_spending();
+                self.push(Value::Record(Box::new(Record::Cost(spent))));
+            }
+            Instr::Field { field } => {
+                let record = self.pop()?;
+                let field = Field::from_u8(field).ok_or_else(|| Exec::Trap(format!("bad field {field}")))?;
+                let value = match &record {
+                    Value::Record(r) => r.field(field),
+                    _ => None,
+                };
+                let value = value.ok_or_else(|| {
+                    Exec::Trap(format!("no field {} on a {}", field.name(), record.type_name()))
+                })?;
+                self.push(value);
+            }
+            Instr::Interp { template, holes } | Instr::InterpShell { template, holes } => {
+                let shell = matches!(instr, Instr::InterpShell { .. });
+                let at = self
+                    .stack
+                    .len()
+                    .checked_sub(holes as usize)
+                    .ok_or_else(|| Exec::Trap("underflow".into()))?;
+                let values: Vec<Value> = self.stack.drain(at..).collect();
+                let parts = &module
+                    .templates
+                    .get(template as usize)
+                    .ok_or_else(|| Exec::Trap("bad template".into()))?
+                    .parts;
+                let mut out = String::new();
+                let mut next = values.iter();
+                for part in parts {
+                    match part {
+                        TemplatePart::Text(s) => out.push_str(program.string(*s)),
+                        TemplatePart::Hole => {
+                            let text = next.next().map(Value::to_text).unwrap_or_default();
+                            if shell {
+                                out.push_str(&shell_quote(&text));
+                            } else {
+                                out.push_str(&text);
+                            }
+                        }
+                    }
+                }
+                self.push(Value::Str(out));
+            }
+            Instr::Estimate { estimate } => {
+                let bound = *module
+                    .estimates
+                    .get(estimate as usize)
+                    .ok_or_else(|| Exec::Trap("bad estimate".into()))?;
+                let summary = format!(
+                    "runs {}..{}, api calls {}..{}",
+                    bound.min[3], bound.max[3], bound.min[0], bound.max[0]
+                );
+                self.log(program, host, "estimate", &summary, "ok", 0);
+                self.push(Value::Record(Box::new(Record::Estimate(bound))));
+            }
+            Instr::Eq {} | Instr::Ne {} => {
+                let (b, a) = (self.pop()?, self.pop()?);
+                let equal = a == b;
+                self.push(Value::Bool(if matches!(instr, Instr::Eq {}) { equal } else { !equal }));
+            }
+            Instr::Lt {} | Instr::Le {} | Instr::Gt {} | Instr::Ge {} => {
+                let (b, a) = (self.pop()?, self.pop()?);
+                let ordering = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
+                    (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
+                    _ => {
+                        return Err(Exec::Trap(format!(
+                            "cannot order a {} and a {}",
+                            a.type_name(),
+                            b.type_name()
+                        )));
+                    }
+                };
+                let result = match instr {
+                    Instr::Lt {} => ordering.is_lt(),
+                    Instr::Le {} => ordering.is_le(),
+                    Instr::Gt {} => ordering.is_gt(),
+                    _ => ordering.is_ge(),
+                };
+                self.push(Value::Bool(result));
+            }
+            Instr::Contains {} | Instr::StartsWith {} | Instr::EndsWith {} => {
+                let needle = self.pop_str()?;
+                let haystack = self.pop_str()?;
+                let result = match instr {
+                    Instr::Contains {} => haystack.contains(&needle),
+                    Instr::StartsWith {} => haystack.starts_with(&needle),
+                    _ => haystack.ends_with(&needle),
+                };
+                self.push(Value::Bool(result));
+            }
+            Instr::Matches { regex } => {
+                let text = self.pop_str()?;
+                let re = program.regexes.get(regex as usize).ok_or_else(|| Exec::Trap("bad regex".into()))?;
+                self.push(Value::Bool(re.is_match(&text)));
+            }
+            Instr::MatchesDynamic {} => {
+                let pattern = self.pop_str()?;
+                let text = self.pop_str()?;
+                let re = regex::Regex::new(&pattern).map_err(|e| {
+                    Exec::Raise((
+                        FailureKind::CommandError,
+                        format!("`{pattern}` is not a valid regular expression: {e}"),
+                    ))
+                })?;
+                self.push(Value::Bool(re.is_match(&text)));
+            }
+            Instr::IsEmpty {} => {
+                let s = self.pop_str()?;
+                self.push(Value::Bool(s.is_empty()));
+            }
+            Instr::Not {} => {
+                let b = self.pop_bool()?;
+                self.push(Value::Bool(!b));
+            }
+            Instr::FileExists {} | Instr::FileIsEmpty {} | Instr::FileContains {} => {
+                let needle =
+                    if matches!(instr, Instr::FileContains {}) { Some(self.pop()?.to_text()) } else { None };
+                let path = self.pop_path()?;
+                let query = match (&instr, &needle) {
+                    (Instr::FileExists {}, _) => FileQuery::Exists,
+                    (Instr::FileIsEmpty {}, _) => FileQuery::IsEmpty,
+                    (_, Some(n)) => FileQuery::Contains(n),
+                    _ => FileQuery::Exists,
+                };
+                let result = host.file_test(&path, query).map_err(host_error)?;
+                self.push(Value::Bool(result));
+            }
+            Instr::Jump { target } => self.pc = target,
+            Instr::JumpIfFalse { target } => {
+                if !self.pop_bool()? {
+                    self.pc = target;
+                }
+            }
+            Instr::JumpIfTrue { target } => {
+                if self.pop_bool()? {
+                    self.pc = target;
+                }
+            }
+            Instr::Call { task } => {
+                let entry =
+                    module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?.entry;
+                self.frames.push(Frame { return_pc: self.pc, step_base: self.steps.len() as u32 });
+                self.pc = entry;
+            }
+            Instr::Return {} => {
+                let frame = self.frames.pop().ok_or_else(|| Exec::Trap("RETURN with no CALL".into()))?;
+                self.pc = frame.return_pc;
+            }
+            Instr::Halt {} => {
+                self.status = Status::Completed;
+                return Ok(Some(Outcome::Completed));
+            }
+            Instr::StepEnter { step } => {
+                self.sync_time(host);
+                self.steps.push(OpenStep { step, meters_at_entry: self.meters });
+                let name =
+                    program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
+                self.log(program, host, "step_start", &name, "started", 0);
+            }
+            Instr::StepExit { step } => {
+                self.sync_time(host);
+                let open =
+                    self.steps.pop().ok_or_else(|| Exec::Trap("STEP_EXIT with no open step".into()))?;
+                let duration = self.meters[2] - open.meters_at_entry[2];
+                if self.steps.is_empty() && self.frames.is_empty() {
+                    self.step_records.push(StepRecord {
+                        step,
+                        status: StepStatus::Passed,
+                        duration_ms: duration,
+                    });
+                }
+                let name =
+                    program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
+                self.log(program, host, "step_end", &name, "passed", duration);
+            }
+            Instr::Assert { assertion } => {
+                if !self.pop_bool()? {
+                    let info = module.assertions.get(assertion as usize);
+                    let message = match info {
+                        Some(a) if a.message != NONE => program.string(a.message).to_string(),
+                        Some(a) => format!("assertion failed: {}", program.string(a.condition)),
+                        None => "assertion failed".to_string(),
+                    };
+                    return Err(Exec::Assert(assertion, message));
+                }
+            }
+            Instr::Fail { assertion } => {
+                let message = self.pop_str()?;
+                return Err(Exec::Assert(assertion, message));
+            }
+            Instr::Choose { choice } => {
+                let table =
+                    module.choices.get(choice as usize).ok_or_else(|| Exec::Trap("bad choice".into()))?;
+                let question = Question::Choose {
+                    prompt: (table.prompt != NONE).then(|| program.string(table.prompt).to_string()),
+                    options: table.options.iter().map(|o| program.string(o.label).to_string()).collect(),
+                };
+                let line = program.line(self.pc - 1);
+                match host.ask(&question, line) {
+                    Some(Answer::Choice(i)) if i < table.options.len() => {
+                        self.interactions += 1;
+                        self.pc = table.options[i].target;
+                    }
+                    Some(other) => {
+                        return Err(Exec::Raise((
+                            FailureKind::CommandError,
+                            format!(
+                                "`{other:?}` does not answer a CHOOSE of {} options",
+                                table.options.len()
+                            ),
+                        )));
+                    }
+                    None => return Err(Exec::Suspend(question)),
+                }
+            }
+            Instr::Run { flags } => self.run_command(flags, program, host)?,
+            Instr::Write {} | Instr::Append {} => {
+                let content = self.pop()?.to_text();
+                let path = self.pop_path()?;
+                let append = matches!(instr, Instr::Append {});
+                let started = host.now_ms();
+                let result = host.write(&path, &content, append);
+                let took = host.now_ms().saturating_sub(started);
+                let op = if append { "append" } else { "write" };
+                self.log(program, host, op, &path, if result.is_ok() { "ok" } else { "failed" }, took);
+                result.map_err(host_error)?;
+            }
+            Instr::Read { slot } => {
+                let path = self.pop_path()?;
+                let text = host.read(&path);
+                self.log(program, host, "read", &path, if text.is_ok() { "ok" } else { "failed" }, 0);
+                self.store(slot, Value::Str(text.map_err(host_error)?))?;
+            }
+            Instr::Mkdir {} => {
+                let path = self.pop_path()?;
+                let result = host.mkdir(&path);
+                self.log(program, host, "mkdir", &path, if result.is_ok() { "ok" } else { "failed" }, 0);
+                result.map_err(host_error)?;
+            }
+            Instr::Delete { recursive } => {
+                let path = self.pop_path()?;
+                let result = host.delete(&path, recursive == 1);
+                self.log(program, host, "delete", &path, if result.is_ok() { "ok" } else { "failed" }, 0);
+                result.map_err(host_error)?;
+            }
+            Instr::Log {} => {
+                let message = self.pop()?.to_text();
+                self.log(program, host, "log", &message, "ok", 0);
+            }
+            Instr::Env { name } => {
+                let value = self.pop()?.to_text();
+                let name = program.string(name).to_string();
+                self.env.retain(|(n, _)| *n != name);
+                self.env.push((name, value));
+            }
+            Instr::Prompt { prompt } => self.prompt(prompt, program, host)?,
+            Instr::Pause {} => {
+                let message = self.stack.last().map(Value::to_text).unwrap_or_default();
+                let question = Question::Pause { message };
+                match host.ask(&question, program.line(self.pc - 1)) {
+                    Some(_) => {
+                        self.pop()?;
+                        self.interactions += 1;
+                    }
+                    None => return Err(Exec::Suspend(question)),
+                }
+            }
+            Instr::Review { slot } => {
+                let message = self.stack.last().map(Value::to_text).unwrap_or_default();
+                let question = Question::Review { message: message.clone() };
+                let (approved, comment) = match host.ask(&question, program.line(self.pc - 1)) {
+                    Some(Answer::Review { approved, comment }) => (approved, comment),
+                    Some(Answer::Continue) => (true, String::new()),
+                    Some(Answer::Choice(_)) => {
+                        return Err(Exec::Raise((
+                            FailureKind::CommandError,
+                            "a REQUEST_REVIEW needs approve or reject".into(),
+                        )));
+                    }
+                    None => return Err(Exec::Suspend(question)),
+                };
+                self.pop()?;
+                self.interactions += 1;
+                if slot == NO_SLOT {
+                    if !approved {
+                        let why = if comment.is_empty() { String::new() } else { format!(": {comment}") };
+                        return Err(Exec::Raise((
+                            FailureKind::ReviewRejected,
+                            format!("review rejected: {message}{why}"),
+                        )));
+                    }
+                } else {
+                    self.store(slot, Value::Record(Box::new(Record::Review { approved, comment })))?;
+                }
+            }
+            Instr::SetBudget { dim } => {
+                let value = match self.pop()? {
+                    Value::Int(i) => u64::try_from(i).unwrap_or(0),
+                    Value::Duration(ms) => ms,
+                    other => return Err(Exec::Trap(format!("a budget of type {}", other.type_name()))),
+                };
+                let dim =
+                    *Dim::ALL.get(usize::from(dim)).ok_or_else(|| Exec::Trap("bad dimension".into()))?;
+                self.cap(dim, value);
+            }
+        }
+        Ok(None)
+    }
+
+    fn store(&mut self, slot: u32, value: Value) -> Result<(), Exec> {
+        let cell = self
+            .slots
+            .get_mut(slot as usize)
+            .ok_or_else(|| Exec::Trap(format!("slot {slot} out of range")))?;
+        *cell = Some(value);
+        Ok(())
+    }
+
+    /// What the current step has spent (the whole run outside steps).
+    fn step_spending(&self) -> [u64; 5] {
+        let base = self.steps.last().map_or([0; 5], |s| s.meters_at_entry);
+        let mut out = [0; 5];
+        for i in 0..5 {
+            out[i] = self.meters[i].saturating_sub(base[i]);
+        }
+        out
+    }
+
+    /// Fails with `budget_exceeded` before an effect that would cross a cap.
+    fn charge(&mut self, dim: Dim, amount: u64) -> Result<(), Exec> {
+        let i = dim_index(dim);
+        if let Some(cap) = self.budgets[i] {
+            let after = self.meters[i].saturating_add(amount);
+            if after > cap {
+                return Err(Exec::Budget(dim, cap, after, "limit"));
+            }
+        }
+        Ok(())
+    }
+
+    fn run_command(&mut self, flags: u8, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
+        let timeout_ms = if flags & run_flags::TIMEOUT != 0 {
+            match self.pop()? {
+                Value::Duration(ms) => Some(ms),
+                other => return Err(Exec::Trap(format!("a timeout of type {}", other.type_name()))),
+            }
+        } else {
+            None
+        };
+        let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
+        let command = self.pop_str()?;
+        self.charge(Dim::RunCount, 1)?;
+        self.sync_time(host);
+        let request = RunRequest { command: command.clone(), dir, timeout_ms, env: self.env.clone() };
+        let result = host.run(&request);
+        self.meters[dim_index(Dim::RunCount)] += 1;
+        self.sync_time(host);
+        match result {
+            Ok(run) => {
+                let outcome =
+                    if run.timed_out { "timed_out".to_string() } else { format!("exit {}", run.exit_code) };
+                let details = [("stdout", shorten(&run.stdout)), ("stderr", shorten(&run.stderr))];
+                let details: Vec<(&str, &str)> = details.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                let event = Event {
+                    event: "run",
+                    step: self.current_step_name(program),
+                    line: program.line(self.pc - 1),
+                    op: &command,
+                    outcome: &outcome,
+                    duration_ms: run.duration_ms,
+                    details: &details,
+                };
+                host.log(&event);
+                self.last_run = Some(run);
+                Ok(())
+            }
+            Err(e) => {
+                self.log(program, host, "run", &command, "failed", 0);
+                Err(host_error(e))
+            }
+        }
+    }
+
+    fn prompt(&mut self, prompt: u32, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
+        let info =
+            program.module.prompts.get(prompt as usize).ok_or_else(|| Exec::Trap("bad prompt".into()))?;
+        let query = self.pop()?.to_text();
+        self.charge(Dim::ApiCalls, 1)?;
+        let mut context = Vec::new();
+        for &slot in &info.context {
+            let name = program.module.slots.get(slot as usize).map_or("", |s| program.string(s.name));
+            if let Some(Some(value)) = self.slots.get(slot as usize) {
+                context.push((name.to_string(), value.to_text()));
+            }
+        }
+        if info.default_context
+            && let Some(run) = &self.last_run
+        {
+            context.push(("LAST_RUN.STDOUT".to_string(), run.stdout.clone()));
+            context.push(("LAST_RUN.STDERR".to_string(), run.stderr.clone()));
+            context.push(("LAST_RUN.EXIT_CODE".to_string(), run.exit_code.to_string()));
+        }
+        let into = info.into;
+        self.sync_time(host);
+        let response = host.prompt(&PromptRequest { query: query.clone(), context }).map_err(host_error)?;
+        self.sync_time(host);
+        self.meters[dim_index(Dim::ApiCalls)] += 1;
+        self.meters[dim_index(Dim::TokenCount)] += response.tokens;
+        self.log(program, host, "prompt", &query, "ok", 0);
+        if into != NONE {
+            self.store(into, Value::Str(response.text))?;
+        }
+        Ok(())
+    }
+
+    fn current_step_name<'p>(&self, program: &'p Program) -> Option<&'p str> {
+        let step = self.steps.last()?.step;
+        Some(program.string(program.module.steps.get(step as usize)?.name))
+    }
+
+    /// The open steps' names, outermost first, joined with ` > `.
+    pub fn step_path(&self, program: &Program) -> String {
+        self.steps
+            .iter()
+            .map(|s| program.string(program.module.steps.get(s.step as usize).map_or(NONE, |i| i.name)))
+            .collect::<Vec<_>>()
+            .join(" > ")
+    }
+
+    fn log(
+        &self,
+        program: &Program,
+        host: &mut dyn Host,
+        event: &str,
+        op: &str,
+        outcome: &str,
+        duration_ms: u64,
+    ) {
+        let line = program.line(self.pc.saturating_sub(1));
+        let event = Event {
+            event,
+            step: self.current_step_name(program),
+            line,
+            op,
+            outcome,
+            duration_ms,
+            details: &[],
+        };
+        host.log(&event);
+    }
+
+    /// Evaluates a side-effect-free path, for an assertion's report.
+    fn observe(&self, path: &PathRef) -> Option<Value> {
+        let mut value = match path.root {
+            PathRootRef::Slot(slot) => self.slots.get(slot as usize)?.clone()?,
+            PathRootRef::LastRun => Value::Record(Box::new(Record::LastRun(self.last_run.clone()?))),
+            PathRootRef::Cost => Value::Record(Box::new(Record::Cost(self.step_spending()))),
+        };
+        for &field in &path.fields {
+            value = match &value {
+                Value::Record(r) => r.field(Field::from_u8(field)?)?,
+                _ => return None,
+            };
+        }
+        Some(value)
+    }
+
+    /// A failure at `fail_pc`: caught by the innermost TRY around it (through
+    /// CALL frames), or the end of the run.
+    fn raise(
+        &mut self,
+        program: &Program,
+        host: &mut dyn Host,
+        kind: FailureKind,
+        message: String,
+        fail_pc: u32,
+        assertion: Option<u32>,
+    ) -> Outcome {
+        let (line, column) = program.module.position(fail_pc).unwrap_or((0, 0));
+        let step = self.step_path(program);
+        if kind.catchable() {
+            let mut pc = fail_pc;
+            let mut frame_depth = self.frames.len();
+            loop {
+                let handler = program.module.handlers.iter().find(|h| h.start <= pc && pc < h.end).copied();
+                if let Some(h) = handler {
+                    let innermost = self.current_step_name(program).unwrap_or("").to_string();
+                    self.frames.truncate(frame_depth);
+                    let base = self.frames.last().map_or(0, |f| f.step_base);
+                    self.steps.truncate((base + h.step_depth) as usize);
+                    self.stack.truncate(h.stack_depth as usize);
+                    let record = ErrorRecord {
+                        kind: kind.name().to_string(),
+                        message: message.clone(),
+                        step: innermost,
+                        line: i64::from(line),
+                    };
+                    if h.catch_slot != NONE
+                        && let Some(cell) = self.slots.get_mut(h.catch_slot as usize)
+                    {
+                        *cell = Some(Value::Record(Box::new(Record::Error(record))));
+                    }
+                    self.log(program, host, "caught", &message, kind.name(), 0);
+                    self.pc = h.target;
+                    return Outcome::Running;
+                }
+                if frame_depth == 0 {
+                    break;
+                }
+                frame_depth -= 1;
+                pc = self.frames[frame_depth].return_pc - 1;
+            }
+        }
+        let (condition, actual) = match assertion.and_then(|a| program.module.assertions.get(a as usize)) {
+            Some(a) => (
+                Some(program.string(a.condition).to_string()),
+                a.observed
+                    .iter()
+                    .map(|o| {
+                        let shown = self.observe(&o.path).map_or_else(
+                            || "<unbound>".to_string(),
+                            |v| match v {
+                                Value::Str(s) => format!("{:?}", shorten(&s)),
+                                other => other.to_text(),
+                            },
+                        );
+                        (program.string(o.text).to_string(), shown)
+                    })
+                    .collect(),
+            ),
+            None => (None, Vec::new()),
+        };
+        let failure = Failure { kind, message, step, line, column, condition, actual, budget: None };
+        self.fail(program, host, failure)
+    }
+
+    fn budget_failure(
+        &mut self,
+        program: &Program,
+        dim: Dim,
+        cap: u64,
+        spent: u64,
+        reason: &str,
+        pc: u32,
+    ) -> Outcome {
+        let (line, column) = program.module.position(pc).unwrap_or((0, 0));
+        let failure = Failure {
+            kind: FailureKind::BudgetExceeded,
+            message: format!("{} budget exceeded: {spent} > {cap}", dim.name()),
+            step: self.step_path(program),
+            line,
+            column,
+            condition: None,
+            actual: Vec::new(),
+            budget: Some(BudgetBreach {
+                dimension: dim.name().to_string(),
+                cap,
+                spent,
+                reason: reason.to_string(),
+            }),
+        };
+        self.status = Status::Failed(failure.clone());
+        self.close_failed_step();
+        Outcome::Failed(failure)
+    }
+
+    fn fail(&mut self, program: &Program, host: &mut dyn Host, failure: Failure) -> Outcome {
+        self.log(program, host, "failed", &failure.message, failure.kind.name(), 0);
+        self.status = Status::Failed(failure.clone());
+        self.close_failed_step();
+        Outcome::Failed(failure)
+    }
+
+    /// Records the top-level step that was running as failed.
+    fn close_failed_step(&mut self) {
+        if let Some(top) = self.steps.first() {
+            let duration = self.meters[2].saturating_sub(top.meters_at_entry[2]);
+            self.step_records.push(StepRecord {
+                step: top.step,
+                status: StepStatus::Failed,
+                duration_ms: duration,
+            });
+        }
+    }
+}
+
+/// Why an instruction did not simply complete.
+enum Exec {
+    Raise(Raise),
+    Assert(u32, String),
+    Budget(Dim, u64, u64, &'static str),
+    Suspend(Question),
+    Trap(String),
+}
+
+fn host_error(e: HostError) -> Exec {
+    match e {
+        HostError::Command(m) => Exec::Raise((FailureKind::CommandError, m)),
+        HostError::Security(m) => Exec::Raise((FailureKind::SecurityViolation, m)),
+    }
+}

@@ -1,0 +1,55 @@
+//! Language-model providers (SPEC §7). This build has the deterministic,
+//! offline `mock` provider; the network providers come with their issue.
+
+use crate::host::{PromptRequest, PromptResponse};
+
+pub trait Provider {
+    /// The provider's name as given to `--provider`.
+    fn name(&self) -> &str;
+    fn complete(&mut self, request: &PromptRequest) -> Result<PromptResponse, String>;
+}
+
+/// Answers every prompt with a fixed text derived from the query, and
+/// counts tokens the way the static estimate does (characters / 4), so runs
+/// are reproducible without a network.
+#[derive(Debug, Default)]
+pub struct MockProvider;
+
+impl Provider for MockProvider {
+    fn name(&self) -> &str {
+        "mock"
+    }
+
+    fn complete(&mut self, request: &PromptRequest) -> Result<PromptResponse, String> {
+        let text = format!("mock answer to: {}", request.query);
+        let prompt_chars: usize =
+            request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
+        Ok(PromptResponse { text, tokens })
+    }
+}
+
+/// The provider named by `--provider`.
+pub fn by_name(name: &str) -> Result<Box<dyn Provider>, String> {
+    match name {
+        "mock" => Ok(Box::new(MockProvider)),
+        other => Err(format!(
+            "unknown provider `{other}`: this build offers `mock` (replay, openai and ollama come with the language-model issue)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mock_is_deterministic() {
+        let request = PromptRequest { query: "hi".into(), context: vec![("x".into(), "1".into())] };
+        let a = MockProvider.complete(&request).unwrap();
+        let b = MockProvider.complete(&request).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.text, "mock answer to: hi");
+        assert!(by_name("nope").is_err());
+    }
+}

@@ -1,0 +1,190 @@
+//! Run-time values (SPEC §3): strings, integers, durations, booleans, records.
+
+use serde::{Deserialize, Serialize};
+use tisslang::isa::Field;
+use tisslang::module::CostBound;
+
+/// What a RUN recorded (`LAST_RUN`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunResult {
+    pub command: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i64,
+    pub duration_ms: u64,
+    pub timed_out: bool,
+}
+
+/// A caught failure (`CATCH AS e`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    pub kind: String,
+    pub message: String,
+    pub step: String,
+    pub line: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Record {
+    LastRun(RunResult),
+    /// Spending per dimension, in `Dim::ALL` order (time in ms).
+    Cost([u64; 5]),
+    Error(ErrorRecord),
+    Review {
+        approved: bool,
+        comment: String,
+    },
+    Estimate(CostBound),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Value {
+    Str(String),
+    Int(i64),
+    /// Milliseconds.
+    Duration(u64),
+    Bool(bool),
+    Record(Box<Record>),
+}
+
+impl Value {
+    /// The value as text, for interpolation, WRITE FROM and ENV.
+    pub fn to_text(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            Value::Duration(ms) => format_duration(*ms),
+            Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+            Value::Record(r) => format!("<{} record>", r.kind_name()),
+        }
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "string",
+            Value::Int(_) => "integer",
+            Value::Duration(_) => "duration",
+            Value::Bool(_) => "boolean",
+            Value::Record(_) => "record",
+        }
+    }
+}
+
+impl Record {
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Record::LastRun(_) => "LAST_RUN",
+            Record::Cost(_) => "COST",
+            Record::Error(_) => "error",
+            Record::Review { .. } => "review",
+            Record::Estimate(_) => "estimate",
+        }
+    }
+
+    /// Field `field` of this record, if it has one.
+    pub fn field(&self, field: Field) -> Option<Value> {
+        use Field::*;
+        Some(match (self, field) {
+            (Record::LastRun(r), Stdout) => Value::Str(r.stdout.clone()),
+            (Record::LastRun(r), Stderr) => Value::Str(r.stderr.clone()),
+            (Record::LastRun(r), ExitCode) => Value::Int(r.exit_code),
+            (Record::LastRun(r), Duration) => Value::Duration(r.duration_ms),
+            (Record::LastRun(r), TimedOut) => Value::Bool(r.timed_out),
+            (Record::LastRun(r), Command) => Value::Str(r.command.clone()),
+            (Record::Cost(c), f) => cost_field(c, f)?,
+            (Record::Estimate(b), f) => estimate_field(b, f)?,
+            (Record::Error(e), Kind) => Value::Str(e.kind.clone()),
+            (Record::Error(e), Message) => Value::Str(e.message.clone()),
+            (Record::Error(e), Step) => Value::Str(e.step.clone()),
+            (Record::Error(e), Line) => Value::Int(e.line),
+            (Record::Review { approved, .. }, Approved) => Value::Bool(*approved),
+            (Record::Review { comment, .. }, Comment) => Value::Str(comment.clone()),
+            _ => return None,
+        })
+    }
+}
+
+fn dim_value(index: usize, amount: u64) -> Value {
+    // EXECUTION_TIME (index 2) is a duration; the others are counts.
+    if index == 2 { Value::Duration(amount) } else { Value::Int(i64::try_from(amount).unwrap_or(i64::MAX)) }
+}
+
+fn dim_of(field: Field) -> Option<(usize, bool)> {
+    use Field::*;
+    Some(match field {
+        ApiCalls => (0, false),
+        TokenCount => (1, false),
+        ExecutionTime => (2, false),
+        RunCount => (3, false),
+        Instructions => (4, false),
+        ApiCallsMin => (0, true),
+        TokenCountMin => (1, true),
+        ExecutionTimeMin => (2, true),
+        RunCountMin => (3, true),
+        InstructionsMin => (4, true),
+        _ => return None,
+    })
+}
+
+fn cost_field(spent: &[u64; 5], field: Field) -> Option<Value> {
+    match dim_of(field)? {
+        (i, false) => Some(dim_value(i, spent[i])),
+        (_, true) => None,
+    }
+}
+
+fn estimate_field(bound: &CostBound, field: Field) -> Option<Value> {
+    let (i, min) = dim_of(field)?;
+    Some(dim_value(i, if min { bound.min[i] } else { bound.max[i] }))
+}
+
+/// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
+pub fn format_duration(ms: u64) -> String {
+    if ms != 0 && ms.is_multiple_of(3_600_000) {
+        format!("{}h", ms / 3_600_000)
+    } else if ms != 0 && ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms != 0 && ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Quotes a value as one word for `/bin/sh`: single quotes, with each `'`
+/// written as `'\''`. Nothing inside single quotes is special to the shell.
+pub fn shell_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_use_the_largest_exact_unit() {
+        assert_eq!(format_duration(0), "0ms");
+        assert_eq!(format_duration(1500), "1500ms");
+        assert_eq!(format_duration(30_000), "30s");
+        assert_eq!(format_duration(120_000), "2m");
+        assert_eq!(format_duration(7_200_000), "2h");
+    }
+
+    #[test]
+    fn quoting_leaves_nothing_for_the_shell() {
+        assert_eq!(shell_quote("a; rm -rf x"), "'a; rm -rf x'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("$(id) `id` \n"), "'$(id) `id` \n'");
+    }
+}
