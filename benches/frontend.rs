@@ -1,5 +1,6 @@
-//! Front-end throughput: lex, lex+parse, and lex+parse+check of a generated
-//! plan of ≥ 50,000 lines that uses every construct.
+//! Front-end throughput: lex, lex+parse, lex+parse+check, and the full
+//! compile to `.tbc` bytes, of a generated plan of ≥ 50,000 lines that uses
+//! every construct.
 
 #[path = "plan_gen.rs"]
 mod plan_gen;
@@ -23,6 +24,14 @@ fn frontend(c: &mut Criterion) {
     });
     group.bench_function("lex+parse+check", |b| {
         b.iter(|| tiss_compiler::frontend("bench.tiss", black_box(src.as_bytes())))
+    });
+    group.bench_function("compile (to .tbc bytes)", |b| {
+        b.iter(|| {
+            let options = tiss_compiler::lower::LowerOptions::default();
+            let (module, _) = tiss_compiler::compile("bench.tiss", black_box(src.as_bytes()), options)
+                .unwrap_or_else(|_| panic!("the generated plan compiles"));
+            tisslang::format::encode(&module)
+        })
     });
     group.finish();
 }

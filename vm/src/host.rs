@@ -77,6 +77,8 @@ pub struct Event<'a> {
     pub event: &'a str,
     /// The innermost step's name, if any.
     pub step: Option<&'a str>,
+    /// How many steps are open (for `step_end`: the finished step's own depth, 0 = top level).
+    pub depth: u32,
     pub line: u32,
     /// The operation's subject: the command, the path, the message.
     pub op: &'a str,

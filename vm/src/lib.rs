@@ -5,13 +5,17 @@
 //! loop; every effect goes through [`host::Host`].
 
 pub mod dry_run;
+pub mod environment;
 pub mod event_log;
 pub mod failure;
 pub mod host;
 pub mod inspect;
 pub mod machine;
+pub mod os_host;
+pub mod process;
 pub mod program;
 pub mod provider;
 pub mod report;
 pub mod scripted_host;
 pub mod value;
+pub mod workspace;

@@ -650,6 +650,7 @@ impl Machine {
                 let event = Event {
                     event: "run",
                     step: self.current_step_name(program),
+                    depth: self.steps.len() as u32,
                     line: program.line(self.pc - 1),
                     op: &command,
                     outcome: &outcome,
@@ -726,6 +727,7 @@ impl Machine {
         let event = Event {
             event,
             step: self.current_step_name(program),
+            depth: self.steps.len() as u32,
             line,
             op,
             outcome,

@@ -4,7 +4,8 @@
 //! and language-model output interpolated into a command. Medium: commands
 //! built at run time, package installs and pushes, recursive DELETE, paths
 //! computed at run time, environment that changes how programs load.
-//! Everything else is low.
+//! Prompts (their context leaves the machine) are medium too. Everything
+//! else is low.
 
 use tisslang::module::{Manifest, PathAccess, Risk, RiskLevel, RiskReason};
 
@@ -45,13 +46,13 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
         let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
         let line = command.line;
         if words.iter().any(|w| program(w) == "sudo" || program(w) == "su" || program(w) == "doas") {
-            add(RiskLevel::High, format!("runs a command with elevated privileges: `{text}`"), line);
+            add(RiskLevel::High, "runs a command with elevated privileges".to_string(), line);
         }
         if let Some(tool) = words.iter().map(|w| program(w)).find(|w| NETWORK_TOOLS.contains(&w.as_str())) {
-            add(RiskLevel::High, format!("uses the network tool `{tool}`: `{text}`"), line);
+            add(RiskLevel::High, format!("uses the network tool `{tool}`"), line);
         }
         if let Some(tool) = words.iter().map(|w| program(w)).find(|w| DISK_TOOLS.contains(&w.as_str())) {
-            add(RiskLevel::High, format!("uses the disk-level tool `{tool}`: `{text}`"), line);
+            add(RiskLevel::High, format!("uses the disk-level tool `{tool}`"), line);
         }
         let recursive_rm = words.windows(2).any(|pair| {
             program(pair[0]) == "rm"
@@ -59,36 +60,41 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
                 && (pair[1].contains('r') || pair[1].contains('R') || pair[1] == "--recursive")
         });
         if recursive_rm {
-            add(RiskLevel::High, format!("deletes recursively with rm: `{text}`"), line);
+            add(RiskLevel::High, "deletes recursively with rm".to_string(), line);
         }
         for name in &model_outputs {
             if text.contains(&format!("${{{name}}}")) || text.contains(&format!("${{{name}.")) {
-                add(
-                    RiskLevel::High,
-                    format!("language-model output `{name}` flows into a command: `{text}`"),
-                    line,
-                );
+                add(RiskLevel::High, format!("language-model output `{name}` flows into a command"), line);
             }
         }
         if command.dynamic {
-            add(RiskLevel::Medium, format!("command built at run time from values: `{text}`"), line);
+            add(RiskLevel::Medium, "command built at run time from values".to_string(), line);
         }
         let installs = words.windows(2).any(|p| INSTALLERS.contains(&(program(p[0]).as_str(), p[1])));
         if installs {
-            add(RiskLevel::Medium, format!("installs packages: `{text}`"), line);
+            add(RiskLevel::Medium, "installs packages".to_string(), line);
         }
         if words.windows(2).any(|p| program(p[0]) == "git" && p[1] == "push") {
-            add(RiskLevel::Medium, format!("pushes to a remote repository: `{text}`"), line);
+            add(RiskLevel::Medium, "pushes to a remote repository".to_string(), line);
         }
     }
     for path in &manifest.paths {
         let text = tables.text_of(path.path);
         if path.access == PathAccess::DeleteRecursive {
-            add(RiskLevel::Medium, format!("deletes a directory recursively: `{text}`"), path.line);
+            add(RiskLevel::Medium, format!("deletes `{text}` recursively"), path.line);
         }
         if path.dynamic && path.access != PathAccess::Inspect {
             add(RiskLevel::Medium, format!("path computed at run time: `{text}`"), path.line);
         }
+    }
+    for prompt in &manifest.prompts {
+        let context: Vec<&str> = prompt.context.iter().map(|&c| tables.text_of(c)).collect();
+        let sent = if context.is_empty() {
+            "every file READ so far and LAST_RUN".to_string()
+        } else {
+            context.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        };
+        add(RiskLevel::Medium, format!("asks a language model, sending {sent}"), prompt.line);
     }
     for &(name, line) in &manifest.env {
         let name = tables.text_of(name);

@@ -113,7 +113,7 @@ fn manifest_and_risk() {
     let reasons: Vec<_> = m.manifest.risk.reasons.iter().map(|r| r.reason.as_str()).collect();
     assert!(reasons.iter().any(|r| r.contains("network tool `curl`")), "{reasons:?}");
     assert!(reasons.iter().any(|r| r.contains("language-model output `fix`")), "{reasons:?}");
-    assert!(reasons.iter().any(|r| r.contains("deletes a directory recursively")), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r.contains("deletes `tmp` recursively")), "{reasons:?}");
 
     let calm = in_step("RUN \"make test\" TIMEOUT 1m\nASSERT LAST_RUN.EXIT_CODE == 0");
     assert_eq!(calm.manifest.risk.level, RiskLevel::Low);

@@ -1,10 +1,10 @@
-//! `tissvm`: runs TissLang plans (SPEC §9). The machine itself arrives with
-//! the VM issues; today the binary loads plans and disassembles them.
+//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `inspect`, `disasm`.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
-//! success, 2 usage error or a plan that does not compile or bytecode that is
-//! invalid, corrupt or of an unsupported version, 70 internal error.
+//! success, 1 the plan failed, 2 usage error or a plan that does not compile
+//! or bytecode that is invalid, corrupt or of an unsupported version, 3
+//! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -16,25 +16,30 @@ use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
 use tiss_compiler::render::{self, ErrorFormat};
 use tisslang::module::Module;
 
+mod run;
+
 /// Exit statuses (SPEC §9).
 mod status {
     pub const OK: u8 = 0;
     /// Bad arguments, or a plan that does not compile, or bytecode that is
     /// invalid, corrupt or of an unsupported version.
     pub const INVALID: u8 = 2;
+    pub const SECURITY: u8 = 5;
     pub const INTERNAL: u8 = 70;
 }
 
-/// The TissLang VM. This build only disassembles plans (`disasm`); running
-/// them (`run`, `inspect`, `estimate`, `debug`, `resume`) arrives with the VM.
+/// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
+/// `run --dry-run`), or read its bytecode (`disasm`). Cost estimates,
+/// the debugger and resuming suspended runs arrive with their issues.
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
 /// as source (`.tiss`, compiled in memory).
 #[derive(Parser)]
 #[command(
     name = "tissvm",
-    after_help = "Exit status: 0 success, 2 usage error or a plan that does not compile or bytecode \
-                  that is invalid, corrupt or of an unsupported version, 70 internal error."
+    after_help = "Exit status: 0 success, 1 the plan failed, 2 usage error or a plan that does not \
+                  compile or bytecode that is invalid, corrupt or of an unsupported version, \
+                  3 suspended, 4 budget exceeded, 5 security violation, 70 internal error."
 )]
 struct Cli {
     /// How to print compile errors of a `.tiss` plan (on stderr): rustc-style text, or one JSON object per line.
@@ -47,6 +52,12 @@ struct Cli {
 
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InspectFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -64,6 +75,20 @@ enum ColorArg {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a plan in a workspace and report the result.
+    ///
+    /// Text output prints a line per step as it finishes and, on failure, the
+    /// report; JSON and JUnit reports go to stdout alone (progress to stderr).
+    Run(run::RunArgs),
+    /// Print the plan's manifest for approval: every command, path, model and
+    /// human interaction, budget, and the risk level with its reasons.
+    Inspect {
+        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        #[arg(value_name = "PLAN")]
+        plan: PathBuf,
+        #[arg(long, value_enum, default_value_t = InspectFormat::Text, value_name = "FORMAT")]
+        output_format: InspectFormat,
+    },
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
     ///
@@ -114,6 +139,11 @@ fn run() -> u8 {
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
+        Command::Inspect { plan, output_format } => inspect(&mut out, &plan, output_format),
+        Command::Run(args) => match load_plan(&mut out, &args.plan) {
+            Ok(plan) => run::run(plan.module, &args),
+            Err(code) => code,
+        },
     }
 }
 
@@ -133,6 +163,30 @@ struct Output {
 struct Plan {
     module: Module,
     hash: String,
+}
+
+fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
+    let plan = match load_plan(out, path) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    let program = match tiss_vm::program::Program::new(plan.module) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tissvm: {}: {e}", path.display());
+            return status::INVALID;
+        }
+    };
+    let text = match format {
+        InspectFormat::Text => tiss_vm::inspect::inspect_text(&program),
+        InspectFormat::Json => {
+            let mut text =
+                serde_json::to_string_pretty(&tiss_vm::inspect::inspect_json(&program)).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    };
+    write_stdout(&text, status::OK)
 }
 
 fn disasm(out: &mut Output, path: &Path) -> u8 {

@@ -1,0 +1,235 @@
+//! The real host: the workspace on disk (confined), commands through the
+//! process runner, the configured model provider, a human at the terminal,
+//! the event log, and the live progress display.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Instant;
+
+use crate::environment::build_env;
+use crate::event_log::EventLog;
+use crate::host::{
+    Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
+};
+use crate::process::{self, ProcessSpec, Stream};
+use crate::provider::Provider;
+use crate::value::{RunResult, format_duration};
+use crate::workspace::Workspace;
+
+/// Where step lines and progress go.
+pub enum Progress {
+    /// Text output: step lines on stdout as steps finish, and on a terminal a
+    /// live line on stderr with the current step, command and elapsed time.
+    Text { live: bool },
+    /// JSON or JUnit on stdout: step lines go to stderr.
+    Quiet,
+}
+
+pub struct OsHost {
+    pub workspace: Workspace,
+    pub env_allow: Vec<String>,
+    pub provider: Box<dyn Provider>,
+    pub log: Option<EventLog>,
+    pub progress: Progress,
+    /// Ask on the terminal; otherwise interactions suspend the run.
+    pub interactive: bool,
+    /// Answers given in advance (`--answers`, `resume --answer`), in order.
+    pub answers: VecDeque<Answer>,
+    pub output_cap: usize,
+    started: Instant,
+    live_line: bool,
+}
+
+impl OsHost {
+    pub fn new(workspace: Workspace, provider: Box<dyn Provider>, progress: Progress) -> OsHost {
+        OsHost {
+            workspace,
+            env_allow: Vec::new(),
+            provider,
+            log: None,
+            progress,
+            interactive: false,
+            answers: VecDeque::new(),
+            output_cap: process::DEFAULT_OUTPUT_CAP,
+            started: Instant::now(),
+            live_line: false,
+        }
+    }
+
+    fn live(&mut self, text: &str) {
+        if let Progress::Text { live: true } = self.progress {
+            let elapsed = format_duration(self.started.elapsed().as_millis() as u64 / 100 * 100);
+            let mut shown: String = text.chars().take(100).collect();
+            if shown.len() < text.len() {
+                shown.push('…');
+            }
+            eprint!("\r\x1b[2K[{elapsed}] {shown}");
+            let _ = std::io::stderr().flush();
+            self.live_line = true;
+        }
+    }
+
+    fn clear_live(&mut self) {
+        if self.live_line {
+            eprint!("\r\x1b[2K");
+            self.live_line = false;
+        }
+    }
+
+    /// A step line: on stdout for text output, stderr otherwise.
+    fn step_line(&mut self, text: &str) {
+        self.clear_live();
+        match self.progress {
+            Progress::Text { .. } => println!("{text}"),
+            Progress::Quiet => eprintln!("{text}"),
+        }
+    }
+
+    /// Asks on the terminal (stderr for the question, stdin for the answer).
+    fn ask_terminal(&mut self, question: &Question, line: u32) -> Option<Answer> {
+        self.clear_live();
+        let stdin = std::io::stdin();
+        let read = |prompt: &str| -> Option<String> {
+            eprint!("{prompt}");
+            let _ = std::io::stderr().flush();
+            let mut text = String::new();
+            match stdin.lock().read_line(&mut text) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(text.trim().to_string()),
+            }
+        };
+        match question {
+            Question::Pause { message } => {
+                read(&format!("PAUSE (line {line}): {message}\nPress Enter to continue: "))?;
+                Some(Answer::Continue)
+            }
+            Question::Review { message } => loop {
+                let answer = read(&format!("REVIEW (line {line}): {message}\nApprove? [y/n]: "))?;
+                let approved = match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "approve" => true,
+                    "n" | "no" | "reject" => false,
+                    _ => continue,
+                };
+                let comment = read("Comment (optional): ")?;
+                return Some(Answer::Review { approved, comment });
+            },
+            Question::Choose { prompt, options } => loop {
+                let mut text = format!("CHOOSE (line {line}): {}\n", prompt.as_deref().unwrap_or(""));
+                for (i, o) in options.iter().enumerate() {
+                    text.push_str(&format!("  {}. {o}\n", i + 1));
+                }
+                text.push_str(&format!("Option [1-{}]: ", options.len()));
+                let answer = read(&text)?;
+                if let Ok(n) = answer.parse::<usize>()
+                    && (1..=options.len()).contains(&n)
+                {
+                    return Some(Answer::Choice(n - 1));
+                }
+            },
+        }
+    }
+}
+
+impl Host for OsHost {
+    fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
+        let dir = self.workspace.dir_for_run(request.dir.as_deref())?;
+        let env = build_env(self.workspace.root(), &self.env_allow, &request.env);
+        let spec = ProcessSpec {
+            command: &request.command,
+            cwd: dir.path(),
+            env: &env,
+            timeout: request.timeout_ms.map(std::time::Duration::from_millis),
+            output_cap: self.output_cap,
+        };
+        self.live(&format!("RUN {}", request.command));
+        match &mut self.log {
+            Some(log) => {
+                let mut sink = |stream: Stream, data: &[u8]| {
+                    let name = if stream == Stream::Stdout { "stdout" } else { "stderr" };
+                    let text = String::from_utf8_lossy(data);
+                    log.write(&Event {
+                        event: "output",
+                        step: None,
+                        depth: 0,
+                        line: 0,
+                        op: &request.command,
+                        outcome: name,
+                        duration_ms: 0,
+                        details: &[("data", &text)],
+                    });
+                };
+                process::run(&spec, Some(&mut sink))
+            }
+            None => process::run(&spec, None),
+        }
+    }
+
+    fn read(&mut self, path: &str) -> Result<String, HostError> {
+        self.workspace.read(path)
+    }
+
+    fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
+        self.workspace.write(path, content, append)
+    }
+
+    fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
+        self.workspace.mkdir(path)
+    }
+
+    fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
+        self.workspace.delete(path, recursive)
+    }
+
+    fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError> {
+        self.workspace.file_test(path, query)
+    }
+
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, HostError> {
+        self.live(&format!("PROMPT_AGENT {}", request.query));
+        self.provider
+            .complete(request)
+            .map_err(|e| HostError::Command(format!("{}: {e}", self.provider.name())))
+    }
+
+    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+        if let Some(answer) = self.answers.pop_front() {
+            return Some(answer);
+        }
+        if self.interactive { self.ask_terminal(question, line) } else { None }
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn log(&mut self, event: &Event<'_>) {
+        if let Some(log) = &mut self.log {
+            log.write(event);
+        }
+        match event.event {
+            "step_start" => self.live(&format!("STEP {}", event.op)),
+            "step_end" => {
+                let pad = "  ".repeat(event.depth as usize);
+                self.step_line(&format!("{pad}✓ {}  ({})", event.op, format_duration(event.duration_ms)));
+            }
+            "log" => self.step_line(&format!("  LOG {}", event.op)),
+            "caught" => self.step_line(&format!("  caught {}: {}", event.outcome, event.op)),
+            "failed" => self.step_line(&format!("✗ {}", event.step.unwrap_or("(no step)"))),
+            _ => {}
+        }
+    }
+}
+
+/// Whether the terminal can be asked: stdin is a TTY.
+pub fn stdin_is_terminal() -> bool {
+    std::io::stdin().is_terminal()
+}
+
+impl Drop for OsHost {
+    fn drop(&mut self) {
+        self.clear_live();
+        if let Some(log) = &mut self.log {
+            let _ = log.flush();
+        }
+    }
+}
