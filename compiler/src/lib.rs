@@ -54,10 +54,10 @@ pub fn compile(
     name: &str,
     bytes: &[u8],
     options: lower::LowerOptions,
-) -> Result<(tisslang::module::Module, Frontend), Frontend> {
+) -> Result<(tisslang::module::Module, Frontend), Box<Frontend>> {
     let fe = frontend(name, bytes);
     if fe.has_errors() {
-        return Err(fe);
+        return Err(Box::new(fe));
     }
     let module = lower::lower(&fe.plan, &fe.file, options);
     Ok((module, fe))

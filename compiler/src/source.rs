@@ -15,23 +15,23 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: Vec<usize>,
+    /// The line of the last lookup: lookups mostly walk forward through the
+    /// file, so checking it and the next line first skips the binary search.
+    last_line: std::cell::Cell<usize>,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: String) -> SourceFile {
         let mut line_starts = vec![0];
         line_starts.extend(memchr_newlines(text.as_bytes()));
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile { name: name.into(), text, line_starts, last_line: std::cell::Cell::new(0) }
     }
 
     /// Line and column (both 1-based, column in chars) of a byte offset.
     /// Offsets past the end map to the end; offsets inside a character map to it.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
-        let line_index = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line_index = self.line_index(offset);
         let line_start = self.line_starts[line_index];
         let mut end = offset;
         while !self.text.is_char_boundary(end) {
@@ -39,6 +39,26 @@ impl SourceFile {
         }
         let column = self.text[line_start..end].chars().count() + 1;
         LineCol { line: line_index + 1, column }
+    }
+
+    fn line_index(&self, offset: usize) -> usize {
+        let on = |i: usize| {
+            self.line_starts.get(i).is_some_and(|&start| start <= offset)
+                && self.line_starts.get(i + 1).is_none_or(|&next| offset < next)
+        };
+        let hint = self.last_line.get();
+        let index = if on(hint) {
+            hint
+        } else if on(hint + 1) {
+            hint + 1
+        } else {
+            match self.line_starts.binary_search(&offset) {
+                Ok(i) => i,
+                Err(i) => i - 1,
+            }
+        };
+        self.last_line.set(index);
+        index
     }
 
     /// Start and end positions of a span.

@@ -235,8 +235,8 @@ impl Unit<'_, '_> {
     pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
             if let ExprKind::Path { path } = &expr.kind {
-                let text = unit.tables.file.slice(path.span).to_string();
-                let text_index = unit.tables.string(&text);
+                let text = unit.tables.file.slice(path.span);
+                let text_index = unit.tables.string(text);
                 if !out.iter().any(|o| o.text == text_index) {
                     let (path, _) = unit.path_ref(path);
                     out.push(Observed { text: text_index, path });

@@ -18,7 +18,7 @@ mod risk;
 mod stmt;
 mod tables;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use tisslang::isa::Instr;
 use tisslang::module::{CostBound, Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
@@ -92,7 +92,7 @@ struct TaskOrder<'p> {
 
 fn task_order(plan: &Plan) -> TaskOrder<'_> {
     let mut defs = Vec::new();
-    let mut index = HashMap::new();
+    let mut index = HashMap::default();
     for item in &plan.items {
         if let Item::DefineTask { name, body, span } = item {
             let key = name.as_literal().unwrap_or_default().to_string();

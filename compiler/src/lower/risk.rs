@@ -29,7 +29,7 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
     let mut reasons = Vec::new();
     let mut add =
         |level: RiskLevel, reason: String, line: u32| reasons.push(RiskReason { level, reason, line });
-    let model_outputs: Vec<&str> = tables
+    let model_outputs: std::collections::HashSet<&str> = tables
         .prompts
         .iter()
         .filter(|p| p.into != u32::MAX)
@@ -62,8 +62,8 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
         if recursive_rm {
             add(RiskLevel::High, "deletes recursively with rm".to_string(), line);
         }
-        for name in &model_outputs {
-            if text.contains(&format!("${{{name}}}")) || text.contains(&format!("${{{name}.")) {
+        for name in interpolated_names(text) {
+            if model_outputs.contains(name) {
                 add(RiskLevel::High, format!("language-model output `{name}` flows into a command"), line);
             }
         }
@@ -105,4 +105,12 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
     reasons.sort_by_key(|r| r.line);
     let level = reasons.iter().map(|r| r.level).max().unwrap_or(RiskLevel::Low);
     Risk { level, reasons }
+}
+
+/// The variable names a command interpolates: `x` in `${x}` and `${x.FIELD}`.
+fn interpolated_names(text: &str) -> impl Iterator<Item = &str> {
+    text.split("${").skip(1).filter_map(|rest| {
+        let end = rest.find(['}', '.'])?;
+        Some(&rest[..end])
+    })
 }

@@ -78,8 +78,8 @@ impl Unit<'_, '_> {
             StmtKind::Assert { condition, message } => {
                 let mut observed = Vec::new();
                 self.observed(condition, &mut observed);
-                let text = self.tables.file.slice(condition.span).to_string();
-                let condition_index = self.tables.string(&text);
+                let text = self.tables.file.slice(condition.span);
+                let condition_index = self.tables.string(text);
                 let literal_message = message.as_ref().map(|m| m.as_literal());
                 let assertion = self.tables.assertions.len() as u32;
                 let message_index = match literal_message {

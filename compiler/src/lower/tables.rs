@@ -1,6 +1,6 @@
 //! The tables every unit appends to, and the final assembly of the module.
 
-use std::collections::HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use lasso::{Rodeo, Spur};
 use tisslang::isa::Instr;
@@ -16,17 +16,17 @@ use crate::source::SourceFile;
 
 pub(crate) struct Tables<'f> {
     pub(crate) file: &'f SourceFile,
-    strings: Rodeo,
+    strings: Rodeo<Spur, FxBuildHasher>,
     constants: Vec<Constant>,
-    constant_index: HashMap<Constant, u32>,
+    constant_index: FxHashMap<Constant, u32>,
     pub(crate) slots: Vec<Slot>,
-    slot_index: HashMap<String, u32>,
+    slot_index: FxHashMap<String, u32>,
     /// Slots whose type is not known yet (copies of later-typed variables).
-    unresolved: std::collections::HashSet<u32>,
+    unresolved: FxHashSet<u32>,
     /// Slots bound by READ: the default context of a PROMPT_AGENT.
     read_slots: std::collections::BTreeSet<u32>,
     pub(crate) templates: Vec<Template>,
-    template_index: HashMap<Template, u32>,
+    template_index: FxHashMap<Template, u32>,
     pub(crate) regexes: Vec<u32>,
     pub(crate) assertions: Vec<Assertion>,
     pub(crate) prompts: Vec<PromptInfo>,
@@ -42,15 +42,15 @@ impl<'f> Tables<'f> {
     pub(crate) fn new(file: &'f SourceFile) -> Tables<'f> {
         Tables {
             file,
-            strings: Rodeo::new(),
+            strings: Rodeo::with_hasher(FxBuildHasher),
             constants: Vec::new(),
-            constant_index: HashMap::new(),
+            constant_index: FxHashMap::default(),
             slots: Vec::new(),
-            slot_index: HashMap::new(),
+            slot_index: FxHashMap::default(),
             unresolved: Default::default(),
             read_slots: Default::default(),
             templates: Vec::new(),
-            template_index: HashMap::new(),
+            template_index: FxHashMap::default(),
             regexes: Vec::new(),
             assertions: Vec::new(),
             prompts: Vec::new(),
@@ -72,8 +72,8 @@ impl<'f> Tables<'f> {
         match lit.as_literal() {
             Some(text) => self.string(text),
             None => {
-                let raw = self.raw_text(lit).to_string();
-                self.string(&raw)
+                let raw = self.raw_text(lit);
+                self.string(raw)
             }
         }
     }
