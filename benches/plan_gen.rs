@@ -77,3 +77,31 @@ pub fn generate(lines: usize) -> String {
     }
     out
 }
+
+/// A plan with no effects at all (VAR, IF, ASSERT, string tests), for the
+/// dispatch bench: `chunks` repetitions of a 12-line block in one step.
+#[allow(dead_code)]
+pub fn generate_pure(chunks: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::from("TASK \"Pure VM work\"\nSTEP \"compute\" {\n    VAR y = \"start\"\n");
+    for i in 0..chunks {
+        let _ = write!(
+            out,
+            r#"    VAR name_{i} = "value {i} of the bench"
+    VAR n_{i} = {i}
+    VAR limit_{i} = 1500ms
+    IF n_{i} >= 0 AND name_{i} CONTAINS "value" THEN {{
+        VAR y = name_{i}
+    }} ELSE IF limit_{i} > 2s {{
+        VAR y = "slow"
+    }} ELSE {{
+        VAR y = "other"
+    }}
+    ASSERT y STARTS_WITH "value" AND NOT y ENDS_WITH "x" AND n_{i} != -1
+    ASSERT name_{i} != y OR limit_{i} < 5s
+"#
+        );
+    }
+    out.push_str("}\n");
+    out
+}

@@ -218,7 +218,7 @@ impl Machine {
         self.stack.pop().ok_or_else(|| Exec::Trap("operand stack underflow".into()))
     }
 
-    fn pop_str(&mut self) -> Result<String, Exec> {
+    fn pop_str(&mut self) -> Result<std::rc::Rc<str>, Exec> {
         match self.pop()? {
             Value::Str(s) => Ok(s),
             other => Err(Exec::Trap(format!("expected a string, found a {}", other.type_name()))),
@@ -238,7 +238,7 @@ impl Machine {
 
     /// A plan path, checked lexically; an escape is a security violation.
     fn pop_path(&mut self) -> Result<String, Exec> {
-        let path = self.pop_str()?;
+        let path = self.pop_str()?.to_string();
         check_relative(&path).map_err(|m| Exec::Raise((FailureKind::SecurityViolation, m)))?;
         Ok(path)
     }
@@ -253,7 +253,10 @@ impl Machine {
         match instr {
             Instr::PushConst { index } => {
                 let value = match module.constants.get(index as usize) {
-                    Some(Constant::Str(s)) => Value::Str(program.string(*s).to_string()),
+                    Some(Constant::Str(_)) => match program.const_strings.get(index as usize) {
+                        Some(Some(text)) => Value::Str(text.clone()),
+                        _ => return Err(Exec::Trap(format!("constant {index} is not a string"))),
+                    },
                     Some(Constant::Int(i)) => Value::Int(*i),
                     Some(Constant::Duration(d)) => Value::Duration(*d),
                     Some(Constant::Bool(b)) => Value::Bool(*b),
@@ -324,7 +327,7 @@ impl Machine {
                         }
                     }
                 }
-                self.push(Value::Str(out));
+                self.push(Value::Str(out.into()));
             }
             Instr::Estimate { estimate } => {
                 let bound = *module
@@ -368,9 +371,9 @@ impl Machine {
                 let needle = self.pop_str()?;
                 let haystack = self.pop_str()?;
                 let result = match instr {
-                    Instr::Contains {} => haystack.contains(&needle),
-                    Instr::StartsWith {} => haystack.starts_with(&needle),
-                    _ => haystack.ends_with(&needle),
+                    Instr::Contains {} => haystack.contains(&*needle),
+                    Instr::StartsWith {} => haystack.starts_with(&*needle),
+                    _ => haystack.ends_with(&*needle),
                 };
                 self.push(Value::Bool(result));
             }
@@ -471,7 +474,7 @@ impl Machine {
                 }
             }
             Instr::Fail { assertion } => {
-                let message = self.pop_str()?;
+                let message = self.pop_str()?.to_string();
                 return Err(Exec::Assert(assertion, message));
             }
             Instr::Choose { choice } => {
@@ -515,7 +518,7 @@ impl Machine {
                 let path = self.pop_path()?;
                 let text = host.read(&path);
                 self.log(program, host, "read", &path, if text.is_ok() { "ok" } else { "failed" }, 0);
-                self.store(slot, Value::Str(text.map_err(host_error)?))?;
+                self.store(slot, Value::Str(text.map_err(host_error)?.into()))?;
             }
             Instr::Mkdir {} => {
                 let path = self.pop_path()?;
@@ -634,7 +637,7 @@ impl Machine {
             None
         };
         let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
-        let command = self.pop_str()?;
+        let command = self.pop_str()?.to_string();
         self.charge(Dim::RunCount, 1)?;
         self.sync_time(host);
         let request = RunRequest { command: command.clone(), dir, timeout_ms, env: self.env.clone() };
@@ -695,7 +698,7 @@ impl Machine {
         self.meters[dim_index(Dim::TokenCount)] += response.tokens;
         self.log(program, host, "prompt", &query, "ok", 0);
         if into != NONE {
-            self.store(into, Value::Str(response.text))?;
+            self.store(into, Value::Str(response.text.into()))?;
         }
         Ok(())
     }

@@ -36,6 +36,8 @@ pub struct OsHost {
     /// Answers given in advance (`--answers`, `resume --answer`), in order.
     pub answers: VecDeque<Answer>,
     pub output_cap: usize,
+    /// Print no step lines at all (benches, embedding).
+    pub quiet_steps: bool,
     started: Instant,
     live_line: bool,
 }
@@ -51,6 +53,7 @@ impl OsHost {
             interactive: false,
             answers: VecDeque::new(),
             output_cap: process::DEFAULT_OUTPUT_CAP,
+            quiet_steps: false,
             started: Instant::now(),
             live_line: false,
         }
@@ -78,6 +81,9 @@ impl OsHost {
 
     /// A step line: on stdout for text output, stderr otherwise.
     fn step_line(&mut self, text: &str) {
+        if self.quiet_steps {
+            return;
+        }
         self.clear_live();
         match self.progress {
             Progress::Text { .. } => println!("{text}"),

@@ -10,6 +10,8 @@ pub struct Program {
     /// The module's content hash (`tisslang::format::content_hash`).
     pub hash: String,
     pub(crate) regexes: Vec<Regex>,
+    /// The string constants, shared: PUSH_CONST of a string copies a pointer.
+    pub(crate) const_strings: Vec<Option<std::rc::Rc<str>>>,
     /// Steps entered from the main code at depth 0: the plan's top-level
     /// steps (SETUP included), in order. These are the report's steps.
     pub top_level_steps: Vec<u32>,
@@ -37,8 +39,16 @@ impl Program {
                 module.steps.get(s as usize).is_some_and(|info| info.depth == 0 && info.parent == NONE)
             })
             .collect();
+        let const_strings = module
+            .constants
+            .iter()
+            .map(|c| match c {
+                tisslang::module::Constant::Str(s) => Some(module.string(*s).unwrap_or("").into()),
+                _ => None,
+            })
+            .collect();
         let hash = tisslang::format::content_hash(&module);
-        Ok(Program { module, hash, regexes, top_level_steps })
+        Ok(Program { module, hash, regexes, const_strings, top_level_steps })
     }
 
     pub fn string(&self, index: u32) -> &str {

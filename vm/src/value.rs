@@ -1,5 +1,7 @@
 //! Run-time values (SPEC §3): strings, integers, durations, booleans, records.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use tisslang::isa::Field;
 use tisslang::module::CostBound;
@@ -39,7 +41,9 @@ pub enum Record {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Value {
-    Str(String),
+    /// Shared text: copying a string value (LOAD, PUSH_CONST) is a reference
+    /// count, not an allocation.
+    Str(Rc<str>),
     Int(i64),
     /// Milliseconds.
     Duration(u64),
@@ -51,7 +55,7 @@ impl Value {
     /// The value as text, for interpolation, WRITE FROM and ENV.
     pub fn to_text(&self) -> String {
         match self {
-            Value::Str(s) => s.clone(),
+            Value::Str(s) => s.to_string(),
             Value::Int(i) => i.to_string(),
             Value::Duration(ms) => format_duration(*ms),
             Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
@@ -85,20 +89,20 @@ impl Record {
     pub fn field(&self, field: Field) -> Option<Value> {
         use Field::*;
         Some(match (self, field) {
-            (Record::LastRun(r), Stdout) => Value::Str(r.stdout.clone()),
-            (Record::LastRun(r), Stderr) => Value::Str(r.stderr.clone()),
+            (Record::LastRun(r), Stdout) => Value::Str(r.stdout.as_str().into()),
+            (Record::LastRun(r), Stderr) => Value::Str(r.stderr.as_str().into()),
             (Record::LastRun(r), ExitCode) => Value::Int(r.exit_code),
             (Record::LastRun(r), Duration) => Value::Duration(r.duration_ms),
             (Record::LastRun(r), TimedOut) => Value::Bool(r.timed_out),
-            (Record::LastRun(r), Command) => Value::Str(r.command.clone()),
+            (Record::LastRun(r), Command) => Value::Str(r.command.as_str().into()),
             (Record::Cost(c), f) => cost_field(c, f)?,
             (Record::Estimate(b), f) => estimate_field(b, f)?,
-            (Record::Error(e), Kind) => Value::Str(e.kind.clone()),
-            (Record::Error(e), Message) => Value::Str(e.message.clone()),
-            (Record::Error(e), Step) => Value::Str(e.step.clone()),
+            (Record::Error(e), Kind) => Value::Str(e.kind.as_str().into()),
+            (Record::Error(e), Message) => Value::Str(e.message.as_str().into()),
+            (Record::Error(e), Step) => Value::Str(e.step.as_str().into()),
             (Record::Error(e), Line) => Value::Int(e.line),
             (Record::Review { approved, .. }, Approved) => Value::Bool(*approved),
-            (Record::Review { comment, .. }, Comment) => Value::Str(comment.clone()),
+            (Record::Review { comment, .. }, Comment) => Value::Str(comment.as_str().into()),
             _ => return None,
         })
     }

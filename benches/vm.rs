@@ -1,0 +1,87 @@
+//! VM benches: pure dispatch (ns per instruction), with and without budgets,
+//! and the overhead of RUN against spawning `/bin/sh -c true` directly.
+
+#[path = "plan_gen.rs"]
+mod plan_gen;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tiss_compiler::lower::LowerOptions;
+use tiss_vm::machine::{Machine, Outcome};
+use tiss_vm::program::Program;
+use tiss_vm::scripted_host::ScriptedHost;
+use tisslang::cost::Dim;
+
+fn program(src: &str) -> Program {
+    let (module, _) =
+        tiss_compiler::compile("bench.tiss", src.as_bytes(), LowerOptions { strip_source: true })
+            .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
+    Program::new(module).expect("bench plan loads")
+}
+
+fn dispatch(c: &mut Criterion) {
+    let program = program(&plan_gen::generate_pure(2_000));
+    let mut probe = Machine::new(&program);
+    assert_eq!(probe.run(&program, &mut ScriptedHost::default()), Outcome::Completed);
+    let instructions = probe.meters[4];
+    eprintln!("dispatch plan: {instructions} instructions per run");
+
+    let mut group = c.benchmark_group("dispatch");
+    group.throughput(Throughput::Elements(instructions));
+    group.bench_function("pure VM plan", |b| {
+        b.iter(|| {
+            let mut machine = Machine::new(&program);
+            machine.run(&program, &mut ScriptedHost::default())
+        })
+    });
+    group.bench_function("pure VM plan, budgets set", |b| {
+        b.iter(|| {
+            let mut machine = Machine::new(&program);
+            for dim in Dim::ALL {
+                machine.cap(dim, u64::MAX / 2);
+            }
+            machine.run(&program, &mut ScriptedHost::default())
+        })
+    });
+    group.finish();
+}
+
+fn run_overhead(c: &mut Criterion) {
+    const RUNS: usize = 500;
+    let src = format!("TASK \"t\"\nSTEP \"s\" {{\n{}}}\n", "    RUN \"true\"\n".repeat(RUNS));
+    let program = program(&src);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut group = c.benchmark_group("run_overhead");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(RUNS as u64));
+    group.bench_function("500 x RUN \"true\" (tissvm)", |b| {
+        b.iter(|| {
+            let workspace = tiss_vm::workspace::Workspace::open(dir.path()).expect("workspace");
+            let provider = tiss_vm::provider::by_name("mock").expect("mock");
+            let mut host =
+                tiss_vm::os_host::OsHost::new(workspace, provider, tiss_vm::os_host::Progress::Quiet);
+            host.quiet_steps = true;
+            let mut machine = Machine::new(&program);
+            assert_eq!(machine.run(&program, &mut host), Outcome::Completed);
+        })
+    });
+    group.bench_function("500 x spawn /bin/sh -c true (Rust loop)", |b| {
+        b.iter(|| {
+            for _ in 0..RUNS {
+                let status = std::process::Command::new("/bin/sh")
+                    .arg("-c")
+                    .arg("true")
+                    .current_dir(dir.path())
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .output()
+                    .expect("spawn");
+                assert!(status.status.success());
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, run_overhead);
+criterion_main!(benches);
