@@ -80,7 +80,7 @@ pub fn generate(lines: usize) -> String {
 
 /// A plan with no effects at all (VAR, IF, ASSERT, string tests), for the
 /// dispatch bench: `chunks` repetitions of a 12-line block in one step.
-#[allow(dead_code)]
+#[allow(dead_code)] // used by the VM bench only
 pub fn generate_pure(chunks: usize) -> String {
     use std::fmt::Write;
     let mut out = String::from("TASK \"Pure VM work\"\nSTEP \"compute\" {\n    VAR y = \"start\"\n");
