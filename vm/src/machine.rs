@@ -100,6 +100,9 @@ pub struct Machine {
     /// (a resumed run restarts its clock, so suspended time never counts).
     #[serde(skip)]
     clock: Option<u64>,
+    /// Why the dispatch loop stopped, handed from the instruction to the loop.
+    #[serde(skip)]
+    stopped: Option<Outcome>,
 }
 
 type Raise = (FailureKind, String);
@@ -120,6 +123,7 @@ impl Machine {
             step_records: Vec::new(),
             interactions: 0,
             clock: None,
+            stopped: None,
         }
     }
 
@@ -136,20 +140,21 @@ impl Machine {
         host: &mut dyn Host,
         mut stop: impl FnMut(&Machine) -> bool,
     ) -> Outcome {
-        self.start_clock(host);
-        loop {
-            if stop(self) {
-                self.sync_time(host);
-                self.clock = None;
-                return Outcome::Running;
-            }
-            let outcome = self.step(program, host);
-            if outcome != Outcome::Running {
-                self.sync_time(host);
-                self.clock = None;
-                return outcome;
-            }
+        if let Some(done) = self.resume_status() {
+            return done;
         }
+        self.start_clock(host);
+        let outcome = loop {
+            if stop(self) {
+                break Outcome::Running;
+            }
+            if self.execute_one(program, host) == Flow::Stop {
+                break self.stopped.take().unwrap_or(Outcome::Running);
+            }
+        };
+        self.sync_time(host);
+        self.clock = None;
+        outcome
     }
 
     /// Runs to the end (or a failure or suspension).
@@ -174,35 +179,68 @@ impl Machine {
 
     /// Runs one instruction.
     pub fn step(&mut self, program: &Program, host: &mut dyn Host) -> Outcome {
-        match &self.status {
-            Status::Running => {}
-            Status::Completed => return Outcome::Completed,
-            Status::Failed(f) => return Outcome::Failed(f.clone()),
-            Status::Suspended(_) => self.status = Status::Running,
+        if let Some(done) = self.resume_status() {
+            return done;
         }
+        match self.execute_one(program, host) {
+            Flow::Continue => Outcome::Running,
+            Flow::Stop => self.stopped.take().unwrap_or(Outcome::Running),
+        }
+    }
+
+    /// The outcome of a run that has ended; a suspended run is running again.
+    fn resume_status(&mut self) -> Option<Outcome> {
+        match &self.status {
+            Status::Running => None,
+            Status::Completed => Some(Outcome::Completed),
+            Status::Failed(f) => Some(Outcome::Failed(f.clone())),
+            Status::Suspended(_) => {
+                self.status = Status::Running;
+                None
+            }
+        }
+    }
+
+    /// The dispatch loop's body: fetch, meter, execute. Everything off the
+    /// straight path (failures, budgets, suspension) is in cold functions.
+    #[inline]
+    fn execute_one(&mut self, program: &Program, host: &mut dyn Host) -> Flow {
         let pc = self.pc;
         let Some(&instr) = program.module.code.get(pc as usize) else {
-            return Outcome::Trapped(format!("pc {pc} is past the end of the code"));
+            return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
         };
         self.pc = pc + 1;
         self.meters[4] += 1;
         if let Some(cap) = self.budgets[4]
             && self.meters[4] > cap
         {
-            self.meters[4] -= 1;
-            return self.budget_failure(program, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+            return self.fuel_exhausted(program, cap, pc);
         }
         match self.exec(instr, program, host) {
-            Ok(None) => Outcome::Running,
-            Ok(Some(outcome)) => outcome,
-            Err(Exec::Raise((kind, message))) => self.raise(program, host, kind, message, pc, None),
-            Err(Exec::Assert(assertion, message)) => {
+            Ok(flow) => flow,
+            Err(exec) => self.exceptional(program, host, exec, pc),
+        }
+    }
+
+    #[cold]
+    fn fuel_exhausted(&mut self, program: &Program, cap: u64, pc: u32) -> Flow {
+        self.meters[4] -= 1;
+        let outcome = self.budget_failure(program, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+        self.stop(outcome)
+    }
+
+    /// An instruction that did not simply complete.
+    #[cold]
+    fn exceptional(&mut self, program: &Program, host: &mut dyn Host, exec: Exec, pc: u32) -> Flow {
+        let outcome = match exec {
+            Exec::Raise((kind, message)) => self.raise(program, host, kind, message, pc, None),
+            Exec::Assert(assertion, message) => {
                 self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
             }
-            Err(Exec::Budget(dim, cap, spent, reason)) => {
+            Exec::Budget(dim, cap, spent, reason) => {
                 self.budget_failure(program, dim, cap, spent, reason, pc)
             }
-            Err(Exec::Suspend(question)) => {
+            Exec::Suspend(question) => {
                 // Re-run this instruction when answered; it has not happened yet.
                 self.pc = pc;
                 self.meters[4] -= 1;
@@ -210,8 +248,18 @@ impl Machine {
                 self.status = Status::Suspended(suspension.clone());
                 Outcome::Suspended(suspension)
             }
-            Err(Exec::Trap(message)) => Outcome::Trapped(format!("at pc {pc}: {message}")),
+            Exec::Trap(message) => Outcome::Trapped(format!("at pc {pc}: {message}")),
+        };
+        match outcome {
+            Outcome::Running => Flow::Continue,
+            other => self.stop(other),
         }
+    }
+
+    #[cold]
+    fn stop(&mut self, outcome: Outcome) -> Flow {
+        self.stopped = Some(outcome);
+        Flow::Stop
     }
 
     fn pop(&mut self) -> Result<Value, Exec> {
@@ -243,12 +291,7 @@ impl Machine {
         Ok(path)
     }
 
-    fn exec(
-        &mut self,
-        instr: Instr,
-        program: &Program,
-        host: &mut dyn Host,
-    ) -> Result<Option<Outcome>, Exec> {
+    fn exec(&mut self, instr: Instr, program: &Program, host: &mut dyn Host) -> Result<Flow, Exec> {
         let module = &program.module;
         match instr {
             Instr::PushConst { index } => {
@@ -437,7 +480,8 @@ impl Machine {
             }
             Instr::Halt {} => {
                 self.status = Status::Completed;
-                return Ok(Some(Outcome::Completed));
+                self.stopped = Some(Outcome::Completed);
+                return Ok(Flow::Stop);
             }
             Instr::StepEnter { step } => {
                 self.sync_time(host);
@@ -593,7 +637,7 @@ impl Machine {
                 self.cap(dim, value);
             }
         }
-        Ok(None)
+        Ok(Flow::Continue)
     }
 
     fn store(&mut self, slot: u32, value: Value) -> Result<(), Exec> {
@@ -873,6 +917,14 @@ impl Machine {
             });
         }
     }
+}
+
+/// Whether the dispatch loop goes on. Kept to one byte so the hot path
+/// moves nothing: the outcome of a stop waits in `Machine::stopped`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
 }
 
 /// Why an instruction did not simply complete.
