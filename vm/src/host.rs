@@ -25,6 +25,9 @@ pub struct RunRequest {
     pub timeout_ms: Option<u64>,
     /// Variables set by ENV, in the order set (later wins).
     pub env: Vec<(String, String)>,
+    /// The innermost step and the source line, for the log.
+    pub step: Option<String>,
+    pub line: u32,
 }
 
 /// A file test of a condition.

@@ -17,5 +17,6 @@ pub mod program;
 pub mod provider;
 pub mod report;
 pub mod scripted_host;
+pub mod shell;
 pub mod value;
 pub mod workspace;

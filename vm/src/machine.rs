@@ -17,7 +17,8 @@ use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
 use crate::program::Program;
-use crate::value::{ErrorRecord, Record, RunResult, Value, shell_quote};
+use crate::shell::{Piece, build_command};
+use crate::value::{ErrorRecord, Record, RunResult, Value};
 
 /// A CALL in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,7 +215,7 @@ impl Machine {
         if let Some(cap) = self.budgets[4]
             && self.meters[4] > cap
         {
-            return self.fuel_exhausted(program, cap, pc);
+            return self.fuel_exhausted(program, host, cap, pc);
         }
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
@@ -223,9 +224,10 @@ impl Machine {
     }
 
     #[cold]
-    fn fuel_exhausted(&mut self, program: &Program, cap: u64, pc: u32) -> Flow {
+    fn fuel_exhausted(&mut self, program: &Program, host: &mut dyn Host, cap: u64, pc: u32) -> Flow {
         self.meters[4] -= 1;
-        let outcome = self.budget_failure(program, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+        let outcome =
+            self.budget_failure(program, host, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
         self.stop(outcome)
     }
 
@@ -343,33 +345,31 @@ impl Machine {
                 self.push(value);
             }
             Instr::Interp { template, holes } | Instr::InterpShell { template, holes } => {
-                let shell = matches!(instr, Instr::InterpShell { .. });
                 let at = self
                     .stack
                     .len()
                     .checked_sub(holes as usize)
                     .ok_or_else(|| Exec::Trap("underflow".into()))?;
-                let values: Vec<Value> = self.stack.drain(at..).collect();
+                let values: Vec<String> = self.stack.drain(at..).map(|v| v.to_text()).collect();
                 let parts = &module
                     .templates
                     .get(template as usize)
                     .ok_or_else(|| Exec::Trap("bad template".into()))?
                     .parts;
-                let mut out = String::new();
                 let mut next = values.iter();
-                for part in parts {
-                    match part {
-                        TemplatePart::Text(s) => out.push_str(program.string(*s)),
-                        TemplatePart::Hole => {
-                            let text = next.next().map(Value::to_text).unwrap_or_default();
-                            if shell {
-                                out.push_str(&shell_quote(&text));
-                            } else {
-                                out.push_str(&text);
-                            }
-                        }
-                    }
-                }
+                let pieces = parts.iter().map(|part| match part {
+                    TemplatePart::Text(s) => Piece::Text(program.string(*s)),
+                    TemplatePart::Hole => Piece::Value(next.next().map_or("", String::as_str)),
+                });
+                let out = if matches!(instr, Instr::InterpShell { .. }) {
+                    build_command(pieces)
+                } else {
+                    pieces
+                        .map(|p| match p {
+                            Piece::Text(t) | Piece::Value(t) => t,
+                        })
+                        .collect()
+                };
                 self.push(Value::Str(out.into()));
             }
             Instr::Estimate { estimate } => {
@@ -684,9 +684,19 @@ impl Machine {
         let command = self.pop_str()?.to_string();
         self.charge(Dim::RunCount, 1)?;
         self.sync_time(host);
-        let request = RunRequest { command: command.clone(), dir, timeout_ms, env: self.env.clone() };
+        let request = RunRequest {
+            command: command.clone(),
+            dir,
+            timeout_ms,
+            env: self.env.clone(),
+            step: self.current_step_name(program).map(str::to_string),
+            line: program.line(self.pc - 1),
+        };
         let result = host.run(&request);
-        self.meters[dim_index(Dim::RunCount)] += 1;
+        // A command that could not start is not a run.
+        if result.is_ok() {
+            self.meters[dim_index(Dim::RunCount)] += 1;
+        }
         self.sync_time(host);
         match result {
             Ok(run) => {
@@ -869,9 +879,11 @@ impl Machine {
         self.fail(program, host, failure)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn budget_failure(
         &mut self,
         program: &Program,
+        host: &mut dyn Host,
         dim: Dim,
         cap: u64,
         spent: u64,
@@ -894,9 +906,7 @@ impl Machine {
                 reason: reason.to_string(),
             }),
         };
-        self.status = Status::Failed(failure.clone());
-        self.close_failed_step();
-        Outcome::Failed(failure)
+        self.fail(program, host, failure)
     }
 
     fn fail(&mut self, program: &Program, host: &mut dyn Host, failure: Failure) -> Outcome {

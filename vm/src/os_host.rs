@@ -155,9 +155,9 @@ impl Host for OsHost {
                     let text = String::from_utf8_lossy(data);
                     log.write(&Event {
                         event: "output",
-                        step: None,
+                        step: request.step.as_deref(),
                         depth: 0,
-                        line: 0,
+                        line: request.line,
                         op: &request.command,
                         outcome: name,
                         duration_ms: 0,

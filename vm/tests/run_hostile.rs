@@ -532,7 +532,6 @@ STEP "words" {
 /// data can never become shell syntax". A plan author who wraps the hole in
 /// their own quotes (`'${v}'` or `\"${v}\"`) must not open the door either.
 #[test]
-#[ignore = "bug: a ${v} hole inside the plan's own quotes in RUN ('${v}' or \"${v}\") lets the value run as shell code"]
 fn interpolation_inside_quotes_in_the_command_stays_data() {
     let fx = Fixture::new();
     let plan = r#"TASK "quoted"

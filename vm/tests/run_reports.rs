@@ -525,7 +525,6 @@ fn an_unwritable_log_file_is_a_usage_error() {
 }
 
 #[test]
-#[ignore = "bug: `output` events in --log-file have \"step\": null and \"line\": 0 instead of their RUN's step and line"]
 fn log_output_events_name_their_step_and_line() {
     let fx = Fixture::new();
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo hi\"\n}\n";
@@ -538,7 +537,6 @@ fn log_output_events_name_their_step_and_line() {
 }
 
 #[test]
-#[ignore = "bug: a budget_exceeded failure writes no `failed` event to --log-file and no `✗ step` line to the text output"]
 fn a_budget_failure_is_logged_like_any_failure() {
     let fx = Fixture::new();
     let plan = "TASK \"t\"\nSTEP \"spender\" {\n    RUN \"true\"\n    RUN \"true\"\n}\n";
@@ -689,7 +687,6 @@ fn inspect_risk_levels() {
 /// SPEC principle 3, "every effect a plan can have is visible statically": the
 /// shell removes quotes, so `c''url` and `c\url` run curl.
 #[test]
-#[ignore = "bug: inspect rates `RUN \"c''url https://example.com\"` (shell-obfuscated curl) as low risk"]
 fn inspect_sees_through_shell_quoting() {
     let fx = Fixture::new();
     for command in

@@ -39,7 +39,10 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
 
     for command in &manifest.commands {
         let text = tables.text_of(command.text);
-        let words: Vec<&str> = text
+        // The shell removes quotes and backslashes before it finds a program
+        // name (`c''url` is `curl`), so the words are read without them.
+        let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+        let words: Vec<&str> = unquoted
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '/'))
             .filter(|w| !w.is_empty())
             .collect();
