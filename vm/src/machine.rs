@@ -240,7 +240,7 @@ impl Machine {
                 self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
             }
             Exec::Budget(dim, cap, spent, reason) => {
-                self.budget_failure(program, dim, cap, spent, reason, pc)
+                self.budget_failure(program, host, dim, cap, spent, reason, pc)
             }
             Exec::Suspend(question) => {
                 // Re-run this instruction when answered; it has not happened yet.
