@@ -1,0 +1,39 @@
+//! Every `tissvm` command the README shows works: each `cargo run ... --bin
+//! tissvm -- ARGS` line is run through `sh` (for `$(mktemp -d)` and `||`)
+//! with the built binary, from the repository root, and must exit 0.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn readme_tissvm_commands_succeed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let marker = "--bin tissvm -- ";
+    let mut ran = 0;
+    for line in readme.lines() {
+        let Some(at) = line.find(marker) else { continue };
+        if !line.trim_start().starts_with("cargo run") {
+            continue;
+        }
+        // Drop a trailing `# comment`, but not a `#` inside the arguments.
+        let args = line[at + marker.len()..].split("   #").next().unwrap_or("").trim();
+        let script = format!("\"$TISSVM\" {args}");
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("TISSVM", env!("CARGO_BIN_EXE_tissvm"))
+            .current_dir(root)
+            .output()
+            .expect("sh runs");
+        assert!(
+            out.status.success(),
+            "README command `tissvm {args}` failed with {:?}\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 4, "expected the README to show tissvm commands, found {ran}");
+}
