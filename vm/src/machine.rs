@@ -7,7 +7,6 @@
 //! [`Machine::run_until`] loops over it.
 
 use serde::{Deserialize, Serialize};
-use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
 use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
@@ -83,7 +82,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub pc: u32,
-    pub stack: SmallVec<[Value; 8]>,
+    pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
     pub steps: Vec<OpenStep>,
     pub slots: Vec<Option<Value>>,
@@ -92,6 +91,9 @@ pub struct Machine {
     pub meters: [u64; 5],
     /// Caps per dimension (the lower of SET_BUDGET and `--budget`).
     pub budgets: [Option<u64>; 5],
+    /// The INSTRUCTIONS cap, or `u64::MAX`: the dispatch loop compares
+    /// against it unconditionally, so a budget costs nothing extra.
+    pub fuel_limit: u64,
     pub env: Vec<(String, String)>,
     pub status: Status,
     pub step_records: Vec<StepRecord>,
@@ -112,13 +114,14 @@ impl Machine {
     pub fn new(program: &Program) -> Machine {
         Machine {
             pc: 0,
-            stack: SmallVec::new(),
+            stack: Vec::with_capacity(program.module.max_stack as usize),
             frames: Vec::new(),
             steps: Vec::new(),
             slots: vec![None; program.module.slots.len()],
             last_run: None,
             meters: [0; 5],
             budgets: [None; 5],
+            fuel_limit: u64::MAX,
             env: Vec::new(),
             status: Status::Running,
             step_records: Vec::new(),
@@ -132,6 +135,9 @@ impl Machine {
     pub fn cap(&mut self, dim: Dim, value: u64) {
         let slot = &mut self.budgets[dim_index(dim)];
         *slot = Some(slot.map_or(value, |old| old.min(value)));
+        if dim == Dim::Instructions {
+            self.fuel_limit = self.budgets[dim_index(dim)].unwrap_or(u64::MAX);
+        }
     }
 
     /// Runs until `stop` says so before an instruction, or the run ends.
@@ -204,7 +210,7 @@ impl Machine {
 
     /// The dispatch loop's body: fetch, meter, execute. Everything off the
     /// straight path (failures, budgets, suspension) is in cold functions.
-    #[inline]
+    #[inline(always)]
     fn execute_one(&mut self, program: &Program, host: &mut dyn Host) -> Flow {
         let pc = self.pc;
         let Some(&instr) = program.module.code.get(pc as usize) else {
@@ -212,10 +218,8 @@ impl Machine {
         };
         self.pc = pc + 1;
         self.meters[4] += 1;
-        if let Some(cap) = self.budgets[4]
-            && self.meters[4] > cap
-        {
-            return self.fuel_exhausted(program, host, cap, pc);
+        if self.meters[4] > self.fuel_limit {
+            return self.fuel_exhausted(program, host, self.fuel_limit, pc);
         }
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
@@ -293,6 +297,7 @@ impl Machine {
         Ok(path)
     }
 
+    #[inline(always)]
     fn exec(&mut self, instr: Instr, program: &Program, host: &mut dyn Host) -> Result<Flow, Exec> {
         let module = &program.module;
         match instr {
