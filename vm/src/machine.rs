@@ -474,8 +474,10 @@ impl Machine {
                 }
             }
             Instr::Call { task } => {
-                let entry =
-                    module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?.entry;
+                let info = module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?;
+                let entry = info.entry;
+                let what = format!("task \"{}\"", program.string(info.name));
+                self.preflight(program, host, &info.bound, 0, &what)?;
                 self.frames.push(Frame { return_pc: self.pc, step_base: self.steps.len() as u32 });
                 self.pc = entry;
             }
@@ -490,7 +492,14 @@ impl Machine {
             }
             Instr::StepEnter { step } => {
                 self.sync_time(host);
+                self.check_time()?;
                 self.steps.push(OpenStep { step, meters_at_entry: self.meters });
+                if let Some(info) = module.steps.get(step as usize) {
+                    let what = format!("step \"{}\"", program.string(info.name));
+                    // The step's bound counts this STEP_ENTER, which is already
+                    // metered. A refused step is open, so the report names it.
+                    self.preflight(program, host, &info.bound, 1, &what)?;
+                }
                 let name =
                     program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
                 self.log(program, host, "step_start", &name, "started", 0);
@@ -676,6 +685,45 @@ impl Machine {
         Ok(())
     }
 
+    /// Fails when the run has used more EXECUTION_TIME than its cap.
+    fn check_time(&self) -> Result<(), Exec> {
+        match self.budgets[2] {
+            Some(cap) if self.meters[2] > cap => {
+                Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2], "limit"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Preflight (SPEC §4): work whose *minimum* cost exceeds what is left of
+    /// a budget cannot fit on any path and is refused before it starts; work
+    /// whose maximum exceeds it is logged as a warning and runs.
+    /// `already_counted` instructions of the bound have been metered.
+    fn preflight(
+        &mut self,
+        program: &Program,
+        host: &mut dyn Host,
+        bound: &tisslang::module::CostBound,
+        already_counted: u64,
+        what: &str,
+    ) -> Result<(), Exec> {
+        for (i, dim) in Dim::ALL.into_iter().enumerate() {
+            let Some(cap) = self.budgets[i] else { continue };
+            let counted = if dim == Dim::Instructions { already_counted } else { 0 };
+            let (min, max) = (bound.min[i].saturating_sub(counted), bound.max[i].saturating_sub(counted));
+            let left = cap.saturating_sub(self.meters[i]);
+            if min > left {
+                return Err(Exec::Budget(dim, cap, self.meters[i].saturating_add(min), "preflight"));
+            }
+            if max > left {
+                let message =
+                    format!("{what} may use up to {max} {} but {left} of {cap} is left", dim.name());
+                self.log(program, host, "budget_warning", &message, "warning", 0);
+            }
+        }
+        Ok(())
+    }
+
     fn run_command(&mut self, flags: u8, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
         let timeout_ms = if flags & run_flags::TIMEOUT != 0 {
             match self.pop()? {
@@ -689,10 +737,19 @@ impl Machine {
         let command = self.pop_str()?.to_string();
         self.charge(Dim::RunCount, 1)?;
         self.sync_time(host);
+        self.check_time()?;
+        // What is left of the time budget bounds the command too: a command
+        // still running when it runs out has its process group killed.
+        let time_left = self.budgets[2].map(|cap| cap.saturating_sub(self.meters[2]));
+        let (limit, limited_by_budget) = match (timeout_ms, time_left) {
+            (Some(t), Some(left)) if left < t => (Some(left), true),
+            (None, Some(left)) => (Some(left), true),
+            (t, _) => (t, false),
+        };
         let request = RunRequest {
             command: command.clone(),
             dir,
-            timeout_ms,
+            timeout_ms: limit,
             env: self.env.clone(),
             step: self.current_step_name(program).map(str::to_string),
             line: program.line(self.pc - 1),
@@ -720,8 +777,13 @@ impl Machine {
                     details: &details,
                 };
                 host.log(&event);
+                let killed_by_budget = limited_by_budget && run.timed_out;
                 self.last_run = Some(run);
-                Ok(())
+                if killed_by_budget {
+                    let cap = self.budgets[2].unwrap_or(0);
+                    return Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2].max(cap + 1), "limit"));
+                }
+                self.check_time()
             }
             Err(e) => {
                 self.log(program, host, "run", &command, "failed", 0);
@@ -759,7 +821,13 @@ impl Machine {
         if into != NONE {
             self.store(into, Value::Str(response.text.into()))?;
         }
-        Ok(())
+        // The provider's reported usage counts against TOKEN_COUNT after the fact.
+        if let Some(cap) = self.budgets[1]
+            && self.meters[1] > cap
+        {
+            return Err(Exec::Budget(Dim::TokenCount, cap, self.meters[1], "limit"));
+        }
+        self.check_time()
     }
 
     fn current_step_name<'p>(&self, program: &'p Program) -> Option<&'p str> {
@@ -898,7 +966,17 @@ impl Machine {
         let (line, column) = program.module.position(pc).unwrap_or((0, 0));
         let failure = Failure {
             kind: FailureKind::BudgetExceeded,
-            message: format!("{} budget exceeded: {spent} > {cap}", dim.name()),
+            message: if reason == "preflight" {
+                let i = dim_index(dim);
+                format!(
+                    "{} budget: the work about to start needs at least {} but only {} of the cap {cap} is left (preflight)",
+                    dim.name(),
+                    spent.saturating_sub(self.meters[i]),
+                    cap.saturating_sub(self.meters[i])
+                )
+            } else {
+                format!("{} budget exceeded: {spent} > {cap}", dim.name())
+            },
             step: self.step_path(program),
             line,
             column,

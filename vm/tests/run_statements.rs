@@ -695,7 +695,6 @@ fn invalid_budget_flags_are_usage_errors() {
 /// SPEC §4: "work whose *minimum* cost exceeds what is left cannot fit on any
 /// path and is refused before it starts (`budget_exceeded`, reason `preflight`)".
 #[test]
-#[ignore = "bug: budget preflight (SPEC §4) is not done: a STEP whose minimum RUN_COUNT exceeds the cap starts and runs commands"]
 fn preflight_refuses_a_step_that_cannot_fit() {
     let fx = Fixture::new();
     let plan = r#"TASK "preflight"
