@@ -371,7 +371,33 @@ impl Field {
     }
 
     pub fn from_name(name: &str) -> Option<Field> {
-        Field::ALL.into_iter().find(|f| f.name() == name)
+        // A match compiles to a length switch and one comparison; the
+        // compiler looks a field up for every path it lowers.
+        Some(match name {
+            "STDOUT" => Field::Stdout,
+            "STDERR" => Field::Stderr,
+            "EXIT_CODE" => Field::ExitCode,
+            "DURATION" => Field::Duration,
+            "TIMED_OUT" => Field::TimedOut,
+            "COMMAND" => Field::Command,
+            "API_CALLS" => Field::ApiCalls,
+            "TOKEN_COUNT" => Field::TokenCount,
+            "EXECUTION_TIME" => Field::ExecutionTime,
+            "RUN_COUNT" => Field::RunCount,
+            "INSTRUCTIONS" => Field::Instructions,
+            "API_CALLS_MIN" => Field::ApiCallsMin,
+            "TOKEN_COUNT_MIN" => Field::TokenCountMin,
+            "EXECUTION_TIME_MIN" => Field::ExecutionTimeMin,
+            "RUN_COUNT_MIN" => Field::RunCountMin,
+            "INSTRUCTIONS_MIN" => Field::InstructionsMin,
+            "KIND" => Field::Kind,
+            "MESSAGE" => Field::Message,
+            "STEP" => Field::Step,
+            "LINE" => Field::Line,
+            "APPROVED" => Field::Approved,
+            "COMMENT" => Field::Comment,
+            _ => return None,
+        })
     }
 }
 
@@ -400,6 +426,15 @@ pub fn encode_all(code: &[Instr]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_names_round_trip() {
+        for f in Field::ALL {
+            assert_eq!(Field::from_name(f.name()), Some(f));
+            assert_eq!(Field::from_u8(f as u8), Some(f));
+        }
+        assert_eq!(Field::from_name("stdout"), None);
+    }
 
     #[test]
     fn opcodes_are_unique_and_ascending() {

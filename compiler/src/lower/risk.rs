@@ -46,19 +46,20 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '/'))
             .filter(|w| !w.is_empty())
             .collect();
-        let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+        // Each word as a program name (`/usr/bin/curl` is `curl`).
+        let programs: Vec<&str> = words.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).collect();
         let line = command.line;
-        if words.iter().any(|w| program(w) == "sudo" || program(w) == "su" || program(w) == "doas") {
+        if programs.iter().any(|p| matches!(*p, "sudo" | "su" | "doas")) {
             add(RiskLevel::High, "runs a command with elevated privileges".to_string(), line);
         }
-        if let Some(tool) = words.iter().map(|w| program(w)).find(|w| NETWORK_TOOLS.contains(&w.as_str())) {
+        if let Some(tool) = programs.iter().find(|p| NETWORK_TOOLS.contains(p)) {
             add(RiskLevel::High, format!("uses the network tool `{tool}`"), line);
         }
-        if let Some(tool) = words.iter().map(|w| program(w)).find(|w| DISK_TOOLS.contains(&w.as_str())) {
+        if let Some(tool) = programs.iter().find(|p| DISK_TOOLS.contains(p)) {
             add(RiskLevel::High, format!("uses the disk-level tool `{tool}`"), line);
         }
-        let recursive_rm = words.windows(2).any(|pair| {
-            program(pair[0]) == "rm"
+        let recursive_rm = words.windows(2).zip(&programs).any(|(pair, program)| {
+            *program == "rm"
                 && pair[1].starts_with('-')
                 && (pair[1].contains('r') || pair[1].contains('R') || pair[1] == "--recursive")
         });
@@ -73,11 +74,12 @@ pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
         if command.dynamic {
             add(RiskLevel::Medium, "command built at run time from values".to_string(), line);
         }
-        let installs = words.windows(2).any(|p| INSTALLERS.contains(&(program(p[0]).as_str(), p[1])));
+        let installs =
+            words.windows(2).zip(&programs).any(|(p, program)| INSTALLERS.contains(&(*program, p[1])));
         if installs {
             add(RiskLevel::Medium, "installs packages".to_string(), line);
         }
-        if words.windows(2).any(|p| program(p[0]) == "git" && p[1] == "push") {
+        if words.windows(2).zip(&programs).any(|(p, program)| *program == "git" && p[1] == "push") {
             add(RiskLevel::Medium, "pushes to a remote repository".to_string(), line);
         }
     }
