@@ -22,8 +22,9 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: String) -> SourceFile {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr_newlines(text.as_bytes()));
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         SourceFile { name: name.into(), text, line_starts, last_line: std::cell::Cell::new(0) }
     }
 
@@ -84,9 +85,6 @@ impl SourceFile {
     }
 }
 
-fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1)
-}
 
 /// Turns file bytes into source text: a leading UTF-8 BOM is skipped; invalid
 /// UTF-8 gives an `E0001` diagnostic at the first bad byte, and the text is

@@ -70,7 +70,11 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b' ' | b'\t' | b'\r' | b'\x0C' => {
+                    // Indentation comes in runs: skip it in one tight loop.
                     self.pos += 1;
+                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
                     continue;
                 }
                 b'#' => {
@@ -316,8 +320,7 @@ impl<'a> Lexer<'a> {
             Some("NOT") => Some(TokenKind::Kw(Kw::NOT)),
             Some(_) => {
                 let text = self.src[start + 1..start + len - 1].to_string();
-                let parts =
-                    if text.is_empty() { Vec::new() } else { vec![crate::ast::StrPart::Text { text }] };
+                let parts = if text.is_empty() { Vec::new() } else { vec![crate::ast::StrPart::Text { text }] };
                 let index = self.out.strings.len() as u32;
                 self.out.strings.push(StrLit { parts, span });
                 Some(TokenKind::Str(index))

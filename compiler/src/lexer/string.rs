@@ -7,6 +7,18 @@ use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::token::{Kw, TokenKind};
 
+/// Bytes that end a run of ordinary string characters.
+static STRING_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let special = b"\"\n\r\\${";
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 impl Lexer<'_> {
     /// Lexes `"..."` starting at the opening quote. Strings stay on one line.
     pub(super) fn string(&mut self) {
@@ -37,12 +49,8 @@ impl Lexer<'_> {
                 _ => {
                     // Copy the run of ordinary characters in one go.
                     let run_start = self.pos;
-                    while let Some(c) = self.peek(0) {
-                        if matches!(c, b'"' | b'\n' | b'\r' | b'\\' | b'$' | b'{') {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
+                    let rest = &self.bytes[self.pos..];
+                    self.pos += rest.iter().position(|&c| STRING_SPECIAL[usize::from(c)]).unwrap_or(rest.len());
                     if self.pos == run_start {
                         // A lone `\r`, `$` or `{`: literal text.
                         self.pos += 1;
