@@ -4,6 +4,7 @@
 //! this crate defines. It knows nothing about syntax or execution.
 
 pub mod cost;
+pub mod cost_model;
 pub mod disasm;
 pub mod format;
 pub mod isa;

@@ -85,7 +85,6 @@ impl SourceFile {
     }
 }
 
-
 /// Turns file bytes into source text: a leading UTF-8 BOM is skipped; invalid
 /// UTF-8 gives an `E0001` diagnostic at the first bad byte, and the text is
 /// decoded lossily so the rest of the file can still be checked and shown.

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
+use crate::answers::Reply;
 use crate::environment::build_env;
 use crate::event_log::EventLog;
 use crate::host::{
@@ -33,8 +34,12 @@ pub struct OsHost {
     pub progress: Progress,
     /// Ask on the terminal; otherwise interactions suspend the run.
     pub interactive: bool,
-    /// Answers given in advance (`--answers`, `resume --answer`), in order.
-    pub answers: VecDeque<Answer>,
+    /// Answers given in advance (`--answers`, `resume --answer`), in order;
+    /// each is checked against the question it meets.
+    pub answers: VecDeque<Reply>,
+    /// Why an answer given in advance was refused (a wrong `line` or kind):
+    /// the run then stops at that interaction, as if suspended.
+    pub answer_error: Option<String>,
     pub output_cap: usize,
     /// Print no step lines at all (benches, embedding).
     pub quiet_steps: bool,
@@ -52,6 +57,7 @@ impl OsHost {
             progress,
             interactive: false,
             answers: VecDeque::new(),
+            answer_error: None,
             output_cap: process::DEFAULT_OUTPUT_CAP,
             quiet_steps: false,
             started: Instant::now(),
@@ -92,12 +98,17 @@ impl OsHost {
     }
 
     /// Asks on the terminal (stderr for the question, stdin for the answer).
+    /// A Ctrl-C while it waits gives no answer: the run suspends.
     fn ask_terminal(&mut self, question: &Question, line: u32) -> Option<Answer> {
         self.clear_live();
         let stdin = std::io::stdin();
         let read = |prompt: &str| -> Option<String> {
             eprint!("{prompt}");
             let _ = std::io::stderr().flush();
+            if !wait_for_stdin() {
+                eprintln!();
+                return None;
+            }
             let mut text = String::new();
             match stdin.lock().read_line(&mut text) {
                 Ok(0) | Err(_) => None,
@@ -148,7 +159,9 @@ impl Host for OsHost {
             output_cap: self.output_cap,
         };
         self.live(&format!("RUN {}", request.command));
-        match &mut self.log {
+        let cancel: Option<&dyn Fn() -> bool> =
+            if crate::interrupt::installed() { Some(&crate::interrupt::kill_requested) } else { None };
+        let result = match &mut self.log {
             Some(log) => {
                 let mut sink = |stream: Stream, data: &[u8]| {
                     let name = if stream == Stream::Stdout { "stdout" } else { "stderr" };
@@ -164,10 +177,15 @@ impl Host for OsHost {
                         details: &[("data", &text)],
                     });
                 };
-                process::run(&spec, Some(&mut sink))
+                process::run_cancellable(&spec, Some(&mut sink), cancel)
             }
-            None => process::run(&spec, None),
+            None => process::run_cancellable(&spec, None, cancel),
+        };
+        let (run, cancelled) = result?;
+        if cancelled {
+            crate::interrupt::note_killed_run();
         }
+        Ok(run)
     }
 
     fn read(&mut self, path: &str) -> Result<String, HostError> {
@@ -198,10 +216,29 @@ impl Host for OsHost {
     }
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
-        if let Some(answer) = self.answers.pop_front() {
-            return Some(answer);
+        if self.answer_error.is_some() {
+            return None;
         }
-        if self.interactive { self.ask_terminal(question, line) } else { None }
+        if let Some(reply) = self.answers.front() {
+            return match reply.answer(question, line) {
+                Ok(answer) => {
+                    let origin = reply.origin.clone();
+                    self.answers.pop_front();
+                    self.log_answer(question, line, &answer, &origin);
+                    Some(answer)
+                }
+                Err(e) => {
+                    self.answer_error = Some(e);
+                    None
+                }
+            };
+        }
+        if !self.interactive || crate::interrupt::requested() {
+            return None;
+        }
+        let answer = self.ask_terminal(question, line)?;
+        self.log_answer(question, line, &answer, "terminal");
+        Some(answer)
     }
 
     fn now_ms(&mut self) -> u64 {
@@ -222,6 +259,57 @@ impl Host for OsHost {
             "caught" => self.step_line(&format!("  caught {}: {}", event.outcome, event.op)),
             "failed" => self.step_line(&format!("✗ {}", event.step.unwrap_or("(no step)"))),
             _ => {}
+        }
+    }
+}
+
+impl OsHost {
+    /// Records an answer in the log file.
+    fn log_answer(&mut self, question: &Question, line: u32, answer: &Answer, origin: &str) {
+        let Some(log) = &mut self.log else { return };
+        let (outcome, comment) = match answer {
+            Answer::Continue => ("continue".to_string(), ""),
+            Answer::Review { approved, comment } => {
+                ((if *approved { "approved" } else { "rejected" }).to_string(), comment.as_str())
+            }
+            Answer::Choice(i) => (format!("option {}", i + 1), ""),
+        };
+        let op = match question {
+            Question::Pause { message } | Question::Review { message } => message.as_str(),
+            Question::Choose { prompt, .. } => prompt.as_deref().unwrap_or(""),
+        };
+        log.write(&Event {
+            event: "answer",
+            step: None,
+            depth: 0,
+            line,
+            op,
+            outcome: &outcome,
+            duration_ms: 0,
+            details: &[
+                ("statement", crate::answers::statement(question)),
+                ("from", origin),
+                ("comment", comment),
+            ],
+        });
+    }
+}
+
+/// Waits until stdin has input; false if a Ctrl-C came first.
+fn wait_for_stdin() -> bool {
+    loop {
+        if crate::interrupt::requested() {
+            return false;
+        }
+        let mut fd = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut fd, 1, 100) };
+        if n > 0 {
+            return true;
+        }
+        if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            // Not pollable: read and see.
+            return true;
         }
     }
 }

@@ -19,6 +19,11 @@
 //! 4. The pipes are drained until end of file, or for at most [`DRAIN_LIMIT`]
 //!    once they stop delivering data (a process that left the group with
 //!    `setsid` could hold them open forever).
+//!
+//! [`run_cancellable`] also takes a cancel check (`tissvm`'s second Ctrl-C):
+//! while it is given, the wait wakes at least every [`CANCEL_POLL`], and
+//! once the check says so the group is ended as on a timeout (step 2), but
+//! the result is marked cancelled rather than timed out.
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -70,13 +75,24 @@ pub struct ProcessSpec<'a> {
     pub output_cap: usize,
 }
 
+/// How often a run with a cancel check looks at it, at the longest.
+pub const CANCEL_POLL: Duration = Duration::from_millis(50);
+
 /// Runs `spec.command` with `/bin/sh -c`. `full_output`, if given, receives
 /// every chunk of both streams as it arrives. A command that cannot be
 /// started is a [`HostError::Command`]; a non-zero exit is not an error.
-pub fn run(
+pub fn run(spec: &ProcessSpec<'_>, full_output: Option<&mut OutputSink<'_>>) -> Result<RunResult, HostError> {
+    run_cancellable(spec, full_output, None).map(|(result, _)| result)
+}
+
+/// [`run`], ended early (the process group terminated as on a timeout) once
+/// `cancel` returns true. The flag returned says whether that happened; the
+/// result then has the exit status the shell died with and `timed_out` false.
+pub fn run_cancellable(
     spec: &ProcessSpec<'_>,
     mut full_output: Option<&mut OutputSink<'_>>,
-) -> Result<RunResult, HostError> {
+    cancel: Option<&dyn Fn() -> bool>,
+) -> Result<(RunResult, bool), HostError> {
     let start = Instant::now();
     let mut command = Command::new("/bin/sh");
     command
@@ -108,11 +124,16 @@ pub fn run(
     // 1. Until the shell exits or the deadline passes.
     let deadline = spec.timeout.map(|t| start + t);
     let mut timed_out = false;
+    let mut cancelled = false;
     loop {
         if group.shell_exited().map_err(io_error)? {
             break;
         }
-        let wait = match deadline {
+        if cancel.is_some_and(|c| c()) {
+            cancelled = true;
+            break;
+        }
+        let mut wait = match deadline {
             Some(d) => {
                 let now = Instant::now();
                 if now >= d {
@@ -123,11 +144,15 @@ pub fn run(
             }
             None => None,
         };
+        if cancel.is_some() {
+            wait = Some(wait.map_or(CANCEL_POLL, |w| w.min(CANCEL_POLL)));
+        }
         pipes.poll_once(group.pidfd(), group.wait_cap(wait), &mut sink).map_err(io_error)?;
     }
 
-    // 2. Timeout: SIGTERM the group, give the shell a grace period to exit.
-    if timed_out {
+    // 2. Timeout (or cancelled): SIGTERM the group, give the shell a grace
+    //    period to exit.
+    if timed_out || cancelled {
         group.signal(libc::SIGTERM);
         let grace_end = Instant::now() + KILL_GRACE;
         loop {
@@ -146,7 +171,7 @@ pub fn run(
 
     // 3. Whatever is left of the group: SIGTERM, then SIGKILL once the pipes
     //    close (no writer left) or after the grace period.
-    if !timed_out || group.shell_exited().map_err(io_error)? {
+    if !(timed_out || cancelled) || group.shell_exited().map_err(io_error)? {
         group.signal(libc::SIGTERM);
         let grace_end = Instant::now() + KILL_GRACE;
         while !pipes.closed() {
@@ -176,14 +201,15 @@ pub fn run(
     drop(stderr);
 
     let exit_code = if timed_out { TIMEOUT_EXIT_CODE } else { exit_code(status) };
-    Ok(RunResult {
+    let result = RunResult {
         command: spec.command.to_string(),
         stdout: out.into_string(),
         stderr: err.into_string(),
         exit_code,
         duration_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
         timed_out,
-    })
+    };
+    Ok((result, cancelled))
 }
 
 /// The status code, or 128 + the signal that killed the process.
@@ -237,17 +263,14 @@ impl Pipes<'_> {
             // Round up so a short wait does not turn into a busy loop.
             Some(d) => i32::try_from(d.as_micros().div_ceil(1000)).unwrap_or(i32::MAX),
         };
-        let ready = loop {
-            // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
-            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
-            if n >= 0 {
-                break n;
-            }
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if ready < 0 {
             let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        };
+            // A signal (Ctrl-C): back to the caller, which looks at its
+            // deadline and cancel check and comes back.
+            return if e.kind() == io::ErrorKind::Interrupted { Ok(false) } else { Err(e) };
+        }
         if ready == 0 {
             return Ok(false);
         }
@@ -720,6 +743,43 @@ wait"#;
         for pid in pids {
             assert!(wait_dead(pid), "process {pid} survived the timeout");
         }
+    }
+
+    #[test]
+    fn a_cancelled_run_has_its_group_killed_and_says_so() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let env = env();
+        let spec = ProcessSpec {
+            command: "trap '' TERM; sleep 30 & echo $! > child; echo started; wait",
+            cwd: dir.path(),
+            env: &env,
+            timeout: Some(Duration::from_secs(60)),
+            output_cap: 100,
+        };
+        let flag = AtomicBool::new(false);
+        let child = dir.path().join("child");
+        let cancel = || {
+            // Cancel once the command has started its child.
+            if child.exists() {
+                flag.store(true, Ordering::SeqCst);
+            }
+            flag.load(Ordering::SeqCst)
+        };
+        let started = Instant::now();
+        let (r, cancelled) = run_cancellable(&spec, None, Some(&cancel)).unwrap();
+        assert!(cancelled);
+        assert!(!r.timed_out);
+        assert_eq!(r.exit_code, 128 + 9, "the shell ignored SIGTERM, so SIGKILL ended it");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        let pid: i32 = std::fs::read_to_string(&child).unwrap().trim().parse().unwrap();
+        assert!(wait_dead(pid), "the child {pid} survived the cancel");
+        // Never cancelled: an ordinary run.
+        let never = || false;
+        let (r, cancelled) =
+            run_cancellable(&ProcessSpec { command: "echo hi", ..spec }, None, Some(&never)).unwrap();
+        assert!(!cancelled);
+        assert_eq!((r.stdout.as_str(), r.exit_code), ("hi\n", 0));
     }
 
     #[test]

@@ -200,7 +200,10 @@ impl RunReport {
             RunStatus::Suspended { snapshot, reason } => {
                 out.push_str(&format!("suspended: {}\n", self.task));
                 if let Suspension::Interaction { question, line } = reason {
-                    out.push_str(&format!("  waiting at line {line}: {question:?}\n"));
+                    out.push_str(&format!(
+                        "  waiting at line {line} for an answer to {}\n",
+                        crate::answers::describe(question)
+                    ));
                 }
                 if let Some(s) = snapshot {
                     out.push_str(&format!("  snapshot: {s}\n"));

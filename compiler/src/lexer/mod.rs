@@ -320,7 +320,8 @@ impl<'a> Lexer<'a> {
             Some("NOT") => Some(TokenKind::Kw(Kw::NOT)),
             Some(_) => {
                 let text = self.src[start + 1..start + len - 1].to_string();
-                let parts = if text.is_empty() { Vec::new() } else { vec![crate::ast::StrPart::Text { text }] };
+                let parts =
+                    if text.is_empty() { Vec::new() } else { vec![crate::ast::StrPart::Text { text }] };
                 let index = self.out.strings.len() as u32;
                 self.out.strings.push(StrLit { parts, span });
                 Some(TokenKind::Str(index))

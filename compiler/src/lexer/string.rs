@@ -50,7 +50,8 @@ impl Lexer<'_> {
                     // Copy the run of ordinary characters in one go.
                     let run_start = self.pos;
                     let rest = &self.bytes[self.pos..];
-                    self.pos += rest.iter().position(|&c| STRING_SPECIAL[usize::from(c)]).unwrap_or(rest.len());
+                    self.pos +=
+                        rest.iter().position(|&c| STRING_SPECIAL[usize::from(c)]).unwrap_or(rest.len());
                     if self.pos == run_start {
                         // A lone `\r`, `$` or `{`: literal text.
                         self.pos += 1;

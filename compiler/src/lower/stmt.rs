@@ -140,11 +140,13 @@ impl Unit<'_, '_> {
                 self.emit(Instr::Prompt { prompt });
                 let context_vars =
                     if with.is_empty() { self.tables.read_slot_count() + 1 } else { with.len() };
-                cost_model::add_prompt_tokens(
-                    &mut self.acc,
-                    self.tables.raw_text(query).chars().count(),
-                    context_vars,
-                );
+                // The query as the manifest records it: a literal's text, or
+                // an interpolated query's source text.
+                let query_text = match query.as_literal() {
+                    Some(text) => text,
+                    None => self.tables.raw_text(query),
+                };
+                cost_model::add_prompt_tokens(&mut self.acc, query_text, context_vars);
                 self.record_prompt(query, with, stmt.span);
             }
             StmtKind::Pause { message } => {
@@ -283,11 +285,7 @@ impl Unit<'_, '_> {
         self.patch(to_end);
         // A failure can happen anywhere in the body: the handler path costs at
         // least the entry plus the handler, at most the whole body plus the handler.
-        let mut failed = entry.then(&handler_bound);
-        for i in 0..5 {
-            failed.max[i] = completed.max[i].saturating_add(handler_bound.max[i]);
-        }
-        self.acc = completed.either(&failed);
+        self.acc = cost_model::try_bound(&entry, &completed, &handler_bound);
     }
 
     /// The static bound of a block that is not run (ESTIMATE_COST): its code
@@ -329,9 +327,9 @@ pub(super) fn declare_slots(plan: &Plan, tables: &mut super::tables::Tables<'_>)
     for item in &plan.items {
         match item {
             Item::Setup { body, .. } | Item::DefineTask { body, .. } => {
-                declare_block(body, tables, &mut pending)
+                declare_block(body, tables, &mut pending, false)
             }
-            Item::Step(step) => declare_block(&step.body, tables, &mut pending),
+            Item::Step(step) => declare_block(&step.body, tables, &mut pending, false),
             _ => {}
         }
     }
@@ -351,16 +349,21 @@ pub(super) fn declare_slots(plan: &Plan, tables: &mut super::tables::Tables<'_>)
     }
 }
 
+/// `estimated`: inside an ESTIMATE_COST block, whose READs never run, so
+/// their variables are not part of a prompt's default context.
 fn declare_block<'p>(
     block: &'p Block,
     tables: &mut super::tables::Tables<'_>,
     pending: &mut Vec<(&'p str, &'p Expr)>,
+    estimated: bool,
 ) {
     for stmt in &block.commands {
         match &stmt.kind {
             StmtKind::Read { var, .. } => {
                 tables.slot(&var.name, ValueType::Str);
-                tables.mark_read_slot(&var.name);
+                if !estimated {
+                    tables.mark_read_slot(&var.name);
+                }
             }
             StmtKind::Var { name, value } => match super::expr::static_type(value, tables) {
                 Some(ty) => {
@@ -378,27 +381,27 @@ fn declare_block<'p>(
                 tables.slot(&i.name, ValueType::Review);
             }
             StmtKind::Try { body, catch_var, handler } => {
-                declare_block(body, tables, pending);
+                declare_block(body, tables, pending, estimated);
                 if let Some(v) = catch_var {
                     tables.slot(&v.name, ValueType::Error);
                 }
-                declare_block(handler, tables, pending);
+                declare_block(handler, tables, pending, estimated);
             }
             StmtKind::EstimateCost { into, body } => {
-                declare_block(body, tables, pending);
+                declare_block(body, tables, pending, true);
                 if let Some(i) = into {
                     tables.slot(&i.name, ValueType::Estimate);
                 }
             }
-            StmtKind::Step { body, .. } => declare_block(body, tables, pending),
+            StmtKind::Step { body, .. } => declare_block(body, tables, pending, estimated),
             StmtKind::If(if_stmt) => {
                 let mut current = Some(if_stmt);
                 while let Some(i) = current {
-                    declare_block(&i.then_block, tables, pending);
+                    declare_block(&i.then_block, tables, pending, estimated);
                     current = match &i.else_branch {
                         Some(Else::If { stmt, .. }) => Some(stmt),
                         Some(Else::Block { block }) => {
-                            declare_block(block, tables, pending);
+                            declare_block(block, tables, pending, estimated);
                             None
                         }
                         None => None,
@@ -407,7 +410,7 @@ fn declare_block<'p>(
             }
             StmtKind::Choose { options, .. } => {
                 for o in options {
-                    declare_block(&o.body, tables, pending);
+                    declare_block(&o.body, tables, pending, estimated);
                 }
             }
             _ => {}

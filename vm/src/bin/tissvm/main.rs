@@ -1,9 +1,9 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `inspect`, `disasm`.
+//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
 //! success, 1 the plan failed, 2 usage error or a plan that does not compile
-//! or bytecode that is invalid, corrupt or of an unsupported version, 3
+//! or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, 3
 //! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
 
 use std::io::{self, Write};
@@ -16,7 +16,11 @@ use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
 use tiss_compiler::render::{self, ErrorFormat};
 use tisslang::module::Module;
 
+mod debug;
+mod estimate;
+mod resume;
 mod run;
+mod session;
 
 /// Exit statuses (SPEC §9).
 mod status {
@@ -29,8 +33,9 @@ mod status {
 }
 
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
-/// `run --dry-run`), or read its bytecode (`disasm`). Cost estimates,
-/// the debugger and resuming suspended runs arrive with their issues.
+/// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
+/// run from its snapshot (`resume`); step through it (`debug`). Cost
+/// estimates arrive with their issue.
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
 /// as source (`.tiss`, compiled in memory).
@@ -38,7 +43,7 @@ mod status {
 #[command(
     name = "tissvm",
     after_help = "Exit status: 0 success, 1 the plan failed, 2 usage error or a plan that does not \
-                  compile or bytecode that is invalid, corrupt or of an unsupported version, \
+                  compile or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, \
                   3 suspended, 4 budget exceeded, 5 security violation, 70 internal error."
 )]
 struct Cli {
@@ -79,7 +84,14 @@ enum Command {
     ///
     /// Text output prints a line per step as it finishes and, on failure, the
     /// report; JSON and JUnit reports go to stdout alone (progress to stderr).
+    /// A human interaction without an answer, or Ctrl-C, suspends the run: a
+    /// snapshot is written and the command that continues it printed (exit 3).
     Run(run::RunArgs),
+    /// Continue a suspended run from its snapshot, exactly where it stopped.
+    ///
+    /// The snapshot carries the bytecode and remembers the workspace
+    /// (`--workdir` overrides it). Takes the options of `run`.
+    Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, and the risk level with its reasons.
     Inspect {
@@ -99,6 +111,21 @@ enum Command {
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
     },
+    /// Print the plan's static cost bounds, [min, max] per dimension for each
+    /// top-level step and in total, without running anything.
+    ///
+    /// Execution time of a RUN is its TIMEOUT, else the cost model: a built-in
+    /// default ([0, 10m]), rules of a `--cost-model` file, or the durations
+    /// recorded in earlier `--log-file`s (`--history`).
+    Estimate(estimate::EstimateArgs),
+    /// Step through a plan: breakpoints on lines and steps, step/next/continue,
+    /// variables, LAST_RUN and COST, the call stack, the source, snapshots.
+    ///
+    /// The session starts paused before the first statement; `help` lists the
+    /// commands. Commands come from the terminal, or one per line from stdin
+    /// when it is not a terminal (end of input quits). Takes the options of
+    /// `run`. Exit status: the plan's if it ran to its end, else 0.
+    Debug(debug::DebugArgs),
 }
 
 fn main() -> ExitCode {
@@ -140,8 +167,20 @@ fn run() -> u8 {
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
         Command::Inspect { plan, output_format } => inspect(&mut out, &plan, output_format),
+        Command::Estimate(args) => match estimate::model(&args) {
+            Ok(model) => match load_plan(&mut out, &args.plan) {
+                Ok(plan) => estimate::run(plan.module, &model, &args),
+                Err(code) => code,
+            },
+            Err(code) => code,
+        },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
+            Err(code) => code,
+        },
+        Command::Resume(args) => resume::resume(&mut out, &args),
+        Command::Debug(args) => match load_plan(&mut out, &args.plan) {
+            Ok(plan) => debug::debug(plan.module, &args),
             Err(code) => code,
         },
     }

@@ -1,15 +1,15 @@
-//! `tissvm run`: options, the host set-up, and the report.
+//! `tissvm run`: the run options (shared with `resume`) and the start of a
+//! fresh run; `session.rs` runs it and reports.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
+use tiss_vm::machine::Machine;
 use tiss_vm::program::Program;
-use tiss_vm::report::{RunReport, failure_text};
 use tisslang::cost::Dim;
 use tisslang::module::Module;
 
+use super::session::{self, Start};
 use super::status;
 
 #[derive(Args)]
@@ -18,54 +18,73 @@ pub struct RunArgs {
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 
-    /// The workspace every path is resolved against (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    workdir: Option<PathBuf>,
-
     /// List every effect the plan could have, in order, and touch nothing.
     #[arg(long)]
     dry_run: bool,
 
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// The options of a run, shared by `run` and `resume`.
+#[derive(Args)]
+pub struct RunOptions {
+    /// The workspace every path is resolved against (default: the current
+    /// directory; for `resume`, the workspace the snapshot remembers).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+
     /// `text` (step lines and a summary), `json` (SPEC §9 report) or `junit` (XML).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
-    output_format: OutputFormat,
+    pub output_format: OutputFormat,
 
     /// Append one JSON object per event to FILE (full command output included).
     #[arg(long, value_name = "FILE")]
-    log_file: Option<PathBuf>,
+    pub log_file: Option<PathBuf>,
 
     /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
-    /// the lower of this and the plan's SET_BUDGET wins).
+    /// the lower of this and the plan's SET_BUDGET wins; on resume it can only lower a cap).
     #[arg(long = "budget", value_name = "DIM=VALUE")]
-    budgets: Vec<String>,
+    pub budgets: Vec<String>,
 
     /// Never ask on the terminal: a human interaction suspends the run.
     #[arg(long)]
-    non_interactive: bool,
+    pub non_interactive: bool,
+
+    /// Answer human interactions in advance: a JSON array whose k-th entry
+    /// answers the k-th interaction of the run, each `{"answer": "continue" |
+    /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
+    /// (`comment` and `line` optional). When they run out, the run suspends.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+
+    /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
 
     /// Isolation: `none`, `standard` (workspace confinement and a scrubbed
     /// environment) or `strict` (kernel-enforced; refused where unavailable).
     #[arg(long, value_enum, default_value_t = SandboxProfile::Standard, value_name = "PROFILE")]
-    sandbox_profile: SandboxProfile,
+    pub sandbox_profile: SandboxProfile,
 
     /// The language-model provider (`mock`: deterministic and offline).
     #[arg(long, default_value = "mock", value_name = "NAME")]
-    provider: String,
+    pub provider: String,
 
     /// Pass the caller's environment variable NAME to commands (repeatable).
     #[arg(long = "env-allow", value_name = "NAME")]
-    env_allow: Vec<String>,
+    pub env_allow: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OutputFormat {
+pub enum OutputFormat {
     Text,
     Json,
     Junit,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum SandboxProfile {
+pub enum SandboxProfile {
     None,
     Standard,
     Strict,
@@ -73,7 +92,7 @@ enum SandboxProfile {
 
 /// Parses `DIM=VALUE`: a dimension name (any case) and an integer, or a
 /// duration (`90s`, `2m`) for EXECUTION_TIME.
-fn parse_budget(text: &str) -> Result<(Dim, u64), String> {
+pub fn parse_budget(text: &str) -> Result<(Dim, u64), String> {
     let (name, value) =
         text.split_once('=').ok_or_else(|| format!("`{text}`: expected DIM=VALUE, e.g. RUN_COUNT=5"))?;
     let dim = Dim::from_name(&name.trim().to_ascii_uppercase()).ok_or_else(|| {
@@ -110,98 +129,10 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
     if args.dry_run {
         return super::write_stdout(&tiss_vm::dry_run::dry_run(&program), status::OK);
     }
-    if args.sandbox_profile == SandboxProfile::Strict {
-        eprintln!(
-            "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
-             kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
-        );
-        return status::SECURITY;
-    }
-    let mut caps = Vec::new();
-    for text in &args.budgets {
-        match parse_budget(text) {
-            Ok(cap) => caps.push(cap),
-            Err(e) => {
-                eprintln!("tissvm: --budget {e}");
-                return status::INVALID;
-            }
-        }
-    }
-    let provider = match tiss_vm::provider::by_name(&args.provider) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("tissvm: --provider: {e}");
-            return status::INVALID;
-        }
-    };
-    let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    if !workdir.is_dir() {
-        eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
-        return status::INVALID;
-    }
-    let workspace = match tiss_vm::workspace::Workspace::open(&workdir) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("tissvm: {e:?}");
-            return status::INVALID;
-        }
-    };
-    let progress = match args.output_format {
-        OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
-        _ => Progress::Quiet,
-    };
-    let mut host = OsHost::new(workspace, provider, progress);
-    host.env_allow = args.env_allow.clone();
-    host.interactive = !args.non_interactive && stdin_is_terminal();
-    if let Some(path) = &args.log_file {
-        match tiss_vm::event_log::EventLog::open(path) {
-            Ok(log) => host.log = Some(log),
-            Err(e) => {
-                eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
-                return status::INVALID;
-            }
-        }
-    }
-
-    let mut machine = Machine::new(&program);
-    for (dim, value) in caps {
-        machine.cap(dim, value);
-    }
-    let outcome = machine.run(&program, &mut host);
-    if let Some(log) = &mut host.log
-        && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))
-    {
-        eprintln!("tissvm: writing the log file failed: {e}");
-    }
-    drop(host);
-    if let Outcome::Trapped(message) = &outcome {
-        eprintln!(
-            "tissvm: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this bytecode); please report it."
-        );
-        return status::INTERNAL;
-    }
-    if matches!(outcome, Outcome::Suspended(_)) {
-        eprintln!(
-            "tissvm: the run is waiting for a human answer and no terminal is attached (or --non-interactive); \
-             writing a snapshot to resume from comes with the suspension issue, so this run stops here."
-        );
-    }
-    let report = RunReport::new(&program, &machine, &outcome, None);
-    let text = match args.output_format {
-        OutputFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-            text.push('\n');
-            text
-        }
-        OutputFormat::Junit => report.to_junit(),
-        OutputFormat::Text => report.to_text(),
-    };
-    if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
-        (args.output_format, &report.status)
-    {
-        eprint!("{}", failure_text(f));
-    }
-    super::write_stdout(&text, report.exit_code() as u8)
+    let machine = Machine::new(&program);
+    let workdir = args.options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed_from: None };
+    session::execute(start, &args.options)
 }
 
 #[cfg(test)]

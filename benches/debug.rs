@@ -1,0 +1,72 @@
+//! The cost of debugging: a `tissvm debug` session that runs the dispatch
+//! bench's plan to its end with `continue` (no breakpoint, and two line
+//! breakpoints that are never hit), against a plain run of the same plan.
+//! The session runs on `Machine::run_until` with a stop check before every
+//! instruction; this measures what that check costs.
+
+#[allow(dead_code)] // the front-end generator is not used here
+#[path = "plan_gen.rs"]
+mod plan_gen;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tiss_compiler::lower::LowerOptions;
+use tiss_vm::debugger::{Debugger, Target};
+use tiss_vm::machine::{Machine, Outcome};
+use tiss_vm::program::Program;
+use tiss_vm::scripted_host::ScriptedHost;
+
+const CHUNKS: usize = 2_000;
+
+fn debug_overhead(c: &mut Criterion) {
+    let src = plan_gen::generate_pure(CHUNKS);
+    let (module, _) =
+        tiss_compiler::compile("bench.tiss", src.as_bytes(), LowerOptions { strip_source: true })
+            .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
+    let mut program = Some(Program::new(module).expect("bench plan loads"));
+    // Lines that never run: the `ELSE IF` arm of the first and the last chunk.
+    let never: Vec<u32> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("VAR y = \"slow\""))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    let never = [never[0], never[never.len() - 1]];
+
+    let probe = program.as_ref().expect("program");
+    let mut machine = Machine::new(probe);
+    assert_eq!(machine.run(probe, &mut ScriptedHost::default()), Outcome::Completed);
+    let instructions = machine.meters[4];
+
+    let mut group = c.benchmark_group("debug");
+    group.throughput(Throughput::Elements(instructions));
+    group.bench_function("plain run", |b| {
+        let program = program.as_ref().expect("program");
+        b.iter(|| {
+            let mut machine = Machine::new(program);
+            machine.run(program, &mut ScriptedHost::default())
+        })
+    });
+    for (name, breakpoints) in [
+        ("debug session, continue, no breakpoint", &[][..]),
+        ("debug session, continue, 2 breakpoints never hit", &never[..]),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let owned = program.take().expect("program");
+                let machine = Machine::new(&owned);
+                let mut debugger = Debugger::new(owned, machine, ScriptedHost::default());
+                for &line in breakpoints {
+                    debugger.add_breakpoint(Target::Line(line)).expect("a line with code");
+                }
+                debugger.start();
+                let reply = debugger.command("continue");
+                assert_eq!(reply.text, "the plan ended: passed");
+                program = Some(debugger.program);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, debug_overhead);
+criterion_main!(benches);

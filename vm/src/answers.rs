@@ -1,0 +1,374 @@
+//! Human answers given in advance (SPEC §6): `--answers FILE`, a JSON array
+//! whose k-th entry answers the k-th interaction of the run, and `tissvm
+//! resume --answer`. A [`Reply`] is checked against the question it meets
+//! when the host consumes it ([`Reply::answer`]): a `line` that is not the
+//! interaction's, or an answer of the wrong kind, is refused there; the file
+//! is also checked against the plan before anything runs ([`check_plan`]).
+
+use serde_json::Value as Json;
+use tisslang::isa::Instr;
+use tisslang::module::Module;
+
+use crate::host::{Answer, Question};
+
+/// What a human can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Word {
+    /// A PAUSE.
+    Continue,
+    /// A REQUEST_REVIEW.
+    Approve,
+    Reject,
+    /// A CHOOSE: the option number, 1-based.
+    Option(u32),
+}
+
+impl Word {
+    /// `continue`, `approve`, `reject` (any case), or an option number from 1.
+    pub fn parse(text: &str) -> Result<Word, String> {
+        let text = text.trim();
+        match text.to_ascii_lowercase().as_str() {
+            "continue" => return Ok(Word::Continue),
+            "approve" => return Ok(Word::Approve),
+            "reject" => return Ok(Word::Reject),
+            _ => {}
+        }
+        match text.parse::<u32>() {
+            Ok(0) => Err("`0` is no option: options are numbered from 1".to_string()),
+            Ok(n) => Ok(Word::Option(n)),
+            Err(_) => Err(format!(
+                "`{text}` is not an answer: use continue (PAUSE), approve or reject (REQUEST_REVIEW), or an \
+                 option number from 1 (CHOOSE)"
+            )),
+        }
+    }
+
+    pub fn text(self) -> String {
+        match self {
+            Word::Continue => "continue".into(),
+            Word::Approve => "approve".into(),
+            Word::Reject => "reject".into(),
+            Word::Option(n) => n.to_string(),
+        }
+    }
+}
+
+/// One answer given in advance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub word: Word,
+    /// Kept by a REQUEST_REVIEW (`r.COMMENT`); logged otherwise.
+    pub comment: Option<String>,
+    /// The source line of the interaction it is meant for, if given.
+    pub line: Option<u32>,
+    /// Where it came from, for messages: `--answer`, `answers.json entry 3`.
+    pub origin: String,
+    /// Its 0-based index in the `--answers` file, if it came from one.
+    pub entry: Option<u32>,
+}
+
+/// The kind of an interaction, as the plan has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Pause,
+    Review,
+    Choose(usize),
+}
+
+impl Kind {
+    fn of(question: &Question) -> Kind {
+        match question {
+            Question::Pause { .. } => Kind::Pause,
+            Question::Review { .. } => Kind::Review,
+            Question::Choose { options, .. } => Kind::Choose(options.len()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Pause => "PAUSE",
+            Kind::Review => "REQUEST_REVIEW",
+            Kind::Choose(_) => "CHOOSE",
+        }
+    }
+
+    fn accepts(self, word: Word) -> bool {
+        match (self, word) {
+            (Kind::Pause, Word::Continue) => true,
+            (Kind::Review, Word::Approve | Word::Reject) => true,
+            (Kind::Choose(n), Word::Option(k)) => (k as usize) <= n,
+            _ => false,
+        }
+    }
+
+    /// What answers it, for messages and the resume command.
+    fn expected(self) -> String {
+        match self {
+            Kind::Pause => "continue".into(),
+            Kind::Review => "approve|reject".into(),
+            Kind::Choose(n) if n <= 9 => (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join("|"),
+            Kind::Choose(n) => format!("<option number, 1-{n}>"),
+        }
+    }
+
+    fn hint(self) -> String {
+        match self {
+            Kind::Pause => "it takes `continue`".into(),
+            Kind::Review => "it takes `approve` or `reject`".into(),
+            Kind::Choose(n) => format!("it takes an option number from 1 to {n}"),
+        }
+    }
+}
+
+/// The answers `--answer` accepts for `question`: `continue`,
+/// `approve|reject`, `1|2|3`.
+pub fn expected_answers(question: &Question) -> String {
+    Kind::of(question).expected()
+}
+
+/// A question as one line of text: `REQUEST_REVIEW "Ship it?"`.
+pub fn describe(question: &Question) -> String {
+    match question {
+        Question::Pause { message } => format!("PAUSE {message:?}"),
+        Question::Review { message } => format!("REQUEST_REVIEW {message:?}"),
+        Question::Choose { prompt: Some(p), options } => format!("CHOOSE {p:?} ({} options)", options.len()),
+        Question::Choose { prompt: None, options } => format!("CHOOSE ({} options)", options.len()),
+    }
+}
+
+/// The statement a question comes from: `PAUSE`, `REQUEST_REVIEW`, `CHOOSE`.
+pub fn statement(question: &Question) -> &'static str {
+    Kind::of(question).name()
+}
+
+impl Reply {
+    /// A reply from `--answer TEXT [--comment TEXT]`.
+    pub fn from_flag(text: &str, comment: Option<String>) -> Result<Reply, String> {
+        let word = Word::parse(text).map_err(|e| format!("--answer: {e}"))?;
+        Ok(Reply { word, comment, line: None, origin: "--answer".into(), entry: None })
+    }
+
+    /// The answer to `question`, asked at source line `line`; or why this
+    /// reply does not answer it.
+    pub fn answer(&self, question: &Question, line: u32) -> Result<Answer, String> {
+        let kind = Kind::of(question);
+        if let Some(expected) = self.line
+            && expected != line
+        {
+            return Err(format!(
+                "{} is for line {expected}, but the interaction it answers is the {} at line {line}",
+                self.origin,
+                kind.name()
+            ));
+        }
+        if !kind.accepts(self.word) {
+            return Err(format!(
+                "{} (`{}`) does not answer the {} at line {line}: {}",
+                self.origin,
+                self.word.text(),
+                kind.name(),
+                kind.hint()
+            ));
+        }
+        Ok(match self.word {
+            Word::Continue => Answer::Continue,
+            Word::Approve | Word::Reject => Answer::Review {
+                approved: self.word == Word::Approve,
+                comment: self.comment.clone().unwrap_or_default(),
+            },
+            Word::Option(n) => Answer::Choice(n as usize - 1),
+        })
+    }
+}
+
+/// Parses an `--answers` file: a JSON array of
+/// `{"answer": "continue" | "approve" | "reject" | "<n>", "comment": "...", "line": N}`
+/// (`comment` and `line` optional). `name` names the file in messages.
+pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Reply>, String> {
+    let value: Json = serde_json::from_slice(bytes).map_err(|e| format!("{name}: not valid JSON: {e}"))?;
+    let Json::Array(entries) = value else {
+        return Err(format!(
+            "{name}: expected a JSON array of answers, e.g. [{{\"answer\": \"approve\", \"line\": 12}}]"
+        ));
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let origin = format!("{name} entry {}", i + 1);
+        let Json::Object(fields) = entry else {
+            return Err(format!("{origin}: expected an object such as {{\"answer\": \"continue\"}}"));
+        };
+        if let Some(key) = fields.keys().find(|k| !matches!(k.as_str(), "answer" | "comment" | "line")) {
+            return Err(format!(
+                "{origin}: unknown key `{key}` (an entry has `answer`, `comment` and `line`)"
+            ));
+        }
+        let word = match fields.get("answer") {
+            Some(Json::String(s)) => Word::parse(s),
+            Some(Json::Number(n)) => Word::parse(&n.to_string()),
+            Some(_) => Err("`answer` must be a string".to_string()),
+            None => Err("`answer` is missing".to_string()),
+        }
+        .map_err(|e| format!("{origin}: {e}"))?;
+        let comment = match fields.get("comment") {
+            None | Some(Json::Null) => None,
+            Some(Json::String(s)) => Some(s.clone()),
+            Some(_) => return Err(format!("{origin}: `comment` must be a string")),
+        };
+        let line = match fields.get("line") {
+            None | Some(Json::Null) => None,
+            Some(Json::Number(n)) => match n.as_u64().and_then(|l| u32::try_from(l).ok()) {
+                Some(l) if l >= 1 => Some(l),
+                _ => return Err(format!("{origin}: `line` must be a line number from 1, not {n}")),
+            },
+            Some(_) => return Err(format!("{origin}: `line` must be a number")),
+        };
+        out.push(Reply { word, comment, line, origin, entry: Some(i as u32) });
+    }
+    Ok(out)
+}
+
+/// Checks replies against the plan before anything runs: a reply with a
+/// `line` must fit an interaction at that line, one without must fit some
+/// interaction of the plan.
+pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
+    let line_of = |pc: usize| module.position(pc as u32).map_or(0, |(line, _)| line);
+    let interactions: Vec<(u32, Kind)> = module
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(pc, instr)| {
+            let kind = match instr {
+                Instr::Pause {} => Kind::Pause,
+                Instr::Review { .. } => Kind::Review,
+                Instr::Choose { choice } => {
+                    Kind::Choose(module.choices.get(*choice as usize).map_or(0, |c| c.options.len()))
+                }
+                _ => return None,
+            };
+            Some((line_of(pc), kind))
+        })
+        .collect();
+    for reply in replies {
+        let word = reply.word.text();
+        match reply.line {
+            Some(line) => {
+                let here: Vec<Kind> =
+                    interactions.iter().filter(|(l, _)| *l == line).map(|(_, k)| *k).collect();
+                if here.is_empty() {
+                    let mut lines: Vec<u32> = interactions.iter().map(|(l, _)| *l).collect();
+                    lines.sort_unstable();
+                    lines.dedup();
+                    let lines: Vec<String> = lines.iter().map(u32::to_string).collect();
+                    let listed = if lines.is_empty() {
+                        "the plan has none".to_string()
+                    } else {
+                        format!("the plan has them at lines {}", lines.join(", "))
+                    };
+                    return Err(format!(
+                        "{} is for line {line}, where there is no PAUSE, REQUEST_REVIEW or CHOOSE ({listed})",
+                        reply.origin
+                    ));
+                }
+                if !here.iter().any(|k| k.accepts(reply.word)) {
+                    let kind = here[0];
+                    return Err(format!(
+                        "{} (`{word}`) does not answer the {} at line {line}: {}",
+                        reply.origin,
+                        kind.name(),
+                        kind.hint()
+                    ));
+                }
+            }
+            None => {
+                if !interactions.iter().any(|(_, k)| k.accepts(reply.word)) {
+                    let what = match reply.word {
+                        Word::Continue => "no PAUSE".to_string(),
+                        Word::Approve | Word::Reject => "no REQUEST_REVIEW".to_string(),
+                        Word::Option(n) => format!("no CHOOSE with {n} options or more"),
+                    };
+                    return Err(format!("{} (`{word}`) answers nothing: the plan has {what}", reply.origin));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(kind: &str) -> Question {
+        match kind {
+            "pause" => Question::Pause { message: "m".into() },
+            "review" => Question::Review { message: "m".into() },
+            _ => Question::Choose { prompt: None, options: vec!["a".into(), "b".into(), "c".into()] },
+        }
+    }
+
+    #[test]
+    fn words() {
+        assert_eq!(Word::parse("continue"), Ok(Word::Continue));
+        assert_eq!(Word::parse(" APPROVE "), Ok(Word::Approve));
+        assert_eq!(Word::parse("reject"), Ok(Word::Reject));
+        assert_eq!(Word::parse("3"), Ok(Word::Option(3)));
+        assert!(Word::parse("0").unwrap_err().contains("from 1"));
+        assert!(Word::parse("yes").unwrap_err().contains("not an answer"));
+        assert!(Word::parse("-1").is_err());
+    }
+
+    #[test]
+    fn replies_answer_their_own_kind_at_their_own_line() {
+        let reply = |text: &str, line: Option<u32>| Reply {
+            word: Word::parse(text).unwrap(),
+            comment: Some("why".into()),
+            line,
+            origin: "a.json entry 1".into(),
+            entry: Some(0),
+        };
+        assert_eq!(reply("continue", None).answer(&question("pause"), 4), Ok(Answer::Continue));
+        assert_eq!(
+            reply("reject", Some(4)).answer(&question("review"), 4),
+            Ok(Answer::Review { approved: false, comment: "why".into() })
+        );
+        assert_eq!(reply("3", None).answer(&question("choose"), 4), Ok(Answer::Choice(2)));
+        let e = reply("continue", Some(5)).answer(&question("pause"), 4).unwrap_err();
+        assert!(e.contains("line 5") && e.contains("line 4"), "{e}");
+        let e = reply("approve", None).answer(&question("choose"), 4).unwrap_err();
+        assert!(e.contains("CHOOSE at line 4") && e.contains("from 1 to 3"), "{e}");
+        assert!(reply("4", None).answer(&question("choose"), 4).is_err());
+        assert!(reply("1", None).answer(&question("review"), 4).is_err());
+        assert!(reply("approve", None).answer(&question("pause"), 4).is_err());
+    }
+
+    #[test]
+    fn files() {
+        let ok = parse_file(
+            br#"[{"answer": "approve", "comment": "fine", "line": 3}, {"answer": 2}, {"answer": "continue", "line": null}]"#,
+            "a.json",
+        )
+        .unwrap();
+        assert_eq!(ok.len(), 3);
+        assert_eq!(
+            (ok[0].word, ok[0].line, ok[0].comment.as_deref()),
+            (Word::Approve, Some(3), Some("fine"))
+        );
+        assert_eq!(ok[1].word, Word::Option(2));
+        assert_eq!(ok[2].origin, "a.json entry 3");
+        assert_eq!(ok[2].entry, Some(2));
+        for (bad, says) in [
+            (&b"{"[..], "not valid JSON"),
+            (b"{}", "expected a JSON array"),
+            (b"[1]", "entry 1: expected an object"),
+            (br#"[{"answer": "approve", "lines": 3}]"#, "unknown key `lines`"),
+            (br#"[{"comment": "x"}]"#, "`answer` is missing"),
+            (br#"[{"answer": "ok"}]"#, "not an answer"),
+            (br#"[{"answer": "approve", "line": 0}]"#, "line number from 1"),
+            (br#"[{"answer": "approve", "line": "3"}]"#, "must be a number"),
+            (br#"[{"answer": "approve", "comment": 3}]"#, "must be a string"),
+        ] {
+            let e = parse_file(bad, "a.json").unwrap_err();
+            assert!(e.contains(says), "{e} (expected {says})");
+        }
+    }
+}

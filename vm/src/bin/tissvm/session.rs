@@ -1,0 +1,311 @@
+//! A run on the real host, fresh (`tissvm run`) or resumed (`tissvm
+//! resume`): the host set-up from the run options, answers given in advance,
+//! the dispatch loop with its Ctrl-C stop check, and on suspension the
+//! snapshot and the command that continues it; then the report.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use tiss_vm::answers::{self, Reply};
+use tiss_vm::host::{Event, Host, Question};
+use tiss_vm::interrupt;
+use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
+use tiss_vm::program::Program;
+use tiss_vm::report::{RunReport, failure_text};
+use tiss_vm::snapshot::{self, AnswersPosition, SnapshotRef};
+use tisslang::isa::Instr;
+
+use super::run::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
+use super::status;
+
+/// Where a run starts from.
+pub struct Start {
+    pub program: Program,
+    pub machine: Machine,
+    /// The module's `.tbc` bytes, if at hand (a resumed snapshot's); else
+    /// encoded when a snapshot is written.
+    pub bytecode: Option<Vec<u8>>,
+    /// The workspace directory.
+    pub workdir: PathBuf,
+    /// `resume --answer`: answers the interaction the run waits for.
+    pub first: Option<Reply>,
+    /// The snapshot this run resumes.
+    pub resumed_from: Option<PathBuf>,
+}
+
+/// The answers file: its entries from the run's position on.
+struct AnswersFile {
+    path: PathBuf,
+    len: u32,
+}
+
+pub fn execute(start: Start, options: &RunOptions) -> u8 {
+    let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
+    if options.sandbox_profile == SandboxProfile::Strict {
+        eprintln!(
+            "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
+             kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
+        );
+        return status::SECURITY;
+    }
+    let mut caps = Vec::new();
+    for text in &options.budgets {
+        match parse_budget(text) {
+            Ok(cap) => caps.push(cap),
+            Err(e) => {
+                eprintln!("tissvm: --budget {e}");
+                return status::INVALID;
+            }
+        }
+    }
+    let provider = match tiss_vm::provider::by_name(&options.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tissvm: --provider: {e}");
+            return status::INVALID;
+        }
+    };
+    if !workdir.is_dir() {
+        eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
+        return status::INVALID;
+    }
+    let workspace = match tiss_vm::workspace::Workspace::open(&workdir) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("tissvm: {e:?}");
+            return status::INVALID;
+        }
+    };
+
+    // Answers given in advance: `--answer` first, then the file's entries
+    // from the run's k-th interaction on (counting continues across resume).
+    let mut queue: VecDeque<Reply> = first.into_iter().collect();
+    let mut answers_file = None;
+    if let Some(path) = &options.answers {
+        let name = path.display().to_string();
+        let replies = match std::fs::read(path) {
+            Ok(bytes) => answers::parse_file(&bytes, &name),
+            Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
+        };
+        let replies = match replies.and_then(|r| answers::check_plan(&r, &program.module).map(|()| r)) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("tissvm: --answers {e}");
+                return status::INVALID;
+            }
+        };
+        let skip = machine.interactions as usize + queue.len();
+        answers_file = Some(AnswersFile {
+            path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+            len: replies.len() as u32,
+        });
+        queue.extend(replies.into_iter().skip(skip));
+    }
+
+    let progress = match options.output_format {
+        OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
+        _ => Progress::Quiet,
+    };
+    let mut host = OsHost::new(workspace, provider, progress);
+    host.env_allow = options.env_allow.clone();
+    // With an answers file, running out of answers suspends (CI) rather than asks.
+    host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
+    host.answers = queue;
+    if let Some(path) = &options.log_file {
+        match tiss_vm::event_log::EventLog::open(path) {
+            Ok(log) => host.log = Some(log),
+            Err(e) => {
+                eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
+                return status::INVALID;
+            }
+        }
+    }
+    // The state as resumed: if nothing changes it, its snapshot still holds.
+    let original = resumed_from.as_ref().map(|_| machine.clone());
+    for (dim, value) in caps {
+        machine.cap(dim, value);
+    }
+    if let Err(e) = interrupt::install() {
+        eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
+    }
+
+    let killed_before = interrupt::killed_runs();
+    // The machine as it stood before a RUN: a RUN killed by a second Ctrl-C
+    // did not complete, so the run suspends before it, not after.
+    let mut before_run: Option<Machine> = None;
+    let mut outcome = machine.run_until(&program, &mut host, |m| {
+        if interrupt::requested() {
+            return true;
+        }
+        before_run =
+            matches!(program.module.code.get(m.pc as usize), Some(Instr::Run { .. })).then(|| m.clone());
+        false
+    });
+    if interrupt::killed_runs() > killed_before
+        && let Some(saved) = before_run.take()
+    {
+        let command = machine.last_run.as_ref().map(|r| r.command.clone()).unwrap_or_default();
+        eprintln!(
+            "tissvm: the RUN in flight (`{command}`) was killed: it did not complete, and runs again on resume"
+        );
+        let line = program.line(saved.pc);
+        host.log(&Event {
+            event: "interrupted",
+            step: None,
+            depth: 0,
+            line,
+            op: &command,
+            outcome: "killed",
+            duration_ms: 0,
+            details: &[],
+        });
+        machine = saved;
+        outcome = Outcome::Running;
+    }
+    let answer_error = host.answer_error.take();
+    let remaining = host.answers.iter().filter(|r| r.entry.is_some()).count() as u32;
+    if let Some(log) = &mut host.log
+        && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))
+    {
+        eprintln!("tissvm: writing the log file failed: {e}");
+    }
+    let workspace_root = host.workspace.root().to_path_buf();
+    drop(host);
+    if let Outcome::Trapped(message) = &outcome {
+        eprintln!(
+            "tissvm: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this bytecode); please report it."
+        );
+        return status::INTERNAL;
+    }
+
+    let suspended = matches!(outcome, Outcome::Suspended(_) | Outcome::Running);
+    let mut snapshot_path = None;
+    if suspended {
+        let position =
+            answers_file.as_ref().map(|f| AnswersPosition { file: f.path.clone(), next: f.len - remaining });
+        let unchanged = original.as_ref().is_some_and(|o| *o == machine);
+        let written = match (&resumed_from, unchanged) {
+            // Nothing ran: the snapshot resumed from still holds this state.
+            (Some(path), true) => Ok(path.clone()),
+            _ => {
+                let dir = options.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
+                write_snapshot(&program, &machine, bytecode, &workspace_root, position.as_ref(), &dir)
+            }
+        };
+        match written {
+            Ok(path) => snapshot_path = Some(path),
+            Err(e) => {
+                eprintln!("tissvm: the run is suspended, but its snapshot could not be written: {e}");
+                return status::INVALID;
+            }
+        }
+    }
+    if let Some(e) = answer_error {
+        eprintln!("tissvm: --answers {e}");
+        if let Some(path) = &snapshot_path {
+            eprintln!(
+                "tissvm: the run stopped before that interaction; its state is in {}: fix the answers and \
+                 continue with `tissvm resume {} --answers FILE`",
+                path.display(),
+                shell_word(&path.display().to_string())
+            );
+        }
+        return status::INVALID;
+    }
+    if let Some(path) = &snapshot_path {
+        print_resume_hint(&program, &machine, &outcome, path, answers_file.as_ref());
+    }
+
+    let snapshot = snapshot_path.map(|p| p.display().to_string());
+    let report = RunReport::new(&program, &machine, &outcome, snapshot);
+    let text = match options.output_format {
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        OutputFormat::Junit => report.to_junit(),
+        OutputFormat::Text => report.to_text(),
+    };
+    if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
+        (options.output_format, &report.status)
+    {
+        eprint!("{}", failure_text(f));
+    }
+    super::write_stdout(&text, report.exit_code() as u8)
+}
+
+/// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`.
+fn write_snapshot(
+    program: &Program,
+    machine: &Machine,
+    bytecode: Option<Vec<u8>>,
+    workspace: &Path,
+    answers: Option<&AnswersPosition>,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let bytecode = bytecode.unwrap_or_else(|| tisslang::format::encode(&program.module));
+    let bytes = snapshot::encode(&SnapshotRef {
+        machine,
+        bytecode: &bytecode,
+        content_hash: &program.hash,
+        workspace,
+        answers,
+    })
+    .map_err(|e| e.to_string())?;
+    let stem = snapshot::file_stem(program.string(program.module.task));
+    snapshot::write_new_snapshot(dir, &stem, &bytes).map_err(|e| format!("in `{}`: {e}", dir.display()))
+}
+
+/// Tells on stderr why the run stopped and the command that continues it.
+fn print_resume_hint(
+    program: &Program,
+    machine: &Machine,
+    outcome: &Outcome,
+    path: &Path,
+    answers_file: Option<&AnswersFile>,
+) {
+    let snap = shell_word(&path.display().to_string());
+    let mut text = String::new();
+    match outcome {
+        Outcome::Suspended(Suspension::Interaction { question, line }) => {
+            text.push_str(&format!(
+                "tissvm: suspended at line {line}, waiting for an answer to {}\n",
+                answers::describe(question)
+            ));
+            if let Question::Choose { options, .. } = question {
+                for (i, option) in options.iter().enumerate() {
+                    text.push_str(&format!("  {}. {option}\n", i + 1));
+                }
+            }
+            let comment = if matches!(question, Question::Review { .. }) { " [--comment TEXT]" } else { "" };
+            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
+            text.push_str(&format!(
+                "  tissvm resume {snap} --answer {}{comment}\n",
+                answers::expected_answers(question)
+            ));
+        }
+        _ => {
+            text.push_str(&format!("tissvm: suspended at line {} (interrupted)\n", program.line(machine.pc)));
+            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
+            text.push_str(&format!("  tissvm resume {snap}\n"));
+        }
+    }
+    if let Some(file) = answers_file {
+        text.push_str(&format!(
+            "  (or, with more answers in the answers file: tissvm resume {snap} --answers {})\n",
+            shell_word(&file.path.display().to_string())
+        ));
+    }
+    eprint!("{text}");
+}
+
+/// `text` as one shell word: as is when it is plain, else single-quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
+        });
+    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
+}

@@ -1,0 +1,932 @@
+//! The step-through debugger behind `tissvm debug` (SPEC §9), independent of
+//! the terminal: a [`Debugger`] owns the machine, the program and the host,
+//! and [`Debugger::command`] turns one command line into the text to print.
+//!
+//! It is built on [`Machine::run_until`], never on callbacks from inside the
+//! dispatch loop: between two commands the whole run is the plain data in
+//! `machine`, so `save FILE` can write it as a snapshot that `tissvm resume`
+//! continues in another process.
+//!
+//! **Statements.** A statement starts at the first instruction of a line-table
+//! entry, except entries that only close a step (`STEP_EXIT`) or end the plan
+//! (`HALT`): those are bookkeeping, not something a plan author wrote.
+//! `step` runs to the next statement (into CALLs); `next` to the next
+//! statement at the same or a shallower CALL depth (over CALLs).
+//!
+//! **Breakpoints.** `break LINE` stops before the first instruction of LINE
+//! each time execution enters that line from another line (or another CALL
+//! depth), so a line holding several statements (`IF c { LOG "x" }`) stops
+//! once; `break "STEP"` stops before the `STEP_ENTER` of every step with that
+//! name. `continue`, `step` and `next` all report a breakpoint they stop at.
+//!
+//! **Output** is stable (no timings, no addresses) so sessions can be
+//! scripted and compared; values are shown in plan syntax (`TRUE`, `1500ms`,
+//! quoted strings with escapes) and long strings are shortened, keeping their
+//! head and tail.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use tisslang::isa::{Field, Instr};
+use tisslang::module::NONE;
+
+use crate::answers;
+use crate::host::Host;
+use crate::machine::{Machine, Outcome, Status, Suspension};
+use crate::program::Program;
+use crate::report::failure_text;
+use crate::snapshot::{self, AnswersPosition, SnapshotRef};
+use crate::value::{Record, Value, format_duration, shell_quote};
+
+/// Characters of a string `print` shows before shortening it.
+pub const PRINT_LIMIT: usize = 1000;
+/// Characters of each string field when `print` shows a whole record.
+pub const FIELD_LIMIT: usize = 200;
+/// Characters of each string `locals` shows.
+pub const LOCALS_LIMIT: usize = 80;
+/// Source lines `list` shows on each side of the current line.
+pub const LIST_CONTEXT: u32 = 5;
+
+/// The commands, in the order `help` lists them: (name, short form, usage, what it does).
+const COMMANDS: &[(&str, &str, &str, &str)] = &[
+    (
+        "break",
+        "b",
+        "break LINE | break \"STEP\"",
+        "stop before LINE, or where a step named STEP starts; alone: list",
+    ),
+    ("delete", "d", "delete N", "remove breakpoint N; alone: remove them all"),
+    ("continue", "c", "continue", "run until a breakpoint, the end, a failure or a suspension"),
+    ("step", "s", "step", "run to the next statement, into CALLs"),
+    ("next", "n", "next", "run to the next statement, over CALLs"),
+    ("print", "p", "print NAME | NAME.FIELD | LAST_RUN | COST", "show a value"),
+    ("locals", "", "locals", "every bound variable with its type and value"),
+    ("where", "", "where", "the current line, the step path and the call stack"),
+    ("list", "l", "list [LINE]", "the source around the current line (or LINE)"),
+    ("save", "", "save FILE", "write a snapshot that `tissvm resume FILE` continues"),
+    ("quit", "q", "quit", "end the session"),
+    ("help", "h", "help", "this list"),
+];
+
+/// What a command printed, and whether the session is over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The text to print, without a final newline (empty: print nothing).
+    pub text: String,
+    pub quit: bool,
+}
+
+impl Reply {
+    fn text(text: impl Into<String>) -> Reply {
+        let mut text = text.into();
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        Reply { text, quit: false }
+    }
+}
+
+/// Where a breakpoint stops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Line(u32),
+    Step(String),
+}
+
+impl Target {
+    /// `12` is a line; anything else names a step, in double quotes (with
+    /// `\"` and `\\` escapes) or as written.
+    pub fn parse(text: &str) -> Result<Target, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(
+                "break needs a line number or a step name: `break 12` or `break \"Run the tests\"`".into()
+            );
+        }
+        if text.bytes().all(|b| b.is_ascii_digit()) {
+            return match text.parse::<u32>() {
+                Ok(0) => Err("lines are numbered from 1".into()),
+                Ok(line) => Ok(Target::Line(line)),
+                Err(_) => Err(format!("`{text}` is not a line number")),
+            };
+        }
+        Ok(Target::Step(unquote(text)?))
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Target::Line(line) => format!("line {line}"),
+            Target::Step(name) => format!("step {name:?}"),
+        }
+    }
+}
+
+/// A word as written, or a double-quoted string with `\"` and `\\` escapes.
+fn unquote(text: &str) -> Result<String, String> {
+    let Some(inner) = text.strip_prefix('"') else { return Ok(text.to_string()) };
+    let Some(inner) = inner.strip_suffix('"').filter(|_| text.len() >= 2) else {
+        return Err(format!("{text} has no closing quote"));
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ ('"' | '\\')) => out.push(e),
+                Some(e) => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                None => out.push('\\'),
+            },
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breakpoint {
+    pub id: u32,
+    pub target: Target,
+    /// The instructions it stops before.
+    pub pcs: Vec<u32>,
+}
+
+/// What `save` needs besides the machine: the run's workspace (absolute),
+/// and the `--answers` file if the run has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveInfo {
+    pub workspace: PathBuf,
+    pub answers_file: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Continue,
+    Step,
+    /// Stop at a statement at this CALL depth or a shallower one.
+    Next(usize),
+}
+
+pub struct Debugger<H: Host> {
+    pub machine: Machine,
+    pub program: Program,
+    pub host: H,
+    pub breakpoints: Vec<Breakpoint>,
+    /// Set to allow `save`.
+    pub save_info: Option<SaveInfo>,
+    next_id: u32,
+    /// How the run ended (passed, failed, trapped); `None` while it can go on.
+    ended: Option<Outcome>,
+    /// Per pc: a statement starts here.
+    statement: Vec<bool>,
+    /// Per pc: some breakpoint may stop here.
+    breakpoint_at: Vec<bool>,
+    /// The command an empty line repeats (`step` or `next`).
+    repeat: Option<&'static str>,
+}
+
+impl<H: Host> Debugger<H> {
+    /// A session over `machine` (fresh, or read from a snapshot). Call
+    /// [`Debugger::start`] first: it moves to the first statement.
+    pub fn new(program: Program, machine: Machine, host: H) -> Debugger<H> {
+        let module = &program.module;
+        let mut statement = vec![false; module.code.len()];
+        for entry in &module.lines {
+            let starts = !matches!(
+                module.code.get(entry.pc as usize),
+                None | Some(Instr::StepExit { .. } | Instr::Halt {})
+            );
+            if starts {
+                statement[entry.pc as usize] = true;
+            }
+        }
+        let breakpoint_at = vec![false; module.code.len()];
+        Debugger {
+            machine,
+            program,
+            host,
+            breakpoints: Vec::new(),
+            save_info: None,
+            next_id: 1,
+            ended: None,
+            statement,
+            breakpoint_at,
+            repeat: None,
+        }
+    }
+
+    /// The first line of a session: `debugging "TASK" (help lists the commands)`.
+    pub fn banner(&self) -> String {
+        format!("debugging {:?} (help lists the commands)", self.task())
+    }
+
+    /// Moves to the first statement (running nothing when the machine is at
+    /// one) and says where the session stands.
+    pub fn start(&mut self) -> Reply {
+        let fresh = self.machine.pc == 0 && self.machine.meters[4] == 0;
+        let at_statement = self.statement.get(self.machine.pc as usize).copied().unwrap_or(false);
+        if !at_statement || !matches!(self.machine.status, Status::Running) {
+            return Reply::text(self.go(Mode::Step, false));
+        }
+        let header = if fresh { "paused before the first statement at" } else { "paused at" };
+        Reply::text(self.stop_text(header))
+    }
+
+    /// The exit status of the session: the plan's (SPEC §9) if it ended,
+    /// 70 if the machine trapped, 0 while it could still go on.
+    pub fn exit_status(&self) -> i32 {
+        match &self.ended {
+            None | Some(Outcome::Completed | Outcome::Running | Outcome::Suspended(_)) => 0,
+            Some(Outcome::Failed(f)) => f.kind.exit_code(),
+            Some(Outcome::Trapped(_)) => 70,
+        }
+    }
+
+    /// Whether the run has ended (passed, failed or trapped).
+    pub fn has_ended(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    /// Runs one command line.
+    pub fn command(&mut self, line: &str) -> Reply {
+        let line = line.trim();
+        if line.is_empty() {
+            return match self.repeat {
+                Some(command) => self.command(command),
+                None => Reply::text(""),
+            };
+        }
+        let (word, arg) = match line.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (line, ""),
+        };
+        let Some(&(name, ..)) =
+            COMMANDS.iter().find(|(n, short, ..)| *n == word || (!short.is_empty() && *short == word))
+        else {
+            return Reply::text(unknown_command(word));
+        };
+        let takes_argument = matches!(name, "break" | "delete" | "print" | "list" | "save");
+        if !takes_argument && !arg.is_empty() {
+            return Reply::text(format!("`{name}` takes no argument"));
+        }
+        self.repeat = match name {
+            "step" => Some("step"),
+            "next" => Some("next"),
+            _ => None,
+        };
+        let text = match name {
+            "break" if arg.is_empty() => self.list_breakpoints(),
+            "break" => match Target::parse(arg).and_then(|t| self.add_breakpoint(t)) {
+                Ok(text) | Err(text) => text,
+            },
+            "delete" => self.delete(arg),
+            "continue" => self.go(Mode::Continue, true),
+            "step" => self.go(Mode::Step, true),
+            "next" => self.go(Mode::Next(self.machine.frames.len()), true),
+            "print" => self.print(arg),
+            "locals" => self.locals(),
+            "where" => self.where_text(),
+            "list" => self.list(arg),
+            "save" => self.save(arg),
+            "quit" => return Reply { text: String::new(), quit: true },
+            _ => help(),
+        };
+        Reply::text(text)
+    }
+
+    /// Adds a breakpoint; the text reports it, the error says why not.
+    pub fn add_breakpoint(&mut self, target: Target) -> Result<String, String> {
+        if let Some(old) = self.breakpoints.iter().find(|b| b.target == target) {
+            return Ok(format!("breakpoint {} already stops at {}", old.id, target.describe()));
+        }
+        let module = &self.program.module;
+        let pcs: Vec<u32> = match &target {
+            Target::Line(line) => module
+                .lines
+                .iter()
+                .filter(|e| e.line == *line && self.statement.get(e.pc as usize) == Some(&true))
+                .map(|e| e.pc)
+                .collect(),
+            Target::Step(name) => module
+                .code
+                .iter()
+                .enumerate()
+                .filter(|(_, instr)| match instr {
+                    Instr::StepEnter { step } => self.step_name(*step) == name,
+                    _ => false,
+                })
+                .map(|(pc, _)| pc as u32)
+                .collect(),
+        };
+        if pcs.is_empty() {
+            return Err(match &target {
+                Target::Line(line) => self.no_code_at(*line),
+                Target::Step(name) => self.no_step_named(name),
+            });
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = format!("breakpoint {id} at {}", target.describe());
+        self.breakpoints.push(Breakpoint { id, target, pcs });
+        self.index_breakpoints();
+        Ok(text)
+    }
+
+    fn index_breakpoints(&mut self) {
+        self.breakpoint_at.iter_mut().for_each(|b| *b = false);
+        for pc in self.breakpoints.iter().flat_map(|b| &b.pcs) {
+            if let Some(at) = self.breakpoint_at.get_mut(*pc as usize) {
+                *at = true;
+            }
+        }
+    }
+
+    /// Why a line cannot hold a breakpoint, with the nearest lines that can.
+    fn no_code_at(&self, line: u32) -> String {
+        let lines: BTreeSet<u32> = self
+            .program
+            .module
+            .lines
+            .iter()
+            .filter(|e| self.statement.get(e.pc as usize) == Some(&true))
+            .map(|e| e.line)
+            .collect();
+        let before = lines.range(..line).next_back();
+        let after = lines.range(line + 1..).next();
+        let source_lines = self.source().map(|s| s.lines().count() as u32);
+        let what = match source_lines {
+            Some(n) if line > n => format!("line {line} is past the end of the plan ({n} lines)"),
+            _ => format!("line {line} has no code to stop at"),
+        };
+        match (before, after) {
+            (Some(b), Some(a)) => format!("{what}; the nearest lines with code are {b} and {a}"),
+            (Some(b), None) => format!("{what}; the last line with code is {b}"),
+            (None, Some(a)) => format!("{what}; the first line with code is {a}"),
+            (None, None) => format!("{what}; the plan has no statement to stop at"),
+        }
+    }
+
+    fn no_step_named(&self, name: &str) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for step in &self.program.module.steps {
+            let n = self.program.string(step.name);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let mut text = format!("no step is named {name:?}");
+        if let Some(close) = tiss_compiler::suggest::closest(name, names.iter().copied()) {
+            text.push_str(&format!("; did you mean {close:?}?"));
+        } else if names.is_empty() {
+            text.push_str("; the plan has no steps");
+        } else {
+            let shown: Vec<String> = names.iter().take(10).map(|n| format!("{n:?}")).collect();
+            let more = if names.len() > 10 { ", ..." } else { "" };
+            text.push_str(&format!("; the steps are {}{more}", shown.join(", ")));
+        }
+        text
+    }
+
+    fn list_breakpoints(&self) -> String {
+        if self.breakpoints.is_empty() {
+            return "no breakpoints".into();
+        }
+        self.breakpoints
+            .iter()
+            .map(|b| format!("breakpoint {} at {}", b.id, b.target.describe()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn delete(&mut self, arg: &str) -> String {
+        if arg.is_empty() {
+            let n = self.breakpoints.len();
+            self.breakpoints.clear();
+            self.index_breakpoints();
+            return match n {
+                0 => "no breakpoints to delete".into(),
+                1 => "deleted the breakpoint".into(),
+                n => format!("deleted all {n} breakpoints"),
+            };
+        }
+        let Ok(id) = arg.parse::<u32>() else {
+            return format!("delete takes a breakpoint number, not `{arg}`: `break` lists them");
+        };
+        let Some(at) = self.breakpoints.iter().position(|b| b.id == id) else {
+            return match self.breakpoints.len() {
+                0 => format!("no breakpoint {id}: there are no breakpoints"),
+                _ => {
+                    let ids: Vec<String> = self.breakpoints.iter().map(|b| b.id.to_string()).collect();
+                    format!("no breakpoint {id}; the breakpoints are {}", ids.join(", "))
+                }
+            };
+        };
+        let gone = self.breakpoints.remove(at);
+        self.index_breakpoints();
+        format!("deleted breakpoint {id} at {}", gone.target.describe())
+    }
+
+    /// Runs until `mode` says stop, a breakpoint, the end, a failure or a
+    /// suspension. With `skip_first`, the instruction at the pc runs before
+    /// anything can stop (the session is stopped there now).
+    fn go(&mut self, mode: Mode, skip_first: bool) -> String {
+        if let Some(outcome) = &self.ended {
+            return format!(
+                "the plan has ended ({}): nothing is left to run; where, print, locals and list still work",
+                ended_name(outcome)
+            );
+        }
+        let statement = &self.statement;
+        let breakpoint_at = &self.breakpoint_at;
+        let breakpoints = &self.breakpoints;
+        let program = &self.program;
+        let mut skip = skip_first;
+        let mut prev = (self.machine.pc, self.machine.frames.len());
+        let mut hits: Vec<u32> = Vec::new();
+        let outcome = self.machine.run_until(program, &mut self.host, |m| {
+            let pc = m.pc as usize;
+            let depth = m.frames.len();
+            if skip {
+                skip = false;
+            } else {
+                let at_statement = match mode {
+                    Mode::Continue => false,
+                    Mode::Step => statement.get(pc) == Some(&true),
+                    Mode::Next(max) => depth <= max && statement.get(pc) == Some(&true),
+                };
+                if breakpoint_at.get(pc) == Some(&true) {
+                    hits = hits_at(breakpoints, program, m.pc, prev, depth);
+                }
+                if at_statement || !hits.is_empty() {
+                    return true;
+                }
+            }
+            prev = (m.pc, depth);
+            false
+        });
+        match outcome {
+            Outcome::Running | Outcome::Suspended(Suspension::Requested) => {
+                let header = match hits.as_slice() {
+                    [] => "at".to_string(),
+                    [one] => format!("hit breakpoint {one} at"),
+                    many => {
+                        let ids: Vec<String> = many.iter().map(u32::to_string).collect();
+                        format!("hit breakpoints {} at", ids.join(", "))
+                    }
+                };
+                self.stop_text(&header)
+            }
+            Outcome::Suspended(Suspension::Interaction { question, .. }) => {
+                let mut text = self.stop_text("suspended at");
+                text.push_str(&format!(
+                    "\nwaiting for an answer to {}: none is available (no terminal, --non-interactive, or the \
+                     answers ran out)\n`save FILE` writes a snapshot; `tissvm resume FILE --answer {}` continues it",
+                    answers::describe(&question),
+                    answers::expected_answers(&question)
+                ));
+                text
+            }
+            ended => {
+                let text = end_text(&ended);
+                self.ended = Some(ended);
+                text
+            }
+        }
+    }
+
+    /// `HEADER line L:C, ...` and the source line.
+    fn stop_text(&self, header: &str) -> String {
+        let mut text = format!("{header} {}", self.here());
+        let line = self.program.line(self.machine.pc);
+        if let Some(source) = self.source_line(line) {
+            text.push_str(&format!("\n{line:>5} | {source}"));
+        }
+        text
+    }
+
+    /// `line 7:5, step "Write the module", task "lint"` (and `, entering
+    /// step "X"` before a STEP_ENTER).
+    fn here(&self) -> String {
+        let pc = self.machine.pc;
+        let mut text = match self.program.module.position(pc) {
+            Some((line, column)) => format!("line {line}:{column}"),
+            None => format!("pc {pc} (no source position)"),
+        };
+        let path = self.machine.step_path(&self.program);
+        if !self.machine.steps.is_empty() {
+            text.push_str(&format!(", step {path:?}"));
+        }
+        if let Some(task) = self.task_at(pc) {
+            text.push_str(&format!(", task {:?}", self.program.string(task)));
+        }
+        if let Some(Instr::StepEnter { step }) = self.program.module.code.get(pc as usize) {
+            text.push_str(&format!(", entering step {:?}", self.step_name(*step)));
+        }
+        text
+    }
+
+    /// The name (string index) of the DEFINE_TASK whose body holds `pc`;
+    /// `None` in the main code.
+    fn task_at(&self, pc: u32) -> Option<u32> {
+        self.program.module.tasks.iter().filter(|t| t.entry <= pc).max_by_key(|t| t.entry).map(|t| t.name)
+    }
+
+    fn step_name(&self, step: u32) -> &str {
+        self.program.string(self.program.module.steps.get(step as usize).map_or(NONE, |s| s.name))
+    }
+
+    fn task(&self) -> &str {
+        self.program.string(self.program.module.task)
+    }
+
+    fn source(&self) -> Option<&str> {
+        self.program.module.source.as_ref().map(|s| s.text.as_str())
+    }
+
+    fn source_line(&self, line: u32) -> Option<&str> {
+        self.source()?.lines().nth((line as usize).checked_sub(1)?)
+    }
+
+    /// The line the session stands at: the next instruction's, or where the
+    /// run failed; `None` when it ran to its end.
+    fn current_line(&self) -> Option<u32> {
+        match &self.ended {
+            Some(Outcome::Failed(f)) => Some(f.line),
+            Some(_) => None,
+            None => Some(self.program.line(self.machine.pc)),
+        }
+    }
+
+    fn where_text(&self) -> String {
+        let mut lines = Vec::new();
+        match &self.ended {
+            Some(outcome @ Outcome::Failed(f)) => {
+                lines.push(format!("the plan has ended: {} ({})", ended_name(outcome), f.kind.name()));
+                lines.push(format!("at line {}, column {}", f.line, f.column));
+                lines.push(format!(
+                    "step path: {}",
+                    if f.step.is_empty() { "(no step open)" } else { &f.step }
+                ));
+                return lines.join("\n");
+            }
+            Some(outcome) => return format!("the plan has ended: {}", ended_name(outcome)),
+            None => {}
+        }
+        let pc = self.machine.pc;
+        match self.program.module.position(pc) {
+            Some((line, column)) => lines.push(format!("at line {line}, column {column}")),
+            None => lines.push(format!("at pc {pc} (no source position)")),
+        }
+        let path = self.machine.step_path(&self.program);
+        lines.push(format!("step path: {}", if path.is_empty() { "(no step open)" } else { &path }));
+        if let Some(Instr::StepEnter { step }) = self.program.module.code.get(pc as usize) {
+            lines.push(format!("next: entering step {:?}", self.step_name(*step)));
+        }
+        lines.push("call stack, innermost first:".into());
+        let mut at = pc;
+        for frame in self.machine.frames.iter().rev() {
+            lines.push(format!("  {} at {}", self.code_name(at), self.position(at)));
+            at = frame.return_pc.saturating_sub(1);
+        }
+        lines.push(format!("  {} at {}", self.code_name(at), self.position(at)));
+        if let Status::Suspended(Suspension::Interaction { question, .. }) = &self.machine.status {
+            lines.push(format!("waiting for an answer to {}", answers::describe(question)));
+        }
+        lines.join("\n")
+    }
+
+    /// `task "lint"` or `main` (the plan's top level).
+    fn code_name(&self, pc: u32) -> String {
+        match self.task_at(pc) {
+            Some(name) => format!("task {:?}", self.program.string(name)),
+            None => "main".into(),
+        }
+    }
+
+    fn position(&self, pc: u32) -> String {
+        match self.program.module.position(pc) {
+            Some((line, column)) => format!("line {line}:{column}"),
+            None => format!("pc {pc}"),
+        }
+    }
+
+    /// The value of a variable by name, `LAST_RUN` or `COST`, then fields.
+    fn print(&self, arg: &str) -> String {
+        if arg.is_empty() {
+            return "print needs a name: print NAME, print NAME.FIELD, print LAST_RUN or print COST".into();
+        }
+        let mut parts = arg.split('.');
+        let root = parts.next().unwrap_or("");
+        let mut value = match self.lookup(root) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let mut path = root.to_string();
+        for name in parts {
+            let Value::Record(record) = &value else {
+                return format!("`{path}` is {}: it has no field `{name}`", a(value.type_name()));
+            };
+            match Field::from_name(name).and_then(|f| record.field(f)) {
+                Some(v) => value = v,
+                None => {
+                    let fields: Vec<&str> =
+                        record_fields(record).into_iter().map(|(f, _)| f.name()).collect();
+                    let mut text = format!("{} record has no field `{name}`", a(record.kind_name()));
+                    if let Some(close) = tiss_compiler::suggest::closest(name, fields.iter().copied()) {
+                        text.push_str(&format!("; did you mean `{path}.{close}`?"));
+                    } else {
+                        text.push_str(&format!("; its fields are {}", fields.join(", ")));
+                    }
+                    return text;
+                }
+            }
+            path.push('.');
+            path.push_str(name);
+        }
+        match &value {
+            Value::Record(record) => {
+                let what = match record.as_ref() {
+                    Record::Cost(_) if self.machine.steps.is_empty() => {
+                        "COST record: what the run has spent (no step is open)".to_string()
+                    }
+                    Record::Cost(_) => format!(
+                        "COST record: what step {:?} has spent so far",
+                        self.step_name(self.machine.steps.last().map_or(NONE, |s| s.step))
+                    ),
+                    other => format!("{} record", other.kind_name()),
+                };
+                let fields = record_fields(record);
+                let width = fields.iter().map(|(f, _)| f.name().len()).max().unwrap_or(0);
+                let mut text = format!("{arg} = {what}");
+                for (field, v) in fields {
+                    text.push_str(&format!("\n  {:width$} = {}", field.name(), show(&v, FIELD_LIMIT)));
+                }
+                text
+            }
+            other => format!("{arg} = {}", show(other, PRINT_LIMIT)),
+        }
+    }
+
+    /// A root of `print`: a variable, `LAST_RUN` or `COST`.
+    fn lookup(&self, name: &str) -> Result<Value, String> {
+        match name {
+            "LAST_RUN" => {
+                return match &self.machine.last_run {
+                    Some(run) => Ok(Value::Record(Box::new(Record::LastRun(run.clone())))),
+                    None => Err("LAST_RUN is not set: no RUN has happened yet".into()),
+                };
+            }
+            "COST" => return Ok(Value::Record(Box::new(Record::Cost(self.spending())))),
+            _ => {}
+        }
+        let module = &self.program.module;
+        let slots: Vec<usize> =
+            (0..module.slots.len()).filter(|&i| self.program.string(module.slots[i].name) == name).collect();
+        if let Some(value) = slots.iter().find_map(|&i| self.machine.slots.get(i).cloned().flatten()) {
+            return Ok(value);
+        }
+        if let Some(&i) = slots.first() {
+            return Err(format!("`{name}` is not bound yet ({} variable)", a(module.slots[i].ty.name())));
+        }
+        let mut candidates: Vec<&str> = module.slots.iter().map(|s| self.program.string(s.name)).collect();
+        candidates.extend(["LAST_RUN", "COST"]);
+        let mut text = format!("no variable is named `{name}`");
+        if let Some(close) = tiss_compiler::suggest::closest(name, candidates) {
+            text.push_str(&format!("; did you mean `{close}`?"));
+        }
+        Err(text)
+    }
+
+    /// What the current step has spent (the whole run outside steps).
+    fn spending(&self) -> [u64; 5] {
+        let base = self.machine.steps.last().map_or([0; 5], |s| s.meters_at_entry);
+        std::array::from_fn(|i| self.machine.meters[i].saturating_sub(base[i]))
+    }
+
+    fn locals(&self) -> String {
+        let module = &self.program.module;
+        let lines: Vec<String> = module
+            .slots
+            .iter()
+            .zip(&self.machine.slots)
+            .filter_map(|(slot, value)| {
+                let value = value.as_ref()?;
+                Some(format!(
+                    "{}: {} = {}",
+                    self.program.string(slot.name),
+                    slot.ty.name(),
+                    show(value, LOCALS_LIMIT)
+                ))
+            })
+            .collect();
+        if lines.is_empty() { "no variable is bound yet".into() } else { lines.join("\n") }
+    }
+
+    fn list(&self, arg: &str) -> String {
+        let Some(source) = self.source() else {
+            return "the source is not embedded in this bytecode (it was compiled with --strip); \
+                    `tissvm disasm` shows the code"
+                .into();
+        };
+        let lines: Vec<&str> = source.lines().collect();
+        let total = lines.len() as u32;
+        let current = self.current_line();
+        let center = if arg.is_empty() {
+            // At the end of a run that passed, the end of the plan.
+            current.unwrap_or(total)
+        } else {
+            match arg.parse::<u32>() {
+                Ok(0) | Err(_) => return format!("list takes a line number, not `{arg}`"),
+                Ok(n) => n,
+            }
+        };
+        if center > total || center == 0 {
+            return format!("line {center} is past the end of the plan ({total} lines)");
+        }
+        let from = center.saturating_sub(LIST_CONTEXT).max(1);
+        let to = (center + LIST_CONTEXT).min(total);
+        let marked: BTreeSet<u32> =
+            self.breakpoints.iter().flat_map(|b| &b.pcs).map(|&pc| self.program.line(pc)).collect();
+        let width = to.to_string().len();
+        (from..=to)
+            .map(|n| {
+                let here = if Some(n) == current { "->" } else { "  " };
+                let mark = if marked.contains(&n) { "*" } else { " " };
+                format!("{here}{mark} {n:>width$} | {}", lines[(n - 1) as usize]).trim_end().to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn save(&mut self, arg: &str) -> String {
+        let file = match unquote(arg) {
+            Ok(f) if !f.is_empty() => f,
+            Ok(_) => return "save needs a file name: save FILE".into(),
+            Err(e) => return e,
+        };
+        if let Some(outcome) = &self.ended {
+            return format!(
+                "the plan has ended ({}); a snapshot holds a run that can go on, and this one cannot",
+                ended_name(outcome)
+            );
+        }
+        let Some(info) = &self.save_info else {
+            return "save is not available in this session: it has no workspace to record".into();
+        };
+        let mut machine = self.machine.clone();
+        if machine.status == Status::Running {
+            machine.status = Status::Suspended(Suspension::Requested);
+        }
+        let bytecode = tisslang::format::encode(&self.program.module);
+        let answers = info
+            .answers_file
+            .as_ref()
+            .map(|file| AnswersPosition { file: file.clone(), next: machine.interactions });
+        let snapshot = SnapshotRef {
+            machine: &machine,
+            bytecode: &bytecode,
+            content_hash: &self.program.hash,
+            workspace: &info.workspace,
+            answers: answers.as_ref(),
+        };
+        let bytes = match snapshot::encode(&snapshot) {
+            Ok(b) => b,
+            Err(e) => return format!("cannot save: {e}"),
+        };
+        if let Err(e) = snapshot::write_snapshot(Path::new(&file), &bytes) {
+            return format!("cannot write the snapshot `{file}`: {e}");
+        }
+        let answer = match &machine.status {
+            Status::Suspended(Suspension::Interaction { question, .. }) => {
+                format!(" --answer {}", answers::expected_answers(question))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "saved a snapshot to {file}; continue the run with: tissvm resume {}{answer}",
+            shell_word(&file)
+        )
+    }
+}
+
+/// The breakpoints that stop before `pc`: a step breakpoint always, a line
+/// breakpoint when execution enters its line (the previous instruction was
+/// on another line or at another CALL depth).
+fn hits_at(
+    breakpoints: &[Breakpoint],
+    program: &Program,
+    pc: u32,
+    prev: (u32, usize),
+    depth: usize,
+) -> Vec<u32> {
+    breakpoints
+        .iter()
+        .filter(|b| b.pcs.contains(&pc))
+        .filter(|b| match b.target {
+            Target::Line(line) => !(prev.1 == depth && program.line(prev.0) == line),
+            Target::Step(_) => true,
+        })
+        .map(|b| b.id)
+        .collect()
+}
+
+/// `a string`, `an integer`.
+fn a(noun: &str) -> String {
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {noun}")
+}
+
+/// The fields a record has, in `Field` order.
+fn record_fields(record: &Record) -> Vec<(Field, Value)> {
+    Field::ALL.iter().filter_map(|&f| record.field(f).map(|v| (f, v))).collect()
+}
+
+/// A value on one line, in plan syntax; strings longer than `limit`
+/// characters keep their head and tail.
+pub fn show(value: &Value, limit: usize) -> String {
+    match value {
+        Value::Str(s) => quote(s, limit),
+        Value::Int(i) => i.to_string(),
+        Value::Duration(ms) => format_duration(*ms),
+        Value::Bool(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
+        Value::Record(record) => {
+            let fields: Vec<String> = record_fields(record)
+                .into_iter()
+                .map(|(f, v)| format!("{} = {}", f.name(), show(&v, limit / 2)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+    }
+}
+
+/// `"text"` with escapes; beyond `limit` characters, `"head" … [N characters omitted] … "tail"`.
+fn quote(text: &str, limit: usize) -> String {
+    let count = text.chars().count();
+    if count <= limit {
+        return format!("{text:?}");
+    }
+    let half = (limit / 2).max(1);
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head:?} … [{} characters omitted] … {tail:?}", count - 2 * half)
+}
+
+/// `passed`, `failed`, `budget_exceeded`, `security_violation`, `internal error`.
+fn ended_name(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Completed => "passed",
+        Outcome::Failed(f) => match f.kind {
+            crate::failure::FailureKind::BudgetExceeded => "budget_exceeded",
+            crate::failure::FailureKind::SecurityViolation => "security_violation",
+            _ => "failed",
+        },
+        Outcome::Trapped(_) => "internal error",
+        Outcome::Running | Outcome::Suspended(_) => "suspended",
+    }
+}
+
+fn end_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Failed(f) => format!("the plan ended: {}\n{}", ended_name(outcome), failure_text(f)),
+        Outcome::Trapped(message) => format!(
+            "the plan ended: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this \
+             bytecode); please report it."
+        ),
+        other => format!("the plan ended: {}", ended_name(other)),
+    }
+}
+
+fn unknown_command(word: &str) -> String {
+    let names = COMMANDS.iter().map(|(n, ..)| *n);
+    let mut text = format!("unknown command `{word}`");
+    if let Some(close) = tiss_compiler::suggest::closest(word, names.clone()) {
+        text.push_str(&format!("; did you mean `{close}`?"));
+    }
+    text.push_str(&format!("\ncommands: {}", names.collect::<Vec<_>>().join(", ")));
+    text
+}
+
+fn help() -> String {
+    let width = COMMANDS.iter().map(|(_, _, usage, _)| usage.len()).max().unwrap_or(0);
+    let mut text = String::from("commands:");
+    for (_, _, usage, what) in COMMANDS {
+        text.push_str(&format!("\n  {usage:width$}  {what}"));
+    }
+    let shorts: Vec<&str> = COMMANDS.iter().map(|(_, s, ..)| *s).filter(|s| !s.is_empty()).collect();
+    text.push_str(&format!("\nshort forms: {}; an empty line repeats step or next", shorts.join(", ")));
+    text
+}
+
+/// `text` as one shell word: as is when it is plain, else single-quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
+        });
+    if plain { text.to_string() } else { shell_quote(text) }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+//! Ctrl-C (SIGINT) during `tissvm run` and `resume` (SPEC §6): the first
+//! asks the run to suspend at the next instruction boundary, letting a RUN
+//! in flight finish; the second also kills the process group of the RUN in
+//! flight (which then did not complete: it runs again on resume); a third
+//! exits at once, without a snapshot.
+//!
+//! The handler only counts and writes a fixed line to stderr (both
+//! async-signal-safe); the CLI's stop check ([`requested`]), the process
+//! runner's cancel check ([`kill_requested`], see `process::run_cancellable`)
+//! and the terminal questions of `os_host.rs` read the count. RUN commands
+//! run in their own process groups, so a Ctrl-C at the terminal reaches
+//! tissvm alone.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static KILLED_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// The exit status after a third Ctrl-C (128 + SIGINT, as a shell reports it).
+pub const EXIT_STATUS: i32 = 130;
+
+extern "C" fn on_sigint(_signal: libc::c_int) {
+    let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
+    let message: &[u8] = match n {
+        1 => {
+            b"\ntissvm: interrupted: suspending at the next instruction boundary (a RUN in flight is let \
+              finish; Ctrl-C again to kill it)\n"
+        }
+        2 => b"\ntissvm: interrupted again: killing the RUN in flight, then suspending (Ctrl-C again to exit at once)\n",
+        _ => b"\ntissvm: interrupted a third time: exiting now, without a snapshot\n",
+    };
+    // SAFETY: errno is saved and restored around write(2); write(2) and
+    // _exit(2) are async-signal-safe.
+    unsafe {
+        let errno = libc::__errno_location();
+        let saved = *errno;
+        libc::write(2, message.as_ptr().cast(), message.len());
+        if n >= 3 {
+            libc::_exit(EXIT_STATUS);
+        }
+        *errno = saved;
+    }
+}
+
+/// Installs the SIGINT handler (once; later calls do nothing). Slow system
+/// calls are restarted (`SA_RESTART`); `poll` returns early, which the
+/// process runner and the terminal questions rely on.
+pub fn install() -> io::Result<()> {
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    // SAFETY: a zeroed sigaction is valid; the handler is an extern "C" fn
+    // that only touches atomics and async-signal-safe calls.
+    let result = unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut())
+    };
+    if result != 0 {
+        INSTALLED.store(false, Ordering::SeqCst);
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether the handler is installed (then RUNs can be cancelled).
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::SeqCst)
+}
+
+/// Ctrl-Cs so far.
+pub fn count() -> usize {
+    COUNT.load(Ordering::SeqCst)
+}
+
+/// The run should suspend at the next instruction boundary.
+pub fn requested() -> bool {
+    count() >= 1
+}
+
+/// The RUN in flight should be killed.
+pub fn kill_requested() -> bool {
+    count() >= 2
+}
+
+/// RUNs killed by a second Ctrl-C so far.
+pub fn killed_runs() -> usize {
+    KILLED_RUNS.load(Ordering::SeqCst)
+}
+
+pub(crate) fn note_killed_run() {
+    KILLED_RUNS.fetch_add(1, Ordering::SeqCst);
+}

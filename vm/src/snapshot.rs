@@ -1,0 +1,565 @@
+//! Snapshots (SPEC §6): a suspended run as one self-contained file, written
+//! atomically and checksummed, that `tissvm resume` continues — in the same
+//! process, another one, or on another machine.
+//!
+//! Like the `.tbc` container (`tisslang::format`), a snapshot is a fixed
+//! header and a bincode payload (bincode 2.0.1 through serde, standard
+//! configuration: little-endian varints, the same size limit). Header (all
+//! integers little-endian), [`HEADER_LEN`] = 52 bytes:
+//!
+//! | offset | size | field                                                    |
+//! |-------:|-----:|----------------------------------------------------------|
+//! |      0 |    8 | magic `1B 'T' 'S' 'N' 0D 0A 1A 0A` ([`MAGIC`])           |
+//! |      8 |    2 | snapshot format version ([`SNAPSHOT_VERSION`])           |
+//! |     10 |    2 | flags: none defined yet, all bits zero                   |
+//! |     12 |    8 | payload length in bytes (u64)                            |
+//! |     20 |   32 | SHA-256 of the payload                                   |
+//! |     52 |    … | payload                                                  |
+//!
+//! The magic differs from the `.tbc` magic in its letters and, like it,
+//! carries a CR LF pair, a Ctrl-Z and a lone LF, so a file that went through
+//! a text-mode transfer is recognized as such.
+//!
+//! The payload, in order: the content hash of the module
+//! (`tisslang::format::content_hash`), the workspace the run used (the
+//! path's bytes), where the run stands in an `--answers` file if one was
+//! given, the [`Machine`] (the whole run state), and the complete `.tbc`
+//! bytes of the module, so a snapshot needs nothing else to be resumed.
+//!
+//! Reading trusts nothing: magic, version, flags, length and checksum, then
+//! the payload is decoded (with the size limit), the embedded bytecode is
+//! loaded and verified (`tisslang::format::load`), its content hash must be
+//! the stored one, and the machine state must fit the module (pc, slots,
+//! frames, steps in range; a run that has not ended). Every failure is a
+//! [`SnapshotError`]; nothing panics.
+//!
+//! Nothing secret is written: the machine's environment holds only the
+//! plan's ENV values, never the caller's environment, and the model
+//! provider (with any API key) is not part of the state.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tisslang::format::LoadError;
+use tisslang::isa::Instr;
+use tisslang::module::Module;
+
+use crate::machine::{Machine, Status, Suspension};
+
+/// The version of the snapshot container and of the machine state inside
+/// it. Bump it whenever either changes; the fingerprint test in
+/// `src/snapshot/tests.rs` fails until you do.
+pub const SNAPSHOT_VERSION: u16 = 1;
+
+/// The first eight bytes of every snapshot.
+pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
+
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 8 + 2 + 2 + 8 + 32;
+
+/// The largest payload accepted (and bincode's allocation limit): the same
+/// as for `.tbc` files.
+pub const MAX_PAYLOAD: usize = tisslang::format::MAX_PAYLOAD;
+
+const KNOWN_FLAGS: u16 = 0;
+
+type Config = bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<MAX_PAYLOAD>,
+>;
+
+fn config() -> Config {
+    bincode::config::standard().with_limit::<MAX_PAYLOAD>()
+}
+
+/// Where a run stands in an `--answers` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswersPosition {
+    /// The file, as an absolute path where it could be made one.
+    pub file: PathBuf,
+    /// How many of its entries the run has used.
+    pub next: u32,
+}
+
+/// A snapshot to write: borrowed parts of a suspended run.
+#[derive(Debug, Clone, Copy)]
+pub struct SnapshotRef<'a> {
+    pub machine: &'a Machine,
+    /// The module's complete `.tbc` bytes (`tisslang::format::encode`).
+    pub bytecode: &'a [u8],
+    /// The module's content hash (`tisslang::format::content_hash`).
+    pub content_hash: &'a str,
+    /// The workspace the run used (absolute).
+    pub workspace: &'a Path,
+    pub answers: Option<&'a AnswersPosition>,
+}
+
+/// A snapshot read back: checked, with its bytecode loaded and verified.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub machine: Machine,
+    /// The module decoded from `bytecode`, verified.
+    pub module: Module,
+    pub bytecode: Vec<u8>,
+    pub content_hash: String,
+    pub workspace: PathBuf,
+    pub answers: Option<AnswersPosition>,
+}
+
+/// What a file that is not a snapshot appears to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSnapshot {
+    Empty,
+    /// A `.tbc` file.
+    Bytecode,
+    Other,
+}
+
+/// Why a snapshot could not be written or was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotError {
+    /// No snapshot magic number.
+    NotSnapshot(NotSnapshot),
+    /// The magic number is there but its line-ending bytes were rewritten.
+    LineEndingsConverted,
+    /// Shorter than the header.
+    TruncatedHeader { len: usize },
+    /// Written by a tissvm with another snapshot format.
+    Version { found: u16, expected: u16 },
+    /// Flag bits this VM does not know.
+    UnknownFlags { flags: u16 },
+    /// The file, its declared payload or a payload to write exceeds [`MAX_PAYLOAD`].
+    TooLarge { size: u64, limit: u64 },
+    /// The payload is shorter than the header says.
+    Truncated { declared: u64, present: u64 },
+    /// Bytes after the payload.
+    TrailingBytes { count: u64 },
+    /// The payload's SHA-256 is not the one in the header.
+    ChecksumMismatch,
+    /// The payload passed the checksum but is not a well-formed snapshot.
+    Malformed { reason: String },
+    /// The embedded bytecode was refused.
+    Bytecode(LoadError),
+    /// The embedded bytecode is not the one the snapshot names.
+    HashMismatch { stored: String, actual: String },
+    /// The machine state does not fit the embedded module.
+    Inconsistent { reason: String },
+    /// The state could not be encoded (a bug).
+    Encode { reason: String },
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotError::NotSnapshot(NotSnapshot::Empty) => {
+                f.write_str("not a TissLang snapshot (the file is empty)")
+            }
+            SnapshotError::NotSnapshot(NotSnapshot::Bytecode) => f.write_str(
+                "not a TissLang snapshot: it is a bytecode file (.tbc); run it with `tissvm run`, or pass \
+                 it to `tissvm resume SNAPSHOT --plan FILE.tbc`",
+            ),
+            SnapshotError::NotSnapshot(NotSnapshot::Other) => {
+                f.write_str("not a TissLang snapshot (no snapshot magic number)")
+            }
+            SnapshotError::LineEndingsConverted => f.write_str(
+                "corrupt TissLang snapshot: its line endings were converted (it was copied or transferred \
+                 in text mode); copy it as binary",
+            ),
+            SnapshotError::TruncatedHeader { len } => write!(
+                f,
+                "truncated TissLang snapshot: {len} bytes, shorter than the {HEADER_LEN}-byte header"
+            ),
+            SnapshotError::Version { found, expected } => write!(
+                f,
+                "unsupported TissLang snapshot: format v{found}, this tissvm reads v{expected}; resume it \
+                 with the tissvm that wrote it"
+            ),
+            SnapshotError::UnknownFlags { flags } => write!(
+                f,
+                "unsupported TissLang snapshot: unknown header flags 0x{:04X}",
+                flags & !KNOWN_FLAGS
+            ),
+            SnapshotError::TooLarge { size, limit } => {
+                write!(f, "TissLang snapshot too large: {size} bytes (the limit is {limit})")
+            }
+            SnapshotError::Truncated { declared, present } => write!(
+                f,
+                "truncated TissLang snapshot: the header announces {declared} payload bytes, {present} are \
+                 present"
+            ),
+            SnapshotError::TrailingBytes { count } => {
+                write!(f, "corrupt TissLang snapshot: {count} unexpected bytes after the payload")
+            }
+            SnapshotError::ChecksumMismatch => f.write_str(
+                "corrupt TissLang snapshot: the payload's checksum does not match the header (the file was \
+                 damaged after it was written)",
+            ),
+            SnapshotError::Malformed { reason } => write!(f, "malformed TissLang snapshot: {reason}"),
+            SnapshotError::Bytecode(e) => write!(f, "the snapshot's embedded bytecode is refused: {e}"),
+            SnapshotError::HashMismatch { stored, actual } => write!(
+                f,
+                "corrupt TissLang snapshot: it names bytecode {stored} but embeds bytecode {actual}"
+            ),
+            SnapshotError::Inconsistent { reason } => {
+                write!(f, "invalid TissLang snapshot: the run state does not fit its bytecode: {reason}")
+            }
+            SnapshotError::Encode { reason } => write!(f, "cannot encode the snapshot: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+/// Bytes serialized as one length-prefixed block (not element by element).
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+/// The owned counterpart of [`Bytes`].
+struct ByteBuf(Vec<u8>);
+
+impl<'de> Deserialize<'de> for ByteBuf {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ByteBuf;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ByteBuf, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(ByteBuf(out))
+            }
+        }
+        deserializer.deserialize_byte_buf(Visitor)
+    }
+}
+
+/// The payload as written. Field order is the wire order: keep it in step
+/// with [`PayloadIn`].
+#[derive(Serialize)]
+struct PayloadOut<'a> {
+    content_hash: &'a str,
+    workspace: Bytes<'a>,
+    answers: Option<(Bytes<'a>, u32)>,
+    machine: &'a Machine,
+    bytecode: Bytes<'a>,
+}
+
+/// The payload as read.
+#[derive(Deserialize)]
+struct PayloadIn {
+    content_hash: String,
+    workspace: ByteBuf,
+    answers: Option<(ByteBuf, u32)>,
+    machine: Machine,
+    bytecode: ByteBuf,
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// The snapshot file's bytes: header, then payload. Deterministic: the same
+/// state gives the same bytes.
+pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
+    let payload = PayloadOut {
+        content_hash: snapshot.content_hash,
+        workspace: Bytes(snapshot.workspace.as_os_str().as_bytes()),
+        answers: snapshot.answers.map(|a| (Bytes(a.file.as_os_str().as_bytes()), a.next)),
+        machine: snapshot.machine,
+        bytecode: Bytes(snapshot.bytecode),
+    };
+    let mut out = vec![0u8; HEADER_LEN];
+    out.reserve(snapshot.bytecode.len() + 256);
+    bincode::serde::encode_into_std_write(&payload, &mut out, config())
+        .map_err(|e| SnapshotError::Encode { reason: e.to_string() })?;
+    let len = out.len() - HEADER_LEN;
+    if len > MAX_PAYLOAD {
+        return Err(SnapshotError::TooLarge { size: len as u64, limit: MAX_PAYLOAD as u64 });
+    }
+    let checksum = sha256(&out[HEADER_LEN..]);
+    out[..8].copy_from_slice(&MAGIC);
+    out[8..10].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    out[10..12].copy_from_slice(&0u16.to_le_bytes());
+    out[12..20].copy_from_slice(&(len as u64).to_le_bytes());
+    out[20..HEADER_LEN].copy_from_slice(&checksum);
+    Ok(out)
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+/// Checks magic, version, flags, length and checksum; returns the payload.
+fn check_header(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
+    let limit = (HEADER_LEN + MAX_PAYLOAD) as u64;
+    if bytes.len() as u64 > limit {
+        return Err(SnapshotError::TooLarge { size: bytes.len() as u64, limit });
+    }
+    if !bytes.starts_with(&MAGIC) {
+        if !bytes.is_empty() && MAGIC.starts_with(bytes) {
+            return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
+        }
+        // The magic's CR LF / Ctrl-Z / LF canaries changed: a text-mode
+        // transfer rewrote line endings.
+        if let Some(rest) = bytes.strip_prefix(b"\x1bTSN")
+            && (rest.starts_with(b"\n\x1a\n")
+                || rest.starts_with(b"\r\r\n")
+                || rest.starts_with(b"\r\n\x1a\r\n"))
+        {
+            return Err(SnapshotError::LineEndingsConverted);
+        }
+        let what = if bytes.is_empty() {
+            NotSnapshot::Empty
+        } else if bytes.starts_with(&tisslang::format::MAGIC[..4]) {
+            NotSnapshot::Bytecode
+        } else {
+            NotSnapshot::Other
+        };
+        return Err(SnapshotError::NotSnapshot(what));
+    }
+    // The version first: another version may have another header.
+    if bytes.len() < MAGIC.len() + 2 {
+        return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
+    }
+    let version = u16_at(bytes, 8);
+    if version != SNAPSHOT_VERSION {
+        return Err(SnapshotError::Version { found: version, expected: SNAPSHOT_VERSION });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
+    }
+    let flags = u16_at(bytes, 10);
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(SnapshotError::UnknownFlags { flags });
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[12..20]);
+    let declared = u64::from_le_bytes(len);
+    let limit = MAX_PAYLOAD as u64;
+    if declared > limit {
+        return Err(SnapshotError::TooLarge { size: declared, limit });
+    }
+    let present = (bytes.len() - HEADER_LEN) as u64;
+    if present < declared {
+        return Err(SnapshotError::Truncated { declared, present });
+    }
+    if present > declared {
+        return Err(SnapshotError::TrailingBytes { count: present - declared });
+    }
+    let payload = &bytes[HEADER_LEN..];
+    if sha256(payload)[..] != bytes[20..HEADER_LEN] {
+        return Err(SnapshotError::ChecksumMismatch);
+    }
+    Ok(payload)
+}
+
+/// Reads a snapshot: the container, then the embedded bytecode (loaded and
+/// verified, its hash checked against the stored one), then the state
+/// against the module.
+pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
+    let payload = check_header(bytes)?;
+    let (decoded, used): (PayloadIn, usize) = bincode::serde::decode_from_slice(payload, config())
+        .map_err(|e| SnapshotError::Malformed { reason: e.to_string() })?;
+    if used != payload.len() {
+        return Err(SnapshotError::Malformed {
+            reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
+        });
+    }
+    let PayloadIn { content_hash, workspace, answers, machine, bytecode } = decoded;
+    let module = tisslang::format::load(&bytecode.0).map_err(SnapshotError::Bytecode)?;
+    let actual = tisslang::format::content_hash(&module);
+    if actual != content_hash {
+        return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
+    }
+    check_state(&machine, &module).map_err(|reason| SnapshotError::Inconsistent { reason })?;
+    let path = |bytes: Vec<u8>| PathBuf::from(std::ffi::OsString::from_vec(bytes));
+    Ok(Snapshot {
+        machine,
+        module,
+        bytecode: bytecode.0,
+        content_hash,
+        workspace: path(workspace.0),
+        answers: answers.map(|(file, next)| AnswersPosition { file: path(file.0), next }),
+    })
+}
+
+/// Whether `machine` can be a run of `module` that has not ended: the
+/// machine relies on these when it continues.
+fn check_state(machine: &Machine, module: &Module) -> Result<(), String> {
+    let code = module.code.len();
+    match &machine.status {
+        Status::Running | Status::Suspended(Suspension::Requested) => {}
+        Status::Suspended(Suspension::Interaction { .. }) => {
+            let at = module.code.get(machine.pc as usize);
+            if !matches!(at, Some(Instr::Pause {} | Instr::Review { .. } | Instr::Choose { .. })) {
+                return Err(format!("it waits for an answer at pc {}, which is no interaction", machine.pc));
+            }
+        }
+        Status::Completed => return Err("the run it holds has already completed".into()),
+        Status::Failed(_) => return Err("the run it holds has already failed".into()),
+    }
+    if machine.pc as usize >= code {
+        return Err(format!("pc {} is past the end of the code ({code} instructions)", machine.pc));
+    }
+    if machine.slots.len() != module.slots.len() {
+        return Err(format!(
+            "{} variable slots, the bytecode has {}",
+            machine.slots.len(),
+            module.slots.len()
+        ));
+    }
+    if machine.stack.len() > module.max_stack as usize {
+        return Err(format!(
+            "{} values on the operand stack, the bytecode allows {}",
+            machine.stack.len(),
+            module.max_stack
+        ));
+    }
+    // No recursion: a task is on the call stack at most once, a step open at most once.
+    if machine.frames.len() > module.tasks.len() {
+        return Err(format!("{} CALL frames for {} tasks", machine.frames.len(), module.tasks.len()));
+    }
+    if machine.steps.len() > module.steps.len() {
+        return Err(format!("{} open steps for {} steps", machine.steps.len(), module.steps.len()));
+    }
+    for frame in &machine.frames {
+        if frame.return_pc as usize >= code || frame.step_base as usize > machine.steps.len() {
+            return Err(format!(
+                "a CALL frame returns to pc {} with {} steps open",
+                frame.return_pc, frame.step_base
+            ));
+        }
+    }
+    for open in &machine.steps {
+        if open.step as usize >= module.steps.len() {
+            return Err(format!("open step {} does not exist", open.step));
+        }
+        if open.meters_at_entry.iter().zip(machine.meters).any(|(at, now)| *at > now) {
+            return Err(format!("open step {} was entered with more spent than the run has", open.step));
+        }
+    }
+    if let Some(record) = machine.step_records.iter().find(|r| r.step as usize >= module.steps.len()) {
+        return Err(format!("finished step {} does not exist", record.step));
+    }
+    Ok(())
+}
+
+static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Writes `bytes` to a new temporary file in `dir` (mode 0600) and syncs it.
+fn write_temp(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".snapshot-{}-{n}.tmp", std::process::id()));
+        let mut file = match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_all()) {
+            let _ = fs::remove_file(&path);
+            return Err(e);
+        }
+        return Ok(path);
+    }
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes a snapshot's bytes to `path` atomically: a temporary file in the
+/// same directory, fsync, rename over `path`, fsync of the directory.
+pub fn write_snapshot(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    let temp = write_temp(dir, bytes)?;
+    if let Err(e) = fs::rename(&temp, path) {
+        let _ = fs::remove_file(&temp);
+        return Err(e);
+    }
+    sync_dir(dir)
+}
+
+/// Writes a snapshot's bytes as `DIR/STEM-N.snap` with the smallest `N ≥ 1`
+/// not taken, never replacing a file (the temporary file is hard-linked to
+/// its name, which fails if the name exists); creates `dir`. Returns the path.
+pub fn write_new_snapshot(dir: &Path, stem: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let temp = write_temp(dir, bytes)?;
+    let mut placed = Err(io::Error::other("no free snapshot name"));
+    for n in 1..=1_000_000u32 {
+        let path = dir.join(format!("{stem}-{n}.snap"));
+        match fs::hard_link(&temp, &path) {
+            Ok(()) => {
+                placed = Ok(path);
+                break;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            // A file system without hard links: rename, checking first.
+            Err(_) if !path.exists() => {
+                placed = fs::rename(&temp, &path).map(|()| path);
+                break;
+            }
+            Err(e) => {
+                placed = Err(e);
+                break;
+            }
+        }
+    }
+    let _ = fs::remove_file(&temp);
+    let path = placed?;
+    sync_dir(dir)?;
+    Ok(path)
+}
+
+/// A file-name stem from a task description: lowercase ASCII letters and
+/// digits, other runs of characters as one `-`, at most 40 characters;
+/// `run` if nothing is left.
+pub fn file_stem(task: &str) -> String {
+    let mut out = String::new();
+    for c in task.chars() {
+        if c.is_ascii_alphanumeric() {
+            if out.len() >= 40 {
+                break;
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed = out.trim_end_matches('-');
+    if trimmed.is_empty() { "run".to_string() } else { trimmed.to_string() }
+}
+
+#[cfg(test)]
+mod tests;
