@@ -797,6 +797,13 @@ impl Machine {
             program.module.prompts.get(prompt as usize).ok_or_else(|| Exec::Trap("bad prompt".into()))?;
         let query = self.pop()?.to_text();
         self.charge(Dim::ApiCalls, 1)?;
+        // Preflight on tokens with the static model's bound for this query:
+        // a prompt whose estimated prompt alone cannot fit is never sent.
+        let context_vars = info.context.len() + usize::from(info.default_context);
+        let (min_tokens, max_tokens) = tisslang::cost_model::prompt_tokens(&query, context_vars);
+        let mut bound = tisslang::module::CostBound::ZERO;
+        bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
+        self.preflight(program, host, &bound, 0, "the prompt")?;
         let mut context = Vec::new();
         for &slot in &info.context {
             let name = program.module.slots.get(slot as usize).map_or("", |s| program.string(s.name));
