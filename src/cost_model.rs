@@ -63,6 +63,15 @@ pub fn prompt_tokens(query: &str, context_vars: usize) -> (u64, u64) {
     (prompt, prompt.saturating_add(DEFAULT_MAX_TOKENS))
 }
 
+/// A prompt whose full text is known (at run time: query and context):
+/// `ceil(chars / 4) + 16` tokens of prompt, and up to [`DEFAULT_MAX_TOKENS`]
+/// of completion on top for the maximum. The static rule above is this with
+/// each context variable's size unknown and assumed.
+pub fn prompt_tokens_for_chars(chars: u64) -> (u64, u64) {
+    let prompt = chars.div_ceil(CHARS_PER_TOKEN).saturating_add(PROMPT_OVERHEAD_TOKENS);
+    (prompt, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+}
+
 /// What a TRY's path has spent when its handler starts. A failure can come
 /// at any instruction of the protected body: at least what was spent when
 /// the TRY started (`entry`), at most what the completed body costs

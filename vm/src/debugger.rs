@@ -169,11 +169,15 @@ enum Mode {
     Next(usize),
 }
 
+/// A session. `machine` may be read and changed between commands (it is
+/// at an instruction boundary); `program` must stay the one the session was
+/// made with (its statement table comes from it).
 pub struct Debugger<H: Host> {
     pub machine: Machine,
     pub program: Program,
     pub host: H,
-    pub breakpoints: Vec<Breakpoint>,
+    /// Kept private so that the per-pc index stays in step with it.
+    breakpoints: Vec<Breakpoint>,
     /// Set to allow `save`.
     pub save_info: Option<SaveInfo>,
     next_id: u32,
@@ -242,6 +246,11 @@ impl<H: Host> Debugger<H> {
             Some(Outcome::Failed(f)) => f.kind.exit_code(),
             Some(Outcome::Trapped(_)) => 70,
         }
+    }
+
+    /// The breakpoints, in the order they were set.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
     }
 
     /// Whether the run has ended (passed, failed or trapped).
@@ -445,27 +454,32 @@ impl<H: Host> Debugger<H> {
         let mut skip = skip_first;
         let mut prev = (self.machine.pc, self.machine.frames.len());
         let mut hits: Vec<u32> = Vec::new();
-        let outcome = self.machine.run_until(program, &mut self.host, |m| {
-            let pc = m.pc as usize;
-            let depth = m.frames.len();
-            if skip {
-                skip = false;
-            } else {
-                let at_statement = match mode {
-                    Mode::Continue => false,
-                    Mode::Step => statement.get(pc) == Some(&true),
-                    Mode::Next(max) => depth <= max && statement.get(pc) == Some(&true),
-                };
-                if breakpoint_at.get(pc) == Some(&true) {
-                    hits = hits_at(breakpoints, program, m.pc, prev, depth);
+        let outcome = if mode == Mode::Continue && breakpoints.is_empty() {
+            // Nothing can stop the run: the plain loop.
+            self.machine.run(program, &mut self.host)
+        } else {
+            self.machine.run_until(program, &mut self.host, |m| {
+                let pc = m.pc as usize;
+                let depth = m.frames.len();
+                if skip {
+                    skip = false;
+                } else {
+                    let at_statement = match mode {
+                        Mode::Continue => false,
+                        Mode::Step => statement.get(pc) == Some(&true),
+                        Mode::Next(max) => depth <= max && statement.get(pc) == Some(&true),
+                    };
+                    if breakpoint_at.get(pc) == Some(&true) {
+                        hits = hits_at(breakpoints, program, m.pc, prev, depth);
+                    }
+                    if at_statement || !hits.is_empty() {
+                        return true;
+                    }
                 }
-                if at_statement || !hits.is_empty() {
-                    return true;
-                }
-            }
-            prev = (m.pc, depth);
-            false
-        });
+                prev = (m.pc, depth);
+                false
+            })
+        };
         match outcome {
             Outcome::Running | Outcome::Suspended(Suspension::Requested) => {
                 let header = match hits.as_slice() {

@@ -797,13 +797,7 @@ impl Machine {
             program.module.prompts.get(prompt as usize).ok_or_else(|| Exec::Trap("bad prompt".into()))?;
         let query = self.pop()?.to_text();
         self.charge(Dim::ApiCalls, 1)?;
-        // Preflight on tokens with the static model's bound for this query:
-        // a prompt whose estimated prompt alone cannot fit is never sent.
-        let context_vars = info.context.len() + usize::from(info.default_context);
-        let (min_tokens, max_tokens) = tisslang::cost_model::prompt_tokens(&query, context_vars);
-        let mut bound = tisslang::module::CostBound::ZERO;
-        bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
-        self.preflight(program, host, &bound, 0, "the prompt")?;
+
         let mut context = Vec::new();
         for &slot in &info.context {
             let name = program.module.slots.get(slot as usize).map_or("", |s| program.string(s.name));
@@ -819,6 +813,15 @@ impl Machine {
             context.push(("LAST_RUN.EXIT_CODE".to_string(), run.exit_code.to_string()));
         }
         let into = info.into;
+        // Preflight on tokens: the prompt as it will be sent (query and
+        // context, characters / 4 plus the template overhead) must fit, and
+        // with the completion allowance it may not (a warning).
+        let chars: usize = query.chars().count()
+            + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
+        let (min_tokens, max_tokens) = tisslang::cost_model::prompt_tokens_for_chars(chars as u64);
+        let mut bound = tisslang::module::CostBound::ZERO;
+        bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
+        self.preflight(program, host, &bound, 0, "the prompt")?;
         self.sync_time(host);
         let response = host.prompt(&PromptRequest { query: query.clone(), context }).map_err(host_error)?;
         self.sync_time(host);

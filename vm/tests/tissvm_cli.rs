@@ -134,7 +134,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
     let o = tissvm(dir.path(), &["--help"]);
     let help = stdout(&o);
     assert!(help.contains("disasm"), "{help}");
-    assert!(help.contains("Cost estimates"), "{help}");
+    assert!(help.contains("static cost bounds without running it (`estimate`)"), "{help}");
     // No subcommand that does not exist yet is offered as one.
     let commands = help.split("Commands:").nth(1).unwrap().split("Options:").next().unwrap();
     let listed: Vec<&str> = commands.lines().filter_map(|l| l.split_whitespace().next()).collect();

@@ -128,8 +128,13 @@ impl Unit<'_, '_> {
             }
             StmtKind::PromptAgent { query, with, into } => {
                 self.string(query, false);
-                let context: Vec<u32> =
-                    with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect();
+                // Without WITH the context is every variable bound by READ
+                // (plus LAST_RUN, which the VM adds): SPEC §7.
+                let context: Vec<u32> = if with.is_empty() {
+                    self.tables.read_slots()
+                } else {
+                    with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect()
+                };
                 let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.name, ValueType::Str));
                 let prompt = self.tables.prompts.len() as u32;
                 self.tables.prompts.push(PromptInfo {

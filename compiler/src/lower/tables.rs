@@ -145,6 +145,11 @@ impl<'f> Tables<'f> {
         }
     }
 
+    /// The slots bound by READ, in slot order.
+    pub(crate) fn read_slots(&self) -> Vec<u32> {
+        self.read_slots.iter().copied().collect()
+    }
+
     pub(crate) fn read_slot_count(&self) -> usize {
         self.read_slots.len()
     }

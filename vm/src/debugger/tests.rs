@@ -443,6 +443,9 @@ deleted the breakpoint
 no breakpoints
 "#,
     );
+    assert!(d.breakpoints().is_empty());
+    d.command("break 13");
+    assert_eq!(d.breakpoints()[0].target, Target::Line(13));
 }
 
 #[test]

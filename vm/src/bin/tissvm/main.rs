@@ -1,4 +1,5 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`.
+//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`,
+//! `estimate`.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
@@ -34,8 +35,8 @@ mod status {
 
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
-/// run from its snapshot (`resume`); step through it (`debug`). Cost
-/// estimates arrive with their issue.
+/// run from its snapshot (`resume`); step through it (`debug`); or compute
+/// its static cost bounds without running it (`estimate`).
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
 /// as source (`.tiss`, compiled in memory).
