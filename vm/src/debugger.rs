@@ -19,6 +19,15 @@
 //! once; `break "STEP"` stops before the `STEP_ENTER` of every step with that
 //! name. `continue`, `step` and `next` all report a breakpoint they stop at.
 //!
+//! **Ctrl-C** (when the CLI has installed `interrupt`'s handler) pauses a
+//! running command where the next statement starts (no effect can come
+//! before it), letting a RUN in flight finish; a second one kills that RUN.
+//! The count is then reset, so the session goes on.
+//!
+//! **Cost.** The stop check before each instruction reads one byte of a
+//! per-pc table (statement start, breakpoint); Ctrl-C and breakpoints are
+//! looked at only where a statement starts.
+//!
 //! **Output** is stable (no timings, no addresses) so sessions can be
 //! scripted and compared; values are shown in plan syntax (`TRUE`, `1500ms`,
 //! quoted strings with escapes) and long strings are shortened, keeping their
@@ -32,6 +41,7 @@ use tisslang::module::NONE;
 
 use crate::answers;
 use crate::host::Host;
+use crate::interrupt;
 use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::program::Program;
 use crate::report::failure_text;
@@ -46,6 +56,11 @@ pub const FIELD_LIMIT: usize = 200;
 pub const LOCALS_LIMIT: usize = 80;
 /// Source lines `list` shows on each side of the current line.
 pub const LIST_CONTEXT: u32 = 5;
+
+/// A statement starts at this pc (`Debugger::stops`).
+const STATEMENT: u8 = 1;
+/// A breakpoint may stop at this pc.
+const BREAK: u8 = 2;
 
 /// The commands, in the order `help` lists them: (name, short form, usage, what it does).
 const COMMANDS: &[(&str, &str, &str, &str)] = &[
@@ -183,10 +198,10 @@ pub struct Debugger<H: Host> {
     next_id: u32,
     /// How the run ended (passed, failed, trapped); `None` while it can go on.
     ended: Option<Outcome>,
-    /// Per pc: a statement starts here.
-    statement: Vec<bool>,
-    /// Per pc: some breakpoint may stop here.
-    breakpoint_at: Vec<bool>,
+    /// Per pc: [`STATEMENT`] (a statement starts here), [`BREAK`] (a
+    /// breakpoint may stop here). The stop check reads one byte per
+    /// instruction.
+    stops: Vec<u8>,
     /// The command an empty line repeats (`step` or `next`).
     repeat: Option<&'static str>,
 }
@@ -196,17 +211,16 @@ impl<H: Host> Debugger<H> {
     /// [`Debugger::start`] first: it moves to the first statement.
     pub fn new(program: Program, machine: Machine, host: H) -> Debugger<H> {
         let module = &program.module;
-        let mut statement = vec![false; module.code.len()];
+        let mut stops = vec![0u8; module.code.len()];
         for entry in &module.lines {
             let starts = !matches!(
                 module.code.get(entry.pc as usize),
                 None | Some(Instr::StepExit { .. } | Instr::Halt {})
             );
             if starts {
-                statement[entry.pc as usize] = true;
+                stops[entry.pc as usize] = STATEMENT;
             }
         }
-        let breakpoint_at = vec![false; module.code.len()];
         Debugger {
             machine,
             program,
@@ -215,8 +229,7 @@ impl<H: Host> Debugger<H> {
             save_info: None,
             next_id: 1,
             ended: None,
-            statement,
-            breakpoint_at,
+            stops,
             repeat: None,
         }
     }
@@ -230,7 +243,7 @@ impl<H: Host> Debugger<H> {
     /// one) and says where the session stands.
     pub fn start(&mut self) -> Reply {
         let fresh = self.machine.pc == 0 && self.machine.meters[4] == 0;
-        let at_statement = self.statement.get(self.machine.pc as usize).copied().unwrap_or(false);
+        let at_statement = self.is_statement(self.machine.pc);
         if !at_statement || !matches!(self.machine.status, Status::Running) {
             return Reply::text(self.go(Mode::Step, false));
         }
@@ -315,7 +328,7 @@ impl<H: Host> Debugger<H> {
             Target::Line(line) => module
                 .lines
                 .iter()
-                .filter(|e| e.line == *line && self.statement.get(e.pc as usize) == Some(&true))
+                .filter(|e| e.line == *line && self.is_statement(e.pc))
                 .map(|e| e.pc)
                 .collect(),
             Target::Step(name) => module
@@ -339,29 +352,32 @@ impl<H: Host> Debugger<H> {
         self.next_id += 1;
         let text = format!("breakpoint {id} at {}", target.describe());
         self.breakpoints.push(Breakpoint { id, target, pcs });
-        self.index_breakpoints();
+        self.index_breakpoints(&[]);
         Ok(text)
     }
 
-    fn index_breakpoints(&mut self) {
-        self.breakpoint_at.iter_mut().for_each(|b| *b = false);
+    /// Flags the pcs of the breakpoints after unflagging `removed`.
+    fn index_breakpoints(&mut self, removed: &[u32]) {
+        for pc in removed {
+            if let Some(flags) = self.stops.get_mut(*pc as usize) {
+                *flags &= !BREAK;
+            }
+        }
         for pc in self.breakpoints.iter().flat_map(|b| &b.pcs) {
-            if let Some(at) = self.breakpoint_at.get_mut(*pc as usize) {
-                *at = true;
+            if let Some(flags) = self.stops.get_mut(*pc as usize) {
+                *flags |= BREAK;
             }
         }
     }
 
+    fn is_statement(&self, pc: u32) -> bool {
+        self.stops.get(pc as usize).is_some_and(|f| f & STATEMENT != 0)
+    }
+
     /// Why a line cannot hold a breakpoint, with the nearest lines that can.
     fn no_code_at(&self, line: u32) -> String {
-        let lines: BTreeSet<u32> = self
-            .program
-            .module
-            .lines
-            .iter()
-            .filter(|e| self.statement.get(e.pc as usize) == Some(&true))
-            .map(|e| e.line)
-            .collect();
+        let lines: BTreeSet<u32> =
+            self.program.module.lines.iter().filter(|e| self.is_statement(e.pc)).map(|e| e.line).collect();
         let before = lines.range(..line).next_back();
         let after = lines.range(line + 1..).next();
         let source_lines = self.source().map(|s| s.lines().count() as u32);
@@ -412,8 +428,8 @@ impl<H: Host> Debugger<H> {
     fn delete(&mut self, arg: &str) -> String {
         if arg.is_empty() {
             let n = self.breakpoints.len();
-            self.breakpoints.clear();
-            self.index_breakpoints();
+            let removed: Vec<u32> = self.breakpoints.drain(..).flat_map(|b| b.pcs).collect();
+            self.index_breakpoints(&removed);
             return match n {
                 0 => "no breakpoints to delete".into(),
                 1 => "deleted the breakpoint".into(),
@@ -433,7 +449,7 @@ impl<H: Host> Debugger<H> {
             };
         };
         let gone = self.breakpoints.remove(at);
-        self.index_breakpoints();
+        self.index_breakpoints(&gone.pcs);
         format!("deleted breakpoint {id} at {}", gone.target.describe())
     }
 
@@ -447,42 +463,53 @@ impl<H: Host> Debugger<H> {
                 ended_name(outcome)
             );
         }
-        let statement = &self.statement;
-        let breakpoint_at = &self.breakpoint_at;
+        let stops = &self.stops;
         let breakpoints = &self.breakpoints;
         let program = &self.program;
-        let mut skip = skip_first;
-        let mut prev = (self.machine.pc, self.machine.frames.len());
+        let start = self.machine.meters[4];
+        // The pc and CALL depth of the last statement that started: a line
+        // breakpoint stops when execution enters its line from another one.
+        let mut last = (self.machine.pc, self.machine.frames.len());
         let mut hits: Vec<u32> = Vec::new();
-        let outcome = if mode == Mode::Continue && breakpoints.is_empty() {
-            // Nothing can stop the run: the plain loop.
-            self.machine.run(program, &mut self.host)
-        } else {
-            self.machine.run_until(program, &mut self.host, |m| {
-                let pc = m.pc as usize;
-                let depth = m.frames.len();
-                if skip {
-                    skip = false;
-                } else {
-                    let at_statement = match mode {
-                        Mode::Continue => false,
-                        Mode::Step => statement.get(pc) == Some(&true),
-                        Mode::Next(max) => depth <= max && statement.get(pc) == Some(&true),
-                    };
-                    if breakpoint_at.get(pc) == Some(&true) {
-                        hits = hits_at(breakpoints, program, m.pc, prev, depth);
+        let killed_before = interrupt::killed_runs();
+        let outcome = self.machine.run_until(program, &mut self.host, |m| {
+            // The hot path: most instructions start no statement.
+            let flags = stops.get(m.pc as usize).copied().unwrap_or(0);
+            if flags == 0 {
+                return false;
+            }
+            // Ctrl-C pauses at the next statement: no effect can come first.
+            if interrupt::requested_fast() {
+                return true;
+            }
+            let here = (m.pc, m.frames.len());
+            // The instruction the session stands at runs before anything stops.
+            let stop = !(skip_first && m.meters[4] == start)
+                && match mode {
+                    Mode::Continue => {
+                        flags & BREAK != 0 && {
+                            hits = hits_at(breakpoints, program, last, here);
+                            !hits.is_empty()
+                        }
                     }
-                    if at_statement || !hits.is_empty() {
-                        return true;
+                    Mode::Step | Mode::Next(_) => {
+                        if flags & BREAK != 0 {
+                            hits = hits_at(breakpoints, program, last, here);
+                        }
+                        !matches!(mode, Mode::Next(max) if here.1 > max) || !hits.is_empty()
                     }
-                }
-                prev = (m.pc, depth);
-                false
-            })
-        };
-        match outcome {
+                };
+            last = here;
+            stop
+        });
+        let interrupted = interrupt::requested();
+        if interrupted {
+            interrupt::reset();
+        }
+        let mut text = match outcome {
             Outcome::Running | Outcome::Suspended(Suspension::Requested) => {
                 let header = match hits.as_slice() {
+                    [] if interrupted => "interrupted (Ctrl-C) at".to_string(),
                     [] => "at".to_string(),
                     [one] => format!("hit breakpoint {one} at"),
                     many => {
@@ -491,6 +518,14 @@ impl<H: Host> Debugger<H> {
                     }
                 };
                 self.stop_text(&header)
+            }
+            Outcome::Suspended(Suspension::Interaction { question, .. }) if interrupted => {
+                let mut text = self.stop_text("interrupted (Ctrl-C) at");
+                text.push_str(&format!(
+                    "\nwaiting for an answer to {}: `continue` asks again; `save FILE` writes a snapshot",
+                    answers::describe(&question)
+                ));
+                text
             }
             Outcome::Suspended(Suspension::Interaction { question, .. }) => {
                 let mut text = self.stop_text("suspended at");
@@ -507,7 +542,14 @@ impl<H: Host> Debugger<H> {
                 self.ended = Some(ended);
                 text
             }
+        };
+        if interrupt::killed_runs() > killed_before {
+            text.push_str(
+                "\nthe RUN in flight was killed by a second Ctrl-C: LAST_RUN holds what it left, and the run goes on \
+                 from there",
+            );
         }
+        text
     }
 
     /// `HEADER line L:C, ...` and the source line.
@@ -825,23 +867,20 @@ impl<H: Host> Debugger<H> {
     }
 }
 
-/// The breakpoints that stop before `pc`: a step breakpoint always, a line
-/// breakpoint when execution enters its line (the previous instruction was
-/// on another line or at another CALL depth).
+/// The breakpoints that stop at `here` (pc, CALL depth): a step breakpoint
+/// always, a line breakpoint when execution enters its line (the `last`
+/// statement was on another line or at another CALL depth).
 fn hits_at(
     breakpoints: &[Breakpoint],
     program: &Program,
-    pc: u32,
-    prev: (u32, usize),
-    depth: usize,
+    last: (u32, usize),
+    here: (u32, usize),
 ) -> Vec<u32> {
+    let entered = last.1 != here.1 || program.line(last.0) != program.line(here.0);
     breakpoints
         .iter()
-        .filter(|b| b.pcs.contains(&pc))
-        .filter(|b| match b.target {
-            Target::Line(line) => !(prev.1 == depth && program.line(prev.0) == line),
-            Target::Step(_) => true,
-        })
+        .filter(|b| b.pcs.contains(&here.0))
+        .filter(|b| entered || matches!(b.target, Target::Step(_)))
         .map(|b| b.id)
         .collect()
 }

@@ -87,6 +87,21 @@ pub fn kill_requested() -> bool {
     count() >= 2
 }
 
+/// [`requested`] for a check before every instruction: a relaxed load,
+/// which (unlike a sequentially consistent one) lets the dispatch loop keep
+/// its state in registers across the check. Nothing else is published
+/// through the count, so no ordering is lost.
+#[inline]
+pub fn requested_fast() -> bool {
+    COUNT.load(Ordering::Relaxed) >= 1
+}
+
+/// Forgets the Ctrl-Cs so far: the debugger, paused by one, goes on
+/// afterwards, and the next Ctrl-C pauses it again.
+pub fn reset() {
+    COUNT.store(0, Ordering::SeqCst);
+}
+
 /// RUNs killed by a second Ctrl-C so far.
 pub fn killed_runs() -> usize {
     KILLED_RUNS.load(Ordering::SeqCst)

@@ -47,6 +47,17 @@ pub struct StepRecord {
     pub step: u32,
     pub status: StepStatus,
     pub duration_ms: u64,
+    /// What the step spent, per dimension in `Dim::ALL` order.
+    pub cost: [u64; 5],
+}
+
+/// The meters' growth since `base`.
+fn spent_since(meters: &[u64; 5], base: &[u64; 5]) -> [u64; 5] {
+    let mut out = [0; 5];
+    for i in 0..5 {
+        out[i] = meters[i].saturating_sub(base[i]);
+    }
+    out
 }
 
 /// Why the machine stopped before the end.
@@ -510,10 +521,12 @@ impl Machine {
                     self.steps.pop().ok_or_else(|| Exec::Trap("STEP_EXIT with no open step".into()))?;
                 let duration = self.meters[2] - open.meters_at_entry[2];
                 if self.steps.is_empty() && self.frames.is_empty() {
+                    let cost = spent_since(&self.meters, &open.meters_at_entry);
                     self.step_records.push(StepRecord {
                         step,
                         status: StepStatus::Passed,
                         duration_ms: duration,
+                        cost,
                     });
                 }
                 let name =
@@ -1013,10 +1026,12 @@ impl Machine {
     fn close_failed_step(&mut self) {
         if let Some(top) = self.steps.first() {
             let duration = self.meters[2].saturating_sub(top.meters_at_entry[2]);
+            let cost = spent_since(&self.meters, &top.meters_at_entry);
             self.step_records.push(StepRecord {
                 step: top.step,
                 status: StepStatus::Failed,
                 duration_ms: duration,
+                cost,
             });
         }
     }

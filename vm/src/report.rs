@@ -23,6 +23,8 @@ pub struct StepReport {
     pub status: &'static str,
     pub line: u32,
     pub duration_ms: u64,
+    /// What the step spent, in `Dim::ALL` order (zero for a step not run).
+    pub cost: [u64; 5],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,17 +67,20 @@ impl RunReport {
             .map(|&step| {
                 let info = &module.steps[step as usize];
                 let record = machine.step_records.iter().find(|r| r.step == step);
-                let (status, duration_ms) = match record {
-                    Some(r) => {
-                        (if r.status == StepStatus::Passed { "passed" } else { "failed" }, r.duration_ms)
-                    }
-                    None => ("not_run", 0),
+                let (status, duration_ms, cost) = match record {
+                    Some(r) => (
+                        if r.status == StepStatus::Passed { "passed" } else { "failed" },
+                        r.duration_ms,
+                        r.cost,
+                    ),
+                    None => ("not_run", 0, [0; 5]),
                 };
                 StepReport {
                     name: program.string(info.name).to_string(),
                     status,
                     line: info.line,
                     duration_ms,
+                    cost,
                 }
             })
             .collect();
@@ -145,6 +150,7 @@ impl RunReport {
             "duration_ms": self.duration_ms,
             "steps": self.steps.iter().map(|s| json!({
                 "name": s.name, "status": s.status, "line": s.line, "duration_ms": s.duration_ms,
+                "cost": cost_json(&s.cost),
             })).collect::<Vec<_>>(),
             "failure": failure,
             "cost": cost,
@@ -215,6 +221,11 @@ impl RunReport {
         out.push_str(&format!("cost: {}\n", cost.join(" ")));
         out
     }
+}
+
+/// A cost per dimension as the JSON object of SPEC §9 (`api_calls`, ...).
+fn cost_json(cost: &[u64; 5]) -> Json {
+    Json::Object(Dim::ALL.iter().zip(cost).map(|(d, v)| (d.json_key().to_string(), json!(v))).collect())
 }
 
 /// A failure report as text: kind, message, place, condition and values.

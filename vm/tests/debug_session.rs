@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 const PLAN: &str = r#"TASK "Greet"
 
@@ -306,4 +307,38 @@ fn help_lists_the_options_of_run_and_break() {
     for option in ["--break <LINE|STEP>", "--workdir", "--budget", "--answers", "--log-file", "--provider"] {
         assert!(help.contains(option), "{option} in {help}");
     }
+}
+
+#[test]
+fn ctrl_c_pauses_a_running_command_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = workspace(
+        "plan.tiss",
+        "TASK \"Slow\"\n\nSTEP \"Wait\" {\n    RUN \"sleep 1\"\n    RUN \"sleep 30\"\n    VAR x = \"after\"\n}\n",
+    );
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(["debug", "plan.tiss"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tissvm");
+    child.stdin.take().expect("stdin").write_all(b"continue\nprint x\n").expect("write commands");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut text = String::new();
+    // The handler is installed before the banner: wait for the first stop.
+    while !text.contains("paused before the first statement") {
+        assert_ne!(out.read_line(&mut text).expect("read stdout"), 0, "{text}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    out.read_to_string(&mut text).expect("read stdout");
+    let status = child.wait().expect("tissvm ends");
+    assert_eq!(status.code(), Some(0), "{text}");
+    assert!(text.contains("\ninterrupted (Ctrl-C) at line "), "{text}");
+    assert!(text.ends_with("(tissvm) print x\n`x` is not bound yet (a string variable)\n"), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the 30 s command did not run");
 }

@@ -126,7 +126,13 @@ fn assert_report_shape(report: &Json) {
     assert!(report["task"].is_string());
     assert!(report["duration_ms"].is_u64());
     for step in report["steps"].as_array().unwrap() {
-        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms"]), "{step}");
+        // SPEC §9's four keys, plus the step's own spending (the cost issue).
+        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost"]), "{step}");
+        assert_eq!(
+            keys(&step["cost"]),
+            set(&["api_calls", "token_count", "execution_time_ms", "run_count", "instructions"]),
+            "{step}"
+        );
         assert!(step["name"].is_string() && step["line"].is_u64() && step["duration_ms"].is_u64(), "{step}");
         let status = step["status"].as_str().unwrap();
         assert!(["passed", "failed", "skipped", "not_run"].contains(&status), "{step}");

@@ -656,3 +656,29 @@ fn values_show_in_plan_syntax_and_long_strings_keep_head_and_tail() {
     let review = Value::Record(Box::new(Record::Review { approved: false, comment: "no".into() }));
     assert_eq!(show(&review, 10), r#"{APPROVED = FALSE, COMMENT = "no"}"#);
 }
+
+#[test]
+fn breakpoints_sharing_an_instruction_hit_together_and_delete_one_by_one() {
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["break 16", "break \"Check\"", "continue"],
+        "> break 16\nbreakpoint 1 at line 16\n> break \"Check\"\nbreakpoint 2 at step \"Check\"\n> continue\nhit \
+         breakpoints 1, 2 at line 16:1, entering step \"Check\"\n   16 | STEP \"Check\" {\n",
+    );
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["break 16", "break \"Check\"", "delete 1", "continue"],
+        "> break 16\nbreakpoint 1 at line 16\n> break \"Check\"\nbreakpoint 2 at step \"Check\"\n> delete 1\ndeleted \
+         breakpoint 1 at line 16\n> continue\nhit breakpoint 2 at line 16:1, entering step \"Check\"\n   16 | STEP \
+         \"Check\" {\n",
+    );
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["break 16", "break 4", "delete", "continue"],
+        "> break 16\nbreakpoint 1 at line 16\n> break 4\nbreakpoint 2 at line 4\n> delete\ndeleted all 2 \
+         breakpoints\n> continue\nthe plan ended: passed\n",
+    );
+}

@@ -12,7 +12,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine.rs and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (1, "2a9aa16a6a736a5d5db5f7d1b2ba46818473bca0f9a46509a7b537f6b7b9c3a6");
+const PINNED: (u16, &str) = (2, "1089068cd85591787c18254a9f001291b4b1928a0b0eda5d5c2764216e6c0550");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -70,8 +70,8 @@ fn full_machine(program: &Program, status: Status) -> Machine {
     m.env = vec![("A".into(), "1".into()), ("B".into(), "two".into())];
     m.status = status;
     m.step_records = vec![
-        StepRecord { step: 0, status: StepStatus::Passed, duration_ms: 7 },
-        StepRecord { step: 1, status: StepStatus::Failed, duration_ms: 0 },
+        StepRecord { step: 0, status: StepStatus::Passed, duration_ms: 7, cost: [1, 20, 7, 2, 40] },
+        StepRecord { step: 1, status: StepStatus::Failed, duration_ms: 0, cost: [0, 0, 0, 1, 3] },
     ];
     m.interactions = 2;
     m
@@ -133,13 +133,19 @@ fn fingerprint_is_pinned_with_the_snapshot_version() {
     }
     let now = hex(&sha256(&all));
     if (SNAPSHOT_VERSION, now.as_str()) != PINNED {
-        let version = if SNAPSHOT_VERSION == PINNED.0 { SNAPSHOT_VERSION + 1 } else { SNAPSHOT_VERSION };
+        // The encoding holds the version, so the hash to pin is the one
+        // printed after the bump: bump first, run again, then pin `now`.
+        let step = if SNAPSHOT_VERSION == PINNED.0 {
+            format!(
+                "bump SNAPSHOT_VERSION in vm/src/snapshot.rs to {} and run this test again",
+                SNAPSHOT_VERSION + 1
+            )
+        } else {
+            format!("update PINNED in vm/src/snapshot/tests.rs to ({SNAPSHOT_VERSION}, \"{now}\")")
+        };
         panic!(
-            "\nthe machine state's layout or the snapshot container changed.\nOld snapshots would be \
-             misread: bump SNAPSHOT_VERSION in vm/src/snapshot.rs to {version} (if not done yet) and \
-             update PINNED in vm/src/snapshot/tests.rs to:\n\n\
-             const PINNED: (u16, &str) = ({version}, \"{now}\");\n\n\
-             pinned: v{} {}\nnow:    v{SNAPSHOT_VERSION} {now}",
+            "\nthe machine state's layout or the snapshot container changed; old snapshots would be \
+             misread: {step}.\n\npinned: v{} {}\nnow:    v{SNAPSHOT_VERSION} {now}",
             PINNED.0, PINNED.1
         );
     }

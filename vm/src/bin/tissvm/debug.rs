@@ -15,15 +15,14 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use tiss_vm::answers;
-use tiss_vm::debugger::{Debugger, SaveInfo, Target};
+use tiss_vm::debugger::{Debugger, Reply, SaveInfo, Target};
 use tiss_vm::machine::Machine;
 use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::program::Program;
 use tisslang::module::Module;
 
-use super::run::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
-use super::status;
+use super::run::{OutputFormat, RunOptions};
+use super::{session, status};
 
 const PROMPT: &str = "(tissvm) ";
 
@@ -60,15 +59,29 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         return status::INVALID;
     }
     let mut machine = Machine::new(&program);
-    let (host, answers_file) = match open_host(&program, &mut machine, options) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
+    let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    // Step lines go to stderr, so the transcript on stdout is stable.
+    let session::OpenedHost { host, answers_file, caps } =
+        match session::open_host(&program, &machine, &workdir, None, options, Progress::Quiet) {
+            Ok(opened) => opened,
+            Err(code) => return code,
+        };
+    for (dim, value) in caps {
+        machine.cap(dim, value);
+    }
+    // Ctrl-C pauses a running command (and a second kills the RUN in
+    // flight) instead of ending tissvm with its RUN left running.
+    if let Err(e) = tiss_vm::interrupt::install() {
+        eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the session");
+    }
     let workspace = host.workspace.root().to_path_buf();
     let mut debugger = Debugger::new(program, machine, host);
-    debugger.save_info = Some(SaveInfo { workspace, answers_file });
+    debugger.save_info = Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path) });
 
     let mut out = io::stdout().lock();
+    // A closed pipe (`tissvm debug ... | head`) ends the session quietly;
+    // another write error is an internal error (70), as for every subcommand.
+    let write_failed = std::cell::Cell::new(false);
     let mut say = |text: &str| -> bool {
         if text.is_empty() {
             return true;
@@ -78,27 +91,25 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
             Err(e) => {
                 if e.kind() != io::ErrorKind::BrokenPipe {
                     eprintln!("tissvm: cannot write to stdout: {}", super::io_message(&e));
+                    write_failed.set(true);
                 }
                 false
             }
         }
     };
-    if !say(&debugger.banner()) {
-        return status::INTERNAL;
-    }
+    let mut open = say(&debugger.banner());
     for text in &args.breaks {
         match Target::parse(text).and_then(|t| debugger.add_breakpoint(t)) {
-            Ok(reply) => {
-                say(&reply);
-            }
+            Ok(reply) => open = open && say(&reply),
             Err(e) => {
                 eprintln!("tissvm: --break {text}: {e}");
                 return status::INVALID;
             }
         }
     }
-    let start = debugger.start();
-    if say(&start.text) {
+    let mut start = debugger.start();
+    note_answer_error(&mut debugger, &mut start);
+    if open && say(&start.text) {
         if stdin_is_terminal() {
             terminal_session(&mut debugger, &mut say);
         } else {
@@ -109,6 +120,9 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))
     {
         eprintln!("tissvm: writing the log file failed: {e}");
+    }
+    if write_failed.get() {
+        return status::INTERNAL;
     }
     debugger.exit_status() as u8
 }
@@ -129,7 +143,7 @@ fn terminal_session(debugger: &mut Debugger<OsHost>, say: &mut impl FnMut(&str) 
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
                 }
-                let reply = debugger.command(&line);
+                let reply = command(debugger, &line);
                 if !say(&reply.text) || reply.quit {
                     return;
                 }
@@ -163,78 +177,23 @@ fn piped_session(debugger: &mut Debugger<OsHost>, say: &mut impl FnMut(&str) -> 
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
         let echo = format!("{PROMPT}{text}");
-        let reply = debugger.command(text);
+        let reply = command(debugger, text);
         if !say(echo.trim_end()) || !say(&reply.text) || reply.quit {
             return;
         }
     }
 }
 
-/// The real host from the options of `run`, as `tissvm run` sets it up
-/// (budgets applied to `machine`), with step lines on stderr; and the
-/// answers file, if any, as an absolute path.
-fn open_host(
-    program: &Program,
-    machine: &mut Machine,
-    options: &RunOptions,
-) -> Result<(OsHost, Option<PathBuf>), u8> {
-    if options.sandbox_profile == SandboxProfile::Strict {
-        eprintln!(
-            "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
-             kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
-        );
-        return Err(status::SECURITY);
+/// Runs one command; an answer from `--answers` that did not fit the
+/// interaction it met is told after the reply.
+fn command(debugger: &mut Debugger<OsHost>, line: &str) -> Reply {
+    let mut reply = debugger.command(line);
+    note_answer_error(debugger, &mut reply);
+    reply
+}
+
+fn note_answer_error(debugger: &mut Debugger<OsHost>, reply: &mut Reply) {
+    if let Some(e) = debugger.host.answer_error.take() {
+        reply.text.push_str(&format!("\n--answers {e}"));
     }
-    for text in &options.budgets {
-        match parse_budget(text) {
-            Ok((dim, value)) => machine.cap(dim, value),
-            Err(e) => {
-                eprintln!("tissvm: --budget {e}");
-                return Err(status::INVALID);
-            }
-        }
-    }
-    let provider = tiss_vm::provider::by_name(&options.provider).map_err(|e| {
-        eprintln!("tissvm: --provider: {e}");
-        status::INVALID
-    })?;
-    let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    if !workdir.is_dir() {
-        eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
-        return Err(status::INVALID);
-    }
-    let workspace = tiss_vm::workspace::Workspace::open(&workdir).map_err(|e| {
-        eprintln!("tissvm: {e:?}");
-        status::INVALID
-    })?;
-    let mut host = OsHost::new(workspace, provider, Progress::Quiet);
-    let mut answers_file = None;
-    if let Some(path) = &options.answers {
-        let name = path.display().to_string();
-        let replies = match std::fs::read(path) {
-            Ok(bytes) => answers::parse_file(&bytes, &name),
-            Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
-        };
-        match replies.and_then(|r| answers::check_plan(&r, &program.module).map(|()| r)) {
-            Ok(replies) => host.answers = replies.into(),
-            Err(e) => {
-                eprintln!("tissvm: --answers {e}");
-                return Err(status::INVALID);
-            }
-        }
-        answers_file = Some(std::path::absolute(path).unwrap_or_else(|_| path.clone()));
-    }
-    host.env_allow = options.env_allow.clone();
-    // With an answers file, running out of answers suspends rather than asks.
-    host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
-    if let Some(path) = &options.log_file {
-        match tiss_vm::event_log::EventLog::open(path) {
-            Ok(log) => host.log = Some(log),
-            Err(e) => {
-                eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
-                return Err(status::INVALID);
-            }
-        }
-    }
-    Ok((host, answers_file))
 }

@@ -14,6 +14,7 @@ use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::program::Program;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::snapshot::{self, AnswersPosition, SnapshotRef};
+use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
 use super::run::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
@@ -35,19 +36,39 @@ pub struct Start {
 }
 
 /// The answers file: its entries from the run's position on.
-struct AnswersFile {
-    path: PathBuf,
-    len: u32,
+pub struct AnswersFile {
+    /// Absolute where it could be made so.
+    pub path: PathBuf,
+    pub len: u32,
 }
 
-pub fn execute(start: Start, options: &RunOptions) -> u8 {
-    let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
+/// The real host of a run, and what else its options give.
+pub struct OpenedHost {
+    pub host: OsHost,
+    pub answers_file: Option<AnswersFile>,
+    /// The `--budget` caps, for the caller to apply to the machine.
+    pub caps: Vec<(Dim, u64)>,
+}
+
+/// The real host of a run, set up from the options of `run` (shared by
+/// `run`, `resume` and `debug`): the workspace, the model provider, answers
+/// given in advance (`first`, then the answers file's entries from the run's
+/// next interaction on), terminal questions, the log file. An error has been
+/// reported and is the exit status.
+pub fn open_host(
+    program: &Program,
+    machine: &Machine,
+    workdir: &Path,
+    first: Option<Reply>,
+    options: &RunOptions,
+    progress: Progress,
+) -> Result<OpenedHost, u8> {
     if options.sandbox_profile == SandboxProfile::Strict {
         eprintln!(
             "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
              kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
         );
-        return status::SECURITY;
+        return Err(status::SECURITY);
     }
     let mut caps = Vec::new();
     for text in &options.budgets {
@@ -55,7 +76,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
             Ok(cap) => caps.push(cap),
             Err(e) => {
                 eprintln!("tissvm: --budget {e}");
-                return status::INVALID;
+                return Err(status::INVALID);
             }
         }
     }
@@ -63,18 +84,18 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
-            return status::INVALID;
+            return Err(status::INVALID);
         }
     };
     if !workdir.is_dir() {
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
-        return status::INVALID;
+        return Err(status::INVALID);
     }
-    let workspace = match tiss_vm::workspace::Workspace::open(&workdir) {
+    let workspace = match tiss_vm::workspace::Workspace::open(workdir) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("tissvm: {e:?}");
-            return status::INVALID;
+            return Err(status::INVALID);
         }
     };
 
@@ -92,7 +113,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("tissvm: --answers {e}");
-                return status::INVALID;
+                return Err(status::INVALID);
             }
         };
         let skip = machine.interactions as usize + queue.len();
@@ -103,10 +124,6 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         queue.extend(replies.into_iter().skip(skip));
     }
 
-    let progress = match options.output_format {
-        OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
-        _ => Progress::Quiet,
-    };
     let mut host = OsHost::new(workspace, provider, progress);
     host.env_allow = options.env_allow.clone();
     // With an answers file, running out of answers suspends (CI) rather than asks.
@@ -117,10 +134,24 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
             Ok(log) => host.log = Some(log),
             Err(e) => {
                 eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
-                return status::INVALID;
+                return Err(status::INVALID);
             }
         }
     }
+    Ok(OpenedHost { host, answers_file, caps })
+}
+
+pub fn execute(start: Start, options: &RunOptions) -> u8 {
+    let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
+    let progress = match options.output_format {
+        OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
+        _ => Progress::Quiet,
+    };
+    let OpenedHost { mut host, answers_file, caps } =
+        match open_host(&program, &machine, &workdir, first, options, progress) {
+            Ok(opened) => opened,
+            Err(code) => return code,
+        };
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed_from.as_ref().map(|_| machine.clone());
     for (dim, value) in caps {
