@@ -131,6 +131,11 @@ pub enum VerifyError {
     ReturnDepth { pc: u32, depth: u32 },
     /// A handler cuts the stack back to more values than its TRY starts with.
     HandlerDepth { handler: usize, stack_depth: u32, depth: u32 },
+    /// Control goes back to an earlier instruction: plans have no loops, so
+    /// a backward jump could only make a run that never ends.
+    BackwardJump { site: Site, what: &'static str, target: u32 },
+    /// Tasks call each other in a cycle: frames would grow without bound.
+    CallCycle { task: u32 },
 }
 
 impl fmt::Display for VerifyError {
@@ -203,6 +208,16 @@ impl fmt::Display for VerifyError {
                 f,
                 "handlers[{handler}]: restores a stack of {stack_depth} values, but its protected code starts with {depth}"
             ),
+            VerifyError::BackwardJump { site, what, target } => write!(
+                f,
+                "{site}: {what} {target} goes backwards; plans have no loops, so every transfer must go forward"
+            ),
+            VerifyError::CallCycle { task } => {
+                write!(
+                    f,
+                    "tasks[{task}] can call itself (directly or through other tasks); calls must form no cycle"
+                )
+            }
         }
     }
 }
@@ -224,7 +239,8 @@ pub fn verify(module: &Module) -> Result {
     checker.tables()?;
     let holes = checker.template_holes();
     checker.operands(&holes)?;
-    StackCheck::new(module).run()
+    StackCheck::new(module).run()?;
+    checker.termination()
 }
 
 struct Checker<'a> {
@@ -450,6 +466,92 @@ impl Checker<'_> {
     }
 
     /// Pass 2: every instruction's operands.
+    /// Every run ends: control only goes forward (jumps, CHOOSE options,
+    /// handlers), and the call graph of tasks has no cycle. Runs after the
+    /// range checks, so every index here is valid.
+    fn termination(&self) -> Result {
+        let m = self.m;
+        let forward = |site: Site, what: &'static str, from: u32, target: u32| {
+            if target > from { Ok(()) } else { Err(VerifyError::BackwardJump { site, what, target }) }
+        };
+        // Each choice's earliest option, once: a choice may be used by many CHOOSEs.
+        let earliest: Vec<u32> =
+            m.choices.iter().map(|c| c.options.iter().map(|o| o.target).min().unwrap_or(0)).collect();
+        for (pc, instr) in m.code.iter().enumerate() {
+            let pc = pc as u32;
+            let site = Site::Pc { pc, mnemonic: instr.mnemonic() };
+            match *instr {
+                Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                    forward(site, "jump target", pc, target)?
+                }
+                Instr::Choose { choice } => forward(site, "option target", pc, earliest[choice as usize])?,
+                _ => {}
+            }
+        }
+        for (i, h) in m.handlers.iter().enumerate() {
+            if h.target < h.end {
+                return Err(VerifyError::BackwardJump {
+                    site: Site::Entry { table: "handlers", index: i },
+                    what: "handler target",
+                    target: h.target,
+                });
+            }
+        }
+        // The call graph: each task's code runs from its entry to the next
+        // entry (or the end). Iterative depth-first search, so a long chain
+        // of tasks cannot exhaust the Rust stack.
+        let mut entries: Vec<(u32, usize)> = m.tasks.iter().enumerate().map(|(i, t)| (t.entry, i)).collect();
+        entries.sort_unstable();
+        let mut ends = vec![self.len as u32; m.tasks.len()];
+        for pair in entries.windows(2) {
+            if pair[1].0 > pair[0].0 {
+                ends[pair[0].1] = pair[1].0;
+            }
+        }
+        // Tasks sharing an entry share their code: the end is the next distinct entry.
+        for k in (0..entries.len().saturating_sub(1)).rev() {
+            if entries[k + 1].0 == entries[k].0 {
+                ends[entries[k].1] = ends[entries[k + 1].1];
+            }
+        }
+        let calls = |task: usize| -> Vec<usize> {
+            let (start, end) = (m.tasks[task].entry as usize, ends[task] as usize);
+            m.code[start..end]
+                .iter()
+                .filter_map(|i| match i {
+                    Instr::Call { task } => Some(*task as usize),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut state = vec![0u8; m.tasks.len()]; // 0 new, 1 on the path, 2 done
+        for root in 0..m.tasks.len() {
+            if state[root] != 0 {
+                continue;
+            }
+            state[root] = 1;
+            let mut stack = vec![(root, calls(root), 0usize)];
+            while let Some((task, callees, next)) = stack.last_mut() {
+                if let Some(&callee) = callees.get(*next) {
+                    *next += 1;
+                    match state[callee] {
+                        1 => return Err(VerifyError::CallCycle { task: callee as u32 }),
+                        0 => {
+                            state[callee] = 1;
+                            let c = calls(callee);
+                            stack.push((callee, c, 0));
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[*task] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn operands(&self, holes: &[u32]) -> Result {
         for (pc, instr) in self.m.code.iter().enumerate() {
             let pc = pc as u32;

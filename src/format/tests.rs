@@ -12,7 +12,7 @@ use proptest::prelude::*;
 const PINNED: (u16, &str, &str) = (
     1,
     "a30e6c2e86d19683ecc3eb90792b8c3b9c32ced2fc99369db573eb60a75391e6",
-    "b019287ae688c116b852928edb131b8a0d19bcc8a5b59744a383ff4fd436c4e4",
+    "17f3a1c246c2a3592ce70c8b0b0bf259765d410f80f1d99a39ddf0ee0b6d68de",
 );
 
 /// Everything about the instruction set and the container a `.tbc` depends on,

@@ -286,6 +286,13 @@ pub(crate) fn sample() -> Module {
     b.emit(Instr::SetBudget { dim: 3 });
     let try_start = b.emit(Instr::Call { task: 0 });
     let try_end = b.pc();
+    let skip_catch = b.emit(Instr::Jump { target: 0 });
+    // The CATCH block; it falls through into the rest, so control only goes forward.
+    let catch = b.emit(Instr::Load { slot: v_error });
+    b.emit(Instr::Field { field: Field::Message as u8 });
+    b.emit(Instr::Log {});
+    let after_catch = b.pc();
+    b.patch(skip_catch, after_catch);
     b.emit(Instr::PushConst { index: t_true });
     let if_true = b.emit(Instr::JumpIfTrue { target: 0 });
     b.emit(Instr::PushConst { index: t_true });
@@ -301,11 +308,6 @@ pub(crate) fn sample() -> Module {
     b.emit(Instr::Halt {});
     b.patch(option_a, exit);
     b.patch(option_b, exit);
-    // The CATCH block.
-    let catch = b.emit(Instr::Load { slot: v_error });
-    b.emit(Instr::Field { field: Field::Message as u8 });
-    b.emit(Instr::Log {});
-    b.emit(Instr::Jump { target: choose });
 
     // ---- task 0 -----------------------------------------------------------
     let entry = b.emit(Instr::StepEnter { step: task_step });

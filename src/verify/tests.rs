@@ -295,6 +295,41 @@ fn handlers_are_followed() {
 }
 
 #[test]
+fn control_only_goes_forward_and_calls_form_no_cycle() {
+    // A backward jump: a loop the language cannot write.
+    let e = err(&module(
+        &[PUSH_TRUE, Instr::JumpIfTrue { target: 3 }, Instr::Jump { target: 0 }, Instr::Halt {}],
+        1,
+    ));
+    assert!(matches!(e, VerifyError::BackwardJump { what: "jump target", target: 0, .. }), "{e:?}");
+    // A CHOOSE option that goes back.
+    let mut m = module(&[Instr::Halt {}, Instr::Choose { choice: 0 }, Instr::Halt {}], 1);
+    m.code[0] = Instr::Jump { target: 1 };
+    m.choices.push(Choice { prompt: NONE, options: vec![ChoiceOption { label: 0, target: 0 }] });
+    assert!(matches!(err(&m), VerifyError::BackwardJump { what: "option target", .. }));
+    // Two tasks calling each other.
+    let mut m = module(
+        &[
+            Instr::Call { task: 0 },
+            Instr::Halt {},
+            Instr::Call { task: 1 },
+            Instr::Return {},
+            Instr::Call { task: 0 },
+            Instr::Return {},
+        ],
+        1,
+    );
+    m.tasks.push(TaskInfo { name: 0, entry: 2, line: 1, bound: Default::default() });
+    m.tasks.push(TaskInfo { name: 0, entry: 4, line: 1, bound: Default::default() });
+    assert!(matches!(err(&m), VerifyError::CallCycle { .. }), "{:?}", err(&m));
+    // A task calling itself.
+    let mut m =
+        module(&[Instr::Call { task: 0 }, Instr::Halt {}, Instr::Call { task: 0 }, Instr::Return {}], 1);
+    m.tasks.push(TaskInfo { name: 0, entry: 2, line: 1, bound: Default::default() });
+    assert!(matches!(err(&m), VerifyError::CallCycle { task: 0 }));
+}
+
+#[test]
 fn choices_are_followed() {
     let mut m = module(&[Instr::Choose { choice: 0 }, Instr::Halt {}, Instr::Log {}, Instr::Halt {}], 1);
     m.choices.push(Choice {
@@ -364,7 +399,8 @@ fn many_uses_of_one_large_table_entry_stay_linear() {
     const N: u32 = 50_000;
     let mut b = Builder::new();
     let t = b.template(vec![TemplatePart::Hole; N as usize]);
-    let options = (0..=N).map(|target| ChoiceOption { label: 0, target }).collect();
+    // Every option leads forward, to the HALT after the CHOOSEs.
+    let options = (0..=N).map(|_| ChoiceOption { label: 0, target: N }).collect();
     b.m.choices.push(Choice { prompt: NONE, options });
     for _ in 0..N {
         b.emit(Instr::Choose { choice: 0 });
