@@ -431,6 +431,20 @@ fn check_state(machine: &Machine, module: &Module) -> Result<(), String> {
             module.slots.len()
         ));
     }
+    // Each bound variable holds a value of its declared type, so a LOAD
+    // never hands an instruction a value it cannot take.
+    for (i, (value, slot)) in machine.slots.iter().zip(&module.slots).enumerate() {
+        if let Some(value) = value
+            && !fits_type(value, slot.ty)
+        {
+            return Err(format!(
+                "slot {i}: variable `{}` holds a {}, but the bytecode declares it a {}",
+                module.string(slot.name).unwrap_or("?"),
+                value.type_name(),
+                slot.ty.name()
+            ));
+        }
+    }
     if machine.stack.len() > module.max_stack as usize {
         return Err(format!(
             "{} values on the operand stack, the bytecode allows {}",
@@ -465,6 +479,25 @@ fn check_state(machine: &Machine, module: &Module) -> Result<(), String> {
         return Err(format!("finished step {} does not exist", record.step));
     }
     Ok(())
+}
+
+/// Whether a value can live in a variable of static type `ty`.
+fn fits_type(value: &crate::value::Value, ty: tisslang::module::ValueType) -> bool {
+    use crate::value::{Record, Value};
+    use tisslang::module::ValueType as T;
+    match (value, ty) {
+        (Value::Str(_), T::Str) | (Value::Int(_), T::Int) | (Value::Duration(_), T::Duration) => true,
+        (Value::Bool(_), T::Bool) => true,
+        (Value::Record(r), _) => matches!(
+            (r.as_ref(), ty),
+            (Record::LastRun(_), T::LastRun)
+                | (Record::Cost(_), T::Cost)
+                | (Record::Error(_), T::Error)
+                | (Record::Review { .. }, T::Review)
+                | (Record::Estimate(_), T::Estimate)
+        ),
+        _ => false,
+    }
 }
 
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);

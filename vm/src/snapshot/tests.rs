@@ -325,6 +325,9 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
     assert!(bad(&|m| m.steps.push(OpenStep { step: 0, meters_at_entry: [0; 5] })).contains("open steps"));
     assert!(bad(&|m| m.steps[0].meters_at_entry[4] = u64::MAX).contains("entered"));
     assert!(bad(&|m| m.pc = 0).contains("no interaction"));
+    // `a` is a string variable: an integer in its slot would trap at LOAD.
+    let a = program.module.slots.iter().position(|s| program.string(s.name) == "a").unwrap();
+    assert!(bad(&|m| m.slots[a] = Some(crate::value::Value::Int(7))).contains("declares it a string"));
 }
 
 #[test]
