@@ -279,10 +279,12 @@ impl Machine {
         Flow::Stop
     }
 
+    #[inline]
     fn pop(&mut self) -> Result<Value, Exec> {
         self.stack.pop().ok_or_else(|| Exec::Trap("operand stack underflow".into()))
     }
 
+    #[inline]
     fn pop_str(&mut self) -> Result<std::rc::Rc<str>, Exec> {
         match self.pop()? {
             Value::Str(s) => Ok(s),
@@ -290,6 +292,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn pop_bool(&mut self) -> Result<bool, Exec> {
         match self.pop()? {
             Value::Bool(b) => Ok(b),
@@ -297,6 +300,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn push(&mut self, value: Value) {
         self.stack.push(value);
     }
@@ -329,9 +333,10 @@ impl Machine {
                 self.pop()?;
             }
             Instr::Load { slot } => {
-                let value = self.slots.get(slot as usize).cloned().flatten();
-                let value =
-                    value.ok_or_else(|| Exec::Trap(format!("slot {slot} read before it was bound")))?;
+                let value = match self.slots.get(slot as usize) {
+                    Some(Some(value)) => value.clone(),
+                    _ => return Err(Exec::Trap(format!("slot {slot} read before it was bound"))),
+                };
                 self.push(value);
             }
             Instr::Store { slot } => {
@@ -667,6 +672,7 @@ impl Machine {
         Ok(Flow::Continue)
     }
 
+    #[inline]
     fn store(&mut self, slot: u32, value: Value) -> Result<(), Exec> {
         let cell = self
             .slots

@@ -39,7 +39,7 @@ pub enum Record {
     Estimate(CostBound),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Value {
     /// Shared text: copying a string value (LOAD, PUSH_CONST) is a reference
     /// count, not an allocation.
@@ -49,6 +49,21 @@ pub enum Value {
     Duration(u64),
     Bool(bool),
     Record(Box<Record>),
+}
+
+/// By hand so it inlines into the dispatch loop (LOAD copies a value on
+/// every read): scalars are copied, text shares its `Rc`.
+impl Clone for Value {
+    #[inline]
+    fn clone(&self) -> Value {
+        match self {
+            Value::Str(s) => Value::Str(Rc::clone(s)),
+            Value::Int(i) => Value::Int(*i),
+            Value::Duration(d) => Value::Duration(*d),
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Record(r) => Value::Record(r.clone()),
+        }
+    }
 }
 
 impl Value {
