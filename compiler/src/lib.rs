@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod ast_json;
 pub mod check;
+pub mod cli_support;
 pub mod codes;
 pub mod diagnostic;
 pub mod explain;

@@ -11,6 +11,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tiss_compiler::cli_support::{clap_exit, io_message, write_stdout};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
@@ -19,6 +20,9 @@ use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 
 /// Exit statuses (SPEC §9).
+/// This program's name, for messages.
+const PROGRAM: &str = "tissc";
+
 mod status {
     pub const OK: u8 = 0;
     pub const COMPILE_ERRORS: u8 = 1;
@@ -189,12 +193,6 @@ fn run() -> u8 {
     }
 }
 
-/// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.
-fn clap_exit(e: clap::Error) -> u8 {
-    let _ = e.print();
-    if e.use_stderr() { status::USAGE } else { status::OK }
-}
-
 fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
     let mut code = status::OK;
     for path in files {
@@ -219,7 +217,7 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
         return status::COMPILE_ERRORS;
     }
     let json = ast_json::to_string_pretty(&frontend.file, &frontend.plan);
-    write_stdout(&format!("{json}\n"), status::OK)
+    write_stdout(PROGRAM, &format!("{json}\n"), status::OK)
 }
 
 fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) -> u8 {
@@ -318,7 +316,7 @@ fn disasm(path: &Path) -> u8 {
     match tisslang::format::load(&bytes) {
         Ok(module) => {
             let hash = tisslang::format::content_hash(&module);
-            write_stdout(&tisslang::disasm::disassemble(&module, &hash), status::OK)
+            write_stdout(PROGRAM, &tisslang::disasm::disassemble(&module, &hash), status::OK)
         }
         Err(e) => {
             eprintln!("tissc: {name}: {e}");
@@ -333,13 +331,13 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
         for (code, title) in codes::ALL {
             text.push_str(&format!("{code}  {title}\n"));
         }
-        return write_stdout(&text, status::OK);
+        return write_stdout(PROGRAM, &text, status::OK);
     }
     let code = code.unwrap_or_default();
     match explain::lookup(code) {
         Some((_, _, text)) => {
             let newline = if text.ends_with('\n') { "" } else { "\n" };
-            write_stdout(&format!("{text}{newline}"), status::OK)
+            write_stdout(PROGRAM, &format!("{text}{newline}"), status::OK)
         }
         None => {
             eprintln!(
@@ -359,28 +357,6 @@ fn load(path: &Path) -> Option<Frontend> {
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
             None
-        }
-    }
-}
-
-/// An I/O error's message without the ` (os error N)` suffix.
-fn io_message(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
-
-/// Writes to stdout; a closed pipe (`tissc explain E0101 | head`) is not an error.
-fn write_stdout(text: &str, code: u8) -> u8 {
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => {
-            eprintln!("tissc: cannot write to stdout: {}", io_message(&e));
-            status::INTERNAL
         }
     }
 }

@@ -84,5 +84,5 @@ pub fn run(module: Module, model: &CostModel, args: &EstimateArgs) -> u8 {
             text
         }
     };
-    super::write_stdout(&text, status::OK)
+    super::write_stdout(super::PROGRAM, &text, status::OK)
 }

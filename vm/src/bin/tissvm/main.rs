@@ -7,9 +7,10 @@
 //! or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, 3
 //! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tiss_compiler::cli_support::{clap_exit, io_message, write_stdout};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
@@ -24,6 +25,9 @@ mod run;
 mod session;
 
 /// Exit statuses (SPEC §9).
+/// This program's name, for messages.
+const PROGRAM: &str = "tissvm";
+
 mod status {
     pub const OK: u8 = 0;
     /// Bad arguments, or a plan that does not compile, or bytecode that is
@@ -187,12 +191,6 @@ fn run() -> u8 {
     }
 }
 
-/// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.
-fn clap_exit(e: clap::Error) -> u8 {
-    let _ = e.print();
-    if e.use_stderr() { status::INVALID } else { status::OK }
-}
-
 /// Where diagnostics go.
 struct Output {
     format: ErrorFormat,
@@ -226,12 +224,14 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
             text
         }
     };
-    write_stdout(&text, status::OK)
+    write_stdout(PROGRAM, &text, status::OK)
 }
 
 fn disasm(out: &mut Output, path: &Path) -> u8 {
     match load_plan(out, path) {
-        Ok(plan) => write_stdout(&tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK),
+        Ok(plan) => {
+            write_stdout(PROGRAM, &tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK)
+        }
         Err(code) => code,
     }
 }
@@ -286,26 +286,4 @@ fn report(out: &mut Output, frontend: &tiss_compiler::Frontend) {
         let _ = render::emit_summary(&mut out.stderr, "compile", &frontend.file.name, &frontend.diagnostics);
     }
     let _ = out.stderr.flush();
-}
-
-/// An I/O error's message without the ` (os error N)` suffix.
-fn io_message(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
-
-/// Writes to stdout; a closed pipe (`tissvm disasm x.tbc | head`) is not an error.
-fn write_stdout(text: &str, code: u8) -> u8 {
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => {
-            eprintln!("tissvm: cannot write to stdout: {}", io_message(&e));
-            status::INTERNAL
-        }
-    }
 }

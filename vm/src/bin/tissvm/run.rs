@@ -127,7 +127,7 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
         }
     };
     if args.dry_run {
-        return super::write_stdout(&tiss_vm::dry_run::dry_run(&program), status::OK);
+        return super::write_stdout(super::PROGRAM, &tiss_vm::dry_run::dry_run(&program), status::OK);
     }
     let machine = Machine::new(&program);
     let workdir = args.options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));

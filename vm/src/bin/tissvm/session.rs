@@ -264,7 +264,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
     {
         eprint!("{}", failure_text(f));
     }
-    super::write_stdout(&text, report.exit_code() as u8)
+    super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
 }
 
 /// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`.
