@@ -27,9 +27,8 @@
 
 use std::fmt;
 
-use sha2::{Digest, Sha256};
-
 use crate::module::Module;
+use crate::seal::{self, SealError, sha256, u16_at};
 use crate::verify::{self, VerifyError};
 use crate::version::{LANGUAGE_VERSION, Version};
 
@@ -192,10 +191,6 @@ fn payload(module: &Module) -> Vec<u8> {
     bincode::serde::encode_to_vec(module, config()).expect("a Module always encodes")
 }
 
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
 fn hex(bytes: &[u8]) -> String {
     use fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -238,10 +233,6 @@ pub fn content_hash(module: &Module) -> String {
         module
     };
     hex(&sha256(&payload(module)))
-}
-
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([bytes[at], bytes[at + 1]])
 }
 
 /// What `bytes` (which do not start with the magic) appear to be.
@@ -304,25 +295,18 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], LoadError> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(LoadError::UnknownFlags { flags });
     }
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&bytes[18..26]);
-    let declared = u64::from_le_bytes(len);
-    let limit = MAX_PAYLOAD as u64;
-    if declared > limit {
-        return Err(LoadError::TooLarge { size: declared, limit });
+    Ok(seal::open(bytes, HEADER_LEN, 18, MAX_PAYLOAD)?)
+}
+
+impl From<SealError> for LoadError {
+    fn from(e: SealError) -> LoadError {
+        match e {
+            SealError::TooLarge { size, limit } => LoadError::TooLarge { size, limit },
+            SealError::Truncated { declared, present } => LoadError::Truncated { declared, present },
+            SealError::TrailingBytes { count } => LoadError::TrailingBytes { count },
+            SealError::ChecksumMismatch => LoadError::ChecksumMismatch,
+        }
     }
-    let present = (bytes.len() - HEADER_LEN) as u64;
-    if present < declared {
-        return Err(LoadError::Truncated { declared, present });
-    }
-    if present > declared {
-        return Err(LoadError::TrailingBytes { count: present - declared });
-    }
-    let payload = &bytes[HEADER_LEN..];
-    if sha256(payload)[..] != bytes[26..HEADER_LEN] {
-        return Err(LoadError::ChecksumMismatch);
-    }
-    Ok(payload)
 }
 
 /// This VM runs modules compiled for its own major version and an equal or

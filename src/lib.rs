@@ -9,5 +9,6 @@ pub mod disasm;
 pub mod format;
 pub mod isa;
 pub mod module;
+pub mod seal;
 pub mod verify;
 pub mod version;

@@ -46,10 +46,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use tisslang::format::LoadError;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
+use tisslang::seal::{self, SealError, sha256, u16_at};
 
 use crate::machine::{Machine, Status, Suspension};
 
@@ -277,10 +277,6 @@ struct PayloadIn {
     bytecode: ByteBuf,
 }
 
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
 /// The snapshot file's bytes: header, then payload. Deterministic: the same
 /// state gives the same bytes.
 pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
@@ -306,10 +302,6 @@ pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
     out[12..20].copy_from_slice(&(len as u64).to_le_bytes());
     out[20..HEADER_LEN].copy_from_slice(&checksum);
     Ok(out)
-}
-
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([bytes[at], bytes[at + 1]])
 }
 
 /// Checks magic, version, flags, length and checksum; returns the payload.
@@ -355,25 +347,18 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(SnapshotError::UnknownFlags { flags });
     }
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&bytes[12..20]);
-    let declared = u64::from_le_bytes(len);
-    let limit = MAX_PAYLOAD as u64;
-    if declared > limit {
-        return Err(SnapshotError::TooLarge { size: declared, limit });
+    Ok(seal::open(bytes, HEADER_LEN, 12, MAX_PAYLOAD)?)
+}
+
+impl From<SealError> for SnapshotError {
+    fn from(e: SealError) -> SnapshotError {
+        match e {
+            SealError::TooLarge { size, limit } => SnapshotError::TooLarge { size, limit },
+            SealError::Truncated { declared, present } => SnapshotError::Truncated { declared, present },
+            SealError::TrailingBytes { count } => SnapshotError::TrailingBytes { count },
+            SealError::ChecksumMismatch => SnapshotError::ChecksumMismatch,
+        }
     }
-    let present = (bytes.len() - HEADER_LEN) as u64;
-    if present < declared {
-        return Err(SnapshotError::Truncated { declared, present });
-    }
-    if present > declared {
-        return Err(SnapshotError::TrailingBytes { count: present - declared });
-    }
-    let payload = &bytes[HEADER_LEN..];
-    if sha256(payload)[..] != bytes[20..HEADER_LEN] {
-        return Err(SnapshotError::ChecksumMismatch);
-    }
-    Ok(payload)
 }
 
 /// Reads a snapshot: the container, then the embedded bytecode (loaded and
