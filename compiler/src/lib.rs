@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod ast_json;
+pub mod atomic_write;
 pub mod check;
 pub mod cli_support;
 pub mod codes;

@@ -38,14 +38,13 @@
 //! provider (with any API key) is not part of the state.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
+use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
@@ -485,47 +484,11 @@ fn fits_type(value: &crate::value::Value, ty: tisslang::module::ValueType) -> bo
     }
 }
 
-static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// Writes `bytes` to a new temporary file in `dir` (mode 0600) and syncs it.
-fn write_temp(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(".snapshot-{}-{n}.tmp", std::process::id()));
-        let mut file = match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
-            Err(e) => return Err(e),
-        };
-        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_all()) {
-            let _ = fs::remove_file(&path);
-            return Err(e);
-        }
-        return Ok(path);
-    }
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-fn parent_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
 /// Writes a snapshot's bytes to `path` atomically: a temporary file in the
 /// same directory, fsync, rename over `path`, fsync of the directory.
+/// The file is private (mode 0600): a run's state may hold file contents.
 pub fn write_snapshot(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = parent_of(path);
-    let temp = write_temp(dir, bytes)?;
-    if let Err(e) = fs::rename(&temp, path) {
-        let _ = fs::remove_file(&temp);
-        return Err(e);
-    }
-    sync_dir(dir)
+    write_atomically(path, bytes, Some(0o600))
 }
 
 /// Writes a snapshot's bytes as `DIR/STEM-N.snap` with the smallest `N ≥ 1`
@@ -533,7 +496,7 @@ pub fn write_snapshot(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// its name, which fails if the name exists); creates `dir`. Returns the path.
 pub fn write_new_snapshot(dir: &Path, stem: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     fs::create_dir_all(dir)?;
-    let temp = write_temp(dir, bytes)?;
+    let temp = write_temp(dir, bytes, Some(0o600))?;
     let mut placed = Err(io::Error::other("no free snapshot name"));
     for n in 1..=1_000_000u32 {
         let path = dir.join(format!("{stem}-{n}.snap"));

@@ -8,7 +8,7 @@
 //! a listing).
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tiss_compiler::cli_support::{clap_exit, io_message, write_stdout};
@@ -259,7 +259,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
         );
         return status::INTERNAL;
     }
-    match write_atomically(&target, &tisslang::format::encode(&module)) {
+    match tiss_compiler::atomic_write::write_atomically(&target, &tisslang::format::encode(&module), None) {
         Ok(()) => status::OK,
         Err(e) => {
             eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
@@ -271,37 +271,6 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
 /// Do `a` and `b` name the same file (textually, or once resolved)?
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
-}
-
-/// Writes `bytes` to `target` through a temporary file in the same directory
-/// and a rename, so `target` is either the old file or the whole new one.
-fn write_atomically(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let Some(file_name) = target.file_name() else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"));
-    };
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut attempt = 0u32;
-    loop {
-        let temp = dir.join(format!(".{}.{}.{attempt}.tmp", file_name.to_string_lossy(), std::process::id()));
-        let mut file = match fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
-                attempt += 1;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        drop(file);
-        let result = written.and_then(|()| fs::rename(&temp, target));
-        if result.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        return result;
-    }
 }
 
 fn disasm(path: &Path) -> u8 {

@@ -1,0 +1,91 @@
+//! Writing a file so that a reader sees the old content or the whole new
+//! one, never a part: a temporary file in the same directory, fsync, rename
+//! over the target, fsync of the directory. Used by `tissc compile` for
+//! `.tbc` files and by the VM for snapshots.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Writes `bytes` to a new temporary file in `dir` and syncs it. `mode` sets
+/// the permissions (e.g. `0o600` for files that may hold private data);
+/// `None` leaves them to the umask.
+pub fn write_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<PathBuf> {
+    loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".tiss-{}-{n}.tmp", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        if let Some(mode) = mode {
+            options.mode(mode);
+        }
+        let mut file = match options.open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_all()) {
+            let _ = fs::remove_file(&path);
+            return Err(e);
+        }
+        return Ok(path);
+    }
+}
+
+/// Makes a rename or link in `dir` durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// The directory a path is in (`.` for a bare file name).
+pub fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Replaces `target` with `bytes` atomically (see the module documentation).
+pub fn write_atomically(target: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    if target.file_name().is_none() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"));
+    }
+    let dir = parent_of(target);
+    let temp = write_temp(dir, bytes, mode)?;
+    if let Err(e) = fs::rename(&temp, target) {
+        let _ = fs::remove_file(&temp);
+        return Err(e);
+    }
+    sync_dir(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.bin");
+        fs::write(&target, b"old").unwrap();
+        write_atomically(&target, b"new content", Some(0o600)).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new content");
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names, [std::ffi::OsString::from("out.bin")]);
+    }
+
+    #[test]
+    fn a_directory_target_is_an_error_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(write_atomically(&dir.path().join("sub"), b"x", None).is_err());
+        assert!(write_atomically(Path::new("/"), b"x", None).is_err());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
