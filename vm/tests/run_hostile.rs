@@ -3,11 +3,13 @@
 //! processes that resist being killed, shell injection through
 //! interpolation, and the scrubbed environment (SPEC §3, §5, §8).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value as Json;
+use common::Run;
 
 /// A temporary directory holding the plan (`plan.tiss`), the workspace
 /// (`ws/`), and `outside.txt` beside the workspace: the file escapes aim at.
@@ -15,27 +17,7 @@ struct Fixture {
     root: tempfile::TempDir,
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 const OUTSIDE_TEXT: &str = "original outside content\n";
-
-impl Run {
-    fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
-        })
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32) -> &Run {
-        assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        self
-    }
-}
 
 impl Fixture {
     fn new() -> Fixture {
@@ -99,21 +81,8 @@ impl Fixture {
     fn run_env(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
         std::fs::write(self.root.path().join("plan.tiss"), plan).unwrap();
         let ws = self.ws();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
-        command
-            .args(["run", "plan.tiss", "--workdir", ws.to_str().unwrap()])
-            .args(args)
-            .current_dir(self.root.path())
-            .stdin(Stdio::null());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let out = command.output().expect("run tissvm");
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        let args = [&["run", "plan.tiss", "--workdir", ws.to_str().unwrap()], args].concat();
+        common::tissvm(self.root.path(), &args, env)
     }
 }
 

@@ -2,34 +2,16 @@
 //! shape, JUnit XML, the `--log-file` event log, the text output, and
 //! `tissvm inspect` (SPEC §9).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
+use common::Run;
 use serde_json::Value as Json;
 
 struct Fixture {
     root: tempfile::TempDir,
-}
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
-        })
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32) -> &Run {
-        assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        self
-    }
 }
 
 impl Fixture {
@@ -60,17 +42,7 @@ impl Fixture {
     }
 
     fn tissvm(&self, args: &[&str]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
-            .args(args)
-            .current_dir(self.root.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run tissvm");
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        common::tissvm(self.root.path(), args, &[])
     }
 }
 

@@ -1,9 +1,11 @@
 //! Every statement's effect, and every failure kind's exit status, through the
 //! real `tissvm run` binary, each in a fresh temporary workspace (SPEC §3, §5, §9).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::Run;
 use serde_json::Value as Json;
 
 /// A temporary directory holding the plan (`plan.tiss`) and, beside it, the
@@ -11,27 +13,6 @@ use serde_json::Value as Json;
 /// lands in a place the test can look at.
 struct Fixture {
     root: tempfile::TempDir,
-}
-
-/// What one `tissvm` invocation did.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
-        })
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32) -> &Run {
-        assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        self
-    }
 }
 
 impl Fixture {
@@ -61,19 +42,7 @@ impl Fixture {
 
     /// The workspace's entries, recursively, as sorted relative paths.
     fn listing(&self) -> Vec<String> {
-        fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                out.push(path.strip_prefix(base).unwrap().to_string_lossy().into_owned());
-                if path.is_dir() && !path.is_symlink() {
-                    walk(&path, base, out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.ws(), &self.ws(), &mut out);
-        out.sort();
-        out
+        common::listing(&self.ws())
     }
 
     /// Writes `plan` as `plan.tiss` and runs it with `--workdir ws` plus `args`.
@@ -86,18 +55,7 @@ impl Fixture {
     }
 
     fn tissvm(&self, args: &[&str]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
-            .args(args)
-            .current_dir(self.root.path())
-            .stdin(Stdio::null())
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("run tissvm");
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        common::tissvm(self.root.path(), args, &[])
     }
 }
 

@@ -5,35 +5,23 @@
 //! a resume: effects exactly once, LAST_RUN, meters without the time spent
 //! suspended, budgets, the workspace.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::Run;
 use serde_json::Value as Json;
 
 struct Fixture {
     root: tempfile::TempDir,
 }
 
-#[derive(Debug)]
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+trait RunExt {
+    fn snapshot(&self) -> String;
 }
 
-impl Run {
-    fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
-        })
-    }
-
-    #[track_caller]
-    fn expect(&self, code: i32) -> &Run {
-        assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        self
-    }
-
+impl RunExt for Run {
     /// The snapshot a suspended run reported (JSON output).
     #[track_caller]
     fn snapshot(&self) -> String {
@@ -91,17 +79,7 @@ impl Fixture {
     }
 
     fn tissvm(&self, args: &[&str]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
-            .args(args)
-            .current_dir(self.root.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run tissvm");
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        common::tissvm(self.root.path(), args, &[])
     }
 
     fn snapshots(&self) -> Vec<String> {
