@@ -36,3 +36,66 @@ pub fn write_stdout(program: &str, text: &str, code: u8) -> u8 {
         }
     }
 }
+
+/// `--error-format`: how diagnostics are printed on stderr.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+}
+
+/// `--color`: when human diagnostics are colored.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The diagnostic format and stderr coloring the two options select: JSON
+/// is never colored, and `auto` colors only a terminal without `NO_COLOR`.
+pub fn diagnostics_style(
+    format: FormatArg,
+    color: ColorArg,
+) -> (crate::render::ErrorFormat, crate::render::termcolor::ColorChoice) {
+    use crate::render::ErrorFormat;
+    use crate::render::termcolor::ColorChoice;
+    let format = match format {
+        FormatArg::Human => ErrorFormat::Human,
+        FormatArg::Json => ErrorFormat::Json,
+    };
+    let color = match (format, color) {
+        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
+        (_, ColorArg::Always) => ColorChoice::Always,
+        (_, ColorArg::Auto) => crate::render::stderr_color_choice(),
+    };
+    (format, color)
+}
+
+/// Runs a binary's `run`: a panic prints an internal-error message naming
+/// `program` (never a bare panic for bad input) and exits 70.
+pub fn guarded_main(program: &'static str, run: fn() -> u8) -> std::process::ExitCode {
+    std::panic::set_hook(Box::new(move |info| {
+        eprintln!(
+            "{program}: internal error: {info}\n\
+             This is a bug in {program}, not in your plan; please report it with the input that caused it."
+        );
+    }));
+    match std::panic::catch_unwind(run) {
+        Ok(code) => std::process::ExitCode::from(code),
+        Err(_) => std::process::ExitCode::from(INTERNAL),
+    }
+}
+
+/// Parses the command line into `C`, with `--version` printing the package
+/// and language versions; clap's own exits (help, version, usage errors)
+/// come back as the status to exit with.
+pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>() -> Result<C, u8> {
+    // clap keeps the text for the program's lifetime; this runs once per process.
+    let version: &'static str = Box::leak(
+        format!("{} (TissLang {})", env!("CARGO_PKG_VERSION"), tisslang::version::LANGUAGE_VERSION)
+            .into_boxed_str(),
+    );
+    let matches = C::command().version(version).try_get_matches().map_err(clap_exit)?;
+    C::from_arg_matches(&matches).map_err(clap_exit)
+}

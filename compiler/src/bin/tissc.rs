@@ -11,11 +11,11 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tiss_compiler::cli_support::{clap_exit, io_message, write_stdout};
+use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, write_stdout};
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::render::termcolor::{ColorChoice, StandardStream};
+use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 
@@ -49,19 +49,6 @@ struct Cli {
 
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum FormatArg {
-    Human,
-    Json,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ColorArg {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -149,40 +136,15 @@ impl Output {
 }
 
 fn main() -> ExitCode {
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!(
-            "tissc: internal error: {info}\n\
-             This is a bug in tissc, not in your plan; please report it with the input that caused it."
-        );
-    }));
-    match std::panic::catch_unwind(run) {
-        Ok(code) => ExitCode::from(code),
-        Err(_) => ExitCode::from(status::INTERNAL),
-    }
+    cli_support::guarded_main(PROGRAM, run)
 }
 
 fn run() -> u8 {
-    let version: &'static str = Box::leak(
-        format!("{} (TissLang {})", env!("CARGO_PKG_VERSION"), tisslang::version::LANGUAGE_VERSION)
-            .into_boxed_str(),
-    );
-    let matches = match Cli::command().version(version).try_get_matches() {
-        Ok(m) => m,
-        Err(e) => return clap_exit(e),
-    };
-    let cli = match Cli::from_arg_matches(&matches) {
+    let cli: Cli = match cli_support::parse_args() {
         Ok(cli) => cli,
-        Err(e) => return clap_exit(e),
+        Err(code) => return code,
     };
-    let format = match cli.error_format {
-        FormatArg::Human => ErrorFormat::Human,
-        FormatArg::Json => ErrorFormat::Json,
-    };
-    let color = match (format, cli.color) {
-        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
-        (_, ColorArg::Always) => ColorChoice::Always,
-        (_, ColorArg::Auto) => render::stderr_color_choice(),
-    };
+    let (format, color) = cli_support::diagnostics_style(cli.error_format, cli.color);
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Check { files } => check(&mut out, &files),
