@@ -51,6 +51,10 @@ pub struct StepRecord {
     pub cost: [u64; 5],
 }
 
+fn no_fuel_limit() -> u64 {
+    u64::MAX
+}
+
 /// The meters' growth since `base`.
 fn spent_since(meters: &[u64; 5], base: &[u64; 5]) -> [u64; 5] {
     let mut out = [0; 5];
@@ -103,8 +107,11 @@ pub struct Machine {
     /// Caps per dimension (the lower of SET_BUDGET and `--budget`).
     pub budgets: [Option<u64>; 5],
     /// The INSTRUCTIONS cap, or `u64::MAX`: the dispatch loop compares
-    /// against it unconditionally, so a budget costs nothing extra.
-    pub fuel_limit: u64,
+    /// against it unconditionally, so a budget costs nothing extra. Derived
+    /// from `budgets` (refreshed whenever a run starts or resumes), so it is
+    /// not part of the state a snapshot stores.
+    #[serde(skip, default = "no_fuel_limit")]
+    fuel_limit: u64,
     pub env: Vec<(String, String)>,
     pub status: Status,
     pub step_records: Vec<StepRecord>,
@@ -208,6 +215,7 @@ impl Machine {
 
     /// The outcome of a run that has ended; a suspended run is running again.
     fn resume_status(&mut self) -> Option<Outcome> {
+        self.fuel_limit = self.budgets[dim_index(Dim::Instructions)].unwrap_or(u64::MAX);
         match &self.status {
             Status::Running => None,
             Status::Completed => Some(Outcome::Completed),

@@ -240,3 +240,29 @@ fn every_example_runs_to_an_end_against_the_scripted_host() {
         );
     }
 }
+
+#[test]
+fn the_instruction_cap_survives_a_round_trip_of_the_state() {
+    // The taken arm is longer than the cap; the step's minimum (the empty
+    // ELSE) fits, so preflight lets the step start.
+    let program =
+        program(&in_step("VAR t = TRUE\nIF t { VAR a = 1 VAR b = 2 VAR c = 3 VAR d = 4 } ELSE { }"));
+    let mut host = echo_host();
+    let mut machine = Machine::new(&program);
+    machine.cap(tisslang::cost::Dim::Instructions, 10);
+    // Stop after two instructions, write the state out and read it back.
+    let mut steps = 0;
+    assert_eq!(
+        machine.run_until(&program, &mut host, |_| {
+            steps += 1;
+            steps > 2
+        }),
+        Outcome::Running
+    );
+    let text = serde_json::to_string(&machine).unwrap();
+    let mut restored: Machine = serde_json::from_str(&text).unwrap();
+    let Outcome::Failed(f) = restored.run(&program, &mut host) else { panic!("the cap was lost") };
+    assert_eq!(f.kind, FailureKind::BudgetExceeded);
+    assert_eq!(restored.meters[4], 10);
+    assert_eq!(f.budget.map(|b| b.reason), Some("limit".to_string()));
+}
