@@ -17,7 +17,7 @@ fn synthetic(chunks: u32) -> Module {
         language: [1, 0, 0],
         task: 0,
         metadata: Vec::new(),
-        strings: vec!["A large synthetic plan".into()],
+        strings: ["A large synthetic plan"].into_iter().collect(),
         constants: Vec::new(),
         code: Vec::new(),
         max_stack: 3,
@@ -37,8 +37,7 @@ fn synthetic(chunks: u32) -> Module {
         source: None,
     };
     fn string(m: &mut Module, s: String) -> u32 {
-        m.strings.push(s);
-        m.strings.len() as u32 - 1
+        m.strings.push(&s)
     }
     for i in 0..chunks {
         let line = i * 12 + 1;

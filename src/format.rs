@@ -4,7 +4,7 @@
 //! standard configuration: little-endian varints), so it can be swapped
 //! without touching anything else.
 //!
-//! Header (all integers little-endian), [`HEADER_LEN`] = 58 bytes:
+//! Header (all integers little-endian), [`HEADER_LEN`] = 26 bytes:
 //!
 //! | offset | size | field                                                    |
 //! |-------:|-----:|----------------------------------------------------------|
@@ -12,9 +12,9 @@
 //! |      8 |    2 | format version ([`FORMAT_VERSION`])                      |
 //! |     10 |    6 | language version: major, minor, patch (u16 each)         |
 //! |     16 |    2 | flags: bit 0 = source text embedded; other bits zero     |
-//! |     18 |    8 | payload length in bytes (u64)                            |
-//! |     26 |   32 | SHA-256 of the payload                                   |
-//! |     58 |    … | payload: the `Module`, bincode-encoded                   |
+//! |     18 |    4 | payload length in bytes (u32)                            |
+//! |     22 |    4 | CRC-32 of the payload (`seal.rs` says why not a hash)    |
+//! |     26 |    … | payload: the `Module`, bincode-encoded                   |
 //!
 //! Like PNG's and Lua's, the magic carries a CR LF pair, a Ctrl-Z and a lone
 //! LF, so a file that went through a text-mode transfer is recognized as
@@ -35,13 +35,13 @@ use crate::version::{LANGUAGE_VERSION, Version};
 /// The version of this container and of everything inside it (instruction
 /// set, module layout). Bump it whenever either changes; the fingerprint test
 /// in `src/format/tests.rs` fails until you do.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// The first eight bytes of every `.tbc`.
 pub const MAGIC: [u8; 8] = *b"\x1bTBC\r\n\x1a\n";
 
 /// Bytes before the payload.
-pub const HEADER_LEN: usize = 8 + 2 + 6 + 2 + 8 + 32;
+pub const HEADER_LEN: usize = 8 + 2 + 6 + 2 + seal::TRAILER_LEN;
 
 /// The largest payload the loader accepts (and bincode's allocation limit).
 pub const MAX_PAYLOAD: usize = 256 * 1024 * 1024;
@@ -92,7 +92,7 @@ pub enum LoadError {
     Truncated { declared: u64, present: u64 },
     /// Bytes after the payload.
     TrailingBytes { count: u64 },
-    /// The payload's SHA-256 is not the one in the header.
+    /// The payload's CRC-32 is not the one in the header.
     ChecksumMismatch,
     /// The payload passed the checksum but is not a well-formed module.
     Malformed { reason: String },
@@ -186,8 +186,6 @@ impl From<VerifyError> for LoadError {
 
 /// The bincode payload of `module`.
 fn payload(module: &Module) -> Vec<u8> {
-    // `Module` is plain data with derived `Serialize` and sequences of known
-    // length: bincode cannot fail on it (the limit applies to decoding only).
     bincode::serde::encode_to_vec(module, config()).expect("a Module always encodes")
 }
 
@@ -206,8 +204,10 @@ fn language_u16(module: &Module) -> [u16; 3] {
 
 /// The `.tbc` bytes of `module`: header, then payload. Deterministic.
 pub fn encode(module: &Module) -> Vec<u8> {
-    let payload = payload(module);
-    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    // Encoded straight after the header, so the payload is never copied.
+    let text = module.strings.text_len();
+    let source = module.source.as_ref().map_or(0, |s| s.text.len());
+    let mut out = Vec::with_capacity(HEADER_LEN + text + source + 4 * module.code.len() + 1024);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     for part in language_u16(module) {
@@ -215,10 +215,12 @@ pub fn encode(module: &Module) -> Vec<u8> {
     }
     let flags = if module.source.is_some() { FLAG_SOURCE } else { 0 };
     out.extend_from_slice(&flags.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&sha256(&payload));
-    debug_assert_eq!(out.len(), HEADER_LEN);
-    out.extend_from_slice(&payload);
+    out.resize(HEADER_LEN, 0);
+    // `Module` is plain data with derived `Serialize` and sequences of known
+    // length: bincode cannot fail on it (the limit applies to decoding only).
+    bincode::serde::encode_into_std_write(module, &mut out, config()).expect("a Module always encodes");
+    let trailer = seal::trailer(&out[HEADER_LEN..]);
+    out[HEADER_LEN - seal::TRAILER_LEN..HEADER_LEN].copy_from_slice(&trailer);
     out
 }
 
@@ -295,7 +297,7 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], LoadError> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(LoadError::UnknownFlags { flags });
     }
-    Ok(seal::open(bytes, HEADER_LEN, 18, MAX_PAYLOAD)?)
+    Ok(seal::open(bytes, HEADER_LEN, MAX_PAYLOAD)?)
 }
 
 impl From<SealError> for LoadError {

@@ -10,5 +10,6 @@ pub mod format;
 pub mod isa;
 pub mod module;
 pub mod seal;
+pub mod strings;
 pub mod verify;
 pub mod version;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cost::Dim;
 use crate::isa::Instr;
+use crate::strings::StringTable;
 
 /// "No index": an absent optional string, slot, step or parent.
 pub const NONE: u32 = u32::MAX;
@@ -23,7 +24,7 @@ pub struct Module {
     /// `#TISS!` header entries: (key, value) string indices, in source order.
     pub metadata: Vec<(u32, u32)>,
     /// Every string the plan uses, each once.
-    pub strings: Vec<String>,
+    pub strings: StringTable,
     pub constants: Vec<Constant>,
     /// The code. Execution starts at instruction 0 (SETUP, then the top-level
     /// steps, then `HALT`); task bodies follow, each ending in `RETURN`.
@@ -34,6 +35,7 @@ pub struct Module {
     /// Variables: one slot each.
     pub slots: Vec<Slot>,
     /// Sparse pc → source position: an entry where the position changes, sorted by pc.
+    #[serde(with = "line_table")]
     pub lines: Vec<LineEntry>,
     pub steps: Vec<StepInfo>,
     pub tasks: Vec<TaskInfo>,
@@ -115,6 +117,7 @@ pub struct StepInfo {
     pub line: u32,
     pub column: u32,
     /// Index of the enclosing step, or `NONE` for a top-level step.
+    #[serde(with = "opt_index")]
     pub parent: u32,
     /// 0 for top-level steps.
     pub depth: u32,
@@ -145,6 +148,7 @@ pub struct Handler {
     /// from the enclosing task's entry inside a task).
     pub step_depth: u32,
     /// The slot that receives the error record (`CATCH AS e`), or `NONE`.
+    #[serde(with = "opt_index")]
     pub catch_slot: u32,
 }
 
@@ -168,6 +172,7 @@ pub struct Assertion {
     /// String index of the condition as written.
     pub condition: u32,
     /// String index of `MESSAGE "..."`, or `NONE`.
+    #[serde(with = "opt_index")]
     pub message: u32,
     /// The values the condition reads, to show their actual values on failure.
     pub observed: Vec<Observed>,
@@ -202,12 +207,14 @@ pub struct PromptInfo {
     pub context: Vec<u32>,
     pub default_context: bool,
     /// Slot receiving the answer (`INTO`), or `NONE`.
+    #[serde(with = "opt_index")]
     pub into: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Choice {
     /// String index of the question, or `NONE`.
+    #[serde(with = "opt_index")]
     pub prompt: u32,
     pub options: Vec<ChoiceOption>,
 }
@@ -221,8 +228,10 @@ pub struct ChoiceOption {
 }
 
 /// A `[min, max]` bound per cost dimension, indexed in `Dim::ALL` order.
-/// Execution time is in milliseconds. Arithmetic saturates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Execution time is in milliseconds. Arithmetic saturates. Serialized
+/// compactly (`cost_bound_serde`): most dimensions of most bounds are zero or
+/// exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CostBound {
     pub min: [u64; 5],
     pub max: [u64; 5],
@@ -302,11 +311,13 @@ pub struct CommandEntry {
     /// True when the command interpolates values known only at run time.
     pub dynamic: bool,
     /// String index of the `IN` directory, or `NONE`.
+    #[serde(with = "opt_index")]
     pub dir: u32,
     /// `TIMEOUT` in milliseconds, if given.
     pub timeout_ms: Option<u64>,
     pub line: u32,
     /// Index of the innermost step, or `NONE`.
+    #[serde(with = "opt_index")]
     pub step: u32,
 }
 
@@ -351,6 +362,7 @@ pub enum InteractionKind {
 pub struct InteractionEntry {
     pub kind: InteractionKind,
     /// String index of the message or question, or `NONE`.
+    #[serde(with = "opt_index")]
     pub text: u32,
     /// For CHOOSE: the option labels (string indices).
     pub options: Vec<u32>,
@@ -391,11 +403,88 @@ pub struct Risk {
     pub reasons: Vec<RiskReason>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One reason for the risk level: what kind, about what, where. Stored as
+/// data rather than text (a plan can have thousands); [`Module::risk_text`]
+/// words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RiskReason {
-    pub level: RiskLevel,
-    pub reason: String,
+    pub kind: RiskKind,
+    /// What the reason is about: for [`RiskKind::Prompt`] an index into
+    /// `manifest.prompts`, for the other kinds that name something a string
+    /// index (the tool, path or variable), else `NONE`.
+    #[serde(with = "opt_index")]
+    pub subject: u32,
     pub line: u32,
+}
+
+impl RiskReason {
+    pub fn level(&self) -> RiskLevel {
+        self.kind.level()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RiskKind {
+    /// `sudo`, `su`, `doas`.
+    Privilege,
+    /// Subject: the tool's name.
+    NetworkTool,
+    /// Subject: the tool's name.
+    DiskTool,
+    /// `rm -r` and the like.
+    RecursiveRm,
+    /// Subject: the variable a PROMPT_AGENT filled.
+    ModelOutputInCommand,
+    DynamicCommand,
+    InstallsPackages,
+    GitPush,
+    /// DELETE … RECURSIVE. Subject: the path.
+    DeletesRecursively,
+    /// Subject: the path as written.
+    DynamicPath,
+    /// Subject: the prompt (`manifest.prompts`).
+    Prompt,
+    /// ENV of a variable that decides what programs run. Subject: its name.
+    LoaderEnvironment,
+}
+
+impl RiskKind {
+    pub fn level(self) -> RiskLevel {
+        match self {
+            RiskKind::Privilege
+            | RiskKind::NetworkTool
+            | RiskKind::DiskTool
+            | RiskKind::RecursiveRm
+            | RiskKind::ModelOutputInCommand => RiskLevel::High,
+            RiskKind::DynamicCommand
+            | RiskKind::InstallsPackages
+            | RiskKind::GitPush
+            | RiskKind::DeletesRecursively
+            | RiskKind::DynamicPath
+            | RiskKind::Prompt
+            | RiskKind::LoaderEnvironment => RiskLevel::Medium,
+        }
+    }
+
+    /// Whether the subject is an index into `manifest.prompts` (else into
+    /// the strings), and whether there is one.
+    pub fn subject(self) -> Option<Subject> {
+        match self {
+            RiskKind::Privilege
+            | RiskKind::RecursiveRm
+            | RiskKind::DynamicCommand
+            | RiskKind::InstallsPackages
+            | RiskKind::GitPush => None,
+            RiskKind::Prompt => Some(Subject::Prompt),
+            _ => Some(Subject::String),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    String,
+    Prompt,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -406,7 +495,39 @@ pub struct Source {
 
 impl Module {
     pub fn string(&self, index: u32) -> Option<&str> {
-        self.strings.get(index as usize).map(String::as_str)
+        self.strings.get(index)
+    }
+
+    /// A risk reason in words, as `tissvm inspect` and the disassembler show it.
+    pub fn risk_text(&self, reason: &RiskReason) -> String {
+        let name = || self.string(reason.subject).unwrap_or("?");
+        match reason.kind {
+            RiskKind::Privilege => "runs a command with elevated privileges".to_string(),
+            RiskKind::NetworkTool => format!("uses the network tool `{}`", name()),
+            RiskKind::DiskTool => format!("uses the disk-level tool `{}`", name()),
+            RiskKind::RecursiveRm => "deletes recursively with rm".to_string(),
+            RiskKind::ModelOutputInCommand => {
+                format!("language-model output `{}` flows into a command", name())
+            }
+            RiskKind::DynamicCommand => "command built at run time from values".to_string(),
+            RiskKind::InstallsPackages => "installs packages".to_string(),
+            RiskKind::GitPush => "pushes to a remote repository".to_string(),
+            RiskKind::DeletesRecursively => format!("deletes `{}` recursively", name()),
+            RiskKind::DynamicPath => format!("path computed at run time: `{}`", name()),
+            RiskKind::Prompt => {
+                let context = self.manifest.prompts.get(reason.subject as usize).map(|p| &p.context[..]);
+                let sent = match context {
+                    None | Some([]) => "every file READ so far and LAST_RUN".to_string(),
+                    Some(names) => names
+                        .iter()
+                        .map(|&n| format!("`{}`", self.string(n).unwrap_or("?")))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                };
+                format!("asks a language model, sending {sent}")
+            }
+            RiskKind::LoaderEnvironment => format!("changes `{}`, which decides what programs run", name()),
+        }
     }
 
     /// The source position of instruction `pc` (the last entry at or before it).
@@ -455,5 +576,134 @@ mod code_section {
             }
         }
         d.deserialize_byte_buf(V)
+    }
+}
+
+/// Serde for an index that may be [`NONE`]: stored as `index + 1` with
+/// `NONE` as 0, so the common "none" takes one byte rather than five.
+mod opt_index {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(index: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(index.wrapping_add(1))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        Ok(u32::deserialize(d)?.wrapping_sub(1))
+    }
+}
+
+/// The line table as deltas: per entry the pc step, the line step (zigzag,
+/// as lines may go back) and the column, flattened into one `u32` sequence.
+/// Wrapping arithmetic keeps it lossless for any table, sorted or not.
+mod line_table {
+    use super::LineEntry;
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(lines: &[LineEntry], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(3 * lines.len()))?;
+        let (mut pc, mut line) = (0u32, 0u32);
+        for e in lines {
+            let step = e.line.wrapping_sub(line) as i32;
+            seq.serialize_element(&e.pc.wrapping_sub(pc))?;
+            seq.serialize_element(&(((step << 1) ^ (step >> 31)) as u32))?;
+            seq.serialize_element(&e.column)?;
+            (pc, line) = (e.pc, e.line);
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<LineEntry>, D::Error> {
+        struct Deltas;
+        impl<'de> Visitor<'de> for Deltas {
+            type Value = Vec<LineEntry>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the line table")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<LineEntry>, A::Error> {
+                // The size hint comes from the file: it bounds nothing.
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16) / 3);
+                let (mut pc, mut line) = (0u32, 0u32);
+                while let Some(pc_step) = seq.next_element::<u32>()? {
+                    let (Some(zigzag), Some(column)) =
+                        (seq.next_element::<u32>()?, seq.next_element::<u32>()?)
+                    else {
+                        return Err(Error::custom("the line table's length is not a multiple of 3"));
+                    };
+                    let step = ((zigzag >> 1) as i32) ^ -((zigzag & 1) as i32);
+                    pc = pc.wrapping_add(pc_step);
+                    line = line.wrapping_add(step as u32);
+                    out.push(LineEntry { pc, line, column });
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Deltas)
+    }
+}
+
+/// A [`CostBound`] as a sequence: a mask (bit `i`: `max[i]` is not zero; bit
+/// `5 + i`: `min[i]` differs from `max[i]`), then for each dimension in order
+/// its `max` if not zero and its `min` if it differs.
+mod cost_bound_serde {
+    use super::CostBound;
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    impl Serialize for CostBound {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut mask = 0u64;
+            for i in 0..5 {
+                mask |= u64::from(self.max[i] != 0) << i | u64::from(self.min[i] != self.max[i]) << (5 + i);
+            }
+            let mut seq = s.serialize_seq(Some(1 + mask.count_ones() as usize))?;
+            seq.serialize_element(&mask)?;
+            for i in 0..5 {
+                if self.max[i] != 0 {
+                    seq.serialize_element(&self.max[i])?;
+                }
+                if self.min[i] != self.max[i] {
+                    seq.serialize_element(&self.min[i])?;
+                }
+            }
+            seq.end()
+        }
+    }
+
+    impl<'de> Deserialize<'de> for CostBound {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CostBound, D::Error> {
+            struct Masked;
+            impl<'de> Visitor<'de> for Masked {
+                type Value = CostBound;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a cost bound")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CostBound, A::Error> {
+                    let missing = || Error::custom("a cost bound ends early");
+                    let mask: u64 = seq.next_element()?.ok_or_else(missing)?;
+                    if mask >> 10 != 0 {
+                        return Err(Error::custom(format!("cost bound mask {mask:#x} has unknown bits")));
+                    }
+                    let mut bound = CostBound::ZERO;
+                    for i in 0..5 {
+                        if mask & 1 << i != 0 {
+                            bound.max[i] = seq.next_element()?.ok_or_else(missing)?;
+                        }
+                        bound.min[i] = bound.max[i];
+                        if mask & 1 << (5 + i) != 0 {
+                            bound.min[i] = seq.next_element()?.ok_or_else(missing)?;
+                        }
+                    }
+                    if seq.next_element::<u64>()?.is_some() {
+                        return Err(Error::custom("a cost bound has extra values"));
+                    }
+                    Ok(bound)
+                }
+            }
+            d.deserialize_seq(Masked)
+        }
     }
 }

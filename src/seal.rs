@@ -1,19 +1,42 @@
 //! The part both containers share — the `.tbc` (`format.rs`) and the VM's
-//! snapshots: the header declares the payload's length and ends with its
-//! SHA-256, and both are checked before a byte of the payload is decoded.
+//! snapshots: the header ends with the payload's length (`u32` LE) and its
+//! CRC-32 (IEEE, `u32` LE), and both are checked before a byte of the payload
+//! is decoded.
+//!
+//! The checksum guards against accidental damage (a truncated copy, a flipped
+//! bit): CRC-32 catches every error burst up to 32 bits, so every single-byte
+//! change, and costs 4 bytes and almost no time. It is not a defence against
+//! a deliberately crafted file — no unkeyed checksum is — which is why
+//! everything decoded is still verified. Identity (the content hash that
+//! snapshots and `inspect` name) is SHA-256, computed separately.
 
 use sha2::{Digest, Sha256};
 
-/// Length of the SHA-256 that ends a sealed header.
-pub const CHECKSUM_LEN: usize = 32;
+/// Bytes at the end of a sealed header: payload length, then CRC-32.
+pub const TRAILER_LEN: usize = 8;
 
-pub fn sha256(bytes: &[u8]) -> [u8; CHECKSUM_LEN] {
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
 /// The little-endian `u16` at `at` (the caller has checked the length).
 pub fn u16_at(bytes: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+/// The little-endian `u32` at `at` (the caller has checked the length).
+pub fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// The header's last [`TRAILER_LEN`] bytes for `payload`, whose length the
+/// caller has checked against its limit (which is below 4 GiB).
+pub fn trailer(payload: &[u8]) -> [u8; TRAILER_LEN] {
+    let len = u32::try_from(payload.len()).expect("payload length checked against the limit");
+    let mut out = [0u8; TRAILER_LEN];
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    out[4..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out
 }
 
 /// Why a sealed payload was refused. Each container maps it onto its own error.
@@ -29,18 +52,10 @@ pub enum SealError {
     ChecksumMismatch,
 }
 
-/// Checks a header whose bytes `length_at..length_at + 8` hold the payload
-/// length (`u64` LE) and whose last [`CHECKSUM_LEN`] bytes hold its SHA-256;
+/// Checks a header of `header_len` bytes that ends with a [`trailer`];
 /// returns the payload. `bytes` must hold at least `header_len` bytes.
-pub fn open(
-    bytes: &[u8],
-    header_len: usize,
-    length_at: usize,
-    max_payload: usize,
-) -> Result<&[u8], SealError> {
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&bytes[length_at..length_at + 8]);
-    let declared = u64::from_le_bytes(len);
+pub fn open(bytes: &[u8], header_len: usize, max_payload: usize) -> Result<&[u8], SealError> {
+    let declared = u64::from(u32_at(bytes, header_len - TRAILER_LEN));
     let limit = max_payload as u64;
     if declared > limit {
         return Err(SealError::TooLarge { size: declared, limit });
@@ -53,7 +68,7 @@ pub fn open(
         return Err(SealError::TrailingBytes { count: present - declared });
     }
     let payload = &bytes[header_len..];
-    if sha256(payload)[..] != bytes[header_len - CHECKSUM_LEN..header_len] {
+    if crc32fast::hash(payload) != u32_at(bytes, header_len - 4) {
         return Err(SealError::ChecksumMismatch);
     }
     Ok(payload)
@@ -63,10 +78,8 @@ pub fn open(
 mod tests {
     use super::*;
 
-    /// A header of 4 bytes of length at offset 0 (padded to 8) and the checksum.
     fn sealed(payload: &[u8]) -> Vec<u8> {
-        let mut out = (payload.len() as u64).to_le_bytes().to_vec();
-        out.extend_from_slice(&sha256(payload));
+        let mut out = trailer(payload).to_vec();
         out.extend_from_slice(payload);
         out
     }
@@ -74,14 +87,20 @@ mod tests {
     #[test]
     fn every_defect_has_its_error() {
         let good = sealed(b"hello");
-        assert_eq!(open(&good, 40, 0, 100), Ok(&b"hello"[..]));
-        assert_eq!(open(&good, 40, 0, 4), Err(SealError::TooLarge { size: 5, limit: 4 }));
-        assert_eq!(open(&good[..43], 40, 0, 100), Err(SealError::Truncated { declared: 5, present: 3 }));
+        assert_eq!(open(&good, 8, 100), Ok(&b"hello"[..]));
+        assert_eq!(open(&good, 8, 4), Err(SealError::TooLarge { size: 5, limit: 4 }));
+        assert_eq!(open(&good[..11], 8, 100), Err(SealError::Truncated { declared: 5, present: 3 }));
         let mut long = good.clone();
         long.push(0);
-        assert_eq!(open(&long, 40, 0, 100), Err(SealError::TrailingBytes { count: 1 }));
+        assert_eq!(open(&long, 8, 100), Err(SealError::TrailingBytes { count: 1 }));
         let mut flipped = good;
-        flipped[42] ^= 1;
-        assert_eq!(open(&flipped, 40, 0, 100), Err(SealError::ChecksumMismatch));
+        flipped[10] ^= 1;
+        assert_eq!(open(&flipped, 8, 100), Err(SealError::ChecksumMismatch));
+    }
+
+    #[test]
+    fn the_checksum_is_the_standard_crc32() {
+        // The IEEE CRC-32 check value.
+        assert_eq!(&trailer(b"123456789")[4..], &0xCBF4_3926u32.to_le_bytes());
     }
 }

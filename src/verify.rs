@@ -26,7 +26,7 @@ use std::fmt;
 
 use crate::cost::Dim;
 use crate::isa::{Field, Instr, NO_SLOT, run_flags};
-use crate::module::{Module, NONE, PathRootRef, TemplatePart};
+use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
 
 /// A module table, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,7 @@ pub enum Table {
     Estimates,
     Steps,
     Tasks,
+    ManifestPrompts,
 }
 
 impl Table {
@@ -58,6 +59,7 @@ impl Table {
             Table::Estimates => "estimates",
             Table::Steps => "steps",
             Table::Tasks => "tasks",
+            Table::ManifestPrompts => "manifest.prompts",
         }
     }
 }
@@ -262,6 +264,7 @@ impl Checker<'_> {
             Table::Estimates => self.m.estimates.len(),
             Table::Steps => self.m.steps.len(),
             Table::Tasks => self.m.tasks.len(),
+            Table::ManifestPrompts => self.m.manifest.prompts.len(),
         };
         if (index as usize) < len {
             Ok(())
@@ -445,6 +448,16 @@ impl Checker<'_> {
         }
         for (i, &(name, _line)) in man.env.iter().enumerate() {
             self.string(entry("manifest.env", i), "name string", name)?;
+        }
+        for (i, r) in man.risk.reasons.iter().enumerate() {
+            let site = entry("manifest.risk.reasons", i);
+            match r.kind.subject() {
+                Some(Subject::String) => self.string(site, "subject string", r.subject)?,
+                Some(Subject::Prompt) => {
+                    self.index(site, "subject prompt", r.subject, Table::ManifestPrompts)?
+                }
+                None => {}
+            }
         }
         Ok(())
     }

@@ -42,7 +42,7 @@ fn tbc_size_report() {
         let stripped = tisslang::format::encode(&module).len();
         assert!(stripped + source.len() <= full + 8, "{name}: stripping saves the source text");
         let code = tisslang::isa::encode_all(&module.code).len();
-        let strings: usize = module.strings.iter().map(String::len).sum();
+        let strings = module.strings.text_len();
         let _ = writeln!(
             report,
             "{name:<22} {:>7} {full:>7} {:>6.2} {stripped:>9} {:>6.2} {code:>6} {strings:>8} {:>6}",

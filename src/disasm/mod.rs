@@ -648,7 +648,7 @@ impl Disasm<'_> {
 
         line!(self, "  risk: {}", level(man.risk.level));
         for r in &man.risk.reasons {
-            line!(self, "    line {:<5} {:<6} {}", r.line, level(r.level), printable(&r.reason));
+            line!(self, "    line {:<5} {:<6} {}", r.line, level(r.level()), printable(&self.m.risk_text(r)));
         }
     }
 

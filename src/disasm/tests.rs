@@ -5,7 +5,7 @@ use crate::module::*;
 
 /// A small module touching every table.
 fn sample() -> Module {
-    let strings: Vec<String> = [
+    let strings: crate::strings::StringTable = [
         "Build it",                           // 0
         "Language",                           // 1
         "Python",                             // 2
@@ -27,8 +27,8 @@ fn sample() -> Module {
         "cost ${literal} \"quoted\" \\ done", // 18
         "python3 ${f}",                       // 19
     ]
-    .map(String::from)
-    .to_vec();
+    .into_iter()
+    .collect();
     let bound = {
         let mut b = CostBound::ZERO;
         b.add(Dim::RunCount, 1);
@@ -136,11 +136,7 @@ fn sample() -> Module {
             env: vec![(13, 8)],
             risk: Risk {
                 level: RiskLevel::Medium,
-                reasons: vec![RiskReason {
-                    level: RiskLevel::Medium,
-                    reason: "runs a command built from a variable".to_string(),
-                    line: 5,
-                }],
+                reasons: vec![RiskReason { kind: RiskKind::DynamicCommand, subject: NONE, line: 5 }],
             },
         },
         source: Some(Source {
@@ -202,7 +198,7 @@ fn listing_shows_every_part() {
         "    line 7     CHOOSE         \"Pick one\"  options \"a\", \"b\"",
         "    line 8     RUN_COUNT = 10",
         "    line 8     API_KEY",
-        "  risk: medium\n    line 5     medium runs a command built from a variable",
+        "  risk: medium\n    line 5     medium command built at run time from values",
     ];
     for e in expect {
         assert!(text.contains(e), "missing {e:?} in\n{text}");
@@ -295,7 +291,7 @@ fn bad_indices_never_panic() {
         language: [0, 0, 0],
         task: 0,
         metadata: vec![],
-        strings: vec![],
+        strings: Default::default(),
         constants: vec![],
         code: vec![],
         max_stack: 0,

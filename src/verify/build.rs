@@ -21,7 +21,7 @@ impl Builder {
                 language: [1, 0, 0],
                 task: 0,
                 metadata: Vec::new(),
-                strings: Vec::new(),
+                strings: Default::default(),
                 constants: Vec::new(),
                 code: Vec::new(),
                 max_stack: 0,
@@ -49,8 +49,7 @@ impl Builder {
         if let Some(i) = self.m.strings.iter().position(|x| x == s) {
             return i as u32;
         }
-        self.m.strings.push(s.to_owned());
-        self.m.strings.len() as u32 - 1
+        self.m.strings.push(s)
     }
 
     pub fn constant(&mut self, c: Constant) -> u32 {
@@ -395,9 +394,9 @@ pub(crate) fn sample() -> Module {
         risk: Risk {
             level: RiskLevel::High,
             reasons: vec![
-                RiskReason { level: RiskLevel::Low, reason: "reads files".into(), line: 38 },
-                RiskReason { level: RiskLevel::Medium, reason: "runs commands".into(), line: 39 },
-                RiskReason { level: RiskLevel::High, reason: "deletes recursively".into(), line: 40 },
+                RiskReason { kind: RiskKind::Prompt, subject: 1, line: 38 },
+                RiskReason { kind: RiskKind::LoaderEnvironment, subject: env_name, line: 39 },
+                RiskReason { kind: RiskKind::RecursiveRm, subject: NONE, line: 40 },
             ],
         },
     };

@@ -135,6 +135,13 @@ fn table_indices_are_checked() {
     m.tasks[0].entry = m.code.len() as u32;
     assert!(matches!(err(&m), VerifyError::TargetOutOfRange { what: "entry", .. }));
 
+    let mut m = sample();
+    m.manifest.risk.reasons[0].subject = 2;
+    assert!(err(&m).to_string().starts_with("manifest.risk.reasons[0]: subject prompt 2 is out of range"));
+    m.manifest.risk.reasons[0].subject = 0;
+    m.manifest.risk.reasons[1].subject = 999;
+    assert!(err(&m).to_string().starts_with("manifest.risk.reasons[1]: subject string 999"));
+
     // NONE is "absent" where the module allows it.
     let mut m = sample();
     m.assertions[0].message = NONE;

@@ -76,7 +76,7 @@ pub fn inspect_json(program: &Program) -> Json {
         "risk": {
             "level": manifest.risk.level.name(),
             "reasons": manifest.risk.reasons.iter().map(|r| json!({
-                "level": r.level.name(), "reason": r.reason, "line": r.line,
+                "level": r.level().name(), "reason": m.risk_text(r), "line": r.line,
             })).collect::<Vec<_>>(),
         },
     })
@@ -90,7 +90,7 @@ pub fn inspect_text(program: &Program) -> String {
     out.push_str(&format!("hash: {}\n", program.hash));
     out.push_str(&format!("risk: {}\n", manifest.risk.level.name()));
     for r in &manifest.risk.reasons {
-        out.push_str(&format!("  - [{}] line {}: {}\n", r.level.name(), r.line, r.reason));
+        out.push_str(&format!("  - [{}] line {}: {}\n", r.level().name(), r.line, m.risk_text(r)));
     }
     out.push_str("steps:\n");
     for &s in &program.top_level_steps {

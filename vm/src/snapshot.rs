@@ -5,16 +5,16 @@
 //! Like the `.tbc` container (`tisslang::format`), a snapshot is a fixed
 //! header and a bincode payload (bincode 2.0.1 through serde, standard
 //! configuration: little-endian varints, the same size limit). Header (all
-//! integers little-endian), [`HEADER_LEN`] = 52 bytes:
+//! integers little-endian), [`HEADER_LEN`] = 20 bytes:
 //!
 //! | offset | size | field                                                    |
 //! |-------:|-----:|----------------------------------------------------------|
 //! |      0 |    8 | magic `1B 'T' 'S' 'N' 0D 0A 1A 0A` ([`MAGIC`])           |
 //! |      8 |    2 | snapshot format version ([`SNAPSHOT_VERSION`])           |
 //! |     10 |    2 | flags: none defined yet, all bits zero                   |
-//! |     12 |    8 | payload length in bytes (u64)                            |
-//! |     20 |   32 | SHA-256 of the payload                                   |
-//! |     52 |    … | payload                                                  |
+//! |     12 |    4 | payload length in bytes (u32)                            |
+//! |     16 |    4 | CRC-32 of the payload (`tisslang::seal`)                 |
+//! |     20 |    … | payload                                                  |
 //!
 //! The magic differs from the `.tbc` magic in its letters and, like it,
 //! carries a CR LF pair, a Ctrl-Z and a lone LF, so a file that went through
@@ -48,20 +48,20 @@ use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
-use tisslang::seal::{self, SealError, sha256, u16_at};
+use tisslang::seal::{self, SealError, u16_at};
 
 use crate::machine::{Machine, Status, Suspension};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `src/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 3;
+pub const SNAPSHOT_VERSION: u16 = 4;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
 
 /// Bytes before the payload.
-pub const HEADER_LEN: usize = 8 + 2 + 2 + 8 + 32;
+pub const HEADER_LEN: usize = 8 + 2 + 2 + seal::TRAILER_LEN;
 
 /// The largest payload accepted (and bincode's allocation limit): the same
 /// as for `.tbc` files.
@@ -294,12 +294,11 @@ pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
     if len > MAX_PAYLOAD {
         return Err(SnapshotError::TooLarge { size: len as u64, limit: MAX_PAYLOAD as u64 });
     }
-    let checksum = sha256(&out[HEADER_LEN..]);
+    let trailer = seal::trailer(&out[HEADER_LEN..]);
     out[..8].copy_from_slice(&MAGIC);
     out[8..10].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
     out[10..12].copy_from_slice(&0u16.to_le_bytes());
-    out[12..20].copy_from_slice(&(len as u64).to_le_bytes());
-    out[20..HEADER_LEN].copy_from_slice(&checksum);
+    out[12..HEADER_LEN].copy_from_slice(&trailer);
     Ok(out)
 }
 
@@ -346,7 +345,7 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(SnapshotError::UnknownFlags { flags });
     }
-    Ok(seal::open(bytes, HEADER_LEN, 12, MAX_PAYLOAD)?)
+    Ok(seal::open(bytes, HEADER_LEN, MAX_PAYLOAD)?)
 }
 
 impl From<SealError> for SnapshotError {

@@ -100,7 +100,13 @@ impl Unit<'_, '_> {
     /// (`INTERP_SHELL` for RUN command strings, which quotes every value).
     pub(super) fn string(&mut self, lit: &StrLit, shell: bool) {
         if let Some(text) = lit.as_literal() {
-            let c = self.tables.str_constant(text);
+            // A literal without escapes is its own source text.
+            let s = if self.tables.raw_text(lit) == text {
+                self.tables.source_string(self.tables.raw_span(lit))
+            } else {
+                self.tables.string(text)
+            };
+            let c = self.tables.constant(Constant::Str(s));
             self.emit(Instr::PushConst { index: c });
             return;
         }
@@ -235,8 +241,7 @@ impl Unit<'_, '_> {
     pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
             if let ExprKind::Path { path } = &expr.kind {
-                let text = unit.tables.file.slice(path.span);
-                let text_index = unit.tables.string(text);
+                let text_index = unit.tables.source_string(path.span);
                 if !out.iter().any(|o| o.text == text_index) {
                     let (path, _) = unit.path_ref(path);
                     out.push(Observed { text: text_index, path });

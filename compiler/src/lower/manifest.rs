@@ -35,6 +35,7 @@ impl Unit<'_, '_> {
             return;
         }
         let text = self.tables.literal_or_raw(command);
+        self.tables.shown = Some((command.span, text));
         let dir = dir.map_or(NONE, |d| self.tables.literal_or_raw(d));
         let line = self.line_of(span);
         let step = self.steps.last().copied().unwrap_or(NONE);

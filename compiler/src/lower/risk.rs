@@ -7,7 +7,8 @@
 //! Prompts (their context leaves the machine) are medium too. Everything
 //! else is low.
 
-use tisslang::module::{Manifest, PathAccess, Risk, RiskLevel, RiskReason};
+use rustc_hash::FxHashSet;
+use tisslang::module::{Manifest, NONE, PathAccess, Risk, RiskKind, RiskLevel, RiskReason};
 
 use super::tables::Tables;
 
@@ -25,91 +26,107 @@ const INSTALLERS: &[(&str, &str)] = &[
     ("brew", "install"),
 ];
 
-pub(super) fn assess(manifest: &Manifest, tables: &Tables<'_>) -> Risk {
+pub(super) fn assess(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     let mut reasons = Vec::new();
-    let mut add =
-        |level: RiskLevel, reason: String, line: u32| reasons.push(RiskReason { level, reason, line });
-    let model_outputs: std::collections::HashSet<&str> = tables
+    let mut add = |kind: RiskKind, subject: u32, line: u32| reasons.push(RiskReason { kind, subject, line });
+    // Variables a PROMPT_AGENT fills, by name string.
+    let model_outputs: FxHashSet<u32> = tables
         .prompts
         .iter()
-        .filter(|p| p.into != u32::MAX)
+        .filter(|p| p.into != NONE)
         .filter_map(|p| tables.slots.get(p.into as usize))
-        .map(|slot| tables.text_of(slot.name))
+        .map(|slot| slot.name)
         .collect();
 
+    // One buffer for every command's text, so the loop does not allocate.
+    let mut unquoted = String::new();
     for command in &manifest.commands {
         let text = tables.text_of(command.text);
+        let line = command.line;
         // The shell removes quotes and backslashes before it finds a program
         // name (`c''url` is `curl`), so the words are read without them.
-        let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
-        let words: Vec<&str> = unquoted
+        unquoted.clear();
+        unquoted.extend(text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')));
+        let words = unquoted
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '/'))
-            .filter(|w| !w.is_empty())
-            .collect();
-        // Each word as a program name (`/usr/bin/curl` is `curl`).
-        let programs: Vec<&str> = words.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).collect();
-        let line = command.line;
-        if programs.iter().any(|p| matches!(*p, "sudo" | "su" | "doas")) {
-            add(RiskLevel::High, "runs a command with elevated privileges".to_string(), line);
+            .filter(|w| !w.is_empty());
+        let mut found = Found::default();
+        let mut previous: Option<&str> = None;
+        for word in words {
+            // Each word as a program name (`/usr/bin/curl` is `curl`).
+            let program = word.rsplit('/').next().unwrap_or(word);
+            found.privilege |= matches!(program, "sudo" | "su" | "doas");
+            found.network = found.network.or_else(|| NETWORK_TOOLS.iter().find(|&&t| t == program).copied());
+            found.disk = found.disk.or_else(|| DISK_TOOLS.iter().find(|&&t| t == program).copied());
+            if let Some(before) = previous {
+                found.recursive_rm |= before == "rm"
+                    && word.starts_with('-')
+                    && (word.contains('r') || word.contains('R') || word == "--recursive");
+                found.installs |= INSTALLERS.contains(&(before, word));
+                found.push |= before == "git" && word == "push";
+            }
+            previous = Some(program);
         }
-        if let Some(tool) = programs.iter().find(|p| NETWORK_TOOLS.contains(p)) {
-            add(RiskLevel::High, format!("uses the network tool `{tool}`"), line);
+        if found.privilege {
+            add(RiskKind::Privilege, NONE, line);
         }
-        if let Some(tool) = programs.iter().find(|p| DISK_TOOLS.contains(p)) {
-            add(RiskLevel::High, format!("uses the disk-level tool `{tool}`"), line);
+        if let Some(tool) = found.network {
+            add(RiskKind::NetworkTool, tables.string(tool), line);
         }
-        let recursive_rm = words.windows(2).zip(&programs).any(|(pair, program)| {
-            *program == "rm"
-                && pair[1].starts_with('-')
-                && (pair[1].contains('r') || pair[1].contains('R') || pair[1] == "--recursive")
-        });
-        if recursive_rm {
-            add(RiskLevel::High, "deletes recursively with rm".to_string(), line);
+        if let Some(tool) = found.disk {
+            add(RiskKind::DiskTool, tables.string(tool), line);
         }
-        for name in interpolated_names(text) {
-            if model_outputs.contains(name) {
-                add(RiskLevel::High, format!("language-model output `{name}` flows into a command"), line);
+        if found.recursive_rm {
+            add(RiskKind::RecursiveRm, NONE, line);
+        }
+        for name in interpolated_names(tables.text_of(command.text)) {
+            if let Some(index) = tables.existing_string(name).filter(|i| model_outputs.contains(i)) {
+                add(RiskKind::ModelOutputInCommand, index, line);
             }
         }
         if command.dynamic {
-            add(RiskLevel::Medium, "command built at run time from values".to_string(), line);
+            add(RiskKind::DynamicCommand, NONE, line);
         }
-        let installs =
-            words.windows(2).zip(&programs).any(|(p, program)| INSTALLERS.contains(&(*program, p[1])));
-        if installs {
-            add(RiskLevel::Medium, "installs packages".to_string(), line);
+        if found.installs {
+            add(RiskKind::InstallsPackages, NONE, line);
         }
-        if words.windows(2).zip(&programs).any(|(p, program)| *program == "git" && p[1] == "push") {
-            add(RiskLevel::Medium, "pushes to a remote repository".to_string(), line);
+        if found.push {
+            add(RiskKind::GitPush, NONE, line);
         }
     }
     for path in &manifest.paths {
-        let text = tables.text_of(path.path);
         if path.access == PathAccess::DeleteRecursive {
-            add(RiskLevel::Medium, format!("deletes `{text}` recursively"), path.line);
+            add(RiskKind::DeletesRecursively, path.path, path.line);
         }
         if path.dynamic && path.access != PathAccess::Inspect {
-            add(RiskLevel::Medium, format!("path computed at run time: `{text}`"), path.line);
+            add(RiskKind::DynamicPath, path.path, path.line);
         }
     }
-    for prompt in &manifest.prompts {
-        let context: Vec<&str> = prompt.context.iter().map(|&c| tables.text_of(c)).collect();
-        let sent = if context.is_empty() {
-            "every file READ so far and LAST_RUN".to_string()
-        } else {
-            context.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-        };
-        add(RiskLevel::Medium, format!("asks a language model, sending {sent}"), prompt.line);
+    for (i, prompt) in manifest.prompts.iter().enumerate() {
+        add(RiskKind::Prompt, i as u32, prompt.line);
     }
     for &(name, line) in &manifest.env {
-        let name = tables.text_of(name);
-        if matches!(name, "PATH" | "LD_PRELOAD" | "LD_LIBRARY_PATH" | "PYTHONPATH" | "NODE_OPTIONS") {
-            add(RiskLevel::Medium, format!("changes `{name}`, which decides what programs run"), line);
+        if matches!(
+            tables.text_of(name),
+            "PATH" | "LD_PRELOAD" | "LD_LIBRARY_PATH" | "PYTHONPATH" | "NODE_OPTIONS"
+        ) {
+            add(RiskKind::LoaderEnvironment, name, line);
         }
     }
     reasons.sort_by_key(|r| r.line);
-    let level = reasons.iter().map(|r| r.level).max().unwrap_or(RiskLevel::Low);
+    let level = reasons.iter().map(RiskReason::level).max().unwrap_or(RiskLevel::Low);
     Risk { level, reasons }
+}
+
+/// What one command's words show.
+#[derive(Default)]
+struct Found {
+    privilege: bool,
+    network: Option<&'static str>,
+    disk: Option<&'static str>,
+    recursive_rm: bool,
+    installs: bool,
+    push: bool,
 }
 
 /// The variable names a command interpolates: `x` in `${x}` and `${x.FIELD}`.

@@ -53,6 +53,8 @@ impl Unit<'_, '_> {
                 self.emit(Instr::Log {});
             }
             StmtKind::Run { command, dir, timeout } => {
+                // Recorded first: the command's template shares its text.
+                self.record_command(command, dir.as_ref(), timeout.map(|t| t.millis), stmt.span);
                 self.string(command, true);
                 let mut flags = 0;
                 if let Some(dir) = dir {
@@ -67,7 +69,6 @@ impl Unit<'_, '_> {
                 }
                 self.emit(Instr::Run { flags });
                 cost_model::add_run_time(&mut self.acc, timeout.map(|t| t.millis));
-                self.record_command(command, dir.as_ref(), timeout.map(|t| t.millis), stmt.span);
             }
             StmtKind::Env { name, value } => {
                 self.expr(value);
@@ -76,10 +77,11 @@ impl Unit<'_, '_> {
                 self.record_env(name_index, stmt.span);
             }
             StmtKind::Assert { condition, message } => {
+                // The condition's text first: the strings inside it share it.
+                let condition_index = self.tables.source_string(condition.span);
+                self.tables.enclosing = Some((condition_index, condition.span));
                 let mut observed = Vec::new();
                 self.observed(condition, &mut observed);
-                let text = self.tables.file.slice(condition.span);
-                let condition_index = self.tables.string(text);
                 let literal_message = message.as_ref().map(|m| m.as_literal());
                 let assertion = self.tables.assertions.len() as u32;
                 let message_index = match literal_message {
@@ -92,6 +94,7 @@ impl Unit<'_, '_> {
                     observed,
                 });
                 self.cond(condition);
+                self.tables.enclosing = None;
                 match message {
                     Some(m) if m.as_literal().is_none() => {
                         // Build the message only when the assertion fails.

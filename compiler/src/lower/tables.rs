@@ -8,15 +8,27 @@ use tisslang::module::{
     Assertion, Choice, Constant, CostBound, Manifest, Module, PromptInfo, Slot, Source, StepInfo, TaskInfo,
     Template, ValueType,
 };
+use tisslang::strings::StringTable;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
 use crate::ast::{Item, Plan, StrLit, StrPart};
 use crate::source::SourceFile;
+use crate::span::Span;
 
 pub(crate) struct Tables<'f> {
     pub(crate) file: &'f SourceFile,
     strings: Rodeo<Spur, FxBuildHasher>,
+    /// While an ASSERT is lowered: its condition's string and source span,
+    /// so strings taken from inside it can share its text.
+    pub(crate) enclosing: Option<(u32, Span)>,
+    /// Strings that lie inside another: (string, outer string, byte offset).
+    within: Vec<(u32, u32, u32)>,
+    /// The RUN command whose template is lowered next, and the string that
+    /// shows it (`literal_or_raw`): the template's text parts lie inside it.
+    pub(crate) shown: Option<(Span, u32)>,
+    /// Reused buffer for the text of interpolated literals.
+    scratch: String,
     constants: Vec<Constant>,
     constant_index: FxHashMap<Constant, u32>,
     pub(crate) slots: Vec<Slot>,
@@ -50,6 +62,10 @@ impl<'f> Tables<'f> {
         Tables {
             file,
             strings: Rodeo::with_capacity_and_hasher(capacity, FxBuildHasher),
+            enclosing: None,
+            within: Vec::new(),
+            shown: None,
+            scratch: String::new(),
             constants: Vec::new(),
             constant_index: FxHashMap::default(),
             slots: Vec::new(),
@@ -74,21 +90,66 @@ impl<'f> Tables<'f> {
         spur_index(self.strings.get_or_intern(text))
     }
 
-    /// A literal's text, or for an interpolated one its text as written.
+    /// Interns the source text at `span`. A new string inside the enclosing
+    /// ASSERT condition is noted, so the module stores its text once.
+    pub(crate) fn source_string(&mut self, span: Span) -> u32 {
+        let text = self.file.slice(span);
+        match self.enclosing {
+            Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
+                self.string_within(text, outer, span.start - outer_span.start)
+            }
+            _ => self.string(text),
+        }
+    }
+
+    /// Interns `text`, which is the text of string `outer` from byte
+    /// `offset` on: if it is new, the module stores it as a span of `outer`.
+    fn string_within(&mut self, text: &str, outer: u32, offset: u32) -> u32 {
+        let new = self.strings.len() as u32;
+        let index = self.string(text);
+        if index == new && outer < index {
+            self.within.push((index, outer, offset));
+        }
+        index
+    }
+
+    /// A literal's text, or for an interpolated one its text with each hole
+    /// shown as `${…}` as written (a literal `${` in the text as `\${`).
     pub(crate) fn literal_or_raw(&mut self, lit: &StrLit) -> u32 {
-        match lit.as_literal() {
-            Some(text) => self.string(text),
-            None => {
-                let raw = self.raw_text(lit);
-                self.string(raw)
+        if let Some(text) = lit.as_literal() {
+            return self.string(text);
+        }
+        let mut shown = std::mem::take(&mut self.scratch);
+        shown.clear();
+        for part in &lit.parts {
+            match part {
+                StrPart::Text { text } if text.contains("${") => shown.push_str(&text.replace("${", "\\${")),
+                StrPart::Text { text } => shown.push_str(text),
+                StrPart::Interp { path } => {
+                    shown.push_str("${");
+                    shown.push_str(self.file.slice(path.span));
+                    shown.push('}');
+                }
             }
         }
+        let index = self.string(&shown);
+        self.scratch = shown;
+        index
     }
 
     /// A string literal's source between its quotes.
     pub(crate) fn raw_text(&self, lit: &StrLit) -> &'f str {
+        self.file.slice(self.raw_span(lit))
+    }
+
+    /// The span of a string literal's source between its quotes.
+    pub(crate) fn raw_span(&self, lit: &StrLit) -> Span {
         let text = self.file.slice(lit.span);
-        text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text)
+        if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
+            Span { start: lit.span.start + 1, end: lit.span.end - 1 }
+        } else {
+            lit.span
+        }
     }
 
     pub(crate) fn constant(&mut self, constant: Constant) -> u32 {
@@ -165,12 +226,26 @@ impl<'f> Tables<'f> {
     /// The template of an interpolated literal (deduplicated).
     pub(crate) fn template(&mut self, lit: &StrLit) -> u32 {
         use tisslang::module::TemplatePart;
+        // The text parts of a RUN command lie inside the string that shows
+        // it (`literal_or_raw`), unless escaping changed them there.
+        let shown = self.shown.take().filter(|&(span, _)| span == lit.span).map(|(_, index)| index);
+        let mut offset = 0;
         let parts = lit
             .parts
             .iter()
             .map(|part| match part {
-                StrPart::Text { text } => TemplatePart::Text(self.string(text)),
-                StrPart::Interp { .. } => TemplatePart::Hole,
+                StrPart::Text { text } => {
+                    let index = match shown {
+                        Some(outer) if !text.contains("${") => self.string_within(text, outer, offset),
+                        _ => self.string(text),
+                    };
+                    offset += (text.len() + text.matches("${").count()) as u32;
+                    TemplatePart::Text(index)
+                }
+                StrPart::Interp { path } => {
+                    offset += path.span.end - path.span.start + 3;
+                    TemplatePart::Hole
+                }
             })
             .collect();
         let template = Template { parts };
@@ -251,8 +326,8 @@ impl<'f> Tables<'f> {
             task = self.string("");
         }
         let mut manifest = std::mem::take(&mut self.manifest);
-        manifest.risk = super::risk::assess(&manifest, &self);
-        let strings = self.strings.into_resolver().strings().map(str::to_string).collect();
+        manifest.risk = super::risk::assess(&manifest, &mut self);
+        let strings = string_table(self.strings, &self.within);
         Module {
             language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
             task,
@@ -279,10 +354,37 @@ impl<'f> Tables<'f> {
         }
     }
 
+    /// The index of `text` if it is already a string of the module.
+    pub(crate) fn existing_string(&self, text: &str) -> Option<u32> {
+        self.strings.get(text).map(spur_index)
+    }
+
     /// Resolves a string index back to text (for the risk assessment).
     pub(crate) fn text_of(&self, index: u32) -> &str {
         <Spur as lasso::Key>::try_from_usize(index as usize).map_or("", |spur| self.strings.resolve(&spur))
     }
+}
+
+/// The interned strings in index order, each string that lies inside an
+/// earlier one stored as a span of it.
+fn string_table(strings: Rodeo<Spur, FxBuildHasher>, within: &[(u32, u32, u32)]) -> StringTable {
+    let strings = strings.into_resolver();
+    let bytes = strings.strings().map(str::len).sum();
+    let mut table = StringTable::with_capacity(strings.len(), bytes);
+    let mut within = within.iter().peekable();
+    for (index, s) in strings.strings().enumerate() {
+        let inside = match within.peek() {
+            Some(&&(child, outer, offset)) if child as usize == index => {
+                within.next();
+                table.push_within(outer, offset as usize, s.len())
+            }
+            _ => None,
+        };
+        if inside.is_none() {
+            table.push(s);
+        }
+    }
+    table
 }
 
 fn spur_index(spur: Spur) -> u32 {

@@ -110,7 +110,7 @@ fn manifest_and_risk() {
     let accesses: Vec<_> = m.manifest.paths.iter().map(|p| p.access).collect();
     assert_eq!(accesses, [PathAccess::Read, PathAccess::Write, PathAccess::DeleteRecursive]);
     assert_eq!(m.manifest.risk.level, RiskLevel::High);
-    let reasons: Vec<_> = m.manifest.risk.reasons.iter().map(|r| r.reason.as_str()).collect();
+    let reasons: Vec<_> = m.manifest.risk.reasons.iter().map(|r| m.risk_text(r)).collect();
     assert!(reasons.iter().any(|r| r.contains("network tool `curl`")), "{reasons:?}");
     assert!(reasons.iter().any(|r| r.contains("language-model output `fix`")), "{reasons:?}");
     assert!(reasons.iter().any(|r| r.contains("deletes `tmp` recursively")), "{reasons:?}");

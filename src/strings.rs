@@ -1,0 +1,246 @@
+//! A module's string table: every string the plan uses, stored once, as one
+//! text with a span per string.
+//!
+//! One text rather than a `String` per entry: building, encoding, decoding
+//! and dropping a table of thousands of strings is a handful of allocations,
+//! not thousands. And a string may lie inside another one (an ASSERT's
+//! observed `LAST_RUN.STDOUT` inside its condition as written): the compiler
+//! adds it with [`StringTable::push_within`] and its text is not stored twice.
+//!
+//! Encoded (serde) as a pair: a sequence of `u32` entries, then the text.
+//! Per string one entry `len << 1` — the next `len` bytes of the text — or
+//! two entries `len << 1 | 1, back` — the `len` bytes starting `back` bytes
+//! before the end of the text laid out so far. Decoding checks every span
+//! against the text and its character boundaries, and that the text has no
+//! byte no string uses.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct StringTable {
+    text: String,
+    /// Per string: start and end in `text`, always on character boundaries.
+    spans: Vec<(u32, u32)>,
+    /// Per string: whether it lies inside text laid out for an earlier one.
+    within: Vec<bool>,
+}
+
+impl StringTable {
+    pub fn new() -> StringTable {
+        StringTable::default()
+    }
+
+    pub fn with_capacity(strings: usize, bytes: usize) -> StringTable {
+        StringTable {
+            text: String::with_capacity(bytes),
+            spans: Vec::with_capacity(strings),
+            within: Vec::with_capacity(strings),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Bytes of text stored (shared text counted once).
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    pub fn get(&self, index: u32) -> Option<&str> {
+        let &(start, end) = self.spans.get(index as usize)?;
+        self.text.get(start as usize..end as usize)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.spans.iter().map(|&(start, end)| self.text.get(start as usize..end as usize).unwrap_or(""))
+    }
+
+    /// Adds `s` (no deduplication: the caller interns) and returns its index.
+    pub fn push(&mut self, s: &str) -> u32 {
+        let start = self.text.len() as u32;
+        self.text.push_str(s);
+        self.spans.push((start, self.text.len() as u32));
+        self.within.push(false);
+        self.spans.len() as u32 - 1
+    }
+
+    /// Adds the string `outer[start..start + len]` without storing its text
+    /// again. `None` when that is not a string inside `outer`.
+    pub fn push_within(&mut self, outer: u32, start: usize, len: usize) -> Option<u32> {
+        let &(outer_start, outer_end) = self.spans.get(outer as usize)?;
+        let from = outer_start as usize + start;
+        let to = from.checked_add(len)?;
+        if to > outer_end as usize || !self.text.is_char_boundary(from) || !self.text.is_char_boundary(to) {
+            return None;
+        }
+        self.spans.push((from as u32, to as u32));
+        self.within.push(true);
+        Some(self.spans.len() as u32 - 1)
+    }
+
+    pub fn clear(&mut self) {
+        *self = StringTable::default();
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for StringTable {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> StringTable {
+        let mut table = StringTable::new();
+        for s in iter {
+            table.push(s.as_ref());
+        }
+        table
+    }
+}
+
+impl fmt::Debug for StringTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The entries: what [`StringTable`]'s doc comment describes.
+struct Entries<'a>(&'a StringTable);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let table = self.0;
+        let count = table.spans.len() + table.within.iter().filter(|&&w| w).count();
+        let mut seq = s.serialize_seq(Some(count))?;
+        // Where the text laid out so far ends: literal strings are laid out
+        // in order, so this is the end of the last one.
+        let mut laid_out = 0u32;
+        for (&(start, end), &within) in table.spans.iter().zip(&table.within) {
+            let len = end - start;
+            if within {
+                seq.serialize_element(&(len << 1 | 1))?;
+                seq.serialize_element(&(laid_out - start))?;
+            } else {
+                seq.serialize_element(&(len << 1))?;
+                laid_out = end;
+            }
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for StringTable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut pair = s.serialize_tuple(2)?;
+        pair.serialize_element(&Entries(self))?;
+        pair.serialize_element(&self.text)?;
+        pair.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for StringTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<StringTable, D::Error> {
+        struct Pair;
+        impl<'de> Visitor<'de> for Pair {
+            type Value = StringTable;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string table")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StringTable, A::Error> {
+                let entries: Vec<u32> = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::custom("the string table has no entries"))?;
+                let text: String =
+                    seq.next_element()?.ok_or_else(|| de::Error::custom("the string table has no text"))?;
+                layout(entries, text).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_tuple(2, Pair)
+    }
+}
+
+/// Rebuilds the spans from the entries, checking each against the text.
+fn layout(entries: Vec<u32>, text: String) -> Result<StringTable, String> {
+    let mut spans = Vec::with_capacity(entries.len());
+    let mut within = Vec::with_capacity(entries.len());
+    let mut laid_out = 0u32;
+    let mut entries = entries.into_iter();
+    while let Some(entry) = entries.next() {
+        let len = entry >> 1;
+        let index = spans.len();
+        let span = if entry & 1 == 0 {
+            let end = laid_out.checked_add(len).filter(|&end| end as usize <= text.len());
+            let end = end.ok_or_else(|| format!("string {index} runs past the end of the string text"))?;
+            let span = (laid_out, end);
+            laid_out = end;
+            span
+        } else {
+            let back = entries.next().ok_or_else(|| format!("string {index} has no offset"))?;
+            let start = laid_out.checked_sub(back);
+            let span = start.and_then(|s| Some((s, s.checked_add(len)?))).filter(|&(_, end)| end <= laid_out);
+            span.ok_or_else(|| format!("string {index} is not inside the text before it"))?
+        };
+        if !text.is_char_boundary(span.0 as usize) || !text.is_char_boundary(span.1 as usize) {
+            return Err(format!("string {index} splits a character"));
+        }
+        spans.push(span);
+        within.push(entry & 1 == 1);
+    }
+    if laid_out as usize != text.len() {
+        return Err(format!("{} bytes of string text belong to no string", text.len() - laid_out as usize));
+    }
+    Ok(StringTable { text, spans, within })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(table: &StringTable) -> Result<StringTable, String> {
+        let config = bincode::config::standard();
+        let bytes = bincode::serde::encode_to_vec(table, config).map_err(|e| e.to_string())?;
+        let (back, used) = bincode::serde::decode_from_slice(&bytes, config).map_err(|e| e.to_string())?;
+        assert_eq!(used, bytes.len());
+        Ok(back)
+    }
+
+    #[test]
+    fn strings_inside_others_share_their_text() {
+        let mut t = StringTable::new();
+        let cond = t.push("LAST_RUN.STDOUT CONTAINS \"ok\"");
+        let path = t.push_within(cond, 0, 15).unwrap();
+        let ok = t.push_within(cond, 26, 2).unwrap();
+        let other = t.push("héllo");
+        assert_eq!(t.get(path), Some("LAST_RUN.STDOUT"));
+        assert_eq!(t.get(ok), Some("ok"));
+        assert_eq!(t.get(other), Some("héllo"));
+        assert_eq!(t.get(9), None);
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.text_len(), 29 + 6);
+        assert_eq!(t.push_within(cond, 26, 40), None, "past the end of its outer string");
+        assert_eq!(t.push_within(other, 2, 1), None, "inside a character");
+        assert_eq!(t.push_within(7, 0, 1), None);
+        assert_eq!(round_trip(&t), Ok(t.clone()));
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            ["LAST_RUN.STDOUT CONTAINS \"ok\"", "LAST_RUN.STDOUT", "ok", "héllo"]
+        );
+    }
+
+    #[test]
+    fn bad_layouts_are_refused() {
+        let decode = |entries: Vec<u32>, text: &str| layout(entries, text.to_string());
+        assert!(decode(vec![10], "abc").unwrap_err().contains("past the end"));
+        assert!(decode(vec![2], "abc").unwrap_err().contains("belong to no string"));
+        assert!(decode(vec![3], "abc").unwrap_err().contains("no offset"));
+        assert!(decode(vec![2, 3, 2], "a").unwrap_err().contains("not inside"));
+        assert!(decode(vec![2, 5, 0], "a").unwrap_err().contains("not inside"));
+        assert!(decode(vec![2, 2], "é").unwrap_err().contains("splits a character"));
+        assert!(decode(vec![4, 3, 2], "é").unwrap_err().contains("splits a character"));
+        assert_eq!(decode(vec![2, 3, 1, 0], "a").unwrap().iter().collect::<Vec<_>>(), ["a", "a", ""]);
+    }
+}
