@@ -7,6 +7,10 @@
 //! The session's set-up (its statement table, the breakpoints, the first
 //! stop) is timed apart from the `continue`.
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[allow(dead_code)] // the front-end generator is not used here
 #[path = "plan_gen.rs"]
 mod plan_gen;

@@ -4,6 +4,10 @@
 //! then estimate) — next to compiling the same plan, which it must not be
 //! slower than.
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "plan_gen.rs"]
 mod plan_gen;
 

@@ -2,6 +2,10 @@
 //! compile to `.tbc` bytes, of a generated plan of ≥ 50,000 lines that uses
 //! every construct.
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "plan_gen.rs"]
 mod plan_gen;
 

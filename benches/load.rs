@@ -2,6 +2,10 @@
 //! large module: the generated 50,000-line plan compiled by `tiss-compiler`
 //! (and, should it stop compiling, a synthetic module of similar shape).
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 

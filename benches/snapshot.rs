@@ -4,6 +4,10 @@
 //! load ≤ 100 µs each; the file ≤ 2× the state's data plus the bytecode
 //! (printed before the measurements).
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};

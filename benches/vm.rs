@@ -1,6 +1,10 @@
 //! VM benches: pure dispatch (ns per instruction), with and without budgets,
 //! and the overhead of RUN against spawning `/bin/sh -c true` directly.
 
+/// The binaries' allocator, so this measures what they do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[allow(dead_code)] // the front-end generator is not used here
 #[path = "plan_gen.rs"]
 mod plan_gen;
