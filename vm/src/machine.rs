@@ -9,13 +9,13 @@
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
-use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
+use tisslang::module::{NONE, PathRef, PathRootRef, TemplatePart, dim_index};
 
 use crate::failure::{BudgetBreach, Failure, FailureKind, shorten};
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
-use crate::program::Program;
+use crate::program::{Op, Program};
 use crate::shell::{Piece, build_command};
 use crate::value::{ErrorRecord, Record, RunResult, Value};
 
@@ -227,12 +227,16 @@ impl Machine {
         }
     }
 
-    /// The dispatch loop's body: fetch, meter, execute. Everything off the
-    /// straight path (failures, budgets, suspension) is in cold functions.
+    /// The dispatch loop's body: fetch, meter, execute. The frequent,
+    /// effect-free instructions run here on pre-decoded `Op`s and work on
+    /// the stack in place; everything else goes through `exec_other`, and
+    /// everything off the straight path (failures, budgets, suspension) is in
+    /// cold functions. Nothing here trusts the stack's shape: a snapshot can
+    /// hold any stack, so a wrong operand is a trap, never a panic.
     #[inline(always)]
     fn execute_one(&mut self, program: &Program, host: &mut dyn Host) -> Flow {
         let pc = self.pc;
-        let Some(&instr) = program.module.code.get(pc as usize) else {
+        let Some(&op) = program.ops.get(pc as usize) else {
             return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
         };
         self.pc = pc + 1;
@@ -240,10 +244,171 @@ impl Machine {
         if self.meters[4] > self.fuel_limit {
             return self.fuel_exhausted(program, host, self.fuel_limit, pc);
         }
+        match op {
+            Op::PushStr(i) => match program.const_strs.get(i as usize) {
+                Some(text) => self.stack.push(Value::Str(text.clone())),
+                None => return self.trap(pc, format!("string constant {i} out of range")),
+            },
+            Op::PushInt(i) => self.stack.push(Value::Int(i)),
+            Op::PushDuration(d) => self.stack.push(Value::Duration(d)),
+            Op::PushBool(b) => self.stack.push(Value::Bool(b)),
+            Op::Pop => match self.stack.pop() {
+                Some(value) => value.discard(),
+                None => return self.bad_operand(pc, "value", None),
+            },
+            Op::Load(slot) => match self.slots.get(slot as usize) {
+                Some(Some(value)) => {
+                    let value = value.clone();
+                    self.stack.push(value);
+                }
+                _ => return self.trap(pc, format!("slot {slot} read before it was bound")),
+            },
+            Op::Store(slot) => {
+                let Some(value) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
+                match self.slots.get_mut(slot as usize) {
+                    Some(cell) => {
+                        if let Some(old) = cell.replace(value) {
+                            old.discard();
+                        }
+                    }
+                    None => return self.trap(pc, format!("slot {slot} out of range")),
+                }
+            }
+            Op::Eq => return self.equality(pc, true),
+            Op::Ne => return self.equality(pc, false),
+            Op::Lt => return self.order(pc, std::cmp::Ordering::is_lt),
+            Op::Le => return self.order(pc, std::cmp::Ordering::is_le),
+            Op::Gt => return self.order(pc, std::cmp::Ordering::is_gt),
+            Op::Ge => return self.order(pc, std::cmp::Ordering::is_ge),
+            Op::Contains => return self.str_test(pc, |h, n| h.contains(n)),
+            Op::StartsWith => return self.str_test(pc, |h, n| h.starts_with(n)),
+            Op::EndsWith => return self.str_test(pc, |h, n| h.ends_with(n)),
+            Op::IsEmpty => {
+                let Some(top) = self.stack.last_mut() else { return self.bad_operand(pc, "string", None) };
+                let Value::Str(s) = top else {
+                    let found = top.type_name();
+                    return self.bad_operand(pc, "string", Some(found));
+                };
+                let empty = s.is_empty();
+                std::mem::replace(top, Value::Bool(empty)).discard();
+            }
+            Op::Not => match self.stack.last_mut() {
+                Some(Value::Bool(b)) => *b = !*b,
+                other => {
+                    let found = other.map(|v| v.type_name());
+                    return self.bad_operand(pc, "boolean", found);
+                }
+            },
+            Op::Jump(target) => self.pc = target,
+            Op::JumpIfFalse(target) => match self.stack.pop() {
+                Some(Value::Bool(b)) => {
+                    if !b {
+                        self.pc = target;
+                    }
+                }
+                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+            },
+            Op::JumpIfTrue(target) => match self.stack.pop() {
+                Some(Value::Bool(b)) => {
+                    if b {
+                        self.pc = target;
+                    }
+                }
+                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+            },
+            Op::Assert(assertion) => match self.stack.pop() {
+                Some(Value::Bool(true)) => {}
+                Some(Value::Bool(false)) => return self.assertion_failed(program, host, assertion, pc),
+                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+            },
+            Op::Other(instr) => return self.exec_other(instr, program, host, pc),
+        }
+        Flow::Continue
+    }
+
+    /// EQ and NE: the top two values compared where they lie, the result
+    /// replacing them.
+    #[inline(always)]
+    fn equality(&mut self, pc: u32, want_equal: bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(pc, "value", None) };
+        let equal = *a == b;
+        std::mem::replace(a, Value::Bool(equal == want_equal)).discard();
+        b.discard();
+        Flow::Continue
+    }
+
+    /// LT, LE, GT, GE on two integers or two durations.
+    #[inline(always)]
+    fn order(&mut self, pc: u32, test: impl Fn(std::cmp::Ordering) -> bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(pc, "value", None) };
+        let ordering = match (&*a, &b) {
+            (Value::Int(x), Value::Int(y)) => x.cmp(y),
+            (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
+            _ => {
+                let message = format!("cannot order a {} and a {}", a.type_name(), b.type_name());
+                return self.trap(pc, message);
+            }
+        };
+        std::mem::replace(a, Value::Bool(test(ordering))).discard();
+        Flow::Continue
+    }
+
+    /// CONTAINS, STARTS_WITH, ENDS_WITH: pop the needle, test the haystack
+    /// below it in place.
+    #[inline(always)]
+    fn str_test(&mut self, pc: u32, test: impl Fn(&str, &str) -> bool) -> Flow {
+        let needle = match self.stack.pop() {
+            Some(Value::Str(s)) => s,
+            other => return self.bad_operand(pc, "string", other.as_ref().map(Value::type_name)),
+        };
+        let Some(top) = self.stack.last_mut() else { return self.bad_operand(pc, "string", None) };
+        let Value::Str(haystack) = top else {
+            let found = top.type_name();
+            return self.bad_operand(pc, "string", Some(found));
+        };
+        let result = test(haystack, &needle);
+        std::mem::replace(top, Value::Bool(result)).discard();
+        Flow::Continue
+    }
+
+    /// The instructions `Op` leaves as bytecode: effects, steps, calls,
+    /// records. Out of line, so the hot loop stays small.
+    #[inline(never)]
+    fn exec_other(&mut self, instr: Instr, program: &Program, host: &mut dyn Host, pc: u32) -> Flow {
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
             Err(exec) => self.exceptional(program, host, exec, pc),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trap(&mut self, pc: u32, message: String) -> Flow {
+        self.stop(Outcome::Trapped(format!("at pc {pc}: {message}")))
+    }
+
+    /// A missing operand (`found` is `None`) or one of the wrong type.
+    #[cold]
+    #[inline(never)]
+    fn bad_operand(&mut self, pc: u32, expected: &str, found: Option<&str>) -> Flow {
+        let message = match found {
+            None => "operand stack underflow".to_string(),
+            Some(found) => format!("expected a {expected}, found a {found}"),
+        };
+        self.trap(pc, message)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn assertion_failed(&mut self, program: &Program, host: &mut dyn Host, assertion: u32, pc: u32) -> Flow {
+        let message = match program.module.assertions.get(assertion as usize) {
+            Some(a) if a.message != NONE => program.string(a.message).to_string(),
+            Some(a) => format!("assertion failed: {}", program.string(a.condition)),
+            None => "assertion failed".to_string(),
+        };
+        self.exceptional(program, host, Exec::Assert(assertion, message), pc)
     }
 
     #[cold]
@@ -301,14 +466,6 @@ impl Machine {
     }
 
     #[inline]
-    fn pop_bool(&mut self) -> Result<bool, Exec> {
-        match self.pop()? {
-            Value::Bool(b) => Ok(b),
-            other => Err(Exec::Trap(format!("expected a boolean, found a {}", other.type_name()))),
-        }
-    }
-
-    #[inline]
     fn push(&mut self, value: Value) {
         self.stack.push(value);
     }
@@ -320,36 +477,34 @@ impl Machine {
         Ok(path)
     }
 
-    #[inline(always)]
+    /// Runs an instruction that `Op` does not pre-decode.
     fn exec(&mut self, instr: Instr, program: &Program, host: &mut dyn Host) -> Result<Flow, Exec> {
         let module = &program.module;
         match instr {
+            // Pre-decoded into `Op`s and run by `execute_one`; a PUSH_CONST
+            // gets here only when its constant does not exist.
             Instr::PushConst { index } => {
-                let value = match module.constants.get(index as usize) {
-                    Some(Constant::Str(_)) => match program.const_strings.get(index as usize) {
-                        Some(Some(text)) => Value::Str(text.clone()),
-                        _ => return Err(Exec::Trap(format!("constant {index} is not a string"))),
-                    },
-                    Some(Constant::Int(i)) => Value::Int(*i),
-                    Some(Constant::Duration(d)) => Value::Duration(*d),
-                    Some(Constant::Bool(b)) => Value::Bool(*b),
-                    None => return Err(Exec::Trap(format!("constant {index} out of range"))),
-                };
-                self.push(value);
+                return Err(Exec::Trap(format!("constant {index} out of range")));
             }
-            Instr::Pop {} => {
-                self.pop()?;
-            }
-            Instr::Load { slot } => {
-                let value = match self.slots.get(slot as usize) {
-                    Some(Some(value)) => value.clone(),
-                    _ => return Err(Exec::Trap(format!("slot {slot} read before it was bound"))),
-                };
-                self.push(value);
-            }
-            Instr::Store { slot } => {
-                let value = self.pop()?;
-                self.store(slot, value)?;
+            Instr::Pop {}
+            | Instr::Load { .. }
+            | Instr::Store { .. }
+            | Instr::Eq {}
+            | Instr::Ne {}
+            | Instr::Lt {}
+            | Instr::Le {}
+            | Instr::Gt {}
+            | Instr::Ge {}
+            | Instr::Contains {}
+            | Instr::StartsWith {}
+            | Instr::EndsWith {}
+            | Instr::IsEmpty {}
+            | Instr::Not {}
+            | Instr::Jump { .. }
+            | Instr::JumpIfFalse { .. }
+            | Instr::JumpIfTrue { .. }
+            | Instr::Assert { .. } => {
+                return Err(Exec::Trap(format!("{} was not pre-decoded", instr.mnemonic())));
             }
             Instr::LastRun {} => {
                 let run =
@@ -413,42 +568,6 @@ impl Machine {
                 self.log(program, host, "estimate", &summary, "ok", 0);
                 self.push(Value::Record(Box::new(Record::Estimate(bound))));
             }
-            Instr::Eq {} | Instr::Ne {} => {
-                let (b, a) = (self.pop()?, self.pop()?);
-                let equal = a == b;
-                self.push(Value::Bool(if matches!(instr, Instr::Eq {}) { equal } else { !equal }));
-            }
-            Instr::Lt {} | Instr::Le {} | Instr::Gt {} | Instr::Ge {} => {
-                let (b, a) = (self.pop()?, self.pop()?);
-                let ordering = match (&a, &b) {
-                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
-                    (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
-                    _ => {
-                        return Err(Exec::Trap(format!(
-                            "cannot order a {} and a {}",
-                            a.type_name(),
-                            b.type_name()
-                        )));
-                    }
-                };
-                let result = match instr {
-                    Instr::Lt {} => ordering.is_lt(),
-                    Instr::Le {} => ordering.is_le(),
-                    Instr::Gt {} => ordering.is_gt(),
-                    _ => ordering.is_ge(),
-                };
-                self.push(Value::Bool(result));
-            }
-            Instr::Contains {} | Instr::StartsWith {} | Instr::EndsWith {} => {
-                let needle = self.pop_str()?;
-                let haystack = self.pop_str()?;
-                let result = match instr {
-                    Instr::Contains {} => haystack.contains(&*needle),
-                    Instr::StartsWith {} => haystack.starts_with(&*needle),
-                    _ => haystack.ends_with(&*needle),
-                };
-                self.push(Value::Bool(result));
-            }
             Instr::Matches { regex } => {
                 let text = self.pop_str()?;
                 let re = program.regexes.get(regex as usize).ok_or_else(|| Exec::Trap("bad regex".into()))?;
@@ -465,14 +584,6 @@ impl Machine {
                 })?;
                 self.push(Value::Bool(re.is_match(&text)));
             }
-            Instr::IsEmpty {} => {
-                let s = self.pop_str()?;
-                self.push(Value::Bool(s.is_empty()));
-            }
-            Instr::Not {} => {
-                let b = self.pop_bool()?;
-                self.push(Value::Bool(!b));
-            }
             Instr::FileExists {} | Instr::FileIsEmpty {} | Instr::FileContains {} => {
                 let needle =
                     if matches!(instr, Instr::FileContains {}) { Some(self.pop()?.to_text()) } else { None };
@@ -485,17 +596,6 @@ impl Machine {
                 };
                 let result = host.file_test(&path, query).map_err(host_error)?;
                 self.push(Value::Bool(result));
-            }
-            Instr::Jump { target } => self.pc = target,
-            Instr::JumpIfFalse { target } => {
-                if !self.pop_bool()? {
-                    self.pc = target;
-                }
-            }
-            Instr::JumpIfTrue { target } => {
-                if self.pop_bool()? {
-                    self.pc = target;
-                }
             }
             Instr::Call { task } => {
                 let info = module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?;
@@ -545,17 +645,6 @@ impl Machine {
                 let name =
                     program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
                 self.log(program, host, "step_end", &name, "passed", duration);
-            }
-            Instr::Assert { assertion } => {
-                if !self.pop_bool()? {
-                    let info = module.assertions.get(assertion as usize);
-                    let message = match info {
-                        Some(a) if a.message != NONE => program.string(a.message).to_string(),
-                        Some(a) => format!("assertion failed: {}", program.string(a.condition)),
-                        None => "assertion failed".to_string(),
-                    };
-                    return Err(Exec::Assert(assertion, message));
-                }
             }
             Instr::Fail { assertion } => {
                 let message = self.pop_str()?.to_string();

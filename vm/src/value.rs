@@ -52,16 +52,39 @@ pub enum Value {
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on
-/// every read): scalars are copied, text shares its `Rc`.
+/// every read): scalars are copied, text shares its `Rc`; a record (rare,
+/// and a deep copy) is out of line so the rest stays small.
 impl Clone for Value {
-    #[inline]
+    #[inline(always)]
     fn clone(&self) -> Value {
         match self {
             Value::Str(s) => Value::Str(Rc::clone(s)),
             Value::Int(i) => Value::Int(*i),
             Value::Duration(d) => Value::Duration(*d),
             Value::Bool(b) => Value::Bool(*b),
-            Value::Record(r) => Value::Record(r.clone()),
+            Value::Record(r) => clone_record(r),
+        }
+    }
+}
+
+#[inline(never)]
+fn clone_record(record: &Record) -> Value {
+    Value::Record(Box::new(record.clone()))
+}
+
+#[inline(never)]
+fn drop_record(_: Box<Record>) {}
+
+impl Value {
+    /// Drops the value inline: the compiler's drop glue for `Value` is an
+    /// out-of-line call, which the dispatch loop would pay on every POP,
+    /// STORE and test. Text releases its `Rc`; a record is out of line.
+    #[inline(always)]
+    pub(crate) fn discard(self) {
+        match self {
+            Value::Str(s) => drop(s),
+            Value::Record(r) => drop_record(r),
+            Value::Int(_) | Value::Duration(_) | Value::Bool(_) => {}
         }
     }
 }
