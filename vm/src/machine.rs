@@ -169,11 +169,13 @@ impl Machine {
             return done;
         }
         self.start_clock(host);
+        let mut regs = self.regs();
         let outcome = loop {
+            self.save(&regs);
             if stop(self) {
                 break Outcome::Running;
             }
-            if self.execute_one(program, host) == Flow::Stop {
+            if self.execute_one(&mut regs, program, host) == Flow::Stop {
                 break self.stopped.take().unwrap_or(Outcome::Running);
             }
         };
@@ -207,10 +209,26 @@ impl Machine {
         if let Some(done) = self.resume_status() {
             return done;
         }
-        match self.execute_one(program, host) {
-            Flow::Continue => Outcome::Running,
+        let mut regs = self.regs();
+        match self.execute_one(&mut regs, program, host) {
+            Flow::Continue => {
+                self.save(&regs);
+                Outcome::Running
+            }
             Flow::Stop => self.stopped.take().unwrap_or(Outcome::Running),
         }
+    }
+
+    #[inline(always)]
+    fn regs(&self) -> Regs {
+        Regs { pc: self.pc, fuel: self.meters[4], fuel_limit: self.fuel_limit }
+    }
+
+    /// Writes the loop's registers back: the machine is the whole state again.
+    #[inline(always)]
+    fn save(&mut self, regs: &Regs) {
+        self.pc = regs.pc;
+        self.meters[4] = regs.fuel;
     }
 
     /// The outcome of a run that has ended; a suspended run is running again.
@@ -233,61 +251,68 @@ impl Machine {
     /// everything off the straight path (failures, budgets, suspension) is in
     /// cold functions. Nothing here trusts the stack's shape: a snapshot can
     /// hold any stack, so a wrong operand is a trap, never a panic.
+    ///
+    /// `regs` holds the pc and the INSTRUCTIONS meter; every path that leaves
+    /// this function's straight line (`exec_other`, every cold function)
+    /// writes them back first, and on `Flow::Stop` the machine is the state.
     #[inline(always)]
-    fn execute_one(&mut self, program: &Program, host: &mut dyn Host) -> Flow {
-        let pc = self.pc;
+    fn execute_one(&mut self, r: &mut Regs, program: &Program, host: &mut dyn Host) -> Flow {
+        let pc = r.pc;
         let Some(&op) = program.ops.get(pc as usize) else {
-            return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
+            return self.trap_past_end(*r);
         };
-        self.pc = pc + 1;
-        self.meters[4] += 1;
-        if self.meters[4] > self.fuel_limit {
-            return self.fuel_exhausted(program, host, self.fuel_limit, pc);
+        r.pc = pc + 1;
+        r.fuel += 1;
+        if r.fuel > r.fuel_limit {
+            self.save(r);
+            return self.fuel_exhausted(program, host, r.fuel_limit, pc);
         }
         match op {
             Op::PushStr(i) => match program.const_strs.get(i as usize) {
                 Some(text) => self.stack.push(Value::Str(text.clone())),
-                None => return self.trap(pc, format!("string constant {i} out of range")),
+                None => return self.trap(*r, pc, format!("string constant {i} out of range")),
             },
             Op::PushInt(i) => self.stack.push(Value::Int(i)),
             Op::PushDuration(d) => self.stack.push(Value::Duration(d)),
             Op::PushBool(b) => self.stack.push(Value::Bool(b)),
             Op::Pop => match self.stack.pop() {
                 Some(value) => value.discard(),
-                None => return self.bad_operand(pc, "value", None),
+                None => return self.bad_operand(*r, pc, "value", None),
             },
             Op::Load(slot) => match self.slots.get(slot as usize) {
                 Some(Some(value)) => {
                     let value = value.clone();
                     self.stack.push(value);
                 }
-                _ => return self.trap(pc, format!("slot {slot} read before it was bound")),
+                _ => return self.trap(*r, pc, format!("slot {slot} read before it was bound")),
             },
             Op::Store(slot) => {
-                let Some(value) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
+                let Some(value) = self.stack.pop() else { return self.bad_operand(*r, pc, "value", None) };
                 match self.slots.get_mut(slot as usize) {
                     Some(cell) => {
                         if let Some(old) = cell.replace(value) {
                             old.discard();
                         }
                     }
-                    None => return self.trap(pc, format!("slot {slot} out of range")),
+                    None => return self.trap(*r, pc, format!("slot {slot} out of range")),
                 }
             }
-            Op::Eq => return self.equality(pc, true),
-            Op::Ne => return self.equality(pc, false),
-            Op::Lt => return self.order(pc, std::cmp::Ordering::is_lt),
-            Op::Le => return self.order(pc, std::cmp::Ordering::is_le),
-            Op::Gt => return self.order(pc, std::cmp::Ordering::is_gt),
-            Op::Ge => return self.order(pc, std::cmp::Ordering::is_ge),
-            Op::Contains => return self.str_test(pc, |h, n| h.contains(n)),
-            Op::StartsWith => return self.str_test(pc, |h, n| h.starts_with(n)),
-            Op::EndsWith => return self.str_test(pc, |h, n| h.ends_with(n)),
+            Op::Eq => return self.equality(*r, pc, true),
+            Op::Ne => return self.equality(*r, pc, false),
+            Op::Lt => return self.order(*r, pc, std::cmp::Ordering::is_lt),
+            Op::Le => return self.order(*r, pc, std::cmp::Ordering::is_le),
+            Op::Gt => return self.order(*r, pc, std::cmp::Ordering::is_gt),
+            Op::Ge => return self.order(*r, pc, std::cmp::Ordering::is_ge),
+            Op::Contains => return self.str_test(*r, pc, |h, n| h.contains(n)),
+            Op::StartsWith => return self.str_test(*r, pc, |h, n| h.starts_with(n)),
+            Op::EndsWith => return self.str_test(*r, pc, |h, n| h.ends_with(n)),
             Op::IsEmpty => {
-                let Some(top) = self.stack.last_mut() else { return self.bad_operand(pc, "string", None) };
+                let Some(top) = self.stack.last_mut() else {
+                    return self.bad_operand(*r, pc, "string", None);
+                };
                 let Value::Str(s) = top else {
                     let found = top.type_name();
-                    return self.bad_operand(pc, "string", Some(found));
+                    return self.bad_operand(*r, pc, "string", Some(found));
                 };
                 let empty = s.is_empty();
                 std::mem::replace(top, Value::Bool(empty)).discard();
@@ -296,43 +321,76 @@ impl Machine {
                 Some(Value::Bool(b)) => *b = !*b,
                 other => {
                     let found = other.map(|v| v.type_name());
-                    return self.bad_operand(pc, "boolean", found);
+                    return self.bad_operand(*r, pc, "boolean", found);
                 }
             },
-            Op::Jump(target) => self.pc = target,
-            Op::JumpIfFalse(target) => match self.stack.pop() {
-                Some(Value::Bool(b)) => {
+            Op::Jump(target) => r.pc = target,
+            Op::JumpIfFalse(target) => match self.pop_bool() {
+                Ok(b) => {
                     if !b {
-                        self.pc = target;
+                        r.pc = target;
                     }
                 }
-                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
             },
-            Op::JumpIfTrue(target) => match self.stack.pop() {
-                Some(Value::Bool(b)) => {
+            Op::JumpIfTrue(target) => match self.pop_bool() {
+                Ok(b) => {
                     if b {
-                        self.pc = target;
+                        r.pc = target;
                     }
                 }
-                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
             },
-            Op::Assert(assertion) => match self.stack.pop() {
-                Some(Value::Bool(true)) => {}
-                Some(Value::Bool(false)) => return self.assertion_failed(program, host, assertion, pc),
-                other => return self.bad_operand(pc, "boolean", other.as_ref().map(Value::type_name)),
+            Op::Assert(assertion) => match self.pop_bool() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.save(r);
+                    let flow = self.assertion_failed(program, host, assertion, pc);
+                    // A TRY may have caught it: the pc is the handler's.
+                    *r = self.regs();
+                    return flow;
+                }
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
             },
-            Op::Other(instr) => return self.exec_other(instr, program, host, pc),
+            Op::Other(instr) => {
+                self.save(r);
+                let flow = self.exec_other(instr, program, host, pc);
+                // The instruction may have moved the pc (CALL, a caught
+                // failure) or changed the fuel cap (SET_BUDGET).
+                *r = self.regs();
+                return flow;
+            }
         }
         Flow::Continue
+    }
+
+    /// Pops a boolean, or says what was there instead (`None`: nothing).
+    /// The value is consumed by `discard` on every path: matching on the
+    /// popped `Option<Value>` directly would leave the compiler's
+    /// out-of-line drop glue on the boolean path.
+    #[inline(always)]
+    fn pop_bool(&mut self) -> Result<bool, Option<&'static str>> {
+        let Some(value) = self.stack.pop() else { return Err(None) };
+        let result = match &value {
+            Value::Bool(b) => Ok(*b),
+            other => Err(Some(other.type_name())),
+        };
+        value.discard();
+        result
     }
 
     /// EQ and NE: the top two values compared where they lie, the result
     /// replacing them.
     #[inline(always)]
-    fn equality(&mut self, pc: u32, want_equal: bool) -> Flow {
-        let Some(b) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
-        let Some(a) = self.stack.last_mut() else { return self.bad_operand(pc, "value", None) };
-        let equal = *a == b;
+    fn equality(&mut self, r: Regs, pc: u32, want_equal: bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(r, pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(r, pc, "value", None) };
+        let equal = match (&*a, &b) {
+            // `Rc` equality looks at the pointers first.
+            (Value::Str(x), Value::Str(y)) => x == y,
+            (Value::Int(x), Value::Int(y)) => x == y,
+            _ => *a == b,
+        };
         std::mem::replace(a, Value::Bool(equal == want_equal)).discard();
         b.discard();
         Flow::Continue
@@ -340,33 +398,34 @@ impl Machine {
 
     /// LT, LE, GT, GE on two integers or two durations.
     #[inline(always)]
-    fn order(&mut self, pc: u32, test: impl Fn(std::cmp::Ordering) -> bool) -> Flow {
-        let Some(b) = self.stack.pop() else { return self.bad_operand(pc, "value", None) };
-        let Some(a) = self.stack.last_mut() else { return self.bad_operand(pc, "value", None) };
+    fn order(&mut self, r: Regs, pc: u32, test: impl Fn(std::cmp::Ordering) -> bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(r, pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(r, pc, "value", None) };
         let ordering = match (&*a, &b) {
             (Value::Int(x), Value::Int(y)) => x.cmp(y),
             (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
             _ => {
                 let message = format!("cannot order a {} and a {}", a.type_name(), b.type_name());
-                return self.trap(pc, message);
+                return self.trap(r, pc, message);
             }
         };
         std::mem::replace(a, Value::Bool(test(ordering))).discard();
+        b.discard();
         Flow::Continue
     }
 
     /// CONTAINS, STARTS_WITH, ENDS_WITH: pop the needle, test the haystack
     /// below it in place.
     #[inline(always)]
-    fn str_test(&mut self, pc: u32, test: impl Fn(&str, &str) -> bool) -> Flow {
+    fn str_test(&mut self, r: Regs, pc: u32, test: impl Fn(&str, &str) -> bool) -> Flow {
         let needle = match self.stack.pop() {
             Some(Value::Str(s)) => s,
-            other => return self.bad_operand(pc, "string", other.as_ref().map(Value::type_name)),
+            other => return self.bad_operand(r, pc, "string", other.as_ref().map(Value::type_name)),
         };
-        let Some(top) = self.stack.last_mut() else { return self.bad_operand(pc, "string", None) };
+        let Some(top) = self.stack.last_mut() else { return self.bad_operand(r, pc, "string", None) };
         let Value::Str(haystack) = top else {
             let found = top.type_name();
-            return self.bad_operand(pc, "string", Some(found));
+            return self.bad_operand(r, pc, "string", Some(found));
         };
         let result = test(haystack, &needle);
         std::mem::replace(top, Value::Bool(result)).discard();
@@ -385,19 +444,28 @@ impl Machine {
 
     #[cold]
     #[inline(never)]
-    fn trap(&mut self, pc: u32, message: String) -> Flow {
+    fn trap(&mut self, r: Regs, pc: u32, message: String) -> Flow {
+        self.save(&r);
         self.stop(Outcome::Trapped(format!("at pc {pc}: {message}")))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trap_past_end(&mut self, r: Regs) -> Flow {
+        self.save(&r);
+        let pc = r.pc;
+        self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")))
     }
 
     /// A missing operand (`found` is `None`) or one of the wrong type.
     #[cold]
     #[inline(never)]
-    fn bad_operand(&mut self, pc: u32, expected: &str, found: Option<&str>) -> Flow {
+    fn bad_operand(&mut self, r: Regs, pc: u32, expected: &str, found: Option<&str>) -> Flow {
         let message = match found {
             None => "operand stack underflow".to_string(),
             Some(found) => format!("expected a {expected}, found a {found}"),
         };
-        self.trap(pc, message)
+        self.trap(r, pc, message)
     }
 
     #[cold]
@@ -1138,6 +1206,15 @@ impl Machine {
             });
         }
     }
+}
+
+/// The dispatch loop's registers, in locals while it runs (see `execute_one`).
+#[derive(Clone, Copy)]
+struct Regs {
+    pc: u32,
+    /// `meters[4]`, INSTRUCTIONS.
+    fuel: u64,
+    fuel_limit: u64,
 }
 
 /// Whether the dispatch loop goes on. Kept to one byte so the hot path
