@@ -135,7 +135,8 @@ impl Machine {
             stack: Vec::with_capacity(program.module.max_stack as usize),
             frames: Vec::new(),
             steps: Vec::new(),
-            slots: vec![None; program.module.slots.len()],
+            // Not `vec![None; n]`: that clones `None` element by element.
+            slots: std::iter::repeat_with(|| None).take(program.module.slots.len()).collect(),
             last_run: None,
             meters: [0; 5],
             budgets: [None; 5],
@@ -303,7 +304,7 @@ impl Machine {
             Op::Le => return self.order(*r, pc, std::cmp::Ordering::is_le),
             Op::Gt => return self.order(*r, pc, std::cmp::Ordering::is_gt),
             Op::Ge => return self.order(*r, pc, std::cmp::Ordering::is_ge),
-            Op::Contains => return self.str_test(*r, pc, |h, n| h.contains(n)),
+            Op::Contains => return self.str_test(*r, pc, crate::value::contains),
             Op::StartsWith => return self.str_test(*r, pc, |h, n| h.starts_with(n)),
             Op::EndsWith => return self.str_test(*r, pc, |h, n| h.ends_with(n)),
             Op::IsEmpty => {

@@ -180,6 +180,20 @@ fn estimate_field(bound: &CostBound, field: Field) -> Option<Value> {
     Some(dim_value(i, if min { bound.min[i] } else { bound.max[i] }))
 }
 
+/// CONTAINS. `str::contains` sets up a searcher on every call, which costs
+/// more than the whole search on the short strings plans mostly test; a
+/// short haystack is scanned directly (at most 64 × 64 byte compares).
+#[inline]
+pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    if h.len() > 64 {
+        return haystack.contains(needle);
+    }
+    let Some((&first, rest)) = n.split_first() else { return true };
+    let Some(last_start) = h.len().checked_sub(n.len()) else { return false };
+    (0..=last_start).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
+}
+
 /// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
 pub fn format_duration(ms: u64) -> String {
     if ms != 0 && ms.is_multiple_of(3_600_000) {
@@ -212,6 +226,17 @@ pub fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_agrees_with_str_contains() {
+        let long = "ab".repeat(40);
+        let cases = ["", "a", "ab", "ba", "abc", "value 0 of the bench", "é", "éa", "aé", &long];
+        for h in cases {
+            for n in cases.iter().copied().chain(["value", "bench", "0 of", "x", "abab", "é"]) {
+                assert_eq!(contains(h, n), h.contains(n), "{h:?} contains {n:?}");
+            }
+        }
+    }
 
     #[test]
     fn durations_use_the_largest_exact_unit() {
