@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
-use tisslang::module::{NONE, PathRef, PathRootRef, TemplatePart, dim_index};
+use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
 
 use crate::failure::{BudgetBreach, Failure, FailureKind, shorten};
 use crate::host::{
@@ -273,8 +273,8 @@ impl Machine {
                 Some(text) => self.stack.push(Value::Str(text.clone())),
                 None => return self.trap(*r, pc, format!("string constant {i} out of range")),
             },
-            Op::PushInt(i) => self.stack.push(Value::Int(i)),
-            Op::PushDuration(d) => self.stack.push(Value::Duration(d)),
+            Op::PushInt(i) => self.stack.push(Value::Int(i64::from(i))),
+            Op::PushDuration(d) => self.stack.push(Value::Duration(u64::from(d))),
             Op::PushBool(b) => self.stack.push(Value::Bool(b)),
             Op::Pop => match self.stack.pop() {
                 Some(value) => value.discard(),
@@ -353,9 +353,9 @@ impl Machine {
                 }
                 Err(found) => return self.bad_operand(*r, pc, "boolean", found),
             },
-            Op::Other(instr) => {
+            Op::Other => {
                 self.save(r);
-                let flow = self.exec_other(instr, program, host, pc);
+                let flow = self.exec_other(program, host, pc);
                 // The instruction may have moved the pc (CALL, a caught
                 // failure) or changed the fuel cap (SET_BUDGET).
                 *r = self.regs();
@@ -436,7 +436,11 @@ impl Machine {
     /// The instructions `Op` leaves as bytecode: effects, steps, calls,
     /// records. Out of line, so the hot loop stays small.
     #[inline(never)]
-    fn exec_other(&mut self, instr: Instr, program: &Program, host: &mut dyn Host, pc: u32) -> Flow {
+    fn exec_other(&mut self, program: &Program, host: &mut dyn Host, pc: u32) -> Flow {
+        // `ops` and `code` have the same length (`Program::new`).
+        let Some(&instr) = program.module.code.get(pc as usize) else {
+            return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
+        };
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
             Err(exec) => self.exceptional(program, host, exec, pc),
@@ -550,10 +554,17 @@ impl Machine {
     fn exec(&mut self, instr: Instr, program: &Program, host: &mut dyn Host) -> Result<Flow, Exec> {
         let module = &program.module;
         match instr {
-            // Pre-decoded into `Op`s and run by `execute_one`; a PUSH_CONST
-            // gets here only when its constant does not exist.
+            // Mostly an `Op`: here only for a number too large for one, or
+            // a constant that does not exist.
             Instr::PushConst { index } => {
-                return Err(Exec::Trap(format!("constant {index} out of range")));
+                let value = match module.constants.get(index as usize) {
+                    Some(Constant::Str(s)) => Value::Str(program.string(*s).into()),
+                    Some(Constant::Int(i)) => Value::Int(*i),
+                    Some(Constant::Duration(d)) => Value::Duration(*d),
+                    Some(Constant::Bool(b)) => Value::Bool(*b),
+                    None => return Err(Exec::Trap(format!("constant {index} out of range"))),
+                };
+                self.push(value);
             }
             Instr::Pop {}
             | Instr::Load { .. }
@@ -573,7 +584,7 @@ impl Machine {
             | Instr::JumpIfFalse { .. }
             | Instr::JumpIfTrue { .. }
             | Instr::Assert { .. } => {
-                return Err(Exec::Trap(format!("{} was not pre-decoded", instr.mnemonic())));
+                return Err(Exec::Trap(format!("{} is run by execute_one", instr.mnemonic())));
             }
             Instr::LastRun {} => {
                 let run =

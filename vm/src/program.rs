@@ -10,14 +10,17 @@ use tisslang::module::{Constant, Module, NONE};
 
 /// An instruction as the dispatch loop runs it: the frequent, effect-free
 /// ones with their operands resolved (a constant is its value), everything
-/// else as the bytecode instruction. One `Op` per instruction, at the same
-/// pc, so the pc, fuel and `Machine::step` are exactly those of the bytecode.
+/// else left to the bytecode instruction at the same pc. One `Op` per
+/// instruction, so the pc, fuel and `Machine::step` are exactly those of the
+/// bytecode. Eight bytes: the loop streams through them.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Op {
     /// PUSH_CONST of a string: an index into `Program::const_strs`.
     PushStr(u32),
-    PushInt(i64),
-    PushDuration(u64),
+    /// PUSH_CONST of an integer that fits in 32 bits (others are `Other`).
+    PushInt(i32),
+    /// PUSH_CONST of a duration under 2^32 ms (others are `Other`).
+    PushDuration(u32),
     PushBool(bool),
     Pop,
     Load(u32),
@@ -37,9 +40,11 @@ pub(crate) enum Op {
     JumpIfFalse(u32),
     JumpIfTrue(u32),
     Assert(u32),
-    /// Everything else (and a PUSH_CONST whose constant does not resolve).
-    Other(Instr),
+    /// Everything else: run from `module.code` at the same pc.
+    Other,
 }
+
+const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
 pub struct Program {
     pub module: Module,
@@ -114,12 +119,12 @@ fn predecode(module: &Module) -> (Vec<Op>, Vec<Rc<str>>) {
             Instr::PushConst { index } => match module.constants.get(index as usize) {
                 Some(Constant::Str(_)) => match str_index.get(index as usize) {
                     Some(&Some(i)) => Op::PushStr(i),
-                    _ => Op::Other(instr),
+                    _ => Op::Other,
                 },
-                Some(Constant::Int(i)) => Op::PushInt(*i),
-                Some(Constant::Duration(d)) => Op::PushDuration(*d),
+                Some(Constant::Int(i)) => i32::try_from(*i).map_or(Op::Other, Op::PushInt),
+                Some(Constant::Duration(d)) => u32::try_from(*d).map_or(Op::Other, Op::PushDuration),
                 Some(Constant::Bool(b)) => Op::PushBool(*b),
-                None => Op::Other(instr),
+                None => Op::Other,
             },
             Instr::Pop {} => Op::Pop,
             Instr::Load { slot } => Op::Load(slot),
@@ -139,7 +144,7 @@ fn predecode(module: &Module) -> (Vec<Op>, Vec<Rc<str>>) {
             Instr::JumpIfFalse { target } => Op::JumpIfFalse(target),
             Instr::JumpIfTrue { target } => Op::JumpIfTrue(target),
             Instr::Assert { assertion } => Op::Assert(assertion),
-            other => Op::Other(other),
+            _ => Op::Other,
         })
         .collect();
     (ops, const_strs)
