@@ -253,7 +253,7 @@ impl Machine {
     /// cold functions. Nothing here trusts the stack's shape: a snapshot can
     /// hold any stack, so a wrong operand is a trap, never a panic.
     ///
-    /// `regs` holds the pc and the INSTRUCTIONS meter; every path that leaves
+    /// `r` holds the pc and the INSTRUCTIONS meter; every path that leaves
     /// this function's straight line (`exec_other`, every cold function)
     /// writes them back first, and on `Flow::Stop` the machine is the state.
     #[inline(always)]
