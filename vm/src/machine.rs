@@ -15,7 +15,7 @@ use crate::failure::{BudgetBreach, Failure, FailureKind, shorten};
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
-use crate::program::Program;
+use crate::program::{Op, Program};
 use crate::shell::{Piece, build_command};
 use crate::value::{ErrorRecord, Record, RunResult, Value};
 
@@ -135,7 +135,8 @@ impl Machine {
             stack: Vec::with_capacity(program.module.max_stack as usize),
             frames: Vec::new(),
             steps: Vec::new(),
-            slots: vec![None; program.module.slots.len()],
+            // Not `vec![None; n]`: that clones `None` element by element.
+            slots: std::iter::repeat_with(|| None).take(program.module.slots.len()).collect(),
             last_run: None,
             meters: [0; 5],
             budgets: [None; 5],
@@ -169,11 +170,13 @@ impl Machine {
             return done;
         }
         self.start_clock(host);
+        let mut regs = self.regs();
         let outcome = loop {
+            self.save(&regs);
             if stop(self) {
                 break Outcome::Running;
             }
-            if self.execute_one(program, host) == Flow::Stop {
+            if self.execute_one(&mut regs, program, host) == Flow::Stop {
                 break self.stopped.take().unwrap_or(Outcome::Running);
             }
         };
@@ -207,10 +210,26 @@ impl Machine {
         if let Some(done) = self.resume_status() {
             return done;
         }
-        match self.execute_one(program, host) {
-            Flow::Continue => Outcome::Running,
+        let mut regs = self.regs();
+        match self.execute_one(&mut regs, program, host) {
+            Flow::Continue => {
+                self.save(&regs);
+                Outcome::Running
+            }
             Flow::Stop => self.stopped.take().unwrap_or(Outcome::Running),
         }
+    }
+
+    #[inline(always)]
+    fn regs(&self) -> Regs {
+        Regs { pc: self.pc, fuel: self.meters[4], fuel_limit: self.fuel_limit }
+    }
+
+    /// Writes the loop's registers back: the machine is the whole state again.
+    #[inline(always)]
+    fn save(&mut self, regs: &Regs) {
+        self.pc = regs.pc;
+        self.meters[4] = regs.fuel;
     }
 
     /// The outcome of a run that has ended; a suspended run is running again.
@@ -227,23 +246,242 @@ impl Machine {
         }
     }
 
-    /// The dispatch loop's body: fetch, meter, execute. Everything off the
-    /// straight path (failures, budgets, suspension) is in cold functions.
+    /// The dispatch loop's body: fetch, meter, execute. The frequent,
+    /// effect-free instructions run here on pre-decoded `Op`s and work on
+    /// the stack in place; everything else goes through `exec_other`, and
+    /// everything off the straight path (failures, budgets, suspension) is in
+    /// cold functions. Nothing here trusts the stack's shape: a snapshot can
+    /// hold any stack, so a wrong operand is a trap, never a panic.
+    ///
+    /// `r` holds the pc and the INSTRUCTIONS meter; every path that leaves
+    /// this function's straight line (`exec_other`, every cold function)
+    /// writes them back first, and on `Flow::Stop` the machine is the state.
     #[inline(always)]
-    fn execute_one(&mut self, program: &Program, host: &mut dyn Host) -> Flow {
-        let pc = self.pc;
+    fn execute_one(&mut self, r: &mut Regs, program: &Program, host: &mut dyn Host) -> Flow {
+        let pc = r.pc;
+        let Some(&op) = program.ops.get(pc as usize) else {
+            return self.trap_past_end(*r);
+        };
+        r.pc = pc + 1;
+        r.fuel += 1;
+        if r.fuel > r.fuel_limit {
+            self.save(r);
+            return self.fuel_exhausted(program, host, r.fuel_limit, pc);
+        }
+        match op {
+            Op::PushStr(i) => match program.const_strs.get(i as usize) {
+                Some(text) => self.stack.push(Value::Str(text.clone())),
+                None => return self.trap(*r, pc, format!("string constant {i} out of range")),
+            },
+            Op::PushInt(i) => self.stack.push(Value::Int(i64::from(i))),
+            Op::PushDuration(d) => self.stack.push(Value::Duration(u64::from(d))),
+            Op::PushBool(b) => self.stack.push(Value::Bool(b)),
+            Op::Pop => match self.stack.pop() {
+                Some(value) => value.discard(),
+                None => return self.bad_operand(*r, pc, "value", None),
+            },
+            Op::Load(slot) => match self.slots.get(slot as usize) {
+                Some(Some(value)) => {
+                    let value = value.clone();
+                    self.stack.push(value);
+                }
+                _ => return self.trap(*r, pc, format!("slot {slot} read before it was bound")),
+            },
+            Op::Store(slot) => {
+                let Some(value) = self.stack.pop() else { return self.bad_operand(*r, pc, "value", None) };
+                match self.slots.get_mut(slot as usize) {
+                    Some(cell) => {
+                        if let Some(old) = cell.replace(value) {
+                            old.discard();
+                        }
+                    }
+                    None => return self.trap(*r, pc, format!("slot {slot} out of range")),
+                }
+            }
+            Op::Eq => return self.equality(*r, pc, true),
+            Op::Ne => return self.equality(*r, pc, false),
+            Op::Lt => return self.order(*r, pc, std::cmp::Ordering::is_lt),
+            Op::Le => return self.order(*r, pc, std::cmp::Ordering::is_le),
+            Op::Gt => return self.order(*r, pc, std::cmp::Ordering::is_gt),
+            Op::Ge => return self.order(*r, pc, std::cmp::Ordering::is_ge),
+            Op::Contains => return self.str_test(*r, pc, crate::value::contains),
+            Op::StartsWith => return self.str_test(*r, pc, |h, n| h.starts_with(n)),
+            Op::EndsWith => return self.str_test(*r, pc, |h, n| h.ends_with(n)),
+            Op::IsEmpty => {
+                let Some(top) = self.stack.last_mut() else {
+                    return self.bad_operand(*r, pc, "string", None);
+                };
+                let Value::Str(s) = top else {
+                    let found = top.type_name();
+                    return self.bad_operand(*r, pc, "string", Some(found));
+                };
+                let empty = s.is_empty();
+                std::mem::replace(top, Value::Bool(empty)).discard();
+            }
+            Op::Not => match self.stack.last_mut() {
+                Some(Value::Bool(b)) => *b = !*b,
+                other => {
+                    let found = other.map(|v| v.type_name());
+                    return self.bad_operand(*r, pc, "boolean", found);
+                }
+            },
+            Op::Jump(target) => r.pc = target,
+            Op::JumpIfFalse(target) => match self.pop_bool() {
+                Ok(b) => {
+                    if !b {
+                        r.pc = target;
+                    }
+                }
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
+            },
+            Op::JumpIfTrue(target) => match self.pop_bool() {
+                Ok(b) => {
+                    if b {
+                        r.pc = target;
+                    }
+                }
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
+            },
+            Op::Assert(assertion) => match self.pop_bool() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.save(r);
+                    let flow = self.assertion_failed(program, host, assertion, pc);
+                    // A TRY may have caught it: the pc is the handler's.
+                    *r = self.regs();
+                    return flow;
+                }
+                Err(found) => return self.bad_operand(*r, pc, "boolean", found),
+            },
+            Op::Other => {
+                self.save(r);
+                let flow = self.exec_other(program, host, pc);
+                // The instruction may have moved the pc (CALL, a caught
+                // failure) or changed the fuel cap (SET_BUDGET).
+                *r = self.regs();
+                return flow;
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Pops a boolean, or says what was there instead (`None`: nothing).
+    /// The value is consumed by `discard` on every path: matching on the
+    /// popped `Option<Value>` directly would leave the compiler's
+    /// out-of-line drop glue on the boolean path.
+    #[inline(always)]
+    fn pop_bool(&mut self) -> Result<bool, Option<&'static str>> {
+        let Some(value) = self.stack.pop() else { return Err(None) };
+        let result = match &value {
+            Value::Bool(b) => Ok(*b),
+            other => Err(Some(other.type_name())),
+        };
+        value.discard();
+        result
+    }
+
+    /// EQ and NE: the top two values compared where they lie, the result
+    /// replacing them.
+    #[inline(always)]
+    fn equality(&mut self, r: Regs, pc: u32, want_equal: bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(r, pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(r, pc, "value", None) };
+        let equal = match (&*a, &b) {
+            // `Rc` equality looks at the pointers first.
+            (Value::Str(x), Value::Str(y)) => x == y,
+            (Value::Int(x), Value::Int(y)) => x == y,
+            _ => *a == b,
+        };
+        std::mem::replace(a, Value::Bool(equal == want_equal)).discard();
+        b.discard();
+        Flow::Continue
+    }
+
+    /// LT, LE, GT, GE on two integers or two durations.
+    #[inline(always)]
+    fn order(&mut self, r: Regs, pc: u32, test: impl Fn(std::cmp::Ordering) -> bool) -> Flow {
+        let Some(b) = self.stack.pop() else { return self.bad_operand(r, pc, "value", None) };
+        let Some(a) = self.stack.last_mut() else { return self.bad_operand(r, pc, "value", None) };
+        let ordering = match (&*a, &b) {
+            (Value::Int(x), Value::Int(y)) => x.cmp(y),
+            (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
+            _ => {
+                let message = format!("cannot order a {} and a {}", a.type_name(), b.type_name());
+                return self.trap(r, pc, message);
+            }
+        };
+        std::mem::replace(a, Value::Bool(test(ordering))).discard();
+        b.discard();
+        Flow::Continue
+    }
+
+    /// CONTAINS, STARTS_WITH, ENDS_WITH: pop the needle, test the haystack
+    /// below it in place.
+    #[inline(always)]
+    fn str_test(&mut self, r: Regs, pc: u32, test: impl Fn(&str, &str) -> bool) -> Flow {
+        let needle = match self.stack.pop() {
+            Some(Value::Str(s)) => s,
+            other => return self.bad_operand(r, pc, "string", other.as_ref().map(Value::type_name)),
+        };
+        let Some(top) = self.stack.last_mut() else { return self.bad_operand(r, pc, "string", None) };
+        let Value::Str(haystack) = top else {
+            let found = top.type_name();
+            return self.bad_operand(r, pc, "string", Some(found));
+        };
+        let result = test(haystack, &needle);
+        std::mem::replace(top, Value::Bool(result)).discard();
+        Flow::Continue
+    }
+
+    /// The instructions `Op` leaves as bytecode: effects, steps, calls,
+    /// records. Out of line, so the hot loop stays small.
+    #[inline(never)]
+    fn exec_other(&mut self, program: &Program, host: &mut dyn Host, pc: u32) -> Flow {
+        // `ops` and `code` have the same length (`Program::new`).
         let Some(&instr) = program.module.code.get(pc as usize) else {
             return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
         };
-        self.pc = pc + 1;
-        self.meters[4] += 1;
-        if self.meters[4] > self.fuel_limit {
-            return self.fuel_exhausted(program, host, self.fuel_limit, pc);
-        }
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
             Err(exec) => self.exceptional(program, host, exec, pc),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trap(&mut self, r: Regs, pc: u32, message: String) -> Flow {
+        self.save(&r);
+        self.stop(Outcome::Trapped(format!("at pc {pc}: {message}")))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trap_past_end(&mut self, r: Regs) -> Flow {
+        self.save(&r);
+        let pc = r.pc;
+        self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")))
+    }
+
+    /// A missing operand (`found` is `None`) or one of the wrong type.
+    #[cold]
+    #[inline(never)]
+    fn bad_operand(&mut self, r: Regs, pc: u32, expected: &str, found: Option<&str>) -> Flow {
+        let message = match found {
+            None => "operand stack underflow".to_string(),
+            Some(found) => format!("expected a {expected}, found a {found}"),
+        };
+        self.trap(r, pc, message)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn assertion_failed(&mut self, program: &Program, host: &mut dyn Host, assertion: u32, pc: u32) -> Flow {
+        let message = match program.module.assertions.get(assertion as usize) {
+            Some(a) if a.message != NONE => program.string(a.message).to_string(),
+            Some(a) => format!("assertion failed: {}", program.string(a.condition)),
+            None => "assertion failed".to_string(),
+        };
+        self.exceptional(program, host, Exec::Assert(assertion, message), pc)
     }
 
     #[cold]
@@ -301,14 +539,6 @@ impl Machine {
     }
 
     #[inline]
-    fn pop_bool(&mut self) -> Result<bool, Exec> {
-        match self.pop()? {
-            Value::Bool(b) => Ok(b),
-            other => Err(Exec::Trap(format!("expected a boolean, found a {}", other.type_name()))),
-        }
-    }
-
-    #[inline]
     fn push(&mut self, value: Value) {
         self.stack.push(value);
     }
@@ -320,16 +550,15 @@ impl Machine {
         Ok(path)
     }
 
-    #[inline(always)]
+    /// Runs an instruction that `Op` does not pre-decode.
     fn exec(&mut self, instr: Instr, program: &Program, host: &mut dyn Host) -> Result<Flow, Exec> {
         let module = &program.module;
         match instr {
+            // Mostly an `Op`: here only for a number too large for one, or
+            // a constant that does not exist.
             Instr::PushConst { index } => {
                 let value = match module.constants.get(index as usize) {
-                    Some(Constant::Str(_)) => match program.const_strings.get(index as usize) {
-                        Some(Some(text)) => Value::Str(text.clone()),
-                        _ => return Err(Exec::Trap(format!("constant {index} is not a string"))),
-                    },
+                    Some(Constant::Str(s)) => Value::Str(program.string(*s).into()),
                     Some(Constant::Int(i)) => Value::Int(*i),
                     Some(Constant::Duration(d)) => Value::Duration(*d),
                     Some(Constant::Bool(b)) => Value::Bool(*b),
@@ -337,19 +566,25 @@ impl Machine {
                 };
                 self.push(value);
             }
-            Instr::Pop {} => {
-                self.pop()?;
-            }
-            Instr::Load { slot } => {
-                let value = match self.slots.get(slot as usize) {
-                    Some(Some(value)) => value.clone(),
-                    _ => return Err(Exec::Trap(format!("slot {slot} read before it was bound"))),
-                };
-                self.push(value);
-            }
-            Instr::Store { slot } => {
-                let value = self.pop()?;
-                self.store(slot, value)?;
+            Instr::Pop {}
+            | Instr::Load { .. }
+            | Instr::Store { .. }
+            | Instr::Eq {}
+            | Instr::Ne {}
+            | Instr::Lt {}
+            | Instr::Le {}
+            | Instr::Gt {}
+            | Instr::Ge {}
+            | Instr::Contains {}
+            | Instr::StartsWith {}
+            | Instr::EndsWith {}
+            | Instr::IsEmpty {}
+            | Instr::Not {}
+            | Instr::Jump { .. }
+            | Instr::JumpIfFalse { .. }
+            | Instr::JumpIfTrue { .. }
+            | Instr::Assert { .. } => {
+                return Err(Exec::Trap(format!("{} is run by execute_one", instr.mnemonic())));
             }
             Instr::LastRun {} => {
                 let run =
@@ -413,42 +648,6 @@ impl Machine {
                 self.log(program, host, "estimate", &summary, "ok", 0);
                 self.push(Value::Record(Box::new(Record::Estimate(bound))));
             }
-            Instr::Eq {} | Instr::Ne {} => {
-                let (b, a) = (self.pop()?, self.pop()?);
-                let equal = a == b;
-                self.push(Value::Bool(if matches!(instr, Instr::Eq {}) { equal } else { !equal }));
-            }
-            Instr::Lt {} | Instr::Le {} | Instr::Gt {} | Instr::Ge {} => {
-                let (b, a) = (self.pop()?, self.pop()?);
-                let ordering = match (&a, &b) {
-                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
-                    (Value::Duration(x), Value::Duration(y)) => x.cmp(y),
-                    _ => {
-                        return Err(Exec::Trap(format!(
-                            "cannot order a {} and a {}",
-                            a.type_name(),
-                            b.type_name()
-                        )));
-                    }
-                };
-                let result = match instr {
-                    Instr::Lt {} => ordering.is_lt(),
-                    Instr::Le {} => ordering.is_le(),
-                    Instr::Gt {} => ordering.is_gt(),
-                    _ => ordering.is_ge(),
-                };
-                self.push(Value::Bool(result));
-            }
-            Instr::Contains {} | Instr::StartsWith {} | Instr::EndsWith {} => {
-                let needle = self.pop_str()?;
-                let haystack = self.pop_str()?;
-                let result = match instr {
-                    Instr::Contains {} => haystack.contains(&*needle),
-                    Instr::StartsWith {} => haystack.starts_with(&*needle),
-                    _ => haystack.ends_with(&*needle),
-                };
-                self.push(Value::Bool(result));
-            }
             Instr::Matches { regex } => {
                 let text = self.pop_str()?;
                 let re = program.regexes.get(regex as usize).ok_or_else(|| Exec::Trap("bad regex".into()))?;
@@ -465,14 +664,6 @@ impl Machine {
                 })?;
                 self.push(Value::Bool(re.is_match(&text)));
             }
-            Instr::IsEmpty {} => {
-                let s = self.pop_str()?;
-                self.push(Value::Bool(s.is_empty()));
-            }
-            Instr::Not {} => {
-                let b = self.pop_bool()?;
-                self.push(Value::Bool(!b));
-            }
             Instr::FileExists {} | Instr::FileIsEmpty {} | Instr::FileContains {} => {
                 let needle =
                     if matches!(instr, Instr::FileContains {}) { Some(self.pop()?.to_text()) } else { None };
@@ -485,17 +676,6 @@ impl Machine {
                 };
                 let result = host.file_test(&path, query).map_err(host_error)?;
                 self.push(Value::Bool(result));
-            }
-            Instr::Jump { target } => self.pc = target,
-            Instr::JumpIfFalse { target } => {
-                if !self.pop_bool()? {
-                    self.pc = target;
-                }
-            }
-            Instr::JumpIfTrue { target } => {
-                if self.pop_bool()? {
-                    self.pc = target;
-                }
             }
             Instr::Call { task } => {
                 let info = module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?;
@@ -545,17 +725,6 @@ impl Machine {
                 let name =
                     program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
                 self.log(program, host, "step_end", &name, "passed", duration);
-            }
-            Instr::Assert { assertion } => {
-                if !self.pop_bool()? {
-                    let info = module.assertions.get(assertion as usize);
-                    let message = match info {
-                        Some(a) if a.message != NONE => program.string(a.message).to_string(),
-                        Some(a) => format!("assertion failed: {}", program.string(a.condition)),
-                        None => "assertion failed".to_string(),
-                    };
-                    return Err(Exec::Assert(assertion, message));
-                }
             }
             Instr::Fail { assertion } => {
                 let message = self.pop_str()?.to_string();
@@ -1049,6 +1218,15 @@ impl Machine {
             });
         }
     }
+}
+
+/// The dispatch loop's registers, in locals while it runs (see `execute_one`).
+#[derive(Clone, Copy)]
+struct Regs {
+    pc: u32,
+    /// `meters[4]`, INSTRUCTIONS.
+    fuel: u64,
+    fuel_limit: u64,
 }
 
 /// Whether the dispatch loop goes on. Kept to one byte so the hot path

@@ -1,17 +1,60 @@
-//! A verified module ready to run: its regexes compiled once, and the facts
-//! the machine looks up often precomputed.
+//! A verified module ready to run: its regexes compiled once, its code
+//! pre-decoded for the dispatch loop, and the facts the machine looks up
+//! often precomputed.
+
+use std::rc::Rc;
 
 use regex::Regex;
 use tisslang::isa::Instr;
-use tisslang::module::{Module, NONE};
+use tisslang::module::{Constant, Module, NONE};
+
+/// An instruction as the dispatch loop runs it: the frequent, effect-free
+/// ones with their operands resolved (a constant is its value), everything
+/// else left to the bytecode instruction at the same pc. One `Op` per
+/// instruction, so the pc, fuel and `Machine::step` are exactly those of the
+/// bytecode. Eight bytes: the loop streams through them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Op {
+    /// PUSH_CONST of a string: an index into `Program::const_strs`.
+    PushStr(u32),
+    /// PUSH_CONST of an integer that fits in 32 bits (others are `Other`).
+    PushInt(i32),
+    /// PUSH_CONST of a duration under 2^32 ms (others are `Other`).
+    PushDuration(u32),
+    PushBool(bool),
+    Pop,
+    Load(u32),
+    Store(u32),
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Contains,
+    StartsWith,
+    EndsWith,
+    IsEmpty,
+    Not,
+    Jump(u32),
+    JumpIfFalse(u32),
+    JumpIfTrue(u32),
+    Assert(u32),
+    /// Everything else: run from `module.code` at the same pc.
+    Other,
+}
+
+const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
 pub struct Program {
     pub module: Module,
     /// The module's content hash (`tisslang::format::content_hash`).
     pub hash: String,
     pub(crate) regexes: Vec<Regex>,
+    /// `module.code`, pre-decoded (built here; the module is not changed after).
+    pub(crate) ops: Vec<Op>,
     /// The string constants, shared: PUSH_CONST of a string copies a pointer.
-    pub(crate) const_strings: Vec<Option<std::rc::Rc<str>>>,
+    pub(crate) const_strs: Vec<Rc<str>>,
     /// Steps entered from the main code at depth 0: the plan's top-level
     /// steps (SETUP included), in order. These are the report's steps.
     pub top_level_steps: Vec<u32>,
@@ -39,16 +82,9 @@ impl Program {
                 module.steps.get(s as usize).is_some_and(|info| info.depth == 0 && info.parent == NONE)
             })
             .collect();
-        let const_strings = module
-            .constants
-            .iter()
-            .map(|c| match c {
-                tisslang::module::Constant::Str(s) => Some(module.string(*s).unwrap_or("").into()),
-                _ => None,
-            })
-            .collect();
+        let (ops, const_strs) = predecode(&module);
         let hash = tisslang::format::content_hash(&module);
-        Ok(Program { module, hash, regexes, const_strings, top_level_steps })
+        Ok(Program { module, hash, regexes, ops, const_strs, top_level_steps })
     }
 
     pub fn string(&self, index: u32) -> &str {
@@ -59,4 +95,57 @@ impl Program {
     pub fn line(&self, pc: u32) -> u32 {
         self.module.position(pc).map_or(0, |(line, _)| line)
     }
+}
+
+/// The module's code as `Op`s, and the string constants they push.
+fn predecode(module: &Module) -> (Vec<Op>, Vec<Rc<str>>) {
+    let mut const_strs = Vec::new();
+    // Constant index → its index in `const_strs`.
+    let str_index: Vec<Option<u32>> = module
+        .constants
+        .iter()
+        .map(|c| match c {
+            Constant::Str(s) => {
+                const_strs.push(module.string(*s).unwrap_or("").into());
+                Some(const_strs.len() as u32 - 1)
+            }
+            _ => None,
+        })
+        .collect();
+    let ops = module
+        .code
+        .iter()
+        .map(|&instr| match instr {
+            Instr::PushConst { index } => match module.constants.get(index as usize) {
+                Some(Constant::Str(_)) => match str_index.get(index as usize) {
+                    Some(&Some(i)) => Op::PushStr(i),
+                    _ => Op::Other,
+                },
+                Some(Constant::Int(i)) => i32::try_from(*i).map_or(Op::Other, Op::PushInt),
+                Some(Constant::Duration(d)) => u32::try_from(*d).map_or(Op::Other, Op::PushDuration),
+                Some(Constant::Bool(b)) => Op::PushBool(*b),
+                None => Op::Other,
+            },
+            Instr::Pop {} => Op::Pop,
+            Instr::Load { slot } => Op::Load(slot),
+            Instr::Store { slot } => Op::Store(slot),
+            Instr::Eq {} => Op::Eq,
+            Instr::Ne {} => Op::Ne,
+            Instr::Lt {} => Op::Lt,
+            Instr::Le {} => Op::Le,
+            Instr::Gt {} => Op::Gt,
+            Instr::Ge {} => Op::Ge,
+            Instr::Contains {} => Op::Contains,
+            Instr::StartsWith {} => Op::StartsWith,
+            Instr::EndsWith {} => Op::EndsWith,
+            Instr::IsEmpty {} => Op::IsEmpty,
+            Instr::Not {} => Op::Not,
+            Instr::Jump { target } => Op::Jump(target),
+            Instr::JumpIfFalse { target } => Op::JumpIfFalse(target),
+            Instr::JumpIfTrue { target } => Op::JumpIfTrue(target),
+            Instr::Assert { assertion } => Op::Assert(assertion),
+            _ => Op::Other,
+        })
+        .collect();
+    (ops, const_strs)
 }

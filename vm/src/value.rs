@@ -52,16 +52,39 @@ pub enum Value {
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on
-/// every read): scalars are copied, text shares its `Rc`.
+/// every read): scalars are copied, text shares its `Rc`; a record (rare,
+/// and a deep copy) is out of line so the rest stays small.
 impl Clone for Value {
-    #[inline]
+    #[inline(always)]
     fn clone(&self) -> Value {
         match self {
             Value::Str(s) => Value::Str(Rc::clone(s)),
             Value::Int(i) => Value::Int(*i),
             Value::Duration(d) => Value::Duration(*d),
             Value::Bool(b) => Value::Bool(*b),
-            Value::Record(r) => Value::Record(r.clone()),
+            Value::Record(r) => clone_record(r),
+        }
+    }
+}
+
+#[inline(never)]
+fn clone_record(record: &Record) -> Value {
+    Value::Record(Box::new(record.clone()))
+}
+
+#[inline(never)]
+fn drop_record(_: Box<Record>) {}
+
+impl Value {
+    /// Drops the value inline: the compiler's drop glue for `Value` is an
+    /// out-of-line call, which the dispatch loop would pay on every POP,
+    /// STORE and test. Text releases its `Rc`; a record is out of line.
+    #[inline(always)]
+    pub(crate) fn discard(self) {
+        match self {
+            Value::Str(s) => drop(s),
+            Value::Record(r) => drop_record(r),
+            Value::Int(_) | Value::Duration(_) | Value::Bool(_) => {}
         }
     }
 }
@@ -157,6 +180,20 @@ fn estimate_field(bound: &CostBound, field: Field) -> Option<Value> {
     Some(dim_value(i, if min { bound.min[i] } else { bound.max[i] }))
 }
 
+/// CONTAINS. `str::contains` sets up a searcher on every call, which costs
+/// more than the whole search on the short strings plans mostly test; a
+/// short haystack is scanned directly (at most 64 × 64 byte compares).
+#[inline]
+pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    if h.len() > 64 {
+        return haystack.contains(needle);
+    }
+    let Some((&first, rest)) = n.split_first() else { return true };
+    let Some(last_start) = h.len().checked_sub(n.len()) else { return false };
+    (0..=last_start).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
+}
+
 /// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
 pub fn format_duration(ms: u64) -> String {
     if ms != 0 && ms.is_multiple_of(3_600_000) {
@@ -189,6 +226,17 @@ pub fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_agrees_with_str_contains() {
+        let long = "ab".repeat(40);
+        let cases = ["", "a", "ab", "ba", "abc", "value 0 of the bench", "é", "éa", "aé", &long];
+        for h in cases {
+            for n in cases.iter().copied().chain(["value", "bench", "0 of", "x", "abab", "é"]) {
+                assert_eq!(contains(h, n), h.contains(n), "{h:?} contains {n:?}");
+            }
+        }
+    }
 
     #[test]
     fn durations_use_the_largest_exact_unit() {

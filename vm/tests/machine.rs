@@ -266,3 +266,40 @@ fn the_instruction_cap_survives_a_round_trip_of_the_state() {
     assert_eq!(restored.meters[4], 10);
     assert_eq!(f.budget.map(|b| b.reason), Some("limit".to_string()));
 }
+
+#[test]
+fn constants_beyond_32_bits_push_exactly() {
+    // 5000h is 18,000,000,000 ms: past u32, so not an inline operand.
+    let src = in_step(
+        "VAR big = 10000000000\nVAR neg = -3000000000\nVAR long = 5000h\nASSERT big > 9999999999 AND neg < -2999999999 AND long > 4999h\nASSERT big == 10000000000 AND long == 5000h",
+    );
+    let (machine, outcome) = run_with(&src, &mut ScriptedHost::default());
+    assert_eq!(outcome, Outcome::Completed, "{:?}", machine.status);
+}
+
+#[test]
+fn any_operand_stack_at_any_pc_traps_or_runs_never_panics() {
+    // A snapshot can hold any stack: the dispatch loop must not trust it.
+    use tiss_vm::value::Value;
+    let src = in_step(
+        "VAR s = \"text\"\nVAR n = 3\nIF s CONTAINS \"x\" OR s STARTS_WITH \"t\" AND NOT s ENDS_WITH \"y\" THEN { VAR n = 4 }\nASSERT n >= 3 AND s != \"\" AND NOT s IS_EMPTY",
+    );
+    let program = program(&src);
+    let stacks: Vec<Vec<Value>> = vec![
+        vec![],
+        vec![Value::Int(1)],
+        vec![Value::Bool(true)],
+        vec![Value::Str("a".into()), Value::Int(2)],
+        vec![Value::Int(2), Value::Str("a".into())],
+        vec![Value::Duration(1), Value::Int(1)],
+        vec![Value::Bool(false), Value::Bool(true)],
+    ];
+    for pc in 0..program.module.code.len() as u32 {
+        for stack in &stacks {
+            let mut machine = Machine::new(&program);
+            machine.pc = pc;
+            machine.stack = stack.clone();
+            let _ = machine.step(&program, &mut ScriptedHost::default());
+        }
+    }
+}
