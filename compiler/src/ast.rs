@@ -8,6 +8,7 @@ use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
 use crate::span::Span;
+pub use crate::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,7 +167,7 @@ impl StrLit {
     pub fn as_literal(&self) -> Option<&str> {
         match self.parts.as_slice() {
             [] => Some(""),
-            [StrPart::Text { text }] => Some(text),
+            [StrPart::Text { text }] => Some(text.as_str()),
             _ => None,
         }
     }
@@ -175,14 +176,14 @@ impl StrLit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StrPart {
-    Text { text: String },
+    Text { text: Text },
     Interp { path: Path },
 }
 
 /// A name written by the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ident {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
 }
 

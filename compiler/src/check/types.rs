@@ -213,7 +213,7 @@ fn non_record(path: &Path, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
 /// The path up to field `upto` (exclusive), printed canonically: `LAST_RUN.STDOUT`.
 pub(crate) fn path_text(path: &Path, upto: usize) -> String {
     let mut out = match &path.root {
-        PathRoot::Var { ident } => ident.name.clone(),
+        PathRoot::Var { ident } => ident.name.to_string(),
         PathRoot::LastRun { .. } => "LAST_RUN".to_string(),
         PathRoot::Cost { .. } => "COST".to_string(),
     };

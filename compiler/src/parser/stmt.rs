@@ -187,7 +187,7 @@ impl Parser<'_> {
         match tok.kind {
             TokenKind::Ident | TokenKind::Kw(_) => {
                 self.bump();
-                Ok(crate::ast::Ident { name: self.text(tok.span).to_string(), span: tok.span })
+                Ok(crate::ast::Ident { name: self.text(tok.span).into(), span: tok.span })
             }
             _ => Err(self.expected("an environment variable name")),
         }
