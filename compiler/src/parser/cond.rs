@@ -19,7 +19,9 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        let mut operands = vec![first];
+        // Two operands are the common case: one allocation.
+        let mut operands = Vec::with_capacity(2);
+        operands.push(first);
         loop {
             operands.push(self.conj()?);
             if !self.eat_kw_or_typo(Kw::OR) {
@@ -36,7 +38,9 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        let mut operands = vec![first];
+        // Two operands are the common case: one allocation.
+        let mut operands = Vec::with_capacity(2);
+        operands.push(first);
         loop {
             operands.push(self.neg()?);
             if !self.eat_kw_or_typo(Kw::AND) {
@@ -161,7 +165,12 @@ impl Parser<'_> {
                             Kw::ENDS_WITH => StrOp::EndsWith,
                             _ => StrOp::Matches,
                         };
-                        let rhs = self.expr(&format!("the right side of `{}`", kw.as_str()))?;
+                        let rhs = self.expr(match op {
+                            StrOp::Contains => "the right side of `CONTAINS`",
+                            StrOp::StartsWith => "the right side of `STARTS_WITH`",
+                            StrOp::EndsWith => "the right side of `ENDS_WITH`",
+                            StrOp::Matches => "the right side of `MATCHES`",
+                        })?;
                         CondKind::StrTest { lhs, negated, op, rhs }
                     }
                 }
@@ -234,7 +243,7 @@ impl Parser<'_> {
                         }
                     }
                     None => {
-                        let ident = Ident { name: word.to_string(), span: tok.span };
+                        let ident = Ident { name: word.into(), span: tok.span };
                         ExprKind::Path { path: self.path_fields(PathRoot::Var { ident })? }
                     }
                 }
@@ -272,14 +281,21 @@ impl Parser<'_> {
     /// `{ . FIELD }` after a path's root. A field may be any word, keywords included.
     fn path_fields(&mut self, root: PathRoot) -> PResult<Path> {
         let start = root.span();
-        let mut fields = Vec::new();
+        // Count the `.name` pairs ahead to allocate the fields once.
+        let count = self.tokens[self.pos..]
+            .chunks_exact(2)
+            .take_while(|pair| {
+                pair[0].kind == TokenKind::Dot && matches!(pair[1].kind, TokenKind::Ident | TokenKind::Kw(_))
+            })
+            .count();
+        let mut fields = Vec::with_capacity(count);
         while self.peek_kind() == TokenKind::Dot {
             self.bump();
             let tok = self.peek();
             match tok.kind {
                 TokenKind::Ident | TokenKind::Kw(_) => {
                     self.bump();
-                    fields.push(Ident { name: self.text(tok.span).to_string(), span: tok.span });
+                    fields.push(Ident { name: self.text(tok.span).into(), span: tok.span });
                 }
                 _ => return Err(self.expected("a field name after `.`")),
             }

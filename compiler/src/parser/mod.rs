@@ -8,7 +8,7 @@
 mod cond;
 mod stmt;
 
-use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, StrLit};
+use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::Lexed;
@@ -30,6 +30,7 @@ pub fn parse(src: &str, lexed: Lexed) -> (Plan, Vec<Diagnostic>) {
         diagnostics: Vec::new(),
         depth: 0,
         prev_end: 0,
+        stmts: Vec::new(),
     };
     let plan = parser.plan();
     (plan, parser.diagnostics)
@@ -52,6 +53,8 @@ pub(crate) struct Parser<'a> {
     depth: usize,
     /// End of the last consumed token: the end of the node being built.
     prev_end: u32,
+    /// The statements of the blocks being parsed, innermost last.
+    stmts: Vec<Stmt>,
 }
 
 impl<'a> Parser<'a> {
@@ -199,7 +202,7 @@ impl<'a> Parser<'a> {
         match tok.kind {
             TokenKind::Ident => {
                 self.bump();
-                Ok(Ident { name: self.text(tok.span).to_string(), span: tok.span })
+                Ok(Ident { name: self.text(tok.span).into(), span: tok.span })
             }
             TokenKind::Kw(kw) => {
                 self.bump();
@@ -216,7 +219,7 @@ impl<'a> Parser<'a> {
                         lower.clone(),
                     ),
                 );
-                Ok(Ident { name: lower, span: tok.span })
+                Ok(Ident { name: lower.into(), span: tok.span })
             }
             _ => Err(self.expected(what)),
         }
@@ -237,34 +240,33 @@ impl<'a> Parser<'a> {
             return Err(err);
         }
         self.depth += 1;
-        let mut commands = Vec::new();
-        loop {
+        // Statements collect on the shared stack (nested blocks above this
+        // one's), then move into a vector of exactly their number.
+        let mark = self.stmts.len();
+        let closed = loop {
             match self.peek_kind() {
                 TokenKind::RBrace => {
                     self.bump();
-                    break;
+                    break true;
                 }
-                TokenKind::Eof => {
-                    self.depth -= 1;
-                    let eof = self.peek().span;
-                    return Err(self.error(
-                        Diagnostic::error(
-                            codes::UNEXPECTED_TOKEN,
-                            eof,
-                            "this block is never closed: expected `}`",
-                        )
-                        .with_label(open.span, "block opened here")
-                        .with_suggestion("close the block", eof, "}"),
-                    ));
-                }
+                TokenKind::Eof => break false,
                 _ => match self.statement() {
-                    Ok(Some(stmt)) => commands.push(stmt),
+                    Ok(Some(stmt)) => self.stmts.push(stmt),
                     Ok(None) => {}
                     Err(Reported) => self.recover_statement(),
                 },
             }
-        }
+        };
+        let commands: Vec<Stmt> = self.stmts.drain(mark..).collect();
         self.depth -= 1;
+        if !closed {
+            let eof = self.peek().span;
+            return Err(self.error(
+                Diagnostic::error(codes::UNEXPECTED_TOKEN, eof, "this block is never closed: expected `}`")
+                    .with_label(open.span, "block opened here")
+                    .with_suggestion("close the block", eof, "}"),
+            ));
+        }
         Ok(Block { commands, span: self.since(open.span) })
     }
 
