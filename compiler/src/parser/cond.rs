@@ -214,8 +214,9 @@ impl Parser<'_> {
             TokenKind::Ident => {
                 self.bump();
                 let word = self.text(tok.span);
-                match super::typo_of(word, &[Kw::TRUE, Kw::FALSE, Kw::LAST_RUN])
-                    .filter(|kw| kw.as_str().eq_ignore_ascii_case(word))
+                match [Kw::TRUE, Kw::FALSE, Kw::LAST_RUN]
+                    .into_iter()
+                    .find(|kw| kw.as_str().eq_ignore_ascii_case(word))
                 {
                     Some(kw) => {
                         self.diagnostics.push(
