@@ -4,6 +4,7 @@
 //! command objects, each with `type`, its arguments and `span`.
 
 use serde::Serialize;
+use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
@@ -155,10 +156,11 @@ pub struct Heredoc {
     pub span: Span,
 }
 
-/// A string literal, split into literal text and `${...}` parts.
+/// A string literal, split into literal text and `${...}` parts. Most
+/// literals are one text part, kept inline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: Vec<StrPart>,
+    pub parts: SmallVec<[StrPart; 1]>,
     pub span: Span,
 }
 
@@ -176,8 +178,13 @@ impl StrLit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StrPart {
-    Text { text: Text },
-    Interp { path: Path },
+    Text {
+        text: Text,
+    },
+    /// Boxed: interpolation is the rarer part, and text parts stay small.
+    Interp {
+        path: Box<Path>,
+    },
 }
 
 /// A name written by the user.
@@ -198,7 +205,8 @@ pub struct DurationLit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Path {
     pub root: PathRoot,
-    pub fields: Vec<Ident>,
+    /// Usually none or one (`LAST_RUN.STDOUT`), kept inline.
+    pub fields: SmallVec<[Ident; 1]>,
     pub span: Span,
 }
 

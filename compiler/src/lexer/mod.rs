@@ -339,9 +339,9 @@ impl<'a> Lexer<'a> {
             Some(_) => {
                 let text = &self.src[start + 1..start + len - 1];
                 let parts = if text.is_empty() {
-                    Vec::new()
+                    smallvec::SmallVec::new()
                 } else {
-                    vec![crate::ast::StrPart::Text { text: text.into() }]
+                    smallvec::smallvec![crate::ast::StrPart::Text { text: text.into() }]
                 };
                 let index = self.out.strings.len() as u32;
                 self.out.strings.push(StrLit { parts, span });

@@ -1,6 +1,8 @@
 //! String literals: escapes, `${path}` interpolation, and the `{{name}}` mistake.
 
 use super::{Lexer, is_ident_continue, is_ident_start};
+use smallvec::SmallVec;
+
 use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart, Text};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
@@ -68,7 +70,7 @@ impl Lexer<'_> {
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: Vec<StrPart> = Vec::new();
+        let mut parts: SmallVec<[StrPart; 1]> = SmallVec::new();
         let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {
@@ -86,7 +88,7 @@ impl Lexer<'_> {
                         if let Some(text) = text.take(self.src) {
                             parts.push(StrPart::Text { text });
                         }
-                        parts.push(StrPart::Interp { path });
+                        parts.push(StrPart::Interp { path: Box::new(path) });
                     }
                 }
                 b'{' if self.peek(1) == Some(b'{') => self.double_brace(&mut text),

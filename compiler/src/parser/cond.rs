@@ -1,5 +1,7 @@
 //! Conditions and expressions (SPEC §4).
 
+use smallvec::SmallVec;
+
 use super::{PResult, Parser};
 use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
 use crate::codes;
@@ -282,14 +284,7 @@ impl Parser<'_> {
     /// `{ . FIELD }` after a path's root. A field may be any word, keywords included.
     fn path_fields(&mut self, root: PathRoot) -> PResult<Path> {
         let start = root.span();
-        // Count the `.name` pairs ahead to allocate the fields once.
-        let count = self.tokens[self.pos..]
-            .chunks_exact(2)
-            .take_while(|pair| {
-                pair[0].kind == TokenKind::Dot && matches!(pair[1].kind, TokenKind::Ident | TokenKind::Kw(_))
-            })
-            .count();
-        let mut fields = Vec::with_capacity(count);
+        let mut fields = SmallVec::new();
         while self.peek_kind() == TokenKind::Dot {
             self.bump();
             let tok = self.peek();

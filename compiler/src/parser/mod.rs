@@ -186,7 +186,7 @@ impl<'a> Parser<'a> {
     }
 
     fn take_string(&mut self, index: u32) -> StrLit {
-        let empty = StrLit { parts: Vec::new(), span: Span::default() };
+        let empty = StrLit { parts: Default::default(), span: Span::default() };
         std::mem::replace(&mut self.strings[index as usize], empty)
     }
 
