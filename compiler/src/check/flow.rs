@@ -171,7 +171,7 @@ impl<'a> Flow<'a, '_, '_> {
             .with_note("read LAST_RUN only after a RUN that happens on every path");
         }
         let var = &self.syms.vars[slot as usize];
-        let first = var.bindings[0].span;
+        let first = var.first.span;
         let line = self.cx.line(first);
         Diagnostic::error(
             codes::POSSIBLY_UNBOUND,
