@@ -241,7 +241,7 @@ impl<'a> Parser<'a> {
         }
         self.depth += 1;
         // Statements collect on the shared stack (nested blocks above this
-        // one's), then move into a vector of exactly their number.
+        // one's), then move in one copy into a vector of exactly their number.
         let mark = self.stmts.len();
         let closed = loop {
             match self.peek_kind() {
@@ -257,7 +257,7 @@ impl<'a> Parser<'a> {
                 },
             }
         };
-        let commands: Vec<Stmt> = self.stmts.drain(mark..).collect();
+        let commands = self.stmts.split_off(mark);
         self.depth -= 1;
         if !closed {
             let eof = self.peek().span;
