@@ -157,10 +157,10 @@ pub struct Heredoc {
 }
 
 /// A string literal, split into literal text and `${...}` parts. Most
-/// literals are one text part, kept inline.
+/// literals have one or two parts, kept inline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: SmallVec<[StrPart; 1]>,
+    pub parts: SmallVec<[StrPart; 2]>,
     pub span: Span,
 }
 

@@ -70,7 +70,7 @@ impl Lexer<'_> {
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: SmallVec<[StrPart; 1]> = SmallVec::new();
+        let mut parts: SmallVec<[StrPart; 2]> = SmallVec::new();
         let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {
@@ -206,7 +206,8 @@ impl Lexer<'_> {
     fn interpolation(&mut self) -> Option<Path> {
         let start = self.pos;
         self.pos += 2;
-        let mut segments: Vec<(Span, &str)> = Vec::new();
+        // `${name}` or `${name.FIELD}` is the common case: no allocation.
+        let mut segments: SmallVec<[(Span, &str); 2]> = SmallVec::new();
         loop {
             let seg_start = self.pos;
             if !self.peek(0).is_some_and(is_ident_start) {
