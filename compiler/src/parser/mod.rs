@@ -250,11 +250,11 @@ impl<'a> Parser<'a> {
                     break true;
                 }
                 TokenKind::Eof => break false,
-                _ => match self.statement() {
-                    Ok(Some(stmt)) => self.stmts.push(stmt),
-                    Ok(None) => {}
-                    Err(Reported) => self.recover_statement(),
-                },
+                _ => {
+                    if self.statement().is_err() {
+                        self.recover_statement();
+                    }
+                }
             }
         };
         let commands = self.stmts.split_off(mark);
@@ -386,12 +386,13 @@ impl<'a> Parser<'a> {
             }
             Kw::SET_BUDGET => Item::SetBudget(self.budget(start)?),
             kw if kw.starts_statement() => {
-                // Parse it anyway, so its own errors are reported too.
-                let stmt = self.statement_after(kw, start);
-                let span = match &stmt {
-                    Ok(Some(s)) => s.span,
-                    _ => self.since(start),
+                // Parse it anyway, so its own errors are reported too, then drop it.
+                let mark = self.stmts.len();
+                let span = match self.statement_after(kw, start) {
+                    Ok(()) => self.stmts.last().map_or_else(|| self.since(start), |s| s.span),
+                    Err(Reported) => self.since(start),
                 };
+                self.stmts.truncate(mark);
                 return Err(self.error(
                     Diagnostic::error(
                         codes::STATEMENT_AT_TOP_LEVEL,
