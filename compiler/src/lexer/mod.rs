@@ -94,9 +94,8 @@ impl<'a> Lexer<'a> {
                 b' ' | b'\t' | b'\r' | b'\x0C' => {
                     // Indentation comes in runs: skip it in one tight loop.
                     self.pos += 1;
-                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
-                        self.pos += 1;
-                    }
+                    let rest = &self.bytes[self.pos..];
+                    self.pos += rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
                     continue;
                 }
                 b'#' => {
