@@ -4,10 +4,12 @@
 //! command objects, each with `type`, its arguments and `span`.
 
 use serde::Serialize;
+use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
 use crate::span::Span;
+pub use crate::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -154,10 +156,11 @@ pub struct Heredoc {
     pub span: Span,
 }
 
-/// A string literal, split into literal text and `${...}` parts.
+/// A string literal, split into literal text and `${...}` parts. Most
+/// literals have one or two parts, kept inline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: Vec<StrPart>,
+    pub parts: SmallVec<[StrPart; 2]>,
     pub span: Span,
 }
 
@@ -166,7 +169,7 @@ impl StrLit {
     pub fn as_literal(&self) -> Option<&str> {
         match self.parts.as_slice() {
             [] => Some(""),
-            [StrPart::Text { text }] => Some(text),
+            [StrPart::Text { text }] => Some(text.as_str()),
             _ => None,
         }
     }
@@ -175,14 +178,19 @@ impl StrLit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StrPart {
-    Text { text: String },
-    Interp { path: Path },
+    Text {
+        text: Text,
+    },
+    /// Boxed: interpolation is the rarer part, and text parts stay small.
+    Interp {
+        path: Box<Path>,
+    },
 }
 
 /// A name written by the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ident {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
 }
 
@@ -197,7 +205,8 @@ pub struct DurationLit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Path {
     pub root: PathRoot,
-    pub fields: Vec<Ident>,
+    /// Usually none or one (`LAST_RUN.STDOUT`), kept inline.
+    pub fields: SmallVec<[Ident; 1]>,
     pub span: Span,
 }
 

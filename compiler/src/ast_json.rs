@@ -136,7 +136,10 @@ mod tests {
         let file = SourceFile::new("p.tiss", "# é\nTASK \"é\"\n".to_string());
         let plan = Plan {
             items: vec![Item::Task {
-                name: StrLit { parts: vec![StrPart::Text { text: "é".into() }], span: Span::new(10, 14) },
+                name: StrLit {
+                    parts: smallvec::smallvec![StrPart::Text { text: "é".into() }],
+                    span: Span::new(10, 14),
+                },
                 span: Span::new(5, 14),
             }],
         };
@@ -157,7 +160,7 @@ mod tests {
         let file = SourceFile::new("p.tiss", "TASK \"t\"\n".to_string());
         let plan = Plan {
             items: vec![Item::Task {
-                name: StrLit { parts: vec![], span: Span::new(5, 8) },
+                name: StrLit { parts: Default::default(), span: Span::new(5, 8) },
                 span: Span::new(0, 8),
             }],
         };

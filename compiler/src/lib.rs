@@ -20,6 +20,7 @@ pub mod render;
 pub mod source;
 pub mod span;
 pub mod suggest;
+pub mod text;
 pub mod token;
 
 use diagnostic::Diagnostic;

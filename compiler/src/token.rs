@@ -18,6 +18,10 @@ macro_rules! keywords {
             }
 
             pub fn from_word(word: &str) -> Option<Kw> {
+                // Every keyword starts with an uppercase letter; most names do not.
+                if !word.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+                    return None;
+                }
                 match word {
                     $(stringify!($kw) => Some(Kw::$kw),)*
                     _ => None,

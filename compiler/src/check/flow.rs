@@ -31,6 +31,7 @@ pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, order: &[u32], cx: &mut Ctx
         last_run: syms.vars.len() as u32,
         bound: vec![false; slots],
         trail: Vec::new(),
+        common: Vec::new(),
         task: None,
         needed: vec![0; slots],
         summaries: (0..syms.tasks.len()).map(|_| None).collect(),
@@ -95,6 +96,8 @@ struct Flow<'a, 'c, 's> {
     bound: Vec<bool>,
     /// The slots set in `bound`, in order, so branches can be undone.
     trail: Vec<u32>,
+    /// The slots bound by every arm so far of the branches being analysed.
+    common: Vec<u32>,
     task: Option<TaskState>,
     /// `needed[v] == task + 1` when the task being summarised already needs v.
     needed: Vec<u32>,
@@ -125,19 +128,32 @@ impl<'a> Flow<'a, '_, '_> {
     /// the intersection of their end states.
     fn arms(&mut self, n: usize, mut arm: impl FnMut(&mut Self, usize)) {
         let mark = self.trail.len();
-        let mut common: Option<Vec<u32>> = None;
+        // This branch's common bindings, on the shared stack above those of
+        // the branches it is nested in.
+        let base = self.common.len();
         for i in 0..n {
             arm(self, i);
-            match &mut common {
-                None => common = Some(self.trail[mark..].to_vec()),
+            if i == 0 {
+                self.common.extend_from_slice(&self.trail[mark..]);
+            } else {
                 // What arm i left unbound is not bound on every path.
-                Some(c) => c.retain(|&slot| self.bound[slot as usize]),
+                let mut kept = base;
+                for j in base..self.common.len() {
+                    let slot = self.common[j];
+                    if self.bound[slot as usize] {
+                        self.common[kept] = slot;
+                        kept += 1;
+                    }
+                }
+                self.common.truncate(kept);
             }
             self.undo(mark);
         }
-        for slot in common.unwrap_or_default() {
+        for j in base..self.common.len() {
+            let slot = self.common[j];
             self.bind(slot);
         }
+        self.common.truncate(base);
     }
 
     /// A read of `slot` at `span`.
@@ -171,7 +187,7 @@ impl<'a> Flow<'a, '_, '_> {
             .with_note("read LAST_RUN only after a RUN that happens on every path");
         }
         let var = &self.syms.vars[slot as usize];
-        let first = var.bindings[0].span;
+        let first = var.first.span;
         let line = self.cx.line(first);
         Diagnostic::error(
             codes::POSSIBLY_UNBOUND,

@@ -231,11 +231,12 @@ fn climb(text: &str, complete: bool) -> Climb {
         false => &text[..text.rfind(['/', '\\']).unwrap_or(0)],
     };
     let mut depth = 0usize;
-    for part in text.split(['/', '\\']) {
+    // By bytes: both separators are ASCII, so no character decoding is needed.
+    for part in text.as_bytes().split(|&b| b == b'/' || b == b'\\') {
         match part {
-            "" | "." => {}
-            ".." if depth == 0 => return Climb::Escapes,
-            ".." => depth -= 1,
+            b"" | b"." => {}
+            b".." if depth == 0 => return Climb::Escapes,
+            b".." => depth -= 1,
             _ => depth += 1,
         }
     }

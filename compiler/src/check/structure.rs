@@ -2,8 +2,6 @@
 //! one `SETUP` and before every `STEP`, unique `DEFINE_TASK` names, `CHOOSE`
 //! with two options or more, and a satisfiable `#TISS_VERSION`.
 
-use std::collections::HashMap;
-
 use tisslang::version::LANGUAGE_VERSION;
 
 use crate::ast::{ChooseOption, Item, Plan};
@@ -13,6 +11,7 @@ use crate::span::Span;
 
 use super::Ctx;
 use super::literals::quote;
+use super::symbols::NameMap;
 
 pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
     let mut task: Option<Span> = None;
@@ -20,7 +19,7 @@ pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
     let mut before_task: Option<(Span, &str)> = None;
     let mut first_step: Option<Span> = None;
     let mut setup: Option<Span> = None;
-    let mut defines: HashMap<&str, Span> = HashMap::new();
+    let mut defines: NameMap<'_, Span> = NameMap::default();
 
     for item in &plan.items {
         let (span, keyword) = match item {

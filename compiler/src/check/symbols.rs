@@ -3,6 +3,7 @@
 //! `CALL`s in its body. Later passes look names up here instead of re-walking.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
@@ -62,8 +63,22 @@ pub(crate) struct Symbols<'a> {
 
 pub(crate) struct Var<'a> {
     pub name: &'a str,
+    /// The first binding in source order, then the others: most variables
+    /// are bound once, and so need no vector.
+    pub first: Binding<'a>,
+    pub more: Vec<Binding<'a>>,
+}
+
+impl<'a> Var<'a> {
+    /// Binding `i` in source order.
+    pub(crate) fn binding(&self, i: usize) -> Option<&Binding<'a>> {
+        if i == 0 { Some(&self.first) } else { self.more.get(i - 1) }
+    }
+
     /// Every binding, in source order.
-    pub bindings: Vec<Binding<'a>>,
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = &Binding<'a>> {
+        std::iter::once(&self.first).chain(&self.more)
+    }
 }
 
 /// One place that binds a variable.
@@ -105,14 +120,15 @@ impl<'a> Symbols<'a> {
 }
 
 pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
-    // A guess that saves most of the rehashing on big plans.
+    // Guesses that save most of the rehashing and copying on big plans; an
+    // item holds at most one task.
     let capacity = plan.items.len() * 2;
     let mut c = Collector {
         syms: Symbols {
             var_ids: NameMap::with_capacity_and_hasher(capacity, Default::default()),
-            vars: Vec::new(),
+            vars: Vec::with_capacity(capacity),
             tasks: Vec::new(),
-            task_ids: NameMap::default(),
+            task_ids: NameMap::with_capacity_and_hasher(plan.items.len(), Default::default()),
         },
         task: None,
     };
@@ -146,12 +162,15 @@ struct Collector<'a> {
 
 impl<'a> Collector<'a> {
     fn bind(&mut self, name: &'a str, span: Span, source: BindSource<'a>) {
+        let binding = Binding { span, source };
         let vars = &mut self.syms.vars;
-        let id = *self.syms.var_ids.entry(name).or_insert_with(|| {
-            vars.push(Var { name, bindings: Vec::new() });
-            (vars.len() - 1) as u32
-        });
-        vars[id as usize].bindings.push(Binding { span, source });
+        match self.syms.var_ids.entry(name) {
+            Entry::Occupied(id) => vars[*id.get() as usize].more.push(binding),
+            Entry::Vacant(slot) => {
+                slot.insert(vars.len() as u32);
+                vars.push(Var { name, first: binding, more: Vec::new() });
+            }
+        }
     }
 
     fn block(&mut self, block: &'a Block) {

@@ -49,7 +49,7 @@ pub(crate) fn resolve(syms: &Symbols<'_>, cx: &mut Ctx<'_>) -> VarTypes {
     let types = infer(syms);
     for var in &syms.vars {
         let mut first = None;
-        for binding in &var.bindings {
+        for binding in var.bindings() {
             let Some(bty) = binding_ty(syms, &types, &binding.source) else { continue };
             let Some((first_span, ty)) = first else {
                 first = Some((binding.span, bty));
@@ -135,8 +135,7 @@ fn infer(syms: &Symbols<'_>) -> VarTypes {
         stack.push((start, 0));
         state[start as usize] = State::InProgress;
         while let Some(&mut (var, ref mut next)) = stack.last_mut() {
-            let bindings = &syms.vars[var as usize].bindings;
-            let Some(binding) = bindings.get(*next) else {
+            let Some(binding) = syms.vars[var as usize].binding(*next) else {
                 state[var as usize] = State::Done;
                 stack.pop();
                 continue;
@@ -213,7 +212,7 @@ fn non_record(path: &Path, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
 /// The path up to field `upto` (exclusive), printed canonically: `LAST_RUN.STDOUT`.
 pub(crate) fn path_text(path: &Path, upto: usize) -> String {
     let mut out = match &path.root {
-        PathRoot::Var { ident } => ident.name.clone(),
+        PathRoot::Var { ident } => ident.name.to_string(),
         PathRoot::LastRun { .. } => "LAST_RUN".to_string(),
         PathRoot::Cost { .. } => "COST".to_string(),
     };

@@ -3,6 +3,8 @@
 //! value is needed (E0215) and budget values (E0208). Where the fix is a
 //! different literal, the suggestion is that literal.
 
+use std::fmt;
+
 use tisslang::cost::{Dim, DimUnit};
 
 use crate::ast::{Budget, CmpOp, Cond, Expr, ExprKind, Path, PathRoot};
@@ -15,8 +17,9 @@ use super::literals::{as_literal_of, quote, split_duration};
 use super::records::Rec;
 use super::types::{Ty, path_text};
 
-/// ENV values and WRITE/APPEND FROM take one value, not a record.
-pub(crate) fn scalar(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: &str) {
+/// ENV values and WRITE/APPEND FROM take one value, not a record. `what`
+/// (here and below) is formatted only if there is something to report.
+pub(crate) fn scalar(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
     if let (Some(Ty::Record(rec)), ExprKind::Path { path }) = (ty, &expr.kind) {
         let text = path_text(path, path.fields.len());
         let d = Diagnostic::error(
@@ -43,7 +46,7 @@ pub(crate) fn interpolated(cx: &mut Ctx<'_>, path: &Path, ty: Option<Ty>) {
 
 /// The operands of CONTAINS, STARTS_WITH, ENDS_WITH, MATCHES, IS_EMPTY and
 /// FILE ... CONTAINS are strings.
-pub(crate) fn string_operand(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: &str) {
+pub(crate) fn string_operand(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
     match (ty, &expr.kind) {
         (None | Some(Ty::Str), _) => {}
         (Some(Ty::Record(rec)), ExprKind::Path { path }) => {

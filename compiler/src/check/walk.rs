@@ -83,7 +83,7 @@ impl<'a> Walker<'a, '_, '_> {
             }
             StmtKind::Env { name, value } => {
                 let ty = self.expr(value);
-                values::scalar(self.cx, value, ty, &format!("the value of `ENV {}`", name.name));
+                values::scalar(self.cx, value, ty, format_args!("the value of `ENV {}`", name.name));
             }
             StmtKind::Assert { condition, message } => {
                 self.cond(condition);
@@ -131,7 +131,7 @@ impl<'a> Walker<'a, '_, '_> {
     fn content(&mut self, content: &'a Content, keyword: &str) {
         if let Content::From { expr } = content {
             let ty = self.expr(expr);
-            values::scalar(self.cx, expr, ty, &format!("the content of `{keyword} ... FROM`"));
+            values::scalar(self.cx, expr, ty, format_args!("the content of `{keyword} ... FROM`"));
         }
     }
 
@@ -157,19 +157,18 @@ impl<'a> Walker<'a, '_, '_> {
                 self.path_lit(path, PathUse::File);
                 if let FileTest::Contains { needle } = test {
                     let ty = self.expr(needle);
-                    values::string_operand(self.cx, needle, ty, "`FILE ... CONTAINS`");
+                    values::string_operand(self.cx, needle, ty, format_args!("`FILE ... CONTAINS`"));
                 }
             }
             CondKind::IsEmpty { operand } => {
                 let ty = self.expr(operand);
-                values::string_operand(self.cx, operand, ty, "`IS_EMPTY`");
+                values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
             }
             CondKind::StrTest { lhs, op, rhs, .. } => {
-                let what = format!("`{}`", op.keyword());
                 let lty = self.expr(lhs);
-                values::string_operand(self.cx, lhs, lty, &what);
+                values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
-                values::string_operand(self.cx, rhs, rty, &what);
+                values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
                 if let (StrOp::Matches, ExprKind::Str { value }) = (op, &rhs.kind) {
                     self.regexes.check(self.cx, value);
                 }

@@ -1,7 +1,9 @@
 //! String literals: escapes, `${path}` interpolation, and the `{{name}}` mistake.
 
 use super::{Lexer, is_ident_continue, is_ident_start};
-use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart};
+use smallvec::SmallVec;
+
+use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart, Text};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -19,13 +21,57 @@ static STRING_SPECIAL: [bool; 256] = {
     table
 };
 
+/// The literal text collected so far: a range of the source until an escape
+/// needs a decoded copy, so a string without escapes is copied only once,
+/// into its [`Text`].
+#[derive(Default)]
+enum Pending {
+    #[default]
+    Empty,
+    Slice(usize, usize),
+    Owned(String),
+}
+
+impl Pending {
+    /// Appends `src[start..end]`.
+    fn push_src(&mut self, src: &str, start: usize, end: usize) {
+        match self {
+            Pending::Empty => *self = Pending::Slice(start, end),
+            Pending::Slice(_, b) if *b == start => *b = end,
+            Pending::Slice(a, b) => *self = Pending::Owned([&src[*a..*b], &src[start..end]].concat()),
+            Pending::Owned(text) => text.push_str(&src[start..end]),
+        }
+    }
+
+    fn push_char(&mut self, src: &str, ch: char) {
+        match self {
+            Pending::Empty => *self = Pending::Owned(ch.to_string()),
+            Pending::Slice(a, b) => {
+                let mut text = src[*a..*b].to_string();
+                text.push(ch);
+                *self = Pending::Owned(text);
+            }
+            Pending::Owned(text) => text.push(ch),
+        }
+    }
+
+    /// The text collected, if any, leaving `self` empty.
+    fn take(&mut self, src: &str) -> Option<Text> {
+        match std::mem::take(self) {
+            Pending::Empty => None,
+            Pending::Slice(a, b) => Some(Text::new(&src[a..b])),
+            Pending::Owned(text) => Some(Text::from(text)),
+        }
+    }
+}
+
 impl Lexer<'_> {
     /// Lexes `"..."` starting at the opening quote. Strings stay on one line.
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: Vec<StrPart> = Vec::new();
-        let mut text = String::new();
+        let mut parts: SmallVec<[StrPart; 2]> = SmallVec::new();
+        let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {
             match b {
@@ -39,10 +85,10 @@ impl Lexer<'_> {
                 b'\\' => self.escape(&mut text),
                 b'$' if self.peek(1) == Some(b'{') => {
                     if let Some(path) = self.interpolation() {
-                        if !text.is_empty() {
-                            parts.push(StrPart::Text { text: std::mem::take(&mut text) });
+                        if let Some(text) = text.take(self.src) {
+                            parts.push(StrPart::Text { text });
                         }
-                        parts.push(StrPart::Interp { path });
+                        parts.push(StrPart::Interp { path: Box::new(path) });
                     }
                 }
                 b'{' if self.peek(1) == Some(b'{') => self.double_brace(&mut text),
@@ -56,7 +102,7 @@ impl Lexer<'_> {
                         // A lone `\r`, `$` or `{`: literal text.
                         self.pos += 1;
                     }
-                    text.push_str(&self.src[run_start..self.pos]);
+                    text.push_src(self.src, run_start, self.pos);
                 }
             }
         }
@@ -71,7 +117,7 @@ impl Lexer<'_> {
                 .with_note("strings stay on one line; for multi-line text use a heredoc (`<<TEXT`)"),
             );
         }
-        if !text.is_empty() {
+        if let Some(text) = text.take(self.src) {
             parts.push(StrPart::Text { text });
         }
         let index = self.out.strings.len() as u32;
@@ -80,7 +126,7 @@ impl Lexer<'_> {
     }
 
     /// One escape sequence starting at the backslash.
-    fn escape(&mut self, text: &mut String) {
+    fn escape(&mut self, text: &mut Pending) {
         let start = self.pos;
         let Some(c) = self.src[start + 1..].chars().next().filter(|c| *c != '\n') else {
             self.pos += 1;
@@ -102,7 +148,7 @@ impl Lexer<'_> {
             _ => None,
         };
         if let Some(ch) = simple {
-            text.push(ch);
+            text.push_char(self.src, ch);
             return;
         }
         if c == 'u' {
@@ -122,7 +168,7 @@ impl Lexer<'_> {
     }
 
     /// `\u{HEX}` after the `\u` has been consumed.
-    fn unicode_escape(&mut self, start: usize, text: &mut String) {
+    fn unicode_escape(&mut self, start: usize, text: &mut Pending) {
         let rest = &self.src[self.pos..];
         let decoded = rest.strip_prefix('{').and_then(|r| {
             let close = r.find('}')?;
@@ -134,7 +180,7 @@ impl Lexer<'_> {
         match decoded {
             Some((Some(ch), len)) => {
                 self.pos += len;
-                text.push(ch);
+                text.push_char(self.src, ch);
             }
             Some((None, len)) => {
                 self.pos += len;
@@ -160,7 +206,8 @@ impl Lexer<'_> {
     fn interpolation(&mut self) -> Option<Path> {
         let start = self.pos;
         self.pos += 2;
-        let mut segments: Vec<(Span, &str)> = Vec::new();
+        // `${name}` or `${name.FIELD}` is the common case: no allocation.
+        let mut segments: SmallVec<[(Span, &str); 2]> = SmallVec::new();
         loop {
             let seg_start = self.pos;
             if !self.peek(0).is_some_and(is_ident_start) {
@@ -201,7 +248,7 @@ impl Lexer<'_> {
         self.pos += 1;
         let (root_span, root_text) = segments[0];
         let root = match Kw::from_word(root_text) {
-            None => PathRoot::Var { ident: Ident { name: root_text.to_string(), span: root_span } },
+            None => PathRoot::Var { ident: Ident { name: Text::new(root_text), span: root_span } },
             Some(Kw::LAST_RUN) => PathRoot::LastRun { span: root_span },
             Some(Kw::COST) => PathRoot::Cost { span: root_span },
             Some(kw) => {
@@ -226,13 +273,13 @@ impl Lexer<'_> {
             }
         };
         let fields =
-            segments[1..].iter().map(|&(span, name)| Ident { name: name.to_string(), span }).collect();
+            segments[1..].iter().map(|&(span, name)| Ident { name: Text::new(name), span }).collect();
         Some(Path { root, fields, span: Span::new(start + 2, self.pos - 1) })
     }
 
     /// `{{` inside a string: `{{name}}` is the old interpolation form and an
     /// error suggesting `${name}`; any other `{{` is literal text.
-    fn double_brace(&mut self, text: &mut String) {
+    fn double_brace(&mut self, text: &mut Pending) {
         let start = self.pos;
         let rest = &self.src[start + 2..self.line_end(start)];
         let inner_len = rest.find("}}");
@@ -253,12 +300,13 @@ impl Lexer<'_> {
                     )
                     .with_suggestion("interpolate with", span, format!("${{{inner}}}")),
                 );
-                text.push_str(&self.src[start..end]);
+                text.push_src(self.src, start, end);
                 self.pos = end;
                 return;
             }
         }
-        text.push_str("{{");
+        // The two braces themselves, as literal text.
+        text.push_src(self.src, start, start + 2);
         self.pos += 2;
     }
 }

@@ -1,5 +1,7 @@
 //! Conditions and expressions (SPEC §4).
 
+use smallvec::SmallVec;
+
 use super::{PResult, Parser};
 use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
 use crate::codes;
@@ -19,7 +21,9 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        let mut operands = vec![first];
+        // Two operands are the common case: one allocation.
+        let mut operands = Vec::with_capacity(2);
+        operands.push(first);
         loop {
             operands.push(self.conj()?);
             if !self.eat_kw_or_typo(Kw::OR) {
@@ -36,7 +40,9 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        let mut operands = vec![first];
+        // Two operands are the common case: one allocation.
+        let mut operands = Vec::with_capacity(2);
+        operands.push(first);
         loop {
             operands.push(self.neg()?);
             if !self.eat_kw_or_typo(Kw::AND) {
@@ -161,7 +167,12 @@ impl Parser<'_> {
                             Kw::ENDS_WITH => StrOp::EndsWith,
                             _ => StrOp::Matches,
                         };
-                        let rhs = self.expr(&format!("the right side of `{}`", kw.as_str()))?;
+                        let rhs = self.expr(match op {
+                            StrOp::Contains => "the right side of `CONTAINS`",
+                            StrOp::StartsWith => "the right side of `STARTS_WITH`",
+                            StrOp::EndsWith => "the right side of `ENDS_WITH`",
+                            StrOp::Matches => "the right side of `MATCHES`",
+                        })?;
                         CondKind::StrTest { lhs, negated, op, rhs }
                     }
                 }
@@ -205,8 +216,9 @@ impl Parser<'_> {
             TokenKind::Ident => {
                 self.bump();
                 let word = self.text(tok.span);
-                match super::typo_of(word, &[Kw::TRUE, Kw::FALSE, Kw::LAST_RUN])
-                    .filter(|kw| kw.as_str().eq_ignore_ascii_case(word))
+                match [Kw::TRUE, Kw::FALSE, Kw::LAST_RUN]
+                    .into_iter()
+                    .find(|kw| kw.as_str().eq_ignore_ascii_case(word))
                 {
                     Some(kw) => {
                         self.diagnostics.push(
@@ -234,7 +246,7 @@ impl Parser<'_> {
                         }
                     }
                     None => {
-                        let ident = Ident { name: word.to_string(), span: tok.span };
+                        let ident = Ident { name: word.into(), span: tok.span };
                         ExprKind::Path { path: self.path_fields(PathRoot::Var { ident })? }
                     }
                 }
@@ -272,14 +284,14 @@ impl Parser<'_> {
     /// `{ . FIELD }` after a path's root. A field may be any word, keywords included.
     fn path_fields(&mut self, root: PathRoot) -> PResult<Path> {
         let start = root.span();
-        let mut fields = Vec::new();
+        let mut fields = SmallVec::new();
         while self.peek_kind() == TokenKind::Dot {
             self.bump();
             let tok = self.peek();
             match tok.kind {
                 TokenKind::Ident | TokenKind::Kw(_) => {
                     self.bump();
-                    fields.push(Ident { name: self.text(tok.span).to_string(), span: tok.span });
+                    fields.push(Ident { name: self.text(tok.span).into(), span: tok.span });
                 }
                 _ => return Err(self.expected("a field name after `.`")),
             }

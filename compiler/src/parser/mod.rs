@@ -8,7 +8,7 @@
 mod cond;
 mod stmt;
 
-use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, StrLit};
+use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::Lexed;
@@ -30,6 +30,7 @@ pub fn parse(src: &str, lexed: Lexed) -> (Plan, Vec<Diagnostic>) {
         diagnostics: Vec::new(),
         depth: 0,
         prev_end: 0,
+        stmts: Vec::new(),
     };
     let plan = parser.plan();
     (plan, parser.diagnostics)
@@ -52,6 +53,8 @@ pub(crate) struct Parser<'a> {
     depth: usize,
     /// End of the last consumed token: the end of the node being built.
     prev_end: u32,
+    /// The statements of the blocks being parsed, innermost last.
+    stmts: Vec<Stmt>,
 }
 
 impl<'a> Parser<'a> {
@@ -183,7 +186,7 @@ impl<'a> Parser<'a> {
     }
 
     fn take_string(&mut self, index: u32) -> StrLit {
-        let empty = StrLit { parts: Vec::new(), span: Span::default() };
+        let empty = StrLit { parts: Default::default(), span: Span::default() };
         std::mem::replace(&mut self.strings[index as usize], empty)
     }
 
@@ -199,7 +202,7 @@ impl<'a> Parser<'a> {
         match tok.kind {
             TokenKind::Ident => {
                 self.bump();
-                Ok(Ident { name: self.text(tok.span).to_string(), span: tok.span })
+                Ok(Ident { name: self.text(tok.span).into(), span: tok.span })
             }
             TokenKind::Kw(kw) => {
                 self.bump();
@@ -216,7 +219,7 @@ impl<'a> Parser<'a> {
                         lower.clone(),
                     ),
                 );
-                Ok(Ident { name: lower, span: tok.span })
+                Ok(Ident { name: lower.into(), span: tok.span })
             }
             _ => Err(self.expected(what)),
         }
@@ -237,34 +240,33 @@ impl<'a> Parser<'a> {
             return Err(err);
         }
         self.depth += 1;
-        let mut commands = Vec::new();
-        loop {
+        // Statements collect on the shared stack (nested blocks above this
+        // one's), then move in one copy into a vector of exactly their number.
+        let mark = self.stmts.len();
+        let closed = loop {
             match self.peek_kind() {
                 TokenKind::RBrace => {
                     self.bump();
-                    break;
+                    break true;
                 }
-                TokenKind::Eof => {
-                    self.depth -= 1;
-                    let eof = self.peek().span;
-                    return Err(self.error(
-                        Diagnostic::error(
-                            codes::UNEXPECTED_TOKEN,
-                            eof,
-                            "this block is never closed: expected `}`",
-                        )
-                        .with_label(open.span, "block opened here")
-                        .with_suggestion("close the block", eof, "}"),
-                    ));
+                TokenKind::Eof => break false,
+                _ => {
+                    if self.statement().is_err() {
+                        self.recover_statement();
+                    }
                 }
-                _ => match self.statement() {
-                    Ok(Some(stmt)) => commands.push(stmt),
-                    Ok(None) => {}
-                    Err(Reported) => self.recover_statement(),
-                },
             }
-        }
+        };
+        let commands = self.stmts.split_off(mark);
         self.depth -= 1;
+        if !closed {
+            let eof = self.peek().span;
+            return Err(self.error(
+                Diagnostic::error(codes::UNEXPECTED_TOKEN, eof, "this block is never closed: expected `}`")
+                    .with_label(open.span, "block opened here")
+                    .with_suggestion("close the block", eof, "}"),
+            ));
+        }
         Ok(Block { commands, span: self.since(open.span) })
     }
 
@@ -384,12 +386,13 @@ impl<'a> Parser<'a> {
             }
             Kw::SET_BUDGET => Item::SetBudget(self.budget(start)?),
             kw if kw.starts_statement() => {
-                // Parse it anyway, so its own errors are reported too.
-                let stmt = self.statement_after(kw, start);
-                let span = match &stmt {
-                    Ok(Some(s)) => s.span,
-                    _ => self.since(start),
+                // Parse it anyway, so its own errors are reported too, then drop it.
+                let mark = self.stmts.len();
+                let span = match self.statement_after(kw, start) {
+                    Ok(()) => self.stmts.last().map_or_else(|| self.since(start), |s| s.span),
+                    Err(Reported) => self.since(start),
                 };
+                self.stmts.truncate(mark);
                 return Err(self.error(
                     Diagnostic::error(
                         codes::STATEMENT_AT_TOP_LEVEL,

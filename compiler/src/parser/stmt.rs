@@ -9,9 +9,11 @@ use crate::token::{Kw, TokenKind};
 use tisslang::cost::Dim;
 
 impl Parser<'_> {
-    /// One statement. `Ok(None)` means something was consumed and reported
-    /// but nothing is to be kept (e.g. `PARALLEL`), with no recovery needed.
-    pub(super) fn statement(&mut self) -> PResult<Option<Stmt>> {
+    /// One statement, pushed onto `self.stmts` (built in place there rather
+    /// than returned: a statement is a few hundred bytes). `Ok` without a
+    /// push means something was consumed and reported but nothing is to be
+    /// kept (e.g. `PARALLEL`), with no recovery needed.
+    pub(super) fn statement(&mut self) -> PResult<()> {
         let tok = self.peek();
         match tok.kind {
             TokenKind::Kw(kw) => {
@@ -20,7 +22,7 @@ impl Parser<'_> {
             }
             TokenKind::Ident if self.text(tok.span) == "PARALLEL" => {
                 self.parallel();
-                Ok(None)
+                Ok(())
             }
             TokenKind::Ident => {
                 if let Some(kw) = self.keyword_typo(ALL_STARTS) {
@@ -48,8 +50,9 @@ impl Parser<'_> {
         }
     }
 
-    /// The rest of a statement whose keyword `kw` (at `start`) was consumed.
-    pub(super) fn statement_after(&mut self, kw: Kw, start: Span) -> PResult<Option<Stmt>> {
+    /// The rest of a statement whose keyword `kw` (at `start`) was consumed,
+    /// pushed onto `self.stmts`.
+    pub(super) fn statement_after(&mut self, kw: Kw, start: Span) -> PResult<()> {
         let kind = match kw {
             Kw::STEP => {
                 let name = self.string("the step name, a string")?;
@@ -159,7 +162,9 @@ impl Parser<'_> {
                 return Err(self.expected("a statement"));
             }
         };
-        Ok(Some(Stmt { kind, span: self.since(start) }))
+        let span = self.since(start);
+        self.stmts.push(Stmt { kind, span });
+        Ok(())
     }
 
     /// `=` (reporting `==` as a likely slip).
@@ -187,7 +192,7 @@ impl Parser<'_> {
         match tok.kind {
             TokenKind::Ident | TokenKind::Kw(_) => {
                 self.bump();
-                Ok(crate::ast::Ident { name: self.text(tok.span).to_string(), span: tok.span })
+                Ok(crate::ast::Ident { name: self.text(tok.span).into(), span: tok.span })
             }
             _ => Err(self.expected("an environment variable name")),
         }
