@@ -204,10 +204,12 @@ fn language_u16(module: &Module) -> [u16; 3] {
 
 /// The `.tbc` bytes of `module`: header, then payload. Deterministic.
 pub fn encode(module: &Module) -> Vec<u8> {
-    // Encoded straight after the header, so the payload is never copied.
+    // Encoded straight after the header, into a buffer sized generously so
+    // the payload is never copied (pages never written cost nothing).
     let text = module.strings.text_len();
     let source = module.source.as_ref().map_or(0, |s| s.text.len());
-    let mut out = Vec::with_capacity(HEADER_LEN + text + source + 4 * module.code.len() + 1024);
+    let tables = 8 * module.code.len() + 4 * module.lines.len() + 64 * module.steps.len();
+    let mut out = Vec::with_capacity(HEADER_LEN + text + source + tables + 4096);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     for part in language_u16(module) {

@@ -38,7 +38,10 @@ impl SourceFile {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = self.text[line_start..end].chars().count() + 1;
+        let prefix = &self.text.as_bytes()[line_start..end];
+        // Indentation and most code is ASCII: one byte, one column.
+        let column =
+            if prefix.is_ascii() { prefix.len() + 1 } else { self.text[line_start..end].chars().count() + 1 };
         LineCol { line: line_index + 1, column }
     }
 

@@ -39,17 +39,24 @@ pub(super) fn assess(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         .collect();
 
     // One buffer for every command's text, so the loop does not allocate.
-    let mut unquoted = String::new();
+    let mut unquoted = Vec::new();
     for command in &manifest.commands {
         let text = tables.text_of(command.text);
         let line = command.line;
         // The shell removes quotes and backslashes before it finds a program
         // name (`c''url` is `curl`), so the words are read without them.
+        // Words are ASCII, so bytes will do: every byte of a non-ASCII
+        // character separates words, as the character would.
         unquoted.clear();
-        unquoted.extend(text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')));
+        let mut rest = text.as_bytes();
+        while let Some(at) = memchr::memchr3(b'\'', b'"', b'\\', rest) {
+            unquoted.extend_from_slice(&rest[..at]);
+            rest = &rest[at + 1..];
+        }
+        unquoted.extend_from_slice(rest);
         let words = unquoted
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '/'))
-            .filter(|w| !w.is_empty());
+            .split(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')))
+            .filter_map(|w| std::str::from_utf8(w).ok().filter(|w| !w.is_empty()));
         let mut found = Found::default();
         let mut previous: Option<&str> = None;
         for word in words {
@@ -131,7 +138,8 @@ struct Found {
 
 /// The variable names a command interpolates: `x` in `${x}` and `${x.FIELD}`.
 fn interpolated_names(text: &str) -> impl Iterator<Item = &str> {
-    text.split("${").skip(1).filter_map(|rest| {
+    memchr::memchr_iter(b'$', text.as_bytes()).filter_map(|at| {
+        let rest = text.get(at + 1..)?.strip_prefix('{')?;
         let end = rest.find(['}', '.'])?;
         Some(&rest[..end])
     })

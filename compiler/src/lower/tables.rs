@@ -276,15 +276,17 @@ impl<'f> Tables<'f> {
         bound: CostBound,
         options: LowerOptions,
     ) -> Module {
-        let mut code = Vec::new();
-        let mut lines = Vec::new();
-        let mut handlers = Vec::new();
-        let mut max_stack = 0;
-        let mut tasks = Vec::new();
-        let units = std::iter::once((None, main)).chain(
-            std::mem::take(&mut self.task_infos).into_iter().flatten().map(|(info, unit)| (Some(info), unit)),
-        );
-        for (info, unit) in units {
+        // The main unit comes first, at pc 0: its vectors are the module's,
+        // grown once to take the tasks' code.
+        let task_units: Vec<_> = std::mem::take(&mut self.task_infos).into_iter().flatten().collect();
+        let (task_code, task_lines) =
+            task_units.iter().fold((0, 0), |(c, l), (_, unit)| (c + unit.code.len(), l + unit.lines.len()));
+        let (mut code, mut lines, mut handlers) = (main.code, main.lines, main.handlers);
+        code.reserve_exact(task_code);
+        lines.reserve_exact(task_lines);
+        let mut max_stack = main.max_stack;
+        let mut tasks = Vec::with_capacity(task_units.len());
+        for (info, unit) in task_units {
             let base = code.len() as u32;
             code.extend(unit.code.into_iter().map(|instr| relocate(instr, base)));
             lines.extend(unit.lines.into_iter().map(|mut l| {
@@ -303,10 +305,7 @@ impl<'f> Tables<'f> {
                 }
             }
             max_stack = max_stack.max(unit.max_stack);
-            if let Some(mut info) = info {
-                info.entry = base;
-                tasks.push(info);
-            }
+            tasks.push(TaskInfo { entry: base, ..info });
         }
 
         let mut task = u32::MAX;
