@@ -51,29 +51,17 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
     Frontend { file: SourceFile::new(name, text), plan, diagnostics }
 }
 
-/// Sources at least this large have their syntax tree freed on another
-/// thread once it is lowered: freeing a tree of tens of thousands of nodes
-/// is about a tenth of a large compile, and nothing needs to wait for it.
-const FREE_TREE_IN_BACKGROUND: usize = 256 * 1024;
-
 /// Compiles one plan to a module: the front end, then lowering. Returns the
-/// module and the front end's file and warnings (its `plan` is emptied: the
-/// syntax tree is freed once lowered), or the whole front end, with every
-/// diagnostic, when there are errors.
+/// module and any warnings, or every diagnostic when there are errors.
 pub fn compile(
     name: &str,
     bytes: &[u8],
     options: lower::LowerOptions,
 ) -> Result<(tisslang::module::Module, Frontend), Box<Frontend>> {
-    let mut fe = frontend(name, bytes);
+    let fe = frontend(name, bytes);
     if fe.has_errors() {
         return Err(Box::new(fe));
     }
     let module = lower::lower(&fe.plan, &fe.file, options);
-    let tree = std::mem::replace(&mut fe.plan, ast::Plan { items: Vec::new() });
-    if fe.file.text.len() >= FREE_TREE_IN_BACKGROUND {
-        // Should no thread start, the tree is freed here instead.
-        let _ = std::thread::Builder::new().name("free-syntax-tree".into()).spawn(move || drop(tree));
-    }
     Ok((module, fe))
 }
