@@ -73,13 +73,13 @@ impl StringTable {
         self.spans.len() as u32 - 1
     }
 
-    /// Adds the string `outer[start..start + len]` without storing its text
-    /// again. `None` when that is not a string inside `outer`.
-    pub fn push_within(&mut self, outer: u32, start: usize, len: usize) -> Option<u32> {
+    /// Adds `s`, which is the text of string `outer` from byte `start` on,
+    /// without storing it again. `None` (nothing added) when it is not.
+    pub fn push_within(&mut self, outer: u32, start: usize, s: &str) -> Option<u32> {
         let &(outer_start, outer_end) = self.spans.get(outer as usize)?;
         let from = outer_start as usize + start;
-        let to = from.checked_add(len)?;
-        if to > outer_end as usize || !self.text.is_char_boundary(from) || !self.text.is_char_boundary(to) {
+        let to = from.checked_add(s.len())?;
+        if to > outer_end as usize || self.text.get(from..to) != Some(s) {
             return None;
         }
         self.spans.push((from as u32, to as u32));
@@ -212,8 +212,8 @@ mod tests {
     fn strings_inside_others_share_their_text() {
         let mut t = StringTable::new();
         let cond = t.push("LAST_RUN.STDOUT CONTAINS \"ok\"");
-        let path = t.push_within(cond, 0, 15).unwrap();
-        let ok = t.push_within(cond, 26, 2).unwrap();
+        let path = t.push_within(cond, 0, "LAST_RUN.STDOUT").unwrap();
+        let ok = t.push_within(cond, 26, "ok").unwrap();
         let other = t.push("héllo");
         assert_eq!(t.get(path), Some("LAST_RUN.STDOUT"));
         assert_eq!(t.get(ok), Some("ok"));
@@ -221,13 +221,14 @@ mod tests {
         assert_eq!(t.get(9), None);
         assert_eq!(t.len(), 4);
         assert_eq!(t.text_len(), 29 + 6);
-        assert_eq!(t.push_within(cond, 26, 40), None, "past the end of its outer string");
-        assert_eq!(t.push_within(other, 2, 1), None, "inside a character");
-        assert_eq!(t.push_within(7, 0, 1), None);
+        assert_eq!(t.push_within(cond, 26, "ok\" and more"), None, "past the end of its outer string");
+        assert_eq!(t.push_within(cond, 1, "LAST"), None, "not the text there");
+        assert_eq!(t.push_within(other, 1, "\u{e9}"), Some(4), "a whole character");
+        assert_eq!(t.push_within(7, 0, "a"), None);
         assert_eq!(round_trip(&t), Ok(t.clone()));
         assert_eq!(
             t.iter().collect::<Vec<_>>(),
-            ["LAST_RUN.STDOUT CONTAINS \"ok\"", "LAST_RUN.STDOUT", "ok", "héllo"]
+            ["LAST_RUN.STDOUT CONTAINS \"ok\"", "LAST_RUN.STDOUT", "ok", "héllo", "é"]
         );
     }
 

@@ -375,7 +375,9 @@ fn string_table(strings: Rodeo<Spur, FxBuildHasher>, within: &[(u32, u32, u32)])
         let inside = match within.peek() {
             Some(&&(child, outer, offset)) if child as usize == index => {
                 within.next();
-                table.push_within(outer, offset as usize, s.len())
+                // Checked: a wrong offset would be a wrong string, so it is
+                // stored in full instead.
+                table.push_within(outer, offset as usize, s)
             }
             _ => None,
         };
