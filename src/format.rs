@@ -226,6 +226,17 @@ pub fn encode(module: &Module) -> Vec<u8> {
     out
 }
 
+/// [`encode`], refusing a module whose payload is over [`MAX_PAYLOAD`]:
+/// no loader would accept the file.
+pub fn encode_within_limit(module: &Module) -> Result<Vec<u8>, LoadError> {
+    let bytes = encode(module);
+    let size = (bytes.len() - HEADER_LEN) as u64;
+    if size > MAX_PAYLOAD as u64 {
+        return Err(LoadError::TooLarge { size, limit: MAX_PAYLOAD as u64 });
+    }
+    Ok(bytes)
+}
+
 /// The code's identity: hex SHA-256 of the payload of `module` without its
 /// source text, so stripping the source does not change it.
 pub fn content_hash(module: &Module) -> String {

@@ -29,10 +29,11 @@ pub fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// The header's last [`TRAILER_LEN`] bytes for `payload`, whose length the
-/// caller has checked against its limit (which is below 4 GiB).
+/// The header's last [`TRAILER_LEN`] bytes for `payload`. Each container
+/// refuses to write a payload over its limit (which is below 4 GiB); past
+/// 4 GiB the length saturates, so such a file could never be opened.
 pub fn trailer(payload: &[u8]) -> [u8; TRAILER_LEN] {
-    let len = u32::try_from(payload.len()).expect("payload length checked against the limit");
+    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
     let mut out = [0u8; TRAILER_LEN];
     out[..4].copy_from_slice(&len.to_le_bytes());
     out[4..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());

@@ -370,3 +370,12 @@ fn constants_round_trip_all_variants() {
     m.constants.extend([Constant::Int(i64::MIN), Constant::Duration(u64::MAX), Constant::Bool(false)]);
     assert_eq!(load(&encode(&m)).unwrap(), m);
 }
+
+#[test]
+fn modules_over_the_payload_limit_are_not_written() {
+    let mut m = tiny();
+    m.strings.push(&"x".repeat(MAX_PAYLOAD));
+    let e = encode_within_limit(&m).unwrap_err();
+    assert!(matches!(e, LoadError::TooLarge { size, limit } if size > limit), "{e}");
+    assert!(encode_within_limit(&tiny()).is_ok());
+}

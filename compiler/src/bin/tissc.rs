@@ -226,7 +226,21 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
         );
         return status::INTERNAL;
     }
-    match tiss_compiler::atomic_write::write_atomically(&target, &tisslang::format::encode(&module), None) {
+    let tbc = match tisslang::format::encode_within_limit(&module) {
+        Ok(tbc) => tbc,
+        Err(tisslang::format::LoadError::TooLarge { size, limit }) => {
+            eprintln!(
+                "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
+                 .tbc file; split the plan into smaller plans"
+            );
+            return status::COMPILE_ERRORS;
+        }
+        Err(e) => {
+            eprintln!("tissc: internal error: `{name}`: {e}");
+            return status::INTERNAL;
+        }
+    };
+    match tiss_compiler::atomic_write::write_atomically(&target, &tbc, None) {
         Ok(()) => status::OK,
         Err(e) => {
             eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
