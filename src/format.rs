@@ -240,14 +240,18 @@ pub fn encode_within_limit(module: &Module) -> Result<Vec<u8>, LoadError> {
 /// The code's identity: hex SHA-256 of the payload of `module` without its
 /// source text, so stripping the source does not change it.
 pub fn content_hash(module: &Module) -> String {
-    let stripped;
-    let module = if module.source.is_some() {
-        stripped = Module { source: None, ..module.clone() };
-        &stripped
-    } else {
-        module
-    };
-    hex(&sha256(&payload(module)))
+    let mut payload = payload(module);
+    if let Some(source) = &module.source {
+        // `source` is the module's last field: stripped, the payload would
+        // end in `None` (one zero byte) where it ends in `Some(source)` (a
+        // one byte, then the source). A test holds this to `encode` of the
+        // stripped module.
+        let mut size = bincode::enc::write::SizeWriter::default();
+        bincode::serde::encode_into_writer(source, &mut size, config()).expect("a Source always encodes");
+        payload.truncate(payload.len() - size.bytes_written - 1);
+        payload.push(0);
+    }
+    hex(&sha256(&payload))
 }
 
 /// What `bytes` (which do not start with the magic) appear to be.
