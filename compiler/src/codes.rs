@@ -72,6 +72,7 @@ codes! {
     NOT_ORDERED = "E0214", "ordering comparison of values that have no order";
     RECORD_AS_VALUE = "E0215", "a record used where a single value is needed";
     FIELD_OF_NON_RECORD = "E0216", "field access on a value that is not a record";
+    FILE_PATH_NAMES_DIRECTORY = "E0217", "a file path ends in `/`";
 }
 
 /// Looks a code up by its text (`"E0101"`), case-insensitively.

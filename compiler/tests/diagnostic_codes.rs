@@ -70,6 +70,7 @@ const CASES: &[Case] = &[
     case("E0214", "TASK \"t\"\nSTEP \"s\" { VAR a = \"x\" ASSERT a < \"y\" }\n", 2, 31, ""),
     case("E0215", "TASK \"t\"\nSTEP \"s\" { RUN \"x\" LOG \"${LAST_RUN}\" }\n", 2, 27, "LAST_RUN.STDOUT"),
     case("E0216", "TASK \"t\"\nSTEP \"s\" { VAR s = \"x\" LOG \"${s.LEN}\" }\n", 2, 33, ""),
+    case("E0217", "TASK \"t\"\nSTEP \"s\" { READ \"notes.txt/\" AS x }\n", 2, 17, "\"notes.txt\""),
 ];
 
 #[test]

@@ -115,6 +115,7 @@ impl Workspace {
     /// command error.
     pub fn read(&self, path: &str) -> Result<String, HostError> {
         let resolved = self.resolve(path, true)?;
+        not_a_directory_path("read", path)?;
         if !resolved.exists() {
             return Err(HostError::Command(format!("cannot read `{path}`: no such file")));
         }
@@ -130,6 +131,7 @@ impl Workspace {
     /// WRITE / APPEND, atomically, creating parent directories.
     pub fn write(&self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
         let resolved = self.resolve(path, true)?;
+        not_a_directory_path("write", path)?;
         let target = resolved.full();
         let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
             return Err(HostError::Command(format!("cannot write `{path}`: it is the workspace directory")));
@@ -214,6 +216,10 @@ impl Workspace {
         }
         let target = &resolved.existing;
         let meta = self.metadata(target).map_err(|e| io_error("test", path, e))?;
+        if path.ends_with('/') && !meta.is_dir() {
+            // As for the system: `file.txt/` names a directory, and there is none.
+            return Ok(false);
+        }
         match query {
             FileQuery::Exists => Ok(true),
             FileQuery::IsEmpty if meta.is_dir() => {
@@ -331,6 +337,21 @@ impl Workspace {
         }
         Ok(resolved)
     }
+}
+
+/// A path ending in `/` names a directory, which READ, WRITE and APPEND
+/// cannot take (the system's own path lookup would refuse `file.txt/` too;
+/// splitting the path into components would silently drop the slash).
+fn not_a_directory_path(action: &str, path: &str) -> Result<(), HostError> {
+    let Some(file) = path.strip_suffix('/') else { return Ok(()) };
+    let file = file.trim_end_matches('/');
+    Err(HostError::Command(if file.is_empty() {
+        format!("cannot {action} `{path}`: it names a directory, not a file")
+    } else {
+        format!(
+            "cannot {action} `{path}`: a path ending in `/` names a directory, not a file; write `{file}`"
+        )
+    }))
 }
 
 /// Splits `path` into normal components and `..`, dropping `.`.
@@ -496,6 +517,30 @@ mod tests {
             Err(HostError::Command(message)) => message,
             other => panic!("expected a command error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_trailing_slash_names_a_directory() {
+        let f = fixture();
+        // Escapes are still security violations first.
+        assert!(is_security(f.ws.read("../outside/")));
+        assert!(is_security(f.ws.write("abs_dir/", "x", false)));
+        fs::write(f.root.join("f.txt"), "hi").unwrap();
+        let read = command_message(f.ws.read("f.txt/"));
+        assert_eq!(
+            read,
+            "cannot read `f.txt/`: a path ending in `/` names a directory, not a file; write `f.txt`"
+        );
+        let write = command_message(f.ws.write("g.txt/", "x", false));
+        assert!(write.starts_with("cannot write `g.txt/`"), "{write}");
+        assert!(command_message(f.ws.write("sub//", "x", true)).contains("write `sub`"));
+        assert_eq!(
+            f.entries(""),
+            ["abs_dir", "abs_file", "dangling_out", "f.txt", "rel_dir", "rel_file", "sub"]
+        );
+        assert!(!f.ws.file_test("f.txt/", FileQuery::Exists).unwrap());
+        assert!(f.ws.file_test("f.txt", FileQuery::Exists).unwrap());
+        assert!(f.ws.file_test("sub/", FileQuery::Exists).unwrap());
     }
 
     const HOSTILE: &[&str] = &[

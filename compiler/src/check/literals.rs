@@ -192,6 +192,19 @@ pub(crate) fn check_path(cx: &mut Ctx<'_>, lit: &StrLit, use_: PathUse) {
             Climb::Root | Climb::Inside => None,
         }
     };
+    let file_use = matches!(use_, PathUse::Read | PathUse::Write | PathUse::Append);
+    if problem.is_none() && complete && file_use && text.ends_with(['/', '\\']) {
+        let file = text.trim_end_matches(['/', '\\']);
+        let mut d = Diagnostic::error(
+            codes::FILE_PATH_NAMES_DIRECTORY,
+            lit.span,
+            format!("{} {} ends in `/`, so it names a directory, not a file", use_.what(), quote(text)),
+        );
+        if !file.is_empty() {
+            d = d.with_suggestion("name the file without the trailing slash", lit.span, quote(file));
+        }
+        cx.emit(d);
+    }
     if let Some(problem) = problem {
         cx.emit(
             Diagnostic::error(
