@@ -16,7 +16,7 @@ pub struct SourceFile {
     pub text: String,
     line_starts: Vec<usize>,
     /// The line of the last lookup: lookups mostly walk forward through the
-    /// file, so checking it and the next line first skips the binary search.
+    /// file, so the lines just after it are searched first.
     last_line: std::cell::Cell<usize>,
 }
 
@@ -46,20 +46,20 @@ impl SourceFile {
     }
 
     fn line_index(&self, offset: usize) -> usize {
-        let on = |i: usize| {
-            self.line_starts.get(i).is_some_and(|&start| start <= offset)
-                && self.line_starts.get(i + 1).is_none_or(|&next| offset < next)
-        };
-        let hint = self.last_line.get();
-        let index = if on(hint) {
-            hint
-        } else if on(hint + 1) {
-            hint + 1
-        } else {
-            match self.line_starts.binary_search(&offset) {
-                Ok(i) => i,
-                Err(i) => i - 1,
+        let starts = &self.line_starts;
+        let hint = self.last_line.get().min(starts.len() - 1);
+        // `starts[0]` is 0, so at least one start is at or before `offset`.
+        let index = if starts[hint] <= offset {
+            // Forward from the last line first: a short window, then the rest.
+            let window = &starts[hint..starts.len().min(hint + 16)];
+            let i = window.partition_point(|&start| start <= offset);
+            if i < window.len() || hint + i == starts.len() {
+                hint + i - 1
+            } else {
+                starts.partition_point(|&start| start <= offset) - 1
             }
+        } else {
+            starts.partition_point(|&start| start <= offset) - 1
         };
         self.last_line.set(index);
         index
@@ -114,6 +114,19 @@ pub fn decode(bytes: &[u8]) -> (String, Vec<crate::diagnostic::Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_lookups_in_any_order_match_a_scan() {
+        let text: String = (0..200).map(|i| format!("{}\n", "x".repeat(i % 7))).collect();
+        let f = SourceFile::new("t", text.clone());
+        let naive = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let mut offsets: Vec<usize> = (0..=text.len() + 3).collect();
+        offsets.extend((0..=text.len()).rev().step_by(37));
+        offsets.extend([0, text.len(), 5, 600, 1, 599, 600]);
+        for offset in offsets {
+            assert_eq!(f.line_col(offset).line, naive(offset), "offset {offset}");
+        }
+    }
 
     #[test]
     fn columns_count_chars_not_bytes() {
