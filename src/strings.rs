@@ -24,9 +24,9 @@ use serde::{Deserialize, Serialize};
 pub struct StringTable {
     text: String,
     /// Per string: start and end in `text`, always on character boundaries.
+    /// A string that lies inside earlier text starts before the end of the
+    /// text laid out so far; every other one starts right at it.
     spans: Vec<(u32, u32)>,
-    /// Per string: whether it lies inside text laid out for an earlier one.
-    within: Vec<bool>,
 }
 
 impl StringTable {
@@ -35,11 +35,7 @@ impl StringTable {
     }
 
     pub fn with_capacity(strings: usize, bytes: usize) -> StringTable {
-        StringTable {
-            text: String::with_capacity(bytes),
-            spans: Vec::with_capacity(strings),
-            within: Vec::with_capacity(strings),
-        }
+        StringTable { text: String::with_capacity(bytes), spans: Vec::with_capacity(strings) }
     }
 
     pub fn len(&self) -> usize {
@@ -69,7 +65,6 @@ impl StringTable {
         let start = self.text.len() as u32;
         self.text.push_str(s);
         self.spans.push((start, self.text.len() as u32));
-        self.within.push(false);
         self.spans.len() as u32 - 1
     }
 
@@ -83,7 +78,6 @@ impl StringTable {
             return None;
         }
         self.spans.push((from as u32, to as u32));
-        self.within.push(true);
         Some(self.spans.len() as u32 - 1)
     }
 
@@ -108,25 +102,35 @@ impl fmt::Debug for StringTable {
     }
 }
 
+/// Per span its length, and for a string inside earlier text how far back
+/// from the end of the text laid out so far it starts.
+fn layout_entries(spans: &[(u32, u32)]) -> impl Iterator<Item = (u32, Option<u32>)> + '_ {
+    let mut laid_out = 0u32;
+    spans.iter().map(move |&(start, end)| {
+        if start == laid_out {
+            laid_out = end;
+            (end - start, None)
+        } else {
+            (end - start, Some(laid_out - start))
+        }
+    })
+}
+
 /// The entries: what [`StringTable`]'s doc comment describes.
 struct Entries<'a>(&'a StringTable);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let table = self.0;
-        let count = table.spans.len() + table.within.iter().filter(|&&w| w).count();
-        let mut seq = s.serialize_seq(Some(count))?;
-        // Where the text laid out so far ends: literal strings are laid out
-        // in order, so this is the end of the last one.
-        let mut laid_out = 0u32;
-        for (&(start, end), &within) in table.spans.iter().zip(&table.within) {
-            let len = end - start;
-            if within {
-                seq.serialize_element(&(len << 1 | 1))?;
-                seq.serialize_element(&(laid_out - start))?;
-            } else {
-                seq.serialize_element(&(len << 1))?;
-                laid_out = end;
+        let entries = || layout_entries(&self.0.spans);
+        let mut seq =
+            s.serialize_seq(Some(entries().map(|(_, back)| 1 + usize::from(back.is_some())).sum()))?;
+        for (len, back) in entries() {
+            match back {
+                Some(back) => {
+                    seq.serialize_element(&(len << 1 | 1))?;
+                    seq.serialize_element(&back)?;
+                }
+                None => seq.serialize_element(&(len << 1))?,
             }
         }
         seq.end()
@@ -166,7 +170,6 @@ impl<'de> Deserialize<'de> for StringTable {
 /// Rebuilds the spans from the entries, checking each against the text.
 fn layout(entries: Vec<u32>, text: String) -> Result<StringTable, String> {
     let mut spans = Vec::with_capacity(entries.len());
-    let mut within = Vec::with_capacity(entries.len());
     let mut laid_out = 0u32;
     let mut entries = entries.into_iter();
     while let Some(entry) = entries.next() {
@@ -188,12 +191,11 @@ fn layout(entries: Vec<u32>, text: String) -> Result<StringTable, String> {
             return Err(format!("string {index} splits a character"));
         }
         spans.push(span);
-        within.push(entry & 1 == 1);
     }
     if laid_out as usize != text.len() {
         return Err(format!("{} bytes of string text belong to no string", text.len() - laid_out as usize));
     }
-    Ok(StringTable { text, spans, within })
+    Ok(StringTable { text, spans })
 }
 
 #[cfg(test)]
@@ -205,6 +207,8 @@ mod tests {
         let bytes = bincode::serde::encode_to_vec(table, config).map_err(|e| e.to_string())?;
         let (back, used) = bincode::serde::decode_from_slice(&bytes, config).map_err(|e| e.to_string())?;
         assert_eq!(used, bytes.len());
+        let again = bincode::serde::encode_to_vec(&back, config).map_err(|e| e.to_string())?;
+        assert_eq!(again, bytes, "the same table gives the same bytes");
         Ok(back)
     }
 
