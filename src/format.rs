@@ -28,7 +28,7 @@
 use std::fmt;
 
 use crate::module::Module;
-use crate::seal::{self, SealError, sha256, u16_at};
+use crate::seal::{self, SealError, StartError, sha256, u16_at};
 use crate::verify::{self, VerifyError};
 use crate::version::{LANGUAGE_VERSION, Version};
 
@@ -279,33 +279,12 @@ fn looks_like(bytes: &[u8]) -> Looks {
 
 /// Checks magic, version, flags, length and checksum; returns the payload.
 fn check_header(bytes: &[u8]) -> Result<&[u8], LoadError> {
-    if !bytes.starts_with(&MAGIC) {
-        if !bytes.is_empty() && MAGIC.starts_with(bytes) {
-            return Err(LoadError::TruncatedHeader { len: bytes.len() });
-        }
-        if let Some(rest) = bytes.strip_prefix(b"\x1bTBC") {
-            // The magic's CR LF / Ctrl-Z / LF canaries changed: a text-mode
-            // transfer rewrote line endings.
-            if rest.starts_with(b"\n\x1a\n")
-                || rest.starts_with(b"\r\r\n")
-                || rest.starts_with(b"\r\n\x1a\r\n")
-            {
-                return Err(LoadError::LineEndingsConverted);
-            }
-        }
-        return Err(LoadError::NotBytecode { looks_like: looks_like(bytes) });
-    }
-    // The version first: another version may have another header.
-    if bytes.len() < MAGIC.len() + 2 {
-        return Err(LoadError::TruncatedHeader { len: bytes.len() });
-    }
-    let version = u16_at(bytes, 8);
-    if version != FORMAT_VERSION {
-        return Err(LoadError::FormatVersion { found: version, expected: FORMAT_VERSION });
-    }
-    if bytes.len() < HEADER_LEN {
-        return Err(LoadError::TruncatedHeader { len: bytes.len() });
-    }
+    seal::check_start(bytes, &MAGIC, FORMAT_VERSION, HEADER_LEN).map_err(|e| match e {
+        StartError::NoMagic => LoadError::NotBytecode { looks_like: looks_like(bytes) },
+        StartError::LineEndingsConverted => LoadError::LineEndingsConverted,
+        StartError::TruncatedHeader { len } => LoadError::TruncatedHeader { len },
+        StartError::Version { found } => LoadError::FormatVersion { found, expected: FORMAT_VERSION },
+    })?;
     let language = [u16_at(bytes, 10), u16_at(bytes, 12), u16_at(bytes, 14)];
     if !language_supported(language) {
         return Err(LoadError::LanguageVersion { found: language, supported: LANGUAGE_VERSION });

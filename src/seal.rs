@@ -40,6 +40,53 @@ pub fn trailer(payload: &[u8]) -> [u8; TRAILER_LEN] {
     out
 }
 
+/// Why the start of a file is not a container's header. Each container maps
+/// it onto its own error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartError {
+    /// Not this container at all (the container says what it looks like).
+    NoMagic,
+    /// The magic's CR LF / Ctrl-Z / LF canaries were rewritten: a text-mode
+    /// transfer converted line endings.
+    LineEndingsConverted,
+    /// Cut short inside the header.
+    TruncatedHeader { len: usize },
+    /// Another version of the container (which may have another header).
+    Version { found: u16 },
+}
+
+/// Checks what both containers start with: an 8-byte magic whose first four
+/// bytes name the container and whose last four are the canaries `CR LF ^Z
+/// LF`, then the `u16` version, then the rest of a `header_len`-byte header.
+/// The version is checked before the length, since another version may
+/// have another header.
+pub fn check_start(bytes: &[u8], magic: &[u8; 8], version: u16, header_len: usize) -> Result<(), StartError> {
+    if !bytes.starts_with(magic) {
+        if !bytes.is_empty() && magic.starts_with(bytes) {
+            return Err(StartError::TruncatedHeader { len: bytes.len() });
+        }
+        if let Some(rest) = bytes.strip_prefix(&magic[..4])
+            && (rest.starts_with(b"\n\x1a\n")
+                || rest.starts_with(b"\r\r\n")
+                || rest.starts_with(b"\r\n\x1a\r\n"))
+        {
+            return Err(StartError::LineEndingsConverted);
+        }
+        return Err(StartError::NoMagic);
+    }
+    if bytes.len() < magic.len() + 2 {
+        return Err(StartError::TruncatedHeader { len: bytes.len() });
+    }
+    let found = u16_at(bytes, magic.len());
+    if found != version {
+        return Err(StartError::Version { found });
+    }
+    if bytes.len() < header_len {
+        return Err(StartError::TruncatedHeader { len: bytes.len() });
+    }
+    Ok(())
+}
+
 /// Why a sealed payload was refused. Each container maps it onto its own error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SealError {
@@ -97,6 +144,23 @@ mod tests {
         let mut flipped = good;
         flipped[10] ^= 1;
         assert_eq!(open(&flipped, 8, 100), Err(SealError::ChecksumMismatch));
+    }
+
+    #[test]
+    fn every_start_defect_has_its_error() {
+        const MAGIC: [u8; 8] = *b"\x1bXYZ\r\n\x1a\n";
+        let good = [&MAGIC[..], &7u16.to_le_bytes(), &[0; 4]].concat();
+        assert_eq!(check_start(&good, &MAGIC, 7, 14), Ok(()));
+        assert_eq!(check_start(&good[..12], &MAGIC, 7, 14), Err(StartError::TruncatedHeader { len: 12 }));
+        assert_eq!(check_start(&good[..9], &MAGIC, 7, 14), Err(StartError::TruncatedHeader { len: 9 }));
+        assert_eq!(check_start(&good[..3], &MAGIC, 7, 14), Err(StartError::TruncatedHeader { len: 3 }));
+        assert_eq!(check_start(&good, &MAGIC, 8, 14), Err(StartError::Version { found: 7 }));
+        assert_eq!(
+            check_start(b"\x1bXYZ\n\x1a\n\x07\0", &MAGIC, 7, 14),
+            Err(StartError::LineEndingsConverted)
+        );
+        assert_eq!(check_start(b"", &MAGIC, 7, 14), Err(StartError::NoMagic));
+        assert_eq!(check_start(b"hello world", &MAGIC, 7, 14), Err(StartError::NoMagic));
     }
 
     #[test]

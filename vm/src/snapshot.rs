@@ -48,7 +48,7 @@ use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
-use tisslang::seal::{self, SealError, u16_at};
+use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::{Machine, Status, Suspension};
 
@@ -308,39 +308,16 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     if bytes.len() as u64 > limit {
         return Err(SnapshotError::TooLarge { size: bytes.len() as u64, limit });
     }
-    if !bytes.starts_with(&MAGIC) {
-        if !bytes.is_empty() && MAGIC.starts_with(bytes) {
-            return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
+    seal::check_start(bytes, &MAGIC, SNAPSHOT_VERSION, HEADER_LEN).map_err(|e| match e {
+        StartError::NoMagic if bytes.is_empty() => SnapshotError::NotSnapshot(NotSnapshot::Empty),
+        StartError::NoMagic if bytes.starts_with(&tisslang::format::MAGIC[..4]) => {
+            SnapshotError::NotSnapshot(NotSnapshot::Bytecode)
         }
-        // The magic's CR LF / Ctrl-Z / LF canaries changed: a text-mode
-        // transfer rewrote line endings.
-        if let Some(rest) = bytes.strip_prefix(b"\x1bTSN")
-            && (rest.starts_with(b"\n\x1a\n")
-                || rest.starts_with(b"\r\r\n")
-                || rest.starts_with(b"\r\n\x1a\r\n"))
-        {
-            return Err(SnapshotError::LineEndingsConverted);
-        }
-        let what = if bytes.is_empty() {
-            NotSnapshot::Empty
-        } else if bytes.starts_with(&tisslang::format::MAGIC[..4]) {
-            NotSnapshot::Bytecode
-        } else {
-            NotSnapshot::Other
-        };
-        return Err(SnapshotError::NotSnapshot(what));
-    }
-    // The version first: another version may have another header.
-    if bytes.len() < MAGIC.len() + 2 {
-        return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
-    }
-    let version = u16_at(bytes, 8);
-    if version != SNAPSHOT_VERSION {
-        return Err(SnapshotError::Version { found: version, expected: SNAPSHOT_VERSION });
-    }
-    if bytes.len() < HEADER_LEN {
-        return Err(SnapshotError::TruncatedHeader { len: bytes.len() });
-    }
+        StartError::NoMagic => SnapshotError::NotSnapshot(NotSnapshot::Other),
+        StartError::LineEndingsConverted => SnapshotError::LineEndingsConverted,
+        StartError::TruncatedHeader { len } => SnapshotError::TruncatedHeader { len },
+        StartError::Version { found } => SnapshotError::Version { found, expected: SNAPSHOT_VERSION },
+    })?;
     let flags = u16_at(bytes, 10);
     if flags & !KNOWN_FLAGS != 0 {
         return Err(SnapshotError::UnknownFlags { flags });
