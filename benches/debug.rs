@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tiss_compiler::lower::LowerOptions;
-use tiss_vm::debugger::{Debugger, Target};
+use tiss_vm::host::scripted::ScriptedHost;
+use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::program::Program;
-use tiss_vm::scripted_host::ScriptedHost;
+use tiss_vm::session::debugger::{Debugger, Target};
 
 const CHUNKS: usize = 2_000;
 

@@ -14,7 +14,7 @@ mod plan_gen;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tiss_compiler::lower::LowerOptions;
-use tiss_vm::estimate::{CostModel, estimate};
+use tiss_vm::analysis::estimate::{CostModel, estimate};
 
 fn bench(c: &mut Criterion) {
     let src = plan_gen::generate(50_000);

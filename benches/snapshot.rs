@@ -12,11 +12,11 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::scripted::ScriptedHost;
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::{RunResult, Value};
 use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::program::Program;
-use tiss_vm::scripted_host::ScriptedHost;
-use tiss_vm::snapshot::{self, SnapshotRef};
-use tiss_vm::value::{RunResult, Value};
+use tiss_vm::session::snapshot::{self, SnapshotRef};
 
 const DEPTH: usize = 20;
 const VARIABLES: usize = 10;

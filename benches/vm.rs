@@ -11,9 +11,9 @@ mod plan_gen;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::scripted::ScriptedHost;
+use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::program::Program;
-use tiss_vm::scripted_host::ScriptedHost;
 use tisslang::cost::Dim;
 
 fn program(src: &str) -> Program {
@@ -60,10 +60,10 @@ fn run_overhead(c: &mut Criterion) {
     group.throughput(Throughput::Elements(RUNS as u64));
     group.bench_function("500 x RUN \"true\" (tissvm)", |b| {
         b.iter(|| {
-            let workspace = tiss_vm::workspace::Workspace::open(dir.path()).expect("workspace");
+            let workspace = tiss_vm::host::workspace::Workspace::open(dir.path()).expect("workspace");
             let provider = tiss_vm::provider::by_name("mock").expect("mock");
             let mut host =
-                tiss_vm::os_host::OsHost::new(workspace, provider, tiss_vm::os_host::Progress::Quiet);
+                tiss_vm::host::os::OsHost::new(workspace, provider, tiss_vm::host::os::Progress::Quiet);
             host.quiet_steps = true;
             let mut machine = Machine::new(&program);
             assert_eq!(machine.run(&program, &mut host), Outcome::Completed);

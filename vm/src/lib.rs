@@ -1,27 +1,19 @@
 //! `tiss-vm`: the TissLang virtual machine.
 //!
-//! [`program::Program`] is a verified module ready to run;
+//! [`machine::program::Program`] is a verified module ready to run;
 //! [`machine::Machine`] is the whole run state (plain data) and its dispatch
 //! loop; every effect goes through [`host::Host`].
+//!
+//! One folder per concern: `machine/` (the state, its values and dispatch),
+//! `host/` (effects on the OS, and the scripted host of tests), `provider/`
+//! (language models), `analysis/` (what is known without running: estimate,
+//! dry run, manifest), `session/` (suspension and what drives a run from
+//! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
+//! run tells: reports and the event log).
 
-pub mod answers;
-pub mod debugger;
-pub mod dry_run;
-pub mod environment;
-pub mod estimate;
-pub mod event_log;
-pub mod failure;
+pub mod analysis;
 pub mod host;
-pub mod inspect;
-pub mod interrupt;
 pub mod machine;
-pub mod os_host;
-pub mod process;
-pub mod program;
 pub mod provider;
 pub mod report;
-pub mod scripted_host;
-pub mod shell;
-pub mod snapshot;
-pub mod value;
-pub mod workspace;
+pub mod session;

@@ -1,4 +1,4 @@
-//! `tiss_vm::estimate` on plans of every shape: exact golden bounds, the
+//! `tiss_vm::analysis::estimate` on plans of every shape: exact golden bounds, the
 //! equality with the bounds the compiler stores (every example, generated
 //! plans), and bytecode it refuses.
 
@@ -6,7 +6,7 @@
 #[path = "../../benches/plan_gen.rs"]
 mod plan_gen;
 
-use tiss_vm::estimate::{CostModel, Estimate, estimate};
+use tiss_vm::analysis::estimate::{CostModel, Estimate, estimate};
 use tisslang::cost::Dim;
 use tisslang::cost_model::DEFAULT_RUN_MAX_MS;
 use tisslang::isa::Instr;

@@ -1,7 +1,7 @@
 //! The execution-time model of `tissvm estimate`: cost-model files, run
 //! history, their order, and where each RUN's estimate comes from.
 
-use tiss_vm::estimate::{CostModel, Estimate, TimeSource, estimate};
+use tiss_vm::analysis::estimate::{CostModel, Estimate, TimeSource, estimate};
 use tisslang::cost::Dim;
 use tisslang::module::Module;
 

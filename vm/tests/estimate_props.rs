@@ -8,13 +8,13 @@
 use std::fmt::Write;
 
 use proptest::prelude::*;
-use tiss_vm::estimate::{CostModel, estimate};
-use tiss_vm::failure::FailureKind;
+use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tiss_vm::host::Answer;
+use tiss_vm::host::scripted::ScriptedHost;
+use tiss_vm::machine::failure::FailureKind;
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::program::Program;
-use tiss_vm::scripted_host::ScriptedHost;
-use tiss_vm::value::RunResult;
 use tisslang::cost::Dim;
 use tisslang::module::dim_index;
 

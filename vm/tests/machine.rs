@@ -1,12 +1,12 @@
 //! The machine's semantics, statement by statement, against the scripted host.
 
 use tiss_compiler::lower::LowerOptions;
-use tiss_vm::failure::FailureKind;
+use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, HostError};
+use tiss_vm::machine::failure::FailureKind;
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome, StepStatus};
-use tiss_vm::program::Program;
-use tiss_vm::scripted_host::ScriptedHost;
-use tiss_vm::value::RunResult;
 
 fn program(src: &str) -> Program {
     let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
@@ -280,7 +280,7 @@ fn constants_beyond_32_bits_push_exactly() {
 #[test]
 fn any_operand_stack_at_any_pc_traps_or_runs_never_panics() {
     // A snapshot can hold any stack: the dispatch loop must not trust it.
-    use tiss_vm::value::Value;
+    use tiss_vm::machine::value::Value;
     let src = in_step(
         "VAR s = \"text\"\nVAR n = 3\nIF s CONTAINS \"x\" OR s STARTS_WITH \"t\" AND NOT s ENDS_WITH \"y\" THEN { VAR n = 4 }\nASSERT n >= 3 AND s != \"\" AND NOT s IS_EMPTY",
     );

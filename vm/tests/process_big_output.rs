@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tiss_vm::process::{ProcessSpec, Stream, run};
+use tiss_vm::host::process::{ProcessSpec, Stream, run};
 
 const TOTAL_X: u64 = 300_000_000;
 

@@ -2,8 +2,8 @@
 //! environment does not leak. Its own test binary, because it sets a variable
 //! in this process.
 
-use tiss_vm::environment::build_env;
-use tiss_vm::process::{ProcessSpec, run};
+use tiss_vm::host::environment::build_env;
+use tiss_vm::host::process::{ProcessSpec, run};
 
 #[test]
 fn the_callers_secrets_do_not_leak() {

@@ -9,15 +9,15 @@
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
 };
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome};
-use tiss_vm::program::Program;
 use tiss_vm::report::RunReport;
-use tiss_vm::scripted_host::ScriptedHost;
-use tiss_vm::snapshot::{self, SnapshotRef};
-use tiss_vm::value::RunResult;
+use tiss_vm::session::snapshot::{self, SnapshotRef};
 
 fn compile(name: &str, src: &str) -> (Vec<u8>, Program) {
     let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())

@@ -8,7 +8,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 
 use super::Ctx;
-use super::types::Ty;
+use super::ty::Ty;
 
 /// Writes `text` as a TissLang string literal that reads back as `text`.
 pub(crate) fn quote(text: &str) -> String {

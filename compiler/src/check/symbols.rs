@@ -9,8 +9,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
 use crate::span::Span;
 
-use super::records::Rec;
-use super::types::Ty;
+use super::ty::Rec;
+use super::ty::Ty;
 
 /// A map keyed by names borrowed from the tree, with a hash cheaper than
 /// SipHash: word-at-a-time mixing and a final avalanche (names such as

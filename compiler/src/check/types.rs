@@ -1,4 +1,4 @@
-//! Value types (SPEC §3): each variable's one type, conflicting bindings
+//! Type resolution (SPEC §3): each variable's one type, conflicting bindings
 //! (E0206), and the type of a path with its field accesses (E0202, E0216).
 
 use crate::ast::{ExprKind, Ident, Path, PathRoot};
@@ -7,37 +7,8 @@ use crate::diagnostic::Diagnostic;
 use crate::suggest;
 
 use super::Ctx;
-use super::records::Rec;
 use super::symbols::{BindSource, Symbols};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ty {
-    Str,
-    Int,
-    Duration,
-    Bool,
-    Record(Rec),
-}
-
-impl Ty {
-    /// "a string", "an integer", ...: how messages name the type.
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Ty::Str => "a string",
-            Ty::Int => "an integer",
-            Ty::Duration => "a duration",
-            Ty::Bool => "a boolean",
-            Ty::Record(rec) => rec.describe(),
-        }
-    }
-
-    pub(crate) fn record(self) -> Option<Rec> {
-        match self {
-            Ty::Record(rec) => Some(rec),
-            _ => None,
-        }
-    }
-}
+use super::ty::{Rec, Ty};
 
 /// The type of every variable, by id; `None` when no binding has a type we
 /// can know (e.g. `VAR x = undefined`), which silences checks on its uses.

@@ -14,8 +14,9 @@ use crate::span::Span;
 
 use super::Ctx;
 use super::literals::{as_literal_of, quote, split_duration};
-use super::records::Rec;
-use super::types::{Ty, path_text};
+use super::ty::Rec;
+use super::ty::Ty;
+use super::types::path_text;
 
 /// ENV values and WRITE/APPEND FROM take one value, not a record. `what`
 /// (here and below) is formatted only if there is something to report.

@@ -9,10 +9,11 @@ use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 use super::Ctx;
 use super::literals::{self, PathUse, Regexes};
 use super::names;
-use super::records::Rec;
 use super::structure;
 use super::symbols::Symbols;
-use super::types::{self, Ty, VarTypes};
+use super::ty::Rec;
+use super::ty::Ty;
+use super::types::{self, VarTypes};
 use super::values;
 
 pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut Ctx<'_>) {

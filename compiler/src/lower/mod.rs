@@ -78,7 +78,9 @@ pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
     main.emit(Instr::Halt {});
     let plan_bound = main.acc;
     let main_code = main.finish();
-    tables.into_module(plan, main_code, plan_bound, options)
+    let header = tables.header(plan);
+    let risk = risk::assess(&mut tables);
+    tables.into_module(header, risk, main_code, plan_bound, options)
 }
 
 /// The DEFINE_TASKs: source-order table indices and a callee-first order.

@@ -26,7 +26,14 @@ const INSTALLERS: &[(&str, &str)] = &[
     ("brew", "install"),
 ];
 
-pub(super) fn assess(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
+pub(super) fn assess(tables: &mut Tables<'_>) -> Risk {
+    let manifest = std::mem::take(&mut tables.manifest);
+    let risk = assess_manifest(&manifest, tables);
+    tables.manifest = manifest;
+    risk
+}
+
+fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     let mut reasons = Vec::new();
     let mut add = |kind: RiskKind, subject: u32, line: u32| reasons.push(RiskReason { kind, subject, line });
     // Variables a PROMPT_AGENT fills, by name string.

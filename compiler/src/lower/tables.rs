@@ -5,8 +5,8 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use lasso::{Rodeo, Spur};
 use tisslang::isa::Instr;
 use tisslang::module::{
-    Assertion, Choice, Constant, CostBound, Manifest, Module, PromptInfo, Slot, Source, StepInfo, TaskInfo,
-    Template, ValueType,
+    Assertion, Choice, Constant, CostBound, Manifest, Module, PromptInfo, Risk, Slot, Source, StepInfo,
+    TaskInfo, Template, ValueType,
 };
 use tisslang::strings::StringTable;
 use tisslang::version::LANGUAGE_VERSION;
@@ -269,9 +269,33 @@ impl<'f> Tables<'f> {
 
     /// Concatenates the units (main first, then tasks in source order),
     /// relocating their jump targets, and fills in the module.
+    /// The task's name and the `#TISS!` metadata, interned.
+    pub(crate) fn header(&mut self, plan: &Plan) -> Header {
+        let mut task = u32::MAX;
+        let mut metadata = Vec::new();
+        for item in &plan.items {
+            match item {
+                Item::Task { name, .. } => task = self.literal_or_raw(name),
+                Item::Header { entries, .. } => {
+                    for e in entries {
+                        metadata.push((self.string(&e.key), self.string(&e.value)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if task == u32::MAX {
+            task = self.string("");
+        }
+        Header { task, metadata }
+    }
+
+    /// Assembles the module: `risk` is the manifest's risk, assessed over
+    /// these tables by the caller.
     pub(crate) fn into_module(
         mut self,
-        plan: &Plan,
+        Header { task, metadata }: Header,
+        risk: Risk,
         main: UnitCode,
         bound: CostBound,
         options: LowerOptions,
@@ -308,24 +332,8 @@ impl<'f> Tables<'f> {
             tasks.push(TaskInfo { entry: base, ..info });
         }
 
-        let mut task = u32::MAX;
-        let mut metadata = Vec::new();
-        for item in &plan.items {
-            match item {
-                Item::Task { name, .. } => task = self.literal_or_raw(name),
-                Item::Header { entries, .. } => {
-                    for e in entries {
-                        metadata.push((self.string(&e.key), self.string(&e.value)));
-                    }
-                }
-                _ => {}
-            }
-        }
-        if task == u32::MAX {
-            task = self.string("");
-        }
         let mut manifest = std::mem::take(&mut self.manifest);
-        manifest.risk = super::risk::assess(&manifest, &mut self);
+        manifest.risk = risk;
         let strings = string_table(self.strings, &self.within);
         Module {
             language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
@@ -366,6 +374,13 @@ impl<'f> Tables<'f> {
 
 /// The interned strings in index order, each string that lies inside an
 /// earlier one stored as a span of it.
+/// The module's header fields, interned before the risk assessment so the
+/// string table's order is that of the source.
+pub(crate) struct Header {
+    task: u32,
+    metadata: Vec<(u32, u32)>,
+}
+
 fn string_table(strings: Rodeo<Spur, FxBuildHasher>, within: &[(u32, u32, u32)]) -> StringTable {
     let strings = strings.into_resolver();
     let bytes = strings.strings().map(str::len).sum();

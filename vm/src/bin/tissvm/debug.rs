@@ -1,5 +1,5 @@
 //! `tissvm debug PLAN [--break LINE|STEP]...` (SPEC §9): the step-through
-//! debugger of `tiss_vm::debugger` on the real host, set up from the options
+//! debugger of `tiss_vm::session::debugger` on the real host, set up from the options
 //! of `run`. Commands come from the terminal (line editing and history) or,
 //! when stdin is not a terminal, one per line from stdin, each echoed after
 //! the prompt so the transcript reads like a session; end of input quits.
@@ -15,13 +15,13 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use tiss_vm::debugger::{Debugger, Reply, SaveInfo, Target};
+use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
-use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::program::Program;
+use tiss_vm::machine::program::Program;
+use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use tisslang::module::Module;
 
-use super::run::{OutputFormat, RunOptions};
+use super::options::{OutputFormat, RunOptions};
 use super::{session, status};
 
 const PROMPT: &str = "(tissvm) ";
@@ -71,7 +71,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     }
     // Ctrl-C pauses a running command (and a second kills the RUN in
     // flight) instead of ending tissvm with its RUN left running.
-    if let Err(e) = tiss_vm::interrupt::install() {
+    if let Err(e) = tiss_vm::session::interrupt::install() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the session");
     }
     let workspace = host.workspace.root().to_path_buf();

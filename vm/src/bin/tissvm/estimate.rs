@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use tiss_vm::estimate::{CostModel, estimate};
+use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tisslang::module::Module;
 
 use super::status;

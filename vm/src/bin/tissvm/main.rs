@@ -20,6 +20,7 @@ use tisslang::module::Module;
 
 mod debug;
 mod estimate;
+mod options;
 mod resume;
 mod run;
 mod session;
@@ -175,7 +176,7 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
         Ok(plan) => plan,
         Err(code) => return code,
     };
-    let program = match tiss_vm::program::Program::new(plan.module) {
+    let program = match tiss_vm::machine::program::Program::new(plan.module) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: {}: {e}", path.display());
@@ -183,10 +184,10 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
         }
     };
     let text = match format {
-        InspectFormat::Text => tiss_vm::inspect::inspect_text(&program),
+        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program),
         InspectFormat::Json => {
-            let mut text =
-                serde_json::to_string_pretty(&tiss_vm::inspect::inspect_json(&program)).unwrap_or_default();
+            let mut text = serde_json::to_string_pretty(&tiss_vm::analysis::inspect::inspect_json(&program))
+                .unwrap_or_default();
             text.push('\n');
             text
         }

@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use tiss_vm::answers::{self, Reply};
+use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
-use tiss_vm::program::Program;
-use tiss_vm::snapshot;
+use tiss_vm::session::answers::{self, Reply};
+use tiss_vm::session::snapshot;
 
-use super::run::{OutputFormat, RunOptions};
+use super::options::{OutputFormat, RunOptions};
 use super::session::{self, Start};
 use super::{Output, status};
 

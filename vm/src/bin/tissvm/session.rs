@@ -6,18 +6,18 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use tiss_vm::answers::{self, Reply};
+use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host, Question};
-use tiss_vm::interrupt;
+use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
-use tiss_vm::os_host::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::program::Program;
 use tiss_vm::report::{RunReport, failure_text};
-use tiss_vm::snapshot::{self, AnswersPosition, SnapshotRef};
+use tiss_vm::session::answers::{self, Reply};
+use tiss_vm::session::interrupt;
+use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
-use super::run::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
+use super::options::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
 use super::status;
 
 /// Where a run starts from.
@@ -91,7 +91,7 @@ pub fn open_host(
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
         return Err(status::INVALID);
     }
-    let workspace = match tiss_vm::workspace::Workspace::open(workdir) {
+    let workspace = match tiss_vm::host::workspace::Workspace::open(workdir) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("tissvm: {e:?}");
@@ -130,7 +130,7 @@ pub fn open_host(
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;
     if let Some(path) = &options.log_file {
-        match tiss_vm::event_log::EventLog::open(path) {
+        match tiss_vm::report::event_log::EventLog::open(path) {
             Ok(log) => host.log = Some(log),
             Err(e) => {
                 eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());

@@ -5,8 +5,8 @@
 use serde_json::{Value as Json, json};
 use tisslang::module::{InteractionKind, NONE, PathAccess};
 
-use crate::program::Program;
-use crate::value::format_duration;
+use crate::machine::program::Program;
+use crate::machine::value::format_duration;
 
 fn access_name(access: PathAccess) -> &'static str {
     match access {

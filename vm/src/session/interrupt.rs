@@ -7,7 +7,7 @@
 //! The handler only counts and writes a fixed line to stderr (both
 //! async-signal-safe); the CLI's stop check ([`requested`]), the process
 //! runner's cancel check ([`kill_requested`], see `process::run_cancellable`)
-//! and the terminal questions of `os_host.rs` read the count. RUN commands
+//! and the terminal questions of `host/os.rs` read the count. RUN commands
 //! run in their own process groups, so a Ctrl-C at the terminal reaches
 //! tissvm alone.
 

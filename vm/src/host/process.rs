@@ -33,7 +33,7 @@ use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::host::HostError;
-use crate::value::RunResult;
+use crate::machine::value::RunResult;
 
 /// How long a process group has between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(200);

@@ -54,7 +54,7 @@ pub fn build_command<'a>(pieces: impl IntoIterator<Item = Piece<'a>>) -> String 
                 state = scan(text, state);
             }
             Piece::Value(value) => match state {
-                Quote::None => out.push_str(&crate::value::shell_quote(value)),
+                Quote::None => out.push_str(&crate::machine::value::shell_quote(value)),
                 Quote::Single => out.push_str(&value.replace('\'', "'\\''")),
                 Quote::Double => {
                     for c in value.chars() {

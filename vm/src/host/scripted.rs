@@ -8,8 +8,9 @@ use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
     check_relative,
 };
-use crate::provider::{MockProvider, Provider};
-use crate::value::RunResult;
+use crate::machine::value::RunResult;
+use crate::provider::Provider;
+use crate::provider::mock::MockProvider;
 
 /// How the scripted host answers a RUN.
 pub type RunScript = Box<dyn FnMut(&RunRequest) -> Result<RunResult, HostError>>;

@@ -41,7 +41,7 @@ use tisslang::cost_model;
 use tisslang::isa::{Instr, run_flags};
 use tisslang::module::{Constant, CostBound, Module, TemplatePart};
 
-use crate::value::format_duration;
+use crate::machine::value::format_duration;
 
 // ---- the execution-time model ------------------------------------------------
 

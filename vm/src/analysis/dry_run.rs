@@ -11,8 +11,8 @@
 use tisslang::isa::{Field, Instr, run_flags};
 use tisslang::module::{Constant, NONE, TemplatePart};
 
-use crate::program::Program;
-use crate::value::format_duration;
+use crate::machine::program::Program;
+use crate::machine::value::format_duration;
 
 /// The listing, one effect per line, indented by step and call depth.
 pub fn dry_run(program: &Program) -> String {

@@ -6,16 +6,16 @@ use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
-use crate::answers::Reply;
-use crate::environment::build_env;
-use crate::event_log::EventLog;
+use crate::host::environment::build_env;
+use crate::host::process::{self, ProcessSpec, Stream};
+use crate::host::workspace::Workspace;
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
 };
-use crate::process::{self, ProcessSpec, Stream};
+use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
-use crate::value::{RunResult, format_duration};
-use crate::workspace::Workspace;
+use crate::report::event_log::EventLog;
+use crate::session::answers::Reply;
 
 /// Where step lines and progress go.
 pub enum Progress {
@@ -159,8 +159,11 @@ impl Host for OsHost {
             output_cap: self.output_cap,
         };
         self.live(&format!("RUN {}", request.command));
-        let cancel: Option<&dyn Fn() -> bool> =
-            if crate::interrupt::installed() { Some(&crate::interrupt::kill_requested) } else { None };
+        let cancel: Option<&dyn Fn() -> bool> = if crate::session::interrupt::installed() {
+            Some(&crate::session::interrupt::kill_requested)
+        } else {
+            None
+        };
         let result = match &mut self.log {
             Some(log) => {
                 let mut sink = |stream: Stream, data: &[u8]| {
@@ -183,7 +186,7 @@ impl Host for OsHost {
         };
         let (run, cancelled) = result?;
         if cancelled {
-            crate::interrupt::note_killed_run();
+            crate::session::interrupt::note_killed_run();
         }
         Ok(run)
     }
@@ -233,7 +236,7 @@ impl Host for OsHost {
                 }
             };
         }
-        if !self.interactive || crate::interrupt::requested() {
+        if !self.interactive || crate::session::interrupt::requested() {
             return None;
         }
         let answer = self.ask_terminal(question, line)?;
@@ -287,7 +290,7 @@ impl OsHost {
             outcome: &outcome,
             duration_ms: 0,
             details: &[
-                ("statement", crate::answers::statement(question)),
+                ("statement", crate::session::answers::statement(question)),
                 ("from", origin),
                 ("comment", comment),
             ],
@@ -298,7 +301,7 @@ impl OsHost {
 /// Waits until stdin has input; false if a Ctrl-C came first.
 fn wait_for_stdin() -> bool {
     loop {
-        if crate::interrupt::requested() {
+        if crate::session::interrupt::requested() {
             return false;
         }
         let mut fd = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };

@@ -1,15 +1,15 @@
 use super::*;
-use crate::failure::{BudgetBreach, Failure, FailureKind};
 use crate::host::Question;
+use crate::machine::failure::{BudgetBreach, Failure, FailureKind};
+use crate::machine::program::Program;
+use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
 use crate::machine::{Frame, OpenStep, StepRecord, StepStatus};
-use crate::program::Program;
-use crate::value::{ErrorRecord, Record, RunResult, Value};
 use tiss_compiler::lower::LowerOptions;
 use tisslang::module::CostBound;
 
 /// What the fingerprint test pins: the snapshot format version and the hash
 /// of the snapshots of fixed, fully populated machines (one per status).
-/// Changing the machine state's layout (vm/src/machine.rs and the types it
+/// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
 const PINNED: (u16, &str) = (4, "7ed75bdb1347d769a374bc60dc5fe3dc6496a0585dcb079859c6fd34cd945399");
@@ -137,7 +137,7 @@ fn fingerprint_is_pinned_with_the_snapshot_version() {
         // printed after the bump: bump first, run again, then pin `now`.
         let step = if SNAPSHOT_VERSION == PINNED.0 {
             format!(
-                "bump SNAPSHOT_VERSION in vm/src/snapshot.rs to {} and run this test again",
+                "bump SNAPSHOT_VERSION in vm/src/session/snapshot.rs to {} and run this test again",
                 SNAPSHOT_VERSION + 1
             )
         } else {
@@ -155,7 +155,7 @@ fn fingerprint_is_pinned_with_the_snapshot_version() {
 fn suspended() -> (Vec<u8>, Program, Machine) {
     let (bytes, program) = bytecode(PLAN);
     let mut machine = Machine::new(&program);
-    let mut host = crate::scripted_host::ScriptedHost::default();
+    let mut host = crate::host::scripted::ScriptedHost::default();
     let outcome = machine.run(&program, &mut host);
     assert!(matches!(outcome, crate::machine::Outcome::Suspended(_)), "{outcome:?}");
     (bytes, program, machine)
@@ -326,7 +326,9 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
     assert!(bad(&|m| m.pc = 0).contains("no interaction"));
     // `a` is a string variable: an integer in its slot would trap at LOAD.
     let a = program.module.slots.iter().position(|s| program.string(s.name) == "a").unwrap();
-    assert!(bad(&|m| m.slots[a] = Some(crate::value::Value::Int(7))).contains("declares it a string"));
+    assert!(
+        bad(&|m| m.slots[a] = Some(crate::machine::value::Value::Int(7))).contains("declares it a string")
+    );
 }
 
 #[test]

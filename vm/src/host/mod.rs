@@ -1,10 +1,16 @@
 //! Every effect the machine can have goes through [`Host`]. The real host
-//! (`os_host.rs`) talks to the operating system; `scripted_host.rs` drives
+//! (`os.rs`) talks to the operating system; `scripted.rs` drives
 //! tests. The dispatch loop itself never touches the OS.
+
+pub mod environment;
+pub mod os;
+pub mod process;
+pub mod scripted;
+pub mod workspace;
 
 use serde::{Deserialize, Serialize};
 
-use crate::value::RunResult;
+use crate::machine::value::RunResult;
 
 /// Why an effect failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,11 +1,13 @@
 //! The run report (SPEC §9): JSON, JUnit XML and text, built from the
 //! machine's final state.
 
+pub mod event_log;
+
 use serde_json::{Value as Json, json};
 
-use crate::failure::{Failure, FailureKind};
+use crate::machine::failure::{Failure, FailureKind};
+use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepStatus, Suspension};
-use crate::program::Program;
 use tisslang::cost::Dim;
 
 /// What became of the run.
@@ -208,7 +210,7 @@ impl RunReport {
                 if let Suspension::Interaction { question, line } = reason {
                     out.push_str(&format!(
                         "  waiting at line {line} for an answer to {}\n",
-                        crate::answers::describe(question)
+                        crate::session::answers::describe(question)
                     ));
                 }
                 if let Some(s) = snapshot {

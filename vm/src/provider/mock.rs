@@ -1,13 +1,7 @@
-//! Language-model providers (SPEC §7). This build has the deterministic,
-//! offline `mock` provider; the network providers come with their issue.
+//! The `mock` provider: deterministic and offline.
 
+use super::Provider;
 use crate::host::{PromptRequest, PromptResponse};
-
-pub trait Provider {
-    /// The provider's name as given to `--provider`.
-    fn name(&self) -> &str;
-    fn complete(&mut self, request: &PromptRequest) -> Result<PromptResponse, String>;
-}
 
 /// Answers every prompt with a fixed text derived from the query, and
 /// counts tokens the way the static estimate does (characters / 4), so runs
@@ -29,16 +23,6 @@ impl Provider for MockProvider {
     }
 }
 
-/// The provider named by `--provider`.
-pub fn by_name(name: &str) -> Result<Box<dyn Provider>, String> {
-    match name {
-        "mock" => Ok(Box::new(MockProvider)),
-        other => Err(format!(
-            "unknown provider `{other}`: this build offers `mock` (replay, openai and ollama come with the language-model issue)"
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +34,5 @@ mod tests {
         let b = MockProvider.complete(&request).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.text, "mock answer to: hi");
-        assert!(by_name("nope").is_err());
     }
 }

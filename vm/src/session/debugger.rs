@@ -39,14 +39,14 @@ use std::path::{Path, PathBuf};
 use tisslang::isa::{Field, Instr};
 use tisslang::module::NONE;
 
-use crate::answers;
 use crate::host::Host;
-use crate::interrupt;
+use crate::machine::program::Program;
+use crate::machine::value::{Record, Value, format_duration, shell_quote};
 use crate::machine::{Machine, Outcome, Status, Suspension};
-use crate::program::Program;
 use crate::report::failure_text;
-use crate::snapshot::{self, AnswersPosition, SnapshotRef};
-use crate::value::{Record, Value, format_duration, shell_quote};
+use crate::session::answers;
+use crate::session::interrupt;
+use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
 
 /// Characters of a string `print` shows before shortening it.
 pub const PRINT_LIMIT: usize = 1000;
@@ -931,8 +931,8 @@ fn ended_name(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Completed => "passed",
         Outcome::Failed(f) => match f.kind {
-            crate::failure::FailureKind::BudgetExceeded => "budget_exceeded",
-            crate::failure::FailureKind::SecurityViolation => "security_violation",
+            crate::machine::failure::FailureKind::BudgetExceeded => "budget_exceeded",
+            crate::machine::failure::FailureKind::SecurityViolation => "security_violation",
             _ => "failed",
         },
         Outcome::Trapped(_) => "internal error",

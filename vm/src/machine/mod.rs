@@ -6,18 +6,23 @@
 //! another process. [`Machine::step`] runs one instruction;
 //! [`Machine::run_until`] loops over it.
 
+pub mod failure;
+pub mod program;
+pub mod shell;
+pub mod value;
+
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
 use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
 
-use crate::failure::{BudgetBreach, Failure, FailureKind, shorten};
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
-use crate::program::{Op, Program};
-use crate::shell::{Piece, build_command};
-use crate::value::{ErrorRecord, Record, RunResult, Value};
+use crate::machine::failure::{BudgetBreach, Failure, FailureKind, shorten};
+use crate::machine::program::{Op, Program};
+use crate::machine::shell::{Piece, build_command};
+use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
 
 /// A CALL in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -304,7 +309,7 @@ impl Machine {
             Op::Le => return self.order(*r, pc, std::cmp::Ordering::is_le),
             Op::Gt => return self.order(*r, pc, std::cmp::Ordering::is_gt),
             Op::Ge => return self.order(*r, pc, std::cmp::Ordering::is_ge),
-            Op::Contains => return self.str_test(*r, pc, crate::value::contains),
+            Op::Contains => return self.str_test(*r, pc, crate::machine::value::contains),
             Op::StartsWith => return self.str_test(*r, pc, |h, n| h.starts_with(n)),
             Op::EndsWith => return self.str_test(*r, pc, |h, n| h.ends_with(n)),
             Op::IsEmpty => {

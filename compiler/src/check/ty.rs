@@ -1,7 +1,35 @@
-//! The record values and their fields (SPEC §3, §4): `LAST_RUN`, `COST`,
-//! caught errors, reviews and cost estimates.
+//! The value types (SPEC §3) and the records with their fields (SPEC §3,
+//! §4): `LAST_RUN`, `COST`, caught errors, reviews and cost estimates. A
+//! type may be a record and a record's fields have types, so both live here.
 
-use super::types::Ty;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Str,
+    Int,
+    Duration,
+    Bool,
+    Record(Rec),
+}
+
+impl Ty {
+    /// "a string", "an integer", ...: how messages name the type.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Ty::Str => "a string",
+            Ty::Int => "an integer",
+            Ty::Duration => "a duration",
+            Ty::Bool => "a boolean",
+            Ty::Record(rec) => rec.describe(),
+        }
+    }
+
+    pub(crate) fn record(self) -> Option<Rec> {
+        match self {
+            Ty::Record(rec) => Some(rec),
+            _ => None,
+        }
+    }
+}
 
 /// A kind of record. Records have fixed fields; a plan cannot make new kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -633,14 +633,14 @@ mod tests {
         );
         let run_dir = f.ws.dir_for_run(None).unwrap();
         let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-        let spec = crate::process::ProcessSpec {
+        let spec = crate::host::process::ProcessSpec {
             command: &command,
             cwd: run_dir.path(),
             env: &env,
             timeout: Some(std::time::Duration::from_secs(30)),
             output_cap: 1000,
         };
-        let r = crate::process::run(&spec, None).unwrap();
+        let r = crate::host::process::run(&spec, None).unwrap();
         assert_eq!(r.exit_code, 0, "{}", r.stderr);
         for path in ["evil_abs", "evil_rel", "evil_dir/secret.txt", "evil_dir/new.txt"] {
             assert!(is_security(f.ws.write(path, "pwned", false)), "WRITE {path}");
@@ -823,14 +823,14 @@ mod tests {
         let sub = f.ws.dir_for_run(Some("sub")).unwrap();
         assert_eq!(sub.real_path(), canonical.join("sub"));
         let env = Vec::new();
-        let spec = crate::process::ProcessSpec {
+        let spec = crate::host::process::ProcessSpec {
             command: "pwd",
             cwd: sub.path(),
             env: &env,
             timeout: None,
             output_cap: 1000,
         };
-        let r = crate::process::run(&spec, None).unwrap();
+        let r = crate::host::process::run(&spec, None).unwrap();
         assert_eq!(r.stdout.trim_end(), canonical.join("sub").to_str().unwrap());
         let message = command_message(f.ws.dir_for_run(Some("nope")));
         assert!(message.contains("`nope`"), "{message}");

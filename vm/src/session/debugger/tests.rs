@@ -1,8 +1,8 @@
 //! Tests of the debugger session with the scripted host.
 
 use super::*;
-use crate::scripted_host::ScriptedHost;
-use crate::value::RunResult;
+use crate::host::scripted::ScriptedHost;
+use crate::machine::value::RunResult;
 use tiss_compiler::lower::LowerOptions;
 
 const PLAN: &str = r#"TASK "Debug me"

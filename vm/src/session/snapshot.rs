@@ -442,8 +442,8 @@ fn check_state(machine: &Machine, module: &Module) -> Result<(), String> {
 }
 
 /// Whether a value can live in a variable of static type `ty`.
-fn fits_type(value: &crate::value::Value, ty: tisslang::module::ValueType) -> bool {
-    use crate::value::{Record, Value};
+fn fits_type(value: &crate::machine::value::Value, ty: tisslang::module::ValueType) -> bool {
+    use crate::machine::value::{Record, Value};
     use tisslang::module::ValueType as T;
     match (value, ty) {
         (Value::Str(_), T::Str) | (Value::Int(_), T::Int) | (Value::Duration(_), T::Duration) => true,

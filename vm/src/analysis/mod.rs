@@ -1,0 +1,7 @@
+//! What is known about a plan without running it: static cost bounds
+//! (`tissvm estimate`), the effects it could have (`--dry-run`) and its
+//! manifest for approval (`tissvm inspect`).
+
+pub mod dry_run;
+pub mod estimate;
+pub mod inspect;

@@ -1,0 +1,116 @@
+//! The options of a run, shared by `run`, `resume` and `debug`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use tisslang::cost::Dim;
+
+/// The options of a run, shared by `run` and `resume`.
+#[derive(Args)]
+pub struct RunOptions {
+    /// The workspace every path is resolved against (default: the current
+    /// directory; for `resume`, the workspace the snapshot remembers).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+
+    /// `text` (step lines and a summary), `json` (SPEC §9 report) or `junit` (XML).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
+    pub output_format: OutputFormat,
+
+    /// Append one JSON object per event to FILE (full command output included).
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+
+    /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
+    /// the lower of this and the plan's SET_BUDGET wins; on resume it can only lower a cap).
+    #[arg(long = "budget", value_name = "DIM=VALUE")]
+    pub budgets: Vec<String>,
+
+    /// Never ask on the terminal: a human interaction suspends the run.
+    #[arg(long)]
+    pub non_interactive: bool,
+
+    /// Answer human interactions in advance: a JSON array whose k-th entry
+    /// answers the k-th interaction of the run, each `{"answer": "continue" |
+    /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
+    /// (`comment` and `line` optional). When they run out, the run suspends.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+
+    /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+
+    /// Isolation: `none`, `standard` (workspace confinement and a scrubbed
+    /// environment) or `strict` (kernel-enforced; refused where unavailable).
+    #[arg(long, value_enum, default_value_t = SandboxProfile::Standard, value_name = "PROFILE")]
+    pub sandbox_profile: SandboxProfile,
+
+    /// The language-model provider (`mock`: deterministic and offline).
+    #[arg(long, default_value = "mock", value_name = "NAME")]
+    pub provider: String,
+
+    /// Pass the caller's environment variable NAME to commands (repeatable).
+    #[arg(long = "env-allow", value_name = "NAME")]
+    pub env_allow: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Junit,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxProfile {
+    None,
+    Standard,
+    Strict,
+}
+
+/// Parses `DIM=VALUE`: a dimension name (any case) and an integer, or a
+/// duration (`90s`, `2m`) for EXECUTION_TIME.
+pub fn parse_budget(text: &str) -> Result<(Dim, u64), String> {
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("`{text}`: expected DIM=VALUE, e.g. RUN_COUNT=5"))?;
+    let dim = Dim::from_name(&name.trim().to_ascii_uppercase()).ok_or_else(|| {
+        let names: Vec<&str> = Dim::ALL.iter().map(|d| d.name()).collect();
+        format!("`{name}` is not a cost dimension; use one of {}", names.join(", "))
+    })?;
+    let value = value.trim().replace('_', "");
+    let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &value[digits.len()..];
+    let number: u64 =
+        digits.parse().map_err(|_| format!("`{value}` is not a budget value for {}", dim.name()))?;
+    let amount = match (dim, unit) {
+        (Dim::ExecutionTime, "ms") => Some(number),
+        (Dim::ExecutionTime, "s") => number.checked_mul(1000),
+        (Dim::ExecutionTime, "m") => number.checked_mul(60_000),
+        (Dim::ExecutionTime, "h") => number.checked_mul(3_600_000),
+        (Dim::ExecutionTime, _) => {
+            return Err(format!("EXECUTION_TIME needs a duration such as `90s` or `2m`, not `{value}`"));
+        }
+        (_, "") => Some(number),
+        (_, _) => return Err(format!("{} is a count: write a plain integer, not `{value}`", dim.name())),
+    };
+    amount.map(|a| (dim, a)).ok_or_else(|| format!("`{value}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_parse_with_units_and_cases() {
+        assert_eq!(parse_budget("RUN_COUNT=5"), Ok((Dim::RunCount, 5)));
+        assert_eq!(parse_budget("run_count=1_000"), Ok((Dim::RunCount, 1000)));
+        assert_eq!(parse_budget("EXECUTION_TIME=2m"), Ok((Dim::ExecutionTime, 120_000)));
+        assert_eq!(parse_budget("EXECUTION_TIME=1500ms"), Ok((Dim::ExecutionTime, 1500)));
+        assert!(parse_budget("EXECUTION_TIME=5").is_err());
+        assert!(parse_budget("RUN_COUNT=5s").is_err());
+        assert!(parse_budget("RUNS=5").is_err());
+        assert!(parse_budget("RUN_COUNT").is_err());
+        assert!(parse_budget("RUN_COUNT=-1").is_err());
+    }
+}

@@ -1,0 +1,7 @@
+//! What drives a run from outside the dispatch loop and lets it stop and go
+//! on: snapshots, answers given in advance, Ctrl-C, and the debugger.
+
+pub mod answers;
+pub mod debugger;
+pub mod interrupt;
+pub mod snapshot;
