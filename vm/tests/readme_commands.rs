@@ -1,6 +1,8 @@
-//! Every `tissvm` command the README shows works: each `cargo run ... --bin
-//! tissvm -- ARGS` line is run through `sh` (for `$(mktemp -d)` and `||`)
-//! with the built binary, from the repository root, and must exit 0.
+//! Every `tissvm` command the README shows does what it says: each `cargo run
+//! ... --bin tissvm -- ARGS` line is run through `sh` (for `$(mktemp -d)`)
+//! with the built binary, from the repository root, and must exit 0, or the
+//! status its comment announces (`   # exit 4: ...`). A line may not hide its
+//! status behind `||`, so an example that stops failing is caught.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,8 +18,12 @@ fn readme_tissvm_commands_succeed() {
         if !line.trim_start().starts_with("cargo run") {
             continue;
         }
-        // Drop a trailing `# comment`, but not a `#` inside the arguments.
-        let args = line[at + marker.len()..].split("   #").next().unwrap_or("").trim();
+        // A trailing `# comment` (not a `#` inside the arguments) may announce
+        // the exit status.
+        let mut parts = line[at + marker.len()..].splitn(2, "   #");
+        let args = parts.next().unwrap_or("").trim();
+        let expected = expected_status(parts.next().unwrap_or(""));
+        assert!(!args.contains("||"), "README command `tissvm {args}` hides its exit status behind `||`");
         let script = format!("\"$TISSVM\" {args}");
         let out = Command::new("sh")
             .arg("-c")
@@ -26,9 +32,10 @@ fn readme_tissvm_commands_succeed() {
             .current_dir(root)
             .output()
             .expect("sh runs");
-        assert!(
-            out.status.success(),
-            "README command `tissvm {args}` failed with {:?}\nstdout: {}\nstderr: {}",
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "README command `tissvm {args}` exited with {:?}, expected {expected}\nstdout: {}\nstderr: {}",
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
@@ -36,4 +43,16 @@ fn readme_tissvm_commands_succeed() {
         ran += 1;
     }
     assert!(ran >= 4, "expected the README to show tissvm commands, found {ran}");
+}
+
+/// The status a README comment announces (`# exit 4: budget exceeded`), else 0.
+fn expected_status(comment: &str) -> i32 {
+    let comment = comment.trim();
+    match comment.strip_prefix("exit ") {
+        Some(rest) => {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().unwrap_or_else(|_| panic!("README comment `# {comment}`: expected `exit N`"))
+        }
+        None => 0,
+    }
 }

@@ -1,6 +1,5 @@
 //! Language-model providers (SPEC §7), one file each, behind [`Provider`].
-//! This build has the deterministic, offline `mock` provider; the network
-//! providers come with their issue.
+//! This build has the deterministic, offline `mock` provider only.
 
 pub mod mock;
 
