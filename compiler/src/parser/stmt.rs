@@ -251,7 +251,13 @@ impl Parser<'_> {
                 if timeout.is_some() {
                     return Err(self.duplicate_option("TIMEOUT"));
                 }
-                timeout = Some(self.duration("a duration such as `30s`")?);
+                match self.duration("a duration such as `30s`") {
+                    Ok(duration) => timeout = Some(duration),
+                    // Missing at the end of its line: keep the RUN (later
+                    // statements read LAST_RUN) and go on with the next line.
+                    Err(Reported) if self.starts_line() => break,
+                    Err(reported) => return Err(reported),
+                }
             } else {
                 break;
             }
@@ -264,6 +270,9 @@ impl Parser<'_> {
         self.error(Diagnostic::error(codes::UNEXPECTED_TOKEN, span, format!("`{name}` is given twice")))
     }
 
+    /// A timeout's duration. A number without a unit or a string is
+    /// reported and taken as the duration it stands for (0 if none): the
+    /// operand is all there, so the statement is kept and parsing goes on.
     fn duration(&mut self, what: &str) -> PResult<DurationLit> {
         let tok = self.peek();
         match tok.kind {
@@ -273,10 +282,12 @@ impl Parser<'_> {
             }
             TokenKind::Int(n) => {
                 self.bump();
-                Err(self.error(
+                self.diagnostics.push(
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit")
                         .with_suggestion("in seconds", tok.span, format!("{n}s")),
-                ))
+                );
+                let millis = u64::try_from(n).unwrap_or(0).saturating_mul(1000);
+                Ok(DurationLit { millis, span: tok.span })
             }
             TokenKind::Str(i) => {
                 self.bump();
@@ -289,7 +300,8 @@ impl Parser<'_> {
                 if let Some(text) = lit.as_literal().filter(|t| is_duration_text(t)) {
                     d = d.with_suggestion("drop the quotes", tok.span, text.to_string());
                 }
-                Err(self.error(d))
+                self.diagnostics.push(d);
+                Ok(DurationLit { millis: 0, span: tok.span })
             }
             _ => Err(self.expected(what)),
         }
