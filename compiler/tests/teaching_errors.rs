@@ -107,3 +107,104 @@ fn recovery_resumes_at_the_next_line() {
     assert_eq!(places(src), [place("E0100", 4, 5, "")], "{diags:#?}");
     assert_eq!(diags[0].message, "expected the value, an expression, found `VAR`");
 }
+
+// ---- defect 3: malformed durations get the literal that means the same -----
+
+/// A plan with `duration` where a duration literal stands: a budget, a
+/// timeout and a comparison (lines 2, 4 and 5, columns 29, 24 and 32).
+fn durations_plan(duration: &str) -> String {
+    format!(
+        "TASK \"t\"\nSET_BUDGET EXECUTION_TIME = {duration}\nSTEP \"s\" {{\n    RUN \"make\" TIMEOUT {duration}\n    ASSERT LAST_RUN.DURATION < {duration}\n}}\n"
+    )
+}
+
+#[test]
+fn malformed_durations_are_fixed_without_changing_their_meaning() {
+    for (written, fix, message) in [
+        ("1.5s", "1500ms", "`1.5s` is not a duration: durations are whole numbers"),
+        ("30S", "30s", "`30S` is not a duration: seconds are written `s`"),
+        ("2m30s", "150s", "`2m30s` is not a duration: a duration has a single unit"),
+        ("30sec", "30s", "`30sec` is not a duration: seconds are written `s`"),
+        ("1d", "24h", "`1d` is not a duration: there are no days; the units are `ms`, `s`, `m` and `h`"),
+        ("0.5m", "30s", "`0.5m` is not a duration: durations are whole numbers"),
+        ("1.5h", "90m", "`1.5h` is not a duration: durations are whole numbers"),
+        ("2h30m", "150m", "`2h30m` is not a duration: a duration has a single unit"),
+        ("5MIN", "5m", "`5MIN` is not a duration: minutes are written `m`"),
+    ] {
+        let src = durations_plan(written);
+        let diags = diagnostics(&src);
+        assert_eq!(
+            places(&src),
+            [place("E0008", 2, 29, fix), place("E0008", 4, 24, fix), place("E0008", 5, 32, fix)],
+            "{written}: {diags:#?}"
+        );
+        assert!(diags.iter().all(|d| d.message == message), "{written}: {diags:#?}");
+    }
+    let text = human(&durations_plan("1.5s"));
+    assert!(text.contains("help: write it in a smaller unit: `1500ms`"), "{text}");
+}
+
+#[test]
+fn a_duration_with_no_exact_literal_gets_no_fix_and_no_stray_0s() {
+    for (written, message) in [
+        ("1.0001s", "`1.0001s` is not a duration: durations are whole numbers"),
+        ("0.5ms", "`0.5ms` is not a duration: durations are whole numbers"),
+        ("30x", "`30x` is not a number or a duration"),
+        (
+            "99999999999999999999d",
+            "`99999999999999999999d` is too long a duration: it does not fit in 64 bits of milliseconds",
+        ),
+    ] {
+        let src = durations_plan(written);
+        let diags = diagnostics(&src);
+        assert_eq!(
+            places(&src),
+            [place("E0008", 2, 29, ""), place("E0008", 4, 24, ""), place("E0008", 5, 32, "")],
+            "{written}: {diags:#?}"
+        );
+        assert!(diags.iter().all(|d| d.message == message), "{written}: {diags:#?}");
+        assert!(!human(&src).contains("0s`"), "{written}: {}", human(&src));
+    }
+}
+
+#[test]
+fn a_number_with_a_fraction_is_one_error() {
+    // After TIMEOUT a unitless number is in seconds, as `TIMEOUT 90` is.
+    let src = durations_plan("1.5");
+    let diags = diagnostics(&src);
+    assert_eq!(
+        places(&src),
+        [place("E0008", 2, 29, ""), place("E0008", 4, 24, "1500ms"), place("E0008", 5, 32, "")],
+        "{diags:#?}"
+    );
+    assert_eq!(diags[0].message, "`1.5` is not a number: numbers are whole");
+    assert_eq!(
+        diags[1].message,
+        "`1.5` is not a duration: a timeout needs a unit, and durations are whole numbers"
+    );
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    VAR n = 2.5\n    ASSERT n == 2\n}\n";
+    assert_eq!(places(src), [place("E0008", 3, 13, "")]);
+    // Too large for 64 bits, after TIMEOUT: the overflow alone, no `0s`.
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"make\" TIMEOUT 99999999999999999999\n}\n";
+    assert_eq!(places(src), [place("E0005", 3, 24, "")]);
+}
+
+#[test]
+fn a_negative_malformed_duration_gets_the_positive_literal() {
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"make\"\n    ASSERT LAST_RUN.DURATION > -1.5s\n}\n";
+    let diags = diagnostics(src);
+    assert_eq!(places(src), [place("E0008", 4, 32, "1500ms")], "{diags:#?}");
+    assert_eq!(diags[0].message, "a duration cannot be negative");
+}
+
+#[test]
+fn a_quoted_duration_gets_the_literal_that_means_the_same() {
+    for (quoted, fix) in
+        [("\"30s\"", "30s"), ("\"1.5s\"", "1500ms"), ("\"2m30s\"", "150s"), ("\"30 sec\"", "30s")]
+    {
+        let src = format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"make\" TIMEOUT {quoted}\n}}\n");
+        assert_eq!(places(&src), [place("E0100", 3, 24, fix)], "{quoted}");
+        let src = format!("TASK \"t\"\nSET_BUDGET EXECUTION_TIME = {quoted}\n");
+        assert_eq!(places(&src), [place("E0208", 2, 29, fix)], "{quoted}");
+    }
+}

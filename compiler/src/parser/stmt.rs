@@ -297,11 +297,13 @@ impl Parser<'_> {
                     tok.span,
                     "a timeout is a duration literal, not a string",
                 );
-                if let Some(text) = lit.as_literal().filter(|t| is_duration_text(t)) {
-                    d = d.with_suggestion("drop the quotes", tok.span, text.to_string());
+                let written = lit.as_literal().and_then(crate::duration::read);
+                if let Some(fix) = written.as_ref().and_then(|w| w.fix()) {
+                    d = d.with_suggestion("drop the quotes", tok.span, fix);
                 }
                 self.diagnostics.push(d);
-                Ok(DurationLit { millis: 0, span: tok.span })
+                let millis = written.and_then(|w| w.millis.ok()).unwrap_or(0);
+                Ok(DurationLit { millis, span: tok.span })
             }
             _ => Err(self.expected(what)),
         }
@@ -407,14 +409,4 @@ impl Parser<'_> {
         let value = self.expr("the budget: an integer, or a duration for EXECUTION_TIME")?;
         Ok(Budget { dim, dim_span: tok.span, value, span: self.since(start) })
     }
-}
-
-/// Does `text` lex as a duration literal (`5m`, `1500ms`)?
-pub(crate) fn is_duration_text(text: &str) -> bool {
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &text[digits.len()..];
-    !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-        && digits.as_bytes()[0].is_ascii_digit()
-        && matches!(unit, "ms" | "s" | "m" | "h")
 }
