@@ -208,3 +208,103 @@ fn a_quoted_duration_gets_the_literal_that_means_the_same() {
         assert_eq!(places(&src), [place("E0208", 2, 29, fix)], "{quoted}");
     }
 }
+
+// ---- defect 17: hints that were missing ---------------------------------------
+
+#[test]
+fn not_inside_a_file_test_moves_before_file() {
+    for (test, fix) in [
+        ("FILE \"x\" NOT CONTAINS \"y\"", "NOT FILE \"x\" CONTAINS \"y\""),
+        ("FILE \"out/${name}.txt\" NOT EXISTS", "NOT FILE \"out/${name}.txt\" EXISTS"),
+        ("FILE \"x\" NOT IS_EMPTY", "NOT FILE \"x\" IS_EMPTY"),
+    ] {
+        let src = format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    VAR name = \"a\"\n    ASSERT {test}\n    ASERT TRUE\n}}\n"
+        );
+        let diags = diagnostics(&src);
+        assert_eq!(places(&src), [place("E0100", 4, 12, fix), place("E0101", 5, 5, "ASSERT")], "{diags:#?}");
+        assert_eq!(diags[0].message, "`NOT` negates the whole file test, so it stands before `FILE`");
+    }
+    let text = human("TASK \"t\"\nSTEP \"s\" {\n    ASSERT FILE \"x\" NOT CONTAINS \"y\"\n}\n");
+    assert!(text.contains("help: write: `NOT FILE \"x\" CONTAINS \"y\"`"), "{text}");
+}
+
+#[test]
+fn operators_from_other_languages_get_the_tisslang_one() {
+    for (written, fix, column) in [
+        ("=>", ">=", 31),
+        ("=<", "<=", 31),
+        ("<>", "!=", 31),
+        ("===", "==", 31),
+        ("!==", "!=", 31),
+        ("=", "==", 31),
+    ] {
+        let src = format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"make\"\n    ASSERT LAST_RUN.EXIT_CODE {written} 0\n    ASERT TRUE\n}}\n"
+        );
+        let diags = diagnostics(&src);
+        assert_eq!(
+            places(&src),
+            [place("E0100", 4, column, fix), place("E0101", 5, 5, "ASSERT")],
+            "{written}: {diags:#?}"
+        );
+        let message = if written == "=" {
+            "`=` binds; comparison is `==`".to_string()
+        } else {
+            format!("`{written}` is not an operator; did you mean `{fix}`?")
+        };
+        assert_eq!(diags[0].message, message);
+    }
+}
+
+#[test]
+fn a_misspelled_keyword_says_what_it_is_not_and_what_it_is_near() {
+    // One edit away, at the top level and inside a block.
+    let src = "TASK \"t\"\nSTPE \"s\" {\n    STPE \"inner\" { }\n}\n";
+    let diags = diagnostics(src);
+    assert_eq!(places(src), [place("E0101", 2, 1, "STEP"), place("E0101", 3, 5, "STEP")], "{diags:#?}");
+    for d in &diags {
+        assert_eq!(d.message, "`STPE` is not a statement; did you mean `STEP` (one edit away)?");
+    }
+    let text = human(src);
+    assert!(text.contains("help: did you mean: `STEP`"), "{text}");
+    // Another case: the keyword in the wrong case.
+    let src = "TASK \"t\"\nStep \"s\" { }\n";
+    let diags = diagnostics(src);
+    assert_eq!(places(src), [place("E0101", 2, 1, "STEP")]);
+    assert_eq!(diags[0].message, "`Step` is not a statement: keywords are uppercase, so write `STEP`");
+    // Elsewhere the message names what was expected there.
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    VAR x = \"a\"\n    ASSERT x CONTIANS \"a\"\n}\n";
+    let diags = diagnostics(src);
+    assert_eq!(places(src), [place("E0101", 4, 14, "CONTAINS")]);
+    assert_eq!(diags[0].message, "`CONTIANS` is not an operator; did you mean `CONTAINS` (one edit away)?");
+}
+
+#[test]
+fn a_pragma_in_another_case_is_reported_not_ignored() {
+    let src = "#tiss! Language=Python\n#Tiss_Version >= 1.0\nTASK \"t\"\n";
+    let diags = diagnostics(src);
+    assert_eq!(
+        places(src),
+        [place("E0010", 1, 1, "#TISS!"), place("E0010", 2, 1, "#TISS_VERSION")],
+        "{diags:#?}"
+    );
+    assert_eq!(diags[0].message, "`#tiss!` is the pragma `#TISS!` in another case: pragmas are uppercase");
+    assert_eq!(
+        diags[1].message,
+        "`#Tiss_Version` is the pragma `#TISS_VERSION` in another case: pragmas are uppercase"
+    );
+    // The pragma is still read, as if it were written right: its own
+    // mistakes are reported too.
+    let src = "#tiss_version >= 9.0\nTASK \"t\"\n";
+    let got: Vec<String> = diagnostics(src).into_iter().map(|d| d.code).collect();
+    assert_eq!(got, ["E0010", "E0011"]);
+    // Comments that only begin like it stay comments; `#TISSUE` in capitals
+    // is an unknown pragma, as before.
+    let got: Vec<(String, u64)> =
+        diagnostics("#tissue samples\n# tiss! not a pragma\n#TISSUE\n#   #TISS!\nTASK \"t\"\n")
+            .into_iter()
+            .map(|d| (d.code, d.line))
+            .collect();
+    assert_eq!(got, [("E0010".to_string(), 3)]);
+}

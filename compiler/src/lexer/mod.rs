@@ -102,7 +102,10 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b'#' => {
-                    if at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                    // `#tiss!` too: a pragma in another case is reported, not ignored.
+                    if at_line_start
+                        && self.bytes[self.pos..].get(..5).is_some_and(|w| w.eq_ignore_ascii_case(b"#TISS"))
+                    {
                         self.pragma_line();
                     } else {
                         self.skip_to_line_end();

@@ -130,21 +130,32 @@ impl<'a> Parser<'a> {
 
     /// If the current token is an identifier that looks like one of `candidates`
     /// (another case, or one edit away), reports E0101 and returns the keyword.
-    fn keyword_typo(&mut self, candidates: &[Kw]) -> Option<Kw> {
+    /// `role` is what stands here ("a statement"): the message says the word
+    /// is not one, and why the keyword is meant.
+    fn keyword_typo(&mut self, candidates: &[Kw], role: &str) -> Option<Kw> {
         let tok = self.peek();
         if tok.kind != TokenKind::Ident {
             return None;
         }
         let word = self.text(tok.span);
         let kw = typo_of(word, candidates)?;
-        self.diagnostics.push(
+        let name = kw.as_str();
+        let d = if name.eq_ignore_ascii_case(word) {
             Diagnostic::error(
                 codes::MISSPELLED_KEYWORD,
                 tok.span,
-                format!("unknown word `{word}`: did you mean the keyword `{}`?", kw.as_str()),
+                format!("`{word}` is not {role}: keywords are uppercase, so write `{name}`"),
             )
-            .with_suggestion("keywords are uppercase; write", tok.span, kw.as_str()),
-        );
+            .with_suggestion("write the keyword in uppercase", tok.span, name)
+        } else {
+            Diagnostic::error(
+                codes::MISSPELLED_KEYWORD,
+                tok.span,
+                format!("`{word}` is not {role}; did you mean `{name}` (one edit away)?"),
+            )
+            .with_suggestion("did you mean", tok.span, name)
+        };
+        self.diagnostics.push(d);
         Some(kw)
     }
 
@@ -158,7 +169,7 @@ impl<'a> Parser<'a> {
 
     /// Consumes a misspelling of `kw`, reporting it.
     fn eat_kw_typo(&mut self, kw: Kw) -> bool {
-        if self.keyword_typo(&[kw]).is_some() {
+        if self.keyword_typo(&[kw], "a keyword").is_some() {
             self.bump();
             true
         } else {
@@ -376,7 +387,7 @@ impl<'a> Parser<'a> {
                     self.parallel();
                     continue;
                 }
-                TokenKind::Ident => match self.keyword_typo(ALL_STARTS) {
+                TokenKind::Ident => match self.keyword_typo(ALL_STARTS, "a statement") {
                     Some(kw) => self.item(kw, &mut items),
                     None => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
                 },

@@ -25,7 +25,7 @@ impl Parser<'_> {
                 Ok(())
             }
             TokenKind::Ident => {
-                if let Some(kw) = self.keyword_typo(ALL_STARTS) {
+                if let Some(kw) = self.keyword_typo(ALL_STARTS, "a statement") {
                     self.bump();
                     return self.statement_after(kw, tok.span);
                 }
@@ -391,7 +391,7 @@ impl Parser<'_> {
         let dim_kws = [Kw::API_CALLS, Kw::TOKEN_COUNT, Kw::EXECUTION_TIME, Kw::RUN_COUNT, Kw::INSTRUCTIONS];
         let kw = match tok.kind {
             TokenKind::Kw(kw) if dim_kws.contains(&kw) => kw,
-            TokenKind::Ident => match self.keyword_typo(&dim_kws) {
+            TokenKind::Ident => match self.keyword_typo(&dim_kws, "a cost dimension") {
                 Some(kw) => kw,
                 None => return Err(self.expected(
                     "a cost dimension (API_CALLS, TOKEN_COUNT, EXECUTION_TIME, RUN_COUNT or INSTRUCTIONS)",
