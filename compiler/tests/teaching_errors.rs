@@ -308,3 +308,18 @@ fn a_pragma_in_another_case_is_reported_not_ignored() {
             .collect();
     assert_eq!(got, [("E0010".to_string(), 3)]);
 }
+
+#[test]
+fn a_timeout_unit_written_apart_is_joined() {
+    for (written, fix) in [("5 sec", "5s"), ("2 minutes", "2m"), ("30 s", "30s"), ("1 d", "24h")] {
+        let src =
+            format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"make\" TIMEOUT {written}\n    ASERT TRUE\n}}\n");
+        let diags = diagnostics(&src);
+        assert_eq!(
+            places(&src),
+            [place("E0100", 3, 24, fix), place("E0101", 4, 5, "ASSERT")],
+            "{written}: {diags:#?}"
+        );
+        assert_eq!(diags[0].message, "a timeout's unit follows its number directly");
+    }
+}

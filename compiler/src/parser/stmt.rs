@@ -282,6 +282,9 @@ impl Parser<'_> {
             }
             TokenKind::Int(n) => {
                 self.bump();
+                if let Some(joined) = self.unit_written_apart(tok.span) {
+                    return Ok(joined);
+                }
                 self.diagnostics.push(
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit")
                         .with_suggestion("in seconds", tok.span, format!("{n}s")),
@@ -307,6 +310,26 @@ impl Parser<'_> {
             }
             _ => Err(self.expected(what)),
         }
+    }
+
+    /// `TIMEOUT 5 sec`: the number at `number` (consumed) and a unit after
+    /// it on the same line, reported as one duration written apart and
+    /// consumed. `None` (nothing consumed) if no unit follows.
+    fn unit_written_apart(&mut self, number: Span) -> Option<DurationLit> {
+        let unit = self.peek();
+        if unit.kind != TokenKind::Ident || self.starts_line() {
+            return None;
+        }
+        let joined = format!("{}{}", self.text(number), self.text(unit.span));
+        let written = crate::duration::read(&joined)?;
+        let (millis, fix) = (written.millis.ok()?, written.fix()?);
+        self.bump();
+        let span = number.to(unit.span);
+        self.diagnostics.push(
+            Diagnostic::error(codes::UNEXPECTED_TOKEN, span, "a timeout's unit follows its number directly")
+                .with_suggestion("write", span, fix),
+        );
+        Some(DurationLit { millis, span })
     }
 
     /// `IF` already consumed: `cond [THEN] block [ELSE (IF ... | block)]`.
