@@ -12,6 +12,7 @@ pub mod check;
 pub mod cli_support;
 pub mod codes;
 pub mod diagnostic;
+pub(crate) mod duration;
 pub mod explain;
 pub mod lexer;
 pub mod lower;

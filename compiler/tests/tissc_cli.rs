@@ -316,3 +316,55 @@ fn color_only_when_asked_or_on_a_terminal() {
     let o = tissc(dir.path(), &["check", "--color", "always", "--error-format", "json", "bad.tiss"]);
     assert!(!stderr(&o).contains('\x1b'));
 }
+
+/// The message for bytecode given where plan source is read (SPEC §9).
+fn bytecode_message(name: &str) -> String {
+    format!("tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {name}` to read it\n")
+}
+
+#[test]
+fn bytecode_given_as_source_is_named_not_read_as_text() {
+    let dir = workspace(&[("good.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "good.tiss", "-o", "x.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The magic decides, not the extension.
+    std::fs::copy(dir.path().join("x.tbc"), dir.path().join("disguised.tiss")).unwrap();
+    for name in ["x.tbc", "disguised.tiss"] {
+        for args in [
+            &["check", name][..],
+            &["check", "--error-format", "json", name][..],
+            &["parse", name][..],
+            &["compile", name, "-o", "out.tbc"][..],
+        ] {
+            let o = tissc(dir.path(), args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert_eq!(stdout(&o), "", "{args:?}");
+            assert_eq!(stderr(&o), bytecode_message(name), "{args:?}");
+        }
+    }
+    assert!(!dir.path().join("out.tbc").exists(), "nothing is compiled from bytecode");
+    // The other files are still checked; the usage error decides the status.
+    let o = tissc(dir.path(), &["check", "x.tbc", "good.tiss"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), bytecode_message("x.tbc"));
+    // A name the shell would split is quoted in the command to run.
+    std::fs::copy(dir.path().join("x.tbc"), dir.path().join("my plan.tbc")).unwrap();
+    let o = tissc(dir.path(), &["check", "my plan.tbc"]);
+    assert_eq!(
+        stderr(&o),
+        "tissc: `my plan.tbc` is compiled bytecode, not plan source; use `tissc disasm 'my plan.tbc'` to read it\n"
+    );
+}
+
+#[test]
+fn source_is_source_whatever_its_extension() {
+    let dir = workspace(&[("plan.tbc", GOOD), ("plan.txt", GOOD)]);
+    for name in ["plan.tbc", "plan.txt"] {
+        for args in [&["check", name][..], &["parse", name][..], &["compile", name, "-o", "out.tbc"][..]] {
+            let o = tissc(dir.path(), args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        }
+    }
+    let o = tissc(dir.path(), &["disasm", "out.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -1,7 +1,8 @@
 //! `tissc`: the TissLang compiler's command line (SPEC §9).
 //!
 //! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
-//! unreadable input file, an unwritable output file, an unknown code for
+//! unreadable input file, bytecode given where source is read (a file is
+//! source unless it starts with the `.tbc` magic), an unwritable output file, an unknown code for
 //! `explain`, a `.tbc` that is invalid, corrupt or of an unsupported version),
 //! 70 internal errors. Diagnostics go to stderr in either `--error-format`;
 //! stdout carries only what a command produces (the AST JSON, an explanation,
@@ -197,12 +198,8 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
         );
         return status::USAGE;
     }
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
-            return status::USAGE;
-        }
+    let Some(bytes) = read_source(path) else {
+        return status::USAGE;
     };
     let (mut module, frontend) =
         match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: strip }) {
@@ -299,14 +296,50 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
     }
 }
 
-/// Reads and compiles one plan; an unreadable file is reported as a usage error.
+/// Reads and checks one plan; an unreadable file or bytecode is reported as
+/// a usage error.
 fn load(path: &Path) -> Option<Frontend> {
+    let bytes = read_source(path)?;
+    Some(tiss_compiler::frontend(&path.display().to_string(), &bytes))
+}
+
+/// Reads a plan's source. A file is source whatever its name unless it starts
+/// like a `.tbc` (SPEC §9): bytecode is named as such, never read as text;
+/// neither is an unreadable file. Both are reported here.
+fn read_source(path: &Path) -> Option<Vec<u8>> {
     let name = path.display().to_string();
-    match fs::read(path) {
-        Ok(bytes) => Some(tiss_compiler::frontend(&name, &bytes)),
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
-            None
+            return None;
         }
+    };
+    if is_bytecode(&bytes) {
+        eprintln!(
+            "tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {}` to read it",
+            shell_word(&name)
+        );
+        return None;
     }
+    Some(bytes)
+}
+
+/// Whether `bytes` start like a `.tbc`: its magic, even with converted line
+/// endings, another format version or a cut-short header (`tissc disasm`
+/// says which).
+fn is_bytecode(bytes: &[u8]) -> bool {
+    use tisslang::format::{FORMAT_VERSION, HEADER_LEN, MAGIC};
+    tisslang::seal::check_start(bytes, &MAGIC, FORMAT_VERSION, HEADER_LEN)
+        != Err(tisslang::seal::StartError::NoMagic)
+}
+
+/// `name` as one shell word, quoted only when it needs to be, so a suggested
+/// command can be pasted as it is.
+fn shell_word(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+' | b'='));
+    if plain { name.to_string() } else { format!("'{}'", name.replace('\'', "'\\''")) }
 }

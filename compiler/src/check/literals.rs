@@ -37,7 +37,7 @@ pub(crate) fn quote(text: &str) -> String {
 
 /// If `text` (a string's content) is written like a literal of type `want`,
 /// the literal as it should be written: `"0"` → `0`, `"5s"` → `5s`,
-/// `"true"` → `TRUE`. Follows the lexical rules of SPEC §1.
+/// `"1.5s"` → `1500ms`, `"true"` → `TRUE`. Follows the lexical rules of SPEC §1.
 pub(crate) fn as_literal_of(text: &str, want: Ty) -> Option<String> {
     let text = text.trim();
     match want {
@@ -45,17 +45,7 @@ pub(crate) fn as_literal_of(text: &str, want: Ty) -> Option<String> {
             let digits = text.strip_prefix('-').unwrap_or(text);
             (is_digits(digits) && text.replace('_', "").parse::<i64>().is_ok()).then(|| text.to_string())
         }
-        Ty::Duration => {
-            let (number, unit) = split_duration(text)?;
-            let value = number.replace('_', "").parse::<u64>().ok()?;
-            let per_unit: u64 = match unit {
-                "ms" => 1,
-                "s" => 1_000,
-                "m" => 60_000,
-                _ => 3_600_000,
-            };
-            value.checked_mul(per_unit).map(|_| text.to_string())
-        }
+        Ty::Duration => crate::duration::read(text)?.fix(),
         Ty::Bool if text.eq_ignore_ascii_case("true") => Some("TRUE".to_string()),
         Ty::Bool if text.eq_ignore_ascii_case("false") => Some("FALSE".to_string()),
         _ => None,

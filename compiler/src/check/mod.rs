@@ -47,11 +47,23 @@ pub(crate) struct Ctx<'a> {
     diags: &'a mut Vec<Diagnostic>,
     /// Byte offsets of line starts, built the first time a message needs a line.
     line_starts: Option<Vec<usize>>,
+    /// Number literals the lexer refused: reported already, of no known type.
+    rejected_numbers: Vec<Span>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(src: &'a str, diags: &'a mut Vec<Diagnostic>) -> Ctx<'a> {
-        Ctx { src, diags, line_starts: None }
+        let rejected_numbers = crate::lexer::rejected_numbers(diags);
+        Ctx { src, diags, line_starts: None, rejected_numbers }
+    }
+
+    /// Whether `span` is a number literal the lexer refused (and reported).
+    fn is_rejected_number(&self, span: Span) -> bool {
+        !self.rejected_numbers.is_empty()
+            && self
+                .rejected_numbers
+                .binary_search_by_key(&(span.start, span.end), |s| (s.start, s.end))
+                .is_ok()
     }
 
     fn emit(&mut self, diagnostic: Diagnostic) {

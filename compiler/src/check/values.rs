@@ -253,6 +253,9 @@ fn ambiguous_cost(cx: &mut Ctx<'_>, cond: &Cond, cost: Span, other: Ty) {
 pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
     let dim = budget.dim;
     let value = &budget.value;
+    if cx.is_rejected_number(value.span) {
+        return;
+    }
     let (want, wanted) = match dim.unit() {
         DimUnit::Time => (Ty::Duration, "a duration such as `30s` or `5m`"),
         DimUnit::Count => (Ty::Int, "a non-negative integer"),

@@ -193,6 +193,7 @@ impl<'a> Walker<'a, '_, '_> {
                 self.strlit(value);
                 Some(Ty::Str)
             }
+            ExprKind::Int { .. } | ExprKind::Duration { .. } if self.cx.is_rejected_number(expr.span) => None,
             ExprKind::Int { .. } => Some(Ty::Int),
             ExprKind::Duration { .. } => Some(Ty::Duration),
             ExprKind::Bool { .. } => Some(Ty::Bool),

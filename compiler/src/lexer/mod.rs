@@ -5,6 +5,7 @@
 //! `Copy` value. Errors are collected, never raised: after an error the lexer
 //! skips the offending text and goes on, so one run reports every problem.
 
+mod bad_number;
 mod heredoc;
 mod pragma;
 mod string;
@@ -14,6 +15,8 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::token::{Kw, Token, TokenKind};
+
+pub(crate) use bad_number::rejected_numbers;
 
 /// Everything the lexer produces for one source text.
 #[derive(Debug, Default)]
@@ -99,7 +102,10 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b'#' => {
-                    if at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                    // `#tiss!` too: a pragma in another case is reported, not ignored.
+                    if at_line_start
+                        && self.bytes[self.pos..].get(..5).is_some_and(|w| w.eq_ignore_ascii_case(b"#TISS"))
+                    {
                         self.pragma_line();
                     } else {
                         self.skip_to_line_end();
@@ -192,6 +198,9 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
         let digits_end = self.pos;
+        if self.peek(0) == Some(b'.') && self.peek(1).is_some_and(|b| b.is_ascii_digit()) {
+            return self.bad_number(start);
+        }
         let suffix_start = self.pos;
         self.pos += word_len(&self.bytes[suffix_start..]);
         let suffix = &self.src[suffix_start..self.pos];
@@ -201,7 +210,7 @@ impl<'a> Lexer<'a> {
             let limit = if negative { 1u64 << 63 } else { i64::MAX as u64 };
             if overflow || value > limit {
                 self.overflow(span, number_text);
-                self.push(TokenKind::Int(0), start);
+                self.push(self.rejected_number_kind(), start);
             } else {
                 let v = if negative { (value as i64).wrapping_neg() } else { value as i64 };
                 self.push(TokenKind::Int(v), start);
@@ -213,11 +222,7 @@ impl<'a> Lexer<'a> {
             "s" => 1_000,
             "m" => 60_000,
             "h" => 3_600_000,
-            _ => {
-                self.bad_suffix(span, number_text, suffix);
-                self.push(TokenKind::Int(0), start);
-                return;
-            }
+            _ => return self.bad_number(start),
         };
         if negative {
             self.error(
@@ -245,30 +250,6 @@ impl<'a> Lexer<'a> {
             )
             .with_note(format!("integers range from {} to {}", i64::MIN, i64::MAX)),
         );
-    }
-
-    fn bad_suffix(&mut self, span: Span, number: &str, suffix: &str) {
-        let mut d = Diagnostic::error(
-            codes::INVALID_NUMBER,
-            span,
-            format!("`{number}{suffix}` is not a number or a duration"),
-        )
-        .with_note("a duration is an integer followed directly by `ms`, `s`, `m` or `h`");
-        let unit = match suffix.to_ascii_lowercase().as_str() {
-            "sec" | "secs" | "second" | "seconds" => Some("s"),
-            "min" | "mins" | "minute" | "minutes" => Some("m"),
-            "hr" | "hrs" | "hour" | "hours" => Some("h"),
-            "msec" | "millis" | "milliseconds" | "msecs" => Some("ms"),
-            "ms" => Some("ms"),
-            "s" => Some("s"),
-            "m" => Some("m"),
-            "h" => Some("h"),
-            _ => None,
-        };
-        if let Some(unit) = unit {
-            d = d.with_suggestion("write the unit as", span, format!("{number}{unit}"));
-        }
-        self.error(d);
     }
 
     fn punct(&mut self, start: usize) {

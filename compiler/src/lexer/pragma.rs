@@ -11,7 +11,9 @@ use tisslang::version::{Version, VersionOp, VersionReq};
 const VERSION_FORM: &str = "`#TISS_VERSION <op> <major>.<minor>[.<patch>]` with <op> one of >= > == <= < ^";
 
 impl Lexer<'_> {
-    /// A line starting with `#TISS` at its first non-blank character.
+    /// A line starting with `#TISS`, in any case, at its first non-blank
+    /// character. In another case it is a pragma only if its word is one
+    /// (`#tiss!`, `#Tiss_Version`); `#tissue` stays a comment.
     pub(super) fn pragma_line(&mut self) {
         let start = self.pos;
         let end = self.line_end(start);
@@ -24,6 +26,26 @@ impl Lexer<'_> {
             "#TISS!" => self.header(start + word_len, end, span),
             "#TISS_VERSION" => self.version(start + word_len, end, span),
             _ if word.starts_with("#TISS!") => self.header(start + 6, end, span),
+            _ if !word.starts_with("#TISS") => {
+                let Some(pragma) = in_another_case(word) else { return };
+                let at = Span::new(start, start + pragma.len());
+                self.error(
+                    Diagnostic::error(
+                        codes::MALFORMED_PRAGMA,
+                        at,
+                        format!(
+                            "`{}` is the pragma `{pragma}` in another case: pragmas are uppercase",
+                            &word[..pragma.len()]
+                        ),
+                    )
+                    .with_suggestion("write", at, pragma),
+                );
+                // Read on as the pragma it is, so its own mistakes show too.
+                match pragma {
+                    "#TISS!" => self.header(start + pragma.len(), end, span),
+                    _ => self.version(start + pragma.len(), end, span),
+                }
+            }
             _ => {
                 let d = Diagnostic::error(
                     codes::MALFORMED_PRAGMA,
@@ -121,6 +143,18 @@ impl Lexer<'_> {
                 None
             }
         }
+    }
+}
+
+/// The pragma that `word` (a line's first word, starting `#TISS` in another
+/// case) is in another case, if it is one: `#tiss_version` or `#tiss!...`.
+fn in_another_case(word: &str) -> Option<&'static str> {
+    if word.eq_ignore_ascii_case("#TISS_VERSION") {
+        Some("#TISS_VERSION")
+    } else if word.as_bytes().get(..6).is_some_and(|w| w.eq_ignore_ascii_case(b"#TISS!")) {
+        Some("#TISS!")
+    } else {
+        None
     }
 }
 

@@ -71,6 +71,37 @@ fn numbers_and_durations() {
 }
 
 #[test]
+fn a_malformed_number_is_one_token_standing_for_what_it_means() {
+    use crate::token::Kw::TIMEOUT;
+    use TokenKind::*;
+    // One token each, with the exact duration where there is one.
+    assert_eq!(
+        kinds("1.5s 2m30s 30sec 1d 1.0001s 30x 2.5"),
+        vec![
+            Duration(1500),
+            Duration(150_000),
+            Duration(30_000),
+            Duration(86_400_000),
+            Duration(0),
+            Int(0),
+            Int(0),
+            Eof
+        ]
+    );
+    assert_eq!(codes_of("1.5s 2m30s 30sec 1d 1.0001s 30x 2.5"), vec!["E0008"; 7]);
+    // After TIMEOUT a rejected number stands as a duration (a number without
+    // a unit in seconds), so the parser asks for no unit as well.
+    assert_eq!(kinds("TIMEOUT 1.5"), vec![Kw(TIMEOUT), Duration(1500), Eof]);
+    assert_eq!(kinds("TIMEOUT 30x"), vec![Kw(TIMEOUT), Duration(0), Eof]);
+    assert_eq!(kinds("TIMEOUT 99999999999999999999"), vec![Kw(TIMEOUT), Duration(0), Eof]);
+    // `1.` and `x.5` are no fractions.
+    assert_eq!(kinds("1.x"), vec![Int(1), Dot, Ident, Eof]);
+    let lexed = lex("1.5s 2.5");
+    let spans: Vec<_> = lexed.tokens.iter().map(|t| t.span).collect();
+    assert_eq!(rejected_numbers(&lexed.diagnostics), spans[..2]);
+}
+
+#[test]
 fn comments_shebang_and_line_ends() {
     use TokenKind::*;
     assert_eq!(

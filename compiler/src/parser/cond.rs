@@ -6,6 +6,7 @@ use super::{PResult, Parser};
 use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
+use crate::span::Span;
 
 use crate::token::{Kw, TokenKind};
 
@@ -91,6 +92,12 @@ impl Parser<'_> {
         }
         if self.eat_kw(Kw::FILE) {
             let path = self.string("the file's path, a string")?;
+            let misplaced_not = self.at_kw(Kw::NOT)
+                && matches!(self.peek_nth_kind(1), TokenKind::Kw(Kw::EXISTS | Kw::IS_EMPTY | Kw::CONTAINS));
+            if misplaced_not {
+                self.bump();
+            }
+            let test_start = self.peek().span.start;
             let test = if self.eat_kw_or_typo(Kw::EXISTS) {
                 FileTest::Exists
             } else if self.eat_kw_or_typo(Kw::IS_EMPTY) {
@@ -100,11 +107,20 @@ impl Parser<'_> {
             } else {
                 return Err(self.expected("`EXISTS`, `IS_EMPTY` or `CONTAINS` after `FILE \"path\"`"));
             };
-            return Ok(Cond { kind: CondKind::File { path, test }, span: self.since(tok.span) });
+            let path_end = path.span.end;
+            let file = Cond { kind: CondKind::File { path, test }, span: self.since(tok.span) };
+            if misplaced_not {
+                return Ok(self.not_before_file(file, path_end, test_start));
+            }
+            return Ok(file);
         }
         let lhs = self.expr("a condition")?;
         let start = lhs.span;
         let op_tok = self.peek();
+        if let Some(op) = self.foreign_operator() {
+            let rhs = self.expr("the right side of the comparison")?;
+            return Ok(Cond { kind: CondKind::Compare { lhs, op, rhs }, span: self.since(start) });
+        }
         let kind = match op_tok.kind {
             TokenKind::EqEq
             | TokenKind::NotEq
@@ -134,7 +150,7 @@ impl Parser<'_> {
             _ => {
                 let kw = match op_tok.kind {
                     TokenKind::Kw(kw) if CONDITION_OPERATORS.contains(&kw) => Some(kw),
-                    TokenKind::Ident => self.keyword_typo(CONDITION_OPERATORS),
+                    TokenKind::Ident => self.keyword_typo(CONDITION_OPERATORS, "an operator"),
                     _ => None,
                 };
                 match kw {
@@ -148,7 +164,9 @@ impl Parser<'_> {
                         let (negated, kw) = if kw == Kw::NOT {
                             let next = match self.peek_kind() {
                                 TokenKind::Kw(k) if CONDITION_OPERATORS[1..5].contains(&k) => Some(k),
-                                TokenKind::Ident => self.keyword_typo(&CONDITION_OPERATORS[1..5]),
+                                TokenKind::Ident => {
+                                    self.keyword_typo(&CONDITION_OPERATORS[1..5], "an operator")
+                                }
                                 _ => None,
                             };
                             let Some(next) = next else {
@@ -179,6 +197,59 @@ impl Parser<'_> {
             }
         };
         Ok(Cond { kind, span: self.since(start) })
+    }
+
+    /// `FILE "x" NOT CONTAINS "y"`, parsed as `file` with the `NOT` skipped:
+    /// reported with the whole test rewritten as `NOT FILE "x" CONTAINS "y"`
+    /// (the path ends at `path_end`, the test starts at `test_start`), and
+    /// taken as that.
+    fn not_before_file(&mut self, file: Cond, path_end: u32, test_start: u32) -> Cond {
+        let span = file.span;
+        let fix = format!(
+            "NOT {} {}",
+            self.text(Span { start: span.start, end: path_end }),
+            self.text(Span { start: test_start, end: span.end })
+        );
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                span,
+                "`NOT` negates the whole file test, so it stands before `FILE`",
+            )
+            .with_suggestion("write", span, fix),
+        );
+        Cond { kind: CondKind::Not { operand: Box::new(file) }, span }
+    }
+
+    /// A comparison operator of another language, written as two tokens with
+    /// nothing between them (`=>`, `=<`, `<>`, `===`, `!==`): reported with
+    /// the TissLang operator, consumed, and returned as that operator.
+    fn foreign_operator(&mut self) -> Option<CmpOp> {
+        let first = self.peek();
+        let second = *self.tokens.get(self.pos + 1)?;
+        if second.span.start != first.span.end {
+            return None;
+        }
+        let (op, fix) = match (first.kind, second.kind) {
+            (TokenKind::Assign, TokenKind::Gt) => (CmpOp::Ge, ">="),
+            (TokenKind::Assign, TokenKind::Lt) => (CmpOp::Le, "<="),
+            (TokenKind::Lt, TokenKind::Gt) | (TokenKind::NotEq, TokenKind::Assign) => (CmpOp::Ne, "!="),
+            (TokenKind::EqEq, TokenKind::Assign) => (CmpOp::Eq, "=="),
+            _ => return None,
+        };
+        self.bump();
+        self.bump();
+        let span = first.span.to(second.span);
+        let written = self.text(span);
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                span,
+                format!("`{written}` is not an operator; did you mean `{fix}`?"),
+            )
+            .with_suggestion("compare with", span, fix),
+        );
+        Some(op)
     }
 
     /// `expr = string | integer | duration | TRUE | FALSE | (ident | LAST_RUN | COST) { . FIELD }`

@@ -1,8 +1,10 @@
 //! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent.
 //!
 //! Errors are reported, not raised: a statement that fails to parse is skipped
-//! up to the next statement keyword or closing brace, an item up to the next
-//! top-level keyword, so one run reports every error in the file. Nesting is
+//! up to the next statement keyword (or a line starting with a misspelling of
+//! one) or closing brace, an item up to the next top-level keyword, so one run
+//! reports every error in the file. A wrong operand that is all there (a
+//! quoted timeout) is reported and the statement kept, so nothing is skipped. Nesting is
 //! capped ([`MAX_DEPTH`]) so hostile input cannot overflow the Rust stack.
 
 mod cond;
@@ -128,21 +130,32 @@ impl<'a> Parser<'a> {
 
     /// If the current token is an identifier that looks like one of `candidates`
     /// (another case, or one edit away), reports E0101 and returns the keyword.
-    fn keyword_typo(&mut self, candidates: &[Kw]) -> Option<Kw> {
+    /// `role` is what stands here ("a statement"): the message says the word
+    /// is not one, and why the keyword is meant.
+    fn keyword_typo(&mut self, candidates: &[Kw], role: &str) -> Option<Kw> {
         let tok = self.peek();
         if tok.kind != TokenKind::Ident {
             return None;
         }
         let word = self.text(tok.span);
         let kw = typo_of(word, candidates)?;
-        self.diagnostics.push(
+        let name = kw.as_str();
+        let d = if name.eq_ignore_ascii_case(word) {
             Diagnostic::error(
                 codes::MISSPELLED_KEYWORD,
                 tok.span,
-                format!("unknown word `{word}`: did you mean the keyword `{}`?", kw.as_str()),
+                format!("`{word}` is not {role}: keywords are uppercase, so write `{name}`"),
             )
-            .with_suggestion("keywords are uppercase; write", tok.span, kw.as_str()),
-        );
+            .with_suggestion("write the keyword in uppercase", tok.span, name)
+        } else {
+            Diagnostic::error(
+                codes::MISSPELLED_KEYWORD,
+                tok.span,
+                format!("`{word}` is not {role}; did you mean `{name}` (one edit away)?"),
+            )
+            .with_suggestion("did you mean", tok.span, name)
+        };
+        self.diagnostics.push(d);
         Some(kw)
     }
 
@@ -156,7 +169,7 @@ impl<'a> Parser<'a> {
 
     /// Consumes a misspelling of `kw`, reporting it.
     fn eat_kw_typo(&mut self, kw: Kw) -> bool {
-        if self.keyword_typo(&[kw]).is_some() {
+        if self.keyword_typo(&[kw], "a keyword").is_some() {
             self.bump();
             true
         } else {
@@ -251,8 +264,9 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Eof => break false,
                 _ => {
+                    let from = self.pos;
                     if self.statement().is_err() {
-                        self.recover_statement();
+                        self.recover_statement(from);
                     }
                 }
             }
@@ -270,14 +284,15 @@ impl<'a> Parser<'a> {
         Ok(Block { commands, span: self.since(open.span) })
     }
 
-    /// After an error inside a block: skip to the next statement keyword or
-    /// the block's closing brace, stepping over nested blocks whole.
-    fn recover_statement(&mut self) {
+    /// After an error inside a block: skip to the next statement (see
+    /// [`Parser::resumes_here`]) or the block's closing brace, stepping over
+    /// nested blocks whole. `from` is where the failed statement began.
+    fn recover_statement(&mut self, from: usize) {
         let start = self.pos;
         loop {
             match self.peek_kind() {
                 TokenKind::Eof | TokenKind::RBrace => return,
-                TokenKind::Kw(kw) if kw.starts_statement() && self.pos > start => return,
+                _ if self.resumes_here(Kw::STATEMENT_STARTS, start, from) => return,
                 TokenKind::LBrace => {
                     self.bump();
                     self.skip_balanced_from_open();
@@ -289,13 +304,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// After an error at top level: skip to the next item keyword at depth 0.
-    fn recover_item(&mut self) {
+    /// After an error at top level: skip to the next item at depth 0 (see
+    /// [`Parser::resumes_here`]). `from` is where the failed item began.
+    fn recover_item(&mut self, from: usize) {
         let start = self.pos;
         loop {
             match self.peek_kind() {
                 TokenKind::Eof | TokenKind::Pragma(_) => return,
-                TokenKind::Kw(kw) if Kw::ITEM_STARTS.contains(&kw) && self.pos > start => return,
+                _ if self.resumes_here(Kw::ITEM_STARTS, start, from) => return,
                 TokenKind::LBrace => {
                     self.bump();
                     self.skip_balanced_from_open();
@@ -305,6 +321,32 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// Whether recovery, which began at token `start` after an error in the
+    /// statement or item that began at `from`, resumes at the current token:
+    /// one of the keywords `starts` past the error, or, at the start of a
+    /// line, one of them or a misspelling of a keyword that starts something
+    /// (so `TIMEOUT "30s"` does not hide an `ASERT` on the next line). Only
+    /// tokens past `from` qualify, so each failed statement consumes some.
+    fn resumes_here(&self, starts: &[Kw], start: usize, from: usize) -> bool {
+        let tok = self.peek();
+        match tok.kind {
+            TokenKind::Kw(kw) if starts.contains(&kw) => {
+                self.pos > start || (self.pos > from && self.starts_line())
+            }
+            TokenKind::Ident => {
+                self.pos > from && self.starts_line() && typo_of(self.text(tok.span), ALL_STARTS).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the current token is the first on its line.
+    pub(super) fn starts_line(&self) -> bool {
+        let Some(before) = self.pos.checked_sub(1).map(|i| self.tokens[i]) else { return true };
+        let gap = before.span.end as usize..self.peek().span.start as usize;
+        self.src.as_bytes().get(gap).is_some_and(|gap| gap.contains(&b'\n'))
     }
 
     /// Skips tokens up to and including the `}` matching an already consumed `{`.
@@ -331,6 +373,7 @@ impl<'a> Parser<'a> {
         let mut items = Vec::new();
         loop {
             let tok = self.peek();
+            let from = self.pos;
             let result = match tok.kind {
                 TokenKind::Eof => break,
                 TokenKind::Pragma(i) => {
@@ -344,14 +387,14 @@ impl<'a> Parser<'a> {
                     self.parallel();
                     continue;
                 }
-                TokenKind::Ident => match self.keyword_typo(ALL_STARTS) {
+                TokenKind::Ident => match self.keyword_typo(ALL_STARTS, "a statement") {
                     Some(kw) => self.item(kw, &mut items),
                     None => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
                 },
                 _ => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
             };
             if result.is_err() {
-                self.recover_item();
+                self.recover_item(from);
             }
         }
         Plan { items }

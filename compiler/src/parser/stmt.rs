@@ -25,7 +25,7 @@ impl Parser<'_> {
                 Ok(())
             }
             TokenKind::Ident => {
-                if let Some(kw) = self.keyword_typo(ALL_STARTS) {
+                if let Some(kw) = self.keyword_typo(ALL_STARTS, "a statement") {
                     self.bump();
                     return self.statement_after(kw, tok.span);
                 }
@@ -251,7 +251,13 @@ impl Parser<'_> {
                 if timeout.is_some() {
                     return Err(self.duplicate_option("TIMEOUT"));
                 }
-                timeout = Some(self.duration("a duration such as `30s`")?);
+                match self.duration("a duration such as `30s`") {
+                    Ok(duration) => timeout = Some(duration),
+                    // Missing at the end of its line: keep the RUN (later
+                    // statements read LAST_RUN) and go on with the next line.
+                    Err(Reported) if self.starts_line() => break,
+                    Err(reported) => return Err(reported),
+                }
             } else {
                 break;
             }
@@ -264,6 +270,9 @@ impl Parser<'_> {
         self.error(Diagnostic::error(codes::UNEXPECTED_TOKEN, span, format!("`{name}` is given twice")))
     }
 
+    /// A timeout's duration. A number without a unit or a string is
+    /// reported and taken as the duration it stands for (0 if none): the
+    /// operand is all there, so the statement is kept and parsing goes on.
     fn duration(&mut self, what: &str) -> PResult<DurationLit> {
         let tok = self.peek();
         match tok.kind {
@@ -273,10 +282,15 @@ impl Parser<'_> {
             }
             TokenKind::Int(n) => {
                 self.bump();
-                Err(self.error(
+                if let Some(joined) = self.unit_written_apart(tok.span) {
+                    return Ok(joined);
+                }
+                self.diagnostics.push(
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit")
                         .with_suggestion("in seconds", tok.span, format!("{n}s")),
-                ))
+                );
+                let millis = u64::try_from(n).unwrap_or(0).saturating_mul(1000);
+                Ok(DurationLit { millis, span: tok.span })
             }
             TokenKind::Str(i) => {
                 self.bump();
@@ -286,13 +300,36 @@ impl Parser<'_> {
                     tok.span,
                     "a timeout is a duration literal, not a string",
                 );
-                if let Some(text) = lit.as_literal().filter(|t| is_duration_text(t)) {
-                    d = d.with_suggestion("drop the quotes", tok.span, text.to_string());
+                let written = lit.as_literal().and_then(crate::duration::read);
+                if let Some(fix) = written.as_ref().and_then(|w| w.fix()) {
+                    d = d.with_suggestion("drop the quotes", tok.span, fix);
                 }
-                Err(self.error(d))
+                self.diagnostics.push(d);
+                let millis = written.and_then(|w| w.millis.ok()).unwrap_or(0);
+                Ok(DurationLit { millis, span: tok.span })
             }
             _ => Err(self.expected(what)),
         }
+    }
+
+    /// `TIMEOUT 5 sec`: the number at `number` (consumed) and a unit after
+    /// it on the same line, reported as one duration written apart and
+    /// consumed. `None` (nothing consumed) if no unit follows.
+    fn unit_written_apart(&mut self, number: Span) -> Option<DurationLit> {
+        let unit = self.peek();
+        if unit.kind != TokenKind::Ident || self.starts_line() {
+            return None;
+        }
+        let joined = format!("{}{}", self.text(number), self.text(unit.span));
+        let written = crate::duration::read(&joined)?;
+        let (millis, fix) = (written.millis.ok()?, written.fix()?);
+        self.bump();
+        let span = number.to(unit.span);
+        self.diagnostics.push(
+            Diagnostic::error(codes::UNEXPECTED_TOKEN, span, "a timeout's unit follows its number directly")
+                .with_suggestion("write", span, fix),
+        );
+        Some(DurationLit { millis, span })
     }
 
     /// `IF` already consumed: `cond [THEN] block [ELSE (IF ... | block)]`.
@@ -377,7 +414,7 @@ impl Parser<'_> {
         let dim_kws = [Kw::API_CALLS, Kw::TOKEN_COUNT, Kw::EXECUTION_TIME, Kw::RUN_COUNT, Kw::INSTRUCTIONS];
         let kw = match tok.kind {
             TokenKind::Kw(kw) if dim_kws.contains(&kw) => kw,
-            TokenKind::Ident => match self.keyword_typo(&dim_kws) {
+            TokenKind::Ident => match self.keyword_typo(&dim_kws, "a cost dimension") {
                 Some(kw) => kw,
                 None => return Err(self.expected(
                     "a cost dimension (API_CALLS, TOKEN_COUNT, EXECUTION_TIME, RUN_COUNT or INSTRUCTIONS)",
@@ -395,14 +432,4 @@ impl Parser<'_> {
         let value = self.expr("the budget: an integer, or a duration for EXECUTION_TIME")?;
         Ok(Budget { dim, dim_span: tok.span, value, span: self.since(start) })
     }
-}
-
-/// Does `text` lex as a duration literal (`5m`, `1500ms`)?
-pub(crate) fn is_duration_text(text: &str) -> bool {
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &text[digits.len()..];
-    !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-        && digits.as_bytes()[0].is_ascii_digit()
-        && matches!(unit, "ms" | "s" | "m" | "h")
 }
