@@ -41,11 +41,12 @@ use tisslang::module::NONE;
 
 use crate::host::Host;
 use crate::machine::program::Program;
-use crate::machine::value::{Record, Value, format_duration, shell_quote};
+use crate::machine::value::{Record, Value, format_duration};
 use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::report::failure_text;
 use crate::session::answers;
 use crate::session::interrupt;
+use crate::session::resume_command::shell_word;
 use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
 
 /// Characters of a string `print` shows before shortening it.
@@ -970,15 +971,6 @@ fn help() -> String {
     let shorts: Vec<&str> = COMMANDS.iter().map(|(_, s, ..)| *s).filter(|s| !s.is_empty()).collect();
     text.push_str(&format!("\nshort forms: {}; an empty line repeats step or next", shorts.join(", ")));
     text
-}
-
-/// `text` as one shell word: as is when it is plain, else single-quoted.
-fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { shell_quote(text) }
 }
 
 #[cfg(test)]

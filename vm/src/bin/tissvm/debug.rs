@@ -28,7 +28,7 @@ const PROMPT: &str = "(tissvm) ";
 
 #[derive(Args)]
 pub struct DebugArgs {
-    /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 

@@ -2,7 +2,8 @@
 //! `estimate`.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
-//! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
+//! verified) or as source (`.tiss`, compiled in memory), told apart by the
+//! `.tbc` magic number, not the file's name. Exit status: 0
 //! success, 1 the plan failed, 2 usage error or a plan that does not compile
 //! or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, 3
 //! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
+use tiss_vm::session::resume_command::shell_word;
 use tisslang::module::Module;
 
 mod debug;
@@ -49,7 +51,8 @@ mod status {
 /// its static cost bounds without running it (`estimate`).
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
-/// as source (`.tiss`, compiled in memory).
+/// as source (`.tiss`, compiled in memory), told apart by the `.tbc` magic
+/// number, whatever the file's name.
 #[derive(Parser)]
 #[command(
     name = "tissvm",
@@ -93,7 +96,7 @@ enum Command {
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, and the risk level with its reasons.
     Inspect {
-        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
         #[arg(long, value_enum, default_value_t = InspectFormat::Text, value_name = "FORMAT")]
@@ -102,10 +105,9 @@ enum Command {
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
     ///
-    /// A `.tiss` plan is compiled in memory first; anything else is loaded as
-    /// bytecode and verified.
+    /// A source plan is compiled in memory first; bytecode is loaded and verified.
     Disasm {
-        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
     },
@@ -204,16 +206,26 @@ fn disasm(out: &mut Output, path: &Path) -> u8 {
     }
 }
 
-/// Loads PLAN: `.tiss` is compiled in memory, anything else is loaded as
-/// bytecode. Either way the module is verified. Errors are reported here; the
-/// `Err` is the exit status.
+/// Loads PLAN, whatever its name (SPEC §9): bytecode if it starts with the
+/// `.tbc` magic, else source, compiled in memory. Either way the module is
+/// verified. Errors are reported here; the `Err` is the exit status.
 fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         eprintln!("tissvm: cannot read `{name}`: {}", io_message(&e));
         status::INVALID
     })?;
-    let is_source = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tiss"));
+    if starts_with_name_of(&bytes, &tiss_vm::session::snapshot::MAGIC) {
+        eprintln!(
+            "tissvm: `{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`",
+            shell_word(&name)
+        );
+        return Err(status::INVALID);
+    }
+    // The magic's first four bytes name the container; the rest are
+    // line-ending canaries, so a `.tbc` whose line endings were converted
+    // is still bytecode, and the loader says what happened to it.
+    let is_source = !starts_with_name_of(&bytes, &tisslang::format::MAGIC);
     let module = if is_source {
         let (mut module, frontend) =
             match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
@@ -245,6 +257,11 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
     };
     let hash = tisslang::format::content_hash(&module);
     Ok(Plan { module, hash })
+}
+
+/// Whether `bytes` start with the name part of a container's `magic`.
+fn starts_with_name_of(bytes: &[u8], magic: &[u8; 8]) -> bool {
+    bytes.starts_with(&magic[..4])
 }
 
 /// Prints a plan's diagnostics (warnings, or the errors that stop it).

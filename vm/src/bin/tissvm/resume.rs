@@ -20,9 +20,9 @@ pub struct ResumeArgs {
     #[arg(value_name = "SNAPSHOT")]
     pub snapshot: PathBuf,
 
-    /// Insist on this plan (`.tbc`, or `.tiss` compiled in memory): the
+    /// Insist on this plan (bytecode, or source compiled in memory): the
     /// snapshot is refused unless its bytecode has the same content hash.
-    #[arg(long, value_name = "FILE.tbc")]
+    #[arg(long, value_name = "PLAN")]
     pub plan: Option<PathBuf>,
 
     /// The answer to the interaction the run waits for: `continue` (PAUSE),

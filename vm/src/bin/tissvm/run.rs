@@ -13,7 +13,7 @@ use super::status;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 

@@ -13,6 +13,7 @@ use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
+use tiss_vm::session::resume_command::shell_word;
 use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
@@ -330,13 +331,4 @@ fn print_resume_hint(
         ));
     }
     eprint!("{text}");
-}
-
-/// `text` as one shell word: as is when it is plain, else single-quoted.
-fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
