@@ -393,7 +393,9 @@ fn corrupt_truncated_and_foreign_snapshots_are_refused() {
         let run = fx.resume(path.to_str().unwrap(), &["--answer", "continue"]);
         run.expect(2);
         assert!(run.stderr.contains(says), "{name}: {}", run.stderr);
-        assert_eq!(run.stdout, "");
+        let report = run.json();
+        assert_eq!(report["status"], "invalid", "{name}: {report:#}");
+        assert!(report["error"].as_str().unwrap().contains(says), "{name}: {report:#}");
     }
     let missing = fx.resume(fx.path("nope.snap").to_str().unwrap(), &[]);
     missing.expect(2);

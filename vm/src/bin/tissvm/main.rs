@@ -18,10 +18,13 @@ use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_vm::session::resume_command::shell_word;
+
+use invalid::{Invalid, Refused};
 use tisslang::module::Module;
 
 mod debug;
 mod estimate;
+mod invalid;
 mod options;
 mod resume;
 mod run;
@@ -145,18 +148,18 @@ fn run() -> u8 {
         Command::Estimate(args) => match estimate::model(&args) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
                 Ok(plan) => estimate::run(plan.module, &model, &args),
-                Err(code) => code,
+                Err(refused) => refused.status(),
             },
             Err(code) => code,
         },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(code) => code,
+            Err(refused) => refused.report(args.options.output_format),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => debug::debug(plan.module, &args),
-            Err(code) => code,
+            Err(refused) => refused.status(),
         },
     }
 }
@@ -176,7 +179,7 @@ struct Plan {
 fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
-        Err(code) => return code,
+        Err(refused) => return refused.status(),
     };
     let program = match tiss_vm::machine::program::Program::new(plan.module) {
         Ok(p) => p,
@@ -202,25 +205,24 @@ fn disasm(out: &mut Output, path: &Path) -> u8 {
         Ok(plan) => {
             write_stdout(PROGRAM, &tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK)
         }
-        Err(code) => code,
+        Err(refused) => refused.status(),
     }
 }
 
 /// Loads PLAN, whatever its name (SPEC §9): bytecode if it starts with the
 /// `.tbc` magic, else source, compiled in memory. Either way the module is
-/// verified. Errors are reported here; the `Err` is the exit status.
-fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
+/// verified. Errors are told on stderr here; the `Err` says what a report
+/// says about them, and gives the exit status.
+fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        eprintln!("tissvm: cannot read `{name}`: {}", io_message(&e));
-        status::INVALID
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?;
     if starts_with_name_of(&bytes, &tiss_vm::session::snapshot::MAGIC) {
-        eprintln!(
-            "tissvm: `{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`",
-            shell_word(&name)
-        );
-        return Err(status::INVALID);
+        return Err(Invalid::told(
+            &name,
+            format!("`{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`", shell_word(&name)),
+        )
+        .into());
     }
     // The magic's first four bytes name the container; the rest are
     // line-ending canaries, so a `.tbc` whose line endings were converted
@@ -232,7 +234,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
                 Ok(compiled) => compiled,
                 Err(frontend) => {
                     report(out, &frontend);
-                    return Err(status::INVALID);
+                    return Err(Invalid::from_frontend(&name, &frontend).into());
                 }
             };
         report(out, &frontend);
@@ -246,14 +248,11 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
                 "tissvm: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
                  This is a bug in the compiler, not in your plan; please report it with the plan."
             );
-            return Err(status::INTERNAL);
+            return Err(Refused::Internal);
         }
         module
     } else {
-        tisslang::format::load(&bytes).map_err(|e| {
-            eprintln!("tissvm: {name}: {e}");
-            status::INVALID
-        })?
+        tisslang::format::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
     };
     let hash = tisslang::format::content_hash(&module);
     Ok(Plan { module, hash })

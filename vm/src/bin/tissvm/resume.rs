@@ -12,6 +12,7 @@ use tiss_vm::session::snapshot;
 
 use super::options::{OutputFormat, RunOptions};
 use super::session::{self, Start};
+use super::invalid::Invalid;
 use super::{Output, status};
 
 #[derive(Args)]
@@ -39,35 +40,33 @@ pub struct ResumeArgs {
 }
 
 pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
+    let format = args.options.output_format;
     let name = args.snapshot.display().to_string();
     let bytes = match std::fs::read(&args.snapshot) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("tissvm: cannot read the snapshot `{name}`: {}", super::io_message(&e));
-            return status::INVALID;
+            let error = format!("cannot read the snapshot `{name}`: {}", super::io_message(&e));
+            return Invalid::told(&name, error).report(format);
         }
     };
     let snap = match snapshot::read_snapshot(&bytes) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("tissvm: {name}: {e}");
-            return status::INVALID;
-        }
+        Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
     if let Some(plan_path) = &args.plan {
         let plan = match super::load_plan(out, plan_path) {
             Ok(p) => p,
-            Err(code) => return code,
+            Err(refused) => return refused.report(format),
         };
         if plan.hash != snap.content_hash {
-            eprintln!(
-                "tissvm: the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
+            let error = format!(
+                "the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
                  and `{}` is bytecode {}; refusing to resume it with another plan",
                 snap.content_hash,
                 plan_path.display(),
                 plan.hash
             );
-            return status::INVALID;
+            return Invalid::told(&name, error).report(format);
         }
     }
     let workdir = match &args.options.workdir {
@@ -118,10 +117,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
     };
     let program = match Program::new(snap.module) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("tissvm: {name}: {e}");
-            return status::INVALID;
-        }
+        Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
     if args.options.output_format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);

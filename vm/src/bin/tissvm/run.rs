@@ -9,6 +9,7 @@ use tisslang::module::Module;
 
 use super::options::RunOptions;
 use super::session::{self, Start};
+use super::invalid::Invalid;
 use super::status;
 
 #[derive(Args)]
@@ -29,8 +30,8 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
     let program = match Program::new(module) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("tissvm: {}: {e}", args.plan.display());
-            return status::INVALID;
+            let name = args.plan.display().to_string();
+            return Invalid::told(&name, format!("{name}: {e}")).report(args.options.output_format);
         }
     };
     if args.dry_run {
