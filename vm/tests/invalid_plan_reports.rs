@@ -46,7 +46,8 @@ impl Fixture {
 }
 
 /// The keys every report has, whatever its status.
-const REPORT_KEYS: [&str; 8] = ["status", "exit_code", "task", "duration_ms", "steps", "failure", "cost", "snapshot"];
+const REPORT_KEYS: [&str; 8] =
+    ["status", "exit_code", "task", "duration_ms", "steps", "failure", "cost", "snapshot"];
 
 #[track_caller]
 fn assert_invalid(run: &Run, error: &str) -> serde_json::Value {
@@ -75,7 +76,10 @@ fn json_of_a_plan_that_does_not_compile_holds_its_diagnostics() {
     let d = &diagnostics[0];
     assert_eq!(d["severity"], "error");
     assert_eq!(d["code"], "E0101");
-    assert_eq!((d["file"].as_str(), d["line"].as_u64(), d["column"].as_u64()), (Some("bad.tiss"), Some(3), Some(1)));
+    assert_eq!(
+        (d["file"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+        (Some("bad.tiss"), Some(3), Some(1))
+    );
     assert_eq!(d["suggestions"][0]["replacement"], "STEP");
     // The diagnostics are on stderr too, as without --output-format.
     assert!(run.stderr.contains("error[E0101]"), "{}", run.stderr);

@@ -196,17 +196,16 @@ fn resume_plan_is_source_or_bytecode_by_its_content() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let snap = dir.path().join(".tiss/wait-1.snap");
     assert!(snap.is_file(), "{}", stderr(&o));
-    let Ok((module, _)) = tiss_compiler::compile("pausing.txt", pausing.as_bytes(), Default::default()) else {
+    let Ok((module, _)) = tiss_compiler::compile("pausing.txt", pausing.as_bytes(), Default::default())
+    else {
         panic!("the test plan compiles");
     };
     std::fs::write(dir.path().join("pausing.bin"), tisslang::format::encode(&module)).unwrap();
     for plan in ["pausing.txt", "pausing.bin"] {
         let copy = dir.path().join(format!("{plan}.snap"));
         std::fs::copy(&snap, &copy).unwrap();
-        let o = tissvm(
-            dir.path(),
-            &["resume", copy.to_str().unwrap(), "--plan", plan, "--answer", "continue"],
-        );
+        let o =
+            tissvm(dir.path(), &["resume", copy.to_str().unwrap(), "--plan", plan, "--answer", "continue"]);
         assert_eq!(o.status.code(), Some(0), "--plan {plan}\n{}", stderr(&o));
     }
 }

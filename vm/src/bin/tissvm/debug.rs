@@ -21,7 +21,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use tisslang::module::Module;
 
-use super::options::{OutputFormat, RunOptions};
+use super::options::HostOptions;
 use super::{session, status};
 
 const PROMPT: &str = "(tissvm) ";
@@ -38,7 +38,7 @@ pub struct DebugArgs {
     pub breaks: Vec<String>,
 
     #[command(flatten)]
-    pub options: RunOptions,
+    pub options: HostOptions,
 }
 
 pub fn debug(module: Module, args: &DebugArgs) -> u8 {
@@ -50,14 +50,6 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     };
     let options = &args.options;
-    if options.output_format != OutputFormat::Text {
-        eprintln!("tissvm: debug prints its session as text; --output-format applies to `tissvm run`");
-        return status::INVALID;
-    }
-    if options.snapshot_dir.is_some() {
-        eprintln!("tissvm: debug writes a snapshot only on `save FILE`, which names it; drop --snapshot-dir");
-        return status::INVALID;
-    }
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     // Step lines go to stderr, so the transcript on stdout is stable.

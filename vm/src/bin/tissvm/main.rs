@@ -127,7 +127,9 @@ enum Command {
     /// The session starts paused before the first statement; `help` lists the
     /// commands. Commands come from the terminal, or one per line from stdin
     /// when it is not a terminal (end of input quits). Takes the options of
-    /// `run`. Exit status: the plan's if it ran to its end, else 0.
+    /// `run` that fit a session: not `--output-format` (the session is text)
+    /// nor `--snapshot-dir` (`save FILE` names its snapshot). Exit status: the
+    /// plan's if it ran to its end, else 0.
     Debug(debug::DebugArgs),
 }
 
@@ -154,7 +156,7 @@ fn run() -> u8 {
         },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(refused) => refused.report(args.options.output_format),
+            Err(refused) => refused.report(args.report.output_format),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
@@ -220,7 +222,10 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     if starts_with_name_of(&bytes, &tiss_vm::session::snapshot::MAGIC) {
         return Err(Invalid::told(
             &name,
-            format!("`{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`", shell_word(&name)),
+            format!(
+                "`{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`",
+                shell_word(&name)
+            ),
         )
         .into());
     }

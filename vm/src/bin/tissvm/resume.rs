@@ -10,9 +10,9 @@ use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::snapshot;
 
-use super::options::{OutputFormat, RunOptions};
-use super::session::{self, Start};
 use super::invalid::Invalid;
+use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
+use super::session::{self, Start};
 use super::{Output, status};
 
 #[derive(Args)]
@@ -36,11 +36,17 @@ pub struct ResumeArgs {
     pub comment: Option<String>,
 
     #[command(flatten)]
-    pub options: RunOptions,
+    pub host: HostOptions,
+
+    #[command(flatten)]
+    pub report: ReportOptions,
+
+    #[command(flatten)]
+    pub snapshot_options: SnapshotOptions,
 }
 
 pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
-    let format = args.options.output_format;
+    let format = args.report.output_format;
     let name = args.snapshot.display().to_string();
     let bytes = match std::fs::read(&args.snapshot) {
         Ok(b) => b,
@@ -69,7 +75,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             return Invalid::told(&name, error).report(format);
         }
     }
-    let workdir = match &args.options.workdir {
+    let workdir = match &args.host.workdir {
         Some(dir) => dir.clone(),
         None if snap.workspace.is_dir() => snap.workspace.clone(),
         None => {
@@ -119,7 +125,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
-    if args.options.output_format == OutputFormat::Text {
+    if format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
     }
@@ -131,5 +137,5 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         first,
         resumed_from: Some(args.snapshot.clone()),
     };
-    session::execute(start, &args.options)
+    session::execute(start, &args.host, &args.report, &args.snapshot_options)
 }

@@ -7,9 +7,9 @@ use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
 use tisslang::module::Module;
 
-use super::options::RunOptions;
-use super::session::{self, Start};
 use super::invalid::Invalid;
+use super::options::{HostOptions, ReportOptions, SnapshotOptions};
+use super::session::{self, Start};
 use super::status;
 
 #[derive(Args)]
@@ -23,7 +23,13 @@ pub struct RunArgs {
     dry_run: bool,
 
     #[command(flatten)]
-    pub options: RunOptions,
+    pub host: HostOptions,
+
+    #[command(flatten)]
+    pub report: ReportOptions,
+
+    #[command(flatten)]
+    pub snapshot: SnapshotOptions,
 }
 
 pub fn run(module: Module, args: &RunArgs) -> u8 {
@@ -31,7 +37,7 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
         Ok(p) => p,
         Err(e) => {
             let name = args.plan.display().to_string();
-            return Invalid::told(&name, format!("{name}: {e}")).report(args.options.output_format);
+            return Invalid::told(&name, format!("{name}: {e}")).report(args.report.output_format);
         }
     };
     if args.dry_run {
@@ -42,7 +48,7 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
         );
     }
     let machine = Machine::new(&program);
-    let workdir = args.options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let start = Start { program, machine, bytecode: None, workdir, first: None, resumed_from: None };
-    session::execute(start, &args.options)
+    session::execute(start, &args.host, &args.report, &args.snapshot)
 }

@@ -18,7 +18,9 @@ use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
-use super::options::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
+use super::options::{
+    HostOptions, OutputFormat, ReportOptions, SandboxProfile, SnapshotOptions, parse_budget,
+};
 use super::status;
 
 /// Where a run starts from.
@@ -51,7 +53,7 @@ pub struct OpenedHost {
     pub caps: Vec<(Dim, u64)>,
 }
 
-/// The real host of a run, set up from the options of `run` (shared by
+/// The real host of a run, set up from its [`HostOptions`] (shared by
 /// `run`, `resume` and `debug`): the workspace, the model provider, answers
 /// given in advance (`first`, then the answers file's entries from the run's
 /// next interaction on), terminal questions, the log file. An error has been
@@ -61,10 +63,10 @@ pub fn open_host(
     machine: &Machine,
     workdir: &Path,
     first: Option<Reply>,
-    options: &RunOptions,
+    options: &HostOptions,
     progress: Progress,
 ) -> Result<OpenedHost, u8> {
-    if options.sandbox_profile == SandboxProfile::Strict {
+    if options.sandbox_profile == Some(SandboxProfile::Strict) {
         eprintln!(
             "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
              kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
@@ -81,7 +83,7 @@ pub fn open_host(
             }
         }
     }
-    let provider = match tiss_vm::provider::by_name(&options.provider) {
+    let provider = match tiss_vm::provider::by_name(options.provider.as_deref().unwrap_or("mock")) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
@@ -142,9 +144,14 @@ pub fn open_host(
     Ok(OpenedHost { host, answers_file, caps })
 }
 
-pub fn execute(start: Start, options: &RunOptions) -> u8 {
+pub fn execute(
+    start: Start,
+    options: &HostOptions,
+    reporting: &ReportOptions,
+    snapshots: &SnapshotOptions,
+) -> u8 {
     let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
-    let progress = match options.output_format {
+    let progress = match reporting.output_format {
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
@@ -221,7 +228,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
             // Nothing ran: the snapshot resumed from still holds this state.
             (Some(path), true) => Ok(path.clone()),
             _ => {
-                let dir = options.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
+                let dir = snapshots.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
                 write_snapshot(&program, &machine, bytecode, &workspace_root, position.as_ref(), &dir)
             }
         };
@@ -251,7 +258,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
 
     let snapshot = snapshot_path.map(|p| p.display().to_string());
     let report = RunReport::new(&program, &machine, &outcome, snapshot);
-    let text = match options.output_format {
+    let text = match reporting.output_format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
             text.push('\n');
@@ -261,7 +268,7 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         OutputFormat::Text => report.to_text(),
     };
     if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
-        (options.output_format, &report.status)
+        (reporting.output_format, &report.status)
     {
         eprint!("{}", failure_text(f));
     }
