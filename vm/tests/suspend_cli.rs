@@ -160,7 +160,12 @@ fn a_review_with_into_is_approved_or_rejected_with_a_comment() {
         let run = fx.run(REVIEW, &[]);
         run.expect(3);
         let snap = run.snapshot();
-        assert!(run.stderr.contains("--answer approve|reject [--comment TEXT]"), "{}", run.stderr);
+        assert!(run.stderr.contains(&format!("tissvm resume {snap} --answer approve\n")), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("tissvm resume {snap} --answer reject --comment '...'\n")),
+            "{}",
+            run.stderr
+        );
         let comment = if answer == "approve" { "looks good" } else { "not yet" };
         fx.resume(&snap, &["--answer", answer, "--comment", comment]).expect(0);
         assert_eq!(fx.read("review.txt"), expected);
@@ -199,7 +204,7 @@ fn a_choice_is_answered_by_option_number() {
     let fx = Fixture::new();
     let run = fx.run(CHOOSE, &[]);
     let snap = run.snapshot();
-    for line in ["  1. stable\n", "  2. beta\n", "  3. nightly\n", "--answer 1|2|3\n"] {
+    for line in ["--answer 1  # stable\n", "--answer 2  # beta\n", "--answer 3  # nightly\n"] {
         assert!(run.stderr.contains(line), "{line:?} in:\n{}", run.stderr);
     }
     // Answers that do not fit a CHOOSE of three options are refused before anything runs.
@@ -211,7 +216,8 @@ fn a_choice_is_answered_by_option_number() {
     }
     let refused = fx.resume(&snap, &["--answer", "approve"]);
     assert!(refused.stderr.contains("does not answer the CHOOSE at line 3"), "{}", refused.stderr);
-    assert!(refused.stderr.contains("--answer 1|2|3"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("continue with one of:\n"), "{}", refused.stderr);
+    assert_eq!(printed_commands(&refused.stderr).len(), 3, "{}", refused.stderr);
     fx.resume(&snap, &["--answer", "2"]).expect(0);
     assert_eq!(fx.read("channel.txt"), "beta");
     assert_eq!(fx.snapshots().len(), 1, "refused resumes write no snapshot");
@@ -518,4 +524,59 @@ fn resume_help_and_usage() {
     fx.resume(&snap, &["--comment", "x"]).expect(2);
     // SNAPSHOT is required.
     fx.tissvm(&["resume"]).expect(2);
+}
+
+/// The commands printed after "continue with", one per line.
+fn printed_commands(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("  tissvm resume "))
+        .map(|rest| format!("tissvm resume {rest}"))
+        .collect()
+}
+
+/// Each command a suspended run prints can be pasted into a shell as it
+/// stands, even with a quote and a space in the snapshot's path: one per
+/// answer the interaction takes, and each continues the run.
+#[test]
+fn every_printed_resume_command_works_when_pasted() {
+    let cases: [(&str, &[&str], &[&str]); 3] = [
+        (PAUSE, &["--answer continue"], &["a\nb\nc"]),
+        (REVIEW, &["--answer approve", "--answer reject --comment '...'"], &["true ", "false ..."]),
+        (
+            CHOOSE,
+            &["--answer 1  # stable", "--answer 2  # beta", "--answer 3  # nightly"],
+            &["stable", "beta", "nightly"],
+        ),
+    ];
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tissvm")).parent().unwrap().to_path_buf();
+    for (plan, answers, results) in cases {
+        let fx = Fixture::new();
+        let dir = fx.path("it's my snaps");
+        let run = fx.run(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
+        let snap = dir.join(std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().file_name());
+        let quoted = format!("'{}'", snap.to_str().unwrap().replace('\'', "'\\''"));
+        let commands = printed_commands(&run.stderr);
+        let expected: Vec<String> = answers.iter().map(|a| format!("tissvm resume {quoted} {a}")).collect();
+        assert_eq!(commands, expected, "{}", run.stderr);
+        let original = std::fs::read(&snap).unwrap();
+        let ws_files = |fx: &Fixture| (fx.read("effects.txt"), fx.read("review.txt"), fx.read("channel.txt"));
+        let before = ws_files(&fx);
+        for (command, result) in commands.iter().zip(results) {
+            // Each from the state the run suspended in.
+            std::fs::write(&snap, &original).unwrap();
+            std::fs::write(fx.ws().join("effects.txt"), &before.0).unwrap();
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(command)
+                .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+                .current_dir(fx.root.path())
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{command}\n{}", String::from_utf8_lossy(&out.stderr));
+            let after = ws_files(&fx);
+            assert!([after.0, after.1, after.2].iter().any(|f| f == result), "{command}: no {result:?}");
+        }
+    }
 }

@@ -46,7 +46,7 @@ use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::report::failure_text;
 use crate::session::answers;
 use crate::session::interrupt;
-use crate::session::resume_command::shell_word;
+use crate::session::resume_command;
 use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
 
 /// Characters of a string `print` shows before shortening it.
@@ -855,16 +855,16 @@ impl<H: Host> Debugger<H> {
         if let Err(e) = snapshot::write_snapshot(Path::new(&file), &bytes) {
             return format!("cannot write the snapshot `{file}`: {e}");
         }
-        let answer = match &machine.status {
-            Status::Suspended(Suspension::Interaction { question, .. }) => {
-                format!(" --answer {}", answers::expected_answers(question))
-            }
-            _ => String::new(),
+        let waiting = match &machine.status {
+            Status::Suspended(Suspension::Interaction { question, .. }) => Some(question),
+            _ => None,
         };
-        format!(
-            "saved a snapshot to {file}; continue the run with: tissvm resume {}{answer}",
-            shell_word(&file)
-        )
+        match resume_command::commands(Path::new(&file), waiting).as_slice() {
+            [one] => format!("saved a snapshot to {file}; continue the run with: {one}"),
+            many => {
+                format!("saved a snapshot to {file}; continue the run with one of:\n  {}", many.join("\n  "))
+            }
+        }
     }
 }
 

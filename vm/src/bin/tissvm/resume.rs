@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
-use tiss_vm::session::answers::{self, Reply};
+use tiss_vm::session::answers::Reply;
+use tiss_vm::session::resume_command;
 use tiss_vm::session::snapshot;
 
 use super::invalid::Invalid;
@@ -103,10 +104,8 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
-                        eprintln!(
-                            "tissvm: {e}; continue with `--answer {}`",
-                            answers::expected_answers(question)
-                        );
+                        let commands = resume_command::commands(&args.snapshot, Some(question));
+                        eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
                 }

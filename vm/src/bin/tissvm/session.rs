@@ -7,13 +7,13 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::host::{Event, Host, Question};
+use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
-use tiss_vm::session::resume_command::shell_word;
+use tiss_vm::session::resume_command;
 use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
@@ -243,11 +243,12 @@ pub fn execute(
     if let Some(e) = answer_error {
         eprintln!("tissvm: --answers {e}");
         if let Some(path) = &snapshot_path {
+            let file = answers_file.as_ref().map_or_else(|| PathBuf::from("FILE"), |f| f.path.clone());
             eprintln!(
                 "tissvm: the run stopped before that interaction; its state is in {}: fix the answers and \
-                 continue with `tissvm resume {} --answers FILE`",
+                 continue with:\n  {}",
                 path.display(),
-                shell_word(&path.display().to_string())
+                resume_command::with_answers_file(path, &file)
             );
         }
         return status::INVALID;
@@ -297,7 +298,8 @@ fn write_snapshot(
     snapshot::write_new_snapshot(dir, &stem, &bytes).map_err(|e| format!("in `{}`: {e}", dir.display()))
 }
 
-/// Tells on stderr why the run stopped and the command that continues it.
+/// Tells on stderr why the run stopped and the commands that continue it,
+/// each ready to paste.
 fn print_resume_hint(
     program: &Program,
     machine: &Machine,
@@ -305,36 +307,30 @@ fn print_resume_hint(
     path: &Path,
     answers_file: Option<&AnswersFile>,
 ) {
-    let snap = shell_word(&path.display().to_string());
     let mut text = String::new();
-    match outcome {
+    let waiting = match outcome {
         Outcome::Suspended(Suspension::Interaction { question, line }) => {
             text.push_str(&format!(
                 "tissvm: suspended at line {line}, waiting for an answer to {}\n",
                 answers::describe(question)
             ));
-            if let Question::Choose { options, .. } = question {
-                for (i, option) in options.iter().enumerate() {
-                    text.push_str(&format!("  {}. {option}\n", i + 1));
-                }
-            }
-            let comment = if matches!(question, Question::Review { .. }) { " [--comment TEXT]" } else { "" };
-            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
-            text.push_str(&format!(
-                "  tissvm resume {snap} --answer {}{comment}\n",
-                answers::expected_answers(question)
-            ));
+            Some(question)
         }
         _ => {
             text.push_str(&format!("tissvm: suspended at line {} (interrupted)\n", program.line(machine.pc)));
-            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
-            text.push_str(&format!("  tissvm resume {snap}\n"));
+            None
         }
+    };
+    let commands = resume_command::commands(path, waiting);
+    let one_of = if commands.len() > 1 { " one of" } else { "" };
+    text.push_str(&format!("tissvm: snapshot written to {}; continue with{one_of}:\n", path.display()));
+    for command in commands {
+        text.push_str(&format!("  {command}\n"));
     }
     if let Some(file) = answers_file {
         text.push_str(&format!(
-            "  (or, with more answers in the answers file: tissvm resume {snap} --answers {})\n",
-            shell_word(&file.path.display().to_string())
+            "tissvm: or, with more answers in the answers file:\n  {}\n",
+            resume_command::with_answers_file(path, &file.path)
         ));
     }
     eprint!("{text}");
