@@ -274,27 +274,78 @@ fn an_answers_file_answers_every_interaction_in_order() {
 #[test]
 fn too_few_answers_suspend_and_the_count_continues_across_resume() {
     let fx = Fixture::new();
-    let one = fx.write("one.json", r#"[{"answer": "continue"}]"#);
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
     let run = fx.run(THREE, &["--answers", &one]);
     run.expect(3);
     let snap = run.snapshot();
     assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW \"second\""), "{}", run.stderr);
-    assert!(run.stderr.contains("--answers"), "the hint mentions the answers file:\n{}", run.stderr);
-    // The full file on resume: its first entry was for the first interaction,
-    // already answered, so the second entry answers the review.
-    let all = fx.write(
-        "all.json",
+    assert!(run.stderr.contains(&format!("tissvm resume {snap} --answers {one}\n")), "{}", run.stderr);
+    // The same file, with more answers: its first entry was for the first
+    // interaction, already answered, so the second entry answers the review.
+    fx.write(
+        "answers.json",
         r#"[{"answer": "continue", "line": 4}, {"answer": "reject", "comment": "meh", "line": 5}, {"answer": "1", "line": 6}]"#,
     );
-    fx.resume(&snap, &["--answers", &all]).expect(0);
+    let done = fx.resume(&snap, &["--answers", &one]);
+    done.expect(0);
+    assert!(done.stderr.contains("going on from its entry 2"), "{}", done.stderr);
     assert_eq!(fx.read("choice.txt"), "x meh");
     assert_eq!(fx.read("effects.txt"), "start\nend\n");
-    // `--answer` answers the waiting interaction; the file goes on after it.
+    // `--answer` answers the waiting interaction; the same file goes on after it.
     let fx = Fixture::new();
-    let snap = fx.run(THREE, &["--answers", &fx.write("one.json", r#"[{"answer": "continue"}]"#)]).snapshot();
-    let all = fx.write("all.json", r#"[{"answer": "continue"}, {"answer": "reject"}, {"answer": "2"}]"#);
-    fx.resume(&snap, &["--answer", "approve", "--comment", "fine", "--answers", &all]).expect(0);
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    fx.write("answers.json", r#"[{"answer": "continue"}, {"answer": "reject"}, {"answer": "2"}]"#);
+    fx.resume(&snap, &["--answer", "approve", "--comment", "fine", "--answers", &one]).expect(0);
     assert_eq!(fx.read("choice.txt"), "y fine");
+}
+
+/// A file the run did not use is new answers: its first entry answers the
+/// interaction the run waits for (or, after `--answer`, the next one).
+#[test]
+fn a_different_answers_file_on_resume_is_used_from_its_first_entry() {
+    let fx = Fixture::new();
+    let one = fx.write("one.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let rest = fx.write(
+        "rest.json",
+        r#"[{"answer": "reject", "comment": "meh", "line": 5}, {"answer": "1", "line": 6}]"#,
+    );
+    let done = fx.resume(&snap, &["--answers", &rest]);
+    done.expect(0);
+    assert!(done.stderr.contains("its first entry answers"), "{}", done.stderr);
+    assert_eq!(fx.read("choice.txt"), "x meh");
+    assert_eq!(fx.read("effects.txt"), "start\nend\n");
+    // A one-entry file on a run that had none: used, not skipped.
+    let fx = Fixture::new();
+    let snap = fx.run(THREE, &[]).snapshot();
+    let first = fx.write("first.json", r#"[{"answer": "continue", "line": 4}]"#);
+    let run = fx.resume(&snap, &["--answers", &first]);
+    run.expect(3);
+    assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW"), "{}", run.stderr);
+    // With --answer first: the file's first entry answers the next interaction.
+    let fx = Fixture::new();
+    let snap = fx.run(THREE, &[]).snapshot();
+    let next =
+        fx.write("next.json", r#"[{"answer": "approve", "comment": "ok", "line": 5}, {"answer": "2"}]"#);
+    fx.resume(&snap, &["--answer", "continue", "--answers", &next]).expect(0);
+    assert_eq!(fx.read("choice.txt"), "y ok");
+}
+
+/// Resumed without `--answers`, a run that had an answers file says how to
+/// go on with it rather than dropping it silently.
+#[test]
+fn resuming_without_the_answers_file_says_how_to_go_on_with_it() {
+    let fx = Fixture::new();
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let run = fx.resume(&snap, &[]);
+    run.expect(3);
+    assert!(
+        run.stderr.contains(&format!("answered from `{one}`, whose entry 2 is next; it is not used without")),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

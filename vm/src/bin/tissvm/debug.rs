@@ -54,7 +54,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     // Step lines go to stderr, so the transcript on stdout is stable.
     let session::OpenedHost { host, answers_file, caps } =
-        match session::open_host(&program, &machine, &workdir, None, options, Progress::Quiet) {
+        match session::open_host(&program, &workdir, None, None, options, Progress::Quiet) {
             Ok(opened) => opened,
             Err(code) => return code,
         };

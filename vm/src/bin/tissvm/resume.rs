@@ -13,7 +13,7 @@ use tiss_vm::session::snapshot;
 
 use super::invalid::Invalid;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
-use super::session::{self, Start};
+use super::session::{self, Resumed, Start};
 use super::{Output, status};
 
 #[derive(Args)]
@@ -128,13 +128,24 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
     }
+    // Answers are given per invocation: a run's answers file is not read
+    // again unless named, but never dropped without a word.
+    if let (None, Some(used)) = (&args.host.answers, &snap.answers) {
+        eprintln!(
+            "tissvm: note: the run answered from `{}`, whose entry {} is next; it is not used without \
+             --answers; to go on with it:\n  {}",
+            used.file.display(),
+            used.next + 1,
+            resume_command::with_answers_file(&args.snapshot, &used.file)
+        );
+    }
     let start = Start {
         program,
         machine: snap.machine,
         bytecode: Some(snap.bytecode),
         workdir,
         first,
-        resumed_from: Some(args.snapshot.clone()),
+        resumed: Some(Resumed { path: args.snapshot.clone(), answers: snap.answers }),
     };
     session::execute(start, &args.host, &args.report, &args.snapshot_options)
 }

@@ -49,6 +49,6 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
     }
     let machine = Machine::new(&program);
     let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed_from: None };
+    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None };
     session::execute(start, &args.host, &args.report, &args.snapshot)
 }

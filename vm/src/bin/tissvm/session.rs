@@ -34,8 +34,16 @@ pub struct Start {
     pub workdir: PathBuf,
     /// `resume --answer`: answers the interaction the run waits for.
     pub first: Option<Reply>,
-    /// The snapshot this run resumes.
-    pub resumed_from: Option<PathBuf>,
+    /// The snapshot this run resumes, if any.
+    pub resumed: Option<Resumed>,
+}
+
+/// What a resumed run keeps of its snapshot.
+pub struct Resumed {
+    /// The snapshot file, as given.
+    pub path: PathBuf,
+    /// Where the run stood in its answers file, if it had one.
+    pub answers: Option<AnswersPosition>,
 }
 
 /// The answers file: its entries from the run's position on.
@@ -60,9 +68,9 @@ pub struct OpenedHost {
 /// reported and is the exit status.
 pub fn open_host(
     program: &Program,
-    machine: &Machine,
     workdir: &Path,
     first: Option<Reply>,
+    used: Option<&AnswersPosition>,
     options: &HostOptions,
     progress: Progress,
 ) -> Result<OpenedHost, u8> {
@@ -119,7 +127,26 @@ pub fn open_host(
                 return Err(status::INVALID);
             }
         };
-        let skip = machine.interactions as usize + queue.len();
+        let skip = answers::first_entry(path, used, queue.len());
+        match used {
+            Some(used) if answers::same_file(path, &used.file) => {
+                let left = if skip >= replies.len() {
+                    format!(" (it has {} entries: none is left)", replies.len())
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "tissvm: --answers `{name}`: the run used this file before; going on from its entry {}{left}",
+                    skip + 1
+                );
+            }
+            Some(used) => eprintln!(
+                "tissvm: --answers `{name}` is not the file the run used (`{}`): its first entry answers the \
+                 next interaction that has no answer",
+                used.file.display()
+            ),
+            None => {}
+        }
         answers_file = Some(AnswersFile {
             path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
             len: replies.len() as u32,
@@ -150,18 +177,24 @@ pub fn execute(
     reporting: &ReportOptions,
     snapshots: &SnapshotOptions,
 ) -> u8 {
-    let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
+    let Start { program, mut machine, bytecode, workdir, first, resumed } = start;
     let progress = match reporting.output_format {
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
-    let OpenedHost { mut host, answers_file, caps } =
-        match open_host(&program, &machine, &workdir, first, options, progress) {
-            Ok(opened) => opened,
-            Err(code) => return code,
-        };
+    let OpenedHost { mut host, answers_file, caps } = match open_host(
+        &program,
+        &workdir,
+        first,
+        resumed.as_ref().and_then(|r| r.answers.as_ref()),
+        options,
+        progress,
+    ) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
     // The state as resumed: if nothing changes it, its snapshot still holds.
-    let original = resumed_from.as_ref().map(|_| machine.clone());
+    let original = resumed.as_ref().map(|_| machine.clone());
     for (dim, value) in caps {
         machine.cap(dim, value);
     }
@@ -224,7 +257,7 @@ pub fn execute(
         let position =
             answers_file.as_ref().map(|f| AnswersPosition { file: f.path.clone(), next: f.len - remaining });
         let unchanged = original.as_ref().is_some_and(|o| *o == machine);
-        let written = match (&resumed_from, unchanged) {
+        let written = match (resumed.as_ref().map(|r| &r.path), unchanged) {
             // Nothing ran: the snapshot resumed from still holds this state.
             (Some(path), true) => Ok(path.clone()),
             _ => {
