@@ -184,8 +184,9 @@ fn a_review_without_into_fails_when_rejected() {
     assert_eq!(report["failure"]["kind"], "review_rejected");
     assert!(report["failure"]["message"].as_str().unwrap().contains("too risky"), "{report:#}");
     assert_eq!(fx.read("deployed"), "");
-    // The same snapshot, approved this time.
-    fx.resume(&snap, &["--answer", "approve"]).expect(0);
+    // The same snapshot, approved this time: it was resumed before, so only with --force.
+    fx.resume(&snap, &["--answer", "approve"]).expect(2);
+    fx.resume(&snap, &["--answer", "approve", "--force"]).expect(0);
     assert_eq!(fx.read("deployed"), "yes");
 }
 
@@ -523,7 +524,7 @@ fn the_workspace_is_remembered_and_can_be_overridden() {
     let copy = fx.path("copy");
     std::fs::create_dir(&copy).unwrap();
     std::fs::write(copy.join("effects.txt"), "a\n").unwrap();
-    fx.resume(&snap, &["--answer", "continue", "--workdir", copy.to_str().unwrap()]).expect(0);
+    fx.resume(&snap, &["--answer", "continue", "--workdir", copy.to_str().unwrap(), "--force"]).expect(0);
     assert_eq!(std::fs::read_to_string(copy.join("effects.txt")).unwrap(), "a\nb\nc");
     assert_eq!(fx.read("effects.txt"), "a\nb\nc");
     // A workspace that is gone.
@@ -551,13 +552,15 @@ fn snapshot_dir_and_budgets_on_resume() {
     low.expect(4);
     assert_eq!(low.json()["failure"]["kind"], "budget_exceeded");
     assert_eq!(fx.read("effects.txt"), "1\n2\n");
-    // ...but never raise one: the plan's cap of 3 stands.
+    // ...but not raise one (without --raise-budget): the plan's cap of 3 stands.
     std::fs::write(fx.ws().join("effects.txt"), "1\n").unwrap();
-    let high = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=100"]);
+    let high = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=100", "--force"]);
     high.expect(0);
     assert_eq!(high.json()["cost"]["run_count"], 3);
-    let bad = fx.resume(&snap, &["--answer", "continue", "--budget", "RUNS=1"]);
+    assert!(high.stderr.contains("does not raise the cap in force (3)"), "{}", high.stderr);
+    let bad = fx.resume(&snap, &["--answer", "continue", "--budget", "RUNS=1", "--force"]);
     bad.expect(2);
+    assert!(bad.stderr.contains("`RUNS` is not a cost dimension"), "{}", bad.stderr);
 }
 
 #[test]

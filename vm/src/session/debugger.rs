@@ -47,7 +47,7 @@ use crate::report::failure_text;
 use crate::session::answers;
 use crate::session::interrupt;
 use crate::session::resume_command;
-use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
+use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, SnapshotRef};
 
 /// Characters of a string `print` shows before shortening it.
 pub const PRINT_LIMIT: usize = 1000;
@@ -170,11 +170,13 @@ pub struct Breakpoint {
 }
 
 /// What `save` needs besides the machine: the run's workspace (absolute),
-/// and the `--answers` file if the run has one.
+/// the `--answers` file if the run has one, and the options `tissvm
+/// resume` goes on with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaveInfo {
     pub workspace: PathBuf,
     pub answers_file: Option<PathBuf>,
+    pub options: RememberedOptions,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -847,6 +849,8 @@ impl<H: Host> Debugger<H> {
             content_hash: &self.program.hash,
             workspace: &info.workspace,
             answers: answers.as_ref(),
+            options: &info.options,
+            resumed: None,
         };
         let bytes = match snapshot::encode(&snapshot) {
             Ok(b) => b,

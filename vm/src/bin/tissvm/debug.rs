@@ -19,6 +19,7 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
+use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::module::Module;
 
 use super::options::HostOptions;
@@ -52,9 +53,11 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     let options = &args.options;
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    // What `save` records for `tissvm resume` to go on with.
+    let remembered = options.over(None, RememberedOptions::default());
     // Step lines go to stderr, so the transcript on stdout is stable.
     let session::OpenedHost { host, answers_file, caps } =
-        match session::open_host(&program, &workdir, None, None, options, Progress::Quiet) {
+        match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
             Ok(opened) => opened,
             Err(code) => return code,
         };
@@ -68,7 +71,8 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     }
     let workspace = host.workspace.root().to_path_buf();
     let mut debugger = Debugger::new(program, machine, host);
-    debugger.save_info = Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path) });
+    debugger.save_info =
+        Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path), options: remembered });
 
     let mut out = io::stdout().lock();
     // A closed pipe (`tissvm debug ... | head`) ends the session quietly;

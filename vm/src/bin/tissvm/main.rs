@@ -93,8 +93,15 @@ enum Command {
     Run(run::RunArgs),
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///
-    /// The snapshot carries the bytecode and remembers the workspace
-    /// (`--workdir` overrides it). Takes the options of `run`.
+    /// The snapshot carries the bytecode, and remembers the workspace and the
+    /// run's options: --snapshot-dir, --log-file, --provider,
+    /// --sandbox-profile, --env-allow and the budgets in force. A flag given
+    /// here overrides the remembered one (--workdir the workspace); a
+    /// --budget only lowers a cap unless --raise-budget.
+    ///
+    /// A snapshot is resumed once: its file records that it was, and what
+    /// continued it, and resuming it again is refused unless --force, since
+    /// the effects after it would run twice.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, and the risk level with its reasons.

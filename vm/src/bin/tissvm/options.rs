@@ -3,9 +3,10 @@
 //! three, `debug` only [`HostOptions`] (its session is text on stdout, and
 //! its one snapshot is the file `save` names).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
 /// Where a run happens and what it may do: the workspace, the host's
@@ -50,6 +51,25 @@ pub struct HostOptions {
     /// Pass the caller's environment variable NAME to commands (repeatable).
     #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
+}
+
+impl HostOptions {
+    /// The options the run goes by, and its snapshots remember: each one
+    /// given here (paths made absolute), else `base`'s (a fresh run's
+    /// defaults, or what a resumed snapshot remembers).
+    pub fn over(&self, snapshot_dir: Option<&Path>, base: RememberedOptions) -> RememberedOptions {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        RememberedOptions {
+            snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
+            log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
+            provider: self.provider.clone().unwrap_or(base.provider),
+            sandbox_profile: self
+                .sandbox_profile
+                .and_then(|p| p.to_possible_value())
+                .map_or(base.sandbox_profile, |v| v.get_name().to_string()),
+            env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
+        }
+    }
 }
 
 /// How the run reports (`run`, `resume`).

@@ -1,15 +1,19 @@
 //! `tissvm resume SNAPSHOT`: loads a snapshot (checked, its bytecode
 //! verified), insists on `--plan` if given, and continues the run exactly
-//! where it stopped (`session.rs`).
+//! where it stopped (`session.rs`), with the run's options where none is
+//! given again. Guards on resume (SPEC §9): a snapshot is resumed once —
+//! [`Mark`] records in its file that it is, and what continued it — and a
+//! `--budget` only lowers a cap unless `--raise-budget`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
-use tiss_vm::session::snapshot;
+use tiss_vm::session::resume_command::shell_word;
+use tiss_vm::session::snapshot::{self, Continuation};
 
 use super::invalid::Invalid;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
@@ -36,6 +40,16 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "TEXT", requires = "answer")]
     pub comment: Option<String>,
 
+    /// Resume the snapshot even though it was resumed before (the effects
+    /// after it run again), or though its file cannot record that it is.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Let `--budget` raise the cap in force; without it a budget given on
+    /// resume only lowers one.
+    #[arg(long)]
+    pub raise_budget: bool,
+
     #[command(flatten)]
     pub host: HostOptions,
 
@@ -60,6 +74,9 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
+    if let (Some(continuation), false) = (&snap.resumed, args.force) {
+        return Invalid::told(&name, resumed_before(&name, continuation)).report(format);
+    }
     if let Some(plan_path) = &args.plan {
         let plan = match super::load_plan(out, plan_path) {
             Ok(p) => p,
@@ -139,13 +156,116 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             resume_command::with_answers_file(&args.snapshot, &used.file)
         );
     }
+    let remembered = args.host.over(args.snapshot_options.snapshot_dir.as_deref(), snap.options);
     let start = Start {
         program,
         machine: snap.machine,
         bytecode: Some(snap.bytecode),
         workdir,
         first,
-        resumed: Some(Resumed { path: args.snapshot.clone(), answers: snap.answers }),
+        resumed: Some(Resumed {
+            path: args.snapshot.clone(),
+            bytes,
+            answers: snap.answers,
+            force: args.force,
+            raise_budget: args.raise_budget,
+        }),
     };
-    session::execute(start, &args.host, &args.report, &args.snapshot_options)
+    session::execute(start, &args.host, &args.report, remembered)
+}
+
+/// Why a snapshot resumed before is refused, and what to do instead.
+fn resumed_before(name: &str, continuation: &Continuation) -> String {
+    let advice = match continuation {
+        Continuation::Snapshot(next) => {
+            format!("Continue from there: `tissvm resume {}`", shell_word(&next.display().to_string()))
+        }
+        Continuation::Ended(_) => "There is nothing left to continue".to_string(),
+        Continuation::Started => {
+            "If it is not running, the effects after the snapshot may have happened in part: check the \
+             workspace"
+                .to_string()
+        }
+    };
+    format!(
+        "`{name}` was resumed before, and that run {continuation}; resuming it again would run the effects \
+         after it twice. {advice}; or pass --force to resume it anyway"
+    )
+}
+
+/// A snapshot's record that it is resumed (SPEC §9): its file rewritten
+/// atomically with [`Continuation::Started`] before the resumed run's first
+/// instruction, then with what continued it — or as it was, if nothing ran.
+pub struct Mark {
+    /// The snapshot's file, symbolic links resolved.
+    file: PathBuf,
+    /// As the user named it, for messages.
+    name: String,
+    /// The file's bytes before the mark.
+    original: Vec<u8>,
+}
+
+impl Mark {
+    /// Marks `resumed`'s snapshot. A file that cannot be rewritten (not a
+    /// regular file, read-only, or changed since it was read) is refused,
+    /// unless `--force`: then nothing records this resume (`Ok(None)`).
+    pub fn start(resumed: &Resumed) -> Result<Option<Mark>, Invalid> {
+        let name = resumed.path.display().to_string();
+        match Mark::write_started(&resumed.path, &resumed.bytes) {
+            Ok(file) => Ok(Some(Mark { file, name, original: resumed.bytes.clone() })),
+            Err(why) if resumed.force => {
+                eprintln!(
+                    "tissvm: warning: nothing records that `{name}` was resumed ({why}); resuming it again would \
+                     run the effects after it twice"
+                );
+                Ok(None)
+            }
+            Err(why) => Err(Invalid::told(
+                &name,
+                format!(
+                    "cannot record in `{name}` that it is resumed ({why}); without that record it could be \
+                     resumed again and the effects after it run twice. Resume a copy that is a regular file in \
+                     a writable directory, or pass --force to resume it without the record"
+                ),
+            )),
+        }
+    }
+
+    fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, String> {
+        let file = std::fs::canonicalize(path).map_err(|e| format!("it has no path to rewrite: {e}"))?;
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            return Err("it is not a regular file".into());
+        }
+        // Another resume may have marked it since it was read.
+        if std::fs::read(&file).ok().as_deref() != Some(read) {
+            return Err("it changed since it was read".into());
+        }
+        let marked =
+            snapshot::with_continuation(read, Some(&Continuation::Started)).map_err(|e| e.to_string())?;
+        snapshot::write_snapshot(&file, &marked).map_err(|e| super::io_message(&e))?;
+        Ok(file)
+    }
+
+    /// Records what continued the snapshot.
+    pub fn finish(&self, continuation: &Continuation) {
+        let written = snapshot::with_continuation(&self.original, Some(continuation))
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                snapshot::write_snapshot(&self.file, &bytes).map_err(|e| super::io_message(&e))
+            });
+        if let Err(e) = written {
+            eprintln!("tissvm: warning: cannot record in `{}` how its resumed run went on: {e}", self.name);
+        }
+    }
+
+    /// Leaves the snapshot as it was: nothing ran, so it still holds.
+    pub fn clear(&self) {
+        if let Err(e) = snapshot::write_snapshot(&self.file, &self.original) {
+            eprintln!(
+                "tissvm: warning: cannot clear the resumed mark of `{}`: {}",
+                self.name,
+                super::io_message(&e)
+            );
+        }
+    }
 }

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+use clap::ValueEnum;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
@@ -14,13 +15,12 @@ use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
 use tiss_vm::session::resume_command;
-use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
+use tiss_vm::session::snapshot::{self, AnswersPosition, Continuation, RememberedOptions, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
-use super::options::{
-    HostOptions, OutputFormat, ReportOptions, SandboxProfile, SnapshotOptions, parse_budget,
-};
+use super::options::{HostOptions, OutputFormat, ReportOptions, SandboxProfile, parse_budget};
+use super::resume::Mark;
 use super::status;
 
 /// Where a run starts from.
@@ -42,8 +42,14 @@ pub struct Start {
 pub struct Resumed {
     /// The snapshot file, as given.
     pub path: PathBuf,
+    /// The file's bytes as read, to mark it resumed (or leave it as it was).
+    pub bytes: Vec<u8>,
     /// Where the run stood in its answers file, if it had one.
     pub answers: Option<AnswersPosition>,
+    /// `--force`: go on even if the snapshot cannot record that it is resumed.
+    pub force: bool,
+    /// `--raise-budget`: a `--budget` replaces the cap in force, even above it.
+    pub raise_budget: bool,
 }
 
 /// The answers file: its entries from the run's position on.
@@ -72,9 +78,17 @@ pub fn open_host(
     first: Option<Reply>,
     used: Option<&AnswersPosition>,
     options: &HostOptions,
+    remembered: &RememberedOptions,
     progress: Progress,
 ) -> Result<OpenedHost, u8> {
-    if options.sandbox_profile == Some(SandboxProfile::Strict) {
+    let Ok(profile) = SandboxProfile::from_str(&remembered.sandbox_profile, false) else {
+        eprintln!(
+            "tissvm: the snapshot's sandbox profile `{}` is not one this tissvm knows; pass --sandbox-profile",
+            remembered.sandbox_profile
+        );
+        return Err(status::INVALID);
+    };
+    if profile == SandboxProfile::Strict {
         eprintln!(
             "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
              kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
@@ -91,7 +105,7 @@ pub fn open_host(
             }
         }
     }
-    let provider = match tiss_vm::provider::by_name(options.provider.as_deref().unwrap_or("mock")) {
+    let provider = match tiss_vm::provider::by_name(&remembered.provider) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
@@ -155,11 +169,11 @@ pub fn open_host(
     }
 
     let mut host = OsHost::new(workspace, provider, progress);
-    host.env_allow = options.env_allow.clone();
+    host.env_allow = remembered.env_allow.clone();
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;
-    if let Some(path) = &options.log_file {
+    if let Some(path) = &remembered.log_file {
         match tiss_vm::report::event_log::EventLog::open(path) {
             Ok(log) => host.log = Some(log),
             Err(e) => {
@@ -171,11 +185,13 @@ pub fn open_host(
     Ok(OpenedHost { host, answers_file, caps })
 }
 
+/// Runs from `start` with `options` as given and `remembered`, the options
+/// resolved (given, or remembered by the snapshot resumed), then reports.
 pub fn execute(
     start: Start,
     options: &HostOptions,
     reporting: &ReportOptions,
-    snapshots: &SnapshotOptions,
+    remembered: RememberedOptions,
 ) -> u8 {
     let Start { program, mut machine, bytecode, workdir, first, resumed } = start;
     let progress = match reporting.output_format {
@@ -188,6 +204,7 @@ pub fn execute(
         first,
         resumed.as_ref().and_then(|r| r.answers.as_ref()),
         options,
+        &remembered,
         progress,
     ) {
         Ok(opened) => opened,
@@ -195,9 +212,15 @@ pub fn execute(
     };
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
+    let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
     for (dim, value) in caps {
-        machine.cap(dim, value);
+        apply_budget(&mut machine, dim, value, raise);
     }
+    // Recorded before the first instruction: a snapshot is resumed once.
+    let mark = match resumed.as_ref().map(Mark::start).transpose() {
+        Ok(mark) => mark.flatten(),
+        Err(invalid) => return invalid.report(reporting.output_format),
+    };
     if let Err(e) = interrupt::install() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
     }
@@ -248,6 +271,9 @@ pub fn execute(
         eprintln!(
             "tissvm: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this bytecode); please report it."
         );
+        if let Some(mark) = &mark {
+            mark.finish(&Continuation::Ended("internal_error".into()));
+        }
         return status::INTERNAL;
     }
 
@@ -259,10 +285,21 @@ pub fn execute(
         let unchanged = original.as_ref().is_some_and(|o| *o == machine);
         let written = match (resumed.as_ref().map(|r| &r.path), unchanged) {
             // Nothing ran: the snapshot resumed from still holds this state.
-            (Some(path), true) => Ok(path.clone()),
+            (Some(path), true) => {
+                if let Some(mark) = &mark {
+                    mark.clear();
+                }
+                Ok(path.clone())
+            }
             _ => {
-                let dir = snapshots.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
-                write_snapshot(&program, &machine, bytecode, &workspace_root, position.as_ref(), &dir)
+                let dir = remembered.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
+                let parts =
+                    Parts { workspace: &workspace_root, answers: position.as_ref(), options: &remembered };
+                let written = write_snapshot(&program, &machine, bytecode, &parts, &dir);
+                if let (Some(mark), Ok(path)) = (&mark, &written) {
+                    mark.finish(&Continuation::Snapshot(std::path::absolute(path).unwrap_or(path.clone())));
+                }
+                written
             }
         };
         match written {
@@ -292,6 +329,9 @@ pub fn execute(
 
     let snapshot = snapshot_path.map(|p| p.display().to_string());
     let report = RunReport::new(&program, &machine, &outcome, snapshot);
+    if let (Some(mark), false) = (&mark, suspended) {
+        mark.finish(&Continuation::Ended(report.status_name().into()));
+    }
     let text = match reporting.output_format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
@@ -309,13 +349,34 @@ pub fn execute(
     super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
 }
 
+/// A `--budget` cap: the lower cap wins, unless `raise` (`--raise-budget`)
+/// lets it replace the cap in force. A cap not raised is said so.
+fn apply_budget(machine: &mut Machine, dim: Dim, value: u64, raise: bool) {
+    let index = Dim::ALL.iter().position(|d| *d == dim).unwrap_or(0);
+    match machine.budgets[index] {
+        Some(cap) if raise && value > cap => machine.budgets[index] = Some(value),
+        Some(cap) if value > cap => eprintln!(
+            "tissvm: note: --budget {}={value} does not raise the cap in force ({cap}); add --raise-budget to \
+             raise it",
+            dim.name()
+        ),
+        _ => machine.cap(dim, value),
+    }
+}
+
+/// What a snapshot holds besides the machine and the bytecode.
+struct Parts<'a> {
+    workspace: &'a Path,
+    answers: Option<&'a AnswersPosition>,
+    options: &'a RememberedOptions,
+}
+
 /// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`.
 fn write_snapshot(
     program: &Program,
     machine: &Machine,
     bytecode: Option<Vec<u8>>,
-    workspace: &Path,
-    answers: Option<&AnswersPosition>,
+    parts: &Parts<'_>,
     dir: &Path,
 ) -> Result<PathBuf, String> {
     let bytecode = bytecode.unwrap_or_else(|| tisslang::format::encode(&program.module));
@@ -323,8 +384,10 @@ fn write_snapshot(
         machine,
         bytecode: &bytecode,
         content_hash: &program.hash,
-        workspace,
-        answers,
+        workspace: parts.workspace,
+        answers: parts.answers,
+        options: parts.options,
+        resumed: None,
     })
     .map_err(|e| e.to_string())?;
     let stem = snapshot::file_stem(program.string(program.module.task));
