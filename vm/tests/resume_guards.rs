@@ -326,3 +326,22 @@ fn resume_help_says_what_it_remembers() {
         assert!(help.stdout.contains(text), "{text}:\n{}", help.stdout);
     }
 }
+
+/// On a terminal-style (text) resume, stderr names the run's options it
+/// goes on with, and not those given again.
+#[test]
+fn a_text_resume_names_the_options_it_goes_on_with() {
+    let fx = Fixture::new();
+    let run =
+        fx.run(REMEMBER, &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR", "--log-file", "log"], &[]);
+    let snap = fx.path(&snapshot_of(&run)).to_str().unwrap().to_string();
+    let text = common::tissvm(
+        fx.root.path(),
+        &["resume", &snap, "--answer", "continue", "--log-file", "other"],
+        &[],
+    );
+    text.expect(3);
+    let line =
+        format!("tissvm: with the run's --snapshot-dir {} --env-allow MY_VAR\n", fx.path("snaps").display());
+    assert!(text.stderr.contains(&line), "{}", text.stderr);
+}

@@ -13,7 +13,7 @@ use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
 use tiss_vm::session::resume_command::shell_word;
-use tiss_vm::session::snapshot::{self, Continuation};
+use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
 
 use super::invalid::Invalid;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
@@ -141,9 +141,14 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
+    let remembered = args.host.over(args.snapshot_options.snapshot_dir.as_deref(), snap.options.clone());
     if format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
+        let kept = kept_options(&snap.options, &remembered);
+        if !kept.is_empty() {
+            eprintln!("tissvm: with the run's {}", kept.join(" "));
+        }
     }
     // Answers are given per invocation: a run's answers file is not read
     // again unless named, but never dropped without a word.
@@ -156,7 +161,6 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             resume_command::with_answers_file(&args.snapshot, &used.file)
         );
     }
-    let remembered = args.host.over(args.snapshot_options.snapshot_dir.as_deref(), snap.options);
     let start = Start {
         program,
         machine: snap.machine,
@@ -172,6 +176,30 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         }),
     };
     session::execute(start, &args.host, &args.report, remembered)
+}
+
+/// The options the run had, other than a fresh run's defaults, that this
+/// resume goes on with (none given again), as flags.
+fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String> {
+    let fresh = RememberedOptions::default();
+    let mut flags = Vec::new();
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| shell_word(&p.display().to_string()));
+    if run.snapshot_dir != fresh.snapshot_dir && now.snapshot_dir == run.snapshot_dir {
+        flags.extend(path(&run.snapshot_dir).map(|p| format!("--snapshot-dir {p}")));
+    }
+    if run.log_file != fresh.log_file && now.log_file == run.log_file {
+        flags.extend(path(&run.log_file).map(|p| format!("--log-file {p}")));
+    }
+    if run.provider != fresh.provider && now.provider == run.provider {
+        flags.push(format!("--provider {}", shell_word(&run.provider)));
+    }
+    if run.sandbox_profile != fresh.sandbox_profile && now.sandbox_profile == run.sandbox_profile {
+        flags.push(format!("--sandbox-profile {}", shell_word(&run.sandbox_profile)));
+    }
+    if now.env_allow == run.env_allow {
+        flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));
+    }
+    flags
 }
 
 /// Why a snapshot resumed before is refused, and what to do instead.
