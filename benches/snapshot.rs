@@ -85,12 +85,15 @@ fn bench(c: &mut Criterion) {
     let (program, bytecode, machine) = suspended();
     let dir = tempfile::tempdir().expect("temp dir");
     let workspace = dir.path().to_path_buf();
+    let options = snapshot::RememberedOptions::default();
     let parts = SnapshotRef {
         machine: &machine,
         bytecode: &bytecode,
         content_hash: &program.hash,
         workspace: &workspace,
         answers: None,
+        options: &options,
+        resumed: None,
     };
     let bytes = snapshot::encode(&parts).expect("encodes");
     let back = snapshot::read_snapshot(&bytes).expect("reads back");

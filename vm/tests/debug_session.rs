@@ -259,6 +259,27 @@ waiting for an answer to PAUSE "Check the file": none is available (no terminal,
     assert_eq!(std::fs::read_to_string(dir.path().join("after.txt")).unwrap(), "before");
 }
 
+/// `save` at a REQUEST_REVIEW prints one command per answer, each ready to
+/// paste (the path shell-quoted), and both work.
+#[test]
+fn a_saved_review_names_one_pasteable_command_per_answer() {
+    let plan = "TASK \"Gate\"\nSTEP \"s\" {\n    REQUEST_REVIEW \"Ship?\" INTO r\n    WRITE \"out.txt\" FROM \"${r.APPROVED}\"\n}\n";
+    let dir = workspace("plan.tiss", plan);
+    let o = tissvm(dir.path(), &["debug", "plan.tiss"], "continue\nsave \"my review.snap\"\nquit\n");
+    let out = stdout(&o);
+    let expected = "saved a snapshot to my review.snap; continue the run with one of:\n  \
+                    tissvm resume 'my review.snap' --answer approve\n  \
+                    tissvm resume 'my review.snap' --answer reject --comment '...'\n";
+    assert!(out.contains(expected), "{out}");
+    let saved = std::fs::read(dir.path().join("my review.snap")).unwrap();
+    for (answer, written) in [("approve", "true"), ("reject", "false")] {
+        std::fs::write(dir.path().join("my review.snap"), &saved).unwrap();
+        let o = tissvm(dir.path(), &["resume", "my review.snap", "--answer", answer], "");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(dir.path().join("out.txt")).unwrap(), written);
+    }
+}
+
 #[test]
 fn answers_given_in_advance_answer_in_the_session() {
     let dir = workspace("plan.tiss", PAUSING);
@@ -284,7 +305,7 @@ fn bad_options_are_usage_errors() {
     assert!(stderr(&o).contains("no step is named \"Gret\"; did you mean \"Greet\"?"), "{}", stderr(&o));
     let o = tissvm(dir.path(), &["debug", "plan.tiss", "--output-format", "json"], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--output-format applies to `tissvm run`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unexpected argument '--output-format'"), "{}", stderr(&o));
     let o = tissvm(dir.path(), &["debug", "plan.tiss", "--budget", "RUNS=1"], "");
     assert_eq!(o.status.code(), Some(2));
     let o = tissvm(dir.path(), &["debug", "missing.tiss"], "");

@@ -724,10 +724,12 @@ fn a_plan_that_does_not_compile_exits_2_and_runs_nothing() {
     assert!(run.stderr.contains("error["), "{}", run.stderr);
     assert_eq!(run.stdout, "");
     assert!(fx.listing().is_empty());
-    // JSON output does not change that: no report for a plan that never ran.
+    // With JSON output, stdout holds the report of a plan that cannot run.
     let run = fx.run("TASK \"t\"\nSTEP \"s\" {\n", &["--output-format", "json"]);
     run.expect(2);
-    assert_eq!(run.stdout, "");
+    assert_eq!(run.json()["status"], "invalid");
+    assert_eq!(run.json()["diagnostics"][0]["code"], "E0100");
+    assert!(fx.listing().is_empty());
 }
 
 #[test]
@@ -775,22 +777,27 @@ fn bytecode_runs_and_corrupt_bytecode_exits_2() {
     flipped[middle] ^= 0x40;
     let mut bad_magic = good.clone();
     bad_magic[0] ^= 0xff;
-    let cases: [(&str, Vec<u8>); 5] = [
+    // Without the magic a file is source, whatever its name: these do not
+    // compile; the rest are bytecode the loader refuses.
+    let cases: [(&str, Vec<u8>); 4] = [
         ("flipped.tbc", flipped),
         ("truncated.tbc", good[..good.len() / 2].to_vec()),
         ("magic.tbc", bad_magic),
         ("empty.tbc", Vec::new()),
-        ("source.tbc", source.as_bytes().to_vec()),
     ];
     for (name, bytes) in cases {
         std::fs::write(fx.root.path().join(name), bytes).unwrap();
         let run = fx.tissvm(&["run", name, "--workdir", ws, "--output-format", "json"]);
         run.expect(2);
-        assert_eq!(run.stdout, "", "{name}");
+        assert_eq!(run.json()["status"], "invalid", "{name}");
         assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
         assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
         assert!(fx.listing().is_empty(), "{name}");
     }
+    // Source named `.tbc` runs as source.
+    std::fs::write(fx.root.path().join("source.tbc"), source).unwrap();
+    fx.tissvm(&["run", "source.tbc", "--workdir", ws]).expect(0);
+    assert_eq!(fx.read("out.txt"), "from bytecode");
 }
 
 #[test]

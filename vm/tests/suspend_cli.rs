@@ -160,7 +160,12 @@ fn a_review_with_into_is_approved_or_rejected_with_a_comment() {
         let run = fx.run(REVIEW, &[]);
         run.expect(3);
         let snap = run.snapshot();
-        assert!(run.stderr.contains("--answer approve|reject [--comment TEXT]"), "{}", run.stderr);
+        assert!(run.stderr.contains(&format!("tissvm resume {snap} --answer approve\n")), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("tissvm resume {snap} --answer reject --comment '...'\n")),
+            "{}",
+            run.stderr
+        );
         let comment = if answer == "approve" { "looks good" } else { "not yet" };
         fx.resume(&snap, &["--answer", answer, "--comment", comment]).expect(0);
         assert_eq!(fx.read("review.txt"), expected);
@@ -179,8 +184,9 @@ fn a_review_without_into_fails_when_rejected() {
     assert_eq!(report["failure"]["kind"], "review_rejected");
     assert!(report["failure"]["message"].as_str().unwrap().contains("too risky"), "{report:#}");
     assert_eq!(fx.read("deployed"), "");
-    // The same snapshot, approved this time.
-    fx.resume(&snap, &["--answer", "approve"]).expect(0);
+    // The same snapshot, approved this time: it was resumed before, so only with --force.
+    fx.resume(&snap, &["--answer", "approve"]).expect(2);
+    fx.resume(&snap, &["--answer", "approve", "--force"]).expect(0);
     assert_eq!(fx.read("deployed"), "yes");
 }
 
@@ -199,7 +205,7 @@ fn a_choice_is_answered_by_option_number() {
     let fx = Fixture::new();
     let run = fx.run(CHOOSE, &[]);
     let snap = run.snapshot();
-    for line in ["  1. stable\n", "  2. beta\n", "  3. nightly\n", "--answer 1|2|3\n"] {
+    for line in ["--answer 1  # stable\n", "--answer 2  # beta\n", "--answer 3  # nightly\n"] {
         assert!(run.stderr.contains(line), "{line:?} in:\n{}", run.stderr);
     }
     // Answers that do not fit a CHOOSE of three options are refused before anything runs.
@@ -211,7 +217,8 @@ fn a_choice_is_answered_by_option_number() {
     }
     let refused = fx.resume(&snap, &["--answer", "approve"]);
     assert!(refused.stderr.contains("does not answer the CHOOSE at line 3"), "{}", refused.stderr);
-    assert!(refused.stderr.contains("--answer 1|2|3"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("continue with one of:\n"), "{}", refused.stderr);
+    assert_eq!(printed_commands(&refused.stderr).len(), 3, "{}", refused.stderr);
     fx.resume(&snap, &["--answer", "2"]).expect(0);
     assert_eq!(fx.read("channel.txt"), "beta");
     assert_eq!(fx.snapshots().len(), 1, "refused resumes write no snapshot");
@@ -268,27 +275,78 @@ fn an_answers_file_answers_every_interaction_in_order() {
 #[test]
 fn too_few_answers_suspend_and_the_count_continues_across_resume() {
     let fx = Fixture::new();
-    let one = fx.write("one.json", r#"[{"answer": "continue"}]"#);
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
     let run = fx.run(THREE, &["--answers", &one]);
     run.expect(3);
     let snap = run.snapshot();
     assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW \"second\""), "{}", run.stderr);
-    assert!(run.stderr.contains("--answers"), "the hint mentions the answers file:\n{}", run.stderr);
-    // The full file on resume: its first entry was for the first interaction,
-    // already answered, so the second entry answers the review.
-    let all = fx.write(
-        "all.json",
+    assert!(run.stderr.contains(&format!("tissvm resume {snap} --answers {one}\n")), "{}", run.stderr);
+    // The same file, with more answers: its first entry was for the first
+    // interaction, already answered, so the second entry answers the review.
+    fx.write(
+        "answers.json",
         r#"[{"answer": "continue", "line": 4}, {"answer": "reject", "comment": "meh", "line": 5}, {"answer": "1", "line": 6}]"#,
     );
-    fx.resume(&snap, &["--answers", &all]).expect(0);
+    let done = fx.resume(&snap, &["--answers", &one]);
+    done.expect(0);
+    assert!(done.stderr.contains("going on from its entry 2"), "{}", done.stderr);
     assert_eq!(fx.read("choice.txt"), "x meh");
     assert_eq!(fx.read("effects.txt"), "start\nend\n");
-    // `--answer` answers the waiting interaction; the file goes on after it.
+    // `--answer` answers the waiting interaction; the same file goes on after it.
     let fx = Fixture::new();
-    let snap = fx.run(THREE, &["--answers", &fx.write("one.json", r#"[{"answer": "continue"}]"#)]).snapshot();
-    let all = fx.write("all.json", r#"[{"answer": "continue"}, {"answer": "reject"}, {"answer": "2"}]"#);
-    fx.resume(&snap, &["--answer", "approve", "--comment", "fine", "--answers", &all]).expect(0);
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    fx.write("answers.json", r#"[{"answer": "continue"}, {"answer": "reject"}, {"answer": "2"}]"#);
+    fx.resume(&snap, &["--answer", "approve", "--comment", "fine", "--answers", &one]).expect(0);
     assert_eq!(fx.read("choice.txt"), "y fine");
+}
+
+/// A file the run did not use is new answers: its first entry answers the
+/// interaction the run waits for (or, after `--answer`, the next one).
+#[test]
+fn a_different_answers_file_on_resume_is_used_from_its_first_entry() {
+    let fx = Fixture::new();
+    let one = fx.write("one.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let rest = fx.write(
+        "rest.json",
+        r#"[{"answer": "reject", "comment": "meh", "line": 5}, {"answer": "1", "line": 6}]"#,
+    );
+    let done = fx.resume(&snap, &["--answers", &rest]);
+    done.expect(0);
+    assert!(done.stderr.contains("its first entry answers"), "{}", done.stderr);
+    assert_eq!(fx.read("choice.txt"), "x meh");
+    assert_eq!(fx.read("effects.txt"), "start\nend\n");
+    // A one-entry file on a run that had none: used, not skipped.
+    let fx = Fixture::new();
+    let snap = fx.run(THREE, &[]).snapshot();
+    let first = fx.write("first.json", r#"[{"answer": "continue", "line": 4}]"#);
+    let run = fx.resume(&snap, &["--answers", &first]);
+    run.expect(3);
+    assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW"), "{}", run.stderr);
+    // With --answer first: the file's first entry answers the next interaction.
+    let fx = Fixture::new();
+    let snap = fx.run(THREE, &[]).snapshot();
+    let next =
+        fx.write("next.json", r#"[{"answer": "approve", "comment": "ok", "line": 5}, {"answer": "2"}]"#);
+    fx.resume(&snap, &["--answer", "continue", "--answers", &next]).expect(0);
+    assert_eq!(fx.read("choice.txt"), "y ok");
+}
+
+/// Resumed without `--answers`, a run that had an answers file says how to
+/// go on with it rather than dropping it silently.
+#[test]
+fn resuming_without_the_answers_file_says_how_to_go_on_with_it() {
+    let fx = Fixture::new();
+    let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
+    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let run = fx.resume(&snap, &[]);
+    run.expect(3);
+    assert!(
+        run.stderr.contains(&format!("answered from `{one}`, whose entry 2 is next; it is not used without")),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -393,7 +451,9 @@ fn corrupt_truncated_and_foreign_snapshots_are_refused() {
         let run = fx.resume(path.to_str().unwrap(), &["--answer", "continue"]);
         run.expect(2);
         assert!(run.stderr.contains(says), "{name}: {}", run.stderr);
-        assert_eq!(run.stdout, "");
+        let report = run.json();
+        assert_eq!(report["status"], "invalid", "{name}: {report:#}");
+        assert!(report["error"].as_str().unwrap().contains(says), "{name}: {report:#}");
     }
     let missing = fx.resume(fx.path("nope.snap").to_str().unwrap(), &[]);
     missing.expect(2);
@@ -464,7 +524,7 @@ fn the_workspace_is_remembered_and_can_be_overridden() {
     let copy = fx.path("copy");
     std::fs::create_dir(&copy).unwrap();
     std::fs::write(copy.join("effects.txt"), "a\n").unwrap();
-    fx.resume(&snap, &["--answer", "continue", "--workdir", copy.to_str().unwrap()]).expect(0);
+    fx.resume(&snap, &["--answer", "continue", "--workdir", copy.to_str().unwrap(), "--force"]).expect(0);
     assert_eq!(std::fs::read_to_string(copy.join("effects.txt")).unwrap(), "a\nb\nc");
     assert_eq!(fx.read("effects.txt"), "a\nb\nc");
     // A workspace that is gone.
@@ -492,13 +552,15 @@ fn snapshot_dir_and_budgets_on_resume() {
     low.expect(4);
     assert_eq!(low.json()["failure"]["kind"], "budget_exceeded");
     assert_eq!(fx.read("effects.txt"), "1\n2\n");
-    // ...but never raise one: the plan's cap of 3 stands.
+    // ...but not raise one (without --raise-budget): the plan's cap of 3 stands.
     std::fs::write(fx.ws().join("effects.txt"), "1\n").unwrap();
-    let high = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=100"]);
+    let high = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=100", "--force"]);
     high.expect(0);
     assert_eq!(high.json()["cost"]["run_count"], 3);
-    let bad = fx.resume(&snap, &["--answer", "continue", "--budget", "RUNS=1"]);
+    assert!(high.stderr.contains("does not raise the cap in force (3)"), "{}", high.stderr);
+    let bad = fx.resume(&snap, &["--answer", "continue", "--budget", "RUNS=1", "--force"]);
     bad.expect(2);
+    assert!(bad.stderr.contains("`RUNS` is not a cost dimension"), "{}", bad.stderr);
 }
 
 #[test]
@@ -516,4 +578,59 @@ fn resume_help_and_usage() {
     fx.resume(&snap, &["--comment", "x"]).expect(2);
     // SNAPSHOT is required.
     fx.tissvm(&["resume"]).expect(2);
+}
+
+/// The commands printed after "continue with", one per line.
+fn printed_commands(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("  tissvm resume "))
+        .map(|rest| format!("tissvm resume {rest}"))
+        .collect()
+}
+
+/// Each command a suspended run prints can be pasted into a shell as it
+/// stands, even with a quote and a space in the snapshot's path: one per
+/// answer the interaction takes, and each continues the run.
+#[test]
+fn every_printed_resume_command_works_when_pasted() {
+    let cases: [(&str, &[&str], &[&str]); 3] = [
+        (PAUSE, &["--answer continue"], &["a\nb\nc"]),
+        (REVIEW, &["--answer approve", "--answer reject --comment '...'"], &["true ", "false ..."]),
+        (
+            CHOOSE,
+            &["--answer 1  # stable", "--answer 2  # beta", "--answer 3  # nightly"],
+            &["stable", "beta", "nightly"],
+        ),
+    ];
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tissvm")).parent().unwrap().to_path_buf();
+    for (plan, answers, results) in cases {
+        let fx = Fixture::new();
+        let dir = fx.path("it's my snaps");
+        let run = fx.run(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
+        let snap = dir.join(std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().file_name());
+        let quoted = format!("'{}'", snap.to_str().unwrap().replace('\'', "'\\''"));
+        let commands = printed_commands(&run.stderr);
+        let expected: Vec<String> = answers.iter().map(|a| format!("tissvm resume {quoted} {a}")).collect();
+        assert_eq!(commands, expected, "{}", run.stderr);
+        let original = std::fs::read(&snap).unwrap();
+        let ws_files = |fx: &Fixture| (fx.read("effects.txt"), fx.read("review.txt"), fx.read("channel.txt"));
+        let before = ws_files(&fx);
+        for (command, result) in commands.iter().zip(results) {
+            // Each from the state the run suspended in.
+            std::fs::write(&snap, &original).unwrap();
+            std::fs::write(fx.ws().join("effects.txt"), &before.0).unwrap();
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(command)
+                .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+                .current_dir(fx.root.path())
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{command}\n{}", String::from_utf8_lossy(&out.stderr));
+            let after = ws_files(&fx);
+            assert!([after.0, after.1, after.2].iter().any(|f| f == result), "{command}: no {result:?}");
+        }
+    }
 }

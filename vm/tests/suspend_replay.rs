@@ -124,6 +124,8 @@ fn through_snapshot(machine: Machine, bytecode: &[u8], program: &Program) -> (Ma
         content_hash: &program.hash,
         workspace: Path::new("/ws"),
         answers: None,
+        options: &snapshot::RememberedOptions::default(),
+        resumed: None,
     })
     .expect("encodes");
     drop(machine);

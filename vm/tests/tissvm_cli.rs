@@ -103,12 +103,7 @@ fn invalid_bytecode_exits_2() {
     corrupt[last] ^= 1;
     std::fs::write(dir.path().join("corrupt.tbc"), corrupt).unwrap();
     std::fs::write(dir.path().join("truncated.tbc"), &good[..good.len() - 3]).unwrap();
-    std::fs::write(dir.path().join("text.tbc"), GOOD).unwrap();
-    for (file, expect) in [
-        ("corrupt.tbc", "checksum"),
-        ("truncated.tbc", "truncated"),
-        ("text.tbc", "looks like TissLang source"),
-    ] {
+    for (file, expect) in [("corrupt.tbc", "checksum"), ("truncated.tbc", "truncated")] {
         let o = tissvm(dir.path(), &["disasm", file]);
         assert_eq!(o.status.code(), Some(2), "{file}");
         assert_eq!(stdout(&o), "", "{file}");
@@ -149,4 +144,101 @@ fn help_is_honest_and_usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(stdout(&o), "", "{args:?}");
     }
+}
+
+/// SPEC §9: "A file given as a plan is source unless it starts with the
+/// `.tbc` magic, whatever its extension" — for every subcommand that takes
+/// a PLAN (`run`, `inspect`, `disasm`, `estimate`, `debug`, `resume --plan`).
+#[test]
+fn a_plan_is_source_or_bytecode_by_its_content_whatever_its_name() {
+    let dir = workspace();
+    let source = std::fs::read(dir.path().join("plan.tiss")).unwrap();
+    let bytecode = std::fs::read(dir.path().join("plan.tbc")).unwrap();
+    // Source under other names, bytecode under other names, and source named `.tbc`.
+    for (name, bytes) in [
+        ("plan.txt", &source),
+        ("Planfile", &source),
+        ("source.tbc", &source),
+        ("plan.bin", &bytecode),
+        ("compiled", &bytecode),
+        ("bytecode.tiss", &bytecode),
+    ] {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let ws = dir.path().to_str().unwrap();
+        for args in [
+            &["run", name, "--workdir", ws][..],
+            &["run", name, "--dry-run"][..],
+            &["inspect", name][..],
+            &["disasm", name][..],
+            &["estimate", name][..],
+        ] {
+            let o = tissvm(dir.path(), args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}\n{}", stderr(&o));
+        }
+        let o = tissvm_with_input(dir.path(), &["debug", name], "continue\n");
+        assert_eq!(o.status.code(), Some(0), "debug {name}\n{}", stderr(&o));
+        assert!(stdout(&o).contains("the plan ended: passed"), "debug {name}\n{}", stdout(&o));
+    }
+    // The listing of the source named `.tbc` is the one of the real `.tbc`
+    // but for the source's file name.
+    let from_txt = stdout(&tissvm(dir.path(), &["disasm", "plan.txt"]));
+    let from_tbc = stdout(&tissvm(dir.path(), &["disasm", "plan.tbc"]));
+    assert_eq!(from_txt.replace("plan.txt", "plan.tiss"), from_tbc);
+}
+
+#[test]
+fn resume_plan_is_source_or_bytecode_by_its_content() {
+    let dir = workspace();
+    let pausing = "TASK \"Wait\"\nSTEP \"s\" {\n    PAUSE \"p\"\n    RUN \"echo done\"\n}\n";
+    std::fs::write(dir.path().join("pausing.txt"), pausing).unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let o = tissvm(dir.path(), &["run", "pausing.txt", "--workdir", ws, "--non-interactive"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let snap = dir.path().join(".tiss/wait-1.snap");
+    assert!(snap.is_file(), "{}", stderr(&o));
+    let Ok((module, _)) = tiss_compiler::compile("pausing.txt", pausing.as_bytes(), Default::default())
+    else {
+        panic!("the test plan compiles");
+    };
+    std::fs::write(dir.path().join("pausing.bin"), tisslang::format::encode(&module)).unwrap();
+    for plan in ["pausing.txt", "pausing.bin"] {
+        let copy = dir.path().join(format!("{plan}.snap"));
+        std::fs::copy(&snap, &copy).unwrap();
+        let o =
+            tissvm(dir.path(), &["resume", copy.to_str().unwrap(), "--plan", plan, "--answer", "continue"]);
+        assert_eq!(o.status.code(), Some(0), "--plan {plan}\n{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_snapshot_given_as_a_plan_is_named_as_one() {
+    let dir = workspace();
+    let pausing = "TASK \"Wait\"\nSTEP \"s\" {\n    PAUSE \"p\"\n}\n";
+    std::fs::write(dir.path().join("pausing.tiss"), pausing).unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let o = tissvm(dir.path(), &["run", "pausing.tiss", "--workdir", ws, "--non-interactive"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    for args in [&["run", ".tiss/wait-1.snap"][..], &["inspect", ".tiss/wait-1.snap"][..]] {
+        let o = tissvm(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&o),
+            "tissvm: `.tiss/wait-1.snap` is a snapshot, not a plan; continue it with `tissvm resume .tiss/wait-1.snap`\n"
+        );
+    }
+}
+
+/// `tissvm ARGS` in `dir` with `input` on stdin.
+fn tissvm_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tissvm");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write commands");
+    child.wait_with_output().expect("tissvm ends")
 }

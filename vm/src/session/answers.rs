@@ -5,11 +5,14 @@
 //! interaction's, or an answer of the wrong kind, is refused there; the file
 //! is also checked against the plan before anything runs ([`check_plan`]).
 
+use std::path::Path;
+
 use serde_json::Value as Json;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
 
 use crate::host::{Answer, Question};
+use crate::session::snapshot::AnswersPosition;
 
 /// What a human can answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,6 +230,28 @@ pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Reply>, String> {
     Ok(out)
 }
 
+/// Where a resumed run starts in the answers file `given` (0-based): after
+/// the entries it used when `given` is the file the run had (`used`), with
+/// the entry `--answer` takes the place of (`answered`: 1 if given); from
+/// its first entry when it is another file, or the run had none. The k-th
+/// entry answers the k-th interaction of the run, so the same file goes
+/// on where it stood; a new file is new answers from here on.
+pub fn first_entry(given: &Path, used: Option<&AnswersPosition>, answered: usize) -> usize {
+    match used {
+        Some(used) if same_file(given, &used.file) => used.next as usize + answered,
+        _ => 0,
+    }
+}
+
+/// Whether two paths name the same file (symbolic links and `..` resolved
+/// when both exist; else compared as absolute paths).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    }
+}
+
 /// Checks replies against the plan before anything runs: a reply with a
 /// `line` must fit an interaction at that line, one without must fit some
 /// interaction of the plan.
@@ -297,6 +322,24 @@ pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_file_goes_on_and_another_starts_at_its_first_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("answers.json");
+        std::fs::write(&file, "[]").unwrap();
+        let used = AnswersPosition { file: file.clone(), next: 2 };
+        assert_eq!(first_entry(&file, Some(&used), 0), 2);
+        assert_eq!(first_entry(&file, Some(&used), 1), 3, "--answer takes the place of entry 3");
+        // The same file by another path.
+        std::fs::create_dir(dir.path().join("x")).unwrap();
+        assert_eq!(first_entry(&dir.path().join("x/../answers.json"), Some(&used), 0), 2);
+        let other = dir.path().join("other.json");
+        std::fs::write(&other, "[]").unwrap();
+        assert_eq!(first_entry(&other, Some(&used), 0), 0);
+        assert_eq!(first_entry(&other, Some(&used), 1), 0);
+        assert_eq!(first_entry(&file, None, 0), 0);
+    }
 
     fn question(kind: &str) -> Question {
         match kind {

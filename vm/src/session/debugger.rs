@@ -41,12 +41,13 @@ use tisslang::module::NONE;
 
 use crate::host::Host;
 use crate::machine::program::Program;
-use crate::machine::value::{Record, Value, format_duration, shell_quote};
+use crate::machine::value::{Record, Value, format_duration};
 use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::report::failure_text;
 use crate::session::answers;
 use crate::session::interrupt;
-use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
+use crate::session::resume_command;
+use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, SnapshotRef};
 
 /// Characters of a string `print` shows before shortening it.
 pub const PRINT_LIMIT: usize = 1000;
@@ -169,11 +170,13 @@ pub struct Breakpoint {
 }
 
 /// What `save` needs besides the machine: the run's workspace (absolute),
-/// and the `--answers` file if the run has one.
+/// the `--answers` file if the run has one, and the options `tissvm
+/// resume` goes on with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaveInfo {
     pub workspace: PathBuf,
     pub answers_file: Option<PathBuf>,
+    pub options: RememberedOptions,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -846,6 +849,8 @@ impl<H: Host> Debugger<H> {
             content_hash: &self.program.hash,
             workspace: &info.workspace,
             answers: answers.as_ref(),
+            options: &info.options,
+            resumed: None,
         };
         let bytes = match snapshot::encode(&snapshot) {
             Ok(b) => b,
@@ -854,16 +859,16 @@ impl<H: Host> Debugger<H> {
         if let Err(e) = snapshot::write_snapshot(Path::new(&file), &bytes) {
             return format!("cannot write the snapshot `{file}`: {e}");
         }
-        let answer = match &machine.status {
-            Status::Suspended(Suspension::Interaction { question, .. }) => {
-                format!(" --answer {}", answers::expected_answers(question))
-            }
-            _ => String::new(),
+        let waiting = match &machine.status {
+            Status::Suspended(Suspension::Interaction { question, .. }) => Some(question),
+            _ => None,
         };
-        format!(
-            "saved a snapshot to {file}; continue the run with: tissvm resume {}{answer}",
-            shell_word(&file)
-        )
+        match resume_command::commands(Path::new(&file), waiting).as_slice() {
+            [one] => format!("saved a snapshot to {file}; continue the run with: {one}"),
+            many => {
+                format!("saved a snapshot to {file}; continue the run with one of:\n  {}", many.join("\n  "))
+            }
+        }
     }
 }
 
@@ -970,15 +975,6 @@ fn help() -> String {
     let shorts: Vec<&str> = COMMANDS.iter().map(|(_, s, ..)| *s).filter(|s| !s.is_empty()).collect();
     text.push_str(&format!("\nshort forms: {}; an empty line repeats step or next", shorts.join(", ")));
     text
-}
-
-/// `text` as one shell word: as is when it is plain, else single-quoted.
-fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { shell_quote(text) }
 }
 
 #[cfg(test)]

@@ -4,4 +4,5 @@
 pub mod answers;
 pub mod debugger;
 pub mod interrupt;
+pub mod resume_command;
 pub mod snapshot;

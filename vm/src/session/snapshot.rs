@@ -23,8 +23,17 @@
 //! The payload, in order: the content hash of the module
 //! (`tisslang::format::content_hash`), the workspace the run used (the
 //! path's bytes), where the run stands in an `--answers` file if one was
-//! given, the [`Machine`] (the whole run state), and the complete `.tbc`
-//! bytes of the module, so a snapshot needs nothing else to be resumed.
+//! given, the run's options that `tissvm resume` goes on with
+//! ([`RememberedOptions`]), whether the snapshot has been resumed and what
+//! continued it ([`Continuation`]), the [`Machine`] (the whole run state),
+//! and the complete `.tbc` bytes of the module, so a snapshot needs nothing
+//! else to be resumed.
+//!
+//! A snapshot is resumed once (SPEC §9, "Guards on resume"): before a
+//! resumed run's first instruction its file is rewritten, atomically, with
+//! the mark [`Continuation::Started`] ([`with_continuation`]), and once the
+//! run stops with what continued it (the snapshot it wrote, or how it
+//! ended). Everything else in the file stays as it was.
 //!
 //! Reading trusts nothing: magic, version, flags, length and checksum, then
 //! the payload is decoded (with the size limit), the embedded bytecode is
@@ -54,8 +63,8 @@ use crate::machine::{Machine, Status, Suspension};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
-/// `src/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 4;
+/// `vm/src/session/snapshot/tests.rs` fails until you do.
+pub const SNAPSHOT_VERSION: u16 = 5;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -88,6 +97,63 @@ pub struct AnswersPosition {
     pub next: u32,
 }
 
+/// The options of the run that wrote a snapshot, which `tissvm resume`
+/// goes on with unless they are given again (SPEC §9, "Guards on resume").
+/// The budgets are not here: the caps in force are part of the machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberedOptions {
+    /// `--snapshot-dir`, absolute; `None`: `.tiss/` in the workspace.
+    pub snapshot_dir: Option<PathBuf>,
+    /// `--log-file`, absolute.
+    pub log_file: Option<PathBuf>,
+    /// `--provider`, by name.
+    pub provider: String,
+    /// `--sandbox-profile`, by name.
+    pub sandbox_profile: String,
+    /// `--env-allow`: the names only, never the values.
+    pub env_allow: Vec<String>,
+}
+
+impl Default for RememberedOptions {
+    /// A fresh run's: no snapshot directory or log file, the `mock`
+    /// provider, the `standard` sandbox profile, no variable allowed.
+    fn default() -> RememberedOptions {
+        RememberedOptions {
+            snapshot_dir: None,
+            log_file: None,
+            provider: "mock".into(),
+            sandbox_profile: "standard".into(),
+            env_allow: Vec::new(),
+        }
+    }
+}
+
+/// What became of a snapshot once resumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Continuation {
+    /// A run resumed from it started, and has not told how it stopped: it
+    /// may still be running, or it was killed.
+    Started,
+    /// The resumed run suspended again and wrote this snapshot (absolute).
+    Snapshot(PathBuf),
+    /// The resumed run ended with this status (`passed`, `failed`,
+    /// `budget_exceeded`, ...).
+    Ended(String),
+}
+
+impl fmt::Display for Continuation {
+    /// What the resumed run did: "recorded no end (...)", "went on to ...".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Continuation::Started => {
+                f.write_str("recorded no end (it may still be running, or it was killed)")
+            }
+            Continuation::Snapshot(path) => write!(f, "was suspended again in `{}`", path.display()),
+            Continuation::Ended(status) => write!(f, "ended: {status}"),
+        }
+    }
+}
+
 /// A snapshot to write: borrowed parts of a suspended run.
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotRef<'a> {
@@ -99,6 +165,9 @@ pub struct SnapshotRef<'a> {
     /// The workspace the run used (absolute).
     pub workspace: &'a Path,
     pub answers: Option<&'a AnswersPosition>,
+    pub options: &'a RememberedOptions,
+    /// `None` for a snapshot not resumed yet (every new one).
+    pub resumed: Option<&'a Continuation>,
 }
 
 /// A snapshot read back: checked, with its bytecode loaded and verified.
@@ -111,6 +180,9 @@ pub struct Snapshot {
     pub content_hash: String,
     pub workspace: PathBuf,
     pub answers: Option<AnswersPosition>,
+    pub options: RememberedOptions,
+    /// Whether it has been resumed, and what continued it.
+    pub resumed: Option<Continuation>,
 }
 
 /// What a file that is not a snapshot appears to be.
@@ -255,6 +327,72 @@ impl<'de> Deserialize<'de> for ByteBuf {
     }
 }
 
+/// [`RememberedOptions`] on the wire: paths as their bytes.
+#[derive(Serialize, Deserialize)]
+struct OptionsWire {
+    snapshot_dir: Option<Vec<u8>>,
+    log_file: Option<Vec<u8>>,
+    provider: String,
+    sandbox_profile: String,
+    env_allow: Vec<String>,
+}
+
+/// [`Continuation`] on the wire.
+#[derive(Serialize, Deserialize)]
+enum ContinuationWire {
+    Started,
+    Snapshot(Vec<u8>),
+    Ended(String),
+}
+
+fn path_bytes(path: &Path) -> Vec<u8> {
+    path.as_os_str().as_bytes().to_vec()
+}
+
+fn bytes_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+}
+
+impl OptionsWire {
+    fn from(options: &RememberedOptions) -> OptionsWire {
+        OptionsWire {
+            snapshot_dir: options.snapshot_dir.as_deref().map(path_bytes),
+            log_file: options.log_file.as_deref().map(path_bytes),
+            provider: options.provider.clone(),
+            sandbox_profile: options.sandbox_profile.clone(),
+            env_allow: options.env_allow.clone(),
+        }
+    }
+
+    fn into_options(self) -> RememberedOptions {
+        RememberedOptions {
+            snapshot_dir: self.snapshot_dir.map(bytes_path),
+            log_file: self.log_file.map(bytes_path),
+            provider: self.provider,
+            sandbox_profile: self.sandbox_profile,
+            env_allow: self.env_allow,
+        }
+    }
+}
+
+impl ContinuationWire {
+    fn from(continuation: &Continuation) -> ContinuationWire {
+        match continuation {
+            Continuation::Started => ContinuationWire::Started,
+            Continuation::Snapshot(path) => ContinuationWire::Snapshot(path_bytes(path)),
+            Continuation::Ended(status) => ContinuationWire::Ended(status.clone()),
+        }
+    }
+
+    fn into_continuation(self) -> Continuation {
+        match self {
+            ContinuationWire::Started => Continuation::Started,
+            ContinuationWire::Snapshot(path) => Continuation::Snapshot(bytes_path(path)),
+            ContinuationWire::Ended(status) => Continuation::Ended(status),
+        }
+    }
+}
+
 /// The payload as written. Field order is the wire order: keep it in step
 /// with [`PayloadIn`].
 #[derive(Serialize)]
@@ -262,6 +400,8 @@ struct PayloadOut<'a> {
     content_hash: &'a str,
     workspace: Bytes<'a>,
     answers: Option<(Bytes<'a>, u32)>,
+    options: OptionsWire,
+    resumed: Option<ContinuationWire>,
     machine: &'a Machine,
     bytecode: Bytes<'a>,
 }
@@ -272,6 +412,8 @@ struct PayloadIn {
     content_hash: String,
     workspace: ByteBuf,
     answers: Option<(ByteBuf, u32)>,
+    options: OptionsWire,
+    resumed: Option<ContinuationWire>,
     machine: Machine,
     bytecode: ByteBuf,
 }
@@ -283,12 +425,19 @@ pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
         content_hash: snapshot.content_hash,
         workspace: Bytes(snapshot.workspace.as_os_str().as_bytes()),
         answers: snapshot.answers.map(|a| (Bytes(a.file.as_os_str().as_bytes()), a.next)),
+        options: OptionsWire::from(snapshot.options),
+        resumed: snapshot.resumed.map(ContinuationWire::from),
         machine: snapshot.machine,
         bytecode: Bytes(snapshot.bytecode),
     };
+    seal_payload(&payload, snapshot.bytecode.len())
+}
+
+/// Header and payload: the payload encoded, its length and checksum.
+fn seal_payload(payload: &PayloadOut<'_>, bytecode_len: usize) -> Result<Vec<u8>, SnapshotError> {
     let mut out = vec![0u8; HEADER_LEN];
-    out.reserve(snapshot.bytecode.len() + 256);
-    bincode::serde::encode_into_std_write(&payload, &mut out, config())
+    out.reserve(bytecode_len + 256);
+    bincode::serde::encode_into_std_write(payload, &mut out, config())
         .map_err(|e| SnapshotError::Encode { reason: e.to_string() })?;
     let len = out.len() - HEADER_LEN;
     if len > MAX_PAYLOAD {
@@ -340,6 +489,28 @@ impl From<SealError> for SnapshotError {
 /// verified, its hash checked against the stored one), then the state
 /// against the module.
 pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
+    let PayloadIn { content_hash, workspace, answers, options, resumed, machine, bytecode } =
+        decode_payload(bytes)?;
+    let module = tisslang::format::load(&bytecode.0).map_err(SnapshotError::Bytecode)?;
+    let actual = tisslang::format::content_hash(&module);
+    if actual != content_hash {
+        return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
+    }
+    check_state(&machine, &module).map_err(|reason| SnapshotError::Inconsistent { reason })?;
+    Ok(Snapshot {
+        machine,
+        module,
+        bytecode: bytecode.0,
+        content_hash,
+        workspace: bytes_path(workspace.0),
+        answers: answers.map(|(file, next)| AnswersPosition { file: bytes_path(file.0), next }),
+        options: options.into_options(),
+        resumed: resumed.map(ContinuationWire::into_continuation),
+    })
+}
+
+/// The container checked and the payload decoded, nothing more.
+fn decode_payload(bytes: &[u8]) -> Result<PayloadIn, SnapshotError> {
     let payload = check_header(bytes)?;
     let (decoded, used): (PayloadIn, usize) = bincode::serde::decode_from_slice(payload, config())
         .map_err(|e| SnapshotError::Malformed { reason: e.to_string() })?;
@@ -348,22 +519,24 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
         });
     }
-    let PayloadIn { content_hash, workspace, answers, machine, bytecode } = decoded;
-    let module = tisslang::format::load(&bytecode.0).map_err(SnapshotError::Bytecode)?;
-    let actual = tisslang::format::content_hash(&module);
-    if actual != content_hash {
-        return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
-    }
-    check_state(&machine, &module).map_err(|reason| SnapshotError::Inconsistent { reason })?;
-    let path = |bytes: Vec<u8>| PathBuf::from(std::ffi::OsString::from_vec(bytes));
-    Ok(Snapshot {
-        machine,
-        module,
-        bytecode: bytecode.0,
-        content_hash,
-        workspace: path(workspace.0),
-        answers: answers.map(|(file, next)| AnswersPosition { file: path(file.0), next }),
-    })
+    Ok(decoded)
+}
+
+/// The snapshot file `bytes` with its resumed mark set to `resumed` (or
+/// cleared), everything else as it was.
+pub fn with_continuation(bytes: &[u8], resumed: Option<&Continuation>) -> Result<Vec<u8>, SnapshotError> {
+    let PayloadIn { content_hash, workspace, answers, options, resumed: _, machine, bytecode } =
+        decode_payload(bytes)?;
+    let payload = PayloadOut {
+        content_hash: &content_hash,
+        workspace: Bytes(&workspace.0),
+        answers: answers.as_ref().map(|(file, next)| (Bytes(&file.0), *next)),
+        options,
+        resumed: resumed.map(ContinuationWire::from),
+        machine: &machine,
+        bytecode: Bytes(&bytecode.0),
+    };
+    seal_payload(&payload, bytecode.0.len())
 }
 
 /// Whether `machine` can be a run of `module` that has not ended: the

@@ -19,16 +19,17 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
+use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::module::Module;
 
-use super::options::{OutputFormat, RunOptions};
+use super::options::HostOptions;
 use super::{session, status};
 
 const PROMPT: &str = "(tissvm) ";
 
 #[derive(Args)]
 pub struct DebugArgs {
-    /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 
@@ -38,7 +39,7 @@ pub struct DebugArgs {
     pub breaks: Vec<String>,
 
     #[command(flatten)]
-    pub options: RunOptions,
+    pub options: HostOptions,
 }
 
 pub fn debug(module: Module, args: &DebugArgs) -> u8 {
@@ -50,19 +51,13 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     };
     let options = &args.options;
-    if options.output_format != OutputFormat::Text {
-        eprintln!("tissvm: debug prints its session as text; --output-format applies to `tissvm run`");
-        return status::INVALID;
-    }
-    if options.snapshot_dir.is_some() {
-        eprintln!("tissvm: debug writes a snapshot only on `save FILE`, which names it; drop --snapshot-dir");
-        return status::INVALID;
-    }
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    // What `save` records for `tissvm resume` to go on with.
+    let remembered = options.over(None, RememberedOptions::default());
     // Step lines go to stderr, so the transcript on stdout is stable.
     let session::OpenedHost { host, answers_file, caps } =
-        match session::open_host(&program, &machine, &workdir, None, options, Progress::Quiet) {
+        match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
             Ok(opened) => opened,
             Err(code) => return code,
         };
@@ -76,7 +71,8 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     }
     let workspace = host.workspace.root().to_path_buf();
     let mut debugger = Debugger::new(program, machine, host);
-    debugger.save_info = Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path) });
+    debugger.save_info =
+        Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path), options: remembered });
 
     let mut out = io::stdout().lock();
     // A closed pipe (`tissvm debug ... | head`) ends the session quietly;

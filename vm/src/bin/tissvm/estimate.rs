@@ -11,7 +11,7 @@ use super::status;
 
 #[derive(Args)]
 pub struct EstimateArgs {
-    /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 

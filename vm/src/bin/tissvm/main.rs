@@ -2,7 +2,8 @@
 //! `estimate`.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
-//! verified) or as source (`.tiss`, compiled in memory). Exit status: 0
+//! verified) or as source (`.tiss`, compiled in memory), told apart by the
+//! `.tbc` magic number, not the file's name. Exit status: 0
 //! success, 1 the plan failed, 2 usage error or a plan that does not compile
 //! or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, 3
 //! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
@@ -16,10 +17,14 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
+use tiss_vm::session::resume_command::shell_word;
+
+use invalid::{Invalid, Refused};
 use tisslang::module::Module;
 
 mod debug;
 mod estimate;
+mod invalid;
 mod options;
 mod resume;
 mod run;
@@ -49,7 +54,8 @@ mod status {
 /// its static cost bounds without running it (`estimate`).
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
-/// as source (`.tiss`, compiled in memory).
+/// as source (`.tiss`, compiled in memory), told apart by the `.tbc` magic
+/// number, whatever the file's name.
 #[derive(Parser)]
 #[command(
     name = "tissvm",
@@ -87,13 +93,20 @@ enum Command {
     Run(run::RunArgs),
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///
-    /// The snapshot carries the bytecode and remembers the workspace
-    /// (`--workdir` overrides it). Takes the options of `run`.
+    /// The snapshot carries the bytecode, and remembers the workspace and the
+    /// run's options: --snapshot-dir, --log-file, --provider,
+    /// --sandbox-profile, --env-allow and the budgets in force. A flag given
+    /// here overrides the remembered one (--workdir the workspace); a
+    /// --budget only lowers a cap unless --raise-budget.
+    ///
+    /// A snapshot is resumed once: its file records that it was, and what
+    /// continued it, and resuming it again is refused unless --force, since
+    /// the effects after it would run twice.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, and the risk level with its reasons.
     Inspect {
-        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
         #[arg(long, value_enum, default_value_t = InspectFormat::Text, value_name = "FORMAT")]
@@ -102,10 +115,9 @@ enum Command {
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
     ///
-    /// A `.tiss` plan is compiled in memory first; anything else is loaded as
-    /// bytecode and verified.
+    /// A source plan is compiled in memory first; bytecode is loaded and verified.
     Disasm {
-        /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+        /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
     },
@@ -122,7 +134,9 @@ enum Command {
     /// The session starts paused before the first statement; `help` lists the
     /// commands. Commands come from the terminal, or one per line from stdin
     /// when it is not a terminal (end of input quits). Takes the options of
-    /// `run`. Exit status: the plan's if it ran to its end, else 0.
+    /// `run` that fit a session: not `--output-format` (the session is text)
+    /// nor `--snapshot-dir` (`save FILE` names its snapshot). Exit status: the
+    /// plan's if it ran to its end, else 0.
     Debug(debug::DebugArgs),
 }
 
@@ -143,18 +157,18 @@ fn run() -> u8 {
         Command::Estimate(args) => match estimate::model(&args) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
                 Ok(plan) => estimate::run(plan.module, &model, &args),
-                Err(code) => code,
+                Err(refused) => refused.status(),
             },
             Err(code) => code,
         },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(code) => code,
+            Err(refused) => refused.report(args.report.output_format),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => debug::debug(plan.module, &args),
-            Err(code) => code,
+            Err(refused) => refused.status(),
         },
     }
 }
@@ -174,7 +188,7 @@ struct Plan {
 fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
-        Err(code) => return code,
+        Err(refused) => return refused.status(),
     };
     let program = match tiss_vm::machine::program::Program::new(plan.module) {
         Ok(p) => p,
@@ -200,27 +214,39 @@ fn disasm(out: &mut Output, path: &Path) -> u8 {
         Ok(plan) => {
             write_stdout(PROGRAM, &tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK)
         }
-        Err(code) => code,
+        Err(refused) => refused.status(),
     }
 }
 
-/// Loads PLAN: `.tiss` is compiled in memory, anything else is loaded as
-/// bytecode. Either way the module is verified. Errors are reported here; the
-/// `Err` is the exit status.
-fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
+/// Loads PLAN, whatever its name (SPEC §9): bytecode if it starts with the
+/// `.tbc` magic, else source, compiled in memory. Either way the module is
+/// verified. Errors are told on stderr here; the `Err` says what a report
+/// says about them, and gives the exit status.
+fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        eprintln!("tissvm: cannot read `{name}`: {}", io_message(&e));
-        status::INVALID
-    })?;
-    let is_source = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tiss"));
+    let bytes = std::fs::read(path)
+        .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?;
+    if starts_with_name_of(&bytes, &tiss_vm::session::snapshot::MAGIC) {
+        return Err(Invalid::told(
+            &name,
+            format!(
+                "`{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`",
+                shell_word(&name)
+            ),
+        )
+        .into());
+    }
+    // The magic's first four bytes name the container; the rest are
+    // line-ending canaries, so a `.tbc` whose line endings were converted
+    // is still bytecode, and the loader says what happened to it.
+    let is_source = !starts_with_name_of(&bytes, &tisslang::format::MAGIC);
     let module = if is_source {
         let (mut module, frontend) =
             match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
                 Ok(compiled) => compiled,
                 Err(frontend) => {
                     report(out, &frontend);
-                    return Err(status::INVALID);
+                    return Err(Invalid::from_frontend(&name, &frontend).into());
                 }
             };
         report(out, &frontend);
@@ -234,17 +260,19 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
                 "tissvm: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
                  This is a bug in the compiler, not in your plan; please report it with the plan."
             );
-            return Err(status::INTERNAL);
+            return Err(Refused::Internal);
         }
         module
     } else {
-        tisslang::format::load(&bytes).map_err(|e| {
-            eprintln!("tissvm: {name}: {e}");
-            status::INVALID
-        })?
+        tisslang::format::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
     };
     let hash = tisslang::format::content_hash(&module);
     Ok(Plan { module, hash })
+}
+
+/// Whether `bytes` start with the name part of a container's `magic`.
+fn starts_with_name_of(bytes: &[u8], magic: &[u8; 8]) -> bool {
+    bytes.starts_with(&magic[..4])
 }
 
 /// Prints a plan's diagnostics (warnings, or the errors that stop it).

@@ -1,28 +1,29 @@
-//! The options of a run, shared by `run`, `resume` and `debug`.
+//! The options of a run, in groups so that each subcommand takes (and its
+//! `--help` shows) only the ones it honours: `run` and `resume` flatten all
+//! three, `debug` only [`HostOptions`] (its session is text on stdout, and
+//! its one snapshot is the file `save` names).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
-/// The options of a run, shared by `run` and `resume`.
+/// Where a run happens and what it may do: the workspace, the host's
+/// effects, human answers, budgets.
 #[derive(Args)]
-pub struct RunOptions {
+pub struct HostOptions {
     /// The workspace every path is resolved against (default: the current
     /// directory; for `resume`, the workspace the snapshot remembers).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
-
-    /// `text` (step lines and a summary), `json` (SPEC §9 report) or `junit` (XML).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
-    pub output_format: OutputFormat,
 
     /// Append one JSON object per event to FILE (full command output included).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
     /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
-    /// the lower of this and the plan's SET_BUDGET wins; on resume it can only lower a cap).
+    /// the lower of this and the plan's SET_BUDGET wins).
     #[arg(long = "budget", value_name = "DIM=VALUE")]
     pub budgets: Vec<String>,
 
@@ -37,22 +38,54 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
 
-    /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
-    #[arg(long, value_name = "DIR")]
-    pub snapshot_dir: Option<PathBuf>,
-
     /// Isolation: `none`, `standard` (workspace confinement and a scrubbed
-    /// environment) or `strict` (kernel-enforced; refused where unavailable).
-    #[arg(long, value_enum, default_value_t = SandboxProfile::Standard, value_name = "PROFILE")]
-    pub sandbox_profile: SandboxProfile,
+    /// environment; the default) or `strict` (kernel-enforced; refused where
+    /// unavailable).
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub sandbox_profile: Option<SandboxProfile>,
 
-    /// The language-model provider (`mock`: deterministic and offline).
-    #[arg(long, default_value = "mock", value_name = "NAME")]
-    pub provider: String,
+    /// The language-model provider (`mock`, the default: deterministic and offline).
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
 
     /// Pass the caller's environment variable NAME to commands (repeatable).
     #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
+}
+
+impl HostOptions {
+    /// The options the run goes by, and its snapshots remember: each one
+    /// given here (paths made absolute), else `base`'s (a fresh run's
+    /// defaults, or what a resumed snapshot remembers).
+    pub fn over(&self, snapshot_dir: Option<&Path>, base: RememberedOptions) -> RememberedOptions {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        RememberedOptions {
+            snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
+            log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
+            provider: self.provider.clone().unwrap_or(base.provider),
+            sandbox_profile: self
+                .sandbox_profile
+                .and_then(|p| p.to_possible_value())
+                .map_or(base.sandbox_profile, |v| v.get_name().to_string()),
+            env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
+        }
+    }
+}
+
+/// How the run reports (`run`, `resume`).
+#[derive(Args)]
+pub struct ReportOptions {
+    /// `text` (step lines and a summary), `json` (SPEC §9 report) or `junit` (XML).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
+    pub output_format: OutputFormat,
+}
+
+/// Where a suspended run goes (`run`, `resume`).
+#[derive(Args)]
+pub struct SnapshotOptions {
+    /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,17 +1,23 @@
 //! `tissvm resume SNAPSHOT`: loads a snapshot (checked, its bytecode
 //! verified), insists on `--plan` if given, and continues the run exactly
-//! where it stopped (`session.rs`).
+//! where it stopped (`session.rs`), with the run's options where none is
+//! given again. Guards on resume (SPEC §9): a snapshot is resumed once —
+//! [`Mark`] records in its file that it is, and what continued it — and a
+//! `--budget` only lowers a cap unless `--raise-budget`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
-use tiss_vm::session::answers::{self, Reply};
-use tiss_vm::session::snapshot;
+use tiss_vm::session::answers::Reply;
+use tiss_vm::session::resume_command;
+use tiss_vm::session::resume_command::shell_word;
+use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
 
-use super::options::{OutputFormat, RunOptions};
-use super::session::{self, Start};
+use super::invalid::Invalid;
+use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
+use super::session::{self, Resumed, Start};
 use super::{Output, status};
 
 #[derive(Args)]
@@ -20,9 +26,9 @@ pub struct ResumeArgs {
     #[arg(value_name = "SNAPSHOT")]
     pub snapshot: PathBuf,
 
-    /// Insist on this plan (`.tbc`, or `.tiss` compiled in memory): the
+    /// Insist on this plan (bytecode, or source compiled in memory): the
     /// snapshot is refused unless its bytecode has the same content hash.
-    #[arg(long, value_name = "FILE.tbc")]
+    #[arg(long, value_name = "PLAN")]
     pub plan: Option<PathBuf>,
 
     /// The answer to the interaction the run waits for: `continue` (PAUSE),
@@ -34,43 +40,60 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "TEXT", requires = "answer")]
     pub comment: Option<String>,
 
+    /// Resume the snapshot even though it was resumed before (the effects
+    /// after it run again), or though its file cannot record that it is.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Let `--budget` raise the cap in force; without it a budget given on
+    /// resume only lowers one.
+    #[arg(long)]
+    pub raise_budget: bool,
+
     #[command(flatten)]
-    pub options: RunOptions,
+    pub host: HostOptions,
+
+    #[command(flatten)]
+    pub report: ReportOptions,
+
+    #[command(flatten)]
+    pub snapshot_options: SnapshotOptions,
 }
 
 pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
+    let format = args.report.output_format;
     let name = args.snapshot.display().to_string();
     let bytes = match std::fs::read(&args.snapshot) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("tissvm: cannot read the snapshot `{name}`: {}", super::io_message(&e));
-            return status::INVALID;
+            let error = format!("cannot read the snapshot `{name}`: {}", super::io_message(&e));
+            return Invalid::told(&name, error).report(format);
         }
     };
     let snap = match snapshot::read_snapshot(&bytes) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("tissvm: {name}: {e}");
-            return status::INVALID;
-        }
+        Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
+    if let (Some(continuation), false) = (&snap.resumed, args.force) {
+        return Invalid::told(&name, resumed_before(&name, continuation)).report(format);
+    }
     if let Some(plan_path) = &args.plan {
         let plan = match super::load_plan(out, plan_path) {
             Ok(p) => p,
-            Err(code) => return code,
+            Err(refused) => return refused.report(format),
         };
         if plan.hash != snap.content_hash {
-            eprintln!(
-                "tissvm: the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
+            let error = format!(
+                "the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
                  and `{}` is bytecode {}; refusing to resume it with another plan",
                 snap.content_hash,
                 plan_path.display(),
                 plan.hash
             );
-            return status::INVALID;
+            return Invalid::told(&name, error).report(format);
         }
     }
-    let workdir = match &args.options.workdir {
+    let workdir = match &args.host.workdir {
         Some(dir) => dir.clone(),
         None if snap.workspace.is_dir() => snap.workspace.clone(),
         None => {
@@ -98,10 +121,8 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
-                        eprintln!(
-                            "tissvm: {e}; continue with `--answer {}`",
-                            answers::expected_answers(question)
-                        );
+                        let commands = resume_command::commands(&args.snapshot, Some(question));
+                        eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
                 }
@@ -118,14 +139,27 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
     };
     let program = match Program::new(snap.module) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("tissvm: {name}: {e}");
-            return status::INVALID;
-        }
+        Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
-    if args.options.output_format == OutputFormat::Text {
+    let remembered = args.host.over(args.snapshot_options.snapshot_dir.as_deref(), snap.options.clone());
+    if format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
+        let kept = kept_options(&snap.options, &remembered);
+        if !kept.is_empty() {
+            eprintln!("tissvm: with the run's {}", kept.join(" "));
+        }
+    }
+    // Answers are given per invocation: a run's answers file is not read
+    // again unless named, but never dropped without a word.
+    if let (None, Some(used)) = (&args.host.answers, &snap.answers) {
+        eprintln!(
+            "tissvm: note: the run answered from `{}`, whose entry {} is next; it is not used without \
+             --answers; to go on with it:\n  {}",
+            used.file.display(),
+            used.next + 1,
+            resume_command::with_answers_file(&args.snapshot, &used.file)
+        );
     }
     let start = Start {
         program,
@@ -133,7 +167,133 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         bytecode: Some(snap.bytecode),
         workdir,
         first,
-        resumed_from: Some(args.snapshot.clone()),
+        resumed: Some(Resumed {
+            path: args.snapshot.clone(),
+            bytes,
+            answers: snap.answers,
+            force: args.force,
+            raise_budget: args.raise_budget,
+        }),
     };
-    session::execute(start, &args.options)
+    session::execute(start, &args.host, &args.report, remembered)
+}
+
+/// The options the run had, other than a fresh run's defaults, that this
+/// resume goes on with (none given again), as flags.
+fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String> {
+    let fresh = RememberedOptions::default();
+    let mut flags = Vec::new();
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| shell_word(&p.display().to_string()));
+    if run.snapshot_dir != fresh.snapshot_dir && now.snapshot_dir == run.snapshot_dir {
+        flags.extend(path(&run.snapshot_dir).map(|p| format!("--snapshot-dir {p}")));
+    }
+    if run.log_file != fresh.log_file && now.log_file == run.log_file {
+        flags.extend(path(&run.log_file).map(|p| format!("--log-file {p}")));
+    }
+    if run.provider != fresh.provider && now.provider == run.provider {
+        flags.push(format!("--provider {}", shell_word(&run.provider)));
+    }
+    if run.sandbox_profile != fresh.sandbox_profile && now.sandbox_profile == run.sandbox_profile {
+        flags.push(format!("--sandbox-profile {}", shell_word(&run.sandbox_profile)));
+    }
+    if now.env_allow == run.env_allow {
+        flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));
+    }
+    flags
+}
+
+/// Why a snapshot resumed before is refused, and what to do instead.
+fn resumed_before(name: &str, continuation: &Continuation) -> String {
+    let advice = match continuation {
+        Continuation::Snapshot(next) => {
+            format!("Continue from there: `tissvm resume {}`", shell_word(&next.display().to_string()))
+        }
+        Continuation::Ended(_) => "There is nothing left to continue".to_string(),
+        Continuation::Started => {
+            "If it is not running, the effects after the snapshot may have happened in part: check the \
+             workspace"
+                .to_string()
+        }
+    };
+    format!(
+        "`{name}` was resumed before, and that run {continuation}; resuming it again would run the effects \
+         after it twice. {advice}; or pass --force to resume it anyway"
+    )
+}
+
+/// A snapshot's record that it is resumed (SPEC §9): its file rewritten
+/// atomically with [`Continuation::Started`] before the resumed run's first
+/// instruction, then with what continued it — or as it was, if nothing ran.
+pub struct Mark {
+    /// The snapshot's file, symbolic links resolved.
+    file: PathBuf,
+    /// As the user named it, for messages.
+    name: String,
+    /// The file's bytes before the mark.
+    original: Vec<u8>,
+}
+
+impl Mark {
+    /// Marks `resumed`'s snapshot. A file that cannot be rewritten (not a
+    /// regular file, read-only, or changed since it was read) is refused,
+    /// unless `--force`: then nothing records this resume (`Ok(None)`).
+    pub fn start(resumed: &Resumed) -> Result<Option<Mark>, Invalid> {
+        let name = resumed.path.display().to_string();
+        match Mark::write_started(&resumed.path, &resumed.bytes) {
+            Ok(file) => Ok(Some(Mark { file, name, original: resumed.bytes.clone() })),
+            Err(why) if resumed.force => {
+                eprintln!(
+                    "tissvm: warning: nothing records that `{name}` was resumed ({why}); resuming it again would \
+                     run the effects after it twice"
+                );
+                Ok(None)
+            }
+            Err(why) => Err(Invalid::told(
+                &name,
+                format!(
+                    "cannot record in `{name}` that it is resumed ({why}); without that record it could be \
+                     resumed again and the effects after it run twice. Resume a copy that is a regular file in \
+                     a writable directory, or pass --force to resume it without the record"
+                ),
+            )),
+        }
+    }
+
+    fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, String> {
+        let file = std::fs::canonicalize(path).map_err(|e| format!("it has no path to rewrite: {e}"))?;
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            return Err("it is not a regular file".into());
+        }
+        // Another resume may have marked it since it was read.
+        if std::fs::read(&file).ok().as_deref() != Some(read) {
+            return Err("it changed since it was read".into());
+        }
+        let marked =
+            snapshot::with_continuation(read, Some(&Continuation::Started)).map_err(|e| e.to_string())?;
+        snapshot::write_snapshot(&file, &marked).map_err(|e| super::io_message(&e))?;
+        Ok(file)
+    }
+
+    /// Records what continued the snapshot.
+    pub fn finish(&self, continuation: &Continuation) {
+        let written = snapshot::with_continuation(&self.original, Some(continuation))
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                snapshot::write_snapshot(&self.file, &bytes).map_err(|e| super::io_message(&e))
+            });
+        if let Err(e) = written {
+            eprintln!("tissvm: warning: cannot record in `{}` how its resumed run went on: {e}", self.name);
+        }
+    }
+
+    /// Leaves the snapshot as it was: nothing ran, so it still holds.
+    pub fn clear(&self) {
+        if let Err(e) = snapshot::write_snapshot(&self.file, &self.original) {
+            eprintln!(
+                "tissvm: warning: cannot clear the resumed mark of `{}`: {}",
+                self.name,
+                super::io_message(&e)
+            );
+        }
+    }
 }

@@ -5,15 +5,17 @@ use std::path::PathBuf;
 use clap::Args;
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
+use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::module::Module;
 
-use super::options::RunOptions;
+use super::invalid::Invalid;
+use super::options::{HostOptions, ReportOptions, SnapshotOptions};
 use super::session::{self, Start};
 use super::status;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The plan: bytecode (`.tbc`) or source (`.tiss`).
+    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
 
@@ -22,15 +24,21 @@ pub struct RunArgs {
     dry_run: bool,
 
     #[command(flatten)]
-    pub options: RunOptions,
+    pub host: HostOptions,
+
+    #[command(flatten)]
+    pub report: ReportOptions,
+
+    #[command(flatten)]
+    pub snapshot: SnapshotOptions,
 }
 
 pub fn run(module: Module, args: &RunArgs) -> u8 {
     let program = match Program::new(module) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("tissvm: {}: {e}", args.plan.display());
-            return status::INVALID;
+            let name = args.plan.display().to_string();
+            return Invalid::told(&name, format!("{name}: {e}")).report(args.report.output_format);
         }
     };
     if args.dry_run {
@@ -41,7 +49,8 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
         );
     }
     let machine = Machine::new(&program);
-    let workdir = args.options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed_from: None };
-    session::execute(start, &args.options)
+    let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None };
+    let remembered = args.host.over(args.snapshot.snapshot_dir.as_deref(), RememberedOptions::default());
+    session::execute(start, &args.host, &args.report, remembered)
 }

@@ -6,18 +6,21 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+use clap::ValueEnum;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::host::{Event, Host, Question};
+use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
-use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
+use tiss_vm::session::resume_command;
+use tiss_vm::session::snapshot::{self, AnswersPosition, Continuation, RememberedOptions, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
-use super::options::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
+use super::options::{HostOptions, OutputFormat, ReportOptions, SandboxProfile, parse_budget};
+use super::resume::Mark;
 use super::status;
 
 /// Where a run starts from.
@@ -31,8 +34,22 @@ pub struct Start {
     pub workdir: PathBuf,
     /// `resume --answer`: answers the interaction the run waits for.
     pub first: Option<Reply>,
-    /// The snapshot this run resumes.
-    pub resumed_from: Option<PathBuf>,
+    /// The snapshot this run resumes, if any.
+    pub resumed: Option<Resumed>,
+}
+
+/// What a resumed run keeps of its snapshot.
+pub struct Resumed {
+    /// The snapshot file, as given.
+    pub path: PathBuf,
+    /// The file's bytes as read, to mark it resumed (or leave it as it was).
+    pub bytes: Vec<u8>,
+    /// Where the run stood in its answers file, if it had one.
+    pub answers: Option<AnswersPosition>,
+    /// `--force`: go on even if the snapshot cannot record that it is resumed.
+    pub force: bool,
+    /// `--raise-budget`: a `--budget` replaces the cap in force, even above it.
+    pub raise_budget: bool,
 }
 
 /// The answers file: its entries from the run's position on.
@@ -50,20 +67,28 @@ pub struct OpenedHost {
     pub caps: Vec<(Dim, u64)>,
 }
 
-/// The real host of a run, set up from the options of `run` (shared by
+/// The real host of a run, set up from its [`HostOptions`] (shared by
 /// `run`, `resume` and `debug`): the workspace, the model provider, answers
 /// given in advance (`first`, then the answers file's entries from the run's
 /// next interaction on), terminal questions, the log file. An error has been
 /// reported and is the exit status.
 pub fn open_host(
     program: &Program,
-    machine: &Machine,
     workdir: &Path,
     first: Option<Reply>,
-    options: &RunOptions,
+    used: Option<&AnswersPosition>,
+    options: &HostOptions,
+    remembered: &RememberedOptions,
     progress: Progress,
 ) -> Result<OpenedHost, u8> {
-    if options.sandbox_profile == SandboxProfile::Strict {
+    let Ok(profile) = SandboxProfile::from_str(&remembered.sandbox_profile, false) else {
+        eprintln!(
+            "tissvm: the snapshot's sandbox profile `{}` is not one this tissvm knows; pass --sandbox-profile",
+            remembered.sandbox_profile
+        );
+        return Err(status::INVALID);
+    };
+    if profile == SandboxProfile::Strict {
         eprintln!(
             "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
              kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
@@ -80,7 +105,7 @@ pub fn open_host(
             }
         }
     }
-    let provider = match tiss_vm::provider::by_name(&options.provider) {
+    let provider = match tiss_vm::provider::by_name(&remembered.provider) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
@@ -116,7 +141,26 @@ pub fn open_host(
                 return Err(status::INVALID);
             }
         };
-        let skip = machine.interactions as usize + queue.len();
+        let skip = answers::first_entry(path, used, queue.len());
+        match used {
+            Some(used) if answers::same_file(path, &used.file) => {
+                let left = if skip >= replies.len() {
+                    format!(" (it has {} entries: none is left)", replies.len())
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "tissvm: --answers `{name}`: the run used this file before; going on from its entry {}{left}",
+                    skip + 1
+                );
+            }
+            Some(used) => eprintln!(
+                "tissvm: --answers `{name}` is not the file the run used (`{}`): its first entry answers the \
+                 next interaction that has no answer",
+                used.file.display()
+            ),
+            None => {}
+        }
         answers_file = Some(AnswersFile {
             path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
             len: replies.len() as u32,
@@ -125,11 +169,11 @@ pub fn open_host(
     }
 
     let mut host = OsHost::new(workspace, provider, progress);
-    host.env_allow = options.env_allow.clone();
+    host.env_allow = remembered.env_allow.clone();
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;
-    if let Some(path) = &options.log_file {
+    if let Some(path) = &remembered.log_file {
         match tiss_vm::report::event_log::EventLog::open(path) {
             Ok(log) => host.log = Some(log),
             Err(e) => {
@@ -141,22 +185,42 @@ pub fn open_host(
     Ok(OpenedHost { host, answers_file, caps })
 }
 
-pub fn execute(start: Start, options: &RunOptions) -> u8 {
-    let Start { program, mut machine, bytecode, workdir, first, resumed_from } = start;
-    let progress = match options.output_format {
+/// Runs from `start` with `options` as given and `remembered`, the options
+/// resolved (given, or remembered by the snapshot resumed), then reports.
+pub fn execute(
+    start: Start,
+    options: &HostOptions,
+    reporting: &ReportOptions,
+    remembered: RememberedOptions,
+) -> u8 {
+    let Start { program, mut machine, bytecode, workdir, first, resumed } = start;
+    let progress = match reporting.output_format {
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
-    let OpenedHost { mut host, answers_file, caps } =
-        match open_host(&program, &machine, &workdir, first, options, progress) {
-            Ok(opened) => opened,
-            Err(code) => return code,
-        };
+    let OpenedHost { mut host, answers_file, caps } = match open_host(
+        &program,
+        &workdir,
+        first,
+        resumed.as_ref().and_then(|r| r.answers.as_ref()),
+        options,
+        &remembered,
+        progress,
+    ) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
     // The state as resumed: if nothing changes it, its snapshot still holds.
-    let original = resumed_from.as_ref().map(|_| machine.clone());
+    let original = resumed.as_ref().map(|_| machine.clone());
+    let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
     for (dim, value) in caps {
-        machine.cap(dim, value);
+        apply_budget(&mut machine, dim, value, raise);
     }
+    // Recorded before the first instruction: a snapshot is resumed once.
+    let mark = match resumed.as_ref().map(Mark::start).transpose() {
+        Ok(mark) => mark.flatten(),
+        Err(invalid) => return invalid.report(reporting.output_format),
+    };
     if let Err(e) = interrupt::install() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
     }
@@ -207,6 +271,9 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         eprintln!(
             "tissvm: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this bytecode); please report it."
         );
+        if let Some(mark) = &mark {
+            mark.finish(&Continuation::Ended("internal_error".into()));
+        }
         return status::INTERNAL;
     }
 
@@ -216,12 +283,23 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         let position =
             answers_file.as_ref().map(|f| AnswersPosition { file: f.path.clone(), next: f.len - remaining });
         let unchanged = original.as_ref().is_some_and(|o| *o == machine);
-        let written = match (&resumed_from, unchanged) {
+        let written = match (resumed.as_ref().map(|r| &r.path), unchanged) {
             // Nothing ran: the snapshot resumed from still holds this state.
-            (Some(path), true) => Ok(path.clone()),
+            (Some(path), true) => {
+                if let Some(mark) = &mark {
+                    mark.clear();
+                }
+                Ok(path.clone())
+            }
             _ => {
-                let dir = options.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
-                write_snapshot(&program, &machine, bytecode, &workspace_root, position.as_ref(), &dir)
+                let dir = remembered.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
+                let parts =
+                    Parts { workspace: &workspace_root, answers: position.as_ref(), options: &remembered };
+                let written = write_snapshot(&program, &machine, bytecode, &parts, &dir);
+                if let (Some(mark), Ok(path)) = (&mark, &written) {
+                    mark.finish(&Continuation::Snapshot(std::path::absolute(path).unwrap_or(path.clone())));
+                }
+                written
             }
         };
         match written {
@@ -235,11 +313,12 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
     if let Some(e) = answer_error {
         eprintln!("tissvm: --answers {e}");
         if let Some(path) = &snapshot_path {
+            let file = answers_file.as_ref().map_or_else(|| PathBuf::from("FILE"), |f| f.path.clone());
             eprintln!(
                 "tissvm: the run stopped before that interaction; its state is in {}: fix the answers and \
-                 continue with `tissvm resume {} --answers FILE`",
+                 continue with:\n  {}",
                 path.display(),
-                shell_word(&path.display().to_string())
+                resume_command::with_answers_file(path, &file)
             );
         }
         return status::INVALID;
@@ -250,7 +329,10 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
 
     let snapshot = snapshot_path.map(|p| p.display().to_string());
     let report = RunReport::new(&program, &machine, &outcome, snapshot);
-    let text = match options.output_format {
+    if let (Some(mark), false) = (&mark, suspended) {
+        mark.finish(&Continuation::Ended(report.status_name().into()));
+    }
+    let text = match reporting.output_format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
             text.push('\n');
@@ -260,11 +342,33 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         OutputFormat::Text => report.to_text(),
     };
     if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
-        (options.output_format, &report.status)
+        (reporting.output_format, &report.status)
     {
         eprint!("{}", failure_text(f));
     }
     super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
+}
+
+/// A `--budget` cap: the lower cap wins, unless `raise` (`--raise-budget`)
+/// lets it replace the cap in force. A cap not raised is said so.
+fn apply_budget(machine: &mut Machine, dim: Dim, value: u64, raise: bool) {
+    let index = Dim::ALL.iter().position(|d| *d == dim).unwrap_or(0);
+    match machine.budgets[index] {
+        Some(cap) if raise && value > cap => machine.budgets[index] = Some(value),
+        Some(cap) if value > cap => eprintln!(
+            "tissvm: note: --budget {}={value} does not raise the cap in force ({cap}); add --raise-budget to \
+             raise it",
+            dim.name()
+        ),
+        _ => machine.cap(dim, value),
+    }
+}
+
+/// What a snapshot holds besides the machine and the bytecode.
+struct Parts<'a> {
+    workspace: &'a Path,
+    answers: Option<&'a AnswersPosition>,
+    options: &'a RememberedOptions,
 }
 
 /// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`.
@@ -272,8 +376,7 @@ fn write_snapshot(
     program: &Program,
     machine: &Machine,
     bytecode: Option<Vec<u8>>,
-    workspace: &Path,
-    answers: Option<&AnswersPosition>,
+    parts: &Parts<'_>,
     dir: &Path,
 ) -> Result<PathBuf, String> {
     let bytecode = bytecode.unwrap_or_else(|| tisslang::format::encode(&program.module));
@@ -281,15 +384,18 @@ fn write_snapshot(
         machine,
         bytecode: &bytecode,
         content_hash: &program.hash,
-        workspace,
-        answers,
+        workspace: parts.workspace,
+        answers: parts.answers,
+        options: parts.options,
+        resumed: None,
     })
     .map_err(|e| e.to_string())?;
     let stem = snapshot::file_stem(program.string(program.module.task));
     snapshot::write_new_snapshot(dir, &stem, &bytes).map_err(|e| format!("in `{}`: {e}", dir.display()))
 }
 
-/// Tells on stderr why the run stopped and the command that continues it.
+/// Tells on stderr why the run stopped and the commands that continue it,
+/// each ready to paste.
 fn print_resume_hint(
     program: &Program,
     machine: &Machine,
@@ -297,46 +403,31 @@ fn print_resume_hint(
     path: &Path,
     answers_file: Option<&AnswersFile>,
 ) {
-    let snap = shell_word(&path.display().to_string());
     let mut text = String::new();
-    match outcome {
+    let waiting = match outcome {
         Outcome::Suspended(Suspension::Interaction { question, line }) => {
             text.push_str(&format!(
                 "tissvm: suspended at line {line}, waiting for an answer to {}\n",
                 answers::describe(question)
             ));
-            if let Question::Choose { options, .. } = question {
-                for (i, option) in options.iter().enumerate() {
-                    text.push_str(&format!("  {}. {option}\n", i + 1));
-                }
-            }
-            let comment = if matches!(question, Question::Review { .. }) { " [--comment TEXT]" } else { "" };
-            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
-            text.push_str(&format!(
-                "  tissvm resume {snap} --answer {}{comment}\n",
-                answers::expected_answers(question)
-            ));
+            Some(question)
         }
         _ => {
             text.push_str(&format!("tissvm: suspended at line {} (interrupted)\n", program.line(machine.pc)));
-            text.push_str(&format!("tissvm: snapshot written to {}; continue with:\n", path.display()));
-            text.push_str(&format!("  tissvm resume {snap}\n"));
+            None
         }
+    };
+    let commands = resume_command::commands(path, waiting);
+    let one_of = if commands.len() > 1 { " one of" } else { "" };
+    text.push_str(&format!("tissvm: snapshot written to {}; continue with{one_of}:\n", path.display()));
+    for command in commands {
+        text.push_str(&format!("  {command}\n"));
     }
     if let Some(file) = answers_file {
         text.push_str(&format!(
-            "  (or, with more answers in the answers file: tissvm resume {snap} --answers {})\n",
-            shell_word(&file.path.display().to_string())
+            "tissvm: or, with more answers in the answers file:\n  {}\n",
+            resume_command::with_answers_file(path, &file.path)
         ));
     }
     eprint!("{text}");
-}
-
-/// `text` as one shell word: as is when it is plain, else single-quoted.
-fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }

@@ -553,7 +553,11 @@ fn a_suspension_waits_and_save_writes_a_snapshot_to_answer() {
         d.command("save x.snap").text,
         "save is not available in this session: it has no workspace to record"
     );
-    d.save_info = Some(SaveInfo { workspace: dir.path().to_path_buf(), answers_file: None });
+    d.save_info = Some(SaveInfo {
+        workspace: dir.path().to_path_buf(),
+        answers_file: None,
+        options: RememberedOptions::default(),
+    });
     exact(
         &mut d,
         &["continue", "where"],
@@ -592,7 +596,11 @@ waiting for an answer to PAUSE "look"
 fn save_at_a_statement_writes_a_snapshot_that_resumes_there() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (mut d, _) = session(PLAN);
-    d.save_info = Some(SaveInfo { workspace: dir.path().to_path_buf(), answers_file: None });
+    d.save_info = Some(SaveInfo {
+        workspace: dir.path().to_path_buf(),
+        answers_file: None,
+        options: RememberedOptions::default(),
+    });
     exact(
         &mut d,
         &["break 5", "continue"],
@@ -624,7 +632,11 @@ fn save_at_a_statement_writes_a_snapshot_that_resumes_there() {
 fn an_unwritable_snapshot_says_why() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (mut d, _) = session(PLAN);
-    d.save_info = Some(SaveInfo { workspace: dir.path().to_path_buf(), answers_file: None });
+    d.save_info = Some(SaveInfo {
+        workspace: dir.path().to_path_buf(),
+        answers_file: None,
+        options: RememberedOptions::default(),
+    });
     let missing = dir.path().join("no/such/dir/x.snap");
     let reply = d.command(&format!("save {}", missing.display())).text;
     assert!(reply.starts_with(&format!("cannot write the snapshot `{}`: ", missing.display())), "{reply}");

@@ -1,0 +1,347 @@
+//! SPEC §9 "Guards on resume", through the real binary: a snapshot is
+//! resumed once (refused again, exit 2, naming what continued it, unless
+//! `--force`); `tissvm resume` goes on with the run's options
+//! (`--snapshot-dir`, `--log-file`, provider, sandbox profile,
+//! `--env-allow`, budgets), a flag given again overriding the remembered
+//! one; a budget on resume only lowers a cap unless `--raise-budget`.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::Run;
+use tiss_vm::session::snapshot::{Continuation, read_snapshot};
+
+struct Fixture {
+    root: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(root.path().join("ws")).unwrap();
+        Fixture { root }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.ws().join(rel)).unwrap_or_default()
+    }
+
+    /// `tissvm run plan.tiss --workdir ws --output-format json ARGS`, in the
+    /// fixture's root, with `env`.
+    fn run(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        std::fs::write(self.path("plan.tiss"), plan).unwrap();
+        let ws = self.ws();
+        let base = ["run", "plan.tiss", "--workdir", ws.to_str().unwrap(), "--output-format", "json"];
+        common::tissvm(self.root.path(), &[&base[..], args].concat(), env)
+    }
+
+    /// `tissvm resume SNAP --output-format json ARGS` from `cwd`.
+    fn resume_in(&self, cwd: &Path, snap: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        common::tissvm(cwd, &[&["resume", snap, "--output-format", "json"], args].concat(), env)
+    }
+
+    fn resume(&self, snap: &str, args: &[&str]) -> Run {
+        self.resume_in(self.root.path(), snap, args, &[])
+    }
+}
+
+/// The snapshot a suspended run reported.
+#[track_caller]
+fn snapshot_of(run: &Run) -> String {
+    run.expect(3);
+    run.json()["snapshot"].as_str().expect("a snapshot").to_string()
+}
+
+fn mark(snap: &str) -> Option<Continuation> {
+    read_snapshot(&std::fs::read(snap).unwrap()).expect("a valid snapshot").resumed
+}
+
+const TWO_PAUSES: &str = r#"TASK "Two pauses"
+STEP "s" {
+    RUN "echo a >> effects.txt"
+    PAUSE "one"
+    RUN "echo b >> effects.txt"
+    PAUSE "two"
+    RUN "echo c >> effects.txt"
+}
+"#;
+
+#[test]
+fn a_snapshot_is_resumed_once_unless_forced() {
+    let fx = Fixture::new();
+    let first = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    assert_eq!(mark(&first), None);
+    let second = snapshot_of(&fx.resume(&first, &["--answer", "continue"]));
+    assert_ne!(second, first);
+    assert_eq!(fx.read("effects.txt"), "a\nb\n");
+    let abs_second = std::path::absolute(&second).unwrap();
+    assert_eq!(mark(&first), Some(Continuation::Snapshot(abs_second.clone())));
+
+    // Again: refused before anything runs, naming the snapshot that continued it.
+    let again = fx.resume(&first, &["--answer", "continue"]);
+    again.expect(2);
+    assert_eq!(fx.read("effects.txt"), "a\nb\n", "nothing ran twice");
+    assert!(again.stderr.contains(&format!("`{first}` was resumed before")), "{}", again.stderr);
+    assert!(
+        again.stderr.contains(&format!("suspended again in `{}`", abs_second.display())),
+        "{}",
+        again.stderr
+    );
+    assert!(again.stderr.contains(&format!("tissvm resume {}", abs_second.display())), "{}", again.stderr);
+    assert!(again.stderr.contains("--force"), "{}", again.stderr);
+    assert_eq!(again.json()["status"], "invalid");
+
+    // The one that continued it runs to the end, and records that.
+    fx.resume(&second, &["--answer", "continue"]).expect(0);
+    assert_eq!(fx.read("effects.txt"), "a\nb\nc\n");
+    assert_eq!(mark(&second), Some(Continuation::Ended("passed".into())));
+    let again = fx.resume(&second, &["--answer", "continue"]);
+    again.expect(2);
+    assert!(again.stderr.contains("ended: passed"), "{}", again.stderr);
+
+    // --force resumes it anyway: its effects run again.
+    fx.resume(&second, &["--answer", "continue", "--force"]).expect(0);
+    assert_eq!(fx.read("effects.txt"), "a\nb\nc\nc\n");
+}
+
+#[test]
+fn a_resume_that_runs_nothing_leaves_the_snapshot_as_it_was() {
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    let before = std::fs::read(&snap).unwrap();
+    // No answer: it suspends again at once on the same snapshot.
+    let same = fx.resume(&snap, &[]);
+    assert_eq!(snapshot_of(&same), snap);
+    // A refused answer runs nothing either.
+    fx.resume(&snap, &["--answer", "approve"]).expect(2);
+    assert_eq!(std::fs::read(&snap).unwrap(), before, "unmarked, byte for byte");
+    fx.resume(&snap, &["--answer", "continue"]).expect(3);
+}
+
+#[test]
+fn a_resume_that_is_killed_leaves_its_mark() {
+    let plan = "TASK \"Slow\"\nSTEP \"s\" {\n    PAUSE \"go\"\n    RUN \"touch started; sleep 5\"\n}\n";
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run(plan, &[], &[]));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(["resume", &snap, "--answer", "continue"])
+        .current_dir(fx.root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !fx.ws().join("started").exists() {
+        assert!(std::time::Instant::now() < deadline, "the resumed RUN never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(mark(&snap), Some(Continuation::Started));
+    let again = fx.resume(&snap, &["--answer", "continue"]);
+    again.expect(2);
+    assert!(again.stderr.contains("recorded no end"), "{}", again.stderr);
+}
+
+/// A snapshot read from a pipe cannot be marked: refused unless --force.
+#[test]
+fn a_snapshot_that_cannot_be_marked_is_refused_unless_forced() {
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    let bytes = std::fs::read(&snap).unwrap();
+    let through_pipe = |extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+            .args([&["resume", "/dev/stdin", "--answer", "continue"], extra].concat())
+            .current_dir(fx.root.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(&bytes);
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stderr) = through_pipe(&[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("cannot record in `/dev/stdin` that it is resumed"), "{stderr}");
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert_eq!(fx.read("effects.txt"), "a\n", "nothing ran");
+    let (code, stderr) = through_pipe(&["--force"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("warning: nothing records that `/dev/stdin` was resumed"), "{stderr}");
+    assert_eq!(fx.read("effects.txt"), "a\nb\n");
+}
+
+const REMEMBER: &str = r#"TASK "Remember"
+STEP "a" {
+    RUN "echo $MY_VAR >> env.txt"
+    PAUSE "one"
+    RUN "echo $MY_VAR >> env.txt"
+    PAUSE "two"
+}
+STEP "b" {
+    RUN "echo $MY_VAR >> env.txt"
+    RUN "echo $MY_VAR >> env.txt"
+}
+"#;
+
+#[test]
+fn resume_goes_on_with_the_runs_options() {
+    let fx = Fixture::new();
+    let env = [("MY_VAR", "passed")];
+    let run = fx.run(
+        REMEMBER,
+        &[
+            "--snapshot-dir",
+            "snaps",
+            "--log-file",
+            "log.jsonl",
+            "--env-allow",
+            "MY_VAR",
+            "--provider",
+            "mock",
+            "--sandbox-profile",
+            "none",
+            "--budget",
+            "RUN_COUNT=3",
+        ],
+        &env,
+    );
+    let first = snapshot_of(&run);
+    assert!(Path::new(&first).starts_with(fx.path("snaps")) || first.starts_with("snaps/"), "{first}");
+    let remembered = read_snapshot(&std::fs::read(fx.path(&first)).unwrap()).unwrap().options;
+    assert_eq!(remembered.snapshot_dir, Some(fx.path("snaps")), "absolute");
+    assert_eq!(remembered.log_file, Some(fx.path("log.jsonl")));
+    assert_eq!((remembered.provider.as_str(), remembered.sandbox_profile.as_str()), ("mock", "none"));
+    assert_eq!(remembered.env_allow, ["MY_VAR"]);
+
+    // From elsewhere, with no option: the same snapshot directory, log
+    // file, allowed variable and budget.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let first = fx.path(&first).to_str().unwrap().to_string();
+    let second = snapshot_of(&fx.resume_in(elsewhere.path(), &first, &["--answer", "continue"], &env));
+    assert!(Path::new(&second).starts_with(fx.path("snaps")), "{second}");
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "nothing written where it was run");
+    assert_eq!(fx.read("env.txt"), "passed\npassed\n");
+    let log = std::fs::read_to_string(fx.path("log.jsonl")).unwrap();
+    assert_eq!(log.matches("\"event\":\"run\"").count(), 2, "{log}");
+    let remembered_again = read_snapshot(&std::fs::read(&second).unwrap()).unwrap().options;
+    assert_eq!(remembered_again, remembered, "the next snapshot remembers them too");
+    // The remembered RUN_COUNT cap of 3 holds: step "b" needs two more RUNs
+    // and only one is left, so it is refused before it starts.
+    let last = fx.resume(&second, &["--answer", "continue"]);
+    last.expect(4);
+    assert_eq!(last.json()["failure"]["kind"], "budget_exceeded");
+    assert_eq!(fx.read("env.txt"), "passed\npassed\n");
+}
+
+#[test]
+fn a_flag_given_on_resume_overrides_the_remembered_one() {
+    let fx = Fixture::new();
+    let first = snapshot_of(&fx.run(
+        REMEMBER,
+        &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR"],
+        &[("MY_VAR", "x")],
+    ));
+    let other = fx.path("other snaps");
+    let env = [("MY_VAR", "x"), ("OTHER", "y")];
+    let run = fx.resume_in(
+        fx.root.path(),
+        fx.path(&first).to_str().unwrap(),
+        &["--answer", "continue", "--snapshot-dir", other.to_str().unwrap(), "--env-allow", "OTHER"],
+        &env,
+    );
+    let second = snapshot_of(&run);
+    assert!(Path::new(&second).starts_with(&other), "{second}");
+    assert_eq!(fx.read("env.txt"), "x\n\n", "--env-allow OTHER replaces MY_VAR");
+    let remembered = read_snapshot(&std::fs::read(&second).unwrap()).unwrap().options;
+    assert_eq!(remembered.snapshot_dir, Some(other));
+    assert_eq!(remembered.env_allow, ["OTHER"]);
+}
+
+const BUDGETED: &str = r#"TASK "Budgeted"
+SET_BUDGET RUN_COUNT = 2
+STEP "first" {
+    RUN "echo 1 >> effects.txt"
+    PAUSE "half way"
+}
+STEP "second" {
+    RUN "echo 2 >> effects.txt"
+    RUN "echo 3 >> effects.txt"
+}
+"#;
+
+#[test]
+fn a_budget_on_resume_lowers_a_cap_and_raises_it_only_with_raise_budget() {
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run(BUDGETED, &[], &[]));
+    let bytes = std::fs::read(&snap).unwrap();
+    // Higher than the cap in force: not raised, and stderr says so.
+    let kept = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=5"]);
+    kept.expect(4);
+    assert!(
+        kept.stderr.contains("--budget RUN_COUNT=5 does not raise the cap in force (2); add --raise-budget"),
+        "{}",
+        kept.stderr
+    );
+    assert_eq!(fx.read("effects.txt"), "1\n", "the second step does not fit the cap of 2");
+    // With --raise-budget it is raised.
+    std::fs::write(&snap, &bytes).unwrap();
+    let raised = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=5", "--raise-budget"]);
+    raised.expect(0);
+    assert_eq!(raised.json()["cost"]["run_count"], 3);
+    assert_eq!(fx.read("effects.txt"), "1\n2\n3\n");
+    // --raise-budget alone changes nothing; a lower budget still lowers.
+    std::fs::write(&snap, &bytes).unwrap();
+    let lowered = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=1", "--raise-budget"]);
+    lowered.expect(4);
+    assert_eq!(lowered.json()["failure"]["cap"], 1);
+}
+
+#[test]
+fn resume_help_says_what_it_remembers() {
+    let fx = Fixture::new();
+    let help = common::tissvm(fx.root.path(), &["resume", "--help"], &[]);
+    help.expect(0);
+    for text in [
+        "--force",
+        "--raise-budget",
+        "--snapshot-dir, --log-file, --provider, --sandbox-profile, --env-allow and the budgets in force",
+        "A flag given here overrides the remembered one",
+        "A snapshot is resumed once",
+    ] {
+        assert!(help.stdout.contains(text), "{text}:\n{}", help.stdout);
+    }
+}
+
+/// On a terminal-style (text) resume, stderr names the run's options it
+/// goes on with, and not those given again.
+#[test]
+fn a_text_resume_names_the_options_it_goes_on_with() {
+    let fx = Fixture::new();
+    let run =
+        fx.run(REMEMBER, &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR", "--log-file", "log"], &[]);
+    let snap = fx.path(&snapshot_of(&run)).to_str().unwrap().to_string();
+    let text = common::tissvm(
+        fx.root.path(),
+        &["resume", &snap, "--answer", "continue", "--log-file", "other"],
+        &[],
+    );
+    text.expect(3);
+    let line =
+        format!("tissvm: with the run's --snapshot-dir {} --env-allow MY_VAR\n", fx.path("snaps").display());
+    assert!(text.stderr.contains(&line), "{}", text.stderr);
+}
