@@ -256,11 +256,15 @@ impl Host for OsHost {
             "step_start" => self.live(&format!("STEP {}", event.op)),
             "step_end" => {
                 let pad = "  ".repeat(event.depth as usize);
-                self.step_line(&format!("{pad}✓ {}  ({})", event.op, format_duration(event.duration_ms)));
+                let mark = if event.outcome == "passed" { "✓" } else { "✗" };
+                self.step_line(&format!(
+                    "{pad}{mark} {}  ({})",
+                    event.op,
+                    format_duration(event.duration_ms)
+                ));
             }
             "log" => self.step_line(&format!("  LOG {}", event.op)),
             "caught" => self.step_line(&format!("  caught {}: {}", event.outcome, event.op)),
-            "failed" => self.step_line(&format!("✗ {}", event.step.unwrap_or("(no step)"))),
             _ => {}
         }
     }

@@ -727,9 +727,7 @@ impl Machine {
                         cost,
                     });
                 }
-                let name =
-                    program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
-                self.log(program, host, "step_end", &name, "passed", duration);
+                self.log_step_end(program, host, step, self.steps.len() as u32, "passed", duration);
             }
             Instr::Fail { assertion } => {
                 let message = self.pop_str()?.to_string();
@@ -1078,6 +1076,31 @@ impl Machine {
         host.log(&event);
     }
 
+    /// `step_end`: names the step that ended (at `depth`, 0 = top level),
+    /// not the one around it.
+    fn log_step_end(
+        &self,
+        program: &Program,
+        host: &mut dyn Host,
+        step: u32,
+        depth: u32,
+        outcome: &str,
+        duration_ms: u64,
+    ) {
+        let info = program.module.steps.get(step as usize);
+        let name = program.string(info.map_or(NONE, |s| s.name));
+        host.log(&Event {
+            event: "step_end",
+            step: Some(name),
+            depth,
+            line: info.map_or(0, |s| s.line),
+            op: name,
+            outcome,
+            duration_ms,
+            details: &[],
+        });
+    }
+
     /// Evaluates a side-effect-free path, for an assertion's report.
     fn observe(&self, path: &PathRef) -> Option<Value> {
         let mut value = match path.root {
@@ -1204,7 +1227,13 @@ impl Machine {
     }
 
     fn fail(&mut self, program: &Program, host: &mut dyn Host, failure: Failure) -> Outcome {
+        self.sync_time(host);
         self.log(program, host, "failed", &failure.message, failure.kind.name(), 0);
+        // The failure ends every open step, innermost first, as STEP_EXIT would.
+        for (depth, open) in self.steps.iter().enumerate().rev() {
+            let duration = self.meters[2].saturating_sub(open.meters_at_entry[2]);
+            self.log_step_end(program, host, open.step, depth as u32, "failed", duration);
+        }
         self.status = Status::Failed(failure.clone());
         self.close_failed_step();
         Outcome::Failed(failure)
