@@ -483,8 +483,10 @@ impl Machine {
     fn assertion_failed(&mut self, program: &Program, host: &mut dyn Host, assertion: u32, pc: u32) -> Flow {
         let message = match program.module.assertions.get(assertion as usize) {
             Some(a) if a.message != NONE => program.string(a.message).to_string(),
-            Some(a) => format!("assertion failed: {}", program.string(a.condition)),
-            None => "assertion failed".to_string(),
+            // The kind (`assertion_failed`) is reported beside the message:
+            // the message says which condition, not that it failed.
+            Some(a) => format!("`{}` is false", program.string(a.condition)),
+            None => "the condition is false".to_string(),
         };
         self.exceptional(program, host, Exec::Assert(assertion, message), pc)
     }
@@ -828,10 +830,15 @@ impl Machine {
                 self.interactions += 1;
                 if slot == NO_SLOT {
                     if !approved {
-                        let why = if comment.is_empty() { String::new() } else { format!(": {comment}") };
+                        // The kind says it was rejected: the message says what, and why.
+                        let why = if comment.is_empty() {
+                            "no comment".to_string()
+                        } else {
+                            format!("comment: {comment}")
+                        };
                         return Err(Exec::Raise((
                             FailureKind::ReviewRejected,
-                            format!("review rejected: {message}{why}"),
+                            format!("{message:?} ({why})"),
                         )));
                     }
                 } else {

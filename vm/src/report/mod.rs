@@ -202,7 +202,8 @@ impl RunReport {
         match &self.status {
             RunStatus::Passed => out.push_str(&format!("passed: {}\n", self.task)),
             RunStatus::Failed(f) => {
-                out.push_str(&format!("{}: {}\n", self.status_name(), self.task));
+                // `failed` for every kind: the report's headline names the kind, once.
+                out.push_str(&format!("failed: {}\n", self.task));
                 out.push_str(&failure_text(f));
             }
             RunStatus::Suspended { snapshot, reason } => {

@@ -926,15 +926,12 @@ fn quote(text: &str, limit: usize) -> String {
     format!("{head:?} … [{} characters omitted] … {tail:?}", count - 2 * half)
 }
 
-/// `passed`, `failed`, `budget_exceeded`, `security_violation`, `internal error`.
+/// `passed`, `failed`, `internal error` or `suspended`.
 fn ended_name(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Completed => "passed",
-        Outcome::Failed(f) => match f.kind {
-            crate::machine::failure::FailureKind::BudgetExceeded => "budget_exceeded",
-            crate::machine::failure::FailureKind::SecurityViolation => "security_violation",
-            _ => "failed",
-        },
+        // The failure report names the kind; saying it here too would repeat it.
+        Outcome::Failed(_) => "failed",
         Outcome::Trapped(_) => "internal error",
         Outcome::Running | Outcome::Suspended(_) => "suspended",
     }
