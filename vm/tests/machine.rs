@@ -151,7 +151,8 @@ fn run_budget_stops_before_the_effect() {
     let Outcome::Failed(f) = outcome else { panic!("{outcome:?}") };
     assert_eq!(f.kind, FailureKind::BudgetExceeded);
     assert_eq!(host.effects, ["run echo 1"]);
-    assert_eq!(f.budget.as_ref().map(|b| (b.cap, b.spent)), Some((1, 2)));
+    // The refused RUN spent nothing: one command spent, one more needed.
+    assert_eq!(f.budget.as_ref().map(|b| (b.cap, b.spent, b.needed)), Some((1, 1, Some(1))));
     assert_eq!(machine.step_records[0].status, StepStatus::Failed);
 }
 

@@ -112,3 +112,130 @@ fn a_budget_failure_says_its_kind_once() {
     let head = headline(&text.stdout, "budget_exceeded");
     assert_eq!(head.trim_start(), format!("budget_exceeded: {message}"));
 }
+
+// ---------------------------------------------------------------- budgets, in their units
+
+/// Every number in `message` is followed by `dim`'s unit: a duration suffix
+/// for EXECUTION_TIME, else the counted thing (`3 commands`, `1 token`).
+/// A command quoted in backticks is the plan's text, not a figure.
+#[track_caller]
+fn numbers_have_units(message: &str, dim: &str) {
+    let figures: String = message.split('`').step_by(2).collect();
+    let unit: &[&str] = match dim {
+        "EXECUTION_TIME" => &["ms", "s", "m", "h"],
+        "RUN_COUNT" => &[" command"],
+        "API_CALLS" => &[" model request"],
+        "TOKEN_COUNT" => &[" token"],
+        "INSTRUCTIONS" => &[" instruction"],
+        other => panic!("{other}"),
+    };
+    let mut rest = figures.as_str();
+    let mut numbers = 0;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let after = rest[at..].trim_start_matches(|c: char| c.is_ascii_digit());
+        assert!(
+            unit.iter().any(|u| after.starts_with(u)),
+            "a number without its unit ({unit:?}) in {message:?}"
+        );
+        rest = after;
+        numbers += 1;
+    }
+    assert!(numbers >= 2, "the message gives the figures: {message:?}");
+}
+
+/// The budget failure of `plan` under `args`, checked in text and JSON.
+fn budget_failure(fx: &Fixture, plan: &str, args: &[&str]) -> serde_json::Value {
+    let (text, report) = fx.both(plan, args, 4);
+    let failure = report["failure"].clone();
+    let message = failure["message"].as_str().unwrap();
+    let dimension = failure["dimension"].as_str().unwrap();
+    numbers_have_units(message, dimension);
+    says_kind_once("budget_exceeded", message);
+    // Two runs: time may differ between them, the wording does not.
+    let shown =
+        headline(&text.stdout, "budget_exceeded").trim_start().trim_start_matches("budget_exceeded: ");
+    numbers_have_units(shown, dimension);
+    let words = |m: &str| m.replace(|c: char| c.is_ascii_digit(), "");
+    assert_eq!(words(shown), words(message));
+    failure
+}
+
+#[test]
+fn a_preflight_refusal_says_what_the_work_needs_and_claims_no_spend() {
+    let fx = Fixture::new();
+    let plan = step("    RUN \"true\"\n    RUN \"true\"");
+    let f = budget_failure(&fx, &plan, &["--budget", "RUN_COUNT=1"]);
+    assert_eq!(f["reason"], "preflight");
+    assert_eq!((f["dimension"].as_str(), f["cap"].as_u64()), (Some("RUN_COUNT"), Some(1)));
+    assert_eq!(f["spent"], 0, "nothing ran: {f}");
+    assert_eq!(f["needed"], 2, "{f}");
+    let message = f["message"].as_str().unwrap();
+    for part in ["step \"s\"", "at least 2 commands", "cap of 1 command", "1 command left"] {
+        assert!(message.contains(part), "{part:?} in {message:?}");
+    }
+    assert!(!fx.path("ws").join("ran").exists());
+}
+
+#[test]
+fn a_refused_command_says_the_cap_is_used_up() {
+    let fx = Fixture::new();
+    // The step may run one command or two: preflight lets it start.
+    let plan =
+        step("    RUN \"true\"\n    VAR again = TRUE\n    IF again {\n        RUN \"touch ran\"\n    }");
+    let f = budget_failure(&fx, &plan, &["--budget", "RUN_COUNT=1"]);
+    assert_eq!(f["reason"], "limit");
+    assert_eq!((f["cap"].as_u64(), f["spent"].as_u64(), f["needed"].as_u64()), (Some(1), Some(1), Some(1)));
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("cap of 1 command is used up"), "{message:?}");
+    assert!(!fx.path("ws").join("ran").exists(), "the refused command did not run");
+}
+
+#[test]
+fn an_execution_time_failure_reads_as_durations() {
+    let fx = Fixture::new();
+    let plan = step("    VAR slow = TRUE\n    IF slow {\n        RUN \"sleep 2\"\n    }");
+    let f = budget_failure(&fx, &plan, &["--budget", "EXECUTION_TIME=300ms"]);
+    assert_eq!((f["dimension"].as_str(), f["reason"].as_str()), (Some("EXECUTION_TIME"), Some("limit")));
+    assert_eq!(f["cap"], 300);
+    assert!(f["spent"].as_u64().unwrap() >= 300, "{f}");
+    assert_eq!(f["needed"], serde_json::Value::Null, "the spend itself crossed the cap: {f}");
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("cap of 300ms") && message.contains("sleep 2"), "{message:?}");
+}
+
+#[test]
+fn instruction_and_token_budgets_count_their_units() {
+    let fx = Fixture::new();
+    let plan = step("    LOG \"a\"\n    LOG \"b\"\n    LOG \"c\"");
+    let f = budget_failure(&fx, &plan, &["--budget", "INSTRUCTIONS=3"]);
+    assert_eq!(f["dimension"], "INSTRUCTIONS");
+
+    let plan = step("    PROMPT_AGENT \"Summarise the plan in one sentence\" INTO s");
+    let f = budget_failure(&fx, &plan, &["--budget", "TOKEN_COUNT=5"]);
+    assert_eq!((f["dimension"].as_str(), f["reason"].as_str()), (Some("TOKEN_COUNT"), Some("preflight")));
+    assert_eq!(f["spent"], 0, "{f}");
+
+    let f = budget_failure(&fx, &plan, &["--budget", "API_CALLS=0"]);
+    assert_eq!(f["dimension"], "API_CALLS");
+}
+
+#[test]
+fn a_budget_warning_is_shown_in_its_units() {
+    let fx = Fixture::new();
+    // One command for sure, a second one maybe: the maximum may not fit.
+    let plan = step("    RUN \"true\"\n    VAR again = FALSE\n    IF again {\n        RUN \"true\"\n    }");
+    let log = fx.path("events.jsonl");
+    let run = fx.run(&plan, &["--budget", "RUN_COUNT=1", "--log-file", log.to_str().unwrap()]);
+    run.expect(0);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let warning: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "budget_warning")
+        .expect("a budget_warning event");
+    let message = warning["op"].as_str().unwrap();
+    numbers_have_units(message, "RUN_COUNT");
+    assert!(message.contains("up to 2 commands"), "{message:?}");
+    let shown = run.stdout.lines().find(|l| l.contains("warning:")).expect("the warning in the text output");
+    assert!(shown.contains(message), "{shown:?}");
+}

@@ -242,7 +242,9 @@ fn json_report_of_a_budget_and_a_security_failure() {
     assert_eq!(f["kind"], "budget_exceeded");
     assert_eq!(f["dimension"], "RUN_COUNT");
     assert_eq!(f["cap"], 1);
-    assert!(f["spent"].as_u64().unwrap() > 1, "{f}");
+    // Preflight refused the step: nothing was spent, and it needed two.
+    assert_eq!((f["spent"].as_u64(), f["needed"].as_u64()), (Some(0), Some(2)), "{f}");
+    assert_eq!(f["reason"], "preflight");
 
     let plan = "TASK \"s\"\nSTEP \"s\" {\n    VAR p = \"/etc/passwd\"\n    READ \"${p}\" AS x\n}\n";
     let run = fx.run(plan, &["--output-format", "json"]);

@@ -264,6 +264,7 @@ impl Host for OsHost {
                 ));
             }
             "log" => self.step_line(&format!("  LOG {}", event.op)),
+            "budget_warning" => self.step_line(&format!("  warning: {}", event.op)),
             "caught" => self.step_line(&format!("  caught {}: {}", event.outcome, event.op)),
             _ => {}
         }

@@ -19,7 +19,7 @@ use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_i
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
-use crate::machine::failure::{BudgetBreach, Failure, FailureKind, shorten};
+use crate::machine::failure::{BudgetStop, Failure, FailureKind, amount, cap_left, shorten};
 use crate::machine::program::{Op, Program};
 use crate::machine::shell::{Piece, build_command};
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
@@ -494,8 +494,9 @@ impl Machine {
     #[cold]
     fn fuel_exhausted(&mut self, program: &Program, host: &mut dyn Host, cap: u64, pc: u32) -> Flow {
         self.meters[4] -= 1;
-        let outcome =
-            self.budget_failure(program, host, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+        let stop =
+            BudgetStop::refused(Dim::Instructions, cap, self.meters[4], 1, "the next instruction", false);
+        let outcome = self.budget_failure(program, host, stop, pc);
         self.stop(outcome)
     }
 
@@ -507,9 +508,7 @@ impl Machine {
             Exec::Assert(assertion, message) => {
                 self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
             }
-            Exec::Budget(dim, cap, spent, reason) => {
-                self.budget_failure(program, host, dim, cap, spent, reason, pc)
-            }
+            Exec::Budget(stop) => self.budget_failure(program, host, *stop, pc),
             Exec::Suspend(question) => {
                 // Re-run this instruction when answered; it has not happened yet.
                 self.pc = pc;
@@ -879,13 +878,14 @@ impl Machine {
         out
     }
 
-    /// Fails with `budget_exceeded` before an effect that would cross a cap.
-    fn charge(&mut self, dim: Dim, amount: u64) -> Result<(), Exec> {
+    /// Fails with `budget_exceeded` before an effect (`what`) that would
+    /// cross a cap.
+    fn charge(&mut self, dim: Dim, amount: u64, what: &str) -> Result<(), Exec> {
         let i = dim_index(dim);
         if let Some(cap) = self.budgets[i] {
             let after = self.meters[i].saturating_add(amount);
             if after > cap {
-                return Err(Exec::Budget(dim, cap, after, "limit"));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], amount, what, false)));
             }
         }
         Ok(())
@@ -895,7 +895,7 @@ impl Machine {
     fn check_time(&self) -> Result<(), Exec> {
         match self.budgets[2] {
             Some(cap) if self.meters[2] > cap => {
-                Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2], "limit"))
+                Err(budget(BudgetStop::crossed(Dim::ExecutionTime, cap, self.meters[2], "")))
             }
             _ => Ok(()),
         }
@@ -919,11 +919,15 @@ impl Machine {
             let (min, max) = (bound.min[i].saturating_sub(counted), bound.max[i].saturating_sub(counted));
             let left = cap.saturating_sub(self.meters[i]);
             if min > left {
-                return Err(Exec::Budget(dim, cap, self.meters[i].saturating_add(min), "preflight"));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], min, what, true)));
             }
             if max > left {
-                let message =
-                    format!("{what} may use up to {max} {} but {left} of {cap} is left", dim.name());
+                let message = format!(
+                    "{what} may need up to {}, but the {} {}; it runs, and stops if it crosses the cap",
+                    amount(dim, max),
+                    dim.name(),
+                    cap_left(dim, cap, self.meters[i])
+                );
                 self.log(program, host, "budget_warning", &message, "warning", 0);
             }
         }
@@ -941,7 +945,7 @@ impl Machine {
         };
         let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
         let command = self.pop_str()?.to_string();
-        self.charge(Dim::RunCount, 1)?;
+        self.charge(Dim::RunCount, 1, "this RUN")?;
         self.sync_time(host);
         self.check_time()?;
         // What is left of the time budget bounds the command too: a command
@@ -986,8 +990,15 @@ impl Machine {
                 let killed_by_budget = limited_by_budget && run.timed_out;
                 self.last_run = Some(run);
                 if killed_by_budget {
+                    // The command ran until the time left ran out: the cap is spent.
                     let cap = self.budgets[2].unwrap_or(0);
-                    return Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2].max(cap + 1), "limit"));
+                    let how = format!("; `{command}` was still running and was killed");
+                    return Err(budget(BudgetStop::crossed(
+                        Dim::ExecutionTime,
+                        cap,
+                        self.meters[2].max(cap),
+                        &how,
+                    )));
                 }
                 self.check_time()
             }
@@ -1002,7 +1013,7 @@ impl Machine {
         let info =
             program.module.prompts.get(prompt as usize).ok_or_else(|| Exec::Trap("bad prompt".into()))?;
         let query = self.pop()?.to_text();
-        self.charge(Dim::ApiCalls, 1)?;
+        self.charge(Dim::ApiCalls, 1, "this PROMPT_AGENT")?;
 
         let mut context = Vec::new();
         for &slot in &info.context {
@@ -1041,7 +1052,8 @@ impl Machine {
         if let Some(cap) = self.budgets[1]
             && self.meters[1] > cap
         {
-            return Err(Exec::Budget(Dim::TokenCount, cap, self.meters[1], "limit"));
+            let how = " (the model's reported usage)";
+            return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[1], how)));
         }
         self.check_time()
     }
@@ -1193,42 +1205,23 @@ impl Machine {
         self.fail(program, host, failure)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn budget_failure(
         &mut self,
         program: &Program,
         host: &mut dyn Host,
-        dim: Dim,
-        cap: u64,
-        spent: u64,
-        reason: &str,
+        stop: BudgetStop,
         pc: u32,
     ) -> Outcome {
         let (line, column) = program.module.position(pc).unwrap_or((0, 0));
         let failure = Failure {
             kind: FailureKind::BudgetExceeded,
-            message: if reason == "preflight" {
-                let i = dim_index(dim);
-                format!(
-                    "{} budget: the work about to start needs at least {} but only {} of the cap {cap} is left (preflight)",
-                    dim.name(),
-                    spent.saturating_sub(self.meters[i]),
-                    cap.saturating_sub(self.meters[i])
-                )
-            } else {
-                format!("{} budget exceeded: {spent} > {cap}", dim.name())
-            },
+            message: stop.message,
             step: self.step_path(program),
             line,
             column,
             condition: None,
             actual: Vec::new(),
-            budget: Some(BudgetBreach {
-                dimension: dim.name().to_string(),
-                cap,
-                spent,
-                reason: reason.to_string(),
-            }),
+            budget: Some(stop.breach),
         };
         self.fail(program, host, failure)
     }
@@ -1282,9 +1275,14 @@ enum Flow {
 enum Exec {
     Raise(Raise),
     Assert(u32, String),
-    Budget(Dim, u64, u64, &'static str),
+    /// Boxed: the figures and the message would make every `Exec` large.
+    Budget(Box<BudgetStop>),
     Suspend(Question),
     Trap(String),
+}
+
+fn budget(stop: BudgetStop) -> Exec {
+    Exec::Budget(Box::new(stop))
 }
 
 fn host_error(e: HostError) -> Exec {

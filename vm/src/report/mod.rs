@@ -133,6 +133,7 @@ impl RunReport {
                     obj["dimension"] = json!(b.dimension);
                     obj["cap"] = json!(b.cap);
                     obj["spent"] = json!(b.spent);
+                    obj["needed"] = json!(b.needed);
                     obj["reason"] = json!(b.reason);
                 }
                 obj
@@ -243,9 +244,6 @@ pub fn failure_text(f: &Failure) -> String {
     }
     for (expr, value) in &f.actual {
         out.push_str(&format!("  {expr} = {value}\n"));
-    }
-    if let Some(b) = &f.budget {
-        out.push_str(&format!("  {}: spent {} of {} ({})\n", b.dimension, b.spent, b.cap, b.reason));
     }
     out
 }
