@@ -239,3 +239,35 @@ fn a_budget_warning_is_shown_in_its_units() {
     let shown = run.stdout.lines().find(|l| l.contains("warning:")).expect("the warning in the text output");
     assert!(shown.contains(message), "{shown:?}");
 }
+
+// ---------------------------------------------------------------- values keep their types
+
+#[test]
+fn actual_values_keep_their_types_in_json() {
+    let fx = Fixture::new();
+    let plan = step(
+        "    RUN \"printf 'out\\\\n'; exit 3\"\n    VAR flag = TRUE\n    VAR name = \"x\"\n    ASSERT LAST_RUN.EXIT_CODE == 0 OR LAST_RUN.TIMED_OUT OR flag == FALSE OR LAST_RUN.DURATION > 1h OR LAST_RUN.STDOUT == name",
+    );
+    let (text, report) = fx.both(&plan, &[], 1);
+    let actual = &report["failure"]["actual"];
+    assert_eq!(actual["LAST_RUN.EXIT_CODE"], 3, "{actual}");
+    assert_eq!(actual["LAST_RUN.TIMED_OUT"], false, "{actual}");
+    assert_eq!(actual["flag"], true, "{actual}");
+    assert!(actual["LAST_RUN.DURATION"].is_u64(), "a duration is its milliseconds: {actual}");
+    assert_eq!(actual["LAST_RUN.STDOUT"], "out\n", "a string as itself, not quoted: {actual}");
+    assert_eq!(actual["name"], "x", "{actual}");
+    // The text report shows them as a plan would write them.
+    for shown in [
+        "LAST_RUN.EXIT_CODE = 3",
+        "LAST_RUN.TIMED_OUT = false",
+        "LAST_RUN.STDOUT = \"out\\n\"",
+        "name = \"x\"",
+    ] {
+        assert!(text.stdout.contains(shown), "{shown:?} in:\n{}", text.stdout);
+    }
+    assert!(
+        text.stdout.lines().any(|l| l.starts_with("  LAST_RUN.DURATION = ") && l.ends_with(['s', 'm', 'h'])),
+        "{}",
+        text.stdout
+    );
+}

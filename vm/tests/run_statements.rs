@@ -365,7 +365,7 @@ fn assert_without_message_names_its_condition() {
     let f = &report["failure"];
     assert_eq!(f["condition"], "n == 4");
     assert!(f["message"].as_str().unwrap().contains("n == 4"), "{f}");
-    assert_eq!(f["actual"]["n"], "3");
+    assert_eq!(f["actual"]["n"], 3, "an integer stays one");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 
-use crate::machine::value::format_duration;
+use crate::machine::value::{Value, format_duration};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailureKind {
@@ -51,8 +51,9 @@ pub struct Failure {
     pub column: u32,
     /// For an assertion: the condition as written.
     pub condition: Option<String>,
-    /// For an assertion: each value the condition read, shortened.
-    pub actual: Vec<(String, String)>,
+    /// For an assertion: each value the condition read (a string shortened
+    /// to its head and tail; `None` if it could not be read).
+    pub actual: Vec<(String, Option<Value>)>,
     /// For a budget failure: the dimension, the cap and the spend.
     pub budget: Option<BudgetBreach>,
 }

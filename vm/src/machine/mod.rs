@@ -1188,14 +1188,11 @@ impl Machine {
                 a.observed
                     .iter()
                     .map(|o| {
-                        let shown = self.observe(&o.path).map_or_else(
-                            || "<unbound>".to_string(),
-                            |v| match v {
-                                Value::Str(s) => format!("{:?}", shorten(&s)),
-                                other => other.to_text(),
-                            },
-                        );
-                        (program.string(o.text).to_string(), shown)
+                        let seen = self.observe(&o.path).map(|v| match v {
+                            Value::Str(s) => Value::Str(shorten(&s).into()),
+                            other => other,
+                        });
+                        (program.string(o.text).to_string(), seen)
                     })
                     .collect(),
             ),

@@ -7,6 +7,7 @@ use serde_json::{Value as Json, json};
 
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
+use crate::machine::value::Value;
 use crate::machine::{Machine, Outcome, StepStatus, Suspension};
 use tisslang::cost::Dim;
 
@@ -127,7 +128,7 @@ impl RunReport {
                     "line": f.line,
                     "column": f.column,
                     "condition": f.condition,
-                    "actual": f.actual.iter().map(|(k, v)| (k.clone(), Json::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+                    "actual": f.actual.iter().map(|(k, v)| (k.clone(), value_json(v.as_ref()))).collect::<serde_json::Map<_, _>>(),
                 });
                 if let Some(b) = &f.budget {
                     obj["dimension"] = json!(b.dimension);
@@ -243,9 +244,27 @@ pub fn failure_text(f: &Failure) -> String {
         out.push_str(&format!("  condition: {c}\n"));
     }
     for (expr, value) in &f.actual {
-        out.push_str(&format!("  {expr} = {value}\n"));
+        let shown = match value {
+            Some(Value::Str(s)) => format!("{s:?}"),
+            Some(other) => other.to_text(),
+            None => "<unbound>".to_string(),
+        };
+        out.push_str(&format!("  {expr} = {shown}\n"));
     }
     out
+}
+
+/// A value the failure saw, with its type: integers and booleans as JSON's,
+/// a duration as its milliseconds (as every `_ms` field), `null` if unread.
+fn value_json(value: Option<&Value>) -> Json {
+    match value {
+        Some(Value::Str(s)) => json!(&**s),
+        Some(Value::Int(i)) => json!(i),
+        Some(Value::Duration(ms)) => json!(ms),
+        Some(Value::Bool(b)) => json!(b),
+        Some(record @ Value::Record(_)) => json!(record.to_text()),
+        None => Json::Null,
+    }
 }
 
 fn seconds(ms: u64) -> String {
