@@ -1,0 +1,60 @@
+//! The text report: the summary after the step lines, and the failure report.
+
+use tisslang::cost::Dim;
+
+use super::{RunReport, RunStatus};
+use crate::machine::Suspension;
+use crate::machine::failure::Failure;
+use crate::machine::value::Value;
+
+impl RunReport {
+    /// The human summary printed after the step lines.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        match &self.status {
+            RunStatus::Passed => out.push_str(&format!("passed: {}\n", self.task)),
+            RunStatus::Failed(f) => {
+                // `failed` for every kind: the report's headline names the kind, once.
+                out.push_str(&format!("failed: {}\n", self.task));
+                out.push_str(&failure_text(f));
+            }
+            RunStatus::Suspended { snapshot, reason } => {
+                out.push_str(&format!("suspended: {}\n", self.task));
+                if let Suspension::Interaction { question, line } = reason {
+                    out.push_str(&format!(
+                        "  waiting at line {line} for an answer to {}\n",
+                        crate::session::answers::describe(question)
+                    ));
+                }
+                if let Some(s) = snapshot {
+                    out.push_str(&format!("  snapshot: {s}\n"));
+                }
+            }
+        }
+        let cost: Vec<String> =
+            Dim::ALL.iter().zip(self.cost).map(|(d, v)| format!("{}={v}", d.json_key())).collect();
+        out.push_str(&format!("cost: {}\n", cost.join(" ")));
+        out
+    }
+}
+
+/// A failure report as text: kind, message, place, condition and values.
+pub fn failure_text(f: &Failure) -> String {
+    let mut out = format!("  {}: {}\n", f.kind.name(), f.message);
+    if !f.step.is_empty() {
+        out.push_str(&format!("  in step: {}\n", f.step));
+    }
+    out.push_str(&format!("  at line {}, column {}\n", f.line, f.column));
+    if let Some(c) = &f.condition {
+        out.push_str(&format!("  condition: {c}\n"));
+    }
+    for (expr, value) in &f.actual {
+        let shown = match value {
+            Some(Value::Str(s)) => format!("{s:?}"),
+            Some(other) => other.to_text(),
+            None => "<unbound>".to_string(),
+        };
+        out.push_str(&format!("  {expr} = {shown}\n"));
+    }
+    out
+}
