@@ -200,6 +200,10 @@ the plan ended: failed
   at line 4, column 5
   condition: LAST_RUN.EXIT_CODE == 0
   LAST_RUN.EXIT_CODE = 3
+  command: exit 3
+  exit status: 3
+  stdout: (empty)
+  stderr: (empty)
 (tissvm) print LAST_RUN.EXIT_CODE
 LAST_RUN.EXIT_CODE = 3
 "#,

@@ -271,3 +271,98 @@ fn actual_values_keep_their_types_in_json() {
         text.stdout
     );
 }
+
+// ---------------------------------------------------------------- the failing step's command
+
+const FAILING_COMMAND: &str = r#"TASK "t"
+STEP "build" {
+    RUN "echo compiling; echo 'error: missing semicolon' >&2; exit 3"
+    STEP "check" {
+        ASSERT LAST_RUN.EXIT_CODE == 0
+    }
+}
+"#;
+
+#[test]
+fn the_text_report_shows_the_failing_steps_command_and_output() {
+    let fx = Fixture::new();
+    let run = fx.run(FAILING_COMMAND, &[]);
+    run.expect(1);
+    let report = run.stdout.split_once("failed: t\n").expect("the report").1;
+    let expected = "  command: echo compiling; echo 'error: missing semicolon' >&2; exit 3\n  exit status: 3\n  stdout:\n    compiling\n  stderr:\n    error: missing semicolon\n";
+    assert!(report.contains(expected), "{expected}\nin:\n{report}");
+}
+
+#[test]
+fn the_json_report_carries_the_failing_steps_command() {
+    let fx = Fixture::new();
+    let run = fx.run(FAILING_COMMAND, &["--output-format", "json"]);
+    run.expect(1);
+    let command = &run.json()["failure"]["command"];
+    assert_eq!(command["command"], "echo compiling; echo 'error: missing semicolon' >&2; exit 3");
+    assert_eq!(command["exit_code"], 3);
+    assert_eq!(command["timed_out"], false);
+    assert!(command["duration_ms"].is_u64(), "{command}");
+    assert_eq!(command["stdout"], "compiling\n");
+    assert_eq!(command["stderr"], "error: missing semicolon\n");
+}
+
+#[test]
+fn junit_puts_the_failing_commands_output_in_system_out_and_err() {
+    let fx = Fixture::new();
+    let run = fx.run(FAILING_COMMAND, &["--output-format", "junit"]);
+    run.expect(1);
+    let xml = &run.stdout;
+    let case = xml.split("<testcase ").nth(1).expect("the testcase");
+    let between = |open: &str, close: &str| -> String {
+        let start = case.find(open).unwrap_or_else(|| panic!("no {open} in {case}")) + open.len();
+        case[start..start + case[start..].find(close).unwrap()].to_string()
+    };
+    let out = between("<system-out>", "</system-out>");
+    assert!(
+        out.contains("$ echo compiling; echo &apos;error: missing semicolon&apos; &gt;&amp;2; exit 3"),
+        "{out}"
+    );
+    assert!(out.contains("compiling\n"), "{out}");
+    assert_eq!(between("<system-err>", "</system-err>"), "error: missing semicolon\n");
+    // The failure itself names the command and its status, once.
+    let failure = between("<failure", "</failure>");
+    assert!(failure.contains("exit status: 3"), "{failure}");
+    assert!(
+        !failure.contains("stdout:") && !failure.contains("stderr:"),
+        "the output is not repeated: {failure}"
+    );
+}
+
+#[test]
+fn long_command_output_is_shortened_to_head_and_tail() {
+    let fx = Fixture::new();
+    let plan = step("    RUN \"seq 1 1000; seq 1 1000 >&2\"\n    ASSERT LAST_RUN.STDOUT IS_EMPTY");
+    let run = fx.run(&plan, &["--output-format", "json"]);
+    run.expect(1);
+    let command = &run.json()["failure"]["command"];
+    for stream in ["stdout", "stderr"] {
+        let text = command[stream].as_str().unwrap();
+        assert!(text.starts_with("1\n2\n") && text.ends_with("999\n1000\n"), "{stream}: {text}");
+        assert!(!text.contains("\n500\n") && text.contains("omitted"), "{stream}: {text}");
+    }
+}
+
+#[test]
+fn no_command_is_shown_when_the_failing_step_ran_none() {
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nSTEP \"a\" {\n    RUN \"echo earlier\"\n}\nSTEP \"b\" {\n    ASSERT FILE \"missing\" EXISTS\n}\n";
+    let (text, report) = fx.both(plan, &[], 1);
+    assert_eq!(report["failure"]["command"], serde_json::Value::Null, "{report}");
+    assert!(!text.stdout.contains("command:"), "{}", text.stdout);
+}
+
+#[test]
+fn a_command_killed_by_its_timeout_says_so() {
+    let fx = Fixture::new();
+    let plan = step("    RUN \"sleep 5\" TIMEOUT 200ms\n    ASSERT NOT LAST_RUN.TIMED_OUT");
+    let (text, report) = fx.both(&plan, &[], 1);
+    assert_eq!(report["failure"]["command"]["timed_out"], true);
+    assert_eq!(report["failure"]["command"]["exit_code"], 124);
+    assert!(text.stdout.contains("  exit status: 124 (timed out)\n"), "{}", text.stdout);
+}

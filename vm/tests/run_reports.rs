@@ -169,7 +169,13 @@ fn json_report_of_a_failing_plan() {
         [("first", "passed"), ("second", "failed"), ("third", "not_run"), ("fourth", "not_run")]
     );
     let f = &report["failure"];
-    assert_eq!(keys(f), set(&["kind", "message", "step", "line", "column", "condition", "actual"]), "{f}");
+    assert_eq!(
+        keys(f),
+        set(&["kind", "message", "step", "line", "column", "condition", "actual", "command"]),
+        "{f}"
+    );
+    // The command was run by an earlier step, not the failing one.
+    assert_eq!(f["command"], Json::Null);
     assert_eq!(f["kind"], "assertion_failed");
     assert_eq!(f["message"], "no goodbye");
     assert_eq!(f["step"], "second");
@@ -398,7 +404,7 @@ STEP "step <one> & \"two\"" {
     let run = fx.run(plan, &["--output-format", "junit"]);
     run.expect(1);
     let elements = check_xml(&run.stdout);
-    assert_eq!(elements, ["testsuite", "testcase", "failure"], "{}", run.stdout);
+    assert_eq!(elements, ["testsuite", "testcase", "failure", "system-out", "system-err"], "{}", run.stdout);
     assert!(run.stdout.contains("Task &lt;&amp;&gt; &quot;quoted&quot;"), "{}", run.stdout);
 }
 

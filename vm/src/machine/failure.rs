@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 
-use crate::machine::value::{Value, format_duration};
+use crate::machine::value::{RunResult, Value, format_duration};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailureKind {
@@ -56,6 +56,10 @@ pub struct Failure {
     pub actual: Vec<(String, Option<Value>)>,
     /// For a budget failure: the dimension, the cap and the spend.
     pub budget: Option<BudgetBreach>,
+    /// The last command the failing top-level step ran, with its stdout and
+    /// stderr shortened to head and tail; `None` if it ran none. Boxed: the
+    /// machine's status holds a `Failure`, and most runs never fail.
+    pub command: Option<Box<RunResult>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

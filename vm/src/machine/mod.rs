@@ -1198,7 +1198,8 @@ impl Machine {
             ),
             None => (None, Vec::new()),
         };
-        let failure = Failure { kind, message, step, line, column, condition, actual, budget: None };
+        let failure =
+            Failure { kind, message, step, line, column, condition, actual, budget: None, command: None };
         self.fail(program, host, failure)
     }
 
@@ -1219,12 +1220,14 @@ impl Machine {
             condition: None,
             actual: Vec::new(),
             budget: Some(stop.breach),
+            command: None,
         };
         self.fail(program, host, failure)
     }
 
-    fn fail(&mut self, program: &Program, host: &mut dyn Host, failure: Failure) -> Outcome {
+    fn fail(&mut self, program: &Program, host: &mut dyn Host, mut failure: Failure) -> Outcome {
         self.sync_time(host);
+        failure.command = self.failing_step_command();
         self.log(program, host, "failed", &failure.message, failure.kind.name(), 0);
         // The failure ends every open step, innermost first, as STEP_EXIT would.
         for (depth, open) in self.steps.iter().enumerate().rev() {
@@ -1234,6 +1237,24 @@ impl Machine {
         self.status = Status::Failed(failure.clone());
         self.close_failed_step();
         Outcome::Failed(failure)
+    }
+
+    /// The last command of the top-level step that is failing, its output
+    /// shortened: LAST_RUN, if that step set it (a command that started
+    /// counts in RUN_COUNT and sets LAST_RUN, one that could not start does
+    /// neither).
+    fn failing_step_command(&self) -> Option<Box<RunResult>> {
+        let step = self.steps.first()?;
+        let run_count = dim_index(Dim::RunCount);
+        if self.meters[run_count] <= step.meters_at_entry[run_count] {
+            return None;
+        }
+        let run = self.last_run.as_ref()?;
+        Some(Box::new(RunResult {
+            stdout: shorten(&run.stdout),
+            stderr: shorten(&run.stderr),
+            ..run.clone()
+        }))
     }
 
     /// Records the top-level step that was running as failed.

@@ -17,6 +17,14 @@ impl RunReport {
                     "line": f.line,
                     "column": f.column,
                     "condition": f.condition,
+                    "command": f.command.as_ref().map(|run| json!({
+                        "command": run.command,
+                        "exit_code": run.exit_code,
+                        "timed_out": run.timed_out,
+                        "duration_ms": run.duration_ms,
+                        "stdout": run.stdout,
+                        "stderr": run.stderr,
+                    })),
                     "actual": f.actual.iter().map(|(k, v)| (k.clone(), value_json(v.as_ref()))).collect::<serde_json::Map<_, _>>(),
                 });
                 if let Some(b) = &f.budget {

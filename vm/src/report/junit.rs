@@ -1,7 +1,8 @@
 //! The JUnit XML report: one testsuite for the plan, one testcase per
 //! top-level step.
 
-use super::{RunReport, RunStatus, failure_text};
+use super::text::failure_summary;
+use super::{RunReport, RunStatus};
 
 impl RunReport {
     /// One testsuite for the plan, one testcase per top-level step.
@@ -22,19 +23,29 @@ impl RunReport {
                 xml(&self.task),
                 seconds(step.duration_ms)
             ));
+            let mut children = Vec::new();
             match (step.status, &self.status) {
                 ("failed", RunStatus::Failed(f)) => {
-                    out.push_str(&format!(
-                        "\n    <failure type=\"{}\" message=\"{}\">{}</failure>\n  ",
+                    children.push(format!(
+                        "<failure type=\"{}\" message=\"{}\">{}</failure>",
                         f.kind.name(),
                         xml(&f.message),
-                        xml(&failure_text(f))
+                        xml(&failure_summary(f))
                     ));
+                    // The failing command's output, as SPEC §5 places it.
+                    if let Some(run) = &f.command {
+                        let out = format!("$ {}\n{}", run.command, run.stdout);
+                        children.push(format!("<system-out>{}</system-out>", xml(&out)));
+                        children.push(format!("<system-err>{}</system-err>", xml(&run.stderr)));
+                    }
                 }
                 ("passed", _) => {}
-                _ => out.push_str("\n    <skipped/>\n  "),
+                _ => children.push("<skipped/>".to_string()),
             }
-            out.push_str("</testcase>\n");
+            for child in &children {
+                out.push_str(&format!("\n    {child}"));
+            }
+            out.push_str(if children.is_empty() { "</testcase>\n" } else { "\n  </testcase>\n" });
         }
         out.push_str("</testsuite>\n");
         out

@@ -64,6 +64,7 @@ impl RunReport {
                 condition: None,
                 actual: Vec::new(),
                 budget: None,
+                command: None,
             }),
         };
         let steps = program

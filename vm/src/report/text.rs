@@ -38,8 +38,20 @@ impl RunReport {
     }
 }
 
-/// A failure report as text: kind, message, place, condition and values.
+/// A failure report as text: kind, message, place, condition and values,
+/// and the failing step's command with its output.
 pub fn failure_text(f: &Failure) -> String {
+    let mut out = failure_summary(f);
+    if let Some(run) = &f.command {
+        out.push_str(&stream_text("stdout", &run.stdout));
+        out.push_str(&stream_text("stderr", &run.stderr));
+    }
+    out
+}
+
+/// The failure report up to the command's exit status, without its output
+/// (JUnit gives that in `<system-out>` and `<system-err>`).
+pub(super) fn failure_summary(f: &Failure) -> String {
     let mut out = format!("  {}: {}\n", f.kind.name(), f.message);
     if !f.step.is_empty() {
         out.push_str(&format!("  in step: {}\n", f.step));
@@ -55,6 +67,23 @@ pub fn failure_text(f: &Failure) -> String {
             None => "<unbound>".to_string(),
         };
         out.push_str(&format!("  {expr} = {shown}\n"));
+    }
+    if let Some(run) = &f.command {
+        out.push_str(&format!("  command: {}\n", run.command));
+        let timed_out = if run.timed_out { " (timed out)" } else { "" };
+        out.push_str(&format!("  exit status: {}{timed_out}\n", run.exit_code));
+    }
+    out
+}
+
+/// `  stdout:` and the stream's lines indented below it.
+fn stream_text(name: &str, text: &str) -> String {
+    if text.is_empty() {
+        return format!("  {name}: (empty)\n");
+    }
+    let mut out = format!("  {name}:\n");
+    for line in text.lines() {
+        out.push_str(&format!("    {line}\n"));
     }
     out
 }
