@@ -98,8 +98,10 @@ fn assert_report_shape(report: &Json) {
     assert!(report["task"].is_string());
     assert!(report["duration_ms"].is_u64());
     for step in report["steps"].as_array().unwrap() {
-        // SPEC §9's four keys, plus the step's own spending (the cost issue).
-        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost"]), "{step}");
+        // SPEC §9's four keys, plus the step's own spending (the cost issue)
+        // and its LOG messages (SPEC §5).
+        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost", "logs"]), "{step}");
+        assert!(step["logs"].as_array().is_some_and(|l| l.iter().all(Json::is_string)), "{step}");
         assert_eq!(
             keys(&step["cost"]),
             set(&["api_calls", "token_count", "execution_time_ms", "run_count", "instructions"]),
@@ -404,7 +406,8 @@ STEP "step <one> & \"two\"" {
     let run = fx.run(plan, &["--output-format", "junit"]);
     run.expect(1);
     let elements = check_xml(&run.stdout);
-    assert_eq!(elements, ["testsuite", "testcase", "failure", "system-out", "system-err"], "{}", run.stdout);
+    // The command wrote to stdout only: no empty <system-err>.
+    assert_eq!(elements, ["testsuite", "testcase", "failure", "system-out"], "{}", run.stdout);
     assert!(run.stdout.contains("Task &lt;&amp;&gt; &quot;quoted&quot;"), "{}", run.stdout);
 }
 

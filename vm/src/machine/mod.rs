@@ -56,6 +56,14 @@ pub struct StepRecord {
     pub cost: [u64; 5],
 }
 
+/// A LOG message, for the report: under the top-level step it ran in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogRecord {
+    pub step: u32,
+    /// Shortened to head and tail, as any long value in a report.
+    pub message: String,
+}
+
 fn no_fuel_limit() -> u64 {
     u64::MAX
 }
@@ -120,6 +128,8 @@ pub struct Machine {
     pub env: Vec<(String, String)>,
     pub status: Status,
     pub step_records: Vec<StepRecord>,
+    /// Every LOG message so far, in order.
+    pub logs: Vec<LogRecord>,
     /// Human interactions answered so far (the k-th answer of `--answers`).
     pub interactions: u32,
     /// Host clock at the last time-meter update; not part of the state
@@ -149,6 +159,7 @@ impl Machine {
             env: Vec::new(),
             status: Status::Running,
             step_records: Vec::new(),
+            logs: Vec::new(),
             interactions: 0,
             clock: None,
             stopped: None,
@@ -792,6 +803,11 @@ impl Machine {
             Instr::Log {} => {
                 let message = self.pop()?.to_text();
                 self.log(program, host, "log", &message, "ok", 0);
+                // Statements stand only inside steps (SETUP is one), so a
+                // top-level step is open; the report lists the message under it.
+                if let Some(top) = self.steps.first() {
+                    self.logs.push(LogRecord { step: top.step, message: shorten(&message) });
+                }
             }
             Instr::Env { name } => {
                 let value = self.pop()?.to_text();

@@ -51,7 +51,7 @@ impl RunReport {
             "duration_ms": self.duration_ms,
             "steps": self.steps.iter().map(|s| json!({
                 "name": s.name, "status": s.status, "line": s.line, "duration_ms": s.duration_ms,
-                "cost": cost_json(&s.cost),
+                "cost": cost_json(&s.cost), "logs": s.logs,
             })).collect::<Vec<_>>(),
             "failure": failure,
             "cost": cost,

@@ -24,6 +24,10 @@ impl RunReport {
                 seconds(step.duration_ms)
             ));
             let mut children = Vec::new();
+            // SPEC §5: the step's LOG messages in <system-out>, and for the
+            // failing step its command's output in <system-out>/<system-err>.
+            let mut system_out: String = step.logs.iter().map(|m| line(m)).collect();
+            let mut system_err = String::new();
             match (step.status, &self.status) {
                 ("failed", RunStatus::Failed(f)) => {
                     children.push(format!(
@@ -32,15 +36,19 @@ impl RunReport {
                         xml(&f.message),
                         xml(&failure_summary(f))
                     ));
-                    // The failing command's output, as SPEC §5 places it.
                     if let Some(run) = &f.command {
-                        let out = format!("$ {}\n{}", run.command, run.stdout);
-                        children.push(format!("<system-out>{}</system-out>", xml(&out)));
-                        children.push(format!("<system-err>{}</system-err>", xml(&run.stderr)));
+                        system_out.push_str(&format!("$ {}\n{}", run.command, run.stdout));
+                        system_err.push_str(&run.stderr);
                     }
                 }
                 ("passed", _) => {}
                 _ => children.push("<skipped/>".to_string()),
+            }
+            if !system_out.is_empty() {
+                children.push(format!("<system-out>{}</system-out>", xml(&system_out)));
+            }
+            if !system_err.is_empty() {
+                children.push(format!("<system-err>{}</system-err>", xml(&system_err)));
             }
             for child in &children {
                 out.push_str(&format!("\n    {child}"));
@@ -50,6 +58,11 @@ impl RunReport {
         out.push_str("</testsuite>\n");
         out
     }
+}
+
+/// `text` as a line: ending in one newline.
+fn line(text: &str) -> String {
+    if text.ends_with('\n') { text.to_string() } else { format!("{text}\n") }
 }
 
 fn seconds(ms: u64) -> String {

@@ -30,6 +30,8 @@ pub struct StepReport {
     pub duration_ms: u64,
     /// What the step spent, in `Dim::ALL` order (zero for a step not run).
     pub cost: [u64; 5],
+    /// Its LOG messages (and those of the steps and tasks inside it), in order.
+    pub logs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,12 +83,15 @@ impl RunReport {
                     ),
                     None => ("not_run", 0, [0; 5]),
                 };
+                let logs =
+                    machine.logs.iter().filter(|l| l.step == step).map(|l| l.message.clone()).collect();
                 StepReport {
                     name: program.string(info.name).to_string(),
                     status,
                     line: info.line,
                     duration_ms,
                     cost,
+                    logs,
                 }
             })
             .collect();
