@@ -1,6 +1,7 @@
 //! The JUnit XML report: one testsuite for the plan, one testcase per
 //! top-level step.
 
+use super::style::Style;
 use super::text::failure_summary;
 use super::{RunReport, RunStatus};
 
@@ -34,7 +35,7 @@ impl RunReport {
                         "<failure type=\"{}\" message=\"{}\">{}</failure>",
                         f.kind.name(),
                         xml(&f.message),
-                        xml(&failure_summary(f))
+                        xml(&failure_summary(f, Style::PLAIN))
                     ));
                     if let Some(run) = &f.command {
                         system_out.push_str(&format!("$ {}\n{}", run.command, run.stdout));

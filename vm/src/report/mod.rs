@@ -4,6 +4,7 @@
 pub mod event_log;
 mod json;
 mod junit;
+pub mod style;
 mod text;
 
 pub use junit::xml;

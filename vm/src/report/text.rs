@@ -2,6 +2,7 @@
 
 use tisslang::cost::Dim;
 
+use super::style::{Style, Tone};
 use super::{RunReport, RunStatus};
 use crate::machine::Suspension;
 use crate::machine::failure::Failure;
@@ -9,17 +10,19 @@ use crate::machine::value::Value;
 
 impl RunReport {
     /// The human summary printed after the step lines.
-    pub fn to_text(&self) -> String {
+    pub fn to_text(&self, style: Style) -> String {
         let mut out = String::new();
         match &self.status {
-            RunStatus::Passed => out.push_str(&format!("passed: {}\n", self.task)),
+            RunStatus::Passed => {
+                out.push_str(&format!("{}: {}\n", style.paint(Tone::Good, "passed"), self.task))
+            }
             RunStatus::Failed(f) => {
                 // `failed` for every kind: the report's headline names the kind, once.
-                out.push_str(&format!("failed: {}\n", self.task));
-                out.push_str(&failure_text(f));
+                out.push_str(&format!("{}: {}\n", style.paint(Tone::Bad, "failed"), self.task));
+                out.push_str(&failure_text(f, style));
             }
             RunStatus::Suspended { snapshot, reason } => {
-                out.push_str(&format!("suspended: {}\n", self.task));
+                out.push_str(&format!("{}: {}\n", style.paint(Tone::Warn, "suspended"), self.task));
                 if let Suspension::Interaction { question, line } = reason {
                     out.push_str(&format!(
                         "  waiting at line {line} for an answer to {}\n",
@@ -40,8 +43,8 @@ impl RunReport {
 
 /// A failure report as text: kind, message, place, condition and values,
 /// and the failing step's command with its output.
-pub fn failure_text(f: &Failure) -> String {
-    let mut out = failure_summary(f);
+pub fn failure_text(f: &Failure, style: Style) -> String {
+    let mut out = failure_summary(f, style);
     if let Some(run) = &f.command {
         out.push_str(&stream_text("stdout", &run.stdout));
         out.push_str(&stream_text("stderr", &run.stderr));
@@ -51,8 +54,8 @@ pub fn failure_text(f: &Failure) -> String {
 
 /// The failure report up to the command's exit status, without its output
 /// (JUnit gives that in `<system-out>` and `<system-err>`).
-pub(super) fn failure_summary(f: &Failure) -> String {
-    let mut out = format!("  {}: {}\n", f.kind.name(), f.message);
+pub(super) fn failure_summary(f: &Failure, style: Style) -> String {
+    let mut out = format!("  {}: {}\n", style.paint(Tone::Bad, f.kind.name()), f.message);
     if !f.step.is_empty() {
         out.push_str(&format!("  in step: {}\n", f.step));
     }

@@ -44,6 +44,7 @@ use crate::machine::program::Program;
 use crate::machine::value::{Record, Value, format_duration, shell_quote};
 use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::report::failure_text;
+use crate::report::style::Style;
 use crate::session::answers;
 use crate::session::interrupt;
 use crate::session::snapshot::{self, AnswersPosition, SnapshotRef};
@@ -939,7 +940,10 @@ fn ended_name(outcome: &Outcome) -> &'static str {
 
 fn end_text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Failed(f) => format!("the plan ended: {}\n{}", ended_name(outcome), failure_text(f)),
+        // Plain: the transcript on stdout is the same on every run.
+        Outcome::Failed(f) => {
+            format!("the plan ended: {}\n{}", ended_name(outcome), failure_text(f, Style::PLAIN))
+        }
         Outcome::Trapped(message) => format!(
             "the plan ended: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this \
              bytecode); please report it."

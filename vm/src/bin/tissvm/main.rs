@@ -18,6 +18,7 @@ use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tisslang::module::Module;
 
+mod color;
 mod debug;
 mod estimate;
 mod options;
@@ -62,7 +63,8 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
     error_format: FormatArg,
 
-    /// When to color human diagnostics: `auto` colors only a terminal, and never when NO_COLOR is set.
+    /// When to color human output (diagnostics, step lines, reports, inspect, estimate; never JSON or
+    /// JUnit): `auto` colors only a terminal, and never when NO_COLOR is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     color: ColorArg,
 
@@ -135,6 +137,7 @@ fn run() -> u8 {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    color::choose(cli.color);
     let (format, color) = cli_support::diagnostics_style(cli.error_format, cli.color);
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
@@ -184,7 +187,7 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
         }
     };
     let text = match format {
-        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program),
+        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program, color::stdout()),
         InspectFormat::Json => {
             let mut text = serde_json::to_string_pretty(&tiss_vm::analysis::inspect::inspect_json(&program))
                 .unwrap_or_default();

@@ -10,6 +10,7 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host, Question};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
@@ -17,6 +18,7 @@ use tiss_vm::session::snapshot::{self, AnswersPosition, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
+use super::color;
 use super::options::{OutputFormat, RunOptions, SandboxProfile, parse_budget};
 use super::status;
 
@@ -124,7 +126,13 @@ pub fn open_host(
         queue.extend(replies.into_iter().skip(skip));
     }
 
+    // Step lines go where the progress goes: stdout for text output, else stderr.
+    let style = match progress {
+        Progress::Text { .. } => color::stdout(),
+        Progress::Quiet => color::stderr(),
+    };
     let mut host = OsHost::new(workspace, provider, progress);
+    host.style = style;
     host.env_allow = options.env_allow.clone();
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
@@ -158,7 +166,8 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
         machine.cap(dim, value);
     }
     if let Err(e) = interrupt::install() {
-        eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
+        let warning = color::stderr().paint(Tone::Warn, "warning");
+        eprintln!("tissvm: {warning}: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
     }
 
     let killed_before = interrupt::killed_runs();
@@ -257,12 +266,12 @@ pub fn execute(start: Start, options: &RunOptions) -> u8 {
             text
         }
         OutputFormat::Junit => report.to_junit(),
-        OutputFormat::Text => report.to_text(),
+        OutputFormat::Text => report.to_text(color::stdout()),
     };
     if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
         (options.output_format, &report.status)
     {
-        eprint!("{}", failure_text(f));
+        eprint!("{}", failure_text(f, color::stderr()));
     }
     super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
 }
