@@ -125,3 +125,34 @@ fn log_file_has_a_failed_step_end_for_every_step_a_failure_ends() {
     let failed = names.iter().position(|&n| n == "failed").expect("a failed event");
     assert_eq!(&names[failed..], ["failed", "step_end", "step_end"]);
 }
+
+#[test]
+fn steps_a_caught_failure_leaves_end_as_failed() {
+    let fx = Fixture::new();
+    let plan = r#"TASK "caught"
+STEP "outer" {
+    TRY {
+        STEP "inner" {
+            RUN "sleep 0.2"
+            ASSERT LAST_RUN.EXIT_CODE == 1
+        }
+    } CATCH {
+        LOG "recovered"
+    }
+}
+"#;
+    let log = fx.path("events.jsonl");
+    let run = fx.run(plan, &["--log-file", log.to_str().unwrap()]);
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let inner =
+        lines.iter().position(|l| l.starts_with("  ✗ inner  (")).unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line_time_ms(lines[inner]).is_some_and(|ms| ms >= 200), "{}", lines[inner]);
+    let caught = lines.iter().position(|l| l.starts_with("  caught ")).expect("the caught line");
+    let outer = lines.iter().position(|l| l.starts_with("✓ outer  (")).expect("outer passed");
+    assert!(inner < caught && caught < outer, "{}", run.stdout);
+    // Every step that started has ended.
+    let events = log_events(&log);
+    let count = |kind: &str| events.iter().filter(|e| e["event"] == kind).count();
+    assert_eq!(count("step_start"), count("step_end"), "{events:?}");
+}

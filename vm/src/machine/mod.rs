@@ -1136,6 +1136,17 @@ impl Machine {
         });
     }
 
+    /// A failure ends the open steps above the first `keep` (all of them if
+    /// uncaught, those inside the TRY if caught): a failed `step_end` for
+    /// each, innermost first, as STEP_EXIT would log a passed one.
+    fn log_failed_step_ends(&mut self, program: &Program, host: &mut dyn Host, keep: usize) {
+        self.sync_time(host);
+        for (depth, open) in self.steps.iter().enumerate().skip(keep).rev() {
+            let duration = self.meters[2].saturating_sub(open.meters_at_entry[2]);
+            self.log_step_end(program, host, open.step, depth as u32, "failed", duration);
+        }
+    }
+
     /// Evaluates a side-effect-free path, for an assertion's report.
     fn observe(&self, path: &PathRef) -> Option<Value> {
         let mut value = match path.root {
@@ -1174,7 +1185,9 @@ impl Machine {
                     let innermost = self.current_step_name(program).unwrap_or("").to_string();
                     self.frames.truncate(frame_depth);
                     let base = self.frames.last().map_or(0, |f| f.step_base);
-                    self.steps.truncate((base + h.step_depth) as usize);
+                    let keep = (base + h.step_depth) as usize;
+                    self.log_failed_step_ends(program, host, keep);
+                    self.steps.truncate(keep);
                     self.stack.truncate(h.stack_depth as usize);
                     let record = ErrorRecord {
                         kind: kind.name().to_string(),
@@ -1242,14 +1255,9 @@ impl Machine {
     }
 
     fn fail(&mut self, program: &Program, host: &mut dyn Host, mut failure: Failure) -> Outcome {
-        self.sync_time(host);
         failure.command = self.failing_step_command();
         self.log(program, host, "failed", &failure.message, failure.kind.name(), 0);
-        // The failure ends every open step, innermost first, as STEP_EXIT would.
-        for (depth, open) in self.steps.iter().enumerate().rev() {
-            let duration = self.meters[2].saturating_sub(open.meters_at_entry[2]);
-            self.log_step_end(program, host, open.step, depth as u32, "failed", duration);
-        }
+        self.log_failed_step_ends(program, host, 0);
         self.status = Status::Failed(failure.clone());
         self.close_failed_step();
         Outcome::Failed(failure)
