@@ -15,6 +15,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tiss_compiler::lower::LowerOptions;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
+use tiss_vm::report::style::Style;
 
 fn bench(c: &mut Criterion) {
     let src = plan_gen::generate(50_000);
@@ -51,7 +52,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("JSON output", |b| {
         b.iter(|| serde_json::to_string_pretty(&black_box(&e).to_json(&module)).expect("serializes"))
     });
-    group.bench_function("text output", |b| b.iter(|| black_box(&e).to_text(&module)));
+    group.bench_function("text output", |b| b.iter(|| black_box(&e).to_text(&module, Style::PLAIN)));
     group.bench_function("load .tbc + analysis", |b| {
         b.iter(|| {
             let m = tisslang::format::load(black_box(&bytes)).expect("loads");

@@ -52,6 +52,16 @@ pub enum ColorArg {
     Never,
 }
 
+/// Whether human output written to a stream is colored: `always`, `never`,
+/// or for `auto` only a terminal, and never when `NO_COLOR` is set.
+pub fn colors(color: ColorArg, stream_is_terminal: bool) -> bool {
+    match color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => stream_is_terminal && !crate::render::no_color_requested(),
+    }
+}
+
 /// The diagnostic format and stderr coloring the two options select: JSON
 /// is never colored, and `auto` colors only a terminal without `NO_COLOR`.
 pub fn diagnostics_style(

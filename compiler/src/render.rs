@@ -35,11 +35,15 @@ pub enum ErrorFormat {
 }
 
 /// Whether to color human output written to stderr: only on a terminal, and
-/// never when `NO_COLOR` is set to a non-empty value (<https://no-color.org>).
+/// never when `NO_COLOR` is set (see [`no_color_requested`]).
 pub fn stderr_color_choice() -> ColorChoice {
     use std::io::IsTerminal;
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    if no_color || !io::stderr().is_terminal() { ColorChoice::Never } else { ColorChoice::Auto }
+    if no_color_requested() || !io::stderr().is_terminal() { ColorChoice::Never } else { ColorChoice::Auto }
+}
+
+/// Whether `NO_COLOR` is set to a non-empty value (<https://no-color.org>).
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 fn config() -> Config {

@@ -195,11 +195,15 @@ paused before the first statement at line 2:1, entering step "s"
     2 | STEP "s" {
 (tissvm) continue
 the plan ended: failed
-  assertion_failed: assertion failed: LAST_RUN.EXIT_CODE == 0
+  assertion_failed: `LAST_RUN.EXIT_CODE == 0` is false
   in step: s
   at line 4, column 5
   condition: LAST_RUN.EXIT_CODE == 0
   LAST_RUN.EXIT_CODE = 3
+  command: exit 3
+  exit status: 3
+  stdout: (empty)
+  stderr: (empty)
 (tissvm) print LAST_RUN.EXIT_CODE
 LAST_RUN.EXIT_CODE = 3
 "#,
@@ -317,7 +321,7 @@ fn budgets_from_the_command_line_apply() {
     let dir = workspace("plan.tiss", PLAN);
     let o = tissvm(dir.path(), &["debug", "plan.tiss", "--budget", "RUN_COUNT=1"], "continue\n");
     assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
-    assert!(stdout(&o).contains("the plan ended: budget_exceeded\n"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("the plan ended: failed\n  budget_exceeded: "), "{}", stdout(&o));
 }
 
 #[test]

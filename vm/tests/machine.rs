@@ -5,7 +5,7 @@ use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, HostError};
 use tiss_vm::machine::failure::FailureKind;
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::RunResult;
+use tiss_vm::machine::value::{RunResult, Value};
 use tiss_vm::machine::{Machine, Outcome, StepStatus};
 
 fn program(src: &str) -> Program {
@@ -68,7 +68,7 @@ fn failed_assertion_reports_condition_and_actual_values() {
     assert_eq!(f.kind, FailureKind::AssertionFailed);
     assert_eq!(f.message, "wrong output");
     assert_eq!(f.condition.as_deref(), Some("LAST_RUN.STDOUT CONTAINS \"yes\""));
-    assert_eq!(f.actual, [("LAST_RUN.STDOUT".to_string(), "\"nope\\n\"".to_string())]);
+    assert_eq!(f.actual, [("LAST_RUN.STDOUT".to_string(), Some(Value::Str("nope\n".into())))]);
     assert_eq!((f.step.as_str(), f.line), ("s", 4));
 }
 
@@ -151,7 +151,8 @@ fn run_budget_stops_before_the_effect() {
     let Outcome::Failed(f) = outcome else { panic!("{outcome:?}") };
     assert_eq!(f.kind, FailureKind::BudgetExceeded);
     assert_eq!(host.effects, ["run echo 1"]);
-    assert_eq!(f.budget.as_ref().map(|b| (b.cap, b.spent)), Some((1, 2)));
+    // The refused RUN spent nothing: one command spent, one more needed.
+    assert_eq!(f.budget.as_ref().map(|b| (b.cap, b.spent, b.needed)), Some((1, 1, Some(1))));
     assert_eq!(machine.step_records[0].status, StepStatus::Failed);
 }
 

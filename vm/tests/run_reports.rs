@@ -98,8 +98,10 @@ fn assert_report_shape(report: &Json) {
     assert!(report["task"].is_string());
     assert!(report["duration_ms"].is_u64());
     for step in report["steps"].as_array().unwrap() {
-        // SPEC §9's four keys, plus the step's own spending (the cost issue).
-        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost"]), "{step}");
+        // SPEC §9's four keys, plus the step's own spending (the cost issue)
+        // and its LOG messages (SPEC §5).
+        assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost", "logs"]), "{step}");
+        assert!(step["logs"].as_array().is_some_and(|l| l.iter().all(Json::is_string)), "{step}");
         assert_eq!(
             keys(&step["cost"]),
             set(&["api_calls", "token_count", "execution_time_ms", "run_count", "instructions"]),
@@ -169,7 +171,13 @@ fn json_report_of_a_failing_plan() {
         [("first", "passed"), ("second", "failed"), ("third", "not_run"), ("fourth", "not_run")]
     );
     let f = &report["failure"];
-    assert_eq!(keys(f), set(&["kind", "message", "step", "line", "column", "condition", "actual"]), "{f}");
+    assert_eq!(
+        keys(f),
+        set(&["kind", "message", "step", "line", "column", "condition", "actual", "command"]),
+        "{f}"
+    );
+    // The command was run by an earlier step, not the failing one.
+    assert_eq!(f["command"], Json::Null);
     assert_eq!(f["kind"], "assertion_failed");
     assert_eq!(f["message"], "no goodbye");
     assert_eq!(f["step"], "second");
@@ -222,9 +230,10 @@ STEP "long" {
     let run = fx.run(plan, &["--output-format", "json"]);
     run.expect(1);
     let shown = run.json()["failure"]["actual"]["LAST_RUN.STDOUT"].as_str().unwrap().to_string();
-    assert!(shown.contains("1\\n2\\n3\\n"), "head kept: {shown}");
-    assert!(shown.contains("999\\n1000\\n"), "tail kept: {shown}");
-    assert!(!shown.contains("\\n500\\n"), "middle omitted: {shown}");
+    // The string itself, not its quoted form.
+    assert!(shown.starts_with("1\n2\n3\n"), "head kept: {shown}");
+    assert!(shown.ends_with("999\n1000\n"), "tail kept: {shown}");
+    assert!(!shown.contains("\n500\n"), "middle omitted: {shown}");
     assert!(shown.contains("omitted"), "{shown}");
 }
 
@@ -242,7 +251,9 @@ fn json_report_of_a_budget_and_a_security_failure() {
     assert_eq!(f["kind"], "budget_exceeded");
     assert_eq!(f["dimension"], "RUN_COUNT");
     assert_eq!(f["cap"], 1);
-    assert!(f["spent"].as_u64().unwrap() > 1, "{f}");
+    // Preflight refused the step: nothing was spent, and it needed two.
+    assert_eq!((f["spent"].as_u64(), f["needed"].as_u64()), (Some(0), Some(2)), "{f}");
+    assert_eq!(f["reason"], "preflight");
 
     let plan = "TASK \"s\"\nSTEP \"s\" {\n    VAR p = \"/etc/passwd\"\n    READ \"${p}\" AS x\n}\n";
     let run = fx.run(plan, &["--output-format", "json"]);
@@ -395,7 +406,8 @@ STEP "step <one> & \"two\"" {
     let run = fx.run(plan, &["--output-format", "junit"]);
     run.expect(1);
     let elements = check_xml(&run.stdout);
-    assert_eq!(elements, ["testsuite", "testcase", "failure"], "{}", run.stdout);
+    // The command wrote to stdout only: no empty <system-err>.
+    assert_eq!(elements, ["testsuite", "testcase", "failure", "system-out"], "{}", run.stdout);
     assert!(run.stdout.contains("Task &lt;&amp;&gt; &quot;quoted&quot;"), "{}", run.stdout);
 }
 

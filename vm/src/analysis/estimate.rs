@@ -42,6 +42,7 @@ use tisslang::isa::{Instr, run_flags};
 use tisslang::module::{Constant, CostBound, Module, TemplatePart};
 
 use crate::machine::value::format_duration;
+use crate::report::style::{Style, Tone};
 
 // ---- the execution-time model ------------------------------------------------
 
@@ -1045,8 +1046,9 @@ impl Estimate {
     }
 
     /// A table per step (nested steps indented) and the total, the tasks,
-    /// and the RUNs with the source of each time estimate.
-    pub fn to_text(&self, m: &Module) -> String {
+    /// and the RUNs with the source of each time estimate (a built-in guess
+    /// is a warning, in colour when `style` allows).
+    pub fn to_text(&self, m: &Module, style: Style) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "Estimate for \"{}\" (no command is run)\n", m.string(m.task).unwrap_or(""));
         let mut rows: Vec<(String, String, CostBound)> = self
@@ -1081,6 +1083,7 @@ impl Estimate {
             for ((r, command), time) in runs.iter().zip(&commands).zip(&times) {
                 let source = match (&r.source, r.timeout_ms) {
                     (TimeSource::Timeout, Some(t)) => format!("TIMEOUT {}", format_duration(t)),
+                    (TimeSource::Default, _) => style.paint(Tone::Warn, &r.source.describe()),
                     (source, _) => source.describe(),
                 };
                 let _ = writeln!(

@@ -3,10 +3,20 @@
 //! budgets, environment, the risk level with its reasons, and the hash.
 
 use serde_json::{Value as Json, json};
-use tisslang::module::{InteractionKind, NONE, PathAccess};
+use tisslang::module::{InteractionKind, NONE, PathAccess, RiskLevel};
 
 use crate::machine::program::Program;
 use crate::machine::value::format_duration;
+use crate::report::style::{Style, Tone};
+
+/// High risk reads as a failure would, medium as a warning.
+fn risk_tone(level: RiskLevel) -> Tone {
+    match level {
+        RiskLevel::Low => Tone::Good,
+        RiskLevel::Medium => Tone::Warn,
+        RiskLevel::High => Tone::Bad,
+    }
+}
 
 fn access_name(access: PathAccess) -> &'static str {
     match access {
@@ -82,15 +92,17 @@ pub fn inspect_json(program: &Program) -> Json {
     })
 }
 
-pub fn inspect_text(program: &Program) -> String {
+/// The manifest as text; the risk levels in colour when `style` allows.
+pub fn inspect_text(program: &Program, style: Style) -> String {
     let m = &program.module;
     let manifest = &m.manifest;
     let mut out = String::new();
     out.push_str(&format!("task: {}\n", program.string(m.task)));
     out.push_str(&format!("hash: {}\n", program.hash));
-    out.push_str(&format!("risk: {}\n", manifest.risk.level.name()));
+    let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
+    out.push_str(&format!("risk: {}\n", level(manifest.risk.level)));
     for r in &manifest.risk.reasons {
-        out.push_str(&format!("  - [{}] line {}: {}\n", r.level().name(), r.line, m.risk_text(r)));
+        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level()), r.line, m.risk_text(r)));
     }
     out.push_str("steps:\n");
     for &s in &program.top_level_steps {

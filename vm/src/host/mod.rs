@@ -82,9 +82,10 @@ pub enum Answer {
 /// One event for the log and progress display.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event<'a> {
-    /// `step_start`, `step_end`, `run`, `write`, `read`, ...
+    /// `step_start`, `step_end` (outcome `passed`, or `failed` for each step
+    /// a failure ends), `run`, `write`, `read`, ...
     pub event: &'a str,
-    /// The innermost step's name, if any.
+    /// The innermost step's name, if any (for `step_end`: the step that ended).
     pub step: Option<&'a str>,
     /// How many steps are open (for `step_end`: the finished step's own depth, 0 = top level).
     pub depth: u32,

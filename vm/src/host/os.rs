@@ -15,6 +15,7 @@ use crate::host::{
 use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
 use crate::report::event_log::EventLog;
+use crate::report::style::{Style, Tone};
 use crate::session::answers::Reply;
 
 /// Where step lines and progress go.
@@ -43,6 +44,8 @@ pub struct OsHost {
     pub output_cap: usize,
     /// Print no step lines at all (benches, embedding).
     pub quiet_steps: bool,
+    /// Colour for the step lines, as the stream they go to allows.
+    pub style: Style,
     started: Instant,
     live_line: bool,
 }
@@ -60,6 +63,7 @@ impl OsHost {
             answer_error: None,
             output_cap: process::DEFAULT_OUTPUT_CAP,
             quiet_steps: false,
+            style: Style::PLAIN,
             started: Instant::now(),
             live_line: false,
         }
@@ -256,11 +260,19 @@ impl Host for OsHost {
             "step_start" => self.live(&format!("STEP {}", event.op)),
             "step_end" => {
                 let pad = "  ".repeat(event.depth as usize);
-                self.step_line(&format!("{pad}✓ {}  ({})", event.op, format_duration(event.duration_ms)));
+                let (mark, tone) =
+                    if event.outcome == "passed" { ("✓", Tone::Good) } else { ("✗", Tone::Bad) };
+                let result = self.style.paint(tone, &format!("{mark} {}", event.op));
+                self.step_line(&format!("{pad}{result}  ({})", format_duration(event.duration_ms)));
             }
             "log" => self.step_line(&format!("  LOG {}", event.op)),
-            "caught" => self.step_line(&format!("  caught {}: {}", event.outcome, event.op)),
-            "failed" => self.step_line(&format!("✗ {}", event.step.unwrap_or("(no step)"))),
+            "budget_warning" => {
+                self.step_line(&format!("  {}: {}", self.style.paint(Tone::Warn, "warning"), event.op))
+            }
+            "caught" => {
+                let caught = self.style.paint(Tone::Warn, "caught");
+                self.step_line(&format!("  {caught} {}: {}", event.outcome, event.op))
+            }
             _ => {}
         }
     }

@@ -19,7 +19,7 @@ use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_i
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
 };
-use crate::machine::failure::{BudgetBreach, Failure, FailureKind, shorten};
+use crate::machine::failure::{BudgetStop, Failure, FailureKind, amount, cap_left, shorten};
 use crate::machine::program::{Op, Program};
 use crate::machine::shell::{Piece, build_command};
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
@@ -54,6 +54,14 @@ pub struct StepRecord {
     pub duration_ms: u64,
     /// What the step spent, per dimension in `Dim::ALL` order.
     pub cost: [u64; 5],
+}
+
+/// A LOG message, for the report: under the top-level step it ran in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogRecord {
+    pub step: u32,
+    /// Shortened to head and tail, as any long value in a report.
+    pub message: String,
 }
 
 fn no_fuel_limit() -> u64 {
@@ -120,6 +128,8 @@ pub struct Machine {
     pub env: Vec<(String, String)>,
     pub status: Status,
     pub step_records: Vec<StepRecord>,
+    /// Every LOG message so far, in order.
+    pub logs: Vec<LogRecord>,
     /// Human interactions answered so far (the k-th answer of `--answers`).
     pub interactions: u32,
     /// Host clock at the last time-meter update; not part of the state
@@ -149,6 +159,7 @@ impl Machine {
             env: Vec::new(),
             status: Status::Running,
             step_records: Vec::new(),
+            logs: Vec::new(),
             interactions: 0,
             clock: None,
             stopped: None,
@@ -483,8 +494,10 @@ impl Machine {
     fn assertion_failed(&mut self, program: &Program, host: &mut dyn Host, assertion: u32, pc: u32) -> Flow {
         let message = match program.module.assertions.get(assertion as usize) {
             Some(a) if a.message != NONE => program.string(a.message).to_string(),
-            Some(a) => format!("assertion failed: {}", program.string(a.condition)),
-            None => "assertion failed".to_string(),
+            // The kind (`assertion_failed`) is reported beside the message:
+            // the message says which condition, not that it failed.
+            Some(a) => format!("`{}` is false", program.string(a.condition)),
+            None => "the condition is false".to_string(),
         };
         self.exceptional(program, host, Exec::Assert(assertion, message), pc)
     }
@@ -492,8 +505,9 @@ impl Machine {
     #[cold]
     fn fuel_exhausted(&mut self, program: &Program, host: &mut dyn Host, cap: u64, pc: u32) -> Flow {
         self.meters[4] -= 1;
-        let outcome =
-            self.budget_failure(program, host, Dim::Instructions, cap, self.meters[4] + 1, "limit", pc);
+        let stop =
+            BudgetStop::refused(Dim::Instructions, cap, self.meters[4], 1, "the next instruction", false);
+        let outcome = self.budget_failure(program, host, stop, pc);
         self.stop(outcome)
     }
 
@@ -505,9 +519,7 @@ impl Machine {
             Exec::Assert(assertion, message) => {
                 self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
             }
-            Exec::Budget(dim, cap, spent, reason) => {
-                self.budget_failure(program, host, dim, cap, spent, reason, pc)
-            }
+            Exec::Budget(stop) => self.budget_failure(program, host, *stop, pc),
             Exec::Suspend(question) => {
                 // Re-run this instruction when answered; it has not happened yet.
                 self.pc = pc;
@@ -727,9 +739,7 @@ impl Machine {
                         cost,
                     });
                 }
-                let name =
-                    program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
-                self.log(program, host, "step_end", &name, "passed", duration);
+                self.log_step_end(program, host, step, self.steps.len() as u32, "passed", duration);
             }
             Instr::Fail { assertion } => {
                 let message = self.pop_str()?.to_string();
@@ -793,6 +803,11 @@ impl Machine {
             Instr::Log {} => {
                 let message = self.pop()?.to_text();
                 self.log(program, host, "log", &message, "ok", 0);
+                // Statements stand only inside steps (SETUP is one), so a
+                // top-level step is open; the report lists the message under it.
+                if let Some(top) = self.steps.first() {
+                    self.logs.push(LogRecord { step: top.step, message: shorten(&message) });
+                }
             }
             Instr::Env { name } => {
                 let value = self.pop()?.to_text();
@@ -830,10 +845,15 @@ impl Machine {
                 self.interactions += 1;
                 if slot == NO_SLOT {
                     if !approved {
-                        let why = if comment.is_empty() { String::new() } else { format!(": {comment}") };
+                        // The kind says it was rejected: the message says what, and why.
+                        let why = if comment.is_empty() {
+                            "no comment".to_string()
+                        } else {
+                            format!("comment: {comment}")
+                        };
                         return Err(Exec::Raise((
                             FailureKind::ReviewRejected,
-                            format!("review rejected: {message}{why}"),
+                            format!("{message:?} ({why})"),
                         )));
                     }
                 } else {
@@ -874,13 +894,14 @@ impl Machine {
         out
     }
 
-    /// Fails with `budget_exceeded` before an effect that would cross a cap.
-    fn charge(&mut self, dim: Dim, amount: u64) -> Result<(), Exec> {
+    /// Fails with `budget_exceeded` before an effect (`what`) that would
+    /// cross a cap.
+    fn charge(&mut self, dim: Dim, amount: u64, what: &str) -> Result<(), Exec> {
         let i = dim_index(dim);
         if let Some(cap) = self.budgets[i] {
             let after = self.meters[i].saturating_add(amount);
             if after > cap {
-                return Err(Exec::Budget(dim, cap, after, "limit"));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], amount, what, false)));
             }
         }
         Ok(())
@@ -890,7 +911,7 @@ impl Machine {
     fn check_time(&self) -> Result<(), Exec> {
         match self.budgets[2] {
             Some(cap) if self.meters[2] > cap => {
-                Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2], "limit"))
+                Err(budget(BudgetStop::crossed(Dim::ExecutionTime, cap, self.meters[2], "")))
             }
             _ => Ok(()),
         }
@@ -914,11 +935,15 @@ impl Machine {
             let (min, max) = (bound.min[i].saturating_sub(counted), bound.max[i].saturating_sub(counted));
             let left = cap.saturating_sub(self.meters[i]);
             if min > left {
-                return Err(Exec::Budget(dim, cap, self.meters[i].saturating_add(min), "preflight"));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], min, what, true)));
             }
             if max > left {
-                let message =
-                    format!("{what} may use up to {max} {} but {left} of {cap} is left", dim.name());
+                let message = format!(
+                    "{what} may need up to {}, but the {} {}; it runs, and stops if it crosses the cap",
+                    amount(dim, max),
+                    dim.name(),
+                    cap_left(dim, cap, self.meters[i])
+                );
                 self.log(program, host, "budget_warning", &message, "warning", 0);
             }
         }
@@ -936,7 +961,7 @@ impl Machine {
         };
         let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
         let command = self.pop_str()?.to_string();
-        self.charge(Dim::RunCount, 1)?;
+        self.charge(Dim::RunCount, 1, "this RUN")?;
         self.sync_time(host);
         self.check_time()?;
         // What is left of the time budget bounds the command too: a command
@@ -981,8 +1006,15 @@ impl Machine {
                 let killed_by_budget = limited_by_budget && run.timed_out;
                 self.last_run = Some(run);
                 if killed_by_budget {
+                    // The command ran until the time left ran out: the cap is spent.
                     let cap = self.budgets[2].unwrap_or(0);
-                    return Err(Exec::Budget(Dim::ExecutionTime, cap, self.meters[2].max(cap + 1), "limit"));
+                    let how = format!("; `{command}` was still running and was killed");
+                    return Err(budget(BudgetStop::crossed(
+                        Dim::ExecutionTime,
+                        cap,
+                        self.meters[2].max(cap),
+                        &how,
+                    )));
                 }
                 self.check_time()
             }
@@ -997,7 +1029,7 @@ impl Machine {
         let info =
             program.module.prompts.get(prompt as usize).ok_or_else(|| Exec::Trap("bad prompt".into()))?;
         let query = self.pop()?.to_text();
-        self.charge(Dim::ApiCalls, 1)?;
+        self.charge(Dim::ApiCalls, 1, "this PROMPT_AGENT")?;
 
         let mut context = Vec::new();
         for &slot in &info.context {
@@ -1036,7 +1068,8 @@ impl Machine {
         if let Some(cap) = self.budgets[1]
             && self.meters[1] > cap
         {
-            return Err(Exec::Budget(Dim::TokenCount, cap, self.meters[1], "limit"));
+            let how = " (the model's reported usage)";
+            return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[1], how)));
         }
         self.check_time()
     }
@@ -1078,6 +1111,42 @@ impl Machine {
         host.log(&event);
     }
 
+    /// `step_end`: names the step that ended (at `depth`, 0 = top level),
+    /// not the one around it.
+    fn log_step_end(
+        &self,
+        program: &Program,
+        host: &mut dyn Host,
+        step: u32,
+        depth: u32,
+        outcome: &str,
+        duration_ms: u64,
+    ) {
+        let info = program.module.steps.get(step as usize);
+        let name = program.string(info.map_or(NONE, |s| s.name));
+        host.log(&Event {
+            event: "step_end",
+            step: Some(name),
+            depth,
+            line: info.map_or(0, |s| s.line),
+            op: name,
+            outcome,
+            duration_ms,
+            details: &[],
+        });
+    }
+
+    /// A failure ends the open steps above the first `keep` (all of them if
+    /// uncaught, those inside the TRY if caught): a failed `step_end` for
+    /// each, innermost first, as STEP_EXIT would log a passed one.
+    fn log_failed_step_ends(&mut self, program: &Program, host: &mut dyn Host, keep: usize) {
+        self.sync_time(host);
+        for (depth, open) in self.steps.iter().enumerate().skip(keep).rev() {
+            let duration = self.meters[2].saturating_sub(open.meters_at_entry[2]);
+            self.log_step_end(program, host, open.step, depth as u32, "failed", duration);
+        }
+    }
+
     /// Evaluates a side-effect-free path, for an assertion's report.
     fn observe(&self, path: &PathRef) -> Option<Value> {
         let mut value = match path.root {
@@ -1116,7 +1185,9 @@ impl Machine {
                     let innermost = self.current_step_name(program).unwrap_or("").to_string();
                     self.frames.truncate(frame_depth);
                     let base = self.frames.last().map_or(0, |f| f.step_base);
-                    self.steps.truncate((base + h.step_depth) as usize);
+                    let keep = (base + h.step_depth) as usize;
+                    self.log_failed_step_ends(program, host, keep);
+                    self.steps.truncate(keep);
                     self.stack.truncate(h.stack_depth as usize);
                     let record = ErrorRecord {
                         kind: kind.name().to_string(),
@@ -1146,68 +1217,68 @@ impl Machine {
                 a.observed
                     .iter()
                     .map(|o| {
-                        let shown = self.observe(&o.path).map_or_else(
-                            || "<unbound>".to_string(),
-                            |v| match v {
-                                Value::Str(s) => format!("{:?}", shorten(&s)),
-                                other => other.to_text(),
-                            },
-                        );
-                        (program.string(o.text).to_string(), shown)
+                        let seen = self.observe(&o.path).map(|v| match v {
+                            Value::Str(s) => Value::Str(shorten(&s).into()),
+                            other => other,
+                        });
+                        (program.string(o.text).to_string(), seen)
                     })
                     .collect(),
             ),
             None => (None, Vec::new()),
         };
-        let failure = Failure { kind, message, step, line, column, condition, actual, budget: None };
+        let failure =
+            Failure { kind, message, step, line, column, condition, actual, budget: None, command: None };
         self.fail(program, host, failure)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn budget_failure(
         &mut self,
         program: &Program,
         host: &mut dyn Host,
-        dim: Dim,
-        cap: u64,
-        spent: u64,
-        reason: &str,
+        stop: BudgetStop,
         pc: u32,
     ) -> Outcome {
         let (line, column) = program.module.position(pc).unwrap_or((0, 0));
         let failure = Failure {
             kind: FailureKind::BudgetExceeded,
-            message: if reason == "preflight" {
-                let i = dim_index(dim);
-                format!(
-                    "{} budget: the work about to start needs at least {} but only {} of the cap {cap} is left (preflight)",
-                    dim.name(),
-                    spent.saturating_sub(self.meters[i]),
-                    cap.saturating_sub(self.meters[i])
-                )
-            } else {
-                format!("{} budget exceeded: {spent} > {cap}", dim.name())
-            },
+            message: stop.message,
             step: self.step_path(program),
             line,
             column,
             condition: None,
             actual: Vec::new(),
-            budget: Some(BudgetBreach {
-                dimension: dim.name().to_string(),
-                cap,
-                spent,
-                reason: reason.to_string(),
-            }),
+            budget: Some(stop.breach),
+            command: None,
         };
         self.fail(program, host, failure)
     }
 
-    fn fail(&mut self, program: &Program, host: &mut dyn Host, failure: Failure) -> Outcome {
+    fn fail(&mut self, program: &Program, host: &mut dyn Host, mut failure: Failure) -> Outcome {
+        failure.command = self.failing_step_command();
         self.log(program, host, "failed", &failure.message, failure.kind.name(), 0);
+        self.log_failed_step_ends(program, host, 0);
         self.status = Status::Failed(failure.clone());
         self.close_failed_step();
         Outcome::Failed(failure)
+    }
+
+    /// The last command of the top-level step that is failing, its output
+    /// shortened: LAST_RUN, if that step set it (a command that started
+    /// counts in RUN_COUNT and sets LAST_RUN, one that could not start does
+    /// neither).
+    fn failing_step_command(&self) -> Option<Box<RunResult>> {
+        let step = self.steps.first()?;
+        let run_count = dim_index(Dim::RunCount);
+        if self.meters[run_count] <= step.meters_at_entry[run_count] {
+            return None;
+        }
+        let run = self.last_run.as_ref()?;
+        Some(Box::new(RunResult {
+            stdout: shorten(&run.stdout),
+            stderr: shorten(&run.stderr),
+            ..run.clone()
+        }))
     }
 
     /// Records the top-level step that was running as failed.
@@ -1246,9 +1317,14 @@ enum Flow {
 enum Exec {
     Raise(Raise),
     Assert(u32, String),
-    Budget(Dim, u64, u64, &'static str),
+    /// Boxed: the figures and the message would make every `Exec` large.
+    Budget(Box<BudgetStop>),
     Suspend(Question),
     Trap(String),
+}
+
+fn budget(stop: BudgetStop) -> Exec {
+    Exec::Budget(Box::new(stop))
 }
 
 fn host_error(e: HostError) -> Exec {

@@ -1,14 +1,18 @@
-//! The run report (SPEC §9): JSON, JUnit XML and text, built from the
-//! machine's final state.
+//! The run report (SPEC §9), built from the machine's final state; written
+//! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`).
 
 pub mod event_log;
+mod json;
+mod junit;
+pub mod style;
+mod text;
 
-use serde_json::{Value as Json, json};
+pub use junit::xml;
+pub use text::failure_text;
 
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepStatus, Suspension};
-use tisslang::cost::Dim;
 
 /// What became of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +31,8 @@ pub struct StepReport {
     pub duration_ms: u64,
     /// What the step spent, in `Dim::ALL` order (zero for a step not run).
     pub cost: [u64; 5],
+    /// Its LOG messages (and those of the steps and tasks inside it), in order.
+    pub logs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +67,7 @@ impl RunReport {
                 condition: None,
                 actual: Vec::new(),
                 budget: None,
+                command: None,
             }),
         };
         let steps = program
@@ -77,12 +84,15 @@ impl RunReport {
                     ),
                     None => ("not_run", 0, [0; 5]),
                 };
+                let logs =
+                    machine.logs.iter().filter(|l| l.step == step).map(|l| l.message.clone()).collect();
                 StepReport {
                     name: program.string(info.name).to_string(),
                     status,
                     line: info.line,
                     duration_ms,
                     cost,
+                    logs,
                 }
             })
             .collect();
@@ -116,157 +126,4 @@ impl RunReport {
             RunStatus::Suspended { .. } => 3,
         }
     }
-
-    pub fn to_json(&self) -> Json {
-        let failure = match &self.status {
-            RunStatus::Failed(f) => {
-                let mut obj = json!({
-                    "kind": f.kind.name(),
-                    "message": f.message,
-                    "step": f.step,
-                    "line": f.line,
-                    "column": f.column,
-                    "condition": f.condition,
-                    "actual": f.actual.iter().map(|(k, v)| (k.clone(), Json::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-                });
-                if let Some(b) = &f.budget {
-                    obj["dimension"] = json!(b.dimension);
-                    obj["cap"] = json!(b.cap);
-                    obj["spent"] = json!(b.spent);
-                    obj["reason"] = json!(b.reason);
-                }
-                obj
-            }
-            _ => Json::Null,
-        };
-        let snapshot = match &self.status {
-            RunStatus::Suspended { snapshot: Some(s), .. } => json!(s),
-            _ => Json::Null,
-        };
-        let cost: serde_json::Map<String, Json> =
-            Dim::ALL.iter().zip(self.cost).map(|(d, v)| (d.json_key().to_string(), json!(v))).collect();
-        json!({
-            "status": self.status_name(),
-            "exit_code": self.exit_code(),
-            "task": self.task,
-            "duration_ms": self.duration_ms,
-            "steps": self.steps.iter().map(|s| json!({
-                "name": s.name, "status": s.status, "line": s.line, "duration_ms": s.duration_ms,
-                "cost": cost_json(&s.cost),
-            })).collect::<Vec<_>>(),
-            "failure": failure,
-            "cost": cost,
-            "snapshot": snapshot,
-        })
-    }
-
-    /// One testsuite for the plan, one testcase per top-level step.
-    pub fn to_junit(&self) -> String {
-        let failures = self.steps.iter().filter(|s| s.status == "failed").count();
-        let skipped = self.steps.iter().filter(|s| s.status != "passed" && s.status != "failed").count();
-        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        out.push_str(&format!(
-            "<testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">\n",
-            xml(&self.task),
-            self.steps.len(),
-            seconds(self.duration_ms)
-        ));
-        for step in &self.steps {
-            out.push_str(&format!(
-                "  <testcase name=\"{}\" classname=\"{}\" time=\"{}\">",
-                xml(&step.name),
-                xml(&self.task),
-                seconds(step.duration_ms)
-            ));
-            match (step.status, &self.status) {
-                ("failed", RunStatus::Failed(f)) => {
-                    out.push_str(&format!(
-                        "\n    <failure type=\"{}\" message=\"{}\">{}</failure>\n  ",
-                        f.kind.name(),
-                        xml(&f.message),
-                        xml(&failure_text(f))
-                    ));
-                }
-                ("passed", _) => {}
-                _ => out.push_str("\n    <skipped/>\n  "),
-            }
-            out.push_str("</testcase>\n");
-        }
-        out.push_str("</testsuite>\n");
-        out
-    }
-
-    /// The human summary printed after the step lines.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        match &self.status {
-            RunStatus::Passed => out.push_str(&format!("passed: {}\n", self.task)),
-            RunStatus::Failed(f) => {
-                out.push_str(&format!("{}: {}\n", self.status_name(), self.task));
-                out.push_str(&failure_text(f));
-            }
-            RunStatus::Suspended { snapshot, reason } => {
-                out.push_str(&format!("suspended: {}\n", self.task));
-                if let Suspension::Interaction { question, line } = reason {
-                    out.push_str(&format!(
-                        "  waiting at line {line} for an answer to {}\n",
-                        crate::session::answers::describe(question)
-                    ));
-                }
-                if let Some(s) = snapshot {
-                    out.push_str(&format!("  snapshot: {s}\n"));
-                }
-            }
-        }
-        let cost: Vec<String> =
-            Dim::ALL.iter().zip(self.cost).map(|(d, v)| format!("{}={v}", d.json_key())).collect();
-        out.push_str(&format!("cost: {}\n", cost.join(" ")));
-        out
-    }
-}
-
-/// A cost per dimension as the JSON object of SPEC §9 (`api_calls`, ...).
-fn cost_json(cost: &[u64; 5]) -> Json {
-    Json::Object(Dim::ALL.iter().zip(cost).map(|(d, v)| (d.json_key().to_string(), json!(v))).collect())
-}
-
-/// A failure report as text: kind, message, place, condition and values.
-pub fn failure_text(f: &Failure) -> String {
-    let mut out = format!("  {}: {}\n", f.kind.name(), f.message);
-    if !f.step.is_empty() {
-        out.push_str(&format!("  in step: {}\n", f.step));
-    }
-    out.push_str(&format!("  at line {}, column {}\n", f.line, f.column));
-    if let Some(c) = &f.condition {
-        out.push_str(&format!("  condition: {c}\n"));
-    }
-    for (expr, value) in &f.actual {
-        out.push_str(&format!("  {expr} = {value}\n"));
-    }
-    if let Some(b) = &f.budget {
-        out.push_str(&format!("  {}: spent {} of {} ({})\n", b.dimension, b.spent, b.cap, b.reason));
-    }
-    out
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
-}
-
-/// Escapes text for an XML attribute or element; drops characters XML 1.0 forbids.
-pub fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => {}
-            c => out.push(c),
-        }
-    }
-    out
 }

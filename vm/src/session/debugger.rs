@@ -44,6 +44,7 @@ use crate::machine::program::Program;
 use crate::machine::value::{Record, Value, format_duration};
 use crate::machine::{Machine, Outcome, Status, Suspension};
 use crate::report::failure_text;
+use crate::report::style::Style;
 use crate::session::answers;
 use crate::session::interrupt;
 use crate::session::resume_command;
@@ -931,15 +932,12 @@ fn quote(text: &str, limit: usize) -> String {
     format!("{head:?} … [{} characters omitted] … {tail:?}", count - 2 * half)
 }
 
-/// `passed`, `failed`, `budget_exceeded`, `security_violation`, `internal error`.
+/// `passed`, `failed`, `internal error` or `suspended`.
 fn ended_name(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Completed => "passed",
-        Outcome::Failed(f) => match f.kind {
-            crate::machine::failure::FailureKind::BudgetExceeded => "budget_exceeded",
-            crate::machine::failure::FailureKind::SecurityViolation => "security_violation",
-            _ => "failed",
-        },
+        // The failure report names the kind; saying it here too would repeat it.
+        Outcome::Failed(_) => "failed",
         Outcome::Trapped(_) => "internal error",
         Outcome::Running | Outcome::Suspended(_) => "suspended",
     }
@@ -947,7 +945,10 @@ fn ended_name(outcome: &Outcome) -> &'static str {
 
 fn end_text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Failed(f) => format!("the plan ended: {}\n{}", ended_name(outcome), failure_text(f)),
+        // Plain: the transcript on stdout is the same on every run.
+        Outcome::Failed(f) => {
+            format!("the plan ended: {}\n{}", ended_name(outcome), failure_text(f, Style::PLAIN))
+        }
         Outcome::Trapped(message) => format!(
             "the plan ended: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this \
              bytecode); please report it."

@@ -77,7 +77,7 @@ pub fn run(module: Module, model: &CostModel, args: &EstimateArgs) -> u8 {
         }
     };
     let text = match args.output_format {
-        EstimateFormat::Text => estimate.to_text(&module),
+        EstimateFormat::Text => estimate.to_text(&module, super::color::stdout()),
         EstimateFormat::Json => {
             let mut text = serde_json::to_string_pretty(&estimate.to_json(&module)).unwrap_or_default();
             text.push('\n');

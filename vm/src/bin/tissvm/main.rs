@@ -22,6 +22,7 @@ use tiss_vm::session::resume_command::shell_word;
 use invalid::{Invalid, Refused};
 use tisslang::module::Module;
 
+mod color;
 mod debug;
 mod estimate;
 mod invalid;
@@ -68,7 +69,8 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
     error_format: FormatArg,
 
-    /// When to color human diagnostics: `auto` colors only a terminal, and never when NO_COLOR is set.
+    /// When to color human output (diagnostics, step lines, reports, inspect, estimate; never JSON or
+    /// JUnit): `auto` colors only a terminal, and never when NO_COLOR is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     color: ColorArg,
 
@@ -149,6 +151,7 @@ fn run() -> u8 {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    color::choose(cli.color);
     let (format, color) = cli_support::diagnostics_style(cli.error_format, cli.color);
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
@@ -198,7 +201,7 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
         }
     };
     let text = match format {
-        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program),
+        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program, color::stdout()),
         InspectFormat::Json => {
             let mut text = serde_json::to_string_pretty(&tiss_vm::analysis::inspect::inspect_json(&program))
                 .unwrap_or_default();

@@ -11,6 +11,7 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
@@ -19,6 +20,7 @@ use tiss_vm::session::snapshot::{self, AnswersPosition, Continuation, Remembered
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
+use super::color;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SandboxProfile, parse_budget};
 use super::resume::Mark;
 use super::status;
@@ -168,7 +170,13 @@ pub fn open_host(
         queue.extend(replies.into_iter().skip(skip));
     }
 
+    // Step lines go where the progress goes: stdout for text output, else stderr.
+    let style = match progress {
+        Progress::Text { .. } => color::stdout(),
+        Progress::Quiet => color::stderr(),
+    };
     let mut host = OsHost::new(workspace, provider, progress);
+    host.style = style;
     host.env_allow = remembered.env_allow.clone();
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
@@ -222,7 +230,8 @@ pub fn execute(
         Err(invalid) => return invalid.report(reporting.output_format),
     };
     if let Err(e) = interrupt::install() {
-        eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
+        let warning = color::stderr().paint(Tone::Warn, "warning");
+        eprintln!("tissvm: {warning}: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
     }
 
     let killed_before = interrupt::killed_runs();
@@ -339,12 +348,12 @@ pub fn execute(
             text
         }
         OutputFormat::Junit => report.to_junit(),
-        OutputFormat::Text => report.to_text(),
+        OutputFormat::Text => report.to_text(color::stdout()),
     };
     if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
         (reporting.output_format, &report.status)
     {
-        eprint!("{}", failure_text(f));
+        eprint!("{}", failure_text(f, color::stderr()));
     }
     super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
 }

@@ -538,7 +538,7 @@ fn a_budget_failure_has_its_own_status() {
     let src = "TASK \"t\"\nSET_BUDGET RUN_COUNT = 1\nSTEP \"s\" {\n    RUN \"a\"\n    RUN \"b\"\n}\n";
     let (mut d, _) = session(src);
     let text = d.command("continue").text;
-    assert!(text.starts_with("the plan ended: budget_exceeded\n  budget_exceeded: "), "{text}");
+    assert!(text.starts_with("the plan ended: failed\n  budget_exceeded: "), "{text}");
     assert_eq!(d.exit_status(), 4);
 }
 

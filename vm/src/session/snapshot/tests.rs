@@ -3,7 +3,7 @@ use crate::host::Question;
 use crate::machine::failure::{BudgetBreach, Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
-use crate::machine::{Frame, OpenStep, StepRecord, StepStatus};
+use crate::machine::{Frame, LogRecord, OpenStep, StepRecord, StepStatus};
 use tiss_compiler::lower::LowerOptions;
 use tisslang::module::CostBound;
 
@@ -12,7 +12,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (5, "9859ad4706cbc64f8e2e4a7c3937485c145ee9b0af8d79b1d4c92f688bfd48c0");
+const PINNED: (u16, &str) = (6, "e4140181a4b7a863e644847a6fc5113d214dedc7cd1dd13661ddb32027030b97");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -73,6 +73,7 @@ fn full_machine(program: &Program, status: Status) -> Machine {
         StepRecord { step: 0, status: StepStatus::Passed, duration_ms: 7, cost: [1, 20, 7, 2, 40] },
         StepRecord { step: 1, status: StepStatus::Failed, duration_ms: 0, cost: [0, 0, 0, 1, 3] },
     ];
+    m.logs = vec![LogRecord { step: 0, message: "hello".into() }];
     m.interactions = 2;
     m
 }
@@ -85,13 +86,15 @@ fn statuses() -> Vec<Status> {
         line: 4,
         column: 5,
         condition: Some("c".into()),
-        actual: vec![("x".into(), "1".into())],
+        actual: vec![("x".into(), Some(Value::Int(1))), ("y".into(), None)],
         budget: Some(BudgetBreach {
             dimension: "RUN_COUNT".into(),
             cap: 1,
             spent: 2,
+            needed: Some(1),
             reason: "limit".into(),
         }),
+        command: Some(Box::new(run_result())),
     };
     let interaction = |question| Status::Suspended(Suspension::Interaction { question, line: 3 });
     vec![

@@ -1,0 +1,63 @@
+//! Colour for human output (SPEC §9): what reads as a result or needs
+//! attention is wrapped in an ANSI colour; everything else stays plain, so
+//! the text reads the same without colour. Whether to colour is the
+//! caller's choice (`--color`, `NO_COLOR`, a terminal); JSON and JUnit never
+//! take a style.
+
+/// How a piece of text reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Passed, low risk: green.
+    Good,
+    /// Failed, a failure's kind, high risk: bold red.
+    Bad,
+    /// A warning, suspended, caught, medium risk: yellow.
+    Warn,
+}
+
+/// Colour on or off, for one output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// No colour: files, pipes, machine-readable output.
+    pub const PLAIN: Style = Style { color: false };
+
+    pub fn new(color: bool) -> Style {
+        Style { color }
+    }
+
+    /// `text` in `tone`'s colour, or as it is without colour.
+    pub fn paint(self, tone: Tone, text: &str) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match tone {
+            Tone::Good => "32",
+            Tone::Bad => "1;31",
+            Tone::Warn => "33",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_is_the_text_itself() {
+        assert_eq!(Style::PLAIN.paint(Tone::Bad, "failed"), "failed");
+        assert_eq!(Style::default(), Style::PLAIN);
+    }
+
+    #[test]
+    fn colour_wraps_the_text_and_resets() {
+        let style = Style::new(true);
+        assert_eq!(style.paint(Tone::Good, "passed"), "\x1b[32mpassed\x1b[0m");
+        assert_eq!(style.paint(Tone::Bad, "failed"), "\x1b[1;31mfailed\x1b[0m");
+        assert_eq!(style.paint(Tone::Warn, "warning"), "\x1b[33mwarning\x1b[0m");
+    }
+}
