@@ -55,6 +55,15 @@ pub enum StartError {
     Version { found: u16 },
 }
 
+/// Whether `bytes` start as a file of the container `magic` names: its
+/// first four bytes (the name), or a start cut short inside them. The
+/// canaries after the name are left out, so a file whose line endings were
+/// converted still counts, and its loader says what happened to it. This
+/// is how a plan file is told from source (SPEC §9), whatever its name.
+pub fn names_container(bytes: &[u8], magic: &[u8; 8]) -> bool {
+    bytes.starts_with(&magic[..4]) || (!bytes.is_empty() && magic[..4].starts_with(bytes))
+}
+
 /// Checks what both containers start with: an 8-byte magic whose first four
 /// bytes name the container and whose last four are the canaries `CR LF ^Z
 /// LF`, then the `u16` version, then the rest of a `header_len`-byte header.
@@ -125,6 +134,17 @@ pub fn open(bytes: &[u8], header_len: usize, max_payload: usize) -> Result<&[u8]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_container_is_named_by_its_first_four_bytes() {
+        let magic = *b"\x1bTBC\r\n\x1a\n";
+        assert!(names_container(b"\x1bTBC\r\n\x1a\nrest", &magic));
+        assert!(names_container(b"\x1bTBC\n\x1a\n", &magic), "line endings converted");
+        assert!(names_container(b"\x1bTB", &magic), "cut short inside the name");
+        assert!(!names_container(b"TASK \"x\"", &magic));
+        assert!(!names_container(b"", &magic));
+        assert!(!names_container(b"\x1bTSN\r\n\x1a\n", &magic), "another container");
+    }
 
     fn sealed(payload: &[u8]) -> Vec<u8> {
         let mut out = trailer(payload).to_vec();

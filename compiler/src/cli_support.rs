@@ -1,5 +1,6 @@
 //! Plumbing shared by the `tissc` and `tissvm` binaries: exit statuses for
-//! clap's own exits, I/O error messages, and writing to stdout.
+//! clap's own exits, I/O error messages, commands printed to be pasted, and
+//! writing to stdout.
 
 use std::io::{self, Write};
 
@@ -21,6 +22,17 @@ pub fn io_message(e: &io::Error) -> String {
         Some(at) => text[..at].to_string(),
         None => text,
     }
+}
+
+/// `text` as one shell word, quoted only when it needs to be (single quotes,
+/// each `'` written `'\''`), so a command printed for the user can be pasted
+/// as it is.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
+        });
+    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
 
 /// Writes to stdout and returns `code`; a closed pipe (`... | head`) is not an
@@ -108,4 +120,18 @@ pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>() -> Result<C,
     );
     let matches = C::command().version(version).try_get_matches().map_err(clap_exit)?;
     C::from_arg_matches(&matches).map_err(clap_exit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_plain_or_single_quoted() {
+        assert_eq!(shell_word("ws/.tiss/a-1.snap"), "ws/.tiss/a-1.snap");
+        assert_eq!(shell_word("my dir/a.snap"), "'my dir/a.snap'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+    }
 }

@@ -12,7 +12,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, write_stdout};
+use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
@@ -315,7 +315,7 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
             return None;
         }
     };
-    if is_bytecode(&bytes) {
+    if tisslang::seal::names_container(&bytes, &tisslang::format::MAGIC) {
         eprintln!(
             "tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {}` to read it",
             shell_word(&name)
@@ -323,23 +323,4 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     Some(bytes)
-}
-
-/// Whether `bytes` start like a `.tbc`: its magic, even with converted line
-/// endings, another format version or a cut-short header (`tissc disasm`
-/// says which).
-fn is_bytecode(bytes: &[u8]) -> bool {
-    use tisslang::format::{FORMAT_VERSION, HEADER_LEN, MAGIC};
-    tisslang::seal::check_start(bytes, &MAGIC, FORMAT_VERSION, HEADER_LEN)
-        != Err(tisslang::seal::StartError::NoMagic)
-}
-
-/// `name` as one shell word, quoted only when it needs to be, so a suggested
-/// command can be pasted as it is.
-fn shell_word(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+' | b'='));
-    if plain { name.to_string() } else { format!("'{}'", name.replace('\'', "'\\''")) }
 }

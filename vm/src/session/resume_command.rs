@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::host::Question;
-use crate::machine::value::shell_quote;
+use tiss_compiler::cli_support::shell_word;
 
 /// The commands that continue the snapshot at `snapshot`: one per answer
 /// the interaction it waits for takes (a CHOOSE's options named in a shell
@@ -41,15 +41,6 @@ fn one_line(label: &str) -> String {
     label.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
-/// `text` as one shell word: as is when it is plain, else single-quoted.
-pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { shell_quote(text) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,14 +67,5 @@ mod tests {
                 "tissvm resume ws/.tiss/t-1.snap --answer 2  # two rm -rf x"
             ]
         );
-    }
-
-    #[test]
-    fn shell_words_are_plain_or_single_quoted() {
-        assert_eq!(shell_word("ws/.tiss/a-1.snap"), "ws/.tiss/a-1.snap");
-        assert_eq!(shell_word("my dir/a.snap"), "'my dir/a.snap'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word(""), "''");
-        assert_eq!(shell_word("$HOME"), "'$HOME'");
     }
 }

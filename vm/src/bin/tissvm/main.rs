@@ -11,13 +11,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, write_stdout};
+use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
+use tisslang::seal::names_container;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
-use tiss_vm::session::resume_command::shell_word;
 
 use invalid::{Invalid, Refused};
 use tisslang::module::Module;
@@ -229,7 +229,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?;
-    if starts_with_name_of(&bytes, &tiss_vm::session::snapshot::MAGIC) {
+    if names_container(&bytes, &tiss_vm::session::snapshot::MAGIC) {
         return Err(Invalid::told(
             &name,
             format!(
@@ -242,7 +242,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     // The magic's first four bytes name the container; the rest are
     // line-ending canaries, so a `.tbc` whose line endings were converted
     // is still bytecode, and the loader says what happened to it.
-    let is_source = !starts_with_name_of(&bytes, &tisslang::format::MAGIC);
+    let is_source = !names_container(&bytes, &tisslang::format::MAGIC);
     let module = if is_source {
         let (mut module, frontend) =
             match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
@@ -271,11 +271,6 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     };
     let hash = tisslang::format::content_hash(&module);
     Ok(Plan { module, hash })
-}
-
-/// Whether `bytes` start with the name part of a container's `magic`.
-fn starts_with_name_of(bytes: &[u8], magic: &[u8; 8]) -> bool {
-    bytes.starts_with(&magic[..4])
 }
 
 /// Prints a plan's diagnostics (warnings, or the errors that stop it).

@@ -8,11 +8,11 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use tiss_compiler::cli_support::shell_word;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
-use tiss_vm::session::resume_command::shell_word;
 use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
 
 use super::invalid::Invalid;
