@@ -8,10 +8,10 @@ mod common;
 
 use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::Run;
+use common::Fixture;
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[1;31m";
@@ -27,42 +27,11 @@ fn coloured(text: &str) -> bool {
     })
 }
 
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
 impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn plan(&self, text: &str) -> String {
-        let path = self.path("plan.tiss");
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    }
-
-    /// `tissvm run PLAN --workdir ws ARGS` on pipes.
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let plan = self.plan(plan);
-        let ws = self.path("ws");
-        common::tissvm(
-            self.root.path(),
-            &[&["run", &plan, "--workdir", ws.to_str().unwrap()], args].concat(),
-            &[],
-        )
-    }
-
-    /// The same with stdout and stderr on one pseudo-terminal.
+    /// `tissvm run PLAN --workdir ws ARGS` with stdout and stderr on one pseudo-terminal.
     fn run_on_terminal(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
-        let plan = self.plan(plan);
-        let ws = self.path("ws");
+        let plan = self.write_plan(plan);
+        let ws = self.ws();
         on_terminal(
             self.root.path(),
             &[&["run", &plan, "--workdir", ws.to_str().unwrap()], args].concat(),
@@ -239,7 +208,7 @@ fn resume_colours_like_run() {
 #[test]
 fn debug_colours_its_step_lines_but_not_its_transcript() {
     let fx = Fixture::new();
-    let plan = fx.plan(FAILING);
+    let plan = fx.write_plan(FAILING);
     let ws = fx.path("ws");
     let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
         .args(["debug", &plan, "--workdir", ws.to_str().unwrap(), "--color", "always"])
@@ -260,7 +229,7 @@ fn debug_colours_its_step_lines_but_not_its_transcript() {
 #[test]
 fn inspect_and_estimate_colour_what_needs_attention() {
     let fx = Fixture::new();
-    let plan = fx.plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"curl https://example.com\"\n}\n");
+    let plan = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"curl https://example.com\"\n}\n");
     let run = common::tissvm(fx.root.path(), &["inspect", &plan, "--color", "always"], &[]);
     run.expect(0);
     assert!(run.stdout.contains(&format!("risk: {RED}high{RESET}\n")), "{:?}", run.stdout);

@@ -4,33 +4,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::Run;
-
-struct Fixture {
-    root: tempfile::TempDir,
-}
+use common::{Fixture, Run};
 
 impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let path = self.path("plan.tiss");
-        std::fs::write(&path, plan).unwrap();
-        let ws = self.path("ws");
-        let args = [&["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap()], args].concat();
-        common::tissvm(self.root.path(), &args, &[])
-    }
-
     /// The text report and the JSON report of the same plan.
     fn both(&self, plan: &str, args: &[&str], code: i32) -> (Run, serde_json::Value) {
         let text = self.run(plan, args);

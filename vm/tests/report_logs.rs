@@ -4,37 +4,8 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::Run;
+use common::Fixture;
 use serde_json::{Value as Json, json};
-
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let path = self.path("plan.tiss");
-        std::fs::write(&path, plan).unwrap();
-        let ws = self.path("ws");
-        self.tissvm(&[&["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap()], args].concat())
-    }
-
-    fn tissvm(&self, args: &[&str]) -> Run {
-        common::tissvm(self.root.path(), args, &[])
-    }
-}
 
 /// Each top-level step's name and logs, in order.
 fn step_logs(report: &Json) -> Vec<(String, Json)> {

@@ -4,34 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::Run;
+use common::Fixture;
 use serde_json::Value as Json;
-
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let path = self.path("plan.tiss");
-        std::fs::write(&path, plan).unwrap();
-        let ws = self.path("ws");
-        let args = [&["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap()], args].concat();
-        common::tissvm(self.root.path(), &args, &[])
-    }
-}
 
 fn log_events(path: &Path) -> Vec<Json> {
     let text = std::fs::read_to_string(path).expect("the log file exists");

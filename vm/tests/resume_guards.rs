@@ -8,42 +8,21 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::Run;
+use common::{Fixture, Run};
 use tiss_vm::session::snapshot::{Continuation, read_snapshot};
 
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
 impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
     fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.ws().join(rel)).unwrap_or_default()
     }
 
     /// `tissvm run plan.tiss --workdir ws --output-format json ARGS`, in the
     /// fixture's root, with `env`.
-    fn run(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-        std::fs::write(self.path("plan.tiss"), plan).unwrap();
-        let ws = self.ws();
-        let base = ["run", "plan.tiss", "--workdir", ws.to_str().unwrap(), "--output-format", "json"];
-        common::tissvm(self.root.path(), &[&base[..], args].concat(), env)
+    fn run_json(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_env(plan, &[&["--output-format", "json"][..], args].concat(), env)
     }
 
     /// `tissvm resume SNAP --output-format json ARGS` from `cwd`.
@@ -80,7 +59,7 @@ STEP "s" {
 #[test]
 fn a_snapshot_is_resumed_once_unless_forced() {
     let fx = Fixture::new();
-    let first = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    let first = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
     assert_eq!(mark(&first), None);
     let second = snapshot_of(&fx.resume(&first, &["--answer", "continue"]));
     assert_ne!(second, first);
@@ -118,7 +97,7 @@ fn a_snapshot_is_resumed_once_unless_forced() {
 #[test]
 fn a_resume_that_runs_nothing_leaves_the_snapshot_as_it_was() {
     let fx = Fixture::new();
-    let snap = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
     let before = std::fs::read(&snap).unwrap();
     // No answer: it suspends again at once on the same snapshot.
     let same = fx.resume(&snap, &[]);
@@ -133,7 +112,7 @@ fn a_resume_that_runs_nothing_leaves_the_snapshot_as_it_was() {
 fn a_resume_that_is_killed_leaves_its_mark() {
     let plan = "TASK \"Slow\"\nSTEP \"s\" {\n    PAUSE \"go\"\n    RUN \"touch started; sleep 5\"\n}\n";
     let fx = Fixture::new();
-    let snap = snapshot_of(&fx.run(plan, &[], &[]));
+    let snap = snapshot_of(&fx.run_json(plan, &[], &[]));
     let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
         .args(["resume", &snap, "--answer", "continue"])
         .current_dir(fx.root.path())
@@ -159,7 +138,7 @@ fn a_resume_that_is_killed_leaves_its_mark() {
 #[test]
 fn a_snapshot_that_cannot_be_marked_is_refused_unless_forced() {
     let fx = Fixture::new();
-    let snap = snapshot_of(&fx.run(TWO_PAUSES, &[], &[]));
+    let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
     let bytes = std::fs::read(&snap).unwrap();
     let through_pipe = |extra: &[&str]| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
@@ -202,7 +181,7 @@ STEP "b" {
 fn resume_goes_on_with_the_runs_options() {
     let fx = Fixture::new();
     let env = [("MY_VAR", "passed")];
-    let run = fx.run(
+    let run = fx.run_json(
         REMEMBER,
         &[
             "--snapshot-dir",
@@ -251,7 +230,7 @@ fn resume_goes_on_with_the_runs_options() {
 #[test]
 fn a_flag_given_on_resume_overrides_the_remembered_one() {
     let fx = Fixture::new();
-    let first = snapshot_of(&fx.run(
+    let first = snapshot_of(&fx.run_json(
         REMEMBER,
         &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR"],
         &[("MY_VAR", "x")],
@@ -287,7 +266,7 @@ STEP "second" {
 #[test]
 fn a_budget_on_resume_lowers_a_cap_and_raises_it_only_with_raise_budget() {
     let fx = Fixture::new();
-    let snap = snapshot_of(&fx.run(BUDGETED, &[], &[]));
+    let snap = snapshot_of(&fx.run_json(BUDGETED, &[], &[]));
     let bytes = std::fs::read(&snap).unwrap();
     // Higher than the cap in force: not raised, and stderr says so.
     let kept = fx.resume(&snap, &["--answer", "continue", "--budget", "RUN_COUNT=5"]);
@@ -332,8 +311,11 @@ fn resume_help_says_what_it_remembers() {
 #[test]
 fn a_text_resume_names_the_options_it_goes_on_with() {
     let fx = Fixture::new();
-    let run =
-        fx.run(REMEMBER, &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR", "--log-file", "log"], &[]);
+    let run = fx.run_json(
+        REMEMBER,
+        &["--snapshot-dir", "snaps", "--env-allow", "MY_VAR", "--log-file", "log"],
+        &[],
+    );
     let snap = fx.path(&snapshot_of(&run)).to_str().unwrap().to_string();
     let text = common::tissvm(
         fx.root.path(),

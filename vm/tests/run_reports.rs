@@ -5,46 +5,10 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::Run;
+use common::Fixture;
 use serde_json::Value as Json;
-
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn write_plan(&self, plan: &str) -> PathBuf {
-        let path = self.path("plan.tiss");
-        std::fs::write(&path, plan).unwrap();
-        path
-    }
-
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let plan = self.write_plan(plan);
-        let ws = self.ws();
-        self.tissvm(&[&["run", plan.to_str().unwrap(), "--workdir", ws.to_str().unwrap()], args].concat())
-    }
-
-    fn tissvm(&self, args: &[&str]) -> Run {
-        common::tissvm(self.root.path(), args, &[])
-    }
-}
 
 const PASSING: &str = r#"TASK "A passing plan"
 SETUP {
@@ -602,7 +566,7 @@ STEP "download" {
 fn inspect_text_lists_commands_paths_and_risk() {
     let fx = Fixture::new();
     let plan = fx.write_plan(RISKY);
-    let run = fx.tissvm(&["inspect", plan.to_str().unwrap()]);
+    let run = fx.tissvm(&["inspect", &plan]);
     run.expect(0);
     let out = &run.stdout;
     assert!(out.contains("task: Fetch and install"), "{out}");
@@ -627,7 +591,7 @@ fn inspect_text_lists_commands_paths_and_risk() {
 fn inspect_json_lists_commands_paths_and_risk() {
     let fx = Fixture::new();
     let plan = fx.write_plan(RISKY);
-    let run = fx.tissvm(&["inspect", "--output-format", "json", plan.to_str().unwrap()]);
+    let run = fx.tissvm(&["inspect", "--output-format", "json", &plan]);
     run.expect(0);
     let manifest = run.json();
     assert_eq!(manifest["task"], "Fetch and install");
@@ -658,7 +622,7 @@ fn inspect_risk_levels() {
     let fx = Fixture::new();
     let risk = |plan: &str| {
         let path = fx.write_plan(plan);
-        let run = fx.tissvm(&["inspect", "--output-format", "json", path.to_str().unwrap()]);
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
         run.expect(0);
         run.json()["risk"]["level"].as_str().unwrap().to_string()
     };
@@ -683,7 +647,7 @@ fn inspect_sees_through_shell_quoting() {
         ["c''url https://example.com", "c\\\\url https://example.com", "\\\"curl\\\" https://example.com"]
     {
         let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
-        let run = fx.tissvm(&["inspect", "--output-format", "json", path.to_str().unwrap()]);
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
         run.expect(0);
         assert_eq!(run.json()["risk"]["level"], "high", "{command}");
     }

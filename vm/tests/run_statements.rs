@@ -5,27 +5,13 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::Run;
+use common::Fixture;
 use serde_json::Value as Json;
 
 /// A temporary directory holding the plan (`plan.tiss`) and, beside it, the
 /// workspace (`ws/`), so the workspace starts empty and a path that escapes it
 /// lands in a place the test can look at.
-struct Fixture {
-    root: tempfile::TempDir,
-}
-
 impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
     fn file(&self, rel: &str) -> PathBuf {
         self.ws().join(rel)
     }
@@ -43,19 +29,6 @@ impl Fixture {
     /// The workspace's entries, recursively, as sorted relative paths.
     fn listing(&self) -> Vec<String> {
         common::listing(&self.ws())
-    }
-
-    /// Writes `plan` as `plan.tiss` and runs it with `--workdir ws` plus `args`.
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let plan_path = self.root.path().join("plan.tiss");
-        std::fs::write(&plan_path, plan).unwrap();
-        self.tissvm(
-            &[&["run", plan_path.to_str().unwrap(), "--workdir", self.ws().to_str().unwrap()], args].concat(),
-        )
-    }
-
-    fn tissvm(&self, args: &[&str]) -> Run {
-        common::tissvm(self.root.path(), args, &[])
     }
 }
 

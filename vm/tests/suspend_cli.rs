@@ -7,15 +7,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::Run;
+use common::{Fixture, Run};
 use serde_json::Value as Json;
-
-struct Fixture {
-    root: tempfile::TempDir,
-}
 
 trait RunExt {
     fn snapshot(&self) -> String;
@@ -40,20 +36,6 @@ impl RunExt for Run {
 }
 
 impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(root.path().join("ws")).unwrap();
-        Fixture { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
     fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.ws().join(rel)).unwrap_or_default()
     }
@@ -65,21 +47,13 @@ impl Fixture {
     }
 
     /// `tissvm run plan.tiss --workdir ws --output-format json ARGS`.
-    fn run(&self, plan: &str, args: &[&str]) -> Run {
-        let plan = self.write("plan.tiss", plan);
-        let ws = self.ws();
-        self.tissvm(
-            &[&["run", &plan, "--workdir", ws.to_str().unwrap(), "--output-format", "json"], args].concat(),
-        )
+    fn run_json(&self, plan: &str, args: &[&str]) -> Run {
+        self.run(plan, &[&["--output-format", "json"][..], args].concat())
     }
 
     /// `tissvm resume SNAP --output-format json ARGS`.
     fn resume(&self, snap: &str, args: &[&str]) -> Run {
         self.tissvm(&[&["resume", snap, "--output-format", "json"], args].concat())
-    }
-
-    fn tissvm(&self, args: &[&str]) -> Run {
-        common::tissvm(self.root.path(), args, &[])
     }
 
     fn snapshots(&self) -> Vec<String> {
@@ -107,7 +81,7 @@ STEP "second" {
 #[test]
 fn a_pause_suspends_and_resume_continues_exactly_where_it_stood() {
     let fx = Fixture::new();
-    let run = fx.run(PAUSE, &[]);
+    let run = fx.run_json(PAUSE, &[]);
     run.expect(3);
     let snap = run.snapshot();
     assert!(snap.ends_with("ws/.tiss/pause-and-go-on-1.snap"), "{snap}");
@@ -157,7 +131,7 @@ STEP "ask" {
 fn a_review_with_into_is_approved_or_rejected_with_a_comment() {
     for (answer, expected) in [("approve", "true looks good"), ("reject", "false not yet")] {
         let fx = Fixture::new();
-        let run = fx.run(REVIEW, &[]);
+        let run = fx.run_json(REVIEW, &[]);
         run.expect(3);
         let snap = run.snapshot();
         assert!(run.stderr.contains(&format!("tissvm resume {snap} --answer approve\n")), "{}", run.stderr);
@@ -177,7 +151,7 @@ fn a_review_with_into_is_approved_or_rejected_with_a_comment() {
 fn a_review_without_into_fails_when_rejected() {
     let plan = "TASK \"Gate\"\nSTEP \"gate\" {\n    REQUEST_REVIEW \"Deploy?\"\n    WRITE \"deployed\" FROM \"yes\"\n}\n";
     let fx = Fixture::new();
-    let snap = fx.run(plan, &[]).snapshot();
+    let snap = fx.run_json(plan, &[]).snapshot();
     let rejected = fx.resume(&snap, &["--answer", "reject", "--comment", "too risky"]);
     rejected.expect(1);
     let report = rejected.json();
@@ -203,7 +177,7 @@ STEP "pick" {
 #[test]
 fn a_choice_is_answered_by_option_number() {
     let fx = Fixture::new();
-    let run = fx.run(CHOOSE, &[]);
+    let run = fx.run_json(CHOOSE, &[]);
     let snap = run.snapshot();
     for line in ["--answer 1  # stable\n", "--answer 2  # beta\n", "--answer 3  # nightly\n"] {
         assert!(run.stderr.contains(line), "{line:?} in:\n{}", run.stderr);
@@ -227,7 +201,7 @@ fn a_choice_is_answered_by_option_number() {
 #[test]
 fn resuming_without_an_answer_suspends_again_on_the_same_snapshot() {
     let fx = Fixture::new();
-    let snap = fx.run(PAUSE, &[]).snapshot();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
     let again = fx.resume(&snap, &[]);
     again.expect(3);
     assert_eq!(again.json()["snapshot"], snap.as_str(), "nothing ran: the same snapshot still holds");
@@ -256,7 +230,7 @@ fn an_answers_file_answers_every_interaction_in_order() {
         r#"[{"answer": "continue", "line": 4}, {"answer": "approve", "comment": "ok", "line": 5}, {"answer": "2"}]"#,
     );
     let log = fx.path("log.jsonl");
-    let run = fx.run(THREE, &["--answers", &answers, "--log-file", log.to_str().unwrap()]);
+    let run = fx.run_json(THREE, &["--answers", &answers, "--log-file", log.to_str().unwrap()]);
     run.expect(0);
     assert_eq!(fx.read("choice.txt"), "y ok");
     assert_eq!(fx.read("effects.txt"), "start\nend\n");
@@ -276,7 +250,7 @@ fn an_answers_file_answers_every_interaction_in_order() {
 fn too_few_answers_suspend_and_the_count_continues_across_resume() {
     let fx = Fixture::new();
     let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
-    let run = fx.run(THREE, &["--answers", &one]);
+    let run = fx.run_json(THREE, &["--answers", &one]);
     run.expect(3);
     let snap = run.snapshot();
     assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW \"second\""), "{}", run.stderr);
@@ -295,7 +269,7 @@ fn too_few_answers_suspend_and_the_count_continues_across_resume() {
     // `--answer` answers the waiting interaction; the same file goes on after it.
     let fx = Fixture::new();
     let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
-    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let snap = fx.run_json(THREE, &["--answers", &one]).snapshot();
     fx.write("answers.json", r#"[{"answer": "continue"}, {"answer": "reject"}, {"answer": "2"}]"#);
     fx.resume(&snap, &["--answer", "approve", "--comment", "fine", "--answers", &one]).expect(0);
     assert_eq!(fx.read("choice.txt"), "y fine");
@@ -307,7 +281,7 @@ fn too_few_answers_suspend_and_the_count_continues_across_resume() {
 fn a_different_answers_file_on_resume_is_used_from_its_first_entry() {
     let fx = Fixture::new();
     let one = fx.write("one.json", r#"[{"answer": "continue"}]"#);
-    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let snap = fx.run_json(THREE, &["--answers", &one]).snapshot();
     let rest = fx.write(
         "rest.json",
         r#"[{"answer": "reject", "comment": "meh", "line": 5}, {"answer": "1", "line": 6}]"#,
@@ -319,14 +293,14 @@ fn a_different_answers_file_on_resume_is_used_from_its_first_entry() {
     assert_eq!(fx.read("effects.txt"), "start\nend\n");
     // A one-entry file on a run that had none: used, not skipped.
     let fx = Fixture::new();
-    let snap = fx.run(THREE, &[]).snapshot();
+    let snap = fx.run_json(THREE, &[]).snapshot();
     let first = fx.write("first.json", r#"[{"answer": "continue", "line": 4}]"#);
     let run = fx.resume(&snap, &["--answers", &first]);
     run.expect(3);
     assert!(run.stderr.contains("waiting for an answer to REQUEST_REVIEW"), "{}", run.stderr);
     // With --answer first: the file's first entry answers the next interaction.
     let fx = Fixture::new();
-    let snap = fx.run(THREE, &[]).snapshot();
+    let snap = fx.run_json(THREE, &[]).snapshot();
     let next =
         fx.write("next.json", r#"[{"answer": "approve", "comment": "ok", "line": 5}, {"answer": "2"}]"#);
     fx.resume(&snap, &["--answer", "continue", "--answers", &next]).expect(0);
@@ -339,7 +313,7 @@ fn a_different_answers_file_on_resume_is_used_from_its_first_entry() {
 fn resuming_without_the_answers_file_says_how_to_go_on_with_it() {
     let fx = Fixture::new();
     let one = fx.write("answers.json", r#"[{"answer": "continue"}]"#);
-    let snap = fx.run(THREE, &["--answers", &one]).snapshot();
+    let snap = fx.run_json(THREE, &["--answers", &one]).snapshot();
     let run = fx.resume(&snap, &[]);
     run.expect(3);
     assert!(
@@ -354,7 +328,7 @@ fn an_answer_for_another_line_is_refused_naming_both_lines() {
     // Statically wrong: no interaction at line 9. Nothing runs.
     let fx = Fixture::new();
     let bad = fx.write("bad.json", r#"[{"answer": "continue", "line": 9}]"#);
-    let run = fx.run(THREE, &["--answers", &bad]);
+    let run = fx.run_json(THREE, &["--answers", &bad]);
     run.expect(2);
     assert!(run.stderr.contains("line 9") && run.stderr.contains("lines 4, 5, 6"), "{}", run.stderr);
     assert_eq!(fx.read("effects.txt"), "");
@@ -364,7 +338,7 @@ fn an_answer_for_another_line_is_refused_naming_both_lines() {
     let plan = "TASK \"Two pauses\"\nSTEP \"s\" {\n    RUN \"echo start >> effects.txt\"\n    PAUSE \"one\"\n    PAUSE \"two\"\n    RUN \"echo end >> effects.txt\"\n}\n";
     let swapped =
         fx.write("swapped.json", r#"[{"answer": "continue", "line": 5}, {"answer": "continue", "line": 4}]"#);
-    let run = fx.run(plan, &["--answers", &swapped]);
+    let run = fx.run_json(plan, &["--answers", &swapped]);
     run.expect(2);
     assert!(
         run.stderr.contains("entry 1 is for line 5, but the interaction it answers is the PAUSE at line 4"),
@@ -387,7 +361,7 @@ fn an_answer_of_the_wrong_kind_is_refused() {
     let fx = Fixture::new();
     // `approve` answers the review, but the pause comes first.
     let wrong = fx.write("wrong.json", r#"[{"answer": "approve"}]"#);
-    let run = fx.run(THREE, &["--answers", &wrong]);
+    let run = fx.run_json(THREE, &["--answers", &wrong]);
     run.expect(2);
     assert!(run.stderr.contains("(`approve`) does not answer the PAUSE at line 4"), "{}", run.stderr);
     // An option number the plan's choices do not have.
@@ -395,7 +369,7 @@ fn an_answer_of_the_wrong_kind_is_refused() {
         "wrong.json",
         r#"[{"answer": "continue"}, {"answer": "approve"}, {"answer": "3", "line": 6}]"#,
     );
-    let run = fx.run(THREE, &["--answers", &wrong]);
+    let run = fx.run_json(THREE, &["--answers", &wrong]);
     run.expect(2);
     assert!(run.stderr.contains("does not answer the CHOOSE at line 6"), "{}", run.stderr);
     // Malformed files: refused before anything runs.
@@ -407,7 +381,7 @@ fn an_answer_of_the_wrong_kind_is_refused() {
         ("[{\"answer\": \"3\"}]", "no CHOOSE with 3 options"),
     ] {
         let file = fx.write("bad.json", text);
-        let run = fx.run(THREE, &["--answers", &file]);
+        let run = fx.run_json(THREE, &["--answers", &file]);
         run.expect(2);
         assert!(run.stderr.contains(says), "{says}: {}", run.stderr);
     }
@@ -417,7 +391,7 @@ fn an_answer_of_the_wrong_kind_is_refused() {
 #[test]
 fn corrupt_truncated_and_foreign_snapshots_are_refused() {
     let fx = Fixture::new();
-    let snap = fx.run(PAUSE, &[]).snapshot();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
     let bytes = std::fs::read(&snap).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (
@@ -469,7 +443,7 @@ fn corrupt_truncated_and_foreign_snapshots_are_refused() {
 #[test]
 fn resume_insists_on_the_plan_it_is_given() {
     let fx = Fixture::new();
-    let snap = fx.run(PAUSE, &[]).snapshot();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
     let inspect = |plan: &str| -> String {
         let run = fx.tissvm(&["inspect", plan, "--output-format", "json"]);
         run.expect(0);
@@ -493,7 +467,7 @@ fn resume_insists_on_the_plan_it_is_given() {
 fn time_spent_suspended_does_not_count() {
     let plan = "TASK \"Timed\"\nSTEP \"s\" {\n    RUN \"sleep 0.3\"\n    PAUSE \"wait\"\n    RUN \"sleep 0.3\"\n    ASSERT COST.EXECUTION_TIME < 1500ms\n}\n";
     let fx = Fixture::new();
-    let run = fx.run(plan, &[]);
+    let run = fx.run_json(plan, &[]);
     let snap = run.snapshot();
     let before = run.json()["cost"]["execution_time_ms"].as_u64().unwrap();
     assert!((300..1500).contains(&before), "{before}");
@@ -508,7 +482,7 @@ fn time_spent_suspended_does_not_count() {
 #[test]
 fn the_workspace_is_remembered_and_can_be_overridden() {
     let fx = Fixture::new();
-    let snap = fx.run(PAUSE, &[]).snapshot();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
     // From elsewhere, the snapshot's own workspace is used.
     let elsewhere = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
@@ -529,7 +503,7 @@ fn the_workspace_is_remembered_and_can_be_overridden() {
     assert_eq!(fx.read("effects.txt"), "a\nb\nc");
     // A workspace that is gone.
     let gone = Fixture::new();
-    let snap = gone.run(PAUSE, &[]).snapshot();
+    let snap = gone.run_json(PAUSE, &[]).snapshot();
     let moved = gone.path("moved.snap");
     std::fs::copy(&snap, &moved).unwrap();
     std::fs::remove_dir_all(gone.ws()).unwrap();
@@ -543,7 +517,7 @@ fn snapshot_dir_and_budgets_on_resume() {
     let plan = "TASK \"Budgeted\"\nSET_BUDGET RUN_COUNT = 3\nSTEP \"s\" {\n    RUN \"echo 1 >> effects.txt\"\n    PAUSE \"half way\"\n    RUN \"echo 2 >> effects.txt\"\n    RUN \"echo 3 >> effects.txt\"\n}\n";
     let fx = Fixture::new();
     let dir = fx.path("snaps");
-    let run = fx.run(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
+    let run = fx.run_json(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
     let snap = run.snapshot();
     assert!(Path::new(&snap).starts_with(&dir), "{snap}");
     assert!(fx.snapshots().is_empty());
@@ -573,7 +547,7 @@ fn resume_help_and_usage() {
     {
         assert!(help.stdout.contains(flag), "{flag} in:\n{}", help.stdout);
     }
-    let snap = fx.run(PAUSE, &[]).snapshot();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
     // --comment needs --answer.
     fx.resume(&snap, &["--comment", "x"]).expect(2);
     // SNAPSHOT is required.
@@ -607,7 +581,7 @@ fn every_printed_resume_command_works_when_pasted() {
     for (plan, answers, results) in cases {
         let fx = Fixture::new();
         let dir = fx.path("it's my snaps");
-        let run = fx.run(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
+        let run = fx.run_json(plan, &["--snapshot-dir", dir.to_str().unwrap()]);
         let snap = dir.join(std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().file_name());
         let quoted = format!("'{}'", snap.to_str().unwrap().replace('\'', "'\\''"));
         let commands = printed_commands(&run.stderr);

@@ -1,9 +1,10 @@
-//! What the end-to-end tests of `tissvm` share: running the binary and
-//! reading what it did. Each test file keeps its own fixture (where the plan
-//! and the workspace live) and uses only part of this module.
+//! What the end-to-end tests of `tissvm` share: a fixture (a temporary
+//! directory with the plan and a workspace `ws/` in it), running the binary
+//! and reading what it did. A test file adds its own methods to `Fixture`
+//! where it needs more, and uses only part of this module.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value as Json;
@@ -28,6 +29,53 @@ impl Run {
     pub fn expect(&self, code: i32) -> &Run {
         assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
         self
+    }
+}
+
+/// A temporary directory holding `plan.tiss` and the workspace `ws/`;
+/// removed when dropped.
+pub struct Fixture {
+    pub root: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(root.path().join("ws")).unwrap();
+        Fixture { root }
+    }
+
+    pub fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    /// A path beside the workspace.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    /// Writes `plan.tiss` and returns its path.
+    pub fn write_plan(&self, plan: &str) -> String {
+        let path = self.path("plan.tiss");
+        std::fs::write(&path, plan).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    /// `tissvm ARGS` from the fixture's directory.
+    pub fn tissvm(&self, args: &[&str]) -> Run {
+        tissvm(self.root.path(), args, &[])
+    }
+
+    /// `tissvm run plan.tiss --workdir ws ARGS` with `plan` as the plan.
+    pub fn run(&self, plan: &str, args: &[&str]) -> Run {
+        self.run_env(plan, args, &[])
+    }
+
+    /// The same with extra environment.
+    pub fn run_env(&self, plan: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let plan = self.write_plan(plan);
+        let ws = self.ws();
+        tissvm(self.root.path(), &[&["run", &plan, "--workdir", ws.to_str().unwrap()], args].concat(), env)
     }
 }
 
