@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
-use tisslang::module::Module;
+use tisslang::module::{Module, Source};
 
 mod debug;
 mod estimate;
@@ -198,7 +198,9 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
 fn disasm(out: &mut Output, path: &Path) -> u8 {
     match load_plan(out, path) {
         Ok(plan) => {
-            write_stdout(PROGRAM, &tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK)
+            let source = tisslang::source::find(&plan.module, Some(path));
+            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash, &source);
+            write_stdout(PROGRAM, &listing, status::OK)
         }
         Err(code) => code,
     }
@@ -226,8 +228,8 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
         report(out, &frontend);
         // The source is named by its file name alone, as `tissc compile` does,
         // so the listing does not depend on the directory it was run from.
-        if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
-            source.name = file.to_string_lossy().into_owned();
+        if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
+            *name = file.to_string_lossy().into_owned();
         }
         if let Err(e) = tisslang::verify::verify(&module) {
             eprintln!(
