@@ -42,7 +42,7 @@ pub fn inspect_json(program: &Program) -> Json {
         .collect();
     json!({
         "task": program.string(m.task),
-        "hash": program.hash,
+        "hash": program.hash(),
         "language": format!("{}.{}.{}", m.language[0], m.language[1], m.language[2]),
         "steps": steps,
         "commands": manifest.commands.iter().map(|c| json!({
@@ -87,7 +87,7 @@ pub fn inspect_text(program: &Program) -> String {
     let manifest = &m.manifest;
     let mut out = String::new();
     out.push_str(&format!("task: {}\n", program.string(m.task)));
-    out.push_str(&format!("hash: {}\n", program.hash));
+    out.push_str(&format!("hash: {}\n", program.hash()));
     out.push_str(&format!("risk: {}\n", manifest.risk.level.name()));
     for r in &manifest.risk.reasons {
         out.push_str(&format!("  - [{}] line {}: {}\n", r.level().name(), r.line, m.risk_text(r)));

@@ -871,7 +871,7 @@ impl<H: Host> Debugger<H> {
         let snapshot = SnapshotRef {
             machine: &machine,
             bytecode: &bytecode,
-            content_hash: &self.program.hash,
+            content_hash: self.program.hash(),
             workspace: &info.workspace,
             answers: answers.as_ref(),
         };

@@ -165,10 +165,17 @@ struct Output {
     stderr: StandardStream,
 }
 
-/// A plan ready for the machine: verified, with its content hash.
+/// A plan ready for the machine: verified.
 struct Plan {
     module: Module,
-    hash: String,
+}
+
+impl Plan {
+    /// The content hash, computed only where it is shown or compared: it
+    /// encodes and hashes the whole module, which a run does not need.
+    fn hash(&self) -> String {
+        tisslang::format::content_hash(&self.module)
+    }
 }
 
 fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
@@ -199,7 +206,7 @@ fn disasm(out: &mut Output, path: &Path) -> u8 {
     match load_plan(out, path) {
         Ok(plan) => {
             let source = tisslang::source::find(&plan.module, Some(path));
-            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash, &source);
+            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
             write_stdout(PROGRAM, &listing, status::OK)
         }
         Err(code) => code,
@@ -245,8 +252,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, u8> {
             status::INVALID
         })?
     };
-    let hash = tisslang::format::content_hash(&module);
-    Ok(Plan { module, hash })
+    Ok(Plan { module })
 }
 
 /// Prints a plan's diagnostics (warnings, or the errors that stop it).

@@ -59,13 +59,14 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             Ok(p) => p,
             Err(code) => return code,
         };
-        if plan.hash != snap.content_hash {
+        let hash = plan.hash();
+        if hash != snap.content_hash {
             eprintln!(
                 "tissvm: the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
                  and `{}` is bytecode {}; refusing to resume it with another plan",
                 snap.content_hash,
                 plan_path.display(),
-                plan.hash
+                hash
             );
             return status::INVALID;
         }

@@ -280,7 +280,7 @@ fn write_snapshot(
     let bytes = snapshot::encode(&SnapshotRef {
         machine,
         bytecode: &bytecode,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace,
         answers,
     })

@@ -660,7 +660,7 @@ fn save_at_a_statement_writes_a_snapshot_that_resumes_there() {
     assert_eq!(snap.machine.status, Status::Suspended(Suspension::Requested));
     assert_eq!(snap.machine.pc, d.machine.pc);
     assert_eq!(snap.machine.frames, d.machine.frames);
-    assert_eq!(snap.content_hash, d.program.hash);
+    assert_eq!(snap.content_hash, d.program.hash());
     let program = Program::new(snap.module).unwrap();
     let mut resumed = snap.machine;
     let mut other = host();
