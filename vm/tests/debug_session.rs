@@ -227,6 +227,25 @@ call stack, innermost first:
         "{}",
         stdout(&o)
     );
+
+    // A snapshot carries the bytecode as it was loaded (the hash, no text),
+    // and resumes from another directory.
+    let o = tissvm(dir.path(), &["debug", "plan.tbc", "--break", "17"], "continue\nsave saved.snap\nquit\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bytes = std::fs::read(dir.path().join("saved.snap")).unwrap();
+    let snap = tiss_vm::session::snapshot::read_snapshot(&bytes).expect("the snapshot loads");
+    assert!(matches!(snap.module.source, tisslang::module::Source::Hash(_)), "{:?}", snap.module.source);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::rename(dir.path().join("saved.snap"), elsewhere.path().join("saved.snap")).unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let o = tissvm(
+        elsewhere.path(),
+        &["resume", "saved.snap", "--workdir", workdir, "--output-format", "json"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    assert_eq!(report["status"], "passed");
 }
 
 #[test]
