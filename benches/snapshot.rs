@@ -89,7 +89,7 @@ fn bench(c: &mut Criterion) {
     let parts = SnapshotRef {
         machine: &machine,
         bytecode: &bytecode,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace: &workspace,
         answers: None,
         options: &options,

@@ -1,24 +1,60 @@
 #!/usr/bin/env bash
-# Whole-process start-up: `tissvm run` of a trivial .tbc, against /bin/true,
-# measured in the same run. Usage: benches/startup.sh [RUNS]
+# Whole-process start-up: `tissvm run` of a trivial .tbc, paired against
+# `lua5.4 -e ''` (or /bin/true without Lua): the default release build, and on
+# x86-64 Linux the statically linked one (`cargo build-static`). Runs
+# alternate A B A B ..., and the ratio is taken pair by pair, so a machine
+# whose speed drifts still gives a fair ratio; medians are printed with the
+# spread (min, max). Usage: benches/startup.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
+target=${CARGO_TARGET_DIR:-target}
 cargo build -q --release --bin tissc --bin tissvm
+static=""
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+    cargo build-static -q --bin tissvm
+    static=$target/x86_64-unknown-linux-gnu/release/tissvm
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf 'TASK "trivial"\nSTEP "one" {\n    LOG "hi"\n}\n' > "$work/trivial.tiss"
-target/release/tissc compile "$work/trivial.tiss" -o "$work/trivial.tbc"
+"$target/release/tissc" compile "$work/trivial.tiss" -o "$work/trivial.tbc"
+if command -v lua5.4 >/dev/null; then baseline="lua5.4 -e ''"; else baseline=/bin/true; fi
 
-time_loop() { # prints milliseconds per run of "$@"
-    local start end
-    start=$(date +%s%N)
-    for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
-    end=$(date +%s%N)
-    awk -v ns="$((end - start))" -v n="$runs" 'BEGIN { printf "%.3f\n", ns / 1000000 / n }'
-}
+python3 - "$runs" "$work" "$baseline" "$target/release/tissvm" $static <<'EOF'
+import os, shlex, statistics, sys, time
 
-vm=$(time_loop target/release/tissvm run "$work/trivial.tbc" --workdir "$work" --non-interactive)
-true_ms=$(time_loop /bin/true)
-echo "tissvm run trivial.tbc: ${vm} ms per run"
-echo "/bin/true:              ${true_ms} ms per run"
+runs, work, baseline = int(sys.argv[1]), sys.argv[2], shlex.split(sys.argv[3])
+builds = sys.argv[4:]
+devnull = os.open(os.devnull, os.O_RDWR)
+
+def once(argv):
+    """Wall seconds of one run of argv, from spawn to reaping."""
+    actions = [(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)]
+    start = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+    os.waitpid(pid, 0)
+    return time.perf_counter() - start
+
+def paired(a, b):
+    for _ in range(5):
+        once(a), once(b)
+    pairs = [(once(a), once(b)) for _ in range(runs)]
+    ratios = [x / y for x, y in pairs]
+    med = lambda xs: statistics.median(xs) * 1000
+    return med([x for x, _ in pairs]), med([y for _, y in pairs]), statistics.median(ratios), min(ratios), max(ratios)
+
+def show(name_a, a, name_b, b):
+    ma, mb, r, lo, hi = paired(a, b)
+    print(f"{name_a:<24} {ma:6.3f} ms   {name_b:<16} {mb:6.3f} ms   A/B {r:.2f} (min {lo:.2f}, max {hi:.2f})")
+
+run = ["run", f"{work}/trivial.tbc", "--workdir", work, "--non-interactive"]
+names = {builds[0]: "tissvm (release)"}
+if len(builds) > 1:
+    names[builds[1]] = "tissvm (build-static)"
+print(f"median wall time of {runs} runs each, paired; A/B = median of the per-pair ratios")
+for build in builds:
+    show(names[build], [build] + run, sys.argv[3], baseline)
+if len(builds) > 1:
+    show(names[builds[1]], [builds[1]] + run, "release", [builds[0]] + run)
+EOF

@@ -27,7 +27,7 @@
 
 use std::fmt;
 
-use crate::module::Module;
+use crate::module::{Module, Source};
 use crate::seal::{self, SealError, StartError, sha256, u16_at};
 use crate::verify::{self, VerifyError};
 use crate::version::{LANGUAGE_VERSION, Version};
@@ -35,7 +35,7 @@ use crate::version::{LANGUAGE_VERSION, Version};
 /// The version of this container and of everything inside it (instruction
 /// set, module layout). Bump it whenever either changes; the fingerprint test
 /// in `src/format/tests.rs` fails until you do.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// The first eight bytes of every `.tbc`.
 pub const MAGIC: [u8; 8] = *b"\x1bTBC\r\n\x1a\n";
@@ -207,7 +207,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
     // Encoded straight after the header, into a buffer sized generously so
     // the payload is never copied (pages never written cost nothing).
     let text = module.strings.text_len();
-    let source = module.source.as_ref().map_or(0, |s| s.text.len());
+    let source = module.source.text().map_or(0, str::len);
     let tables = 8 * module.code.len() + 4 * module.lines.len() + 64 * module.steps.len();
     let mut out = Vec::with_capacity(HEADER_LEN + text + source + tables + 4096);
     out.extend_from_slice(&MAGIC);
@@ -215,7 +215,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
     for part in language_u16(module) {
         out.extend_from_slice(&part.to_le_bytes());
     }
-    let flags = if module.source.is_some() { FLAG_SOURCE } else { 0 };
+    let flags = if module.source.text().is_some() { FLAG_SOURCE } else { 0 };
     out.extend_from_slice(&flags.to_le_bytes());
     out.resize(HEADER_LEN, 0);
     // `Module` is plain data with derived `Serialize` and sequences of known
@@ -237,18 +237,20 @@ pub fn encode_within_limit(module: &Module) -> Result<Vec<u8>, LoadError> {
     Ok(bytes)
 }
 
-/// The code's identity: hex SHA-256 of the payload of `module` without its
-/// source text, so stripping the source does not change it.
+/// The code's identity: hex SHA-256 of the payload of `module` with its
+/// source stripped, so what is kept of the source (text, hash or nothing)
+/// does not change it.
 pub fn content_hash(module: &Module) -> String {
     let mut payload = payload(module);
-    if let Some(source) = &module.source {
+    if module.source != Source::Stripped {
         // `source` is the module's last field: stripped, the payload would
-        // end in `None` (one zero byte) where it ends in `Some(source)` (a
-        // one byte, then the source). A test holds this to `encode` of the
+        // end in the variant number of `Stripped` (one zero byte) where it
+        // ends in the encoded source. A test holds this to `encode` of the
         // stripped module.
         let mut size = bincode::enc::write::SizeWriter::default();
-        bincode::serde::encode_into_writer(source, &mut size, config()).expect("a Source always encodes");
-        payload.truncate(payload.len() - size.bytes_written - 1);
+        bincode::serde::encode_into_writer(&module.source, &mut size, config())
+            .expect("a Source always encodes");
+        payload.truncate(payload.len() - size.bytes_written);
         payload.push(0);
     }
     hex(&sha256(&payload))
@@ -333,7 +335,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
     {
         return Err(LoadError::HeaderMismatch { what: "language version" });
     }
-    if (u16_at(bytes, 16) & FLAG_SOURCE != 0) != module.source.is_some() {
+    if (u16_at(bytes, 16) & FLAG_SOURCE != 0) != module.source.text().is_some() {
         return Err(LoadError::HeaderMismatch { what: "source-embedded flag" });
     }
     Ok(module)

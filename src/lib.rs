@@ -10,6 +10,7 @@ pub mod format;
 pub mod isa;
 pub mod module;
 pub mod seal;
+pub mod source;
 pub mod strings;
 pub mod verify;
 pub mod version;

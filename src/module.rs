@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cost::Dim;
 use crate::isa::Instr;
+pub use crate::source::Source;
 use crate::strings::StringTable;
 
 /// "No index": an absent optional string, slot, step or parent.
@@ -52,8 +53,9 @@ pub struct Module {
     /// The whole plan's static cost bound.
     pub bound: CostBound,
     pub manifest: Manifest,
-    /// The source text, for the debugger (absent when compiled with `--strip`).
-    pub source: Option<Source>,
+    /// What is kept of the source, for the debugger and listings: its hash,
+    /// its text, or nothing. Last, so the content hash can leave it out.
+    pub source: Source,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -485,12 +487,6 @@ impl RiskKind {
 pub enum Subject {
     String,
     Prompt,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Source {
-    pub name: String,
-    pub text: String,
 }
 
 impl Module {

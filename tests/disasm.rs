@@ -1,5 +1,5 @@
 //! Snapshot tests of the disassembler's listing of real plans from
-//! `examples/`, compiled as `tissc compile` compiles them. Nothing is filtered
+//! `examples/`, compiled as `tissc compile --embed-source` compiles them. Nothing is filtered
 //! out of the listing: it is deterministic, hash included. After an
 //! intended change to the compiler or the listing, review the new snapshots
 //! with `cargo insta review` (or `INSTA_UPDATE=always cargo test --test disasm`).
@@ -159,7 +159,7 @@ fn scrambled_modules_never_panic() {
         m.manifest.prompts.clear();
         m.manifest.interactions.clear();
         if round % 3 == 0 {
-            m.source = None;
+            m.source = tisslang::module::Source::Stripped;
         }
         if round % 5 == 0 {
             m.strings.clear();

@@ -1,7 +1,7 @@
 //! The `.tbc` container and the verifier on real compiled plans: every
 //! example and the generated bench plan compile to modules that encode
 //! deterministically, load (decode + verify) back unchanged, and keep their
-//! content hash when the source is stripped.
+//! content hash whether the source is embedded, kept as its hash or stripped.
 
 #[path = "../benches/plan_gen.rs"]
 mod plan_gen;
@@ -10,7 +10,7 @@ use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
 use tisslang::format;
-use tisslang::module::Module;
+use tisslang::module::{Module, Source};
 
 fn compile(name: &str, bytes: &[u8], strip_source: bool) -> Module {
     match tiss_compiler::compile(name, bytes, LowerOptions { strip_source }) {
@@ -28,11 +28,15 @@ fn check_module(name: &str, bytes: &[u8]) {
     assert_eq!(format::load(&encoded).as_ref(), Ok(&module), "{name}");
     // Identical source, identical bytes.
     assert_eq!(format::encode(&compile(name, bytes, false)), encoded, "{name}");
-    // Stripping the source keeps the code's identity.
+    // Keeping the source's hash (the default) or nothing keeps the code's identity.
+    let mut hashed = module.clone();
+    hashed.source.drop_text();
     let stripped = compile(name, bytes, true);
-    assert!(stripped.source.is_none());
-    assert_eq!(format::content_hash(&stripped), format::content_hash(&module), "{name}");
-    assert_eq!(format::load(&format::encode(&stripped)).as_ref(), Ok(&stripped), "{name}");
+    assert_eq!(stripped.source, Source::Stripped);
+    for other in [hashed, stripped] {
+        assert_eq!(format::content_hash(&other), format::content_hash(&module), "{name}");
+        assert_eq!(format::load(&format::encode(&other)).as_ref(), Ok(&other), "{name}");
+    }
 }
 
 #[test]

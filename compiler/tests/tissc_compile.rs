@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use tisslang::source::{HASH_LEN, Source, SourceHash, SourceText};
+
 const GOOD: &str = r#"#TISS! Language=Python
 TASK "Say hello"
 
@@ -77,9 +79,47 @@ fn compile_writes_file_tbc_beside_the_source() {
     let bytes = read(dir.path().join("hello.tbc"));
     assert!(bytes.starts_with(&tisslang::format::MAGIC));
     let module = tisslang::format::load(&bytes).expect("the VM loads what tissc writes");
-    let source = module.source.expect("source embedded by default");
-    assert_eq!(source.name, "hello.tiss");
-    assert_eq!(source.text, GOOD);
+    // By default only the source's hash is kept.
+    assert_eq!(module.source, Source::Hash(SourceHash::of(GOOD)));
+    // What the library gives with the text dropped (what `tests/tbc_size.rs` measures).
+    let Ok((mut library, _)) = tiss_compiler::compile("hello.tiss", GOOD.as_bytes(), Default::default())
+    else {
+        panic!("GOOD compiles");
+    };
+    library.source.drop_text();
+    assert_eq!(bytes, tisslang::format::encode(&library));
+}
+
+#[test]
+fn embed_source_keeps_the_text_under_its_file_name() {
+    let dir = workspace(&[("hello.tiss", GOOD), ("nested/deeper/hello.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--embed-source", "-o", "embedded.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    let embedded = read(dir.path().join("embedded.tbc"));
+    let hashed = read(dir.path().join("hello.tbc"));
+    let module = tisslang::format::load(&embedded).unwrap();
+    assert_eq!(module.source, Source::Embedded { name: "hello.tiss".into(), text: GOOD.into() });
+    // The text in place of the hash.
+    assert!(hashed.len() - HASH_LEN + GOOD.len() <= embedded.len(), "{} vs {}", hashed.len(), embedded.len());
+    // The same code either way.
+    let hashed = tisslang::format::load(&hashed).unwrap();
+    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
+    // The name is the file name alone: the directory does not change the bytes.
+    let o = tissc(dir.path(), &["compile", "nested/deeper/hello.tiss", "--embed-source", "-o", "nested.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(dir.path().join("nested.tbc")), embedded);
+    // Listed with its text wherever it is.
+    std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    std::fs::rename(dir.path().join("embedded.tbc"), dir.path().join("elsewhere/x.tbc")).unwrap();
+    let o = tissc(dir.path(), &["disasm", "elsewhere/x.tbc"]);
+    let out = stdout(&o);
+    assert!(out.contains("\nsource    \"hello.tiss\" (embedded, 14 lines, "), "{out}");
+    assert!(out.contains("      11 |     RUN \"python3 main.py\" TIMEOUT 30s\n"), "{out}");
+
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--embed-source", "--strip"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }
 
 #[test]
@@ -131,22 +171,24 @@ fn compile_errors_write_nothing() {
 }
 
 #[test]
-fn strip_makes_a_smaller_file_without_source() {
+fn strip_keeps_nothing_of_the_source() {
     let dir = workspace(&[("hello.tiss", GOOD)]);
-    let o = tissc(dir.path(), &["compile", "hello.tiss", "-o", "full.tbc"]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "-o", "hashed.tbc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = tissc(dir.path(), &["compile", "hello.tiss", "--strip", "-o", "stripped.tbc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let full = read(dir.path().join("full.tbc"));
+    let hashed = read(dir.path().join("hashed.tbc"));
     let stripped = read(dir.path().join("stripped.tbc"));
-    assert!(stripped.len() + GOOD.len() <= full.len(), "{} vs {}", stripped.len(), full.len());
+    assert!(stripped.len() + HASH_LEN <= hashed.len(), "{} vs {}", stripped.len(), hashed.len());
     let module = tisslang::format::load(&stripped).expect("loads");
-    assert!(module.source.is_none());
+    assert_eq!(module.source, Source::Stripped);
     // Stripping does not change the code's identity.
-    let full = tisslang::format::load(&full).unwrap();
-    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&full));
+    let hashed = tisslang::format::load(&hashed).unwrap();
+    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
 
-    let o = tissc(dir.path(), &["disasm", "stripped.tbc"]);
+    // Even with the plan's source beside it, a stripped file shows no source.
+    std::fs::rename(dir.path().join("stripped.tbc"), dir.path().join("hello.tbc")).unwrap();
+    let o = tissc(dir.path(), &["disasm", "hello.tbc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("\nsource    stripped\n"), "{out}");
@@ -221,11 +263,17 @@ fn disasm_lists_constants_code_with_source_and_tables() {
     let out = stdout(&o);
     let module = tisslang::format::load(&read(dir.path().join("hello.tbc"))).unwrap();
     let hash = tisslang::format::content_hash(&module);
-    assert_eq!(out, tisslang::disasm::disassemble(&module, &hash));
+    // The text is that of hello.tiss beside hello.tbc, which has the hash kept.
+    let found = SourceText { name: "hello.tiss".into(), text: GOOD.into(), beside: true };
+    assert_eq!(out, tisslang::disasm::disassemble_with_source(&module, &hash, &Ok(found)));
     for part in [
         "; TissLang bytecode listing\n",
         "task      \"Say hello\"\n",
         &format!("hash      {hash}\n"),
+        &format!(
+            "source    \"hello.tiss\" (beside the bytecode, same hash, 14 lines, {} bytes)\n",
+            GOOD.len()
+        ),
         "\nconstants (",
         "      11 |     RUN \"python3 main.py\" TIMEOUT 30s\n",
         "RUN            flags=TIMEOUT\n",
@@ -234,6 +282,29 @@ fn disasm_lists_constants_code_with_source_and_tables() {
     ] {
         assert!(out.contains(part), "missing {part:?} in\n{out}");
     }
+
+    // Edited since: its lines would not be the code's, so none are shown.
+    std::fs::write(dir.path().join("hello.tiss"), GOOD.replace("Say hello", "Say hi")).unwrap();
+    let out = stdout(&tissc(dir.path(), &["disasm", "hello.tbc"]));
+    let hash = SourceHash::of(GOOD);
+    assert!(
+        out.contains(&format!(
+            "\nsource    hash {hash}, text not shown: `hello.tiss` is not the text this bytecode was compiled \
+             from (it changed since), so its lines would not match the code; recompile with `tissc compile \
+             hello.tiss`\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("\n      11 |\n"), "line numbers stay: {out}");
+    // Gone.
+    std::fs::remove_file(dir.path().join("hello.tiss")).unwrap();
+    let out = stdout(&tissc(dir.path(), &["disasm", "hello.tbc"]));
+    assert!(
+        out.contains(
+            "text not shown: the bytecode keeps only its source's hash, and `hello.tiss` is not there"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -280,6 +351,7 @@ fn compile_and_disasm_have_help() {
     let dir = tempfile::tempdir().unwrap();
     for (args, expect) in [
         (&["compile", "--help"][..], "--strip"),
+        (&["compile", "--help"][..], "--embed-source"),
         (&["compile", "--help"][..], "-o, --output <OUT>"),
         (&["disasm", "--help"][..], "Usage: tissc disasm"),
         (&["help", "compile"][..], "Usage: tissc compile"),

@@ -9,8 +9,10 @@
 //!
 //! It never panics, whatever the module: an index that points outside its
 //! table (a module that has not been verified) prints as `<bad index N>`.
-//! The output depends only on the module and the hash given, so it is
-//! deterministic and can be snapshot-tested.
+//! The output depends only on the module, the hash and the source text
+//! given, so it is deterministic and can be snapshot-tested. The source text
+//! is the embedded one, or what the caller found beside the `.tbc`
+//! (`source::find`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,6 +23,7 @@ use crate::module::{
     Constant, CostBound, Module, NONE, PathAccess, PathRef, PathRootRef, RiskLevel, Template, TemplatePart,
     dim_index,
 };
+use crate::source::{self, Source, SourceText, Unavailable};
 
 /// Values shown inline (operand comments, the constant table) are cut to
 /// this many characters, keeping head and tail.
@@ -32,10 +35,21 @@ const MNEMONIC_WIDTH: usize = 14;
 /// Width of the operand column before a `;` comment.
 const OPERAND_WIDTH: usize = 22;
 
-/// Returns the listing of `module`; `hash` is its content hash as the caller
-/// wants it shown (`format::content_hash`).
+/// Returns the listing of `module` with its embedded source text, if any;
+/// `hash` is its content hash as the caller wants it shown
+/// (`format::content_hash`).
 pub fn disassemble(module: &Module, hash: &str) -> String {
-    let mut d = Disasm { m: module, out: String::new() };
+    disassemble_with_source(module, hash, &source::find(module, None))
+}
+
+/// [`disassemble`], with the source text to interleave (or why there is
+/// none) as the caller found it.
+pub fn disassemble_with_source(
+    module: &Module,
+    hash: &str,
+    source: &Result<SourceText, Unavailable>,
+) -> String {
+    let mut d = Disasm { m: module, source, out: String::new() };
     d.header(hash);
     d.constants();
     d.strings();
@@ -57,6 +71,7 @@ pub fn disassemble(module: &Module, hash: &str) -> String {
 
 struct Disasm<'a> {
     m: &'a Module,
+    source: &'a Result<SourceText, Unavailable>,
     out: String,
 }
 
@@ -239,15 +254,18 @@ impl Disasm<'_> {
             line!(self, "metadata  {} = {}", self.name(key), self.string_full(value));
         }
         line!(self, "hash      {hash}");
-        match &m.source {
-            Some(s) => line!(
+        match (self.source, &m.source) {
+            (Ok(s), _) => line!(
                 self,
-                "source    {} (embedded, {} lines, {} bytes)",
+                "source    {} ({}, {} lines, {} bytes)",
                 quote(&s.name),
+                if s.beside { "beside the bytecode, same hash" } else { "embedded" },
                 s.text.lines().count(),
                 s.text.len()
             ),
-            None => line!(self, "source    stripped"),
+            (Err(_), Source::Stripped) => line!(self, "source    stripped"),
+            (Err(why), Source::Hash(h)) => line!(self, "source    hash {h}, text not shown: {why}"),
+            (Err(why), Source::Embedded { .. }) => line!(self, "source    not shown: {why}"),
         }
         let code_bytes = crate::isa::encode_all(&m.code).len();
         line!(
@@ -310,9 +328,9 @@ impl Disasm<'_> {
         line!(self);
         line!(self, "code ({} instructions):", m.code.len());
         let labels = self.labels();
-        let source_lines: Vec<&str> = match &m.source {
-            Some(s) => s.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect(),
-            None => Vec::new(),
+        let source_lines: Vec<&str> = match self.source {
+            Ok(s) => s.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect(),
+            Err(_) => Vec::new(),
         };
         let mut last_line = None;
         for (pc, instr) in m.code.iter().enumerate() {
@@ -325,7 +343,7 @@ impl Disasm<'_> {
                 if let Some(n) = line {
                     match source_lines.get((n as usize).wrapping_sub(1)) {
                         Some(text) if n > 0 => line!(self, "  {n:>6} | {}", printable(text)),
-                        _ if m.source.is_some() => line!(self, "  {n:>6} | <no such line>"),
+                        _ if self.source.is_ok() => line!(self, "  {n:>6} | <no such line>"),
                         _ => line!(self, "  {n:>6} |"),
                     }
                 }

@@ -2,6 +2,10 @@
 
 use super::*;
 use crate::module::*;
+use crate::source::SourceHash;
+
+/// The source text of [`sample`].
+const SOURCE: &str = "DEFINE_TASK \"lint\" { }\nTASK \"Build it\"\nSTEP \"Run\" {\n    WRITE \"main.py\" FROM x\r\n    RUN \"python3 ${f}\" TIMEOUT 30s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
 
 /// A small module touching every table.
 fn sample() -> Module {
@@ -139,10 +143,7 @@ fn sample() -> Module {
                 reasons: vec![RiskReason { kind: RiskKind::DynamicCommand, subject: NONE, line: 5 }],
             },
         },
-        source: Some(Source {
-            name: "build.tiss".to_string(),
-            text: "DEFINE_TASK \"lint\" { }\nTASK \"Build it\"\nSTEP \"Run\" {\n    WRITE \"main.py\" FROM x\r\n    RUN \"python3 ${f}\" TIMEOUT 30s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n".to_string(),
-        }),
+        source: Source::Embedded { name: "build.tiss".to_string(), text: SOURCE.to_string() },
     }
 }
 
@@ -210,10 +211,31 @@ fn listing_shows_every_part() {
 #[test]
 fn stripped_source_shows_line_numbers_only() {
     let mut m = sample();
-    m.source = None;
+    m.source = Source::Stripped;
     let text = disassemble(&m, "h");
     assert!(text.contains("source    stripped"), "{text}");
     assert!(text.contains("\n       3 |\n  0000  STEP_ENTER"), "{text}");
+}
+
+#[test]
+fn a_source_hash_shows_the_text_found_beside_or_why_not() {
+    let mut m = sample();
+    m.source.drop_text();
+    let hash = SourceHash::of(SOURCE);
+    let text = disassemble(&m, "h");
+    let why = Unavailable::NoPlanFile.to_string();
+    assert!(text.contains(&format!("\nsource    hash {hash}, text not shown: {why}\n")), "{text}");
+    assert!(text.contains("\n       3 |\n  0000  STEP_ENTER"), "{text}");
+
+    let found = SourceText { name: "dir/build.tiss".into(), text: SOURCE.into(), beside: true };
+    let text = disassemble_with_source(&m, "h", &Ok(found));
+    assert!(
+        text.contains(
+            "\nsource    \"dir/build.tiss\" (beside the bytecode, same hash, 7 lines, 152 bytes)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n       3 | STEP \"Run\" {\n  0000  STEP_ENTER"), "{text}");
 }
 
 #[test]
@@ -308,7 +330,7 @@ fn bad_indices_never_panic() {
         estimates: vec![],
         bound: CostBound::ZERO,
         manifest: Manifest::default(),
-        source: None,
+        source: Source::Stripped,
     };
     let text = disassemble(&empty, "h");
     assert!(text.contains("task      <bad index 0>"), "{text}");

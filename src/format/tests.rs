@@ -2,6 +2,7 @@ use super::*;
 use crate::cost::Dim;
 use crate::isa::{Field, Instr, NO_SLOT, run_flags};
 use crate::module::{Constant, NONE};
+use crate::source::{HASH_LEN, Source, SourceHash};
 use crate::verify::build::{sample, tiny};
 use proptest::prelude::*;
 
@@ -10,15 +11,16 @@ use proptest::prelude::*;
 /// Changing the instruction set or the module layout changes a hash: bump
 /// `FORMAT_VERSION` and update this (the failing test prints the new line).
 const PINNED: (u16, &str, &str) = (
-    2,
-    "0b7148340b3d1c927c1c13e05b9a610d3f5e7ebcaf71c8c679d003cea20ae4c6",
-    "327969202012a357bd8d233652b09072464d19a359780f425ea1ffeccb6b5968",
+    3,
+    "b7b4ee47eca70c0a128cba0e50f0e20f8bd078118fab446826ec2f3b805f8139",
+    "3c9991467e388923f3e26f98debfe97206e77d2123db5ebffa0049360f7f639b",
 );
 
 /// Everything about the instruction set and the container a `.tbc` depends on,
 /// as text: opcodes, mnemonics, operand names and shapes, stack effects and
 /// cost classes (of each opcode with all operands 0, then 1, then 3), field and
-/// dimension numbers, flag bits, the "none" sentinels, the header layout.
+/// dimension numbers, flag bits, the "none" sentinels, the header layout, the
+/// encoding of each form of the source.
 fn isa_description() -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -52,6 +54,12 @@ fn isa_description() -> String {
     let _ = writeln!(out, "run_flags DIR={} TIMEOUT={}", run_flags::DIR, run_flags::TIMEOUT);
     let _ = writeln!(out, "NO_SLOT={NO_SLOT} NONE={NONE}");
     let _ = writeln!(out, "magic={} header={HEADER_LEN} FLAG_SOURCE={FLAG_SOURCE}", hex(&MAGIC));
+    // The sample module embeds its text; the other forms of the source too.
+    let embedded = Source::Embedded { name: "n".into(), text: "t".into() };
+    for source in [Source::Stripped, Source::Hash(SourceHash([7; HASH_LEN])), embedded] {
+        let bytes = bincode::serde::encode_to_vec(&source, config()).expect("a Source encodes");
+        let _ = writeln!(out, "source {}", hex(&bytes));
+    }
     out
 }
 
@@ -87,7 +95,9 @@ fn fingerprint_is_pinned_with_the_format_version() {
 
 #[test]
 fn round_trip() {
-    for m in [tiny(), sample()] {
+    let mut hashed = sample();
+    hashed.source.drop_text();
+    for m in [tiny(), sample(), hashed] {
         let bytes = encode(&m);
         let back = decode(&bytes).unwrap();
         assert_eq!(back, m);
@@ -108,8 +118,10 @@ fn header_layout() {
     assert_eq!(u16_at(&bytes, 16), FLAG_SOURCE);
     assert_eq!(seal::u32_at(&bytes, 18) as usize, bytes.len() - HEADER_LEN);
     assert_eq!(seal::u32_at(&bytes, 22), crc32fast::hash(&bytes[26..]));
-    let stripped = Module { source: None, ..m };
-    assert_eq!(u16_at(&encode(&stripped), 16), 0);
+    for source in [Source::Stripped, Source::Hash(SourceHash::of("TASK \"test\"\n"))] {
+        let without_text = Module { source, ..m.clone() };
+        assert_eq!(u16_at(&encode(&without_text), 16), 0);
+    }
 }
 
 #[test]
@@ -118,9 +130,13 @@ fn content_hash_ignores_the_source_only() {
     let h = content_hash(&m);
     assert_eq!(h.len(), 64);
     assert!(h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
-    let stripped = Module { source: None, ..m.clone() };
+    let stripped = Module { source: Source::Stripped, ..m.clone() };
     assert_eq!(content_hash(&stripped), h);
     assert_eq!(h, hex(&sha256(&encode(&stripped)[HEADER_LEN..])));
+    let mut hashed = m.clone();
+    hashed.source.drop_text();
+    assert!(matches!(hashed.source, Source::Hash(_)));
+    assert_eq!(content_hash(&hashed), h);
     let mut other = m.clone();
     other.code[1] = Instr::PushConst { index: 0 };
     assert_ne!(content_hash(&other), h);
@@ -353,7 +369,7 @@ proptest! {
         let m = if which == 0 { tiny() } else { sample() };
         let mut payload = encode(&m)[HEADER_LEN..].to_vec();
         mutate(&mut payload, &edits);
-        let flags = if m.source.is_some() { FLAG_SOURCE } else { 0 };
+        let flags = if m.source.text().is_some() { FLAG_SOURCE } else { 0 };
         if let Ok(m) = decode(&wrap(&payload, flags)) {
             // Whatever decodes must verify or be refused, never panic; and
             // what loads must round-trip.

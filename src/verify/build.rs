@@ -38,7 +38,7 @@ impl Builder {
                 estimates: Vec::new(),
                 bound: CostBound::ZERO,
                 manifest: Manifest::default(),
-                source: None,
+                source: Source::Stripped,
             },
         };
         b.m.task = b.string("test");
@@ -400,6 +400,6 @@ pub(crate) fn sample() -> Module {
             ],
         },
     };
-    b.m.source = Some(Source { name: "sample.tiss".into(), text: "TASK \"test\"\n".into() });
+    b.m.source = Source::Embedded { name: "sample.tiss".into(), text: "TASK \"test\"\n".into() };
     b.finish(3)
 }

@@ -113,6 +113,7 @@ at line 4:5, step "Greet", task "shout"
     4 |     RUN "echo HELLO"
 (tissvm) where
 at line 4, column 5
+    4 |     RUN "echo HELLO"
 step path: Greet
 call stack, innermost first:
   task "shout" at line 4:5
@@ -146,6 +147,105 @@ the plan has ended: passed
     assert_eq!(std::fs::read_to_string(dir.path().join("name.txt")).unwrap(), "world\n");
     // Step lines go to stderr, out of the transcript's way.
     assert!(stderr(&o).contains("✓ Greet"), "{}", stderr(&o));
+}
+
+/// `plan.tbc` in `dir` compiled from `source` as `tissc compile` writes it
+/// by default: the source kept as its hash.
+fn compile_beside(dir: &Path, source: &str) {
+    let Ok((mut module, _)) = tiss_compiler::compile("plan.tiss", source.as_bytes(), Default::default())
+    else {
+        panic!("the test plan compiles");
+    };
+    module.source.drop_text();
+    std::fs::write(dir.join("plan.tbc"), tisslang::format::encode(&module)).unwrap();
+}
+
+#[test]
+fn bytecode_shows_the_source_beside_it_while_it_matches() {
+    let dir = workspace("plan.tiss", PLAN);
+    compile_beside(dir.path(), PLAN);
+    let o = tissvm(dir.path(), &["debug", "plan.tbc"], "list 3\nwhere\n");
+    assert_transcript(
+        &o,
+        r#"debugging "Greet" (help lists the commands)
+paused before the first statement at line 7:1, entering step "Write"
+    7 | STEP "Write" {
+(tissvm) list 3
+    1 | TASK "Greet"
+    2 |
+    3 | DEFINE_TASK "shout" {
+    4 |     RUN "echo HELLO"
+    5 | }
+    6 |
+->  7 | STEP "Write" {
+    8 |     WRITE "name.txt" <<TEXT
+(tissvm) where
+at line 7, column 1
+    7 | STEP "Write" {
+step path: (no step open)
+next: entering step "Write"
+call stack, innermost first:
+  main at line 7:1
+"#,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Edited after compiling: its lines would not be the code's.
+    std::fs::write(dir.path().join("plan.tiss"), PLAN.replace("\n\nSTEP \"Write\"", "\nSTEP \"Write\""))
+        .unwrap();
+    let changed = "`plan.tiss` is not the text this bytecode was compiled from (it changed since), so its lines \
+                   would not match the code; recompile with `tissc compile plan.tiss`";
+    let o = tissvm(dir.path(), &["debug", "plan.tbc"], "list\nwhere\n");
+    assert_transcript(
+        &o,
+        &format!(
+            r#"debugging "Greet" (help lists the commands)
+no source to show: {changed}
+paused before the first statement at line 7:1, entering step "Write"
+(tissvm) list
+no source to show: {changed}; `tissvm disasm` shows the code
+(tissvm) where
+at line 7, column 1
+no source to show: {changed}
+step path: (no step open)
+next: entering step "Write"
+call stack, innermost first:
+  main at line 7:1
+"#
+        ),
+    );
+
+    // Gone.
+    std::fs::remove_file(dir.path().join("plan.tiss")).unwrap();
+    let o = tissvm(dir.path(), &["debug", "plan.tbc"], "list\n");
+    assert!(
+        stdout(&o).contains(
+            "(tissvm) list\nno source to show: the bytecode keeps only its source's hash, and `plan.tiss` is not \
+             there; put the plan's source there, or compile with `tissc compile --embed-source` to keep the text \
+             in the .tbc; `tissvm disasm` shows the code\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+
+    // A snapshot carries the bytecode as it was loaded (the hash, no text),
+    // and resumes from another directory.
+    let o = tissvm(dir.path(), &["debug", "plan.tbc", "--break", "17"], "continue\nsave saved.snap\nquit\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bytes = std::fs::read(dir.path().join("saved.snap")).unwrap();
+    let snap = tiss_vm::session::snapshot::read_snapshot(&bytes).expect("the snapshot loads");
+    assert!(matches!(snap.module.source, tisslang::module::Source::Hash(_)), "{:?}", snap.module.source);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::rename(dir.path().join("saved.snap"), elsewhere.path().join("saved.snap")).unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let o = tissvm(
+        elsewhere.path(),
+        &["resume", "saved.snap", "--workdir", workdir, "--output-format", "json"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON report");
+    assert_eq!(report["status"], "passed");
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn through_snapshot(machine: Machine, bytecode: &[u8], program: &Program) -> (Ma
     let bytes = snapshot::encode(&SnapshotRef {
         machine: &machine,
         bytecode,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace: Path::new("/ws"),
         answers: None,
         options: &snapshot::RememberedOptions::default(),
@@ -130,7 +130,7 @@ fn through_snapshot(machine: Machine, bytecode: &[u8], program: &Program) -> (Ma
     .expect("encodes");
     drop(machine);
     let snap = snapshot::read_snapshot(&bytes).expect("reads back");
-    assert_eq!(snap.content_hash, program.hash);
+    assert_eq!(snap.content_hash, program.hash());
     let program = Program::new(snap.module).expect("loads");
     (snap.machine, program)
 }

@@ -31,15 +31,15 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A temporary directory with `plan.tiss` and `plan.tbc` compiled from it as
-/// `tissc compile` would (source embedded under its file name).
+/// `tissc compile --embed-source` would (source embedded under its file name).
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("plan.tiss"), GOOD).unwrap();
     let Ok((mut module, _)) = tiss_compiler::compile("plan.tiss", GOOD.as_bytes(), Default::default()) else {
         panic!("the test plan compiles");
     };
-    if let Some(source) = &mut module.source {
-        source.name = "plan.tiss".to_string();
+    if let tisslang::module::Source::Embedded { name, .. } = &mut module.source {
+        *name = "plan.tiss".to_string();
     }
     std::fs::write(dir.path().join("plan.tbc"), tisslang::format::encode(&module)).unwrap();
     dir

@@ -19,6 +19,7 @@ use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
+use tisslang::source::Source;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -96,8 +97,14 @@ enum Command {
         /// Where to write the bytecode [default: FILE with the extension `.tbc`].
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
-        /// Leave the source text out of the bytecode: a smaller file, whose
-        /// listings and debugger show line numbers without the lines.
+        /// Keep the source text in the bytecode, so that listings and the
+        /// debugger show it wherever the file goes. By default only a hash of
+        /// it is kept: they show the `.tiss` beside the `.tbc` while its text
+        /// has that hash.
+        #[arg(long, conflicts_with = "strip")]
+        embed_source: bool,
+        /// Keep nothing of the source, not even its hash: listings and the
+        /// debugger show line numbers without the lines.
         #[arg(long)]
         strip: bool,
     },
@@ -155,7 +162,14 @@ fn run() -> u8 {
     match cli.command {
         Command::Check { files } => check(&mut out, &files),
         Command::Parse { file, emit: Emit::AstJson } => parse(&mut out, &file),
-        Command::Compile { file, output, strip } => compile(&mut out, &file, output.as_deref(), strip),
+        Command::Compile { file, output, embed_source, strip } => {
+            let keep = match (embed_source, strip) {
+                (true, _) => KeepSource::Text,
+                (false, true) => KeepSource::Nothing,
+                (false, false) => KeepSource::Hash,
+            };
+            compile(&mut out, &file, output.as_deref(), keep)
+        }
         Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
     }
@@ -188,7 +202,18 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
     write_stdout(PROGRAM, &format!("{json}\n"), status::OK)
 }
 
-fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) -> u8 {
+/// What `compile` keeps of the source in the bytecode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeepSource {
+    /// Its hash (the default).
+    Hash,
+    /// Its text (`--embed-source`).
+    Text,
+    /// Nothing (`--strip`).
+    Nothing,
+}
+
+fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSource) -> u8 {
     let name = path.display().to_string();
     let target = output.map_or_else(|| path.with_extension("tbc"), Path::to_path_buf);
     if same_file(path, &target) {
@@ -201,19 +226,25 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
     let Some(bytes) = read_source(path) else {
         return status::USAGE;
     };
-    let (mut module, frontend) =
-        match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: strip }) {
-            Ok(compiled) => compiled,
-            Err(frontend) => {
-                out.report("compile", &frontend);
-                return status::COMPILE_ERRORS;
-            }
-        };
+    let (mut module, frontend) = match tiss_compiler::compile(
+        &name,
+        &bytes,
+        LowerOptions { strip_source: keep == KeepSource::Nothing },
+    ) {
+        Ok(compiled) => compiled,
+        Err(frontend) => {
+            out.report("compile", &frontend);
+            return status::COMPILE_ERRORS;
+        }
+    };
     out.report("compile", &frontend);
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.
-    if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
-        source.name = file.to_string_lossy().into_owned();
+    if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
+        *name = file.to_string_lossy().into_owned();
+    }
+    if keep == KeepSource::Hash {
+        module.source.drop_text();
     }
     // Fail closed on our own output too: never write bytecode the VM would refuse.
     if let Err(e) = tisslang::verify::verify(&module) {
@@ -263,7 +294,12 @@ fn disasm(path: &Path) -> u8 {
     match tisslang::format::load(&bytes) {
         Ok(module) => {
             let hash = tisslang::format::content_hash(&module);
-            write_stdout(PROGRAM, &tisslang::disasm::disassemble(&module, &hash), status::OK)
+            let source = tisslang::source::find(&module, Some(path));
+            write_stdout(
+                PROGRAM,
+                &tisslang::disasm::disassemble_with_source(&module, &hash, &source),
+                status::OK,
+            )
         }
         Err(e) => {
             eprintln!("tissc: {name}: {e}");

@@ -31,7 +31,8 @@ use tables::Tables;
 /// How to lower.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LowerOptions {
-    /// Leave the source text out of the module (`tissc compile --strip`).
+    /// Keep nothing of the source in the module (`tissc compile --strip`);
+    /// otherwise its text is kept (`Source::drop_text` keeps only its hash).
     pub strip_source: bool,
 }
 

@@ -356,8 +356,13 @@ impl<'f> Tables<'f> {
             estimates: self.estimates,
             bound,
             manifest,
-            source: (!options.strip_source)
-                .then(|| Source { name: self.file.name.clone(), text: self.file.text.clone() }),
+            // The text is kept: a plan compiled in memory shows it; `tissc
+            // compile` keeps only its hash unless told to embed it.
+            source: if options.strip_source {
+                Source::Stripped
+            } else {
+                Source::Embedded { name: self.file.name.clone(), text: self.file.text.clone() }
+            },
         }
     }
 

@@ -52,7 +52,7 @@ pub fn inspect_json(program: &Program) -> Json {
         .collect();
     json!({
         "task": program.string(m.task),
-        "hash": program.hash,
+        "hash": program.hash(),
         "language": format!("{}.{}.{}", m.language[0], m.language[1], m.language[2]),
         "steps": steps,
         "commands": manifest.commands.iter().map(|c| json!({
@@ -98,7 +98,7 @@ pub fn inspect_text(program: &Program, style: Style) -> String {
     let manifest = &m.manifest;
     let mut out = String::new();
     out.push_str(&format!("task: {}\n", program.string(m.task)));
-    out.push_str(&format!("hash: {}\n", program.hash));
+    out.push_str(&format!("hash: {}\n", program.hash()));
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
     out.push_str(&format!("risk: {}\n", level(manifest.risk.level)));
     for r in &manifest.risk.reasons {

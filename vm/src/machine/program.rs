@@ -2,6 +2,7 @@
 //! pre-decoded for the dispatch loop, and the facts the machine looks up
 //! often precomputed.
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use regex::Regex;
@@ -48,8 +49,9 @@ const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
 pub struct Program {
     pub module: Module,
-    /// The module's content hash (`tisslang::format::content_hash`).
-    pub hash: String,
+    /// The module's content hash, computed when first asked for: it encodes
+    /// and hashes the whole module, and a run needs it only to suspend.
+    hash: OnceCell<String>,
     pub(crate) regexes: Vec<Regex>,
     /// `module.code`, pre-decoded (built here; the module is not changed after).
     pub(crate) ops: Vec<Op>,
@@ -83,8 +85,12 @@ impl Program {
             })
             .collect();
         let (ops, const_strs) = predecode(&module);
-        let hash = tisslang::format::content_hash(&module);
-        Ok(Program { module, hash, regexes, ops, const_strs, top_level_steps })
+        Ok(Program { module, hash: OnceCell::new(), regexes, ops, const_strs, top_level_steps })
+    }
+
+    /// The module's content hash (`tisslang::format::content_hash`).
+    pub fn hash(&self) -> &str {
+        self.hash.get_or_init(|| tisslang::format::content_hash(&self.module))
     }
 
     pub fn string(&self, index: u32) -> &str {

@@ -28,6 +28,11 @@
 //! per-pc table (statement start, breakpoint); Ctrl-C and breakpoints are
 //! looked at only where a statement starts.
 //!
+//! **Source.** `list`, `where` and the stops show the plan's lines when the
+//! module embeds its text, or (set by [`Debugger::find_source`]) when the
+//! `.tiss` beside the `.tbc` still has the hash the module keeps; otherwise
+//! the banner, `list` and `where` say why (`tisslang::source`).
+//!
 //! **Output** is stable (no timings, no addresses) so sessions can be
 //! scripted and compared; values are shown in plan syntax (`TRUE`, `1500ms`,
 //! quoted strings with escapes) and long strings are shortened, keeping their
@@ -38,6 +43,7 @@ use std::path::{Path, PathBuf};
 
 use tisslang::isa::{Field, Instr};
 use tisslang::module::NONE;
+use tisslang::source::{self, SourceText, Unavailable};
 
 use crate::host::Host;
 use crate::machine::program::Program;
@@ -208,6 +214,8 @@ pub struct Debugger<H: Host> {
     stops: Vec<u8>,
     /// The command an empty line repeats (`step` or `next`).
     repeat: Option<&'static str>,
+    /// The plan's text to show, or why there is none.
+    source: Result<SourceText, Unavailable>,
 }
 
 impl<H: Host> Debugger<H> {
@@ -225,6 +233,7 @@ impl<H: Host> Debugger<H> {
                 stops[entry.pc as usize] = STATEMENT;
             }
         }
+        let source = source::find(module, None);
         Debugger {
             machine,
             program,
@@ -235,12 +244,25 @@ impl<H: Host> Debugger<H> {
             ended: None,
             stops,
             repeat: None,
+            source,
         }
     }
 
-    /// The first line of a session: `debugging "TASK" (help lists the commands)`.
+    /// Shows the source of a module that keeps only its hash from the
+    /// `.tiss` beside `plan`, the file the module was loaded from, if the
+    /// text there has that hash.
+    pub fn find_source(&mut self, plan: &Path) {
+        self.source = source::find(&self.program.module, Some(plan));
+    }
+
+    /// The first line of a session: `debugging "TASK" (help lists the
+    /// commands)`, and a second saying why no source is shown, if none is.
     pub fn banner(&self) -> String {
-        format!("debugging {:?} (help lists the commands)", self.task())
+        let mut text = format!("debugging {:?} (help lists the commands)", self.task());
+        if let Err(why) = &self.source {
+            text.push_str(&format!("\nno source to show: {why}"));
+        }
+        text
     }
 
     /// Moves to the first statement (running nothing when the machine is at
@@ -602,7 +624,7 @@ impl<H: Host> Debugger<H> {
     }
 
     fn source(&self) -> Option<&str> {
-        self.program.module.source.as_ref().map(|s| s.text.as_str())
+        self.source.as_ref().ok().map(|s| s.text.as_str())
     }
 
     fn source_line(&self, line: u32) -> Option<&str> {
@@ -636,7 +658,14 @@ impl<H: Host> Debugger<H> {
         }
         let pc = self.machine.pc;
         match self.program.module.position(pc) {
-            Some((line, column)) => lines.push(format!("at line {line}, column {column}")),
+            Some((line, column)) => {
+                lines.push(format!("at line {line}, column {column}"));
+                match (&self.source, self.source_line(line)) {
+                    (_, Some(text)) => lines.push(format!("{line:>5} | {text}")),
+                    (Err(why), None) => lines.push(format!("no source to show: {why}")),
+                    (Ok(_), None) => {}
+                }
+            }
             None => lines.push(format!("at pc {pc} (no source position)")),
         }
         let path = self.machine.step_path(&self.program);
@@ -785,10 +814,9 @@ impl<H: Host> Debugger<H> {
     }
 
     fn list(&self, arg: &str) -> String {
-        let Some(source) = self.source() else {
-            return "the source is not embedded in this bytecode (it was compiled with --strip); \
-                    `tissvm disasm` shows the code"
-                .into();
+        let source = match &self.source {
+            Ok(source) => &source.text,
+            Err(why) => return format!("no source to show: {why}; `tissvm disasm` shows the code"),
         };
         let lines: Vec<&str> = source.lines().collect();
         let total = lines.len() as u32;
@@ -847,7 +875,7 @@ impl<H: Host> Debugger<H> {
         let snapshot = SnapshotRef {
             machine: &machine,
             bytecode: &bytecode,
-            content_hash: &self.program.hash,
+            content_hash: self.program.hash(),
             workspace: &info.workspace,
             answers: answers.as_ref(),
             options: &info.options,

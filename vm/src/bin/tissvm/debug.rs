@@ -71,6 +71,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     }
     let workspace = host.workspace.root().to_path_buf();
     let mut debugger = Debugger::new(program, machine, host);
+    debugger.find_source(&args.plan);
     debugger.save_info =
         Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path), options: remembered });
 

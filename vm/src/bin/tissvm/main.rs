@@ -20,7 +20,7 @@ use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 
 use invalid::{Invalid, Refused};
-use tisslang::module::Module;
+use tisslang::module::{Module, Source};
 
 mod color;
 mod debug;
@@ -182,10 +182,17 @@ struct Output {
     stderr: StandardStream,
 }
 
-/// A plan ready for the machine: verified, with its content hash.
+/// A plan ready for the machine: verified.
 struct Plan {
     module: Module,
-    hash: String,
+}
+
+impl Plan {
+    /// The content hash, computed only where it is shown or compared: it
+    /// encodes and hashes the whole module, which a run does not need.
+    fn hash(&self) -> String {
+        tisslang::format::content_hash(&self.module)
+    }
 }
 
 fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
@@ -215,7 +222,9 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
 fn disasm(out: &mut Output, path: &Path) -> u8 {
     match load_plan(out, path) {
         Ok(plan) => {
-            write_stdout(PROGRAM, &tisslang::disasm::disassemble(&plan.module, &plan.hash), status::OK)
+            let source = tisslang::source::find(&plan.module, Some(path));
+            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
+            write_stdout(PROGRAM, &listing, status::OK)
         }
         Err(refused) => refused.status(),
     }
@@ -255,8 +264,8 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
         report(out, &frontend);
         // The source is named by its file name alone, as `tissc compile` does,
         // so the listing does not depend on the directory it was run from.
-        if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
-            source.name = file.to_string_lossy().into_owned();
+        if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
+            *name = file.to_string_lossy().into_owned();
         }
         if let Err(e) = tisslang::verify::verify(&module) {
             eprintln!(
@@ -269,8 +278,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     } else {
         tisslang::format::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
     };
-    let hash = tisslang::format::content_hash(&module);
-    Ok(Plan { module, hash })
+    Ok(Plan { module })
 }
 
 /// Prints a plan's diagnostics (warnings, or the errors that stop it).

@@ -82,13 +82,14 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             Ok(p) => p,
             Err(refused) => return refused.report(format),
         };
-        if plan.hash != snap.content_hash {
+        let hash = plan.hash();
+        if hash != snap.content_hash {
             let error = format!(
                 "the snapshot `{name}` belongs to other bytecode: it was written by a run of bytecode {}, \
                  and `{}` is bytecode {}; refusing to resume it with another plan",
                 snap.content_hash,
                 plan_path.display(),
-                plan.hash
+                hash
             );
             return Invalid::told(&name, error).report(format);
         }

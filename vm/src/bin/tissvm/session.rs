@@ -392,7 +392,7 @@ fn write_snapshot(
     let bytes = snapshot::encode(&SnapshotRef {
         machine,
         bytecode: &bytecode,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace: parts.workspace,
         answers: parts.answers,
         options: parts.options,

@@ -143,6 +143,7 @@ hit breakpoint 1 at line 16:1, entering step "Check"
    16 | STEP "Check" {
 > where
 at line 16, column 1
+   16 | STEP "Check" {
 step path: (no step open)
 next: entering step "Check"
 call stack, innermost first:
@@ -171,6 +172,7 @@ at line 4:5, step "Write", task "lint"
     4 |     RUN "lint"
 > where
 at line 4, column 5
+    4 |     RUN "lint"
 step path: Write
 call stack, innermost first:
   task "lint" at line 4:5
@@ -402,10 +404,58 @@ fn a_stripped_plan_still_debugs_without_its_source() {
     assert_eq!(d.start().text, "paused before the first statement at line 8:1, entering step \"Write\"");
     exact(
         &mut d,
-        &["list", "break 12", "continue"],
-        "> list\nthe source is not embedded in this bytecode (it was compiled with --strip); `tissvm disasm` shows \
-         the code\n> break 12\nbreakpoint 1 at line 12\n> continue\nhit breakpoint 1 at line 12:5, step \"Write\"\n",
+        &["list", "where", "break 12", "continue"],
+        "> list\nno source to show: the bytecode has no source: it was compiled with `tissc compile --strip`; \
+         `tissvm disasm` shows the code\n> where\nat line 8, column 1\nno source to show: the bytecode has no \
+         source: it was compiled with `tissc compile --strip`\nstep path: (no step open)\nnext: entering step \
+         \"Write\"\ncall stack, innermost first:\n  main at line 8:1\n> break 12\nbreakpoint 1 at line 12\n\
+         > continue\nhit breakpoint 1 at line 12:5, step \"Write\"\n",
     );
+    assert!(
+        d.banner().ends_with(
+            "(help lists the commands)\nno source to show: the bytecode has no source: it was \
+                                  compiled with `tissc compile --strip`"
+        ),
+        "{}",
+        d.banner()
+    );
+}
+
+#[test]
+fn a_plan_keeping_its_source_hash_shows_the_matching_file_beside_it() {
+    let (mut module, _) = tiss_compiler::compile("plan.tiss", PLAN.as_bytes(), LowerOptions::default())
+        .unwrap_or_else(|fe| panic!("the test plan compiles: {:?}", fe.diagnostics));
+    module.source.drop_text();
+    let program = Program::new(module).expect("the test plan loads");
+    let machine = Machine::new(&program);
+    let mut d = Debugger::new(program, machine, host());
+    // No plan file given (a snapshot's bytecode): nowhere to look.
+    assert!(
+        d.banner().ends_with(&format!("\nno source to show: {}", Unavailable::NoPlanFile)),
+        "{}",
+        d.banner()
+    );
+    assert_eq!(d.start().text, "paused before the first statement at line 8:1, entering step \"Write\"");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tbc = dir.path().join("plan.tbc");
+    let tiss = dir.path().join("plan.tiss");
+    std::fs::write(&tiss, PLAN).unwrap();
+    d.find_source(&tbc);
+    assert_eq!(d.banner(), "debugging \"Debug me\" (help lists the commands)");
+    assert_eq!(d.command("list 1").text.lines().next(), Some("    1 | TASK \"Debug me\""));
+    assert!(d.command("where").text.starts_with("at line 8, column 1\n    8 | STEP \"Write\" {\n"));
+
+    // Edited since it was compiled: its lines would not be the code's.
+    std::fs::write(&tiss, PLAN.replace("Debug me", "Debug you")).unwrap();
+    d.find_source(&tbc);
+    let why = Unavailable::Changed { path: tiss.clone() }.to_string();
+    assert_eq!(d.command("list").text, format!("no source to show: {why}; `tissvm disasm` shows the code"));
+    assert!(d.command("where").text.starts_with(&format!("at line 8, column 1\nno source to show: {why}\n")));
+    std::fs::remove_file(&tiss).unwrap();
+    d.find_source(&tbc);
+    let why = Unavailable::Missing { path: tiss }.to_string();
+    assert!(d.banner().ends_with(&format!("\nno source to show: {why}")), "{}", d.banner());
 }
 
 #[test]
@@ -489,6 +539,7 @@ at line 12:5, step "Write"
    12 |     CALL "lint"
 > where
 at line 12, column 5
+   12 |     CALL "lint"
 step path: Write
 call stack, innermost first:
   main at line 12:5
@@ -568,6 +619,7 @@ waiting for an answer to PAUSE "look": none is available (no terminal, --non-int
 `save FILE` writes a snapshot; `tissvm resume FILE --answer continue` continues it
 > where
 at line 4, column 5
+    4 |     PAUSE "look"
 step path: s
 call stack, innermost first:
   main at line 4:5
@@ -616,7 +668,7 @@ fn save_at_a_statement_writes_a_snapshot_that_resumes_there() {
     assert_eq!(snap.machine.status, Status::Suspended(Suspension::Requested));
     assert_eq!(snap.machine.pc, d.machine.pc);
     assert_eq!(snap.machine.frames, d.machine.frames);
-    assert_eq!(snap.content_hash, d.program.hash);
+    assert_eq!(snap.content_hash, d.program.hash());
     let program = Program::new(snap.module).unwrap();
     let mut resumed = snap.machine;
     let mut other = host();

@@ -193,7 +193,7 @@ fn snapshot_of(bytes: &[u8], program: &Program, machine: &Machine) -> Vec<u8> {
     encode(&SnapshotRef {
         machine,
         bytecode: bytes,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace: Path::new("/tmp/ws"),
         answers: None,
         options: &RememberedOptions::default(),
@@ -210,7 +210,7 @@ fn round_trip_is_exact_and_deterministic() {
     let snap = encode(&SnapshotRef {
         machine: &machine,
         bytecode: &bytes,
-        content_hash: &program.hash,
+        content_hash: program.hash(),
         workspace: Path::new("/tmp/wörk space"),
         answers: Some(&answers),
         options: &full_options(),
@@ -222,7 +222,7 @@ fn round_trip_is_exact_and_deterministic() {
     assert_eq!(back.machine, machine);
     assert_eq!(back.module, program.module);
     assert_eq!(back.bytecode, bytes);
-    assert_eq!(back.content_hash, program.hash);
+    assert_eq!(back.content_hash, program.hash());
     assert_eq!(back.workspace, Path::new("/tmp/wörk space"));
     assert_eq!(back.answers, Some(answers.clone()));
     assert_eq!(back.options, full_options());
@@ -344,17 +344,20 @@ fn the_embedded_bytecode_must_be_valid_and_the_named_one() {
     let (bytes, program, machine) = suspended();
     // Another plan's bytecode under this plan's hash.
     let (other, other_program) = bytecode("TASK \"other\"\nSTEP \"s\" { PAUSE \"p\" }\n");
-    let e = read_snapshot(&reseal(&payload_with(&machine, &other, &program.hash))).unwrap_err();
+    let e = read_snapshot(&reseal(&payload_with(&machine, &other, program.hash()))).unwrap_err();
     assert_eq!(
         e,
-        SnapshotError::HashMismatch { stored: program.hash.clone(), actual: other_program.hash.clone() }
+        SnapshotError::HashMismatch {
+            stored: program.hash().to_string(),
+            actual: other_program.hash().to_string()
+        }
     );
-    assert!(e.to_string().contains(&program.hash) && e.to_string().contains(&other_program.hash));
+    assert!(e.to_string().contains(program.hash()) && e.to_string().contains(other_program.hash()));
     // Damaged bytecode.
     let mut broken = bytes.clone();
     let last = broken.len() - 1;
     broken[last] ^= 0xff;
-    let e = read_snapshot(&reseal(&payload_with(&machine, &broken, &program.hash))).unwrap_err();
+    let e = read_snapshot(&reseal(&payload_with(&machine, &broken, program.hash()))).unwrap_err();
     assert!(matches!(e, SnapshotError::Bytecode(_)), "{e:?}");
 }
 
@@ -364,7 +367,7 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
     let bad = |edit: &dyn Fn(&mut Machine)| {
         let mut m = machine.clone();
         edit(&mut m);
-        match read_snapshot(&reseal(&payload_with(&m, &bytes, &program.hash))) {
+        match read_snapshot(&reseal(&payload_with(&m, &bytes, program.hash()))) {
             Err(SnapshotError::Inconsistent { reason }) => reason,
             other => panic!("{other:?}"),
         }
@@ -393,7 +396,7 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
 #[test]
 fn damaged_payloads_behind_a_valid_checksum_never_panic() {
     let (bytes, program, machine) = suspended();
-    let payload = payload_with(&machine, &bytes, &program.hash);
+    let payload = payload_with(&machine, &bytes, program.hash());
     // A deterministic walk over positions and values (xorshift).
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     for round in 0..3000 {
