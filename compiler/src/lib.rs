@@ -41,6 +41,12 @@ impl Frontend {
 
 /// Decodes, lexes, parses and checks one plan. Never panics, whatever the bytes.
 pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
+    frontend_owned(name, bytes.to_vec())
+}
+
+/// [`frontend`] on bytes it may keep: valid UTF-8 becomes the source text in
+/// place, without a copy (`tissc` reads a file straight into it).
+pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
     let (text, mut diagnostics) = source::decode(bytes);
     let lexed = lexer::lex(&text);
     diagnostics.extend(lexed.diagnostics.iter().cloned());
@@ -64,4 +70,22 @@ pub fn compile(
     }
     let module = lower::lower(&fe.plan, &fe.file, options);
     Ok((module, fe))
+}
+
+impl Frontend {
+    /// Lowers the plan of a front end without errors (report its warnings
+    /// first), consuming it: the source text moves into the module instead
+    /// of being copied, and the syntax tree is freed before the module is
+    /// returned, so encoding it can reuse that memory. The same module as
+    /// [`compile`]'s.
+    pub fn into_module(self, options: lower::LowerOptions) -> tisslang::module::Module {
+        let Frontend { file, plan, diagnostics } = self;
+        drop(diagnostics);
+        let mut module = lower::lower(&plan, &file, lower::LowerOptions { strip_source: true });
+        drop(plan);
+        if !options.strip_source {
+            module.source = Some(tisslang::module::Source { name: file.name, text: file.text });
+        }
+        module
+    }
 }

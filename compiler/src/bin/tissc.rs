@@ -131,6 +131,10 @@ impl Output {
     fn report(&mut self, verb: &str, frontend: &Frontend) {
         let file = &frontend.file;
         let diagnostics = &frontend.diagnostics;
+        // Nothing to say; the human renderer would still index every line.
+        if diagnostics.is_empty() {
+            return;
+        }
         // A failed write to stderr leaves nothing better to do than carry on.
         let _ = render::emit(&mut self.stderr, self.format, file, diagnostics);
         if self.format == ErrorFormat::Human {
@@ -204,15 +208,14 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
             return status::USAGE;
         }
     };
-    let (mut module, frontend) =
-        match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: strip }) {
-            Ok(compiled) => compiled,
-            Err(frontend) => {
-                out.report("compile", &frontend);
-                return status::COMPILE_ERRORS;
-            }
-        };
+    // The bytes become the source text, which moves into the module: the
+    // plan is never copied, and its tree is freed before encoding.
+    let frontend = tiss_compiler::frontend_owned(&name, bytes);
     out.report("compile", &frontend);
+    if frontend.has_errors() {
+        return status::COMPILE_ERRORS;
+    }
+    let mut module = frontend.into_module(LowerOptions { strip_source: strip });
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.
     if let (Some(source), Some(file)) = (&mut module.source, path.file_name()) {
@@ -303,7 +306,7 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
 fn load(path: &Path) -> Option<Frontend> {
     let name = path.display().to_string();
     match fs::read(path) {
-        Ok(bytes) => Some(tiss_compiler::frontend(&name, &bytes)),
+        Ok(bytes) => Some(tiss_compiler::frontend_owned(&name, bytes)),
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
             None
