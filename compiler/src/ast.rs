@@ -147,7 +147,7 @@ pub enum Content {
 }
 
 /// `<<TAG ... TAG` (or `<<~TAG`): raw text, already de-indented for `<<~`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Heredoc {
     /// The tag, also the language hint (`PYTHON`).
     pub tag: String,
@@ -158,7 +158,7 @@ pub struct Heredoc {
 
 /// A string literal, split into literal text and `${...}` parts. Most
 /// literals have one or two parts, kept inline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StrLit {
     pub parts: SmallVec<[StrPart; 2]>,
     pub span: Span,

@@ -1,9 +1,9 @@
 //! `tiss-compiler`: the TissLang front end (lexer, parser, checks, diagnostics)
 //! and, later, lowering to bytecode.
 //!
-//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`lexer::lex`] →
-//! [`parser::parse`] → [`check::check`]. Every stage appends diagnostics instead
-//! of stopping, so one run reports every error in the file.
+//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`parser::parse`]
+//! (which pulls tokens from the lexer) → [`check::check`]. Every stage appends
+//! diagnostics instead of stopping, so one run reports every error in the file.
 
 pub mod ast;
 pub mod ast_json;
@@ -48,9 +48,7 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
 /// place, without a copy (`tissc` reads a file straight into it).
 pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
     let (text, mut diagnostics) = source::decode(bytes);
-    let lexed = lexer::lex(&text);
-    diagnostics.extend(lexed.diagnostics.iter().cloned());
-    let (plan, parse_diagnostics) = parser::parse(&text, lexed);
+    let (plan, parse_diagnostics) = parser::parse(&text);
     diagnostics.extend(parse_diagnostics);
     check::check(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));

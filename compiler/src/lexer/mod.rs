@@ -6,6 +6,7 @@
 //! skips the offending text and goes on, so one run reports every problem.
 
 mod heredoc;
+mod literals;
 mod pragma;
 mod string;
 
@@ -14,6 +15,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::token::{Kw, Token, TokenKind};
+pub(crate) use literals::Literals;
 
 /// Everything the lexer produces for one source text.
 #[derive(Debug, Default)]
@@ -27,30 +29,50 @@ pub struct Lexed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Lexes a whole source text. Never panics.
+/// Lexes a whole source text. Never panics. (The parser does not need the
+/// whole stream: it pulls tokens from a [`Lexer`] as it goes.)
 pub fn lex(src: &str) -> Lexed {
-    let mut lexer = Lexer {
-        src,
-        bytes: src.as_bytes(),
-        pos: 0,
-        // Rough upper bounds from the generated bench plan (a token per 9
-        // bytes, a string per 48): the vectors rarely grow, which would copy them.
-        out: Lexed {
-            tokens: Vec::with_capacity(src.len() / 5 + 1),
-            strings: Vec::with_capacity(src.len() / 32 + 1),
-            ..Lexed::default()
-        },
-        seen_token: false,
-    };
-    lexer.run();
-    lexer.out
+    let mut lexer = Lexer::new(src);
+    // A rough upper bound from the generated bench plan (a token per 9
+    // bytes): the vector rarely grows, which would copy it.
+    let mut tokens = Vec::with_capacity(src.len() / 5 + 1);
+    loop {
+        let token = lexer.next_token();
+        tokens.push(token);
+        if token.kind == TokenKind::Eof {
+            break;
+        }
+    }
+    let out = lexer.out;
+    Lexed {
+        tokens,
+        strings: out.strings.into_vec(),
+        heredocs: out.heredocs.into_vec(),
+        pragmas: out.pragmas,
+        diagnostics: out.diagnostics,
+    }
 }
 
+/// What the lexer has produced besides the tokens.
+#[derive(Debug, Default)]
+pub(crate) struct Output {
+    pub(crate) strings: Literals<StrLit>,
+    pub(crate) heredocs: Literals<Heredoc>,
+    /// `Item::Header` and `Item::Version` nodes, indexed by `TokenKind::Pragma`.
+    pub(crate) pragmas: Vec<Item>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The token the last step of the scan produced, if any.
+    token: Option<Token>,
+}
+
+/// The lexer: [`Lexer::next_token`] scans up to the next token.
 pub(crate) struct Lexer<'a> {
     src: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    out: Lexed,
+    pub(crate) out: Output,
+    /// Nothing but blanks since the last line break (a `#TISS` there is a pragma).
+    at_line_start: bool,
     /// Set once a token other than a pragma has been produced.
     seen_token: bool,
 }
@@ -80,46 +102,66 @@ fn word_len(bytes: &[u8]) -> usize {
 }
 
 impl<'a> Lexer<'a> {
-    fn run(&mut self) {
+    pub(crate) fn new(src: &'a str) -> Lexer<'a> {
         // A first line starting with `#!` is a comment, which the comment rule covers.
-        let mut at_line_start = true;
+        Lexer {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            out: Output::default(),
+            at_line_start: true,
+            seen_token: false,
+        }
+    }
+
+    /// The next token; `Eof` at the end, and again on every later call.
+    pub(crate) fn next_token(&mut self) -> Token {
         while self.pos < self.bytes.len() {
-            let b = self.bytes[self.pos];
-            match b {
-                b'\n' => {
-                    self.pos += 1;
-                    at_line_start = true;
-                    continue;
-                }
-                b' ' | b'\t' | b'\r' | b'\x0C' => {
-                    // Indentation comes in runs: skip it in one tight loop.
-                    self.pos += 1;
-                    let rest = &self.bytes[self.pos..];
-                    self.pos += rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
-                    continue;
-                }
-                b'#' => {
-                    if at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
-                        self.pragma_line();
-                    } else {
-                        self.skip_to_line_end();
-                    }
-                    continue;
-                }
-                _ => {}
-            }
-            at_line_start = false;
-            let start = self.pos;
-            match b {
-                b'"' => self.string(),
-                b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
-                b'-' | b'0'..=b'9' => self.number(),
-                b if is_ident_start(b) => self.word(),
-                _ => self.punct(start),
+            self.step();
+            if let Some(token) = self.out.token.take() {
+                return token;
             }
         }
         let end = self.bytes.len();
-        self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
+        Token { kind: TokenKind::Eof, span: Span::new(end, end) }
+    }
+
+    /// Scans past blanks, a line break, a comment or one token (which is
+    /// left in `out.token`), or reports what cannot start one.
+    fn step(&mut self) {
+        let b = self.bytes[self.pos];
+        match b {
+            b'\n' => {
+                self.pos += 1;
+                self.at_line_start = true;
+                return;
+            }
+            b' ' | b'\t' | b'\r' | b'\x0C' => {
+                // Indentation comes in runs: skip it in one tight loop.
+                self.pos += 1;
+                let rest = &self.bytes[self.pos..];
+                self.pos += rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
+                return;
+            }
+            b'#' => {
+                if self.at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                    self.pragma_line();
+                } else {
+                    self.skip_to_line_end();
+                }
+                return;
+            }
+            _ => {}
+        }
+        self.at_line_start = false;
+        let start = self.pos;
+        match b {
+            b'"' => self.string(),
+            b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
+            b'-' | b'0'..=b'9' => self.number(),
+            b if is_ident_start(b) => self.word(),
+            _ => self.punct(start),
+        }
     }
 
     fn peek(&self, ahead: usize) -> Option<u8> {
@@ -128,7 +170,7 @@ impl<'a> Lexer<'a> {
 
     fn push(&mut self, kind: TokenKind, start: usize) {
         self.seen_token = true;
-        self.out.tokens.push(Token { kind, span: Span::new(start, self.pos) });
+        self.out.token = Some(Token { kind, span: Span::new(start, self.pos) });
     }
 
     fn error(&mut self, diagnostic: Diagnostic) {
@@ -342,9 +384,7 @@ impl<'a> Lexer<'a> {
                 } else {
                     smallvec::smallvec![crate::ast::StrPart::Text { text: text.into() }]
                 };
-                let index = self.out.strings.len() as u32;
-                self.out.strings.push(StrLit { parts, span });
-                Some(TokenKind::Str(index))
+                Some(TokenKind::Str(self.out.strings.push(StrLit { parts, span })))
             }
             None => None,
         };

@@ -120,8 +120,7 @@ impl Lexer<'_> {
         if let Some(text) = text.take(self.src) {
             parts.push(StrPart::Text { text });
         }
-        let index = self.out.strings.len() as u32;
-        self.out.strings.push(StrLit { parts, span: Span::new(start, self.pos) });
+        let index = self.out.strings.push(StrLit { parts, span: Span::new(start, self.pos) });
         self.push(TokenKind::Str(index), start);
     }
 

@@ -1,4 +1,5 @@
-//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent.
+//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent, taking
+//! tokens from the lexer as it goes.
 //!
 //! Errors are reported, not raised: a statement that fails to parse is skipped
 //! up to the next statement keyword or closing brace, an item up to the next
@@ -11,30 +12,39 @@ mod stmt;
 use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::lexer::Lexed;
+use crate::lexer::Lexer;
 use crate::span::Span;
 use crate::token::{Kw, Token, TokenKind};
 
 /// Deepest nesting of blocks and parentheses accepted.
 pub const MAX_DEPTH: usize = 64;
 
-/// Parses a lexed plan. The returned plan holds every item that parsed.
-pub fn parse(src: &str, lexed: Lexed) -> (Plan, Vec<Diagnostic>) {
+/// Lexes and parses a plan. The returned plan holds every item that parsed;
+/// the diagnostics are the lexer's, then the parser's.
+pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
     let mut parser = Parser {
         src,
-        tokens: lexed.tokens,
+        lexer: Lexer::new(src),
+        window: [Token { kind: TokenKind::Eof, span: Span::default() }; WINDOW],
         pos: 0,
-        strings: lexed.strings,
-        heredocs: lexed.heredocs,
-        pragmas: lexed.pragmas,
+        lexed: 0,
         diagnostics: Vec::new(),
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
     };
+    parser.fill();
     let plan = parser.plan();
-    (plan, parser.diagnostics)
+    let mut diagnostics = parser.lexer.out.diagnostics;
+    diagnostics.append(&mut parser.diagnostics);
+    (plan, diagnostics)
 }
+
+/// Tokens held around the current one: the one before it (a parse function
+/// may step back once), the current one and [`LOOKAHEAD`] after it. The
+/// lexer runs just ahead of the parser; the whole stream is never stored.
+const WINDOW: usize = 4;
+const LOOKAHEAD: usize = WINDOW - 2;
 
 /// Marks a parse function's failure; its diagnostic has already been recorded.
 #[derive(Debug)]
@@ -44,11 +54,14 @@ pub(crate) type PResult<T> = Result<T, Reported>;
 
 pub(crate) struct Parser<'a> {
     src: &'a str,
-    tokens: Vec<Token>,
+    lexer: Lexer<'a>,
+    /// Token `i` of the stream is at `window[i % WINDOW]`, for `i` from
+    /// `pos - 1` to `pos + LOOKAHEAD`.
+    window: [Token; WINDOW],
+    /// The number of tokens consumed: the current token's index.
     pos: usize,
-    strings: Vec<StrLit>,
-    heredocs: Vec<Heredoc>,
-    pragmas: Vec<Item>,
+    /// The number of tokens taken from the lexer.
+    lexed: usize,
     diagnostics: Vec<Diagnostic>,
     depth: usize,
     /// End of the last consumed token: the end of the node being built.
@@ -61,23 +74,41 @@ impl<'a> Parser<'a> {
     // ---- token access -------------------------------------------------------
 
     fn peek(&self) -> Token {
-        // The lexer always ends the stream with `Eof`, and `bump` never passes it.
-        self.tokens[self.pos]
+        self.window[self.pos % WINDOW]
     }
 
     fn peek_kind(&self) -> TokenKind {
         self.peek().kind
     }
 
+    /// The kind of the token `n` after the current one (`n <= LOOKAHEAD`).
     fn peek_nth_kind(&self, n: usize) -> TokenKind {
-        self.tokens.get(self.pos + n).map_or(TokenKind::Eof, |t| t.kind)
+        debug_assert!(n <= LOOKAHEAD);
+        self.window[(self.pos + n) % WINDOW].kind
+    }
+
+    /// Lexes up to `LOOKAHEAD` tokens past the current one. A token that
+    /// leaves the window takes its literal's contents with it.
+    fn fill(&mut self) {
+        while self.lexed <= self.pos + LOOKAHEAD {
+            let slot = &mut self.window[self.lexed % WINDOW];
+            match slot.kind {
+                TokenKind::Str(i) => self.lexer.out.strings.release_through(i),
+                TokenKind::Heredoc(i) => self.lexer.out.heredocs.release_through(i),
+                _ => {}
+            }
+            *slot = self.lexer.next_token();
+            self.lexed += 1;
+        }
     }
 
     fn bump(&mut self) -> Token {
         let tok = self.peek();
+        // The lexer ends the stream with `Eof`, and `bump` never passes it.
         if tok.kind != TokenKind::Eof {
             self.pos += 1;
             self.prev_end = tok.span.end;
+            self.fill();
         }
         tok
     }
@@ -186,14 +217,11 @@ impl<'a> Parser<'a> {
     }
 
     fn take_string(&mut self, index: u32) -> StrLit {
-        let empty = StrLit { parts: Default::default(), span: Span::default() };
-        std::mem::replace(&mut self.strings[index as usize], empty)
+        self.lexer.out.strings.take(index)
     }
 
     fn take_heredoc(&mut self, index: u32) -> Heredoc {
-        let empty =
-            Heredoc { tag: String::new(), squiggly: false, body: String::new(), span: Span::default() };
-        std::mem::replace(&mut self.heredocs[index as usize], empty)
+        self.lexer.out.heredocs.take(index)
     }
 
     /// A name being bound (`VAR x`, `AS x`, `INTO x`, `WITH x`).
@@ -336,7 +364,7 @@ impl<'a> Parser<'a> {
                 TokenKind::Pragma(i) => {
                     self.bump();
                     let empty = Item::Header { entries: Vec::new(), span: Span::default() };
-                    items.push(std::mem::replace(&mut self.pragmas[i as usize], empty));
+                    items.push(std::mem::replace(&mut self.lexer.out.pragmas[i as usize], empty));
                     continue;
                 }
                 TokenKind::Kw(kw) => self.item(kw, &mut items),

@@ -1,18 +1,13 @@
 use crate::ast::*;
 
 fn parse_ok(src: &str) -> Plan {
-    let lexed = crate::lexer::lex(src);
-    assert!(lexed.diagnostics.is_empty(), "lex: {:?}", lexed.diagnostics);
-    let (plan, diags) = super::parse(src, lexed);
-    assert!(diags.is_empty(), "parse: {diags:#?}");
+    let (plan, diags) = super::parse(src);
+    assert!(diags.is_empty(), "lex and parse: {diags:#?}");
     plan
 }
 
 fn parse_errs(src: &str) -> Vec<(&'static str, String)> {
-    let lexed = crate::lexer::lex(src);
-    let mut all: Vec<_> = lexed.diagnostics.clone();
-    let (_, diags) = super::parse(src, lexed);
-    all.extend(diags);
+    let (_, all) = super::parse(src);
     all.into_iter()
         .map(|d| (d.code.as_str(), d.suggestions.first().map(|s| s.replacement.clone()).unwrap_or_default()))
         .collect()
