@@ -73,14 +73,12 @@ pub fn compile(
 impl Frontend {
     /// Lowers the plan of a front end without errors (report its warnings
     /// first), consuming it: the source text moves into the module instead
-    /// of being copied, and the syntax tree is freed before the module is
-    /// returned, so encoding it can reuse that memory. The same module as
-    /// [`compile`]'s.
+    /// of being copied, and the syntax tree is freed item by item as it is
+    /// lowered ([`lower::lower_owned`]). The same module as [`compile`]'s.
     pub fn into_module(self, options: lower::LowerOptions) -> tisslang::module::Module {
         let Frontend { file, plan, diagnostics } = self;
         drop(diagnostics);
-        let mut module = lower::lower(&plan, &file, lower::LowerOptions { strip_source: true });
-        drop(plan);
+        let mut module = lower::lower_owned(plan, &file, lower::LowerOptions { strip_source: true });
         if !options.strip_source {
             module.source = Some(tisslang::module::Source { name: file.name, text: file.text });
         }

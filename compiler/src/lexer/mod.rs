@@ -30,22 +30,16 @@ pub struct Lexed {
 }
 
 /// Lexes a whole source text. Never panics. (The parser does not need the
-/// whole stream: it pulls tokens from a [`Lexer`] as it goes.)
+/// whole stream: it has a [`Lexer`] scan a chunk at a time.)
 pub fn lex(src: &str) -> Lexed {
     let mut lexer = Lexer::new(src);
     // A rough upper bound from the generated bench plan (a token per 9
     // bytes): the vector rarely grows, which would copy it.
-    let mut tokens = Vec::with_capacity(src.len() / 5 + 1);
-    loop {
-        let token = lexer.next_token();
-        tokens.push(token);
-        if token.kind == TokenKind::Eof {
-            break;
-        }
-    }
+    lexer.out.tokens.reserve(src.len() / 5 + 1);
+    lexer.scan(usize::MAX);
     let out = lexer.out;
     Lexed {
-        tokens,
+        tokens: out.tokens,
         strings: out.strings.into_vec(),
         heredocs: out.heredocs.into_vec(),
         pragmas: out.pragmas,
@@ -53,19 +47,20 @@ pub fn lex(src: &str) -> Lexed {
     }
 }
 
-/// What the lexer has produced besides the tokens.
+/// What the lexer has produced.
 #[derive(Debug, Default)]
 pub(crate) struct Output {
+    /// The tokens scanned and not yet dropped by the parser; the last one
+    /// is `Eof` once the input is done.
+    pub(crate) tokens: Vec<Token>,
     pub(crate) strings: Literals<StrLit>,
     pub(crate) heredocs: Literals<Heredoc>,
     /// `Item::Header` and `Item::Version` nodes, indexed by `TokenKind::Pragma`.
     pub(crate) pragmas: Vec<Item>,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// The token the last step of the scan produced, if any.
-    token: Option<Token>,
 }
 
-/// The lexer: [`Lexer::next_token`] scans up to the next token.
+/// The lexer: [`Lexer::scan`] appends tokens to `out.tokens`.
 pub(crate) struct Lexer<'a> {
     src: &'a str,
     bytes: &'a [u8],
@@ -75,6 +70,8 @@ pub(crate) struct Lexer<'a> {
     at_line_start: bool,
     /// Set once a token other than a pragma has been produced.
     seen_token: bool,
+    /// The final `Eof` has been produced.
+    pub(crate) done: bool,
 }
 
 pub(crate) fn is_ident_start(b: u8) -> bool {
@@ -103,64 +100,63 @@ fn word_len(bytes: &[u8]) -> usize {
 
 impl<'a> Lexer<'a> {
     pub(crate) fn new(src: &'a str) -> Lexer<'a> {
-        // A first line starting with `#!` is a comment, which the comment rule covers.
         Lexer {
             src,
             bytes: src.as_bytes(),
             pos: 0,
             out: Output::default(),
+            // A first line starting with `#!` is a comment, which the comment rule covers.
             at_line_start: true,
             seen_token: false,
+            done: false,
         }
     }
 
-    /// The next token; `Eof` at the end, and again on every later call.
-    pub(crate) fn next_token(&mut self) -> Token {
-        while self.pos < self.bytes.len() {
-            self.step();
-            if let Some(token) = self.out.token.take() {
-                return token;
-            }
-        }
-        let end = self.bytes.len();
-        Token { kind: TokenKind::Eof, span: Span::new(end, end) }
-    }
-
-    /// Scans past blanks, a line break, a comment or one token (which is
-    /// left in `out.token`), or reports what cannot start one.
-    fn step(&mut self) {
-        let b = self.bytes[self.pos];
-        match b {
-            b'\n' => {
-                self.pos += 1;
-                self.at_line_start = true;
-                return;
-            }
-            b' ' | b'\t' | b'\r' | b'\x0C' => {
-                // Indentation comes in runs: skip it in one tight loop.
-                self.pos += 1;
-                let rest = &self.bytes[self.pos..];
-                self.pos += rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
-                return;
-            }
-            b'#' => {
-                if self.at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
-                    self.pragma_line();
-                } else {
-                    self.skip_to_line_end();
+    /// Scans until `out.tokens` holds `len` tokens or the input is done,
+    /// which ends the tokens with one `Eof`.
+    pub(crate) fn scan(&mut self, len: usize) {
+        while self.out.tokens.len() < len {
+            if self.pos >= self.bytes.len() {
+                if !self.done {
+                    self.done = true;
+                    let end = self.bytes.len();
+                    self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
                 }
                 return;
             }
-            _ => {}
-        }
-        self.at_line_start = false;
-        let start = self.pos;
-        match b {
-            b'"' => self.string(),
-            b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
-            b'-' | b'0'..=b'9' => self.number(),
-            b if is_ident_start(b) => self.word(),
-            _ => self.punct(start),
+            let b = self.bytes[self.pos];
+            match b {
+                b'\n' => {
+                    self.pos += 1;
+                    self.at_line_start = true;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0C' => {
+                    // Indentation comes in runs: skip it in one tight loop.
+                    self.pos += 1;
+                    let rest = &self.bytes[self.pos..];
+                    self.pos += rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
+                    continue;
+                }
+                b'#' => {
+                    if self.at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                        self.pragma_line();
+                    } else {
+                        self.skip_to_line_end();
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            self.at_line_start = false;
+            let start = self.pos;
+            match b {
+                b'"' => self.string(),
+                b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
+                b'-' | b'0'..=b'9' => self.number(),
+                b if is_ident_start(b) => self.word(),
+                _ => self.punct(start),
+            }
         }
     }
 
@@ -170,7 +166,7 @@ impl<'a> Lexer<'a> {
 
     fn push(&mut self, kind: TokenKind, start: usize) {
         self.seen_token = true;
-        self.out.token = Some(Token { kind, span: Span::new(start, self.pos) });
+        self.out.tokens.push(Token { kind, span: Span::new(start, self.pos) });
     }
 
     fn error(&mut self, diagnostic: Diagnostic) {

@@ -49,7 +49,7 @@ impl Lexer<'_> {
         }
         let index = self.out.pragmas.len() as u32;
         self.out.pragmas.push(item);
-        self.out.token = Some(crate::token::Token { kind: TokenKind::Pragma(index), span });
+        self.out.tokens.push(crate::token::Token { kind: TokenKind::Pragma(index), span });
     }
 
     /// `Key=Value` entries separated by blanks.

@@ -22,29 +22,29 @@ pub const MAX_DEPTH: usize = 64;
 /// Lexes and parses a plan. The returned plan holds every item that parsed;
 /// the diagnostics are the lexer's, then the parser's.
 pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
+    let mut lexer = Lexer::new(src);
+    lexer.out.tokens.reserve_exact(CHUNK);
+    lexer.scan(CHUNK);
     let mut parser = Parser {
         src,
-        lexer: Lexer::new(src),
-        window: [Token { kind: TokenKind::Eof, span: Span::default() }; WINDOW],
+        lexer,
+        first: 0,
         pos: 0,
-        lexed: 0,
         diagnostics: Vec::new(),
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
     };
-    parser.fill();
     let plan = parser.plan();
     let mut diagnostics = parser.lexer.out.diagnostics;
     diagnostics.append(&mut parser.diagnostics);
     (plan, diagnostics)
 }
 
-/// Tokens held around the current one: the one before it (a parse function
-/// may step back once), the current one and [`LOOKAHEAD`] after it. The
-/// lexer runs just ahead of the parser; the whole stream is never stored.
-const WINDOW: usize = 4;
-const LOOKAHEAD: usize = WINDOW - 2;
+/// Tokens are scanned this many at a time: the whole stream is never stored.
+const CHUNK: usize = 256;
+/// How far past the current token the parser looks.
+const LOOKAHEAD: usize = 1;
 
 /// Marks a parse function's failure; its diagnostic has already been recorded.
 #[derive(Debug)]
@@ -54,14 +54,13 @@ pub(crate) type PResult<T> = Result<T, Reported>;
 
 pub(crate) struct Parser<'a> {
     src: &'a str,
+    /// Its `out.tokens` hold the stream from token `first` on: at least the
+    /// one before the current token (a parse function may step back once)
+    /// to `LOOKAHEAD` after it, or to `Eof`.
     lexer: Lexer<'a>,
-    /// Token `i` of the stream is at `window[i % WINDOW]`, for `i` from
-    /// `pos - 1` to `pos + LOOKAHEAD`.
-    window: [Token; WINDOW],
-    /// The number of tokens consumed: the current token's index.
+    first: usize,
+    /// The index of the current token in the stream (tokens consumed so far).
     pos: usize,
-    /// The number of tokens taken from the lexer.
-    lexed: usize,
     diagnostics: Vec<Diagnostic>,
     depth: usize,
     /// End of the last consumed token: the end of the node being built.
@@ -74,7 +73,8 @@ impl<'a> Parser<'a> {
     // ---- token access -------------------------------------------------------
 
     fn peek(&self) -> Token {
-        self.window[self.pos % WINDOW]
+        // The lexer always ends the stream with `Eof`, and `bump` never passes it.
+        self.lexer.out.tokens[self.pos - self.first]
     }
 
     fn peek_kind(&self) -> TokenKind {
@@ -84,31 +84,42 @@ impl<'a> Parser<'a> {
     /// The kind of the token `n` after the current one (`n <= LOOKAHEAD`).
     fn peek_nth_kind(&self, n: usize) -> TokenKind {
         debug_assert!(n <= LOOKAHEAD);
-        self.window[(self.pos + n) % WINDOW].kind
+        self.lexer.out.tokens.get(self.pos - self.first + n).map_or(TokenKind::Eof, |t| t.kind)
     }
 
-    /// Lexes up to `LOOKAHEAD` tokens past the current one. A token that
-    /// leaves the window takes its literal's contents with it.
-    fn fill(&mut self) {
-        while self.lexed <= self.pos + LOOKAHEAD {
-            let slot = &mut self.window[self.lexed % WINDOW];
-            match slot.kind {
-                TokenKind::Str(i) => self.lexer.out.strings.release_through(i),
-                TokenKind::Heredoc(i) => self.lexer.out.heredocs.release_through(i),
+    /// Drops the tokens before the previous one, with their literals'
+    /// contents, and scans the next chunk. Out of line: `bump` stays small.
+    #[inline(never)]
+    fn refill(&mut self) {
+        let tokens = &mut self.lexer.out.tokens;
+        let drop = self.pos - 1 - self.first;
+        let (mut last_string, mut last_heredoc) = (None, None);
+        for token in &tokens[..drop] {
+            match token.kind {
+                TokenKind::Str(i) => last_string = Some(i),
+                TokenKind::Heredoc(i) => last_heredoc = Some(i),
                 _ => {}
             }
-            *slot = self.lexer.next_token();
-            self.lexed += 1;
         }
+        if let Some(i) = last_string {
+            self.lexer.out.strings.release_through(i);
+        }
+        if let Some(i) = last_heredoc {
+            self.lexer.out.heredocs.release_through(i);
+        }
+        self.lexer.out.tokens.drain(..drop);
+        self.first += drop;
+        self.lexer.scan(CHUNK);
     }
 
     fn bump(&mut self) -> Token {
         let tok = self.peek();
-        // The lexer ends the stream with `Eof`, and `bump` never passes it.
         if tok.kind != TokenKind::Eof {
             self.pos += 1;
             self.prev_end = tok.span.end;
-            self.fill();
+            if self.pos + LOOKAHEAD >= self.first + self.lexer.out.tokens.len() && !self.lexer.done {
+                self.refill();
+            }
         }
         tok
     }

@@ -289,3 +289,19 @@ fn deep_nesting_is_refused_not_overflowed() {
     let src = format!("TASK \"t\" STEP \"s\" {{ IF a {{ }} {} }}", "ELSE IF a { } ".repeat(depth));
     assert!(!parse_errs(&src).is_empty());
 }
+
+#[test]
+fn tokens_scanned_in_chunks_lose_nothing() {
+    // Many chunks of tokens, with a step back at each `AS` (no statement)
+    // and a string to take on each LOG line.
+    let src = format!("TASK \"t\"\nSTEP \"s\" {{\n{}}}\n", "    AS\n    LOG \"x ${y}\"\n".repeat(500));
+    let (plan, diags) = super::parse(&src);
+    assert_eq!(diags.len(), 500);
+    assert!(diags.iter().all(|d| &src[d.span.range()] == "AS"), "{:?}", diags[0]);
+    let Some(Item::Step(step)) = plan.items.get(1) else { panic!("{plan:?}") };
+    assert_eq!(step.body.commands.len(), 500);
+    for stmt in &step.body.commands {
+        let StmtKind::Log { message } = &stmt.kind else { panic!("{stmt:?}") };
+        assert_eq!(message.parts.len(), 2, "{message:?}");
+    }
+}
