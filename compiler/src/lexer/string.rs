@@ -70,7 +70,7 @@ impl Lexer<'_> {
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: SmallVec<[StrPart; 2]> = SmallVec::new();
+        let mut parts: SmallVec<[StrPart; 1]> = SmallVec::new();
         let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {

@@ -172,12 +172,13 @@ fn conditions() {
 #[test]
 fn if_else_chains() {
     match one("IF a THEN { LOG \"1\" } ELSE IF b { LOG \"2\" } ELSE { LOG \"3\" }") {
-        StmtKind::If(IfStmt { else_branch: Some(Else::If { stmt, .. }), .. }) => {
-            assert!(matches!(stmt.else_branch, Some(Else::Block { .. })));
-        }
+        StmtKind::If(if_stmt) => match if_stmt.else_branch {
+            Some(Else::If { stmt, .. }) => assert!(matches!(stmt.else_branch, Some(Else::Block { .. }))),
+            other => panic!("{other:?}"),
+        },
         other => panic!("{other:?}"),
     }
-    assert!(matches!(one("IF a { }"), StmtKind::If(IfStmt { else_branch: None, .. })));
+    assert!(matches!(one("IF a { }"), StmtKind::If(i) if i.else_branch.is_none()));
 }
 
 #[test]
