@@ -202,6 +202,18 @@ fn language_u16(module: &Module) -> [u16; 3] {
     module.language.map(|v| u16::try_from(v).unwrap_or(u16::MAX))
 }
 
+/// bincode's writer for [`encode`]: appends to the output, without the
+/// error plumbing of `std::io::Write` on every one of the many small writes.
+struct Append<'a>(&'a mut Vec<u8>);
+
+impl bincode::enc::write::Writer for Append<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
 /// The `.tbc` bytes of `module`: header, then payload. Deterministic.
 pub fn encode(module: &Module) -> Vec<u8> {
     // Encoded straight after the header, into a buffer sized generously so
@@ -220,7 +232,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
     out.resize(HEADER_LEN, 0);
     // `Module` is plain data with derived `Serialize` and sequences of known
     // length: bincode cannot fail on it (the limit applies to decoding only).
-    bincode::serde::encode_into_std_write(module, &mut out, config()).expect("a Module always encodes");
+    bincode::serde::encode_into_writer(module, Append(&mut out), config()).expect("a Module always encodes");
     let trailer = seal::trailer(&out[HEADER_LEN..]);
     out[HEADER_LEN - seal::TRAILER_LEN..HEADER_LEN].copy_from_slice(&trailer);
     out
