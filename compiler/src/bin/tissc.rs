@@ -229,26 +229,25 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, strip: bool) ->
         );
         return status::INTERNAL;
     }
-    let tbc = match tisslang::format::encode_within_limit(&module) {
-        Ok(tbc) => tbc,
-        Err(tisslang::format::LoadError::TooLarge { size, limit }) => {
-            eprintln!(
-                "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
-                 .tbc file; split the plan into smaller plans"
-            );
-            return status::COMPILE_ERRORS;
-        }
-        Err(e) => {
-            eprintln!("tissc: internal error: `{name}`: {e}");
-            return status::INTERNAL;
-        }
-    };
-    match tiss_compiler::atomic_write::write_atomically(&target, &tbc, None) {
+    // Encoded straight into the file: the bytecode is never held in memory.
+    let written = tiss_compiler::atomic_write::write_atomically_with(&target, None, |file| {
+        tisslang::format::encode_to(&module, file)
+    });
+    match written {
         Ok(()) => status::OK,
-        Err(e) => {
-            eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
-            status::USAGE
-        }
+        Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<tisslang::format::LoadError>()) {
+            Some(tisslang::format::LoadError::TooLarge { size, limit }) => {
+                eprintln!(
+                    "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
+                     .tbc file; split the plan into smaller plans"
+                );
+                status::COMPILE_ERRORS
+            }
+            _ => {
+                eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
+                status::USAGE
+            }
+        },
     }
 }
 
