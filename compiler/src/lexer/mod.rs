@@ -112,23 +112,25 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Scans until `out.tokens` holds `len` tokens or the input is done,
-    /// which ends the tokens with one `Eof`.
+    /// Scans until `out.tokens` holds at least `len` tokens or the input is
+    /// done, which ends the tokens with one `Eof`.
     pub(crate) fn scan(&mut self, len: usize) {
+        // A local in the loop; saved for the next call.
+        let mut at_line_start = self.at_line_start;
         while self.out.tokens.len() < len {
-            if self.pos >= self.bytes.len() {
+            let Some(&b) = self.bytes.get(self.pos) else {
                 if !self.done {
                     self.done = true;
                     let end = self.bytes.len();
                     self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
                 }
-                return;
-            }
-            let b = self.bytes[self.pos];
+                break;
+            };
+            // Blanks, line breaks and comments, up to the next token.
             match b {
                 b'\n' => {
                     self.pos += 1;
-                    self.at_line_start = true;
+                    at_line_start = true;
                     continue;
                 }
                 b' ' | b'\t' | b'\r' | b'\x0C' => {
@@ -139,7 +141,7 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b'#' => {
-                    if self.at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
+                    if at_line_start && self.bytes[self.pos..].starts_with(b"#TISS") {
                         self.pragma_line();
                     } else {
                         self.skip_to_line_end();
@@ -148,7 +150,7 @@ impl<'a> Lexer<'a> {
                 }
                 _ => {}
             }
-            self.at_line_start = false;
+            at_line_start = false;
             let start = self.pos;
             match b {
                 b'"' => self.string(),
@@ -158,6 +160,7 @@ impl<'a> Lexer<'a> {
                 _ => self.punct(start),
             }
         }
+        self.at_line_start = at_line_start;
     }
 
     fn peek(&self, ahead: usize) -> Option<u8> {
