@@ -20,12 +20,7 @@ fn frontend(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(src.len() as u64));
     group.sample_size(20);
     group.bench_function("lex", |b| b.iter(|| tiss_compiler::lexer::lex(black_box(&src))));
-    group.bench_function("lex+parse", |b| {
-        b.iter(|| {
-            let lexed = tiss_compiler::lexer::lex(black_box(&src));
-            tiss_compiler::parser::parse(&src, lexed)
-        })
-    });
+    group.bench_function("lex+parse", |b| b.iter(|| tiss_compiler::parser::parse(black_box(&src))));
     group.bench_function("lex+parse+check", |b| {
         b.iter(|| tiss_compiler::frontend("bench.tiss", black_box(src.as_bytes())))
     });

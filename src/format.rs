@@ -26,6 +26,7 @@
 //! size limit), and [`load`] then runs the verifier.
 
 use std::fmt;
+use std::io;
 
 use crate::module::{Module, Source};
 use crate::seal::{self, SealError, StartError, sha256, u16_at};
@@ -202,6 +203,32 @@ fn language_u16(module: &Module) -> [u16; 3] {
     module.language.map(|v| u16::try_from(v).unwrap_or(u16::MAX))
 }
 
+/// bincode's writer for [`encode`]: appends to the output, without the
+/// error plumbing of `std::io::Write` on every one of the many small writes.
+struct Append<'a>(&'a mut Vec<u8>);
+
+impl bincode::enc::write::Writer for Append<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// The header of `module`'s `.tbc`, with zeros where the payload's length and
+/// checksum go.
+fn header(module: &Module) -> [u8; HEADER_LEN] {
+    let mut out = [0u8; HEADER_LEN];
+    out[..8].copy_from_slice(&MAGIC);
+    out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    for (i, part) in language_u16(module).into_iter().enumerate() {
+        out[10 + 2 * i..12 + 2 * i].copy_from_slice(&part.to_le_bytes());
+    }
+    let flags = if module.source.text().is_some() { FLAG_SOURCE } else { 0 };
+    out[16..18].copy_from_slice(&flags.to_le_bytes());
+    out
+}
+
 /// The `.tbc` bytes of `module`: header, then payload. Deterministic.
 pub fn encode(module: &Module) -> Vec<u8> {
     // Encoded straight after the header, into a buffer sized generously so
@@ -210,31 +237,77 @@ pub fn encode(module: &Module) -> Vec<u8> {
     let source = module.source.text().map_or(0, str::len);
     let tables = 8 * module.code.len() + 4 * module.lines.len() + 64 * module.steps.len();
     let mut out = Vec::with_capacity(HEADER_LEN + text + source + tables + 4096);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    for part in language_u16(module) {
-        out.extend_from_slice(&part.to_le_bytes());
-    }
-    let flags = if module.source.text().is_some() { FLAG_SOURCE } else { 0 };
-    out.extend_from_slice(&flags.to_le_bytes());
-    out.resize(HEADER_LEN, 0);
+    out.extend_from_slice(&header(module));
     // `Module` is plain data with derived `Serialize` and sequences of known
     // length: bincode cannot fail on it (the limit applies to decoding only).
-    bincode::serde::encode_into_std_write(module, &mut out, config()).expect("a Module always encodes");
+    bincode::serde::encode_into_writer(module, Append(&mut out), config()).expect("a Module always encodes");
     let trailer = seal::trailer(&out[HEADER_LEN..]);
     out[HEADER_LEN - seal::TRAILER_LEN..HEADER_LEN].copy_from_slice(&trailer);
     out
 }
 
-/// [`encode`], refusing a module whose payload is over [`MAX_PAYLOAD`]:
-/// no loader would accept the file.
-pub fn encode_within_limit(module: &Module) -> Result<Vec<u8>, LoadError> {
-    let bytes = encode(module);
-    let size = (bytes.len() - HEADER_LEN) as u64;
-    if size > MAX_PAYLOAD as u64 {
-        return Err(LoadError::TooLarge { size, limit: MAX_PAYLOAD as u64 });
+/// bincode's writer for [`encode_to`]: passes the payload on, counting it.
+/// Past [`MAX_PAYLOAD`] it only counts, so the error can say how large the
+/// payload would be.
+struct Counting<W> {
+    out: W,
+    len: u64,
+}
+
+impl<W: io::Write> bincode::enc::write::Writer for Counting<W> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        self.len += bytes.len() as u64;
+        if self.len > MAX_PAYLOAD as u64 {
+            return Ok(());
+        }
+        self.out.write_all(bytes).map_err(|inner| bincode::error::EncodeError::Io { inner, index: 0 })
     }
-    Ok(bytes)
+}
+
+/// Passes bytes on, keeping their CRC-32. Under a buffered writer, so it
+/// sees a few large writes rather than bincode's many small ones.
+struct Checksumming<W> {
+    out: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: io::Write> io::Write for Checksumming<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(bytes)?;
+        self.crc.update(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// [`encode`] into `out` (from its start) while the module is encoded, so
+/// the bytecode is never held in memory: the same bytes, with the
+/// payload's length and checksum written into the header last. A payload
+/// over [`MAX_PAYLOAD`] is refused with an error of kind `FileTooLarge`
+/// carrying [`LoadError::TooLarge`] (no loader would accept the file), and
+/// `out` is left with part of it.
+pub fn encode_to<W: io::Write + io::Seek>(module: &Module, mut out: W) -> io::Result<()> {
+    out.write_all(&header(module))?;
+    let payload = Checksumming { out, crc: crc32fast::Hasher::new() };
+    let mut counting = Counting { out: io::BufWriter::with_capacity(64 * 1024, payload), len: 0 };
+    match bincode::serde::encode_into_writer(module, &mut counting, config()) {
+        Ok(()) => {}
+        Err(bincode::error::EncodeError::Io { inner, .. }) => return Err(inner),
+        // As in `encode`: nothing but the writer can fail.
+        Err(e) => return Err(io::Error::other(e.to_string())),
+    }
+    if counting.len > MAX_PAYLOAD as u64 {
+        let too_large = LoadError::TooLarge { size: counting.len, limit: MAX_PAYLOAD as u64 };
+        return Err(io::Error::new(io::ErrorKind::FileTooLarge, too_large));
+    }
+    let Checksumming { mut out, crc } = counting.out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    out.seek(io::SeekFrom::Start((HEADER_LEN - seal::TRAILER_LEN) as u64))?;
+    out.write_all(&seal::trailer_of(counting.len, crc.finalize()))?;
+    out.flush()
 }
 
 /// The code's identity: hex SHA-256 of the payload of `module` with its

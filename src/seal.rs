@@ -33,10 +33,15 @@ pub fn u32_at(bytes: &[u8], at: usize) -> u32 {
 /// refuses to write a payload over its limit (which is below 4 GiB); past
 /// 4 GiB the length saturates, so such a file could never be opened.
 pub fn trailer(payload: &[u8]) -> [u8; TRAILER_LEN] {
-    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    trailer_of(payload.len() as u64, crc32fast::hash(payload))
+}
+
+/// [`trailer`] of a payload written as it was made: its length and CRC-32.
+pub fn trailer_of(len: u64, crc: u32) -> [u8; TRAILER_LEN] {
+    let len = u32::try_from(len).unwrap_or(u32::MAX);
     let mut out = [0u8; TRAILER_LEN];
     out[..4].copy_from_slice(&len.to_le_bytes());
-    out[4..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out[4..].copy_from_slice(&crc.to_le_bytes());
     out
 }
 

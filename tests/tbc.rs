@@ -1,7 +1,8 @@
 //! The `.tbc` container and the verifier on real compiled plans: every
 //! example and the generated bench plan compile to modules that encode
 //! deterministically, load (decode + verify) back unchanged, and keep their
-//! content hash whether the source is embedded, kept as its hash or stripped.
+//! content hash whether the source is embedded, kept as its hash or stripped;
+//! `Frontend::into_module` builds the modules `compile` does.
 
 #[path = "../benches/plan_gen.rs"]
 mod plan_gen;
@@ -33,9 +34,14 @@ fn check_module(name: &str, bytes: &[u8]) {
     hashed.source.drop_text();
     let stripped = compile(name, bytes, true);
     assert_eq!(stripped.source, Source::Stripped);
-    for other in [hashed, stripped] {
-        assert_eq!(format::content_hash(&other), format::content_hash(&module), "{name}");
-        assert_eq!(format::load(&format::encode(&other)).as_ref(), Ok(&other), "{name}");
+    for other in [&hashed, &stripped] {
+        assert_eq!(format::content_hash(other), format::content_hash(&module), "{name}");
+        assert_eq!(format::load(&format::encode(other)).as_ref(), Ok(other), "{name}");
+    }
+    // `tissc compile`'s path (owned bytes, the front end consumed) builds the same modules.
+    for (strip_source, expected) in [(false, &module), (true, &stripped)] {
+        let fe = tiss_compiler::frontend_owned(name, bytes.to_vec());
+        assert_eq!(&fe.into_module(LowerOptions { strip_source }), expected, "{name}");
     }
 }
 

@@ -84,6 +84,9 @@ pub struct Stmt {
     pub span: Span,
 }
 
+/// A statement. Every block holds its statements by value, so the largest
+/// variant sets the size of all: a condition (192 bytes) is boxed, which keeps
+/// a statement at 144 bytes (a test holds it there).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum StmtKind {
@@ -96,9 +99,9 @@ pub enum StmtKind {
     Log { message: StrLit },
     Run { command: StrLit, dir: Option<StrLit>, timeout: Option<DurationLit> },
     Env { name: Ident, value: Expr },
-    Assert { condition: Cond, message: Option<StrLit> },
+    Assert { condition: Box<Cond>, message: Option<StrLit> },
     Var { name: Ident, value: Expr },
-    If(IfStmt),
+    If(Box<IfStmt>),
     Try { body: Block, catch_var: Option<Ident>, handler: Block },
     Call { task: StrLit },
     PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Ident> },
@@ -147,7 +150,7 @@ pub enum Content {
 }
 
 /// `<<TAG ... TAG` (or `<<~TAG`): raw text, already de-indented for `<<~`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Heredoc {
     /// The tag, also the language hint (`PYTHON`).
     pub tag: String,
@@ -157,10 +160,10 @@ pub struct Heredoc {
 }
 
 /// A string literal, split into literal text and `${...}` parts. Most
-/// literals have one or two parts, kept inline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// literals are one part, kept inline; more are on the heap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: SmallVec<[StrPart; 2]>,
+    pub parts: SmallVec<[StrPart; 1]>,
     pub span: Span,
 }
 
@@ -347,5 +350,18 @@ impl CmpOp {
     /// `<`, `<=`, `>`, `>=` need ordered operands.
     pub fn is_ordering(self) -> bool {
         !matches!(self, CmpOp::Eq | CmpOp::Ne)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree of a large plan is mostly statements and conditions: their
+    /// size is the front end's memory.
+    #[test]
+    fn statements_stay_small() {
+        assert_eq!(std::mem::size_of::<Stmt>(), 144);
+        assert_eq!(std::mem::size_of::<StrLit>(), 40);
     }
 }

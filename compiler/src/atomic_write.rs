@@ -15,6 +15,16 @@ static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 /// the permissions (e.g. `0o600` for files that may hold private data);
 /// `None` leaves them to the umask.
 pub fn write_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<PathBuf> {
+    write_temp_with(dir, mode, |file| file.write_all(bytes))
+}
+
+/// [`write_temp`] of what `write` writes into the new file; if it fails, the
+/// file is removed and its error returned.
+pub fn write_temp_with(
+    dir: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<PathBuf> {
     loop {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!(".tiss-{}-{n}.tmp", std::process::id()));
@@ -28,7 +38,7 @@ pub fn write_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Pat
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
             Err(e) => return Err(e),
         };
-        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_all()) {
+        if let Err(e) = write(&mut file).and_then(|()| file.sync_all()) {
             let _ = fs::remove_file(&path);
             return Err(e);
         }
@@ -51,11 +61,22 @@ pub fn parent_of(path: &Path) -> &Path {
 
 /// Replaces `target` with `bytes` atomically (see the module documentation).
 pub fn write_atomically(target: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    write_atomically_with(target, mode, |file| file.write_all(bytes))
+}
+
+/// Replaces `target` atomically with what `write` writes into a new file
+/// (so the content need not be in memory); if `write` fails, `target` is
+/// left as it was and its error returned.
+pub fn write_atomically_with(
+    target: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
     if target.file_name().is_none() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"));
     }
     let dir = parent_of(target);
-    let temp = write_temp(dir, bytes, mode)?;
+    let temp = write_temp_with(dir, mode, write)?;
     if let Err(e) = fs::rename(&temp, target) {
         let _ = fs::remove_file(&temp);
         return Err(e);
@@ -78,6 +99,20 @@ mod tests {
         assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(names, [std::ffi::OsString::from("out.bin")]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_target_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.bin");
+        fs::write(&target, b"old").unwrap();
+        let result = write_atomically_with(&target, None, |file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("refused"))
+        });
+        assert_eq!(result.unwrap_err().to_string(), "refused");
+        assert_eq!(fs::read(&target).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

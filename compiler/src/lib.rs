@@ -1,9 +1,9 @@
 //! `tiss-compiler`: the TissLang front end (lexer, parser, checks, diagnostics)
 //! and, later, lowering to bytecode.
 //!
-//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`lexer::lex`] →
-//! [`parser::parse`] → [`check::check`]. Every stage appends diagnostics instead
-//! of stopping, so one run reports every error in the file.
+//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`parser::parse`]
+//! (which pulls tokens from the lexer) → [`check::check`]. Every stage appends
+//! diagnostics instead of stopping, so one run reports every error in the file.
 
 pub mod ast;
 pub mod ast_json;
@@ -42,10 +42,14 @@ impl Frontend {
 
 /// Decodes, lexes, parses and checks one plan. Never panics, whatever the bytes.
 pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
+    frontend_owned(name, bytes.to_vec())
+}
+
+/// [`frontend`] on bytes it may keep: valid UTF-8 becomes the source text in
+/// place, without a copy (`tissc` reads a file straight into it).
+pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
     let (text, mut diagnostics) = source::decode(bytes);
-    let lexed = lexer::lex(&text);
-    diagnostics.extend(lexed.diagnostics.iter().cloned());
-    let (plan, parse_diagnostics) = parser::parse(&text, lexed);
+    let (plan, parse_diagnostics) = parser::parse(&text);
     diagnostics.extend(parse_diagnostics);
     check::check(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
@@ -65,4 +69,20 @@ pub fn compile(
     }
     let module = lower::lower(&fe.plan, &fe.file, options);
     Ok((module, fe))
+}
+
+impl Frontend {
+    /// Lowers the plan of a front end without errors (report its warnings
+    /// first), consuming it: the source text moves into the module instead
+    /// of being copied, and the syntax tree is freed item by item as it is
+    /// lowered ([`lower::lower_owned`]). The same module as [`compile`]'s.
+    pub fn into_module(self, options: lower::LowerOptions) -> tisslang::module::Module {
+        let Frontend { file, plan, diagnostics } = self;
+        drop(diagnostics);
+        let mut module = lower::lower_owned(plan, &file, lower::LowerOptions { strip_source: true });
+        if !options.strip_source {
+            module.source = tisslang::module::Source::Embedded { name: file.name, text: file.text };
+        }
+        module
+    }
 }

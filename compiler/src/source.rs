@@ -91,24 +91,28 @@ impl SourceFile {
 /// Turns file bytes into source text: a leading UTF-8 BOM is skipped; invalid
 /// UTF-8 gives an `E0001` diagnostic at the first bad byte, and the text is
 /// decoded lossily so the rest of the file can still be checked and shown.
-pub fn decode(bytes: &[u8]) -> (String, Vec<crate::diagnostic::Diagnostic>) {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (text.to_string(), Vec::new()),
-        Err(e) => {
-            let at = e.valid_up_to();
-            let len = e.error_len().unwrap_or(bytes.len() - at);
-            let text = String::from_utf8_lossy(bytes).into_owned();
-            // The lossy text is identical up to `at`; the bad bytes became one U+FFFD (3 bytes).
-            let diag = crate::diagnostic::Diagnostic::error(
-                crate::codes::INVALID_UTF8,
-                Span::new(at, at + 3),
-                format!("invalid UTF-8: {} byte(s) starting with 0x{:02X} cannot be decoded", len, bytes[at]),
-            )
-            .with_note("TissLang source must be UTF-8; re-encode the file (e.g. with `iconv -t UTF-8`)");
-            (text, vec![diag])
-        }
+/// Valid bytes become the text in place, without a copy.
+pub fn decode(mut bytes: Vec<u8>) -> (String, Vec<crate::diagnostic::Diagnostic>) {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
     }
+    let error = match String::from_utf8(bytes) {
+        Ok(text) => return (text, Vec::new()),
+        Err(error) => error,
+    };
+    let e = error.utf8_error();
+    let bytes = error.as_bytes();
+    let at = e.valid_up_to();
+    let len = e.error_len().unwrap_or(bytes.len() - at);
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    // The lossy text is identical up to `at`; the bad bytes became one U+FFFD (3 bytes).
+    let diag = crate::diagnostic::Diagnostic::error(
+        crate::codes::INVALID_UTF8,
+        Span::new(at, at + 3),
+        format!("invalid UTF-8: {} byte(s) starting with 0x{:02X} cannot be decoded", len, bytes[at]),
+    )
+    .with_note("TissLang source must be UTF-8; re-encode the file (e.g. with `iconv -t UTF-8`)");
+    (text, vec![diag])
 }
 
 #[cfg(test)]
@@ -126,6 +130,17 @@ mod tests {
         for offset in offsets {
             assert_eq!(f.line_col(offset).line, naive(offset), "offset {offset}");
         }
+    }
+
+    #[test]
+    fn decoding_skips_a_bom_and_reports_bad_bytes() {
+        let (text, diagnostics) = decode(b"\xEF\xBB\xBFTASK \"t\"\n".to_vec());
+        assert_eq!((text.as_str(), diagnostics.len()), ("TASK \"t\"\n", 0));
+        let (text, diagnostics) = decode(b"\xEF\xBB\xBFab\xFFc".to_vec());
+        assert_eq!(text, "ab\u{FFFD}c");
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].span, Span::new(2, 5));
+        assert!(diagnostics[0].message.contains("0xFF"), "{}", diagnostics[0].message);
     }
 
     #[test]

@@ -80,9 +80,9 @@ pub enum TokenKind {
     Kw(Kw),
     /// An identifier; its text is the source at the token's span.
     Ident,
-    /// A string literal: index into `Lexed::strings`.
+    /// A string literal: the index of its contents among the lexer's strings (`Lexed::strings`).
     Str(u32),
-    /// A heredoc: index into `Lexed::heredocs`. Its span runs from `<<` to the end of the terminator.
+    /// A heredoc: the index of its contents (`Lexed::heredocs`). Its span runs from `<<` to the end of the terminator.
     Heredoc(u32),
     Int(i64),
     /// A duration literal, in milliseconds.

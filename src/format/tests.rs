@@ -105,6 +105,10 @@ fn round_trip() {
         // Deterministic: the same module always gives the same bytes.
         assert_eq!(encode(&back), bytes);
         assert_eq!(encode(&m.clone()), bytes);
+        // Written as it is encoded: the same bytes.
+        let mut written = std::io::Cursor::new(Vec::new());
+        encode_to(&m, &mut written).unwrap();
+        assert_eq!(written.into_inner(), bytes);
     }
 }
 
@@ -391,7 +395,12 @@ fn constants_round_trip_all_variants() {
 fn modules_over_the_payload_limit_are_not_written() {
     let mut m = tiny();
     m.strings.push(&"x".repeat(MAX_PAYLOAD));
-    let e = encode_within_limit(&m).unwrap_err();
-    assert!(matches!(e, LoadError::TooLarge { size, limit } if size > limit), "{e}");
-    assert!(encode_within_limit(&tiny()).is_ok());
+    let mut written = std::io::Cursor::new(Vec::new());
+    let e = encode_to(&m, &mut written).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+    let inner = e.get_ref().and_then(|e| e.downcast_ref::<LoadError>());
+    assert!(matches!(inner, Some(LoadError::TooLarge { size, limit }) if size > limit), "{e}");
+    // What is past the limit is counted, not written.
+    assert!(written.into_inner().len() <= HEADER_LEN + MAX_PAYLOAD);
+    assert!(encode_to(&tiny(), std::io::Cursor::new(Vec::new())).is_ok());
 }

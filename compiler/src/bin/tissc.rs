@@ -139,6 +139,10 @@ impl Output {
     fn report(&mut self, verb: &str, frontend: &Frontend) {
         let file = &frontend.file;
         let diagnostics = &frontend.diagnostics;
+        // Nothing to say; the human renderer would still index every line.
+        if diagnostics.is_empty() {
+            return;
+        }
         // A failed write to stderr leaves nothing better to do than carry on.
         let _ = render::emit(&mut self.stderr, self.format, file, diagnostics);
         if self.format == ErrorFormat::Human {
@@ -226,18 +230,14 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     let Some(bytes) = read_source(path) else {
         return status::USAGE;
     };
-    let (mut module, frontend) = match tiss_compiler::compile(
-        &name,
-        &bytes,
-        LowerOptions { strip_source: keep == KeepSource::Nothing },
-    ) {
-        Ok(compiled) => compiled,
-        Err(frontend) => {
-            out.report("compile", &frontend);
-            return status::COMPILE_ERRORS;
-        }
-    };
+    // The bytes become the source text, which moves into the module: the
+    // plan is never copied, and its tree is freed before encoding.
+    let frontend = tiss_compiler::frontend_owned(&name, bytes);
     out.report("compile", &frontend);
+    if frontend.has_errors() {
+        return status::COMPILE_ERRORS;
+    }
+    let mut module = frontend.into_module(LowerOptions { strip_source: keep == KeepSource::Nothing });
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.
     if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
@@ -254,26 +254,25 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
         );
         return status::INTERNAL;
     }
-    let tbc = match tisslang::format::encode_within_limit(&module) {
-        Ok(tbc) => tbc,
-        Err(tisslang::format::LoadError::TooLarge { size, limit }) => {
-            eprintln!(
-                "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
-                 .tbc file; split the plan into smaller plans"
-            );
-            return status::COMPILE_ERRORS;
-        }
-        Err(e) => {
-            eprintln!("tissc: internal error: `{name}`: {e}");
-            return status::INTERNAL;
-        }
-    };
-    match tiss_compiler::atomic_write::write_atomically(&target, &tbc, None) {
+    // Encoded straight into the file: the bytecode is never held in memory.
+    let written = tiss_compiler::atomic_write::write_atomically_with(&target, None, |file| {
+        tisslang::format::encode_to(&module, file)
+    });
+    match written {
         Ok(()) => status::OK,
-        Err(e) => {
-            eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
-            status::USAGE
-        }
+        Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<tisslang::format::LoadError>()) {
+            Some(tisslang::format::LoadError::TooLarge { size, limit }) => {
+                eprintln!(
+                    "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
+                     .tbc file; split the plan into smaller plans"
+                );
+                status::COMPILE_ERRORS
+            }
+            _ => {
+                eprintln!("tissc: cannot write `{}`: {}", target.display(), io_message(&e));
+                status::USAGE
+            }
+        },
     }
 }
 
@@ -336,7 +335,7 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
 /// a usage error.
 fn load(path: &Path) -> Option<Frontend> {
     let bytes = read_source(path)?;
-    Some(tiss_compiler::frontend(&path.display().to_string(), &bytes))
+    Some(tiss_compiler::frontend_owned(&path.display().to_string(), bytes))
 }
 
 /// Reads a plan's source. A file is source whatever its name unless it starts

@@ -95,9 +95,8 @@ impl Lexer<'_> {
     }
 
     fn push_heredoc(&mut self, tag: String, squiggly: bool, body: String, start: usize) {
-        let index = self.out.heredocs.len() as u32;
         let span = Span::new(start, self.pos);
-        self.out.heredocs.push(Heredoc { tag, squiggly, body, span });
+        let index = self.out.heredocs.push(Heredoc { tag, squiggly, body, span });
         self.push(TokenKind::Heredoc(index), start);
     }
 

@@ -7,6 +7,7 @@
 
 mod bad_number;
 mod heredoc;
+mod literals;
 mod pragma;
 mod string;
 
@@ -15,6 +16,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::token::{Kw, Token, TokenKind};
+pub(crate) use literals::Literals;
 
 pub(crate) use bad_number::rejected_numbers;
 
@@ -30,32 +32,49 @@ pub struct Lexed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Lexes a whole source text. Never panics.
+/// Lexes a whole source text. Never panics. (The parser does not need the
+/// whole stream: it has a [`Lexer`] scan a chunk at a time.)
 pub fn lex(src: &str) -> Lexed {
-    let mut lexer = Lexer {
-        src,
-        bytes: src.as_bytes(),
-        pos: 0,
-        // Rough upper bounds from the generated bench plan (a token per 9
-        // bytes, a string per 48): the vectors rarely grow, which would copy them.
-        out: Lexed {
-            tokens: Vec::with_capacity(src.len() / 5 + 1),
-            strings: Vec::with_capacity(src.len() / 32 + 1),
-            ..Lexed::default()
-        },
-        seen_token: false,
-    };
-    lexer.run();
-    lexer.out
+    let mut lexer = Lexer::new(src);
+    // A rough upper bound from the generated bench plan (a token per 9
+    // bytes): the vector rarely grows, which would copy it.
+    lexer.out.tokens.reserve(src.len() / 5 + 1);
+    lexer.scan(usize::MAX);
+    let out = lexer.out;
+    Lexed {
+        tokens: out.tokens,
+        strings: out.strings.into_vec(),
+        heredocs: out.heredocs.into_vec(),
+        pragmas: out.pragmas,
+        diagnostics: out.diagnostics,
+    }
 }
 
+/// What the lexer has produced.
+#[derive(Debug, Default)]
+pub(crate) struct Output {
+    /// The tokens scanned and not yet dropped by the parser; the last one
+    /// is `Eof` once the input is done.
+    pub(crate) tokens: Vec<Token>,
+    pub(crate) strings: Literals<StrLit>,
+    pub(crate) heredocs: Literals<Heredoc>,
+    /// `Item::Header` and `Item::Version` nodes, indexed by `TokenKind::Pragma`.
+    pub(crate) pragmas: Vec<Item>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// The lexer: [`Lexer::scan`] appends tokens to `out.tokens`.
 pub(crate) struct Lexer<'a> {
     src: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    out: Lexed,
+    pub(crate) out: Output,
+    /// Nothing but blanks since the last line break (a `#TISS` there is a pragma).
+    at_line_start: bool,
     /// Set once a token other than a pragma has been produced.
     seen_token: bool,
+    /// The final `Eof` has been produced.
+    pub(crate) done: bool,
 }
 
 pub(crate) fn is_ident_start(b: u8) -> bool {
@@ -83,11 +102,34 @@ fn word_len(bytes: &[u8]) -> usize {
 }
 
 impl<'a> Lexer<'a> {
-    fn run(&mut self) {
-        // A first line starting with `#!` is a comment, which the comment rule covers.
-        let mut at_line_start = true;
-        while self.pos < self.bytes.len() {
-            let b = self.bytes[self.pos];
+    pub(crate) fn new(src: &'a str) -> Lexer<'a> {
+        Lexer {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            out: Output::default(),
+            // A first line starting with `#!` is a comment, which the comment rule covers.
+            at_line_start: true,
+            seen_token: false,
+            done: false,
+        }
+    }
+
+    /// Scans until `out.tokens` holds at least `len` tokens or the input is
+    /// done, which ends the tokens with one `Eof`.
+    pub(crate) fn scan(&mut self, len: usize) {
+        // A local in the loop; saved for the next call.
+        let mut at_line_start = self.at_line_start;
+        while self.out.tokens.len() < len {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                if !self.done {
+                    self.done = true;
+                    let end = self.bytes.len();
+                    self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
+                }
+                break;
+            };
+            // Blanks, line breaks and comments, up to the next token.
             match b {
                 b'\n' => {
                     self.pos += 1;
@@ -124,8 +166,7 @@ impl<'a> Lexer<'a> {
                 _ => self.punct(start),
             }
         }
-        let end = self.bytes.len();
-        self.out.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(end, end) });
+        self.at_line_start = at_line_start;
     }
 
     fn peek(&self, ahead: usize) -> Option<u8> {
@@ -323,9 +364,7 @@ impl<'a> Lexer<'a> {
                 } else {
                     smallvec::smallvec![crate::ast::StrPart::Text { text: text.into() }]
                 };
-                let index = self.out.strings.len() as u32;
-                self.out.strings.push(StrLit { parts, span });
-                Some(TokenKind::Str(index))
+                Some(TokenKind::Str(self.out.strings.push(StrLit { parts, span })))
             }
             None => None,
         };

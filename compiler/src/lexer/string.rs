@@ -70,7 +70,7 @@ impl Lexer<'_> {
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: SmallVec<[StrPart; 2]> = SmallVec::new();
+        let mut parts: SmallVec<[StrPart; 1]> = SmallVec::new();
         let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {
@@ -120,8 +120,7 @@ impl Lexer<'_> {
         if let Some(text) = text.take(self.src) {
             parts.push(StrPart::Text { text });
         }
-        let index = self.out.strings.len() as u32;
-        self.out.strings.push(StrLit { parts, span: Span::new(start, self.pos) });
+        let index = self.out.strings.push(StrLit { parts, span: Span::new(start, self.pos) });
         self.push(TokenKind::Str(index), start);
     }
 

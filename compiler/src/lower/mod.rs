@@ -38,6 +38,23 @@ pub struct LowerOptions {
 
 /// Lowers a plan that passed every check (no error diagnostics).
 pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
+    let (mut tables, tasks, header_items) = lower_tasks(plan, file);
+    let (code, bound) = lower_main(&mut tables, &tasks, plan.items.iter());
+    finish(tables, &header_items, code, bound, options)
+}
+
+/// [`lower`], consuming the plan: each top-level item is freed once it is
+/// lowered, so the tree shrinks while the module grows. The same module.
+pub fn lower_owned(plan: Plan, file: &SourceFile, options: LowerOptions) -> Module {
+    let (mut tables, tasks, header_items) = lower_tasks(&plan, file);
+    let (code, bound) = lower_main(&mut tables, &tasks, plan.items.into_iter());
+    finish(tables, &header_items, code, bound, options)
+}
+
+/// Declares the slots and lowers the DEFINE_TASKs (callees first). Returns
+/// the tables, the task index by name, and the items the header is made of
+/// (TASK and `#TISS!`), which are interned last.
+fn lower_tasks<'f>(plan: &Plan, file: &'f SourceFile) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>) {
     let mut tables = Tables::new(file);
     stmt::declare_slots(plan, &mut tables);
     let tasks = task_order(plan);
@@ -54,10 +71,21 @@ pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
         let line = tables.file.line_col(span.start as usize).line as u32;
         tables.task_infos[index] = Some((TaskInfo { name: name_index, entry: 0, line, bound }, code));
     }
+    let header_items =
+        plan.items.iter().filter(|i| matches!(i, Item::Task { .. } | Item::Header { .. })).cloned().collect();
+    (tables, tasks.index, header_items)
+}
 
-    let mut main = Unit::new(&mut tables, &tasks.index, UnitKind::Main);
-    for item in &plan.items {
-        match item {
+/// The main unit: SETUP and the top-level steps and budgets in source order,
+/// then HALT. Returns its code and its static cost bound.
+fn lower_main<I: std::borrow::Borrow<Item>>(
+    tables: &mut Tables<'_>,
+    task_index: &HashMap<String, u32>,
+    items: impl Iterator<Item = I>,
+) -> (UnitCode, CostBound) {
+    let mut main = Unit::new(tables, task_index, UnitKind::Main);
+    for item in items {
+        match item.borrow() {
             Item::Setup { description, body, span } => {
                 let name = match description {
                     Some(d) => main.tables.literal_or_raw(d),
@@ -77,9 +105,19 @@ pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
         }
     }
     main.emit(Instr::Halt {});
-    let plan_bound = main.acc;
-    let main_code = main.finish();
-    let header = tables.header(plan);
+    let bound = main.acc;
+    (main.finish(), bound)
+}
+
+/// Interns the header, assesses the risk and assembles the module.
+fn finish(
+    mut tables: Tables<'_>,
+    header_items: &[Item],
+    main_code: UnitCode,
+    plan_bound: CostBound,
+    options: LowerOptions,
+) -> Module {
+    let header = tables.header(header_items);
     let risk = risk::assess(&mut tables);
     tables.into_module(header, risk, main_code, plan_bound, options)
 }

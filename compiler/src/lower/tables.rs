@@ -12,7 +12,7 @@ use tisslang::strings::StringTable;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
-use crate::ast::{Item, Plan, StrLit, StrPart};
+use crate::ast::{Item, StrLit, StrPart};
 use crate::source::SourceFile;
 use crate::span::Span;
 
@@ -270,10 +270,10 @@ impl<'f> Tables<'f> {
     /// Concatenates the units (main first, then tasks in source order),
     /// relocating their jump targets, and fills in the module.
     /// The task's name and the `#TISS!` metadata, interned.
-    pub(crate) fn header(&mut self, plan: &Plan) -> Header {
+    pub(crate) fn header(&mut self, items: &[Item]) -> Header {
         let mut task = u32::MAX;
         let mut metadata = Vec::new();
-        for item in &plan.items {
+        for item in items {
             match item {
                 Item::Task { name, .. } => task = self.literal_or_raw(name),
                 Item::Header { entries, .. } => {

@@ -226,7 +226,7 @@ impl Parser<'_> {
     /// the TissLang operator, consumed, and returned as that operator.
     fn foreign_operator(&mut self) -> Option<CmpOp> {
         let first = self.peek();
-        let second = *self.tokens.get(self.pos + 1)?;
+        let second = self.peek_nth(1)?;
         if second.span.start != first.span.end {
             return None;
         }

@@ -1,4 +1,5 @@
-//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent.
+//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent, taking
+//! tokens from the lexer as it goes.
 //!
 //! Errors are reported, not raised: a statement that fails to parse is skipped
 //! up to the next statement keyword (or a line starting with a misspelling of
@@ -13,30 +14,39 @@ mod stmt;
 use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::lexer::Lexed;
+use crate::lexer::Lexer;
 use crate::span::Span;
 use crate::token::{Kw, Token, TokenKind};
 
 /// Deepest nesting of blocks and parentheses accepted.
 pub const MAX_DEPTH: usize = 64;
 
-/// Parses a lexed plan. The returned plan holds every item that parsed.
-pub fn parse(src: &str, lexed: Lexed) -> (Plan, Vec<Diagnostic>) {
+/// Lexes and parses a plan. The returned plan holds every item that parsed;
+/// the diagnostics are the lexer's, then the parser's.
+pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
+    let mut lexer = Lexer::new(src);
+    lexer.out.tokens.reserve_exact(CHUNK);
+    lexer.scan(CHUNK);
     let mut parser = Parser {
         src,
-        tokens: lexed.tokens,
+        lexer,
+        first: 0,
         pos: 0,
-        strings: lexed.strings,
-        heredocs: lexed.heredocs,
-        pragmas: lexed.pragmas,
         diagnostics: Vec::new(),
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
     };
     let plan = parser.plan();
-    (plan, parser.diagnostics)
+    let mut diagnostics = parser.lexer.out.diagnostics;
+    diagnostics.append(&mut parser.diagnostics);
+    (plan, diagnostics)
 }
+
+/// Tokens are scanned this many at a time: the whole stream is never stored.
+const CHUNK: usize = 256;
+/// How far past the current token the parser looks.
+const LOOKAHEAD: usize = 1;
 
 /// Marks a parse function's failure; its diagnostic has already been recorded.
 #[derive(Debug)]
@@ -46,11 +56,13 @@ pub(crate) type PResult<T> = Result<T, Reported>;
 
 pub(crate) struct Parser<'a> {
     src: &'a str,
-    tokens: Vec<Token>,
+    /// Its `out.tokens` hold the stream from token `first` on: at least the
+    /// one before the current token (a parse function may step back once)
+    /// to `LOOKAHEAD` after it, or to `Eof`.
+    lexer: Lexer<'a>,
+    first: usize,
+    /// The index of the current token in the stream (tokens consumed so far).
     pos: usize,
-    strings: Vec<StrLit>,
-    heredocs: Vec<Heredoc>,
-    pragmas: Vec<Item>,
     diagnostics: Vec<Diagnostic>,
     depth: usize,
     /// End of the last consumed token: the end of the node being built.
@@ -64,15 +76,53 @@ impl<'a> Parser<'a> {
 
     fn peek(&self) -> Token {
         // The lexer always ends the stream with `Eof`, and `bump` never passes it.
-        self.tokens[self.pos]
+        self.lexer.out.tokens[self.pos - self.first]
     }
 
     fn peek_kind(&self) -> TokenKind {
         self.peek().kind
     }
 
+    /// The token `n` after the current one (`n <= LOOKAHEAD`), if the stream
+    /// goes on that far.
+    fn peek_nth(&self, n: usize) -> Option<Token> {
+        debug_assert!(n <= LOOKAHEAD);
+        self.lexer.out.tokens.get(self.pos - self.first + n).copied()
+    }
+
+    /// The kind of the token `n` after the current one (`n <= LOOKAHEAD`).
     fn peek_nth_kind(&self, n: usize) -> TokenKind {
-        self.tokens.get(self.pos + n).map_or(TokenKind::Eof, |t| t.kind)
+        self.peek_nth(n).map_or(TokenKind::Eof, |t| t.kind)
+    }
+
+    /// The token before the current one (the window always keeps it).
+    fn previous(&self) -> Option<Token> {
+        self.pos.checked_sub(1).map(|i| self.lexer.out.tokens[i - self.first])
+    }
+
+    /// Drops the tokens before the previous one, with their literals'
+    /// contents, and scans the next chunk. Out of line: `bump` stays small.
+    #[inline(never)]
+    fn refill(&mut self) {
+        let tokens = &mut self.lexer.out.tokens;
+        let drop = self.pos - 1 - self.first;
+        let (mut last_string, mut last_heredoc) = (None, None);
+        for token in &tokens[..drop] {
+            match token.kind {
+                TokenKind::Str(i) => last_string = Some(i),
+                TokenKind::Heredoc(i) => last_heredoc = Some(i),
+                _ => {}
+            }
+        }
+        if let Some(i) = last_string {
+            self.lexer.out.strings.release_through(i);
+        }
+        if let Some(i) = last_heredoc {
+            self.lexer.out.heredocs.release_through(i);
+        }
+        self.lexer.out.tokens.drain(..drop);
+        self.first += drop;
+        self.lexer.scan(CHUNK);
     }
 
     fn bump(&mut self) -> Token {
@@ -80,6 +130,9 @@ impl<'a> Parser<'a> {
         if tok.kind != TokenKind::Eof {
             self.pos += 1;
             self.prev_end = tok.span.end;
+            if self.pos + LOOKAHEAD >= self.first + self.lexer.out.tokens.len() && !self.lexer.done {
+                self.refill();
+            }
         }
         tok
     }
@@ -199,14 +252,11 @@ impl<'a> Parser<'a> {
     }
 
     fn take_string(&mut self, index: u32) -> StrLit {
-        let empty = StrLit { parts: Default::default(), span: Span::default() };
-        std::mem::replace(&mut self.strings[index as usize], empty)
+        self.lexer.out.strings.take(index)
     }
 
     fn take_heredoc(&mut self, index: u32) -> Heredoc {
-        let empty =
-            Heredoc { tag: String::new(), squiggly: false, body: String::new(), span: Span::default() };
-        std::mem::replace(&mut self.heredocs[index as usize], empty)
+        self.lexer.out.heredocs.take(index)
     }
 
     /// A name being bound (`VAR x`, `AS x`, `INTO x`, `WITH x`).
@@ -344,7 +394,7 @@ impl<'a> Parser<'a> {
 
     /// Whether the current token is the first on its line.
     pub(super) fn starts_line(&self) -> bool {
-        let Some(before) = self.pos.checked_sub(1).map(|i| self.tokens[i]) else { return true };
+        let Some(before) = self.previous() else { return true };
         let gap = before.span.end as usize..self.peek().span.start as usize;
         self.src.as_bytes().get(gap).is_some_and(|gap| gap.contains(&b'\n'))
     }
@@ -379,7 +429,7 @@ impl<'a> Parser<'a> {
                 TokenKind::Pragma(i) => {
                     self.bump();
                     let empty = Item::Header { entries: Vec::new(), span: Span::default() };
-                    items.push(std::mem::replace(&mut self.pragmas[i as usize], empty));
+                    items.push(std::mem::replace(&mut self.lexer.out.pragmas[i as usize], empty));
                     continue;
                 }
                 TokenKind::Kw(kw) => self.item(kw, &mut items),

@@ -93,14 +93,14 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                StmtKind::Assert { condition, message }
+                StmtKind::Assert { condition: Box::new(condition), message }
             }
             Kw::VAR => {
                 let name = self.binding_name("a variable name after `VAR`")?;
                 self.assign()?;
                 StmtKind::Var { name, value: self.expr("the value, an expression")? }
             }
-            Kw::IF => StmtKind::If(self.if_rest()?),
+            Kw::IF => StmtKind::If(Box::new(self.if_rest()?)),
             Kw::TRY => {
                 let body = self.block()?;
                 self.expect_kw(Kw::CATCH)?;

@@ -1,18 +1,13 @@
 use crate::ast::*;
 
 fn parse_ok(src: &str) -> Plan {
-    let lexed = crate::lexer::lex(src);
-    assert!(lexed.diagnostics.is_empty(), "lex: {:?}", lexed.diagnostics);
-    let (plan, diags) = super::parse(src, lexed);
-    assert!(diags.is_empty(), "parse: {diags:#?}");
+    let (plan, diags) = super::parse(src);
+    assert!(diags.is_empty(), "lex and parse: {diags:#?}");
     plan
 }
 
 fn parse_errs(src: &str) -> Vec<(&'static str, String)> {
-    let lexed = crate::lexer::lex(src);
-    let mut all: Vec<_> = lexed.diagnostics.clone();
-    let (_, diags) = super::parse(src, lexed);
-    all.extend(diags);
+    let (_, all) = super::parse(src);
     all.into_iter()
         .map(|d| (d.code.as_str(), d.suggestions.first().map(|s| s.replacement.clone()).unwrap_or_default()))
         .collect()
@@ -177,12 +172,13 @@ fn conditions() {
 #[test]
 fn if_else_chains() {
     match one("IF a THEN { LOG \"1\" } ELSE IF b { LOG \"2\" } ELSE { LOG \"3\" }") {
-        StmtKind::If(IfStmt { else_branch: Some(Else::If { stmt, .. }), .. }) => {
-            assert!(matches!(stmt.else_branch, Some(Else::Block { .. })));
-        }
+        StmtKind::If(if_stmt) => match if_stmt.else_branch {
+            Some(Else::If { stmt, .. }) => assert!(matches!(stmt.else_branch, Some(Else::Block { .. }))),
+            other => panic!("{other:?}"),
+        },
         other => panic!("{other:?}"),
     }
-    assert!(matches!(one("IF a { }"), StmtKind::If(IfStmt { else_branch: None, .. })));
+    assert!(matches!(one("IF a { }"), StmtKind::If(i) if i.else_branch.is_none()));
 }
 
 #[test]
@@ -293,4 +289,20 @@ fn deep_nesting_is_refused_not_overflowed() {
     assert!(!parse_errs(&src).is_empty());
     let src = format!("TASK \"t\" STEP \"s\" {{ IF a {{ }} {} }}", "ELSE IF a { } ".repeat(depth));
     assert!(!parse_errs(&src).is_empty());
+}
+
+#[test]
+fn tokens_scanned_in_chunks_lose_nothing() {
+    // Many chunks of tokens, with a step back at each `AS` (no statement)
+    // and a string to take on each LOG line.
+    let src = format!("TASK \"t\"\nSTEP \"s\" {{\n{}}}\n", "    AS\n    LOG \"x ${y}\"\n".repeat(500));
+    let (plan, diags) = super::parse(&src);
+    assert_eq!(diags.len(), 500);
+    assert!(diags.iter().all(|d| &src[d.span.range()] == "AS"), "{:?}", diags[0]);
+    let Some(Item::Step(step)) = plan.items.get(1) else { panic!("{plan:?}") };
+    assert_eq!(step.body.commands.len(), 500);
+    for stmt in &step.body.commands {
+        let StmtKind::Log { message } = &stmt.kind else { panic!("{stmt:?}") };
+        assert_eq!(message.parts.len(), 2, "{message:?}");
+    }
 }
