@@ -35,5 +35,26 @@ fn frontend(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frontend);
+/// A plan written on one line: 100,000 and 200,000 statements. Line and
+/// column lookups once rescanned the line from its start, so the time grew
+/// with the square of the length; it must double when the length does.
+fn one_long_line(c: &mut Criterion) {
+    let mut group = c.benchmark_group("one long line");
+    group.sample_size(10);
+    for statements in [100_000, 200_000] {
+        let body: Vec<String> = (0..statements).map(|i| format!("LOG \"x{}\"", i % 50)).collect();
+        let src = format!("TASK \"t\"\nSTEP \"s\" {{ {} }}\n", body.join(" "));
+        group.throughput(Throughput::Bytes(src.len() as u64));
+        group.bench_function(format!("compile {statements} statements"), |b| {
+            b.iter(|| {
+                let options = tiss_compiler::lower::LowerOptions::default();
+                tiss_compiler::compile("line.tiss", black_box(src.as_bytes()), options)
+                    .unwrap_or_else(|_| panic!("the one-line plan compiles"))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frontend, one_long_line);
 criterion_main!(benches);

@@ -88,5 +88,29 @@ fn run_overhead(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, run_overhead);
+/// A run of 25,000 and 50,000 steps, each with a LOG, to its JSON report.
+/// Building the report once searched every step's record and logs for each
+/// step, so the time grew with the square of the steps; it must double when
+/// they do.
+fn many_steps(c: &mut Criterion) {
+    let mut group = c.benchmark_group("many steps");
+    group.sample_size(10);
+    for steps in [25_000, 50_000] {
+        let src: String = std::iter::once("TASK \"t\"\n".to_string())
+            .chain((0..steps).map(|i| format!("STEP \"s{i}\" {{\n    LOG \"x\"\n}}\n")))
+            .collect();
+        let program = program(&src);
+        group.throughput(Throughput::Elements(steps as u64));
+        group.bench_function(format!("{steps} steps, run and report"), |b| {
+            b.iter(|| {
+                let mut machine = Machine::new(&program);
+                let outcome = machine.run(&program, &mut ScriptedHost::default());
+                tiss_vm::report::RunReport::new(&program, &machine, &outcome, None).to_json()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, run_overhead, many_steps);
 criterion_main!(benches);

@@ -18,6 +18,10 @@ pub struct SourceFile {
     /// The line of the last lookup: lookups mostly walk forward through the
     /// file, so the lines just after it are searched first.
     last_line: std::cell::Cell<usize>,
+    /// The last column computed, as (line index, byte offset, column): a
+    /// later offset on the same line counts on from it, so a plan written on
+    /// one long line is not rescanned from the line's start at every lookup.
+    last_column: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl SourceFile {
@@ -25,7 +29,13 @@ impl SourceFile {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        SourceFile { name: name.into(), text, line_starts, last_line: std::cell::Cell::new(0) }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+            last_line: std::cell::Cell::new(0),
+            last_column: std::cell::Cell::new((0, 0, 1)),
+        }
     }
 
     /// Line and column (both 1-based, column in chars) of a byte offset.
@@ -38,10 +48,17 @@ impl SourceFile {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let prefix = &self.text.as_bytes()[line_start..end];
-        // Indentation and most code is ASCII: one byte, one column.
+        let (last_line, last_end, last_column) = self.last_column.get();
+        let (from, base) = if last_line == line_index && last_end <= end {
+            (last_end, last_column - 1)
+        } else {
+            (line_start, 0)
+        };
+        let counted = &self.text.as_bytes()[from..end];
+        // Columns count chars; an ASCII stretch is one char per byte.
         let column =
-            if prefix.is_ascii() { prefix.len() + 1 } else { self.text[line_start..end].chars().count() + 1 };
+            base + if counted.is_ascii() { counted.len() } else { self.text[from..end].chars().count() } + 1;
+        self.last_column.set((line_index, end, column));
         LineCol { line: line_index + 1, column }
     }
 
@@ -129,6 +146,26 @@ mod tests {
         offsets.extend([0, text.len(), 5, 600, 1, 599, 600]);
         for offset in offsets {
             assert_eq!(f.line_col(offset).line, naive(offset), "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn columns_in_any_order_match_a_count_of_chars() {
+        let text = "ab é x\n€€ y z\n\nlast é line".to_string();
+        let f = SourceFile::new("t", text.clone());
+        let naive = |offset: usize| {
+            let mut end = offset.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+            text[start..end].chars().count() + 1
+        };
+        let mut offsets: Vec<usize> = (0..=text.len() + 2).collect();
+        offsets.extend((0..=text.len()).rev());
+        offsets.extend([3, 4, 2, 9, 30, 8, 0]);
+        for offset in offsets {
+            assert_eq!(f.line_col(offset).column, naive(offset), "offset {offset}");
         }
     }
 

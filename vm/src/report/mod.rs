@@ -12,7 +12,7 @@ pub use text::failure_text;
 
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
-use crate::machine::{Machine, Outcome, StepStatus, Suspension};
+use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
 
 /// What became of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,13 +70,26 @@ impl RunReport {
                 command: None,
             }),
         };
+        // Records and logs by step, gathered in one pass each: a plan of many
+        // steps must not rescan them for every step.
+        let mut records: Vec<Option<&StepRecord>> = vec![None; module.steps.len()];
+        for record in machine.step_records.iter().rev() {
+            if let Some(slot) = records.get_mut(record.step as usize) {
+                *slot = Some(record);
+            }
+        }
+        let mut logs: Vec<Vec<String>> = vec![Vec::new(); module.steps.len()];
+        for log in &machine.logs {
+            if let Some(list) = logs.get_mut(log.step as usize) {
+                list.push(log.message.clone());
+            }
+        }
         let steps = program
             .top_level_steps
             .iter()
             .map(|&step| {
                 let info = &module.steps[step as usize];
-                let record = machine.step_records.iter().find(|r| r.step == step);
-                let (status, duration_ms, cost) = match record {
+                let (status, duration_ms, cost) = match records.get(step as usize).copied().flatten() {
                     Some(r) => (
                         if r.status == StepStatus::Passed { "passed" } else { "failed" },
                         r.duration_ms,
@@ -84,15 +97,13 @@ impl RunReport {
                     ),
                     None => ("not_run", 0, [0; 5]),
                 };
-                let logs =
-                    machine.logs.iter().filter(|l| l.step == step).map(|l| l.message.clone()).collect();
                 StepReport {
                     name: program.string(info.name).to_string(),
                     status,
                     line: info.line,
                     duration_ms,
                     cost,
-                    logs,
+                    logs: logs.get_mut(step as usize).map(std::mem::take).unwrap_or_default(),
                 }
             })
             .collect();
