@@ -397,7 +397,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
     }
     let payload = check_header(bytes)?;
     let (module, used): (Module, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| LoadError::Malformed { reason: e.to_string() })?;
+        .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;
     if used != payload.len() {
         return Err(LoadError::Malformed {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
@@ -412,6 +412,39 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
         return Err(LoadError::HeaderMismatch { what: "source-embedded flag" });
     }
     Ok(module)
+}
+
+/// What bincode could not decode, in words: the `.tbc` and the snapshots
+/// report this rather than bincode's own names (`LimitExceeded`, ...).
+pub fn decode_error_text(error: &bincode::error::DecodeError) -> String {
+    use bincode::error::DecodeError as E;
+    match error {
+        E::UnexpectedEnd { additional } => format!(
+            "the data ends {additional} byte(s) too early: the file is cut short, or a length inside it is wrong"
+        ),
+        E::LimitExceeded => {
+            "a length inside the file claims more data than a file may hold (over the size limit)".to_string()
+        }
+        E::InvalidIntegerType { .. } | E::OutsideUsizeRange(_) => {
+            "a number inside the file is out of range for its field".to_string()
+        }
+        E::UnexpectedVariant { type_name, found, .. } => {
+            let name = type_name.rsplit("::").next().unwrap_or(type_name);
+            format!("a `{name}` field holds kind number {found}, which this format does not have")
+        }
+        E::Utf8 { .. } | E::InvalidCharEncoding(_) => {
+            "a string inside the file is not valid UTF-8".to_string()
+        }
+        E::InvalidBooleanValue(value) => format!("a true/false field holds {value}, neither 0 nor 1"),
+        E::ArrayLengthMismatch { required, found } => {
+            format!("a fixed-size field has {found} entries where it must have {required}")
+        }
+        E::NonZeroTypeIsZero { .. } => "a field that is never zero holds zero".to_string(),
+        // Our own checks while decoding (a string table's spans, ...) speak already.
+        E::OtherString(text) => text.clone(),
+        E::Other(text) => (*text).to_string(),
+        other => format!("the data cannot be decoded ({other})"),
+    }
 }
 
 /// Decodes and verifies a `.tbc`: what the VM runs has passed every check.

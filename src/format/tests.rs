@@ -404,3 +404,42 @@ fn modules_over_the_payload_limit_are_not_written() {
     assert!(written.into_inner().len() <= HEADER_LEN + MAX_PAYLOAD);
     assert!(encode_to(&tiny(), std::io::Cursor::new(Vec::new())).is_ok());
 }
+
+/// A payload that is damaged but re-sealed (its checksum made right again)
+/// is refused in words, never with bincode's own names.
+#[test]
+fn a_resealed_payload_is_refused_in_words() {
+    let bytes = encode(&sample());
+    let payload = &bytes[HEADER_LEN..];
+    let reseal = |payload: &[u8]| {
+        let mut out = bytes[..HEADER_LEN - seal::TRAILER_LEN].to_vec();
+        out.extend_from_slice(&seal::trailer(payload));
+        out.extend_from_slice(payload);
+        out
+    };
+    let mut seen = 0;
+    let cuts = (1..payload.len()).step_by(7).map(|len| payload[..len].to_vec());
+    let flips = (0..payload.len()).step_by(3).map(|i| {
+        let mut damaged = payload.to_vec();
+        damaged[i] ^= 0xFF;
+        damaged
+    });
+    for damaged in cuts.chain(flips) {
+        let Err(e) = decode(&reseal(&damaged)) else { continue };
+        let text = e.to_string();
+        for raw in [
+            "LimitExceeded",
+            "UnexpectedEnd",
+            "UnexpectedVariant",
+            "InvalidIntegerType",
+            "OtherString",
+            "Utf8 {",
+        ] {
+            assert!(!text.contains(raw), "{text}");
+        }
+        seen += 1;
+    }
+    assert!(seen > 100, "only {seen} damaged payloads were refused");
+    let cut = decode(&reseal(&payload[..payload.len() / 2])).unwrap_err().to_string();
+    assert!(cut.contains("too early"), "{cut}");
+}

@@ -513,7 +513,7 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 fn decode_payload(bytes: &[u8]) -> Result<PayloadIn, SnapshotError> {
     let payload = check_header(bytes)?;
     let (decoded, used): (PayloadIn, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| SnapshotError::Malformed { reason: e.to_string() })?;
+        .map_err(|e| SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) })?;
     if used != payload.len() {
         return Err(SnapshotError::Malformed {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),

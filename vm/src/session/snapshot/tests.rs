@@ -453,3 +453,21 @@ fn file_stems() {
     assert_eq!(file_stem("???"), "run");
     assert_eq!(file_stem(""), "run");
 }
+
+/// A snapshot whose payload is cut short or damaged, then re-sealed, is
+/// refused in words, never with bincode's own names (`UnexpectedEnd`, ...).
+#[test]
+fn a_resealed_damaged_snapshot_is_refused_in_words() {
+    let (_, _, machine) = suspended();
+    let payload = payload_with(&machine, b"", "h");
+    let mut refused = 0;
+    for len in (1..payload.len()).step_by(5) {
+        let Err(e) = read_snapshot(&reseal(&payload[..len])) else { continue };
+        let text = e.to_string();
+        assert!(!text.contains("UnexpectedEnd") && !text.contains("LimitExceeded"), "{text}");
+        refused += 1;
+    }
+    assert!(refused > 10, "only {refused} cut payloads were refused");
+    let text = read_snapshot(&reseal(&payload[..payload.len() / 2])).unwrap_err().to_string();
+    assert!(text.contains("too early"), "{text}");
+}
