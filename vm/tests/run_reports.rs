@@ -652,3 +652,41 @@ fn inspect_sees_through_shell_quoting() {
         assert_eq!(run.json()["risk"]["level"], "high", "{command}");
     }
 }
+
+/// The log keeps at most `--log-max-output` bytes of each stream of a
+/// command (head and tail) and says how much it left out, however much the
+/// command prints (SPEC §8); the default is 1 MiB per stream.
+#[test]
+fn log_file_keeps_a_bounded_head_and_tail_of_each_stream() {
+    let fx = Fixture::new();
+    // 5,000,000 bytes on stdout: "start", then dots, then "end"; 300 on stderr.
+    let plan = r#"TASK "loud"
+STEP "print" {
+    RUN "printf start; head -c 4999992 /dev/zero | tr '\\0' .; printf end; head -c 300 /dev/zero | tr '\\0' e >&2"
+}
+"#;
+    for (max, args) in [(1000u64, vec!["--log-max-output", "1000"]), (1 << 20, vec![])] {
+        let log = fx.path(&format!("events-{max}.jsonl"));
+        let mut all = vec!["--log-file", log.to_str().unwrap()];
+        all.extend(args);
+        fx.run(plan, &all).expect(0);
+        let size = std::fs::metadata(&log).unwrap().len();
+        assert!(size < max * 2 + 20_000, "a {size}-byte log for a cap of {max} per stream");
+        let events = log_events(&log);
+        let output = |stream: &str| -> String {
+            events
+                .iter()
+                .filter(|e| e["event"] == "output" && e["outcome"] == stream)
+                .map(|e| e["data"].as_str().unwrap())
+                .collect()
+        };
+        let stdout = output("stdout");
+        assert_eq!(stdout.len() as u64, max, "head and tail together");
+        assert!(stdout.starts_with("start") && stdout.ends_with("end"), "head and tail kept");
+        let omitted: Vec<&Json> = events.iter().filter(|e| e["event"] == "output_omitted").collect();
+        assert_eq!(omitted.len(), 1, "only stdout was cut: {omitted:?}");
+        assert_eq!(omitted[0]["outcome"], "stdout");
+        assert_eq!(omitted[0]["bytes"], (5_000_000 - max).to_string().as_str());
+        assert_eq!(output("stderr"), "e".repeat(300), "a short stream is kept whole");
+    }
+}

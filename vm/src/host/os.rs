@@ -14,7 +14,7 @@ use crate::host::{
 };
 use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
-use crate::report::event_log::EventLog;
+use crate::report::event_log::{EventLog, OutputTrim};
 use crate::report::style::{Style, Tone};
 use crate::session::answers::Reply;
 
@@ -26,6 +26,9 @@ pub enum Progress {
     /// JSON or JUnit on stdout: step lines go to stderr.
     Quiet,
 }
+
+/// The log's names of a command's streams, by index.
+const STREAMS: [&str; 2] = ["stdout", "stderr"];
 
 pub struct OsHost {
     pub workspace: Workspace,
@@ -170,21 +173,48 @@ impl Host for OsHost {
         };
         let result = match &mut self.log {
             Some(log) => {
-                let mut sink = |stream: Stream, data: &[u8]| {
-                    let name = if stream == Stream::Stdout { "stdout" } else { "stderr" };
-                    let text = String::from_utf8_lossy(data);
+                let mut trim = OutputTrim::new(log.max_output);
+                let output = |log: &mut EventLog, stream: usize, data: &[u8]| {
                     log.write(&Event {
                         event: "output",
                         step: request.step.as_deref(),
                         depth: 0,
                         line: request.line,
                         op: &request.command,
-                        outcome: name,
+                        outcome: STREAMS[stream],
                         duration_ms: 0,
-                        details: &[("data", &text)],
+                        details: &[("data", &String::from_utf8_lossy(data))],
                     });
                 };
-                process::run_cancellable(&spec, Some(&mut sink), cancel)
+                let result = {
+                    let mut sink = |stream: Stream, data: &[u8]| {
+                        let index = usize::from(stream == Stream::Stderr);
+                        let head = trim.admit(index, data);
+                        if !head.is_empty() {
+                            output(log, index, head);
+                        }
+                    };
+                    process::run_cancellable(&spec, Some(&mut sink), cancel)
+                };
+                // What was left out between head and tail, then the tail.
+                for (index, (omitted, tail)) in trim.finish().into_iter().enumerate() {
+                    if omitted > 0 {
+                        log.write(&Event {
+                            event: "output_omitted",
+                            step: request.step.as_deref(),
+                            depth: 0,
+                            line: request.line,
+                            op: &request.command,
+                            outcome: STREAMS[index],
+                            duration_ms: 0,
+                            details: &[("bytes", &omitted.to_string())],
+                        });
+                    }
+                    if !tail.is_empty() {
+                        output(log, index, &tail);
+                    }
+                }
+                result
             }
             None => process::run_cancellable(&spec, None, cancel),
         };

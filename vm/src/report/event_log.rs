@@ -1,7 +1,9 @@
 //! `--log-file`: one JSON object per line for every event of the run
 //! (`ts`, `event`, `step`, `line`, `op`, `outcome`, `duration_ms`, and
-//! shortened outputs for RUN).
+//! shortened outputs for RUN), and [`OutputTrim`], which bounds what the log
+//! keeps of a command's output.
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,6 +13,9 @@ use crate::host::Event;
 
 pub struct EventLog {
     out: std::io::BufWriter<std::fs::File>,
+    /// At most this many bytes of each stream of each command (SPEC §8,
+    /// `--log-max-output`): head and tail, see [`OutputTrim`].
+    pub max_output: usize,
     /// The first write error, reported once at the end of the run.
     pub error: Option<std::io::Error>,
 }
@@ -19,7 +24,7 @@ impl EventLog {
     /// Opens (creating or appending to) the log file.
     pub fn open(path: &std::path::Path) -> std::io::Result<EventLog> {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(EventLog { out: std::io::BufWriter::new(file), error: None })
+        Ok(EventLog { out: std::io::BufWriter::new(file), max_output: DEFAULT_MAX_OUTPUT, error: None })
     }
 
     pub fn write(&mut self, event: &Event<'_>) {
@@ -45,6 +50,53 @@ impl EventLog {
 
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// What the log keeps of each stream of a command by default: 1 MiB.
+pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
+
+/// What the log keeps of one command's output: per stream, the first half
+/// of `max` bytes as they come, and the last half, held back and written
+/// when the command ends after a count of the bytes left out between. A
+/// command that prints gigabytes adds at most `max` bytes per stream to the
+/// log, and memory holds at most half of that per stream.
+pub struct OutputTrim {
+    half: usize,
+    streams: [Kept; 2],
+}
+
+#[derive(Default)]
+struct Kept {
+    head: usize,
+    tail: VecDeque<u8>,
+    omitted: u64,
+}
+
+impl OutputTrim {
+    pub fn new(max: usize) -> OutputTrim {
+        OutputTrim { half: max / 2, streams: Default::default() }
+    }
+
+    /// Takes a chunk of stream `stream` (0 stdout, 1 stderr) and returns the
+    /// part to write now; the rest is held as the tail.
+    pub fn admit<'d>(&mut self, stream: usize, data: &'d [u8]) -> &'d [u8] {
+        let kept = &mut self.streams[stream];
+        let room = self.half.saturating_sub(kept.head).min(data.len());
+        let (now, later) = data.split_at(room);
+        kept.head += now.len();
+        kept.tail.extend(later);
+        if kept.tail.len() > self.half {
+            let excess = kept.tail.len() - self.half;
+            kept.tail.drain(..excess);
+            kept.omitted += excess as u64;
+        }
+        now
+    }
+
+    /// Per stream: how many bytes were left out, and the tail to write.
+    pub fn finish(self) -> [(u64, Vec<u8>); 2] {
+        self.streams.map(|kept| (kept.omitted, kept.tail.into()))
     }
 }
 
@@ -81,6 +133,21 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_keeps_its_head_and_tail_and_counts_the_rest() {
+        let mut trim = OutputTrim::new(8);
+        let data: Vec<u8> = (0..100).collect();
+        let mut written = Vec::new();
+        for chunk in data.chunks(7) {
+            written.extend_from_slice(trim.admit(0, chunk));
+        }
+        assert_eq!(trim.admit(1, b"ab"), b"ab");
+        assert_eq!(written, [0, 1, 2, 3]);
+        let [(omitted, tail), (err_omitted, err_tail)] = trim.finish();
+        assert_eq!((omitted, tail), (92, vec![96, 97, 98, 99]));
+        assert_eq!((err_omitted, err_tail), (0, Vec::new()));
+    }
     use std::time::Duration;
 
     #[test]

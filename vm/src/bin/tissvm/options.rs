@@ -18,9 +18,15 @@ pub struct HostOptions {
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
 
-    /// Append one JSON object per event to FILE (full command output included).
+    /// Append one JSON object per event to FILE, command output included.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+
+    /// What the log file keeps of each stream of each command, in bytes: the
+    /// first and the last half, with the count of what was left out between
+    /// (default 1 MiB; not remembered on resume).
+    #[arg(long, value_name = "BYTES")]
+    pub log_max_output: Option<usize>,
 
     /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
     /// the lower of this and the plan's SET_BUDGET wins).

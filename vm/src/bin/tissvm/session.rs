@@ -183,7 +183,12 @@ pub fn open_host(
     host.answers = queue;
     if let Some(path) = &remembered.log_file {
         match tiss_vm::report::event_log::EventLog::open(path) {
-            Ok(log) => host.log = Some(log),
+            Ok(mut log) => {
+                if let Some(max) = options.log_max_output {
+                    log.max_output = max;
+                }
+                host.log = Some(log);
+            }
             Err(e) => {
                 eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
                 return Err(status::INVALID);
