@@ -29,9 +29,13 @@ fn wait_for(path: &Path, child: &mut Child) {
 }
 
 fn interrupt(child: &Child) {
+    signal(child, libc::SIGINT);
+}
+
+fn signal(child: &Child, signal: libc::c_int) {
     // SAFETY: plain syscall on our own child.
-    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(r, 0, "kill -INT");
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    assert_eq!(r, 0, "kill -{signal}");
 }
 
 struct Finished {
@@ -163,4 +167,68 @@ fn ctrl_c_at_a_boundary_with_text_output() {
     assert_eq!(read(&ws, "effects.txt"), "");
     let snaps: Vec<_> = std::fs::read_dir(ws.join(".tiss")).unwrap().collect();
     assert_eq!(snaps.len(), 1);
+}
+
+/// A scheduler's warning (SIGUSR1, Slurm's `--signal=B:USR1@60`) suspends
+/// like one Ctrl-C: the RUN in flight finishes, then a snapshot, exit 3.
+#[test]
+fn sigusr1_lets_the_run_finish_and_suspends() {
+    let (root, ws, plan) = setup(LONG_RUN);
+    let ws_arg = ws.to_str().unwrap();
+    let mut child =
+        tissvm(&["run", plan.to_str().unwrap(), "--workdir", ws_arg, "--output-format", "json"], root.path())
+            .spawn()
+            .unwrap();
+    wait_for(&ws.join("started"), &mut child);
+    signal(&child, libc::SIGUSR1);
+    let done = finish(child);
+    assert_eq!(done.code, Some(3), "{}", done.stderr);
+    assert_eq!(done.report["status"], "suspended");
+    assert_eq!(read(&ws, "effects.txt"), "one\ntwo\n", "the RUN in flight was let finish");
+    assert!(done.stderr.contains("SIGUSR1"), "{}", done.stderr);
+    let snap = done.report["snapshot"].as_str().expect("a snapshot").to_string();
+    let out = tissvm(&["resume", &snap, "--output-format", "json"], root.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read(&ws, "effects.txt"), "one\ntwo\nthree\nfour", "no command ran twice");
+}
+
+/// SIGTERM ("time is up") kills the RUN in flight with its process group
+/// and suspends before it, however often it comes: a snapshot, exit 3, no
+/// process of the RUN left, and the RUN runs again on resume.
+#[test]
+fn sigterm_kills_the_run_and_suspends() {
+    let plan = r#"TASK "Terminated"
+STEP "work" {
+    RUN "echo one >> effects.txt"
+    RUN "echo attempt >> attempts.txt; if [ -f started ]; then exit 0; fi; echo $$ > shell.pid; touch started; sleep 30"
+    RUN "echo two >> effects.txt"
+}
+"#;
+    let (root, ws, plan) = setup(plan);
+    let started = Instant::now();
+    let mut child = tissvm(
+        &["run", plan.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--output-format", "json"],
+        root.path(),
+    )
+    .spawn()
+    .unwrap();
+    wait_for(&ws.join("started"), &mut child);
+    signal(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(100));
+    if let Ok(None) = child.try_wait() {
+        signal(&child, libc::SIGTERM);
+    }
+    let done = finish(child);
+    assert!(started.elapsed() < Duration::from_secs(20), "the sleep was not killed: {:?}", started.elapsed());
+    assert_eq!(done.code, Some(3), "{}", done.stderr);
+    assert!(done.stderr.contains("SIGTERM"), "{}", done.stderr);
+    assert_eq!(done.report["cost"]["run_count"], 1, "the killed RUN did not complete");
+    let pid: i32 = read(&ws, "shell.pid").trim().parse().unwrap();
+    // SAFETY: signal 0 only checks.
+    assert!(unsafe { libc::kill(pid, 0) } != 0, "the RUN's shell {pid} is still running");
+    let snap = done.report["snapshot"].as_str().unwrap().to_string();
+    let out = tissvm(&["resume", &snap, "--output-format", "json"], root.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read(&ws, "effects.txt"), "one\ntwo\n");
+    assert_eq!(read(&ws, "attempts.txt"), "attempt\nattempt\n", "the killed RUN ran again");
 }

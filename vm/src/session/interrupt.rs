@@ -4,6 +4,12 @@
 //! flight (which then did not complete: it runs again on resume); a third
 //! exits at once, without a snapshot.
 //!
+//! A scheduler's signals suspend too (SPEC §9), so "time is up" never loses
+//! work: SIGUSR1 (Slurm's warning before the end) counts as the first
+//! Ctrl-C, letting a RUN in flight finish; SIGTERM as the second, killing
+//! the RUN in flight, which runs again on resume. Neither exits without a
+//! snapshot, however often it comes.
+//!
 //! The handler only counts and writes a fixed line to stderr (both
 //! async-signal-safe); the CLI's stop check ([`requested`]), the process
 //! runner's cancel check ([`kill_requested`], see `process::run_cancellable`)
@@ -44,7 +50,33 @@ extern "C" fn on_sigint(_signal: libc::c_int) {
     }
 }
 
-/// Installs the SIGINT handler (once; later calls do nothing). Slow system
+/// SIGUSR1: suspend at the next boundary, as one Ctrl-C.
+extern "C" fn on_sigusr1(_signal: libc::c_int) {
+    on_scheduler_signal(
+        1,
+        b"\ntissvm: SIGUSR1: suspending at the next instruction boundary (a RUN in flight is let finish)\n",
+    );
+}
+
+/// SIGTERM: kill the RUN in flight and suspend, as two Ctrl-Cs.
+extern "C" fn on_sigterm(_signal: libc::c_int) {
+    on_scheduler_signal(2, b"\ntissvm: SIGTERM: killing the RUN in flight, then suspending\n");
+}
+
+/// Raises the count to `at_least` (never to the third Ctrl-C's exit).
+fn on_scheduler_signal(at_least: usize, message: &[u8]) {
+    COUNT.fetch_max(at_least, Ordering::SeqCst);
+    // SAFETY: errno is saved and restored around write(2), which is
+    // async-signal-safe.
+    unsafe {
+        let errno = libc::__errno_location();
+        let saved = *errno;
+        libc::write(2, message.as_ptr().cast(), message.len());
+        *errno = saved;
+    }
+}
+
+/// Installs the SIGINT, SIGUSR1 and SIGTERM handlers (once; later calls do nothing). Slow system
 /// calls are restarted (`SA_RESTART`); `poll` returns early, which the
 /// process runner and the terminal questions rely on.
 pub fn install() -> io::Result<()> {
@@ -53,14 +85,20 @@ pub fn install() -> io::Result<()> {
     }
     // SAFETY: a zeroed sigaction is valid; the handler is an extern "C" fn
     // that only touches atomics and async-signal-safe calls.
-    let result = unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut())
-    };
-    if result != 0 {
+    let handlers: [(libc::c_int, extern "C" fn(libc::c_int)); 3] =
+        [(libc::SIGINT, on_sigint), (libc::SIGUSR1, on_sigusr1), (libc::SIGTERM, on_sigterm)];
+    let result = handlers.iter().try_for_each(|&(signal, handler)| {
+        // SAFETY: see above.
+        let r = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut())
+        };
+        if r == 0 { Ok(()) } else { Err(()) }
+    });
+    if result.is_err() {
         INSTALLED.store(false, Ordering::SeqCst);
         return Err(io::Error::last_os_error());
     }
