@@ -787,3 +787,35 @@ fn strict_sandbox_profile_is_refused_not_weakened() {
         other => panic!("unexpected exit {other:?}: {}", run.stderr),
     }
 }
+
+/// A WRITE killed mid-way leaves its temporary file; the next write into
+/// that directory removes it once its process is gone and a minute has
+/// passed, and leaves a live process's or a fresh one alone.
+#[test]
+fn a_killed_writes_temporary_file_is_swept_by_a_later_write() {
+    let fx = Fixture::new();
+    let dead = {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let plant = |name: &str, modified: std::time::SystemTime| {
+        let file = std::fs::File::create(fx.file(name)).unwrap();
+        file.set_modified(modified).unwrap();
+    };
+    let stale = format!(".tiss-tmp-{dead}-3-0badf00d");
+    let fresh = format!(".tiss-tmp-{dead}-4-0badf00d");
+    let live = format!(".tiss-tmp-{}-5-0badf00d", std::process::id());
+    plant(&stale, old);
+    plant(&fresh, std::time::SystemTime::now());
+    plant(&live, old);
+    plant("notes.tiss-tmp", old);
+    fx.run("TASK \"t\"\nSTEP \"s\" {\n    WRITE \"out.txt\" FROM \"x\"\n}\n", &[]).expect(0);
+    let listing = fx.listing();
+    assert!(!listing.contains(&stale), "the stale temporary file is still there: {listing:?}");
+    for kept in [&fresh, &live, &"notes.tiss-tmp".to_string(), &"out.txt".to_string()] {
+        assert!(listing.contains(kept), "{kept} was removed: {listing:?}");
+    }
+}

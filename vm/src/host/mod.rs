@@ -6,6 +6,7 @@ pub mod environment;
 pub mod os;
 pub mod process;
 pub mod scripted;
+pub mod temp_files;
 pub mod workspace;
 
 use serde::{Deserialize, Serialize};

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
 
-use crate::host::{FileQuery, HostError, check_relative};
+use crate::host::{FileQuery, HostError, check_relative, temp_files};
 
 /// Symlinks followed while resolving one path (as Linux's `MAXSYMLINKS`).
 const MAX_SYMLINKS: u32 = 40;
@@ -383,7 +383,8 @@ fn io_error(op: &str, path: &str, e: io::Error) -> HostError {
 }
 
 /// Writes `data` to a fresh temporary file in `dir`, syncs it, renames it
-/// over `name` and syncs `dir`. The temporary file is removed on failure.
+/// over `name` and syncs `dir`. The temporary file is removed on failure;
+/// those of killed runs before it are swept first (`temp_files.rs`).
 fn atomic_replace(
     dir: &Dir,
     name: &OsStr,
@@ -393,12 +394,9 @@ fn atomic_replace(
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
+    temp_files::sweep_stale(dir);
     let (temp, mut file) = loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let temp = format!(".tiss-tmp-{}-{n}-{nanos:08x}", std::process::id());
+        let temp = temp_files::name(COUNTER.fetch_add(1, Ordering::Relaxed));
         match dir.open_with(&temp, &options) {
             Ok(file) => break (temp, file),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
