@@ -327,3 +327,40 @@ fn a_text_resume_names_the_options_it_goes_on_with() {
         format!("tissvm: with the run's --snapshot-dir {} --env-allow MY_VAR\n", fx.path("snaps").display());
     assert!(text.stderr.contains(&line), "{}", text.stderr);
 }
+
+/// Two resumes of one snapshot started at the same instant: exactly one
+/// runs the effects after it, the other is refused (exit 2), round after
+/// round.
+#[test]
+fn of_two_concurrent_resumes_exactly_one_runs() {
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
+    let start = |copy: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tissvm"))
+            .args(["resume", copy, "--answer", "continue", "--output-format", "json"])
+            .current_dir(fx.root.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for round in 1..=12 {
+        let copy = fx.path(&format!("copy-{round}.snap"));
+        std::fs::copy(&snap, &copy).unwrap();
+        let copy = copy.to_str().unwrap();
+        let (a, b) = (start(copy), start(copy));
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        let mut codes = [a.status.code(), b.status.code()];
+        codes.sort();
+        assert_eq!(
+            codes,
+            [Some(2), Some(3)],
+            "round {round}: one resume runs (and suspends at the next PAUSE), the other is refused\n{}\n{}",
+            String::from_utf8_lossy(&a.stderr),
+            String::from_utf8_lossy(&b.stderr)
+        );
+        let expected = "a\n".to_string() + &"b\n".repeat(round);
+        assert_eq!(fx.read("effects.txt"), expected, "round {round}: the effect after the snapshot ran once");
+    }
+}

@@ -222,6 +222,33 @@ fn resumed_before(name: &str, continuation: &Continuation) -> String {
     )
 }
 
+/// Why a snapshot was not marked resumed.
+enum Unmarked {
+    /// Its file cannot be rewritten (why): `--force` resumes it unrecorded.
+    Cannot(String),
+    /// Another resume marked it first: refused, `--force` or not.
+    Raced,
+}
+
+/// An exclusive `flock` of a directory, held while it lives (the lock goes
+/// with the descriptor): the few milliseconds of checking and marking a
+/// snapshot in it.
+struct DirLock {
+    _handle: std::fs::File,
+}
+
+impl DirLock {
+    fn take(dir: &Path) -> std::io::Result<DirLock> {
+        use std::os::fd::AsRawFd;
+        let handle = std::fs::File::open(dir)?;
+        // SAFETY: flock on a descriptor we own; released when it closes.
+        if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(DirLock { _handle: handle })
+    }
+}
+
 /// A snapshot's record that it is resumed (SPEC §9): its file rewritten
 /// atomically with [`Continuation::Started`] before the resumed run's first
 /// instruction, then with what continued it — or as it was, if nothing ran.
@@ -242,14 +269,23 @@ impl Mark {
         let name = resumed.path.display().to_string();
         match Mark::write_started(&resumed.path, &resumed.bytes) {
             Ok(file) => Ok(Some(Mark { file, name, original: resumed.bytes.clone() })),
-            Err(why) if resumed.force => {
+            Err(Unmarked::Raced) => Err(Invalid::told(
+                &name,
+                format!(
+                    "`{name}` was marked resumed by another tissvm while this one was starting: only one \
+                     resume of a snapshot runs (`--force` does not change that); see what continued it with \
+                     `tissvm resume {}`",
+                    shell_word(&name)
+                ),
+            )),
+            Err(Unmarked::Cannot(why)) if resumed.force => {
                 eprintln!(
                     "tissvm: warning: nothing records that `{name}` was resumed ({why}); resuming it again would \
                      run the effects after it twice"
                 );
                 Ok(None)
             }
-            Err(why) => Err(Invalid::told(
+            Err(Unmarked::Cannot(why)) => Err(Invalid::told(
                 &name,
                 format!(
                     "cannot record in `{name}` that it is resumed ({why}); without that record it could be \
@@ -260,18 +296,24 @@ impl Mark {
         }
     }
 
-    fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, String> {
-        let file = std::fs::canonicalize(path).map_err(|e| format!("it has no path to rewrite: {e}"))?;
+    /// Checks that the file still holds what was read and marks it, under
+    /// an exclusive lock of its directory: of two resumes started together,
+    /// the second finds the first's mark and is refused.
+    fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, Unmarked> {
+        let cannot = Unmarked::Cannot;
+        let file =
+            std::fs::canonicalize(path).map_err(|e| cannot(format!("it has no path to rewrite: {e}")))?;
         if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
-            return Err("it is not a regular file".into());
+            return Err(cannot("it is not a regular file".into()));
         }
-        // Another resume may have marked it since it was read.
+        let dir = file.parent().unwrap_or(Path::new("/"));
+        let _lock = DirLock::take(dir).map_err(|e| cannot(format!("cannot lock its directory: {e}")))?;
         if std::fs::read(&file).ok().as_deref() != Some(read) {
-            return Err("it changed since it was read".into());
+            return Err(Unmarked::Raced);
         }
-        let marked =
-            snapshot::with_continuation(read, Some(&Continuation::Started)).map_err(|e| e.to_string())?;
-        snapshot::write_snapshot(&file, &marked).map_err(|e| super::io_message(&e))?;
+        let marked = snapshot::with_continuation(read, Some(&Continuation::Started))
+            .map_err(|e| cannot(e.to_string()))?;
+        snapshot::write_snapshot(&file, &marked).map_err(|e| cannot(super::io_message(&e)))?;
         Ok(file)
     }
 
