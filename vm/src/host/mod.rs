@@ -7,6 +7,7 @@ pub mod os;
 pub mod process;
 pub mod scripted;
 pub mod temp_files;
+pub mod watchdog;
 pub mod workspace;
 
 use serde::{Deserialize, Serialize};

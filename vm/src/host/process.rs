@@ -20,6 +20,10 @@
 //!    once they stop delivering data (a process that left the group with
 //!    `setsid` could hold them open forever).
 //!
+//! From its start until its shell is reaped, the group is registered with
+//! the watchdog (`watchdog.rs`), which kills it if this process dies first,
+//! SIGKILL included.
+//!
 //! [`run_cancellable`] also takes a cancel check (`tissvm`'s second Ctrl-C):
 //! while it is given, the wait wakes at least every [`CANCEL_POLL`], and
 //! once the check says so the group is ended as on a timeout (step 2), but
@@ -32,7 +36,7 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::host::HostError;
+use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
 /// How long a process group has between SIGTERM and SIGKILL.
@@ -109,6 +113,11 @@ pub fn run_cancellable(
         HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
     })?;
     let mut group = Group::new(child);
+    group.guard().map_err(|e| {
+        HostError::Command(format!(
+            "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
+        ))
+    })?;
     let mut stdout = group.child.stdout.take();
     let mut stderr = group.child.stderr.take();
     let mut out = Capture::new(spec.output_cap);
@@ -183,7 +192,7 @@ pub fn run_cancellable(
         }
     }
     group.signal(libc::SIGKILL);
-    let status = group.reap().map_err(io_error)?;
+    let status = group.wait_shell().map_err(io_error)?;
 
     // 4. Drain what is still in the pipes.
     let mut idle_since = Instant::now();
@@ -329,12 +338,34 @@ struct Group {
     pidfd: Option<OwnedFd>,
     exited: bool,
     reaped: bool,
+    /// Registered with the watchdog, which kills the group if this process dies.
+    guarded: bool,
 }
 
 impl Group {
     fn new(child: Child) -> Group {
         let pgid = child.id() as libc::pid_t;
-        Group { child, pgid, pidfd: pidfd_open(pgid), exited: false, reaped: false }
+        Group { child, pgid, pidfd: pidfd_open(pgid), exited: false, reaped: false, guarded: false }
+    }
+
+    /// Has the watchdog kill the group should this process die first
+    /// (SIGKILL), so no RUN outlives tissvm.
+    fn guard(&mut self) -> io::Result<()> {
+        watchdog::watch(self.pgid)?;
+        self.guarded = true;
+        Ok(())
+    }
+
+    /// Waits for the shell, once the group is dead; the watchdog forgets the
+    /// group first, as its id is free once the shell is reaped.
+    fn wait_shell(&mut self) -> io::Result<ExitStatus> {
+        if self.guarded {
+            watchdog::unwatch(self.pgid);
+            self.guarded = false;
+        }
+        let status = self.child.wait();
+        self.reaped = true;
+        status
     }
 
     fn pidfd(&self) -> Option<RawFd> {
@@ -352,7 +383,7 @@ impl Group {
     }
 
     /// Whether the shell has exited, without reaping it (so its pid, which is
-    /// the group id, stays reserved until [`Group::reap`]).
+    /// the group id, stays reserved until [`Group::wait_shell`]).
     fn shell_exited(&mut self) -> io::Result<bool> {
         if self.exited {
             return Ok(true);
@@ -391,20 +422,13 @@ impl Group {
             }
         }
     }
-
-    fn reap(&mut self) -> io::Result<ExitStatus> {
-        let status = self.child.wait()?;
-        self.reaped = true;
-        Ok(status)
-    }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
         if !self.reaped {
             self.signal(libc::SIGKILL);
-            let _ = self.child.wait();
-            self.reaped = true;
+            let _ = self.wait_shell();
         }
     }
 }

@@ -2,13 +2,17 @@
 //! asks the run to suspend at the next instruction boundary, letting a RUN
 //! in flight finish; the second also kills the process group of the RUN in
 //! flight (which then did not complete: it runs again on resume); a third
-//! exits at once, without a snapshot.
+//! exits at once, without a snapshot (the watchdog of `host/watchdog.rs`
+//! ends the RUN in flight).
 //!
 //! A scheduler's signals suspend too (SPEC §9), so "time is up" never loses
 //! work: SIGUSR1 (Slurm's warning before the end) counts as the first
 //! Ctrl-C, letting a RUN in flight finish; SIGTERM as the second, killing
 //! the RUN in flight, which runs again on resume. Neither exits without a
 //! snapshot, however often it comes.
+//!
+//! `tissvm debug` handles SIGINT alone ([`install_ctrl_c`]): a debugging
+//! session is a person at a terminal, and SIGTERM ends it.
 //!
 //! The handler only counts and writes a fixed line to stderr (both
 //! async-signal-safe); the CLI's stop check ([`requested`]), the process
@@ -76,17 +80,29 @@ fn on_scheduler_signal(at_least: usize, message: &[u8]) {
     }
 }
 
-/// Installs the SIGINT, SIGUSR1 and SIGTERM handlers (once; later calls do nothing). Slow system
-/// calls are restarted (`SA_RESTART`); `poll` returns early, which the
-/// process runner and the terminal questions rely on.
+type Handler = extern "C" fn(libc::c_int);
+
+/// Installs the SIGINT, SIGUSR1 and SIGTERM handlers of a run (`run`,
+/// `resume`), once; later calls do nothing. Slow system calls are restarted
+/// (`SA_RESTART`); `poll` returns early, which the process runner and the
+/// terminal questions rely on.
 pub fn install() -> io::Result<()> {
+    install_handlers(&[(libc::SIGINT, on_sigint), (libc::SIGUSR1, on_sigusr1), (libc::SIGTERM, on_sigterm)])
+}
+
+/// Installs the SIGINT handler alone, for an interactive session (`tissvm
+/// debug`): Ctrl-C pauses it, but SIGTERM still ends it, as `kill PID`
+/// should (the watchdog of `host/watchdog.rs` then ends its RUN in flight).
+pub fn install_ctrl_c() -> io::Result<()> {
+    install_handlers(&[(libc::SIGINT, on_sigint)])
+}
+
+fn install_handlers(handlers: &[(libc::c_int, Handler)]) -> io::Result<()> {
     if INSTALLED.swap(true, Ordering::SeqCst) {
         return Ok(());
     }
     // SAFETY: a zeroed sigaction is valid; the handler is an extern "C" fn
     // that only touches atomics and async-signal-safe calls.
-    let handlers: [(libc::c_int, extern "C" fn(libc::c_int)); 3] =
-        [(libc::SIGINT, on_sigint), (libc::SIGUSR1, on_sigusr1), (libc::SIGTERM, on_sigterm)];
     let result = handlers.iter().try_for_each(|&(signal, handler)| {
         // SAFETY: see above.
         let r = unsafe {

@@ -65,8 +65,9 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         machine.cap(dim, value);
     }
     // Ctrl-C pauses a running command (and a second kills the RUN in
-    // flight) instead of ending tissvm with its RUN left running.
-    if let Err(e) = tiss_vm::session::interrupt::install() {
+    // flight) instead of ending tissvm with its RUN left running; SIGTERM
+    // ends the session (and the watchdog its RUN in flight).
+    if let Err(e) = tiss_vm::session::interrupt::install_ctrl_c() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the session");
     }
     let workspace = host.workspace.root().to_path_buf();
