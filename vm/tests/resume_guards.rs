@@ -92,6 +92,8 @@ fn a_snapshot_is_resumed_once_unless_forced() {
     // --force resumes it anyway: its effects run again.
     fx.resume(&second, &["--answer", "continue", "--force"]).expect(0);
     assert_eq!(fx.read("effects.txt"), "a\nb\nc\nc\n");
+    let snapshots = common::listing(&fx.ws().join(".tiss"));
+    assert!(snapshots.iter().all(|f| !f.ends_with(".lock")), "a lock file was left: {snapshots:?}");
 }
 
 #[test]
@@ -129,9 +131,53 @@ fn a_resume_that_is_killed_leaves_its_mark() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(mark(&snap), Some(Continuation::Started));
+    // The killed resume's lock died with it (its file is left, unlocked):
+    // the next resume is refused by the mark, not held up by the lock, and
+    // --force resumes it; the lock file is gone once they end.
+    let lock = fx.root.path().join(format!("{snap}.lock"));
+    assert!(lock.is_file(), "a SIGKILL leaves the lock file");
     let again = fx.resume(&snap, &["--answer", "continue"]);
     again.expect(2);
     assert!(again.stderr.contains("recorded no end"), "{}", again.stderr);
+    std::fs::remove_file(fx.ws().join("started")).unwrap();
+    fx.resume(&snap, &["--answer", "continue", "--force"]).expect(0);
+    assert!(!lock.exists(), "the lock file was left");
+}
+
+/// A resume that is still running holds its snapshot: a second resume of it
+/// is refused (exit 2) naming the process that holds it, even with --force
+/// (which overrides the mark of a resume that ended, not one that runs).
+#[test]
+fn a_snapshot_being_resumed_is_refused_even_with_force() {
+    let plan = "TASK \"Held\"\nSTEP \"s\" {\n    PAUSE \"go\"\n    RUN \"echo ran >> effects.txt; touch started; \
+                while [ ! -f release ]; do sleep 0.05; done\"\n}\n";
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run_json(plan, &[], &[]));
+    let first = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(["resume", &snap, "--answer", "continue"])
+        .current_dir(fx.root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !fx.ws().join("started").exists() {
+        assert!(std::time::Instant::now() < deadline, "the resumed RUN never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for extra in [&[][..], &["--force"]] {
+        let second = fx.resume(&snap, &[&["--answer", "continue"], extra].concat());
+        second.expect(2);
+        assert_eq!(second.json()["status"], "invalid");
+        let holder = format!("is being resumed right now by another tissvm (pid {})", first.id());
+        assert!(second.stderr.contains(&holder), "{extra:?}: {}", second.stderr);
+        assert!(second.stderr.contains(&format!("{snap}.lock")), "{}", second.stderr);
+    }
+    std::fs::write(fx.ws().join("release"), "").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(fx.read("effects.txt"), "ran\n", "the effects after the snapshot ran once");
 }
 
 /// A snapshot read from a pipe cannot be marked: refused unless --force.
@@ -345,7 +391,7 @@ fn of_two_concurrent_resumes_exactly_one_runs() {
             .spawn()
             .unwrap()
     };
-    for round in 1..=12 {
+    for round in 1..=20 {
         let copy = fx.path(&format!("copy-{round}.snap"));
         std::fs::copy(&snap, &copy).unwrap();
         let copy = copy.to_str().unwrap();
@@ -353,6 +399,14 @@ fn of_two_concurrent_resumes_exactly_one_runs() {
         let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
         let mut codes = [a.status.code(), b.status.code()];
         codes.sort();
+        // The loser was refused by the winner's lock, or (if it came after
+        // the winner's end) by its mark.
+        let refused = if a.status.code() == Some(2) { &a.stderr } else { &b.stderr };
+        let refused = String::from_utf8_lossy(refused);
+        assert!(
+            refused.contains("is being resumed right now") || refused.contains("was resumed before"),
+            "round {round}: {refused}"
+        );
         assert_eq!(
             codes,
             [Some(2), Some(3)],

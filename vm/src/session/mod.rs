@@ -1,8 +1,10 @@
 //! What drives a run from outside the dispatch loop and lets it stop and go
-//! on: snapshots, answers given in advance, Ctrl-C, and the debugger.
+//! on: snapshots, answers given in advance, Ctrl-C and the scheduler's
+//! signals, one resume of a snapshot at a time, and the debugger.
 
 pub mod answers;
 pub mod debugger;
 pub mod interrupt;
 pub mod resume_command;
+pub mod resume_lock;
 pub mod snapshot;

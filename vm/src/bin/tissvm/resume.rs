@@ -2,8 +2,9 @@
 //! verified), insists on `--plan` if given, and continues the run exactly
 //! where it stopped (`session.rs`), with the run's options where none is
 //! given again. Guards on resume (SPEC §9): a snapshot is resumed once —
-//! [`Mark`] records in its file that it is, and what continued it — and a
-//! `--budget` only lowers a cap unless `--raise-budget`.
+//! [`Mark`] records in its file that it is, and what continued it — and by
+//! one process at a time (`ResumeLock`, held until this one exits, however
+//! it exits); a `--budget` only lowers a cap unless `--raise-budget`.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
+use tiss_vm::session::resume_lock::{LockError, ResumeLock};
 use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
 
 use super::invalid::Invalid;
@@ -41,7 +43,8 @@ pub struct ResumeArgs {
     pub comment: Option<String>,
 
     /// Resume the snapshot even though it was resumed before (the effects
-    /// after it run again), or though its file cannot record that it is.
+    /// after it run again), or though its file cannot record that it is;
+    /// never while another resume of it runs.
     #[arg(long)]
     pub force: bool,
 
@@ -63,6 +66,17 @@ pub struct ResumeArgs {
 pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
     let format = args.report.output_format;
     let name = args.snapshot.display().to_string();
+    // Taken before the snapshot is read, held until this process exits: two
+    // resumes of one snapshot never both run, `--force` or not.
+    let lock = match ResumeLock::take(&args.snapshot) {
+        Ok(lock) => Some(lock),
+        Err(LockError::Held { path, pid }) => {
+            return Invalid::told(&name, being_resumed(&name, &path, pid)).report(format);
+        }
+        // Not a regular file in a writable directory: `Mark` refuses it, or
+        // with --force resumes it unrecorded (and so unlocked).
+        Err(LockError::Unavailable(_)) => None,
+    };
     let bytes = match std::fs::read(&args.snapshot) {
         Ok(b) => b,
         Err(e) => {
@@ -174,6 +188,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             answers: snap.answers,
             force: args.force,
             raise_budget: args.raise_budget,
+            lock,
         }),
     };
     session::execute(start, &args.host, &args.report, remembered)
@@ -203,6 +218,21 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
     flags
 }
 
+/// Why a snapshot that another process is resuming is refused, and what to
+/// do instead.
+fn being_resumed(name: &str, lock: &Path, pid: Option<u32>) -> String {
+    let (holder, stop) = match pid {
+        Some(pid) => (format!("another tissvm (pid {pid})"), format!("; `kill -TERM {pid}` suspends it")),
+        None => ("another tissvm".to_string(), String::new()),
+    };
+    format!(
+        "`{name}` is being resumed right now by {holder}, which holds its lock `{}`; two resumes of one \
+         snapshot would both run the effects after it, so only one runs at a time, --force or not. Wait for it \
+         to end{stop}",
+        lock.display()
+    )
+}
+
 /// Why a snapshot resumed before is refused, and what to do instead.
 fn resumed_before(name: &str, continuation: &Continuation) -> String {
     let advice = match continuation {
@@ -226,27 +256,9 @@ fn resumed_before(name: &str, continuation: &Continuation) -> String {
 enum Unmarked {
     /// Its file cannot be rewritten (why): `--force` resumes it unrecorded.
     Cannot(String),
-    /// Another resume marked it first: refused, `--force` or not.
-    Raced,
-}
-
-/// An exclusive `flock` of a directory, held while it lives (the lock goes
-/// with the descriptor): the few milliseconds of checking and marking a
-/// snapshot in it.
-struct DirLock {
-    _handle: std::fs::File,
-}
-
-impl DirLock {
-    fn take(dir: &Path) -> std::io::Result<DirLock> {
-        use std::os::fd::AsRawFd;
-        let handle = std::fs::File::open(dir)?;
-        // SAFETY: flock on a descriptor we own; released when it closes.
-        if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(DirLock { _handle: handle })
-    }
+    /// It changed since it was read (a program that does not take the
+    /// lock wrote it): refused, `--force` or not.
+    Changed,
 }
 
 /// A snapshot's record that it is resumed (SPEC §9): its file rewritten
@@ -259,29 +271,33 @@ pub struct Mark {
     name: String,
     /// The file's bytes before the mark.
     original: Vec<u8>,
+    /// The snapshot's lock, held as long as the mark may still change.
+    _lock: Option<ResumeLock>,
 }
 
 impl Mark {
-    /// Marks `resumed`'s snapshot. A file that cannot be rewritten (not a
-    /// regular file, read-only, or changed since it was read) is refused,
-    /// unless `--force`: then nothing records this resume (`Ok(None)`).
-    pub fn start(resumed: &Resumed) -> Result<Option<Mark>, Invalid> {
+    /// Marks `resumed`'s snapshot, taking over its lock. A file that cannot
+    /// be rewritten (not a regular file, read-only, or changed since it was
+    /// read) is refused, unless `--force`: then nothing records this resume
+    /// (`Ok(None)`).
+    pub fn start(resumed: &mut Resumed) -> Result<Option<Mark>, Invalid> {
         let name = resumed.path.display().to_string();
         match Mark::write_started(&resumed.path, &resumed.bytes) {
-            Ok(file) => Ok(Some(Mark { file, name, original: resumed.bytes.clone() })),
-            Err(Unmarked::Raced) => Err(Invalid::told(
+            Ok(file) => {
+                Ok(Some(Mark { file, name, original: resumed.bytes.clone(), _lock: resumed.lock.take() }))
+            }
+            Err(Unmarked::Changed) => Err(Invalid::told(
                 &name,
                 format!(
-                    "`{name}` was marked resumed by another tissvm while this one was starting: only one \
-                     resume of a snapshot runs (`--force` does not change that); see what continued it with \
-                     `tissvm resume {}`",
+                    "`{name}` changed while this tissvm was starting (another program wrote it); nothing ran. \
+                     See what it holds now with `tissvm resume {}`",
                     shell_word(&name)
                 ),
             )),
             Err(Unmarked::Cannot(why)) if resumed.force => {
                 eprintln!(
-                    "tissvm: warning: nothing records that `{name}` was resumed ({why}); resuming it again would \
-                     run the effects after it twice"
+                    "tissvm: warning: nothing records that `{name}` was resumed, nor stops another resume of it \
+                     meanwhile ({why}); resuming it again would run the effects after it twice"
                 );
                 Ok(None)
             }
@@ -296,9 +312,9 @@ impl Mark {
         }
     }
 
-    /// Checks that the file still holds what was read and marks it, under
-    /// an exclusive lock of its directory: of two resumes started together,
-    /// the second finds the first's mark and is refused.
+    /// Checks that the file still holds what was read and marks it. Other
+    /// resumes of it are refused while this one holds its lock, so only a
+    /// program that does not take the lock can have changed it.
     fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, Unmarked> {
         let cannot = Unmarked::Cannot;
         let file =
@@ -306,10 +322,8 @@ impl Mark {
         if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
             return Err(cannot("it is not a regular file".into()));
         }
-        let dir = file.parent().unwrap_or(Path::new("/"));
-        let _lock = DirLock::take(dir).map_err(|e| cannot(format!("cannot lock its directory: {e}")))?;
         if std::fs::read(&file).ok().as_deref() != Some(read) {
-            return Err(Unmarked::Raced);
+            return Err(Unmarked::Changed);
         }
         let marked = snapshot::with_continuation(read, Some(&Continuation::Started))
             .map_err(|e| cannot(e.to_string()))?;

@@ -16,6 +16,7 @@ use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
 use tiss_vm::session::resume_command;
+use tiss_vm::session::resume_lock::ResumeLock;
 use tiss_vm::session::snapshot::{self, AnswersPosition, Continuation, RememberedOptions, SnapshotRef};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
@@ -52,6 +53,9 @@ pub struct Resumed {
     pub force: bool,
     /// `--raise-budget`: a `--budget` replaces the cap in force, even above it.
     pub raise_budget: bool,
+    /// The snapshot's lock, which `Mark` takes over: no other resume of it
+    /// runs meanwhile (`None`: its file cannot be marked either).
+    pub lock: Option<ResumeLock>,
 }
 
 /// The answers file: its entries from the run's position on.
@@ -206,7 +210,7 @@ pub fn execute(
     reporting: &ReportOptions,
     remembered: RememberedOptions,
 ) -> u8 {
-    let Start { program, mut machine, bytecode, workdir, first, resumed } = start;
+    let Start { program, mut machine, bytecode, workdir, first, mut resumed } = start;
     let progress = match reporting.output_format {
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
@@ -230,7 +234,7 @@ pub fn execute(
         apply_budget(&mut machine, dim, value, raise);
     }
     // Recorded before the first instruction: a snapshot is resumed once.
-    let mark = match resumed.as_ref().map(Mark::start).transpose() {
+    let mark = match resumed.as_mut().map(Mark::start).transpose() {
         Ok(mark) => mark.flatten(),
         Err(invalid) => return invalid.report(reporting.output_format),
     };
