@@ -690,3 +690,31 @@ STEP "print" {
         assert_eq!(output("stderr"), "e".repeat(300), "a short stream is kept whole");
     }
 }
+
+/// A command that prints a byte at a time gets its head written in a few
+/// batches, not an event (a few hundred bytes, the command included) per
+/// byte: the log stays bounded however the output comes. A batch is due
+/// every 64 KiB or every second, so the events are at most a few plus one
+/// per second the command ran.
+#[test]
+fn log_file_writes_output_that_trickles_in_few_events() {
+    let fx = Fixture::new();
+    // 120 bytes, each in its own write, 10 ms apart; 60 are kept.
+    let plan = r#"TASK "trickle"
+STEP "print" {
+    RUN "i=0; while [ $i -lt 120 ]; do printf x; sleep 0.01; i=$((i+1)); done"
+}
+"#;
+    let log = fx.path("events.jsonl");
+    let started = std::time::Instant::now();
+    fx.run(plan, &["--log-file", log.to_str().unwrap(), "--log-max-output", "60"]).expect(0);
+    let seconds = started.elapsed().as_secs() as usize;
+    let events = log_events(&log);
+    let output: Vec<&str> =
+        events.iter().filter(|e| e["event"] == "output").map(|e| e["data"].as_str().unwrap()).collect();
+    assert_eq!(output.concat(), "x".repeat(60), "head and tail");
+    assert!(output.len() <= 3 + seconds, "{} output events in {seconds}s: {output:?}", output.len());
+    let omitted: Vec<&Json> = events.iter().filter(|e| e["event"] == "output_omitted").collect();
+    assert_eq!(omitted.len(), 1);
+    assert_eq!(omitted[0]["bytes"], "60");
+}

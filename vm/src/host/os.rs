@@ -189,15 +189,18 @@ impl Host for OsHost {
                 let result = {
                     let mut sink = |stream: Stream, data: &[u8]| {
                         let index = usize::from(stream == Stream::Stderr);
-                        let head = trim.admit(index, data);
-                        if !head.is_empty() {
-                            output(log, index, head);
+                        if let Some(batch) = trim.admit(index, data, Instant::now()) {
+                            output(log, index, &batch);
                         }
                     };
                     process::run_cancellable(&spec, Some(&mut sink), cancel)
                 };
-                // What was left out between head and tail, then the tail.
-                for (index, (omitted, tail)) in trim.finish().into_iter().enumerate() {
+                // The rest of the head, what was left out, then the tail.
+                for (index, rest) in trim.finish().into_iter().enumerate() {
+                    if !rest.head.is_empty() {
+                        output(log, index, &rest.head);
+                    }
+                    let omitted = rest.omitted;
                     if omitted > 0 {
                         log.write(&Event {
                             event: "output_omitted",
@@ -210,8 +213,8 @@ impl Host for OsHost {
                             details: &[("bytes", &omitted.to_string())],
                         });
                     }
-                    if !tail.is_empty() {
-                        output(log, index, &tail);
+                    if !rest.tail.is_empty() {
+                        output(log, index, &rest.tail);
                     }
                 }
                 result

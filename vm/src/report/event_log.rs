@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value as Json, json};
 
@@ -56,47 +56,100 @@ impl EventLog {
 /// What the log keeps of each stream of a command by default: 1 MiB.
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
 
+/// The head is written in batches of at least this many bytes...
+const BATCH: usize = 64 * 1024;
+
+/// ...or of what came in this long: a command printing a byte at a time
+/// would otherwise cost an event (a few hundred bytes, the command
+/// included) per byte, and the log would grow far past the cap.
+const BATCH_TIME: Duration = Duration::from_secs(1);
+
 /// What the log keeps of one command's output: per stream, the first half
-/// of `max` bytes as they come, and the last half, held back and written
-/// when the command ends after a count of the bytes left out between. A
-/// command that prints gigabytes adds at most `max` bytes per stream to the
-/// log, and memory holds at most half of that per stream.
+/// of `max` bytes, written as they come in batches ([`BATCH`], [`BATCH_TIME`]),
+/// and the last half, held back and written when the command ends after a
+/// count of the bytes left out between. A command that prints gigabytes, in
+/// chunks or a byte at a time, adds at most `max` bytes of output per
+/// stream to the log, in a bounded number of events; memory holds at most
+/// half of `max` plus a batch per stream.
 pub struct OutputTrim {
-    half: usize,
+    head_cap: usize,
+    tail_cap: usize,
     streams: [Kept; 2],
 }
 
-#[derive(Default)]
 struct Kept {
+    /// Bytes taken into the head so far.
     head: usize,
+    /// Head bytes not written yet, and since when they wait.
+    batch: Vec<u8>,
+    batch_since: Option<Instant>,
     tail: VecDeque<u8>,
     omitted: u64,
 }
 
+/// The rest of one stream when its command has ended.
+pub struct Rest {
+    /// Head bytes not written yet.
+    pub head: Vec<u8>,
+    /// Bytes left out between head and tail.
+    pub omitted: u64,
+    pub tail: Vec<u8>,
+}
+
 impl OutputTrim {
     pub fn new(max: usize) -> OutputTrim {
-        OutputTrim { half: max / 2, streams: Default::default() }
+        let kept =
+            || Kept { head: 0, batch: Vec::new(), batch_since: None, tail: VecDeque::new(), omitted: 0 };
+        OutputTrim { head_cap: max / 2, tail_cap: max - max / 2, streams: [kept(), kept()] }
     }
 
-    /// Takes a chunk of stream `stream` (0 stdout, 1 stderr) and returns the
-    /// part to write now; the rest is held as the tail.
-    pub fn admit<'d>(&mut self, stream: usize, data: &'d [u8]) -> &'d [u8] {
+    /// Takes a chunk of stream `stream` (0 stdout, 1 stderr) that came in
+    /// at `now`; returns a batch of the head to write now, if one is due.
+    pub fn admit(&mut self, stream: usize, data: &[u8], now: Instant) -> Option<Vec<u8>> {
+        let (head_cap, tail_cap) = (self.head_cap, self.tail_cap);
         let kept = &mut self.streams[stream];
-        let room = self.half.saturating_sub(kept.head).min(data.len());
-        let (now, later) = data.split_at(room);
-        kept.head += now.len();
+        let room = head_cap.saturating_sub(kept.head).min(data.len());
+        let (now_part, later) = data.split_at(room);
+        kept.head += now_part.len();
+        if !now_part.is_empty() {
+            kept.batch.extend_from_slice(now_part);
+            kept.batch_since.get_or_insert(now);
+        }
         kept.tail.extend(later);
-        if kept.tail.len() > self.half {
-            let excess = kept.tail.len() - self.half;
+        if kept.tail.len() > tail_cap {
+            let excess = kept.tail.len() - tail_cap;
             kept.tail.drain(..excess);
             kept.omitted += excess as u64;
         }
-        now
+        let head_done = kept.head == head_cap;
+        let due = kept.batch.len() >= BATCH || kept.batch_since.is_some_and(|t| now - t >= BATCH_TIME);
+        if kept.batch.is_empty() || !(due || head_done) {
+            return None;
+        }
+        kept.batch_since = None;
+        let mut batch = std::mem::take(&mut kept.batch);
+        if !head_done {
+            // A character cut by the chunk boundary goes with the next batch.
+            let whole = complete_utf8_prefix(&batch);
+            kept.batch = batch.split_off(whole);
+            if !kept.batch.is_empty() {
+                kept.batch_since = Some(now);
+            }
+        }
+        Some(batch)
     }
 
-    /// Per stream: how many bytes were left out, and the tail to write.
-    pub fn finish(self) -> [(u64, Vec<u8>); 2] {
-        self.streams.map(|kept| (kept.omitted, kept.tail.into()))
+    /// Per stream (stdout, stderr): what is left to write.
+    pub fn finish(self) -> [Rest; 2] {
+        self.streams.map(|kept| Rest { head: kept.batch, omitted: kept.omitted, tail: kept.tail.into() })
+    }
+}
+
+/// The length of `bytes` without an incomplete UTF-8 character at its end.
+fn complete_utf8_prefix(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        _ => bytes.len(),
     }
 }
 
@@ -134,21 +187,65 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
 
+    /// Feeds `data` to stream 0 in chunks of `chunk` bytes, `step` apart;
+    /// returns the batches written while it came and the rest.
+    fn feed(max: usize, data: &[u8], chunk: usize, step: Duration) -> (Vec<Vec<u8>>, Rest) {
+        let mut trim = OutputTrim::new(max);
+        let start = Instant::now();
+        let batches = data
+            .chunks(chunk)
+            .enumerate()
+            .filter_map(|(i, c)| trim.admit(0, c, start + step * i as u32))
+            .collect();
+        let [rest, _] = trim.finish();
+        (batches, rest)
+    }
+
     #[test]
     fn output_keeps_its_head_and_tail_and_counts_the_rest() {
-        let mut trim = OutputTrim::new(8);
         let data: Vec<u8> = (0..100).collect();
-        let mut written = Vec::new();
-        for chunk in data.chunks(7) {
-            written.extend_from_slice(trim.admit(0, chunk));
-        }
-        assert_eq!(trim.admit(1, b"ab"), b"ab");
-        assert_eq!(written, [0, 1, 2, 3]);
-        let [(omitted, tail), (err_omitted, err_tail)] = trim.finish();
-        assert_eq!((omitted, tail), (92, vec![96, 97, 98, 99]));
-        assert_eq!((err_omitted, err_tail), (0, Vec::new()));
+        let (batches, rest) = feed(9, &data, 7, Duration::ZERO);
+        assert_eq!(batches, [vec![0, 1, 2, 3]], "the head, once complete");
+        assert!(rest.head.is_empty());
+        assert_eq!((rest.omitted, rest.tail), (91, vec![95, 96, 97, 98, 99]));
+        // Short output: all of it, when the command ends.
+        let (batches, rest) = feed(1000, b"ab", 1, Duration::ZERO);
+        assert!(batches.is_empty());
+        assert_eq!((rest.head, rest.omitted, rest.tail), (b"ab".to_vec(), 0, vec![]));
     }
-    use std::time::Duration;
+
+    #[test]
+    fn a_byte_at_a_time_is_written_in_few_events() {
+        let data = vec![b'x'; 300_000];
+        // Fast: batches of BATCH bytes.
+        let (batches, rest) = feed(400_000, &data, 1, Duration::from_micros(1));
+        assert_eq!(
+            batches.len(),
+            200_000 / BATCH + 1,
+            "{:?}",
+            batches.iter().map(Vec::len).collect::<Vec<_>>()
+        );
+        assert_eq!(batches.iter().map(Vec::len).sum::<usize>() + rest.head.len(), 200_000);
+        assert_eq!(rest.tail.len(), 100_000);
+        // Slow: a batch per BATCH_TIME.
+        let (batches, _) = feed(1 << 20, &data[..100], 1, Duration::from_millis(100));
+        assert_eq!(batches.len(), 9, "a batch a second for 10 seconds, the rest at the end");
+    }
+
+    #[test]
+    fn a_character_cut_by_a_chunk_waits_for_its_end() {
+        let mut trim = OutputTrim::new(1 << 20);
+        let start = Instant::now();
+        let text = "é".repeat(BATCH / 2 + 10); // 2 bytes each
+        let bytes = text.as_bytes();
+        let first = trim.admit(0, &bytes[..BATCH + 1], start).expect("a batch is due");
+        assert_eq!(first.len(), BATCH + 1 - 1, "the first byte of the cut character waits");
+        assert!(std::str::from_utf8(&first).is_ok());
+        assert_eq!(trim.admit(0, &bytes[BATCH + 1..], start), None);
+        let [rest, _] = trim.finish();
+        assert_eq!(first.len() + rest.head.len(), bytes.len());
+        assert!(std::str::from_utf8(&rest.head).is_ok());
+    }
 
     #[test]
     fn timestamps() {
