@@ -794,12 +794,9 @@ fn strict_sandbox_profile_is_refused_not_weakened() {
 #[test]
 fn a_killed_writes_temporary_file_is_swept_by_a_later_write() {
     let fx = Fixture::new();
-    let dead = {
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        pid
-    };
+    // No process has a PID above the kernel's maximum.
+    let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap().trim().parse().unwrap();
+    let dead = pid_max + 1;
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let plant = |name: &str, modified: std::time::SystemTime| {
         let file = std::fs::File::create(fx.file(name)).unwrap();
@@ -818,4 +815,48 @@ fn a_killed_writes_temporary_file_is_swept_by_a_later_write() {
     for kept in [&fresh, &live, &"notes.tiss-tmp".to_string(), &"out.txt".to_string()] {
         assert!(listing.contains(kept), "{kept} was removed: {listing:?}");
     }
+}
+
+/// A SIGKILL in the middle of a large WRITE leaves no temporary file: the
+/// new content has no name while it is written (`O_TMPFILE`). The test
+/// waits until tissvm has the new content open, in the middle of one of
+/// eight 16 MB APPENDs, then kills it.
+#[test]
+fn a_write_killed_mid_way_leaves_no_temporary_file() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let fx = Fixture::new();
+    std::fs::File::create(fx.file("big.bin")).unwrap().set_len(16 << 20).unwrap();
+    let appends = "    APPEND \"big.bin\" FROM \"x\"\n".repeat(8);
+    let plan = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n{appends}}}\n"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(["run", &plan, "--workdir", fx.ws().to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let fds = format!("/proc/{}/fd", child.id());
+    let ws = fx.ws().canonicalize().unwrap();
+    // The new content: a file beneath the workspace that is not big.bin
+    // (`ws/#123 (deleted)` while unnamed, `ws/.tiss-tmp-…` if named).
+    let writing = || {
+        std::fs::read_dir(&fds).into_iter().flatten().flatten().any(|fd| {
+            std::fs::read_link(fd.path()).is_ok_and(|target| {
+                target.parent() == Some(ws.as_path()) && target.file_name() != Some("big.bin".as_ref())
+            })
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !writing() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("tissvm ended ({status}) before it was caught writing");
+        }
+        assert!(Instant::now() < deadline, "tissvm was never caught writing");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left: Vec<String> = fx.listing().into_iter().filter(|name| name.contains(".tiss-tmp-")).collect();
+    assert!(left.is_empty(), "the killed WRITE left {left:?}");
 }

@@ -22,9 +22,11 @@
 //!   alike), never an error. IS_EMPTY is "length 0" for a file and "no
 //!   entries" for a directory; CONTAINS searches the bytes of a regular file
 //!   (false for a directory).
-//! - WRITE is atomic: a temporary file beside the target (created with
-//!   `O_EXCL`, so it never follows a planted link), fsync, rename over the
-//!   target, fsync of the directory. A replaced file keeps its permissions.
+//! - WRITE is atomic: a temporary file beside the target (with no name while
+//!   it is written, `temp_files.rs`; a name, when it gets one, is created
+//!   exclusively, so it never follows a planted link), fsync, rename over
+//!   the target, fsync of the directory. A replaced file keeps its
+//!   permissions.
 //!   APPEND is existing bytes + new text, written the same way.
 
 use std::collections::VecDeque;
@@ -32,12 +34,12 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions};
+use cap_std::fs::Dir;
 
-use crate::host::{FileQuery, HostError, check_relative, temp_files};
+use crate::host::temp_files::TempFile;
+use crate::host::{FileQuery, HostError, check_relative};
 
 /// Symlinks followed while resolving one path (as Linux's `MAXSYMLINKS`).
 const MAX_SYMLINKS: u32 = 40;
@@ -382,40 +384,29 @@ fn io_error(op: &str, path: &str, e: io::Error) -> HostError {
     if is_escape(&e) { escape(path) } else { HostError::Command(format!("cannot {op} `{path}`: {e}")) }
 }
 
-/// Writes `data` to a fresh temporary file in `dir`, syncs it, renames it
-/// over `name` and syncs `dir`. The temporary file is removed on failure;
-/// those of killed runs before it are swept first (`temp_files.rs`).
+/// Writes `data` to a new temporary file in `dir` (`temp_files.rs`: with no
+/// name while it is written), syncs it, renames it over `name` and syncs
+/// `dir`. Nothing of it is left on failure.
 fn atomic_replace(
     dir: &Dir,
     name: &OsStr,
     data: &[u8],
     permissions: Option<cap_std::fs::Permissions>,
 ) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    temp_files::sweep_stale(dir);
-    let (temp, mut file) = loop {
-        let temp = temp_files::name(COUNTER.fetch_add(1, Ordering::Relaxed));
-        match dir.open_with(&temp, &options) {
-            Ok(file) => break (temp, file),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    };
+    let mut temp = TempFile::create(dir)?;
     let written = (|| {
-        file.write_all(data)?;
+        temp.file.write_all(data)?;
         if let Some(permissions) = permissions {
-            file.set_permissions(permissions)?;
+            let permissions = permissions.into_std(&temp.file)?;
+            temp.file.set_permissions(permissions)?;
         }
-        file.sync_all()?;
-        drop(file);
-        dir.rename(&temp, dir, name)
+        temp.file.sync_all()
     })();
     if let Err(e) = written {
-        let _ = dir.remove_file(&temp);
+        temp.discard(dir);
         return Err(e);
     }
+    temp.replace(dir, name)?;
     // SAFETY: fsync on a descriptor `dir` owns. Durability of the rename
     // only; a failure here does not undo the write.
     unsafe {
