@@ -2,13 +2,18 @@
 //!
 //! The [`isa!`] table below is the only place an instruction is described:
 //! its stable opcode number, its operands, its mnemonic, its stack effect and
-//! its cost class. The enum, the binary encoding and decoding, the
-//! disassembler's names and operand lists, the verifier's stack effects and
-//! the static cost all derive from it. Operands are plain indices into the
-//! module's tables (constants, strings, slots, templates, steps, tasks,
-//! regexes, ...) or small flags — never pointers.
+//! the values it takes from the operand stack and gives back (each with the
+//! type it must have), and its cost class. The enum, the binary encoding and
+//! decoding, the disassembler's names and operand lists, the verifier's
+//! stack effects and type rules and the static cost all derive from it.
+//! Operands are plain indices into the module's tables (constants, strings,
+//! slots, templates, steps, tasks, regexes, ...) or small flags — never
+//! pointers.
 
 use serde::Serialize;
+
+use crate::cost::{Dim, DimUnit};
+use crate::module::ValueType;
 
 /// What an instruction costs beyond the one unit of `INSTRUCTIONS` every
 /// instruction costs.
@@ -119,11 +124,154 @@ pub mod run_flags {
 /// "No slot": the operand of an optional `INTO`.
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// What a value taken from the operand stack must be (SPEC §3 types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    Str,
+    Int,
+    Duration,
+    Bool,
+    /// A string, integer, duration or boolean, never a record: a value
+    /// printed as text (ENV, WRITE ... FROM, an interpolated hole).
+    Scalar,
+    /// An integer or a duration: what `<`-style comparisons order.
+    Ordered,
+    /// A record that has the field `FIELD` names.
+    Record,
+    /// The type of the value taken just before it (the two sides of a comparison).
+    Like,
+    /// The declared type of the instruction's variable (`STORE`'s slot).
+    SlotType,
+    /// Any value, records included.
+    Any,
+}
+
+impl Want {
+    /// In words, for the verifier's messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Want::Str => "a string",
+            Want::Int => "an integer",
+            Want::Duration => "a duration",
+            Want::Bool => "a boolean",
+            Want::Scalar => "a single value (string, integer, duration or boolean)",
+            Want::Ordered => "an integer or a duration",
+            Want::Record => "a record",
+            Want::Like => "a value of the same type as the other side",
+            Want::SlotType => "a value of the variable's declared type",
+            Want::Any => "a value",
+        }
+    }
+
+    /// Whether a value of type `ty` is wanted (`Like` and `SlotType` are
+    /// the verifier's to check, against the operands).
+    pub fn accepts(self, ty: ValueType) -> bool {
+        use ValueType as T;
+        match self {
+            Want::Str => ty == T::Str,
+            Want::Int => ty == T::Int,
+            Want::Duration => ty == T::Duration,
+            Want::Bool => ty == T::Bool,
+            Want::Scalar => ty.is_scalar(),
+            Want::Ordered => matches!(ty, T::Int | T::Duration),
+            Want::Record => !ty.is_scalar(),
+            Want::Like | Want::SlotType | Want::Any => true,
+        }
+    }
+}
+
+/// One value an instruction takes from the stack: what it must be, and
+/// what it is, for messages ("the timeout").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arg {
+    pub want: Want,
+    pub what: &'static str,
+}
+
+const fn arg(want: Want, what: &'static str) -> Arg {
+    Arg { want, what }
+}
+
+/// The values an instruction takes from the stack, the deepest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    List(&'static [Arg]),
+    /// `n` alike (INTERP's holes).
+    Repeat(Arg, u32),
+}
+
+impl Takes {
+    pub fn len(&self) -> u32 {
+        match *self {
+            Takes::List(list) => list.len() as u32,
+            Takes::Repeat(_, n) => n,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th value taken, the deepest first (`i < len`).
+    pub fn get(&self, i: u32) -> Arg {
+        match *self {
+            Takes::List(list) => list[i as usize],
+            Takes::Repeat(one, _) => one,
+        }
+    }
+}
+
+const NOTHING: Takes = Takes::List(&[]);
+const ONE_STR: Takes = Takes::List(&[arg(Want::Str, "the string")]);
+const ONE_BOOL: Takes = Takes::List(&[arg(Want::Bool, "the condition")]);
+const TWO_STRS: Takes = Takes::List(&[arg(Want::Str, "the string"), arg(Want::Str, "the other string")]);
+const EQUALITY: Takes = Takes::List(&[arg(Want::Scalar, "the left side"), arg(Want::Like, "the right side")]);
+const ORDERING: Takes =
+    Takes::List(&[arg(Want::Ordered, "the left side"), arg(Want::Like, "the right side")]);
+const PATH: Takes = Takes::List(&[arg(Want::Str, "the path")]);
+const MESSAGE: Takes = Takes::List(&[arg(Want::Str, "the message")]);
+const PATH_CONTENT: Takes = Takes::List(&[arg(Want::Str, "the path"), arg(Want::Scalar, "the content")]);
+
+/// RUN's values: the command [, the `IN` dir] [, the timeout] (see `run_flags`).
+fn run_args(flags: u8) -> Takes {
+    const COMMAND: Arg = arg(Want::Str, "the command");
+    const DIR: Arg = arg(Want::Str, "the IN directory");
+    const TIMEOUT: Arg = arg(Want::Duration, "the timeout");
+    Takes::List(match (flags & run_flags::DIR != 0, flags & run_flags::TIMEOUT != 0) {
+        (false, false) => &[COMMAND],
+        (true, false) => &[COMMAND, DIR],
+        (false, true) => &[COMMAND, TIMEOUT],
+        (true, true) => &[COMMAND, DIR, TIMEOUT],
+    })
+}
+
+/// SET_BUDGET's cap: a duration for a time dimension, an integer otherwise.
+fn budget_args(dim: u8) -> Takes {
+    match Dim::ALL.get(usize::from(dim)).map(|d| d.unit()) {
+        Some(DimUnit::Time) => Takes::List(const { &[arg(Want::Duration, "the cap")] }),
+        _ => Takes::List(const { &[arg(Want::Int, "the cap")] }),
+    }
+}
+
+/// What an instruction gives back on the stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gives {
+    Nothing,
+    /// A value of this type.
+    Value(ValueType),
+    /// The value of constant `index`.
+    Constant(u32),
+    /// The value of variable `slot` (its declared type).
+    Slot(u32),
+    /// Field `field` (a `Field` number) of the record taken.
+    Field(u8),
+}
+
 macro_rules! isa {
     ($(
         $(#[doc = $doc:literal])*
         $opcode:literal $name:ident { $($field:ident : $ty:ty),* }
-            $mnemonic:literal pops $pops:expr, pushes $pushes:expr, $cost:ident;
+            $mnemonic:literal takes $takes:expr, gives $gives:expr, $cost:ident;
     )*) => {
         /// One instruction. See the table in `isa.rs` for each one's meaning.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -153,12 +301,25 @@ macro_rules! isa {
                 }
             }
 
-            /// How many values the instruction pops and pushes.
+            /// The values the instruction takes from the stack, the deepest first.
             #[allow(unused_variables)]
-            pub fn stack_effect(&self) -> (u32, u32) {
+            pub fn takes(&self) -> Takes {
                 match *self {
-                    $(Instr::$name { $($field),* } => ($pops, $pushes),)*
+                    $(Instr::$name { $($field),* } => $takes,)*
                 }
+            }
+
+            /// What the instruction gives back on the stack.
+            #[allow(unused_variables)]
+            pub fn gives(&self) -> Gives {
+                match *self {
+                    $(Instr::$name { $($field),* } => $gives,)*
+                }
+            }
+
+            /// How many values the instruction pops and pushes.
+            pub fn stack_effect(&self) -> (u32, u32) {
+                (self.takes().len(), u32::from(self.gives() != Gives::Nothing))
             }
 
             pub fn cost_class(&self) -> CostClass {
@@ -194,95 +355,95 @@ macro_rules! isa {
 isa! {
     // ---- values ---------------------------------------------------------------
     /// Push constant `index`.
-    0x01 PushConst { index: u32 } "PUSH_CONST" pops 0, pushes 1, Plain;
+    0x01 PushConst { index: u32 } "PUSH_CONST" takes NOTHING, gives Gives::Constant(index), Plain;
     /// Drop the top value.
-    0x02 Pop {} "POP" pops 1, pushes 0, Plain;
+    0x02 Pop {} "POP" takes Takes::List(const { &[arg(Want::Any, "the value")] }), gives Gives::Nothing, Plain;
     /// Push the value of variable `slot`.
-    0x03 Load { slot: u32 } "LOAD" pops 0, pushes 1, Plain;
+    0x03 Load { slot: u32 } "LOAD" takes NOTHING, gives Gives::Slot(slot), Plain;
     /// Pop a value into variable `slot`.
-    0x04 Store { slot: u32 } "STORE" pops 1, pushes 0, Plain;
+    0x04 Store { slot: u32 } "STORE" takes Takes::List(const { &[arg(Want::SlotType, "the value")] }), gives Gives::Nothing, Plain;
     /// Push the `LAST_RUN` record.
-    0x05 LastRun {} "LAST_RUN" pops 0, pushes 1, Plain;
+    0x05 LastRun {} "LAST_RUN" takes NOTHING, gives Gives::Value(ValueType::LastRun), Plain;
     /// Push the `COST` record: what the current step has spent so far.
-    0x06 Cost {} "COST" pops 0, pushes 1, Plain;
+    0x06 Cost {} "COST" takes NOTHING, gives Gives::Value(ValueType::Cost), Plain;
     /// Pop a record, push its field `field` (a `Field` number).
-    0x07 Field { field: u8 } "FIELD" pops 1, pushes 1, Plain;
+    0x07 Field { field: u8 } "FIELD" takes Takes::List(const { &[arg(Want::Record, "the record")] }), gives Gives::Field(field), Plain;
     /// Pop `holes` values, push the string of template `template` with them inserted.
-    0x08 Interp { template: u32, holes: u32 } "INTERP" pops holes, pushes 1, Plain;
+    0x08 Interp { template: u32, holes: u32 } "INTERP" takes Takes::Repeat(arg(Want::Scalar, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
     /// As `INTERP`, but every inserted value is shell-quoted as one word (RUN strings).
-    0x09 InterpShell { template: u32, holes: u32 } "INTERP_SHELL" pops holes, pushes 1, Plain;
+    0x09 InterpShell { template: u32, holes: u32 } "INTERP_SHELL" takes Takes::Repeat(arg(Want::Scalar, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
     /// Push the record of static estimate `estimate` (ESTIMATE_COST), logging it.
-    0x0A Estimate { estimate: u32 } "ESTIMATE" pops 0, pushes 1, Plain;
+    0x0A Estimate { estimate: u32 } "ESTIMATE" takes NOTHING, gives Gives::Value(ValueType::Estimate), Plain;
 
     // ---- tests -------------------------------------------------------------------
-    0x10 Eq {} "EQ" pops 2, pushes 1, Plain;
-    0x11 Ne {} "NE" pops 2, pushes 1, Plain;
-    0x12 Lt {} "LT" pops 2, pushes 1, Plain;
-    0x13 Le {} "LE" pops 2, pushes 1, Plain;
-    0x14 Gt {} "GT" pops 2, pushes 1, Plain;
-    0x15 Ge {} "GE" pops 2, pushes 1, Plain;
+    0x10 Eq {} "EQ" takes EQUALITY, gives Gives::Value(ValueType::Bool), Plain;
+    0x11 Ne {} "NE" takes EQUALITY, gives Gives::Value(ValueType::Bool), Plain;
+    0x12 Lt {} "LT" takes ORDERING, gives Gives::Value(ValueType::Bool), Plain;
+    0x13 Le {} "LE" takes ORDERING, gives Gives::Value(ValueType::Bool), Plain;
+    0x14 Gt {} "GT" takes ORDERING, gives Gives::Value(ValueType::Bool), Plain;
+    0x15 Ge {} "GE" takes ORDERING, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop needle, then haystack; push whether the haystack contains the needle.
-    0x16 Contains {} "CONTAINS" pops 2, pushes 1, Plain;
-    0x17 StartsWith {} "STARTS_WITH" pops 2, pushes 1, Plain;
-    0x18 EndsWith {} "ENDS_WITH" pops 2, pushes 1, Plain;
+    0x16 Contains {} "CONTAINS" takes TWO_STRS, gives Gives::Value(ValueType::Bool), Plain;
+    0x17 StartsWith {} "STARTS_WITH" takes TWO_STRS, gives Gives::Value(ValueType::Bool), Plain;
+    0x18 EndsWith {} "ENDS_WITH" takes TWO_STRS, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop a string; push whether precompiled regex `regex` matches it.
-    0x19 Matches { regex: u32 } "MATCHES" pops 1, pushes 1, Plain;
+    0x19 Matches { regex: u32 } "MATCHES" takes ONE_STR, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop a pattern, then a string; compile the pattern at run time and match.
-    0x1A MatchesDynamic {} "MATCHES_DYN" pops 2, pushes 1, Plain;
+    0x1A MatchesDynamic {} "MATCHES_DYN" takes TWO_STRS, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop a string; push whether it is empty.
-    0x1B IsEmpty {} "IS_EMPTY" pops 1, pushes 1, Plain;
-    0x1C Not {} "NOT" pops 1, pushes 1, Plain;
+    0x1B IsEmpty {} "IS_EMPTY" takes ONE_STR, gives Gives::Value(ValueType::Bool), Plain;
+    0x1C Not {} "NOT" takes ONE_BOOL, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop a path; push whether it exists in the workspace.
-    0x1D FileExists {} "FILE_EXISTS" pops 1, pushes 1, Plain;
-    0x1E FileIsEmpty {} "FILE_IS_EMPTY" pops 1, pushes 1, Plain;
+    0x1D FileExists {} "FILE_EXISTS" takes PATH, gives Gives::Value(ValueType::Bool), Plain;
+    0x1E FileIsEmpty {} "FILE_IS_EMPTY" takes PATH, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop a needle, then a path; push whether the file contains the needle.
-    0x1F FileContains {} "FILE_CONTAINS" pops 2, pushes 1, Plain;
+    0x1F FileContains {} "FILE_CONTAINS" takes Takes::List(const { &[arg(Want::Str, "the path"), arg(Want::Str, "the needle")] }), gives Gives::Value(ValueType::Bool), Plain;
 
     // ---- control -----------------------------------------------------------------
     /// Continue at instruction `target`.
-    0x20 Jump { target: u32 } "JUMP" pops 0, pushes 0, Plain;
+    0x20 Jump { target: u32 } "JUMP" takes NOTHING, gives Gives::Nothing, Plain;
     /// Pop a boolean; if false, continue at `target`.
-    0x21 JumpIfFalse { target: u32 } "JUMP_IF_FALSE" pops 1, pushes 0, Plain;
+    0x21 JumpIfFalse { target: u32 } "JUMP_IF_FALSE" takes ONE_BOOL, gives Gives::Nothing, Plain;
     /// Pop a boolean; if true, continue at `target`.
-    0x22 JumpIfTrue { target: u32 } "JUMP_IF_TRUE" pops 1, pushes 0, Plain;
+    0x22 JumpIfTrue { target: u32 } "JUMP_IF_TRUE" takes ONE_BOOL, gives Gives::Nothing, Plain;
     /// Run task `task` (DEFINE_TASK), returning here.
-    0x23 Call { task: u32 } "CALL" pops 0, pushes 0, Plain;
-    0x24 Return {} "RETURN" pops 0, pushes 0, Plain;
+    0x23 Call { task: u32 } "CALL" takes NOTHING, gives Gives::Nothing, Plain;
+    0x24 Return {} "RETURN" takes NOTHING, gives Gives::Nothing, Plain;
     /// The plan is complete.
-    0x25 Halt {} "HALT" pops 0, pushes 0, Plain;
+    0x25 Halt {} "HALT" takes NOTHING, gives Gives::Nothing, Plain;
     /// Enter step `step` (log, per-step cost, preflight, debugger).
-    0x26 StepEnter { step: u32 } "STEP_ENTER" pops 0, pushes 0, Plain;
-    0x27 StepExit { step: u32 } "STEP_EXIT" pops 0, pushes 0, Plain;
+    0x26 StepEnter { step: u32 } "STEP_ENTER" takes NOTHING, gives Gives::Nothing, Plain;
+    0x27 StepExit { step: u32 } "STEP_EXIT" takes NOTHING, gives Gives::Nothing, Plain;
     /// Pop a boolean; if false, fail with `assertion_failed` as described by assertion `assertion`.
-    0x28 Assert { assertion: u32 } "ASSERT" pops 1, pushes 0, Plain;
+    0x28 Assert { assertion: u32 } "ASSERT" takes ONE_BOOL, gives Gives::Nothing, Plain;
     /// Ask the human to pick one option of choice `choice`; continue at its target.
-    0x29 Choose { choice: u32 } "CHOOSE" pops 0, pushes 0, Plain;
+    0x29 Choose { choice: u32 } "CHOOSE" takes NOTHING, gives Gives::Nothing, Plain;
     /// Pop a message; fail with `assertion_failed` as described by assertion `assertion`
     /// (used when the `MESSAGE` interpolates values: it is built only on failure).
-    0x2A Fail { assertion: u32 } "FAIL" pops 1, pushes 0, Plain;
+    0x2A Fail { assertion: u32 } "FAIL" takes MESSAGE, gives Gives::Nothing, Plain;
 
     // ---- effects -----------------------------------------------------------------
     /// Pop the command [, the `IN` dir] [, the timeout] (see `run_flags`); run it; set LAST_RUN.
-    0x30 Run { flags: u8 } "RUN" pops 1 + u32::from(flags & run_flags::DIR != 0) + u32::from(flags & run_flags::TIMEOUT != 0), pushes 0, Run;
+    0x30 Run { flags: u8 } "RUN" takes run_args(flags), gives Gives::Nothing, Run;
     /// Pop the content, then the path; write the file atomically.
-    0x31 Write {} "WRITE" pops 2, pushes 0, Plain;
-    0x32 Append {} "APPEND" pops 2, pushes 0, Plain;
+    0x31 Write {} "WRITE" takes PATH_CONTENT, gives Gives::Nothing, Plain;
+    0x32 Append {} "APPEND" takes PATH_CONTENT, gives Gives::Nothing, Plain;
     /// Pop a path; read the file into variable `slot`.
-    0x33 Read { slot: u32 } "READ" pops 1, pushes 0, Plain;
-    0x34 Mkdir {} "MKDIR" pops 1, pushes 0, Plain;
+    0x33 Read { slot: u32 } "READ" takes PATH, gives Gives::Nothing, Plain;
+    0x34 Mkdir {} "MKDIR" takes PATH, gives Gives::Nothing, Plain;
     /// Pop a path; delete it (`recursive` = 1 for a non-empty directory).
-    0x35 Delete { recursive: u8 } "DELETE" pops 1, pushes 0, Plain;
-    0x36 Log {} "LOG" pops 1, pushes 0, Plain;
+    0x35 Delete { recursive: u8 } "DELETE" takes PATH, gives Gives::Nothing, Plain;
+    0x36 Log {} "LOG" takes MESSAGE, gives Gives::Nothing, Plain;
     /// Pop a value; set environment variable `name` (a string index) for later RUNs.
-    0x37 Env { name: u32 } "ENV" pops 1, pushes 0, Plain;
+    0x37 Env { name: u32 } "ENV" takes Takes::List(const { &[arg(Want::Scalar, "the value")] }), gives Gives::Nothing, Plain;
     /// Pop the query; ask the model as prompt `prompt` describes (context, INTO slot).
-    0x38 Prompt { prompt: u32 } "PROMPT" pops 1, pushes 0, Prompt;
+    0x38 Prompt { prompt: u32 } "PROMPT" takes Takes::List(const { &[arg(Want::Str, "the query")] }), gives Gives::Nothing, Prompt;
     /// Pop a message; wait for a human to continue.
-    0x39 Pause {} "PAUSE" pops 1, pushes 0, Plain;
+    0x39 Pause {} "PAUSE" takes MESSAGE, gives Gives::Nothing, Plain;
     /// Pop a message; ask a human to approve; bind the review record to `slot` (or `NO_SLOT`).
-    0x3A Review { slot: u32 } "REVIEW" pops 1, pushes 0, Plain;
+    0x3A Review { slot: u32 } "REVIEW" takes MESSAGE, gives Gives::Nothing, Plain;
     /// Pop a value; cap dimension `dim` (a `Dim` number) for the rest of the run.
-    0x3B SetBudget { dim: u8 } "SET_BUDGET" pops 1, pushes 0, Plain;
+    0x3B SetBudget { dim: u8 } "SET_BUDGET" takes budget_args(dim), gives Gives::Nothing, Plain;
 }
 
 /// The fields a record can have, numbered for `FIELD`.
@@ -368,6 +529,25 @@ impl Field {
 
     pub fn from_u8(n: u8) -> Option<Field> {
         Field::ALL.get(usize::from(n)).copied()
+    }
+
+    /// One of the `_MIN` fields of an estimate (its lower bounds).
+    pub fn is_min(self) -> bool {
+        use Field::*;
+        matches!(self, ApiCallsMin | TokenCountMin | ExecutionTimeMin | RunCountMin | InstructionsMin)
+    }
+
+    /// The type of the field's value. Field names are unique across the
+    /// record kinds, and so are their types.
+    pub fn value_type(self) -> ValueType {
+        use Field::*;
+        match self {
+            Stdout | Stderr | Command | Kind | Message | Step | Comment => ValueType::Str,
+            Duration | ExecutionTime | ExecutionTimeMin => ValueType::Duration,
+            TimedOut | Approved => ValueType::Bool,
+            ExitCode | Line | ApiCalls | TokenCount | RunCount | Instructions | ApiCallsMin
+            | TokenCountMin | RunCountMin | InstructionsMin => ValueType::Int,
+        }
     }
 
     pub fn from_name(name: &str) -> Option<Field> {

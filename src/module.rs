@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cost::Dim;
-use crate::isa::Instr;
+use crate::isa::{Field, Instr};
 pub use crate::source::Source;
 use crate::strings::StringTable;
 
@@ -95,6 +95,29 @@ impl ValueType {
             ValueType::Review => "review record",
             ValueType::Estimate => "estimate record",
         }
+    }
+
+    /// A string, integer, duration or boolean: not a record.
+    pub fn is_scalar(self) -> bool {
+        matches!(self, ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool)
+    }
+
+    /// The type of `field` on a record of this type, if it has that field
+    /// (SPEC §3: LAST_RUN, COST, caught errors, reviews, estimates).
+    pub fn field(self, field: Field) -> Option<ValueType> {
+        use Field::*;
+        let has = match self {
+            ValueType::LastRun => matches!(field, Stdout | Stderr | ExitCode | Duration | TimedOut | Command),
+            ValueType::Cost => {
+                matches!(field, ApiCalls | TokenCount | ExecutionTime | RunCount | Instructions)
+            }
+            // An estimate has the fields of COST (upper bounds) and their `_MIN` twins.
+            ValueType::Estimate => ValueType::Cost.field(field).is_some() || field.is_min(),
+            ValueType::Error => matches!(field, Kind | Message | Step | Line),
+            ValueType::Review => matches!(field, Approved | Comment),
+            ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool => false,
+        };
+        has.then(|| field.value_type())
     }
 }
 

@@ -22,9 +22,15 @@ fn compile(name: &str, bytes: &[u8], strip_source: bool) -> Module {
 
 fn check_module(name: &str, bytes: &[u8]) {
     let module = compile(name, bytes, false);
-    if let Err(e) = tisslang::verify::verify(&module) {
-        panic!("{name}: the compiled module does not verify: {e}");
-    }
+    let facts = match tisslang::verify::verify(&module) {
+        Ok(facts) => facts,
+        Err(e) => panic!("{name}: the compiled module does not verify: {e}"),
+    };
+    // Compiled plans are far inside the verifier's budget: where paths
+    // meet, a few steps per instruction.
+    let len = module.code.len() as u64;
+    eprintln!("{name}: {} instructions, {} steps of analysis", len, facts.work());
+    assert!(facts.work() <= 4 * len, "{name}: {} steps for {len} instructions", facts.work());
     let encoded = format::encode(&module);
     assert_eq!(format::load(&encoded).as_ref(), Ok(&module), "{name}");
     // Identical source, identical bytes.

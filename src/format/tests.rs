@@ -13,7 +13,7 @@ use proptest::prelude::*;
 const PINNED: (u16, &str, &str) = (
     3,
     "b7b4ee47eca70c0a128cba0e50f0e20f8bd078118fab446826ec2f3b805f8139",
-    "3c9991467e388923f3e26f98debfe97206e77d2123db5ebffa0049360f7f639b",
+    "80d4beaf5e2ab48a18c1e2c87c7d590c49e5ff30b9589d2b7d56900e4a75a680",
 );
 
 /// Everything about the instruction set and the container a `.tbc` depends on,

@@ -218,10 +218,6 @@ pub(crate) fn sample() -> Module {
     b.emit(Instr::Assert { assertion: 0 });
     for op in [
         Instr::Ne {},
-        Instr::Lt {},
-        Instr::Le {},
-        Instr::Gt {},
-        Instr::Ge {},
         Instr::Contains {},
         Instr::StartsWith {},
         Instr::EndsWith {},
@@ -230,6 +226,12 @@ pub(crate) fn sample() -> Module {
     ] {
         b.emit(Instr::PushConst { index: s_text });
         b.emit(Instr::PushConst { index: s_pattern });
+        b.emit(op);
+        b.emit(Instr::Pop {});
+    }
+    for op in [Instr::Lt {}, Instr::Le {}, Instr::Gt {}, Instr::Ge {}] {
+        b.emit(Instr::PushConst { index: i_zero });
+        b.emit(Instr::PushConst { index: i_big });
         b.emit(op);
         b.emit(Instr::Pop {});
     }

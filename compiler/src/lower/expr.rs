@@ -6,19 +6,6 @@ use tisslang::module::{Constant, Observed, PathRef, PathRootRef, ValueType};
 use super::Unit;
 use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Path, PathRoot, StrLit, StrOp, StrPart};
 
-/// The type of a field. Field names are unique across record kinds, so the
-/// record (checked by the front end) does not change the answer.
-pub(crate) fn field_type(_record: ValueType, field: Field) -> ValueType {
-    use Field::*;
-    match field {
-        Stdout | Stderr | Command | Kind | Message | Step | Comment => ValueType::Str,
-        Duration | ExecutionTime | ExecutionTimeMin => ValueType::Duration,
-        TimedOut | Approved => ValueType::Bool,
-        ExitCode | Line | ApiCalls | TokenCount | RunCount | Instructions | ApiCallsMin | TokenCountMin
-        | RunCountMin | InstructionsMin => ValueType::Int,
-    }
-}
-
 impl Unit<'_, '_> {
     /// Pushes the value of an expression; returns its static type.
     pub(super) fn expr(&mut self, expr: &Expr) -> ValueType {
@@ -75,7 +62,7 @@ impl Unit<'_, '_> {
         for f in &path.fields {
             // The checker guarantees the field exists on this record.
             if let Some(field) = Field::from_name(&f.name) {
-                ty = field_type(ty, field);
+                ty = field.value_type();
                 fields.push(field as u8);
             }
         }
@@ -284,7 +271,7 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
             };
             for f in &path.fields {
                 if let Some(field) = Field::from_name(&f.name) {
-                    ty = field_type(ty, field);
+                    ty = field.value_type();
                 }
             }
             ty

@@ -1,13 +1,15 @@
 use super::build::{Builder, sample, tiny};
 use super::*;
+use crate::isa::{Instr, NO_SLOT};
 use crate::module::{
     Assertion, Choice, ChoiceOption, CommandEntry, Constant, Handler, LineEntry, TaskInfo, Template,
     ValueType,
 };
+use crate::module::{Module, NONE, PathRootRef, TemplatePart};
 
 fn err(m: &Module) -> VerifyError {
     match verify(m) {
-        Ok(()) => panic!("verified, but should not have"),
+        Ok(_) => panic!("verified, but should not have"),
         Err(e) => e,
     }
 }
@@ -147,11 +149,13 @@ fn table_indices_are_checked() {
     m.assertions[0].message = NONE;
     m.choices[0].prompt = NONE;
     m.prompts[0].into = NONE;
-    m.handlers[0].catch_slot = NONE;
     m.manifest.commands[0] = CommandEntry { dir: NONE, step: NONE, ..m.manifest.commands[0].clone() };
     m.manifest.interactions[0].text = NONE;
     m.steps[1].parent = NONE;
     verify(&m).unwrap();
+    // Without its catch slot, the CATCH block's read of `e` has nothing bound.
+    m.handlers[0].catch_slot = NONE;
+    assert!(matches!(err(&m), VerifyError::Unbound { binding: Binding::Slot { slot: 3, .. }, .. }));
 }
 
 #[test]
@@ -213,15 +217,9 @@ fn stack_mismatch_at_a_merge() {
     // IF: the THEN arm pushes a value the ELSE arm does not.
     let code = [PUSH_TRUE, Instr::JumpIfFalse { target: 3 }, PUSH, Instr::Halt {}];
     let e = err(&module(&code, 1));
-    assert!(
-        matches!(
-            e,
-            VerifyError::StackMismatch { pc: 3, depth: 0, other: 1, from: 2 }
-                | VerifyError::StackMismatch { pc: 3, depth: 1, other: 0, from: 1 }
-        ),
-        "{e:?}"
-    );
-    assert!(e.to_string().starts_with("pc 3: reached with "), "{e}");
+    let this = vec![ValueType::Str];
+    assert_eq!(e, VerifyError::StackMismatch { pc: 3, from: 2, this: Vec::new(), other: this });
+    assert_eq!(e.to_string(), "pc 3: reached from pc 2 with the stack [string], but with [] on another path");
 }
 
 #[test]
@@ -236,12 +234,6 @@ fn stack_above_max_stack() {
 fn falling_off_the_end() {
     let e = err(&module(&[PUSH, Instr::Log {}], 1));
     assert_eq!(e, VerifyError::FallsOffEnd { pc: 1, mnemonic: "LOG" });
-    // The conditional jump's fall-through edge too.
-    let e = err(&module(
-        &[Instr::Jump { target: 2 }, Instr::Halt {}, PUSH_TRUE, Instr::JumpIfTrue { target: 1 }],
-        1,
-    ));
-    assert_eq!(e, VerifyError::FallsOffEnd { pc: 3, mnemonic: "JUMP_IF_TRUE" });
     // Unreachable code is not followed (but its operands are checked).
     verify(&module(&[Instr::Halt {}, PUSH], 1)).unwrap();
     assert!(verify(&module(&[Instr::Halt {}, Instr::Load { slot: 9 }], 1)).is_err());
@@ -256,10 +248,18 @@ fn terminators_match_their_code() {
     m.tasks.push(TaskInfo { name: 0, entry: 2, line: 1, bound: Default::default() });
     assert_eq!(err(&m), VerifyError::HaltInTask { pc: 2 });
 
-    // A task's body and the main code may not share a terminator.
+    // A task's body and the main code may not share code.
     let mut m = module(&[Instr::Call { task: 0 }, Instr::Halt {}], 0);
     m.tasks.push(TaskInfo { name: 0, entry: 1, line: 1, bound: Default::default() });
-    assert_eq!(err(&m), VerifyError::HaltInTask { pc: 1 });
+    let e = err(&m);
+    assert_eq!(
+        e,
+        VerifyError::SharedCode { pc: 1, first: Unit::Task { task: 0, entry: 1 }, second: Unit::Main }
+    );
+    assert_eq!(
+        e.to_string(),
+        "pc 1: reached from tasks[0] (entry pc 1) and from the main code; each instruction belongs to one of them"
+    );
 
     let mut m = module(&[Instr::Call { task: 0 }, Instr::Halt {}, PUSH, Instr::Return {}], 1);
     m.tasks.push(TaskInfo { name: 0, entry: 2, line: 1, bound: Default::default() });
@@ -279,11 +279,11 @@ fn handlers_are_followed() {
     // The handler keeps one value; its code may pop it.
     let code = [PUSH, PUSH, Instr::Log {}, Instr::Log {}, Instr::Halt {}, Instr::Log {}, Instr::Halt {}];
     let mut m = module(&code, 2);
-    m.handlers.push(Handler { start: 1, end: 3, target: 5, stack_depth: 1, step_depth: 0, catch_slot: 0 });
+    m.handlers.push(Handler { start: 1, end: 3, target: 5, stack_depth: 1, step_depth: 0, catch_slot: NONE });
     verify(&m).unwrap();
-    // ... but not keep more than its TRY starts with.
+    // ... but not keep more than every pc of its range holds.
     m.handlers[0].stack_depth = 2;
-    assert_eq!(err(&m), VerifyError::HandlerDepth { handler: 0, stack_depth: 2, depth: 1 });
+    assert_eq!(err(&m), VerifyError::HandlerStack { handler: 0, pc: 1, holds: 1, stack_depth: 2 });
 
     // A nested TRY inside a CATCH block is reached through the outer handler.
     let code = [Instr::Halt {}, Instr::Log {}, Instr::Halt {}, Instr::Halt {}, Instr::Pop {}, Instr::Halt {}];
@@ -347,11 +347,17 @@ fn choices_are_followed() {
     m.choices[0].options.clear();
     assert_eq!(err(&m), VerifyError::EmptyChoice { choice: 0 });
 
-    // The same choice reached at two depths.
-    let code = [Instr::Choose { choice: 0 }, PUSH, Instr::Choose { choice: 0 }, Instr::Halt {}];
+    // A choice belongs to one CHOOSE.
+    let code = [
+        PUSH_TRUE,
+        Instr::JumpIfFalse { target: 3 },
+        Instr::Choose { choice: 0 },
+        Instr::Choose { choice: 0 },
+        Instr::Halt {},
+    ];
     let mut m = module(&code, 1);
-    m.choices.push(Choice { prompt: NONE, options: vec![ChoiceOption { label: 0, target: 1 }] });
-    assert!(matches!(err(&m), VerifyError::StackMismatch { pc: 1, .. }));
+    m.choices.push(Choice { prompt: NONE, options: vec![ChoiceOption { label: 0, target: 4 }] });
+    assert_eq!(err(&m), VerifyError::ChoiceShared { choice: 0, pc: 3, other: 2 });
 }
 
 #[test]
@@ -431,3 +437,6 @@ fn assertion_table_entries() {
     m.templates.push(Template { parts: vec![TemplatePart::Text(0), TemplatePart::Text(9_999)] });
     assert!(err(&m).to_string().starts_with("templates[2].parts[1]"));
 }
+
+mod bindings;
+mod types;

@@ -1,0 +1,300 @@
+//! Pass 4: definite assignment. Every LOAD reads a variable, and every
+//! LAST_RUN a result, that every path to it has bound (SPEC §3), so the
+//! machine never meets an empty slot.
+//!
+//! Bindings only grow along a path, so what is bound before an instruction
+//! is what is bound after its immediate dominator, plus what every way in
+//! bound since (where paths meet: a join). The pass walks the dominator
+//! tree depth first, children in pc order, keeping one bit per variable and
+//! a trail of the bits set, so leaving a subtree undoes it (as the
+//! compiler's check does over the syntax tree). At a pc, the trail since
+//! its dominator's end is what that way in bound since; a join keeps what
+//! every way in brings (the first copied, the others filtered by the bits),
+//! and a handler's target what every pc where control enters its range
+//! brings, with the caught error. Every predecessor of an instruction lies
+//! in an earlier child of its dominator, so the ways in are all counted
+//! before the instruction is visited.
+//!
+//! Tasks come first, callees before callers (`calls.rs`), each from an empty
+//! state, into a summary: what it reads before binding it (its needs, which
+//! each CALL must have bound) and what it binds on every path to its
+//! RETURNs (which a CALL binds).
+
+use std::collections::HashMap;
+
+use crate::isa::{Instr, NO_SLOT};
+use crate::module::{Module, NONE};
+
+use super::flow::{Flow, ROOT, UNSEEN};
+use super::{Binding, Result, VerifyError};
+
+/// What the pass learns.
+pub(crate) struct Bindings {
+    /// Per unit: what it binds on every path from its entry to a RETURN.
+    pub binds: Vec<Vec<u32>>,
+    /// (pc, slot): a variable bound where paths meet at pc beyond what its
+    /// dominator bound, sorted by pc. `LAST_RUN` is slot `slots.len()`.
+    pub joined: Vec<(u32, u32)>,
+}
+
+pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> Result<Bindings> {
+    let len = m.code.len();
+    let slots = m.slots.len() + 1;
+    // The dominator tree as lists of children in pc order, in one vector.
+    // A unit's entry and the targets of handlers whose ranges begin at it
+    // hang from the root: the unit's own list, in pc order.
+    let mut roots = vec![Vec::new(); flow.units.len()];
+    let mut first = vec![0u32; len + 1];
+    for pc in 0..len {
+        let parent = flow.idom[pc];
+        if flow.unit[pc] == UNSEEN {
+            continue;
+        }
+        if parent == ROOT {
+            roots[flow.unit[pc] as usize].push(pc as u32);
+        } else {
+            first[parent as usize + 1] += 1;
+        }
+    }
+    for pc in 1..=len {
+        first[pc] += first[pc - 1];
+    }
+    let mut fill = first.clone();
+    let mut children = vec![0u32; first[len] as usize];
+    for pc in 0..len {
+        let parent = flow.idom[pc];
+        if flow.unit[pc] != UNSEEN && parent != ROOT {
+            children[fill[parent as usize] as usize] = pc as u32;
+            fill[parent as usize] += 1;
+        }
+    }
+    drop(fill);
+
+    let units = flow.units.len();
+    let mut walk = Walk {
+        m,
+        last_run: m.slots.len() as u32,
+        bits: vec![0; slots.div_ceil(64)],
+        trail: Vec::new(),
+        out_mark: vec![0; len],
+        ways_in: HashMap::new(),
+        needs: vec![Vec::new(); units],
+        needed: vec![UNSEEN; slots],
+        binds: vec![None; units],
+        joined: Vec::new(),
+        unit: 0,
+    };
+    for &unit in order {
+        walk.unit = unit;
+        for &root in &roots[unit as usize] {
+            let mut path = vec![(root, first[root as usize], walk.enter(flow, root)?)];
+            while let Some((pc, next, mark)) = path.last_mut() {
+                if *next < first[*pc as usize + 1] {
+                    let child = children[*next as usize];
+                    *next += 1;
+                    let mark = walk.enter(flow, child)?;
+                    path.push((child, first[child as usize], mark));
+                } else {
+                    walk.undo(*mark as usize);
+                    path.pop();
+                }
+                if flow.work > limit {
+                    return Err(VerifyError::TooComplex { work: flow.work, limit });
+                }
+            }
+        }
+    }
+    walk.joined.sort_unstable();
+    let binds = walk.binds.into_iter().map(Option::unwrap_or_default).collect();
+    Ok(Bindings { binds, joined: walk.joined })
+}
+
+struct Walk<'a> {
+    m: &'a Module,
+    /// The bit standing for `LAST_RUN` (after the variables).
+    last_run: u32,
+    bits: Vec<u64>,
+    /// The bits set, in order, so a subtree is undone by popping.
+    trail: Vec<u32>,
+    /// The trail's length after each pc on the path (its bindings applied).
+    out_mark: Vec<u32>,
+    /// Per join: what every way in so far brought beyond its dominator.
+    ways_in: HashMap<u32, Vec<u32>>,
+    /// Per unit: what it reads before binding (its callers must bind it).
+    needs: Vec<Vec<u32>>,
+    /// `needed[slot] == unit` once the unit needs the slot.
+    needed: Vec<u32>,
+    /// Per unit: what every RETURN so far has bound.
+    binds: Vec<Option<Vec<u32>>>,
+    joined: Vec<(u32, u32)>,
+    /// The unit being walked.
+    unit: u32,
+}
+
+impl Walk<'_> {
+    fn is_set(&self, slot: u32) -> bool {
+        self.bits[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
+    /// Binds `slot`; returns whether it was not bound yet.
+    fn set(&mut self, slot: u32) -> bool {
+        if self.is_set(slot) {
+            return false;
+        }
+        self.bits[slot as usize / 64] |= 1 << (slot % 64);
+        self.trail.push(slot);
+        true
+    }
+
+    fn undo(&mut self, mark: usize) {
+        for slot in self.trail.drain(mark..) {
+            self.bits[slot as usize / 64] &= !(1 << (slot % 64));
+        }
+    }
+
+    /// Visits `pc` on the way down the tree; returns the trail's length
+    /// before it, to undo it on the way back.
+    fn enter(&mut self, flow: &mut Flow, pc: u32) -> Result<u32> {
+        let i = pc as usize;
+        let mark = self.trail.len() as u32;
+        if flow.join[i]
+            && let Some(common) = self.ways_in.remove(&pc)
+        {
+            for slot in common {
+                if self.set(slot) {
+                    self.joined.push((pc, slot));
+                }
+            }
+        }
+        let instr = self.m.code[i];
+        // Reads.
+        match instr {
+            Instr::Load { slot } => self.read(pc, slot, None)?,
+            Instr::LastRun {} => self.read(pc, self.last_run, None)?,
+            Instr::Call { task } => {
+                let callee = flow.task_unit[task as usize] as usize;
+                for k in 0..self.needs[callee].len() {
+                    let slot = self.needs[callee][k];
+                    self.read(pc, slot, Some(task))?;
+                }
+                flow.work += self.needs[callee].len() as u64;
+            }
+            _ => {}
+        }
+        // A failure here brings what is bound before the instruction, and the caught error.
+        let handler = flow.handler[i];
+        if handler != NONE && !flow.inner[i] {
+            let h = self.m.handlers[handler as usize];
+            let caught = h.catch_slot != NONE && self.set(h.catch_slot);
+            self.way_in(flow, h.target);
+            if caught {
+                self.undo(self.trail.len() - 1);
+            }
+        }
+        // Bindings.
+        match instr {
+            Instr::Store { slot } | Instr::Read { slot } => {
+                self.set(slot);
+            }
+            Instr::Review { slot } if slot != NO_SLOT => {
+                self.set(slot);
+            }
+            Instr::Prompt { prompt } => {
+                let into = self.m.prompts[prompt as usize].into;
+                if into != NONE {
+                    self.set(into);
+                }
+            }
+            Instr::Run { .. } => {
+                self.set(self.last_run);
+            }
+            Instr::Call { task } => {
+                let callee = flow.task_unit[task as usize] as usize;
+                let binds = self.binds[callee].take().unwrap_or_default();
+                for &slot in &binds {
+                    self.set(slot);
+                }
+                flow.work += binds.len() as u64;
+                self.binds[callee] = Some(binds);
+            }
+            Instr::Return {} => {
+                let unit = self.unit as usize;
+                let bound = match self.binds[unit].take() {
+                    None => self.trail.clone(),
+                    Some(mut so_far) => {
+                        so_far.retain(|&slot| self.is_set(slot));
+                        so_far
+                    }
+                };
+                flow.work += bound.len() as u64;
+                self.binds[unit] = Some(bound);
+            }
+            _ => {}
+        }
+        self.out_mark[i] = self.trail.len() as u32;
+        // What this pc brings to the joins it leads to.
+        match instr {
+            Instr::Jump { target } => self.way_in(flow, target),
+            Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                self.way_in(flow, target);
+                self.way_in(flow, pc + 1);
+            }
+            Instr::Choose { choice } => {
+                let m = self.m;
+                for option in &m.choices[choice as usize].options {
+                    self.way_in(flow, option.target);
+                }
+            }
+            Instr::Halt {} | Instr::Return {} | Instr::Fail { .. } => {}
+            _ => self.way_in(flow, pc + 1),
+        }
+        Ok(mark)
+    }
+
+    /// A read of `slot` at `pc` (`task`: needed by the task a CALL calls).
+    /// In a task, a slot not bound yet is needed from its callers.
+    fn read(&mut self, pc: u32, slot: u32, task: Option<u32>) -> Result {
+        if self.is_set(slot) {
+            return Ok(());
+        }
+        if self.unit == 0 {
+            let binding = if slot == self.last_run {
+                Binding::LastRun
+            } else {
+                let name = self.m.string(self.m.slots[slot as usize].name).unwrap_or("?").to_string();
+                Binding::Slot { slot, name }
+            };
+            let mnemonic = self.m.code[pc as usize].mnemonic();
+            return Err(VerifyError::Unbound { pc, mnemonic, binding, through_task: task });
+        }
+        if self.needed[slot as usize] != self.unit {
+            self.needed[slot as usize] = self.unit;
+            self.needs[self.unit as usize].push(slot);
+        }
+        // Its callers bound it: later reads need nothing more.
+        self.set(slot);
+        Ok(())
+    }
+
+    /// The way from the current pc into `target`, if paths meet there:
+    /// what was bound since the target's dominator ended.
+    fn way_in(&mut self, flow: &mut Flow, target: u32) {
+        let t = target as usize;
+        if !flow.join[t] {
+            return;
+        }
+        let dom = flow.idom[t];
+        let since = if dom == ROOT { 0 } else { self.out_mark[dom as usize] as usize };
+        match self.ways_in.get_mut(&target) {
+            None => {
+                flow.work += (self.trail.len() - since) as u64;
+                self.ways_in.insert(target, self.trail[since..].to_vec());
+            }
+            Some(common) => {
+                flow.work += common.len() as u64;
+                let bits = &self.bits;
+                common.retain(|&slot| bits[slot as usize / 64] & (1 << (slot % 64)) != 0);
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The verifier: nothing runs until the whole module has been checked, so
+//! nothing a loaded module does can reach an internal error of the machine.
+//! It works like the JVM's: an abstract interpreter that knows the type of
+//! every stack value and variable at every instruction, on every path.
+//!
+//! Passes, in order, each refusing with an error that names the pc, table or
+//! entry and what was expected there (`error.rs`):
+//!
+//! 1. **Tables** (`tables.rs`): every index a table holds is in range, and a
+//!    variable a table fills is declared with the type it receives.
+//! 2. **Operands** (`operands.rs`): every instruction's operands, reached or
+//!    not.
+//! 3. **Forward** (`forward.rs`): control only goes forward.
+//! 4. **Flow** (`flow.rs`): from pc 0 and every task entry, in pc order, the
+//!    type of every stack value (each instruction takes and gives what its
+//!    `isa!` row says), the open steps (balanced on every path), the code
+//!    unit of every instruction, handlers (what a failure in each range
+//!    brings to the target), and the dominator tree.
+//! 5. **Calls** (`calls.rs`): tasks call each other in no cycle.
+//! 6. **Bindings** (`bindings.rs`): every variable and `LAST_RUN` is bound on
+//!    every path before it is read, across CALLs.
+//!
+//! What passes 4 and 6 learn is kept as [`Facts`] (`facts.rs`): the state
+//! every path brings to each instruction, which a snapshot's machine state
+//! is checked against before it resumes.
+//!
+//! Time and memory are linear in the module: each instruction is visited
+//! once per pass, and its state is a few `u32`s (stacks are nodes of a
+//! forest, `forest.rs`; bound variables are kept along the dominator tree).
+//! Where paths meet, the work is what the paths between bound or pushed;
+//! compiled plans need a few steps per instruction. A module built to need
+//! more than [`WORK_PER_ITEM`] steps per instruction and table entry is
+//! refused (`TooComplex`) rather than analysed for long.
+
+mod bindings;
+mod calls;
+mod error;
+mod facts;
+mod flow;
+mod forest;
+mod forward;
+mod operands;
+mod tables;
+
+pub use error::{Binding, Site, Table, Unit, VerifyError};
+pub use facts::{Facts, PcFacts};
+
+use crate::module::Module;
+
+type Result<T = ()> = std::result::Result<T, VerifyError>;
+
+/// How many steps of analysis (where paths meet: values compared, variables
+/// carried) a module may take per instruction and table entry.
+pub const WORK_PER_ITEM: u64 = 16;
+
+/// Checks that `module` is safe to run (see the module documentation), and
+/// returns what is known at each instruction.
+pub fn verify(module: &Module) -> Result<Facts> {
+    let len = module.code.len();
+    if len == 0 {
+        return Err(VerifyError::EmptyCode);
+    }
+    if len >= u32::MAX as usize {
+        return Err(VerifyError::CodeTooLong { len });
+    }
+    let checker = tables::Checker { m: module, len };
+    checker.tables()?;
+    checker.operands()?;
+    checker.forward_only()?;
+    let items = len + module.slots.len() + module.handlers.len() + module.tasks.len() + module.choices.len();
+    let limit = WORK_PER_ITEM.saturating_mul(items as u64).saturating_add(4096);
+    let mut flow = flow::interpret(module, limit)?;
+    let order = calls::callees_first(&flow)?;
+    let bindings = bindings::check(module, &mut flow, &order, limit)?;
+    Ok(Facts::new(flow, bindings))
+}
+
+#[cfg(test)]
+pub(crate) mod build;
+#[cfg(test)]
+mod tests;
