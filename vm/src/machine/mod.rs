@@ -102,7 +102,8 @@ pub enum Outcome {
     Completed,
     Failed(Failure),
     Suspended(Suspension),
-    /// The bytecode broke an invariant the verifier should have caught: a bug.
+    /// The bytecode or the state broke an invariant the verifier or the
+    /// snapshot check should have excluded: a bug, never the input's fault.
     Trapped(String),
 }
 
@@ -266,8 +267,10 @@ impl Machine {
     /// effect-free instructions run here on pre-decoded `Op`s and work on
     /// the stack in place; everything else goes through `exec_other`, and
     /// everything off the straight path (failures, budgets, suspension) is in
-    /// cold functions. Nothing here trusts the stack's shape: a snapshot can
-    /// hold any stack, so a wrong operand is a trap, never a panic.
+    /// cold functions. The verifier and the snapshot check (which holds a
+    /// resumed machine to the verifier's facts) exclude every wrong operand;
+    /// the checks here stay as a second guard, so a bug in either is a
+    /// trap, never a panic.
     ///
     /// `r` holds the pc and the INSTRUCTIONS meter; every path that leaves
     /// this function's straight line (`exec_other`, every cold function)
@@ -755,7 +758,7 @@ impl Machine {
                 let line = program.line(self.pc - 1);
                 match host.ask(&question, line) {
                     Some(Answer::Choice(i)) if i < table.options.len() => {
-                        self.interactions += 1;
+                        self.interactions = self.interactions.saturating_add(1);
                         self.pc = table.options[i].target;
                     }
                     Some(other) => {
@@ -822,7 +825,7 @@ impl Machine {
                 match host.ask(&question, program.line(self.pc - 1)) {
                     Some(_) => {
                         self.pop()?;
-                        self.interactions += 1;
+                        self.interactions = self.interactions.saturating_add(1);
                     }
                     None => return Err(Exec::Suspend(question)),
                 }
@@ -842,7 +845,7 @@ impl Machine {
                     None => return Err(Exec::Suspend(question)),
                 };
                 self.pop()?;
-                self.interactions += 1;
+                self.interactions = self.interactions.saturating_add(1);
                 if slot == NO_SLOT {
                     if !approved {
                         // The kind says it was rejected: the message says what, and why.
@@ -1059,7 +1062,8 @@ impl Machine {
         let response = host.prompt(&PromptRequest { query: query.clone(), context }).map_err(host_error)?;
         self.sync_time(host);
         self.meters[dim_index(Dim::ApiCalls)] += 1;
-        self.meters[dim_index(Dim::TokenCount)] += response.tokens;
+        self.meters[dim_index(Dim::TokenCount)] =
+            self.meters[dim_index(Dim::TokenCount)].saturating_add(response.tokens);
         self.log(program, host, "prompt", &query, "ok", 0);
         if into != NONE {
             self.store(into, Value::Str(response.text.into()))?;

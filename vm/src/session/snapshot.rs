@@ -37,10 +37,12 @@
 //!
 //! Reading trusts nothing: magic, version, flags, length and checksum, then
 //! the payload is decoded (with the size limit), the embedded bytecode is
-//! loaded and verified (`tisslang::format::load`), its content hash must be
-//! the stored one, and the machine state must fit the module (pc, slots,
-//! frames, steps in range; a run that has not ended). Every failure is a
-//! [`SnapshotError`]; nothing panics.
+//! decoded and verified, its content hash must be the stored one, and the
+//! machine state must be one the code can continue from, checked against
+//! the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
+//! the stack's types, the bound variables; a run that has not ended).
+//! Every failure is a [`SnapshotError`]; nothing panics, and nothing a
+//! snapshot holds reaches an internal error of the machine.
 //!
 //! Nothing secret is written: the machine's environment holds only the
 //! plan's ENV values, never the caller's environment, and the model
@@ -55,11 +57,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
-use tisslang::isa::Instr;
 use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
-use crate::machine::{Machine, Status, Suspension};
+use crate::machine::Machine;
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
@@ -485,18 +486,19 @@ impl From<SealError> for SnapshotError {
     }
 }
 
-/// Reads a snapshot: the container, then the embedded bytecode (loaded and
+/// Reads a snapshot: the container, then the embedded bytecode (decoded and
 /// verified, its hash checked against the stored one), then the state
-/// against the module.
+/// against what the verifier knows of the module.
 pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     let PayloadIn { content_hash, workspace, answers, options, resumed, machine, bytecode } =
         decode_payload(bytes)?;
-    let module = tisslang::format::load(&bytecode.0).map_err(SnapshotError::Bytecode)?;
+    let module = tisslang::format::decode(&bytecode.0).map_err(SnapshotError::Bytecode)?;
+    let facts = tisslang::verify::verify(&module).map_err(|e| SnapshotError::Bytecode(e.into()))?;
     let actual = tisslang::format::content_hash(&module);
     if actual != content_hash {
         return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
     }
-    check_state(&machine, &module).map_err(|reason| SnapshotError::Inconsistent { reason })?;
+    state::check_state(&machine, &module, &facts).map_err(|reason| SnapshotError::Inconsistent { reason })?;
     Ok(Snapshot {
         machine,
         module,
@@ -537,100 +539,6 @@ pub fn with_continuation(bytes: &[u8], resumed: Option<&Continuation>) -> Result
         bytecode: Bytes(&bytecode.0),
     };
     seal_payload(&payload, bytecode.0.len())
-}
-
-/// Whether `machine` can be a run of `module` that has not ended: the
-/// machine relies on these when it continues.
-fn check_state(machine: &Machine, module: &Module) -> Result<(), String> {
-    let code = module.code.len();
-    match &machine.status {
-        Status::Running | Status::Suspended(Suspension::Requested) => {}
-        Status::Suspended(Suspension::Interaction { .. }) => {
-            let at = module.code.get(machine.pc as usize);
-            if !matches!(at, Some(Instr::Pause {} | Instr::Review { .. } | Instr::Choose { .. })) {
-                return Err(format!("it waits for an answer at pc {}, which is no interaction", machine.pc));
-            }
-        }
-        Status::Completed => return Err("the run it holds has already completed".into()),
-        Status::Failed(_) => return Err("the run it holds has already failed".into()),
-    }
-    if machine.pc as usize >= code {
-        return Err(format!("pc {} is past the end of the code ({code} instructions)", machine.pc));
-    }
-    if machine.slots.len() != module.slots.len() {
-        return Err(format!(
-            "{} variable slots, the bytecode has {}",
-            machine.slots.len(),
-            module.slots.len()
-        ));
-    }
-    // Each bound variable holds a value of its declared type, so a LOAD
-    // never hands an instruction a value it cannot take.
-    for (i, (value, slot)) in machine.slots.iter().zip(&module.slots).enumerate() {
-        if let Some(value) = value
-            && !fits_type(value, slot.ty)
-        {
-            return Err(format!(
-                "slot {i}: variable `{}` holds a {}, but the bytecode declares it a {}",
-                module.string(slot.name).unwrap_or("?"),
-                value.type_name(),
-                slot.ty.name()
-            ));
-        }
-    }
-    if machine.stack.len() > module.max_stack as usize {
-        return Err(format!(
-            "{} values on the operand stack, the bytecode allows {}",
-            machine.stack.len(),
-            module.max_stack
-        ));
-    }
-    // No recursion: a task is on the call stack at most once, a step open at most once.
-    if machine.frames.len() > module.tasks.len() {
-        return Err(format!("{} CALL frames for {} tasks", machine.frames.len(), module.tasks.len()));
-    }
-    if machine.steps.len() > module.steps.len() {
-        return Err(format!("{} open steps for {} steps", machine.steps.len(), module.steps.len()));
-    }
-    for frame in &machine.frames {
-        if frame.return_pc as usize >= code || frame.step_base as usize > machine.steps.len() {
-            return Err(format!(
-                "a CALL frame returns to pc {} with {} steps open",
-                frame.return_pc, frame.step_base
-            ));
-        }
-    }
-    for open in &machine.steps {
-        if open.step as usize >= module.steps.len() {
-            return Err(format!("open step {} does not exist", open.step));
-        }
-        if open.meters_at_entry.iter().zip(machine.meters).any(|(at, now)| *at > now) {
-            return Err(format!("open step {} was entered with more spent than the run has", open.step));
-        }
-    }
-    if let Some(record) = machine.step_records.iter().find(|r| r.step as usize >= module.steps.len()) {
-        return Err(format!("finished step {} does not exist", record.step));
-    }
-    Ok(())
-}
-
-/// Whether a value can live in a variable of static type `ty`.
-fn fits_type(value: &crate::machine::value::Value, ty: tisslang::module::ValueType) -> bool {
-    use crate::machine::value::{Record, Value};
-    use tisslang::module::ValueType as T;
-    match (value, ty) {
-        (Value::Str(_), T::Str) | (Value::Int(_), T::Int) | (Value::Duration(_), T::Duration) => true,
-        (Value::Bool(_), T::Bool) => true,
-        (Value::Record(r), _) => matches!(
-            (r.as_ref(), ty),
-            (Record::LastRun(_), T::LastRun)
-                | (Record::Cost(_), T::Cost)
-                | (Record::Error(_), T::Error)
-                | (Record::Review { .. }, T::Review)
-                | (Record::Estimate(_), T::Estimate)
-        ),
-        _ => false,
-    }
 }
 
 /// Writes a snapshot's bytes to `path` atomically: a temporary file in the
@@ -691,5 +599,6 @@ pub fn file_stem(task: &str) -> String {
     if trimmed.is_empty() { "run".to_string() } else { trimmed.to_string() }
 }
 
+mod state;
 #[cfg(test)]
 mod tests;

@@ -3,8 +3,9 @@ use crate::host::Question;
 use crate::machine::failure::{BudgetBreach, Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
-use crate::machine::{Frame, LogRecord, OpenStep, StepRecord, StepStatus};
+use crate::machine::{Frame, LogRecord, OpenStep, Status, StepRecord, StepStatus, Suspension};
 use tiss_compiler::lower::LowerOptions;
+use tisslang::isa::Instr;
 use tisslang::module::CostBound;
 
 /// What the fingerprint test pins: the snapshot format version and the hash
@@ -391,6 +392,53 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
     assert!(
         bad(&|m| m.slots[a] = Some(crate::machine::value::Value::Int(7))).contains("declares it a string")
     );
+}
+
+/// The state is checked against what every path brings to its pc (issue
+/// 16, defect 2): each of these resumed into an internal error before.
+#[test]
+fn a_state_the_code_cannot_continue_from_is_refused() {
+    let (bytes, program, machine) = suspended();
+    let module = &program.module;
+    let bad = |edit: &dyn Fn(&mut Machine)| {
+        let mut m = machine.clone();
+        edit(&mut m);
+        match read_snapshot(&reseal(&payload_with(&m, &bytes, program.hash()))) {
+            Err(SnapshotError::Inconsistent { reason }) => reason,
+            other => panic!("{other:?}"),
+        }
+    };
+    // Suspended at the PAUSE in task `sub`, its message on the stack.
+    assert_eq!(machine.stack.len(), 1);
+    let text = bad(&|m| m.stack.clear());
+    assert!(text.starts_with("the operand stack holds [], but at pc "), "{text}");
+    assert!(text.ends_with(" it holds [string]"), "{text}");
+    assert!(bad(&|m| m.stack[0] = Value::Int(4)).contains("holds [integer]"));
+    // Running at the STEP_EXIT of `inner` with no step open.
+    let exit = module.code.iter().position(|i| matches!(i, Instr::StepExit { .. })).unwrap() as u32;
+    let text = bad(&|m| {
+        m.status = Status::Running;
+        m.pc = exit;
+        m.frames.clear();
+        m.steps.clear();
+        m.stack.clear();
+    });
+    assert_eq!(text, "the open steps are [], where the code has [0, 1] open");
+    // The frame's count of open steps, and where it returns.
+    assert!(bad(&|m| m.frames[0].step_base = 0).starts_with("CALL frame 0 counts 0 open steps at its CALL"));
+    let text = bad(&|m| m.frames[0].return_pc = exit + 1);
+    assert!(text.contains("which does not follow a CALL"), "{text}");
+    // What every path to the CALL bound: `a`, and LAST_RUN.
+    let a = module.slots.iter().position(|s| program.string(s.name) == "a").unwrap();
+    let text = bad(&|m| m.slots[a] = None);
+    assert!(text.starts_with(&format!("variable `a` (slot {a}) is empty, but every path to pc ")), "{text}");
+    assert!(bad(&|m| m.last_run = None).starts_with("LAST_RUN is empty"));
+    // A task's code with no frame that called it.
+    let text = bad(&|m| m.frames.clear());
+    assert!(text.contains("is in tasks[0]") && text.contains("the main code"), "{text}");
+    // Meters the machine would overflow, logs under steps that do not exist.
+    assert!(bad(&|m| m.meters[4] = u64::MAX).contains("INSTRUCTIONS meter"));
+    assert!(bad(&|m| m.logs.push(LogRecord { step: 9, message: String::new() })).contains("step 9"));
 }
 
 #[test]

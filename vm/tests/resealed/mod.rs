@@ -1,0 +1,161 @@
+//! What the re-sealed-input tests share (`hostile_bytecode.rs`,
+//! `hostile_snapshots.rs`): a deterministic random source, the plans to
+//! mutate, resealing, and running a loaded plan to its end against the
+//! scripted host — answering every question, and taking every state it
+//! suspends in through a snapshot that must read back — asserting that it
+//! never traps.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::scripted::ScriptedHost;
+use tiss_vm::host::{Answer, Question};
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::RunResult;
+use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::session::snapshot::{self, RememberedOptions, SnapshotRef};
+use tisslang::cost::Dim;
+
+/// xorshift64*: the same cases on every run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A plan using steps, a task, TRY, IF, READ, WRITE, interpolation and
+/// the three interactions, whose every string is harmless as a shell
+/// command: mutants that run a string as a command run nothing of note.
+pub fn harmless_plan() -> &'static str {
+    r#"TASK "Harmless"
+DEFINE_TASK "helper" {
+    RUN "true"
+    ASSERT LAST_RUN.EXIT_CODE == 0
+}
+STEP "one" {
+    VAR name = "out.txt"
+    WRITE "out.txt" <<TEXT
+hello
+TEXT
+    RUN "true" TIMEOUT 5s
+    IF LAST_RUN.EXIT_CODE == 0 { LOG "ok ${name}" } ELSE { LOG "no" }
+    TRY {
+        ASSERT FILE "out.txt" CONTAINS "hello"
+    } CATCH AS e {
+        LOG "caught ${e.MESSAGE}"
+    }
+    CALL "helper"
+    READ "out.txt" AS text
+    ASSERT text CONTAINS "hello"
+    PAUSE "continue"
+    REQUEST_REVIEW "approve" INTO r
+    CHOOSE "which" {
+        OPTION "a" { LOG "a" }
+        OPTION "b" { LOG "b" }
+    }
+}
+"#
+}
+
+/// The `.tbc` of a plan.
+pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
+    let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())
+        .unwrap_or_else(|fe| panic!("{name} does not compile: {:#?}", fe.diagnostics));
+    tisslang::format::encode(&module)
+}
+
+/// `header` with its trailer (payload length, CRC-32) made right for `payload`.
+pub fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
+    let start = header.len() - tisslang::seal::TRAILER_LEN;
+    let mut out = header[..start].to_vec();
+    out.extend_from_slice(&tisslang::seal::trailer(payload));
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A host whose commands succeed or fail by their text, with no answers
+/// queued (every question suspends the run).
+pub fn host() -> ScriptedHost {
+    let mut host = ScriptedHost::with_runs(|req| {
+        Ok(RunResult {
+            command: req.command.clone(),
+            stdout: format!("{}\n", req.command),
+            stderr: String::new(),
+            exit_code: i64::from(req.command.len() % 3 == 0),
+            duration_ms: 1,
+            timed_out: false,
+        })
+    });
+    host.files.insert("out.txt".into(), "hello\n".into());
+    host
+}
+
+/// The snapshot of `machine` (`bytecode` is its plan's `.tbc`).
+pub fn snapshot_of(machine: &Machine, bytecode: &[u8], program: &Program) -> Vec<u8> {
+    snapshot::encode(&SnapshotRef {
+        machine,
+        bytecode,
+        content_hash: program.hash(),
+        workspace: Path::new("/ws"),
+        answers: None,
+        options: &RememberedOptions::default(),
+        resumed: None,
+    })
+    .expect("a snapshot encodes")
+}
+
+/// Runs a loaded plan from `machine` to its end (at most a few dozen
+/// questions, each answered after the suspended state went through a
+/// snapshot, which must read back), and panics, naming `case`, if it traps.
+/// Returns the outcome.
+pub fn run_from(case: &str, bytecode: &[u8], program: Program, mut machine: Machine) -> Outcome {
+    let mut program = program;
+    let mut host = host();
+    // Runs end (control only goes forward), but CALLs may repeat code: cap it.
+    machine.cap(Dim::Instructions, 200_000);
+    let mut answered = 0;
+    loop {
+        let outcome = machine.run(&program, &mut host);
+        match &outcome {
+            Outcome::Trapped(message) => panic!("{case}: internal error: {message}"),
+            Outcome::Running => panic!("{case}: a run stopped without a reason"),
+            Outcome::Suspended(Suspension::Interaction { question, .. }) if answered < 40 => {
+                let snap = snapshot_of(&machine, bytecode, &program);
+                let read = snapshot::read_snapshot(&snap)
+                    .unwrap_or_else(|e| panic!("{case}: a state the run reached is refused: {e}"));
+                program = Program::new(read.module).expect("a verified module loads");
+                machine = read.machine;
+                host.answers.push_back(match question {
+                    Question::Pause { .. } => Answer::Continue,
+                    Question::Review { .. } => {
+                        Answer::Review { approved: answered % 2 == 0, comment: String::new() }
+                    }
+                    Question::Choose { options, .. } => Answer::Choice(answered % options.len().max(1)),
+                });
+                answered += 1;
+            }
+            _ => return outcome,
+        }
+    }
+}
+
+/// Runs a loaded plan from its start (see [`run_from`]).
+pub fn run_to_the_end(case: &str, bytecode: &[u8], program: Program) -> Outcome {
+    let machine = Machine::new(&program);
+    run_from(case, bytecode, program, machine)
+}
