@@ -16,7 +16,7 @@ mod resealed;
 
 use std::path::Path;
 
-use resealed::{Rng, harmless_plan, run_to_the_end, tbc_of};
+use resealed::{Rng, assert_in_words, harmless_plan, run_to_the_end, tbc_of};
 use tisslang::format;
 use tisslang::isa::Instr;
 use tisslang::module::{Constant, Module, NONE, TemplatePart, ValueType};
@@ -171,10 +171,14 @@ fn pick<'a, T>(items: &'a mut [T], rng: &mut Rng) -> Option<&'a mut T> {
 
 /// Loads and, if loaded, runs; panics (naming the case) on a trap.
 fn check(case: &str, bytes: &[u8], tally: &mut Tally) {
-    let loaded = format::load(bytes).ok().and_then(|m| tiss_vm::machine::program::Program::new(m).ok());
+    let loaded =
+        format::load(bytes).map_err(|e| e.to_string()).and_then(tiss_vm::machine::program::Program::new);
     match loaded {
-        None => tally.refused += 1,
-        Some(program) => {
+        Err(refusal) => {
+            assert_in_words(case, &refusal);
+            tally.refused += 1;
+        }
+        Ok(program) => {
             run_to_the_end(case, bytes, program);
             tally.ran += 1;
         }
@@ -211,6 +215,7 @@ fn resealed_modules_are_refused_or_run_to_a_defined_outcome() {
             check(&format!("{name} #{case}"), &mutant, &mut tally);
         }
     }
+    eprintln!("{tally:?}");
     // Both ways out are taken often: the mutants are neither all refused nor all harmless.
     assert!(tally.refused > 5_000 && tally.ran > 1_000, "{tally:?}");
 }

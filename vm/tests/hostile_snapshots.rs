@@ -15,7 +15,7 @@ mod resealed;
 
 use std::path::Path;
 
-use resealed::{Rng, harmless_plan, host, run_from, snapshot_of, tbc_of};
+use resealed::{Rng, assert_in_words, harmless_plan, host, run_from, snapshot_of, tbc_of};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::{ErrorRecord, Record, RunResult, Value};
 use tiss_vm::machine::{Frame, LogRecord, Machine, OpenStep, Status, Suspension};
@@ -123,7 +123,10 @@ fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
 /// Reads a snapshot and, if it is accepted, resumes it to its end.
 fn check(case: &str, snap: &[u8], refused: &mut u32, resumed: &mut u32) {
     match read_snapshot(snap) {
-        Err(_) => *refused += 1,
+        Err(e) => {
+            assert_in_words(case, &e.to_string());
+            *refused += 1;
+        }
         Ok(read) => {
             let bytecode = read.bytecode.clone();
             let program = Program::new(read.module).expect("a verified module loads");
@@ -180,6 +183,7 @@ fn resealed_snapshots_are_refused_or_resume_to_a_defined_outcome() {
             }
         }
     }
+    eprintln!("{refused} refused, {resumed} resumed");
     assert!(refused > 1_500 && resumed > 500, "{refused} refused, {resumed} resumed");
 }
 

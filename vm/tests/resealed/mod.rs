@@ -88,6 +88,15 @@ pub fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A refusal says what is wrong in words, never in the decoder's own names.
+pub fn assert_in_words(case: &str, refusal: &str) {
+    for raw in
+        ["LimitExceeded", "UnexpectedEnd", "UnexpectedVariant", "InvalidIntegerType", "OtherString", "Utf8 {"]
+    {
+        assert!(!refusal.contains(raw), "{case}: refused in the decoder's words: {refusal}");
+    }
+}
+
 /// A host whose commands succeed or fail by their text, with no answers
 /// queued (every question suspends the run).
 pub fn host() -> ScriptedHost {
