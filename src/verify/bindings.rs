@@ -38,45 +38,14 @@ pub(crate) struct Bindings {
 }
 
 pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> Result<Bindings> {
-    let len = m.code.len();
     let slots = m.slots.len() + 1;
-    // The dominator tree as lists of children in pc order, in one vector.
-    // A unit's entry and the targets of handlers whose ranges begin at it
-    // hang from the root: the unit's own list, in pc order.
-    let mut roots = vec![Vec::new(); flow.units.len()];
-    let mut first = vec![0u32; len + 1];
-    for pc in 0..len {
-        let parent = flow.idom[pc];
-        if flow.unit[pc] == UNSEEN {
-            continue;
-        }
-        if parent == ROOT {
-            roots[flow.unit[pc] as usize].push(pc as u32);
-        } else {
-            first[parent as usize + 1] += 1;
-        }
-    }
-    for pc in 1..=len {
-        first[pc] += first[pc - 1];
-    }
-    let mut fill = first.clone();
-    let mut children = vec![0u32; first[len] as usize];
-    for pc in 0..len {
-        let parent = flow.idom[pc];
-        if flow.unit[pc] != UNSEEN && parent != ROOT {
-            children[fill[parent as usize] as usize] = pc as u32;
-            fill[parent as usize] += 1;
-        }
-    }
-    drop(fill);
-
     let units = flow.units.len();
     let mut walk = Walk {
         m,
         last_run: m.slots.len() as u32,
         bits: vec![0; slots.div_ceil(64)],
         trail: Vec::new(),
-        out_mark: vec![0; len],
+        out_mark: vec![0; m.code.len()],
         ways_in: HashMap::new(),
         needs: vec![Vec::new(); units],
         needed: vec![UNSEEN; slots],
@@ -84,29 +53,58 @@ pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> R
         joined: Vec::new(),
         unit: 0,
     };
+    let tree = (!flow.in_order).then(|| Tree::new(flow));
     for &unit in order {
         walk.unit = unit;
-        for &root in &roots[unit as usize] {
-            let mut path = vec![(root, first[root as usize], walk.enter(flow, root)?)];
-            while let Some((pc, next, mark)) = path.last_mut() {
-                if *next < first[*pc as usize + 1] {
-                    let child = children[*next as usize];
-                    *next += 1;
-                    let mark = walk.enter(flow, child)?;
-                    path.push((child, first[child as usize], mark));
-                } else {
-                    walk.undo(*mark as usize);
-                    path.pop();
-                }
-                if flow.work > limit {
-                    return Err(VerifyError::TooComplex { work: flow.work, limit });
-                }
-            }
+        match &tree {
+            None => walk.in_pc_order(flow, limit)?,
+            Some(tree) => walk.depth_first(flow, tree, limit)?,
         }
     }
     walk.joined.sort_unstable();
     let binds = walk.binds.into_iter().map(Option::unwrap_or_default).collect();
     Ok(Bindings { binds, joined: walk.joined })
+}
+
+/// The dominator tree, for code whose pc order does not walk it depth first
+/// (`Flow::in_order`): each pc's children in pc order, in one vector. A
+/// unit's entry, and the targets of handlers whose ranges begin at it, hang
+/// from the root: the unit's own list, in pc order.
+struct Tree {
+    roots: Vec<Vec<u32>>,
+    /// The children of `pc` are `children[first[pc]..first[pc + 1]]`.
+    first: Vec<u32>,
+    children: Vec<u32>,
+}
+
+impl Tree {
+    fn new(flow: &Flow) -> Tree {
+        let len = flow.at.len();
+        let mut roots = vec![Vec::new(); flow.units.len()];
+        let mut first = vec![0u32; len + 1];
+        for (pc, at) in flow.at.iter().enumerate() {
+            if at.unit == UNSEEN {
+                continue;
+            }
+            if at.idom == ROOT {
+                roots[at.unit as usize].push(pc as u32);
+            } else {
+                first[at.idom as usize + 1] += 1;
+            }
+        }
+        for pc in 1..=len {
+            first[pc] += first[pc - 1];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![0u32; first[len] as usize];
+        for (pc, at) in flow.at.iter().enumerate() {
+            if at.unit != UNSEEN && at.idom != ROOT {
+                children[fill[at.idom as usize] as usize] = pc as u32;
+                fill[at.idom as usize] += 1;
+            }
+        }
+        Tree { roots, first, children }
+    }
 }
 
 struct Walk<'a> {
@@ -132,6 +130,57 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Walks the unit's dominator tree in pc order, keeping the path to
+    /// the current pc (`Flow::in_order` says its dominator is on it).
+    fn in_pc_order(&mut self, flow: &mut Flow, limit: u64) -> Result {
+        let (first, last) = flow.span[self.unit as usize];
+        let mut path: Vec<(u32, u32)> = Vec::new();
+        for pc in first..=last {
+            let at = flow.at[pc as usize];
+            if at.unit != self.unit {
+                continue;
+            }
+            while let Some(&(top, mark)) = path.last() {
+                if top == at.idom {
+                    break;
+                }
+                self.undo(mark as usize);
+                path.pop();
+            }
+            let mark = self.enter(flow, pc)?;
+            path.push((pc, mark));
+            if flow.work > limit {
+                return Err(VerifyError::TooComplex { work: flow.work, limit });
+            }
+        }
+        if let Some(&(_, mark)) = path.first() {
+            self.undo(mark as usize);
+        }
+        Ok(())
+    }
+
+    /// Walks the unit's dominator tree depth first, children in pc order.
+    fn depth_first(&mut self, flow: &mut Flow, tree: &Tree, limit: u64) -> Result {
+        for &root in &tree.roots[self.unit as usize] {
+            let mut path = vec![(root, tree.first[root as usize], self.enter(flow, root)?)];
+            while let Some((pc, next, mark)) = path.last_mut() {
+                if *next < tree.first[*pc as usize + 1] {
+                    let child = tree.children[*next as usize];
+                    *next += 1;
+                    let mark = self.enter(flow, child)?;
+                    path.push((child, tree.first[child as usize], mark));
+                } else {
+                    self.undo(*mark as usize);
+                    path.pop();
+                }
+                if flow.work > limit {
+                    return Err(VerifyError::TooComplex { work: flow.work, limit });
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn is_set(&self, slot: u32) -> bool {
         self.bits[slot as usize / 64] & (1 << (slot % 64)) != 0
     }
@@ -157,7 +206,8 @@ impl Walk<'_> {
     fn enter(&mut self, flow: &mut Flow, pc: u32) -> Result<u32> {
         let i = pc as usize;
         let mark = self.trail.len() as u32;
-        if flow.join[i]
+        let at = flow.at[i];
+        if at.join
             && let Some(common) = self.ways_in.remove(&pc)
         {
             for slot in common {
@@ -182,9 +232,8 @@ impl Walk<'_> {
             _ => {}
         }
         // A failure here brings what is bound before the instruction, and the caught error.
-        let handler = flow.handler[i];
-        if handler != NONE && !flow.inner[i] {
-            let h = self.m.handlers[handler as usize];
+        if at.handler != NONE && !at.inner {
+            let h = self.m.handlers[at.handler as usize];
             let caught = h.catch_slot != NONE && self.set(h.catch_slot);
             self.way_in(flow, h.target);
             if caught {
@@ -279,11 +328,11 @@ impl Walk<'_> {
     /// The way from the current pc into `target`, if paths meet there:
     /// what was bound since the target's dominator ended.
     fn way_in(&mut self, flow: &mut Flow, target: u32) {
-        let t = target as usize;
-        if !flow.join[t] {
+        let at = flow.at[target as usize];
+        if !at.join {
             return;
         }
-        let dom = flow.idom[t];
+        let dom = at.idom;
         let since = if dom == ROOT { 0 } else { self.out_mark[dom as usize] as usize };
         match self.ways_in.get_mut(&target) {
             None => {

@@ -8,7 +8,7 @@ use crate::module::{Module, NONE, ValueType};
 
 use super::Unit;
 use super::bindings::Bindings;
-use super::flow::{Flow, ROOT, UNSEEN, UnitInfo};
+use super::flow::{At, Flow, ROOT, UNSEEN, UnitInfo};
 use super::forest::Forest;
 
 /// The verifier's facts about a module (see [`Facts::at`]).
@@ -16,12 +16,9 @@ use super::forest::Forest;
 pub struct Facts {
     units: Vec<UnitInfo>,
     task_unit: Vec<u32>,
-    unit: Vec<u32>,
-    stack: Vec<u32>,
+    at: Vec<At>,
     types: Forest<ValueType>,
-    steps: Vec<u32>,
     open: Forest<u32>,
-    idom: Vec<u32>,
     joined: Vec<(u32, u32)>,
     binds: Vec<Vec<u32>>,
     work: u64,
@@ -49,12 +46,9 @@ impl Facts {
             work: flow.work,
             units: flow.units,
             task_unit: flow.task_unit,
-            unit: flow.unit,
-            stack: flow.stack,
+            at: flow.at,
             types: flow.types,
-            steps: flow.steps,
             open: flow.open,
-            idom: flow.idom,
             joined: bindings.joined,
             binds: bindings.binds,
         }
@@ -64,19 +58,18 @@ impl Facts {
     /// are about), or `None` if no path reaches it. Walks up the dominator
     /// tree: linear in the unit's length at most.
     pub fn at(&self, module: &Module, pc: u32) -> Option<PcFacts> {
-        let i = pc as usize;
-        let unit = *self.unit.get(i)?;
-        if unit == UNSEEN {
+        let at = *self.at.get(pc as usize)?;
+        if at.unit == UNSEEN {
             return None;
         }
         let last_run = module.slots.len() as u32;
         let mut bound = Vec::new();
         self.joined_at(pc, &mut bound);
-        let mut above = self.idom[i];
+        let mut above = at.idom;
         while above != ROOT {
             self.joined_at(above, &mut bound);
             self.binds_of(module, module.code[above as usize], &mut bound);
-            above = self.idom[above as usize];
+            above = self.at[above as usize].idom;
         }
         bound.sort_unstable();
         bound.dedup();
@@ -85,9 +78,9 @@ impl Facts {
             bound.pop();
         }
         Some(PcFacts {
-            unit: self.units[unit as usize].name(),
-            stack: self.types.to_vec(self.stack[i]),
-            steps: self.open.to_vec(self.steps[i]),
+            unit: self.units[at.unit as usize].name(),
+            stack: self.types.to_vec(at.stack),
+            steps: self.open.to_vec(at.steps),
             bound,
             last_run: ran,
         })

@@ -53,62 +53,78 @@ impl UnitInfo {
     }
 }
 
-/// What the abstract interpreter learns. Per-pc vectors are indexed by pc.
+/// What every path brings to one instruction, and what the passes after
+/// need to know of it. One struct per pc, so a visit touches one place.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At {
+    /// Its code unit, or `UNSEEN`.
+    pub unit: u32,
+    /// The operand stack before it: a node of `Flow::types`.
+    pub stack: u32,
+    /// The unit's open steps before it: a node of `Flow::open`.
+    pub steps: u32,
+    /// Its immediate dominator (`ROOT` for a unit's entry).
+    pub idom: u32,
+    /// The handler a failure at it goes to (an index, or `NONE`).
+    pub handler: u32,
+    /// Whether its state meets from several places (or comes from a
+    /// failure): its bound variables are an intersection.
+    pub join: bool,
+    /// Whether every way into it comes from inside its handler's range.
+    pub inner: bool,
+}
+
+/// What the abstract interpreter learns.
+#[derive(Debug)]
 pub(crate) struct Flow {
     /// Unit 0 is the main code.
     pub units: Vec<UnitInfo>,
     /// Each task's unit.
     pub task_unit: Vec<u32>,
-    /// Each pc's unit, or `UNSEEN`.
-    pub unit: Vec<u32>,
-    /// The operand stack before each pc: a node of `types`.
-    pub stack: Vec<u32>,
+    /// Per pc.
+    pub at: Vec<At>,
     pub types: Forest<ValueType>,
-    /// The unit's open steps before each pc: a node of `open`.
-    pub steps: Vec<u32>,
     pub open: Forest<u32>,
-    /// Each pc's immediate dominator (`ROOT` for a unit's entry).
-    pub idom: Vec<u32>,
-    /// Whether the state at a pc meets from several places (or comes from
-    /// a failure): its bound variables are an intersection.
-    pub join: Vec<bool>,
-    /// The handler a failure at each pc goes to (an index, or `NONE`).
-    pub handler: Vec<u32>,
-    /// Whether every way into a pc comes from inside its handler's range.
-    pub inner: Vec<bool>,
     /// The CALLs reached: (caller unit, callee unit).
     pub calls: Vec<(u32, u32)>,
     /// Steps of analysis so far (see `mod.rs`, `TooComplex`).
     pub work: u64,
+    /// Whether pc order visits each unit's dominator tree depth first
+    /// (each pc's dominator is on the way to the pc before it in its unit,
+    /// as in the code a compiler emits for nested blocks), and each unit's
+    /// pcs lie in `span`s that together cover the code about once. Then
+    /// `bindings.rs` walks the tree in pc order, with no tree built.
+    pub in_order: bool,
+    /// Per unit: its first and last pc reached.
+    pub span: Vec<(u32, u32)>,
 }
 
 /// Runs pass 3 over a module whose tables and operands are valid and whose
 /// control only goes forward.
 pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
-    let len = m.code.len();
+    let unseen =
+        At { unit: UNSEEN, stack: EMPTY, steps: EMPTY, idom: ROOT, handler: NONE, join: false, inner: false };
     let mut flow = Flow {
         units: vec![UnitInfo { entry: 0, task: None }],
         task_unit: Vec::with_capacity(m.tasks.len()),
-        unit: vec![UNSEEN; len],
-        stack: vec![EMPTY; len],
-        types: Forest::new(ValueType::Str),
-        steps: vec![EMPTY; len],
-        open: Forest::new(0),
-        idom: vec![ROOT; len],
-        join: vec![false; len],
-        handler: effective_handlers(m),
-        inner: vec![false; len],
+        at: vec![unseen; m.code.len()],
+        // Each instruction pushes at most one node of each.
+        types: Forest::with_capacity(m.code.len(), ValueType::Str),
+        open: Forest::with_capacity(m.code.len(), 0),
         calls: Vec::new(),
         work: 0,
+        in_order: true,
+        span: Vec::new(),
     };
-    flow.unit[0] = 0;
+    paint_handlers(m, &mut flow.at);
+    flow.at[0].unit = 0;
     for (t, task) in m.tasks.iter().enumerate() {
-        let entry = task.entry as usize;
-        let unit = match flow.unit[entry] {
+        let entry = &mut flow.at[task.entry as usize];
+        let unit = match entry.unit {
             UNSEEN => {
+                entry.unit = flow.units.len() as u32;
                 flow.units.push(UnitInfo { entry: task.entry, task: Some(t as u32) });
-                flow.unit[entry] = (flow.units.len() - 1) as u32;
-                flow.unit[entry]
+                entry.unit
             }
             // Tasks that share an entry share their code.
             u if flow.units[u as usize].task.is_some() => u,
@@ -120,27 +136,33 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         };
         flow.task_unit.push(unit);
     }
+    flow.span = vec![(u32::MAX, 0); flow.units.len()];
     let mut interpreter =
-        Interpreter { m, flow, taken: Vec::new(), choice_user: vec![UNSEEN; m.choices.len()] };
-    for pc in 0..len as u32 {
-        if interpreter.flow.unit[pc as usize] != UNSEEN {
+        Interpreter { m, flow, choice_user: vec![UNSEEN; m.choices.len()], path: Vec::new() };
+    for pc in 0..m.code.len() as u32 {
+        if interpreter.flow.at[pc as usize].unit != UNSEEN {
+            interpreter.follow_order(pc);
             interpreter.visit(pc)?;
         }
         if interpreter.flow.work > limit {
             return Err(VerifyError::TooComplex { work: interpreter.flow.work, limit });
         }
     }
-    Ok(interpreter.flow)
+    let mut flow = interpreter.flow;
+    let covered: u64 = flow.span.iter().map(|&(first, last)| u64::from(last.saturating_sub(first)) + 1).sum();
+    flow.in_order &= covered <= 2 * m.code.len() as u64;
+    Ok(flow)
 }
 
 /// The handler of each pc: the first in table order whose range holds it.
 /// Each range is painted over the pcs no earlier handler painted, skipping
 /// painted runs with a "next unpainted pc" table (path halving), so nested
 /// and repeated ranges cost no more than the code.
-fn effective_handlers(m: &Module) -> Vec<u32> {
-    let len = m.code.len();
-    let mut handler = vec![NONE; len];
-    let mut next: Vec<u32> = (0..=len as u32).collect();
+fn paint_handlers(m: &Module, at: &mut [At]) {
+    if m.handlers.is_empty() {
+        return;
+    }
+    let mut next: Vec<u32> = (0..=at.len() as u32).collect();
     let find = |next: &mut Vec<u32>, mut pc: u32| {
         while next[pc as usize] != pc {
             let skip = next[next[pc as usize] as usize];
@@ -152,12 +174,11 @@ fn effective_handlers(m: &Module) -> Vec<u32> {
     for (i, h) in m.handlers.iter().enumerate() {
         let mut pc = find(&mut next, h.start);
         while pc < h.end {
-            handler[pc as usize] = i as u32;
+            at[pc as usize].handler = i as u32;
             next[pc as usize] = pc + 1;
             pc = find(&mut next, pc + 1);
         }
     }
-    handler
 }
 
 /// What reaches an instruction.
@@ -171,63 +192,65 @@ struct State {
 struct Interpreter<'a> {
     m: &'a Module,
     flow: Flow,
-    /// The types an instruction takes, deepest first (reused).
-    taken: Vec<ValueType>,
     /// The CHOOSE that uses each choice.
     choice_user: Vec<u32>,
+    /// The dominators of the last pc visited, while `flow.in_order` holds.
+    path: Vec<u32>,
 }
 
 impl Interpreter<'_> {
+    /// Keeps `flow.in_order` and the units' spans up to date with `pc`,
+    /// whose dominator is known (every way in has been followed).
+    fn follow_order(&mut self, pc: u32) {
+        let at = self.flow.at[pc as usize];
+        let span = &mut self.flow.span[at.unit as usize];
+        *span = (span.0.min(pc), pc);
+        if !self.flow.in_order {
+            return;
+        }
+        while self.path.last().is_some_and(|&top| top != at.idom) {
+            self.path.pop();
+        }
+        if at.idom != ROOT && self.path.is_empty() {
+            self.flow.in_order = false;
+        }
+        self.path.push(pc);
+    }
+
     fn visit(&mut self, pc: u32) -> Result {
-        let i = pc as usize;
-        let instr = self.m.code[i];
-        let mnemonic = instr.mnemonic();
-        let state = State { unit: self.flow.unit[i], stack: self.flow.stack[i], steps: self.flow.steps[i] };
+        let at = self.flow.at[pc as usize];
+        let instr = self.m.code[pc as usize];
+        // Named in errors only (a match per instruction otherwise).
+        let mnemonic = || instr.mnemonic();
+        let state = State { unit: at.unit, stack: at.stack, steps: at.steps };
         let depth = self.flow.types.depth(state.stack);
         let takes = instr.takes();
         let pops = takes.len();
         if pops > depth {
-            return Err(VerifyError::StackUnderflow { pc, mnemonic, depth, pops });
+            return Err(VerifyError::StackUnderflow { pc, mnemonic: mnemonic(), depth, pops });
         }
-        if self.flow.handler[i] != NONE {
-            self.failure_edge(pc, state, depth - pops)?;
+        if at.handler != NONE {
+            self.failure_edge(pc, at, depth - pops)?;
         }
 
-        // The values taken, checked against what the instruction wants.
-        self.taken.clear();
+        // The values taken, from the top down, checked against what the
+        // instruction wants; `Like` is checked once the value below is seen.
         let mut below = state.stack;
-        for _ in 0..pops {
-            self.taken.extend(self.flow.types.top(below));
+        let mut above: Option<ValueType> = None;
+        for k in (0..pops).rev() {
+            let found = self.flow.types.top(below);
             below = self.flow.types.pop(below);
-        }
-        self.flow.work += u64::from(pops);
-        self.taken.reverse();
-        for (k, &found) in self.taken.iter().enumerate() {
-            let arg = takes.get(k as u32);
+            if let Some(right) = above.take().filter(|&right| right != found) {
+                return Err(VerifyError::NotAlike { pc, mnemonic: mnemonic(), left: found, right });
+            }
+            let arg = takes.get(k);
             match arg.want {
-                Want::Like if k > 0 && self.taken[k - 1] != found => {
-                    let left = self.taken[k - 1];
-                    return Err(VerifyError::NotAlike { pc, mnemonic, left, right: found });
-                }
-                Want::SlotType => {
-                    if let Instr::Store { slot } = instr {
-                        let declared = self.m.slots[slot as usize];
-                        if declared.ty != found {
-                            let name = self.m.string(declared.name).unwrap_or("?").to_string();
-                            return Err(VerifyError::StoreType {
-                                pc,
-                                slot,
-                                name,
-                                declared: declared.ty,
-                                found,
-                            });
-                        }
-                    }
-                }
+                Want::Like => above = Some(found),
+                Want::SlotType => self.stored(pc, instr, found)?,
                 want if !want.accepts(found) => {
                     return Err(VerifyError::WrongType {
                         pc,
-                        mnemonic,
+                        mnemonic: mnemonic(),
                         what: arg.what,
                         expected: want,
                         found,
@@ -236,6 +259,7 @@ impl Interpreter<'_> {
                 _ => {}
             }
         }
+        self.flow.work += u64::from(pops);
         let given = match instr.gives() {
             Gives::Nothing => None,
             Gives::Value(ty) => Some(ty),
@@ -246,9 +270,9 @@ impl Interpreter<'_> {
                 Constant::Bool(_) => ValueType::Bool,
             }),
             Gives::Slot(slot) => Some(self.m.slots[slot as usize].ty),
+            // FIELD takes one value: the record on top.
             Gives::Field(field) => {
-                // The record is the one value taken.
-                let record = self.taken[0];
+                let record = self.flow.types.top(state.stack);
                 match Field::from_u8(field).and_then(|f| record.field(f)) {
                     Some(ty) => Some(ty),
                     None => return Err(VerifyError::NoSuchField { pc, field, record }),
@@ -262,7 +286,7 @@ impl Interpreter<'_> {
                     let depth = u64::from(depth - pops) + 1;
                     return Err(VerifyError::StackOverflow {
                         pc,
-                        mnemonic,
+                        mnemonic: mnemonic(),
                         depth,
                         max_stack: self.m.max_stack,
                     });
@@ -274,11 +298,16 @@ impl Interpreter<'_> {
         let mut steps = state.steps;
         match instr {
             Instr::StepEnter { step } => steps = self.flow.open.push(steps, step),
-            Instr::StepExit { step } => match self.flow.open.top(steps) {
-                None => return Err(VerifyError::StepExitUnopened { pc, step }),
-                Some(open) if open != step => return Err(VerifyError::StepExitOther { pc, step, open }),
-                Some(_) => steps = self.flow.open.pop(steps),
-            },
+            Instr::StepExit { step } => {
+                if steps == EMPTY {
+                    return Err(VerifyError::StepExitUnopened { pc, step });
+                }
+                let open = self.flow.open.top(steps);
+                if open != step {
+                    return Err(VerifyError::StepExitOther { pc, step, open });
+                }
+                steps = self.flow.open.pop(steps);
+            }
             _ => {}
         }
         let after = State { stack, steps, ..state };
@@ -312,7 +341,7 @@ impl Interpreter<'_> {
                 if state.unit != 0 {
                     return Err(VerifyError::HaltInTask { pc });
                 }
-                self.all_steps_closed(pc, mnemonic, steps)
+                self.all_steps_closed(pc, mnemonic(), steps)
             }
             Instr::Return {} => {
                 if state.unit == 0 {
@@ -322,12 +351,23 @@ impl Interpreter<'_> {
                 if left != 0 {
                     return Err(VerifyError::ReturnDepth { pc, depth: left });
                 }
-                self.all_steps_closed(pc, mnemonic, steps)
+                self.all_steps_closed(pc, mnemonic(), steps)
             }
             // A failure goes to a handler (the failure edge) or ends the run.
             Instr::Fail { .. } => Ok(()),
             _ => self.next(pc, after),
         }
+    }
+
+    /// STORE's value must be of its variable's declared type.
+    fn stored(&self, pc: u32, instr: Instr, found: ValueType) -> Result {
+        let Instr::Store { slot } = instr else { return Ok(()) };
+        let declared = self.m.slots[slot as usize];
+        if declared.ty == found {
+            return Ok(());
+        }
+        let name = self.m.string(declared.name).unwrap_or("?").to_string();
+        Err(VerifyError::StoreType { pc, slot, name, declared: declared.ty, found })
     }
 
     fn all_steps_closed(&self, pc: u32, mnemonic: &'static str, steps: u32) -> Result {
@@ -349,40 +389,39 @@ impl Interpreter<'_> {
 
     /// Control goes from `pc` to `target` with `after`.
     fn edge(&mut self, pc: u32, target: u32, after: State) -> Result {
-        let handler = self.flow.handler[pc as usize];
-        let inner = handler != NONE && self.flow.handler[target as usize] == handler;
+        let handler = self.flow.at[pc as usize].handler;
+        let inner = handler != NONE && self.flow.at[target as usize].handler == handler;
         self.reach(target, pc, after, Some(pc), inner)
     }
 
     /// A failure at `pc`: its handler's target is reached with the stack and
     /// the open steps cut back. `left` is the stack after the values the
     /// instruction takes (a failure may come after taking them).
-    fn failure_edge(&mut self, pc: u32, state: State, left: u32) -> Result {
-        let i = pc as usize;
-        let index = self.flow.handler[i];
-        let h = self.m.handlers[index as usize];
-        let handler = index as usize;
+    fn failure_edge(&mut self, pc: u32, at: At, left: u32) -> Result {
+        let h = self.m.handlers[at.handler as usize];
+        let handler = at.handler as usize;
         if left < h.stack_depth {
             return Err(VerifyError::HandlerStack { handler, pc, holds: left, stack_depth: h.stack_depth });
         }
-        let open = self.flow.open.depth(state.steps);
+        let open = self.flow.open.depth(at.steps);
         if open < h.step_depth {
             return Err(VerifyError::HandlerSteps { handler, pc, open, step_depth: h.step_depth });
         }
         // Every way in comes from the range: the predecessors brought the
         // same state to the target.
-        if self.flow.inner[i] {
+        if at.inner {
             return Ok(());
         }
-        let stack = self.flow.types.cut(state.stack, h.stack_depth, &mut self.flow.work);
-        let steps = self.flow.open.cut(state.steps, h.step_depth, &mut self.flow.work);
+        let stack = self.flow.types.cut(at.stack, h.stack_depth, &mut self.flow.work);
+        let steps = self.flow.open.cut(at.steps, h.step_depth, &mut self.flow.work);
         // The target's dominator is above this pc's; one inside the range
         // already counted (and walking up from deep inside a long range to
         // its start, pc after pc, would cost the range's length each time).
-        let dom = self.flow.idom[i];
-        let counted = dom != ROOT && self.flow.handler[dom as usize] == index;
-        self.reach(h.target, pc, State { stack, steps, ..state }, (!counted).then_some(dom), false)?;
-        self.flow.join[h.target as usize] = true;
+        let dom = at.idom;
+        let counted = dom != ROOT && self.flow.at[dom as usize].handler == at.handler;
+        let state = State { unit: at.unit, stack, steps };
+        self.reach(h.target, pc, state, (!counted).then_some(dom), false)?;
+        self.flow.at[h.target as usize].join = true;
         Ok(())
     }
 
@@ -390,54 +429,60 @@ impl Interpreter<'_> {
     /// this way in brings (`None`: one already counted); `inner`: whether
     /// it comes from inside the target's handler range.
     fn reach(&mut self, target: u32, from: u32, state: State, dom: Option<u32>, inner: bool) -> Result {
-        let t = target as usize;
         let flow = &mut self.flow;
-        if flow.unit[t] == UNSEEN {
-            flow.unit[t] = state.unit;
-            flow.stack[t] = state.stack;
-            flow.steps[t] = state.steps;
+        let at = flow.at[target as usize];
+        if at.unit == UNSEEN {
             // The first way into a handler's target always brings its
             // dominator: no pc of the range came before.
-            flow.idom[t] = dom.unwrap_or(ROOT);
-            flow.inner[t] = inner;
+            let idom = dom.unwrap_or(ROOT);
+            let handler = at.handler;
+            flow.at[target as usize] = At {
+                unit: state.unit,
+                stack: state.stack,
+                steps: state.steps,
+                idom,
+                handler,
+                join: false,
+                inner,
+            };
             return Ok(());
         }
-        if flow.unit[t] != state.unit {
-            let first = flow.units[flow.unit[t] as usize].name();
+        if at.unit != state.unit {
+            let first = flow.units[at.unit as usize].name();
             let second = flow.units[state.unit as usize].name();
             return Err(VerifyError::SharedCode { pc: target, first, second });
         }
-        if !flow.types.same(flow.stack[t], state.stack, &mut flow.work) {
-            let this = flow.types.to_vec(flow.stack[t]);
+        if !flow.types.same(at.stack, state.stack, &mut flow.work) {
+            let this = flow.types.to_vec(at.stack);
             let other = flow.types.to_vec(state.stack);
             return Err(VerifyError::StackMismatch { pc: target, from, this, other });
         }
-        if !flow.open.same(flow.steps[t], state.steps, &mut flow.work) {
-            let this = flow.open.to_vec(flow.steps[t]);
+        if !flow.open.same(at.steps, state.steps, &mut flow.work) {
+            let this = flow.open.to_vec(at.steps);
             let other = flow.open.to_vec(state.steps);
             return Err(VerifyError::StepsMismatch { pc: target, from, this, other });
         }
-        if let Some(dom) = dom {
-            flow.idom[t] = lca(&flow.idom, flow.idom[t], dom, &mut flow.work);
-        }
-        flow.join[t] = true;
-        flow.inner[t] &= inner;
+        let idom = match dom {
+            Some(dom) => lca(&flow.at, at.idom, dom, &mut flow.work),
+            None => at.idom,
+        };
+        flow.at[target as usize] = At { idom, join: true, inner: at.inner && inner, ..at };
         Ok(())
     }
 }
 
 /// The nearest common dominator of `a` and `b`: every pc's dominator comes
 /// before it, so the later of the two climbs until they meet.
-fn lca(idom: &[u32], mut a: u32, mut b: u32, work: &mut u64) -> u32 {
+fn lca(at: &[At], mut a: u32, mut b: u32, work: &mut u64) -> u32 {
     while a != b {
         if a == ROOT || b == ROOT {
             return ROOT;
         }
         *work += 1;
         if a > b {
-            a = idom[a as usize];
+            a = at[a as usize].idom;
         } else {
-            b = idom[b as usize];
+            b = at[b as usize].idom;
         }
     }
     a

@@ -21,9 +21,12 @@ pub(crate) struct Forest<T> {
 }
 
 impl<T: Copy + PartialEq> Forest<T> {
-    /// A forest holding only the empty stack; `filler` is never read.
-    pub fn new(filler: T) -> Forest<T> {
-        Forest { nodes: vec![Node { parent: EMPTY, depth: 0, top: filler }] }
+    /// A forest holding only the empty stack, with room for `pushes`
+    /// more; `filler` is the empty stack's top, never a value.
+    pub fn with_capacity(pushes: usize, filler: T) -> Forest<T> {
+        let mut nodes = Vec::with_capacity(pushes + 1);
+        nodes.push(Node { parent: EMPTY, depth: 0, top: filler });
+        Forest { nodes }
     }
 
     /// The stack `below` with `top` pushed on it.
@@ -37,9 +40,9 @@ impl<T: Copy + PartialEq> Forest<T> {
         self.nodes[node as usize].depth
     }
 
-    /// The top value (`None` for the empty stack).
-    pub fn top(&self, node: u32) -> Option<T> {
-        (node != EMPTY).then(|| self.nodes[node as usize].top)
+    /// The top value (the filler for the empty stack: look at the depth first).
+    pub fn top(&self, node: u32) -> T {
+        self.nodes[node as usize].top
     }
 
     /// The stack without its top (the empty stack stays empty).
@@ -75,8 +78,8 @@ impl<T: Copy + PartialEq> Forest<T> {
     /// The values, bottom first.
     pub fn to_vec(&self, mut node: u32) -> Vec<T> {
         let mut out = Vec::with_capacity(self.depth(node) as usize);
-        while let Some(top) = self.top(node) {
-            out.push(top);
+        while node != EMPTY {
+            out.push(self.top(node));
             node = self.pop(node);
         }
         out.reverse();
@@ -90,7 +93,7 @@ mod tests {
 
     #[test]
     fn stacks_share_their_bottoms() {
-        let mut f = Forest::new(0u8);
+        let mut f = Forest::with_capacity(4, 0u8);
         let one = f.push(EMPTY, 1);
         let a = f.push(one, 2);
         let b = f.push(one, 2);
@@ -103,6 +106,6 @@ mod tests {
         assert_eq!(f.to_vec(a), vec![1, 2]);
         assert_eq!(f.cut(a, 1, &mut work), one);
         assert_eq!(f.cut(a, 0, &mut work), EMPTY);
-        assert_eq!((f.top(EMPTY), f.pop(EMPTY), f.depth(a)), (None, EMPTY, 2));
+        assert_eq!((f.top(a), f.pop(EMPTY), f.depth(a)), (2, EMPTY, 2));
     }
 }

@@ -13,20 +13,21 @@ impl Checker<'_> {
     /// Runs after the range checks, so every index here is valid.
     pub(super) fn forward_only(&self) -> Result {
         let m = self.m;
-        let forward = |site: Site, what: &'static str, from: u32, target: u32| {
-            if target > from { Ok(()) } else { Err(VerifyError::BackwardJump { site, what, target }) }
+        let forward = |site: &dyn Fn() -> Site, what: &'static str, from: u32, target: u32| {
+            if target > from { Ok(()) } else { Err(VerifyError::BackwardJump { site: site(), what, target }) }
         };
         // Each choice's earliest option, once: many CHOOSEs may name one choice.
         let earliest: Vec<u32> =
             m.choices.iter().map(|c| c.options.iter().map(|o| o.target).min().unwrap_or(0)).collect();
         for (pc, instr) in m.code.iter().enumerate() {
             let pc = pc as u32;
-            let site = Site::Pc { pc, mnemonic: instr.mnemonic() };
+            // Named in errors only (a match per instruction otherwise).
+            let site = || Site::Pc { pc, mnemonic: instr.mnemonic() };
             match *instr {
                 Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
-                    forward(site, "jump target", pc, target)?
+                    forward(&site, "jump target", pc, target)?
                 }
-                Instr::Choose { choice } => forward(site, "option target", pc, earliest[choice as usize])?,
+                Instr::Choose { choice } => forward(&site, "option target", pc, earliest[choice as usize])?,
                 _ => {}
             }
         }
