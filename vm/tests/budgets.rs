@@ -1,6 +1,6 @@
 //! Budget enforcement per dimension (SPEC §4), through the real binary.
 
-use std::process::Command;
+mod common;
 
 use serde_json::Value as Json;
 
@@ -10,7 +10,7 @@ fn run(plan: &str, extra: &[&str]) -> (Option<i32>, Json, tempfile::TempDir) {
     std::fs::write(&plan_path, plan).unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir(&ws).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let out = common::command()
         .arg("run")
         .arg(&plan_path)
         .arg("--workdir")

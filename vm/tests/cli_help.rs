@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 const PLAN: &str = "TASK \"Help\"\nSTEP \"s\" {\n    PAUSE \"go on?\"\n    RUN \"echo done\"\n}\n";
 
@@ -109,7 +109,7 @@ impl Fixture {
 
 /// What one invocation did, with `input` on stdin.
 fn invoke(dir: &Path, args: &[String], input: &str) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())

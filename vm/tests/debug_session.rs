@@ -1,9 +1,11 @@
 //! End-to-end `tissvm debug` sessions: commands piped on stdin to the real
 //! binary, the transcript on stdout compared whole; `save` then `tissvm resume`.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 const PLAN: &str = r#"TASK "Greet"
@@ -38,7 +40,7 @@ STEP "Ask" {
 
 /// `tissvm ARGS` in `dir` with `input` on stdin (a pipe: not a terminal).
 fn tissvm(dir: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -442,7 +444,7 @@ fn ctrl_c_pauses_a_running_command_and_the_session_goes_on() {
         "TASK \"Slow\"\n\nSTEP \"Wait\" {\n    RUN \"sleep 1\"\n    RUN \"sleep 30\"\n    VAR x = \"after\"\n}\n",
     );
     let started = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(["debug", "plan.tiss"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())

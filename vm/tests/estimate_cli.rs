@@ -1,19 +1,16 @@
 //! `tissvm estimate` as a process: text and JSON output, the cost-model and
 //! history options, and exit statuses.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value as Json;
 use tisslang::cost::Dim;
 
 fn tissvm(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissvm"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run tissvm")
+    common::command().args(args).current_dir(dir).env_remove("NO_COLOR").output().expect("run tissvm")
 }
 
 fn stdout(o: &Output) -> String {

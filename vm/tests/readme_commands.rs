@@ -4,6 +4,8 @@
 //! status its comment announces (`   # exit 4: ...`). A line may not hide its
 //! status behind `||`, so an example that stops failing is caught.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -29,6 +31,7 @@ fn readme_tissvm_commands_succeed() {
             .arg("-c")
             .arg(&script)
             .env("TISSVM", env!("CARGO_BIN_EXE_tissvm"))
+            .env(tiss_vm::session::snapshot_key::KEY_FILE_VAR, common::key_file())
             .current_dir(root)
             .output()
             .expect("sh runs");

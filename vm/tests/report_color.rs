@@ -9,7 +9,7 @@ mod common;
 use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::Fixture;
 
@@ -51,7 +51,7 @@ fn on_terminal(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>,
     assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: openpty returned two fresh descriptors that nothing else owns.
     let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
+    let mut command = common::command();
     command
         .args(args)
         .current_dir(cwd)
@@ -210,7 +210,7 @@ fn debug_colours_its_step_lines_but_not_its_transcript() {
     let fx = Fixture::new();
     let plan = fx.write_plan(FAILING);
     let ws = fx.path("ws");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(["debug", &plan, "--workdir", ws.to_str().unwrap(), "--color", "always"])
         .current_dir(fx.root.path())
         .stdin(Stdio::piped())

@@ -9,7 +9,7 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::{Fixture, Run};
 use tiss_vm::session::snapshot::{Continuation, read_snapshot};
@@ -115,7 +115,7 @@ fn a_resume_that_is_killed_leaves_its_mark() {
     let plan = "TASK \"Slow\"\nSTEP \"s\" {\n    PAUSE \"go\"\n    RUN \"touch started; sleep 5\"\n}\n";
     let fx = Fixture::new();
     let snap = snapshot_of(&fx.run_json(plan, &[], &[]));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(["resume", &snap, "--answer", "continue"])
         .current_dir(fx.root.path())
         .stdin(Stdio::null())
@@ -153,7 +153,7 @@ fn a_snapshot_being_resumed_is_refused_even_with_force() {
                 while [ ! -f release ]; do sleep 0.05; done\"\n}\n";
     let fx = Fixture::new();
     let snap = snapshot_of(&fx.run_json(plan, &[], &[]));
-    let first = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let first = common::command()
         .args(["resume", &snap, "--answer", "continue"])
         .current_dir(fx.root.path())
         .stdin(Stdio::null())
@@ -187,7 +187,7 @@ fn a_snapshot_that_cannot_be_marked_is_refused_unless_forced() {
     let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
     let bytes = std::fs::read(&snap).unwrap();
     let through_pipe = |extra: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        let mut child = common::command()
             .args([&["resume", "/dev/stdin", "--answer", "continue"], extra].concat())
             .current_dir(fx.root.path())
             .stdin(Stdio::piped())
@@ -382,7 +382,7 @@ fn of_two_concurrent_resumes_exactly_one_runs() {
     let fx = Fixture::new();
     let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
     let start = |copy: &str| {
-        Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        common::command()
             .args(["resume", copy, "--answer", "continue", "--output-format", "json"])
             .current_dir(fx.root.path())
             .stdin(Stdio::null())

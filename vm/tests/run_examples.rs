@@ -3,8 +3,10 @@
 //! under `--non-interactive`), and `--dry-run` lists its effects and touches
 //! nothing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value as Json;
 
@@ -13,12 +15,7 @@ fn examples_dir() -> PathBuf {
 }
 
 fn tissvm(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissvm"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run tissvm")
+    common::command().args(args).current_dir(cwd).stdin(Stdio::null()).output().expect("run tissvm")
 }
 
 fn text(bytes: &[u8]) -> String {

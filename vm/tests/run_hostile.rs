@@ -309,9 +309,10 @@ STEP "flood" {
     let mut command = if has_time {
         let mut c = Command::new(time);
         c.arg("-v").arg(env!("CARGO_BIN_EXE_tissvm"));
+        c.env(tiss_vm::session::snapshot_key::KEY_FILE_VAR, common::key_file());
         c
     } else {
-        Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        common::command()
     };
     let out = command
         .args(["run", "plan.tiss", "--workdir", ws.to_str().unwrap()])

@@ -8,6 +8,8 @@
 //! line: a `sleep` duration no other process has. Whatever a failed test
 //! leaves is killed by its pid when the marker is dropped.
 
+mod common;
+
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -99,7 +101,7 @@ fn setup(plan: &str) -> (tempfile::TempDir, String) {
 }
 
 fn tissvm(root: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
+    let mut command = common::command();
     command.args(args).current_dir(root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command
 }

@@ -823,13 +823,13 @@ fn a_killed_writes_temporary_file_is_swept_by_a_later_write() {
 /// eight 16 MB APPENDs, then kills it.
 #[test]
 fn a_write_killed_mid_way_leaves_no_temporary_file() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
     let fx = Fixture::new();
     std::fs::File::create(fx.file("big.bin")).unwrap().set_len(16 << 20).unwrap();
     let appends = "    APPEND \"big.bin\" FROM \"x\"\n".repeat(8);
     let plan = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n{appends}}}\n"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(["run", &plan, "--workdir", fx.ws().to_str().unwrap()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 
 use common::{Fixture, Run};
 use serde_json::Value as Json;
+use tiss_vm::session::snapshot_key::KEY_FILE_VAR;
 
 trait RunExt {
     fn snapshot(&self) -> String;
@@ -485,7 +486,7 @@ fn the_workspace_is_remembered_and_can_be_overridden() {
     let snap = fx.run_json(PAUSE, &[]).snapshot();
     // From elsewhere, the snapshot's own workspace is used.
     let elsewhere = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let out = common::command()
         .args(["resume", &snap, "--answer", "continue"])
         .current_dir(elsewhere.path())
         .stdin(Stdio::null())
@@ -598,6 +599,7 @@ fn every_printed_resume_command_works_when_pasted() {
                 .arg("-c")
                 .arg(command)
                 .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+                .env(KEY_FILE_VAR, common::key_file())
                 .current_dir(fx.root.path())
                 .stdin(Stdio::null())
                 .output()

@@ -5,6 +5,8 @@
 //! without running any completed command again (effects are counted with
 //! appends to files).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 
 fn tissvm(args: &[&str], cwd: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
+    let mut command = common::command();
     command.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command
 }

@@ -1,7 +1,9 @@
 //! End-to-end tests of the `tissvm` binary on real files in temporary directories.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const GOOD: &str = r#"TASK "Say hello"
 
@@ -14,12 +16,7 @@ STEP "Run" {
 const BAD: &str = "TASK \"t\"\n\nStep \"a\" {\n    RUN \"make\"\n}\n";
 
 fn tissvm(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissvm"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run tissvm")
+    common::command().args(args).current_dir(dir).env_remove("NO_COLOR").output().expect("run tissvm")
 }
 
 fn stdout(o: &Output) -> String {
@@ -231,7 +228,7 @@ fn a_snapshot_given_as_a_plan_is_named_as_one() {
 /// `tissvm ARGS` in `dir` with `input` on stdin.
 fn tissvm_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+    let mut child = common::command()
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::piped())

@@ -2,12 +2,18 @@
 //! directory with the plan and a workspace `ws/` in it), running the binary
 //! and reading what it did. A test file adds its own methods to `Fixture`
 //! where it needs more, and uses only part of this module.
+//!
+//! Every `tissvm` a test starts signs and checks snapshots with the tests'
+//! own key ([`key_file`], through `TISS_SNAPSHOT_KEY_FILE`), never the
+//! user's in `~/.config`: start it with [`command`], or give a shell that
+//! runs it that variable.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value as Json;
+use tiss_vm::session::snapshot_key::KEY_FILE_VAR;
 
 /// What one `tissvm` invocation did.
 #[derive(Debug)]
@@ -79,10 +85,25 @@ impl Fixture {
     }
 }
 
-/// Runs the built `tissvm` in `cwd` with `args` and extra environment `env`,
-/// stdin from /dev/null (so it is never a terminal).
-pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+/// The snapshot key of the tests' `tissvm`s: one for the whole build, in
+/// Cargo's scratch directory for tests (made by the first snapshot), so
+/// what one command of a test writes is its own snapshot to the next.
+pub fn key_file() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-key").join("snapshot.key")
+}
+
+/// The built `tissvm`, with the tests' snapshot key.
+pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
+    command.env(KEY_FILE_VAR, key_file());
+    command
+}
+
+/// Runs the built `tissvm` in `cwd` with `args` and extra environment `env`
+/// (which may name another key), stdin from /dev/null (so it is never a
+/// terminal).
+pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = command();
     command.args(args).current_dir(cwd).stdin(Stdio::null()).env_remove("NO_COLOR");
     for (name, value) in env {
         command.env(name, value);
