@@ -17,6 +17,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::{RunResult, Value};
 use tiss_vm::machine::{Machine, Outcome};
 use tiss_vm::session::snapshot::{self, SnapshotRef};
+use tiss_vm::session::snapshot_key::SnapshotKey;
 
 const DEPTH: usize = 20;
 const VARIABLES: usize = 10;
@@ -86,6 +87,8 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     let workspace = dir.path().to_path_buf();
     let options = snapshot::RememberedOptions::default();
+    // Snapshots are signed with the user's key, as tissvm writes them.
+    let key = SnapshotKey::from_bytes([7; 32]);
     let parts = SnapshotRef {
         machine: &machine,
         bytecode: &bytecode,
@@ -94,6 +97,7 @@ fn bench(c: &mut Criterion) {
         answers: None,
         options: &options,
         resumed: None,
+        key: Some(&key),
     };
     let bytes = snapshot::encode(&parts).expect("encodes");
     let back = snapshot::read_snapshot(&bytes).expect("reads back");
@@ -108,11 +112,14 @@ fn bench(c: &mut Criterion) {
     );
 
     let mut group = c.benchmark_group("snapshot");
-    group.bench_function("save (encode + checksum)", |b| {
+    group.bench_function("save (encode + signature + checksum)", |b| {
         b.iter(|| snapshot::encode(&parts).expect("encodes"))
     });
     group.bench_function("load (check + decode + verify bytecode + hash)", |b| {
         b.iter(|| snapshot::read_snapshot(&bytes).expect("reads"))
+    });
+    group.bench_function("signature check (resume: is it this user's?)", |b| {
+        b.iter(|| assert!(snapshot::signed_by(&bytes, &key)))
     });
     let path = dir.path().join("bench.snap");
     group.sample_size(20);

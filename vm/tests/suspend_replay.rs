@@ -126,6 +126,7 @@ fn through_snapshot(machine: Machine, bytecode: &[u8], program: &Program) -> (Ma
         answers: None,
         options: &snapshot::RememberedOptions::default(),
         resumed: None,
+        key: None,
     })
     .expect("encodes");
     drop(machine);

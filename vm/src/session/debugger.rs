@@ -55,6 +55,7 @@ use crate::session::answers;
 use crate::session::interrupt;
 use crate::session::resume_command;
 use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, SnapshotRef};
+use crate::session::snapshot_key::{KeyError, KeyFile};
 
 /// Characters of a string `print` shows before shortening it.
 pub const PRINT_LIMIT: usize = 1000;
@@ -177,13 +178,16 @@ pub struct Breakpoint {
 }
 
 /// What `save` needs besides the machine: the run's workspace (absolute),
-/// the `--answers` file if the run has one, and the options `tissvm
-/// resume` goes on with.
+/// the `--answers` file if the run has one, the options `tissvm resume`
+/// goes on with, and the user's key file, which signs the snapshot (`Err`:
+/// why there is none; the snapshot is then saved unsigned, and resuming it
+/// needs `--workdir`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaveInfo {
     pub workspace: PathBuf,
     pub answers_file: Option<PathBuf>,
     pub options: RememberedOptions,
+    pub key_file: Result<KeyFile, KeyError>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -872,6 +876,7 @@ impl<H: Host> Debugger<H> {
             .answers_file
             .as_ref()
             .map(|file| AnswersPosition { file: file.clone(), next: machine.interactions });
+        let key = info.key_file.clone().and_then(|file| file.load_or_create());
         let snapshot = SnapshotRef {
             machine: &machine,
             bytecode: &bytecode,
@@ -880,6 +885,7 @@ impl<H: Host> Debugger<H> {
             answers: answers.as_ref(),
             options: &info.options,
             resumed: None,
+            key: key.as_ref().ok(),
         };
         let bytes = match snapshot::encode(&snapshot) {
             Ok(b) => b,
@@ -892,12 +898,19 @@ impl<H: Host> Debugger<H> {
             Status::Suspended(Suspension::Interaction { question, .. }) => Some(question),
             _ => None,
         };
-        match resume_command::commands(Path::new(&file), waiting).as_slice() {
+        let workdir = key.as_ref().err().map(|_| info.workspace.as_path());
+        let mut reply = match resume_command::commands(Path::new(&file), workdir, waiting).as_slice() {
             [one] => format!("saved a snapshot to {file}; continue the run with: {one}"),
             many => {
                 format!("saved a snapshot to {file}; continue the run with one of:\n  {}", many.join("\n  "))
             }
+        };
+        if let Err(e) = key {
+            reply.push_str(&format!(
+                "\nnote: it is not signed ({e}), so resuming it needs --workdir, as above"
+            ));
         }
+        reply
     }
 }
 

@@ -1,17 +1,20 @@
 //! The commands that continue a snapshot, printed so that each can be
 //! pasted into a shell as it stands: paths shell-quoted, and one command per
-//! answer the waiting interaction takes (no `approve|reject` to edit).
+//! answer the waiting interaction takes (no `approve|reject` to edit). A
+//! snapshot that is not signed by this user's key (SPEC §6) is resumed with
+//! `--workdir`, so the commands for one name the workspace too.
 
 use std::path::Path;
 
 use crate::host::Question;
 use tiss_compiler::cli_support::shell_word;
 
-/// The commands that continue the snapshot at `snapshot`: one per answer
-/// the interaction it waits for takes (a CHOOSE's options named in a shell
-/// comment), or the plain `tissvm resume` of a run that waits for none.
-pub fn commands(snapshot: &Path, waiting: Option<&Question>) -> Vec<String> {
-    let resume = format!("tissvm resume {}", shell_word(&snapshot.display().to_string()));
+/// The commands that continue the snapshot at `snapshot` (in `workdir`,
+/// if given): one per answer the interaction it waits for takes (a
+/// CHOOSE's options named in a shell comment), or the plain `tissvm resume`
+/// of a run that waits for none.
+pub fn commands(snapshot: &Path, workdir: Option<&Path>, waiting: Option<&Question>) -> Vec<String> {
+    let resume = resume(snapshot, workdir);
     match waiting {
         None => vec![resume],
         Some(Question::Pause { .. }) => vec![format!("{resume} --answer continue")],
@@ -26,13 +29,19 @@ pub fn commands(snapshot: &Path, waiting: Option<&Question>) -> Vec<String> {
     }
 }
 
-/// The command that continues the snapshot with the answers in `file`.
-pub fn with_answers_file(snapshot: &Path, file: &Path) -> String {
-    format!(
-        "tissvm resume {} --answers {}",
-        shell_word(&snapshot.display().to_string()),
-        shell_word(&file.display().to_string())
-    )
+/// The command that continues the snapshot (in `workdir`, if given) with
+/// the answers in `file`.
+pub fn with_answers_file(snapshot: &Path, workdir: Option<&Path>, file: &Path) -> String {
+    format!("{} --answers {}", resume(snapshot, workdir), shell_word(&file.display().to_string()))
+}
+
+/// `tissvm resume SNAPSHOT [--workdir DIR]`.
+fn resume(snapshot: &Path, workdir: Option<&Path>) -> String {
+    let mut command = format!("tissvm resume {}", shell_word(&snapshot.display().to_string()));
+    if let Some(dir) = workdir {
+        command.push_str(&format!(" --workdir {}", shell_word(&dir.display().to_string())));
+    }
+    command
 }
 
 /// A label fit for a shell comment: no line break or control character can
@@ -49,11 +58,11 @@ mod tests {
     fn one_command_per_answer() {
         let snap = Path::new("ws/.tiss/t-1.snap");
         let pause = Question::Pause { message: "p".into() };
-        assert_eq!(commands(snap, Some(&pause)), ["tissvm resume ws/.tiss/t-1.snap --answer continue"]);
-        assert_eq!(commands(snap, None), ["tissvm resume ws/.tiss/t-1.snap"]);
+        assert_eq!(commands(snap, None, Some(&pause)), ["tissvm resume ws/.tiss/t-1.snap --answer continue"]);
+        assert_eq!(commands(snap, None, None), ["tissvm resume ws/.tiss/t-1.snap"]);
         let review = Question::Review { message: "r".into() };
         assert_eq!(
-            commands(Path::new("a b.snap"), Some(&review)),
+            commands(Path::new("a b.snap"), None, Some(&review)),
             [
                 "tissvm resume 'a b.snap' --answer approve",
                 "tissvm resume 'a b.snap' --answer reject --comment '...'"
@@ -61,11 +70,20 @@ mod tests {
         );
         let choose = Question::Choose { prompt: None, options: vec!["one".into(), "two\nrm -rf x".into()] };
         assert_eq!(
-            commands(snap, Some(&choose)),
+            commands(snap, None, Some(&choose)),
             [
                 "tissvm resume ws/.tiss/t-1.snap --answer 1  # one",
                 "tissvm resume ws/.tiss/t-1.snap --answer 2  # two rm -rf x"
             ]
+        );
+        let ws = Some(Path::new("/my ws"));
+        assert_eq!(
+            commands(snap, ws, Some(&pause)),
+            ["tissvm resume ws/.tiss/t-1.snap --workdir '/my ws' --answer continue"]
+        );
+        assert_eq!(
+            with_answers_file(snap, ws, Path::new("a.json")),
+            "tissvm resume ws/.tiss/t-1.snap --workdir '/my ws' --answers a.json"
         );
     }
 }

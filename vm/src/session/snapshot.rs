@@ -11,10 +11,20 @@
 //! |-------:|-----:|----------------------------------------------------------|
 //! |      0 |    8 | magic `1B 'T' 'S' 'N' 0D 0A 1A 0A` ([`MAGIC`])           |
 //! |      8 |    2 | snapshot format version ([`SNAPSHOT_VERSION`])           |
-//! |     10 |    2 | flags: none defined yet, all bits zero                   |
+//! |     10 |    2 | flags: bit 0 ([`SIGNED`]), the others zero               |
 //! |     12 |    4 | payload length in bytes (u32)                            |
 //! |     16 |    4 | CRC-32 of the payload (`tisslang::seal`)                 |
 //! |     20 |    … | payload                                                  |
+//!
+//! A signed snapshot's payload ends with a signature: the HMAC-SHA256,
+//! under the key of the user whose tissvm wrote it (`snapshot_key.rs`), of
+//! the magic, the version and the payload before it. The checksum still
+//! covers the whole payload and still only catches accidental damage; the
+//! signature is what lets `tissvm resume` follow what the snapshot claims
+//! — its workspace, its remembered options — only for a snapshot this
+//! user's key signed ([`signed_by`]; SPEC §6: a claim, not an authority).
+//! Rewriting the resumed mark keeps a snapshot signed only if it was
+//! signed with the key given ([`with_continuation`]).
 //!
 //! The magic differs from the `.tbc` magic in its letters and, like it,
 //! carries a CR LF pair, a Ctrl-Z and a lone LF, so a file that went through
@@ -54,18 +64,22 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
+use hmac::digest::KeyInit;
+use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
+use sha2::Sha256;
 use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
 use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
+use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 6;
+pub const SNAPSHOT_VERSION: u16 = 7;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -77,7 +91,13 @@ pub const HEADER_LEN: usize = 8 + 2 + 2 + seal::TRAILER_LEN;
 /// as for `.tbc` files.
 pub const MAX_PAYLOAD: usize = tisslang::format::MAX_PAYLOAD;
 
-const KNOWN_FLAGS: u16 = 0;
+/// Header flag: the payload ends with a signature of [`SIGNATURE_LEN`] bytes.
+pub const SIGNED: u16 = 1;
+
+/// The length of a signature (an HMAC-SHA256).
+pub const SIGNATURE_LEN: usize = 32;
+
+const KNOWN_FLAGS: u16 = SIGNED;
 
 type Config = bincode::config::Configuration<
     bincode::config::LittleEndian,
@@ -169,6 +189,8 @@ pub struct SnapshotRef<'a> {
     pub options: &'a RememberedOptions,
     /// `None` for a snapshot not resumed yet (every new one).
     pub resumed: Option<&'a Continuation>,
+    /// The key that signs it (`None`: unsigned).
+    pub key: Option<&'a SnapshotKey>,
 }
 
 /// A snapshot read back: checked, with its bytecode loaded and verified.
@@ -184,6 +206,9 @@ pub struct Snapshot {
     pub options: RememberedOptions,
     /// Whether it has been resumed, and what continued it.
     pub resumed: Option<Continuation>,
+    /// Whether it carries a signature (by whichever key: [`signed_by`] tells
+    /// whether it is this user's).
+    pub signed: bool,
 }
 
 /// What a file that is not a snapshot appears to be.
@@ -431,15 +456,24 @@ pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
         machine: snapshot.machine,
         bytecode: Bytes(snapshot.bytecode),
     };
-    seal_payload(&payload, snapshot.bytecode.len())
+    seal_payload(&payload, snapshot.bytecode.len(), snapshot.key)
 }
 
-/// Header and payload: the payload encoded, its length and checksum.
-fn seal_payload(payload: &PayloadOut<'_>, bytecode_len: usize) -> Result<Vec<u8>, SnapshotError> {
+/// Header and payload: the payload encoded, signed with `key` if given,
+/// its length and checksum.
+fn seal_payload(
+    payload: &PayloadOut<'_>,
+    bytecode_len: usize,
+    key: Option<&SnapshotKey>,
+) -> Result<Vec<u8>, SnapshotError> {
     let mut out = vec![0u8; HEADER_LEN];
-    out.reserve(bytecode_len + 256);
+    out.reserve(bytecode_len + 256 + SIGNATURE_LEN);
     bincode::serde::encode_into_std_write(payload, &mut out, config())
         .map_err(|e| SnapshotError::Encode { reason: e.to_string() })?;
+    if let Some(key) = key {
+        let signature = signer(key, &out[HEADER_LEN..]).finalize().into_bytes();
+        out.extend_from_slice(&signature);
+    }
     let len = out.len() - HEADER_LEN;
     if len > MAX_PAYLOAD {
         return Err(SnapshotError::TooLarge { size: len as u64, limit: MAX_PAYLOAD as u64 });
@@ -447,9 +481,57 @@ fn seal_payload(payload: &PayloadOut<'_>, bytecode_len: usize) -> Result<Vec<u8>
     let trailer = seal::trailer(&out[HEADER_LEN..]);
     out[..8].copy_from_slice(&MAGIC);
     out[8..10].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-    out[10..12].copy_from_slice(&0u16.to_le_bytes());
+    let flags = if key.is_some() { SIGNED } else { 0 };
+    out[10..12].copy_from_slice(&flags.to_le_bytes());
     out[12..HEADER_LEN].copy_from_slice(&trailer);
     Ok(out)
+}
+
+/// The HMAC-SHA256 under `key` of the magic, the version and `body`
+/// (the payload before the signature), not yet finished.
+fn signer(key: &SnapshotKey, body: &[u8]) -> Hmac<Sha256> {
+    // A key shorter than the hash's block is zero-padded to it (RFC 2104),
+    // which `new` takes as it stands.
+    let mut block = [0u8; 64];
+    block[..KEY_LEN].copy_from_slice(key.bytes());
+    let mut mac = <Hmac<Sha256> as KeyInit>::new(&block.into());
+    mac.update(&MAGIC);
+    mac.update(&SNAPSHOT_VERSION.to_le_bytes());
+    mac.update(body);
+    mac
+}
+
+/// A checked container: the payload before the signature, and the
+/// signature if the header says there is one.
+struct Opened<'a> {
+    body: &'a [u8],
+    signature: Option<&'a [u8]>,
+}
+
+/// [`check_header`], then the signature split off the payload.
+fn open(bytes: &[u8]) -> Result<Opened<'_>, SnapshotError> {
+    let payload = check_header(bytes)?;
+    if u16_at(bytes, 10) & SIGNED == 0 {
+        return Ok(Opened { body: payload, signature: None });
+    }
+    let Some(at) = payload.len().checked_sub(SIGNATURE_LEN) else {
+        return Err(SnapshotError::Malformed {
+            reason: format!(
+                "it is marked signed, but its payload is shorter than a signature ({SIGNATURE_LEN} bytes)"
+            ),
+        });
+    };
+    Ok(Opened { body: &payload[..at], signature: Some(&payload[at..]) })
+}
+
+/// Whether the snapshot file `bytes` is intact and signed with `key`: a
+/// snapshot this user's tissvm wrote, unchanged since. Only then are its
+/// workspace and remembered options more than a claim (SPEC §6).
+pub fn signed_by(bytes: &[u8], key: &SnapshotKey) -> bool {
+    match open(bytes) {
+        Ok(Opened { body, signature: Some(signature) }) => signer(key, body).verify_slice(signature).is_ok(),
+        _ => false,
+    }
 }
 
 /// Checks magic, version, flags, length and checksum; returns the payload.
@@ -490,7 +572,7 @@ impl From<SealError> for SnapshotError {
 /// verified, its hash checked against the stored one), then the state
 /// against what the verifier knows of the module.
 pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-    let PayloadIn { content_hash, workspace, answers, options, resumed, machine, bytecode } =
+    let (PayloadIn { content_hash, workspace, answers, options, resumed, machine, bytecode }, signed) =
         decode_payload(bytes)?;
     let module = tisslang::format::decode(&bytecode.0).map_err(SnapshotError::Bytecode)?;
     let facts = tisslang::verify::verify(&module).map_err(|e| SnapshotError::Bytecode(e.into()))?;
@@ -508,12 +590,14 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         answers: answers.map(|(file, next)| AnswersPosition { file: bytes_path(file.0), next }),
         options: options.into_options(),
         resumed: resumed.map(ContinuationWire::into_continuation),
+        signed,
     })
 }
 
-/// The container checked and the payload decoded, nothing more.
-fn decode_payload(bytes: &[u8]) -> Result<PayloadIn, SnapshotError> {
-    let payload = check_header(bytes)?;
+/// The container checked and the payload decoded, nothing more; and
+/// whether it is signed.
+fn decode_payload(bytes: &[u8]) -> Result<(PayloadIn, bool), SnapshotError> {
+    let Opened { body: payload, signature } = open(bytes)?;
     let (decoded, used): (PayloadIn, usize) = bincode::serde::decode_from_slice(payload, config())
         .map_err(|e| SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) })?;
     if used != payload.len() {
@@ -521,14 +605,21 @@ fn decode_payload(bytes: &[u8]) -> Result<PayloadIn, SnapshotError> {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
         });
     }
-    Ok(decoded)
+    Ok((decoded, signature.is_some()))
 }
 
 /// The snapshot file `bytes` with its resumed mark set to `resumed` (or
-/// cleared), everything else as it was.
-pub fn with_continuation(bytes: &[u8], resumed: Option<&Continuation>) -> Result<Vec<u8>, SnapshotError> {
-    let PayloadIn { content_hash, workspace, answers, options, resumed: _, machine, bytecode } =
+/// cleared), everything else as it was. Signed with `key` if `bytes` was
+/// signed with it ([`signed_by`]), else unsigned: a snapshot from elsewhere
+/// is never signed on its way through.
+pub fn with_continuation(
+    bytes: &[u8],
+    resumed: Option<&Continuation>,
+    key: Option<&SnapshotKey>,
+) -> Result<Vec<u8>, SnapshotError> {
+    let (PayloadIn { content_hash, workspace, answers, options, resumed: _, machine, bytecode }, _) =
         decode_payload(bytes)?;
+    let key = key.filter(|key| signed_by(bytes, key));
     let payload = PayloadOut {
         content_hash: &content_hash,
         workspace: Bytes(&workspace.0),
@@ -538,7 +629,7 @@ pub fn with_continuation(bytes: &[u8], resumed: Option<&Continuation>) -> Result
         machine: &machine,
         bytecode: Bytes(&bytecode.0),
     };
-    seal_payload(&payload, bytecode.0.len())
+    seal_payload(&payload, bytecode.0.len(), key)
 }
 
 /// Writes a snapshot's bytes to `path` atomically: a temporary file in the

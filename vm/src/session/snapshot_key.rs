@@ -37,6 +37,17 @@ pub const KEY_LEN: usize = 32;
 #[derive(Clone, PartialEq, Eq)]
 pub struct SnapshotKey([u8; KEY_LEN]);
 
+impl SnapshotKey {
+    /// A key of these bytes (tests; a real key comes from [`KeyFile`]).
+    pub fn from_bytes(bytes: [u8; KEY_LEN]) -> SnapshotKey {
+        SnapshotKey(bytes)
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8; KEY_LEN] {
+        &self.0
+    }
+}
+
 impl fmt::Debug for SnapshotKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SnapshotKey(..)")

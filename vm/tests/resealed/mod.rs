@@ -124,6 +124,7 @@ pub fn snapshot_of(machine: &Machine, bytecode: &[u8], program: &Program) -> Vec
         answers: None,
         options: &RememberedOptions::default(),
         resumed: None,
+        key: None,
     })
     .expect("a snapshot encodes")
 }

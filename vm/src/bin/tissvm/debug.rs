@@ -20,6 +20,7 @@ use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use tiss_vm::session::snapshot::RememberedOptions;
+use tiss_vm::session::snapshot_key::KeyFile;
 use tisslang::module::Module;
 
 use super::options::HostOptions;
@@ -73,8 +74,12 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     let workspace = host.workspace.root().to_path_buf();
     let mut debugger = Debugger::new(program, machine, host);
     debugger.find_source(&args.plan);
-    debugger.save_info =
-        Some(SaveInfo { workspace, answers_file: answers_file.map(|f| f.path), options: remembered });
+    debugger.save_info = Some(SaveInfo {
+        workspace,
+        answers_file: answers_file.map(|f| f.path),
+        options: remembered,
+        key_file: KeyFile::locate(),
+    });
 
     let mut out = io::stdout().lock();
     // A closed pipe (`tissvm debug ... | head`) ends the session quietly;

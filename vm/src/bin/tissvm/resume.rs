@@ -16,6 +16,7 @@ use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
 use tiss_vm::session::resume_lock::{LockError, ResumeLock};
 use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
+use tiss_vm::session::snapshot_key::{KeyFile, SnapshotKey};
 
 use super::invalid::Invalid;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
@@ -136,7 +137,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
-                        let commands = resume_command::commands(&args.snapshot, Some(question));
+                        let commands = resume_command::commands(&args.snapshot, None, Some(question));
                         eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
@@ -173,7 +174,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
              --answers; to go on with it:\n  {}",
             used.file.display(),
             used.next + 1,
-            resume_command::with_answers_file(&args.snapshot, &used.file)
+            resume_command::with_answers_file(&args.snapshot, None, &used.file)
         );
     }
     let start = Start {
@@ -189,6 +190,8 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             force: args.force,
             raise_budget: args.raise_budget,
             lock,
+            // The mark keeps the snapshot signed only with the key that signed it.
+            key: KeyFile::locate().and_then(|file| file.load()).ok().flatten(),
         }),
     };
     session::execute(start, &args.host, &args.report, remembered)
@@ -271,6 +274,8 @@ pub struct Mark {
     name: String,
     /// The file's bytes before the mark.
     original: Vec<u8>,
+    /// This user's key, which keeps the marked file signed if it was.
+    key: Option<SnapshotKey>,
     /// The snapshot's lock, held as long as the mark may still change.
     _lock: Option<ResumeLock>,
 }
@@ -282,10 +287,14 @@ impl Mark {
     /// (`Ok(None)`).
     pub fn start(resumed: &mut Resumed) -> Result<Option<Mark>, Invalid> {
         let name = resumed.path.display().to_string();
-        match Mark::write_started(&resumed.path, &resumed.bytes) {
-            Ok(file) => {
-                Ok(Some(Mark { file, name, original: resumed.bytes.clone(), _lock: resumed.lock.take() }))
-            }
+        match Mark::write_started(&resumed.path, &resumed.bytes, resumed.key.as_ref()) {
+            Ok(file) => Ok(Some(Mark {
+                file,
+                name,
+                original: resumed.bytes.clone(),
+                key: resumed.key.clone(),
+                _lock: resumed.lock.take(),
+            })),
             Err(Unmarked::Changed) => Err(Invalid::told(
                 &name,
                 format!(
@@ -315,7 +324,7 @@ impl Mark {
     /// Checks that the file still holds what was read and marks it. Other
     /// resumes of it are refused while this one holds its lock, so only a
     /// program that does not take the lock can have changed it.
-    fn write_started(path: &Path, read: &[u8]) -> Result<PathBuf, Unmarked> {
+    fn write_started(path: &Path, read: &[u8], key: Option<&SnapshotKey>) -> Result<PathBuf, Unmarked> {
         let cannot = Unmarked::Cannot;
         let file =
             std::fs::canonicalize(path).map_err(|e| cannot(format!("it has no path to rewrite: {e}")))?;
@@ -325,7 +334,7 @@ impl Mark {
         if std::fs::read(&file).ok().as_deref() != Some(read) {
             return Err(Unmarked::Changed);
         }
-        let marked = snapshot::with_continuation(read, Some(&Continuation::Started))
+        let marked = snapshot::with_continuation(read, Some(&Continuation::Started), key)
             .map_err(|e| cannot(e.to_string()))?;
         snapshot::write_snapshot(&file, &marked).map_err(|e| cannot(super::io_message(&e)))?;
         Ok(file)
@@ -333,7 +342,7 @@ impl Mark {
 
     /// Records what continued the snapshot.
     pub fn finish(&self, continuation: &Continuation) {
-        let written = snapshot::with_continuation(&self.original, Some(continuation))
+        let written = snapshot::with_continuation(&self.original, Some(continuation), self.key.as_ref())
             .map_err(|e| e.to_string())
             .and_then(|bytes| {
                 snapshot::write_snapshot(&self.file, &bytes).map_err(|e| super::io_message(&e))

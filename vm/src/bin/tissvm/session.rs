@@ -18,6 +18,7 @@ use tiss_vm::session::interrupt;
 use tiss_vm::session::resume_command;
 use tiss_vm::session::resume_lock::ResumeLock;
 use tiss_vm::session::snapshot::{self, AnswersPosition, Continuation, RememberedOptions, SnapshotRef};
+use tiss_vm::session::snapshot_key::{KeyError, KeyFile, SnapshotKey};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
@@ -56,6 +57,9 @@ pub struct Resumed {
     /// The snapshot's lock, which `Mark` takes over: no other resume of it
     /// runs meanwhile (`None`: its file cannot be marked either).
     pub lock: Option<ResumeLock>,
+    /// This user's snapshot key: the marked snapshot stays signed if it
+    /// was signed with it.
+    pub key: Option<SnapshotKey>,
 }
 
 /// The answers file: its entries from the run's position on.
@@ -297,6 +301,8 @@ pub fn execute(
 
     let suspended = matches!(outcome, Outcome::Suspended(_) | Outcome::Running);
     let mut snapshot_path = None;
+    // The workspace of a snapshot written unsigned, which resuming it names.
+    let mut unsigned_in: Option<PathBuf> = None;
     if suspended {
         let position =
             answers_file.as_ref().map(|f| AnswersPosition { file: f.path.clone(), next: f.len - remaining });
@@ -313,7 +319,9 @@ pub fn execute(
                 let dir = remembered.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
                 let parts =
                     Parts { workspace: &workspace_root, answers: position.as_ref(), options: &remembered };
-                let written = write_snapshot(&program, &machine, bytecode, &parts, &dir);
+                let key = signing_key();
+                let written = write_snapshot(&program, &machine, bytecode, &parts, &dir, key.as_ref().ok());
+                unsigned_in = key.is_err().then(|| workspace_root.clone());
                 if let (Some(mark), Ok(path)) = (&mark, &written) {
                     mark.finish(&Continuation::Snapshot(std::path::absolute(path).unwrap_or(path.clone())));
                 }
@@ -336,13 +344,13 @@ pub fn execute(
                 "tissvm: the run stopped before that interaction; its state is in {}: fix the answers and \
                  continue with:\n  {}",
                 path.display(),
-                resume_command::with_answers_file(path, &file)
+                resume_command::with_answers_file(path, unsigned_in.as_deref(), &file)
             );
         }
         return status::INVALID;
     }
     if let Some(path) = &snapshot_path {
-        print_resume_hint(&program, &machine, &outcome, path, answers_file.as_ref());
+        print_resume_hint(&program, &machine, &outcome, path, unsigned_in.as_deref(), answers_file.as_ref());
     }
 
     let snapshot = snapshot_path.map(|p| p.display().to_string());
@@ -389,13 +397,27 @@ struct Parts<'a> {
     options: &'a RememberedOptions,
 }
 
-/// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`.
+/// This user's snapshot key, made now if there is none yet; if there is no
+/// usable one, stderr says why: the snapshot is written unsigned (never
+/// lost), and resuming it needs `--workdir`.
+fn signing_key() -> Result<SnapshotKey, KeyError> {
+    let key = KeyFile::locate().and_then(|file| file.load_or_create());
+    if let Err(e) = &key {
+        let warning = color::stderr().paint(Tone::Warn, "warning");
+        eprintln!("tissvm: {warning}: the snapshot is not signed: {e}; resuming it needs --workdir");
+    }
+    key
+}
+
+/// Writes the snapshot of a suspended run as `DIR/<task>-<n>.snap`, signed
+/// with `key` if there is one.
 fn write_snapshot(
     program: &Program,
     machine: &Machine,
     bytecode: Option<Vec<u8>>,
     parts: &Parts<'_>,
     dir: &Path,
+    key: Option<&SnapshotKey>,
 ) -> Result<PathBuf, String> {
     let bytecode = bytecode.unwrap_or_else(|| tisslang::format::encode(&program.module));
     let bytes = snapshot::encode(&SnapshotRef {
@@ -406,6 +428,7 @@ fn write_snapshot(
         answers: parts.answers,
         options: parts.options,
         resumed: None,
+        key,
     })
     .map_err(|e| e.to_string())?;
     let stem = snapshot::file_stem(program.string(program.module.task));
@@ -419,6 +442,7 @@ fn print_resume_hint(
     machine: &Machine,
     outcome: &Outcome,
     path: &Path,
+    workdir: Option<&Path>,
     answers_file: Option<&AnswersFile>,
 ) {
     let mut text = String::new();
@@ -435,7 +459,7 @@ fn print_resume_hint(
             None
         }
     };
-    let commands = resume_command::commands(path, waiting);
+    let commands = resume_command::commands(path, workdir, waiting);
     let one_of = if commands.len() > 1 { " one of" } else { "" };
     text.push_str(&format!("tissvm: snapshot written to {}; continue with{one_of}:\n", path.display()));
     for command in commands {
@@ -444,7 +468,7 @@ fn print_resume_hint(
     if let Some(file) = answers_file {
         text.push_str(&format!(
             "tissvm: or, with more answers in the answers file:\n  {}\n",
-            resume_command::with_answers_file(path, &file.path)
+            resume_command::with_answers_file(path, workdir, &file.path)
         ));
     }
     eprint!("{text}");

@@ -608,6 +608,7 @@ fn a_suspension_waits_and_save_writes_a_snapshot_to_answer() {
         workspace: dir.path().to_path_buf(),
         answers_file: None,
         options: RememberedOptions::default(),
+        key_file: Ok(KeyFile { path: dir.path().join("key/snapshot.key") }),
     });
     exact(
         &mut d,
@@ -632,6 +633,9 @@ waiting for an answer to PAUSE "look"
     let snap = snapshot::read_snapshot(&std::fs::read(&file).unwrap()).expect("the snapshot reads back");
     assert!(matches!(snap.machine.status, Status::Suspended(Suspension::Interaction { .. })));
     assert_eq!(snap.workspace, dir.path());
+    assert!(snap.signed, "signed with the key, made for it");
+    let key = KeyFile { path: dir.path().join("key/snapshot.key") }.load().unwrap().expect("a key");
+    assert!(snapshot::signed_by(&std::fs::read(&file).unwrap(), &key));
     // Answered, the run goes on from the PAUSE.
     let program = Program::new(snap.module).unwrap();
     let mut machine = snap.machine;
@@ -652,6 +656,7 @@ fn save_at_a_statement_writes_a_snapshot_that_resumes_there() {
         workspace: dir.path().to_path_buf(),
         answers_file: None,
         options: RememberedOptions::default(),
+        key_file: Ok(KeyFile { path: dir.path().join("key/snapshot.key") }),
     });
     exact(
         &mut d,
@@ -688,11 +693,39 @@ fn an_unwritable_snapshot_says_why() {
         workspace: dir.path().to_path_buf(),
         answers_file: None,
         options: RememberedOptions::default(),
+        key_file: Err(KeyError::NoLocation),
     });
     let missing = dir.path().join("no/such/dir/x.snap");
     let reply = d.command(&format!("save {}", missing.display())).text;
     assert!(reply.starts_with(&format!("cannot write the snapshot `{}`: ", missing.display())), "{reply}");
     assert_eq!(d.command("save").text, "save needs a file name: save FILE");
+}
+
+/// Without a key the snapshot is still saved, unsigned, and the commands
+/// that resume it name the workspace, which such a snapshot needs.
+#[test]
+fn without_a_key_save_writes_an_unsigned_snapshot_and_says_how_to_resume_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut d, _) = session(PLAN);
+    d.save_info = Some(SaveInfo {
+        workspace: dir.path().to_path_buf(),
+        answers_file: None,
+        options: RememberedOptions::default(),
+        key_file: Err(KeyError::NoLocation),
+    });
+    let file = dir.path().join("x.snap");
+    let reply = d.command(&format!("save {}", file.display())).text;
+    assert_eq!(
+        reply,
+        format!(
+            "saved a snapshot to {0}; continue the run with: tissvm resume {0} --workdir {1}\nnote: it is not \
+             signed ({2}), so resuming it needs --workdir, as above",
+            file.display(),
+            dir.path().display(),
+            KeyError::NoLocation
+        )
+    );
+    assert!(!snapshot::read_snapshot(&std::fs::read(&file).unwrap()).unwrap().signed);
 }
 
 #[test]

@@ -4,6 +4,7 @@ use crate::machine::failure::{BudgetBreach, Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
 use crate::machine::{Frame, LogRecord, OpenStep, Status, StepRecord, StepStatus, Suspension};
+use crate::session::snapshot_key::SnapshotKey;
 use tiss_compiler::lower::LowerOptions;
 use tisslang::isa::Instr;
 use tisslang::module::CostBound;
@@ -13,7 +14,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (6, "e4140181a4b7a863e644847a6fc5113d214dedc7cd1dd13661ddb32027030b97");
+const PINNED: (u16, &str) = (7, "0ce5de4b38c09354c13cb463ad6ea70feb022f11f235e852e3033bb42c7ade04");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -127,6 +128,7 @@ fn encoded(
     answers: Option<&AnswersPosition>,
     options: &RememberedOptions,
     resumed: Option<&Continuation>,
+    key: Option<&SnapshotKey>,
 ) -> Vec<u8> {
     encode(&SnapshotRef {
         machine,
@@ -136,8 +138,14 @@ fn encoded(
         answers,
         options,
         resumed,
+        key,
     })
     .expect("encodes")
+}
+
+/// A fixed key (a real one is random: `snapshot_key.rs`).
+fn key() -> SnapshotKey {
+    SnapshotKey::from_bytes([7; 32])
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -157,8 +165,15 @@ fn fingerprint_is_pinned_with_the_snapshot_version() {
     for (i, status) in statuses().into_iter().enumerate() {
         let machine = full_machine(&program, status);
         let resumed = continuations.get(i % 4);
-        all.extend(encoded(&machine, b"\x1bTBC-bytes", Some(&answers), &full_options(), resumed));
-        all.extend(encoded(&machine, b"", None, &RememberedOptions::default(), None));
+        all.extend(encoded(
+            &machine,
+            b"\x1bTBC-bytes",
+            Some(&answers),
+            &full_options(),
+            resumed,
+            Some(&key()),
+        ));
+        all.extend(encoded(&machine, b"", None, &RememberedOptions::default(), None, None));
     }
     let now = hex(&tisslang::seal::sha256(&all));
     if (SNAPSHOT_VERSION, now.as_str()) != PINNED {
@@ -199,6 +214,7 @@ fn snapshot_of(bytes: &[u8], program: &Program, machine: &Machine) -> Vec<u8> {
         answers: None,
         options: &RememberedOptions::default(),
         resumed: None,
+        key: None,
     })
     .unwrap()
 }
@@ -216,6 +232,7 @@ fn round_trip_is_exact_and_deterministic() {
         answers: Some(&answers),
         options: &full_options(),
         resumed: Some(&resumed),
+        key: None,
     })
     .unwrap();
     assert_eq!(&snap[..8], &MAGIC);
@@ -236,6 +253,7 @@ fn round_trip_is_exact_and_deterministic() {
         answers: back.answers.as_ref(),
         options: &back.options,
         resumed: back.resumed.as_ref(),
+        key: None,
     })
     .unwrap();
     assert_eq!(again, snap, "the same state gives the same bytes");
@@ -251,14 +269,18 @@ fn the_resumed_mark_is_set_and_cleared_and_nothing_else_changes() {
         Continuation::Snapshot("/a/b-2.snap".into()),
         Continuation::Ended("failed".into()),
     ] {
-        let marked = with_continuation(&fresh, Some(&mark)).unwrap();
+        let marked = with_continuation(&fresh, Some(&mark), None).unwrap();
         let back = read_snapshot(&marked).unwrap();
         assert_eq!(back.resumed, Some(mark.clone()));
         assert_eq!((back.machine, back.bytecode), (machine.clone(), bytes.clone()));
-        assert_eq!(with_continuation(&marked, None).unwrap(), fresh, "cleared, it is the snapshot it was");
+        assert_eq!(
+            with_continuation(&marked, None, None).unwrap(),
+            fresh,
+            "cleared, it is the snapshot it was"
+        );
         assert!(!mark.to_string().is_empty());
     }
-    assert!(with_continuation(b"not a snapshot", None).is_err());
+    assert!(with_continuation(b"not a snapshot", None, None).is_err());
 }
 
 #[test]
@@ -335,6 +357,7 @@ fn payload_with(machine: &Machine, bytecode: &[u8], hash: &str) -> Vec<u8> {
         answers: None,
         options: &RememberedOptions::default(),
         resumed: None,
+        key: None,
     })
     .unwrap();
     snap[HEADER_LEN..].to_vec()
@@ -518,4 +541,86 @@ fn a_resealed_damaged_snapshot_is_refused_in_words() {
     assert!(refused > 10, "only {refused} cut payloads were refused");
     let text = read_snapshot(&reseal(&payload[..payload.len() / 2])).unwrap_err().to_string();
     assert!(text.contains("too early"), "{text}");
+}
+
+fn signed_snapshot(key: Option<&SnapshotKey>) -> Vec<u8> {
+    let (bytes, program, machine) = suspended();
+    encode(&SnapshotRef {
+        machine: &machine,
+        bytecode: &bytes,
+        content_hash: program.hash(),
+        workspace: Path::new("/tmp/ws"),
+        answers: None,
+        options: &full_options(),
+        resumed: None,
+        key,
+    })
+    .unwrap()
+}
+
+/// `snap` with the checksum in its header made right for its payload.
+fn fix_checksum(mut snap: Vec<u8>) -> Vec<u8> {
+    let trailer = tisslang::seal::trailer(&snap[HEADER_LEN..]);
+    snap[HEADER_LEN - trailer.len()..HEADER_LEN].copy_from_slice(&trailer);
+    snap
+}
+
+/// SPEC §6: a snapshot is signed with its writer's key, and only an intact
+/// snapshot signed with a key counts as signed by it.
+#[test]
+fn a_signature_holds_for_its_key_and_the_unchanged_snapshot_only() {
+    let other = SnapshotKey::from_bytes([8; 32]);
+    let signed = signed_snapshot(Some(&key()));
+    let unsigned = signed_snapshot(None);
+    assert_eq!(signed.len(), unsigned.len() + SIGNATURE_LEN);
+    assert_eq!(u16_at(&signed, 10), SIGNED);
+    let read = read_snapshot(&signed).unwrap();
+    assert!(read.signed);
+    assert_eq!(read.machine, read_snapshot(&unsigned).unwrap().machine, "the signature changes nothing else");
+    assert!(!read_snapshot(&unsigned).unwrap().signed);
+    assert!(signed_by(&signed, &key()));
+    assert!(!signed_by(&signed, &other));
+    assert!(!signed_by(&unsigned, &key()));
+    assert_eq!(signed_snapshot(Some(&key())), signed, "deterministic");
+    // Any byte of the payload changed, the checksum made right: the
+    // signature no longer holds (if it still reads at all).
+    for at in HEADER_LEN..signed.len() {
+        let mut bad = signed.clone();
+        bad[at] ^= 0x01;
+        assert!(!signed_by(&fix_checksum(bad), &key()), "byte {at} changed");
+    }
+    // The flag cleared: the signature is read as payload, and refused.
+    let mut cleared = signed.clone();
+    cleared[10] = 0;
+    assert!(matches!(read_snapshot(&cleared), Err(SnapshotError::Malformed { .. })));
+    assert!(!signed_by(&cleared, &key()));
+    // The flag set on an unsigned snapshot: its last bytes are no signature.
+    let mut forged = unsigned.clone();
+    forged[10] = 1;
+    assert!(!signed_by(&forged, &key()));
+    // Marked signed with a payload too short to hold a signature.
+    let mut short = MAGIC.to_vec();
+    short.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    short.extend_from_slice(&SIGNED.to_le_bytes());
+    short.extend_from_slice(&tisslang::seal::trailer(b"tiny"));
+    short.extend_from_slice(b"tiny");
+    let e = read_snapshot(&short).unwrap_err();
+    assert!(e.to_string().contains("shorter than a signature"), "{e}");
+}
+
+/// The resumed mark keeps a snapshot signed only with the key that signed
+/// it: a snapshot from elsewhere is never signed on its way through.
+#[test]
+fn the_resumed_mark_keeps_only_the_own_signature() {
+    let other = SnapshotKey::from_bytes([8; 32]);
+    let signed = signed_snapshot(Some(&key()));
+    let mark = Continuation::Started;
+    let marked = with_continuation(&signed, Some(&mark), Some(&key())).unwrap();
+    assert!(signed_by(&marked, &key()));
+    assert_eq!(read_snapshot(&marked).unwrap().resumed, Some(mark.clone()));
+    assert_eq!(with_continuation(&marked, None, Some(&key())).unwrap(), signed);
+    for (snap, key) in [(&signed, Some(&other)), (&signed, None), (&signed_snapshot(None), Some(&key()))] {
+        let marked = with_continuation(snap, Some(&mark), key).unwrap();
+        assert!(!read_snapshot(&marked).unwrap().signed);
+    }
 }
