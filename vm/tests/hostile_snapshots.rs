@@ -15,11 +15,12 @@ mod resealed;
 
 use std::path::Path;
 
-use resealed::{Rng, assert_in_words, harmless_plan, host, run_from, snapshot_of, tbc_of};
+use resealed::{Rng, assert_in_words, harmless_plan, host, run_from, snapshot_in, snapshot_of, tbc_of};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::{ErrorRecord, Record, RunResult, Value};
 use tiss_vm::machine::{Frame, LogRecord, Machine, OpenStep, Status, Suspension};
 use tiss_vm::session::snapshot::{self, read_snapshot};
+use tiss_vm::session::snapshot_key::KeyFile;
 use tisslang::module::CostBound;
 
 /// Every state a run of the plan passes through (at most `most`, evenly
@@ -187,10 +188,16 @@ fn resealed_snapshots_are_refused_or_resume_to_a_defined_outcome() {
     assert!(refused > 1_500 && resumed > 500, "{refused} refused, {resumed} resumed");
 }
 
-/// Some mutated snapshots of the harmless plan through the real binary.
+/// Some mutated snapshots of the harmless plan through the real binary,
+/// signed with the tests' key and naming the fixture's workspace, as the
+/// user's own snapshots are: each is resumed or refused for what its state
+/// is, never for its signature or its workspace (SPEC §6), which would
+/// keep it from the state's checks.
 #[test]
 fn resealed_snapshots_through_tissvm_resume_never_exit_70() {
     let fixture = common::Fixture::new();
+    let key = KeyFile { path: common::key_file() }.load_or_create().expect("the tests' key");
+    let ws = fixture.ws();
     let bytecode = tbc_of("harmless", harmless_plan());
     let (program, states) = states(&bytecode, 20);
     let code_len = program.module.code.len() as u32;
@@ -203,12 +210,10 @@ fn resealed_snapshots_through_tissvm_resume_never_exit_70() {
                 mutate(&mut m, code_len, &mut rng);
             }
             let path = fixture.path(&format!("state-{k}-{case}.snap"));
-            std::fs::write(&path, snapshot_of(&m, &bytecode, &program)).unwrap();
+            std::fs::write(&path, snapshot_in(&m, &bytecode, &program, &ws, Some(&key))).unwrap();
             let run = fixture.tissvm(&[
                 "resume",
                 path.to_str().unwrap(),
-                "--workdir",
-                fixture.ws().to_str().unwrap(),
                 "--non-interactive",
                 "--output-format",
                 "json",
@@ -220,6 +225,11 @@ fn resealed_snapshots_through_tissvm_resume_never_exit_70() {
                     && !run.stderr.contains("internal error"),
                 "state {k} case {case}: exit {code}\nstdout:\n{}\nstderr:\n{}",
                 run.stdout,
+                run.stderr
+            );
+            assert!(
+                !run.stderr.contains("--workdir"),
+                "state {k} case {case}: refused for its workspace or signature:\n{}",
                 run.stderr
             );
             *statuses.entry(code).or_insert(0) += 1;

@@ -510,7 +510,12 @@ fn the_workspace_is_remembered_and_can_be_overridden() {
     std::fs::remove_dir_all(gone.ws()).unwrap();
     let run = gone.resume(moved.to_str().unwrap(), &["--answer", "continue"]);
     run.expect(2);
-    assert!(run.stderr.contains("pass --workdir DIR"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("workspace `") && run.stderr.contains("` is not a directory here"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--answer continue --workdir DIR\n"), "{}", run.stderr);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! What drives a run from outside the dispatch loop and lets it stop and go
-//! on: snapshots and the key that signs them, answers given in advance,
-//! Ctrl-C and the scheduler's signals, one resume of a snapshot at a time,
-//! and the debugger.
+//! on: snapshots and the key that signs them, the workspace a resumed run
+//! may use, answers given in advance, Ctrl-C and the scheduler's signals,
+//! one resume of a snapshot at a time, and the debugger.
 
 pub mod answers;
 pub mod debugger;
@@ -10,3 +10,4 @@ pub mod resume_command;
 pub mod resume_lock;
 pub mod snapshot;
 pub mod snapshot_key;
+pub mod workspace_claim;

@@ -15,6 +15,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::session::snapshot::{self, RememberedOptions, SnapshotRef};
+use tiss_vm::session::snapshot_key::SnapshotKey;
 use tisslang::cost::Dim;
 
 /// xorshift64*: the same cases on every run.
@@ -114,17 +115,29 @@ pub fn host() -> ScriptedHost {
     host
 }
 
-/// The snapshot of `machine` (`bytecode` is its plan's `.tbc`).
+/// The snapshot of `machine` (`bytecode` is its plan's `.tbc`), unsigned:
+/// `read_snapshot` checks a state whoever signed it.
 pub fn snapshot_of(machine: &Machine, bytecode: &[u8], program: &Program) -> Vec<u8> {
+    snapshot_in(machine, bytecode, program, Path::new("/ws"), None)
+}
+
+/// The snapshot of `machine` with `workspace`, signed with `key` if given.
+pub fn snapshot_in(
+    machine: &Machine,
+    bytecode: &[u8],
+    program: &Program,
+    workspace: &Path,
+    key: Option<&SnapshotKey>,
+) -> Vec<u8> {
     snapshot::encode(&SnapshotRef {
         machine,
         bytecode,
         content_hash: program.hash(),
-        workspace: Path::new("/ws"),
+        workspace,
         answers: None,
         options: &RememberedOptions::default(),
         resumed: None,
-        key: None,
+        key,
     })
     .expect("a snapshot encodes")
 }

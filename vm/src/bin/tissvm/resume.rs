@@ -5,6 +5,13 @@
 //! [`Mark`] records in its file that it is, and what continued it — and by
 //! one process at a time (`ResumeLock`, held until this one exits, however
 //! it exits); a `--budget` only lowers a cap unless `--raise-budget`.
+//!
+//! What the snapshot claims is followed only if this user's key signed it
+//! (SPEC §6): its workspace (`session::workspace_claim`: otherwise
+//! `--workdir` is needed, and a relative path or a system directory is
+//! refused either way) and its remembered options (otherwise a fresh run's,
+//! and stderr names those not followed). The workspace used is printed
+//! before anything runs.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +24,7 @@ use tiss_vm::session::resume_command;
 use tiss_vm::session::resume_lock::{LockError, ResumeLock};
 use tiss_vm::session::snapshot::{self, Continuation, RememberedOptions};
 use tiss_vm::session::snapshot_key::{KeyFile, SnapshotKey};
+use tiss_vm::session::workspace_claim::{self, Basis, Refusal};
 
 use super::invalid::Invalid;
 use super::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
@@ -109,17 +117,23 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             return Invalid::told(&name, error).report(format);
         }
     }
-    let workdir = match &args.host.workdir {
-        Some(dir) => dir.clone(),
-        None if snap.workspace.is_dir() => snap.workspace.clone(),
-        None => {
-            eprintln!(
-                "tissvm: the snapshot's workspace `{}` is not a directory here; pass --workdir DIR",
-                snap.workspace.display()
-            );
-            return status::INVALID;
+    let key = user_key();
+    let signed = signed_by_user(&bytes, snap.signed, &key);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let (workdir, basis) = match workspace_claim::choose(
+        args.host.workdir.as_deref(),
+        &snap.workspace,
+        signed.clone(),
+        home.as_deref(),
+    ) {
+        Ok(chosen) => chosen,
+        Err(refusal) => {
+            let error = refused_workspace(&name, &snap.workspace, &refusal, home.as_deref());
+            return Invalid::told(&name, error).report(format);
         }
     };
+    // Given again, the workspace goes into every command printed to go on.
+    let again = (basis == Basis::Given).then_some(workdir.as_path());
     let waiting = match &snap.machine.status {
         Status::Suspended(Suspension::Interaction { question, line }) => Some((question.clone(), *line)),
         _ => None,
@@ -137,7 +151,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
-                        let commands = resume_command::commands(&args.snapshot, None, Some(question));
+                        let commands = resume_command::commands(&args.snapshot, again, Some(question));
                         eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
@@ -157,12 +171,27 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
-    let remembered = args.host.over(args.snapshot_options.snapshot_dir.as_deref(), snap.options.clone());
+    let snapshot_dir = args.snapshot_options.snapshot_dir.as_deref();
+    let claimed = args.host.over(snapshot_dir, snap.options.clone());
+    // The options a snapshot remembers are followed only if it is this user's.
+    let remembered = if signed.is_ok() {
+        claimed.clone()
+    } else {
+        args.host.over(snapshot_dir, RememberedOptions::default())
+    };
+    eprintln!("tissvm: workspace: {} ({basis})", workdir.display());
+    let kept = kept_options(&snap.options, &claimed);
+    if signed.is_err() && !kept.is_empty() {
+        eprintln!(
+            "tissvm: not following the options the snapshot remembers, since your key did not sign it: {}; give \
+             them again to use them",
+            kept.join(" ")
+        );
+    }
     if format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
-        let kept = kept_options(&snap.options, &remembered);
-        if !kept.is_empty() {
+        if signed.is_ok() && !kept.is_empty() {
             eprintln!("tissvm: with the run's {}", kept.join(" "));
         }
     }
@@ -174,7 +203,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
              --answers; to go on with it:\n  {}",
             used.file.display(),
             used.next + 1,
-            resume_command::with_answers_file(&args.snapshot, None, &used.file)
+            resume_command::with_answers_file(&args.snapshot, again, &used.file)
         );
     }
     let start = Start {
@@ -190,11 +219,64 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             force: args.force,
             raise_budget: args.raise_budget,
             lock,
-            // The mark keeps the snapshot signed only with the key that signed it.
-            key: KeyFile::locate().and_then(|file| file.load()).ok().flatten(),
+            key: key.ok(),
         }),
     };
     session::execute(start, &args.host, &args.report, remembered)
+}
+
+/// This user's snapshot key, to check a snapshot's signature against (not
+/// made if there is none: then this user signed nothing); `Err` says why
+/// there is none, as the reason a snapshot is not signed by it.
+fn user_key() -> Result<SnapshotKey, String> {
+    match KeyFile::locate().and_then(|file| file.load().map(|key| (file, key))) {
+        Ok((_, Some(key))) => Ok(key),
+        Ok((file, None)) => {
+            Err(format!("you have no snapshot key yet: `{}` does not exist", file.path.display()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Why a snapshot signed with another key is not this user's.
+const OTHER_KEY: &str =
+    "it is signed with another key: by another user, on another machine, or it was changed since";
+
+/// Why a snapshot without a signature is not this user's.
+const NO_SIGNATURE: &str = "it carries no signature: the tissvm that wrote it, or the last to mark it resumed, \
+                            had no usable key or not the one that signed it";
+
+/// Whether the snapshot file `bytes` (which carries a signature if
+/// `signed`) is signed by this user's `key`; if not, why, in words.
+fn signed_by_user(bytes: &[u8], signed: bool, key: &Result<SnapshotKey, String>) -> Result<(), String> {
+    match key {
+        Ok(key) if snapshot::signed_by(bytes, key) => Ok(()),
+        Ok(_) if signed => Err(OTHER_KEY.into()),
+        Ok(_) => Err(NO_SIGNATURE.into()),
+        Err(why) => Err(why.clone()),
+    }
+}
+
+/// Why the workspace cannot be used, and the command that resumes the
+/// snapshot with `--workdir`: the one given, with the snapshot's own
+/// workspace if that would do, else `DIR` to fill in.
+fn refused_workspace(name: &str, claim: &Path, refusal: &Refusal, home: Option<&Path>) -> String {
+    let mut text = format!("`{name}`: {refusal}");
+    if matches!(
+        refusal,
+        Refusal::NotADirectory { basis: Basis::Given, .. } | Refusal::System { basis: Basis::Given, .. }
+    ) {
+        return text;
+    }
+    let usable = claim.is_absolute() && workspace_claim::choose(Some(claim), claim, Ok(()), home).is_ok();
+    let dir = if usable { shell_word(&claim.display().to_string()) } else { "DIR".to_string() };
+    let given: Vec<String> =
+        std::env::args_os().skip(1).map(|arg| shell_word(&arg.to_string_lossy())).collect();
+    text.push_str(&format!(":\n  tissvm {} --workdir {dir}", given.join(" ")));
+    if !usable {
+        text.push_str("\nwith DIR a directory of your own for the run's files");
+    }
+    text
 }
 
 /// The options the run had, other than a fresh run's defaults, that this
