@@ -104,6 +104,16 @@ enum Command {
     /// A snapshot is resumed once: its file records that it was, and what
     /// continued it, and resuming it again is refused unless --force, since
     /// the effects after it would run twice.
+    ///
+    /// The workspace a snapshot names is a claim, not an authority: it is
+    /// used only if your snapshot key signed the snapshot
+    /// ($TISS_SNAPSHOT_KEY_FILE, else $XDG_CONFIG_HOME/tisslang/snapshot.key
+    /// or ~/.config/tisslang/snapshot.key, made with your first snapshot).
+    /// Any other snapshot — another user's or machine's, or one changed
+    /// since — needs --workdir, and its remembered options are not followed.
+    /// A relative path, a system directory (/, /etc, /usr, /tmp, ...) and
+    /// your home directory itself are refused whichever way they are named.
+    /// The workspace used is printed before anything runs.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, and the risk level with its reasons.

@@ -14,7 +14,8 @@ use tisslang::cost::Dim;
 #[derive(Args)]
 pub struct HostOptions {
     /// The workspace every path is resolved against (default: the current
-    /// directory; for `resume`, the workspace the snapshot remembers).
+    /// directory; for `resume`, the one the snapshot names if your key
+    /// signed it, and required otherwise).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
 
