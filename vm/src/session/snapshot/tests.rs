@@ -624,3 +624,16 @@ fn the_resumed_mark_keeps_only_the_own_signature() {
         assert!(!read_snapshot(&marked).unwrap().signed);
     }
 }
+
+/// The signature is plain HMAC-SHA256 (RFC 2104) with the key as it is, so
+/// any implementation can check it.
+#[test]
+fn the_signature_is_the_standard_hmac_sha256() {
+    let snap = signed_snapshot(Some(&key()));
+    let (body, signature) = snap[HEADER_LEN..].split_at(snap.len() - HEADER_LEN - SIGNATURE_LEN);
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&[7; 32]).unwrap();
+    mac.update(&MAGIC);
+    mac.update(&SNAPSHOT_VERSION.to_le_bytes());
+    mac.update(body);
+    assert_eq!(signature, mac.finalize().into_bytes().as_slice());
+}
