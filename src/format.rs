@@ -396,8 +396,10 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
         return Err(LoadError::TooLarge { size: bytes.len() as u64, limit });
     }
     let payload = check_header(bytes)?;
-    let (module, used): (Module, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;
+    // Every table claims its memory before it is allocated (`bounds.rs`).
+    let (module, used): (Module, usize) =
+        crate::bounds::within(payload.len(), || bincode::serde::decode_from_slice(payload, config()))
+            .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;
     if used != payload.len() {
         return Err(LoadError::Malformed {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
