@@ -47,6 +47,10 @@ pub const HEADER_LEN: usize = 8 + 2 + 6 + 2 + seal::TRAILER_LEN;
 /// The largest payload the loader accepts (and bincode's allocation limit).
 pub const MAX_PAYLOAD: usize = 256 * 1024 * 1024;
 
+/// The largest `.tbc` file: its header and the largest payload. Nothing
+/// larger is read ([`read`]).
+pub const MAX_FILE: u64 = (HEADER_LEN + MAX_PAYLOAD) as u64;
+
 /// Header flag: the module embeds its source text.
 pub const FLAG_SOURCE: u16 = 1;
 
@@ -387,6 +391,15 @@ impl From<SealError> for LoadError {
 fn language_supported(found: [u16; 3]) -> bool {
     let ours = LANGUAGE_VERSION;
     u64::from(found[0]) == ours.major && u64::from(found[1]) <= ours.minor
+}
+
+/// Reads a `.tbc` file for [`load`]: one larger than [`MAX_FILE`] is
+/// refused before any of it is read, with an error of kind `FileTooLarge`
+/// carrying [`LoadError::TooLarge`].
+pub fn read(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    seal::read_file(path, MAX_FILE)?.map_err(|size| {
+        io::Error::new(io::ErrorKind::FileTooLarge, LoadError::TooLarge { size, limit: MAX_FILE })
+    })
 }
 
 /// Decodes a `.tbc` without verifying the code (see [`load`]).

@@ -77,6 +77,10 @@ pub const HEADER_LEN: usize = 8 + 2 + 2 + seal::TRAILER_LEN;
 /// as for `.tbc` files.
 pub const MAX_PAYLOAD: usize = tisslang::format::MAX_PAYLOAD;
 
+/// The largest snapshot file: its header and the largest payload. Nothing
+/// larger is read ([`read`]).
+pub const MAX_FILE: u64 = (HEADER_LEN + MAX_PAYLOAD) as u64;
+
 const KNOWN_FLAGS: u16 = 0;
 
 type Config = bincode::config::Configuration<
@@ -484,6 +488,15 @@ impl From<SealError> for SnapshotError {
             SealError::ChecksumMismatch => SnapshotError::ChecksumMismatch,
         }
     }
+}
+
+/// Reads a snapshot file for [`read_snapshot`]: one larger than
+/// [`MAX_FILE`] is refused before any of it is read, with an error of kind
+/// `FileTooLarge` carrying [`SnapshotError::TooLarge`].
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    seal::read_file(path, MAX_FILE)?.map_err(|size| {
+        io::Error::new(io::ErrorKind::FileTooLarge, SnapshotError::TooLarge { size, limit: MAX_FILE })
+    })
 }
 
 /// Reads a snapshot: the container, then the embedded bytecode (decoded and
