@@ -2,6 +2,7 @@ use super::*;
 use crate::cost::Dim;
 use crate::isa::{Field, Instr, NO_SLOT, run_flags};
 use crate::module::{Constant, NONE};
+use crate::seal::sha256;
 use crate::source::{HASH_LEN, Source, SourceHash};
 use crate::verify::build::{sample, tiny};
 use proptest::prelude::*;
