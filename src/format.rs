@@ -29,7 +29,9 @@ use std::fmt;
 use std::io;
 
 use crate::module::{Module, Source};
-use crate::seal::{self, SealError, StartError, sha256, u16_at};
+use sha2::{Digest, Sha256};
+
+use crate::seal::{self, SealError, StartError, u16_at};
 use crate::verify::{self, VerifyError};
 use crate::version::{LANGUAGE_VERSION, Version};
 
@@ -46,6 +48,10 @@ pub const HEADER_LEN: usize = 8 + 2 + 6 + 2 + seal::TRAILER_LEN;
 
 /// The largest payload the loader accepts (and bincode's allocation limit).
 pub const MAX_PAYLOAD: usize = 256 * 1024 * 1024;
+
+/// The largest `.tbc` file: its header and the largest payload. Nothing
+/// larger is read ([`read`]).
+pub const MAX_FILE: u64 = (HEADER_LEN + MAX_PAYLOAD) as u64;
 
 /// Header flag: the module embeds its source text.
 pub const FLAG_SOURCE: u16 = 1;
@@ -185,11 +191,6 @@ impl From<VerifyError> for LoadError {
     }
 }
 
-/// The bincode payload of `module`.
-fn payload(module: &Module) -> Vec<u8> {
-    bincode::serde::encode_to_vec(module, config()).expect("a Module always encodes")
-}
-
 fn hex(bytes: &[u8]) -> String {
     use fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -310,23 +311,69 @@ pub fn encode_to<W: io::Write + io::Seek>(module: &Module, mut out: W) -> io::Re
     out.flush()
 }
 
+/// bincode's writer for [`content_hash`]: hashes what it is given, a chunk
+/// at a time, but the last `keep` bytes, which it holds back until the end.
+/// A chunk is at least `keep` bytes, so the bytes moved to the buffer's
+/// start after each are never more than those hashed.
+struct Hashing {
+    sha: Sha256,
+    buffer: Vec<u8>,
+    keep: usize,
+    chunk: usize,
+}
+
+impl Hashing {
+    fn new(keep: usize) -> Hashing {
+        let chunk = keep.max(64 * 1024);
+        Hashing { sha: Sha256::new(), buffer: Vec::with_capacity(keep + chunk + 4096), keep, chunk }
+    }
+
+    /// Hashes all but the last `keep` bytes held.
+    fn hash_held(&mut self) {
+        let n = self.buffer.len().saturating_sub(self.keep);
+        self.sha.update(&self.buffer[..n]);
+        self.buffer.copy_within(n.., 0);
+        self.buffer.truncate(self.buffer.len() - n);
+    }
+}
+
+impl bincode::enc::write::Writer for Hashing {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= self.keep + self.chunk {
+            self.hash_held();
+        }
+        Ok(())
+    }
+}
+
 /// The code's identity: hex SHA-256 of the payload of `module` with its
 /// source stripped, so what is kept of the source (text, hash or nothing)
-/// does not change it.
+/// does not change it. The payload is hashed as it is encoded, never held
+/// in memory (a snapshot being read holds its file and the module already).
 pub fn content_hash(module: &Module) -> String {
-    let mut payload = payload(module);
-    if module.source != Source::Stripped {
-        // `source` is the module's last field: stripped, the payload would
-        // end in the variant number of `Stripped` (one zero byte) where it
-        // ends in the encoded source. A test holds this to `encode` of the
-        // stripped module.
+    // `source` is the module's last field: stripped, the payload would end
+    // in the variant number of `Stripped` (one zero byte) where it ends in
+    // the encoded source. So the encoded source is held back, not hashed,
+    // and that byte hashed instead. A test holds this to `encode` of the
+    // stripped module.
+    let stripped = module.source == Source::Stripped;
+    let keep = if stripped {
+        0
+    } else {
         let mut size = bincode::enc::write::SizeWriter::default();
         bincode::serde::encode_into_writer(&module.source, &mut size, config())
             .expect("a Source always encodes");
-        payload.truncate(payload.len() - size.bytes_written);
-        payload.push(0);
+        size.bytes_written
+    };
+    let mut hashing = Hashing::new(keep);
+    bincode::serde::encode_into_writer(module, &mut hashing, config()).expect("a Module always encodes");
+    hashing.hash_held();
+    if !stripped {
+        hashing.sha.update([0]);
     }
-    hex(&sha256(&payload))
+    hex(&hashing.sha.finalize())
 }
 
 /// What `bytes` (which do not start with the magic) appear to be.
@@ -389,6 +436,15 @@ fn language_supported(found: [u16; 3]) -> bool {
     u64::from(found[0]) == ours.major && u64::from(found[1]) <= ours.minor
 }
 
+/// Reads a `.tbc` file for [`load`]: one larger than [`MAX_FILE`] is
+/// refused before any of it is read, with an error of kind `FileTooLarge`
+/// carrying [`LoadError::TooLarge`].
+pub fn read(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    seal::read_file(path, MAX_FILE)?.map_err(|size| {
+        io::Error::new(io::ErrorKind::FileTooLarge, LoadError::TooLarge { size, limit: MAX_FILE })
+    })
+}
+
 /// Decodes a `.tbc` without verifying the code (see [`load`]).
 pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
     let limit = (HEADER_LEN + MAX_PAYLOAD) as u64;
@@ -396,8 +452,10 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
         return Err(LoadError::TooLarge { size: bytes.len() as u64, limit });
     }
     let payload = check_header(bytes)?;
-    let (module, used): (Module, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;
+    // Every table claims its memory before it is allocated (`bounds.rs`).
+    let (module, used): (Module, usize) =
+        crate::bounds::within(payload.len(), || bincode::serde::decode_from_slice(payload, config()))
+            .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;
     if used != payload.len() {
         return Err(LoadError::Malformed {
             reason: format!("{} unused bytes at the end of the payload", payload.len() - used),

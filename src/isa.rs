@@ -581,9 +581,10 @@ impl Field {
     }
 }
 
-/// Decodes a whole code section.
+/// Decodes a whole code section of at most `max_instructions`, allocated
+/// for up front.
 pub fn decode_all(bytes: &[u8], max_instructions: usize) -> Result<Vec<Instr>, DecodeError> {
-    let mut code = Vec::new();
+    let mut code = Vec::with_capacity(max_instructions.min(bytes.len()));
     let mut pos = 0;
     while pos < bytes.len() {
         if code.len() >= max_instructions {
@@ -592,6 +593,17 @@ pub fn decode_all(bytes: &[u8], max_instructions: usize) -> Result<Vec<Instr>, D
         code.push(Instr::decode(bytes, &mut pos)?);
     }
     Ok(code)
+}
+
+/// How many instructions a code section holds, each checked as by
+/// [`decode_all`], without keeping them.
+pub fn count(bytes: &[u8]) -> Result<usize, DecodeError> {
+    let (mut count, mut pos) = (0, 0);
+    while pos < bytes.len() {
+        Instr::decode(bytes, &mut pos)?;
+        count += 1;
+    }
+    Ok(count)
 }
 
 /// Encodes a whole code section.

@@ -3,6 +3,7 @@
 //! The compiler (`tiss-compiler`) produces and the VM (`tiss-vm`) consumes what
 //! this crate defines. It knows nothing about syntax or execution.
 
+pub mod bounds;
 pub mod cost;
 pub mod cost_model;
 pub mod disasm;

@@ -23,9 +23,11 @@ pub struct Module {
     /// String index of the `TASK` description.
     pub task: u32,
     /// `#TISS!` header entries: (key, value) string indices, in source order.
+    #[serde(deserialize_with = "bounded::metadata")]
     pub metadata: Vec<(u32, u32)>,
     /// Every string the plan uses, each once.
     pub strings: StringTable,
+    #[serde(deserialize_with = "bounded::constants")]
     pub constants: Vec<Constant>,
     /// The code. Execution starts at instruction 0 (SETUP, then the top-level
     /// steps, then `HALT`); task bodies follow, each ending in `RETURN`.
@@ -34,21 +36,31 @@ pub struct Module {
     /// The deepest the operand stack gets on any path.
     pub max_stack: u32,
     /// Variables: one slot each.
+    #[serde(deserialize_with = "bounded::slots")]
     pub slots: Vec<Slot>,
     /// Sparse pc → source position: an entry where the position changes, sorted by pc.
     #[serde(with = "line_table")]
     pub lines: Vec<LineEntry>,
+    #[serde(deserialize_with = "bounded::steps")]
     pub steps: Vec<StepInfo>,
+    #[serde(deserialize_with = "bounded::tasks")]
     pub tasks: Vec<TaskInfo>,
     /// TRY blocks as a static exception table, innermost first for nested ranges.
+    #[serde(deserialize_with = "bounded::handlers")]
     pub handlers: Vec<Handler>,
     /// String indices of the regular expressions compiled once at load time.
+    #[serde(deserialize_with = "bounded::regexes")]
     pub regexes: Vec<u32>,
+    #[serde(deserialize_with = "bounded::templates")]
     pub templates: Vec<Template>,
+    #[serde(deserialize_with = "bounded::assertions")]
     pub assertions: Vec<Assertion>,
+    #[serde(deserialize_with = "bounded::prompts")]
     pub prompts: Vec<PromptInfo>,
+    #[serde(deserialize_with = "bounded::choices")]
     pub choices: Vec<Choice>,
     /// The static bounds bound by `ESTIMATE_COST` blocks.
+    #[serde(deserialize_with = "bounded::estimates")]
     pub estimates: Vec<CostBound>,
     /// The whole plan's static cost bound.
     pub bound: CostBound,
@@ -180,6 +192,7 @@ pub struct Handler {
 /// A string with holes: `INTERP` fills the holes from the stack in order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Template {
+    #[serde(deserialize_with = "bounded::template_parts")]
     pub parts: Vec<TemplatePart>,
 }
 
@@ -200,6 +213,7 @@ pub struct Assertion {
     #[serde(with = "opt_index")]
     pub message: u32,
     /// The values the condition reads, to show their actual values on failure.
+    #[serde(deserialize_with = "bounded::observed")]
     pub observed: Vec<Observed>,
 }
 
@@ -215,6 +229,7 @@ pub struct Observed {
 pub struct PathRef {
     pub root: PathRootRef,
     /// `Field` numbers.
+    #[serde(deserialize_with = "bounded::fields")]
     pub fields: Vec<u8>,
 }
 
@@ -229,6 +244,7 @@ pub enum PathRootRef {
 pub struct PromptInfo {
     /// Slots named by `WITH`, in order. Empty with `default_context`: every
     /// variable bound by READ, plus `LAST_RUN`.
+    #[serde(deserialize_with = "bounded::prompt_context")]
     pub context: Vec<u32>,
     pub default_context: bool,
     /// Slot receiving the answer (`INTO`), or `NONE`.
@@ -241,6 +257,7 @@ pub struct Choice {
     /// String index of the question, or `NONE`.
     #[serde(with = "opt_index")]
     pub prompt: u32,
+    #[serde(deserialize_with = "bounded::choice_options")]
     pub options: Vec<ChoiceOption>,
 }
 
@@ -319,12 +336,18 @@ pub fn dim_index(dim: Dim) -> usize {
 /// Everything the plan can do, for review before it runs (`tissvm inspect`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Manifest {
+    #[serde(deserialize_with = "bounded::commands")]
     pub commands: Vec<CommandEntry>,
+    #[serde(deserialize_with = "bounded::paths")]
     pub paths: Vec<PathEntry>,
+    #[serde(deserialize_with = "bounded::manifest_prompts")]
     pub prompts: Vec<PromptEntry>,
+    #[serde(deserialize_with = "bounded::interactions")]
     pub interactions: Vec<InteractionEntry>,
+    #[serde(deserialize_with = "bounded::budgets")]
     pub budgets: Vec<BudgetEntry>,
     /// Environment variables the plan sets (ENV): (name string index, line).
+    #[serde(deserialize_with = "bounded::env")]
     pub env: Vec<(u32, u32)>,
     pub risk: Risk,
 }
@@ -372,6 +395,7 @@ pub struct PromptEntry {
     /// String index of the query as written.
     pub query: u32,
     /// String indices of the context variable names (empty: the default context).
+    #[serde(deserialize_with = "bounded::entry_context")]
     pub context: Vec<u32>,
     pub line: u32,
 }
@@ -390,6 +414,7 @@ pub struct InteractionEntry {
     #[serde(with = "opt_index")]
     pub text: u32,
     /// For CHOOSE: the option labels (string indices).
+    #[serde(deserialize_with = "bounded::interaction_options")]
     pub options: Vec<u32>,
     pub line: u32,
 }
@@ -425,6 +450,7 @@ impl RiskLevel {
 pub struct Risk {
     pub level: RiskLevel,
     /// Each reason with its level and source line, in source order.
+    #[serde(deserialize_with = "bounded::risk_reasons")]
     pub reasons: Vec<RiskReason>,
 }
 
@@ -557,10 +583,47 @@ impl Module {
     }
 }
 
+/// `deserialize_with` for every table: each claims its memory before it is
+/// allocated (`bounds.rs`), and names what it holds when that is refused.
+mod bounded {
+    crate::bounded_vecs! {
+        metadata: "metadata entries",
+        constants: "constants",
+        slots: "variable slots",
+        steps: "steps",
+        tasks: "tasks",
+        handlers: "TRY handlers",
+        regexes: "regular expressions",
+        templates: "templates",
+        assertions: "assertions",
+        prompts: "prompts",
+        choices: "choices",
+        estimates: "cost estimates",
+        template_parts: "template parts",
+        observed: "observed values of an assertion",
+        fields: "fields of a path",
+        prompt_context: "context variables of a prompt",
+        choice_options: "options of a choice",
+        commands: "manifest commands",
+        paths: "manifest paths",
+        manifest_prompts: "manifest prompts",
+        interactions: "manifest interactions",
+        budgets: "manifest budgets",
+        env: "manifest ENV entries",
+        entry_context: "context names of a manifest prompt",
+        interaction_options: "options of a manifest interaction",
+        risk_reasons: "risk reasons",
+    }
+}
+
 /// The code is stored in its explicit opcode encoding (`isa.rs`), not as a
 /// serde enum, so opcode numbers are the ones the instruction table fixes.
+/// Decoded from the payload in place: the instructions are counted first,
+/// their memory claimed (`bounds.rs`), then they are decoded into a vector
+/// of exactly that length.
 mod code_section {
     use crate::isa::{self, Instr};
+    use serde::de::{Error, Visitor};
     use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(code: &[Instr], s: S) -> Result<S::Ok, S::Error> {
@@ -568,33 +631,19 @@ mod code_section {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Instr>, D::Error> {
-        let bytes: Vec<u8> = serde_bytes_vec(d)?;
-        // Each instruction takes at least one byte, so this bounds the count.
-        isa::decode_all(&bytes, bytes.len()).map_err(serde::de::Error::custom)
-    }
-
-    fn serde_bytes_vec<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Vec<u8>;
+        struct Code;
+        impl<'de> Visitor<'de> for Code {
+            type Value = Vec<Instr>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("the encoded code section")
             }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-                Ok(v.to_vec())
-            }
-            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-                Ok(v)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(b) = seq.next_element::<u8>()? {
-                    out.push(b);
-                }
-                Ok(out)
+            fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<Instr>, E> {
+                let count = isa::count(bytes).map_err(E::custom)?;
+                crate::bounds::claim(count, size_of::<Instr>(), "instructions").map_err(E::custom)?;
+                isa::decode_all(bytes, count).map_err(E::custom)
             }
         }
-        d.deserialize_byte_buf(V)
+        d.deserialize_bytes(Code)
     }
 }
 
@@ -642,8 +691,11 @@ mod line_table {
                 f.write_str("the line table")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<LineEntry>, A::Error> {
-                // The size hint comes from the file: it bounds nothing.
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16) / 3);
+                // bincode states the length: claimed before anything is allocated.
+                let entries = seq.size_hint().unwrap_or(0) / 3;
+                crate::bounds::claim(entries, size_of::<LineEntry>(), "line table entries")
+                    .map_err(Error::custom)?;
+                let mut out = Vec::with_capacity(entries);
                 let (mut pc, mut line) = (0u32, 0u32);
                 while let Some(pc_step) = seq.next_element::<u32>()? {
                     let (Some(zigzag), Some(column)) =

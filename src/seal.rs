@@ -10,6 +10,9 @@
 //! everything decoded is still verified. Identity (the content hash that
 //! snapshots and `inspect` name) is SHA-256, computed separately.
 
+use std::io::{self, Read};
+use std::path::Path;
+
 use sha2::{Digest, Sha256};
 
 /// Bytes at the end of a sealed header: payload length, then CRC-32.
@@ -43,6 +46,25 @@ pub fn trailer_of(len: u64, crc: u32) -> [u8; TRAILER_LEN] {
     out[..4].copy_from_slice(&len.to_le_bytes());
     out[4..].copy_from_slice(&crc.to_le_bytes());
     out
+}
+
+/// Reads a container's file, of at most `limit` bytes (its header and the
+/// largest payload it may have): a larger one is refused before any of it
+/// is read, `Ok(Err(size))`, so no file is held in memory beyond what a
+/// container can be. The bytes are read into one buffer of the file's size,
+/// and the read stops past `limit` if the file grows meanwhile.
+pub fn read_file(path: &Path, limit: u64) -> io::Result<Result<Vec<u8>, u64>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    if size > limit {
+        return Ok(Err(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Err(bytes.len() as u64));
+    }
+    Ok(Ok(bytes))
 }
 
 /// Why the start of a file is not a container's header. Each container maps
@@ -186,6 +208,18 @@ mod tests {
         );
         assert_eq!(check_start(b"", &MAGIC, 7, 14), Err(StartError::NoMagic));
         assert_eq!(check_start(b"hello world", &MAGIC, 7, 14), Err(StartError::NoMagic));
+    }
+
+    #[test]
+    fn files_over_the_limit_are_not_read() {
+        let dir = std::env::temp_dir().join(format!("tiss-seal-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_file(&path, 10).unwrap(), Ok(b"0123456789".to_vec()));
+        assert_eq!(read_file(&path, 9).unwrap(), Err(10));
+        assert!(read_file(&dir.join("missing"), 10).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

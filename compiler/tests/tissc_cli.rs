@@ -368,3 +368,22 @@ fn source_is_source_whatever_its_extension() {
     let o = tissc(dir.path(), &["disasm", "out.tbc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// A file larger than any `.tbc` can be is refused before it is read
+/// (issue 16, defect 3): sparse, 300 MB that take no disk.
+#[test]
+fn disasm_refuses_a_file_larger_than_any_tbc_unread() {
+    let dir = workspace(&[("plan.tiss", GOOD)]);
+    assert_eq!(tissc(dir.path(), &["compile", "plan.tiss"]).status.code(), Some(0));
+    let file = std::fs::File::options().write(true).open(dir.path().join("plan.tbc")).unwrap();
+    file.set_len(300_000_000).unwrap();
+    let o = tissc(dir.path(), &["disasm", "plan.tbc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let limit = tisslang::format::MAX_FILE;
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "tissc: cannot read `plan.tbc`: TissLang bytecode file too large: 300000000 bytes (the limit is {limit})\n"
+        )
+    );
+}

@@ -2,6 +2,7 @@ use super::*;
 use crate::cost::Dim;
 use crate::isa::{Field, Instr, NO_SLOT, run_flags};
 use crate::module::{Constant, NONE};
+use crate::seal::sha256;
 use crate::source::{HASH_LEN, Source, SourceHash};
 use crate::verify::build::{sample, tiny};
 use proptest::prelude::*;
@@ -313,6 +314,14 @@ fn huge_declared_lengths_do_not_allocate() {
         let e = decode(&wrap(&payload, 0)).unwrap_err();
         assert!(matches!(e, LoadError::Malformed { .. }), "{e}");
     }
+    let payload = [&prefix[..], &varint(1 << 60)].concat();
+    let e = decode(&wrap(&payload, 0)).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "it claims 1,152,921,504,606,846,976 string table entries, more than its 14-byte payload can hold"
+        ),
+        "{e}"
+    );
     // A code section claiming more bytes than there are.
     let mut m = tiny();
     m.strings.clear();
@@ -328,6 +337,34 @@ fn huge_declared_lengths_do_not_allocate() {
     bad.extend(varint(1 << 40));
     bad.extend(&payload[at + 1..]);
     assert!(matches!(decode(&wrap(&bad, 0)), Err(LoadError::Malformed { .. })));
+}
+
+/// Issue 16, defect 3: a table that would decode to more memory than its
+/// payload may claim (`bounds.rs`) is refused before it is allocated, and
+/// the refusal says what it claimed.
+#[test]
+fn tables_that_would_amplify_are_refused_before_they_are_allocated() {
+    use crate::module::CostBound;
+    // Two bytes each in the file (a length and a mask), 80 bytes each in memory.
+    let mut m = tiny();
+    m.estimates = vec![CostBound::ZERO; 300_000];
+    let e = decode(&encode(&m)).unwrap_err().to_string();
+    assert!(
+        e.starts_with(
+            "malformed TissLang bytecode file: it claims 300,000 cost estimates, 24,000,000 bytes in memory: \
+             a 600,0"
+        ),
+        "{e}"
+    );
+    // One-byte instructions, twelve bytes each decoded.
+    let mut m = tiny();
+    m.code = vec![Instr::Pop {}; 300_000];
+    let e = decode(&encode(&m)).unwrap_err().to_string();
+    assert!(e.contains("it claims 300,000 instructions, 3,600,000 bytes in memory"), "{e}");
+    // Within the budget, the same tables decode.
+    m.code.truncate(1000);
+    m.estimates = vec![CostBound::ZERO; 1000];
+    assert_eq!(decode(&encode(&m)), Ok(m));
 }
 
 fn mutate(bytes: &mut Vec<u8>, edits: &[(usize, u8, u8)]) {

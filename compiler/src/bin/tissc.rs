@@ -283,7 +283,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 fn disasm(path: &Path) -> u8 {
     let name = path.display().to_string();
-    let bytes = match fs::read(path) {
+    let bytes = match tisslang::format::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));

@@ -64,9 +64,17 @@ pub struct PromptResponse {
 /// What the machine asks a human.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Question {
-    Pause { message: String },
-    Review { message: String },
-    Choose { prompt: Option<String>, options: Vec<String> },
+    Pause {
+        message: String,
+    },
+    Review {
+        message: String,
+    },
+    Choose {
+        prompt: Option<String>,
+        #[serde(deserialize_with = "crate::machine::bounds::options")]
+        options: Vec<String>,
+    },
 }
 
 /// A human's answer.

@@ -6,6 +6,7 @@
 //! another process. [`Machine::step`] runs one instruction;
 //! [`Machine::run_until`] loops over it.
 
+pub mod bounds;
 pub mod failure;
 pub mod program;
 pub mod shell;
@@ -111,9 +112,13 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub pc: u32,
+    #[serde(deserialize_with = "bounds::stack")]
     pub stack: Vec<Value>,
+    #[serde(deserialize_with = "bounds::frames")]
     pub frames: Vec<Frame>,
+    #[serde(deserialize_with = "bounds::open_steps")]
     pub steps: Vec<OpenStep>,
+    #[serde(deserialize_with = "bounds::slots")]
     pub slots: Vec<Option<Value>>,
     pub last_run: Option<RunResult>,
     /// Run totals per dimension, in `Dim::ALL` order (time in ms).
@@ -126,10 +131,13 @@ pub struct Machine {
     /// not part of the state a snapshot stores.
     #[serde(skip, default = "no_fuel_limit")]
     fuel_limit: u64,
+    #[serde(deserialize_with = "bounds::env")]
     pub env: Vec<(String, String)>,
     pub status: Status,
+    #[serde(deserialize_with = "bounds::step_records")]
     pub step_records: Vec<StepRecord>,
     /// Every LOG message so far, in order.
+    #[serde(deserialize_with = "bounds::logs")]
     pub logs: Vec<LogRecord>,
     /// Human interactions answered so far (the k-th answer of `--answers`).
     pub interactions: u32,

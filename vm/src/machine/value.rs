@@ -43,12 +43,12 @@ pub enum Record {
 pub enum Value {
     /// Shared text: copying a string value (LOAD, PUSH_CONST) is a reference
     /// count, not an allocation.
-    Str(Rc<str>),
+    Str(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
     Int(i64),
     /// Milliseconds.
     Duration(u64),
     Bool(bool),
-    Record(Box<Record>),
+    Record(#[serde(deserialize_with = "crate::machine::bounds::boxed_record")] Box<Record>),
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on

@@ -35,9 +35,9 @@
 //! path's bytes), where the run stands in an `--answers` file if one was
 //! given, the run's options that `tissvm resume` goes on with
 //! ([`RememberedOptions`]), whether the snapshot has been resumed and what
-//! continued it ([`Continuation`]), the [`Machine`] (the whole run state),
-//! and the complete `.tbc` bytes of the module, so a snapshot needs nothing
-//! else to be resumed.
+//! continued it ([`Continuation`]), the complete `.tbc` bytes of the module,
+//! so a snapshot needs nothing else to be resumed, and last the [`Machine`]
+//! (the whole run state), so that the bytecode bounds its decoding.
 //!
 //! A snapshot is resumed once (SPEC §9, "Guards on resume"): before a
 //! resumed run's first instruction its file is rewritten, atomically, with
@@ -46,10 +46,12 @@
 //! ended). Everything else in the file stays as it was.
 //!
 //! Reading trusts nothing: magic, version, flags, length and checksum, then
-//! the payload is decoded (with the size limit), the embedded bytecode is
-//! decoded and verified, its content hash must be the stored one, and the
-//! machine state must be one the code can continue from, checked against
-//! the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
+//! the payload's head is decoded, the embedded bytecode is decoded and
+//! verified, its content hash must be the stored one, the machine state is
+//! decoded within what the bytecode allows (`machine/bounds.rs`; every
+//! collection, here and in the head, claims its memory before it is
+//! allocated, `tisslang::bounds`), and it must be one the code can continue
+//! from, checked against the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
 //! the stack's types, the bound variables; a run that has not ended).
 //! Every failure is a [`SnapshotError`]; nothing panics, and nothing a
 //! snapshot holds reaches an internal error of the machine.
@@ -74,12 +76,13 @@ use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
+use crate::machine::bounds::Limits;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 7;
+pub const SNAPSHOT_VERSION: u16 = 8;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -96,6 +99,10 @@ pub const SIGNED: u16 = 1;
 
 /// The length of a signature (an HMAC-SHA256).
 pub const SIGNATURE_LEN: usize = 32;
+
+/// The largest snapshot file: its header and the largest payload. Nothing
+/// larger is read ([`read`]).
+pub const MAX_FILE: u64 = (HEADER_LEN + MAX_PAYLOAD) as u64;
 
 const KNOWN_FLAGS: u16 = SIGNED;
 
@@ -360,7 +367,12 @@ struct OptionsWire {
     log_file: Option<Vec<u8>>,
     provider: String,
     sandbox_profile: String,
+    #[serde(deserialize_with = "bounded::env_allow")]
     env_allow: Vec<String>,
+}
+
+mod bounded {
+    tisslang::bounded_vecs! { env_allow: "--env-allow names" }
 }
 
 /// [`Continuation`] on the wire.
@@ -419,57 +431,69 @@ impl ContinuationWire {
     }
 }
 
-/// The payload as written. Field order is the wire order: keep it in step
-/// with [`PayloadIn`].
+/// The payload's head as written: everything but the machine, which
+/// follows it. The bytecode comes before the machine so that what it
+/// allows bounds the machine's decoding (`machine/bounds.rs`). Field order
+/// is the wire order: keep it in step with [`HeadIn`].
 #[derive(Serialize)]
-struct PayloadOut<'a> {
+struct HeadOut<'a> {
     content_hash: &'a str,
     workspace: Bytes<'a>,
     answers: Option<(Bytes<'a>, u32)>,
     options: OptionsWire,
     resumed: Option<ContinuationWire>,
-    machine: &'a Machine,
     bytecode: Bytes<'a>,
 }
 
-/// The payload as read.
+/// The payload's head as read, the bytecode borrowed from the payload.
 #[derive(Deserialize)]
-struct PayloadIn {
+struct HeadIn<'a> {
     content_hash: String,
     workspace: ByteBuf,
     answers: Option<(ByteBuf, u32)>,
     options: OptionsWire,
     resumed: Option<ContinuationWire>,
-    machine: Machine,
-    bytecode: ByteBuf,
+    bytecode: &'a [u8],
 }
 
 /// The snapshot file's bytes: header, then payload. Deterministic: the same
 /// state gives the same bytes.
 pub fn encode(snapshot: &SnapshotRef<'_>) -> Result<Vec<u8>, SnapshotError> {
-    let payload = PayloadOut {
+    let head = HeadOut {
         content_hash: snapshot.content_hash,
         workspace: Bytes(snapshot.workspace.as_os_str().as_bytes()),
         answers: snapshot.answers.map(|a| (Bytes(a.file.as_os_str().as_bytes()), a.next)),
         options: OptionsWire::from(snapshot.options),
         resumed: snapshot.resumed.map(ContinuationWire::from),
-        machine: snapshot.machine,
         bytecode: Bytes(snapshot.bytecode),
     };
-    seal_payload(&payload, snapshot.bytecode.len(), snapshot.key)
+    seal_payload(&head, Rest::Machine(snapshot.machine), snapshot.bytecode.len(), snapshot.key)
+}
+
+/// What follows the head: the machine, or its bytes as they were read.
+enum Rest<'a> {
+    Machine(&'a Machine),
+    Encoded(&'a [u8]),
 }
 
 /// Header and payload: the payload encoded, signed with `key` if given,
 /// its length and checksum.
 fn seal_payload(
-    payload: &PayloadOut<'_>,
+    head: &HeadOut<'_>,
+    rest: Rest<'_>,
     bytecode_len: usize,
     key: Option<&SnapshotKey>,
 ) -> Result<Vec<u8>, SnapshotError> {
     let mut out = vec![0u8; HEADER_LEN];
     out.reserve(bytecode_len + 256 + SIGNATURE_LEN);
-    bincode::serde::encode_into_std_write(payload, &mut out, config())
-        .map_err(|e| SnapshotError::Encode { reason: e.to_string() })?;
+    let encode_error = |e: bincode::error::EncodeError| SnapshotError::Encode { reason: e.to_string() };
+    bincode::serde::encode_into_std_write(head, &mut out, config()).map_err(encode_error)?;
+    match rest {
+        Rest::Machine(machine) => {
+            bincode::serde::encode_into_std_write(machine, &mut out, config()).map_err(encode_error)?;
+        }
+        Rest::Encoded(bytes) => out.extend_from_slice(bytes),
+    }
     if let Some(key) = key {
         let signature = signer(key, &out[HEADER_LEN..]).finalize().into_bytes();
         out.extend_from_slice(&signature);
@@ -568,23 +592,35 @@ impl From<SealError> for SnapshotError {
     }
 }
 
+/// Reads a snapshot file for [`read_snapshot`]: one larger than
+/// [`MAX_FILE`] is refused before any of it is read, with an error of kind
+/// `FileTooLarge` carrying [`SnapshotError::TooLarge`].
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    seal::read_file(path, MAX_FILE)?.map_err(|size| {
+        io::Error::new(io::ErrorKind::FileTooLarge, SnapshotError::TooLarge { size, limit: MAX_FILE })
+    })
+}
+
 /// Reads a snapshot: the container, then the embedded bytecode (decoded and
-/// verified, its hash checked against the stored one), then the state
-/// against what the verifier knows of the module.
+/// verified, its hash checked against the stored one), then the state,
+/// decoded within what the bytecode allows and checked against what the
+/// verifier knows of it. Nothing is copied out of `bytes` before every
+/// check has passed.
 pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-    let (PayloadIn { content_hash, workspace, answers, options, resumed, machine, bytecode }, signed) =
-        decode_payload(bytes)?;
-    let module = tisslang::format::decode(&bytecode.0).map_err(SnapshotError::Bytecode)?;
+    let (HeadIn { content_hash, workspace, answers, options, resumed, bytecode }, rest, signed) =
+        decode_head(bytes)?;
+    let module = tisslang::format::decode(bytecode).map_err(SnapshotError::Bytecode)?;
     let facts = tisslang::verify::verify(&module).map_err(|e| SnapshotError::Bytecode(e.into()))?;
     let actual = tisslang::format::content_hash(&module);
     if actual != content_hash {
         return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
     }
+    let machine = decode_machine(rest, &module)?;
     state::check_state(&machine, &module, &facts).map_err(|reason| SnapshotError::Inconsistent { reason })?;
     Ok(Snapshot {
         machine,
         module,
-        bytecode: bytecode.0,
+        bytecode: bytecode.to_vec(),
         content_hash,
         workspace: bytes_path(workspace.0),
         answers: answers.map(|(file, next)| AnswersPosition { file: bytes_path(file.0), next }),
@@ -594,42 +630,58 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     })
 }
 
-/// The container checked and the payload decoded, nothing more; and
-/// whether it is signed.
-fn decode_payload(bytes: &[u8]) -> Result<(PayloadIn, bool), SnapshotError> {
+/// The container checked and the payload's head decoded; the rest of the
+/// payload (without the signature) is the machine's. And whether it is signed.
+fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError> {
     let Opened { body: payload, signature } = open(bytes)?;
-    let (decoded, used): (PayloadIn, usize) = bincode::serde::decode_from_slice(payload, config())
-        .map_err(|e| SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) })?;
-    if used != payload.len() {
-        return Err(SnapshotError::Malformed {
-            reason: format!("{} unused bytes at the end of the payload", payload.len() - used),
-        });
+    let (head, used): (HeadIn<'_>, usize) = tisslang::bounds::within(payload.len(), || {
+        bincode::serde::borrow_decode_from_slice(payload, config())
+    })
+    .map_err(|e| SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) })?;
+    Ok((head, &payload[used..], signature.is_some()))
+}
+
+/// The machine from the rest of the payload: its collections each within
+/// what `module` allows and claimed before they are allocated
+/// (`machine/bounds.rs`). More than the module allows does not fit it.
+fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError> {
+    let (decoded, refused) = crate::machine::bounds::within(Limits::of(module), || {
+        tisslang::bounds::within(rest.len(), || {
+            bincode::serde::decode_from_slice::<Machine, _>(rest, config())
+        })
+    });
+    match (decoded, refused) {
+        (Ok((machine, used)), _) if used == rest.len() => Ok(machine),
+        (Ok((_, used)), _) => Err(SnapshotError::Malformed {
+            reason: format!("{} unused bytes at the end of the payload", rest.len() - used),
+        }),
+        (Err(_), Some(reason)) => Err(SnapshotError::Inconsistent { reason }),
+        (Err(e), None) => Err(SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) }),
     }
-    Ok((decoded, signature.is_some()))
 }
 
 /// The snapshot file `bytes` with its resumed mark set to `resumed` (or
-/// cleared), everything else as it was. Signed with `key` if `bytes` was
-/// signed with it ([`signed_by`]), else unsigned: a snapshot from elsewhere
-/// is never signed on its way through.
+/// cleared), everything else as it was: the head is written again, and the
+/// machine's bytes after it are copied, not decoded. Signed with `key` if
+/// `bytes` was signed with it ([`signed_by`]), else unsigned: a snapshot
+/// from elsewhere is never signed on its way through.
 pub fn with_continuation(
     bytes: &[u8],
     resumed: Option<&Continuation>,
     key: Option<&SnapshotKey>,
 ) -> Result<Vec<u8>, SnapshotError> {
-    let (PayloadIn { content_hash, workspace, answers, options, resumed: _, machine, bytecode }, _) =
-        decode_payload(bytes)?;
+    let (HeadIn { content_hash, workspace, answers, options, resumed: _, bytecode }, rest, _) =
+        decode_head(bytes)?;
     let key = key.filter(|key| signed_by(bytes, key));
-    let payload = PayloadOut {
+    let head = HeadOut {
         content_hash: &content_hash,
         workspace: Bytes(&workspace.0),
         answers: answers.as_ref().map(|(file, next)| (Bytes(&file.0), *next)),
         options,
         resumed: resumed.map(ContinuationWire::from),
-        machine: &machine,
-        bytecode: Bytes(&bytecode.0),
+        bytecode: Bytes(bytecode),
     };
-    seal_payload(&payload, bytecode.0.len(), key)
+    seal_payload(&head, Rest::Encoded(rest), bytecode.len(), key)
 }
 
 /// Writes a snapshot's bytes to `path` atomically: a temporary file in the

@@ -246,8 +246,17 @@ fn disasm(out: &mut Output, path: &Path) -> u8 {
 /// says about them, and gives the exit status.
 fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?;
+    // Source or bytecode, nothing larger than the largest `.tbc` is read: a
+    // larger source would not compile in memory either.
+    let limit = tisslang::format::MAX_FILE;
+    let bytes = tisslang::seal::read_file(path, limit)
+        .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?
+        .map_err(|size| {
+            Invalid::told(
+                &name,
+                format!("`{name}` is {size} bytes, larger than any plan tissvm reads (the limit is {limit})"),
+            )
+        })?;
     if names_container(&bytes, &tiss_vm::session::snapshot::MAGIC) {
         return Err(Invalid::told(
             &name,

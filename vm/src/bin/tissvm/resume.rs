@@ -86,7 +86,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         // with --force resumes it unrecorded (and so unlocked).
         Err(LockError::Unavailable(_)) => None,
     };
-    let bytes = match std::fs::read(&args.snapshot) {
+    let bytes = match snapshot::read(&args.snapshot) {
         Ok(b) => b,
         Err(e) => {
             let error = format!("cannot read the snapshot `{name}`: {}", super::io_message(&e));

@@ -14,7 +14,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (7, "0ce5de4b38c09354c13cb463ad6ea70feb022f11f235e852e3033bb42c7ade04");
+const PINNED: (u16, &str) = (8, "bd52be74d6f3581c4aa9039ed7afa335625fad167be77cac6a994c0786aa80bb");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -529,8 +529,8 @@ fn file_stems() {
 /// refused in words, never with bincode's own names (`UnexpectedEnd`, ...).
 #[test]
 fn a_resealed_damaged_snapshot_is_refused_in_words() {
-    let (_, _, machine) = suspended();
-    let payload = payload_with(&machine, b"", "h");
+    let (bytes, program, machine) = suspended();
+    let payload = payload_with(&machine, &bytes, program.hash());
     let mut refused = 0;
     for len in (1..payload.len()).step_by(5) {
         let Err(e) = read_snapshot(&reseal(&payload[..len])) else { continue };
@@ -636,4 +636,72 @@ fn the_signature_is_the_standard_hmac_sha256() {
     mac.update(&SNAPSHOT_VERSION.to_le_bytes());
     mac.update(body);
     assert_eq!(signature, mac.finalize().into_bytes().as_slice());
+}
+
+/// Issue 16, defect 3: the machine is decoded within what its bytecode
+/// allows, refused before its collections are allocated, and every
+/// collection claims its memory from the payload's budget.
+#[test]
+fn collections_beyond_the_bytecode_or_the_budget_are_refused_before_allocating() {
+    let (bytes, program, machine) = suspended();
+    let module = &program.module;
+    let read = |m: &Machine| read_snapshot(&reseal(&payload_with(m, &bytes, program.hash())));
+    let inconsistent = |edit: &dyn Fn(&mut Machine)| {
+        let mut m = machine.clone();
+        edit(&mut m);
+        match read(&m) {
+            Err(SnapshotError::Inconsistent { reason }) => reason,
+            other => panic!("{other:?}"),
+        }
+    };
+    // One byte each in the file, 24 in memory: refused for the bytecode's count.
+    let slots = module.slots.len();
+    assert_eq!(
+        inconsistent(&|m| m.slots = (0..10_000_000).map(|_| None).collect()),
+        format!("10,000,000 variable slots, the bytecode has {slots}")
+    );
+    let text = inconsistent(&|m| m.stack.resize_with(module.max_stack as usize + 1, || Value::Bool(true)));
+    assert!(text.ends_with(&format!("the bytecode never holds more than {}", module.max_stack)), "{text}");
+    let tasks = module.tasks.len();
+    let text = inconsistent(&|m| m.frames = vec![Frame { return_pc: 0, step_base: 0 }; tasks + 1]);
+    assert_eq!(text, format!("{} CALL frames for {tasks} tasks", tasks + 1));
+    let steps = module.steps.len();
+    let open = OpenStep { step: 0, meters_at_entry: [0; 5] };
+    let text = inconsistent(&|m| m.steps = vec![open.clone(); steps + 1]);
+    assert_eq!(text, format!("{} open steps, the bytecode has {steps} steps", steps + 1));
+    let record = StepRecord { step: 0, status: StepStatus::Passed, duration_ms: 0, cost: [0; 5] };
+    let text = inconsistent(&|m| m.step_records = vec![record.clone(); steps + 1]);
+    assert_eq!(text, format!("{} finished steps, the bytecode has {steps} steps", steps + 1));
+    let text = inconsistent(&|m| m.env = vec![("A".into(), "1".into())]);
+    assert_eq!(text, "1 ENV variables, the bytecode has 0 ENV statements");
+    // No bound but the budget: two bytes each in the file, 32 in memory.
+    let mut m = machine.clone();
+    m.logs = vec![LogRecord { step: 0, message: String::new() }; 1_000_000];
+    let text = read(&m).unwrap_err().to_string();
+    assert!(
+        text.starts_with(
+            "malformed TissLang snapshot: it claims 1,000,000 LOG messages, 32,000,000 bytes in memory"
+        ),
+        "{text}"
+    );
+    // A record is its box too: 96 bytes for the four of an empty review.
+    let review = || Value::Record(Box::new(Record::Review { approved: false, comment: String::new() }));
+    let mut m = machine.clone();
+    m.status = Status::Failed(Failure {
+        kind: FailureKind::AssertionFailed,
+        message: String::new(),
+        step: String::new(),
+        line: 0,
+        column: 0,
+        condition: None,
+        actual: (0..200_000).map(|_| (String::new(), Some(review()))).collect(),
+        budget: None,
+        command: None,
+    });
+    let text = read(&m).unwrap_err().to_string();
+    assert!(text.contains("it claims 1 record, 96 bytes in memory"), "{text}");
+    // Within the bytecode and the budget, the same state reads back.
+    let mut m = machine.clone();
+    m.logs = vec![LogRecord { step: 0, message: String::new() }; 1000];
+    assert_eq!(read(&m).unwrap().machine, m);
 }
