@@ -8,10 +8,12 @@
 //! stdout carries only what a command produces (the AST JSON, an explanation,
 //! a listing).
 
+// The start-up of the standard library's runtime is skipped on Linux (see `main`).
+#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -152,8 +154,17 @@ impl Output {
     }
 }
 
-fn main() -> ExitCode {
-    cli_support::guarded_main(PROGRAM, run)
+/// Called by the C runtime on Linux (`#![no_main]`): `cli_support::start`
+/// says what of the standard library's set-up it skips and what it keeps.
+#[cfg(all(target_os = "linux", not(test)))]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    cli_support::start(PROGRAM, run)
+}
+
+#[cfg(not(all(target_os = "linux", not(test))))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(cli_support::guarded_main(PROGRAM, run))
 }
 
 fn run() -> u8 {

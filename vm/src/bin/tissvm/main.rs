@@ -8,9 +8,11 @@
 //! or bytecode or a snapshot that is invalid, corrupt or of an unsupported version, 3
 //! suspended, 4 budget exceeded, 5 security violation, 70 internal error.
 
+// The start-up of the standard library's runtime is skipped on Linux (see `main`).
+#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
 use tisslang::seal::names_container;
 
@@ -152,8 +154,17 @@ enum Command {
     Debug(debug::DebugArgs),
 }
 
-fn main() -> ExitCode {
-    cli_support::guarded_main(PROGRAM, run)
+/// Called by the C runtime on Linux (`#![no_main]`): `cli_support::start`
+/// says what of the standard library's set-up it skips and what it keeps.
+#[cfg(all(target_os = "linux", not(test)))]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    cli_support::start(PROGRAM, run)
+}
+
+#[cfg(not(all(target_os = "linux", not(test))))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(cli_support::guarded_main(PROGRAM, run))
 }
 
 fn run() -> u8 {
