@@ -1,5 +1,6 @@
 //! What the re-sealed-input tests (`hostile_bytecode.rs`,
-//! `hostile_snapshots.rs`) share: a deterministic random source, the plans to mutate, and running a
+//! `hostile_snapshots.rs`) and the fuzz targets (`fuzz/fuzz_targets/`)
+//! share: a deterministic random source, the plans to mutate, and running a
 //! loaded plan to its end against the scripted host — answering every
 //! question, and taking every state it suspends in through a snapshot that
 //! must read back — asserting that it never traps, then reporting it in
