@@ -242,8 +242,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
     // `Module` is plain data with derived `Serialize` and sequences of known
     // length: bincode cannot fail on it (the limit applies to decoding only).
     bincode::serde::encode_into_writer(module, Append(&mut out), config()).expect("a Module always encodes");
-    let trailer = seal::trailer(&out[HEADER_LEN..]);
-    out[HEADER_LEN - seal::TRAILER_LEN..HEADER_LEN].copy_from_slice(&trailer);
+    seal::seal(&mut out, HEADER_LEN);
     out
 }
 

@@ -19,10 +19,17 @@ use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use resealed::{harmless_plan, host, reseal, snapshot_of, tbc_of};
+use resealed::{harmless_plan, host, snapshot_of, tbc_of};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{LogRecord, Machine, Outcome};
+
+/// `header` and `payload` as one file, its trailer written for the payload.
+fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut file = [header, payload].concat();
+    tisslang::seal::seal(&mut file, header.len());
+    file
+}
 
 const MIB: u64 = 1 << 20;
 

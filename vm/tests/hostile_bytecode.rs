@@ -39,7 +39,8 @@ fn structural(module: &Module, rng: &mut Rng) -> Vec<u8> {
 
 /// Bytes of the payload changed, then the checksum made right again.
 fn bytewise(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
-    let mut payload = bytes[format::HEADER_LEN..].to_vec();
+    let mut file = bytes.to_vec();
+    let payload = &mut file[format::HEADER_LEN..];
     for _ in 0..1 + rng.below(3) {
         let at = rng.below(payload.len() as u64) as usize;
         payload[at] = match rng.below(3) {
@@ -48,7 +49,8 @@ fn bytewise(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
             _ => rng.next() as u8,
         };
     }
-    resealed::reseal(&bytes[..format::HEADER_LEN], &payload)
+    tisslang::seal::seal(&mut file, format::HEADER_LEN);
+    file
 }
 
 /// One change of the kind a probe makes: an opcode, an operand, an

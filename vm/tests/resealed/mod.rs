@@ -1,9 +1,10 @@
-//! What the re-sealed-input tests share (`hostile_bytecode.rs`,
-//! `hostile_snapshots.rs`): a deterministic random source, the plans to
-//! mutate, resealing, and running a loaded plan to its end against the
-//! scripted host — answering every question, and taking every state it
-//! suspends in through a snapshot that must read back — asserting that it
-//! never traps.
+//! What the re-sealed-input tests (`hostile_bytecode.rs`,
+//! `hostile_snapshots.rs`) and the fuzz targets (`fuzz/fuzz_targets/`)
+//! share: a deterministic random source, the plans to mutate, and running a
+//! loaded plan to its end against the scripted host — answering every
+//! question, and taking every state it suspends in through a snapshot that
+//! must read back — asserting that it never traps, then reporting it in
+//! every format. (Re-sealing is `tisslang::seal::seal`.)
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -14,6 +15,8 @@ use tiss_vm::host::{Answer, Question};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::report::RunReport;
+use tiss_vm::report::style::Style;
 use tiss_vm::session::snapshot::{self, RememberedOptions, SnapshotRef};
 use tiss_vm::session::snapshot_key::SnapshotKey;
 use tisslang::cost::Dim;
@@ -80,15 +83,6 @@ pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
     tisslang::format::encode(&module)
 }
 
-/// `header` with its trailer (payload length, CRC-32) made right for `payload`.
-pub fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
-    let start = header.len() - tisslang::seal::TRAILER_LEN;
-    let mut out = header[..start].to_vec();
-    out.extend_from_slice(&tisslang::seal::trailer(payload));
-    out.extend_from_slice(payload);
-    out
-}
-
 /// A refusal says what is wrong in words, never in the decoder's own names.
 pub fn assert_in_words(case: &str, refusal: &str) {
     for raw in
@@ -145,7 +139,8 @@ pub fn snapshot_in(
 /// Runs a loaded plan from `machine` to its end (at most a few dozen
 /// questions, each answered after the suspended state went through a
 /// snapshot, which must read back), and panics, naming `case`, if it traps.
-/// Returns the outcome.
+/// Then builds the run's report as JSON, JUnit and text, as `tissvm`
+/// would. Returns the outcome.
 pub fn run_from(case: &str, bytecode: &[u8], program: Program, mut machine: Machine) -> Outcome {
     let mut program = program;
     let mut host = host();
@@ -172,7 +167,13 @@ pub fn run_from(case: &str, bytecode: &[u8], program: Program, mut machine: Mach
                 });
                 answered += 1;
             }
-            _ => return outcome,
+            _ => {
+                let report = RunReport::new(&program, &machine, &outcome, None);
+                report.to_json();
+                report.to_junit();
+                report.to_text(Style::new(false));
+                return outcome;
+            }
         }
     }
 }

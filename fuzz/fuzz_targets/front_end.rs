@@ -1,0 +1,26 @@
+//! Any bytes as a plan's source, through what `tissc check`, `parse` and
+//! `compile` do with them: decoding, lexing, parsing, the checks, the
+//! diagnostics rendered (human and JSON), and for a clean plan the AST's
+//! JSON, lowering and the module's encoding. Never a panic, and what the
+//! compiler emits always passes the loader and the verifier.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::{ast_json, render};
+
+fuzz_target!(|data: &[u8]| {
+    let frontend = tiss_compiler::frontend_owned("fuzz.tiss", data.to_vec());
+    render::human_to_string(&frontend.file, &frontend.diagnostics);
+    for diagnostic in &frontend.diagnostics {
+        render::json_line(&frontend.file, diagnostic);
+    }
+    if frontend.has_errors() {
+        return;
+    }
+    ast_json::to_string_pretty(&frontend.file, &frontend.plan);
+    let module = frontend.into_module(LowerOptions::default());
+    if let Err(e) = tisslang::format::load(&tisslang::format::encode(&module)) {
+        panic!("the compiler's module is refused by its own loader: {e}");
+    }
+});
