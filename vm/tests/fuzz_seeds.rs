@@ -14,7 +14,7 @@ mod resealed;
 
 use std::path::{Path, PathBuf};
 
-use resealed::{harmless_plan, host, snapshot_of, tbc_of};
+use resealed::{example_plans, host, snapshot_of, tbc_of};
 use tiss_vm::host::{Answer, Question};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
@@ -23,22 +23,6 @@ const TARGETS: [&str; 3] = ["front_end", "bytecode", "snapshot"];
 
 fn seeds_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds")
-}
-
-/// The plans the seeds are made from, by name: every example, and the
-/// harmless plan (every kind of statement and interaction).
-fn plans() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut plans: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tiss"))
-        .map(|p| (p.file_stem().unwrap().to_str().unwrap().to_string(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
-    plans.sort();
-    plans.push(("harmless".into(), harmless_plan().into()));
-    plans
 }
 
 /// States of a run of `program` to snapshot: each interaction it suspends
@@ -70,7 +54,7 @@ fn states(program: &Program) -> Vec<Machine> {
 /// Every seed, as (target, file name, bytes).
 fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let mut seeds = Vec::new();
-    for (name, src) in plans() {
+    for (name, src) in example_plans() {
         let bytecode = tbc_of(&name, &src);
         let program = Program::new(tisslang::format::load(&bytecode).unwrap()).unwrap();
         for (k, state) in states(&program).iter().enumerate() {

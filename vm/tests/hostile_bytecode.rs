@@ -14,9 +14,7 @@ mod common;
 mod plan_gen;
 mod resealed;
 
-use std::path::Path;
-
-use resealed::{Rng, assert_in_words, harmless_plan, run_to_the_end, tbc_of};
+use resealed::{Rng, assert_in_words, example_plans, harmless_plan, run_to_the_end, tbc_of};
 use tisslang::format;
 use tisslang::isa::Instr;
 use tisslang::module::{Constant, Module, NONE, TemplatePart, ValueType};
@@ -187,18 +185,10 @@ fn check(case: &str, bytes: &[u8], tally: &mut Tally) {
     }
 }
 
+/// The examples, the harmless plan and a generated plan.
 fn plans() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut plans: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tiss"))
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
-    plans.sort();
+    let mut plans = example_plans();
     plans.push(("generated".into(), plan_gen::generate(120)));
-    plans.push(("harmless".into(), harmless_plan().into()));
     plans
 }
 

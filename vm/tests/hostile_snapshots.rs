@@ -13,9 +13,9 @@ mod common;
 mod plan_gen;
 mod resealed;
 
-use std::path::Path;
-
-use resealed::{Rng, assert_in_words, harmless_plan, host, run_from, snapshot_in, snapshot_of, tbc_of};
+use resealed::{
+    Rng, assert_in_words, example_plans, harmless_plan, host, run_from, snapshot_in, snapshot_of, tbc_of,
+};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::{ErrorRecord, Record, RunResult, Value};
 use tiss_vm::machine::{Frame, LogRecord, Machine, OpenStep, Status, Suspension};
@@ -137,18 +137,10 @@ fn check(case: &str, snap: &[u8], refused: &mut u32, resumed: &mut u32) {
     }
 }
 
+/// The examples, the harmless plan and a generated plan.
 fn plans() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut plans: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tiss"))
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
-    plans.sort();
+    let mut plans = example_plans();
     plans.push(("generated".into(), plan_gen::generate(120)));
-    plans.push(("harmless".into(), harmless_plan().into()));
     plans
 }
 

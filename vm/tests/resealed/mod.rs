@@ -42,6 +42,22 @@ impl Rng {
     }
 }
 
+/// Every example plan by its file stem, in order, then the harmless plan
+/// (every kind of statement and interaction).
+pub fn example_plans() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut plans: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tiss"))
+        .map(|p| (p.file_stem().unwrap().to_str().unwrap().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    plans.sort();
+    plans.push(("harmless".into(), harmless_plan().into()));
+    plans
+}
+
 /// A plan using steps, a task, TRY, IF, READ, WRITE, interpolation and
 /// the three interactions, whose every string is harmless as a shell
 /// command: mutants that run a string as a command run nothing of note.
