@@ -106,6 +106,26 @@ pub fn guarded_main(program: &'static str, run: fn() -> u8) -> u8 {
     std::panic::catch_unwind(run).unwrap_or(INTERNAL)
 }
 
+/// A binary's `main`, calling its `run` through [`start`] on Linux (the
+/// binary's root declares `#![cfg_attr(all(target_os = "linux", not(test)),
+/// no_main)]`, so the C runtime calls this `main` directly) and through
+/// [`guarded_main`] elsewhere.
+#[macro_export]
+macro_rules! binary_main {
+    ($program:expr, $run:expr) => {
+        #[cfg(all(target_os = "linux", not(test)))]
+        #[unsafe(no_mangle)]
+        extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+            $crate::cli_support::start($program, $run)
+        }
+
+        #[cfg(not(all(target_os = "linux", not(test))))]
+        fn main() -> std::process::ExitCode {
+            std::process::ExitCode::from($crate::cli_support::guarded_main($program, $run))
+        }
+    };
+}
+
 /// The binaries' entry point on Linux, where they are built with `#![no_main]`
 /// and called by the C runtime directly: [`guarded_main`], after what the
 /// standard library's runtime would have done first that they need. Skipped:

@@ -154,18 +154,9 @@ enum Command {
     Debug(debug::DebugArgs),
 }
 
-/// Called by the C runtime on Linux (`#![no_main]`): `cli_support::start`
-/// says what of the standard library's set-up it skips and what it keeps.
-#[cfg(all(target_os = "linux", not(test)))]
-#[unsafe(no_mangle)]
-extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    cli_support::start(PROGRAM, run)
-}
-
-#[cfg(not(all(target_os = "linux", not(test))))]
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::from(cli_support::guarded_main(PROGRAM, run))
-}
+// `cli_support::start` says what of the standard library's set-up it skips
+// on Linux (`#![no_main]`) and what it keeps.
+tiss_compiler::binary_main!(PROGRAM, run);
 
 fn run() -> u8 {
     let cli: Cli = match cli_support::parse_args() {
