@@ -8,7 +8,7 @@
 //! (the stack, the heap and the shared libraries are still randomized).
 //! Only the binaries: tests, benches and the proc-macros are linked as
 //! before. A static build (`cargo build-static`, `crt-static`) keeps its
-//! `-static-pie`. `vm/build.rs` is the same file.
+//! `-static-pie`. `vm/Cargo.toml` uses this file too.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
