@@ -14,7 +14,8 @@ mod plan_gen;
 mod resealed;
 
 use resealed::{
-    Rng, assert_in_words, example_plans, harmless_plan, host, run_from, snapshot_in, snapshot_of, tbc_of,
+    Rng, assert_defined_exit, assert_in_words, example_plans, harmless_plan, host, run_from, snapshot_in,
+    snapshot_of, tbc_of,
 };
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::{ErrorRecord, Record, RunResult, Value};
@@ -211,15 +212,8 @@ fn resealed_snapshots_through_tissvm_resume_never_exit_70() {
                 "--output-format",
                 "json",
             ]);
-            let code = run.code.unwrap_or(-1);
-            assert!(
-                (0..=5).contains(&code)
-                    && !run.stderr.contains("panicked")
-                    && !run.stderr.contains("internal error"),
-                "state {k} case {case}: exit {code}\nstdout:\n{}\nstderr:\n{}",
-                run.stdout,
-                run.stderr
-            );
+            let code =
+                assert_defined_exit(&format!("state {k} case {case}"), run.code, &run.stdout, &run.stderr);
             assert!(
                 !run.stderr.contains("--workdir"),
                 "state {k} case {case}: refused for its workspace or signature:\n{}",

@@ -99,6 +99,17 @@ pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
     tisslang::format::encode(&module)
 }
 
+/// A `tissvm` process given a re-sealed input ended with an exit status of
+/// SPEC §9 (0 to 5), never a panic or an internal error (70); its status.
+pub fn assert_defined_exit(case: &str, code: Option<i32>, stdout: &str, stderr: &str) -> i32 {
+    let code = code.unwrap_or(-1);
+    assert!(
+        (0..=5).contains(&code) && !stderr.contains("panicked") && !stderr.contains("internal error"),
+        "{case}: exit {code}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    code
+}
+
 /// A refusal says what is wrong in words, never in the decoder's own names.
 pub fn assert_in_words(case: &str, refusal: &str) {
     for raw in
