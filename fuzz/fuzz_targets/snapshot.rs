@@ -16,9 +16,10 @@ use libfuzzer_sys::fuzz_target;
 use tiss_vm::machine::program::Program;
 use tiss_vm::session::snapshot::{HEADER_LEN, read_snapshot};
 
-/// What makes altered bytes a snapshot `read_snapshot` opens: the one
-/// place to change if snapshots are ever authenticated (sign here, with a
-/// key of the target's own, as an attacker holding the key would).
+/// What makes altered bytes a snapshot `read_snapshot` opens: the
+/// checksum. `read_snapshot` validates every snapshot, signed or not; the
+/// signature only decides whose workspace claim `tissvm resume` follows,
+/// which `vm/tests/resume_workspace.rs` tests.
 fn seal(file: &mut [u8]) {
     if file.len() >= HEADER_LEN {
         tisslang::seal::seal(file, HEADER_LEN);
