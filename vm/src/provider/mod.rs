@@ -1,7 +1,8 @@
 //! Language-model providers (SPEC §7), one file each, behind [`Provider`].
-//! This build has the deterministic, offline `mock` provider only.
+//! `settings.rs` holds their settings (flags, environment, `tiss.toml`).
 
 pub mod mock;
+pub mod settings;
 
 use crate::host::{PromptRequest, PromptResponse};
 
@@ -11,13 +12,14 @@ pub trait Provider {
     fn complete(&mut self, request: &PromptRequest) -> Result<PromptResponse, String>;
 }
 
-/// The provider named by `--provider`.
-pub fn by_name(name: &str) -> Result<Box<dyn Provider>, String> {
-    match name {
+/// The provider the settings name.
+pub fn build(settings: &settings::ProviderSettings) -> Result<Box<dyn Provider>, String> {
+    match settings.provider.as_str() {
         "mock" => Ok(Box::new(mock::MockProvider)),
-        other => Err(format!(
-            "unknown provider `{other}`: this build offers `mock` (replay, openai and ollama are not built yet)"
-        )),
+        other => {
+            let names: Vec<&str> = settings::PROVIDERS.iter().map(|(n, _)| *n).collect();
+            Err(format!("unknown provider `{other}`: this build offers {}", names.join(", ")))
+        }
     }
 }
 
@@ -27,7 +29,8 @@ mod tests {
 
     #[test]
     fn unknown_provider_is_refused() {
-        let err = by_name("nope").err().unwrap();
+        let settings = settings::ProviderSettings { provider: "nope".into(), ..Default::default() };
+        let err = build(&settings).err().unwrap();
         assert!(err.contains("unknown provider `nope`"), "{err}");
     }
 }

@@ -179,7 +179,7 @@ pub struct Breakpoint {
 /// What `save` needs besides the machine: the run's workspace (absolute),
 /// the `--answers` file if the run has one, and the options `tissvm
 /// resume` goes on with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SaveInfo {
     pub workspace: PathBuf,
     pub answers_file: Option<PathBuf>,

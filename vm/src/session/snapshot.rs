@@ -46,7 +46,8 @@
 //!
 //! Nothing secret is written: the machine's environment holds only the
 //! plan's ENV values, never the caller's environment, and the model
-//! provider (with any API key) is not part of the state.
+//! provider (with any API key) is not part of the state: its settings name the
+//! variable that holds the key, never its value.
 
 use std::fmt;
 use std::fs;
@@ -61,11 +62,12 @@ use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
+use crate::provider::settings::ProviderSettings;
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 6;
+pub const SNAPSHOT_VERSION: u16 = 7;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -101,14 +103,14 @@ pub struct AnswersPosition {
 /// The options of the run that wrote a snapshot, which `tissvm resume`
 /// goes on with unless they are given again (SPEC §9, "Guards on resume").
 /// The budgets are not here: the caps in force are part of the machine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RememberedOptions {
     /// `--snapshot-dir`, absolute; `None`: `.tiss/` in the workspace.
     pub snapshot_dir: Option<PathBuf>,
     /// `--log-file`, absolute.
     pub log_file: Option<PathBuf>,
-    /// `--provider`, by name.
-    pub provider: String,
+    /// The provider settings (SPEC §7): the key's variable by name, never its value.
+    pub provider: ProviderSettings,
     /// `--sandbox-profile`, by name.
     pub sandbox_profile: String,
     /// `--env-allow`: the names only, never the values.
@@ -116,13 +118,13 @@ pub struct RememberedOptions {
 }
 
 impl Default for RememberedOptions {
-    /// A fresh run's: no snapshot directory or log file, the `mock`
-    /// provider, the `standard` sandbox profile, no variable allowed.
+    /// A fresh run's: no snapshot directory or log file, the default
+    /// provider settings (`mock`), the `standard` sandbox profile, no variable allowed.
     fn default() -> RememberedOptions {
         RememberedOptions {
             snapshot_dir: None,
             log_file: None,
-            provider: "mock".into(),
+            provider: ProviderSettings::default(),
             sandbox_profile: "standard".into(),
             env_allow: Vec::new(),
         }
@@ -333,7 +335,7 @@ impl<'de> Deserialize<'de> for ByteBuf {
 struct OptionsWire {
     snapshot_dir: Option<Vec<u8>>,
     log_file: Option<Vec<u8>>,
-    provider: String,
+    provider: ProviderSettings,
     sandbox_profile: String,
     env_allow: Vec<String>,
 }

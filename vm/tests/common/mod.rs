@@ -80,10 +80,16 @@ impl Fixture {
 }
 
 /// Runs the built `tissvm` in `cwd` with `args` and extra environment `env`,
-/// stdin from /dev/null (so it is never a terminal).
+/// stdin from /dev/null (so it is never a terminal), and none of the
+/// caller's `TISS_*` provider settings.
 pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tissvm"));
     command.args(args).current_dir(cwd).stdin(Stdio::null()).env_remove("NO_COLOR");
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(|n| n.starts_with("TISS_")) {
+            command.env_remove(name);
+        }
+    }
     for (name, value) in env {
         command.env(name, value);
     }

@@ -111,7 +111,7 @@ pub fn open_host(
             }
         }
     }
-    let provider = match tiss_vm::provider::by_name(&remembered.provider) {
+    let provider = match tiss_vm::provider::build(&remembered.provider) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
