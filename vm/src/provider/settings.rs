@@ -15,7 +15,10 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 /// The providers this build offers, with what each talks to.
-pub const PROVIDERS: [(&str, &str); 1] = [("mock", "nothing: deterministic and offline (the default)")];
+pub const PROVIDERS: [(&str, &str); 2] = [
+    ("mock", "nothing: deterministic and offline (the default)"),
+    ("openai", "OpenAI-compatible POST {base}/chat/completions, SSE streaming with usage"),
+];
 
 /// `--base-url` when the `openai` provider is given none.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -174,7 +177,8 @@ const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG
 /// `tiss.toml` key.
 #[derive(Args, Debug, Default, Clone)]
 pub struct ProviderFlags {
-    /// The provider: `mock` (deterministic, offline; the default). `tissvm providers` lists them.
+    /// `mock` (deterministic, offline; the default) or `openai` (OpenAI-compatible chat completions:
+    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs). `tissvm providers` lists them.
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
     pub provider: Option<String>,
     /// The model to ask, as the server names it.
@@ -324,6 +328,15 @@ pub fn resolve(
     base: ProviderSettings,
     base_origin: Origin,
 ) -> Result<Resolved, String> {
+    // A snapshot's settings are checked like any other source's.
+    for key in Key::ALL {
+        if let Some(text) = base.text(key) {
+            let mut check = ProviderSettings::default();
+            check
+                .set(key, &text)
+                .map_err(|e| format!("{} (from {}): {e}", key.toml(), base_origin.describe(key)))?;
+        }
+    }
     let mut settings = base;
     let mut origins = Vec::with_capacity(Key::ALL.len());
     for key in Key::ALL {
@@ -532,6 +545,15 @@ mod tests {
         let r = resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).unwrap();
         assert_eq!(r.settings.model.as_deref(), Some("remembered"));
         assert!(r.origins.iter().all(|o| *o == Origin::Snapshot));
+    }
+
+    #[test]
+    fn a_base_is_checked_like_any_source() {
+        let base = ProviderSettings { temperature: f64::NAN, ..Default::default() };
+        let e = resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).unwrap_err();
+        assert!(e.contains("temperature (from the snapshot)"), "{e}");
+        let base = ProviderSettings { provider: "future".into(), ..Default::default() };
+        assert!(resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).is_err());
     }
 
     #[test]
