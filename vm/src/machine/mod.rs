@@ -1049,12 +1049,14 @@ impl Machine {
             context.push(("LAST_RUN.EXIT_CODE".to_string(), run.exit_code.to_string()));
         }
         let into = info.into;
-        // Preflight on tokens: the prompt as it will be sent (query and
-        // context, characters / 4 plus the template overhead) must fit, and
-        // with the completion allowance it may not (a warning).
+        // Preflight on tokens: what is certain of the prompt as it will be
+        // sent (query and context, a token per 8 bytes) must fit, and the
+        // estimate with the completion allowance may not (a warning).
         let chars: usize = query.chars().count()
             + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
-        let (min_tokens, max_tokens) = tisslang::cost_model::prompt_tokens_for_chars(chars as u64);
+        let bytes: usize = query.len() + context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        let (min_tokens, max_tokens) =
+            tisslang::cost_model::prompt_tokens_for_text(bytes as u64, chars as u64);
         let mut bound = tisslang::module::CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;
