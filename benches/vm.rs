@@ -61,7 +61,7 @@ fn run_overhead(c: &mut Criterion) {
     group.bench_function("500 x RUN \"true\" (tissvm)", |b| {
         b.iter(|| {
             let workspace = tiss_vm::host::workspace::Workspace::open(dir.path()).expect("workspace");
-            let provider = tiss_vm::provider::by_name("mock").expect("mock");
+            let provider = tiss_vm::provider::build(&Default::default()).expect("mock");
             let mut host =
                 tiss_vm::host::os::OsHost::new(workspace, provider, tiss_vm::host::os::Progress::Quiet);
             host.quiet_steps = true;

@@ -9,12 +9,16 @@
 //! - Every instruction costs one `INSTRUCTIONS`; RUN one `RUN_COUNT`, PROMPT
 //!   one `API_CALLS` (exact counts).
 //! - A RUN takes `[0, TIMEOUT]`, or `[0, DEFAULT_RUN_MAX_MS]` without one.
-//! - A prompt costs `ceil(chars / 4) + 16 + 1000 × context variables` tokens
-//!   of prompt, plus up to `DEFAULT_MAX_TOKENS` of completion. `chars` counts
-//!   the query as the manifest records it: a literal's text, or an
-//!   interpolated query's source text (with its `${...}`). The context
-//!   variables are those named by `WITH`, or without `WITH` every variable
-//!   bound by a READ that is not inside ESTIMATE_COST, plus `LAST_RUN`.
+//! - A prompt costs at most `ceil(chars / 4) + 16 + 1000 × context variables`
+//!   tokens of prompt plus `DEFAULT_MAX_TOKENS` of completion, and at least
+//!   only what is certain (SPEC §7): the query's literal bytes at one token
+//!   per [`MIN_BYTES_PER_TOKEN`], rounded down; interpolations, context
+//!   variables, the template and the answer count 0, so preflight never
+//!   refuses a prompt that could fit. `chars` counts the query as the
+//!   manifest records it: a literal's text, or an interpolated query's
+//!   source text (with its `${...}`, which the minimum leaves out). The
+//!   context variables are those named by `WITH`, or without `WITH` every
+//!   variable bound by a READ that is not inside ESTIMATE_COST, plus `LAST_RUN`.
 //! - Paths merge by [`CostBound::either`]; a TRY's handler is entered with
 //!   [`handler_entry`].
 
@@ -32,6 +36,10 @@ pub const DEFAULT_CONTEXT_TOKENS: u64 = 1000;
 pub const CHARS_PER_TOKEN: u64 = 4;
 /// The prompt template's own overhead, in tokens.
 pub const PROMPT_OVERHEAD_TOKENS: u64 = 16;
+/// No tokenizer packs more than this many bytes of text into one token
+/// (tokenizers' longest merges are far shorter for ordinary text): the
+/// minimum of a prompt counts its certain text at this rate.
+pub const MIN_BYTES_PER_TOKEN: u64 = 8;
 
 /// The counts an instruction adds: one `INSTRUCTIONS`, and one `RUN_COUNT`
 /// (RUN) or `API_CALLS` (PROMPT). Time and tokens are added separately.
@@ -50,26 +58,42 @@ pub fn default_run_time(timeout_ms: Option<u64>) -> (u64, u64) {
     (0, timeout_ms.unwrap_or(DEFAULT_RUN_MAX_MS))
 }
 
-/// A prompt's `[min, max]` tokens: the estimated prompt (the query's
+/// A prompt's `[min, max]` tokens. Max: the estimated prompt (the query's
 /// characters / 4, rounded up, plus the template overhead, plus
-/// [`DEFAULT_CONTEXT_TOKENS`] per context variable), and up to
-/// [`DEFAULT_MAX_TOKENS`] of completion on top for the maximum.
+/// [`DEFAULT_CONTEXT_TOKENS`] per context variable) and
+/// [`DEFAULT_MAX_TOKENS`] of completion. Min: the query's literal bytes
+/// (without its `${...}` interpolations) / [`MIN_BYTES_PER_TOKEN`].
 pub fn prompt_tokens(query: &str, context_vars: usize) -> (u64, u64) {
     let chars = query.chars().count() as u64;
     let prompt = chars
         .div_ceil(CHARS_PER_TOKEN)
         .saturating_add(PROMPT_OVERHEAD_TOKENS)
         .saturating_add((context_vars as u64).saturating_mul(DEFAULT_CONTEXT_TOKENS));
-    (prompt, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+    (literal_bytes(query) / MIN_BYTES_PER_TOKEN, prompt.saturating_add(DEFAULT_MAX_TOKENS))
 }
 
-/// A prompt whose full text is known (at run time: query and context):
-/// `ceil(chars / 4) + 16` tokens of prompt, and up to [`DEFAULT_MAX_TOKENS`]
-/// of completion on top for the maximum. The static rule above is this with
-/// each context variable's size unknown and assumed.
-pub fn prompt_tokens_for_chars(chars: u64) -> (u64, u64) {
+/// A prompt whose full text is known (at run time: query and context, of
+/// `bytes` bytes and `chars` characters): at least `bytes / 8` tokens, at
+/// most `ceil(chars / 4) + 16` of prompt and [`DEFAULT_MAX_TOKENS`] of
+/// completion. The static rule above is this with each context variable's
+/// size unknown.
+pub fn prompt_tokens_for_text(bytes: u64, chars: u64) -> (u64, u64) {
     let prompt = chars.div_ceil(CHARS_PER_TOKEN).saturating_add(PROMPT_OVERHEAD_TOKENS);
-    (prompt, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+    (bytes / MIN_BYTES_PER_TOKEN, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+}
+
+/// The bytes of `query` outside its `${...}` interpolations.
+fn literal_bytes(query: &str) -> u64 {
+    let mut bytes = 0;
+    let mut rest = query;
+    while let Some(start) = rest.find("${") {
+        bytes += start;
+        match rest[start..].find('}') {
+            Some(end) => rest = &rest[start + end + 1..],
+            None => return bytes as u64,
+        }
+    }
+    (bytes + rest.len()) as u64
 }
 
 /// What a TRY's path has spent when its handler starts. A failure can come
@@ -85,12 +109,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompt_tokens_round_up_and_count_context() {
-        assert_eq!(prompt_tokens("", 0), (16, 16 + 1024));
-        assert_eq!(prompt_tokens("abcde", 0), (2 + 16, 2 + 16 + 1024));
-        assert_eq!(prompt_tokens("abcd", 2), (1 + 16 + 2000, 1 + 16 + 2000 + 1024));
+    fn prompt_token_maxima_round_up_and_count_context() {
+        assert_eq!(prompt_tokens("", 0).1, 16 + 1024);
+        assert_eq!(prompt_tokens("abcde", 0).1, 2 + 16 + 1024);
+        assert_eq!(prompt_tokens("abcd", 2).1, 1 + 16 + 2000 + 1024);
         // Characters, not bytes.
-        assert_eq!(prompt_tokens("ééééé", 0), prompt_tokens("abcde", 0));
+        assert_eq!(prompt_tokens("ééééé", 0).1, prompt_tokens("abcde", 0).1);
+    }
+
+    #[test]
+    fn prompt_token_minima_count_only_certain_text() {
+        // A token per 8 bytes of literal text, rounded down; nothing for
+        // context variables, the template or interpolations.
+        assert_eq!(prompt_tokens("", 0).0, 0);
+        assert_eq!(prompt_tokens("1234567", 5).0, 0);
+        assert_eq!(prompt_tokens(&"x".repeat(17), 3).0, 2);
+        assert_eq!(prompt_tokens("éééé", 0).0, 1);
+        assert_eq!(prompt_tokens("12345678${VERY_LONG_VARIABLE_NAME}", 0).0, 1);
+        assert_eq!(prompt_tokens("${A}12345678${B}", 0).0, 1);
+        assert_eq!(prompt_tokens("12345678${unclosed", 0).0, 1);
+        assert_eq!(prompt_tokens_for_text(80, 20), (10, 5 + 16 + 1024));
     }
 
     #[test]

@@ -123,11 +123,27 @@ fn the_lower_cap_wins() {
 
 #[test]
 fn preflight_refuses_a_prompt_whose_estimate_cannot_fit() {
-    // The static model puts this prompt at ≥ 16 tokens (template overhead).
-    let plan = "TASK \"t\"\nSTEP \"a\" { IF TRUE { PROMPT_AGENT \"q\" INTO s } }\n";
+    // The static model puts this prompt at ≥ 25 tokens (200 bytes of literal text, 8 per token).
+    let plan =
+        format!("TASK \"t\"\nSTEP \"a\" {{ IF TRUE {{ PROMPT_AGENT \"{}\" INTO s }} }}\n", "q".repeat(200));
+    let plan = plan.as_str();
     let (code, report, _dir) = run(plan, &["--budget", "TOKEN_COUNT=10"]);
     assert_eq!(code, Some(4), "{report}");
     assert_eq!(report["failure"]["dimension"], "TOKEN_COUNT");
     assert_eq!(report["failure"]["reason"], "preflight");
     assert_eq!(report["cost"]["api_calls"], 0, "the prompt was never sent");
+}
+
+/// SPEC §7: a prompt's minimum is only what is certain (its literal text at
+/// a token per 8 bytes, its context 0), so preflight lets run a prompt with
+/// context that fits; the old minimum assumed 1000 tokens per variable.
+#[test]
+fn preflight_lets_a_prompt_with_context_that_fits_run() {
+    let plan = "TASK \"t\"\nSET_BUDGET TOKEN_COUNT = 200\nSTEP \"read\" {\n    WRITE \"a.txt\" FROM \"short\"\n    READ \
+                \"a.txt\" AS A\n    READ \"a.txt\" AS B\n}\nSTEP \"ask\" {\n    PROMPT_AGENT \"Compare them.\" WITH A, \
+                B INTO ANSWER\n}\n";
+    let (code, report, _dir) = run(plan, &[]);
+    assert_eq!(code, Some(0), "{report:#}");
+    let spent = report["cost"]["token_count"].as_u64().unwrap();
+    assert!(spent > 0 && spent <= 200, "{report:#}");
 }

@@ -187,7 +187,8 @@ fn instruction_and_token_budgets_count_their_units() {
     assert_eq!(f["dimension"], "INSTRUCTIONS");
 
     let plan = step("    PROMPT_AGENT \"Summarise the plan in one sentence\" INTO s");
-    let f = budget_failure(&fx, &plan, &["--budget", "TOKEN_COUNT=5"]);
+    // At least its 34 bytes / 8 = 4 tokens: a cap of 3 refuses it before it is sent.
+    let f = budget_failure(&fx, &plan, &["--budget", "TOKEN_COUNT=3"]);
     assert_eq!((f["dimension"].as_str(), f["reason"].as_str()), (Some("TOKEN_COUNT"), Some("preflight")));
     assert_eq!(f["spent"], 0, "{f}");
 

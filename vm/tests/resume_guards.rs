@@ -250,7 +250,10 @@ fn resume_goes_on_with_the_runs_options() {
     let remembered = read_snapshot(&std::fs::read(fx.path(&first)).unwrap()).unwrap().options;
     assert_eq!(remembered.snapshot_dir, Some(fx.path("snaps")), "absolute");
     assert_eq!(remembered.log_file, Some(fx.path("log.jsonl")));
-    assert_eq!((remembered.provider.as_str(), remembered.sandbox_profile.as_str()), ("mock", "none"));
+    assert_eq!(
+        (remembered.provider.provider.as_str(), remembered.sandbox_profile.as_str()),
+        ("mock", "none")
+    );
     assert_eq!(remembered.env_allow, ["MY_VAR"]);
 
     // From elsewhere, with no option: the same snapshot directory, log
@@ -344,7 +347,8 @@ fn resume_help_says_what_it_remembers() {
     for text in [
         "--force",
         "--raise-budget",
-        "--snapshot-dir, --log-file, --provider, --sandbox-profile, --env-allow and the budgets in force",
+        "--snapshot-dir, --log-file, the provider settings (the key's variable by name, never its value), \
+         --sandbox-profile, --env-allow and the budgets in force",
         "A flag given here overrides the remembered one",
         "A snapshot is resumed once",
     ] {

@@ -11,7 +11,8 @@ use std::path::Path;
 use tiss_compiler::lower::LowerOptions;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
+    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    RunRequest,
 };
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::RunResult;
@@ -72,7 +73,7 @@ impl Host for Prober {
     fn file_test(&mut self, p: &str, q: FileQuery<'_>) -> Result<bool, HostError> {
         self.inner.file_test(p, q)
     }
-    fn prompt(&mut self, r: &PromptRequest) -> Result<PromptResponse, HostError> {
+    fn prompt(&mut self, r: &PromptRequest) -> Result<PromptResponse, PromptError> {
         self.inner.prompt(r)
     }
     fn ask(&mut self, question: &Question, _line: u32) -> Option<Answer> {

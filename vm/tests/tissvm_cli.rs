@@ -130,7 +130,11 @@ fn help_is_honest_and_usage_errors_exit_2() {
     // No subcommand that does not exist yet is offered as one.
     let commands = help.split("Commands:").nth(1).unwrap().split("Options:").next().unwrap();
     let listed: Vec<&str> = commands.lines().filter_map(|l| l.split_whitespace().next()).collect();
-    assert_eq!(listed, ["run", "resume", "inspect", "disasm", "estimate", "debug", "help"], "{help}");
+    assert_eq!(
+        listed,
+        ["run", "resume", "inspect", "disasm", "estimate", "debug", "providers", "help"],
+        "{help}"
+    );
 
     let o = tissvm(dir.path(), &["--version"]);
     assert_eq!(o.status.code(), Some(0));

@@ -52,13 +52,34 @@ pub struct PromptRequest {
     pub query: String,
     /// (name, value) pairs of the context, in order.
     pub context: Vec<(String, String)>,
+    /// How many requests what is left of the API_CALLS budget allows
+    /// (retries included); `None`: no cap.
+    pub requests_allowed: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptResponse {
     pub text: String,
-    /// Prompt + completion tokens as the provider reported them.
+    /// Prompt + completion tokens as the provider reported them, or the
+    /// VM's estimate when `estimated`.
     pub tokens: u64,
+    /// The server reported no usage: `tokens` is an estimate.
+    pub estimated: bool,
+    /// Requests sent, retries included: each counts one API_CALLS.
+    pub requests: u64,
+}
+
+/// Why a prompt got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptError {
+    /// Names the provider, the endpoint, the HTTP status and the server's own
+    /// error text where there were some; never the key.
+    pub message: String,
+    /// Requests sent, retries included.
+    pub requests: u64,
+    /// A retry was due but the API_CALLS budget allowed no more requests
+    /// (a `budget_exceeded`, not a `provider_error`).
+    pub out_of_calls: bool,
 }
 
 /// What the machine asks a human.
@@ -117,7 +138,9 @@ pub trait Host {
     fn mkdir(&mut self, path: &str) -> Result<(), HostError>;
     fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError>;
     fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError>;
-    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, HostError>;
+    /// Asks the model; a failure is a `provider_error` (or, when the API_CALLS
+    /// budget stopped a retry, a `budget_exceeded`).
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError>;
     /// Asks a human; `None` means no answer is available now (suspend).
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer>;
     /// Milliseconds on a monotonic clock.

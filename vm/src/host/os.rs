@@ -10,7 +10,8 @@ use crate::host::environment::build_env;
 use crate::host::process::{self, ProcessSpec, Stream};
 use crate::host::workspace::Workspace;
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
+    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    RunRequest,
 };
 use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
@@ -45,6 +46,8 @@ pub struct OsHost {
     /// the run then stops at that interaction, as if suspended.
     pub answer_error: Option<String>,
     pub output_cap: usize,
+    /// Show a streamed answer on stderr as it comes (stderr is a terminal).
+    pub show_tokens: bool,
     /// Print no step lines at all (benches, embedding).
     pub quiet_steps: bool,
     /// Colour for the step lines, as the stream they go to allows.
@@ -65,6 +68,7 @@ impl OsHost {
             answers: VecDeque::new(),
             answer_error: None,
             output_cap: process::DEFAULT_OUTPUT_CAP,
+            show_tokens: false,
             quiet_steps: false,
             style: Style::PLAIN,
             started: Instant::now(),
@@ -248,11 +252,27 @@ impl Host for OsHost {
         self.workspace.file_test(path, query)
     }
 
-    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, HostError> {
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
         self.live(&format!("PROMPT_AGENT {}", request.query));
-        self.provider
-            .complete(request)
-            .map_err(|e| HostError::Command(format!("{}: {e}", self.provider.name())))
+        let mut streamed = false;
+        let show = self.show_tokens;
+        let live_line = &mut self.live_line;
+        let result = self.provider.complete(request, &mut |piece| {
+            if !show || piece.is_empty() {
+                return;
+            }
+            if !streamed && std::mem::take(live_line) {
+                eprint!("\r\x1b[2K");
+            }
+            streamed = true;
+            eprint!("{piece}");
+            let _ = std::io::stderr().flush();
+        });
+        if streamed {
+            eprintln!();
+        }
+        let name = self.provider.name();
+        result.map_err(|e| PromptError { message: format!("{name}: {}", e.message), ..e })
     }
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {

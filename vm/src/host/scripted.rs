@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptRequest, PromptResponse, Question, RunRequest,
-    check_relative,
+    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    RunRequest, check_relative,
 };
 use crate::machine::value::RunResult;
 use crate::provider::Provider;
@@ -141,9 +141,9 @@ impl Host for ScriptedHost {
         })
     }
 
-    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, HostError> {
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
         self.effects.push(format!("prompt {}", request.query));
-        self.provider.complete(request).map_err(HostError::Command)
+        self.provider.complete(request, &mut |_| {})
     }
 
     fn ask(&mut self, question: &Question, _line: u32) -> Option<Answer> {

@@ -12,6 +12,7 @@ pub enum FailureKind {
     ReviewRejected,
     BudgetExceeded,
     SecurityViolation,
+    ProviderError,
 }
 
 impl FailureKind {
@@ -22,18 +23,28 @@ impl FailureKind {
             FailureKind::ReviewRejected => "review_rejected",
             FailureKind::BudgetExceeded => "budget_exceeded",
             FailureKind::SecurityViolation => "security_violation",
+            FailureKind::ProviderError => "provider_error",
         }
     }
 
     /// TRY catches these; budget and security failures always halt.
     pub fn catchable(self) -> bool {
-        matches!(self, FailureKind::AssertionFailed | FailureKind::CommandError | FailureKind::ReviewRejected)
+        matches!(
+            self,
+            FailureKind::AssertionFailed
+                | FailureKind::CommandError
+                | FailureKind::ReviewRejected
+                | FailureKind::ProviderError
+        )
     }
 
     /// The process exit status for an uncaught failure (SPEC §9).
     pub fn exit_code(self) -> i32 {
         match self {
-            FailureKind::AssertionFailed | FailureKind::CommandError | FailureKind::ReviewRejected => 1,
+            FailureKind::AssertionFailed
+            | FailureKind::CommandError
+            | FailureKind::ReviewRejected
+            | FailureKind::ProviderError => 1,
             FailureKind::BudgetExceeded => 4,
             FailureKind::SecurityViolation => 5,
         }

@@ -1057,22 +1057,66 @@ impl Machine {
             context.push(("LAST_RUN.EXIT_CODE".to_string(), run.exit_code.to_string()));
         }
         let into = info.into;
-        // Preflight on tokens: the prompt as it will be sent (query and
-        // context, characters / 4 plus the template overhead) must fit, and
-        // with the completion allowance it may not (a warning).
+        // Preflight on tokens: what is certain of the prompt as it will be
+        // sent (query and context, a token per 8 bytes) must fit, and the
+        // estimate with the completion allowance may not (a warning).
         let chars: usize = query.chars().count()
             + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
-        let (min_tokens, max_tokens) = tisslang::cost_model::prompt_tokens_for_chars(chars as u64);
+        let bytes: usize = query.len() + context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        let (min_tokens, max_tokens) =
+            tisslang::cost_model::prompt_tokens_for_text(bytes as u64, chars as u64);
         let mut bound = tisslang::module::CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;
         self.sync_time(host);
-        let response = host.prompt(&PromptRequest { query: query.clone(), context }).map_err(host_error)?;
+        let calls = dim_index(Dim::ApiCalls);
+        let requests_allowed = self.budgets[calls].map(|cap| cap.saturating_sub(self.meters[calls]));
+        let started = host.now_ms();
+        let result = host.prompt(&PromptRequest { query: query.clone(), context, requests_allowed });
+        let duration_ms = host.now_ms().saturating_sub(started);
         self.sync_time(host);
-        self.meters[dim_index(Dim::ApiCalls)] += 1;
+        // Every request sent counts, retries included (SPEC §7).
+        let requests = match &result {
+            Ok(r) => r.requests,
+            Err(e) => e.requests,
+        };
+        let spent_before = self.meters[calls];
+        self.meters[calls] = spent_before.saturating_add(requests);
+        let response = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.log(program, host, "prompt", &query, "failed", duration_ms);
+                if e.out_of_calls {
+                    let cap = self.budgets[calls].unwrap_or(0);
+                    let what = format!("a retry of this PROMPT_AGENT (after: {})", e.message);
+                    return Err(budget(BudgetStop::refused(
+                        Dim::ApiCalls,
+                        cap,
+                        self.meters[calls],
+                        1,
+                        &what,
+                        false,
+                    )));
+                }
+                return Err(Exec::Raise((FailureKind::ProviderError, e.message)));
+            }
+        };
         self.meters[dim_index(Dim::TokenCount)] =
             self.meters[dim_index(Dim::TokenCount)].saturating_add(response.tokens);
-        self.log(program, host, "prompt", &query, "ok", 0);
+        let (tokens, sent) = (response.tokens.to_string(), requests.to_string());
+        let usage = if response.estimated { "estimated" } else { "reported" };
+        let details = [("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        let event = Event {
+            event: "prompt",
+            step: self.current_step_name(program),
+            depth: self.steps.len() as u32,
+            line: program.line(self.pc - 1),
+            op: &query,
+            outcome: "ok",
+            duration_ms,
+            details: &details,
+        };
+        host.log(&event);
         if into != NONE {
             self.store(into, Value::Str(response.text.into()))?;
         }

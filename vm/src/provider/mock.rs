@@ -1,7 +1,7 @@
 //! The `mock` provider: deterministic and offline.
 
 use super::Provider;
-use crate::host::{PromptRequest, PromptResponse};
+use crate::host::{PromptError, PromptRequest, PromptResponse};
 
 /// Answers every prompt with a fixed text derived from the query, and
 /// counts tokens the way the static estimate does (characters / 4), so runs
@@ -14,12 +14,16 @@ impl Provider for MockProvider {
         "mock"
     }
 
-    fn complete(&mut self, request: &PromptRequest) -> Result<PromptResponse, String> {
+    fn complete(
+        &mut self,
+        request: &PromptRequest,
+        _: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
         let text = format!("mock answer to: {}", request.query);
         let prompt_chars: usize =
             request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
         let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
-        Ok(PromptResponse { text, tokens })
+        Ok(PromptResponse { text, tokens, estimated: false, requests: 1 })
     }
 }
 
@@ -29,9 +33,13 @@ mod tests {
 
     #[test]
     fn mock_is_deterministic() {
-        let request = PromptRequest { query: "hi".into(), context: vec![("x".into(), "1".into())] };
-        let a = MockProvider.complete(&request).unwrap();
-        let b = MockProvider.complete(&request).unwrap();
+        let request = PromptRequest {
+            query: "hi".into(),
+            context: vec![("x".into(), "1".into())],
+            requests_allowed: None,
+        };
+        let a = MockProvider.complete(&request, &mut |_| {}).unwrap();
+        let b = MockProvider.complete(&request, &mut |_| {}).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.text, "mock answer to: hi");
     }

@@ -182,7 +182,7 @@ pub struct Breakpoint {
 /// goes on with, and the user's key file, which signs the snapshot (`Err`:
 /// why there is none; the snapshot is then saved unsigned, and resuming it
 /// needs `--workdir`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SaveInfo {
     pub workspace: PathBuf,
     pub answers_file: Option<PathBuf>,

@@ -58,7 +58,8 @@
 //!
 //! Nothing secret is written: the machine's environment holds only the
 //! plan's ENV values, never the caller's environment, and the model
-//! provider (with any API key) is not part of the state.
+//! provider (with any API key) is not part of the state: its settings name the
+//! variable that holds the key, never its value.
 
 use std::fmt;
 use std::fs;
@@ -77,12 +78,13 @@ use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
 use crate::machine::bounds::Limits;
+use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 8;
+pub const SNAPSHOT_VERSION: u16 = 9;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -128,14 +130,14 @@ pub struct AnswersPosition {
 /// The options of the run that wrote a snapshot, which `tissvm resume`
 /// goes on with unless they are given again (SPEC §9, "Guards on resume").
 /// The budgets are not here: the caps in force are part of the machine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RememberedOptions {
     /// `--snapshot-dir`, absolute; `None`: `.tiss/` in the workspace.
     pub snapshot_dir: Option<PathBuf>,
     /// `--log-file`, absolute.
     pub log_file: Option<PathBuf>,
-    /// `--provider`, by name.
-    pub provider: String,
+    /// The provider settings (SPEC §7): the key's variable by name, never its value.
+    pub provider: ProviderSettings,
     /// `--sandbox-profile`, by name.
     pub sandbox_profile: String,
     /// `--env-allow`: the names only, never the values.
@@ -143,13 +145,13 @@ pub struct RememberedOptions {
 }
 
 impl Default for RememberedOptions {
-    /// A fresh run's: no snapshot directory or log file, the `mock`
-    /// provider, the `standard` sandbox profile, no variable allowed.
+    /// A fresh run's: no snapshot directory or log file, the default
+    /// provider settings (`mock`), the `standard` sandbox profile, no variable allowed.
     fn default() -> RememberedOptions {
         RememberedOptions {
             snapshot_dir: None,
             log_file: None,
-            provider: "mock".into(),
+            provider: ProviderSettings::default(),
             sandbox_profile: "standard".into(),
             env_allow: Vec::new(),
         }
@@ -365,7 +367,7 @@ impl<'de> Deserialize<'de> for ByteBuf {
 struct OptionsWire {
     snapshot_dir: Option<Vec<u8>>,
     log_file: Option<Vec<u8>>,
-    provider: String,
+    provider: ProviderSettings,
     sandbox_profile: String,
     #[serde(deserialize_with = "bounded::env_allow")]
     env_allow: Vec<String>,

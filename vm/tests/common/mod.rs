@@ -101,10 +101,15 @@ pub fn command() -> Command {
 
 /// Runs the built `tissvm` in `cwd` with `args` and extra environment `env`
 /// (which may name another key), stdin from /dev/null (so it is never a
-/// terminal).
+/// terminal), and none of the caller's `TISS_*` provider settings.
 pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = command();
     command.args(args).current_dir(cwd).stdin(Stdio::null()).env_remove("NO_COLOR");
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(|n| n.starts_with("TISS_") && n != KEY_FILE_VAR) {
+            command.env_remove(name);
+        }
+    }
     for (name, value) in env {
         command.env(name, value);
     }

@@ -18,6 +18,7 @@ use clap::Args;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
+use tiss_vm::provider::settings::Origin;
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tiss_vm::session::snapshot_key::KeyFile;
@@ -55,7 +56,13 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     // What `save` records for `tissvm resume` to go on with.
-    let remembered = options.over(None, RememberedOptions::default());
+    let remembered = match options.over(None, RememberedOptions::default(), Origin::Default) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return status::INVALID;
+        }
+    };
     // Step lines go to stderr, so the transcript on stdout is stable.
     let session::OpenedHost { host, answers_file, caps } =
         match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {

@@ -1,5 +1,5 @@
 //! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`,
-//! `estimate`.
+//! `estimate`, and lists the model providers (`providers`).
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory), told apart by the
@@ -29,6 +29,7 @@ mod debug;
 mod estimate;
 mod invalid;
 mod options;
+mod providers;
 mod resume;
 mod run;
 mod session;
@@ -98,8 +99,9 @@ enum Command {
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///
     /// The snapshot carries the bytecode, and remembers the workspace and the
-    /// run's options: --snapshot-dir, --log-file, --provider,
-    /// --sandbox-profile, --env-allow and the budgets in force. A flag given
+    /// run's options: --snapshot-dir, --log-file, the provider settings (the
+    /// key's variable by name, never its value), --sandbox-profile,
+    /// --env-allow and the budgets in force. A flag given
     /// here overrides the remembered one (--workdir the workspace); a
     /// --budget only lowers a cap unless --raise-budget.
     ///
@@ -152,6 +154,11 @@ enum Command {
     /// nor `--snapshot-dir` (`save FILE` names its snapshot). Exit status: the
     /// plan's if it ran to its end, else 0.
     Debug(debug::DebugArgs),
+    /// List the language-model providers, and the provider settings a run
+    /// here would go by with where each came from: a flag, its TISS_*
+    /// variable, ./tiss.toml's [provider] table or the default. The API key
+    /// is never shown: only whether the variable named by api_key_env is set.
+    Providers(providers::ProvidersArgs),
 }
 
 // `cli_support::start` says what of the standard library's set-up it skips
@@ -185,6 +192,7 @@ fn run() -> u8 {
             Ok(plan) => debug::debug(plan.module, &args),
             Err(refused) => refused.status(),
         },
+        Command::Providers(args) => providers::providers(&args),
     }
 }
 

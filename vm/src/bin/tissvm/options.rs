@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags, ProviderSettings, Resolved};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
@@ -51,32 +52,50 @@ pub struct HostOptions {
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub sandbox_profile: Option<SandboxProfile>,
 
-    /// The language-model provider (`mock`, the default: deterministic and offline).
-    #[arg(long, value_name = "NAME")]
-    pub provider: Option<String>,
-
     /// Pass the caller's environment variable NAME to commands (repeatable).
     #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
+
+    #[command(flatten)]
+    pub provider: ProviderFlags,
 }
 
 impl HostOptions {
     /// The options the run goes by, and its snapshots remember: each one
     /// given here (paths made absolute), else `base`'s (a fresh run's
-    /// defaults, or what a resumed snapshot remembers).
-    pub fn over(&self, snapshot_dir: Option<&Path>, base: RememberedOptions) -> RememberedOptions {
+    /// defaults, or what a resumed snapshot remembers). The provider
+    /// settings are layered (SPEC §7): flags, then `TISS_*` variables, then
+    /// `./tiss.toml`, then `base`'s. An error names the setting and its source.
+    pub fn over(
+        &self,
+        snapshot_dir: Option<&Path>,
+        base: RememberedOptions,
+        base_origin: Origin,
+    ) -> Result<RememberedOptions, String> {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        RememberedOptions {
+        let provider = provider_settings(&self.provider, base.provider, base_origin)?.settings;
+        Ok(RememberedOptions {
             snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
             log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
-            provider: self.provider.clone().unwrap_or(base.provider),
+            provider,
             sandbox_profile: self
                 .sandbox_profile
                 .and_then(|p| p.to_possible_value())
                 .map_or(base.sandbox_profile, |v| v.get_name().to_string()),
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
-        }
+        })
     }
+}
+
+/// The provider settings from `flags`, the process's environment and
+/// `tiss.toml` in the current directory, over `base`.
+pub fn provider_settings(
+    flags: &ProviderFlags,
+    base: ProviderSettings,
+    base_origin: Origin,
+) -> Result<Resolved, String> {
+    let file = ProjectFile::read(Path::new("."))?;
+    settings::resolve(flags, &|name| std::env::var(name).ok(), file.as_ref(), base, base_origin)
 }
 
 /// How the run reports (`run`, `resume`).

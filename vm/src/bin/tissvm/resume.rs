@@ -19,6 +19,7 @@ use clap::Args;
 use tiss_compiler::cli_support::shell_word;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
+use tiss_vm::provider::settings::{Key, Origin};
 use tiss_vm::session::answers::Reply;
 use tiss_vm::session::resume_command;
 use tiss_vm::session::resume_lock::{LockError, ResumeLock};
@@ -172,12 +173,19 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
         Err(e) => return Invalid::told(&name, format!("{name}: {e}")).report(format),
     };
     let snapshot_dir = args.snapshot_options.snapshot_dir.as_deref();
-    let claimed = args.host.over(snapshot_dir, snap.options.clone());
+    let over = |base, origin| args.host.over(snapshot_dir, base, origin);
+    let claimed = match over(snap.options.clone(), Origin::Snapshot) {
+        Ok(r) => r,
+        Err(e) => return Invalid::told(&name, e).report(format),
+    };
     // The options a snapshot remembers are followed only if it is this user's.
     let remembered = if signed.is_ok() {
         claimed.clone()
     } else {
-        args.host.over(snapshot_dir, RememberedOptions::default())
+        match over(RememberedOptions::default(), Origin::Default) {
+            Ok(r) => r,
+            Err(e) => return Invalid::told(&name, e).report(format),
+        }
     };
     eprintln!("tissvm: workspace: {} ({basis})", workdir.display());
     let kept = kept_options(&snap.options, &claimed);
@@ -291,8 +299,14 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
     if run.log_file != fresh.log_file && now.log_file == run.log_file {
         flags.extend(path(&run.log_file).map(|p| format!("--log-file {p}")));
     }
-    if run.provider != fresh.provider && now.provider == run.provider {
-        flags.push(format!("--provider {}", shell_word(&run.provider)));
+    for key in Key::ALL {
+        let value = run.provider.text(key);
+        if value != fresh.provider.text(key)
+            && now.provider.text(key) == value
+            && let Some(value) = value
+        {
+            flags.push(format!("--{} {}", key.flag(), shell_word(&value)));
+        }
     }
     if run.sandbox_profile != fresh.sandbox_profile && now.sandbox_profile == run.sandbox_profile {
         flags.push(format!("--sandbox-profile {}", shell_word(&run.sandbox_profile)));

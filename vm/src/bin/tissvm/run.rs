@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
+use tiss_vm::provider::settings::Origin;
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::module::Module;
 
@@ -51,6 +52,16 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
     let machine = Machine::new(&program);
     let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None };
-    let remembered = args.host.over(args.snapshot.snapshot_dir.as_deref(), RememberedOptions::default());
+    let remembered = match args.host.over(
+        args.snapshot.snapshot_dir.as_deref(),
+        RememberedOptions::default(),
+        Origin::Default,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return status::INVALID;
+        }
+    };
     session::execute(start, &args.host, &args.report, remembered)
 }

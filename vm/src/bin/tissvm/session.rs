@@ -115,7 +115,16 @@ pub fn open_host(
             }
         }
     }
-    let provider = match tiss_vm::provider::by_name(&remembered.provider) {
+    let settings = &remembered.provider;
+    if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
+        eprintln!(
+            "tissvm: --env-allow {} would hand the model's API key to commands; the key is never passed to RUN \
+             (SPEC §7)",
+            settings.api_key_env
+        );
+        return Err(status::INVALID);
+    }
+    let provider = match tiss_vm::provider::build(settings) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
@@ -186,6 +195,7 @@ pub fn open_host(
     let mut host = OsHost::new(workspace, provider, progress);
     host.style = style;
     host.env_allow = remembered.env_allow.clone();
+    host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;

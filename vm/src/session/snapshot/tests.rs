@@ -14,7 +14,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (8, "bd52be74d6f3581c4aa9039ed7afa335625fad167be77cac6a994c0786aa80bb");
+const PINNED: (u16, &str) = (9, "c8d5f933531d0f9229eb40fc749f17c334f260260ddb6ae15ed73c457b6f4148");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -116,7 +116,14 @@ fn full_options() -> RememberedOptions {
     RememberedOptions {
         snapshot_dir: Some("/s/snaps".into()),
         log_file: Some("/s/log.jsonl".into()),
-        provider: "mock".into(),
+        provider: crate::provider::settings::ProviderSettings {
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            api_key_env: "MY_KEY".into(),
+            temperature: 0.5,
+            seed: Some(3),
+            ..Default::default()
+        },
         sandbox_profile: "none".into(),
         env_allow: vec!["A".into(), "B".into()],
     }
@@ -319,8 +326,11 @@ fn container_errors_are_precise() {
     *flipped.last_mut().unwrap() ^= 1;
     assert_eq!(err(&flipped), SnapshotError::ChecksumMismatch);
     let mut version = snap.clone();
-    version[8] = 9;
-    assert_eq!(err(&version), SnapshotError::Version { found: 9, expected: SNAPSHOT_VERSION });
+    version[8] = SNAPSHOT_VERSION as u8 + 1;
+    assert_eq!(
+        err(&version),
+        SnapshotError::Version { found: SNAPSHOT_VERSION + 1, expected: SNAPSHOT_VERSION }
+    );
     let mut flags = snap.clone();
     flags[10] = 4;
     assert_eq!(err(&flags), SnapshotError::UnknownFlags { flags: 4 });

@@ -1,0 +1,41 @@
+//! `tissvm providers`: the providers this build offers, and the settings a
+//! run would go by here, with where each came from (SPEC §7). The API key
+//! is never shown: only whether its variable is set.
+
+use clap::Args;
+use tiss_vm::provider::settings::{Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
+
+use super::options::provider_settings;
+use super::status;
+
+#[derive(Args)]
+pub struct ProvidersArgs {
+    #[command(flatten)]
+    pub provider: ProviderFlags,
+}
+
+pub fn providers(args: &ProvidersArgs) -> u8 {
+    let resolved = match provider_settings(&args.provider, ProviderSettings::default(), Origin::Default) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return status::INVALID;
+        }
+    };
+    let mut out = String::from("providers:\n");
+    for (name, what) in PROVIDERS {
+        out.push_str(&format!("  {name:<8} {what}\n"));
+    }
+    out.push_str("\nsettings (flag > environment > ./tiss.toml > default):\n");
+    let settings = &resolved.settings;
+    for (key, origin) in Key::ALL.into_iter().zip(&resolved.origins) {
+        let value = settings.text(key).unwrap_or_else(|| "(none)".into());
+        let mut from = origin.describe(key);
+        if key == Key::ApiKeyEnv {
+            let set = if settings.api_key().is_some() { "set" } else { "not set: no key is sent" };
+            from.push_str(&format!("; the variable is {set}"));
+        }
+        out.push_str(&format!("  {:<20} {value:<28} {from}\n", key.toml()));
+    }
+    super::write_stdout(super::PROGRAM, &out, status::OK)
+}

@@ -1,0 +1,326 @@
+//! The `openai` provider (SPEC §7): `POST {base}/chat/completions` of any
+//! OpenAI-compatible server (llama.cpp's server, vLLM, Ollama's `/v1`,
+//! hosted APIs), streamed as server-sent events with
+//! `stream_options.include_usage`, so the last event carries the usage.
+//!
+//! The body is built with the prompt layout (`layout.rs`) and its fields in a
+//! fixed order, so the same inputs send the same bytes. `TOKEN_COUNT` grows
+//! by the reported `total_tokens` (else `prompt_tokens + completion_tokens`):
+//! in this API cached prompt tokens are part of `prompt_tokens` and
+//! reasoning tokens part of `completion_tokens`, so both are counted. A
+//! server that reports no usage gets the layout's estimate, marked as one.
+
+use serde_json::{Value, json};
+
+use super::Provider;
+use super::http::{self, Client, HttpError, Lines, Policy, Post};
+use super::layout;
+use super::settings::{OPENAI_BASE_URL, ProviderSettings};
+use crate::host::{PromptError, PromptRequest, PromptResponse};
+
+pub struct OpenAi {
+    client: Client,
+    url: String,
+    model: String,
+    settings: ProviderSettings,
+}
+
+impl OpenAi {
+    pub fn new(settings: &ProviderSettings) -> Result<OpenAi, String> {
+        let model = settings.model.clone().ok_or(
+            "the openai provider needs a model: --model NAME (or TISS_MODEL, or model in tiss.toml)",
+        )?;
+        let base = settings.base_url.as_deref().unwrap_or(OPENAI_BASE_URL);
+        Ok(OpenAi {
+            client: Client::new(Policy::of(settings)),
+            url: format!("{base}/chat/completions"),
+            model,
+            settings: settings.clone(),
+        })
+    }
+
+    /// The request body: model, the two messages of the layout, the
+    /// sampling settings, streaming with usage.
+    pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
+        let user = layout::user_message(request);
+        let mut body = json!({
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": layout::SYSTEM},
+                {"role": "user", "content": user},
+            ],
+            "max_tokens": self.settings.max_tokens,
+            "temperature": self.settings.temperature,
+        });
+        if let Some(seed) = self.settings.seed {
+            body["seed"] = json!(seed);
+        }
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+        (body.to_string().into_bytes(), user)
+    }
+}
+
+impl Provider for OpenAi {
+    fn name(&self) -> &str {
+        "openai"
+    }
+
+    fn complete(
+        &mut self,
+        request: &PromptRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let (body, user) = self.body(request);
+        let key = self.settings.api_key();
+        let post = Post {
+            url: &self.url,
+            body: &body,
+            accept: "text/event-stream",
+            key: key.as_deref(),
+            requests_allowed: request.requests_allowed,
+        };
+        let mut stream = Stream::default();
+        let mut lines = Lines::default();
+        let sent = self.client.post(&post, &mut |data| {
+            // A retried request starts its answer afresh.
+            lines.feed(data, &mut |line| stream.line(line, shown))
+        });
+        let fail = |message: String| PromptError { message, requests: sent.requests, out_of_calls: false };
+        match sent.result {
+            Ok(()) => {}
+            Err(HttpError::Failed(m)) => return Err(fail(m)),
+            Err(HttpError::OutOfCalls(m)) => return Err(PromptError { out_of_calls: true, ..fail(m) }),
+        }
+        let endpoint = format!("POST {}", self.url);
+        let rest = String::from_utf8_lossy(lines.rest()).into_owned();
+        let answer = stream
+            .finish(&rest, shown)
+            .map_err(|e| fail(http::redact(format!("{endpoint}: {e}"), key.as_deref())))?;
+        let (tokens, estimated) = match answer.usage {
+            Some(tokens) => (tokens, false),
+            None => (layout::estimate_tokens(&user, &answer.text), true),
+        };
+        Ok(PromptResponse { text: answer.text, tokens, estimated, requests: sent.requests })
+    }
+}
+
+/// What a streamed answer came to.
+struct Answer {
+    text: String,
+    usage: Option<u64>,
+}
+
+/// The events of one answer as they come.
+#[derive(Debug, Default)]
+struct Stream {
+    text: String,
+    usage: Option<u64>,
+    events: u32,
+    finished: bool,
+    done: bool,
+    /// Lines that are no SSE field: a server that answered with one JSON
+    /// object instead of a stream.
+    other: String,
+}
+
+impl Stream {
+    fn line(&mut self, line: &str, shown: &mut dyn FnMut(&str)) -> Result<(), String> {
+        if line.is_empty() || line.starts_with(':') {
+            return Ok(());
+        }
+        let Some(data) = line.strip_prefix("data:") else {
+            if ["event:", "id:", "retry:"].iter().any(|f| line.starts_with(f)) {
+                return Ok(());
+            }
+            if self.other.len() < 1 << 20 {
+                self.other.push_str(line);
+                self.other.push('\n');
+            }
+            return Ok(());
+        };
+        let data = data.trim_start();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let event: Value = serde_json::from_str(data)
+            .map_err(|_| format!("the answer has an event that is not JSON: `{}`", shorten(data)))?;
+        self.events += 1;
+        if let Some(text) = error_in(&event) {
+            return Err(format!("the server reported an error in its answer: {text}"));
+        }
+        if let Some(choice) = event.get("choices").and_then(|c| c.get(0)) {
+            if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
+                shown(piece);
+                self.text.push_str(piece);
+            }
+            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+                self.finished = true;
+            }
+        }
+        if let Some(usage) = event.get("usage").filter(|u| !u.is_null()) {
+            self.usage = Some(usage_tokens(usage)?);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, rest: &str, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
+        if !rest.trim().is_empty() {
+            self.line(rest.trim_end_matches('\r'), shown)?;
+        }
+        if self.events == 0 && !self.other.trim().is_empty() {
+            return whole_answer(&self.other, shown);
+        }
+        if !(self.done || self.finished) {
+            let what =
+                if self.events == 0 { "no events".to_string() } else { format!("{} events", self.events) };
+            return Err(format!("the answer ended early ({what}, no finish_reason and no [DONE])"));
+        }
+        Ok(Answer { text: self.text, usage: self.usage })
+    }
+}
+
+/// A non-streamed `chat.completion` object.
+fn whole_answer(body: &str, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
+    let json: Value = serde_json::from_str(body)
+        .map_err(|_| format!("the answer is neither an event stream nor JSON: `{}`", shorten(body)))?;
+    if let Some(text) = error_in(&json) {
+        return Err(format!("the server reported an error in its answer: {text}"));
+    }
+    let text = json
+        .pointer("/choices/0/message/content")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("the answer has no choices[0].message.content: `{}`", shorten(body)))?;
+    shown(text);
+    let usage = json.get("usage").filter(|u| !u.is_null()).map(usage_tokens).transpose()?;
+    Ok(Answer { text: text.to_string(), usage })
+}
+
+fn error_in(json: &Value) -> Option<String> {
+    json.get("error")
+        .filter(|e| !e.is_null())
+        .map(|e| http::server_error_text(&json.to_string()).unwrap_or(e.to_string()))
+}
+
+/// `total_tokens`, else `prompt_tokens + completion_tokens`.
+fn usage_tokens(usage: &Value) -> Result<u64, String> {
+    let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+    match (field("total_tokens"), field("prompt_tokens"), field("completion_tokens")) {
+        (Some(total), _, _) => Ok(total),
+        (None, Some(p), Some(c)) => Ok(p.saturating_add(c)),
+        _ => Err(format!(
+            "the usage the server reported has no token counts: `{}`",
+            shorten(&usage.to_string())
+        )),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let mut out: String = text.chars().take(200).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(seed: Option<u64>) -> OpenAi {
+        let settings = ProviderSettings {
+            provider: "openai".into(),
+            model: Some("smollm2".into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            seed,
+            ..Default::default()
+        };
+        OpenAi::new(&settings).unwrap()
+    }
+
+    fn request() -> PromptRequest {
+        PromptRequest {
+            query: "Say hi.".into(),
+            context: vec![("X".into(), "1".into())],
+            requests_allowed: None,
+        }
+    }
+
+    #[test]
+    fn the_body_is_the_documented_layout_byte_for_byte() {
+        let (body, _) = provider(None).body(&request());
+        let expected = format!(
+            concat!(
+                r#"{{"model":"smollm2","messages":[{{"role":"system","content":"{}"}},"#,
+                r#"{{"role":"user","content":"Say hi.\n\n### X\n```\n1\n```"}}],"max_tokens":1024,"#,
+                r#""temperature":0.0,"stream":true,"stream_options":{{"include_usage":true}}}}"#
+            ),
+            layout::SYSTEM
+        );
+        assert_eq!(String::from_utf8(body).unwrap(), expected);
+        let (with_seed, _) = provider(Some(7)).body(&request());
+        assert!(
+            String::from_utf8(with_seed).unwrap().contains(r#""temperature":0.0,"seed":7,"stream":true"#)
+        );
+        assert_eq!(provider(None).body(&request()), provider(None).body(&request()));
+    }
+
+    #[test]
+    fn a_model_is_required() {
+        let settings = ProviderSettings { provider: "openai".into(), ..Default::default() };
+        assert!(OpenAi::new(&settings).err().unwrap().contains("needs a model"));
+    }
+
+    fn parse(body: &str) -> Result<(String, Option<u64>, String), String> {
+        let mut stream = Stream::default();
+        let mut lines = Lines::default();
+        let mut shown = String::new();
+        lines.feed(body.as_bytes(), &mut |l| stream.line(l, &mut |t| shown.push_str(t)))?;
+        let rest = String::from_utf8_lossy(lines.rest()).into_owned();
+        let answer = stream.finish(&rest, &mut |t| shown.push_str(t))?;
+        Ok((answer.text, answer.usage, shown))
+    }
+
+    #[test]
+    fn events_give_the_text_and_the_usage() {
+        let body = concat!(
+            ": keep-alive\n\n",
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":2,",
+            "\"prompt_tokens_details\":{\"cached_tokens\":20}}}\n\n",
+            "data: [DONE]"
+        );
+        assert_eq!(parse(body).unwrap(), ("Hello".into(), Some(32), "Hello".into()));
+        let total =
+            "data: {\"choices\":[],\"usage\":{\"total_tokens\":9,\"prompt_tokens\":1}}\n\ndata: [DONE]\n";
+        assert_eq!(parse(total).unwrap().1, Some(9));
+        let no_usage = "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}\n\n";
+        assert_eq!(parse(no_usage).unwrap(), ("x".into(), None, "x".into()));
+    }
+
+    #[test]
+    fn a_whole_json_answer_is_taken_too() {
+        let body = r#"{"choices":[{"message":{"content":"hi"}}],"usage":{"total_tokens":5}}"#;
+        assert_eq!(parse(body).unwrap(), ("hi".into(), Some(5), "hi".into()));
+    }
+
+    #[test]
+    fn malformed_answers_are_refused_in_words() {
+        let err = |body: &str| parse(body).unwrap_err();
+        assert!(err("data: {not json\n\n").contains("not JSON: `{not json`"));
+        assert!(
+            err("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n")
+                .contains("ended early (1 events")
+        );
+        assert!(err("").contains("ended early (no events"));
+        assert!(err("<html>oops</html>\n").contains("neither an event stream nor JSON"));
+        assert!(err(r#"{"choices":[]}"#).contains("no choices[0].message.content"));
+        assert!(err("data: {\"error\":{\"message\":\"context too long\"}}\n\n").contains("context too long"));
+        assert!(
+            err("data: {\"choices\":[],\"usage\":{\"x\":1}}\n\ndata: [DONE]\n").contains("no token counts")
+        );
+    }
+}

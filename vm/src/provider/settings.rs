@@ -1,0 +1,628 @@
+//! The provider settings of SPEC §7, defined once: each setting's flag,
+//! environment variable, `tiss.toml` key, default and parser come from the
+//! [`Key`] table, and [`resolve`] layers them — flags beat the environment,
+//! which beats the `[provider]` table of `tiss.toml` in the current
+//! directory, which beats the base (a fresh run's defaults, or the settings a
+//! resumed snapshot remembers).
+//!
+//! Nothing here holds a secret: `api_key_env` is the *name* of the variable
+//! that holds the key, which is read at the moment of each request
+//! ([`ProviderSettings::api_key`]) and never stored.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+/// The providers this build offers, with what each talks to.
+pub const PROVIDERS: [(&str, &str); 2] = [
+    ("mock", "nothing: deterministic and offline (the default)"),
+    ("openai", "OpenAI-compatible POST {base}/chat/completions, SSE streaming with usage"),
+];
+
+/// `--base-url` when the `openai` provider is given none.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The largest `tiss.toml` read (a project file is a few lines).
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The effective settings of the model provider. Plain data: what a snapshot
+/// remembers of them (the key's variable by name, never its value).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderSettings {
+    pub provider: String,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// The name of the environment variable that holds the API key.
+    pub api_key_env: String,
+    pub max_tokens: u64,
+    pub temperature: f64,
+    pub seed: Option<u64>,
+    pub template: Option<String>,
+    pub connect_timeout_ms: u64,
+    pub first_token_timeout_ms: u64,
+    pub idle_timeout_ms: u64,
+    pub request_timeout_ms: u64,
+    pub max_retries: u32,
+    pub max_retry_wait_ms: u64,
+}
+
+impl Default for ProviderSettings {
+    fn default() -> ProviderSettings {
+        ProviderSettings {
+            provider: "mock".into(),
+            model: None,
+            base_url: None,
+            api_key_env: "OPENAI_API_KEY".into(),
+            max_tokens: tisslang::cost_model::DEFAULT_MAX_TOKENS,
+            temperature: 0.0,
+            seed: None,
+            template: None,
+            connect_timeout_ms: 10_000,
+            first_token_timeout_ms: 60_000,
+            idle_timeout_ms: 30_000,
+            request_timeout_ms: 600_000,
+            max_retries: 2,
+            max_retry_wait_ms: 60_000,
+        }
+    }
+}
+
+/// One setting: its flag is `--` + [`Key::flag`], its variable [`Key::env`],
+/// its `tiss.toml` key [`Key::toml`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Provider,
+    Model,
+    BaseUrl,
+    ApiKeyEnv,
+    MaxTokens,
+    Temperature,
+    Seed,
+    Template,
+    ConnectTimeout,
+    FirstTokenTimeout,
+    IdleTimeout,
+    RequestTimeout,
+    MaxRetries,
+    MaxRetryWait,
+}
+
+impl Key {
+    pub const ALL: [Key; 14] = [
+        Key::Provider,
+        Key::Model,
+        Key::BaseUrl,
+        Key::ApiKeyEnv,
+        Key::MaxTokens,
+        Key::Temperature,
+        Key::Seed,
+        Key::Template,
+        Key::ConnectTimeout,
+        Key::FirstTokenTimeout,
+        Key::IdleTimeout,
+        Key::RequestTimeout,
+        Key::MaxRetries,
+        Key::MaxRetryWait,
+    ];
+
+    /// The `tiss.toml` key; the flag and the variable derive from it.
+    pub fn toml(self) -> &'static str {
+        match self {
+            Key::Provider => "provider",
+            Key::Model => "model",
+            Key::BaseUrl => "base_url",
+            Key::ApiKeyEnv => "api_key_env",
+            Key::MaxTokens => "max_tokens",
+            Key::Temperature => "temperature",
+            Key::Seed => "seed",
+            Key::Template => "template",
+            Key::ConnectTimeout => "connect_timeout",
+            Key::FirstTokenTimeout => "first_token_timeout",
+            Key::IdleTimeout => "idle_timeout",
+            Key::RequestTimeout => "request_timeout",
+            Key::MaxRetries => "max_retries",
+            Key::MaxRetryWait => "max_retry_wait",
+        }
+    }
+
+    /// The flag's name without its dashes: `max-tokens`.
+    pub fn flag(self) -> String {
+        self.toml().replace('_', "-")
+    }
+
+    /// The environment variable: `TISS_MAX_TOKENS`.
+    pub fn env(self) -> String {
+        format!("TISS_{}", self.toml().to_ascii_uppercase())
+    }
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Default,
+    /// What the resumed snapshot remembers.
+    Snapshot,
+    File(PathBuf),
+    Env,
+    Flag,
+}
+
+impl Origin {
+    /// How `tissvm providers` names it for `key`.
+    pub fn describe(&self, key: Key) -> String {
+        match self {
+            Origin::Default => "default".into(),
+            Origin::Snapshot => "the snapshot".into(),
+            Origin::File(path) => format!("{} [provider]", path.display()),
+            Origin::Env => key.env(),
+            Origin::Flag => format!("--{}", key.flag()),
+        }
+    }
+}
+
+/// The settings a run goes by, and where each came from (in [`Key::ALL`] order).
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub settings: ProviderSettings,
+    pub origins: Vec<Origin>,
+}
+
+/// The `--help` heading of the provider flags.
+const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG> variable and a key in the \
+                       [provider] table of ./tiss.toml: flags beat environment beats file beats defaults)";
+
+/// The provider flags of `run`, `resume`, `debug` and `providers`. Each is
+/// taken as text and parsed with the same rules as its variable and its
+/// `tiss.toml` key.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ProviderFlags {
+    /// `mock` (deterministic, offline; the default) or `openai` (OpenAI-compatible chat completions:
+    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs). `tissvm providers` lists them.
+    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// The model to ask, as the server names it.
+    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The server's base URL, e.g. `http://127.0.0.1:8080/v1` (openai default: https://api.openai.com/v1).
+    #[arg(long, help_heading = HEADING, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The NAME of the environment variable holding the API key, read at each request (default
+    /// OPENAI_API_KEY; unset: no key is sent). Never the key itself.
+    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// The most tokens an answer may have (default 1024).
+    #[arg(long, help_heading = HEADING, value_name = "N")]
+    pub max_tokens: Option<String>,
+    /// Sampling temperature (default 0).
+    #[arg(long, help_heading = HEADING, value_name = "T")]
+    pub temperature: Option<String>,
+    /// Sampling seed, for servers that take one.
+    #[arg(long, help_heading = HEADING, value_name = "N")]
+    pub seed: Option<String>,
+    /// Prompt template of the raw completion providers: `chatml`, `llama2` or `alpaca`.
+    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    pub template: Option<String>,
+    /// Time to connect (default 10s).
+    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    pub connect_timeout: Option<String>,
+    /// Time from sending a request to the first byte of the answer (default 60s).
+    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    pub first_token_timeout: Option<String>,
+    /// Longest gap between streamed chunks of an answer (default 30s).
+    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    pub idle_timeout: Option<String>,
+    /// Longest time for one whole request (default 10m).
+    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+    /// Retries after a connection error, 408, 429 or 5xx (default 2; 0: one request only).
+    #[arg(long, help_heading = HEADING, value_name = "N")]
+    pub max_retries: Option<String>,
+    /// The longest `Retry-After` waited for; a longer one fails at once (default 60s).
+    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    pub max_retry_wait: Option<String>,
+}
+
+impl ProviderFlags {
+    /// The flag given for `key`, if any.
+    pub fn get(&self, key: Key) -> Option<&str> {
+        let value = match key {
+            Key::Provider => &self.provider,
+            Key::Model => &self.model,
+            Key::BaseUrl => &self.base_url,
+            Key::ApiKeyEnv => &self.api_key_env,
+            Key::MaxTokens => &self.max_tokens,
+            Key::Temperature => &self.temperature,
+            Key::Seed => &self.seed,
+            Key::Template => &self.template,
+            Key::ConnectTimeout => &self.connect_timeout,
+            Key::FirstTokenTimeout => &self.first_token_timeout,
+            Key::IdleTimeout => &self.idle_timeout,
+            Key::RequestTimeout => &self.request_timeout,
+            Key::MaxRetries => &self.max_retries,
+            Key::MaxRetryWait => &self.max_retry_wait,
+        };
+        value.as_deref()
+    }
+}
+
+/// The `[provider]` table of a `tiss.toml`, its values as text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectFile {
+    pub path: PathBuf,
+    values: Vec<(Key, String)>,
+}
+
+impl ProjectFile {
+    /// `tiss.toml` in `dir`, if there is one. Other tables are not ours and
+    /// are left alone; in `[provider]`, every key must be a setting.
+    pub fn read(dir: &Path) -> Result<Option<ProjectFile>, String> {
+        let path = dir.join("tiss.toml");
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+        };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut bytes)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(format!("`{}` is larger than {MAX_FILE_BYTES} bytes", path.display()));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8", path.display()))?;
+        ProjectFile::parse(&path, &text).map(Some)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<ProjectFile, String> {
+        let name = path.display();
+        let table: toml::Table = toml::from_str(text).map_err(|e| format!("`{name}`: {}", e.message()))?;
+        let mut values = Vec::new();
+        let Some(section) = table.get("provider") else {
+            return Ok(ProjectFile { path: path.into(), values });
+        };
+        let toml::Value::Table(section) = section else {
+            return Err(format!("`{name}`: `provider` must be a table (`[provider]`)"));
+        };
+        for (name_in_file, value) in section {
+            if name_in_file == "api_key" {
+                return Err(format!(
+                    "`{name}` [provider]: a key does not belong in a file; set `api_key_env` to the name of the \
+                     environment variable that holds it"
+                ));
+            }
+            let key = Key::ALL.into_iter().find(|k| k.toml() == name_in_file).ok_or_else(|| {
+                let known: Vec<&str> = Key::ALL.iter().map(|k| k.toml()).collect();
+                format!(
+                    "`{name}` [provider]: unknown setting `{name_in_file}`; the settings are {}",
+                    known.join(", ")
+                )
+            })?;
+            let text = match value {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                _ => {
+                    return Err(format!(
+                        "`{name}` [provider]: `{name_in_file}` must be a string or a number, not a {}",
+                        value.type_str()
+                    ));
+                }
+            };
+            values.push((key, text));
+        }
+        Ok(ProjectFile { path: path.into(), values })
+    }
+
+    fn get(&self, key: Key) -> Option<&str> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Layers the settings: `flags`, then the environment (`env` looks a
+/// variable up; an empty value is unset), then `file`, then `base` (with
+/// `base_origin`: [`Origin::Default`] or [`Origin::Snapshot`]).
+pub fn resolve(
+    flags: &ProviderFlags,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: Option<&ProjectFile>,
+    base: ProviderSettings,
+    base_origin: Origin,
+) -> Result<Resolved, String> {
+    // A snapshot's settings are checked like any other source's.
+    for key in Key::ALL {
+        if let Some(text) = base.text(key) {
+            let mut check = ProviderSettings::default();
+            check
+                .set(key, &text)
+                .map_err(|e| format!("{} (from {}): {e}", key.toml(), base_origin.describe(key)))?;
+        }
+    }
+    let mut settings = base;
+    let mut origins = Vec::with_capacity(Key::ALL.len());
+    for key in Key::ALL {
+        let given = if let Some(v) = flags.get(key) {
+            Some((v.to_string(), Origin::Flag, format!("--{}", key.flag())))
+        } else if let Some(v) = env(&key.env()).filter(|v| !v.is_empty()) {
+            Some((v, Origin::Env, key.env()))
+        } else {
+            file.and_then(|f| {
+                let where_ = format!("`{}` [provider] {}", f.path.display(), key.toml());
+                f.get(key).map(|v| (v.to_string(), Origin::File(f.path.clone()), where_))
+            })
+        };
+        match given {
+            Some((text, origin, source)) => {
+                settings.set(key, &text).map_err(|e| format!("{source}: {e}"))?;
+                origins.push(origin);
+            }
+            None => origins.push(base_origin.clone()),
+        }
+    }
+    Ok(Resolved { settings, origins })
+}
+
+impl ProviderSettings {
+    /// Sets `key` from its text, as a flag, a variable or `tiss.toml` gives it.
+    pub fn set(&mut self, key: Key, text: &str) -> Result<(), String> {
+        let text = text.trim();
+        match key {
+            Key::Provider => {
+                if !PROVIDERS.iter().any(|(name, _)| *name == text) {
+                    let names: Vec<&str> = PROVIDERS.iter().map(|(n, _)| *n).collect();
+                    return Err(format!("unknown provider `{text}`: this build offers {}", names.join(", ")));
+                }
+                self.provider = text.into();
+            }
+            Key::Model => self.model = Some(non_empty(text)?),
+            Key::BaseUrl => self.base_url = Some(base_url(text)?),
+            Key::ApiKeyEnv => {
+                let valid = !text.is_empty()
+                    && !text.starts_with(|c: char| c.is_ascii_digit())
+                    && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    // Not echoed: a key given here by mistake must not be printed.
+                    return Err("takes the NAME of the environment variable that holds the key (letters, \
+                                digits and `_`), and what was given is not one (not shown, in case it is a key)"
+                        .into());
+                }
+                self.api_key_env = text.into();
+            }
+            Key::MaxTokens => {
+                self.max_tokens = count(text)?;
+                if self.max_tokens == 0 {
+                    return Err("must be at least 1".into());
+                }
+            }
+            Key::Temperature => {
+                self.temperature = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|t| t.is_finite() && *t >= 0.0)
+                    .ok_or_else(|| format!("`{text}` is not a temperature (a number, 0 or more)"))?;
+            }
+            Key::Seed => self.seed = Some(count(text)?),
+            Key::Template => {
+                if !["chatml", "llama2", "alpaca"].contains(&text) {
+                    return Err(format!("`{text}` is not a template: use chatml, llama2 or alpaca"));
+                }
+                self.template = Some(text.into());
+            }
+            Key::ConnectTimeout => self.connect_timeout_ms = positive_duration(text)?,
+            Key::FirstTokenTimeout => self.first_token_timeout_ms = positive_duration(text)?,
+            Key::IdleTimeout => self.idle_timeout_ms = positive_duration(text)?,
+            Key::RequestTimeout => self.request_timeout_ms = positive_duration(text)?,
+            Key::MaxRetries => {
+                self.max_retries = count(text)?.try_into().map_err(|_| format!("`{text}` is too many"))?;
+            }
+            Key::MaxRetryWait => self.max_retry_wait_ms = duration_ms(text)?,
+        }
+        Ok(())
+    }
+
+    /// `key`'s value as text (as a flag would give it); `None` when unset.
+    pub fn text(&self, key: Key) -> Option<String> {
+        let ms = |v: u64| Some(format_ms(v));
+        match key {
+            Key::Provider => Some(self.provider.clone()),
+            Key::Model => self.model.clone(),
+            Key::BaseUrl => self.base_url.clone(),
+            Key::ApiKeyEnv => Some(self.api_key_env.clone()),
+            Key::MaxTokens => Some(self.max_tokens.to_string()),
+            Key::Temperature => Some(self.temperature.to_string()),
+            Key::Seed => self.seed.map(|s| s.to_string()),
+            Key::Template => self.template.clone(),
+            Key::ConnectTimeout => ms(self.connect_timeout_ms),
+            Key::FirstTokenTimeout => ms(self.first_token_timeout_ms),
+            Key::IdleTimeout => ms(self.idle_timeout_ms),
+            Key::RequestTimeout => ms(self.request_timeout_ms),
+            Key::MaxRetries => Some(self.max_retries.to_string()),
+            Key::MaxRetryWait => ms(self.max_retry_wait_ms),
+        }
+    }
+
+    /// The API key, read from its variable now; `None` when it is unset or
+    /// empty (a local server needs none). Never stored.
+    pub fn api_key(&self) -> Option<String> {
+        std::env::var(&self.api_key_env).ok().filter(|k| !k.is_empty())
+    }
+}
+
+fn non_empty(text: &str) -> Result<String, String> {
+    if text.is_empty() { Err("must not be empty".into()) } else { Ok(text.into()) }
+}
+
+fn base_url(text: &str) -> Result<String, String> {
+    let rest = text.strip_prefix("http://").or_else(|| text.strip_prefix("https://"));
+    match rest {
+        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) && !rest.contains('@') => {
+            Ok(text.trim_end_matches('/').into())
+        }
+        Some(rest) if rest.contains('@') => {
+            Err("must not carry credentials; name the key's variable with --api-key-env".into())
+        }
+        _ => Err(format!("`{text}` is not an http:// or https:// URL")),
+    }
+}
+
+fn count(text: &str) -> Result<u64, String> {
+    text.replace('_', "").parse().map_err(|_| format!("`{text}` is not a whole number"))
+}
+
+/// `500ms`, `10s`, `2m`, `1h`, in milliseconds.
+pub fn duration_ms(text: &str) -> Result<u64, String> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let number: u64 =
+        digits.parse().map_err(|_| format!("`{text}` is not a duration such as 10s or 500ms"))?;
+    let factor = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "" => return Err(format!("`{text}` needs a unit: ms, s, m or h (e.g. {text}s)")),
+        _ => return Err(format!("`{unit}` is not a unit of time: use ms, s, m or h")),
+    };
+    number.checked_mul(factor).ok_or_else(|| format!("`{text}` is too long"))
+}
+
+fn positive_duration(text: &str) -> Result<u64, String> {
+    match duration_ms(text)? {
+        0 => Err("must be longer than 0".into()),
+        ms => Ok(ms),
+    }
+}
+
+/// Milliseconds in the largest unit that divides them: `10s`, `1500ms`.
+pub fn format_ms(ms: u64) -> String {
+    match ms {
+        0 => "0s".into(),
+        _ if ms.is_multiple_of(3_600_000) => format!("{}h", ms / 3_600_000),
+        _ if ms.is_multiple_of(60_000) => format!("{}m", ms / 60_000),
+        _ if ms.is_multiple_of(1000) => format!("{}s", ms / 1000),
+        _ => format!("{ms}ms"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn file(text: &str) -> Result<ProjectFile, String> {
+        ProjectFile::parse(Path::new("tiss.toml"), text)
+    }
+
+    #[test]
+    fn flags_beat_environment_beats_file_beats_defaults() {
+        let flags = ProviderFlags { model: Some("from-flag".into()), ..Default::default() };
+        let env = |name: &str| match name {
+            "TISS_MODEL" | "TISS_MAX_TOKENS" => Some("77".to_string()),
+            "TISS_SEED" => Some(String::new()),
+            _ => None,
+        };
+        let file =
+            file("[provider]\nmodel = \"f\"\nmax_tokens = 5\nseed = 9\nidle_timeout = \"2s\"\n").unwrap();
+        let r = resolve(&flags, &env, Some(&file), ProviderSettings::default(), Origin::Default).unwrap();
+        assert_eq!(r.settings.model.as_deref(), Some("from-flag"));
+        assert_eq!(r.settings.max_tokens, 77);
+        // An empty variable is unset: the file's value stands.
+        assert_eq!(r.settings.seed, Some(9));
+        assert_eq!(r.settings.idle_timeout_ms, 2000);
+        assert_eq!(r.settings.connect_timeout_ms, 10_000);
+        let origin = |k: Key| r.origins[Key::ALL.iter().position(|x| *x == k).unwrap()].describe(k);
+        assert_eq!(origin(Key::Model), "--model");
+        assert_eq!(origin(Key::MaxTokens), "TISS_MAX_TOKENS");
+        assert_eq!(origin(Key::Seed), "tiss.toml [provider]");
+        assert_eq!(origin(Key::ConnectTimeout), "default");
+    }
+
+    #[test]
+    fn a_snapshot_base_stands_where_nothing_is_given() {
+        let base = ProviderSettings { model: Some("remembered".into()), ..Default::default() };
+        let r = resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).unwrap();
+        assert_eq!(r.settings.model.as_deref(), Some("remembered"));
+        assert!(r.origins.iter().all(|o| *o == Origin::Snapshot));
+    }
+
+    #[test]
+    fn a_base_is_checked_like_any_source() {
+        let base = ProviderSettings { temperature: f64::NAN, ..Default::default() };
+        let e = resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).unwrap_err();
+        assert!(e.contains("temperature (from the snapshot)"), "{e}");
+        let base = ProviderSettings { provider: "future".into(), ..Default::default() };
+        assert!(resolve(&ProviderFlags::default(), &no_env, None, base, Origin::Snapshot).is_err());
+    }
+
+    #[test]
+    fn bad_values_are_refused_in_words() {
+        let bad = |key: Key, text: &str| ProviderSettings::default().set(key, text).unwrap_err();
+        assert!(bad(Key::Provider, "gpt").contains("unknown provider `gpt`"));
+        assert!(bad(Key::MaxTokens, "lots").contains("not a whole number"));
+        assert!(bad(Key::MaxTokens, "0").contains("at least 1"));
+        assert!(bad(Key::Temperature, "-1").contains("not a temperature"));
+        assert!(bad(Key::Temperature, "NaN").contains("not a temperature"));
+        assert!(bad(Key::ConnectTimeout, "10").contains("needs a unit"));
+        assert!(bad(Key::IdleTimeout, "0s").contains("longer than 0"));
+        assert!(bad(Key::RequestTimeout, "99999999999999999h").contains("too long"));
+        assert!(bad(Key::BaseUrl, "ftp://x").contains("not an http"));
+        assert!(bad(Key::BaseUrl, "http://user:pw@host").contains("credentials"));
+        assert!(bad(Key::Template, "vicuna").contains("chatml"));
+        // A key given where its variable's name belongs is not echoed.
+        let e = bad(Key::ApiKeyEnv, "sk-secret-123");
+        assert!(!e.contains("sk-secret"), "{e}");
+        let mut s = ProviderSettings::default();
+        s.set(Key::BaseUrl, "http://127.0.0.1:8080/v1/").unwrap();
+        assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        s.set(Key::MaxRetryWait, "0s").unwrap();
+        assert_eq!(s.max_retry_wait_ms, 0);
+    }
+
+    #[test]
+    fn hostile_files_are_refused_in_words() {
+        assert!(file("[provider]\nmodle = \"x\"").unwrap_err().contains("unknown setting `modle`"));
+        let e = file("[provider]\napi_key = \"sk-secret\"").unwrap_err();
+        assert!(e.contains("does not belong") && !e.contains("sk-secret"), "{e}");
+        assert!(file("provider = 3").unwrap_err().contains("must be a table"));
+        assert!(file("[provider]\nmodel = true").unwrap_err().contains("not a boolean"));
+        assert!(file("[provider]\nmodel = [1]").unwrap_err().contains("not a array"));
+        assert!(file("[provider\n").is_err());
+        assert!(file("[other]\nx = 1\n").unwrap().values.is_empty());
+        let f = file("[provider]\nmax_tokens = -3").unwrap();
+        let e = resolve(
+            &ProviderFlags::default(),
+            &no_env,
+            Some(&f),
+            ProviderSettings::default(),
+            Origin::Default,
+        )
+        .unwrap_err();
+        assert!(e.contains("tiss.toml` [provider] max_tokens") && e.contains("not a whole number"), "{e}");
+    }
+
+    #[test]
+    fn every_setting_round_trips_through_its_text() {
+        let mut s = ProviderSettings::default();
+        for (key, text) in [
+            (Key::Provider, "mock"),
+            (Key::Model, "m"),
+            (Key::BaseUrl, "https://h/v1"),
+            (Key::ApiKeyEnv, "MY_KEY"),
+            (Key::MaxTokens, "12"),
+            (Key::Temperature, "0.5"),
+            (Key::Seed, "7"),
+            (Key::Template, "chatml"),
+            (Key::ConnectTimeout, "1500ms"),
+            (Key::FirstTokenTimeout, "2m"),
+            (Key::IdleTimeout, "1h"),
+            (Key::RequestTimeout, "3s"),
+            (Key::MaxRetries, "0"),
+            (Key::MaxRetryWait, "5s"),
+        ] {
+            s.set(key, text).unwrap();
+            assert_eq!(s.text(key).as_deref(), Some(text), "{key:?}");
+        }
+    }
+}
