@@ -5,8 +5,8 @@
 //! loop; every effect goes through [`host::Host`].
 //!
 //! One folder per concern: `machine/` (the state, its values and dispatch),
-//! `host/` (effects on the OS, and the scripted host of tests), `provider/`
-//! (language models), `analysis/` (what is known without running: estimate,
+//! `host/` (effects on the OS, and the scripted host of tests), `provider`
+//! (language models: the `tiss-models` crate, re-exported), `analysis/` (what is known without running: estimate,
 //! dry run, manifest), `session/` (suspension and what drives a run from
 //! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
 //! run tells: reports and the event log).
@@ -14,6 +14,8 @@
 pub mod analysis;
 pub mod host;
 pub mod machine;
-pub mod provider;
+/// The language-model providers live in their own crate, which `tissc
+/// generate` uses too.
+pub use tiss_models as provider;
 pub mod report;
 pub mod session;

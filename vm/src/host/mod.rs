@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::value::RunResult;
 
+/// A question to a language model, its answer and its failure: the
+/// providers' types, re-exported where the host's other types are.
+pub use tiss_models::{PromptError, PromptRequest, PromptResponse};
+
 /// Why an effect failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostError {
@@ -44,42 +48,6 @@ pub enum FileQuery<'a> {
     Exists,
     IsEmpty,
     Contains(&'a str),
-}
-
-/// A question to a language model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptRequest {
-    pub query: String,
-    /// (name, value) pairs of the context, in order.
-    pub context: Vec<(String, String)>,
-    /// How many requests what is left of the API_CALLS budget allows
-    /// (retries included); `None`: no cap.
-    pub requests_allowed: Option<u64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptResponse {
-    pub text: String,
-    /// Prompt + completion tokens as the provider reported them, or the
-    /// VM's estimate when `estimated`.
-    pub tokens: u64,
-    /// The server reported no usage: `tokens` is an estimate.
-    pub estimated: bool,
-    /// Requests sent, retries included: each counts one API_CALLS.
-    pub requests: u64,
-}
-
-/// Why a prompt got no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptError {
-    /// Names the provider, the endpoint, the HTTP status and the server's own
-    /// error text where there were some; never the key.
-    pub message: String,
-    /// Requests sent, retries included.
-    pub requests: u64,
-    /// A retry was due but the API_CALLS budget allowed no more requests
-    /// (a `budget_exceeded`, not a `provider_error`).
-    pub out_of_calls: bool,
 }
 
 /// What the machine asks a human.

@@ -1,4 +1,6 @@
-//! Language-model providers (SPEC §7), one file each, behind [`Provider`].
+//! `tiss-models`: TissLang's language-model providers (SPEC §7), one file
+//! each, behind [`Provider`]. Its own crate so that both the VM (PROMPT_AGENT)
+//! and `tissc generate` use it; the VM re-exports it as `tiss_vm::provider`.
 //! `settings.rs` holds their settings (flags, environment, `tiss.toml`),
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
 //! per request), `layout.rs` the versioned prompt layout they send.
@@ -9,7 +11,41 @@ pub mod mock;
 pub mod openai;
 pub mod settings;
 
-use crate::host::{PromptError, PromptRequest, PromptResponse};
+/// A question to a language model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRequest {
+    pub query: String,
+    /// (name, value) pairs of the context, in order.
+    pub context: Vec<(String, String)>,
+    /// How many requests what is left of the API_CALLS budget allows
+    /// (retries included); `None`: no cap.
+    pub requests_allowed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptResponse {
+    pub text: String,
+    /// Prompt + completion tokens as the provider reported them, or the
+    /// VM's estimate when `estimated`.
+    pub tokens: u64,
+    /// The server reported no usage: `tokens` is an estimate.
+    pub estimated: bool,
+    /// Requests sent, retries included: each counts one API_CALLS.
+    pub requests: u64,
+}
+
+/// Why a prompt got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptError {
+    /// Names the provider, the endpoint, the HTTP status and the server's own
+    /// error text where there were some; never the key.
+    pub message: String,
+    /// Requests sent, retries included.
+    pub requests: u64,
+    /// A retry was due but the API_CALLS budget allowed no more requests
+    /// (a `budget_exceeded`, not a `provider_error`).
+    pub out_of_calls: bool,
+}
 
 pub trait Provider {
     /// The provider's name as given to `--provider`.

@@ -1,7 +1,7 @@
 //! The `mock` provider: deterministic and offline.
 
 use super::Provider;
-use crate::host::{PromptError, PromptRequest, PromptResponse};
+use crate::{PromptError, PromptRequest, PromptResponse};
 
 /// Answers every prompt with a fixed text derived from the query, and
 /// counts tokens the way the static estimate does (characters / 4), so runs

@@ -16,7 +16,7 @@ use super::Provider;
 use super::http::{self, Client, HttpError, Lines, Policy, Post};
 use super::layout;
 use super::settings::{OPENAI_BASE_URL, ProviderSettings};
-use crate::host::{PromptError, PromptRequest, PromptResponse};
+use crate::{PromptError, PromptRequest, PromptResponse};
 
 pub struct OpenAi {
     client: Client,

@@ -8,7 +8,7 @@
 //!   whose fence is three backticks, or one more than the longest run of
 //!   backticks in the value.
 
-use crate::host::PromptRequest;
+use crate::PromptRequest;
 
 /// Bump when any byte of what [`SYSTEM`] or [`user_message`] produce changes.
 pub const LAYOUT_VERSION: u32 = 1;
