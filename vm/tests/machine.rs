@@ -190,6 +190,23 @@ fn human_interactions_suspend_without_answers_and_continue_with_them() {
 }
 
 #[test]
+fn resuming_without_an_answer_changes_nothing_but_the_clock() {
+    let program = program(&in_step("LOG \"before\"\nPAUSE \"look\"\nLOG \"after\""));
+    let mut host = echo_host();
+    host.tick_ms = 7;
+    let mut machine = Machine::new(&program);
+    assert!(matches!(machine.run(&program, &mut host), Outcome::Suspended(_)));
+    let suspended = machine.clone();
+    assert!(matches!(machine.run(&program, &mut host), Outcome::Suspended(_)));
+    assert!(machine.meters[2] > suspended.meters[2], "the clock moved: {:?}", machine.meters);
+    assert!(machine.is_unchanged_since(&suspended), "no answer: the same state but for the time");
+    host.answers.push_back(Answer::Continue);
+    assert_eq!(machine.run(&program, &mut host), Outcome::Completed);
+    assert!(!machine.is_unchanged_since(&suspended), "answered: it went on");
+    assert!(!suspended.is_unchanged_since(&machine), "time never runs backwards");
+}
+
+#[test]
 fn review_rejection_without_into_fails() {
     let mut host = echo_host();
     host.answers.push_back(Answer::Review { approved: false, comment: "not yet".into() });

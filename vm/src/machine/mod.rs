@@ -230,6 +230,20 @@ impl Machine {
         self.clock = Some(now);
     }
 
+    /// Whether this state is `before` but for EXECUTION_TIME: what a resumed
+    /// run that suspends again at once (no answer yet) leaves, since finding
+    /// that out takes a few milliseconds of the clock. Such a run keeps its
+    /// snapshot instead of writing a new one.
+    pub fn is_unchanged_since(&self, before: &Machine) -> bool {
+        let time = Dim::ExecutionTime as usize;
+        if self.meters[time] < before.meters[time] {
+            return false;
+        }
+        let mut timed = before.clone();
+        timed.meters[time] = self.meters[time];
+        timed == *self
+    }
+
     /// Runs one instruction.
     pub fn step(&mut self, program: &Program, host: &mut dyn Host) -> Outcome {
         if let Some(done) = self.resume_status() {

@@ -316,7 +316,7 @@ pub fn execute(
     if suspended {
         let position =
             answers_file.as_ref().map(|f| AnswersPosition { file: f.path.clone(), next: f.len - remaining });
-        let unchanged = original.as_ref().is_some_and(|o| *o == machine);
+        let unchanged = original.as_ref().is_some_and(|o| machine.is_unchanged_since(o));
         let written = match (resumed.as_ref().map(|r| &r.path), unchanged) {
             // Nothing ran: the snapshot resumed from still holds this state.
             (Some(path), true) => {
