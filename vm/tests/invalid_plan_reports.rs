@@ -139,3 +139,36 @@ fn resume_reports_an_invalid_snapshot_or_plan_in_json() {
     let report = assert_invalid(&run, "could not compile `bad.tiss`");
     assert_eq!(report["diagnostics"][0]["code"], "E0101");
 }
+
+#[test]
+fn inspect_and_estimate_give_a_json_object_for_what_they_refuse() {
+    let fx = Fixture::new();
+    fx.write("bad.tiss", BAD.as_bytes());
+    let corrupt = fx.corrupt_bytecode();
+    let corrupt = corrupt.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["inspect", "bad.tiss"], "could not compile"),
+        (&["estimate", "bad.tiss"], "could not compile"),
+        (&["inspect", corrupt], "checksum"),
+        (&["estimate", corrupt], "checksum"),
+        (&["estimate", "bad.tiss", "--cost-model", "missing.toml"], "cannot read `missing.toml`"),
+    ];
+    for (args, error) in cases {
+        let run = fx.tissvm(&[args, &["--output-format", "json"]].concat());
+        run.expect(2);
+        let report = run.json();
+        assert_eq!(report["status"], "invalid", "{args:?}");
+        assert_eq!(report["exit_code"], 2, "{args:?}");
+        assert!(report["error"].as_str().unwrap().contains(error), "{args:?}: {report:#}");
+        assert!(report["file"].is_string(), "{args:?}");
+        assert!(report["diagnostics"].is_array(), "{args:?}");
+        // The diagnostics are still told on stderr.
+        assert!(run.stderr.contains(error) || run.stderr.contains("error"), "{args:?}: {}", run.stderr);
+    }
+    let compile_error = fx.tissvm(&["inspect", "bad.tiss", "--output-format", "json"]).json();
+    assert_eq!(compile_error["diagnostics"][0]["code"], "E0101");
+    // Text output stays on stderr alone.
+    let text = fx.tissvm(&["inspect", "bad.tiss"]);
+    text.expect(2);
+    assert_eq!(text.stdout, "");
+}

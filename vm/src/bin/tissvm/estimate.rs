@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tisslang::module::Module;
 
+use super::invalid::Invalid;
 use super::status;
 
 #[derive(Args)]
@@ -38,15 +39,21 @@ enum EstimateFormat {
     Json,
 }
 
+impl EstimateArgs {
+    /// Whether the output is JSON (then so is the report of a refused input).
+    pub fn json(&self) -> bool {
+        self.output_format == EstimateFormat::Json
+    }
+}
+
 /// Reads the cost model and history first, so a bad file is reported before
 /// anything else is printed.
-pub fn model(args: &EstimateArgs) -> Result<CostModel, u8> {
+pub fn model(args: &EstimateArgs) -> Result<CostModel, Invalid> {
     let mut model = match &args.cost_model {
         Some(path) => {
             let text = read(path, "--cost-model")?;
             CostModel::from_toml(&text).map_err(|e| {
-                eprintln!("tissvm: --cost-model `{}`: {e}", path.display());
-                status::INVALID
+                Invalid::told(path.display().to_string(), format!("--cost-model `{}`: {e}", path.display()))
             })?
         }
         None => CostModel::default(),
@@ -54,17 +61,16 @@ pub fn model(args: &EstimateArgs) -> Result<CostModel, u8> {
     for path in &args.history {
         let text = read(path, "--history")?;
         model.add_history(&text).map_err(|e| {
-            eprintln!("tissvm: --history `{}`: {e}", path.display());
-            status::INVALID
+            Invalid::told(path.display().to_string(), format!("--history `{}`: {e}", path.display()))
         })?;
     }
     Ok(model)
 }
 
-fn read(path: &PathBuf, flag: &str) -> Result<String, u8> {
+fn read(path: &PathBuf, flag: &str) -> Result<String, Invalid> {
     std::fs::read_to_string(path).map_err(|e| {
-        eprintln!("tissvm: {flag}: cannot read `{}`: {}", path.display(), super::io_message(&e));
-        status::INVALID
+        let name = path.display().to_string();
+        Invalid::told(name.clone(), format!("{flag}: cannot read `{name}`: {}", super::io_message(&e)))
     })
 }
 

@@ -50,6 +50,16 @@ impl Refused {
             Refused::Internal => status::INTERNAL,
         }
     }
+
+    /// The same for a command whose JSON is not a run report (`inspect`,
+    /// `estimate`): with `json`, stdout holds `{"status": "invalid",
+    /// "exit_code": 2, "file", "error", "diagnostics"}`.
+    pub fn report_analysis(&self, json: bool) -> u8 {
+        match self {
+            Refused::Invalid(invalid) if json => invalid.print_json(&invalid.analysis_json()),
+            _ => self.status(),
+        }
+    }
 }
 
 impl From<Invalid> for Refused {
@@ -87,14 +97,26 @@ impl Invalid {
     pub fn report(&self, format: OutputFormat) -> u8 {
         let text = match format {
             OutputFormat::Text => return status::INVALID,
-            OutputFormat::Json => {
-                let mut text = serde_json::to_string_pretty(&self.to_json()).unwrap_or_default();
-                text.push('\n');
-                text
-            }
+            OutputFormat::Json => return self.print_json(&self.to_json()),
             OutputFormat::Junit => self.to_junit(),
         };
         write_stdout(PROGRAM, &text, status::INVALID)
+    }
+
+    fn print_json(&self, json: &Json) -> u8 {
+        let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
+        text.push('\n');
+        write_stdout(PROGRAM, &text, status::INVALID)
+    }
+
+    fn analysis_json(&self) -> Json {
+        json!({
+            "status": "invalid",
+            "exit_code": status::INVALID,
+            "file": self.file,
+            "error": self.error,
+            "diagnostics": self.diagnostics,
+        })
     }
 
     fn to_json(&self) -> Json {

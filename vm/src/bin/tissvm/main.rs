@@ -176,12 +176,12 @@ fn run() -> u8 {
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
         Command::Inspect { plan, output_format } => inspect(&mut out, &plan, output_format),
-        Command::Estimate(args) => match estimate::model(&args) {
+        Command::Estimate(args) => match estimate::model(&args).map_err(Refused::from) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
                 Ok(plan) => estimate::run(plan.module, &model, &args),
-                Err(refused) => refused.status(),
+                Err(refused) => refused.report_analysis(args.json()),
             },
-            Err(code) => code,
+            Err(refused) => refused.report_analysis(args.json()),
         },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
@@ -218,7 +218,7 @@ impl Plan {
 fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
-        Err(refused) => return refused.status(),
+        Err(refused) => return refused.report_analysis(matches!(format, InspectFormat::Json)),
     };
     let program = match tiss_vm::machine::program::Program::new(plan.module) {
         Ok(p) => p,
