@@ -5,6 +5,7 @@
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
 //! per request), `layout.rs` the versioned prompt layout they send.
 
+pub mod answer;
 pub mod http;
 pub mod layout;
 pub mod mock;
