@@ -242,7 +242,7 @@ mod tests {
         PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
-            requests_allowed: None,
+            ..Default::default()
         }
     }
 

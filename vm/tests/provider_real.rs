@@ -28,7 +28,7 @@ fn settings(base_url: &str) -> ProviderSettings {
 /// The same request `tissvm` sends, not streamed, straight over a socket:
 /// the server's own answer and usage, to hold the run to.
 fn direct(base_url: &str) -> (String, u64) {
-    let request = PromptRequest { query: QUERY.into(), context: Vec::new(), requests_allowed: None };
+    let request = PromptRequest { query: QUERY.into(), ..Default::default() };
     let (body, _) = OpenAi::new(&settings(base_url)).unwrap().body(&request);
     let mut body: Json = serde_json::from_slice(&body).unwrap();
     body["stream"] = false.into();
