@@ -21,8 +21,7 @@ pub const PROVIDERS: [(&str, &str); 4] = [
     ("ollama", "Ollama's native POST {base}/api/chat, NDJSON streaming with usage"),
     (
         "completion",
-        "raw POST {base}/completion (llama.cpp) or {base}/completions (a base ending in /v1), \
-         prompt rendered with --template",
+        "raw POST {base}/completion of llama.cpp ({base}/completions if it ends in /v1), --template",
     ),
 ];
 
@@ -617,6 +616,11 @@ mod tests {
         assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
         s.set(Key::MaxRetryWait, "0s").unwrap();
         assert_eq!(s.max_retry_wait_ms, 0);
+        // A relative answers file is made absolute: a resumed run finds it from anywhere.
+        s.set(Key::MockAnswers, "answers.json").unwrap();
+        let expected = std::env::current_dir().unwrap().join("answers.json");
+        assert_eq!(s.mock_answers.as_deref(), expected.to_str());
+        assert!(bad(Key::MockAnswers, "").contains("must not be empty"));
     }
 
     #[test]
