@@ -57,7 +57,7 @@ mod tests {
         PromptRequest {
             query: query.into(),
             context: context.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            requests_allowed: None,
+            ..Default::default()
         }
     }
 

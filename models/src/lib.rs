@@ -3,16 +3,22 @@
 //! and `tissc generate` use it; the VM re-exports it as `tiss_vm::provider`.
 //! `settings.rs` holds their settings (flags, environment, `tiss.toml`),
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
-//! per request), `layout.rs` the versioned prompt layout they send.
+//! per request), `answer.rs` the streamed answer they fetch through it,
+//! `layout.rs` the versioned prompt layout they send, `template.rs` how the
+//! `completion` provider renders it as one text.
 
+pub mod answer;
+pub mod completion;
 pub mod http;
 pub mod layout;
 pub mod mock;
+pub mod ollama;
 pub mod openai;
 pub mod settings;
+pub mod template;
 
 /// A question to a language model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptRequest {
     pub query: String,
     /// (name, value) pairs of the context, in order.
@@ -20,6 +26,13 @@ pub struct PromptRequest {
     /// How many requests what is left of the API_CALLS budget allows
     /// (retries included); `None`: no cap.
     pub requests_allowed: Option<u64>,
+    /// The prompt's place in its run, 0 for the first (counted across
+    /// resume): `mock --mock-answers` gives the answer at this place.
+    pub index: u32,
+    /// A GBNF grammar the answer must follow (`tissc generate`): sent by the
+    /// `completion` provider to llama.cpp's `/completion`; refused by the
+    /// providers whose servers cannot take one.
+    pub grammar: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,8 +75,10 @@ pub trait Provider {
 /// The provider the settings name.
 pub fn build(settings: &settings::ProviderSettings) -> Result<Box<dyn Provider>, String> {
     match settings.provider.as_str() {
-        "mock" => Ok(Box::new(mock::MockProvider)),
+        "mock" => Ok(Box::new(mock::MockProvider::new(settings)?)),
         "openai" => Ok(Box::new(openai::OpenAi::new(settings)?)),
+        "ollama" => Ok(Box::new(ollama::Ollama::new(settings)?)),
+        "completion" => Ok(Box::new(completion::Completion::new(settings)?)),
         other => {
             let names: Vec<&str> = settings::PROVIDERS.iter().map(|(n, _)| *n).collect();
             Err(format!("unknown provider `{other}`: this build offers {}", names.join(", ")))

@@ -1,13 +1,81 @@
-//! The `mock` provider: deterministic and offline.
+//! The `mock` provider: deterministic and offline. Without answers it
+//! says `mock answer to: QUERY`; with `--mock-answers FILE` it answers from
+//! the file, a JSON array of either
+//!
+//! - strings: the k-th answers the run's k-th PROMPT_AGENT
+//!   ([`PromptRequest::index`], which the machine counts across resume, so a
+//!   resumed run goes on with the next answer); past the last one, a
+//!   failure naming the file and the count;
+//! - or objects `{"match": REGEX, "answer": TEXT}`: the first whose regex
+//!   finds a match in the query answers; none, a failure naming the query's
+//!   start and the patterns.
+//!
+//! The file is read and checked when the provider is built, before the run
+//! starts: a malformed one is refused naming the file and the line and
+//! column (or the entry) at fault.
 
-use super::Provider;
-use crate::{PromptError, PromptRequest, PromptResponse};
+use std::fmt;
 
-/// Answers every prompt with a fixed text derived from the query, and
-/// counts tokens the way the static estimate does (characters / 4), so runs
-/// are reproducible without a network.
+use regex::Regex;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+
+use crate::settings::ProviderSettings;
+use crate::{PromptError, PromptRequest, PromptResponse, Provider};
+
+/// The largest answers file read.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Answers every prompt, and counts tokens the way the static estimate
+/// does (characters / 4), so runs are reproducible without a network.
 #[derive(Debug, Default)]
-pub struct MockProvider;
+pub struct MockProvider {
+    /// The answers file's path and what it says.
+    script: Option<(String, Script)>,
+}
+
+#[derive(Debug)]
+enum Script {
+    InOrder(Vec<String>),
+    Matching(Vec<(Regex, String)>),
+}
+
+impl MockProvider {
+    /// The mock with the settings' `--mock-answers` file, read and checked now.
+    pub fn new(settings: &ProviderSettings) -> Result<MockProvider, String> {
+        let Some(path) = &settings.mock_answers else { return Ok(MockProvider::default()) };
+        let bytes = read(path)?;
+        let script = parse(&bytes).map_err(|e| format!("--mock-answers `{path}`: {e}"))?;
+        Ok(MockProvider { script: Some((path.clone(), script)) })
+    }
+
+    fn answer(&self, request: &PromptRequest) -> Result<String, String> {
+        let Some((path, script)) = &self.script else {
+            return Ok(format!("mock answer to: {}", request.query));
+        };
+        match script {
+            Script::InOrder(answers) => answers.get(request.index as usize).cloned().ok_or_else(|| {
+                format!(
+                    "--mock-answers `{path}` has {} and this is the run's PROMPT_AGENT number {}: add answers to \
+                     the file, or answer by the query with {{\"match\": REGEX, \"answer\": TEXT}} entries",
+                    plural(answers.len(), "answer"),
+                    u64::from(request.index) + 1
+                )
+            }),
+            Script::Matching(rules) => {
+                if let Some((_, answer)) = rules.iter().find(|(regex, _)| regex.is_match(&request.query)) {
+                    return Ok(answer.clone());
+                }
+                let patterns: Vec<String> = rules.iter().map(|(r, _)| format!("`{}`", r.as_str())).collect();
+                Err(format!(
+                    "no pattern of --mock-answers `{path}` matches the query `{}` (patterns: {}): add an entry \
+                     whose \"match\" finds this query",
+                    start_of(&request.query),
+                    patterns.join(", ")
+                ))
+            }
+        }
+    }
+}
 
 impl Provider for MockProvider {
     fn name(&self) -> &str {
@@ -19,7 +87,11 @@ impl Provider for MockProvider {
         request: &PromptRequest,
         _: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let text = format!("mock answer to: {}", request.query);
+        let text = self.answer(request).map_err(|message| PromptError {
+            message,
+            requests: 1,
+            out_of_calls: false,
+        })?;
         let prompt_chars: usize =
             request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
         let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
@@ -27,20 +99,207 @@ impl Provider for MockProvider {
     }
 }
 
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read --mock-answers `{path}`: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read --mock-answers `{path}`: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("--mock-answers `{path}` is larger than {MAX_FILE_BYTES} bytes"));
+    }
+    Ok(bytes)
+}
+
+/// The file's answers: all strings, or all `{"match", "answer"}` objects.
+fn parse(bytes: &[u8]) -> Result<Script, String> {
+    let entries: Vec<Entry> = serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json's message ends with "at line L column C" where it knows them.
+        format!("not a JSON array of answers: {e}")
+    })?;
+    let Some(first) = entries.first() else {
+        return Err("the array is empty: give at least one answer".into());
+    };
+    let mixed = |n: usize, what: &str| {
+        format!(
+            "entry {n} is {what}, but entry 1 is not: use only strings (answers in order) or only \
+             {{\"match\": REGEX, \"answer\": TEXT}} objects"
+        )
+    };
+    match first {
+        Entry::Text(_) => {
+            let mut answers = Vec::with_capacity(entries.len());
+            for (n, entry) in entries.into_iter().enumerate() {
+                match entry {
+                    Entry::Text(text) => answers.push(text),
+                    Entry::Rule { .. } => return Err(mixed(n + 1, "an object")),
+                }
+            }
+            Ok(Script::InOrder(answers))
+        }
+        Entry::Rule { .. } => {
+            let mut rules = Vec::with_capacity(entries.len());
+            for (n, entry) in entries.into_iter().enumerate() {
+                match entry {
+                    Entry::Rule { pattern, answer } => {
+                        let regex = Regex::new(&pattern).map_err(|e| {
+                            format!("entry {}: \"match\" `{pattern}` is not a valid regex: {e}", n + 1)
+                        })?;
+                        rules.push((regex, answer));
+                    }
+                    Entry::Text(_) => return Err(mixed(n + 1, "a string")),
+                }
+            }
+            Ok(Script::Matching(rules))
+        }
+    }
+}
+
+/// One element of the file's array.
+enum Entry {
+    Text(String),
+    Rule { pattern: String, answer: String },
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entry, D::Error> {
+        deserializer.deserialize_any(EntryVisitor)
+    }
+}
+
+struct EntryVisitor;
+
+impl<'de> Visitor<'de> for EntryVisitor {
+    type Value = Entry;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"an answer: a string, or {"match": REGEX, "answer": TEXT}"#)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Entry, E> {
+        Ok(Entry::Text(text.to_string()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        let (mut pattern, mut answer) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            let slot = match key.as_str() {
+                "match" => &mut pattern,
+                "answer" => &mut answer,
+                other => return Err(de::Error::unknown_field(other, &["match", "answer"])),
+            };
+            if slot.is_some() {
+                return Err(de::Error::custom(format!("`{key}` is given twice")));
+            }
+            *slot = Some(map.next_value::<String>()?);
+        }
+        Ok(Entry::Rule {
+            pattern: pattern.ok_or_else(|| de::Error::missing_field("match"))?,
+            answer: answer.ok_or_else(|| de::Error::missing_field("answer"))?,
+        })
+    }
+}
+
+/// The first 60 characters of `query`, `…` marking a cut.
+fn start_of(query: &str) -> String {
+    let mut out: String = query.chars().take(60).collect();
+    if out.len() < query.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn ask(mock: &mut MockProvider, query: &str, index: u32) -> Result<String, String> {
+        let request = PromptRequest { query: query.into(), index, ..Default::default() };
+        mock.complete(&request, &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
+    }
+
+    fn scripted(json: &str) -> MockProvider {
+        MockProvider { script: Some(("answers.json".into(), parse(json.as_bytes()).unwrap())) }
+    }
+
     #[test]
-    fn mock_is_deterministic() {
+    fn without_answers_the_mock_is_deterministic() {
         let request = PromptRequest {
             query: "hi".into(),
             context: vec![("x".into(), "1".into())],
-            requests_allowed: None,
+            ..Default::default()
         };
-        let a = MockProvider.complete(&request, &mut |_| {}).unwrap();
-        let b = MockProvider.complete(&request, &mut |_| {}).unwrap();
+        let a = MockProvider::default().complete(&request, &mut |_| {}).unwrap();
+        let b = MockProvider::default().complete(&request, &mut |_| {}).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.text, "mock answer to: hi");
+    }
+
+    #[test]
+    fn strings_answer_prompts_in_order_and_run_out_in_words() {
+        let mut mock = scripted(r#"["one", "two"]"#);
+        assert_eq!(ask(&mut mock, "q", 0).unwrap(), "one");
+        assert_eq!(ask(&mut mock, "q", 1).unwrap(), "two");
+        let e = ask(&mut mock, "q", 2).unwrap_err();
+        assert!(
+            e.contains("`answers.json` has 2 answers and this is the run's PROMPT_AGENT number 3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_first_matching_pattern_answers() {
+        let mut mock = scripted(
+            r#"[{"match": "(?i)colour", "answer": "blue"}, {"answer": "any", "match": "."}, {"match": "x", "answer": "never"}]"#,
+        );
+        assert_eq!(ask(&mut mock, "Name a COLOUR.", 5).unwrap(), "blue");
+        assert_eq!(ask(&mut mock, "Say hi.", 0).unwrap(), "any");
+        let mut strict = scripted(r#"[{"match": "^Fix", "answer": "done"}]"#);
+        let e = ask(&mut strict, "Explain the failure of the test suite in detail please, all of it", 0)
+            .unwrap_err();
+        assert!(
+            e.contains("matches the query `Explain the failure of the test suite in detail please, all …`")
+                && e.contains("(patterns: `^Fix`)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn malformed_files_are_refused_in_words() {
+        let err = |json: &str| parse(json.as_bytes()).unwrap_err();
+        assert!(err("[\"a\",\n  oops]").contains("line 2 column 3"), "{}", err("[\"a\",\n  oops]"));
+        assert!(err("{\"a\": 1}").contains("not a JSON array"));
+        assert!(err("[1]").contains(r#"expected an answer: a string, or {"match": REGEX, "answer": TEXT}"#));
+        assert!(err("[]").contains("empty"));
+        assert!(err(r#"["a", {"match": "x", "answer": "y"}]"#).contains("entry 2 is an object"));
+        assert!(err(r#"[{"match": "x", "answer": "y"}, "a"]"#).contains("entry 2 is a string"));
+        assert!(err(r#"[{"match": "x"}]"#).contains("missing field `answer`"));
+        assert!(err(r#"[{"match": "x", "answer": "y", "anwser": "z"}]"#).contains("unknown field `anwser`"));
+        assert!(err(r#"[{"match": "x", "match": "y", "answer": "z"}]"#).contains("`match` is given twice"));
+        let e = err(r#"[{"match": "(", "answer": "y"}]"#);
+        assert!(e.contains("entry 1: \"match\" `(` is not a valid regex"), "{e}");
+    }
+
+    #[test]
+    fn the_file_is_read_when_the_provider_is_built() {
+        let dir = std::env::temp_dir().join(format!("tiss-mock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("answers.json");
+        std::fs::write(&path, "[\"a\",]").unwrap();
+        let settings =
+            ProviderSettings { mock_answers: Some(path.to_str().unwrap().into()), ..Default::default() };
+        let e = MockProvider::new(&settings).unwrap_err();
+        assert!(
+            e.starts_with(&format!("--mock-answers `{}`: ", path.display())) && e.contains("line 1"),
+            "{e}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert!(MockProvider::new(&settings).unwrap_err().contains("cannot read --mock-answers"));
+        std::fs::remove_dir(&dir).unwrap();
     }
 }

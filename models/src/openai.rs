@@ -12,11 +12,11 @@
 
 use serde_json::{Value, json};
 
-use super::Provider;
-use super::http::{self, Client, HttpError, Lines, Policy, Post};
-use super::layout;
-use super::settings::{OPENAI_BASE_URL, ProviderSettings};
-use crate::{PromptError, PromptRequest, PromptResponse};
+use crate::answer::{self, Answer, Parser, shorten};
+use crate::http::{self, Client, Policy, Post};
+use crate::layout;
+use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider};
 
 pub struct OpenAi {
     client: Client,
@@ -80,40 +80,36 @@ impl Provider for OpenAi {
             key: key.as_deref(),
             requests_allowed: request.requests_allowed,
         };
-        let mut stream = Stream::default();
-        let mut lines = Lines::default();
-        let sent = self.client.post(&post, &mut |data| {
-            // A retried request starts its answer afresh.
-            lines.feed(data, &mut |line| stream.line(line, shown))
-        });
-        let fail = |message: String| PromptError { message, requests: sent.requests, out_of_calls: false };
-        match sent.result {
-            Ok(()) => {}
-            Err(HttpError::Failed(m)) => return Err(fail(m)),
-            Err(HttpError::OutOfCalls(m)) => return Err(PromptError { out_of_calls: true, ..fail(m) }),
-        }
-        let endpoint = format!("POST {}", self.url);
-        let rest = String::from_utf8_lossy(lines.rest()).into_owned();
-        let answer = stream
-            .finish(&rest, shown)
-            .map_err(|e| fail(http::redact(format!("{endpoint}: {e}"), key.as_deref())))?;
-        let (tokens, estimated) = match answer.usage {
-            Some(tokens) => (tokens, false),
-            None => (layout::estimate_tokens(&user, &answer.text), true),
-        };
-        Ok(PromptResponse { text: answer.text, tokens, estimated, requests: sent.requests })
+        answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &user, shown)
     }
 }
 
-/// What a streamed answer came to.
-struct Answer {
-    text: String,
-    usage: Option<u64>,
+/// Where an OpenAI-style answer keeps its text: chat completions and the
+/// older text completions (`completion.rs`) differ only in that.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// The piece of text in a streamed event's `choices[0]`.
+    piece: &'static str,
+    /// The text of a whole (non-streamed) answer, and its name in messages.
+    whole: &'static str,
+    whole_name: &'static str,
+}
+
+impl Shape {
+    /// `/chat/completions`: `delta.content`, `message.content`.
+    pub const CHAT: Shape = Shape {
+        piece: "/delta/content",
+        whole: "/choices/0/message/content",
+        whole_name: "choices[0].message.content",
+    };
+    /// `/completions`: `text`.
+    pub const TEXT: Shape = Shape { piece: "/text", whole: "/choices/0/text", whole_name: "choices[0].text" };
 }
 
 /// The events of one answer as they come.
-#[derive(Debug, Default)]
-struct Stream {
+#[derive(Debug)]
+pub struct Stream {
+    shape: Shape,
     text: String,
     usage: Option<u64>,
     events: u32,
@@ -125,6 +121,20 @@ struct Stream {
 }
 
 impl Stream {
+    pub fn new(shape: Shape) -> Stream {
+        Stream {
+            shape,
+            text: String::new(),
+            usage: None,
+            events: 0,
+            finished: false,
+            done: false,
+            other: String::new(),
+        }
+    }
+}
+
+impl Parser for Stream {
     fn line(&mut self, line: &str, shown: &mut dyn FnMut(&str)) -> Result<(), String> {
         if line.is_empty() || line.starts_with(':') {
             return Ok(());
@@ -151,7 +161,7 @@ impl Stream {
             return Err(format!("the server reported an error in its answer: {text}"));
         }
         if let Some(choice) = event.get("choices").and_then(|c| c.get(0)) {
-            if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
+            if let Some(piece) = choice.pointer(self.shape.piece).and_then(Value::as_str) {
                 shown(piece);
                 self.text.push_str(piece);
             }
@@ -165,12 +175,9 @@ impl Stream {
         Ok(())
     }
 
-    fn finish(mut self, rest: &str, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
-        if !rest.trim().is_empty() {
-            self.line(rest.trim_end_matches('\r'), shown)?;
-        }
+    fn finish(self, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
         if self.events == 0 && !self.other.trim().is_empty() {
-            return whole_answer(&self.other, shown);
+            return whole_answer(self.shape, &self.other, shown);
         }
         if !(self.done || self.finished) {
             let what =
@@ -181,17 +188,17 @@ impl Stream {
     }
 }
 
-/// A non-streamed `chat.completion` object.
-fn whole_answer(body: &str, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
+/// A non-streamed answer object.
+fn whole_answer(shape: Shape, body: &str, shown: &mut dyn FnMut(&str)) -> Result<Answer, String> {
     let json: Value = serde_json::from_str(body)
         .map_err(|_| format!("the answer is neither an event stream nor JSON: `{}`", shorten(body)))?;
     if let Some(text) = error_in(&json) {
         return Err(format!("the server reported an error in its answer: {text}"));
     }
     let text = json
-        .pointer("/choices/0/message/content")
+        .pointer(shape.whole)
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("the answer has no choices[0].message.content: `{}`", shorten(body)))?;
+        .ok_or_else(|| format!("the answer has no {}: `{}`", shape.whole_name, shorten(body)))?;
     shown(text);
     let usage = json.get("usage").filter(|u| !u.is_null()).map(usage_tokens).transpose()?;
     Ok(Answer { text: text.to_string(), usage })
@@ -216,14 +223,6 @@ fn usage_tokens(usage: &Value) -> Result<u64, String> {
     }
 }
 
-fn shorten(text: &str) -> String {
-    let mut out: String = text.chars().take(200).collect();
-    if out.len() < text.len() {
-        out.push('…');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,7 +242,7 @@ mod tests {
         PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
-            requests_allowed: None,
+            ..Default::default()
         }
     }
 
@@ -273,12 +272,7 @@ mod tests {
     }
 
     fn parse(body: &str) -> Result<(String, Option<u64>, String), String> {
-        let mut stream = Stream::default();
-        let mut lines = Lines::default();
-        let mut shown = String::new();
-        lines.feed(body.as_bytes(), &mut |l| stream.line(l, &mut |t| shown.push_str(t)))?;
-        let rest = String::from_utf8_lossy(lines.rest()).into_owned();
-        let answer = stream.finish(&rest, &mut |t| shown.push_str(t))?;
+        let (answer, shown) = answer::parse(Stream::new(Shape::CHAT), body)?;
         Ok((answer.text, answer.usage, shown))
     }
 

@@ -15,13 +15,23 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 /// The providers this build offers, with what each talks to.
-pub const PROVIDERS: [(&str, &str); 2] = [
-    ("mock", "nothing: deterministic and offline (the default)"),
+pub const PROVIDERS: [(&str, &str); 4] = [
+    ("mock", "nothing: deterministic and offline (the default); --mock-answers FILE scripts its answers"),
     ("openai", "OpenAI-compatible POST {base}/chat/completions, SSE streaming with usage"),
+    ("ollama", "Ollama's native POST {base}/api/chat, NDJSON streaming with usage"),
+    (
+        "completion",
+        "raw POST {base}/completion of llama.cpp ({base}/completions if it ends in /v1), --template",
+    ),
 ];
 
 /// `--base-url` when the `openai` provider is given none.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// `--base-url` when the `ollama` provider is given none: Ollama's own default.
+pub const OLLAMA_BASE_URL: &str = "http://127.0.0.1:11434";
+/// `--base-url` when the `completion` provider is given none: llama.cpp's
+/// `llama-server` default.
+pub const COMPLETION_BASE_URL: &str = "http://127.0.0.1:8080";
 
 /// The largest `tiss.toml` read (a project file is a few lines).
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -39,6 +49,8 @@ pub struct ProviderSettings {
     pub temperature: f64,
     pub seed: Option<u64>,
     pub template: Option<String>,
+    /// `mock`'s scripted answers: the file's absolute path.
+    pub mock_answers: Option<String>,
     pub connect_timeout_ms: u64,
     pub first_token_timeout_ms: u64,
     pub idle_timeout_ms: u64,
@@ -58,6 +70,7 @@ impl Default for ProviderSettings {
             temperature: 0.0,
             seed: None,
             template: None,
+            mock_answers: None,
             connect_timeout_ms: 10_000,
             first_token_timeout_ms: 60_000,
             idle_timeout_ms: 30_000,
@@ -80,6 +93,7 @@ pub enum Key {
     Temperature,
     Seed,
     Template,
+    MockAnswers,
     ConnectTimeout,
     FirstTokenTimeout,
     IdleTimeout,
@@ -89,7 +103,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 14] = [
+    pub const ALL: [Key; 15] = [
         Key::Provider,
         Key::Model,
         Key::BaseUrl,
@@ -98,6 +112,7 @@ impl Key {
         Key::Temperature,
         Key::Seed,
         Key::Template,
+        Key::MockAnswers,
         Key::ConnectTimeout,
         Key::FirstTokenTimeout,
         Key::IdleTimeout,
@@ -117,6 +132,7 @@ impl Key {
             Key::Temperature => "temperature",
             Key::Seed => "seed",
             Key::Template => "template",
+            Key::MockAnswers => "mock_answers",
             Key::ConnectTimeout => "connect_timeout",
             Key::FirstTokenTimeout => "first_token_timeout",
             Key::IdleTimeout => "idle_timeout",
@@ -177,14 +193,17 @@ const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG
 /// `tiss.toml` key.
 #[derive(Args, Debug, Default, Clone)]
 pub struct ProviderFlags {
-    /// `mock` (deterministic, offline; the default) or `openai` (OpenAI-compatible chat completions:
-    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs). `tissvm providers` lists them.
+    /// `mock` (deterministic, offline; the default), `openai` (OpenAI-compatible chat completions:
+    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs), `ollama` (Ollama's native /api/chat) or
+    /// `completion` (raw /completion of llama.cpp, or /completions). `tissvm providers` lists them.
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
     pub provider: Option<String>,
     /// The model to ask, as the server names it.
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
     pub model: Option<String>,
-    /// The server's base URL, e.g. `http://127.0.0.1:8080/v1` (openai default: https://api.openai.com/v1).
+    /// The server's base URL, e.g. `http://127.0.0.1:8080/v1` (defaults: openai https://api.openai.com/v1,
+    /// ollama http://127.0.0.1:11434, completion http://127.0.0.1:8080; for completion a base ending in /v1
+    /// means the OpenAI-style {base}/completions, any other llama.cpp's {base}/completion).
     #[arg(long, help_heading = HEADING, value_name = "URL")]
     pub base_url: Option<String>,
     /// The NAME of the environment variable holding the API key, read at each request (default
@@ -200,9 +219,14 @@ pub struct ProviderFlags {
     /// Sampling seed, for servers that take one.
     #[arg(long, help_heading = HEADING, value_name = "N")]
     pub seed: Option<String>,
-    /// Prompt template of the raw completion providers: `chatml`, `llama2` or `alpaca`.
+    /// How the `completion` provider renders the prompt: `chatml`, `llama2` or `alpaca` (required
+    /// there: no default, as the wrong one gives poor answers silently).
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
     pub template: Option<String>,
+    /// The `mock` provider's answers: a JSON array of strings (the k-th answers the run's k-th
+    /// PROMPT_AGENT) or of {"match": REGEX, "answer": TEXT} (the first whose regex matches the query).
+    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    pub mock_answers: Option<String>,
     /// Time to connect (default 10s).
     #[arg(long, help_heading = HEADING, value_name = "DURATION")]
     pub connect_timeout: Option<String>,
@@ -235,6 +259,7 @@ impl ProviderFlags {
             Key::Temperature => &self.temperature,
             Key::Seed => &self.seed,
             Key::Template => &self.template,
+            Key::MockAnswers => &self.mock_answers,
             Key::ConnectTimeout => &self.connect_timeout,
             Key::FirstTokenTimeout => &self.first_token_timeout,
             Key::IdleTimeout => &self.idle_timeout,
@@ -402,11 +427,13 @@ impl ProviderSettings {
             }
             Key::Seed => self.seed = Some(count(text)?),
             Key::Template => {
-                if !["chatml", "llama2", "alpaca"].contains(&text) {
-                    return Err(format!("`{text}` is not a template: use chatml, llama2 or alpaca"));
+                if crate::template::Template::from_name(text).is_none() {
+                    let names = crate::template::NAMES.join(", ");
+                    return Err(format!("`{text}` is not a template: use one of {names}"));
                 }
                 self.template = Some(text.into());
             }
+            Key::MockAnswers => self.mock_answers = Some(absolute_path(text)?),
             Key::ConnectTimeout => self.connect_timeout_ms = positive_duration(text)?,
             Key::FirstTokenTimeout => self.first_token_timeout_ms = positive_duration(text)?,
             Key::IdleTimeout => self.idle_timeout_ms = positive_duration(text)?,
@@ -431,6 +458,7 @@ impl ProviderSettings {
             Key::Temperature => Some(self.temperature.to_string()),
             Key::Seed => self.seed.map(|s| s.to_string()),
             Key::Template => self.template.clone(),
+            Key::MockAnswers => self.mock_answers.clone(),
             Key::ConnectTimeout => ms(self.connect_timeout_ms),
             Key::FirstTokenTimeout => ms(self.first_token_timeout_ms),
             Key::IdleTimeout => ms(self.idle_timeout_ms),
@@ -462,6 +490,16 @@ fn base_url(text: &str) -> Result<String, String> {
         }
         _ => Err(format!("`{text}` is not an http:// or https:// URL")),
     }
+}
+
+/// `text` as an absolute path, so that a resumed run finds the same file
+/// from any directory.
+fn absolute_path(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("must not be empty: give the path of a file".into());
+    }
+    let path = std::path::absolute(text).map_err(|e| format!("`{text}`: {e}"))?;
+    path.to_str().map(str::to_string).ok_or_else(|| format!("`{text}`: the path is not UTF-8"))
 }
 
 fn count(text: &str) -> Result<u64, String> {
@@ -578,6 +616,11 @@ mod tests {
         assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
         s.set(Key::MaxRetryWait, "0s").unwrap();
         assert_eq!(s.max_retry_wait_ms, 0);
+        // A relative answers file is made absolute: a resumed run finds it from anywhere.
+        s.set(Key::MockAnswers, "answers.json").unwrap();
+        let expected = std::env::current_dir().unwrap().join("answers.json");
+        assert_eq!(s.mock_answers.as_deref(), expected.to_str());
+        assert!(bad(Key::MockAnswers, "").contains("must not be empty"));
     }
 
     #[test]
@@ -614,6 +657,7 @@ mod tests {
             (Key::Temperature, "0.5"),
             (Key::Seed, "7"),
             (Key::Template, "chatml"),
+            (Key::MockAnswers, "/tmp/answers.json"),
             (Key::ConnectTimeout, "1500ms"),
             (Key::FirstTokenTimeout, "2m"),
             (Key::IdleTimeout, "1h"),

@@ -32,6 +32,7 @@ const ALL_FLAGS: &[&str] = &[
     "--temperature",
     "--seed",
     "--template",
+    "--mock-answers",
     "--connect-timeout",
     "--first-token-timeout",
     "--idle-timeout",
@@ -82,6 +83,7 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--max-tokens" | "--seed" => "100".into(),
         "--temperature" => "0.2".into(),
         "--template" => "chatml".into(),
+        "--mock-answers" => path("mock-answers.json"),
         "--connect-timeout" | "--first-token-timeout" | "--idle-timeout" | "--request-timeout" => "5s".into(),
         "--max-retries" => "1".into(),
         "--max-retry-wait" => "1s".into(),
@@ -108,6 +110,7 @@ impl Fixture {
         std::fs::create_dir(root.path().join("ws")).unwrap();
         std::fs::write(root.path().join("plan.tiss"), PLAN).unwrap();
         std::fs::write(root.path().join("answers.json"), r#"[{"answer": "continue"}]"#).unwrap();
+        std::fs::write(root.path().join("mock-answers.json"), r#"["a scripted answer"]"#).unwrap();
         Fixture { root }
     }
 

@@ -31,6 +31,11 @@ fn providers_lists_each_setting_with_its_origin() {
         })
     };
     assert!(line("mock").contains("deterministic"), "{}", run.stdout);
+    assert!(
+        line("ollama").contains("/api/chat") && line("completion").contains("--template"),
+        "{}",
+        run.stdout
+    );
     assert!(line("model").contains("from-file") && line("model").contains("tiss.toml [provider]"));
     assert!(line("seed").contains('5') && line("seed").contains("TISS_SEED"));
     assert!(line("max_tokens").contains("300") && line("max_tokens").contains("--max-tokens"));

@@ -50,7 +50,7 @@ impl Default for ScriptedHost {
             events: Vec::new(),
             tick_ms: 0,
             clock: 0,
-            provider: MockProvider,
+            provider: MockProvider::default(),
         }
     }
 }

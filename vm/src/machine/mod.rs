@@ -141,6 +141,9 @@ pub struct Machine {
     pub logs: Vec<LogRecord>,
     /// Human interactions answered so far (the k-th answer of `--answers`).
     pub interactions: u32,
+    /// PROMPT_AGENTs that reached the provider so far, answered or not (the
+    /// k-th answer of `--mock-answers`).
+    pub prompts: u32,
     /// Host clock at the last time-meter update; not part of the state
     /// (a resumed run restarts its clock, so suspended time never counts).
     #[serde(skip)]
@@ -170,6 +173,7 @@ impl Machine {
             step_records: Vec::new(),
             logs: Vec::new(),
             interactions: 0,
+            prompts: 0,
             clock: None,
             stopped: None,
         }
@@ -1086,7 +1090,10 @@ impl Machine {
         let calls = dim_index(Dim::ApiCalls);
         let requests_allowed = self.budgets[calls].map(|cap| cap.saturating_sub(self.meters[calls]));
         let started = host.now_ms();
-        let result = host.prompt(&PromptRequest { query: query.clone(), context, requests_allowed });
+        let index = self.prompts;
+        self.prompts = self.prompts.saturating_add(1);
+        let request = PromptRequest { query: query.clone(), context, requests_allowed, index, grammar: None };
+        let result = host.prompt(&request);
         let duration_ms = host.now_ms().saturating_sub(started);
         self.sync_time(host);
         // Every request sent counts, retries included (SPEC §7).

@@ -28,6 +28,19 @@ impl Reply {
         Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], pieces }
     }
 
+    /// A 200 NDJSON stream (Ollama's native API): each object on its own line.
+    pub fn ndjson(objects: &[&str]) -> Reply {
+        let pieces = objects.iter().map(|o| (0, format!("{o}\n"))).collect();
+        Reply { status: 200, headers: vec![("Content-Type".into(), "application/x-ndjson".into())], pieces }
+    }
+
+    /// A 200 SSE stream of `events` as given (each a `data:` payload), with no
+    /// `[DONE]`: llama.cpp's `/completion` ends with `"stop": true` instead.
+    pub fn sse_raw(events: &[&str]) -> Reply {
+        let pieces = events.iter().map(|e| (0, format!("data: {e}\n\n"))).collect();
+        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], pieces }
+    }
+
     /// A 200 answer streamed as "Hello" in two pieces, with usage 12 + 2.
     pub fn hello() -> Reply {
         Reply::sse(&[
@@ -86,6 +99,11 @@ impl Server {
         Server { base_url: format!("http://127.0.0.1:{port}/v1"), received }
     }
 
+    /// The server's address without `/v1`: `http://127.0.0.1:PORT`.
+    pub fn root_url(&self) -> String {
+        self.base_url.trim_end_matches("/v1").to_string()
+    }
+
     pub fn requests(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
     }
@@ -125,6 +143,8 @@ fn serve(stream: TcpStream, reply: &Reply, seen: &Mutex<Vec<Received>>) {
     let mut out = stream;
     let reason = match reply.status {
         200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
         408 => "Request Timeout",
         429 => "Too Many Requests",
         500 => "Internal Server Error",

@@ -24,7 +24,7 @@ pub fn providers(args: &ProvidersArgs) -> u8 {
     };
     let mut out = String::from("providers:\n");
     for (name, what) in PROVIDERS {
-        out.push_str(&format!("  {name:<8} {what}\n"));
+        out.push_str(&format!("  {name:<10} {what}\n"));
     }
     out.push_str("\nsettings (flag > environment > ./tiss.toml > default):\n");
     let settings = &resolved.settings;
