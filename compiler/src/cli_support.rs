@@ -193,6 +193,16 @@ pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>() -> Result<C,
     C::from_arg_matches(&matches).map_err(clap_exit)
 }
 
+/// Parses the arguments as `C` if they are valid for it, else `None`, having
+/// printed nothing: for a smaller command tree tried before the whole one
+/// (tissvm's `run`), which then reports help and errors as usual.
+pub fn parse_args_if_valid<C: clap::Parser>() -> Option<C> {
+    let cli = C::try_parse().ok()?;
+    #[cfg(target_os = "linux")]
+    huge_pages(true);
+    Some(cli)
+}
+
 /// Whether the process may take transparent huge pages (`PR_SET_THP_DISABLE`,
 /// which the kernel consults at each page fault); see [`start`]. A kernel that
 /// refuses leaves things as they were.

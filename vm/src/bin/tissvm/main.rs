@@ -68,6 +68,16 @@ mod status {
                   3 suspended, 4 budget exceeded, 5 security violation, 70 internal error."
 )]
 struct Cli {
+    #[command(flatten)]
+    style: Style,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The options every subcommand takes.
+#[derive(clap::Args)]
+struct Style {
     /// How to print compile errors of a `.tiss` plan (on stderr): rustc-style text, or one JSON object per line.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
     error_format: FormatArg,
@@ -76,9 +86,33 @@ struct Cli {
     /// JUnit): `auto` colors only a terminal, and never when NO_COLOR is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     color: ColorArg,
+}
+
+/// `tissvm run` alone: the same arguments as `Cli`'s `run`, but parsing them
+/// builds only `run`'s part of the command tree, a third of a trivial run's
+/// start-up otherwise (README, "Performance"). Used only when it accepts the
+/// arguments; anything else (help, errors) goes through `Cli`, so what a user
+/// sees is the same.
+#[derive(Parser)]
+#[command(name = "tissvm")]
+struct RunOnly {
+    #[command(flatten)]
+    style: Style,
 
     #[command(subcommand)]
-    command: Command,
+    command: RunCommand,
+}
+
+#[derive(Subcommand)]
+enum RunCommand {
+    Run(run::RunArgs),
+}
+
+impl From<RunOnly> for Cli {
+    fn from(fast: RunOnly) -> Self {
+        let RunCommand::Run(args) = fast.command;
+        Cli { style: fast.style, command: Command::Run(args) }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -166,12 +200,16 @@ enum Command {
 tiss_compiler::binary_main!(PROGRAM, run);
 
 fn run() -> u8 {
-    let cli: Cli = match cli_support::parse_args() {
+    let fast = (std::env::args_os().nth(1).as_deref() == Some("run".as_ref()))
+        .then(cli_support::parse_args_if_valid::<RunOnly>)
+        .flatten()
+        .map(Cli::from);
+    let cli: Cli = match fast.map(Ok).unwrap_or_else(cli_support::parse_args) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    color::choose(cli.color);
-    let (format, color) = cli_support::diagnostics_style(cli.error_format, cli.color);
+    color::choose(cli.style.color);
+    let (format, color) = cli_support::diagnostics_style(cli.style.error_format, cli.style.color);
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
@@ -317,4 +355,64 @@ fn report(out: &mut Output, frontend: &tiss_compiler::Frontend) {
         let _ = render::emit_summary(&mut out.stderr, "compile", &frontend.file.name, &frontend.diagnostics);
     }
     let _ = out.stderr.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The fast parser of `run` (RunOnly) must read every argument list as
+    /// the whole command tree reads it: the same arguments accepted, each
+    /// with the same values from the same source.
+    #[test]
+    fn run_only_parses_as_the_whole_tree_does() {
+        let argvs: &[&[&str]] = &[
+            &["tissvm", "run", "a.tiss"],
+            &["tissvm", "run", "a.tbc", "--color", "never", "--error-format", "json"],
+            &["tissvm", "run", "a.tiss", "--output-format", "json", "--budget", "time=5s"],
+            &["tissvm", "run", "a.tiss", "--provider", "openai", "--model", "m", "--max-retries", "0"],
+            &["tissvm", "run", "--dry-run", "a.tiss", "--workdir", "ws", "--env-allow", "X"],
+            &["tissvm", "run", "a.tiss", "--sandbox-profile", "none", "--snapshot-dir", "s"],
+            &["tissvm", "run", "a.tiss", "--log-file", "l.jsonl", "--answers", "a.json"],
+            &["tissvm", "run"],
+            &["tissvm", "run", "a.tiss", "--no-such-flag"],
+            &["tissvm", "run", "a.tiss", "--color", "sometimes"],
+            &["tissvm", "run", "--help"],
+            &["tissvm", "run", "a.tiss", "b.tiss"],
+        ];
+        for argv in argvs {
+            let fast = RunOnly::command().try_get_matches_from(*argv);
+            let full = Cli::command().try_get_matches_from(*argv);
+            assert_eq!(fast.is_ok(), full.is_ok(), "{argv:?}");
+            let (Ok(fast), Ok(full)) = (fast, full) else { continue };
+            let (Some(("run", fast)), Some(("run", full))) = (fast.subcommand(), full.subcommand()) else {
+                panic!("{argv:?}: not parsed as `run`");
+            };
+            let ids = |m: &clap::ArgMatches| m.ids().map(|id| id.as_str().to_owned()).collect::<Vec<_>>();
+            assert_eq!(ids(fast), ids(full), "{argv:?}");
+            for id in ids(full) {
+                let raw = |m: &clap::ArgMatches| {
+                    m.get_raw(&id).map(|values| values.map(|v| v.to_owned()).collect::<Vec<_>>())
+                };
+                assert_eq!(raw(fast), raw(full), "{argv:?}: {id}");
+                assert_eq!(fast.value_source(&id), full.value_source(&id), "{argv:?}: {id}");
+            }
+        }
+    }
+
+    /// And they define the same arguments: a flag added to one is in the other.
+    #[test]
+    fn run_only_defines_the_same_arguments() {
+        let describe = |mut command: clap::Command| {
+            command.build();
+            let run = command.find_subcommand("run").expect("a run subcommand");
+            run.get_arguments()
+                .map(|a| {
+                    format!("{} {:?} {:?} {:?}", a.get_id(), a.get_long(), a.get_short(), a.get_num_args())
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(describe(RunOnly::command()), describe(Cli::command()));
+    }
 }
