@@ -1092,7 +1092,15 @@ impl Machine {
         let started = host.now_ms();
         let index = self.prompts;
         self.prompts = self.prompts.saturating_add(1);
-        let request = PromptRequest { query: query.clone(), context, requests_allowed, index, grammar: None };
+        let request = PromptRequest {
+            query: query.clone(),
+            context,
+            requests_allowed,
+            index,
+            grammar: None,
+            step: self.step_path(program),
+            line: program.line(self.pc - 1),
+        };
         let result = host.prompt(&request);
         let duration_ms = host.now_ms().saturating_sub(started);
         self.sync_time(host);
@@ -1126,7 +1134,11 @@ impl Machine {
             self.meters[dim_index(Dim::TokenCount)].saturating_add(response.tokens);
         let (tokens, sent) = (response.tokens.to_string(), requests.to_string());
         let usage = if response.estimated { "estimated" } else { "reported" };
-        let details = [("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        let finish = response.finish_reason.as_deref().unwrap_or("");
+        let mut details = vec![("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        if !finish.is_empty() {
+            details.push(("finish_reason", finish));
+        }
         let event = Event {
             event: "prompt",
             step: self.current_step_name(program),

@@ -11,6 +11,8 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::provider::cassette::{Cassette, Recorder};
+use tiss_vm::provider::settings::ProviderSettings;
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
@@ -80,13 +82,16 @@ pub struct OpenedHost {
 /// The real host of a run, set up from its [`HostOptions`] (shared by
 /// `run`, `resume` and `debug`): the workspace, the model provider, answers
 /// given in advance (`first`, then the answers file's entries from the run's
-/// next interaction on), terminal questions, the log file. An error has been
+/// next interaction on), terminal questions, the log file, the cassette
+/// `--record` names (`resumed`: the run's, gone on with). An error has been
 /// reported and is the exit status.
+#[allow(clippy::too_many_arguments)]
 pub fn open_host(
     program: &Program,
     workdir: &Path,
     first: Option<Reply>,
     used: Option<&AnswersPosition>,
+    resumed: bool,
     options: &HostOptions,
     remembered: &RememberedOptions,
     progress: Progress,
@@ -128,6 +133,13 @@ pub fn open_host(
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
+            return Err(status::INVALID);
+        }
+    };
+    let recorder = match open_recorder(settings, resumed) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
             return Err(status::INVALID);
         }
     };
@@ -193,6 +205,7 @@ pub fn open_host(
         Progress::Quiet => color::stderr(),
     };
     let mut host = OsHost::new(workspace, provider, progress);
+    host.recorder = recorder;
     host.style = style;
     host.env_allow = remembered.env_allow.clone();
     host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -216,6 +229,31 @@ pub fn open_host(
     Ok(OpenedHost { host, answers_file, caps })
 }
 
+/// The cassette `--record` names: a fresh run records a new one (replacing
+/// the file when it ends); a resumed run goes on with the run's file, its
+/// entries kept and its occurrences counted on. Refused with `replay`, and
+/// where it cannot be written, before anything runs.
+fn open_recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, String> {
+    let Some(path) = &settings.record else { return Ok(None) };
+    if settings.provider == "replay" {
+        return Err(format!(
+            "--record `{path}` records the answers of a provider that asks a model, and `replay` only gives back \
+             recorded ones: record with --provider openai, ollama, completion or mock"
+        ));
+    }
+    let path = PathBuf::from(path);
+    let dir = tiss_compiler::atomic_write::parent_of(&path);
+    if !dir.is_dir() {
+        return Err(format!("--record `{}`: there is no directory `{}`", path.display(), dir.display()));
+    }
+    if path.is_dir() {
+        return Err(format!("--record `{}` is a directory: give the cassette's file name", path.display()));
+    }
+    let cassette =
+        if resumed && path.exists() { Cassette::read(&path, "--record")? } else { Cassette::default() };
+    Ok(Some(Recorder::new(path, cassette)))
+}
+
 /// Runs from `start` with `options` as given and `remembered`, the options
 /// resolved (given, or remembered by the snapshot resumed), then reports.
 pub fn execute(
@@ -234,6 +272,7 @@ pub fn execute(
         &workdir,
         first,
         resumed.as_ref().and_then(|r| r.answers.as_ref()),
+        resumed.is_some(),
         options,
         &remembered,
         progress,
@@ -296,6 +335,10 @@ pub fn execute(
         && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))
     {
         eprintln!("tissvm: writing the log file failed: {e}");
+    }
+    // The cassette, before the snapshot: complete up to it.
+    if let Err(e) = host.persist() {
+        eprintln!("tissvm: {e}");
     }
     let workspace_root = host.workspace.root().to_path_buf();
     drop(host);
