@@ -12,8 +12,9 @@
 //! `key` is the SHA-256 of the canonical JSON ([`canonical`]: keys sorted,
 //! no spaces) of `{"endpoint", "provider", "request"}`, so any change to what
 //! would be sent is another key, while the server's address (not in the
-//! endpoint path) is not part of it; `occurrence` counts the earlier entries
-//! of the same key in the run (0 for the first). Only answers are recorded:
+//! endpoint path) is not part of it; `occurrence` is how many times the run
+//! had asked the same request before (0 for the first; the machine counts
+//! them, across resume: [`PromptRequest::occurrence`]). Only answers are recorded:
 //! never headers (the key travels in one), never a failed request.
 //!
 //! Reading checks everything a replay relies on: the version, each entry's
@@ -201,29 +202,22 @@ pub struct Recorder {
     /// Where it is written (absolute).
     pub path: PathBuf,
     pub cassette: Cassette,
-    /// How many entries each key has: the next one's occurrence.
-    counts: HashMap<String, u32>,
 }
 
 impl Recorder {
     /// Records into `path`, after the entries of `cassette` (empty for a
-    /// fresh run; the file's for a resumed one, whose occurrences go on).
+    /// fresh run; the file's for a resumed one).
     pub fn new(path: PathBuf, cassette: Cassette) -> Recorder {
-        let mut counts: HashMap<String, u32> = HashMap::new();
-        for entry in &cassette.entries {
-            let next = counts.entry(entry.key.clone()).or_default();
-            *next = (*next).max(entry.occurrence.saturating_add(1));
-        }
-        Recorder { path, cassette, counts }
+        Recorder { path, cassette }
     }
 
-    /// Records `response`, the answer of `provider` to `request`, sent as `wire`.
+    /// Records `response`, the answer of `provider` to `request`, sent as
+    /// `wire`. An entry of the same key and occurrence is replaced: the run
+    /// went on from a snapshot older than the cassette (a debugger `save`).
     pub fn record(&mut self, provider: &str, wire: Wire, request: &PromptRequest, response: &PromptResponse) {
         let key = key(provider, &wire);
-        let count = self.counts.entry(key.clone()).or_default();
-        let occurrence = *count;
-        *count = count.saturating_add(1);
-        self.cassette.entries.push(Entry {
+        let occurrence = request.occurrence;
+        let entry = Entry {
             key,
             occurrence,
             provider: provider.into(),
@@ -236,7 +230,12 @@ impl Recorder {
             },
             step: request.step.clone(),
             line: request.line,
-        });
+        };
+        let entries = &mut self.cassette.entries;
+        match entries.iter_mut().find(|e| e.key == entry.key && e.occurrence == occurrence) {
+            Some(old) => *old = entry,
+            None => entries.push(entry),
+        }
     }
 }
 
@@ -280,21 +279,22 @@ mod tests {
     }
 
     #[test]
-    fn repeats_get_occurrences_and_a_continued_cassette_goes_on_counting() {
+    fn entries_keep_their_occurrence_and_a_rerecorded_one_is_replaced() {
         let mut recorder = Recorder::new("/c.json".into(), Cassette::default());
-        let request = PromptRequest { step: "s".into(), line: 3, ..Default::default() };
-        for text in ["a", "b"] {
-            recorder.record("openai", wire(json!({"q": 1})), &request, &response(text));
-        }
-        recorder.record("openai", wire(json!({"q": 2})), &request, &response("c"));
+        let asked =
+            |occurrence| PromptRequest { step: "s".into(), line: 3, occurrence, ..Default::default() };
+        recorder.record("openai", wire(json!({"q": 1})), &asked(0), &response("a"));
+        recorder.record("openai", wire(json!({"q": 1})), &asked(1), &response("b"));
+        recorder.record("openai", wire(json!({"q": 2})), &asked(0), &response("c"));
         let occurrences: Vec<u32> = recorder.cassette.entries.iter().map(|e| e.occurrence).collect();
         assert_eq!(occurrences, [0, 1, 0]);
         let mut again =
             Recorder::new("/c.json".into(), Cassette::parse(&recorder.cassette.to_bytes()).unwrap());
-        again.record("openai", wire(json!({"q": 1})), &request, &response("d"));
-        assert_eq!(again.cassette.entries.len(), 4);
-        assert_eq!(again.cassette.entries[3].occurrence, 2);
-        assert_eq!(again.cassette.entries[3].response.text, "d");
+        again.record("openai", wire(json!({"q": 1})), &asked(2), &response("d"));
+        again.record("openai", wire(json!({"q": 1})), &asked(1), &response("e"));
+        let texts: Vec<&str> = again.cassette.entries.iter().map(|e| e.response.text.as_str()).collect();
+        assert_eq!(texts, ["a", "e", "c", "d"]);
+        assert!(Cassette::parse(&again.cassette.to_bytes()).is_ok());
     }
 
     #[test]
@@ -315,7 +315,7 @@ mod tests {
         assert!(Cassette::parse(good.as_bytes()).is_ok());
         let edited = good.replace("\"model\": \"m\"", "\"model\": \"x\"");
         assert!(err(&edited).contains("entry 1 (line 7): its key is not the SHA-256"), "{}", err(&edited));
-        let mut twice = recorder.cassette.clone();
+        let mut twice = recorder.cassette;
         twice.entries.push(twice.entries[0].clone());
         let e = Cassette::parse(&twice.to_bytes()).unwrap_err();
         assert!(e.contains("entry 2 repeats the key and occurrence 0 of entry 1"), "{e}");

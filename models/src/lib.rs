@@ -37,6 +37,9 @@ pub struct PromptRequest {
     /// `completion` provider to llama.cpp's `/completion`; refused by the
     /// providers whose servers cannot take one.
     pub grammar: Option<String>,
+    /// How many times the run asked this query with this context before
+    /// (counted by the machine across resume): a cassette's occurrence.
+    pub occurrence: u32,
     /// Where the PROMPT_AGENT stands in the plan, its step path and source
     /// line: what a cassette keeps of it, never sent.
     pub step: String,

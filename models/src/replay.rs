@@ -3,7 +3,8 @@
 //! builds what the recorded provider would send with the run's settings
 //! (so replay needs the settings of the recording: model, temperature, ...),
 //! keys it, and answers with the entry of that key and occurrence — the
-//! n-th time the run asks the same request gets the n-th recorded answer.
+//! n-th time the run asks the same request (counted by the machine, across
+//! resume) gets the answer recorded for the n-th time.
 //!
 //! A miss is a failure naming the nearest recorded entry (on the same source
 //! line if there is one, else the one with the fewest differences) and the
@@ -32,8 +33,6 @@ pub struct Replay {
     /// The providers the cassette was recorded with, built with the run's
     /// settings: what they would send is what is looked up.
     recorded_with: Vec<Box<dyn Provider>>,
-    /// How many times the run has asked each key.
-    asked: HashMap<String, u32>,
 }
 
 impl Replay {
@@ -66,7 +65,7 @@ impl Replay {
         }
         let index =
             cassette.entries.iter().enumerate().map(|(n, e)| ((e.key.clone(), e.occurrence), n)).collect();
-        Ok(Replay { path, cassette, index, recorded_with, asked: HashMap::new() })
+        Ok(Replay { path, cassette, index, recorded_with })
     }
 
     /// Why nothing answers `request`, whose wire and key are `asked`
@@ -84,12 +83,11 @@ impl Replay {
         for (provider, _, key) in asked {
             let recorded = self.cassette.entries.iter().filter(|e| e.key == *key).count();
             if recorded > 0 {
-                let times = self.asked.get(key).copied().unwrap_or(0);
                 return format!(
                     "the cassette `{path}` has {} of {where_} and this run asks it again (time {}): the \
                      recorded run asked it fewer times; record it again (key {}, {provider})",
                     plural(recorded, "answer"),
-                    u64::from(times) + 1,
+                    u64::from(request.occurrence) + 1,
                     &key[..12]
                 );
             }
@@ -159,9 +157,7 @@ impl Provider for Replay {
             asked.push((provider.name(), wire, key));
         }
         for (_, _, key) in &asked {
-            let occurrence = self.asked.get(key).copied().unwrap_or(0);
-            if let Some(&n) = self.index.get(&(key.clone(), occurrence)) {
-                self.asked.insert(key.clone(), occurrence + 1);
+            if let Some(&n) = self.index.get(&(key.clone(), request.occurrence)) {
                 let recorded = &self.cassette.entries[n].response;
                 shown(&recorded.text);
                 return Ok(PromptResponse {
@@ -283,8 +279,9 @@ mod tests {
         let live = crate::build(settings).unwrap();
         let path = tempfile_path::Path::new();
         let mut recorder = Recorder::new(path.0.clone(), Cassette::default());
-        for (query, line, text) in answers {
-            let request = request(query, *line);
+        for (n, (query, line, text)) in answers.iter().enumerate() {
+            let occurrence = answers[..n].iter().filter(|(q, _, _)| q == query).count() as u32;
+            let request = PromptRequest { occurrence, ..request(query, *line) };
             let response = PromptResponse {
                 text: text.to_string(),
                 tokens: 5,
@@ -325,7 +322,12 @@ mod tests {
     }
 
     fn ask(replay: &mut Replay, query: &str, line: u32) -> Result<String, String> {
-        replay.complete(&request(query, line), &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
+        ask_again(replay, query, line, 0)
+    }
+
+    fn ask_again(replay: &mut Replay, query: &str, line: u32, occurrence: u32) -> Result<String, String> {
+        let request = PromptRequest { occurrence, ..request(query, line) };
+        replay.complete(&request, &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
     }
 
     #[test]
@@ -335,8 +337,8 @@ mod tests {
         let mut replay = replay(&settings, &file);
         assert_eq!(ask(&mut replay, "q", 3).unwrap(), "one");
         assert_eq!(ask(&mut replay, "other", 4).unwrap(), "three");
-        assert_eq!(ask(&mut replay, "q", 3).unwrap(), "two");
-        let e = ask(&mut replay, "q", 3).unwrap_err();
+        assert_eq!(ask_again(&mut replay, "q", 3, 1).unwrap(), "two");
+        let e = ask_again(&mut replay, "q", 3, 2).unwrap_err();
         assert!(e.contains("has 2 answers of the request of line 3") && e.contains("(time 3)"), "{e}");
     }
 
