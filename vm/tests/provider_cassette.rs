@@ -367,6 +367,12 @@ fn the_environment_and_tiss_toml_name_the_cassette_and_providers_shows_it() {
     assert!(listed("replay ") && listed("record ") && listed("cassette "), "{}", shown.stdout);
     let line = shown.stdout.lines().find(|l| l.trim_start().starts_with("cassette ")).unwrap();
     assert!(line.contains(&file.display().to_string()) && line.contains("tiss.toml [provider]"), "{line}");
+    let summary = format!("\ncassette {}:\n  2 answers recorded with mock\n", file.display());
+    assert!(shown.stdout.ends_with(&summary), "{}", shown.stdout);
+    std::fs::write(&file, "{}").unwrap();
+    let unreadable = fx.tissvm(&["providers"]);
+    unreadable.expect(2);
+    assert!(unreadable.stderr.contains("not a cassette: no \"version\""), "{}", unreadable.stderr);
 }
 
 /// The occurrence is the machine's count, kept in the snapshot: a replayed
