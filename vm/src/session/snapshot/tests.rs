@@ -478,6 +478,13 @@ fn a_state_the_code_cannot_continue_from_is_refused() {
     // Meters the machine would overflow, logs under steps that do not exist.
     assert!(bad(&|m| m.meters[4] = u64::MAX).contains("INSTRUCTIONS meter"));
     assert!(bad(&|m| m.logs.push(LogRecord { step: 9, message: String::new() })).contains("step 9"));
+    // Prompts asked out of order (the machine searches them), or more than were asked.
+    let text = bad(&|m| m.asked = vec![([2; 16], 1), ([1; 16], 1)]);
+    assert!(text.starts_with("its prompts asked are not in order, or repeat one (at 0101"), "{text}");
+    assert!(bad(&|m| m.asked = vec![([1; 16], 1), ([1; 16], 1)]).contains("repeat one"));
+    let text = bad(&|m| m.asked = vec![([1; 16], m.prompts + 1)]);
+    assert!(text.contains("askings, and the run has asked"), "{text}");
+    assert!(bad(&|m| m.asked = vec![([1; 16], 0)]).contains("askings"));
 }
 
 #[test]
