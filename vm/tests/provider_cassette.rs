@@ -3,7 +3,7 @@
 //! with nothing listening, giving the same report; the key of every field
 //! sent; occurrences of repeated prompts; the miss report; the cassette
 //! written however the run ends (failure, uncaught provider_error, budget,
-//! SIGINT suspension) and gone on with by `tissvm resume`; errors never
+//! SIGINT suspension, a debugger `save`) and gone on with by `tissvm resume`; errors never
 //! recorded; bad cassettes refused before anything runs.
 
 mod common;
@@ -402,4 +402,60 @@ fn a_replayed_run_resumed_goes_on_with_the_next_occurrence() {
     );
     resumed.expect(0);
     assert_eq!(resumed.json()["steps"][0]["logs"][0], "one then two");
+}
+
+/// `tissvm debug --record`: the debugger's `save` writes the cassette with
+/// its snapshot (checked while the session is still open), and the snapshot
+/// resumed goes on recording into it.
+#[test]
+fn a_debugger_save_writes_the_cassette_and_its_resume_goes_on() {
+    use std::io::Write;
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nSTEP \"ask\" {\n    VAR X = \"x\"\n    PROMPT_AGENT \"hi\" WITH X INTO A\n    PAUSE \
+                \"go on?\"\n    PROMPT_AGENT \"hi\" WITH X INTO B\n    LOG \"${A} then ${B}\"\n}\n";
+    let file = fx.path("c.json");
+    let snapshot = fx.path("saved.snap");
+    let plan_path = fx.write_plan(plan);
+    std::fs::write(fx.path("answers.json"), r#"["first", "second"]"#).unwrap();
+    let mut child = common::command()
+        .args(["debug", &plan_path, "--workdir", fx.ws().to_str().unwrap(), "--non-interactive"])
+        .args([
+            "--mock-answers",
+            fx.path("answers.json").to_str().unwrap(),
+            "--record",
+            file.to_str().unwrap(),
+        ])
+        .current_dir(fx.root.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "continue\nsave {}", snapshot.display()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !snapshot.exists() {
+        if let Ok(Some(status)) = child.try_wait() {
+            let out = child.wait_with_output().unwrap();
+            panic!("debug exited ({status}): {}", String::from_utf8_lossy(&out.stderr));
+        }
+        assert!(Instant::now() < deadline, "the snapshot never appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let saved = entries(&file);
+    assert_eq!(saved.len(), 1, "the cassette is written with the snapshot, before the session ends");
+    assert_eq!(saved[0]["response"]["text"], "first");
+    drop(stdin);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+
+    let resumed = tissvm(
+        fx.root.path(),
+        &["resume", snapshot.to_str().unwrap(), "--answer", "continue", "--output-format", "json"],
+        &[],
+    );
+    resumed.expect(0);
+    assert_eq!(resumed.json()["steps"][0]["logs"][0], "first then second");
+    let after = entries(&file);
+    assert_eq!(after.len(), 2);
+    assert_eq!((&after[1]["occurrence"], &after[1]["response"]["text"]), (&1.into(), &"second".into()));
 }
