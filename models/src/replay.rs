@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cassette::{self, Cassette, Entry};
-use crate::settings::ProviderSettings;
+use crate::settings::{PROVIDERS, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
 /// How many differing fields a miss lists.
@@ -47,7 +47,8 @@ impl Replay {
             if recorded_with.iter().any(|p| p.name() == entry.provider) {
                 continue;
             }
-            if !["mock", "openai", "ollama", "completion"].contains(&entry.provider.as_str()) {
+            let live = PROVIDERS.iter().any(|(name, _)| *name == entry.provider && *name != "replay");
+            if !live {
                 return Err(format!(
                     "--cassette `{path}`: entry of line {} was recorded with `{}`, which is not a live provider",
                     entry.line, entry.provider

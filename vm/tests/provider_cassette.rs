@@ -459,3 +459,41 @@ fn a_debugger_save_writes_the_cassette_and_its_resume_goes_on() {
     assert_eq!(after.len(), 2);
     assert_eq!((&after[1]["occurrence"], &after[1]["response"]["text"]), (&1.into(), &"second".into()));
 }
+
+/// Every live provider records, and its cassette replays with its settings:
+/// `ollama` (NDJSON, its own endpoint) and `completion` (llama.cpp's SSE).
+#[test]
+fn ollama_and_completion_answers_record_and_replay() {
+    let ollama = Reply::ndjson(&[
+        r#"{"model":"m","message":{"role":"assistant","content":"Hel"},"done":false}"#,
+        r#"{"model":"m","message":{"role":"assistant","content":"lo"},"done_reason":"length","done":true,"prompt_eval_count":10,"eval_count":17}"#,
+    ]);
+    let llama = Reply::sse_raw(&[
+        r#"{"content":"Hel","stop":false}"#,
+        r#"{"content":"lo","stop":true,"tokens_predicted":3,"tokens_evaluated":14,"stop_type":"eos"}"#,
+    ]);
+    for (provider, reply, settings, endpoint, reason) in [
+        ("ollama", ollama, &["--model", "m"][..], "/api/chat", "length"),
+        ("completion", llama, &["--template", "chatml"][..], "/completion", "stop"),
+    ] {
+        let fx = Fixture::new();
+        let server = Server::start(vec![reply]);
+        let file = fx.path("c.json");
+        let root = server.root_url();
+        let live = [&["--provider", provider, "--base-url", &root][..], settings].concat();
+        let record = [&live[..], &["--record", file.to_str().unwrap(), "--output-format", "json"]].concat();
+        let recorded = fx.run(TWO_PROMPTS, &record);
+        recorded.expect(0);
+        let entries = entries(&file);
+        assert_eq!(entries.len(), 2, "{provider}");
+        assert_eq!((&entries[0]["provider"], &entries[0]["endpoint"]), (&provider.into(), &endpoint.into()));
+        assert_eq!(entries[0]["response"]["finish_reason"], reason, "{provider}");
+
+        let offline =
+            [&["--provider", "replay", "--cassette", file.to_str().unwrap()][..], settings].concat();
+        let replayed = fx.run(TWO_PROMPTS, &[&offline[..], &["--output-format", "json"]].concat());
+        replayed.expect(0);
+        assert_eq!(timeless(replayed.json()), timeless(recorded.json()), "{provider}");
+        assert_eq!(server.requests().len(), 2, "{provider}: replay sent nothing");
+    }
+}

@@ -277,7 +277,8 @@ impl Host for OsHost {
             eprintln!();
         }
         let name = self.provider.name();
-        // Only answers are recorded, never a failure.
+        // Only answers are recorded, never a failure. What was sent has a
+        // wire: `wire` refuses only what `complete` refused before sending.
         if let (Ok(response), Some(recorder)) = (&result, &mut self.recorder)
             && let Ok(wire) = self.provider.wire(request)
         {
