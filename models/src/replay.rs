@@ -376,6 +376,27 @@ mod tests {
         };
         let e = Replay::new(&settings).err().unwrap();
         assert!(e.contains("recorded with the openai provider") && e.contains("needs a model"), "{e}");
+        // An entry of a provider that asks no model (its key right, so only that is wrong).
+        let mut recorder = Recorder::new(file.0.clone(), Cassette::default());
+        let wire = Wire { endpoint: String::new(), body: serde_json::json!({}) };
+        recorder.record(
+            "replay",
+            wire,
+            &request("q", 4),
+            &PromptResponse {
+                text: "a".into(),
+                tokens: 1,
+                estimated: false,
+                requests: 1,
+                finish_reason: None,
+            },
+        );
+        std::fs::write(&file.0, recorder.cassette.to_bytes()).unwrap();
+        let e = Replay::new(&ProviderSettings { model: Some("m".into()), ..settings.clone() }).err().unwrap();
+        assert!(
+            e.contains("entry of line 4 was recorded with `replay`, which is not a live provider"),
+            "{e}"
+        );
         std::fs::write(&file.0, "{\"version\": 7, \"entries\": []}").unwrap();
         let e = Replay::new(&ProviderSettings { model: Some("m".into()), ..settings }).err().unwrap();
         assert!(e.starts_with("--cassette `") && e.contains("version 7"), "{e}");
