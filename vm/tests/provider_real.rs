@@ -203,9 +203,10 @@ fn a_run_recorded_from_the_real_model_replays_offline() {
     replayed.expect(0);
     let (a, b) = (recorded.json(), replayed.json());
     assert_eq!(a["steps"][0]["logs"], b["steps"][0]["logs"]);
-    assert_eq!(
-        (&a["cost"]["token_count"], &a["cost"]["api_calls"]),
-        (&b["cost"]["token_count"], &b["cost"]["api_calls"])
-    );
+    assert_eq!(a["cost"]["token_count"], b["cost"]["token_count"]);
     assert_eq!(a["status"], b["status"]);
+    // One call per answer replayed; the recording may have needed retries (the
+    // server has one slot, shared with the other tests), which are not replayed.
+    assert_eq!(b["cost"]["api_calls"], 2);
+    assert!(a["cost"]["api_calls"].as_u64().unwrap() >= 2);
 }
