@@ -320,4 +320,36 @@ mod tests {
         let e = Cassette::parse(&twice.to_bytes()).unwrap_err();
         assert!(e.contains("entry 2 repeats the key and occurrence 0 of entry 1"), "{e}");
     }
+
+    #[test]
+    fn damaged_cassettes_are_refused_never_a_panic() {
+        let mut recorder = Recorder::new("/c.json".into(), Cassette::default());
+        let request = PromptRequest { step: "s".into(), line: 2, ..Default::default() };
+        recorder.record(
+            "openai",
+            wire(json!({"model": "m", "messages": [{"content": "é"}]})),
+            &request,
+            &response("a"),
+        );
+        let good = recorder.cassette.to_bytes();
+        // A deterministic walk of byte edits and cuts (xorshift).
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut refused = 0;
+        for round in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut bytes = good.clone();
+            let at = (seed as usize) % bytes.len();
+            bytes[at] = (seed >> 32) as u8;
+            if round % 5 == 0 {
+                bytes.truncate((seed >> 16) as usize % bytes.len());
+            }
+            if let Err(e) = Cassette::parse(&bytes) {
+                assert!(!e.is_empty());
+                refused += 1;
+            }
+        }
+        assert!(refused > 1000, "most edits are caught: {refused}");
+    }
 }
