@@ -65,19 +65,16 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
-    let session::OpenedHost { host, answers_file, caps } = match session::open_host(
-        &program,
-        &workdir,
-        None,
-        None,
-        false,
-        options,
-        &remembered,
-        Progress::Quiet,
-    ) {
-        Ok(opened) => opened,
+    let recorder = match session::open_recorder(&remembered.provider, false) {
+        Ok(r) => r,
         Err(code) => return code,
     };
+    let session::OpenedHost { mut host, answers_file, caps } =
+        match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
+            Ok(opened) => opened,
+            Err(code) => return code,
+        };
+    host.recorder = recorder;
     for (dim, value) in caps {
         machine.cap(dim, value);
     }

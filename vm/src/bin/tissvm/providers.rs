@@ -3,9 +3,9 @@
 //! is never shown: only whether its variable is set. A cassette named by
 //! `--cassette` is read and summed up (what `replay` would answer from).
 
-use clap::Args;
 use std::path::Path;
 
+use clap::Args;
 use tiss_vm::provider::cassette::Cassette;
 use tiss_vm::provider::settings::{Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
 

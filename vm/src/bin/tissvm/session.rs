@@ -82,16 +82,14 @@ pub struct OpenedHost {
 /// The real host of a run, set up from its [`HostOptions`] (shared by
 /// `run`, `resume` and `debug`): the workspace, the model provider, answers
 /// given in advance (`first`, then the answers file's entries from the run's
-/// next interaction on), terminal questions, the log file, the cassette
-/// `--record` names (`resumed`: the run's, gone on with). An error has been
+/// next interaction on), terminal questions, the log file; the cassette
+/// `--record` names is the caller's ([`open_recorder`]). An error has been
 /// reported and is the exit status.
-#[allow(clippy::too_many_arguments)]
 pub fn open_host(
     program: &Program,
     workdir: &Path,
     first: Option<Reply>,
     used: Option<&AnswersPosition>,
-    resumed: bool,
     options: &HostOptions,
     remembered: &RememberedOptions,
     progress: Progress,
@@ -133,13 +131,6 @@ pub fn open_host(
         Ok(p) => p,
         Err(e) => {
             eprintln!("tissvm: --provider: {e}");
-            return Err(status::INVALID);
-        }
-    };
-    let recorder = match open_recorder(settings, resumed) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("tissvm: {e}");
             return Err(status::INVALID);
         }
     };
@@ -205,7 +196,6 @@ pub fn open_host(
         Progress::Quiet => color::stderr(),
     };
     let mut host = OsHost::new(workspace, provider, progress);
-    host.recorder = recorder;
     host.style = style;
     host.env_allow = remembered.env_allow.clone();
     host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -231,9 +221,17 @@ pub fn open_host(
 
 /// The cassette `--record` names: a fresh run records a new one (replacing
 /// the file when it ends); a resumed run goes on with the run's file, its
-/// entries kept and its occurrences counted on. Refused with `replay`, and
-/// where it cannot be written, before anything runs.
-fn open_recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, String> {
+/// entries kept. Refused with `replay`, and where it cannot be written,
+/// before anything runs; an error has been reported and is the exit status.
+pub fn open_recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, u8> {
+    let recorder = recorder(settings, resumed);
+    recorder.map_err(|e| {
+        eprintln!("tissvm: {e}");
+        status::INVALID
+    })
+}
+
+fn recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, String> {
     let Some(path) = &settings.record else { return Ok(None) };
     if settings.provider == "replay" {
         return Err(format!(
@@ -267,12 +265,15 @@ pub fn execute(
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
+    let recorder = match open_recorder(&remembered.provider, resumed.is_some()) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let OpenedHost { mut host, answers_file, caps } = match open_host(
         &program,
         &workdir,
         first,
         resumed.as_ref().and_then(|r| r.answers.as_ref()),
-        resumed.is_some(),
         options,
         &remembered,
         progress,
@@ -280,6 +281,7 @@ pub fn execute(
         Ok(opened) => opened,
         Err(code) => return code,
     };
+    host.recorder = recorder;
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
