@@ -14,6 +14,8 @@ pub struct Answer {
     pub text: String,
     /// Prompt + completion tokens as the server reported them.
     pub usage: Option<u64>,
+    /// Why the answer ended, as the wire format says it.
+    pub finish_reason: Option<String>,
 }
 
 /// One wire format's reading of an answer's body.
@@ -54,7 +56,13 @@ pub fn fetch(
         Some(tokens) => (tokens, false),
         None => (layout::estimate_tokens(user, &answer.text), true),
     };
-    Ok(PromptResponse { text: answer.text, tokens, estimated, requests: sent.requests })
+    Ok(PromptResponse {
+        text: answer.text,
+        tokens,
+        estimated,
+        requests: sent.requests,
+        finish_reason: answer.finish_reason,
+    })
 }
 
 /// `text` cut to 200 characters for a message, `…` marking the cut.

@@ -25,7 +25,7 @@ use crate::layout;
 use crate::openai::{Shape, Stream as OpenAiStream};
 use crate::settings::{COMPLETION_BASE_URL, ProviderSettings};
 use crate::template::{NAMES, Template};
-use crate::{PromptError, PromptRequest, PromptResponse, Provider};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
 /// Which completion API the base URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +75,11 @@ impl Completion {
 
     /// The request body, and the layout's user message (for the estimate).
     pub fn body(&self, request: &PromptRequest) -> Result<(Vec<u8>, String), String> {
+        let (body, user) = self.body_json(request)?;
+        Ok((body.to_string().into_bytes(), user))
+    }
+
+    fn body_json(&self, request: &PromptRequest) -> Result<(Value, String), String> {
         let user = layout::user_message(request);
         let prompt = self.template.render(layout::SYSTEM, &user);
         let s = &self.settings;
@@ -105,7 +110,7 @@ impl Completion {
         if self.api == Api::OpenAi {
             body["stream_options"] = json!({"include_usage": true});
         }
-        Ok((body.to_string().into_bytes(), user))
+        Ok((body, user))
     }
 }
 
@@ -139,6 +144,10 @@ impl Provider for Completion {
             }
         }
     }
+
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
+        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request)?.0 })
+    }
 }
 
 /// llama.cpp's `/completion` events as they come.
@@ -148,6 +157,7 @@ struct LlamaStream {
     usage: Option<u64>,
     events: u32,
     stopped: bool,
+    finish_reason: Option<String>,
 }
 
 impl Parser for LlamaStream {
@@ -186,6 +196,7 @@ impl Parser for LlamaStream {
             if let (Some(prompt), Some(answer)) = (count("tokens_evaluated"), count("tokens_predicted")) {
                 self.usage = Some(prompt.saturating_add(answer));
             }
+            self.finish_reason = finish_reason(&event);
         }
         Ok(())
     }
@@ -198,8 +209,26 @@ impl Parser for LlamaStream {
             };
             return Err(format!("the answer ended early ({what}, none with \"stop\": true)"));
         }
-        Ok(Answer { text: self.text, usage: self.usage })
+        Ok(Answer { text: self.text, usage: self.usage, finish_reason: self.finish_reason })
     }
+}
+
+/// Why llama.cpp stopped, in the words of the OpenAI API (as llama.cpp's own
+/// `/v1` endpoints give it): an end-of-sequence token or a stop word is
+/// `stop`, the token limit `length`. From `stop_type` (`eos`, `word`,
+/// `limit`), or the `stopped_eos`/`stopped_word`/`stopped_limit` flags of
+/// older servers; another `stop_type` is passed on as it is.
+fn finish_reason(event: &Value) -> Option<String> {
+    let flag = |name: &str| event.get(name).and_then(Value::as_bool) == Some(true);
+    let reason = match event.get("stop_type").and_then(Value::as_str) {
+        Some("eos" | "word") => "stop",
+        Some("limit") => "length",
+        Some(other) => other,
+        None if flag("stopped_eos") || flag("stopped_word") => "stop",
+        None if flag("stopped_limit") => "length",
+        None => return None,
+    };
+    Some(reason.to_string())
 }
 
 #[cfg(test)]
@@ -234,6 +263,11 @@ mod tests {
         let prompt = serde_json::to_string(&prompt).unwrap();
         let (body, user) = provider(None, "chatml").body(&request(Some("root ::= \"hi\""))).unwrap();
         assert_eq!(user, "Say hi.");
+        let wire = provider(None, "chatml").wire(&request(Some("root ::= \"hi\""))).unwrap();
+        assert_eq!(
+            (wire.endpoint.as_str(), wire.body.to_string().into_bytes()),
+            ("/completion", body.clone())
+        );
         assert_eq!(
             String::from_utf8(body).unwrap(),
             format!(
@@ -280,6 +314,12 @@ mod tests {
             "\"timings\":{\"prompt_n\":14,\"predicted_n\":3}}\n\n",
         );
         assert_eq!(parse(body).unwrap(), ("Yes.".into(), Some(17), "Yes.".into()));
+        let reason = |body: &str| answer::parse(LlamaStream::default(), body).unwrap().0.finish_reason;
+        assert_eq!(reason(body).as_deref(), Some("stop"));
+        let limit = r#"{"content":"n","stop":true,"stop_type":"limit"}"#;
+        assert_eq!(reason(limit).as_deref(), Some("length"));
+        let older = r#"{"content":"n","stop":true,"stopped_eos":false,"stopped_limit":true}"#;
+        assert_eq!(reason(older).as_deref(), Some("length"));
         let whole = r#"{"content":"no","stop":true,"tokens_predicted":2,"tokens_evaluated":5}"#;
         assert_eq!(parse(whole).unwrap(), ("no".into(), Some(7), "no".into()));
         let no_usage = "data: {\"content\":\"x\",\"stop\":true}\n\n";

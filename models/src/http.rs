@@ -323,6 +323,13 @@ fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
+/// The path of `url` (`http://h:8080/v1/chat/completions` →
+/// `/v1/chat/completions`): what a cassette keys an endpoint by.
+pub fn path_of(url: &str) -> &str {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    after_scheme.find('/').map_or("/", |at| &after_scheme[at..])
+}
+
 /// `message` with every occurrence of the key replaced.
 pub fn redact(message: String, key: Option<&str>) -> String {
     match key {
@@ -405,6 +412,13 @@ mod tests {
 
     fn policy() -> Policy {
         Policy::of(&ProviderSettings::default())
+    }
+
+    #[test]
+    fn an_endpoint_is_the_urls_path() {
+        assert_eq!(path_of("http://127.0.0.1:8080/v1/chat/completions"), "/v1/chat/completions");
+        assert_eq!(path_of("https://api.openai.com/v1/completions"), "/v1/completions");
+        assert_eq!(path_of("http://h:8080"), "/");
     }
 
     #[test]

@@ -5,15 +5,19 @@
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
 //! per request), `answer.rs` the streamed answer they fetch through it,
 //! `layout.rs` the versioned prompt layout they send, `template.rs` how the
-//! `completion` provider renders it as one text.
+//! `completion` provider renders it as one text. `cassette.rs` is the
+//! recorded-answers format that `--record` writes and the `replay`
+//! provider (`replay.rs`) answers from.
 
 pub mod answer;
+pub mod cassette;
 pub mod completion;
 pub mod http;
 pub mod layout;
 pub mod mock;
 pub mod ollama;
 pub mod openai;
+pub mod replay;
 pub mod settings;
 pub mod template;
 
@@ -33,6 +37,13 @@ pub struct PromptRequest {
     /// `completion` provider to llama.cpp's `/completion`; refused by the
     /// providers whose servers cannot take one.
     pub grammar: Option<String>,
+    /// How many times the run asked this query with this context before
+    /// (counted by the machine across resume): a cassette's occurrence.
+    pub occurrence: u32,
+    /// Where the PROMPT_AGENT stands in the plan, its step path and source
+    /// line: what a cassette keeps of it, never sent.
+    pub step: String,
+    pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +56,20 @@ pub struct PromptResponse {
     pub estimated: bool,
     /// Requests sent, retries included: each counts one API_CALLS.
     pub requests: u64,
+    /// Why the answer ended, in the server's words where it gave one
+    /// (`stop`, `length`, ...; llama.cpp's `/completion` mapped to these).
+    pub finish_reason: Option<String>,
+}
+
+/// What a provider sends for a request: its endpoint's path and the JSON
+/// body, exactly as sent (`complete` sends these bytes). A cassette's key is
+/// made from them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wire {
+    /// The URL's path, `/v1/chat/completions`: the server's address is not
+    /// part of what is asked. Empty for `mock`, which sends nothing.
+    pub endpoint: String,
+    pub body: serde_json::Value,
 }
 
 /// Why a prompt got no answer.
@@ -70,6 +95,9 @@ pub trait Provider {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError>;
+    /// What [`Provider::complete`] sends for `request`, without sending it
+    /// (for cassettes); an error where `complete` would refuse the request.
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String>;
 }
 
 /// The provider the settings name.
@@ -79,6 +107,7 @@ pub fn build(settings: &settings::ProviderSettings) -> Result<Box<dyn Provider>,
         "openai" => Ok(Box::new(openai::OpenAi::new(settings)?)),
         "ollama" => Ok(Box::new(ollama::Ollama::new(settings)?)),
         "completion" => Ok(Box::new(completion::Completion::new(settings)?)),
+        "replay" => Ok(Box::new(replay::Replay::new(settings)?)),
         other => {
             let names: Vec<&str> = settings::PROVIDERS.iter().map(|(n, _)| *n).collect();
             Err(format!("unknown provider `{other}`: this build offers {}", names.join(", ")))

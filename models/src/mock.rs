@@ -20,7 +20,7 @@ use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
 use crate::settings::ProviderSettings;
-use crate::{PromptError, PromptRequest, PromptResponse, Provider};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire, layout};
 
 /// The largest answers file read.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -95,7 +95,19 @@ impl Provider for MockProvider {
         let prompt_chars: usize =
             request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
         let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
-        Ok(PromptResponse { text, tokens, estimated: false, requests: 1 })
+        Ok(PromptResponse { text, tokens, estimated: false, requests: 1, finish_reason: Some("stop".into()) })
+    }
+
+    /// The mock sends nothing: its request is the layout's two messages, what
+    /// a model would be asked (no endpoint).
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
+        let body = serde_json::json!({
+            "messages": [
+                {"role": "system", "content": layout::SYSTEM},
+                {"role": "user", "content": layout::user_message(request)},
+            ],
+        });
+        Ok(Wire { endpoint: String::new(), body })
     }
 }
 

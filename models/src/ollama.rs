@@ -17,7 +17,7 @@ use crate::answer::{self, Answer, Parser, shorten};
 use crate::http::{self, Client, Policy, Post};
 use crate::layout;
 use crate::settings::{OLLAMA_BASE_URL, ProviderSettings};
-use crate::{PromptError, PromptRequest, PromptResponse, Provider};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
 pub struct Ollama {
     client: Client,
@@ -51,6 +51,11 @@ impl Ollama {
     /// The request body: model, the two messages of the layout, streaming,
     /// the sampling options.
     pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
+        let (body, user) = self.body_json(request);
+        (body.to_string().into_bytes(), user)
+    }
+
+    fn body_json(&self, request: &PromptRequest) -> (Value, String) {
         let user = layout::user_message(request);
         let mut options = json!({
             "num_predict": self.settings.max_tokens,
@@ -68,7 +73,17 @@ impl Ollama {
             "stream": true,
             "options": options,
         });
-        (body.to_string().into_bytes(), user)
+        (body, user)
+    }
+
+    /// A grammar is refused: Ollama's API has no place for one.
+    fn check(request: &PromptRequest) -> Result<(), String> {
+        match request.grammar {
+            Some(_) => Err("Ollama's /api/chat takes no GBNF grammar; use --provider completion against a \
+                            llama.cpp server for grammar-constrained answers"
+                .into()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -82,16 +97,11 @@ impl Provider for Ollama {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        if request.grammar.is_some() {
-            return Err(PromptError {
-                message:
-                    "Ollama's /api/chat takes no GBNF grammar; use --provider completion against a llama.cpp \
-                          server for grammar-constrained answers"
-                        .into(),
-                requests: 0,
-                out_of_calls: false,
-            });
-        }
+        Ollama::check(request).map_err(|message| PromptError {
+            message,
+            requests: 0,
+            out_of_calls: false,
+        })?;
         let (body, user) = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
@@ -103,6 +113,11 @@ impl Provider for Ollama {
         };
         answer::fetch(&mut self.client, &post, Stream::default(), &user, shown)
     }
+
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
+        Ollama::check(request)?;
+        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request).0 })
+    }
 }
 
 /// The objects of one answer as they come.
@@ -112,6 +127,7 @@ struct Stream {
     usage: Option<u64>,
     objects: u32,
     done: bool,
+    done_reason: Option<String>,
 }
 
 impl Parser for Stream {
@@ -133,6 +149,7 @@ impl Parser for Stream {
         }
         if object.get("done").and_then(Value::as_bool) == Some(true) {
             self.done = true;
+            self.done_reason = object.get("done_reason").and_then(Value::as_str).map(str::to_string);
             let count = |name: &str| object.get(name).and_then(Value::as_u64);
             if let (Some(prompt), Some(answer)) = (count("prompt_eval_count"), count("eval_count")) {
                 self.usage = Some(prompt.saturating_add(answer));
@@ -149,7 +166,7 @@ impl Parser for Stream {
             };
             return Err(format!("the answer ended early ({what}, none with \"done\": true)"));
         }
-        Ok(Answer { text: self.text, usage: self.usage })
+        Ok(Answer { text: self.text, usage: self.usage, finish_reason: self.done_reason })
     }
 }
 
@@ -189,6 +206,10 @@ mod tests {
             layout::SYSTEM
         );
         assert_eq!(String::from_utf8(body).unwrap(), expected);
+        let wire = ollama.wire(&request()).unwrap();
+        assert_eq!((wire.endpoint.as_str(), wire.body.to_string()), ("/api/chat", expected));
+        let grammar = PromptRequest { grammar: Some("root ::= \"x\"".into()), ..request() };
+        assert!(ollama.wire(&grammar).unwrap_err().contains("takes no GBNF grammar"));
         let (with_seed, _) = provider(Some(7)).body(&request());
         assert!(String::from_utf8(with_seed).unwrap().ends_with(r#""temperature":0.0,"seed":7}}"#));
     }
@@ -222,6 +243,8 @@ mod tests {
             r#""total_duration":4353619900,"prompt_eval_count":10,"eval_count":17}"#,
         );
         assert_eq!(parse(body).unwrap(), ("Hello".into(), Some(27), "Hello".into()));
+        let reason = answer::parse(Stream::default(), body).unwrap().0.finish_reason;
+        assert_eq!(reason.as_deref(), Some("stop"));
         // Without both counts, the usage is left to the estimate.
         let cached = r#"{"message":{"content":"x"},"done":true,"eval_count":3}"#;
         assert_eq!(parse(cached).unwrap(), ("x".into(), None, "x".into()));

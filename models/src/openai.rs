@@ -16,7 +16,7 @@ use crate::answer::{self, Answer, Parser, shorten};
 use crate::http::{self, Client, Policy, Post};
 use crate::layout;
 use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
-use crate::{PromptError, PromptRequest, PromptResponse, Provider};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
 pub struct OpenAi {
     client: Client,
@@ -40,8 +40,13 @@ impl OpenAi {
     }
 
     /// The request body: model, the two messages of the layout, the
-    /// sampling settings, streaming with usage.
+    /// sampling settings, streaming with usage; and the layout's user message.
     pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
+        let (body, user) = self.body_json(request);
+        (body.to_string().into_bytes(), user)
+    }
+
+    fn body_json(&self, request: &PromptRequest) -> (Value, String) {
         let user = layout::user_message(request);
         let mut body = json!({
             "model": self.model,
@@ -57,7 +62,7 @@ impl OpenAi {
         }
         body["stream"] = json!(true);
         body["stream_options"] = json!({"include_usage": true});
-        (body.to_string().into_bytes(), user)
+        (body, user)
     }
 }
 
@@ -81,6 +86,10 @@ impl Provider for OpenAi {
             requests_allowed: request.requests_allowed,
         };
         answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &user, shown)
+    }
+
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
+        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request).0 })
     }
 }
 
@@ -113,7 +122,7 @@ pub struct Stream {
     text: String,
     usage: Option<u64>,
     events: u32,
-    finished: bool,
+    finish_reason: Option<String>,
     done: bool,
     /// Lines that are no SSE field: a server that answered with one JSON
     /// object instead of a stream.
@@ -127,7 +136,7 @@ impl Stream {
             text: String::new(),
             usage: None,
             events: 0,
-            finished: false,
+            finish_reason: None,
             done: false,
             other: String::new(),
         }
@@ -165,8 +174,8 @@ impl Parser for Stream {
                 shown(piece);
                 self.text.push_str(piece);
             }
-            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
-                self.finished = true;
+            if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+                self.finish_reason = Some(reason.as_str().map_or_else(|| reason.to_string(), str::to_string));
             }
         }
         if let Some(usage) = event.get("usage").filter(|u| !u.is_null()) {
@@ -179,12 +188,12 @@ impl Parser for Stream {
         if self.events == 0 && !self.other.trim().is_empty() {
             return whole_answer(self.shape, &self.other, shown);
         }
-        if !(self.done || self.finished) {
+        if !(self.done || self.finish_reason.is_some()) {
             let what =
                 if self.events == 0 { "no events".to_string() } else { format!("{} events", self.events) };
             return Err(format!("the answer ended early ({what}, no finish_reason and no [DONE])"));
         }
-        Ok(Answer { text: self.text, usage: self.usage })
+        Ok(Answer { text: self.text, usage: self.usage, finish_reason: self.finish_reason })
     }
 }
 
@@ -201,7 +210,8 @@ fn whole_answer(shape: Shape, body: &str, shown: &mut dyn FnMut(&str)) -> Result
         .ok_or_else(|| format!("the answer has no {}: `{}`", shape.whole_name, shorten(body)))?;
     shown(text);
     let usage = json.get("usage").filter(|u| !u.is_null()).map(usage_tokens).transpose()?;
-    Ok(Answer { text: text.to_string(), usage })
+    let finish_reason = json.pointer("/choices/0/finish_reason").and_then(Value::as_str).map(str::to_string);
+    Ok(Answer { text: text.to_string(), usage, finish_reason })
 }
 
 fn error_in(json: &Value) -> Option<String> {
@@ -258,6 +268,9 @@ mod tests {
             layout::SYSTEM
         );
         assert_eq!(String::from_utf8(body).unwrap(), expected);
+        // What a cassette keys is what is sent.
+        let wire = provider(None).wire(&request()).unwrap();
+        assert_eq!((wire.endpoint.as_str(), wire.body.to_string()), ("/v1/chat/completions", expected));
         let (with_seed, _) = provider(Some(7)).body(&request());
         assert!(
             String::from_utf8(with_seed).unwrap().contains(r#""temperature":0.0,"seed":7,"stream":true"#)
@@ -276,6 +289,10 @@ mod tests {
         Ok((answer.text, answer.usage, shown))
     }
 
+    fn finish_reason(body: &str) -> Option<String> {
+        answer::parse(Stream::new(Shape::CHAT), body).unwrap().0.finish_reason
+    }
+
     #[test]
     fn events_give_the_text_and_the_usage() {
         let body = concat!(
@@ -288,6 +305,9 @@ mod tests {
             "data: [DONE]"
         );
         assert_eq!(parse(body).unwrap(), ("Hello".into(), Some(32), "Hello".into()));
+        assert_eq!(finish_reason(body).as_deref(), Some("stop"));
+        let cut = "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}\n\n";
+        assert_eq!(finish_reason(cut).as_deref(), Some("length"));
         let total =
             "data: {\"choices\":[],\"usage\":{\"total_tokens\":9,\"prompt_tokens\":1}}\n\ndata: [DONE]\n";
         assert_eq!(parse(total).unwrap().1, Some(9));
@@ -297,8 +317,10 @@ mod tests {
 
     #[test]
     fn a_whole_json_answer_is_taken_too() {
-        let body = r#"{"choices":[{"message":{"content":"hi"}}],"usage":{"total_tokens":5}}"#;
+        let body =
+            r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"total_tokens":5}}"#;
         assert_eq!(parse(body).unwrap(), ("hi".into(), Some(5), "hi".into()));
+        assert_eq!(finish_reason(body).as_deref(), Some("stop"));
     }
 
     #[test]

@@ -15,8 +15,12 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 /// The providers this build offers, with what each talks to.
-pub const PROVIDERS: [(&str, &str); 4] = [
+pub const PROVIDERS: [(&str, &str); 5] = [
     ("mock", "nothing: deterministic and offline (the default); --mock-answers FILE scripts its answers"),
+    (
+        "replay",
+        "a cassette (--cassette FILE, which --record wrote): answers exactly what was recorded, offline",
+    ),
     ("openai", "OpenAI-compatible POST {base}/chat/completions, SSE streaming with usage"),
     ("ollama", "Ollama's native POST {base}/api/chat, NDJSON streaming with usage"),
     (
@@ -51,6 +55,11 @@ pub struct ProviderSettings {
     pub template: Option<String>,
     /// `mock`'s scripted answers: the file's absolute path.
     pub mock_answers: Option<String>,
+    /// `--record`: the cassette a live provider's answers are recorded into
+    /// (absolute), so that a resumed run goes on recording into it.
+    pub record: Option<String>,
+    /// `replay`'s cassette (absolute).
+    pub cassette: Option<String>,
     pub connect_timeout_ms: u64,
     pub first_token_timeout_ms: u64,
     pub idle_timeout_ms: u64,
@@ -71,6 +80,8 @@ impl Default for ProviderSettings {
             seed: None,
             template: None,
             mock_answers: None,
+            record: None,
+            cassette: None,
             connect_timeout_ms: 10_000,
             first_token_timeout_ms: 60_000,
             idle_timeout_ms: 30_000,
@@ -94,6 +105,8 @@ pub enum Key {
     Seed,
     Template,
     MockAnswers,
+    Record,
+    Cassette,
     ConnectTimeout,
     FirstTokenTimeout,
     IdleTimeout,
@@ -103,7 +116,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 15] = [
+    pub const ALL: [Key; 17] = [
         Key::Provider,
         Key::Model,
         Key::BaseUrl,
@@ -113,6 +126,8 @@ impl Key {
         Key::Seed,
         Key::Template,
         Key::MockAnswers,
+        Key::Record,
+        Key::Cassette,
         Key::ConnectTimeout,
         Key::FirstTokenTimeout,
         Key::IdleTimeout,
@@ -133,6 +148,8 @@ impl Key {
             Key::Seed => "seed",
             Key::Template => "template",
             Key::MockAnswers => "mock_answers",
+            Key::Record => "record",
+            Key::Cassette => "cassette",
             Key::ConnectTimeout => "connect_timeout",
             Key::FirstTokenTimeout => "first_token_timeout",
             Key::IdleTimeout => "idle_timeout",
@@ -194,8 +211,9 @@ const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG
 #[derive(Args, Debug, Default, Clone)]
 pub struct ProviderFlags {
     /// `mock` (deterministic, offline; the default), `openai` (OpenAI-compatible chat completions:
-    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs), `ollama` (Ollama's native /api/chat) or
-    /// `completion` (raw /completion of llama.cpp, or /completions). `tissvm providers` lists them.
+    /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs), `ollama` (Ollama's native /api/chat),
+    /// `completion` (raw /completion of llama.cpp, or /completions) or `replay` (answers from a
+    /// cassette, offline: --cassette). `tissvm providers` lists them.
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
     pub provider: Option<String>,
     /// The model to ask, as the server names it.
@@ -227,6 +245,17 @@ pub struct ProviderFlags {
     /// PROMPT_AGENT) or of {"match": REGEX, "answer": TEXT} (the first whose regex matches the query).
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub mock_answers: Option<String>,
+    /// Record every answer of the provider into FILE, a cassette that `--provider replay --cassette
+    /// FILE` answers from offline (never headers, errors or the key). Written when the run ends, however
+    /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay needs the
+    /// same settings (model, temperature, ...) as the recording: a request that differs is a miss.
+    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    pub record: Option<String>,
+    /// The `replay` provider's cassette, a file `--record` wrote: each request is answered with what was
+    /// recorded for it (the same request, its n-th time in the run); a miss is a provider_error naming
+    /// the nearest recorded request and what differs.
+    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    pub cassette: Option<String>,
     /// Time to connect (default 10s).
     #[arg(long, help_heading = HEADING, value_name = "DURATION")]
     pub connect_timeout: Option<String>,
@@ -260,6 +289,8 @@ impl ProviderFlags {
             Key::Seed => &self.seed,
             Key::Template => &self.template,
             Key::MockAnswers => &self.mock_answers,
+            Key::Record => &self.record,
+            Key::Cassette => &self.cassette,
             Key::ConnectTimeout => &self.connect_timeout,
             Key::FirstTokenTimeout => &self.first_token_timeout,
             Key::IdleTimeout => &self.idle_timeout,
@@ -434,6 +465,8 @@ impl ProviderSettings {
                 self.template = Some(text.into());
             }
             Key::MockAnswers => self.mock_answers = Some(absolute_path(text)?),
+            Key::Record => self.record = Some(absolute_path(text)?),
+            Key::Cassette => self.cassette = Some(absolute_path(text)?),
             Key::ConnectTimeout => self.connect_timeout_ms = positive_duration(text)?,
             Key::FirstTokenTimeout => self.first_token_timeout_ms = positive_duration(text)?,
             Key::IdleTimeout => self.idle_timeout_ms = positive_duration(text)?,
@@ -459,6 +492,8 @@ impl ProviderSettings {
             Key::Seed => self.seed.map(|s| s.to_string()),
             Key::Template => self.template.clone(),
             Key::MockAnswers => self.mock_answers.clone(),
+            Key::Record => self.record.clone(),
+            Key::Cassette => self.cassette.clone(),
             Key::ConnectTimeout => ms(self.connect_timeout_ms),
             Key::FirstTokenTimeout => ms(self.first_token_timeout_ms),
             Key::IdleTimeout => ms(self.idle_timeout_ms),
@@ -658,6 +693,8 @@ mod tests {
             (Key::Seed, "7"),
             (Key::Template, "chatml"),
             (Key::MockAnswers, "/tmp/answers.json"),
+            (Key::Record, "/tmp/run.cassette.json"),
+            (Key::Cassette, "/tmp/old.cassette.json"),
             (Key::ConnectTimeout, "1500ms"),
             (Key::FirstTokenTimeout, "2m"),
             (Key::IdleTimeout, "1h"),

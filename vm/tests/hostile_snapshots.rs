@@ -74,7 +74,7 @@ fn value(rng: &mut Rng) -> Value {
 /// One change to the machine state.
 fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
     let small = |rng: &mut Rng| rng.below(4) as u32;
-    match rng.below(16) {
+    match rng.below(17) {
         0 => m.pc = rng.below(u64::from(code_len) + 2) as u32,
         1 => m.pc = m.pc.wrapping_add(if rng.below(2) == 0 { 1 } else { u32::MAX }),
         2 => {
@@ -118,6 +118,7 @@ fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
         }
         13 => m.meters[rng.below(5) as usize] = if rng.below(2) == 0 { u64::MAX } else { 0 },
         14 => m.logs.push(LogRecord { step: small(rng), message: String::new() }),
+        15 => m.asked.insert(0, ([rng.below(256) as u8; 16], small(rng))),
         _ => m.interactions = u32::MAX,
     }
 }

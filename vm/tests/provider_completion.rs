@@ -84,11 +84,23 @@ fn llama_cpp_completion_end_to_end() {
 fn openai_style_completions_when_the_base_ends_in_v1() {
     let fx = Fixture::new();
     let server = Server::start(vec![openai_hello()]);
-    let run = ask(&fx, &server.base_url, &["--model", "m", "--template", "llama2"]);
+    let log = fx.path("log.jsonl");
+    let run = ask(
+        &fx,
+        &server.base_url,
+        &["--model", "m", "--template", "llama2", "--log-file", log.to_str().unwrap()],
+    );
     run.expect(0);
     let report = run.json();
     assert_eq!(report["steps"][0]["logs"][0], "got Hello");
     assert_eq!(report["cost"]["token_count"], 14);
+    let log = std::fs::read_to_string(&log).unwrap();
+    let event: Json = log
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .find(|e| e["event"] == "prompt")
+        .unwrap();
+    assert_eq!(event["finish_reason"], "stop", "{event}");
     let sent = server.requests();
     assert!(sent[0].head.starts_with("POST /v1/completions HTTP/1.1"), "{}", sent[0].head);
     let body: Json = serde_json::from_str(&sent[0].body).unwrap();
@@ -115,6 +127,8 @@ fn the_library_sends_a_grammar_to_llama_cpp_only() {
     let response =
         Completion::new(&settings).unwrap().complete(&request, &mut |p| pieces.push_str(p)).unwrap();
     assert_eq!((response.text.as_str(), pieces.as_str(), response.tokens), ("Hello", "Hello", 17));
+    // llama.cpp's `stop_type: eos`, in the OpenAI API's words.
+    assert_eq!(response.finish_reason.as_deref(), Some("stop"));
     let body: Json = serde_json::from_str(&server.requests()[0].body).unwrap();
     assert_eq!(body["grammar"], grammar);
     assert!(body["prompt"].as_str().unwrap().ends_with("Yes or no?\n\n### Response:"));

@@ -62,6 +62,7 @@ fn the_library_streams_the_pieces_and_counts_the_reported_usage() {
     assert_eq!(response.text, "Hello");
     assert_eq!(pieces, ["Hel", "lo", ""]);
     assert_eq!((response.tokens, response.estimated, response.requests), (27, false, 1));
+    assert_eq!(response.finish_reason.as_deref(), Some("stop"), "the last object's done_reason");
 
     let sent = server.requests();
     assert!(sent[0].head.starts_with("POST /api/chat HTTP/1.1"), "{}", sent[0].head);

@@ -59,8 +59,8 @@ fn a_streamed_answer_is_stored_and_its_usage_counted() {
     assert_eq!(report["cost"]["token_count"], 14);
     let events = prompt_events(&fx);
     assert_eq!(
-        (&events[0]["usage"], &events[0]["tokens"], &events[0]["requests"]),
-        (&"reported".into(), &"14".into(), &"1".into())
+        (&events[0]["usage"], &events[0]["tokens"], &events[0]["requests"], &events[0]["finish_reason"]),
+        (&"reported".into(), &"14".into(), &"1".into(), &"stop".into())
     );
 
     let sent = server.requests();
@@ -76,6 +76,17 @@ fn a_streamed_answer_is_stored_and_its_usage_counted() {
     let again = Server::start(vec![Reply::hello()]);
     ask(&fx, ASK, &again.base_url, &[]).expect(0);
     assert_eq!(again.requests()[0].body, sent[0].body);
+}
+
+#[test]
+fn an_answer_cut_at_max_tokens_says_so() {
+    let fx = Fixture::new();
+    let server = Server::start(vec![Reply::sse(&[
+        r#"{"choices":[{"delta":{"content":"Hel"},"finish_reason":"length"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":1,"total_tokens":13}}"#,
+    ])]);
+    ask(&fx, ASK, &server.base_url, &["--max-tokens", "1"]).expect(0);
+    assert_eq!(prompt_events(&fx)[0]["finish_reason"], "length");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! `tissvm run --provider openai` and `--provider completion` end to end
 //! against a real llama.cpp server with a real model (`llm_server/`), at
 //! temperature 0: the answer, the token count the server reports, one API
-//! call; and a GBNF grammar sent by the `completion` provider constraining
-//! the real model's answer.
+//! call; a GBNF grammar sent by the `completion` provider constraining
+//! the real model's answer; and a run recorded from the real model
+//! (`--record`) replayed offline (`--provider replay`) to the same report.
 
 mod common;
 mod llm_server;
@@ -156,4 +157,56 @@ fn a_grammar_constrains_the_real_models_answer() {
         )
         .unwrap_err();
     assert!(e.message.contains("HTTP 400") && e.message.contains("failed to parse grammar"), "{}", e.message);
+}
+
+#[test]
+fn a_run_recorded_from_the_real_model_replays_offline() {
+    let Some(base_url) = llm_server::base_url() else { return };
+    let fx = Fixture::new();
+    let plan = format!(
+        "TASK \"t\"\nSTEP \"ask\" {{\n    PROMPT_AGENT \"{QUERY}\" INTO ANSWER\n    PROMPT_AGENT \"{QUERY}\" INTO AGAIN\n    \
+         LOG \"${{ANSWER}} / ${{AGAIN}}\"\n}}\n"
+    );
+    let cassette = fx.path("real.cassette.json");
+    let v1 = format!("{base_url}/v1");
+    let settings = ["--model", "smollm2", "--max-tokens", "16", "--output-format", "json"];
+    let recorded = fx.run(
+        &plan,
+        &[
+            &["--provider", "openai", "--base-url", &v1, "--record", cassette.to_str().unwrap()][..],
+            &settings,
+        ]
+        .concat(),
+    );
+    recorded.expect(0);
+    let entries: Json = serde_json::from_slice(&std::fs::read(&cassette).unwrap()).unwrap();
+    let entries = entries["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!((&entries[0]["occurrence"], &entries[1]["occurrence"]), (&0.into(), &1.into()));
+    let reason = entries[0]["response"]["finish_reason"].as_str().unwrap();
+    assert!(reason == "stop" || reason == "length", "the real server's finish_reason: {reason}");
+    assert_eq!(entries[0]["response"]["usage"]["estimated"], false);
+
+    // Offline: the base URL is a port where nothing listens.
+    let nowhere = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", listener.local_addr().unwrap())
+    };
+    let replayed = fx.run(
+        &plan,
+        &[
+            &["--provider", "replay", "--cassette", cassette.to_str().unwrap(), "--base-url", &nowhere][..],
+            &settings,
+        ]
+        .concat(),
+    );
+    replayed.expect(0);
+    let (a, b) = (recorded.json(), replayed.json());
+    assert_eq!(a["steps"][0]["logs"], b["steps"][0]["logs"]);
+    assert_eq!(a["cost"]["token_count"], b["cost"]["token_count"]);
+    assert_eq!(a["status"], b["status"]);
+    // One call per answer replayed; the recording may have needed retries (the
+    // server has one slot, shared with the other tests), which are not replayed.
+    assert_eq!(b["cost"]["api_calls"], 2);
+    assert!(a["cost"]["api_calls"].as_u64().unwrap() >= 2);
 }

@@ -3,7 +3,8 @@
 //! server with a distinctive key — a server error that echoes the key, an
 //! answer, a RUN of `env`, a suspension — and every artefact is searched for
 //! it: stdout, stderr, the log file, the JSON report, the snapshot's bytes,
-//! and a debugger session's transcript.
+//! the cassette `--record` wrote (and the resumed run went on with), and a
+//! debugger session's transcript.
 
 mod common;
 mod loopback;
@@ -38,6 +39,7 @@ fn the_key_is_sent_and_appears_in_no_artefact() {
     let server = server();
     let log = fx.path("log.jsonl");
     let snaps = fx.path("snaps");
+    let cassette = fx.path("run.cassette.json");
     let flags = [
         "--provider",
         "openai",
@@ -51,6 +53,8 @@ fn the_key_is_sent_and_appears_in_no_artefact() {
         log.to_str().unwrap(),
         "--snapshot-dir",
         snaps.to_str().unwrap(),
+        "--record",
+        cassette.to_str().unwrap(),
         "--non-interactive",
     ];
     let run = fx.run_env(PLAN, &[&flags[..], &["--output-format", "json"]].concat(), &[(KEY_VAR, KEY)]);
@@ -78,6 +82,10 @@ fn the_key_is_sent_and_appears_in_no_artefact() {
     assert_clean("the log file", &std::fs::read(&log).unwrap());
     let snapshot = std::fs::read_dir(&snaps).unwrap().next().unwrap().unwrap().path();
     assert_clean("the snapshot", &std::fs::read(&snapshot).unwrap());
+    // The answer is recorded, the failed request (whose error echoed the key) is not.
+    let recorded = std::fs::read(&cassette).unwrap();
+    assert_clean("the cassette", &recorded);
+    assert!(String::from_utf8_lossy(&recorded).contains("\"text\": \"Hello\""));
 
     // Text output, and the resumed run's.
     let text = fx.run_env(
@@ -95,6 +103,7 @@ fn the_key_is_sent_and_appears_in_no_artefact() {
     resumed.expect(0);
     assert_clean("the resumed run's stdout", resumed.stdout.as_bytes());
     assert_clean("the resumed run's stderr", resumed.stderr.as_bytes());
+    assert_clean("the cassette the resumed run went on with", &std::fs::read(&cassette).unwrap());
 
     // The debugger shows the variables, LAST_RUN and the error.
     let debug_server = self::server();

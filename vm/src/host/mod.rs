@@ -114,6 +114,12 @@ pub trait Host {
     /// Milliseconds on a monotonic clock.
     fn now_ms(&mut self) -> u64;
     fn log(&mut self, event: &Event<'_>);
+    /// Writes out, atomically, what the host records of the run (the
+    /// `--record` cassette): when the run stops, however it stops, and with
+    /// each snapshot, so that a snapshot's cassette is complete up to it.
+    fn persist(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Checks a plan path before any host sees it: relative, no `..` that climbs

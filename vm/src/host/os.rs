@@ -15,6 +15,7 @@ use crate::host::{
 };
 use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
+use crate::provider::cassette::Recorder;
 use crate::report::event_log::{EventLog, OutputTrim};
 use crate::report::style::{Style, Tone};
 use crate::session::answers::Reply;
@@ -35,6 +36,9 @@ pub struct OsHost {
     pub workspace: Workspace,
     pub env_allow: Vec<String>,
     pub provider: Box<dyn Provider>,
+    /// `--record`: every answer the provider gives goes into this cassette,
+    /// which the session writes out.
+    pub recorder: Option<Recorder>,
     pub log: Option<EventLog>,
     pub progress: Progress,
     /// Ask on the terminal; otherwise interactions suspend the run.
@@ -62,6 +66,7 @@ impl OsHost {
             workspace,
             env_allow: Vec::new(),
             provider,
+            recorder: None,
             log: None,
             progress,
             interactive: false,
@@ -272,7 +277,22 @@ impl Host for OsHost {
             eprintln!();
         }
         let name = self.provider.name();
+        // Only answers are recorded, never a failure. What was sent has a
+        // wire: `wire` refuses only what `complete` refused before sending.
+        if let (Ok(response), Some(recorder)) = (&result, &mut self.recorder)
+            && let Ok(wire) = self.provider.wire(request)
+        {
+            recorder.record(name, wire, request, response);
+        }
         result.map_err(|e| PromptError { message: format!("{name}: {}", e.message), ..e })
+    }
+
+    fn persist(&mut self) -> Result<(), String> {
+        let Some(recorder) = &self.recorder else { return Ok(()) };
+        let bytes = recorder.cassette.to_bytes();
+        // Private like a snapshot: it holds what the prompts carried (the plan's values).
+        tiss_compiler::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
+            .map_err(|e| format!("the cassette `{}` could not be written: {e}", recorder.path.display()))
     }
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {

@@ -139,6 +139,7 @@ tisslang::bounded_vecs! {
     logs: "LOG messages",
     actual: "observed values of a failure",
     options: "options of a question",
+    asked: "prompts asked",
 }
 
 /// A string value: claimed (its text and the counts `Rc` keeps), then

@@ -144,6 +144,11 @@ pub struct Machine {
     /// PROMPT_AGENTs that reached the provider so far, answered or not (the
     /// k-th answer of `--mock-answers`).
     pub prompts: u32,
+    /// How many times each query with its context has reached the provider,
+    /// by fingerprint ([`prompt_fingerprint`]), sorted: the occurrence a
+    /// cassette records and replays, counted across resume.
+    #[serde(deserialize_with = "bounds::asked")]
+    pub asked: Vec<([u8; 16], u32)>,
     /// Host clock at the last time-meter update; not part of the state
     /// (a resumed run restarts its clock, so suspended time never counts).
     #[serde(skip)]
@@ -154,6 +159,21 @@ pub struct Machine {
 }
 
 type Raise = (FailureKind, String);
+
+/// A prompt's identity within a run: the first 16 bytes of the SHA-256 of its
+/// query and each context name and value, each with its length first.
+pub fn prompt_fingerprint(query: &str, context: &[(String, String)]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for part in std::iter::once(query).chain(context.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()])) {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    let digest = hash.finalize();
+    let mut out = [0; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
 
 impl Machine {
     pub fn new(program: &Program) -> Machine {
@@ -174,6 +194,7 @@ impl Machine {
             logs: Vec::new(),
             interactions: 0,
             prompts: 0,
+            asked: Vec::new(),
             clock: None,
             stopped: None,
         }
@@ -1092,7 +1113,17 @@ impl Machine {
         let started = host.now_ms();
         let index = self.prompts;
         self.prompts = self.prompts.saturating_add(1);
-        let request = PromptRequest { query: query.clone(), context, requests_allowed, index, grammar: None };
+        let occurrence = self.count_asked(prompt_fingerprint(&query, &context));
+        let request = PromptRequest {
+            query: query.clone(),
+            context,
+            requests_allowed,
+            index,
+            grammar: None,
+            occurrence,
+            step: self.step_path(program),
+            line: program.line(self.pc - 1),
+        };
         let result = host.prompt(&request);
         let duration_ms = host.now_ms().saturating_sub(started);
         self.sync_time(host);
@@ -1126,7 +1157,11 @@ impl Machine {
             self.meters[dim_index(Dim::TokenCount)].saturating_add(response.tokens);
         let (tokens, sent) = (response.tokens.to_string(), requests.to_string());
         let usage = if response.estimated { "estimated" } else { "reported" };
-        let details = [("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        let finish = response.finish_reason.as_deref().unwrap_or("");
+        let mut details = vec![("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        if !finish.is_empty() {
+            details.push(("finish_reason", finish));
+        }
         let event = Event {
             event: "prompt",
             step: self.current_step_name(program),
@@ -1149,6 +1184,22 @@ impl Machine {
             return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[1], how)));
         }
         self.check_time()
+    }
+
+    /// Counts one more asking of the prompt with `fingerprint`; how many
+    /// times it was asked before.
+    fn count_asked(&mut self, fingerprint: [u8; 16]) -> u32 {
+        match self.asked.binary_search_by(|(f, _)| f.cmp(&fingerprint)) {
+            Ok(at) => {
+                let before = self.asked[at].1;
+                self.asked[at].1 = before.saturating_add(1);
+                before
+            }
+            Err(at) => {
+                self.asked.insert(at, (fingerprint, 1));
+                0
+            }
+        }
     }
 
     fn current_step_name<'p>(&self, program: &'p Program) -> Option<&'p str> {

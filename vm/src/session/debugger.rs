@@ -891,6 +891,10 @@ impl<H: Host> Debugger<H> {
             Ok(b) => b,
             Err(e) => return format!("cannot save: {e}"),
         };
+        // The cassette first: complete up to the snapshot.
+        if let Err(e) = self.host.persist() {
+            return format!("cannot save: {e}");
+        }
         if let Err(e) = snapshot::write_snapshot(Path::new(&file), &bytes) {
             return format!("cannot write the snapshot `{file}`: {e}");
         }

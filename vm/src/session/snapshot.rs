@@ -84,7 +84,7 @@ use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 10;
+pub const SNAPSHOT_VERSION: u16 = 11;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";

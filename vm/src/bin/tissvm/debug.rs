@@ -15,6 +15,7 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Args;
+use tiss_vm::host::Host;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
@@ -64,11 +65,16 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
-    let session::OpenedHost { host, answers_file, caps } =
+    let recorder = match session::open_recorder(&remembered.provider, false) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let session::OpenedHost { mut host, answers_file, caps } =
         match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
             Ok(opened) => opened,
             Err(code) => return code,
         };
+    host.recorder = recorder;
     for (dim, value) in caps {
         machine.cap(dim, value);
     }
@@ -125,6 +131,9 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         } else {
             piped_session(&mut debugger, &mut say);
         }
+    }
+    if let Err(e) = debugger.host.persist() {
+        eprintln!("tissvm: {e}");
     }
     if let Some(log) = &mut debugger.host.log
         && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))

@@ -1,8 +1,12 @@
 //! `tissvm providers`: the providers this build offers, and the settings a
 //! run would go by here, with where each came from (SPEC §7). The API key
-//! is never shown: only whether its variable is set.
+//! is never shown: only whether its variable is set. A cassette named by
+//! `--cassette` is read and summed up (what `replay` would answer from).
+
+use std::path::Path;
 
 use clap::Args;
+use tiss_vm::provider::cassette::Cassette;
 use tiss_vm::provider::settings::{Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
 
 use super::options::provider_settings;
@@ -37,5 +41,36 @@ pub fn providers(args: &ProvidersArgs) -> u8 {
         }
         out.push_str(&format!("  {:<20} {value:<28} {from}\n", key.toml()));
     }
+    if let Some(path) = &settings.cassette {
+        match Cassette::read(Path::new(path), "--cassette") {
+            Ok(cassette) => out.push_str(&format!("\ncassette {path}:\n{}", summary(&cassette))),
+            Err(e) => {
+                eprintln!("tissvm: {e}");
+                return status::INVALID;
+            }
+        }
+    }
     super::write_stdout(super::PROGRAM, &out, status::OK)
+}
+
+/// A cassette's entries, counted by provider and endpoint, in the order
+/// first recorded.
+fn summary(cassette: &Cassette) -> String {
+    let mut counts: Vec<(&str, &str, usize)> = Vec::new();
+    for entry in &cassette.entries {
+        match counts.iter_mut().find(|(p, e, _)| *p == entry.provider && *e == entry.endpoint) {
+            Some((_, _, n)) => *n += 1,
+            None => counts.push((&entry.provider, &entry.endpoint, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return "  no entries: every request misses\n".into();
+    }
+    let mut out = String::new();
+    for (provider, endpoint, n) in counts {
+        let answers = if n == 1 { "1 answer".to_string() } else { format!("{n} answers") };
+        let endpoint = if endpoint.is_empty() { String::new() } else { format!(" {endpoint}") };
+        out.push_str(&format!("  {answers} recorded with {provider}{endpoint}\n"));
+    }
+    out
 }

@@ -11,6 +11,8 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::provider::cassette::{Cassette, Recorder};
+use tiss_vm::provider::settings::ProviderSettings;
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
@@ -80,7 +82,8 @@ pub struct OpenedHost {
 /// The real host of a run, set up from its [`HostOptions`] (shared by
 /// `run`, `resume` and `debug`): the workspace, the model provider, answers
 /// given in advance (`first`, then the answers file's entries from the run's
-/// next interaction on), terminal questions, the log file. An error has been
+/// next interaction on), terminal questions, the log file; the cassette
+/// `--record` names is the caller's ([`open_recorder`]). An error has been
 /// reported and is the exit status.
 pub fn open_host(
     program: &Program,
@@ -216,6 +219,39 @@ pub fn open_host(
     Ok(OpenedHost { host, answers_file, caps })
 }
 
+/// The cassette `--record` names: a fresh run records a new one (replacing
+/// the file when it ends); a resumed run goes on with the run's file, its
+/// entries kept. Refused with `replay`, and where it cannot be written,
+/// before anything runs; an error has been reported and is the exit status.
+pub fn open_recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, u8> {
+    let recorder = recorder(settings, resumed);
+    recorder.map_err(|e| {
+        eprintln!("tissvm: {e}");
+        status::INVALID
+    })
+}
+
+fn recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, String> {
+    let Some(path) = &settings.record else { return Ok(None) };
+    if settings.provider == "replay" {
+        return Err(format!(
+            "--record `{path}` records the answers of a provider that asks a model, and `replay` only gives back \
+             recorded ones: record with --provider openai, ollama, completion or mock"
+        ));
+    }
+    let path = PathBuf::from(path);
+    let dir = tiss_compiler::atomic_write::parent_of(&path);
+    if !dir.is_dir() {
+        return Err(format!("--record `{}`: there is no directory `{}`", path.display(), dir.display()));
+    }
+    if path.is_dir() {
+        return Err(format!("--record `{}` is a directory: give the cassette's file name", path.display()));
+    }
+    let cassette =
+        if resumed && path.exists() { Cassette::read(&path, "--record")? } else { Cassette::default() };
+    Ok(Some(Recorder::new(path, cassette)))
+}
+
 /// Runs from `start` with `options` as given and `remembered`, the options
 /// resolved (given, or remembered by the snapshot resumed), then reports.
 pub fn execute(
@@ -229,6 +265,10 @@ pub fn execute(
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
+    let recorder = match open_recorder(&remembered.provider, resumed.is_some()) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let OpenedHost { mut host, answers_file, caps } = match open_host(
         &program,
         &workdir,
@@ -241,6 +281,7 @@ pub fn execute(
         Ok(opened) => opened,
         Err(code) => return code,
     };
+    host.recorder = recorder;
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
@@ -296,6 +337,10 @@ pub fn execute(
         && let Err(e) = log.flush().and(log.error.take().map_or(Ok(()), Err))
     {
         eprintln!("tissvm: writing the log file failed: {e}");
+    }
+    // The cassette, before the snapshot: complete up to it.
+    if let Err(e) = host.persist() {
+        eprintln!("tissvm: {e}");
     }
     let workspace_root = host.workspace.root().to_path_buf();
     drop(host);

@@ -35,10 +35,28 @@ pub(super) fn check_state(machine: &Machine, module: &Module, facts: &Facts) -> 
     }
     variables(machine, module)?;
     meters(machine, module)?;
+    asked(machine)?;
     let levels = levels(machine, module, facts)?;
     steps(machine, &levels)?;
     stack(machine, &levels)?;
     bound(machine, module, &levels)
+}
+
+/// The prompts asked, by fingerprint: sorted and each once (the machine
+/// looks them up by binary search), each asked, no more than the run asked.
+fn asked(machine: &Machine) -> Result<(), String> {
+    if let Some(pair) = machine.asked.windows(2).find(|w| w[0].0 >= w[1].0) {
+        let hex: String = pair[1].0.iter().map(|b| format!("{b:02x}")).collect();
+        return Err(format!("its prompts asked are not in order, or repeat one (at {hex})"));
+    }
+    let total: u64 = machine.asked.iter().map(|(_, n)| u64::from(*n)).sum();
+    if machine.asked.iter().any(|(_, n)| *n == 0) || total > u64::from(machine.prompts) {
+        return Err(format!(
+            "its prompts asked count {total} askings, and the run has asked {} prompts",
+            machine.prompts
+        ));
+    }
+    Ok(())
 }
 
 /// Each bound variable holds a value of its declared type, so a LOAD never

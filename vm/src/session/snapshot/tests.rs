@@ -14,7 +14,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (10, "24228510d00d1c21e91f58d8bae8a020b05f43153a0e5f614e95ba5ae6109528");
+const PINNED: (u16, &str) = (11, "193caa8f487f3f0757a72225328ec3d7460abd987e2e72f8f92a6e8cf260d18d");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -78,6 +78,7 @@ fn full_machine(program: &Program, status: Status) -> Machine {
     m.logs = vec![LogRecord { step: 0, message: "hello".into() }];
     m.interactions = 2;
     m.prompts = 3;
+    m.asked = vec![([1; 16], 2), ([2; 16], 1)];
     m
 }
 
@@ -125,6 +126,8 @@ fn full_options() -> RememberedOptions {
             seed: Some(3),
             template: Some("chatml".into()),
             mock_answers: Some("/s/answers.json".into()),
+            record: Some("/s/run.cassette.json".into()),
+            cassette: Some("/s/old.cassette.json".into()),
             ..Default::default()
         },
         sandbox_profile: "none".into(),
@@ -475,6 +478,13 @@ fn a_state_the_code_cannot_continue_from_is_refused() {
     // Meters the machine would overflow, logs under steps that do not exist.
     assert!(bad(&|m| m.meters[4] = u64::MAX).contains("INSTRUCTIONS meter"));
     assert!(bad(&|m| m.logs.push(LogRecord { step: 9, message: String::new() })).contains("step 9"));
+    // Prompts asked out of order (the machine searches them), or more than were asked.
+    let text = bad(&|m| m.asked = vec![([2; 16], 1), ([1; 16], 1)]);
+    assert!(text.starts_with("its prompts asked are not in order, or repeat one (at 0101"), "{text}");
+    assert!(bad(&|m| m.asked = vec![([1; 16], 1), ([1; 16], 1)]).contains("repeat one"));
+    let text = bad(&|m| m.asked = vec![([1; 16], m.prompts + 1)]);
+    assert!(text.contains("askings, and the run has asked"), "{text}");
+    assert!(bad(&|m| m.asked = vec![([1; 16], 0)]).contains("askings"));
 }
 
 #[test]

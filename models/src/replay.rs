@@ -1,0 +1,404 @@
+//! The `replay` provider (SPEC §7): answers from a cassette (`cassette.rs`,
+//! `--cassette FILE`), offline, exactly as recorded. For each request it
+//! builds what the recorded provider would send with the run's settings
+//! (so replay needs the settings of the recording: model, temperature, ...),
+//! keys it, and answers with the entry of that key and occurrence — the
+//! n-th time the run asks the same request (counted by the machine, across
+//! resume) gets the answer recorded for the n-th time.
+//!
+//! A miss is a failure naming the nearest recorded entry (on the same source
+//! line if there is one, else the one with the fewest differences) and the
+//! fields of the request that differ, or, when the request was recorded but
+//! fewer times, how many. A replayed answer counts one API_CALLS and its
+//! recorded tokens; the retries the recording needed are not replayed.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::cassette::{self, Cassette, Entry};
+use crate::settings::{PROVIDERS, ProviderSettings};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
+
+/// How many differing fields a miss lists.
+const SHOWN_DIFFERENCES: usize = 5;
+
+pub struct Replay {
+    /// The cassette's path, for messages.
+    path: String,
+    cassette: Cassette,
+    /// (key, occurrence) → the entry's index.
+    index: HashMap<(String, u32), usize>,
+    /// The providers the cassette was recorded with, built with the run's
+    /// settings: what they would send is what is looked up.
+    recorded_with: Vec<Box<dyn Provider>>,
+}
+
+impl Replay {
+    pub fn new(settings: &ProviderSettings) -> Result<Replay, String> {
+        let path = settings.cassette.clone().ok_or(
+            "the replay provider needs a cassette: --cassette FILE (or TISS_CASSETTE, or cassette in tiss.toml), \
+             a file that a run with --record wrote",
+        )?;
+        let cassette = Cassette::read(Path::new(&path), "--cassette")?;
+        let mut recorded_with: Vec<Box<dyn Provider>> = Vec::new();
+        for entry in &cassette.entries {
+            if recorded_with.iter().any(|p| p.name() == entry.provider) {
+                continue;
+            }
+            let live = PROVIDERS.iter().any(|(name, _)| *name == entry.provider && *name != "replay");
+            if !live {
+                return Err(format!(
+                    "--cassette `{path}`: entry of line {} was recorded with `{}`, which is not a live provider",
+                    entry.line, entry.provider
+                ));
+            }
+            let live = ProviderSettings { provider: entry.provider.clone(), ..settings.clone() };
+            let provider = crate::build(&live).map_err(|e| {
+                format!(
+                    "--cassette `{path}` was recorded with the {} provider, and replay asks what it would ask, \
+                     with this run's settings: {e}",
+                    entry.provider
+                )
+            })?;
+            recorded_with.push(provider);
+        }
+        let index =
+            cassette.entries.iter().enumerate().map(|(n, e)| ((e.key.clone(), e.occurrence), n)).collect();
+        Ok(Replay { path, cassette, index, recorded_with })
+    }
+
+    /// Why nothing answers `request`, whose wire and key are `asked`
+    /// (one per provider the cassette was recorded with).
+    fn miss(&self, request: &PromptRequest, asked: &[(&str, Wire, String)]) -> String {
+        let path = &self.path;
+        let Some((provider, wire, key)) = asked.first() else {
+            return format!(
+                "the cassette `{path}` has no entries: record one with --record FILE and a live provider"
+            );
+        };
+        let where_ =
+            format!("the request of line {} ({provider} {})", request.line, shown_endpoint(&wire.endpoint));
+        // Recorded, but fewer times than the run asks it.
+        for (provider, _, key) in asked {
+            let recorded = self.cassette.entries.iter().filter(|e| e.key == *key).count();
+            if recorded > 0 {
+                return format!(
+                    "the cassette `{path}` has {} of {where_} and this run asks it again (time {}): the \
+                     recorded run asked it fewer times; record it again (key {}, {provider})",
+                    plural(recorded, "answer"),
+                    u64::from(request.occurrence) + 1,
+                    &key[..12]
+                );
+            }
+        }
+        let differences = |entry: &Entry| -> Vec<String> {
+            let Some((_, wire, _)) = asked.iter().find(|(p, _, _)| *p == entry.provider) else {
+                return vec![format!(
+                    "provider (recorded `{}`, this run asks none of that kind)",
+                    entry.provider
+                )];
+            };
+            let mut out = Vec::new();
+            if entry.endpoint != wire.endpoint {
+                out.push(format!(
+                    "endpoint (recorded `{}`, now `{}`)",
+                    shown_endpoint(&entry.endpoint),
+                    shown_endpoint(&wire.endpoint)
+                ));
+            }
+            diff(&entry.request, &wire.body, &mut String::new(), &mut out);
+            out
+        };
+        let same_line: Vec<&Entry> =
+            self.cassette.entries.iter().filter(|e| e.line == request.line).collect();
+        let candidates =
+            if same_line.is_empty() { self.cassette.entries.iter().collect() } else { same_line };
+        let nearest = candidates
+            .into_iter()
+            .enumerate()
+            .map(|(n, e)| (differences(e).len(), n, e))
+            .min_by_key(|(count, n, _)| (*count, *n))
+            .map(|(_, _, e)| e);
+        let Some(entry) = nearest else {
+            return format!("the cassette `{path}` has no answer for {where_} (key {})", &key[..12]);
+        };
+        let mut found = differences(entry);
+        let more = found.len().saturating_sub(SHOWN_DIFFERENCES);
+        found.truncate(SHOWN_DIFFERENCES);
+        let and_more = if more > 0 { format!("; and {more} more") } else { String::new() };
+        format!(
+            "the cassette `{path}` has no answer for {where_} (key {}); the nearest recorded request, of line {} \
+             (step `{}`), differs in: {}{and_more}. Replay with the settings it was recorded with, or record \
+             it again",
+            &key[..12],
+            entry.line,
+            entry.step,
+            found.join("; ")
+        )
+    }
+}
+
+impl Provider for Replay {
+    fn name(&self) -> &str {
+        "replay"
+    }
+
+    fn complete(
+        &mut self,
+        request: &PromptRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let failed = |message: String| PromptError { message, requests: 0, out_of_calls: false };
+        let mut asked = Vec::with_capacity(self.recorded_with.len());
+        for provider in &self.recorded_with {
+            let wire = provider.wire(request).map_err(failed)?;
+            let key = cassette::key(provider.name(), &wire);
+            asked.push((provider.name(), wire, key));
+        }
+        for (_, _, key) in &asked {
+            if let Some(&n) = self.index.get(&(key.clone(), request.occurrence)) {
+                let recorded = &self.cassette.entries[n].response;
+                shown(&recorded.text);
+                return Ok(PromptResponse {
+                    text: recorded.text.clone(),
+                    tokens: recorded.usage.tokens,
+                    estimated: recorded.usage.estimated,
+                    requests: 1,
+                    finish_reason: recorded.finish_reason.clone(),
+                });
+            }
+        }
+        Err(failed(self.miss(request, &asked)))
+    }
+
+    /// What is looked up: the request of the provider the cassette was
+    /// recorded with (the first, if several).
+    fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
+        match self.recorded_with.first() {
+            Some(provider) => provider.wire(request),
+            None => Err(format!("the cassette `{}` has no entries", self.path)),
+        }
+    }
+}
+
+fn shown_endpoint(endpoint: &str) -> &str {
+    if endpoint.is_empty() { "(no endpoint)" } else { endpoint }
+}
+
+/// The fields where `recorded` and `now` differ, as paths
+/// (`messages[1].content`) with both values.
+fn diff(recorded: &Value, now: &Value, path: &mut String, out: &mut Vec<String>) {
+    let field = |path: &str| if path.is_empty() { "the request".to_string() } else { path.to_string() };
+    match (recorded, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
+            for key in keys {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => diff(x, y, path, out),
+                    (Some(x), None) => out.push(format!("{path} (recorded {}, now absent)", shorten(x))),
+                    (None, Some(y)) => out.push(format!("{path} (recorded absent, now {})", shorten(y))),
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (n, (x, y)) in a.iter().zip(b).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{n}]"));
+                diff(x, y, path, out);
+                path.truncate(len);
+            }
+        }
+        // A long text (a message) from where it differs.
+        (Value::String(a), Value::String(b)) if a != b && a.chars().count().max(b.chars().count()) > 40 => {
+            out.push(format!("{} ({})", field(path), where_strings_differ(a, b)))
+        }
+        (a, b) if a != b => {
+            out.push(format!("{} (recorded {}, now {})", field(path), shorten(a), shorten(b)))
+        }
+        _ => {}
+    }
+}
+
+/// Two texts from where they first differ: `from character 57: recorded
+/// "…", now "…"`.
+fn where_strings_differ(a: &str, b: &str) -> String {
+    let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let start = at.saturating_sub(10);
+    let part = |s: &str| {
+        let piece: String = s.chars().skip(start).take(50).collect();
+        let lead = if start > 0 { "…" } else { "" };
+        let tail = if s.chars().count() > start + 50 { "…" } else { "" };
+        format!("{lead}{}{tail}", Value::from(piece))
+    };
+    format!("from character {}: recorded {}, now {}", at + 1, part(a), part(b))
+}
+
+fn shorten(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 60 {
+        return text;
+    }
+    let mut out: String = text.chars().take(60).collect();
+    out.push('…');
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::Recorder;
+
+    fn openai(model: &str, temperature: f64) -> ProviderSettings {
+        ProviderSettings {
+            provider: "openai".into(),
+            model: Some(model.into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            temperature,
+            ..Default::default()
+        }
+    }
+
+    fn request(query: &str, line: u32) -> PromptRequest {
+        PromptRequest { query: query.into(), step: "Ask".into(), line, ..Default::default() }
+    }
+
+    /// A cassette recorded with `settings`, of `answers` (query, line, text), in a temporary file.
+    fn recorded(settings: &ProviderSettings, answers: &[(&str, u32, &str)]) -> tempfile_path::Path {
+        let live = crate::build(settings).unwrap();
+        let path = tempfile_path::Path::new();
+        let mut recorder = Recorder::new(path.0.clone(), Cassette::default());
+        for (n, (query, line, text)) in answers.iter().enumerate() {
+            let occurrence = answers[..n].iter().filter(|(q, _, _)| q == query).count() as u32;
+            let request = PromptRequest { occurrence, ..request(query, *line) };
+            let response = PromptResponse {
+                text: text.to_string(),
+                tokens: 5,
+                estimated: false,
+                requests: 1,
+                finish_reason: Some("stop".into()),
+            };
+            recorder.record(live.name(), live.wire(&request).unwrap(), &request, &response);
+        }
+        std::fs::write(&path.0, recorder.cassette.to_bytes()).unwrap();
+        path
+    }
+
+    /// A file removed when dropped.
+    mod tempfile_path {
+        pub struct Path(pub std::path::PathBuf);
+        impl Path {
+            pub fn new() -> Path {
+                static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Path(std::env::temp_dir().join(format!("tiss-replay-{}-{n}.json", std::process::id())))
+            }
+        }
+        impl Drop for Path {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+    }
+
+    fn replay(settings: &ProviderSettings, cassette: &tempfile_path::Path) -> Replay {
+        let settings = ProviderSettings {
+            provider: "replay".into(),
+            cassette: Some(cassette.0.to_str().unwrap().into()),
+            ..settings.clone()
+        };
+        Replay::new(&settings).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn ask(replay: &mut Replay, query: &str, line: u32) -> Result<String, String> {
+        ask_again(replay, query, line, 0)
+    }
+
+    fn ask_again(replay: &mut Replay, query: &str, line: u32, occurrence: u32) -> Result<String, String> {
+        let request = PromptRequest { occurrence, ..request(query, line) };
+        replay.complete(&request, &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn repeats_replay_in_order_then_miss_with_the_count() {
+        let settings = openai("m", 0.0);
+        let file = recorded(&settings, &[("q", 3, "one"), ("q", 3, "two"), ("other", 4, "three")]);
+        let mut replay = replay(&settings, &file);
+        assert_eq!(ask(&mut replay, "q", 3).unwrap(), "one");
+        assert_eq!(ask(&mut replay, "other", 4).unwrap(), "three");
+        assert_eq!(ask_again(&mut replay, "q", 3, 1).unwrap(), "two");
+        let e = ask_again(&mut replay, "q", 3, 2).unwrap_err();
+        assert!(e.contains("has 2 answers of the request of line 3") && e.contains("(time 3)"), "{e}");
+    }
+
+    #[test]
+    fn a_miss_names_the_nearest_entry_and_what_differs() {
+        let long = "Name the colour of the sky at noon on a clear day, in one word.";
+        let file = recorded(&openai("m", 0.0), &[(long, 3, "blue"), ("Name a colour.", 5, "red")]);
+        let mut other_model = replay(&openai("n", 0.5), &file);
+        let e = ask(&mut other_model, "Name a colour.", 5).unwrap_err();
+        assert!(e.contains("nearest recorded request, of line 5 (step `Ask`)"), "{e}");
+        assert!(
+            e.contains(r#"model (recorded "m", now "n")"#)
+                && e.contains("temperature (recorded 0.0, now 0.5)"),
+            "{e}"
+        );
+        let mut same = replay(&openai("m", 0.0), &file);
+        // Another query on a line of its own: the entry with the fewest differences.
+        let e = ask(&mut same, &long.replace("noon", "dusk"), 9).unwrap_err();
+        assert!(e.contains("of line 3"), "{e}");
+        let expected = r#"messages[1].content (from character 31: recorded …"he sky at noon on a clear day, in one word.", now …"he sky at dusk on a clear day, in one word.")"#;
+        assert!(e.contains(expected), "{e}");
+    }
+
+    #[test]
+    fn replay_needs_a_readable_cassette_and_the_recorded_providers_settings() {
+        let e =
+            Replay::new(&ProviderSettings { provider: "replay".into(), ..Default::default() }).err().unwrap();
+        assert!(e.contains("needs a cassette: --cassette FILE"), "{e}");
+        let file = recorded(&openai("m", 0.0), &[("q", 1, "a")]);
+        let settings = ProviderSettings {
+            provider: "replay".into(),
+            cassette: Some(file.0.to_str().unwrap().into()),
+            ..Default::default()
+        };
+        let e = Replay::new(&settings).err().unwrap();
+        assert!(e.contains("recorded with the openai provider") && e.contains("needs a model"), "{e}");
+        // An entry of a provider that asks no model (its key right, so only that is wrong).
+        let mut recorder = Recorder::new(file.0.clone(), Cassette::default());
+        let wire = Wire { endpoint: String::new(), body: serde_json::json!({}) };
+        recorder.record(
+            "replay",
+            wire,
+            &request("q", 4),
+            &PromptResponse {
+                text: "a".into(),
+                tokens: 1,
+                estimated: false,
+                requests: 1,
+                finish_reason: None,
+            },
+        );
+        std::fs::write(&file.0, recorder.cassette.to_bytes()).unwrap();
+        let e = Replay::new(&ProviderSettings { model: Some("m".into()), ..settings.clone() }).err().unwrap();
+        assert!(
+            e.contains("entry of line 4 was recorded with `replay`, which is not a live provider"),
+            "{e}"
+        );
+        std::fs::write(&file.0, "{\"version\": 7, \"entries\": []}").unwrap();
+        let e = Replay::new(&ProviderSettings { model: Some("m".into()), ..settings }).err().unwrap();
+        assert!(e.starts_with("--cassette `") && e.contains("version 7"), "{e}");
+    }
+}
