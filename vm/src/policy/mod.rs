@@ -52,10 +52,13 @@ pub struct PolicyRules {
     /// Empty for no policy at all.
     pub origin: String,
     /// `[commands] allow`: when present, every command that matches none is denied.
+    #[serde(deserialize_with = "bounded::optional_patterns")]
     pub allow: Option<Vec<String>>,
     /// `[commands] deny`, checked first.
+    #[serde(deserialize_with = "bounded::patterns")]
     pub deny: Vec<String>,
     /// `[commands] approve`: a human approves before the command starts.
+    #[serde(deserialize_with = "bounded::patterns")]
     pub approve: Vec<String>,
     /// `[taint] run`.
     pub taint_run: TaintRun,
@@ -83,6 +86,21 @@ impl PolicyRules {
             self.approve.len(),
             self.taint_run.name()
         )
+    }
+}
+
+/// A snapshot's remembered policy decoded within its payload's budget
+/// (`tisslang::bounds`), like every collection of a snapshot.
+mod bounded {
+    use serde::{Deserialize, Deserializer};
+
+    tisslang::bounded_vecs! { patterns: "policy patterns" }
+
+    #[derive(Deserialize)]
+    struct Patterns(#[serde(deserialize_with = "patterns")] Vec<String>);
+
+    pub fn optional_patterns<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+        Ok(Option::<Patterns>::deserialize(d)?.map(|p| p.0))
     }
 }
 

@@ -311,6 +311,9 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
     if run.sandbox_profile != fresh.sandbox_profile && now.sandbox_profile == run.sandbox_profile {
         flags.push(format!("--sandbox-profile {}", shell_word(&run.sandbox_profile)));
     }
+    if run.policy != fresh.policy && now.policy == run.policy {
+        flags.push(format!("policy from {}", run.policy.origin));
+    }
     if now.env_allow == run.env_allow {
         flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));
     }

@@ -5,12 +5,14 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use clap::ValueEnum;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
+use tiss_vm::policy::Policy;
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
@@ -75,6 +77,8 @@ pub struct OpenedHost {
     pub answers_file: Option<AnswersFile>,
     /// The `--budget` caps, for the caller to apply to the machine.
     pub caps: Vec<(Dim, u64)>,
+    /// The command policy, for the caller to give the machine.
+    pub policy: Rc<Policy>,
 }
 
 /// The real host of a run, set up from its [`HostOptions`] (shared by
@@ -115,6 +119,13 @@ pub fn open_host(
             }
         }
     }
+    let policy = match Policy::new(remembered.policy.clone()) {
+        Ok(p) => Rc::new(p),
+        Err(e) => {
+            eprintln!("tissvm: the policy {}: {e}", remembered.policy.origin);
+            return Err(status::INVALID);
+        }
+    };
     let settings = &remembered.provider;
     if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
         eprintln!(
@@ -153,7 +164,9 @@ pub fn open_host(
             Ok(bytes) => answers::parse_file(&bytes, &name),
             Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
         };
-        let replies = match replies.and_then(|r| answers::check_plan(&r, &program.module).map(|()| r)) {
+        let replies = match replies
+            .and_then(|r| answers::check_plan(&r, &program.module, policy.rules().may_ask()).map(|()| r))
+        {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("tissvm: --answers {e}");
@@ -213,7 +226,7 @@ pub fn open_host(
             }
         }
     }
-    Ok(OpenedHost { host, answers_file, caps })
+    Ok(OpenedHost { host, answers_file, caps, policy })
 }
 
 /// Runs from `start` with `options` as given and `remembered`, the options
@@ -229,7 +242,7 @@ pub fn execute(
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
     };
-    let OpenedHost { mut host, answers_file, caps } = match open_host(
+    let OpenedHost { mut host, answers_file, caps, policy } = match open_host(
         &program,
         &workdir,
         first,
@@ -241,6 +254,7 @@ pub fn execute(
         Ok(opened) => opened,
         Err(code) => return code,
     };
+    machine.set_policy(policy);
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);

@@ -14,7 +14,7 @@ use tisslang::module::CostBound;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (10, "24228510d00d1c21e91f58d8bae8a020b05f43153a0e5f614e95ba5ae6109528");
+const PINNED: (u16, &str) = (11, "b58b5cc5dc7c8005d7f5d073817f1a9a9e9caad9e63e41f68be2d00e039d4f28");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -57,6 +57,7 @@ fn full_machine(program: &Program, status: Status) -> Machine {
         }))),
         Value::Record(Box::new(Record::Review { approved: false, comment: "c".into() })),
         Value::Record(Box::new(Record::Estimate(CostBound { min: [1, 0, 0, 2, 3], max: [4, 5, 6, 7, 8] }))),
+        Value::Tainted("t".into()),
     ]
     .into_iter()
     .collect();
@@ -70,6 +71,7 @@ fn full_machine(program: &Program, status: Status) -> Machine {
     m.meters = [1, 10, 250, 1, 40];
     m.budgets = [Some(5), None, Some(60_000), None, Some(1_000_000)];
     m.env = vec![("A".into(), "1".into()), ("B".into(), "two".into())];
+    m.env_tainted = true;
     m.status = status;
     m.step_records = vec![
         StepRecord { step: 0, status: StepStatus::Passed, duration_ms: 7, cost: [1, 20, 7, 2, 40] },
@@ -108,6 +110,7 @@ fn statuses() -> Vec<Status> {
         interaction(Question::Review { message: "r".into() }),
         interaction(Question::Choose { prompt: Some("w".into()), options: vec!["a".into(), "b".into()] }),
         interaction(Question::Choose { prompt: None, options: vec![] }),
+        interaction(Question::Approval { command: "git push".into(), reason: "why".into() }),
         Status::Suspended(Suspension::Requested),
     ]
 }
@@ -129,6 +132,13 @@ fn full_options() -> RememberedOptions {
         },
         sandbox_profile: "none".into(),
         env_allow: vec!["A".into(), "B".into()],
+        policy: crate::policy::PolicyRules {
+            origin: "`p.toml`".into(),
+            allow: Some(vec!["cargo *".into()]),
+            deny: vec!["curl *".into()],
+            approve: vec!["git push*".into()],
+            taint_run: crate::policy::TaintRun::Approve,
+        },
     }
 }
 
