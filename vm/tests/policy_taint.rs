@@ -1,0 +1,307 @@
+//! The command policy and taint of SPEC §8 through `tissvm`: allow, deny and
+//! approve patterns (a denied command never starts; an approval suspends
+//! without a terminal and `resume --answer` or `--answers` answers it), a
+//! malformed policy refused before anything runs, `tiss.toml` [policy] and
+//! the flag that beats it, the policy remembered on resume; taint listed by
+//! `tissvm inspect`, and `[taint] run` deciding at run time.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Fixture, Run};
+use serde_json::Value as Json;
+
+impl Fixture {
+    fn write(&self, rel: &str, text: &str) -> String {
+        let path = self.path(rel);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    /// `tissvm run plan.tiss --workdir ws --output-format json ARGS`.
+    fn run_json(&self, plan: &str, args: &[&str]) -> Run {
+        self.run(plan, &[&["--output-format", "json"][..], args].concat())
+    }
+
+    fn resume(&self, snap: &str, args: &[&str]) -> Run {
+        self.tissvm(&[&["resume", snap, "--output-format", "json"], args].concat())
+    }
+
+    fn made(&self, rel: &str) -> bool {
+        self.ws().join(rel).exists()
+    }
+}
+
+/// The failure's kind and message of a JSON report.
+fn failure(run: &Run) -> (String, String) {
+    let report = run.json();
+    let f = &report["failure"];
+    (f["kind"].as_str().unwrap_or("").to_string(), f["message"].as_str().unwrap_or("").to_string())
+}
+
+/// The snapshot a suspended run wrote.
+#[track_caller]
+fn snapshot(run: &Run) -> String {
+    let report = run.json();
+    assert_eq!(report["status"], "suspended", "{report:#}\n{}", run.stderr);
+    let path = report["snapshot"].as_str().expect("a snapshot path").to_string();
+    assert!(Path::new(&path).is_file(), "{path} is missing");
+    path
+}
+
+const TOUCH: &str = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n    RUN \"echo after\"\n}\n";
+
+#[test]
+fn a_denied_command_is_a_security_violation_before_it_starts() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\ndeny = [\"curl *\", \"touch *\"]\n");
+    let run = fx.run_json(TOUCH, &["--policy", &policy]);
+    run.expect(5);
+    let (kind, message) = failure(&run);
+    assert_eq!(kind, "security_violation");
+    assert!(message.contains("`touch made` is denied by the pattern `touch *`"), "{message}");
+    assert!(message.contains("p.toml` [commands] deny"), "{message}");
+    assert!(!fx.made("made"), "the denied command ran");
+    assert_eq!(run.json()["cost"]["run_count"], 0);
+}
+
+#[test]
+fn an_allow_list_denies_every_other_command() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\nallow = [\"echo *\"]\n");
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo ok\"\n    RUN \"touch made\"\n}\n";
+    let run = fx.run_json(plan, &["--policy", &policy]);
+    run.expect(5);
+    let (kind, message) = failure(&run);
+    assert_eq!(kind, "security_violation");
+    assert!(
+        message.contains("`touch made` matches no pattern") && message.contains("\"touch *\""),
+        "{message}"
+    );
+    assert_eq!(run.json()["cost"]["run_count"], 1, "echo ran");
+    assert!(!fx.made("made"));
+    // Deny is checked first, even for an allowed command.
+    let both = fx.write("both.toml", "[commands]\nallow = [\"*\"]\ndeny = [\"touch *\"]\n");
+    fx.run_json(TOUCH, &["--policy", &both]).expect(5);
+    assert!(!fx.made("made"));
+}
+
+#[test]
+fn an_approval_suspends_without_a_terminal_and_resume_answers_it() {
+    let policy_text = "[commands]\napprove = [\"touch *\"]\n";
+    // Approved: the command runs, and the run goes on.
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", policy_text);
+    let run = fx.run_json(TOUCH, &["--policy", &policy]);
+    run.expect(3);
+    assert!(run.stderr.contains("RUN \"touch made\", which needs approval"), "{}", run.stderr);
+    assert!(run.stderr.contains("--answer approve"), "{}", run.stderr);
+    let snap = snapshot(&run);
+    assert!(!fx.made("made"), "ran before its approval");
+    let resumed = fx.resume(&snap, &["--answer", "approve"]);
+    resumed.expect(0);
+    assert!(fx.made("made"));
+    assert_eq!(resumed.json()["cost"]["run_count"], 2);
+
+    // Rejected: review_rejected, and the command never ran.
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", policy_text);
+    let snap = snapshot(fx.run_json(TOUCH, &["--policy", &policy]).expect(3));
+    let rejected = fx.resume(&snap, &["--answer", "reject", "--comment", "not here"]);
+    rejected.expect(1);
+    let (kind, message) = failure(&rejected);
+    assert_eq!(kind, "review_rejected");
+    assert!(message.contains("`touch made` was not approved") && message.contains("not here"), "{message}");
+    assert!(!fx.made("made"));
+}
+
+#[test]
+fn a_rejected_approval_is_caught_by_try() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\"]\n");
+    let answers = fx.write("a.json", r#"[{"answer": "reject", "line": 4}]"#);
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    TRY {\n        RUN \"touch made\"\n    } CATCH AS e {\n        \
+                LOG \"${e.KIND}\"\n    }\n}\n";
+    let run = fx.run_json(plan, &["--policy", &policy, "--answers", &answers]);
+    run.expect(0);
+    assert_eq!(run.json()["steps"][0]["logs"][0], "review_rejected");
+    assert!(!fx.made("made"));
+}
+
+#[test]
+fn answers_given_in_advance_answer_approvals() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\", \"echo *\"]\n");
+    let answers = fx.write("a.json", r#"[{"answer": "approve", "line": 3}, {"answer": "approve"}]"#);
+    let run = fx.run_json(TOUCH, &["--policy", &policy, "--answers", &answers]);
+    run.expect(0);
+    assert!(fx.made("made"));
+    // An entry for a line with no RUN is refused before anything runs.
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\"]\n");
+    let wrong = fx.write("a.json", r#"[{"answer": "approve", "line": 2}]"#);
+    let run = fx.run(TOUCH, &["--policy", &policy, "--answers", &wrong]);
+    run.expect(2);
+    assert!(run.stderr.contains("nor a RUN the policy may ask about"), "{}", run.stderr);
+    assert!(!fx.made("made"));
+}
+
+#[test]
+fn a_malformed_policy_is_a_usage_error_naming_file_line_and_key() {
+    let fx = Fixture::new();
+    for (text, says) in [
+        ("[commands]\n\ndeny = \"curl *\"\n", "line 3, key `commands.deny`: expected a list of patterns"),
+        (
+            "[commands]\napprove = [\"git [push\"]\n",
+            "line 2, key `commands.approve`: `git [push` is not a valid pattern",
+        ),
+        (
+            "[taint]\nrun = \"sometimes\"\n",
+            "line 2, key `taint.run`: expected \"allow\", \"approve\" or \"deny\"",
+        ),
+        ("[comands]\n", "line 1: unknown table `[comands]`"),
+        ("[commands]\nallow = [\n", "p.toml` line"),
+    ] {
+        let policy = fx.write("p.toml", text);
+        let run = fx.run(TOUCH, &["--policy", &policy]);
+        run.expect(2);
+        assert!(run.stderr.contains(&format!("`{policy}`")), "names the file: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{}\n(expected: {says})", run.stderr);
+        assert!(!fx.made("made"), "ran despite a malformed policy");
+    }
+    let run = fx.run(TOUCH, &["--policy", "missing.toml"]);
+    run.expect(2);
+    assert!(run.stderr.contains("`missing.toml` does not exist"), "{}", run.stderr);
+}
+
+#[test]
+fn tiss_toml_has_a_policy_and_the_flag_and_variable_beat_it() {
+    let fx = Fixture::new();
+    fx.write("tiss.toml", "[provider]\nseed = 1\n\n[policy.commands]\ndeny = [\"touch *\"]\n");
+    let run = fx.run_json(TOUCH, &[]);
+    run.expect(5);
+    assert!(failure(&run).1.contains("tiss.toml` [policy] [commands] deny"), "{}", failure(&run).1);
+    assert!(!fx.made("made"));
+    // A --policy file replaces the table whole.
+    let open = fx.write("open.toml", "[commands]\ndeny = [\"curl *\"]\n");
+    fx.run_json(TOUCH, &["--policy", &open]).expect(0);
+    assert!(fx.made("made"));
+    std::fs::remove_file(fx.ws().join("made")).unwrap();
+    fx.run_env(TOUCH, &["--output-format", "json"], &[("TISS_POLICY", &open)]).expect(0);
+    assert!(fx.made("made"));
+    // A malformed table is refused like a file.
+    fx.write("tiss.toml", "[policy.commands]\ndeny = [1]\n");
+    let run = fx.run(TOUCH, &[]);
+    run.expect(2);
+    assert!(run.stderr.contains("tiss.toml` line 2, key `policy.commands.deny`"), "{}", run.stderr);
+}
+
+#[test]
+fn a_resumed_run_keeps_its_policy() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\napprove = [\"echo *\"]\ndeny = [\"touch *\"]\n");
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo first\"\n    RUN \"touch made\"\n}\n";
+    let snap = snapshot(fx.run_json(plan, &["--policy", &policy]).expect(3));
+    // No --policy on resume: the run's own still denies.
+    let resumed = fx.resume(&snap, &["--answer", "approve"]);
+    resumed.expect(5);
+    assert!(failure(&resumed).1.contains("`touch made` is denied"), "{}", failure(&resumed).1);
+    assert!(!fx.made("made"));
+}
+
+const MODEL_RUN: &str = "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"name\" INTO name\n    RUN \"echo plain\"\n    \
+                         RUN \"echo ${name}\"\n}\n";
+
+fn mock(fx: &Fixture) -> String {
+    fx.write("mock.json", r#"["model-said"]"#)
+}
+
+#[test]
+fn taint_run_decides_what_a_command_with_model_data_does() {
+    // deny: the untainted RUN runs, the tainted one is refused.
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[taint]\nrun = \"deny\"\n");
+    let run = fx.run_json(MODEL_RUN, &["--policy", &policy, "--mock-answers", &mock(&fx)]);
+    run.expect(5);
+    let (kind, message) = failure(&run);
+    assert_eq!(kind, "security_violation");
+    assert!(
+        message.contains("`echo 'model-said'` is denied: it holds data from a model or a file"),
+        "{message}"
+    );
+    assert_eq!(run.json()["cost"]["run_count"], 1, "the plain echo ran");
+
+    // approve: suspends at the tainted RUN; approving runs it.
+    let policy = fx.write("p.toml", "[taint]\nrun = \"approve\"\n");
+    let run = fx.run_json(MODEL_RUN, &["--policy", &policy, "--mock-answers", &mock(&fx)]);
+    run.expect(3);
+    assert_eq!(run.json()["cost"]["run_count"], 1);
+    assert!(run.stderr.contains("it holds data from a model or a file"), "{}", run.stderr);
+    let resumed = fx.resume(&snapshot(&run), &["--answer", "approve"]);
+    resumed.expect(0);
+    assert_eq!(resumed.json()["cost"]["run_count"], 2);
+
+    // allow (and no policy): it runs.
+    let policy = fx.write("p.toml", "[taint]\nrun = \"allow\"\n");
+    fx.run_json(MODEL_RUN, &["--policy", &policy, "--mock-answers", &mock(&fx)]).expect(0);
+    fx.run_json(MODEL_RUN, &["--mock-answers", &mock(&fx)]).expect(0);
+}
+
+#[test]
+fn files_and_env_carry_taint_and_clean_commands_are_unaffected() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[taint]\nrun = \"deny\"\n");
+    let deny = |plan: &str| {
+        let run = fx.run_json(plan, &["--policy", &policy, "--mock-answers", &mock(&fx)]);
+        run.expect(5);
+        failure(&run).1
+    };
+    // A READ of a file written from model output.
+    let m = deny(
+        "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"code\" INTO code\n    WRITE \"gen.txt\" FROM code\n    \
+         READ \"gen.txt\" AS again\n    RUN \"echo ${again}\"\n}\n",
+    );
+    assert!(m.contains("`echo 'model-said'` is denied"), "{m}");
+    // An ENV from model output: every later RUN's environment holds it.
+    let m =
+        deny("TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"v\" INTO v\n    ENV X = v\n    RUN \"true\"\n}\n");
+    assert!(m.contains("`true` is denied"), "{m}");
+    // Nothing tainted: the same policy lets every command run.
+    let clean = "TASK \"t\"\nSTEP \"s\" {\n    VAR v = \"x\"\n    WRITE \"a.txt\" FROM v\n    RUN \"cat a.txt\"\n    \
+                 RUN \"echo ${v}\"\n    ASSERT LAST_RUN.STDOUT CONTAINS \"x\"\n}\n";
+    fx.run_json(clean, &["--policy", &policy]).expect(0);
+}
+
+#[test]
+fn inspect_lists_the_flows_and_raises_the_risk() {
+    let fx = Fixture::new();
+    let plan = fx.write_plan(
+        "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"write a script\" INTO script\n    WRITE \"gen.py\" FROM script\n    \
+         READ \"notes.txt\" AS notes\n    RUN \"echo ${notes}\"\n    RUN \"python3 gen.py\"\n}\n",
+    );
+    let run = fx.tissvm(&["inspect", &plan, "--output-format", "json"]);
+    run.expect(0);
+    let report = run.json();
+    assert_eq!(report["risk"]["level"], "high");
+    let taint = &report["taint"];
+    assert_eq!(taint["flows"], serde_json::json!([{"source": "READ", "source_line": 5, "run_line": 6}]));
+    assert_eq!(
+        taint["model_code_runs"],
+        serde_json::json!([{"write_line": 4, "run_line": 6}, {"write_line": 4, "run_line": 7}])
+    );
+    let reasons: Vec<&Json> = report["risk"]["reasons"].as_array().unwrap().iter().collect();
+    assert!(
+        reasons.iter().any(|r| r["line"] == 7
+            && r["level"] == "high"
+            && r["reason"].as_str().unwrap().contains("code a model wrote")),
+        "{reasons:#?}"
+    );
+    let text = fx.tissvm(&["inspect", &plan]);
+    assert!(text.stdout.contains("line    5  READ → line 6 RUN"), "{}", text.stdout);
+    // A plan without taint keeps its own level.
+    let clean = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo hi\"\n}\n");
+    let report = fx.tissvm(&["inspect", &clean, "--output-format", "json"]).json();
+    assert_eq!(report["risk"]["level"], "low");
+    assert_eq!(report["taint"]["flows"], serde_json::json!([]));
+}
