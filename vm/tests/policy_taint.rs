@@ -305,3 +305,24 @@ fn inspect_lists_the_flows_and_raises_the_risk() {
     assert_eq!(report["risk"]["level"], "low");
     assert_eq!(report["taint"]["flows"], serde_json::json!([]));
 }
+
+#[test]
+fn an_answer_to_an_approval_answers_that_run_only() {
+    // Resumed under a policy that no longer asks, the RUN runs, and the
+    // `--answer` given for it does not approve the REQUEST_REVIEW after it.
+    let fx = Fixture::new();
+    let ask = fx.write("ask.toml", "[commands]\napprove = [\"touch *\"]\n");
+    let open = fx.write("open.toml", "[commands]\ndeny = []\n");
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n    REQUEST_REVIEW \"ship?\"\n}\n";
+    let snap = snapshot(fx.run_json(plan, &["--policy", &ask]).expect(3));
+    let resumed = fx.resume(&snap, &["--policy", &open, "--answer", "approve"]);
+    assert_ne!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(
+        resumed
+            .stderr
+            .contains("is for line 3, but the interaction it answers is the REQUEST_REVIEW at line 4"),
+        "{}",
+        resumed.stderr
+    );
+    assert!(fx.made("made"));
+}

@@ -157,10 +157,11 @@ pub struct Machine {
     /// Why the dispatch loop stopped, handed from the instruction to the loop.
     #[serde(skip)]
     stopped: Option<Outcome>,
-    /// The command policy every RUN is checked against before it starts: a
-    /// run option, not run state (a snapshot remembers it with the options).
+    /// The command policy every RUN is checked against before it starts
+    /// (`None`: every command may run): a run option, not run state (a
+    /// snapshot remembers it with the options).
     #[serde(skip)]
-    policy: Rc<Policy>,
+    policy: Option<Rc<Policy>>,
 }
 
 type Raise = (FailureKind, String);
@@ -187,12 +188,12 @@ impl Machine {
             prompts: 0,
             clock: None,
             stopped: None,
-            policy: Rc::default(),
+            policy: None,
         }
     }
 
-    /// The command policy for the RUNs from here on.
-    pub fn set_policy(&mut self, policy: Rc<Policy>) {
+    /// The command policy for the RUNs from here on (`None`: none).
+    pub fn set_policy(&mut self, policy: Option<Rc<Policy>>) {
         self.policy = policy;
     }
 
@@ -1080,6 +1081,7 @@ impl Machine {
     /// before anything is taken off the stack: an approval that must wait
     /// for a human suspends, and the RUN then runs again from the start.
     fn check_policy(&mut self, flags: u8, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
+        let Some(policy) = self.policy.clone() else { return Ok(()) };
         let above = usize::from(flags & run_flags::TIMEOUT != 0) + usize::from(flags & run_flags::DIR != 0);
         let value = self
             .stack
@@ -1089,7 +1091,7 @@ impl Machine {
             .ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
         let command = value.text().ok_or_else(|| Exec::Trap("the command is not a string".into()))?;
         let tainted = value.is_tainted() || self.env_tainted;
-        let reason = match self.policy.decide(command, tainted) {
+        let reason = match policy.decide(command, tainted) {
             Verdict::Run => return Ok(()),
             Verdict::Deny(message) => {
                 self.log(program, host, "run", command, "denied", 0);

@@ -149,13 +149,17 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
                     return status::INVALID;
                 }
             };
-            match &waiting {
+            let reply = match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
                         let commands = resume_command::commands(&args.snapshot, again, Some(question));
                         eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
+                    // It answers that interaction only: a RUN approval that a
+                    // policy given now no longer asks for must not pass its
+                    // answer on to a later question.
+                    Reply { line: Some(*line), ..reply }
                 }
                 None => {
                     eprintln!(
@@ -164,7 +168,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
                     );
                     return status::INVALID;
                 }
-            }
+            };
             Some(reply)
         }
     };

@@ -12,7 +12,7 @@ use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
-use tiss_vm::policy::Policy;
+use tiss_vm::policy::{Policy, PolicyRules};
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
@@ -77,8 +77,8 @@ pub struct OpenedHost {
     pub answers_file: Option<AnswersFile>,
     /// The `--budget` caps, for the caller to apply to the machine.
     pub caps: Vec<(Dim, u64)>,
-    /// The command policy, for the caller to give the machine.
-    pub policy: Rc<Policy>,
+    /// The command policy, for the caller to give the machine (`None`: none).
+    pub policy: Option<Rc<Policy>>,
 }
 
 /// The real host of a run, set up from its [`HostOptions`] (shared by
@@ -120,7 +120,7 @@ pub fn open_host(
         }
     }
     let policy = match Policy::new(remembered.policy.clone()) {
-        Ok(p) => Rc::new(p),
+        Ok(p) => (*p.rules() != PolicyRules::default()).then(|| Rc::new(p)),
         Err(e) => {
             eprintln!("tissvm: the policy {}: {e}", remembered.policy.origin);
             return Err(status::INVALID);
@@ -165,7 +165,7 @@ pub fn open_host(
             Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
         };
         let replies = match replies
-            .and_then(|r| answers::check_plan(&r, &program.module, policy.rules().may_ask()).map(|()| r))
+            .and_then(|r| answers::check_plan(&r, &program.module, remembered.policy.may_ask()).map(|()| r))
         {
             Ok(r) => r,
             Err(e) => {
