@@ -120,7 +120,9 @@ enum Command {
     /// The workspace used is printed before anything runs.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
-    /// human interaction, budget, and the risk level with its reasons.
+    /// human interaction, budget, every flow of data from a model or a file
+    /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
+    /// (high for each such flow, and for a RUN after a WRITE of model output).
     Inspect {
         /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
