@@ -326,3 +326,68 @@ fn an_answer_to_an_approval_answers_that_run_only() {
     );
     assert!(fx.made("made"));
 }
+
+/// Runs `tissvm ARGS` with stdin, stdout and stderr on a new
+/// pseudo-terminal, typing each of `replies` once the text before it has
+/// appeared; returns the exit status and everything shown.
+fn on_terminal(cwd: &Path, args: &[&str], replies: &[(&str, &str)]) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: two valid out-pointers; no name, terminal settings or size.
+    let r = unsafe {
+        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null())
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty returned two fresh descriptors that nothing else owns.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut command = common::command();
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stdout(std::process::Stdio::from(slave.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(slave));
+    let mut child = command.spawn().expect("run tissvm");
+    drop(command);
+    let mut terminal = std::fs::File::from(master);
+    let mut shown = Vec::new();
+    let mut next = 0;
+    let mut buf = [0; 4096];
+    loop {
+        match terminal.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => shown.extend_from_slice(&buf[..n]),
+            Err(e) if e.raw_os_error() == Some(libc::EIO) => break,
+            Err(e) => panic!("reading the terminal: {e}"),
+        }
+        if let Some((after, reply)) = replies.get(next)
+            && String::from_utf8_lossy(&shown).contains(after)
+        {
+            terminal.write_all(reply.as_bytes()).unwrap();
+            next += 1;
+        }
+    }
+    let status = child.wait().expect("tissvm ends");
+    (status.code(), String::from_utf8_lossy(&shown).replace("\r\n", "\n"))
+}
+
+#[test]
+fn on_a_terminal_an_approval_is_asked_there() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\"]\n");
+    let plan = fx.write_plan(TOUCH);
+    let ws = fx.ws();
+    let args = ["run", plan.as_str(), "--workdir", ws.to_str().unwrap(), "--policy", policy.as_str()];
+    let (code, shown) = on_terminal(
+        fx.path("").as_path(),
+        &args,
+        &[("Run it? [y/n]: ", "y\n"), ("Comment (optional): ", "\n")],
+    );
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("APPROVE RUN (line 3): touch made\n  because it matches the pattern `touch *`"),
+        "{shown}"
+    );
+    assert!(fx.made("made"));
+}
