@@ -18,15 +18,21 @@ type Tables = BTreeMap<Spanned<String>, Spanned<Section>>;
 
 /// The part of `tiss.toml` that is ours here; its other tables are left alone.
 #[derive(Deserialize)]
-struct ProjectTables {
-    policy: Option<Spanned<Tables>>,
+struct ProjectTables<T> {
+    policy: Option<Spanned<T>>,
 }
+
+/// The top-level keys of a policy, whatever their values: read first, so a
+/// list written outside its table is named in words.
+type Loose = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
 
 /// Reads the policy file at `path`.
 pub fn read_policy_file(path: &Path) -> Result<Policy, String> {
     let text =
         read_settings_file(path)?.ok_or_else(|| format!("--policy: `{}` does not exist", path.display()))?;
     let name = format!("`{}`", path.display());
+    let loose: Loose = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
+    check_tables(&name, "", &text, &loose)?;
     let tables: Tables = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
     policy_from(&name, "", &text, &tables)
 }
@@ -35,7 +41,11 @@ pub fn read_policy_file(path: &Path) -> Result<Policy, String> {
 pub fn read_project_policy(dir: &Path) -> Result<Option<Policy>, String> {
     let Some((path, text)) = read_project_file(dir)? else { return Ok(None) };
     let name = format!("`{}`", path.display());
-    let project: ProjectTables = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
+    let loose: ProjectTables<Loose> = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
+    if let Some(policy) = &loose.policy {
+        check_tables(&name, "policy.", &text, policy.get_ref())?;
+    }
+    let project: ProjectTables<Tables> = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
     match project.policy {
         Some(tables) => policy_from(&name, "policy.", &text, tables.get_ref()).map(Some),
         None => Ok(None),
@@ -52,6 +62,31 @@ fn toml_error(name: &str, text: &str, error: &toml::de::Error) -> String {
         Some(span) => format!("{name} line {}: {}", line_at(text, span.start), error.message()),
         None => format!("{name}: {}", error.message()),
     }
+}
+
+/// Refuses a key of a policy's top level that is not a table: most likely
+/// a list or the taint rule written without the table it belongs in.
+fn check_tables(name: &str, prefix: &str, text: &str, keys: &Loose) -> Result<(), String> {
+    for (key, value) in keys {
+        if value.get_ref().is_table() {
+            continue;
+        }
+        let line = line_at(text, key.span().start);
+        let key = key.get_ref();
+        let table = match key.as_str() {
+            "allow" | "deny" | "approve" => "commands",
+            "run" => "taint",
+            _ => {
+                return Err(format!(
+                    "{name} line {line}, key `{prefix}{key}`: a policy has the tables `[{prefix}commands]` and                      `[{prefix}taint]`, and no key of its own"
+                ));
+            }
+        };
+        return Err(format!(
+            "{name} line {line}, key `{prefix}{key}`: `{key}` belongs in `[{prefix}{table}]`: write that line              above it"
+        ));
+    }
+    Ok(())
 }
 
 /// The rules of `tables` (`prefix` is how keys are named in messages:
@@ -182,7 +217,9 @@ mod tests {
             ("[taint]\nrun_mode = \"deny\"\n", "line 2, key `taint.run_mode`: unknown key"),
             ("\n[comands]\n", "line 2: unknown table `[comands]`"),
             ("[commands\n", "`p.toml` line 1:"),
-            ("commands = 3\n", "`p.toml` line 1:"),
+            ("commands = 3\n", "line 1, key `commands`: a policy has the tables"),
+            ("deny = [\"curl *\"]\n", "line 1, key `deny`: `deny` belongs in `[commands]`"),
+            ("\nrun = \"deny\"\n", "line 2, key `run`: `run` belongs in `[taint]`"),
         ] {
             let e = file(text).unwrap_err();
             assert!(e.contains(says), "{e}\n(expected: {says})");
@@ -206,6 +243,9 @@ mod tests {
         assert_eq!(p.rules().deny, ["curl *"]);
         assert_eq!(p.rules().taint_run, TaintRun::Deny);
         assert!(p.rules().origin.ends_with("tiss.toml` [policy]"), "{}", p.rules().origin);
+        std::fs::write(dir.path().join("tiss.toml"), "[policy]\ndeny = []\n").unwrap();
+        let e = read_project_policy(dir.path()).unwrap_err();
+        assert!(e.contains("line 2, key `policy.deny`: `deny` belongs in `[policy.commands]`"), "{e}");
         std::fs::write(dir.path().join("tiss.toml"), "[policy.commands]\nallow = [1]\n").unwrap();
         let e = read_project_policy(dir.path()).unwrap_err();
         assert!(e.contains("line 2, key `policy.commands.allow`"), "{e}");
