@@ -83,7 +83,8 @@ fn check_tables(name: &str, prefix: &str, text: &str, keys: &Loose) -> Result<()
             }
         };
         return Err(format!(
-            "{name} line {line}, key `{prefix}{key}`: `{key}` belongs in `[{prefix}{table}]`: write that line              above it"
+            "{name} line {line}, key `{prefix}{key}`: `{key}` belongs in `[{prefix}{table}]`: put the line \
+             `[{prefix}{table}]` above it"
         ));
     }
     Ok(())
