@@ -433,6 +433,18 @@ fn a_state_that_does_not_fit_its_bytecode_is_refused() {
     assert!(bad(&|m| m.steps.push(OpenStep { step: 0, meters_at_entry: [0; 5] })).contains("open steps"));
     assert!(bad(&|m| m.steps[0].meters_at_entry[4] = u64::MAX).contains("entered"));
     assert!(bad(&|m| m.pc = 0).contains("no interaction"));
+    // A RUN waits only for the policy's approval, and only a RUN does.
+    let approval = Question::Approval { command: "echo x".into(), reason: "r".into() };
+    let waiting = |question: Question| Status::Suspended(Suspension::Interaction { question, line: 3 });
+    assert!(bad(&|m| m.status = waiting(approval.clone())).contains("no interaction"));
+    let run_pc = program.module.code.iter().position(|i| matches!(i, Instr::Run { .. })).unwrap() as u32;
+    assert!(
+        bad(&|m| {
+            m.pc = run_pc;
+            m.status = waiting(Question::Pause { message: "p".into() });
+        })
+        .contains("no interaction")
+    );
     // `a` is a string variable: an integer in its slot would trap at LOAD.
     let a = program.module.slots.iter().position(|s| program.string(s.name) == "a").unwrap();
     assert!(
