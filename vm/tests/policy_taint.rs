@@ -203,7 +203,9 @@ fn a_resumed_run_keeps_its_policy() {
     let policy = fx.write("p.toml", "[commands]\napprove = [\"echo *\"]\ndeny = [\"touch *\"]\n");
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo first\"\n    RUN \"touch made\"\n}\n";
     let snap = snapshot(fx.run_json(plan, &["--policy", &policy]).expect(3));
-    // No --policy on resume: the run's own still denies.
+    // No --policy on resume: the run's own still denies, even with a
+    // tiss.toml that allows everything where it is resumed.
+    fx.write("tiss.toml", "[policy.commands]\ndeny = []\n");
     let resumed = fx.resume(&snap, &["--answer", "approve"]);
     resumed.expect(5);
     assert!(failure(&resumed).1.contains("`touch made` is denied"), "{}", failure(&resumed).1);

@@ -98,18 +98,22 @@ impl HostOptions {
         })
     }
 
-    /// The command policy: `--policy`, else `TISS_POLICY`, else the
-    /// `[policy]` table of `./tiss.toml`, else `base`'s.
+    /// The command policy: `--policy`, else `TISS_POLICY`, else `base`'s if
+    /// it has one (a resumed run keeps its policy: a `tiss.toml` where it is
+    /// resumed must not quietly replace it), else the `[policy]` table of
+    /// `./tiss.toml`, else none.
     fn policy_rules(&self, base: PolicyRules) -> Result<PolicyRules, String> {
         let given = self
             .policy
             .clone()
             .or_else(|| std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from));
-        let policy = match given {
-            Some(path) => Some(read_policy_file(&path)?),
-            None => read_project_policy(Path::new("."))?,
-        };
-        Ok(policy.map_or(base, |p| p.rules().clone()))
+        if let Some(path) = given {
+            return Ok(read_policy_file(&path)?.rules().clone());
+        }
+        if base != PolicyRules::default() {
+            return Ok(base);
+        }
+        Ok(read_project_policy(Path::new("."))?.map_or(base, |p| p.rules().clone()))
     }
 }
 
