@@ -134,9 +134,20 @@ fn answers_given_in_advance_answer_approvals() {
     let fx = Fixture::new();
     let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\", \"echo *\"]\n");
     let answers = fx.write("a.json", r#"[{"answer": "approve", "line": 3}, {"answer": "approve"}]"#);
-    let run = fx.run_json(TOUCH, &["--policy", &policy, "--answers", &answers]);
+    let log = fx.path("log.jsonl");
+    let run = fx
+        .run_json(TOUCH, &["--policy", &policy, "--answers", &answers, "--log-file", log.to_str().unwrap()]);
     run.expect(0);
     assert!(fx.made("made"));
+    // The log says who approved what.
+    let events: Vec<Json> =
+        std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let approvals: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["event"] == "approval")
+        .map(|e| (e["op"].as_str().unwrap(), e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(approvals, [("touch made", "approved"), ("echo after", "approved")]);
     // An entry for a line with no RUN is refused before anything runs.
     let fx = Fixture::new();
     let policy = fx.write("p.toml", "[commands]\napprove = [\"touch *\"]\n");
