@@ -404,3 +404,36 @@ fn on_a_terminal_an_approval_is_asked_there() {
     );
     assert!(fx.made("made"));
 }
+
+#[test]
+fn inspect_with_a_policy_says_what_it_decides_for_each_command() {
+    let fx = Fixture::new();
+    let policy = fx.write(
+        "p.toml",
+        "[commands]\ndeny = [\"curl *\"]\napprove = [\"git push*\"]\n[taint]\nrun = \"deny\"\n",
+    );
+    let plan = fx.write_plan(
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"curl http://x\"\n    RUN \"git push origin\"\n    RUN \"ls\"\n    \
+         READ \"f\" AS f\n    RUN \"cat ${f}\"\n    ENV X = f\n    RUN \"env\"\n}\n",
+    );
+    let run = fx.tissvm(&["inspect", &plan, "--policy", &policy, "--output-format", "json"]);
+    run.expect(0);
+    let decisions: Vec<(u64, String)> = run.json()["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["line"].as_u64().unwrap(), c["policy"]["decision"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [(3, "deny"), (4, "approve"), (5, "run"), (7, "at_run_time"), (9, "deny")];
+    assert_eq!(decisions, expected.map(|(l, d)| (l, d.to_string())));
+    let text = fx.tissvm(&["inspect", &plan, "--policy", &policy]);
+    assert!(
+        text.stdout.contains("curl http://x  [denied: `curl http://x` is denied by the pattern `curl *`"),
+        "{}",
+        text.stdout
+    );
+    // Without --policy, commands carry no decision.
+    let plain = fx.tissvm(&["inspect", &plan, "--output-format", "json"]).json();
+    assert!(plain["commands"][0].get("policy").is_none());
+    fx.tissvm(&["inspect", &plan, "--policy", "missing.toml"]).expect(2);
+}

@@ -10,6 +10,7 @@ use serde_json::{Value as Json, json};
 use tisslang::module::{InteractionKind, NONE, PathAccess, RiskKind, RiskLevel};
 
 use crate::analysis::taint::{self, SourceKind, TaintReport};
+use crate::policy::{Policy, Verdict};
 
 use crate::machine::program::Program;
 use crate::machine::value::format_duration;
@@ -115,7 +116,29 @@ fn max_level(a: RiskLevel, b: RiskLevel) -> RiskLevel {
     if rank(b) > rank(a) { b } else { a }
 }
 
-pub fn inspect_json(program: &Program) -> Json {
+/// What `policy` decides for the command at `line` (`text` as written):
+/// `("run" | "deny" | "approve", why)`, or `("at_run_time", why)` for a
+/// command built from values, whose text is known only when it runs.
+fn verdict(
+    policy: &Policy,
+    text: &str,
+    dynamic: bool,
+    line: u32,
+    taint: &TaintReport,
+) -> (&'static str, String) {
+    if dynamic {
+        return ("at_run_time", "the command is built from values: decided when it runs".into());
+    }
+    // A constant command is tainted only through its environment (ENV).
+    let tainted = taint.flows.iter().any(|f| f.run_line == line);
+    match policy.decide(text, tainted) {
+        Verdict::Run => ("run", String::new()),
+        Verdict::Deny(why) => ("deny", why),
+        Verdict::Approve(why) => ("approve", why),
+    }
+}
+
+pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
     let m = &program.module;
     let manifest = &m.manifest;
     let taint = taint::analyze(program);
@@ -130,14 +153,21 @@ pub fn inspect_json(program: &Program) -> Json {
         "hash": program.hash(),
         "language": format!("{}.{}.{}", m.language[0], m.language[1], m.language[2]),
         "steps": steps,
-        "commands": manifest.commands.iter().map(|c| json!({
-            "command": program.string(c.text),
-            "dynamic": c.dynamic,
-            "dir": opt_string(program, c.dir),
-            "timeout_ms": c.timeout_ms,
-            "line": c.line,
-            "step": if c.step == NONE { Json::Null } else { json!(program.string(m.steps[c.step as usize].name)) },
-        })).collect::<Vec<_>>(),
+        "commands": manifest.commands.iter().map(|c| {
+            let mut command = json!({
+                "command": program.string(c.text),
+                "dynamic": c.dynamic,
+                "dir": opt_string(program, c.dir),
+                "timeout_ms": c.timeout_ms,
+                "line": c.line,
+                "step": if c.step == NONE { Json::Null } else { json!(program.string(m.steps[c.step as usize].name)) },
+            });
+            if let Some(policy) = policy {
+                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                command["policy"] = json!({"decision": decision, "reason": why});
+            }
+            command
+        }).collect::<Vec<_>>(),
         "paths": manifest.paths.iter().map(|p| json!({
             "path": program.string(p.path), "access": access_name(p.access), "dynamic": p.dynamic, "line": p.line,
         })).collect::<Vec<_>>(),
@@ -177,7 +207,7 @@ pub fn inspect_json(program: &Program) -> Json {
 }
 
 /// The manifest as text; the risk levels in colour when `style` allows.
-pub fn inspect_text(program: &Program, style: Style) -> String {
+pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) -> String {
     let m = &program.module;
     let manifest = &m.manifest;
     let mut out = String::new();
@@ -208,6 +238,16 @@ pub fn inspect_text(program: &Program, style: Style) -> String {
             }
             if let Some(t) = c.timeout_ms {
                 text.push_str(&format!("  [timeout {}]", format_duration(t)));
+            }
+            if let Some(policy) = policy {
+                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                let shown = match decision {
+                    "deny" => format!("{}: {why}", style.paint(Tone::Bad, "denied")),
+                    "approve" => format!("{}: {why}", style.paint(Tone::Warn, "needs approval")),
+                    "run" => "allowed".to_string(),
+                    _ => "policy decides at run time".to_string(),
+                };
+                text.push_str(&format!("  [{shown}]"));
             }
             text
         }),
