@@ -71,7 +71,7 @@ fn suspended() -> (Program, Vec<u8>, Machine) {
 /// The state's data: every string and number it holds, raw.
 fn state_data(machine: &Machine) -> usize {
     let value = |v: &Value| match v {
-        Value::Str(s) => s.len(),
+        Value::Str(s) | Value::Tainted(s) => s.len(),
         _ => 8,
     };
     let run = machine.last_run.as_ref().map_or(0, |r| r.command.len() + r.stdout.len() + r.stderr.len() + 17);

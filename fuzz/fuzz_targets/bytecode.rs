@@ -36,6 +36,6 @@ fuzz_target!(|data: &[u8]| {
     // A regex that does not compile is refused here, as `tissvm` refuses it.
     let Ok(program) = Program::new(module) else { return };
     dry_run(&program);
-    inspect_json(&program);
+    inspect_json(&program, None);
     resealed::run_to_the_end("the input", &file, program);
 });

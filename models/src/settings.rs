@@ -302,6 +302,31 @@ impl ProviderFlags {
     }
 }
 
+/// The path and text of `tiss.toml` in `dir`, if there is one. Each of its
+/// tables is read by its own owner (`[provider]` here, `[policy]` by the
+/// VM's command policy).
+pub fn read_project_file(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
+    let path = dir.join("tiss.toml");
+    Ok(read_settings_file(&path)?.map(|text| (path, text)))
+}
+
+/// The text of a settings file (`tiss.toml`, a `--policy` file), `None` if
+/// there is none: at most [`MAX_FILE_BYTES`], and UTF-8.
+pub fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+    };
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut bytes)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("`{}` is larger than {MAX_FILE_BYTES} bytes", path.display()));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| format!("`{}` is not UTF-8", path.display()))
+}
+
 /// The `[provider]` table of a `tiss.toml`, its values as text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectFile {
@@ -313,20 +338,10 @@ impl ProjectFile {
     /// `tiss.toml` in `dir`, if there is one. Other tables are not ours and
     /// are left alone; in `[provider]`, every key must be a setting.
     pub fn read(dir: &Path) -> Result<Option<ProjectFile>, String> {
-        let path = dir.join("tiss.toml");
-        let file = match std::fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
-        };
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut bytes)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(format!("`{}` is larger than {MAX_FILE_BYTES} bytes", path.display()));
+        match read_project_file(dir)? {
+            Some((path, text)) => ProjectFile::parse(&path, &text).map(Some),
+            None => Ok(None),
         }
-        let text = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8", path.display()))?;
-        ProjectFile::parse(&path, &text).map(Some)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<ProjectFile, String> {

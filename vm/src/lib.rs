@@ -14,6 +14,7 @@
 pub mod analysis;
 pub mod host;
 pub mod machine;
+pub mod policy;
 /// The language-model providers live in their own crate, which `tissc
 /// generate` uses too.
 pub use tiss_models as provider;

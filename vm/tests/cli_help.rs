@@ -42,6 +42,7 @@ const ALL_FLAGS: &[&str] = &[
     "--max-retries",
     "--max-retry-wait",
     "--env-allow",
+    "--policy",
     "--dry-run",
     "--plan",
     "--answer",
@@ -92,6 +93,7 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--max-retries" => "1".into(),
         "--max-retry-wait" => "1s".into(),
         "--env-allow" => "HOME".into(),
+        "--policy" => path("policy.toml"),
         "--plan" => path("plan.tiss"),
         "--answer" => "continue".into(),
         "--comment" => "fine".into(),
@@ -115,6 +117,7 @@ impl Fixture {
         std::fs::write(root.path().join("plan.tiss"), PLAN).unwrap();
         std::fs::write(root.path().join("answers.json"), r#"[{"answer": "continue"}]"#).unwrap();
         std::fs::write(root.path().join("mock-answers.json"), r#"["a scripted answer"]"#).unwrap();
+        std::fs::write(root.path().join("policy.toml"), "[commands]\nallow = [\"echo *\"]\n").unwrap();
         Fixture { root }
     }
 

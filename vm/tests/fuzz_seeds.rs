@@ -42,7 +42,9 @@ fn states(program: &Program) -> Vec<Machine> {
         waiting.push(machine.clone());
         host.answers.push_back(match question {
             Question::Pause { .. } => Answer::Continue,
-            Question::Review { .. } => Answer::Review { approved: true, comment: String::new() },
+            Question::Review { .. } | Question::Approval { .. } => {
+                Answer::Review { approved: true, comment: String::new() }
+            }
             Question::Choose { .. } => Answer::Choice(1),
         });
     }

@@ -42,7 +42,7 @@ fn states(bytecode: &[u8], most: usize) -> (Program, Vec<Machine>) {
         seen.push(machine.clone());
         host.answers.push_back(match question {
             tiss_vm::host::Question::Pause { .. } => tiss_vm::host::Answer::Continue,
-            tiss_vm::host::Question::Review { .. } => {
+            tiss_vm::host::Question::Review { .. } | tiss_vm::host::Question::Approval { .. } => {
                 tiss_vm::host::Answer::Review { approved: true, comment: String::new() }
             }
             tiss_vm::host::Question::Choose { .. } => tiss_vm::host::Answer::Choice(answered % 2),

@@ -348,7 +348,8 @@ fn resume_help_says_what_it_remembers() {
         "--force",
         "--raise-budget",
         "--snapshot-dir, --log-file, the provider settings (the key's variable by name, never its value), \
-         --sandbox-profile, --env-allow and the budgets in force",
+         --sandbox-profile, the command policy (its rules; only --policy or TISS_POLICY replaces it), --env-allow \
+         and the budgets in force",
         "A flag given here overrides the remembered one",
         "A snapshot is resumed once",
     ] {

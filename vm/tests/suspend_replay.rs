@@ -80,7 +80,9 @@ impl Host for Prober {
         let n = self.given.len();
         let answer = match question {
             Question::Pause { .. } => Answer::Continue,
-            Question::Review { .. } => Answer::Review { approved: n % 3 != 2, comment: format!("c{n}") },
+            Question::Review { .. } | Question::Approval { .. } => {
+                Answer::Review { approved: n % 3 != 2, comment: format!("c{n}") }
+            }
             Question::Choose { options, .. } => Answer::Choice(n % options.len()),
         };
         self.given.push(answer.clone());

@@ -1,9 +1,16 @@
 //! `tissvm inspect`: the plan's manifest for approval — task, steps, every
 //! command, every path and how it is used, model and human interactions,
-//! budgets, environment, the risk level with its reasons, and the hash.
+//! budgets, environment, where data from a model or a file may reach a
+//! command (`analysis/taint.rs`), the risk level with its reasons, and the
+//! hash. The risk is the compiler's (kept in the module), raised to high
+//! for every taint flow into a RUN and every RUN after a WRITE of model
+//! output.
 
 use serde_json::{Value as Json, json};
-use tisslang::module::{InteractionKind, NONE, PathAccess, RiskLevel};
+use tisslang::module::{InteractionKind, NONE, PathAccess, RiskKind, RiskLevel};
+
+use crate::analysis::taint::{self, SourceKind, TaintReport};
+use crate::policy::{Policy, Verdict};
 
 use crate::machine::program::Program;
 use crate::machine::value::format_duration;
@@ -42,9 +49,100 @@ fn opt_string(program: &Program, index: u32) -> Json {
     if index == NONE { Json::Null } else { json!(program.string(index)) }
 }
 
-pub fn inspect_json(program: &Program) -> Json {
+/// One reason for the risk level: its level, its words and its line.
+struct Reason {
+    level: RiskLevel,
+    text: String,
+    line: u32,
+}
+
+/// The compiler's risk reasons, then those taint adds; and the level.
+fn risk(program: &Program, taint: &TaintReport) -> (RiskLevel, Vec<Reason>) {
+    let m = &program.module;
+    let mut reasons: Vec<Reason> = m
+        .manifest
+        .risk
+        .reasons
+        .iter()
+        .map(|r| Reason { level: r.level(), text: m.risk_text(r), line: r.line })
+        .collect();
+    for flow in &taint.flows {
+        // The compiler already names a model's answer used in a command.
+        let said = flow.source.kind == SourceKind::Prompt
+            && m.manifest
+                .risk
+                .reasons
+                .iter()
+                .any(|r| r.kind == RiskKind::ModelOutputInCommand && r.line == flow.run_line);
+        if !said {
+            reasons.push(Reason {
+                level: RiskLevel::High,
+                text: format!(
+                    "the command holds data from the {} at line {} (tainted)",
+                    flow.source.kind.statement(),
+                    flow.source.line
+                ),
+                line: flow.run_line,
+            });
+        }
+    }
+    for run in &taint.model_code_runs {
+        reasons.push(Reason {
+            level: RiskLevel::High,
+            text: format!(
+                "runs after the WRITE of model output at line {}: the plan may run code a model wrote",
+                run.write_line
+            ),
+            line: run.run_line,
+        });
+    }
+    if taint.incomplete {
+        reasons.push(Reason {
+            level: RiskLevel::High,
+            text: "too many CALLs to follow them all: taint through some of them is not shown".into(),
+            line: 0,
+        });
+    }
+    let level = reasons.iter().map(|r| r.level).fold(m.manifest.risk.level, max_level);
+    (level, reasons)
+}
+
+fn max_level(a: RiskLevel, b: RiskLevel) -> RiskLevel {
+    let rank = |l: RiskLevel| match l {
+        RiskLevel::Low => 0,
+        RiskLevel::Medium => 1,
+        RiskLevel::High => 2,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// What `policy` decides for the command at `line` (`text` as written):
+/// `("run" | "deny" | "approve", why)`, or `("at_run_time", why)` for a
+/// command built from values, whose text is known only when it runs.
+fn verdict(
+    policy: &Policy,
+    text: &str,
+    dynamic: bool,
+    line: u32,
+    taint: &TaintReport,
+) -> (&'static str, String) {
+    if dynamic {
+        return ("at_run_time", "the command is built from values: decided when it runs".into());
+    }
+    // A constant command is tainted only through its environment (ENV).
+    let tainted = taint.flows.iter().any(|f| f.run_line == line);
+    match policy.decide(text, tainted) {
+        Verdict::Run => ("run", String::new()),
+        Verdict::Deny(why) => ("deny", why),
+        Verdict::Approve(why) => ("approve", why),
+    }
+}
+
+pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
     let m = &program.module;
     let manifest = &m.manifest;
+    let taint = taint::analyze(program);
+    let (level, reasons) = risk(program, &taint);
     let steps: Vec<Json> = program
         .top_level_steps
         .iter()
@@ -55,14 +153,21 @@ pub fn inspect_json(program: &Program) -> Json {
         "hash": program.hash(),
         "language": format!("{}.{}.{}", m.language[0], m.language[1], m.language[2]),
         "steps": steps,
-        "commands": manifest.commands.iter().map(|c| json!({
-            "command": program.string(c.text),
-            "dynamic": c.dynamic,
-            "dir": opt_string(program, c.dir),
-            "timeout_ms": c.timeout_ms,
-            "line": c.line,
-            "step": if c.step == NONE { Json::Null } else { json!(program.string(m.steps[c.step as usize].name)) },
-        })).collect::<Vec<_>>(),
+        "commands": manifest.commands.iter().map(|c| {
+            let mut command = json!({
+                "command": program.string(c.text),
+                "dynamic": c.dynamic,
+                "dir": opt_string(program, c.dir),
+                "timeout_ms": c.timeout_ms,
+                "line": c.line,
+                "step": if c.step == NONE { Json::Null } else { json!(program.string(m.steps[c.step as usize].name)) },
+            });
+            if let Some(policy) = policy {
+                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                command["policy"] = json!({"decision": decision, "reason": why});
+            }
+            command
+        }).collect::<Vec<_>>(),
         "paths": manifest.paths.iter().map(|p| json!({
             "path": program.string(p.path), "access": access_name(p.access), "dynamic": p.dynamic, "line": p.line,
         })).collect::<Vec<_>>(),
@@ -83,26 +188,37 @@ pub fn inspect_json(program: &Program) -> Json {
             "line": b.line,
         })).collect::<Vec<_>>(),
         "env": manifest.env.iter().map(|&(name, line)| json!({"name": program.string(name), "line": line})).collect::<Vec<_>>(),
+        "taint": {
+            "flows": taint.flows.iter().map(|f| json!({
+                "source": f.source.kind.statement(), "source_line": f.source.line, "run_line": f.run_line,
+            })).collect::<Vec<_>>(),
+            "model_code_runs": taint.model_code_runs.iter().map(|r| json!({
+                "write_line": r.write_line, "run_line": r.run_line,
+            })).collect::<Vec<_>>(),
+            "complete": !taint.incomplete,
+        },
         "risk": {
-            "level": manifest.risk.level.name(),
-            "reasons": manifest.risk.reasons.iter().map(|r| json!({
-                "level": r.level().name(), "reason": m.risk_text(r), "line": r.line,
+            "level": level.name(),
+            "reasons": reasons.iter().map(|r| json!({
+                "level": r.level.name(), "reason": r.text, "line": r.line,
             })).collect::<Vec<_>>(),
         },
     })
 }
 
 /// The manifest as text; the risk levels in colour when `style` allows.
-pub fn inspect_text(program: &Program, style: Style) -> String {
+pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) -> String {
     let m = &program.module;
     let manifest = &m.manifest;
     let mut out = String::new();
     out.push_str(&format!("task: {}\n", program.string(m.task)));
     out.push_str(&format!("hash: {}\n", program.hash()));
+    let taint = taint::analyze(program);
+    let (risk_level, reasons) = risk(program, &taint);
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
-    out.push_str(&format!("risk: {}\n", level(manifest.risk.level)));
-    for r in &manifest.risk.reasons {
-        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level()), r.line, m.risk_text(r)));
+    out.push_str(&format!("risk: {}\n", level(risk_level)));
+    for r in &reasons {
+        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level), r.line, r.text));
     }
     out.push_str("steps:\n");
     for &s in &program.top_level_steps {
@@ -122,6 +238,16 @@ pub fn inspect_text(program: &Program, style: Style) -> String {
             }
             if let Some(t) = c.timeout_ms {
                 text.push_str(&format!("  [timeout {}]", format_duration(t)));
+            }
+            if let Some(policy) = policy {
+                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                let shown = match decision {
+                    "deny" => format!("{}: {why}", style.paint(Tone::Bad, "denied")),
+                    "approve" => format!("{}: {why}", style.paint(Tone::Warn, "needs approval")),
+                    "run" => "allowed".to_string(),
+                    _ => "policy decides at run time".to_string(),
+                };
+                text.push_str(&format!("  [{shown}]"));
             }
             text
         }),
@@ -175,6 +301,19 @@ pub fn inspect_text(program: &Program, style: Style) -> String {
         &mut out,
         "environment",
         manifest.env.iter().map(|&(n, line)| format!("line {line:>4}  {}", program.string(n))),
+    );
+    section(
+        &mut out,
+        "taint flows",
+        taint
+            .flows
+            .iter()
+            .map(|f| {
+                format!("line {:>4}  {} → line {} RUN", f.source.line, f.source.kind.statement(), f.run_line)
+            })
+            .chain(taint.model_code_runs.iter().map(|r| {
+                format!("line {:>4}  WRITE of model output → line {} RUN", r.write_line, r.run_line)
+            })),
     );
     out
 }

@@ -64,6 +64,13 @@ pub enum Question {
         #[serde(deserialize_with = "crate::machine::bounds::options")]
         options: Vec<String>,
     },
+    /// A RUN the command policy wants a human to approve (SPEC §8):
+    /// answered like a REQUEST_REVIEW, approve or reject.
+    Approval {
+        command: String,
+        /// Why it asks: the `approve` pattern, or the taint rule.
+        reason: String,
+    },
 }
 
 /// A human's answer.

@@ -136,16 +136,13 @@ impl OsHost {
                 read(&format!("PAUSE (line {line}): {message}\nPress Enter to continue: "))?;
                 Some(Answer::Continue)
             }
-            Question::Review { message } => loop {
-                let answer = read(&format!("REVIEW (line {line}): {message}\nApprove? [y/n]: "))?;
-                let approved = match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" | "approve" => true,
-                    "n" | "no" | "reject" => false,
-                    _ => continue,
-                };
-                let comment = read("Comment (optional): ")?;
-                return Some(Answer::Review { approved, comment });
-            },
+            Question::Review { message } => {
+                review(&read, &format!("REVIEW (line {line}): {message}\nApprove? [y/n]: "))
+            }
+            Question::Approval { command, reason } => review(
+                &read,
+                &format!("APPROVE RUN (line {line}): {command}\n  because {reason}\nRun it? [y/n]: "),
+            ),
             Question::Choose { prompt, options } => loop {
                 let mut text = format!("CHOOSE (line {line}): {}\n", prompt.as_deref().unwrap_or(""));
                 for (i, o) in options.iter().enumerate() {
@@ -160,6 +157,22 @@ impl OsHost {
                 }
             },
         }
+    }
+}
+
+/// A yes-or-no question with an optional comment (REQUEST_REVIEW, a RUN
+/// that needs approval), asked until it gets an answer; `None` if reading
+/// stops (end of input, Ctrl-C).
+fn review(read: &dyn Fn(&str) -> Option<String>, asked: &str) -> Option<Answer> {
+    loop {
+        let answer = read(asked)?;
+        let approved = match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "approve" => true,
+            "n" | "no" | "reject" => false,
+            _ => continue,
+        };
+        let comment = read("Comment (optional): ")?;
+        return Some(Answer::Review { approved, comment });
     }
 }
 
@@ -365,6 +378,7 @@ impl OsHost {
         let op = match question {
             Question::Pause { message } | Question::Review { message } => message.as_str(),
             Question::Choose { prompt, .. } => prompt.as_deref().unwrap_or(""),
+            Question::Approval { command, .. } => command.as_str(),
         };
         log.write(&Event {
             event: "answer",

@@ -12,6 +12,8 @@ pub mod program;
 pub mod shell;
 pub mod value;
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
@@ -24,6 +26,7 @@ use crate::machine::failure::{BudgetStop, Failure, FailureKind, amount, cap_left
 use crate::machine::program::{Op, Program};
 use crate::machine::shell::{Piece, build_command};
 use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
+use crate::policy::{Policy, Verdict};
 
 /// A CALL in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +136,9 @@ pub struct Machine {
     fuel_limit: u64,
     #[serde(deserialize_with = "bounds::env")]
     pub env: Vec<(String, String)>,
+    /// An ENV was set from tainted text: every later RUN's environment
+    /// holds it, so every later RUN counts as tainted (SPEC §8).
+    pub env_tainted: bool,
     pub status: Status,
     #[serde(deserialize_with = "bounds::step_records")]
     pub step_records: Vec<StepRecord>,
@@ -156,6 +162,11 @@ pub struct Machine {
     /// Why the dispatch loop stopped, handed from the instruction to the loop.
     #[serde(skip)]
     stopped: Option<Outcome>,
+    /// The command policy every RUN is checked against before it starts
+    /// (`None`: every command may run): a run option, not run state (a
+    /// snapshot remembers it with the options).
+    #[serde(skip)]
+    policy: Option<Rc<Policy>>,
 }
 
 type Raise = (FailureKind, String);
@@ -189,6 +200,7 @@ impl Machine {
             budgets: [None; 5],
             fuel_limit: u64::MAX,
             env: Vec::new(),
+            env_tainted: false,
             status: Status::Running,
             step_records: Vec::new(),
             logs: Vec::new(),
@@ -197,7 +209,13 @@ impl Machine {
             asked: Vec::new(),
             clock: None,
             stopped: None,
+            policy: None,
         }
+    }
+
+    /// The command policy for the RUNs from here on (`None`: none).
+    pub fn set_policy(&mut self, policy: Option<Rc<Policy>>) {
+        self.policy = policy;
     }
 
     /// Applies a cap; the lower of two caps wins.
@@ -377,7 +395,7 @@ impl Machine {
                 let Some(top) = self.stack.last_mut() else {
                     return self.bad_operand(*r, pc, "string", None);
                 };
-                let Value::Str(s) = top else {
+                let Some(s) = top.text() else {
                     let found = top.type_name();
                     return self.bad_operand(*r, pc, "string", Some(found));
                 };
@@ -456,7 +474,7 @@ impl Machine {
             // `Rc` equality looks at the pointers first.
             (Value::Str(x), Value::Str(y)) => x == y,
             (Value::Int(x), Value::Int(y)) => x == y,
-            _ => *a == b,
+            _ => a.same_as(&b),
         };
         std::mem::replace(a, Value::Bool(equal == want_equal)).discard();
         b.discard();
@@ -486,11 +504,11 @@ impl Machine {
     #[inline(always)]
     fn str_test(&mut self, r: Regs, pc: u32, test: impl Fn(&str, &str) -> bool) -> Flow {
         let needle = match self.stack.pop() {
-            Some(Value::Str(s)) => s,
+            Some(Value::Str(s) | Value::Tainted(s)) => s,
             other => return self.bad_operand(r, pc, "string", other.as_ref().map(Value::type_name)),
         };
         let Some(top) = self.stack.last_mut() else { return self.bad_operand(r, pc, "string", None) };
-        let Value::Str(haystack) = top else {
+        let Some(haystack) = top.text() else {
             let found = top.type_name();
             return self.bad_operand(r, pc, "string", Some(found));
         };
@@ -600,7 +618,7 @@ impl Machine {
     #[inline]
     fn pop_str(&mut self) -> Result<std::rc::Rc<str>, Exec> {
         match self.pop()? {
-            Value::Str(s) => Ok(s),
+            Value::Str(s) | Value::Tainted(s) => Ok(s),
             other => Err(Exec::Trap(format!("expected a string, found a {}", other.type_name()))),
         }
     }
@@ -681,6 +699,7 @@ impl Machine {
                     .len()
                     .checked_sub(holes as usize)
                     .ok_or_else(|| Exec::Trap("underflow".into()))?;
+                let tainted = self.stack[at..].iter().any(Value::is_tainted);
                 let values: Vec<String> = self.stack.drain(at..).map(|v| v.to_text()).collect();
                 let parts = &module
                     .templates
@@ -701,7 +720,8 @@ impl Machine {
                         })
                         .collect()
                 };
-                self.push(Value::Str(out.into()));
+                // What is made from tainted text is tainted (SPEC §8).
+                self.push(if tainted { Value::Tainted(out.into()) } else { Value::Str(out.into()) });
             }
             Instr::Estimate { estimate } => {
                 let bound = *module
@@ -836,7 +856,7 @@ impl Machine {
                 let path = self.pop_path()?;
                 let text = host.read(&path);
                 self.log(program, host, "read", &path, if text.is_ok() { "ok" } else { "failed" }, 0);
-                self.store(slot, Value::Str(text.map_err(host_error)?.into()))?;
+                self.store(slot, Value::Tainted(text.map_err(host_error)?.into()))?;
             }
             Instr::Mkdir {} => {
                 let path = self.pop_path()?;
@@ -860,7 +880,9 @@ impl Machine {
                 }
             }
             Instr::Env { name } => {
-                let value = self.pop()?.to_text();
+                let value = self.pop()?;
+                self.env_tainted |= value.is_tainted();
+                let value = value.to_text();
                 let name = program.string(name).to_string();
                 self.env.retain(|(n, _)| *n != name);
                 self.env.push((name, value));
@@ -1001,6 +1023,7 @@ impl Machine {
     }
 
     fn run_command(&mut self, flags: u8, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
+        self.check_policy(flags, program, host)?;
         let timeout_ms = if flags & run_flags::TIMEOUT != 0 {
             match self.pop()? {
                 Value::Duration(ms) => Some(ms),
@@ -1073,6 +1096,54 @@ impl Machine {
                 Err(host_error(e))
             }
         }
+    }
+
+    /// The command policy's verdict on the RUN about to start (SPEC §8),
+    /// before anything is taken off the stack: an approval that must wait
+    /// for a human suspends, and the RUN then runs again from the start.
+    fn check_policy(&mut self, flags: u8, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
+        let Some(policy) = self.policy.clone() else { return Ok(()) };
+        let above = usize::from(flags & run_flags::TIMEOUT != 0) + usize::from(flags & run_flags::DIR != 0);
+        let value = self
+            .stack
+            .len()
+            .checked_sub(1 + above)
+            .and_then(|i| self.stack.get(i))
+            .ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
+        let command = value.text().ok_or_else(|| Exec::Trap("the command is not a string".into()))?;
+        let tainted = value.is_tainted() || self.env_tainted;
+        let reason = match policy.decide(command, tainted) {
+            Verdict::Run => return Ok(()),
+            Verdict::Deny(message) => {
+                self.log(program, host, "run", command, "denied", 0);
+                return Err(Exec::Raise((FailureKind::SecurityViolation, message)));
+            }
+            Verdict::Approve(reason) => reason,
+        };
+        let command = command.to_string();
+        let question = Question::Approval { command: command.clone(), reason: reason.clone() };
+        let (approved, comment) = match host.ask(&question, program.line(self.pc - 1)) {
+            Some(Answer::Review { approved, comment }) => (approved, comment),
+            Some(Answer::Continue) => (true, String::new()),
+            Some(Answer::Choice(_)) => {
+                return Err(Exec::Raise((
+                    FailureKind::CommandError,
+                    "a RUN that needs approval takes approve or reject".into(),
+                )));
+            }
+            None => return Err(Exec::Suspend(question)),
+        };
+        self.interactions = self.interactions.saturating_add(1);
+        if approved {
+            self.log(program, host, "approval", &command, "approved", 0);
+            return Ok(());
+        }
+        self.log(program, host, "approval", &command, "rejected", 0);
+        let why = if comment.is_empty() { "no comment".to_string() } else { format!("comment: {comment}") };
+        Err(Exec::Raise((
+            FailureKind::ReviewRejected,
+            format!("`{command}` was not approved to run ({reason}; {why})"),
+        )))
     }
 
     fn prompt(&mut self, prompt: u32, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
@@ -1174,7 +1245,7 @@ impl Machine {
         };
         host.log(&event);
         if into != NONE {
-            self.store(into, Value::Str(response.text.into()))?;
+            self.store(into, Value::Tainted(response.text.into()))?;
         }
         // The provider's reported usage counts against TOKEN_COUNT after the fact.
         if let Some(cap) = self.budgets[1]
@@ -1347,6 +1418,7 @@ impl Machine {
                     .map(|o| {
                         let seen = self.observe(&o.path).map(|v| match v {
                             Value::Str(s) => Value::Str(shorten(&s).into()),
+                            Value::Tainted(s) => Value::Tainted(shorten(&s).into()),
                             other => other,
                         });
                         (program.string(o.text).to_string(), seen)

@@ -49,6 +49,11 @@ pub enum Value {
     Duration(u64),
     Bool(bool),
     Record(#[serde(deserialize_with = "crate::machine::bounds::boxed_record")] Box<Record>),
+    /// Text that came from a model (PROMPT_AGENT) or a file (READ), or was
+    /// made from such text by interpolation (SPEC §8, taint). A string like
+    /// `Str` in every operation; only the policy's `[taint] run` tells them
+    /// apart. Last, so the other variants keep their numbers on the wire.
+    Tainted(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on
@@ -59,6 +64,7 @@ impl Clone for Value {
     fn clone(&self) -> Value {
         match self {
             Value::Str(s) => Value::Str(Rc::clone(s)),
+            Value::Tainted(s) => Value::Tainted(Rc::clone(s)),
             Value::Int(i) => Value::Int(*i),
             Value::Duration(d) => Value::Duration(*d),
             Value::Bool(b) => Value::Bool(*b),
@@ -82,7 +88,7 @@ impl Value {
     #[inline(always)]
     pub(crate) fn discard(self) {
         match self {
-            Value::Str(s) => drop(s),
+            Value::Str(s) | Value::Tainted(s) => drop(s),
             Value::Record(r) => drop_record(r),
             Value::Int(_) | Value::Duration(_) | Value::Bool(_) => {}
         }
@@ -93,7 +99,7 @@ impl Value {
     /// The value as text, for interpolation, WRITE FROM and ENV.
     pub fn to_text(&self) -> String {
         match self {
-            Value::Str(s) => s.to_string(),
+            Value::Str(s) | Value::Tainted(s) => s.to_string(),
             Value::Int(i) => i.to_string(),
             Value::Duration(ms) => format_duration(*ms),
             Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
@@ -101,9 +107,30 @@ impl Value {
         }
     }
 
+    /// The text of a string value, tainted or not.
+    #[inline(always)]
+    pub fn text(&self) -> Option<&Rc<str>> {
+        match self {
+            Value::Str(s) | Value::Tainted(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_tainted(&self) -> bool {
+        matches!(self, Value::Tainted(_))
+    }
+
+    /// Equality as the plan sees it: a tainted string equals the same text.
+    pub fn same_as(&self, other: &Value) -> bool {
+        match (self.text(), other.text()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self == other,
+        }
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
-            Value::Str(_) => "string",
+            Value::Str(_) | Value::Tainted(_) => "string",
             Value::Int(_) => "integer",
             Value::Duration(_) => "duration",
             Value::Bool(_) => "boolean",

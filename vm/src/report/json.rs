@@ -69,7 +69,7 @@ fn cost_json(cost: &[u64; 5]) -> Json {
 /// a duration as its milliseconds (as every `_ms` field), `null` if unread.
 fn value_json(value: Option<&Value>) -> Json {
     match value {
-        Some(Value::Str(s)) => json!(&**s),
+        Some(Value::Str(s) | Value::Tainted(s)) => json!(&**s),
         Some(Value::Int(i)) => json!(i),
         Some(Value::Duration(ms)) => json!(ms),
         Some(Value::Bool(b)) => json!(b),

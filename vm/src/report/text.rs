@@ -65,7 +65,7 @@ pub(super) fn failure_summary(f: &Failure, style: Style) -> String {
     }
     for (expr, value) in &f.actual {
         let shown = match value {
-            Some(Value::Str(s)) => format!("{s:?}"),
+            Some(Value::Str(s) | Value::Tainted(s)) => format!("{s:?}"),
             Some(other) => other.to_text(),
             None => "<unbound>".to_string(),
         };

@@ -76,6 +76,8 @@ enum Kind {
     Pause,
     Review,
     Choose(usize),
+    /// A RUN the command policy asks about.
+    Approval,
 }
 
 impl Kind {
@@ -84,6 +86,7 @@ impl Kind {
             Question::Pause { .. } => Kind::Pause,
             Question::Review { .. } => Kind::Review,
             Question::Choose { options, .. } => Kind::Choose(options.len()),
+            Question::Approval { .. } => Kind::Approval,
         }
     }
 
@@ -92,13 +95,14 @@ impl Kind {
             Kind::Pause => "PAUSE",
             Kind::Review => "REQUEST_REVIEW",
             Kind::Choose(_) => "CHOOSE",
+            Kind::Approval => "RUN approval",
         }
     }
 
     fn accepts(self, word: Word) -> bool {
         match (self, word) {
             (Kind::Pause, Word::Continue) => true,
-            (Kind::Review, Word::Approve | Word::Reject) => true,
+            (Kind::Review | Kind::Approval, Word::Approve | Word::Reject) => true,
             (Kind::Choose(n), Word::Option(k)) => (k as usize) <= n,
             _ => false,
         }
@@ -108,7 +112,7 @@ impl Kind {
     fn expected(self) -> String {
         match self {
             Kind::Pause => "continue".into(),
-            Kind::Review => "approve|reject".into(),
+            Kind::Review | Kind::Approval => "approve|reject".into(),
             Kind::Choose(n) if n <= 9 => (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join("|"),
             Kind::Choose(n) => format!("<option number, 1-{n}>"),
         }
@@ -117,7 +121,7 @@ impl Kind {
     fn hint(self) -> String {
         match self {
             Kind::Pause => "it takes `continue`".into(),
-            Kind::Review => "it takes `approve` or `reject`".into(),
+            Kind::Review | Kind::Approval => "it takes `approve` or `reject`".into(),
             Kind::Choose(n) => format!("it takes an option number from 1 to {n}"),
         }
     }
@@ -136,6 +140,7 @@ pub fn describe(question: &Question) -> String {
         Question::Review { message } => format!("REQUEST_REVIEW {message:?}"),
         Question::Choose { prompt: Some(p), options } => format!("CHOOSE {p:?} ({} options)", options.len()),
         Question::Choose { prompt: None, options } => format!("CHOOSE ({} options)", options.len()),
+        Question::Approval { command, reason } => format!("RUN {command:?}, which needs approval: {reason}"),
     }
 }
 
@@ -254,8 +259,9 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Checks replies against the plan before anything runs: a reply with a
 /// `line` must fit an interaction at that line, one without must fit some
-/// interaction of the plan.
-pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
+/// interaction of the plan. `runs_ask`: the command policy may ask about
+/// a RUN, so every RUN is an interaction too.
+pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<(), String> {
     let line_of = |pc: usize| module.position(pc as u32).map_or(0, |(line, _)| line);
     let interactions: Vec<(u32, Kind)> = module
         .code
@@ -265,6 +271,7 @@ pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
             let kind = match instr {
                 Instr::Pause {} => Kind::Pause,
                 Instr::Review { .. } => Kind::Review,
+                Instr::Run { .. } if runs_ask => Kind::Approval,
                 Instr::Choose { choice } => {
                     Kind::Choose(module.choices.get(*choice as usize).map_or(0, |c| c.options.len()))
                 }
@@ -290,8 +297,9 @@ pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
                         format!("the plan has them at lines {}", lines.join(", "))
                     };
                     return Err(format!(
-                        "{} is for line {line}, where there is no PAUSE, REQUEST_REVIEW or CHOOSE ({listed})",
-                        reply.origin
+                        "{} is for line {line}, where there is no PAUSE, REQUEST_REVIEW or CHOOSE{} ({listed})",
+                        reply.origin,
+                        if runs_ask { ", nor a RUN the policy may ask about" } else { "" }
                     ));
                 }
                 if !here.iter().any(|k| k.accepts(reply.word)) {
@@ -308,7 +316,9 @@ pub fn check_plan(replies: &[Reply], module: &Module) -> Result<(), String> {
                 if !interactions.iter().any(|(_, k)| k.accepts(reply.word)) {
                     let what = match reply.word {
                         Word::Continue => "no PAUSE".to_string(),
-                        Word::Approve | Word::Reject => "no REQUEST_REVIEW".to_string(),
+                        Word::Approve | Word::Reject => {
+                            "no REQUEST_REVIEW (and no RUN the command policy asks about)".to_string()
+                        }
                         Word::Option(n) => format!("no CHOOSE with {n} options or more"),
                     };
                     return Err(format!("{} (`{word}`) answers nothing: the plan has {what}", reply.origin));

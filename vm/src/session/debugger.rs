@@ -952,6 +952,7 @@ fn record_fields(record: &Record) -> Vec<(Field, Value)> {
 pub fn show(value: &Value, limit: usize) -> String {
     match value {
         Value::Str(s) => quote(s, limit),
+        Value::Tainted(s) => format!("{} (tainted: from a model or a file)", quote(s, limit)),
         Value::Int(i) => i.to_string(),
         Value::Duration(ms) => format_duration(*ms),
         Value::Bool(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),

@@ -18,7 +18,7 @@ pub fn commands(snapshot: &Path, workdir: Option<&Path>, waiting: Option<&Questi
     match waiting {
         None => vec![resume],
         Some(Question::Pause { .. }) => vec![format!("{resume} --answer continue")],
-        Some(Question::Review { .. }) => {
+        Some(Question::Review { .. } | Question::Approval { .. }) => {
             vec![format!("{resume} --answer approve"), format!("{resume} --answer reject --comment '...'")]
         }
         Some(Question::Choose { options, .. }) => options

@@ -78,13 +78,14 @@ use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
 use crate::machine::bounds::Limits;
+use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 11;
+pub const SNAPSHOT_VERSION: u16 = 12;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -142,6 +143,9 @@ pub struct RememberedOptions {
     pub sandbox_profile: String,
     /// `--env-allow`: the names only, never the values.
     pub env_allow: Vec<String>,
+    /// The command policy (`--policy`, `tiss.toml` [policy]): its rules, so
+    /// a resumed run keeps them whatever the file says by then.
+    pub policy: PolicyRules,
 }
 
 impl Default for RememberedOptions {
@@ -154,6 +158,7 @@ impl Default for RememberedOptions {
             provider: ProviderSettings::default(),
             sandbox_profile: "standard".into(),
             env_allow: Vec::new(),
+            policy: PolicyRules::default(),
         }
     }
 }
@@ -371,6 +376,7 @@ struct OptionsWire {
     sandbox_profile: String,
     #[serde(deserialize_with = "bounded::env_allow")]
     env_allow: Vec<String>,
+    policy: PolicyRules,
 }
 
 mod bounded {
@@ -401,6 +407,7 @@ impl OptionsWire {
             provider: options.provider.clone(),
             sandbox_profile: options.sandbox_profile.clone(),
             env_allow: options.env_allow.clone(),
+            policy: options.policy.clone(),
         }
     }
 
@@ -411,6 +418,7 @@ impl OptionsWire {
             provider: self.provider,
             sandbox_profile: self.sandbox_profile,
             env_allow: self.env_allow,
+            policy: self.policy,
         }
     }
 }

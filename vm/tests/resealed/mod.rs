@@ -187,7 +187,7 @@ pub fn run_from(case: &str, bytecode: &[u8], program: Program, mut machine: Mach
                 machine = read.machine;
                 host.answers.push_back(match question {
                     Question::Pause { .. } => Answer::Continue,
-                    Question::Review { .. } => {
+                    Question::Review { .. } | Question::Approval { .. } => {
                         Answer::Review { approved: answered % 2 == 0, comment: String::new() }
                     }
                     Question::Choose { options, .. } => Answer::Choice(answered % options.len().max(1)),

@@ -69,7 +69,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let session::OpenedHost { mut host, answers_file, caps } =
+    let session::OpenedHost { mut host, answers_file, caps, policy } =
         match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
             Ok(opened) => opened,
             Err(code) => return code,
@@ -78,6 +78,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     for (dim, value) in caps {
         machine.cap(dim, value);
     }
+    machine.set_policy(policy);
     // Ctrl-C pauses a running command (and a second kills the RUN in
     // flight) instead of ending tissvm with its RUN left running; SIGTERM
     // ends the session (and the watchdog its RUN in flight).

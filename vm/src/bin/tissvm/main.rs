@@ -134,7 +134,8 @@ enum Command {
     ///
     /// The snapshot carries the bytecode, and remembers the workspace and the
     /// run's options: --snapshot-dir, --log-file, the provider settings (the
-    /// key's variable by name, never its value), --sandbox-profile,
+    /// key's variable by name, never its value), --sandbox-profile, the
+    /// command policy (its rules; only --policy or TISS_POLICY replaces it),
     /// --env-allow and the budgets in force. A flag given
     /// here overrides the remembered one (--workdir the workspace); a
     /// --budget only lowers a cap unless --raise-budget.
@@ -154,13 +155,20 @@ enum Command {
     /// The workspace used is printed before anything runs.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
-    /// human interaction, budget, and the risk level with its reasons.
+    /// human interaction, budget, every flow of data from a model or a file
+    /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
+    /// (high for each such flow, and for a RUN after a WRITE of model output).
     Inspect {
         /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
         #[arg(long, value_enum, default_value_t = InspectFormat::Text, value_name = "FORMAT")]
         output_format: InspectFormat,
+        /// Also say what this command policy (a TOML file, as for `run`) decides
+        /// for each command: run, deny, approve, or at run time for a command
+        /// built from values.
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
     },
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
@@ -213,7 +221,9 @@ fn run() -> u8 {
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
-        Command::Inspect { plan, output_format } => inspect(&mut out, &plan, output_format),
+        Command::Inspect { plan, output_format, policy } => {
+            inspect(&mut out, &plan, output_format, policy.as_deref())
+        }
         Command::Estimate(args) => match estimate::model(&args).map_err(Refused::from) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
                 Ok(plan) => estimate::run(plan.module, &model, &args),
@@ -253,7 +263,14 @@ impl Plan {
     }
 }
 
-fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
+fn inspect(out: &mut Output, path: &Path, format: InspectFormat, policy: Option<&Path>) -> u8 {
+    let policy = match policy.map(tiss_vm::policy::file::read_policy_file).transpose() {
+        Ok(policy) => policy,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return status::INVALID;
+        }
+    };
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
         Err(refused) => return refused.report_analysis(matches!(format, InspectFormat::Json)),
@@ -266,10 +283,12 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
         }
     };
     let text = match format {
-        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program, color::stdout()),
+        InspectFormat::Text => {
+            tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout())
+        }
         InspectFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&tiss_vm::analysis::inspect::inspect_json(&program))
-                .unwrap_or_default();
+            let json = tiss_vm::analysis::inspect::inspect_json(&program, policy.as_ref());
+            let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
             text.push('\n');
             text
         }

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use tiss_vm::policy::PolicyRules;
+use tiss_vm::policy::file::{read_policy_file, read_project_policy};
 use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags, ProviderSettings, Resolved};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
@@ -56,6 +58,15 @@ pub struct HostOptions {
     #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
 
+    /// The command policy, a TOML file: `[commands]` `allow`, `deny` and
+    /// `approve` lists of globs over each command as it will run (`*`
+    /// matches anything, spaces and `/` included), and `[taint] run =
+    /// "allow" | "approve" | "deny"` for commands that hold data from a
+    /// model or a file. Also `TISS_POLICY`; default: the `[policy]` table of
+    /// ./tiss.toml, else none (for `resume`: the policy the run had).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
     #[command(flatten)]
     pub provider: ProviderFlags,
 }
@@ -83,7 +94,26 @@ impl HostOptions {
                 .and_then(|p| p.to_possible_value())
                 .map_or(base.sandbox_profile, |v| v.get_name().to_string()),
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
+            policy: self.policy_rules(base.policy)?,
         })
+    }
+
+    /// The command policy: `--policy`, else `TISS_POLICY`, else `base`'s if
+    /// it has one (a resumed run keeps its policy: a `tiss.toml` where it is
+    /// resumed must not quietly replace it), else the `[policy]` table of
+    /// `./tiss.toml`, else none.
+    fn policy_rules(&self, base: PolicyRules) -> Result<PolicyRules, String> {
+        let given = self
+            .policy
+            .clone()
+            .or_else(|| std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from));
+        if let Some(path) = given {
+            return Ok(read_policy_file(&path)?.rules().clone());
+        }
+        if base != PolicyRules::default() {
+            return Ok(base);
+        }
+        Ok(read_project_policy(Path::new("."))?.map_or(base, |p| p.rules().clone()))
     }
 }
 

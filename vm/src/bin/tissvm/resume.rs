@@ -149,13 +149,17 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
                     return status::INVALID;
                 }
             };
-            match &waiting {
+            let reply = match &waiting {
                 Some((question, line)) => {
                     if let Err(e) = reply.answer(question, *line) {
                         let commands = resume_command::commands(&args.snapshot, again, Some(question));
                         eprintln!("tissvm: {e}; continue with one of:\n  {}", commands.join("\n  "));
                         return status::INVALID;
                     }
+                    // It answers that interaction only: a RUN approval that a
+                    // policy given now no longer asks for must not pass its
+                    // answer on to a later question.
+                    Reply { line: Some(*line), ..reply }
                 }
                 None => {
                     eprintln!(
@@ -164,7 +168,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
                     );
                     return status::INVALID;
                 }
-            }
+            };
             Some(reply)
         }
     };
@@ -310,6 +314,9 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
     }
     if run.sandbox_profile != fresh.sandbox_profile && now.sandbox_profile == run.sandbox_profile {
         flags.push(format!("--sandbox-profile {}", shell_word(&run.sandbox_profile)));
+    }
+    if run.policy != fresh.policy && now.policy == run.policy {
+        flags.push(format!("policy from {}", run.policy.origin));
     }
     if now.env_allow == run.env_allow {
         flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use clap::ValueEnum;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
@@ -13,6 +14,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::provider::cassette::{Cassette, Recorder};
 use tiss_vm::provider::settings::ProviderSettings;
+use tiss_vm::policy::{Policy, PolicyRules};
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
 use tiss_vm::session::answers::{self, Reply};
@@ -77,6 +79,8 @@ pub struct OpenedHost {
     pub answers_file: Option<AnswersFile>,
     /// The `--budget` caps, for the caller to apply to the machine.
     pub caps: Vec<(Dim, u64)>,
+    /// The command policy, for the caller to give the machine (`None`: none).
+    pub policy: Option<Rc<Policy>>,
 }
 
 /// The real host of a run, set up from its [`HostOptions`] (shared by
@@ -118,6 +122,13 @@ pub fn open_host(
             }
         }
     }
+    let policy = match Policy::new(remembered.policy.clone()) {
+        Ok(p) => (*p.rules() != PolicyRules::default()).then(|| Rc::new(p)),
+        Err(e) => {
+            eprintln!("tissvm: the policy {}: {e}", remembered.policy.origin);
+            return Err(status::INVALID);
+        }
+    };
     let settings = &remembered.provider;
     if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
         eprintln!(
@@ -156,7 +167,9 @@ pub fn open_host(
             Ok(bytes) => answers::parse_file(&bytes, &name),
             Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
         };
-        let replies = match replies.and_then(|r| answers::check_plan(&r, &program.module).map(|()| r)) {
+        let replies = match replies
+            .and_then(|r| answers::check_plan(&r, &program.module, remembered.policy.may_ask()).map(|()| r))
+        {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("tissvm: --answers {e}");
@@ -216,7 +229,7 @@ pub fn open_host(
             }
         }
     }
-    Ok(OpenedHost { host, answers_file, caps })
+    Ok(OpenedHost { host, answers_file, caps, policy })
 }
 
 /// The cassette `--record` names: a fresh run records a new one (replacing
@@ -269,7 +282,7 @@ pub fn execute(
         Ok(r) => r,
         Err(code) => return code,
     };
-    let OpenedHost { mut host, answers_file, caps } = match open_host(
+    let OpenedHost { mut host, answers_file, caps, policy } = match open_host(
         &program,
         &workdir,
         first,
@@ -282,6 +295,7 @@ pub fn execute(
         Err(code) => return code,
     };
     host.recorder = recorder;
+    machine.set_policy(policy);
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);

@@ -779,3 +779,13 @@ fn breakpoints_sharing_an_instruction_hit_together_and_delete_one_by_one() {
          breakpoints\n> continue\nthe plan ended: passed\n",
     );
 }
+
+#[test]
+fn print_marks_text_from_a_file_as_tainted() {
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    WRITE \"a.txt\" FROM \"hi\"\n    READ \"a.txt\" AS got\n    \
+               VAR plain = \"hi\"\n    LOG \"end\"\n}\n";
+    let (mut d, _) = session(src);
+    let got = transcript(&mut d, &["break 6", "continue", "print got", "print plain"]);
+    assert!(got.contains("> print got\ngot = \"hi\" (tainted: from a model or a file)\n"), "{got}");
+    assert!(got.contains("> print plain\nplain = \"hi\"\n"), "{got}");
+}

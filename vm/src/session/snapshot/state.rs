@@ -13,6 +13,7 @@ use tisslang::isa::Instr;
 use tisslang::module::{Module, ValueType};
 use tisslang::verify::{Facts, PcFacts, Unit};
 
+use crate::host::Question;
 use crate::machine::value::{Record, Value};
 use crate::machine::{Machine, Status, Suspension};
 
@@ -21,9 +22,14 @@ pub(super) fn check_state(machine: &Machine, module: &Module, facts: &Facts) -> 
     let code = module.code.len();
     match &machine.status {
         Status::Running | Status::Suspended(Suspension::Requested) => {}
-        Status::Suspended(Suspension::Interaction { .. }) => {
+        Status::Suspended(Suspension::Interaction { question, .. }) => {
             let at = module.code.get(machine.pc as usize);
-            if !matches!(at, Some(Instr::Pause {} | Instr::Review { .. } | Instr::Choose { .. })) {
+            // A RUN asks only for the command policy's approval.
+            let fits = match question {
+                Question::Approval { .. } => matches!(at, Some(Instr::Run { .. })),
+                _ => matches!(at, Some(Instr::Pause {} | Instr::Review { .. } | Instr::Choose { .. })),
+            };
+            if !fits {
                 return Err(format!("it waits for an answer at pc {}, which is no interaction", machine.pc));
             }
         }
@@ -217,7 +223,9 @@ fn bound(machine: &Machine, module: &Module, levels: &[Level]) -> Result<(), Str
 fn fits_type(value: &Value, ty: ValueType) -> bool {
     use ValueType as T;
     match (value, ty) {
-        (Value::Str(_), T::Str) | (Value::Int(_), T::Int) | (Value::Duration(_), T::Duration) => true,
+        (Value::Str(_) | Value::Tainted(_), T::Str)
+        | (Value::Int(_), T::Int)
+        | (Value::Duration(_), T::Duration) => true,
         (Value::Bool(_), T::Bool) => true,
         (Value::Record(r), _) => matches!(
             (r.as_ref(), ty),
