@@ -5,6 +5,7 @@
 pub mod environment;
 pub mod os;
 pub mod process;
+pub mod sandbox;
 pub mod scripted;
 pub mod temp_files;
 pub mod watchdog;

@@ -31,11 +31,12 @@
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::host::sandbox::{Sandbox, reaper};
 use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
@@ -77,6 +78,8 @@ pub struct ProcessSpec<'a> {
     pub timeout: Option<Duration>,
     /// Bytes kept per stream (half from the head, half from the tail).
     pub output_cap: usize,
+    /// The confinement the command starts in, and what ends its tree.
+    pub sandbox: &'a Sandbox,
 }
 
 /// How often a run with a cancel check looks at it, at the longest.
@@ -107,11 +110,23 @@ pub fn run_cancellable(
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let child = command.spawn().map_err(|e| {
-        HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
-    })?;
+        .stderr(Stdio::piped());
+    let sandbox_error = |e: io::Error| {
+        HostError::Security(format!(
+            "the `{}` sandbox cannot confine a RUN: {e}",
+            spec.sandbox.profile().name()
+        ))
+    };
+    // Declared before the group, so dropped after it: on an early return the
+    // group is killed and its shell reaped, then what is left of the tree.
+    let mut confined = spec.sandbox.confine(&mut command).map_err(sandbox_error)?;
+    let child = reaper::claimed(|| {
+        command.spawn().map(|c| {
+            let pid = c.id() as i32;
+            (c, pid)
+        })
+    })
+    .map_err(|e| HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display())))?;
     let mut group = Group::new(child);
     group.guard().map_err(|e| {
         HostError::Command(format!(
@@ -193,6 +208,8 @@ pub fn run_cancellable(
     }
     group.signal(libc::SIGKILL);
     let status = group.wait_shell().map_err(io_error)?;
+    // The rest of the tree, wherever it went (`setsid`, a double fork).
+    confined.end();
 
     // 4. Drain what is still in the pipes.
     let mut idle_since = Instant::now();
@@ -365,6 +382,7 @@ impl Group {
         }
         let status = self.child.wait();
         self.reaped = true;
+        reaper::release(self.pgid);
         status
     }
 
@@ -546,6 +564,7 @@ fn trim_partial_start(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::sandbox::UNCONFINED;
 
     fn env() -> Vec<(String, String)> {
         vec![("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".to_string())]
@@ -553,7 +572,8 @@ mod tests {
 
     fn run_in(dir: &Path, command: &str, timeout: Option<Duration>, cap: usize) -> RunResult {
         let env = env();
-        let spec = ProcessSpec { command, cwd: dir, env: &env, timeout, output_cap: cap };
+        let spec =
+            ProcessSpec { command, cwd: dir, env: &env, timeout, output_cap: cap, sandbox: &UNCONFINED };
         run(&spec, None).expect("runs")
     }
 
@@ -617,7 +637,14 @@ mod tests {
         std::fs::create_dir(&gone).unwrap();
         std::fs::remove_dir(&gone).unwrap();
         let env = env();
-        let spec = ProcessSpec { command: "true", cwd: &gone, env: &env, timeout: None, output_cap: 10 };
+        let spec = ProcessSpec {
+            command: "true",
+            cwd: &gone,
+            env: &env,
+            timeout: None,
+            output_cap: 10,
+            sandbox: &UNCONFINED,
+        };
         match run(&spec, None) {
             Err(HostError::Command(message)) => assert!(message.contains("gone"), "{message}"),
             other => panic!("expected a command error, got {other:?}"),
@@ -633,6 +660,7 @@ mod tests {
             env: &env,
             timeout: None,
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let r = run(&spec, None).unwrap();
         let mut lines: Vec<&str> = r.stdout.lines().filter(|l| !l.starts_with("PWD=")).collect();
@@ -690,6 +718,7 @@ mod tests {
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let (mut out, mut err) = (0usize, Vec::new());
         let mut sink = |s: Stream, data: &[u8]| match s {
@@ -780,6 +809,7 @@ wait"#;
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 100,
+            sandbox: &UNCONFINED,
         };
         let flag = AtomicBool::new(false);
         let child = dir.path().join("child");

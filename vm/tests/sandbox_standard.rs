@@ -1,0 +1,150 @@
+//! The `standard` and `none` sandbox profiles (SPEC §8), through the real
+//! binary: what a RUN's processes see (no new privileges, rlimits, a session
+//! of their own), that the whole tree dies at the RUN's end — 200 children
+//! at a timeout, daemonised grandchildren (`setsid`, `nohup … &`) — and that
+//! `none` hands over the caller's environment and says so. The isolation in
+//! force is in the report.
+
+mod common;
+
+use common::Fixture;
+use common::marker::Marker;
+use serde_json::Value as Json;
+
+/// The mechanisms in the report's `sandbox.enforced`.
+fn enforced(report: &Json) -> Vec<String> {
+    report["sandbox"]["enforced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A plan of one step with `body` in it.
+fn plan(body: &str) -> String {
+    format!("TASK \"Sandbox\"\nSTEP \"s\" {{\n{body}\n}}\n")
+}
+
+#[test]
+fn standard_runs_without_new_privileges_core_dumps_or_a_shared_session() {
+    let f = Fixture::new();
+    // The shell is its session's leader: its pid is field 6 of its stat.
+    let run = f.run(
+        &plan(
+            r#"    RUN "grep NoNewPrivs /proc/self/status; ulimit -c; ulimit -n; ulimit -f; awk '{print ($6 == $1) ? \"leader\" : \"member\"}' /proc/$$/stat"
+    ASSERT LAST_RUN.STDOUT == "NoNewPrivs:\t1\n0\n8192\n16777216\nleader\n""#,
+        ),
+        &["--output-format", "json"],
+    );
+    run.expect(0);
+    let report = run.json();
+    assert_eq!(report["sandbox"]["profile"], "standard", "{report}");
+    let enforced = enforced(&report);
+    for mechanism in ["env_allowlist", "session", "no_new_privs", "rlimits", "subreaper"] {
+        assert!(enforced.iter().any(|m| m == mechanism), "{mechanism} missing from {enforced:?}");
+    }
+    // The tree is ended by the cgroup kill, or else by the sweep; never neither.
+    let kill = enforced.iter().any(|m| m == "cgroup_kill");
+    assert!(kill || enforced.iter().any(|m| m == "orphan_sweep"), "{enforced:?}");
+    assert_eq!(report["sandbox"]["missing"].as_array().unwrap().is_empty(), kill, "{report}");
+}
+
+#[test]
+fn standard_is_the_default_and_text_output_names_it() {
+    let f = Fixture::new();
+    let run = f.run(&plan("    RUN \"true\""), &[]);
+    run.expect(0);
+    assert!(
+        run.stdout.contains("\nsandbox: standard (enforced: env_allowlist, session, no_new_privs"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn two_hundred_children_at_a_timeout_leave_nothing_behind() {
+    let f = Fixture::new();
+    let marker = Marker::new();
+    let m = &marker.0;
+    // Half of them detach into sessions of their own.
+    let run = f.run(
+        &plan(&format!(
+            "    RUN \"for i in $(seq 100); do sleep {m} & setsid sleep {m} & done; echo started; wait\" TIMEOUT 3s\n    \
+             ASSERT LAST_RUN.STDOUT == \"started\\n\""
+        )),
+        &["--output-format", "json"],
+    );
+    run.expect(0);
+    assert_eq!(run.json()["steps"][0]["status"], "passed", "{}", run.stdout);
+    // Gone when tissvm exits (`assert_gone` allows only for dying).
+    marker.assert_gone("a timeout with 200 children");
+}
+
+#[test]
+fn a_daemonised_grandchild_dies_with_its_run_not_with_tissvm() {
+    let f = Fixture::new();
+    let marker = Marker::new();
+    let m = &marker.0;
+    // The first RUN leaves at once; the second looks for what it left.
+    let run = f.run(
+        &plan(&format!(
+            "    RUN \"setsid sh -c 'sleep {m}' >/dev/null 2>&1 < /dev/null & nohup sh -c '(sleep {m} &)' >/dev/null 2>&1 &\"\n    \
+             RUN \"sleep 0.3; pgrep -f -c 'slee[p] {m}'\"\n    \
+             ASSERT LAST_RUN.STDOUT == \"0\\n\""
+        )),
+        &[],
+    );
+    run.expect(0);
+    marker.assert_gone("the run");
+}
+
+#[test]
+fn none_hands_over_the_callers_environment_and_warns_once() {
+    let f = Fixture::new();
+    let body = "    RUN \"echo $CALLER_SECRET; ulimit -c; grep NoNewPrivs /proc/self/status\"\n    \
+                RUN \"echo $CALLER_SECRET\"\n    \
+                ASSERT LAST_RUN.STDOUT == \"leaked\\n\"";
+    let run = f.run_env(
+        &plan(body),
+        &["--sandbox-profile", "none", "--output-format", "json"],
+        &[("CALLER_SECRET", "leaked")],
+    );
+    run.expect(0);
+    assert_eq!(run.stderr.matches("--sandbox-profile none").count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("whole environment and no limits"), "{}", run.stderr);
+    let report = run.json();
+    assert_eq!(report["sandbox"], serde_json::json!({"profile": "none", "enforced": [], "missing": []}));
+    // `standard` does not: the variable is not on the allowlist.
+    let run = f.run_env(&plan(body), &[], &[("CALLER_SECRET", "leaked")]);
+    run.expect(1);
+    assert!(!run.stderr.contains("--sandbox-profile none"), "{}", run.stderr);
+}
+
+#[test]
+fn the_profile_comes_from_tiss_sandbox_profile_unless_a_flag_names_one() {
+    let f = Fixture::new();
+    let run = f.run_env(
+        &plan("    RUN \"true\""),
+        &["--output-format", "json"],
+        &[("TISS_SANDBOX_PROFILE", "none")],
+    );
+    run.expect(0);
+    assert_eq!(run.json()["sandbox"]["profile"], "none");
+    let run = f.run_env(
+        &plan("    RUN \"true\""),
+        &["--output-format", "json", "--sandbox-profile", "standard"],
+        &[("TISS_SANDBOX_PROFILE", "none")],
+    );
+    run.expect(0);
+    assert_eq!(run.json()["sandbox"]["profile"], "standard");
+    let run = f.run_env(&plan("    RUN \"true\""), &[], &[("TISS_SANDBOX_PROFILE", "loose")]);
+    run.expect(2);
+    assert!(
+        run.stderr.contains(
+            "TISS_SANDBOX_PROFILE=`loose` is not a sandbox profile; use one of none, standard, strict"
+        ),
+        "{}",
+        run.stderr
+    );
+}
