@@ -168,8 +168,16 @@ impl RunCgroups {
 impl Drop for RunCgroups {
     fn drop(&mut self) {
         self.kill();
+        // Killed tasks leave `cgroup.procs` a moment before the kernel lets
+        // go of the cgroup (EBUSY meanwhile).
+        let started = Instant::now();
         for part in &self.parts {
-            let _ = std::fs::remove_dir(&part.dir);
+            while let Err(e) = std::fs::remove_dir(&part.dir) {
+                if e.raw_os_error() != Some(libc::EBUSY) || started.elapsed() > EMPTY_WAIT {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
         }
     }
 }

@@ -18,8 +18,8 @@ pub fn probe() -> Result<(), String> {
         .map_err(|_| "the network namespace probe thread panicked".to_string())?
         .map_err(|e| {
             format!(
-                "a network namespace (unshare(CLONE_NEWNET): {e}; needs CAP_SYS_ADMIN, i.e. tissvm run as root, and \
-                 a kernel with CONFIG_NET_NS)"
+                "unshare(CLONE_NEWNET) failed: {e}; a network namespace needs CAP_SYS_ADMIN (tissvm run as root) \
+                 and a kernel with CONFIG_NET_NS"
             )
         })
 }
