@@ -148,3 +148,17 @@ fn the_profile_comes_from_tiss_sandbox_profile_unless_a_flag_names_one() {
         run.stderr
     );
 }
+
+#[test]
+fn inspect_reports_the_isolation_runs_would_get() {
+    let f = Fixture::new();
+    let plan_path = f.write_plan(&plan("    RUN \"true\""));
+    let run = f.tissvm(&["inspect", &plan_path, "--output-format", "json"]);
+    run.expect(0);
+    let report = run.json();
+    assert_eq!(report["sandbox"]["profile"], "standard", "{report}");
+    assert!(enforced(&report).iter().any(|m| m == "no_new_privs"), "{report}");
+    let run = common::tissvm(f.root.path(), &["inspect", &plan_path], &[("TISS_SANDBOX_PROFILE", "none")]);
+    run.expect(0);
+    assert!(run.stdout.ends_with("\nsandbox: none\n"), "{}", run.stdout);
+}

@@ -22,6 +22,7 @@ use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 
 use invalid::{Invalid, Refused};
+use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
 mod color;
@@ -120,13 +121,19 @@ enum Command {
     /// The workspace used is printed before anything runs.
     Resume(resume::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
-    /// human interaction, budget, and the risk level with its reasons.
+    /// human interaction, budget, and the risk level with its reasons; and the
+    /// isolation its RUNs would get here (the sandbox profile's mechanisms in
+    /// force, or what is missing for it).
     Inspect {
         /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
         plan: PathBuf,
         #[arg(long, value_enum, default_value_t = InspectFormat::Text, value_name = "FORMAT")]
         output_format: InspectFormat,
+        /// The sandbox profile to report on (default: TISS_SANDBOX_PROFILE,
+        /// else `standard`), for a workspace in the current directory.
+        #[arg(long, value_enum, value_name = "PROFILE")]
+        sandbox_profile: Option<options::SandboxProfile>,
     },
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
@@ -175,7 +182,9 @@ fn run() -> u8 {
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
-        Command::Inspect { plan, output_format } => inspect(&mut out, &plan, output_format),
+        Command::Inspect { plan, output_format, sandbox_profile } => {
+            inspect(&mut out, &plan, output_format, sandbox_profile)
+        }
         Command::Estimate(args) => match estimate::model(&args).map_err(Refused::from) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
                 Ok(plan) => estimate::run(plan.module, &model, &args),
@@ -215,7 +224,23 @@ impl Plan {
     }
 }
 
-fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
+fn inspect(
+    out: &mut Output,
+    path: &Path,
+    format: InspectFormat,
+    profile: Option<options::SandboxProfile>,
+) -> u8 {
+    let profile = match profile.and_then(|p| p.to_possible_value()) {
+        Some(given) => given.get_name().to_string(),
+        None => match options::profile_from_env() {
+            Ok(name) => name.unwrap_or_else(|| Profile::Standard.name().to_string()),
+            Err(e) => {
+                eprintln!("tissvm: {e}");
+                return status::INVALID;
+            }
+        },
+    };
+
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
         Err(refused) => return refused.report_analysis(matches!(format, InspectFormat::Json)),
@@ -227,11 +252,31 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat) -> u8 {
             return status::INVALID;
         }
     };
+    // What RUN would get here: the mechanisms in force, or the refusal.
+    let isolation = Profile::from_name(&profile).map(|p| {
+        match Sandbox::prepare(p, Path::new("."), tiss_vm::host::sandbox::Limits::default()) {
+            Ok(sandbox) => (sandbox.isolation().clone(), None),
+            Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
+        }
+    });
     let text = match format {
-        InspectFormat::Text => tiss_vm::analysis::inspect::inspect_text(&program, color::stdout()),
+        InspectFormat::Text => {
+            let mut text = tiss_vm::analysis::inspect::inspect_text(&program, color::stdout());
+            if let Some((isolation, refused)) = &isolation {
+                text.push_str(&isolation.line());
+                if let Some(why) = refused {
+                    text.push_str(&format!("\n  refused: {why}"));
+                }
+                text.push('\n');
+            }
+            text
+        }
         InspectFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&tiss_vm::analysis::inspect::inspect_json(&program))
-                .unwrap_or_default();
+            let mut json = tiss_vm::analysis::inspect::inspect_json(&program);
+            if let Some((isolation, _)) = &isolation {
+                json["sandbox"] = isolation.json();
+            }
+            let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
             text.push('\n');
             text
         }
