@@ -1,7 +1,11 @@
-//! The command runner behind RUN (SPEC §3, §8): `/bin/sh -c COMMAND` in its
-//! own process group, with exactly the environment it is given, stdin from
-//! `/dev/null`, and stdout/stderr captured into bounded head-and-tail buffers
-//! while every byte can still be streamed to a caller (the run log).
+//! The command runner behind RUN (SPEC §3, §8): the command executed
+//! directly when it has no shell syntax (`direct.rs`), else `/bin/sh -c
+//! COMMAND`, confined by the run's sandbox (`sandbox/`: its own session and
+//! process group, and whatever else the profile enforces), with exactly the
+//! environment it is given, stdin from `/dev/null`, and stdout/stderr
+//! captured into bounded head-and-tail buffers while every byte can still be
+//! streamed to a caller (the run log). "The shell" below is the command's
+//! first process, whichever it is.
 //!
 //! Lifetime of a run:
 //!
@@ -15,7 +19,9 @@
 //!    (background children) gets SIGTERM, then SIGKILL as soon as the pipes
 //!    close or after [`KILL_GRACE`]: a RUN leaves no process behind in its
 //!    group. The signals are sent before the shell is reaped, so the group id
-//!    cannot have been reused.
+//!    cannot have been reused. Once the shell is reaped, the sandbox ends
+//!    the rest of the tree wherever it went (`setsid`, a double fork): the
+//!    cgroup kill, the sweep of the subreaper's orphans.
 //! 4. The pipes are drained until end of file, or for at most [`DRAIN_LIMIT`]
 //!    once they stop delivering data (a process that left the group with
 //!    `setsid` could hold them open forever).
@@ -36,7 +42,8 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::host::sandbox::{Sandbox, reaper};
+use crate::host::direct;
+use crate::host::sandbox::{Confined, Sandbox, reaper};
 use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
@@ -69,7 +76,7 @@ pub type OutputSink<'a> = dyn FnMut(Stream, &[u8]) + 'a;
 /// What to run, and how.
 #[derive(Debug, Clone)]
 pub struct ProcessSpec<'a> {
-    /// Given to `/bin/sh -c`.
+    /// Run directly if it has no shell syntax, else given to `/bin/sh -c`.
     pub command: &'a str,
     /// The working directory.
     pub cwd: &'a Path,
@@ -85,7 +92,7 @@ pub struct ProcessSpec<'a> {
 /// How often a run with a cancel check looks at it, at the longest.
 pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// Runs `spec.command` with `/bin/sh -c`. `full_output`, if given, receives
+/// Runs `spec.command` (see the module documentation). `full_output`, if given, receives
 /// every chunk of both streams as it arrives. A command that cannot be
 /// started is a [`HostError::Command`]; a non-zero exit is not an error.
 pub fn run(spec: &ProcessSpec<'_>, full_output: Option<&mut OutputSink<'_>>) -> Result<RunResult, HostError> {
@@ -101,32 +108,21 @@ pub fn run_cancellable(
     cancel: Option<&dyn Fn() -> bool>,
 ) -> Result<(RunResult, bool), HostError> {
     let start = Instant::now();
-    let mut command = Command::new("/bin/sh");
-    command
-        .arg("-c")
-        .arg(spec.command)
-        .current_dir(spec.cwd)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let sandbox_error = |e: io::Error| {
-        HostError::Security(format!(
-            "the `{}` sandbox cannot confine a RUN: {e}",
-            spec.sandbox.profile().name()
-        ))
-    };
     // Declared before the group, so dropped after it: on an early return the
     // group is killed and its shell reaped, then what is left of the tree.
-    let mut confined = spec.sandbox.confine(&mut command).map_err(sandbox_error)?;
-    let child = reaper::claimed(|| {
-        command.spawn().map(|c| {
-            let pid = c.id() as i32;
-            (c, pid)
-        })
-    })
-    .map_err(|e| HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display())))?;
+    let mut direct = false;
+    let (child, mut confined) = match direct::plain_words(spec.command) {
+        // A program that cannot be started directly is the shell's to
+        // report, in its words and with its exit status.
+        Some(words) => match spawn(spec, Some(&words))? {
+            Ok(started) => {
+                direct = true;
+                started
+            }
+            Err(_) => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+        },
+        None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+    };
     let mut group = Group::new(child);
     group.guard().map_err(|e| {
         HostError::Command(format!(
@@ -225,6 +221,14 @@ pub fn run_cancellable(
     }
     drop(stdout);
     drop(stderr);
+    // The line the shell would have printed for a program a signal ended.
+    if direct
+        && !(timed_out || cancelled)
+        && let Some(line) = direct::signal_report(status)
+    {
+        err.push(line.as_bytes());
+        sink(Stream::Stderr, line.as_bytes());
+    }
 
     let exit_code = if timed_out { TIMEOUT_EXIT_CODE } else { exit_code(status) };
     let result = RunResult {
@@ -236,6 +240,70 @@ pub fn run_cancellable(
         timed_out,
     };
     Ok((result, cancelled))
+}
+
+/// Starts the command confined: `words` directly, else `/bin/sh -c`. The
+/// outer error is the sandbox's (a security violation); the inner one the
+/// spawn's.
+fn spawn<'s>(
+    spec: &ProcessSpec<'s>,
+    words: Option<&[String]>,
+) -> Result<io::Result<(Child, Confined<'s>)>, HostError> {
+    let mut command = match words {
+        Some([program, args @ ..]) => {
+            let mut command = Command::new(program);
+            command.args(args);
+            command
+        }
+        _ => {
+            let mut command = Command::new("/bin/sh");
+            command.arg("-c").arg(spec.command);
+            command
+        }
+    };
+    command
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // The shell exports the directory it starts in as PWD (keeping a PWD it
+    // is given that names that directory); so does the fast path.
+    if words.is_some()
+        && let Ok(real) = std::fs::canonicalize(spec.cwd)
+    {
+        let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
+        if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
+            command.env("PWD", real);
+        }
+    }
+    let confined = spec.sandbox.confine(&mut command).map_err(|e| {
+        HostError::Security(format!(
+            "the `{}` sandbox cannot confine a RUN: {e}",
+            spec.sandbox.profile().name()
+        ))
+    })?;
+    let child = reaper::claimed(|| {
+        command.spawn().map(|c| {
+            let pid = c.id() as i32;
+            (c, pid)
+        })
+    });
+    Ok(child.map(|child| (child, confined)))
+}
+
+/// Whether two paths name the same file (device and inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+fn cannot_start(spec: &ProcessSpec<'_>, e: io::Error) -> HostError {
+    HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
 }
 
 /// The status code, or 128 + the signal that killed the process.
