@@ -162,3 +162,18 @@ fn inspect_reports_the_isolation_runs_would_get() {
     run.expect(0);
     assert!(run.stdout.ends_with("\nsandbox: none\n"), "{}", run.stdout);
 }
+
+#[test]
+fn bad_limits_are_usage_errors_naming_the_flag() {
+    let f = Fixture::new();
+    let run = f.run(&plan("    RUN \"true\""), &["--max-memory", "4X"]);
+    run.expect(2);
+    assert!(
+        run.stderr.contains("--max-memory `4X` is not a size; write e.g. `4G`, `512M`"),
+        "{}",
+        run.stderr
+    );
+    let run = f.run(&plan("    RUN \"true\""), &["--max-procs", "0"]);
+    run.expect(2);
+    assert!(run.stderr.contains("--max-procs 0 would let a RUN start nothing"), "{}", run.stderr);
+}
