@@ -177,3 +177,29 @@ fn bad_limits_are_usage_errors_naming_the_flag() {
     run.expect(2);
     assert!(run.stderr.contains("--max-procs 0 would let a RUN start nothing"), "{}", run.stderr);
 }
+
+#[test]
+fn a_second_ctrl_c_ends_the_runs_whole_tree_daemons_included() {
+    let f = Fixture::new();
+    let marker = Marker::new();
+    let m = &marker.0;
+    let plan_path = f.write_plan(&plan(&format!(
+        "    RUN \"setsid sleep {m} & nohup sleep {m} >/dev/null 2>&1 & sleep {m}\""
+    )));
+    let mut child = common::command()
+        .args(["run", &plan_path, "--workdir", f.ws().to_str().unwrap(), "--output-format", "json"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    marker.wait_for(3, &mut child);
+    for _ in 0..2 {
+        // SAFETY: a signal to the tissvm this test started.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    marker.assert_gone("two Ctrl-C");
+}
