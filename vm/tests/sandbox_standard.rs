@@ -203,3 +203,39 @@ fn a_second_ctrl_c_ends_the_runs_whole_tree_daemons_included() {
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     marker.assert_gone("two Ctrl-C");
 }
+
+#[test]
+fn without_cgroups_the_subreapers_sweep_ends_daemons() {
+    // An unprivileged user cannot make cgroups here: `standard` falls back
+    // to the sweep, and says so.
+    if !std::path::Path::new("/usr/bin/setpriv").exists() || unsafe { libc::geteuid() } != 0 {
+        let message = "the sweep test needs root and setpriv(1) to drop to an unprivileged user";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
+        eprintln!("SKIPPED: {message}");
+        return;
+    }
+    let f = Fixture::new();
+    let marker = Marker::new();
+    let m = &marker.0;
+    let plan_path = f.write_plan(&plan(&format!(
+        "    RUN \"setsid sh -c 'sleep {m}' >/dev/null 2>&1 < /dev/null & nohup sh -c '(sleep {m} &)' >/dev/null 2>&1 &\"\n    \
+         RUN \"sleep 0.3; pgrep -f -c 'slee[p] {m}'\"\n    \
+         ASSERT LAST_RUN.STDOUT == \"0\\n\""
+    )));
+    for path in [f.root.path(), &f.ws()] {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+    }
+    let out = std::process::Command::new("/usr/bin/setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", env!("CARGO_BIN_EXE_tissvm"), "run"])
+        .args([&plan_path, "--workdir", f.ws().to_str().unwrap(), "--output-format", "json"])
+        .env("TISS_SNAPSHOT_KEY_FILE", f.path("key"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: Json = serde_json::from_str(&stdout).unwrap();
+    assert!(enforced(&report).iter().any(|m| m == "orphan_sweep"), "{report}");
+    assert_eq!(report["sandbox"]["missing"], serde_json::json!(["cgroup_kill"]), "{report}");
+    marker.assert_gone("the run");
+}
