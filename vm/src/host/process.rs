@@ -271,7 +271,7 @@ fn spawn<'s>(
     // The shell exports the directory it starts in as PWD (keeping a PWD it
     // is given that names that directory); so does the fast path.
     if words.is_some()
-        && let Ok(real) = std::fs::canonicalize(spec.cwd)
+        && let Ok(real) = real_dir(spec.cwd)
     {
         let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
         if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
@@ -291,6 +291,15 @@ fn spawn<'s>(
         })
     });
     Ok(child.map(|child| (child, confined)))
+}
+
+/// The real path of a working directory: one `readlink` for the
+/// `/proc/self/fd/N` the workspace gives, else the canonical path.
+fn real_dir(cwd: &Path) -> io::Result<std::path::PathBuf> {
+    if cwd.starts_with("/proc/self/fd") {
+        return std::fs::read_link(cwd);
+    }
+    std::fs::canonicalize(cwd)
 }
 
 /// Whether two paths name the same file (device and inode).

@@ -6,7 +6,7 @@
 //! The rights handled are those of Landlock ABI 3 (file writes, renames
 //! across directories, truncation). The ruleset is built BestEffort, as the
 //! `landlock` crate advises, and then its status is checked: anything short
-//! of fully enforced is a refusal, never a weaker run. [`FsPolicy::probe`]
+//! of fully enforced is a refusal, never a weaker run. [`FsRules::new`]
 //! asks the kernel once, on a throwaway thread, before the plan runs; the
 //! forked child checks again as it restricts itself.
 
@@ -28,18 +28,24 @@ pub struct FsPolicy {
     pub tmpdir: PathBuf,
 }
 
-impl FsPolicy {
-    /// Whether the kernel enforces this policy fully; the error names what
-    /// is missing.
-    pub fn probe(&self) -> Result<(), String> {
-        let ruleset = self.ruleset().map_err(|e| format!("Landlock: {e}"))?;
+/// The policy's ruleset, built once per run of tissvm; each RUN restricts
+/// itself with a duplicate of it.
+#[derive(Debug)]
+pub struct FsRules(RulesetCreated);
+
+impl FsRules {
+    /// Builds the ruleset and asks the kernel, on a throwaway thread,
+    /// whether it enforces it fully; the error names what is missing.
+    pub fn new(policy: &FsPolicy) -> Result<FsRules, String> {
+        let ruleset = policy.ruleset().map_err(|e| format!("Landlock: {e}"))?;
+        let probe = ruleset.try_clone().map_err(|e| format!("Landlock: {e}"))?;
         // Restricting a thread that then ends leaves the process as it was.
-        let status = std::thread::spawn(move || ruleset.restrict_self().map(|s| s.ruleset))
+        let status = std::thread::spawn(move || probe.restrict_self().map(|s| s.ruleset))
             .join()
             .map_err(|_| "Landlock: the probe thread panicked".to_string())?
             .map_err(|e| format!("Landlock: {e}"))?;
         match status {
-            RulesetStatus::FullyEnforced => Ok(()),
+            RulesetStatus::FullyEnforced => Ok(FsRules(ruleset)),
             RulesetStatus::PartiallyEnforced => Err(format!(
                 "Landlock ABI {} (Linux ≥ 6.2): this kernel enforces only part of the file-system rules",
                 FS_ABI as i32
@@ -51,9 +57,17 @@ impl FsPolicy {
         }
     }
 
-    /// The ruleset for one RUN, built in the parent (opening the paths
-    /// allocates); the child only restricts itself with it ([`enforce`]).
-    pub fn ruleset(&self) -> io::Result<RulesetCreated> {
+    /// The ruleset for one RUN (a duplicated descriptor), for the child to
+    /// restrict itself with ([`enforce`]).
+    pub fn for_run(&self) -> io::Result<RulesetCreated> {
+        self.0.try_clone()
+    }
+}
+
+impl FsPolicy {
+    /// The ruleset: reads everywhere, writes beneath the two directories
+    /// and to `/dev/null`.
+    fn ruleset(&self) -> io::Result<RulesetCreated> {
         let fail = |e: &dyn std::fmt::Display| io::Error::other(format!("Landlock ruleset: {e}"));
         let beneath = |path: &Path, access| -> io::Result<PathBeneath<PathFd>> {
             Ok(PathBeneath::new(PathFd::new(path).map_err(|e| fail(&e))?, access))

@@ -33,7 +33,7 @@ pub use profile::{Isolation, Limits, Profile};
 
 use crate::host::environment;
 use cgroup::{RunCgroups, Wanted};
-use landlock::FsPolicy;
+use landlock::{FsPolicy, FsRules};
 use rlimits::Rlimits;
 
 /// The `none` profile, for callers that confine nothing (tests, benches).
@@ -48,8 +48,8 @@ pub struct Sandbox {
     /// Idle cgroup sets, emptied, for the next RUN.
     cgroups: Mutex<Vec<RunCgroups>>,
     cgroup_wanted: Option<Wanted>,
-    fs: Option<FsPolicy>,
-    network: bool,
+    fs: Option<FsRules>,
+    network: Option<network::Namespace>,
     /// `strict`'s private `TMPDIR`, removed with the sandbox.
     tmpdir: Option<tempfile::TempDir>,
 }
@@ -63,7 +63,7 @@ impl Sandbox {
             cgroups: Mutex::new(Vec::new()),
             cgroup_wanted: None,
             fs: None,
-            network: false,
+            network: None,
             tmpdir: None,
         }
     }
@@ -104,10 +104,10 @@ impl Sandbox {
                 Ok(tmpdir) => {
                     let policy =
                         FsPolicy { workspace: workspace.to_path_buf(), tmpdir: tmpdir.path().to_path_buf() };
-                    match policy.probe() {
-                        Ok(()) => {
+                    match FsRules::new(&policy) {
+                        Ok(rules) => {
                             enforced.push("landlock");
-                            sandbox.fs = Some(policy);
+                            sandbox.fs = Some(rules);
                         }
                         Err(e) => missing.push(("landlock", e)),
                     }
@@ -115,10 +115,10 @@ impl Sandbox {
                 }
                 Err(e) => missing.push(("private_tmpdir", format!("cannot create a private TMPDIR: {e}"))),
             }
-            match network::probe() {
-                Ok(()) => {
+            match network::Namespace::new() {
+                Ok(namespace) => {
                     enforced.push("network_namespace");
-                    sandbox.network = true;
+                    sandbox.network = Some(namespace);
                 }
                 Err(e) => missing.push(("network_namespace", e)),
             }
@@ -188,8 +188,8 @@ impl Sandbox {
         };
         let confined = Confined { sandbox: self, cgroups };
         let join = confined.cgroups.as_ref().map(RunCgroups::join_fds).unwrap_or_default();
-        let network = self.network;
-        let mut ruleset = self.fs.as_ref().map(FsPolicy::ruleset).transpose()?;
+        let network = self.network.as_ref().map(network::Namespace::fd);
+        let mut ruleset = self.fs.as_ref().map(FsRules::for_run).transpose()?;
         // SAFETY: the closure runs in the forked child and makes plain
         // system calls only: no allocation, no lock.
         unsafe {
@@ -201,8 +201,8 @@ impl Sandbox {
                     }
                 }
                 rlimits.apply()?;
-                if network {
-                    network::isolate()?;
+                if let Some(namespace) = network {
+                    network::enter(namespace)?;
                 }
                 rustix::thread::set_no_new_privs(true)?;
                 if let Some(ruleset) = ruleset.take() {

@@ -1,35 +1,55 @@
-//! `strict`'s network confinement: each RUN gets a network namespace of its
-//! own whose only interface is loopback (brought up, so a test server a RUN
-//! starts on 127.0.0.1 still works). Nothing leaves it: TCP, UDP, DNS alike,
-//! whatever the socket type. Needs `CAP_SYS_ADMIN` (tissvm running as root);
-//! [`probe`] finds out before the plan runs.
+//! `strict`'s network confinement: RUNs run in a network namespace whose
+//! only interface is loopback (brought up, so a test server a RUN starts on
+//! 127.0.0.1 still works). Nothing leaves it: TCP, UDP, DNS alike, whatever
+//! the socket type. One namespace serves every RUN of a run (each RUN's
+//! processes are gone before the next starts). Needs `CAP_SYS_ADMIN` (tissvm
+//! running as root); [`Namespace::new`] finds out before the plan runs.
 
 use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
-use rustix::thread::{UnshareFlags, unshare_unsafe};
+use rustix::thread::{LinkNameSpaceType, UnshareFlags, move_into_link_name_space, unshare_unsafe};
 
-/// Whether network namespaces can be made here; the error names what is
-/// missing.
-pub fn probe() -> Result<(), String> {
-    // A thread's namespaces are its own: unsharing on a throwaway thread
-    // leaves the process as it was.
-    std::thread::spawn(isolate)
+/// A network namespace with only loopback, up; made once per run of tissvm
+/// (making one costs about a millisecond, entering one a system call).
+#[derive(Debug)]
+pub struct Namespace(OwnedFd);
+
+impl Namespace {
+    /// Makes the namespace on a throwaway thread (a thread's namespaces are
+    /// its own: the process stays where it was) and keeps it by a
+    /// descriptor. The error names what is missing.
+    pub fn new() -> Result<Namespace, String> {
+        let made = std::thread::spawn(|| -> io::Result<OwnedFd> {
+            // SAFETY: only the namespace is unshared, not the file table.
+            unsafe { unshare_unsafe(UnshareFlags::NEWNET) }?;
+            loopback_up()?;
+            Ok(std::fs::File::open("/proc/thread-self/ns/net")?.into())
+        })
         .join()
-        .map_err(|_| "the network namespace probe thread panicked".to_string())?
-        .map_err(|e| {
+        .map_err(|_| "the network namespace thread panicked".to_string())?;
+        made.map(Namespace).map_err(|e| {
             format!(
                 "unshare(CLONE_NEWNET) failed: {e}; a network namespace needs CAP_SYS_ADMIN (tissvm run as root) \
                  and a kernel with CONFIG_NET_NS"
             )
         })
+    }
+
+    /// The descriptor the forked child enters ([`enter`]).
+    pub fn fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
 }
 
-/// Moves the calling thread (the forked child) into a new network
-/// namespace and brings its loopback up. Plain system calls only.
-pub fn isolate() -> io::Result<()> {
-    // SAFETY: only the namespace is unshared, not the file table.
-    unsafe { unshare_unsafe(UnshareFlags::NEWNET) }?;
-    loopback_up()
+/// Moves the calling (forked) process into the namespace `fd` refers to:
+/// one system call.
+pub fn enter(fd: RawFd) -> io::Result<()> {
+    // SAFETY: `fd` is the namespace's descriptor, open for as long as the
+    // sandbox that forked this child lives.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    move_into_link_name_space(fd.as_fd(), Some(LinkNameSpaceType::Network))?;
+    Ok(())
 }
 
 /// `ip link set lo up`, with the `SIOCSIFFLAGS` ioctl.
