@@ -86,3 +86,30 @@ fn direct_and_shell_runs_agree() {
         assert!(code(8).starts_with("137|"), "{}", code(8));
     }
 }
+
+#[test]
+fn a_plain_command_runs_without_a_shell_and_one_with_syntax_through_it() {
+    // /proc/self/stat's fourth field is the parent: tissvm itself when the
+    // program was started directly, the shell otherwise.
+    let f = Fixture::new();
+    let plan = f.write_plan(
+        "TASK \"Parent\"\nSTEP \"s\" {\n    RUN \"cat /proc/self/stat\"\n    WRITE \"direct\" FROM \"${LAST_RUN.STDOUT}\"\n    \
+         RUN \"\\\"cat\\\" /proc/self/stat\"\n    WRITE \"shell\" FROM \"${LAST_RUN.STDOUT}\"\n}\n",
+    );
+    let child = common::command()
+        .args(["run", &plan, "--workdir", f.ws().to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tissvm = child.id().to_string();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let parent = |name: &str| {
+        let stat = std::fs::read_to_string(f.ws().join(name)).unwrap();
+        stat.rsplit_once(") ").unwrap().1.split(' ').nth(1).unwrap().to_string()
+    };
+    assert_eq!(parent("direct"), tissvm, "the plain command's parent");
+    assert_ne!(parent("shell"), tissvm, "the quoted command's parent is the shell");
+}
