@@ -239,3 +239,39 @@ fn without_cgroups_the_subreapers_sweep_ends_daemons() {
     assert_eq!(report["sandbox"]["missing"], serde_json::json!(["cgroup_kill"]), "{report}");
     marker.assert_gone("the run");
 }
+
+#[test]
+fn a_daemon_left_by_a_sigkilled_tissvm_is_ended_by_the_next_run() {
+    let f = Fixture::new();
+    let probe = f.run(&plan("    RUN \"true\""), &["--output-format", "json"]);
+    probe.expect(0);
+    if !enforced(&probe.json()).iter().any(|m| m == "cgroup_kill") {
+        let message = "no cgroup v2 `cgroup.kill` here: a SIGKILLed tissvm's daemons are not findable";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
+        eprintln!("SKIPPED: {message}");
+        return;
+    }
+    let marker = Marker::new();
+    let m = &marker.0;
+    let plan_path = f.write_plan(&plan(&format!("    RUN \"setsid sleep {m} & sleep {m}\"")));
+    let mut child = common::command()
+        .args(["run", &plan_path, "--workdir", f.ws().to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    marker.wait_for(3, &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The watchdog ends the RUN's process group; the daemon left it.
+    let deadline = std::time::Instant::now() + common::marker::DEADLINE;
+    while marker.processes().len() > 1 {
+        assert!(std::time::Instant::now() < deadline, "the group outlived tissvm: {:?}", marker.processes());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(marker.processes().len(), 1, "the daemon");
+    // The next run finds the dead tissvm's cgroup, and ends and removes it.
+    f.run(&plan("    RUN \"true\""), &[]).expect(0);
+    marker.assert_gone("the next run");
+}

@@ -12,7 +12,8 @@
 //!
 //! Each cgroup is made beneath the one tissvm itself is in (read from
 //! `/proc/self/cgroup`, mapped through `/proc/self/mountinfo`), named
-//! `tissvm-PID-N`. The forked child joins them by writing `0` into each
+//! `tissvm-PID-N`; those of a tissvm that died without removing its own
+//! (SIGKILL) are ended and removed by the next one. The forked child joins them by writing `0` into each
 //! `cgroup.procs`, opened beforehand, so the child allocates nothing.
 
 use std::fs::File;
@@ -189,6 +190,7 @@ impl Drop for RunCgroups {
 
 impl Part {
     fn make(parent: &Path, name: &str) -> io::Result<Part> {
+        remove_stale(parent);
         let dir = parent.join(name);
         std::fs::create_dir(&dir)?;
         let procs = std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"));
@@ -199,6 +201,33 @@ impl Part {
                 Err(e)
             }
         }
+    }
+}
+
+/// Ends and removes what a tissvm killed with SIGKILL left beneath `parent`
+/// (its watchdog ends a RUN's process group, not a daemon that left it): each
+/// `tissvm-PID-N` cgroup whose PID is no longer alive.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid =
+            name.to_str().and_then(|n| n.strip_prefix("tissvm-")?.split_once('-')?.0.parse::<i32>().ok());
+        let alive = |pid: i32| {
+            // SAFETY: signal 0 only checks; EPERM means alive (another user's).
+            let checked = unsafe { libc::kill(pid, 0) };
+            checked == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        };
+        if !pid.is_some_and(|pid| pid > 0 && !alive(pid)) {
+            continue;
+        }
+        let dir = entry.path();
+        let Ok(procs) = std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs")) else {
+            continue;
+        };
+        let kill = dir.join("cgroup.kill").exists();
+        // Dropping it kills what is left in it and removes it.
+        drop(RunCgroups { parts: vec![Part { dir, procs, kill }] });
     }
 }
 
