@@ -176,6 +176,14 @@ fn bad_limits_are_usage_errors_naming_the_flag() {
     let run = f.run(&plan("    RUN \"true\""), &["--max-procs", "0"]);
     run.expect(2);
     assert!(run.stderr.contains("--max-procs 0 would let a RUN start nothing"), "{}", run.stderr);
+    // Valid, but not what `standard` limits: said, not silently dropped.
+    let run = f.run(&plan("    RUN \"true\""), &["--max-procs", "10"]);
+    run.expect(0);
+    assert!(
+        run.stderr.contains("note: --max-procs and --max-memory are limits of the `strict` sandbox profile"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -105,6 +105,13 @@ pub fn open_host(
             return Err(status::INVALID);
         }
     };
+    if profile != Profile::Strict && (options.max_procs.is_some() || options.max_memory.is_some()) {
+        eprintln!(
+            "tissvm: note: --max-procs and --max-memory are limits of the `strict` sandbox profile; the `{}` \
+             profile does not set them",
+            profile.name()
+        );
+    }
     let mut caps = Vec::new();
     for text in &options.budgets {
         match parse_budget(text) {
