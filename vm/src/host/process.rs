@@ -108,6 +108,12 @@ pub fn run_cancellable(
     cancel: Option<&dyn Fn() -> bool>,
 ) -> Result<(RunResult, bool), HostError> {
     let start = Instant::now();
+    let no_watchdog = |e: io::Error| {
+        HostError::Command(format!(
+            "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
+        ))
+    };
+    watchdog::ready().map_err(no_watchdog)?;
     // Declared before the group, so dropped after it: on an early return the
     // group is killed and its shell reaped, then what is left of the tree.
     let mut direct = false;
@@ -124,11 +130,7 @@ pub fn run_cancellable(
         None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
     };
     let mut group = Group::new(child);
-    group.guard().map_err(|e| {
-        HostError::Command(format!(
-            "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
-        ))
-    })?;
+    group.guard().map_err(no_watchdog)?;
     let mut stdout = group.child.stdout.take();
     let mut stderr = group.child.stderr.take();
     let mut out = Capture::new(spec.output_cap);

@@ -69,6 +69,17 @@ pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
     Ok(())
 }
 
+/// Starts the watchdog if none is running, so that registering a RUN's
+/// group just after its spawn is one message, not a fork: the RUN's
+/// processes get no time to outlive an unregistered group.
+pub fn ready() -> io::Result<()> {
+    let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
+    if link.is_none() {
+        *link = Some(start()?);
+    }
+    Ok(())
+}
+
 /// Unregisters a group: it is dead, and its id is about to be released.
 pub fn unwatch(pgid: libc::pid_t) {
     let link = LINK.lock().unwrap_or_else(|e| e.into_inner());
