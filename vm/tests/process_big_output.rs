@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tiss_vm::host::process::{ProcessSpec, Stream, run};
+use tiss_vm::host::sandbox::UNCONFINED;
 
 const TOTAL_X: u64 = 300_000_000;
 
@@ -27,6 +28,7 @@ fn huge_output_is_bounded() {
         env: &env,
         timeout: Some(Duration::from_secs(300)),
         output_cap: cap,
+        sandbox: &UNCONFINED,
     };
     let mut seen = 0u64;
     let mut stderr_seen = 0u64;

@@ -4,6 +4,7 @@
 
 use tiss_vm::host::environment::build_env;
 use tiss_vm::host::process::{ProcessSpec, run};
+use tiss_vm::host::sandbox::UNCONFINED;
 
 #[test]
 fn the_callers_secrets_do_not_leak() {
@@ -19,8 +20,14 @@ fn the_callers_secrets_do_not_leak() {
         &["TISS_TEST_ALLOWED".to_string()],
         &[("PLAN_VAR".to_string(), "from plan".to_string())],
     );
-    let spec =
-        ProcessSpec { command: "env", cwd: workdir.path(), env: &env, timeout: None, output_cap: 100_000 };
+    let spec = ProcessSpec {
+        command: "env",
+        cwd: workdir.path(),
+        env: &env,
+        timeout: None,
+        output_cap: 100_000,
+        sandbox: &UNCONFINED,
+    };
     let result = run(&spec, None).unwrap();
     assert_eq!(result.exit_code, 0);
     assert!(!result.stdout.contains("hunter2"), "{}", result.stdout);

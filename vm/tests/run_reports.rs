@@ -54,9 +54,21 @@ fn set<'a>(names: &[&'a str]) -> BTreeSet<&'a str> {
 fn assert_report_shape(report: &Json) {
     assert_eq!(
         keys(report),
-        set(&["status", "exit_code", "task", "duration_ms", "steps", "failure", "cost", "snapshot"]),
+        set(&[
+            "status",
+            "exit_code",
+            "task",
+            "duration_ms",
+            "steps",
+            "failure",
+            "cost",
+            "snapshot",
+            "sandbox"
+        ]),
         "{report:#}"
     );
+    // SPEC §8: the isolation RUN had.
+    assert_eq!(keys(&report["sandbox"]), set(&["profile", "enforced", "missing"]), "{report:#}");
     assert!(report["status"].is_string());
     assert!(report["exit_code"].is_i64());
     assert!(report["task"].is_string());

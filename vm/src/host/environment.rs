@@ -49,6 +49,18 @@ pub fn build_env_from(
     env
 }
 
+/// The `none` profile's environment: the caller's whole environment (its
+/// variables that are valid UTF-8), then the plan's ENV values.
+pub fn caller_env(plan_env: &[(String, String)]) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    for (name, value) in plan_env {
+        set(&mut env, name, value.clone());
+    }
+    env
+}
+
 /// Sets `name`, replacing an earlier value in place.
 fn set(env: &mut Vec<(String, String)>, name: &str, value: String) {
     match env.iter_mut().find(|(n, _)| n == name) {

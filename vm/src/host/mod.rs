@@ -2,9 +2,11 @@
 //! (`os.rs`) talks to the operating system; `scripted.rs` drives
 //! tests. The dispatch loop itself never touches the OS.
 
+pub mod direct;
 pub mod environment;
 pub mod os;
 pub mod process;
+pub mod sandbox;
 pub mod scripted;
 pub mod temp_files;
 pub mod watchdog;
@@ -27,7 +29,7 @@ pub enum HostError {
     Security(String),
 }
 
-/// A command to run with `/bin/sh -c`.
+/// A command to run (directly, or with `/bin/sh -c`: `process.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRequest {
     pub command: String,

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
-use crate::host::environment::build_env;
 use crate::host::process::{self, ProcessSpec, Stream};
+use crate::host::sandbox::Sandbox;
 use crate::host::workspace::Workspace;
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
@@ -35,6 +35,8 @@ const STREAMS: [&str; 2] = ["stdout", "stderr"];
 pub struct OsHost {
     pub workspace: Workspace,
     pub env_allow: Vec<String>,
+    /// The confinement of RUN (`Sandbox::none()` until the caller prepares one).
+    pub sandbox: Sandbox,
     pub provider: Box<dyn Provider>,
     /// `--record`: every answer the provider gives goes into this cassette,
     /// which the session writes out.
@@ -65,6 +67,7 @@ impl OsHost {
         OsHost {
             workspace,
             env_allow: Vec::new(),
+            sandbox: Sandbox::none(),
             provider,
             recorder: None,
             log: None,
@@ -178,16 +181,17 @@ fn review(read: &dyn Fn(&str) -> Option<String>, asked: &str) -> Option<Answer> 
 
 impl Host for OsHost {
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
+        self.live(&format!("RUN {}", request.command));
         let dir = self.workspace.dir_for_run(request.dir.as_deref())?;
-        let env = build_env(self.workspace.root(), &self.env_allow, &request.env);
+        let env = self.sandbox.environment(self.workspace.root(), &self.env_allow, &request.env);
         let spec = ProcessSpec {
             command: &request.command,
             cwd: dir.path(),
             env: &env,
             timeout: request.timeout_ms.map(std::time::Duration::from_millis),
             output_cap: self.output_cap,
+            sandbox: &self.sandbox,
         };
-        self.live(&format!("RUN {}", request.command));
         let cancel: Option<&dyn Fn() -> bool> = if crate::session::interrupt::installed() {
             Some(&crate::session::interrupt::kill_requested)
         } else {

@@ -1,7 +1,11 @@
-//! The command runner behind RUN (SPEC §3, §8): `/bin/sh -c COMMAND` in its
-//! own process group, with exactly the environment it is given, stdin from
-//! `/dev/null`, and stdout/stderr captured into bounded head-and-tail buffers
-//! while every byte can still be streamed to a caller (the run log).
+//! The command runner behind RUN (SPEC §3, §8): the command executed
+//! directly when it has no shell syntax (`direct.rs`), else `/bin/sh -c
+//! COMMAND`, confined by the run's sandbox (`sandbox/`: its own session and
+//! process group, and whatever else the profile enforces), with exactly the
+//! environment it is given, stdin from `/dev/null`, and stdout/stderr
+//! captured into bounded head-and-tail buffers while every byte can still be
+//! streamed to a caller (the run log). "The shell" below is the command's
+//! first process, whichever it is.
 //!
 //! Lifetime of a run:
 //!
@@ -15,7 +19,9 @@
 //!    (background children) gets SIGTERM, then SIGKILL as soon as the pipes
 //!    close or after [`KILL_GRACE`]: a RUN leaves no process behind in its
 //!    group. The signals are sent before the shell is reaped, so the group id
-//!    cannot have been reused.
+//!    cannot have been reused. Once the shell is reaped, the sandbox ends
+//!    the rest of the tree wherever it went (`setsid`, a double fork): the
+//!    cgroup kill, the sweep of the subreaper's orphans.
 //! 4. The pipes are drained until end of file, or for at most [`DRAIN_LIMIT`]
 //!    once they stop delivering data (a process that left the group with
 //!    `setsid` could hold them open forever).
@@ -31,11 +37,13 @@
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::host::direct;
+use crate::host::sandbox::{Confined, Sandbox, reaper};
 use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
@@ -68,7 +76,7 @@ pub type OutputSink<'a> = dyn FnMut(Stream, &[u8]) + 'a;
 /// What to run, and how.
 #[derive(Debug, Clone)]
 pub struct ProcessSpec<'a> {
-    /// Given to `/bin/sh -c`.
+    /// Run directly if it has no shell syntax, else given to `/bin/sh -c`.
     pub command: &'a str,
     /// The working directory.
     pub cwd: &'a Path,
@@ -77,12 +85,14 @@ pub struct ProcessSpec<'a> {
     pub timeout: Option<Duration>,
     /// Bytes kept per stream (half from the head, half from the tail).
     pub output_cap: usize,
+    /// The confinement the command starts in, and what ends its tree.
+    pub sandbox: &'a Sandbox,
 }
 
 /// How often a run with a cancel check looks at it, at the longest.
 pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// Runs `spec.command` with `/bin/sh -c`. `full_output`, if given, receives
+/// Runs `spec.command` (see the module documentation). `full_output`, if given, receives
 /// every chunk of both streams as it arrives. A command that cannot be
 /// started is a [`HostError::Command`]; a non-zero exit is not an error.
 pub fn run(spec: &ProcessSpec<'_>, full_output: Option<&mut OutputSink<'_>>) -> Result<RunResult, HostError> {
@@ -98,26 +108,29 @@ pub fn run_cancellable(
     cancel: Option<&dyn Fn() -> bool>,
 ) -> Result<(RunResult, bool), HostError> {
     let start = Instant::now();
-    let mut command = Command::new("/bin/sh");
-    command
-        .arg("-c")
-        .arg(spec.command)
-        .current_dir(spec.cwd)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let child = command.spawn().map_err(|e| {
-        HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
-    })?;
-    let mut group = Group::new(child);
-    group.guard().map_err(|e| {
+    let no_watchdog = |e: io::Error| {
         HostError::Command(format!(
             "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
         ))
-    })?;
+    };
+    watchdog::ready().map_err(no_watchdog)?;
+    // Declared before the group, so dropped after it: on an early return the
+    // group is killed and its shell reaped, then what is left of the tree.
+    let mut direct = false;
+    let (child, mut confined) = match direct::plain_words(spec.command) {
+        // A program that cannot be started directly is the shell's to
+        // report, in its words and with its exit status.
+        Some(words) => match spawn(spec, Some(&words))? {
+            Ok(started) => {
+                direct = true;
+                started
+            }
+            Err(_) => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+        },
+        None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+    };
+    let mut group = Group::new(child);
+    group.guard().map_err(no_watchdog)?;
     let mut stdout = group.child.stdout.take();
     let mut stderr = group.child.stderr.take();
     let mut out = Capture::new(spec.output_cap);
@@ -193,6 +206,8 @@ pub fn run_cancellable(
     }
     group.signal(libc::SIGKILL);
     let status = group.wait_shell().map_err(io_error)?;
+    // The rest of the tree, wherever it went (`setsid`, a double fork).
+    confined.end();
 
     // 4. Drain what is still in the pipes.
     let mut idle_since = Instant::now();
@@ -208,6 +223,14 @@ pub fn run_cancellable(
     }
     drop(stdout);
     drop(stderr);
+    // The line the shell would have printed for a program a signal ended.
+    if direct
+        && !(timed_out || cancelled)
+        && let Some(line) = direct::signal_report(status)
+    {
+        err.push(line.as_bytes());
+        sink(Stream::Stderr, line.as_bytes());
+    }
 
     let exit_code = if timed_out { TIMEOUT_EXIT_CODE } else { exit_code(status) };
     let result = RunResult {
@@ -219,6 +242,79 @@ pub fn run_cancellable(
         timed_out,
     };
     Ok((result, cancelled))
+}
+
+/// Starts the command confined: `words` directly, else `/bin/sh -c`. The
+/// outer error is the sandbox's (a security violation); the inner one the
+/// spawn's.
+fn spawn<'s>(
+    spec: &ProcessSpec<'s>,
+    words: Option<&[String]>,
+) -> Result<io::Result<(Child, Confined<'s>)>, HostError> {
+    let mut command = match words {
+        Some([program, args @ ..]) => {
+            let mut command = Command::new(program);
+            command.args(args);
+            command
+        }
+        _ => {
+            let mut command = Command::new("/bin/sh");
+            command.arg("-c").arg(spec.command);
+            command
+        }
+    };
+    command
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // The shell exports the directory it starts in as PWD (keeping a PWD it
+    // is given that names that directory); so does the fast path.
+    if words.is_some()
+        && let Ok(real) = real_dir(spec.cwd)
+    {
+        let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
+        if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
+            command.env("PWD", real);
+        }
+    }
+    let confined = spec.sandbox.confine(&mut command).map_err(|e| {
+        HostError::Security(format!(
+            "the `{}` sandbox cannot confine a RUN: {e}",
+            spec.sandbox.profile().name()
+        ))
+    })?;
+    let child = reaper::claimed(|| {
+        command.spawn().map(|c| {
+            let pid = c.id() as i32;
+            (c, pid)
+        })
+    });
+    Ok(child.map(|child| (child, confined)))
+}
+
+/// The real path of a working directory: one `readlink` for the
+/// `/proc/self/fd/N` the workspace gives, else the canonical path.
+fn real_dir(cwd: &Path) -> io::Result<std::path::PathBuf> {
+    if cwd.starts_with("/proc/self/fd") {
+        return std::fs::read_link(cwd);
+    }
+    std::fs::canonicalize(cwd)
+}
+
+/// Whether two paths name the same file (device and inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+fn cannot_start(spec: &ProcessSpec<'_>, e: io::Error) -> HostError {
+    HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
 }
 
 /// The status code, or 128 + the signal that killed the process.
@@ -365,6 +461,7 @@ impl Group {
         }
         let status = self.child.wait();
         self.reaped = true;
+        reaper::release(self.pgid);
         status
     }
 
@@ -546,6 +643,7 @@ fn trim_partial_start(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::sandbox::UNCONFINED;
 
     fn env() -> Vec<(String, String)> {
         vec![("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".to_string())]
@@ -553,7 +651,8 @@ mod tests {
 
     fn run_in(dir: &Path, command: &str, timeout: Option<Duration>, cap: usize) -> RunResult {
         let env = env();
-        let spec = ProcessSpec { command, cwd: dir, env: &env, timeout, output_cap: cap };
+        let spec =
+            ProcessSpec { command, cwd: dir, env: &env, timeout, output_cap: cap, sandbox: &UNCONFINED };
         run(&spec, None).expect("runs")
     }
 
@@ -617,7 +716,14 @@ mod tests {
         std::fs::create_dir(&gone).unwrap();
         std::fs::remove_dir(&gone).unwrap();
         let env = env();
-        let spec = ProcessSpec { command: "true", cwd: &gone, env: &env, timeout: None, output_cap: 10 };
+        let spec = ProcessSpec {
+            command: "true",
+            cwd: &gone,
+            env: &env,
+            timeout: None,
+            output_cap: 10,
+            sandbox: &UNCONFINED,
+        };
         match run(&spec, None) {
             Err(HostError::Command(message)) => assert!(message.contains("gone"), "{message}"),
             other => panic!("expected a command error, got {other:?}"),
@@ -633,6 +739,7 @@ mod tests {
             env: &env,
             timeout: None,
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let r = run(&spec, None).unwrap();
         let mut lines: Vec<&str> = r.stdout.lines().filter(|l| !l.starts_with("PWD=")).collect();
@@ -690,6 +797,7 @@ mod tests {
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let (mut out, mut err) = (0usize, Vec::new());
         let mut sink = |s: Stream, data: &[u8]| match s {
@@ -780,6 +888,7 @@ wait"#;
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 100,
+            sandbox: &UNCONFINED,
         };
         let flag = AtomicBool::new(false);
         let child = dir.path().join("child");

@@ -61,10 +61,22 @@ pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
             libc::kill(broken.pid, libc::SIGKILL);
             libc::waitpid(broken.pid, std::ptr::null_mut(), 0);
         }
+        crate::host::sandbox::reaper::release(broken.pid);
     }
     let started = start()?;
     send(&started.socket, pgid)?;
     *link = Some(started);
+    Ok(())
+}
+
+/// Starts the watchdog if none is running, so that registering a RUN's
+/// group just after its spawn is one message, not a fork: the RUN's
+/// processes get no time to outlive an unregistered group.
+pub fn ready() -> io::Result<()> {
+    let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
+    if link.is_none() {
+        *link = Some(start()?);
+    }
     Ok(())
 }
 
@@ -108,18 +120,19 @@ fn start() -> io::Result<Link> {
     // SAFETY: two fresh descriptors we own.
     let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     let max_fd = open_files_limit();
-    // SAFETY: the child runs only `watchdog_main`, which makes
-    // async-signal-safe system calls and never returns.
-    let pid = unsafe { libc::fork() };
-    match pid {
-        -1 => Err(io::Error::last_os_error()),
-        // SAFETY: see above.
-        0 => unsafe { watchdog_main(theirs.as_raw_fd(), max_fd) },
-        pid => {
-            drop(theirs);
-            Ok(Link { socket: ours, pid })
+    // Claimed: a subreaper's sweep must not take it for a RUN's orphan.
+    let pid = crate::host::sandbox::reaper::claimed(|| {
+        // SAFETY: the child runs only `watchdog_main`, which makes
+        // async-signal-safe system calls and never returns.
+        match unsafe { libc::fork() } {
+            -1 => Err(io::Error::last_os_error()),
+            // SAFETY: see above.
+            0 => unsafe { watchdog_main(theirs.as_raw_fd(), max_fd) },
+            pid => Ok((pid, pid)),
         }
-    }
+    })?;
+    drop(theirs);
+    Ok(Link { socket: ours, pid })
 }
 
 /// The highest descriptor number to close in the child if `close_range`

@@ -445,6 +445,8 @@ fn stream_contains(mut reader: impl Read, needle: &[u8]) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use std::fs;
+
+    use crate::host::sandbox::UNCONFINED;
     use std::os::unix::fs::symlink;
 
     use super::*;
@@ -628,6 +630,7 @@ mod tests {
             env: &env,
             timeout: Some(std::time::Duration::from_secs(30)),
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let r = crate::host::process::run(&spec, None).unwrap();
         assert_eq!(r.exit_code, 0, "{}", r.stderr);
@@ -818,6 +821,7 @@ mod tests {
             env: &env,
             timeout: None,
             output_cap: 1000,
+            sandbox: &UNCONFINED,
         };
         let r = crate::host::process::run(&spec, None).unwrap();
         assert_eq!(r.stdout.trim_end(), canonical.join("sub").to_str().unwrap());

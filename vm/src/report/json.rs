@@ -56,6 +56,7 @@ impl RunReport {
             "failure": failure,
             "cost": cost,
             "snapshot": snapshot,
+            "sandbox": self.sandbox.as_ref().map_or(Json::Null, |s| s.json()),
         })
     }
 }

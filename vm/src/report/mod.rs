@@ -10,6 +10,7 @@ mod text;
 pub use junit::xml;
 pub use text::failure_text;
 
+use crate::host::sandbox::Isolation;
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
@@ -43,6 +44,8 @@ pub struct RunReport {
     pub steps: Vec<StepReport>,
     /// Run totals, in `Dim::ALL` order.
     pub cost: [u64; 5],
+    /// The isolation RUN had (set by the caller that prepared the sandbox).
+    pub sandbox: Option<Isolation>,
 }
 
 impl RunReport {
@@ -113,6 +116,7 @@ impl RunReport {
             duration_ms: machine.meters[2],
             steps,
             cost: machine.meters,
+            sandbox: None,
         }
     }
 

@@ -37,6 +37,10 @@ impl RunReport {
         let cost: Vec<String> =
             Dim::ALL.iter().zip(self.cost).map(|(d, v)| format!("{}={v}", d.json_key())).collect();
         out.push_str(&format!("cost: {}\n", cost.join(" ")));
+        if let Some(sandbox) = &self.sandbox {
+            out.push_str(&sandbox.line());
+            out.push('\n');
+        }
         out
     }
 }

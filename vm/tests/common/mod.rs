@@ -9,6 +9,8 @@
 //! runs it that variable.
 #![allow(dead_code)]
 
+pub mod marker;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -22,6 +22,7 @@ use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 
 use invalid::{Invalid, Refused};
+use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
 mod color;
@@ -157,7 +158,9 @@ enum Command {
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, every flow of data from a model or a file
     /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
-    /// (high for each such flow, and for a RUN after a WRITE of model output).
+    /// (high for each such flow, and for a RUN after a WRITE of model output);
+    /// and the isolation its RUNs would get here (the sandbox profile's
+    /// mechanisms in force, or what is missing for it).
     Inspect {
         /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
         #[arg(value_name = "PLAN")]
@@ -169,6 +172,10 @@ enum Command {
         /// built from values.
         #[arg(long, value_name = "FILE")]
         policy: Option<PathBuf>,
+        /// The sandbox profile to report on (default: TISS_SANDBOX_PROFILE,
+        /// else `standard`), for a workspace in the current directory.
+        #[arg(long, value_enum, value_name = "PROFILE")]
+        sandbox_profile: Option<options::SandboxProfile>,
     },
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
@@ -221,8 +228,8 @@ fn run() -> u8 {
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),
-        Command::Inspect { plan, output_format, policy } => {
-            inspect(&mut out, &plan, output_format, policy.as_deref())
+        Command::Inspect { plan, output_format, policy, sandbox_profile } => {
+            inspect(&mut out, &plan, output_format, policy.as_deref(), sandbox_profile)
         }
         Command::Estimate(args) => match estimate::model(&args).map_err(Refused::from) {
             Ok(model) => match load_plan(&mut out, &args.plan) {
@@ -263,7 +270,13 @@ impl Plan {
     }
 }
 
-fn inspect(out: &mut Output, path: &Path, format: InspectFormat, policy: Option<&Path>) -> u8 {
+fn inspect(
+    out: &mut Output,
+    path: &Path,
+    format: InspectFormat,
+    policy: Option<&Path>,
+    profile: Option<options::SandboxProfile>,
+) -> u8 {
     let policy = match policy.map(tiss_vm::policy::file::read_policy_file).transpose() {
         Ok(policy) => policy,
         Err(e) => {
@@ -271,6 +284,17 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat, policy: Option<
             return status::INVALID;
         }
     };
+    let profile = match profile.and_then(|p| p.to_possible_value()) {
+        Some(given) => given.get_name().to_string(),
+        None => match options::profile_from_env() {
+            Ok(name) => name.unwrap_or_else(|| Profile::Standard.name().to_string()),
+            Err(e) => {
+                eprintln!("tissvm: {e}");
+                return status::INVALID;
+            }
+        },
+    };
+
     let plan = match load_plan(out, path) {
         Ok(plan) => plan,
         Err(refused) => return refused.report_analysis(matches!(format, InspectFormat::Json)),
@@ -282,12 +306,30 @@ fn inspect(out: &mut Output, path: &Path, format: InspectFormat, policy: Option<
             return status::INVALID;
         }
     };
+    // What RUN would get here: the mechanisms in force, or the refusal.
+    let isolation = Profile::from_name(&profile).map(|p| {
+        match Sandbox::prepare(p, Path::new("."), tiss_vm::host::sandbox::Limits::default()) {
+            Ok(sandbox) => (sandbox.isolation().clone(), None),
+            Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
+        }
+    });
     let text = match format {
         InspectFormat::Text => {
-            tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout())
+            let mut text = tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout());
+            if let Some((isolation, refused)) = &isolation {
+                text.push_str(&isolation.line());
+                if let Some(why) = refused {
+                    text.push_str(&format!("\n  refused: {why}"));
+                }
+                text.push('\n');
+            }
+            text
         }
         InspectFormat::Json => {
-            let json = tiss_vm::analysis::inspect::inspect_json(&program, policy.as_ref());
+            let mut json = tiss_vm::analysis::inspect::inspect_json(&program, policy.as_ref());
+            if let Some((isolation, _)) = &isolation {
+                json["sandbox"] = isolation.json();
+            }
             let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
             text.push('\n');
             text

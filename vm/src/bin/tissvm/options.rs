@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use tiss_vm::policy::PolicyRules;
 use tiss_vm::policy::file::{read_policy_file, read_project_policy};
+use tiss_vm::host::sandbox::profile::parse_size;
+use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags, ProviderSettings, Resolved};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
@@ -48,11 +50,24 @@ pub struct HostOptions {
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
 
-    /// Isolation: `none`, `standard` (workspace confinement and a scrubbed
-    /// environment; the default) or `strict` (kernel-enforced; refused where
-    /// unavailable).
+    /// Isolation of RUN: `standard` (the default: an allowlisted environment,
+    /// a session of its own, no new privileges, rlimits, the whole process
+    /// tree killed at the end), `strict` (standard, plus writes only in the
+    /// workspace and a private TMPDIR, no network, --max-procs and
+    /// --max-memory; refused where the kernel cannot enforce it) or `none`
+    /// (the caller's environment, no limits). Also TISS_SANDBOX_PROFILE.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub sandbox_profile: Option<SandboxProfile>,
+
+    /// `strict`: processes a RUN may have at once (default 256; not
+    /// remembered on resume).
+    #[arg(long, value_name = "N")]
+    pub max_procs: Option<u64>,
+
+    /// `strict`: memory a RUN's processes may use together, e.g. `4G` or
+    /// `512M` (default 4G; not remembered on resume).
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
 
     /// Pass the caller's environment variable NAME to commands (repeatable).
     #[arg(long = "env-allow", value_name = "NAME")]
@@ -89,10 +104,10 @@ impl HostOptions {
             snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
             log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
             provider,
-            sandbox_profile: self
-                .sandbox_profile
-                .and_then(|p| p.to_possible_value())
-                .map_or(base.sandbox_profile, |v| v.get_name().to_string()),
+            sandbox_profile: match self.sandbox_profile.and_then(|p| p.to_possible_value()) {
+                Some(given) => given.get_name().to_string(),
+                None => profile_from_env()?.unwrap_or(base.sandbox_profile),
+            },
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
             policy: self.policy_rules(base.policy)?,
         })
@@ -114,6 +129,35 @@ impl HostOptions {
             return Ok(base);
         }
         Ok(read_project_policy(Path::new("."))?.map_or(base, |p| p.rules().clone()))
+    }
+}
+
+impl HostOptions {
+    /// `--max-procs` and `--max-memory`, over the defaults.
+    pub fn limits(&self) -> Result<Limits, String> {
+        let mut limits = Limits::default();
+        if let Some(n) = self.max_procs {
+            if n == 0 {
+                return Err("--max-procs 0 would let a RUN start nothing; give at least 1".into());
+            }
+            limits.max_procs = n;
+        }
+        if let Some(text) = &self.max_memory {
+            limits.max_memory = parse_size(text).map_err(|e| format!("--max-memory {e}"))?;
+        }
+        Ok(limits)
+    }
+}
+
+/// `TISS_SANDBOX_PROFILE`, if set: the profile when no flag names one.
+pub fn profile_from_env() -> Result<Option<String>, String> {
+    match std::env::var("TISS_SANDBOX_PROFILE") {
+        Ok(name) if Profile::from_name(&name).is_some() => Ok(Some(name)),
+        Ok(name) => Err(format!(
+            "TISS_SANDBOX_PROFILE=`{name}` is not a sandbox profile; use one of {}",
+            Profile::ALL.map(Profile::name).join(", ")
+        )),
+        Err(_) => Ok(None),
     }
 }
 

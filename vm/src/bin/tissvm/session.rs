@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use clap::ValueEnum;
 use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
+use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
@@ -27,7 +27,7 @@ use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
 use super::color;
-use super::options::{HostOptions, OutputFormat, ReportOptions, SandboxProfile, parse_budget};
+use super::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
 use super::resume::Mark;
 use super::status;
 
@@ -98,19 +98,26 @@ pub fn open_host(
     remembered: &RememberedOptions,
     progress: Progress,
 ) -> Result<OpenedHost, u8> {
-    let Ok(profile) = SandboxProfile::from_str(&remembered.sandbox_profile, false) else {
+    let Some(profile) = Profile::from_name(&remembered.sandbox_profile) else {
         eprintln!(
             "tissvm: the snapshot's sandbox profile `{}` is not one this tissvm knows; pass --sandbox-profile",
             remembered.sandbox_profile
         );
         return Err(status::INVALID);
     };
-    if profile == SandboxProfile::Strict {
+    let limits = match options.limits() {
+        Ok(limits) => limits,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return Err(status::INVALID);
+        }
+    };
+    if profile != Profile::Strict && (options.max_procs.is_some() || options.max_memory.is_some()) {
         eprintln!(
-            "tissvm: the `strict` sandbox profile (no network, no writes outside the workspace, enforced by the \
-             kernel) is not available in this build; refusing to run with weaker isolation. Use `standard`."
+            "tissvm: note: --max-procs and --max-memory are limits of the `strict` sandbox profile; the `{}` \
+             profile does not set them",
+            profile.name()
         );
-        return Err(status::SECURITY);
     }
     let mut caps = Vec::new();
     for text in &options.budgets {
@@ -156,6 +163,21 @@ pub fn open_host(
             return Err(status::INVALID);
         }
     };
+
+    let sandbox = match Sandbox::prepare(profile, workspace.root(), limits) {
+        Ok(sandbox) => sandbox,
+        Err(refusal) => {
+            eprintln!("tissvm: security_violation: {refusal}");
+            return Err(status::SECURITY);
+        }
+    };
+    if profile == Profile::None {
+        let warning = color::stderr().paint(Tone::Warn, "warning");
+        eprintln!(
+            "tissvm: {warning}: --sandbox-profile none: commands run with your whole environment and no limits; \
+             only the plan's own file operations stay confined to the workspace"
+        );
+    }
 
     // Answers given in advance: `--answer` first, then the file's entries
     // from the run's k-th interaction on (counting continues across resume).
@@ -211,6 +233,7 @@ pub fn open_host(
     let mut host = OsHost::new(workspace, provider, progress);
     host.style = style;
     host.env_allow = remembered.env_allow.clone();
+    host.sandbox = sandbox;
     host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
@@ -357,6 +380,7 @@ pub fn execute(
         eprintln!("tissvm: {e}");
     }
     let workspace_root = host.workspace.root().to_path_buf();
+    let isolation = host.sandbox.isolation().clone();
     drop(host);
     if let Outcome::Trapped(message) = &outcome {
         eprintln!(
@@ -423,7 +447,8 @@ pub fn execute(
     }
 
     let snapshot = snapshot_path.map(|p| p.display().to_string());
-    let report = RunReport::new(&program, &machine, &outcome, snapshot);
+    let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
+    report.sandbox = Some(isolation);
     if let (Some(mark), false) = (&mark, suspended) {
         mark.finish(&Continuation::Ended(report.status_name().into()));
     }

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Per-RUN cost of `tissvm run` (issue 11), all figures from one run of this
+# script, alternated round by round so a machine whose speed drifts still
+# gives fair ratios (medians of ROUNDS rounds):
+# - tissvm: a plan of N `RUN "/bin/true"` (the fast path: no shell) under
+#   `none`, `standard` and `strict`, less the same plan without RUN
+#   (start-up), divided by N; and under `strict` N `RUN "true"` (a builtin:
+#   `sh -c true`);
+# - baselines per iteration: a Python `subprocess.run(["/bin/true"])` loop,
+#   a bash `for` loop running /bin/true, and bare spawns (Python's
+#   posix_spawn + waitpid) of /bin/true and of `sh -c true`.
+# Ratios: totals per RUN, and overheads — what each adds to a bare spawn of
+# the same program (on a VM whose cpuid traps, /bin/true's own start-up is
+# most of every figure). `strict` needs root and the kernel features of
+# SPEC §8; where it is refused its lines say so.
+# Usage: benches/run_overhead.sh [N] [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-300}
+rounds=${2:-7}
+target=${CARGO_TARGET_DIR:-target}
+cargo build -q --release --bin tissvm
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/ws"
+{
+    printf 'TASK "runs"\nSTEP "s" {\n'
+    for _ in $(seq "$n"); do printf '    RUN "/bin/true"\n'; done
+    printf '}\n'
+} > "$work/runs.tiss"
+{
+    printf 'TASK "runs"\nSTEP "s" {\n'
+    for _ in $(seq "$n"); do printf '    RUN "true"\n'; done
+    printf '}\n'
+} > "$work/shell_runs.tiss"
+printf 'TASK "none"\nSTEP "s" {\n    LOG "no RUN"\n}\n' > "$work/empty.tiss"
+
+python3 - "$n" "$rounds" "$work" "$target/release/tissvm" <<'PY'
+import os, statistics, subprocess, sys, time
+
+n, rounds, work, tissvm = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+devnull = os.open(os.devnull, os.O_RDWR)
+
+def wall(argv):
+    start = time.perf_counter()
+    status = subprocess.run(argv, stdin=devnull, stdout=devnull, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    return elapsed, status
+
+def tissvm_run(plan, profile):
+    elapsed, status = wall([tissvm, "run", f"{work}/{plan}", "--workdir", f"{work}/ws",
+                            "--non-interactive", "--sandbox-profile", profile])
+    if status.returncode != 0:
+        raise RuntimeError(status.stderr.decode().strip())
+    return elapsed
+
+def per_run(plan, profile):
+    return (tissvm_run(plan, profile) - tissvm_run("empty.tiss", profile)) / n
+
+def python_loop():
+    start = time.perf_counter()
+    for _ in range(n):
+        subprocess.run(["/bin/true"])
+    return (time.perf_counter() - start) / n
+
+def bash_loop():
+    elapsed, _ = wall(["bash", "-c", f"for ((i = 0; i < {n}; i++)); do /bin/true; done"])
+    return elapsed / n
+
+def bare_spawn(argv):
+    start = time.perf_counter()
+    for _ in range(n):
+        pid = os.posix_spawn(argv[0], argv, os.environ)
+        os.waitpid(pid, 0)
+    return (time.perf_counter() - start) / n
+
+try:
+    tissvm_run("empty.tiss", "strict")
+    strict = True
+except RuntimeError as refused:
+    strict = False
+    print(f"strict: refused here ({refused}); its lines are left out")
+
+kinds = {
+    "none": lambda: per_run("runs.tiss", "none"),
+    "standard": lambda: per_run("runs.tiss", "standard"),
+    "python": python_loop,
+    "bash": bash_loop,
+    "bare /bin/true": lambda: bare_spawn(["/bin/true"]),
+    "bare sh -c true": lambda: bare_spawn(["/bin/sh", "-c", "true"]),
+}
+if strict:
+    kinds["strict"] = lambda: per_run("runs.tiss", "strict")
+    kinds["strict, sh -c"] = lambda: per_run("shell_runs.tiss", "strict")
+samples = {k: [] for k in kinds}
+for _ in range(rounds):
+    for kind, measure in kinds.items():
+        samples[kind].append(measure())
+med = {k: statistics.median(v) for k, v in samples.items()}
+print(f"per-RUN (per-iteration) wall time, median of {rounds} rounds of {n}:")
+for kind, value in med.items():
+    print(f"  {kind:<16} {value * 1e6:8.0f} µs")
+bare = med["bare /bin/true"]
+over = lambda kind: med[kind] - bare
+print("totals:")
+print(f"  standard / python subprocess.run      {med['standard'] / med['python']:.2f}  (target ≤ 0.60)")
+print(f"  standard / bash loop                  {med['standard'] / med['bash']:.2f}  (target ≤ 1.00)")
+if strict:
+    print(f"  strict `true` / bare `sh -c true`     {med['strict, sh -c'] / med['bare sh -c true']:.2f}  (target ≤ 2.00)")
+print("overheads over a bare spawn of /bin/true:")
+for kind in ["none", "standard", "strict", "python", "bash"]:
+    if kind in med:
+        print(f"  {kind:<16} {over(kind) * 1e6:8.0f} µs")
+print(f"  standard / python                     {over('standard') / over('python'):.2f}")
+print(f"  standard / bash                       {over('standard') / over('bash'):.2f}")
+PY
