@@ -315,7 +315,8 @@ fn inspect(
     });
     let text = match format {
         InspectFormat::Text => {
-            let mut text = tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout());
+            let mut text =
+                tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout());
             if let Some((isolation, refused)) = &isolation {
                 text.push_str(&isolation.line());
                 if let Some(why) = refused {

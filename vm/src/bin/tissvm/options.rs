@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use tiss_vm::policy::PolicyRules;
-use tiss_vm::policy::file::{read_policy_file, read_project_policy};
 use tiss_vm::host::sandbox::profile::parse_size;
 use tiss_vm::host::sandbox::{Limits, Profile};
+use tiss_vm::policy::PolicyRules;
+use tiss_vm::policy::file::{read_policy_file, read_project_policy};
 use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags, ProviderSettings, Resolved};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
