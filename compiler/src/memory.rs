@@ -8,7 +8,7 @@
 //! and a 2 MiB transparent huge page only when all of it is free), so the
 //! process's peak was the tree, the module and the verifier's facts added
 //! up. Measured on the 50,000-line bench plan (README "Performance"): 31.5
-//! MiB peak RSS by default, 18.1 MiB with both calls below.
+//! MiB peak RSS by default, 18.0 MiB with both calls below.
 
 use libmimalloc_sys::{mi_option_set, mi_option_t};
 
