@@ -205,9 +205,10 @@ pub fn parse_args_if_valid<C: clap::Parser>() -> Option<C> {
 
 /// Whether the process may take transparent huge pages (`PR_SET_THP_DISABLE`,
 /// which the kernel consults at each page fault); see [`start`]. A kernel that
-/// refuses leaves things as they were.
+/// refuses leaves things as they were. `tissc compile` turns them off for its
+/// whole run ([`crate::memory`]).
 #[cfg(target_os = "linux")]
-fn huge_pages(on: bool) {
+pub fn huge_pages(on: bool) {
     // SAFETY: sets one flag of this process; no memory is passed.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, libc::c_ulong::from(!on), 0, 0, 0);

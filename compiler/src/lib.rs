@@ -16,6 +16,7 @@ pub(crate) mod duration;
 pub mod explain;
 pub mod lexer;
 pub mod lower;
+pub mod memory;
 pub mod parser;
 pub mod render;
 pub mod source;

@@ -229,6 +229,8 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
         );
         return status::USAGE;
     }
+    #[cfg(target_os = "linux")]
+    tiss_compiler::memory::small_pages();
     let Some(bytes) = read_source(path) else {
         return status::USAGE;
     };
@@ -239,6 +241,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     if frontend.has_errors() {
         return status::COMPILE_ERRORS;
     }
+    tiss_compiler::memory::return_freed_pages();
     let mut module = frontend.into_module(LowerOptions { strip_source: keep == KeepSource::Nothing });
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.

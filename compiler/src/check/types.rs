@@ -75,7 +75,10 @@ fn binding_ty(syms: &Symbols<'_>, types: &VarTypes, source: &BindSource<'_>) -> 
 fn depends_on(syms: &Symbols<'_>, source: &BindSource<'_>) -> Option<u32> {
     match source {
         BindSource::Expr(expr) => match &expr.kind {
-            ExprKind::Path { path: Path { root: PathRoot::Var { ident }, .. } } => syms.var(&ident.name),
+            ExprKind::Path { path } => match &path.root {
+                PathRoot::Var { ident } => syms.var(&ident.name),
+                _ => None,
+            },
             _ => None,
         },
         BindSource::Fixed(_) => None,

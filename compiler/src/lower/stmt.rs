@@ -54,7 +54,7 @@ impl Unit<'_, '_> {
             }
             StmtKind::Run { command, dir, timeout } => {
                 // Recorded first: the command's template shares its text.
-                self.record_command(command, dir.as_ref(), timeout.map(|t| t.millis), stmt.span);
+                self.record_command(command, dir.as_deref(), timeout.map(|t| t.millis), stmt.span);
                 self.string(command, true);
                 let mut flags = 0;
                 if let Some(dir) = dir {

@@ -278,11 +278,11 @@ impl Parser<'_> {
             }
             TokenKind::Kw(Kw::LAST_RUN) => {
                 self.bump();
-                ExprKind::Path { path: self.path_fields(PathRoot::LastRun { span: tok.span })? }
+                ExprKind::Path { path: Box::new(self.path_fields(PathRoot::LastRun { span: tok.span })?) }
             }
             TokenKind::Kw(Kw::COST) => {
                 self.bump();
-                ExprKind::Path { path: self.path_fields(PathRoot::Cost { span: tok.span })? }
+                ExprKind::Path { path: Box::new(self.path_fields(PathRoot::Cost { span: tok.span })?) }
             }
             TokenKind::Ident => {
                 self.bump();
@@ -310,7 +310,7 @@ impl Parser<'_> {
                             _ => {
                                 let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
                                 return Ok(Expr {
-                                    kind: ExprKind::Path { path },
+                                    kind: ExprKind::Path { path: Box::new(path) },
                                     span: self.since(tok.span),
                                 });
                             }
@@ -318,7 +318,7 @@ impl Parser<'_> {
                     }
                     None => {
                         let ident = Ident { name: word.into(), span: tok.span };
-                        ExprKind::Path { path: self.path_fields(PathRoot::Var { ident })? }
+                        ExprKind::Path { path: Box::new(self.path_fields(PathRoot::Var { ident })?) }
                     }
                 }
             }

@@ -212,7 +212,7 @@ impl Parser<'_> {
         match self.peek_kind() {
             TokenKind::Heredoc(i) => {
                 self.bump();
-                Ok(Content::Heredoc(self.take_heredoc(i)))
+                Ok(Content::Heredoc(Box::new(self.take_heredoc(i))))
             }
             _ if self.eat_kw_or_typo(Kw::FROM) => {
                 Ok(Content::From { expr: self.expr("the value to write")? })
@@ -246,7 +246,7 @@ impl Parser<'_> {
                 if dir.is_some() {
                     return Err(self.duplicate_option("IN"));
                 }
-                dir = Some(self.string("the directory to run in, a string")?);
+                dir = Some(Box::new(self.string("the directory to run in, a string")?));
             } else if self.eat_kw_or_typo(Kw::TIMEOUT) {
                 if timeout.is_some() {
                     return Err(self.duplicate_option("TIMEOUT"));
