@@ -5,9 +5,12 @@
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
 //! per request), `answer.rs` the streamed answer they fetch through it,
 //! `layout.rs` the versioned prompt layout they send, `template.rs` how the
-//! `completion` provider renders it as one text.
+//! `completion` provider renders it as one text, `chat.rs` a request of
+//! explicit messages (`tissc generate`), which PROMPT_AGENT's requests are
+//! made into.
 
 pub mod answer;
+pub mod chat;
 pub mod completion;
 pub mod http;
 pub mod layout;
@@ -29,9 +32,7 @@ pub struct PromptRequest {
     /// The prompt's place in its run, 0 for the first (counted across
     /// resume): `mock --mock-answers` gives the answer at this place.
     pub index: u32,
-    /// A GBNF grammar the answer must follow (`tissc generate`): sent by the
-    /// `completion` provider to llama.cpp's `/completion`; refused by the
-    /// providers whose servers cannot take one.
+    /// A GBNF grammar the answer must follow, as [`chat::ChatRequest::grammar`].
     pub grammar: Option<String>,
 }
 
@@ -68,6 +69,12 @@ pub trait Provider {
     fn complete(
         &mut self,
         request: &PromptRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError>;
+    /// Sends a conversation as it is (`tissc generate`).
+    fn chat(
+        &mut self,
+        request: &chat::ChatRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError>;
 }

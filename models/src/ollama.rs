@@ -14,8 +14,8 @@
 use serde_json::{Value, json};
 
 use crate::answer::{self, Answer, Parser, shorten};
+use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::layout;
 use crate::settings::{OLLAMA_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider};
 
@@ -48,10 +48,9 @@ impl Ollama {
         })
     }
 
-    /// The request body: model, the two messages of the layout, streaming,
-    /// the sampling options.
-    pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
-        let user = layout::user_message(request);
+    /// The request body: model, the messages (a PROMPT_AGENT's are the
+    /// layout's two), streaming, the sampling options.
+    pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
         let mut options = json!({
             "num_predict": self.settings.max_tokens,
             "temperature": self.settings.temperature,
@@ -61,14 +60,11 @@ impl Ollama {
         }
         let body = json!({
             "model": self.model,
-            "messages": [
-                {"role": "system", "content": layout::SYSTEM},
-                {"role": "user", "content": user},
-            ],
+            "messages": request.messages_json(),
             "stream": true,
             "options": options,
         });
-        (body.to_string().into_bytes(), user)
+        body.to_string().into_bytes()
     }
 }
 
@@ -82,6 +78,14 @@ impl Provider for Ollama {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
+        self.chat(&ChatRequest::from_prompt(request), shown)
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
         if request.grammar.is_some() {
             return Err(PromptError {
                 message:
@@ -92,7 +96,7 @@ impl Provider for Ollama {
                 out_of_calls: false,
             });
         }
-        let (body, user) = self.body(request);
+        let body = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
             url: &self.url,
@@ -101,7 +105,7 @@ impl Provider for Ollama {
             key: key.as_deref(),
             requests_allowed: request.requests_allowed,
         };
-        answer::fetch(&mut self.client, &post, Stream::default(), &user, shown)
+        answer::fetch(&mut self.client, &post, Stream::default(), &request.messages, shown)
     }
 }
 
@@ -156,6 +160,7 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout;
 
     fn provider(seed: Option<u64>) -> Ollama {
         let settings = ProviderSettings {
@@ -167,19 +172,19 @@ mod tests {
         Ollama::new(&settings).unwrap()
     }
 
-    fn request() -> PromptRequest {
-        PromptRequest {
+    fn request() -> ChatRequest {
+        ChatRequest::from_prompt(&PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
             ..Default::default()
-        }
+        })
     }
 
     #[test]
     fn the_body_is_the_documented_layout_byte_for_byte() {
         let ollama = provider(None);
         assert_eq!(ollama.url, "http://127.0.0.1:11434/api/chat");
-        let (body, _) = ollama.body(&request());
+        let body = ollama.body(&request());
         let expected = format!(
             concat!(
                 r#"{{"model":"llama3.2","messages":[{{"role":"system","content":"{}"}},"#,
@@ -189,7 +194,7 @@ mod tests {
             layout::SYSTEM
         );
         assert_eq!(String::from_utf8(body).unwrap(), expected);
-        let (with_seed, _) = provider(Some(7)).body(&request());
+        let with_seed = provider(Some(7)).body(&request());
         assert!(String::from_utf8(with_seed).unwrap().ends_with(r#""temperature":0.0,"seed":7}}"#));
     }
 

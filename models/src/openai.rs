@@ -13,8 +13,8 @@
 use serde_json::{Value, json};
 
 use crate::answer::{self, Answer, Parser, shorten};
+use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::layout;
 use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider};
 
@@ -39,25 +39,29 @@ impl OpenAi {
         })
     }
 
-    /// The request body: model, the two messages of the layout, the
-    /// sampling settings, streaming with usage.
-    pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
-        let user = layout::user_message(request);
+    /// The request body: model, the messages (a PROMPT_AGENT's are the
+    /// layout's two), the sampling settings, the grammar if there is one,
+    /// streaming with usage.
+    pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
         let mut body = json!({
             "model": self.model,
-            "messages": [
-                {"role": "system", "content": layout::SYSTEM},
-                {"role": "user", "content": user},
-            ],
+            "messages": request.messages_json(),
             "max_tokens": self.settings.max_tokens,
             "temperature": self.settings.temperature,
         });
         if let Some(seed) = self.settings.seed {
             body["seed"] = json!(seed);
         }
+        // llama.cpp's server takes a GBNF `grammar` here too. A server that
+        // does not know the field ignores it or refuses the request (its
+        // words in the error); either way `tissc generate` compiles every
+        // answer, so the grammar only ever helps.
+        if let Some(grammar) = &request.grammar {
+            body["grammar"] = json!(grammar);
+        }
         body["stream"] = json!(true);
         body["stream_options"] = json!({"include_usage": true});
-        (body.to_string().into_bytes(), user)
+        body.to_string().into_bytes()
     }
 }
 
@@ -71,7 +75,15 @@ impl Provider for OpenAi {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let (body, user) = self.body(request);
+        self.chat(&ChatRequest::from_prompt(request), shown)
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let body = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
             url: &self.url,
@@ -80,7 +92,7 @@ impl Provider for OpenAi {
             key: key.as_deref(),
             requests_allowed: request.requests_allowed,
         };
-        answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &user, shown)
+        answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &request.messages, shown)
     }
 }
 
@@ -226,6 +238,7 @@ fn usage_tokens(usage: &Value) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout;
 
     fn provider(seed: Option<u64>) -> OpenAi {
         let settings = ProviderSettings {
@@ -238,17 +251,17 @@ mod tests {
         OpenAi::new(&settings).unwrap()
     }
 
-    fn request() -> PromptRequest {
-        PromptRequest {
+    fn request() -> ChatRequest {
+        ChatRequest::from_prompt(&PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
             ..Default::default()
-        }
+        })
     }
 
     #[test]
     fn the_body_is_the_documented_layout_byte_for_byte() {
-        let (body, _) = provider(None).body(&request());
+        let body = provider(None).body(&request());
         let expected = format!(
             concat!(
                 r#"{{"model":"smollm2","messages":[{{"role":"system","content":"{}"}},"#,
@@ -258,11 +271,18 @@ mod tests {
             layout::SYSTEM
         );
         assert_eq!(String::from_utf8(body).unwrap(), expected);
-        let (with_seed, _) = provider(Some(7)).body(&request());
+        let with_seed = provider(Some(7)).body(&request());
         assert!(
             String::from_utf8(with_seed).unwrap().contains(r#""temperature":0.0,"seed":7,"stream":true"#)
         );
         assert_eq!(provider(None).body(&request()), provider(None).body(&request()));
+    }
+
+    #[test]
+    fn a_grammar_goes_before_the_stream_fields() {
+        let chat = ChatRequest { grammar: Some("root ::= \"a\"".into()), ..request() };
+        let body = String::from_utf8(provider(None).body(&chat)).unwrap();
+        assert!(body.contains(r#""temperature":0.0,"grammar":"root ::= \"a\"","stream":true"#), "{body}");
     }
 
     #[test]
