@@ -6,10 +6,10 @@
 pub fn plan_of(reply: &str) -> String {
     let lines: Vec<&str> = reply.lines().collect();
     let fence = |l: &&str| l.trim_start().starts_with("```");
-    let body = match lines.iter().position(|l| fence(&l)) {
+    let body = match lines.iter().position(fence) {
         Some(open) => {
             let rest = &lines[open + 1..];
-            let close = rest.iter().position(|l| fence(&l)).unwrap_or(rest.len());
+            let close = rest.iter().position(fence).unwrap_or(rest.len());
             rest[..close].join("\n")
         }
         None => reply.to_string(),

@@ -41,7 +41,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     no_grammar: bool,
     /// `text`: progress on stderr, the plan on stdout when there is no -o. `json`: one object on stdout,
-    /// {"status", "attempts": [{"errors", "tokens"}], "plan", "usage", "output", "message"}.
+    /// {"status", "attempts": [{"plan", "errors", "tokens"}], "plan", "usage", "output", "message"}.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
     output_format: OutputFormat,
     #[command(flatten)]
@@ -186,8 +186,11 @@ fn finish(args: &GenerateArgs, name: &str, grammar_sent: bool, generation: &Gene
         (_, None) => {}
     }
     if json {
-        let attempts: Vec<_> =
-            generation.attempts.iter().map(|a| json!({"errors": a.errors, "tokens": a.tokens})).collect();
+        let attempts: Vec<_> = generation
+            .attempts
+            .iter()
+            .map(|a| json!({"plan": a.plan, "errors": a.errors, "tokens": a.tokens}))
+            .collect();
         let report = json!({
             "status": status_word,
             "attempts": attempts,
