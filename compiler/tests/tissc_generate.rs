@@ -126,6 +126,30 @@ fn when_the_repairs_run_out_the_last_attempt_is_saved_as_rejected() {
     assert!(rejected.starts_with(ALSO_BAD), "{rejected}");
     assert!(rejected.contains("# tissc generate: this plan, attempt 2, does not compile:"), "{rejected}");
     assert!(rejected.contains("#   --> hi.tiss:3:"), "diagnostics name the plan's lines: {rejected}");
+
+    // --error-format json: the last attempt's diagnostics as JSON lines on stderr.
+    let dir = with_answers(&[BAD]);
+    let out = tissc(
+        dir.path(),
+        &[
+            "--error-format",
+            "json",
+            "generate",
+            "Say hi",
+            "--max-repairs",
+            "0",
+            "--provider",
+            "mock",
+            "--mock-answers",
+            "answers.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let line = text(&out.stderr).lines().find(|l| l.starts_with('{')).map(str::to_string).unwrap_or_default();
+    let diagnostic: Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    assert_eq!((diagnostic["code"].as_str(), diagnostic["line"].as_u64()), (Some("E0101"), Some(4)));
 }
 
 #[test]

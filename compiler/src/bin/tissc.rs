@@ -206,7 +206,7 @@ fn run() -> u8 {
         Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
-        Command::Generate(args) => generate::generate(&args),
+        Command::Generate(args) => generate::generate(&args, format),
     }
 }
 

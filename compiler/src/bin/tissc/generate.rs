@@ -17,7 +17,7 @@ use serde_json::json;
 use tiss_compiler::atomic_write::write_atomically;
 use tiss_compiler::cli_support::{io_message, write_stdout};
 use tiss_compiler::generate::{self, Attempt, Generation, Outcome, grammar};
-use tiss_compiler::render;
+use tiss_compiler::render::{self, ErrorFormat};
 use tiss_models::settings::{self, Origin, ProviderFlags, ProviderSettings};
 
 use super::{PROGRAM, status};
@@ -70,7 +70,9 @@ pub fn grammar(format: GrammarFormat) -> u8 {
     write_stdout(PROGRAM, &text, status::OK)
 }
 
-pub fn generate(args: &GenerateArgs) -> u8 {
+/// `format`: how the last attempt's diagnostics are shown on stderr when no
+/// attempt compiles (`--error-format`).
+pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
     if args.goal.trim().is_empty() {
         eprintln!(
             "{PROGRAM}: the goal is empty; say what the plan should do, e.g. tissc generate \"Run the tests\""
@@ -119,11 +121,17 @@ pub fn generate(args: &GenerateArgs) -> u8 {
     let options =
         generate::Options { name: &name, max_repairs: args.max_repairs, grammar, progress: &mut progress };
     let generation = generate::generate(&args.goal, provider.as_mut(), options);
-    finish(args, &name, grammar.is_some(), &generation)
+    finish(args, &name, grammar.is_some(), format, &generation)
 }
 
 /// Writes what the generation came to, reports it, and gives the exit status.
-fn finish(args: &GenerateArgs, name: &str, grammar_sent: bool, generation: &Generation) -> u8 {
+fn finish(
+    args: &GenerateArgs,
+    name: &str,
+    grammar_sent: bool,
+    format: ErrorFormat,
+    generation: &Generation,
+) -> u8 {
     let json = args.output_format == OutputFormat::Json;
     let (status_word, mut code, message) = match &generation.outcome {
         Outcome::Compiled => ("compiled", status::OK, None),
@@ -159,7 +167,14 @@ fn finish(args: &GenerateArgs, name: &str, grammar_sent: bool, generation: &Gene
             let errors: Vec<_> = frontend.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
             let report = render::human_to_string(&frontend.file, &errors);
             if !json && message.is_none() {
-                eprint!("{report}");
+                match format {
+                    ErrorFormat::Human => eprint!("{report}"),
+                    ErrorFormat::Json => {
+                        for d in &errors {
+                            eprintln!("{}", render::json_line(&frontend.file, d));
+                        }
+                    }
+                }
                 eprintln!(
                     "{PROGRAM}: no plan compiled after {} attempts (--max-repairs {})",
                     generation.attempts.len(),
