@@ -56,17 +56,25 @@ fn ask(goal: &str) -> String {
     format!("Write a TissLang plan for this goal: {goal}")
 }
 
+/// The most diagnostics a repair sends back: an answer that is not TissLang
+/// at all has dozens, which would overflow a small model's context (45 of
+/// them are about 2,700 tokens) and say nothing the first few do not.
+pub const MAX_ERRORS_SENT: usize = 8;
+
 /// A repair's messages: the goal, the plan the model wrote, and the
-/// compiler's `errors` (JSON lines) with the request to write it again.
+/// compiler's `errors` (JSON lines; the first [`MAX_ERRORS_SENT`]) with the
+/// request to write it again.
 pub fn repair(goal: &str, plan: &str, errors: &[String]) -> Vec<Message> {
     let count = match errors.len() {
         1 => "1 error".to_string(),
+        n if n > MAX_ERRORS_SENT => format!("{n} errors (the first {MAX_ERRORS_SENT} follow)"),
         n => format!("{n} errors"),
     };
+    let sent = &errors[..errors.len().min(MAX_ERRORS_SENT)];
     let report = format!(
         "The TissLang compiler rejected that plan with {count} (JSON, one per line; each names the line and \
          column, and a suggestion gives the exact replacement):\n{}\nWrite the whole corrected plan.",
-        errors.join("\n")
+        sent.join("\n")
     );
     vec![
         Message::new(Role::System, system()),
@@ -95,5 +103,14 @@ mod tests {
             m[3].content.contains("with 1 error (JSON") && m[3].content.contains("\n{\"code\":\"E0001\"}\n")
         );
         assert_eq!(first("g")[1].content, "Write a TissLang plan for this goal: g");
+    }
+
+    #[test]
+    fn a_repair_sends_the_first_errors_only() {
+        let errors: Vec<String> = (1..=45).map(|n| format!("{{\"line\":{n}}}")).collect();
+        let m = repair("g", "x", &errors);
+        let report = &m[3].content;
+        assert!(report.contains("with 45 errors (the first 8 follow)"), "{report}");
+        assert!(report.contains("{\"line\":8}\n") && !report.contains("{\"line\":9}"), "{report}");
     }
 }
