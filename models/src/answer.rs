@@ -5,6 +5,7 @@
 //! key redacted), and the tokens: reported usage, else the layout's
 //! estimate, marked as one.
 
+use crate::chat::Message;
 use crate::http::{self, Client, HttpError, Lines, Post};
 use crate::{PromptError, PromptResponse, layout};
 
@@ -28,13 +29,12 @@ pub trait Parser {
 }
 
 /// POSTs `post`, parses its body with `parser`, and counts its tokens: the
-/// reported usage, else the estimate over `user` (the layout's user message)
-/// and the answer.
+/// reported usage, else the estimate over the `messages` sent and the answer.
 pub fn fetch(
     client: &mut Client,
     post: &Post<'_>,
     mut parser: impl Parser,
-    user: &str,
+    messages: &[Message],
     shown: &mut dyn FnMut(&str),
 ) -> Result<PromptResponse, PromptError> {
     let mut lines = Lines::default();
@@ -54,7 +54,7 @@ pub fn fetch(
     let answer = parser.finish(shown).map_err(in_words)?;
     let (tokens, estimated) = match answer.usage {
         Some(tokens) => (tokens, false),
-        None => (layout::estimate_tokens(user, &answer.text), true),
+        None => (layout::estimate_tokens(messages, &answer.text), true),
     };
     Ok(PromptResponse {
         text: answer.text,

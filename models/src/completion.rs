@@ -20,8 +20,8 @@
 use serde_json::{Value, json};
 
 use crate::answer::{self, Answer, Parser, shorten};
+use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::layout;
 use crate::openai::{Shape, Stream as OpenAiStream};
 use crate::settings::{COMPLETION_BASE_URL, ProviderSettings};
 use crate::template::{NAMES, Template};
@@ -73,15 +73,14 @@ impl Completion {
         self.api
     }
 
-    /// The request body, and the layout's user message (for the estimate).
-    pub fn body(&self, request: &PromptRequest) -> Result<(Vec<u8>, String), String> {
-        let (body, user) = self.body_json(request)?;
-        Ok((body.to_string().into_bytes(), user))
+    /// The request body: the messages (a PROMPT_AGENT's are the layout's
+    /// two) rendered with the template, the sampling settings, the grammar.
+    pub fn body(&self, request: &ChatRequest) -> Result<Vec<u8>, String> {
+        Ok(self.body_json(request)?.to_string().into_bytes())
     }
 
-    fn body_json(&self, request: &PromptRequest) -> Result<(Value, String), String> {
-        let user = layout::user_message(request);
-        let prompt = self.template.render(layout::SYSTEM, &user);
+    fn body_json(&self, request: &ChatRequest) -> Result<Value, String> {
+        let prompt = self.template.render_chat(&request.messages);
         let s = &self.settings;
         let mut body = json!({});
         if let Some(model) = &s.model {
@@ -110,7 +109,7 @@ impl Completion {
         if self.api == Api::OpenAi {
             body["stream_options"] = json!({"include_usage": true});
         }
-        Ok((body, user))
+        Ok(body)
     }
 }
 
@@ -124,7 +123,15 @@ impl Provider for Completion {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let (body, user) = self.body(request).map_err(|message| PromptError {
+        self.chat(&ChatRequest::from_prompt(request), shown)
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let body = self.body(request).map_err(|message| PromptError {
             message,
             requests: 0,
             out_of_calls: false,
@@ -138,15 +145,24 @@ impl Provider for Completion {
             requests_allowed: request.requests_allowed,
         };
         match self.api {
-            Api::LlamaCpp => answer::fetch(&mut self.client, &post, LlamaStream::default(), &user, shown),
-            Api::OpenAi => {
-                answer::fetch(&mut self.client, &post, OpenAiStream::new(Shape::TEXT), &user, shown)
+            Api::LlamaCpp => {
+                answer::fetch(&mut self.client, &post, LlamaStream::default(), &request.messages, shown)
             }
+            Api::OpenAi => answer::fetch(
+                &mut self.client,
+                &post,
+                OpenAiStream::new(Shape::TEXT),
+                &request.messages,
+                shown,
+            ),
         }
     }
 
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request)?.0 })
+        Ok(Wire {
+            endpoint: http::path_of(&self.url).into(),
+            body: self.body_json(&ChatRequest::from_prompt(request))?,
+        })
     }
 }
 
@@ -234,6 +250,7 @@ fn finish_reason(event: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout;
 
     fn provider(base_url: Option<&str>, template: &str) -> Completion {
         let settings = ProviderSettings {
@@ -245,8 +262,12 @@ mod tests {
         Completion::new(&settings).unwrap()
     }
 
-    fn request(grammar: Option<&str>) -> PromptRequest {
+    fn prompt_request(grammar: Option<&str>) -> PromptRequest {
         PromptRequest { query: "Say hi.".into(), grammar: grammar.map(str::to_string), ..Default::default() }
+    }
+
+    fn request(grammar: Option<&str>) -> ChatRequest {
+        ChatRequest::from_prompt(&prompt_request(grammar))
     }
 
     #[test]
@@ -261,9 +282,9 @@ mod tests {
     fn bodies_are_exact_for_both_apis() {
         let prompt = Template::ChatMl.render(layout::SYSTEM, "Say hi.");
         let prompt = serde_json::to_string(&prompt).unwrap();
-        let (body, user) = provider(None, "chatml").body(&request(Some("root ::= \"hi\""))).unwrap();
-        assert_eq!(user, "Say hi.");
-        let wire = provider(None, "chatml").wire(&request(Some("root ::= \"hi\""))).unwrap();
+        let body = provider(None, "chatml").body(&request(Some("root ::= \"hi\""))).unwrap();
+        // What a cassette keys is what is sent.
+        let wire = provider(None, "chatml").wire(&prompt_request(Some("root ::= \"hi\""))).unwrap();
         assert_eq!(
             (wire.endpoint.as_str(), wire.body.to_string().into_bytes()),
             ("/completion", body.clone())
@@ -277,7 +298,7 @@ mod tests {
         let mut p = provider(Some("http://h/v1"), "chatml");
         p.settings.model = Some("m".into());
         p.settings.seed = Some(3);
-        let (body, _) = p.body(&request(None)).unwrap();
+        let body = p.body(&request(None)).unwrap();
         assert_eq!(
             String::from_utf8(body).unwrap(),
             format!(

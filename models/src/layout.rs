@@ -9,6 +9,7 @@
 //!   backticks in the value.
 
 use crate::PromptRequest;
+use crate::chat::Message;
 
 /// Bump when any byte of what [`SYSTEM`] or [`user_message`] produce changes.
 pub const LAYOUT_VERSION: u32 = 1;
@@ -44,9 +45,9 @@ fn longest_backtick_run(text: &str) -> usize {
 
 /// The VM's estimate of a request's tokens when the server reports none:
 /// characters / 4, rounded up, of the messages sent and of the answer.
-pub fn estimate_tokens(user: &str, answer: &str) -> u64 {
-    let chars = (SYSTEM.chars().count() + user.chars().count()) as u64;
-    chars.div_ceil(4) + (answer.chars().count() as u64).div_ceil(4)
+pub fn estimate_tokens(messages: &[Message], answer: &str) -> u64 {
+    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+    (chars as u64).div_ceil(4) + (answer.chars().count() as u64).div_ceil(4)
 }
 
 #[cfg(test)]
@@ -79,8 +80,10 @@ mod tests {
 
     #[test]
     fn estimates_round_up() {
+        use crate::chat::Role;
+        let messages = |user: &str| [Message::new(Role::System, SYSTEM), Message::new(Role::User, user)];
         let base = (SYSTEM.len() as u64).div_ceil(4);
-        assert_eq!(estimate_tokens("", ""), base);
-        assert_eq!(estimate_tokens("abcd", "a"), base + 1 + 1);
+        assert_eq!(estimate_tokens(&messages(""), ""), base);
+        assert_eq!(estimate_tokens(&messages("abcd"), "a"), (SYSTEM.len() as u64 + 4).div_ceil(4) + 1);
     }
 }

@@ -5,12 +5,14 @@
 //! `http.rs` the HTTP all live providers share (timeouts, retries, API_CALLS
 //! per request), `answer.rs` the streamed answer they fetch through it,
 //! `layout.rs` the versioned prompt layout they send, `template.rs` how the
-//! `completion` provider renders it as one text. `cassette.rs` is the
-//! recorded-answers format that `--record` writes and the `replay`
-//! provider (`replay.rs`) answers from.
+//! `completion` provider renders it as one text, `chat.rs` a request of
+//! explicit messages (`tissc generate`), which PROMPT_AGENT's requests are
+//! made into. `cassette.rs` is the recorded-answers format that `--record`
+//! writes and the `replay` provider (`replay.rs`) answers from.
 
 pub mod answer;
 pub mod cassette;
+pub mod chat;
 pub mod completion;
 pub mod http;
 pub mod layout;
@@ -33,9 +35,7 @@ pub struct PromptRequest {
     /// The prompt's place in its run, 0 for the first (counted across
     /// resume): `mock --mock-answers` gives the answer at this place.
     pub index: u32,
-    /// A GBNF grammar the answer must follow (`tissc generate`): sent by the
-    /// `completion` provider to llama.cpp's `/completion`; refused by the
-    /// providers whose servers cannot take one.
+    /// A GBNF grammar the answer must follow, as [`chat::ChatRequest::grammar`].
     pub grammar: Option<String>,
     /// How many times the run asked this query with this context before
     /// (counted by the machine across resume): a cassette's occurrence.
@@ -98,6 +98,12 @@ pub trait Provider {
     /// What [`Provider::complete`] sends for `request`, without sending it
     /// (for cassettes); an error where `complete` would refuse the request.
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String>;
+    /// Sends a conversation as it is (`tissc generate`).
+    fn chat(
+        &mut self,
+        request: &chat::ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError>;
 }
 
 /// The provider the settings name.

@@ -13,14 +13,19 @@
 //! The file is read and checked when the provider is built, before the run
 //! starts: a malformed one is refused naming the file and the line and
 //! column (or the entry) at fault.
+//!
+//! A chat request (`tissc generate`) is answered the same way, its
+//! [`ChatRequest::index`] and its last user message standing for the
+//! prompt's index and query; it takes a grammar and has no use for it.
 
 use std::fmt;
 
 use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
+use crate::chat::ChatRequest;
 use crate::settings::ProviderSettings;
-use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire, layout};
+use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
 /// The largest answers file read.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -48,28 +53,30 @@ impl MockProvider {
         Ok(MockProvider { script: Some((path.clone(), script)) })
     }
 
-    fn answer(&self, request: &PromptRequest) -> Result<String, String> {
+    /// The answer to the `index`-th request (`what` names it in a message),
+    /// whose query is `query`.
+    fn answer(&self, index: u32, query: &str, what: &str) -> Result<String, String> {
         let Some((path, script)) = &self.script else {
-            return Ok(format!("mock answer to: {}", request.query));
+            return Ok(format!("mock answer to: {query}"));
         };
         match script {
-            Script::InOrder(answers) => answers.get(request.index as usize).cloned().ok_or_else(|| {
+            Script::InOrder(answers) => answers.get(index as usize).cloned().ok_or_else(|| {
                 format!(
-                    "--mock-answers `{path}` has {} and this is the run's PROMPT_AGENT number {}: add answers to \
+                    "--mock-answers `{path}` has {} and this is {what} number {}: add answers to \
                      the file, or answer by the query with {{\"match\": REGEX, \"answer\": TEXT}} entries",
                     plural(answers.len(), "answer"),
-                    u64::from(request.index) + 1
+                    u64::from(index) + 1
                 )
             }),
             Script::Matching(rules) => {
-                if let Some((_, answer)) = rules.iter().find(|(regex, _)| regex.is_match(&request.query)) {
+                if let Some((_, answer)) = rules.iter().find(|(regex, _)| regex.is_match(query)) {
                     return Ok(answer.clone());
                 }
                 let patterns: Vec<String> = rules.iter().map(|(r, _)| format!("`{}`", r.as_str())).collect();
                 Err(format!(
                     "no pattern of --mock-answers `{path}` matches the query `{}` (patterns: {}): add an entry \
                      whose \"match\" finds this query",
-                    start_of(&request.query),
+                    start_of(query),
                     patterns.join(", ")
                 ))
             }
@@ -87,28 +94,38 @@ impl Provider for MockProvider {
         request: &PromptRequest,
         _: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let text = self.answer(request).map_err(|message| PromptError {
-            message,
-            requests: 1,
-            out_of_calls: false,
-        })?;
+        let text = self.answer(request.index, &request.query, "the run's PROMPT_AGENT").map_err(failed)?;
         let prompt_chars: usize =
             request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
-        let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
-        Ok(PromptResponse { text, tokens, estimated: false, requests: 1, finish_reason: Some("stop".into()) })
+        Ok(counted(prompt_chars, text))
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        _: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let text = self.answer(request.index, request.last_user(), "request").map_err(failed)?;
+        Ok(counted(request.messages.iter().map(|m| m.content.len()).sum(), text))
     }
 
     /// The mock sends nothing: its request is the layout's two messages, what
     /// a model would be asked (no endpoint).
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        let body = serde_json::json!({
-            "messages": [
-                {"role": "system", "content": layout::SYSTEM},
-                {"role": "user", "content": layout::user_message(request)},
-            ],
-        });
+        let body = serde_json::json!({ "messages": ChatRequest::from_prompt(request).messages_json() });
         Ok(Wire { endpoint: String::new(), body })
     }
+}
+
+fn failed(message: String) -> PromptError {
+    PromptError { message, requests: 1, out_of_calls: false }
+}
+
+/// The answer, its tokens counted as the static estimate counts them
+/// (characters / 4 of the prompt and of the answer).
+fn counted(prompt_chars: usize, text: String) -> PromptResponse {
+    let tokens = (prompt_chars as u64).div_ceil(4) + (text.len() as u64).div_ceil(4);
+    PromptResponse { text, tokens, estimated: false, requests: 1, finish_reason: Some("stop".into()) }
 }
 
 fn read(path: &str) -> Result<Vec<u8>, String> {

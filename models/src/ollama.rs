@@ -14,8 +14,8 @@
 use serde_json::{Value, json};
 
 use crate::answer::{self, Answer, Parser, shorten};
+use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::layout;
 use crate::settings::{OLLAMA_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
@@ -48,15 +48,13 @@ impl Ollama {
         })
     }
 
-    /// The request body: model, the two messages of the layout, streaming,
-    /// the sampling options.
-    pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
-        let (body, user) = self.body_json(request);
-        (body.to_string().into_bytes(), user)
+    /// The request body: model, the messages (a PROMPT_AGENT's are the
+    /// layout's two), streaming, the sampling options.
+    pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
+        self.body_json(request).to_string().into_bytes()
     }
 
-    fn body_json(&self, request: &PromptRequest) -> (Value, String) {
-        let user = layout::user_message(request);
+    fn body_json(&self, request: &ChatRequest) -> Value {
         let mut options = json!({
             "num_predict": self.settings.max_tokens,
             "temperature": self.settings.temperature,
@@ -64,20 +62,16 @@ impl Ollama {
         if let Some(seed) = self.settings.seed {
             options["seed"] = json!(seed);
         }
-        let body = json!({
+        json!({
             "model": self.model,
-            "messages": [
-                {"role": "system", "content": layout::SYSTEM},
-                {"role": "user", "content": user},
-            ],
+            "messages": request.messages_json(),
             "stream": true,
             "options": options,
-        });
-        (body, user)
+        })
     }
 
     /// A grammar is refused: Ollama's API has no place for one.
-    fn check(request: &PromptRequest) -> Result<(), String> {
+    fn check(request: &ChatRequest) -> Result<(), String> {
         match request.grammar {
             Some(_) => Err("Ollama's /api/chat takes no GBNF grammar; use --provider completion against a \
                             llama.cpp server for grammar-constrained answers"
@@ -97,12 +91,20 @@ impl Provider for Ollama {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
+        self.chat(&ChatRequest::from_prompt(request), shown)
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
         Ollama::check(request).map_err(|message| PromptError {
             message,
             requests: 0,
             out_of_calls: false,
         })?;
-        let (body, user) = self.body(request);
+        let body = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
             url: &self.url,
@@ -111,12 +113,13 @@ impl Provider for Ollama {
             key: key.as_deref(),
             requests_allowed: request.requests_allowed,
         };
-        answer::fetch(&mut self.client, &post, Stream::default(), &user, shown)
+        answer::fetch(&mut self.client, &post, Stream::default(), &request.messages, shown)
     }
 
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        Ollama::check(request)?;
-        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request).0 })
+        let request = ChatRequest::from_prompt(request);
+        Ollama::check(&request)?;
+        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(&request) })
     }
 }
 
@@ -173,6 +176,7 @@ impl Parser for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout;
 
     fn provider(seed: Option<u64>) -> Ollama {
         let settings = ProviderSettings {
@@ -184,7 +188,7 @@ mod tests {
         Ollama::new(&settings).unwrap()
     }
 
-    fn request() -> PromptRequest {
+    fn prompt() -> PromptRequest {
         PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
@@ -192,11 +196,15 @@ mod tests {
         }
     }
 
+    fn request() -> ChatRequest {
+        ChatRequest::from_prompt(&prompt())
+    }
+
     #[test]
     fn the_body_is_the_documented_layout_byte_for_byte() {
         let ollama = provider(None);
         assert_eq!(ollama.url, "http://127.0.0.1:11434/api/chat");
-        let (body, _) = ollama.body(&request());
+        let body = ollama.body(&request());
         let expected = format!(
             concat!(
                 r#"{{"model":"llama3.2","messages":[{{"role":"system","content":"{}"}},"#,
@@ -205,12 +213,13 @@ mod tests {
             ),
             layout::SYSTEM
         );
-        assert_eq!(String::from_utf8(body).unwrap(), expected);
-        let wire = ollama.wire(&request()).unwrap();
-        assert_eq!((wire.endpoint.as_str(), wire.body.to_string()), ("/api/chat", expected));
-        let grammar = PromptRequest { grammar: Some("root ::= \"x\"".into()), ..request() };
+        // What a cassette keys is what is sent; a grammar is refused.
+        let wire = ollama.wire(&prompt()).unwrap();
+        assert_eq!((wire.endpoint.as_str(), wire.body.to_string()), ("/api/chat", expected.clone()));
+        let grammar = PromptRequest { grammar: Some("root ::= \"x\"".into()), ..prompt() };
         assert!(ollama.wire(&grammar).unwrap_err().contains("takes no GBNF grammar"));
-        let (with_seed, _) = provider(Some(7)).body(&request());
+        assert_eq!(String::from_utf8(body).unwrap(), expected);
+        let with_seed = provider(Some(7)).body(&request());
         assert!(String::from_utf8(with_seed).unwrap().ends_with(r#""temperature":0.0,"seed":7}}"#));
     }
 

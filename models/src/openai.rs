@@ -13,8 +13,8 @@
 use serde_json::{Value, json};
 
 use crate::answer::{self, Answer, Parser, shorten};
+use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::layout;
 use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
@@ -39,30 +39,33 @@ impl OpenAi {
         })
     }
 
-    /// The request body: model, the two messages of the layout, the
-    /// sampling settings, streaming with usage; and the layout's user message.
-    pub fn body(&self, request: &PromptRequest) -> (Vec<u8>, String) {
-        let (body, user) = self.body_json(request);
-        (body.to_string().into_bytes(), user)
+    /// The request body: model, the messages (a PROMPT_AGENT's are the
+    /// layout's two), the sampling settings, the grammar if there is one,
+    /// streaming with usage.
+    pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
+        self.body_json(request).to_string().into_bytes()
     }
 
-    fn body_json(&self, request: &PromptRequest) -> (Value, String) {
-        let user = layout::user_message(request);
+    fn body_json(&self, request: &ChatRequest) -> Value {
         let mut body = json!({
             "model": self.model,
-            "messages": [
-                {"role": "system", "content": layout::SYSTEM},
-                {"role": "user", "content": user},
-            ],
+            "messages": request.messages_json(),
             "max_tokens": self.settings.max_tokens,
             "temperature": self.settings.temperature,
         });
         if let Some(seed) = self.settings.seed {
             body["seed"] = json!(seed);
         }
+        // llama.cpp's server takes a GBNF `grammar` here too. A server that
+        // does not know the field ignores it or refuses the request (its
+        // words in the error); either way `tissc generate` compiles every
+        // answer, so the grammar only ever helps.
+        if let Some(grammar) = &request.grammar {
+            body["grammar"] = json!(grammar);
+        }
         body["stream"] = json!(true);
         body["stream_options"] = json!({"include_usage": true});
-        (body, user)
+        body
     }
 }
 
@@ -76,7 +79,15 @@ impl Provider for OpenAi {
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let (body, user) = self.body(request);
+        self.chat(&ChatRequest::from_prompt(request), shown)
+    }
+
+    fn chat(
+        &mut self,
+        request: &ChatRequest,
+        shown: &mut dyn FnMut(&str),
+    ) -> Result<PromptResponse, PromptError> {
+        let body = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
             url: &self.url,
@@ -85,11 +96,14 @@ impl Provider for OpenAi {
             key: key.as_deref(),
             requests_allowed: request.requests_allowed,
         };
-        answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &user, shown)
+        answer::fetch(&mut self.client, &post, Stream::new(Shape::CHAT), &request.messages, shown)
     }
 
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(request).0 })
+        Ok(Wire {
+            endpoint: http::path_of(&self.url).into(),
+            body: self.body_json(&ChatRequest::from_prompt(request)),
+        })
     }
 }
 
@@ -236,6 +250,7 @@ fn usage_tokens(usage: &Value) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout;
 
     fn provider(seed: Option<u64>) -> OpenAi {
         let settings = ProviderSettings {
@@ -248,7 +263,7 @@ mod tests {
         OpenAi::new(&settings).unwrap()
     }
 
-    fn request() -> PromptRequest {
+    fn prompt() -> PromptRequest {
         PromptRequest {
             query: "Say hi.".into(),
             context: vec![("X".into(), "1".into())],
@@ -256,9 +271,13 @@ mod tests {
         }
     }
 
+    fn request() -> ChatRequest {
+        ChatRequest::from_prompt(&prompt())
+    }
+
     #[test]
     fn the_body_is_the_documented_layout_byte_for_byte() {
-        let (body, _) = provider(None).body(&request());
+        let body = provider(None).body(&request());
         let expected = format!(
             concat!(
                 r#"{{"model":"smollm2","messages":[{{"role":"system","content":"{}"}},"#,
@@ -267,15 +286,25 @@ mod tests {
             ),
             layout::SYSTEM
         );
-        assert_eq!(String::from_utf8(body).unwrap(), expected);
         // What a cassette keys is what is sent.
-        let wire = provider(None).wire(&request()).unwrap();
-        assert_eq!((wire.endpoint.as_str(), wire.body.to_string()), ("/v1/chat/completions", expected));
-        let (with_seed, _) = provider(Some(7)).body(&request());
+        let wire = provider(None).wire(&prompt()).unwrap();
+        assert_eq!(
+            (wire.endpoint.as_str(), wire.body.to_string()),
+            ("/v1/chat/completions", expected.clone())
+        );
+        assert_eq!(String::from_utf8(body).unwrap(), expected);
+        let with_seed = provider(Some(7)).body(&request());
         assert!(
             String::from_utf8(with_seed).unwrap().contains(r#""temperature":0.0,"seed":7,"stream":true"#)
         );
         assert_eq!(provider(None).body(&request()), provider(None).body(&request()));
+    }
+
+    #[test]
+    fn a_grammar_goes_before_the_stream_fields() {
+        let chat = ChatRequest { grammar: Some("root ::= \"a\"".into()), ..request() };
+        let body = String::from_utf8(provider(None).body(&chat)).unwrap();
+        assert!(body.contains(r#""temperature":0.0,"grammar":"root ::= \"a\"","stream":true"#), "{body}");
     }
 
     #[test]

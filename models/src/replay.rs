@@ -18,6 +18,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cassette::{self, Cassette, Entry};
+use crate::chat::ChatRequest;
 use crate::settings::{PROVIDERS, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
@@ -171,6 +172,20 @@ impl Provider for Replay {
             }
         }
         Err(failed(self.miss(request, &asked)))
+    }
+
+    /// A cassette holds the answers of a run's PROMPT_AGENTs, looked up by
+    /// their place in the run; a conversation of `tissc generate` has none.
+    fn chat(&mut self, _: &ChatRequest, _: &mut dyn FnMut(&str)) -> Result<PromptResponse, PromptError> {
+        Err(PromptError {
+            message: format!(
+                "the replay provider answers the PROMPT_AGENTs of a `tissvm run` recorded in `{}`; it has no \
+                 answers for other requests (tissc generate): use a live provider",
+                self.path
+            ),
+            requests: 0,
+            out_of_calls: false,
+        })
     }
 
     /// What is looked up: the request of the provider the cassette was

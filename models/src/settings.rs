@@ -205,7 +205,8 @@ pub struct Resolved {
 const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG> variable and a key in the \
                        [provider] table of ./tiss.toml: flags beat environment beats file beats defaults)";
 
-/// The provider flags of `run`, `resume`, `debug` and `providers`. Each is
+/// The provider flags of `tissvm`'s `run`, `resume`, `debug` and
+/// `providers`, and of `tissc generate`. Each is
 /// taken as text and parsed with the same rules as its variable and its
 /// `tiss.toml` key.
 #[derive(Args, Debug, Default, Clone)]
@@ -430,6 +431,18 @@ pub fn resolve(
         }
     }
     Ok(Resolved { settings, origins })
+}
+
+/// The settings from `flags`, this process's environment and `tiss.toml` in
+/// the current directory, over `base` (what `tissvm` and `tissc generate`
+/// go by).
+pub fn from_process(
+    flags: &ProviderFlags,
+    base: ProviderSettings,
+    base_origin: Origin,
+) -> Result<Resolved, String> {
+    let file = ProjectFile::read(Path::new("."))?;
+    resolve(flags, &|name| std::env::var(name).ok(), file.as_ref(), base, base_origin)
 }
 
 impl ProviderSettings {

@@ -16,8 +16,17 @@
 //!   has no system role: the system message opens the instruction, a blank
 //!   line before the user message.
 //!
+//! A conversation (`render_chat`: a system message, then user and assistant
+//! turns) follows each family's multi-turn form: ChatML's messages one after
+//! the other; Llama 2's `[INST] USER [/INST] ANSWER </s><s>[INST] USER
+//! [/INST]` (its reference code's later BOS and EOS tokens, as text, which
+//! the server reads as those tokens); Alpaca's instruction and response
+//! blocks repeated.
+//!
 //! Any change to these bytes changes what is sent, like a change of the
 //! layout: keep the unit tests below exact.
+
+use crate::chat::{Message, Role};
 
 /// A prompt template, by the name `--template` gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,18 +54,57 @@ impl Template {
     /// The prompt: `system` and `user` in this template's format, ending
     /// where the model's answer begins.
     pub fn render(self, system: &str, user: &str) -> String {
+        self.render_chat(&[Message::new(Role::System, system), Message::new(Role::User, user)])
+    }
+
+    /// A conversation in this template's format, ending where the model's
+    /// answer begins. A system message counts only first; the turns after it
+    /// are taken in order as they alternate.
+    pub fn render_chat(self, messages: &[Message]) -> String {
+        let (system, turns) = match messages.split_first() {
+            Some((first, rest)) if first.role == Role::System => (Some(first.content.as_str()), rest),
+            _ => (None, messages),
+        };
+        let mut out = String::new();
         match self {
-            Template::ChatMl => format!(
-                "<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n"
-            ),
+            Template::ChatMl => {
+                for m in messages {
+                    out.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role.name(), m.content));
+                }
+                out.push_str("<|im_start|>assistant\n");
+            }
             Template::Llama2 => {
-                let content = format!("<<SYS>>\n{system}\n<</SYS>>\n\n{user}");
-                format!("[INST] {} [/INST]", content.trim())
+                for (i, m) in turns.iter().enumerate() {
+                    match m.role {
+                        Role::Assistant => out.push_str(&format!(" {} </s>", m.content.trim())),
+                        _ => {
+                            let content = match system.filter(|_| i == 0) {
+                                Some(system) => format!("<<SYS>>\n{system}\n<</SYS>>\n\n{}", m.content),
+                                None => m.content.clone(),
+                            };
+                            let bos = if i == 0 { "" } else { "<s>" };
+                            out.push_str(&format!("{bos}[INST] {} [/INST]", content.trim()));
+                        }
+                    }
+                }
             }
             Template::Alpaca => {
-                format!("{ALPACA_PREAMBLE}\n\n### Instruction:\n{system}\n\n{user}\n\n### Response:")
+                out.push_str(ALPACA_PREAMBLE);
+                for (i, m) in turns.iter().enumerate() {
+                    match m.role {
+                        Role::Assistant => out.push_str(&format!("\n\n### Response:\n{}", m.content)),
+                        _ => match system.filter(|_| i == 0) {
+                            Some(system) => {
+                                out.push_str(&format!("\n\n### Instruction:\n{system}\n\n{}", m.content))
+                            }
+                            None => out.push_str(&format!("\n\n### Instruction:\n{}", m.content)),
+                        },
+                    }
+                }
+                out.push_str("\n\n### Response:");
             }
         }
+        out
     }
 }
 
@@ -86,6 +134,35 @@ mod tests {
             Template::Alpaca.render("Be brief.", "Say hi."),
             "Below is an instruction that describes a task. Write a response that appropriately completes the \
              request.\n\n### Instruction:\nBe brief.\n\nSay hi.\n\n### Response:"
+        );
+    }
+
+    fn conversation() -> Vec<Message> {
+        vec![
+            Message::new(Role::System, "Be brief."),
+            Message::new(Role::User, "Say hi."),
+            Message::new(Role::Assistant, "Hi."),
+            Message::new(Role::User, "Again."),
+        ]
+    }
+
+    #[test]
+    fn conversations_follow_each_familys_turns() {
+        assert_eq!(
+            Template::ChatMl.render_chat(&conversation()),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nSay hi.<|im_end|>\n<|im_start|>assistant\n\
+             Hi.<|im_end|>\n<|im_start|>user\nAgain.<|im_end|>\n<|im_start|>assistant\n"
+        );
+        assert_eq!(
+            Template::Llama2.render_chat(&conversation()),
+            "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nSay hi. [/INST] Hi. </s><s>[INST] Again. [/INST]"
+        );
+        assert_eq!(
+            Template::Alpaca.render_chat(&conversation()),
+            format!(
+                "{ALPACA_PREAMBLE}\n\n### Instruction:\nBe brief.\n\nSay hi.\n\n### Response:\nHi.\n\n\
+                 ### Instruction:\nAgain.\n\n### Response:"
+            )
         );
     }
 

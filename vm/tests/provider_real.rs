@@ -14,6 +14,7 @@ use common::Fixture;
 use serde_json::Value as Json;
 use tiss_vm::host::PromptRequest;
 use tiss_vm::provider::Provider;
+use tiss_vm::provider::chat::ChatRequest;
 use tiss_vm::provider::completion::Completion;
 use tiss_vm::provider::openai::OpenAi;
 use tiss_vm::provider::settings::ProviderSettings;
@@ -34,7 +35,7 @@ fn settings(base_url: &str) -> ProviderSettings {
 /// the server's own answer and usage, to hold the run to.
 fn direct(base_url: &str) -> (String, u64) {
     let request = PromptRequest { query: QUERY.into(), ..Default::default() };
-    let (body, _) = OpenAi::new(&settings(base_url)).unwrap().body(&request);
+    let body = OpenAi::new(&settings(base_url)).unwrap().body(&ChatRequest::from_prompt(&request));
     let mut body: Json = serde_json::from_slice(&body).unwrap();
     body["stream"] = false.into();
     body.as_object_mut().unwrap().remove("stream_options");
@@ -124,7 +125,10 @@ fn the_completion_provider_gets_a_real_answer_and_its_usage() {
 
     // The same body, not streamed: the server's own answer and counts.
     let request = PromptRequest { query: QUERY.into(), ..Default::default() };
-    let (body, _) = Completion::new(&completion_settings(base_url)).unwrap().body(&request).unwrap();
+    let body = Completion::new(&completion_settings(base_url))
+        .unwrap()
+        .body(&ChatRequest::from_prompt(&request))
+        .unwrap();
     let mut body: Json = serde_json::from_slice(&body).unwrap();
     body["stream"] = false.into();
     let json = post_json(base_url, "/completion", &body);

@@ -23,6 +23,9 @@ use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/generate.rs"]
+mod generate;
+
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
 #[global_allocator]
@@ -43,9 +46,10 @@ mod status {
 #[command(
     name = "tissc",
     about = "The TissLang compiler: check and compile plans, disassemble bytecode, print syntax trees, \
-             explain error codes",
-    after_help = "Exit status: 0 success, 1 compile errors, 2 usage error (or a .tbc that is invalid, corrupt \
-                  or of an unsupported version), 70 internal error."
+             explain error codes, print the grammar, have a language model write a plan",
+    after_help = "Exit status: 0 success, 1 compile errors (for generate: no plan compiled, or the model could \
+                  not be asked), 2 usage error (or a .tbc that is invalid, corrupt or of an unsupported version), \
+                  70 internal error."
 )]
 struct Cli {
     /// How to print diagnostics (on stderr): rustc-style text, or one JSON object per line.
@@ -129,6 +133,29 @@ enum Command {
         #[arg(long, conflicts_with = "code")]
         list: bool,
     },
+    /// Print the grammar of TissLang: GBNF (what `generate` sends to llama.cpp) or W3C EBNF.
+    ///
+    /// It accepts every plan the parser accepts, and a little more (names
+    /// that are reserved words, words written together, a heredoc ended by
+    /// another tag, `{{name}}` in strings), which the compiler refuses.
+    Grammar {
+        /// `gbnf` (llama.cpp's grammar format) or `ebnf` (W3C EBNF).
+        #[arg(long, value_enum, default_value_t = generate::GrammarFormat::Gbnf, value_name = "FORMAT")]
+        format: generate::GrammarFormat,
+    },
+    /// Have a language model write a plan for GOAL, compile it, and send its
+    /// diagnostics back until it compiles (SPEC §7).
+    ///
+    /// The model is told a compact language reference and an example; the
+    /// plan is taken from its answer (a Markdown fence is stripped) and
+    /// compiled; on errors the JSON diagnostics go back to it with its plan,
+    /// up to --max-repairs times. Each attempt and its error count are shown
+    /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
+    /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles
+    /// (written to -o, or printed); 1 none did (the last attempt saved as
+    /// NAME.rejected.tiss beside -o) or the model could not be asked (a
+    /// provider error, after its retries); 2 a usage error.
+    Generate(Box<generate::GenerateArgs>),
 }
 
 /// Everything a command needs to report.
@@ -178,6 +205,8 @@ fn run() -> u8 {
         }
         Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
+        Command::Grammar { format } => generate::grammar(format),
+        Command::Generate(args) => generate::generate(&args, format),
     }
 }
 

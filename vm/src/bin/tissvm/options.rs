@@ -10,7 +10,7 @@ use tiss_vm::host::sandbox::profile::parse_size;
 use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::policy::PolicyRules;
 use tiss_vm::policy::file::{read_policy_file, read_project_policy};
-use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags, ProviderSettings, Resolved};
+use tiss_vm::provider::settings::{self, Origin, ProviderFlags};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
@@ -99,7 +99,7 @@ impl HostOptions {
         base_origin: Origin,
     ) -> Result<RememberedOptions, String> {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let provider = provider_settings(&self.provider, base.provider, base_origin)?.settings;
+        let provider = settings::from_process(&self.provider, base.provider, base_origin)?.settings;
         Ok(RememberedOptions {
             snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
             log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
@@ -159,17 +159,6 @@ pub fn profile_from_env() -> Result<Option<String>, String> {
         )),
         Err(_) => Ok(None),
     }
-}
-
-/// The provider settings from `flags`, the process's environment and
-/// `tiss.toml` in the current directory, over `base`.
-pub fn provider_settings(
-    flags: &ProviderFlags,
-    base: ProviderSettings,
-    base_origin: Origin,
-) -> Result<Resolved, String> {
-    let file = ProjectFile::read(Path::new("."))?;
-    settings::resolve(flags, &|name| std::env::var(name).ok(), file.as_ref(), base, base_origin)
 }
 
 /// How the run reports (`run`, `resume`).

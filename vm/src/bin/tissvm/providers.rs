@@ -7,9 +7,8 @@ use std::path::Path;
 
 use clap::Args;
 use tiss_vm::provider::cassette::Cassette;
-use tiss_vm::provider::settings::{Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
+use tiss_vm::provider::settings::{self, Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
 
-use super::options::provider_settings;
 use super::status;
 
 #[derive(Args)]
@@ -19,7 +18,8 @@ pub struct ProvidersArgs {
 }
 
 pub fn providers(args: &ProvidersArgs) -> u8 {
-    let resolved = match provider_settings(&args.provider, ProviderSettings::default(), Origin::Default) {
+    let resolved = match settings::from_process(&args.provider, ProviderSettings::default(), Origin::Default)
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("tissvm: {e}");

@@ -1,0 +1,117 @@
+//! A conversation sent as it is: explicit messages (system, user, assistant)
+//! and an optional GBNF grammar, for callers that write their own prompt
+//! (`tissc generate`: a language reference, the goal, then its earlier
+//! answer and the compiler's diagnostics). PROMPT_AGENT's requests are the
+//! layout's two messages (`layout.rs`), sent through the same path
+//! ([`ChatRequest::from_prompt`]), so a provider builds its bodies once.
+
+use crate::{PromptRequest, layout};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    /// The role's name in the OpenAI and Ollama message formats.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message { role, content: content.into() }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatRequest {
+    /// In order; the last is the user's.
+    pub messages: Vec<Message>,
+    /// A GBNF grammar the answer must follow: sent to llama.cpp (its
+    /// `/completion`, and its OpenAI-compatible `/chat/completions`);
+    /// refused where the API has no such field (`ollama`, `/completions`).
+    pub grammar: Option<String>,
+    /// How many requests the caller allows (retries included); `None`: no cap.
+    pub requests_allowed: Option<u64>,
+    /// The request's place among its caller's requests, 0 for the first:
+    /// `mock --mock-answers` gives the answer at this place.
+    pub index: u32,
+}
+
+impl ChatRequest {
+    /// A PROMPT_AGENT's request: the layout's system and user messages.
+    pub fn from_prompt(request: &PromptRequest) -> ChatRequest {
+        ChatRequest {
+            messages: vec![
+                Message::new(Role::System, layout::SYSTEM),
+                Message::new(Role::User, layout::user_message(request)),
+            ],
+            grammar: request.grammar.clone(),
+            requests_allowed: request.requests_allowed,
+            index: request.index,
+        }
+    }
+
+    /// The text of the last user message (what `mock`'s patterns match).
+    pub fn last_user(&self) -> &str {
+        self.messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str())
+    }
+
+    /// The messages as the OpenAI and Ollama APIs take them.
+    pub fn messages_json(&self) -> serde_json::Value {
+        self.messages
+            .iter()
+            .map(|m| serde_json::json!({"role": m.role.name(), "content": m.content}))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_is_the_layouts_two_messages() {
+        let prompt = PromptRequest {
+            query: "q".into(),
+            context: vec![("X".into(), "1".into())],
+            index: 4,
+            grammar: Some("root ::= \"a\"".into()),
+            requests_allowed: Some(2),
+            occurrence: 0,
+            step: "s".into(),
+            line: 3,
+        };
+        let chat = ChatRequest::from_prompt(&prompt);
+        assert_eq!(
+            chat.messages,
+            [Message::new(Role::System, layout::SYSTEM), Message::new(Role::User, "q\n\n### X\n```\n1\n```")]
+        );
+        assert_eq!(
+            (chat.index, chat.requests_allowed, chat.grammar.as_deref()),
+            (4, Some(2), Some("root ::= \"a\""))
+        );
+        assert_eq!(chat.last_user(), "q\n\n### X\n```\n1\n```");
+        assert_eq!(
+            chat.messages_json().to_string(),
+            format!(
+                r#"[{{"role":"system","content":"{}"}},{{"role":"user","content":"q\n\n### X\n```\n1\n```"}}]"#,
+                layout::SYSTEM
+            )
+        );
+    }
+}
