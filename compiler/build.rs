@@ -11,7 +11,11 @@
 //! `-static-pie`. `vm/Cargo.toml` uses this file too.
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
+    // The path is resolved against the manifest of the package being built,
+    // and `vm/` has no build.rs of its own: a path that does not exist makes
+    // cargo rerun the script, and rebuild tiss-vm, on every invocation. This
+    // one names this file from either package.
+    println!("cargo:rerun-if-changed={}", concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/build.rs"));
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
     if var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu" && !static_crt {
