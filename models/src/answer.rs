@@ -67,11 +67,21 @@ pub fn fetch(
 
 /// `text` cut to 200 characters for a message, `…` marking the cut.
 pub fn shorten(text: &str) -> String {
-    let mut out: String = text.chars().take(200).collect();
+    start_of(text, 200)
+}
+
+/// The first `chars` characters of `text`, `…` marking a cut.
+pub fn start_of(text: &str, chars: usize) -> String {
+    let mut out: String = text.chars().take(chars).collect();
     if out.len() < text.len() {
         out.push('…');
     }
     out
+}
+
+/// `1 answer`, `2 answers`: a count and its noun, for messages.
+pub fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// A whole body through `parser`, as [`fetch`] feeds it (for the parsers'

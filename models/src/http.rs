@@ -22,6 +22,7 @@ use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::answer::plural;
 use crate::settings::{ProviderSettings, format_ms};
 
 /// The most of an error body kept for its message.
@@ -317,10 +318,6 @@ fn io_text(e: &std::io::Error) -> String {
         std::io::ErrorKind::UnexpectedEof => "the server closed the connection early".into(),
         _ => e.to_string(),
     }
-}
-
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// The path of `url` (`http://h:8080/v1/chat/completions` →

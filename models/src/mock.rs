@@ -23,6 +23,7 @@ use std::fmt;
 use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
+use crate::answer::{plural, start_of};
 use crate::chat::ChatRequest;
 use crate::settings::ProviderSettings;
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
@@ -64,7 +65,7 @@ impl MockProvider {
                 format!(
                     "--mock-answers `{path}` has {} and this is {what} number {}: add answers to \
                      the file, or answer by the query with {{\"match\": REGEX, \"answer\": TEXT}} entries",
-                    plural(answers.len(), "answer"),
+                    plural(answers.len() as u64, "answer"),
                     u64::from(index) + 1
                 )
             }),
@@ -76,7 +77,7 @@ impl MockProvider {
                 Err(format!(
                     "no pattern of --mock-answers `{path}` matches the query `{}` (patterns: {}): add an entry \
                      whose \"match\" finds this query",
-                    start_of(query),
+                    start_of(query, 60),
                     patterns.join(", ")
                 ))
             }
@@ -228,19 +229,6 @@ impl<'de> Visitor<'de> for EntryVisitor {
             answer: answer.ok_or_else(|| de::Error::missing_field("answer"))?,
         })
     }
-}
-
-/// The first 60 characters of `query`, `…` marking a cut.
-fn start_of(query: &str) -> String {
-    let mut out: String = query.chars().take(60).collect();
-    if out.len() < query.len() {
-        out.push('…');
-    }
-    out
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::answer::{plural, start_of};
 use crate::cassette::{self, Cassette, Entry};
 use crate::chat::ChatRequest;
 use crate::settings::{PROVIDERS, ProviderSettings};
@@ -88,7 +89,7 @@ impl Replay {
                 return format!(
                     "the cassette `{path}` has {} of {where_} and this run asks it again (time {}): the \
                      recorded run asked it fewer times; record it again (key {}, {provider})",
-                    plural(recorded, "answer"),
+                    plural(recorded as u64, "answer"),
                     u64::from(request.occurrence) + 1,
                     &key[..12]
                 );
@@ -257,18 +258,9 @@ fn where_strings_differ(a: &str, b: &str) -> String {
     format!("from character {}: recorded {}, now {}", at + 1, part(a), part(b))
 }
 
+/// A JSON value in a miss report: its first 60 characters.
 fn shorten(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 60 {
-        return text;
-    }
-    let mut out: String = text.chars().take(60).collect();
-    out.push('…');
-    out
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    start_of(&value.to_string(), 60)
 }
 
 #[cfg(test)]
