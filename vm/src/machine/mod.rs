@@ -902,27 +902,13 @@ impl Machine {
             Instr::Review { slot } => {
                 let message = self.stack.last().map(Value::to_text).unwrap_or_default();
                 let question = Question::Review { message: message.clone() };
-                let (approved, comment) = match host.ask(&question, program.line(self.pc - 1)) {
-                    Some(Answer::Review { approved, comment }) => (approved, comment),
-                    Some(Answer::Continue) => (true, String::new()),
-                    Some(Answer::Choice(_)) => {
-                        return Err(Exec::Raise((
-                            FailureKind::CommandError,
-                            "a REQUEST_REVIEW needs approve or reject".into(),
-                        )));
-                    }
-                    None => return Err(Exec::Suspend(question)),
-                };
+                let (approved, comment) = self.ask_approval(question, "a REQUEST_REVIEW", program, host)?;
                 self.pop()?;
                 self.interactions = self.interactions.saturating_add(1);
                 if slot == NO_SLOT {
                     if !approved {
                         // The kind says it was rejected: the message says what, and why.
-                        let why = if comment.is_empty() {
-                            "no comment".to_string()
-                        } else {
-                            format!("comment: {comment}")
-                        };
+                        let why = rejection_comment(&comment);
                         return Err(Exec::Raise((
                             FailureKind::ReviewRejected,
                             format!("{message:?} ({why})"),
@@ -1122,28 +1108,38 @@ impl Machine {
         };
         let command = command.to_string();
         let question = Question::Approval { command: command.clone(), reason: reason.clone() };
-        let (approved, comment) = match host.ask(&question, program.line(self.pc - 1)) {
-            Some(Answer::Review { approved, comment }) => (approved, comment),
-            Some(Answer::Continue) => (true, String::new()),
-            Some(Answer::Choice(_)) => {
-                return Err(Exec::Raise((
-                    FailureKind::CommandError,
-                    "a RUN that needs approval takes approve or reject".into(),
-                )));
-            }
-            None => return Err(Exec::Suspend(question)),
-        };
+        let (approved, comment) = self.ask_approval(question, "a RUN that needs approval", program, host)?;
         self.interactions = self.interactions.saturating_add(1);
         if approved {
             self.log(program, host, "approval", &command, "approved", 0);
             return Ok(());
         }
         self.log(program, host, "approval", &command, "rejected", 0);
-        let why = if comment.is_empty() { "no comment".to_string() } else { format!("comment: {comment}") };
+        let why = rejection_comment(&comment);
         Err(Exec::Raise((
             FailureKind::ReviewRejected,
             format!("`{command}` was not approved to run ({reason}; {why})"),
         )))
+    }
+
+    /// Asks `question`, which takes approve or reject (REQUEST_REVIEW, a RUN
+    /// the policy holds): the answer and its comment, or a suspension when
+    /// there is no answer yet. `what` names the asker if a choice comes back.
+    fn ask_approval(
+        &self,
+        question: Question,
+        what: &str,
+        program: &Program,
+        host: &mut dyn Host,
+    ) -> Result<(bool, String), Exec> {
+        match host.ask(&question, program.line(self.pc - 1)) {
+            Some(Answer::Review { approved, comment }) => Ok((approved, comment)),
+            Some(Answer::Continue) => Ok((true, String::new())),
+            Some(Answer::Choice(_)) => {
+                Err(Exec::Raise((FailureKind::CommandError, format!("{what} takes approve or reject"))))
+            }
+            None => Err(Exec::Suspend(question)),
+        }
     }
 
     fn prompt(&mut self, prompt: u32, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
@@ -1532,4 +1528,9 @@ fn host_error(e: HostError) -> Exec {
         HostError::Command(m) => Exec::Raise((FailureKind::CommandError, m)),
         HostError::Security(m) => Exec::Raise((FailureKind::SecurityViolation, m)),
     }
+}
+
+/// What a rejection's message says of the reviewer's comment.
+fn rejection_comment(comment: &str) -> String {
+    if comment.is_empty() { "no comment".to_string() } else { format!("comment: {comment}") }
 }
