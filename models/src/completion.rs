@@ -118,14 +118,6 @@ impl Provider for Completion {
         "completion"
     }
 
-    fn complete(
-        &mut self,
-        request: &PromptRequest,
-        shown: &mut dyn FnMut(&str),
-    ) -> Result<PromptResponse, PromptError> {
-        self.chat(&ChatRequest::from_prompt(request), shown)
-    }
-
     fn chat(
         &mut self,
         request: &ChatRequest,

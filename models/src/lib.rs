@@ -89,12 +89,15 @@ pub trait Provider {
     /// The provider's name as given to `--provider`.
     fn name(&self) -> &str;
     /// Asks the model; `shown` gets each piece of a streamed answer as it
-    /// comes (for a terminal).
+    /// comes (for a terminal). A live provider sends the layout's two
+    /// messages as a chat; `mock` and `replay` answer from their scripts.
     fn complete(
         &mut self,
         request: &PromptRequest,
         shown: &mut dyn FnMut(&str),
-    ) -> Result<PromptResponse, PromptError>;
+    ) -> Result<PromptResponse, PromptError> {
+        self.chat(&chat::ChatRequest::from_prompt(request), shown)
+    }
     /// What [`Provider::complete`] sends for `request`, without sending it
     /// (for cassettes); an error where `complete` would refuse the request.
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String>;

@@ -86,14 +86,6 @@ impl Provider for Ollama {
         "ollama"
     }
 
-    fn complete(
-        &mut self,
-        request: &PromptRequest,
-        shown: &mut dyn FnMut(&str),
-    ) -> Result<PromptResponse, PromptError> {
-        self.chat(&ChatRequest::from_prompt(request), shown)
-    }
-
     fn chat(
         &mut self,
         request: &ChatRequest,

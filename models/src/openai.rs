@@ -74,14 +74,6 @@ impl Provider for OpenAi {
         "openai"
     }
 
-    fn complete(
-        &mut self,
-        request: &PromptRequest,
-        shown: &mut dyn FnMut(&str),
-    ) -> Result<PromptResponse, PromptError> {
-        self.chat(&ChatRequest::from_prompt(request), shown)
-    }
-
     fn chat(
         &mut self,
         request: &ChatRequest,
