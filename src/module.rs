@@ -539,6 +539,14 @@ pub enum Subject {
 }
 
 impl Module {
+    /// Where the code of the task that starts at `entry` ends: the next
+    /// task's entry, else the end of the code (tasks are laid out in order
+    /// after the main code).
+    pub fn task_end(&self, entry: u32) -> u32 {
+        let code_end = u32::try_from(self.code.len()).unwrap_or(u32::MAX);
+        self.tasks.iter().map(|t| t.entry).filter(|&e| e > entry).min().unwrap_or(code_end).min(code_end)
+    }
+
     pub fn string(&self, index: u32) -> Option<&str> {
         self.strings.get(index)
     }

@@ -481,15 +481,7 @@ impl Walker<'_> {
         if self.calls.contains(&task) || self.nesting >= MAX_NESTING || self.items >= MAX_ITEMS {
             return Vec::new();
         }
-        let module = &self.program.module;
-        let end = module
-            .tasks
-            .iter()
-            .map(|t| t.entry)
-            .filter(|&e| e > entry)
-            .min()
-            .unwrap_or(module.code.len() as u32)
-            .min(module.code.len() as u32);
+        let end = self.program.module.task_end(entry);
         self.calls.push(task);
         self.nesting += 1;
         let body = self.block(entry, end);

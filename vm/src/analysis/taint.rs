@@ -218,13 +218,7 @@ impl Walker<'_> {
                     let entry = module.tasks.get(task as usize).map(|t| t.entry);
                     match entry {
                         Some(entry) if !self.calls.contains(&task) && self.walked < MAX_WALKED => {
-                            let end = module
-                                .tasks
-                                .iter()
-                                .map(|t| t.entry)
-                                .filter(|&e| e > entry)
-                                .min()
-                                .unwrap_or(module.code.len() as u32);
+                            let end = module.task_end(entry);
                             self.calls.push(task);
                             self.walk(entry, end);
                             self.calls.pop();
