@@ -29,6 +29,7 @@ mod color;
 mod debug;
 mod estimate;
 mod invalid;
+mod many;
 mod options;
 mod providers;
 mod resume;
@@ -238,7 +239,8 @@ fn run() -> u8 {
             },
             Err(refused) => refused.report_analysis(args.json()),
         },
-        Command::Run(args) => match load_plan(&mut out, &args.plan) {
+        Command::Run(args) if args.many.wanted(&args.plans) => many::run(&args),
+        Command::Run(args) => match load_plan(&mut out, args.plan()) {
             Ok(plan) => run::run(plan.module, &args),
             Err(refused) => refused.report(args.report.output_format),
         },
