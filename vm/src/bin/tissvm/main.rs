@@ -25,6 +25,7 @@ use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
+mod collect;
 mod color;
 mod debug;
 mod estimate;
@@ -35,6 +36,7 @@ mod providers;
 mod resume;
 mod run;
 mod session;
+mod slurm;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -209,6 +211,13 @@ enum Command {
     /// variable, ./tiss.toml's [provider] table or the default. The API key
     /// is never shown: only whether the variable named by api_key_env is set.
     Providers(providers::ProvidersArgs),
+    /// Merge the plans' JSON reports that `tissvm run --report-dir DIR` wrote
+    /// (from any number of shards, machines or Slurm tasks) into one report:
+    /// a line per plan, the failures and the counts; the combined JSON; or
+    /// JUnit, one testsuite per plan. Exit status: the worst plan's.
+    Collect(collect::CollectArgs),
+    /// Submit plans to Slurm as one job array (README, "Running on a cluster").
+    Slurm(slurm::SlurmArgs),
 }
 
 // `cli_support::start` says what of the standard library's set-up it skips
@@ -250,6 +259,8 @@ fn run() -> u8 {
             Err(refused) => refused.status(),
         },
         Command::Providers(args) => providers::providers(&args),
+        Command::Collect(args) => collect::collect(&args),
+        Command::Slurm(args) => slurm::slurm(&args),
     }
 }
 

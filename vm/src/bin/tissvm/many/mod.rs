@@ -29,7 +29,7 @@ use super::color;
 use super::options::OutputFormat;
 use super::run::RunArgs;
 use super::status;
-pub use plans::Shard;
+pub use plans::{Shard, expand};
 
 /// The options of a run of many plans.
 #[derive(Args)]
