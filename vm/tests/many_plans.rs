@@ -13,7 +13,9 @@ use serde_json::Value as Json;
 
 /// A plan of one step running `command`, asserting it exits 0.
 fn plan(task: &str, command: &str) -> String {
-    format!("TASK \"{task}\"\n\nSTEP \"only\" {{\n    RUN \"{command}\"\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}}\n")
+    format!(
+        "TASK \"{task}\"\n\nSTEP \"only\" {{\n    RUN \"{command}\"\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}}\n"
+    )
 }
 
 /// A directory `suite/` of plans (`path` → source), and the fixture's root.
@@ -70,7 +72,8 @@ fn one_plan_runs_as_it_always_has() {
 
 #[test]
 fn the_exit_status_is_the_worst_of_the_plans() {
-    let budget = "TASK \"b\"\n\nSET_BUDGET RUN_COUNT = 1\n\nSTEP \"s\" {\n    RUN \"true\"\n    RUN \"true\"\n}\n";
+    let budget =
+        "TASK \"b\"\n\nSET_BUDGET RUN_COUNT = 1\n\nSTEP \"s\" {\n    RUN \"true\"\n    RUN \"true\"\n}\n";
     let root = suite(&[
         ("1.tiss", plan("p", "true")),
         ("2.tiss", plan("f", "false")),
@@ -85,7 +88,8 @@ fn the_exit_status_is_the_worst_of_the_plans() {
     assert_eq!(json["summary"]["failed"], 1);
     assert_eq!(json["summary"]["budget_exceeded"], 1);
     // The plans' reports in the order of the list, whatever order they ended in.
-    let plans: Vec<&str> = json["plans"].as_array().unwrap().iter().map(|p| p["plan"].as_str().unwrap()).collect();
+    let plans: Vec<&str> =
+        json["plans"].as_array().unwrap().iter().map(|p| p["plan"].as_str().unwrap()).collect();
     assert_eq!(plans, ["suite/1.tiss", "suite/2.tiss", "suite/3.tiss"]);
     assert_eq!(json["plans"][1]["failure"]["kind"], "assertion_failed");
     // Plan lines are progress, on stderr: stdout is the JSON alone.
@@ -123,7 +127,8 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     run.expect(1);
     assert!(run.stdout.contains("2 plan(s) not started: --max-failures was reached"), "{}", run.stdout);
     assert!(!root.path().join("ws/suite/two-ran").exists());
-    let run = tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
+    let run =
+        tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
     run.expect(1);
     assert!(run.stdout.contains("2 passed, 1 failed"), "{}", run.stdout);
     assert!(root.path().join("ws2/suite/two-ran").exists());
@@ -135,9 +140,18 @@ fn shards_split_the_list_the_same_way_every_time_and_cover_it_once() {
     let plans: Vec<(&str, String)> = names.iter().map(|n| (n.as_str(), plan("p", "true"))).collect();
     let root = suite(&plans);
     let shard = |k: usize| {
-        let run = tissvm(root.path(), &["run", "suite", "--shard", &format!("{k}/3"), "--output-format", "json"], &[]);
+        let run = tissvm(
+            root.path(),
+            &["run", "suite", "--shard", &format!("{k}/3"), "--output-format", "json"],
+            &[],
+        );
         run.expect(0);
-        run.json()["plans"].as_array().unwrap().iter().map(|p| p["plan"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+        run.json()["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["plan"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
     };
     let slices: Vec<Vec<String>> = (1..=3).map(shard).collect();
     assert_eq!(slices[0], ["suite/p0.tiss", "suite/p3.tiss", "suite/p6.tiss"]);
@@ -166,7 +180,11 @@ fn report_dir_and_collect_merge_the_shards_into_one_report() {
     text.expect(1);
     assert!(text.stdout.contains("FAIL"), "{}", text.stdout);
     assert!(text.stdout.contains("assertion_failed"), "{}", text.stdout);
-    assert!(text.stdout.lines().last().unwrap().starts_with("2 passed, 1 failed, 0 suspended"), "{}", text.stdout);
+    assert!(
+        text.stdout.lines().last().unwrap().starts_with("2 passed, 1 failed, 0 suspended"),
+        "{}",
+        text.stdout
+    );
 
     let json = tissvm(root.path(), &["collect", "reports", "--output-format", "json"], &[]);
     let json = json.expect(1).json();
@@ -242,11 +260,14 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
             .to_string();
         assert!(resume.ends_with("--continue-from-reports"), "{resume}");
         for plan in ["x", "y"] {
-            let report: Json =
-                serde_json::from_slice(&std::fs::read(root.path().join(format!("reports/suite/{plan}.json"))).unwrap())
-                    .unwrap();
+            let report: Json = serde_json::from_slice(
+                &std::fs::read(root.path().join(format!("reports/suite/{plan}.json"))).unwrap(),
+            )
+            .unwrap();
             assert_eq!(report["status"], "suspended");
-            assert!(report["snapshot"].as_str().unwrap().contains(&format!("reports/suite/{plan}.snapshots/")));
+            assert!(
+                report["snapshot"].as_str().unwrap().contains(&format!("reports/suite/{plan}.snapshots/"))
+            );
         }
 
         let words: Vec<&str> = resume.split_whitespace().skip(1).collect();
@@ -254,8 +275,12 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         again.expect(0);
         assert!(again.stdout.starts_with("PASS"), "{}", again.stdout);
         for plan in ["x", "y"] {
-            let count = std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}/count.txt"))).unwrap();
-            assert_eq!(count, "once\nlast\n", "signal {signal}, plan {plan}: an effect ran twice or not at all");
+            let count =
+                std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}/count.txt"))).unwrap();
+            assert_eq!(
+                count, "once\nlast\n",
+                "signal {signal}, plan {plan}: an effect ran twice or not at all"
+            );
         }
         assert!(root.path().join("reports/suite/z.json").is_file());
     }
