@@ -1,5 +1,6 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`,
-//! `estimate`, and lists the model providers (`providers`).
+//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many: `many/`), `resume`,
+//! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
+//! (`providers`).
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory), told apart by the
@@ -59,7 +60,9 @@ mod status {
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
 /// run from its snapshot (`resume`); step through it (`debug`); or compute
-/// its static cost bounds without running it (`estimate`).
+/// its static cost bounds without running it (`estimate`). Many plans run
+/// at once with `run PLAN|DIR... -j N`, their reports merge with `collect`,
+/// and `slurm` runs them on a Slurm cluster.
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
 /// as source (`.tiss`, compiled in memory), told apart by the `.tbc` magic
