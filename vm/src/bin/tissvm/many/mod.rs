@@ -208,9 +208,11 @@ impl Suite<'_> {
                     }
                 }
             }
-            if slots.iter().all(Option::is_none) {
+            let running = slots.iter().filter(|s| s.is_some()).count();
+            if running == 0 {
                 break;
             }
+            self.bar.set_message(format!("· {running} running · {} not passed", self.not_passed.len()));
             let (pid, code) = wait_any();
             if pid < 0 {
                 // No child left to wait for, which cannot be: end them all.
@@ -300,7 +302,6 @@ impl Suite<'_> {
         signals::started(slot, pid, seen);
         // Reaped by `wait_any`, by its pid.
         drop(child);
-        self.bar.set_message(plan.display().to_string());
         Ok(Some(Running { index, pid, started: Instant::now(), temporary }))
     }
 
