@@ -216,9 +216,9 @@ impl Suite<'_> {
             let (pid, code) = wait_any();
             if pid < 0 {
                 // No child left to wait for, which cannot be: end them all.
-                for slot in 0..slots.len() {
+                for (slot, taken) in slots.iter_mut().enumerate() {
                     signals::ended(slot);
-                    if let Some(running) = slots[slot].take() {
+                    if let Some(running) = taken.take() {
                         self.ended(running.index, code, running.started.elapsed(), running.temporary);
                     }
                 }
@@ -313,10 +313,8 @@ impl Suite<'_> {
         if plan_status.is_failure() {
             self.failures += 1;
         }
-        if let Some(dir) = &temporary {
-            if plan_status == PlanStatus::Passed {
-                let _ = std::fs::remove_dir_all(dir);
-            }
+        if let (Some(dir), PlanStatus::Passed) = (&temporary, plan_status) {
+            let _ = std::fs::remove_dir_all(dir);
         }
         if plan_status != PlanStatus::Passed {
             self.not_passed.push(index);
