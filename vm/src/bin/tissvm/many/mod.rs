@@ -83,6 +83,33 @@ struct Running {
     /// Its workspace, if this run made it in the temporary directory (kept
     /// when the plan does not pass).
     temporary: Option<PathBuf>,
+    output: Captured,
+}
+
+/// A plan's stdout (its JSON report) and stderr, in memory files
+/// (`memfd_create`): most plans pass, and then nothing of them needs to
+/// reach the file system, whose every file costs a millisecond on a busy
+/// disk. What is kept goes into the scratch or report directory.
+struct Captured {
+    stdout: File,
+    stderr: File,
+}
+
+impl Captured {
+    fn new() -> std::io::Result<Captured> {
+        let memory = |name: &str| -> std::io::Result<File> {
+            Ok(File::from(rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)?))
+        };
+        Ok(Captured { stdout: memory("tissvm-plan-stdout")?, stderr: memory("tissvm-plan-stderr")? })
+    }
+
+    /// All that was written to `file`.
+    fn read(mut file: File) -> Vec<u8> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut bytes = Vec::new();
+        let _ = file.seek(SeekFrom::Start(0)).and_then(|_| file.read_to_end(&mut bytes));
+        bytes
+    }
 }
 
 /// What the run of many plans goes by.
@@ -91,8 +118,11 @@ struct Suite<'a> {
     plans: Vec<PathBuf>,
     /// Each plan's exit status once it ended (or its earlier report's).
     outcomes: Vec<Option<i32>>,
-    /// Each plan's stdout and stderr, until they are read.
+    /// The JSON reports (without --report-dir, for JSON and JUnit output)
+    /// and the stderr of the plans that did not pass, until they are read.
     scratch: tempfile::TempDir,
+    /// What every plan's stdin is.
+    devnull: File,
     report_dir: Option<PathBuf>,
     passed_on: Vec<OsString>,
     program: PathBuf,
@@ -167,6 +197,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
         outcomes: vec![None; plans.len()],
         plans,
         scratch,
+        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         passed_on: forward::passed_on()?,
         program,
@@ -204,7 +235,7 @@ impl Suite<'_> {
                     Err(e) => {
                         let path = self.plans[index].display().to_string();
                         self.bar.suspend(|| eprintln!("tissvm: {path}: {e}"));
-                        self.ended(index, status::INVALID as i32, Duration::ZERO, None);
+                        self.ended(index, status::INVALID as i32, Duration::ZERO, None, None);
                     }
                 }
             }
@@ -219,7 +250,8 @@ impl Suite<'_> {
                 for (slot, taken) in slots.iter_mut().enumerate() {
                     signals::ended(slot);
                     if let Some(running) = taken.take() {
-                        self.ended(running.index, code, running.started.elapsed(), running.temporary);
+                        let elapsed = running.started.elapsed();
+                        self.ended(running.index, code, elapsed, running.temporary, Some(running.output));
                     }
                 }
                 continue;
@@ -227,7 +259,8 @@ impl Suite<'_> {
             if let Some(slot) = slots.iter().position(|s| s.as_ref().is_some_and(|r| r.pid == pid)) {
                 signals::ended(slot);
                 if let Some(running) = slots[slot].take() {
-                    self.ended(running.index, code, running.started.elapsed(), running.temporary);
+                    let elapsed = running.started.elapsed();
+                    self.ended(running.index, code, elapsed, running.temporary, Some(running.output));
                 }
             }
         }
@@ -245,7 +278,7 @@ impl Suite<'_> {
         let mut temporary = None;
         match self.earlier_report(&key) {
             Some(Earlier::Final(code, duration)) => {
-                self.ended(index, code, duration, None);
+                self.ended(index, code, duration, None, None);
                 return Ok(None);
             }
             Some(Earlier::Suspended(snapshot)) => {
@@ -288,13 +321,14 @@ impl Suite<'_> {
                 command.args(&self.passed_on);
             }
         }
-        let stdout = File::create(self.scratch_file(index, "out"))
-            .map_err(|e| format!("cannot spool its report: {e}"))?;
-        let stderr = File::create(self.scratch_file(index, "err"))
-            .map_err(|e| format!("cannot spool its output: {e}"))?;
+        let output = Captured::new().map_err(|e| format!("cannot capture its output: {e}"))?;
+        let given = |file: &File| file.try_clone().map(Stdio::from);
+        let (stdin, stdout, stderr) = given(&self.devnull)
+            .and_then(|stdin| Ok((stdin, given(&output.stdout)?, given(&output.stderr)?)))
+            .map_err(|e| format!("cannot give it its stdin and output: {e}"))?;
         // Its own process group: a Ctrl-C at the terminal reaches this
         // process, which passes it on once (signals.rs).
-        command.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+        command.stdin(stdin).stdout(stdout).stderr(stderr);
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let seen = signals::received();
         let child = command.spawn().map_err(|e| format!("cannot start `{}`: {e}", self.program.display()))?;
@@ -302,11 +336,19 @@ impl Suite<'_> {
         signals::started(slot, pid, seen);
         // Reaped by `wait_any`, by its pid.
         drop(child);
-        Ok(Some(Running { index, pid, started: Instant::now(), temporary }))
+        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
     }
 
-    /// Plan `index` ended with exit status `code` after `elapsed`.
-    fn ended(&mut self, index: usize, code: i32, elapsed: Duration, temporary: Option<PathBuf>) {
+    /// Plan `index` ended with exit status `code` after `elapsed`, with
+    /// `output` if it ran here.
+    fn ended(
+        &mut self,
+        index: usize,
+        code: i32,
+        elapsed: Duration,
+        temporary: Option<PathBuf>,
+        output: Option<Captured>,
+    ) {
         let plan_status = PlanStatus::from_exit_code(code);
         self.outcomes[index] = Some(code);
         self.summary.add(code);
@@ -319,19 +361,11 @@ impl Suite<'_> {
         if plan_status != PlanStatus::Passed {
             self.not_passed.push(index);
         }
-        if let Some(dir) = self.report_dir.clone()
-            && self.scratch_file(index, "out").exists()
+        if let Some(output) = output
+            && let Err(e) = self.keep(index, code, output)
         {
-            let target = dir.join(with_suffix(&plans::key(&self.plans[index]), ".json"));
-            let report = self.report(index);
-            let written = target.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
-                let mut text = serde_json::to_vec_pretty(&report).unwrap_or_default();
-                text.push(b'\n');
-                tiss_compiler::atomic_write::write_atomically(&target, &text, None)
-            });
-            if let Err(e) = written {
-                self.bar.suspend(|| eprintln!("tissvm: cannot write the report `{}`: {e}", target.display()));
-            }
+            let plan = self.plans[index].display().to_string();
+            self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
         }
         let style = self.line_style();
         let tone = match plan_status {
@@ -359,16 +393,45 @@ impl Suite<'_> {
         self.bar.inc(1);
     }
 
+    /// Keeps what will be needed of a plan's output: its report in the
+    /// report directory (atomically, its path as `plan`), or in the scratch
+    /// directory for the combined report; its stderr if it did not pass.
+    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<(), String> {
+        if PlanStatus::from_exit_code(code) != PlanStatus::Passed {
+            let stderr = Captured::read(output.stderr);
+            std::fs::write(self.scratch_file(index, "err"), stderr)
+                .map_err(|e| format!("cannot keep its output: {e}"))?;
+        }
+        if let Some(target) = self.report_path(index) {
+            let plan = self.plans[index].display().to_string();
+            let report = report_from(Some(&Captured::read(output.stdout)), &plan, code);
+            let mut text = serde_json::to_vec_pretty(&report).unwrap_or_default();
+            text.push(b'\n');
+            return target
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| tiss_compiler::atomic_write::write_atomically(&target, &text, None))
+                .map_err(|e| format!("cannot write its report `{}`: {e}", target.display()));
+        }
+        if self.format != OutputFormat::Text {
+            std::fs::write(self.scratch_file(index, "out"), Captured::read(output.stdout))
+                .map_err(|e| format!("cannot keep its report: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Where plan `index`'s report goes in the report directory, if there is one.
+    fn report_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.report_dir.as_ref()?.join(with_suffix(&plans::key(&self.plans[index]), ".json")))
+    }
+
     /// Plan `index`'s JSON report, with its path as `plan`: the one its
     /// `tissvm run` wrote, or one saying why there is none.
     fn report(&self, index: usize) -> Json {
         let plan = self.plans[index].display().to_string();
-        let from_report_dir =
-            self.report_dir.as_ref().map(|d| d.join(with_suffix(&plans::key(&self.plans[index]), ".json")));
-        let spooled = self.scratch_file(index, "out");
-        let source = if spooled.exists() { spooled } else { from_report_dir.unwrap_or(spooled) };
+        let source = self.report_path(index).unwrap_or_else(|| self.scratch_file(index, "out"));
         let code = self.outcomes[index].unwrap_or(status::INTERNAL as i32);
-        read_report(&source, &plan, code)
+        report_from(std::fs::read(source).ok().as_deref(), &plan, code)
     }
 
     fn scratch_file(&self, index: usize, kind: &str) -> PathBuf {
@@ -507,10 +570,10 @@ fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The JSON report at `path` with `plan` added, or, if there is none (the
+/// The JSON report in `bytes` with `plan` added, or, if there is none (the
 /// plan's tissvm died), one that says so with its exit status.
-fn read_report(path: &Path, plan: &str, code: i32) -> Json {
-    let parsed = std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice::<Json>(&bytes).ok());
+fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32) -> Json {
+    let parsed = bytes.and_then(|bytes| serde_json::from_slice::<Json>(bytes).ok());
     match parsed {
         Some(Json::Object(mut report)) => {
             let mut with_plan = serde_json::Map::new();
