@@ -9,12 +9,15 @@
 #   children) for 100 and for 1,000 plans: flat means it does not grow
 #   with the number of plans.
 # Each timing is the median of ROUNDS rounds, alternated.
-# Usage: benches/many_plans.sh [ROUNDS]
+# Usage: benches/many_plans.sh [ROUNDS]   (TISSVM=path: measure that binary, else a release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 target=${CARGO_TARGET_DIR:-target}
-cargo build -q --release --bin tissvm
+if [ -z "${TISSVM:-}" ]; then
+    cargo build -q --release --bin tissvm
+    TISSVM=$target/release/tissvm
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/sleep" "$work/trivial"
@@ -25,7 +28,7 @@ for i in $(seq 1 1000); do
     printf 'TASK "trivial %s"\n\nSTEP "s" {\n    LOG "plan %s"\n}\n' "$i" "$i" > "$work/trivial/p$(printf %04d "$i").tiss"
 done
 
-python3 - "$rounds" "$work" "$target/release/tissvm" <<'PY'
+python3 - "$rounds" "$work" "$TISSVM" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 
 rounds, work, tissvm = int(sys.argv[1]), sys.argv[2], sys.argv[3]

@@ -28,11 +28,16 @@ pub struct CollectArgs {
 }
 
 pub fn collect(args: &CollectArgs) -> u8 {
-    match files(&args.dir).and_then(|files| summarize(&args.dir, &files).map(|s| (files, s))) {
+    collect_dir(&args.dir, args.report.output_format)
+}
+
+/// The reports below `dir` merged, in `format` on stdout; the exit status.
+pub fn collect_dir(dir: &Path, format: OutputFormat) -> u8 {
+    match files(dir).and_then(|files| summarize(dir, &files).map(|s| (files, s))) {
         Ok((files, (summary, elapsed))) => {
-            let reports = files.iter().map(|f| read(&args.dir, f).unwrap_or(Json::Null));
+            let reports = files.iter().map(|f| read(dir, f).unwrap_or(Json::Null));
             let mut out = std::io::stdout().lock();
-            let written = match args.report.output_format {
+            let written = match format {
                 OutputFormat::Text => write_text(&mut out, &summary, elapsed, reports),
                 OutputFormat::Json => combined::write_json(&mut out, &summary, elapsed, reports),
                 OutputFormat::Junit => {

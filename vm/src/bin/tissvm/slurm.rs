@@ -18,8 +18,8 @@ use std::time::Duration;
 use clap::Args;
 use tiss_compiler::cli_support::shell_word;
 
-use super::collect::{self, CollectArgs};
-use super::options::{OutputFormat, ReportOptions};
+use super::collect;
+use super::options::OutputFormat;
 use super::status;
 
 #[derive(Args)]
@@ -237,11 +237,7 @@ fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
     let dir = shell_word(&args.report_dir.display().to_string());
     eprintln!("tissvm: job array {job} has ended; tissvm collect {dir}:");
     let _ = std::io::stderr().flush();
-    let collect_args = CollectArgs {
-        dir: args.report_dir.clone(),
-        report: ReportOptions { output_format: OutputFormat::Text },
-    };
-    let code = collect::collect(&collect_args);
+    let code = collect::collect_dir(&args.report_dir, OutputFormat::Text);
     let reports = collect::count(&args.report_dir);
     if reports < plans {
         eprintln!(

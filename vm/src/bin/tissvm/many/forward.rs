@@ -21,6 +21,7 @@ const DECIDED_HERE: &[&str] = &[
     "continue_from_reports",
     "workdir",
     "output_format",
+    "report",
     "snapshot_dir",
     "log_file",
 ];
