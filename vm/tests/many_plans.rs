@@ -127,6 +127,8 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     run.expect(1);
     assert!(run.stdout.contains("2 plan(s) not started: --max-failures was reached"), "{}", run.stdout);
     assert!(!root.path().join("ws/suite/two-ran").exists());
+    // Workspaces are made ahead of their plans; those of plans not started are removed.
+    assert!(!root.path().join("ws/suite/2").exists() && !root.path().join("ws/suite/3").exists());
     let run =
         tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
     run.expect(1);

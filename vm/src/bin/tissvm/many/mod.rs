@@ -10,6 +10,7 @@
 mod forward;
 mod plans;
 mod signals;
+mod workspaces;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -123,6 +124,9 @@ struct Suite<'a> {
     scratch: tempfile::TempDir,
     /// What every plan's stdin is.
     devnull: File,
+    workspaces: workspaces::Ahead,
+    /// How many plans run at once.
+    jobs: usize,
     report_dir: Option<PathBuf>,
     passed_on: Vec<OsString>,
     program: PathBuf,
@@ -176,6 +180,8 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
             )
         })?;
     }
+    let jobs =
+        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let scratch = tempfile::Builder::new()
         .prefix("tissvm-many-")
         .tempdir()
@@ -195,8 +201,10 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
     Ok(Suite {
         args,
         outcomes: vec![None; plans.len()],
+        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
         plans,
         scratch,
+        jobs,
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         passed_on: forward::passed_on()?,
@@ -212,11 +220,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
 impl Suite<'_> {
     fn run(&mut self) -> u8 {
         let began = Instant::now();
-        let jobs = self
-            .args
-            .many
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let jobs = self.jobs;
         let max_failures = if self.args.many.fail_fast { Some(1) } else { self.args.many.max_failures };
         if let Err(e) = signals::install(jobs) {
             eprintln!("tissvm: cannot pass Ctrl-C on to the plans ({e}); it ends this run without snapshots");
@@ -274,38 +278,30 @@ impl Suite<'_> {
     fn start(&mut self, index: usize, slot: usize) -> Result<Option<Running>, String> {
         let plan = self.plans[index].clone();
         let key = plans::key(&plan);
+        let workspace = self.workspaces.next()?;
         let mut command = Command::new(&self.program);
         let mut temporary = None;
         match self.earlier_report(&key) {
             Some(Earlier::Final(code, duration)) => {
+                workspace.discard();
                 self.ended(index, code, duration, None, None);
                 return Ok(None);
             }
             Some(Earlier::Suspended(snapshot)) => {
+                // The snapshot names the workspace it goes on in.
+                workspace.discard();
                 command.arg("resume").arg(snapshot).arg("--output-format=json");
             }
             None => {
-                let workspace = match &self.args.host.workdir {
-                    Some(dir) => {
-                        let workspace = dir.join(&key);
-                        std::fs::create_dir_all(&workspace).map_err(|e| {
-                            format!("cannot create its workspace `{}`: {e}", workspace.display())
-                        })?;
-                        workspace
-                    }
-                    None => {
-                        let stem =
-                            key.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                        let dir = tempfile::Builder::new()
-                            .prefix(&format!("tiss-{stem}-"))
-                            .tempdir()
-                            .map_err(|e| format!("cannot make its temporary workspace: {e}"))?
-                            .keep();
-                        temporary = Some(dir.clone());
-                        dir
-                    }
-                };
-                command.arg("run").arg(&plan).arg("--output-format=json").arg("--workdir").arg(&workspace);
+                if workspace.temporary {
+                    temporary = Some(workspace.path.clone());
+                }
+                command
+                    .arg("run")
+                    .arg(&plan)
+                    .arg("--output-format=json")
+                    .arg("--workdir")
+                    .arg(&workspace.path);
                 if let Some(dir) = &self.args.snapshot.snapshot_dir {
                     command.arg("--snapshot-dir").arg(dir);
                 } else if let Some(dir) = &self.report_dir {
