@@ -298,3 +298,22 @@ fn many_plans_run_at_once() {
     // One after another they would take 4 s.
     assert!(start.elapsed() < Duration::from_millis(3000), "{:?}", start.elapsed());
 }
+
+#[test]
+fn options_reach_every_plan_and_log_file_names_a_directory() {
+    let two_runs = "TASK \"c\"\n\nSTEP \"s\" {\n    RUN \"echo c\"\n    RUN \"echo c\"\n}\n";
+    let root = suite(&[("a.tiss", plan("a", "echo a")), ("b/c.tiss", two_runs.to_string())]);
+    let run = tissvm(
+        root.path(),
+        &["run", "suite", "--budget", "RUN_COUNT=1", "--log-file", "logs", "--output-format", "json"],
+        &[],
+    );
+    // The budget was passed on: one RUN per plan.
+    run.expect(4);
+    assert_eq!(run.json()["summary"]["passed"], 1);
+    assert_eq!(run.json()["summary"]["budget_exceeded"], 1);
+    let log = std::fs::read_to_string(root.path().join("logs/suite/a.jsonl")).unwrap();
+    let events: Vec<Json> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(events.iter().any(|e| e["op"].as_str().is_some_and(|op| op.contains("echo a"))), "{log}");
+    assert!(root.path().join("logs/suite/b/c.jsonl").is_file());
+}
