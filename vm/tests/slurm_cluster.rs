@@ -135,8 +135,9 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
     again.expect(2);
     assert!(again.stderr.contains("already holds reports"), "{}", again.stderr);
 
-    // A task requeued while its plan sleeps: the plan suspends (SIGTERM),
-    // the task starts again and resumes from the snapshot.
+    // A plan in the middle of its work when Slurm interrupts its task: it
+    // suspends into the report directory, the task starts again and
+    // resumes it from the snapshot, and no effect runs twice.
     let long = root.path().join("long");
     std::fs::create_dir_all(&long).unwrap();
     std::fs::write(
@@ -144,12 +145,27 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
         format!(
             "TASK \"long\"\n\n{}\n{}\n{}",
             step("first", "echo a >> effects.txt"),
-            step("wait", "sleep 5"),
+            step("wait", "sleep 4"),
             step("last", "echo c >> effects.txt")
         ),
     )
     .unwrap();
-    let submitted = tissvm(&cluster, root.path(), &["slurm", "long", "--report-dir", "requeue"]);
+    // `scontrol requeue`: SIGTERM to the task, the sleep killed (it runs again).
+    interrupted(&cluster, root.path(), "requeued", &|task| {
+        vec!["scontrol".into(), "requeue".into(), task.into()]
+    });
+    // Time is up: SIGUSR1 to the batch script alone (`--signal=B:USR1`), the
+    // sleep let finish; the script requeues its task itself.
+    interrupted(&cluster, root.path(), "warned", &|task| {
+        vec!["scancel".into(), "--batch".into(), "--signal=USR1".into(), task.into()]
+    });
+}
+
+/// Submits `long/` with the report directory `name`, runs `interrupt` (a
+/// command line, given the array task) once its first effect is there,
+/// lets the requeued task start at once, and checks it resumed.
+fn interrupted(cluster: &Cluster, root: &Path, name: &str, interrupt: &dyn Fn(&str) -> Vec<String>) {
+    let submitted = tissvm(cluster, root, &["slurm", "long", "--report-dir", name]);
     submitted.expect(0);
     let job = submitted
         .stderr
@@ -159,46 +175,48 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
         .unwrap_or_else(|| panic!("no job id:\n{}", submitted.stderr))
         .to_string();
     let task = format!("{job}_1");
-    let effects = root.path().join("requeue/workspaces/long/long/effects.txt");
+    let effects = root.join(name).join("workspaces/long/long/effects.txt");
     let began = Instant::now();
     while !effects.exists() {
         assert!(
             began.elapsed() < Duration::from_secs(60),
-            "the task never started: {}",
-            slurm_command(&cluster, "squeue", &[])
+            "{name}: the task never started: {}",
+            slurm_command(cluster, "squeue", &[])
         );
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let requeued = slurm_command(&cluster, "scontrol", &["requeue", &task]);
-    assert!(!requeued.contains("error"), "{requeued}");
+    let command = interrupt(&task);
+    let said =
+        slurm_command(cluster, &command[0], &command[1..].iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!said.to_lowercase().contains("error"), "{name}: {command:?}: {said}");
     // Slurm holds a requeued job back a while (BeginTime): let it start now.
     let began = Instant::now();
     loop {
-        let state = slurm_command(&cluster, "squeue", &["-h", "-j", &job, "-o", "%T"]);
+        let state = slurm_command(cluster, "squeue", &["-h", "-j", &job, "-o", "%T"]);
         if state.trim().is_empty() {
             break;
         }
         if state.contains("PENDING") {
-            slurm_command(&cluster, "scontrol", &["update", &format!("JobId={task}"), "StartTime=now"]);
+            slurm_command(cluster, "scontrol", &["update", &format!("JobId={task}"), "StartTime=now"]);
         }
-        assert!(began.elapsed() < Duration::from_secs(120), "the requeued task did not end: {state}");
+        assert!(began.elapsed() < Duration::from_secs(120), "{name}: the requeued task did not end: {state}");
         std::thread::sleep(Duration::from_millis(500));
     }
-    let output = std::fs::read_dir(root.path().join("requeue"))
+    let dir = root.join(name);
+    let output = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with("slurm-"))
         .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect::<String>();
-    let final_report = report(&root.path().join("requeue/long/long.json"));
-    assert_eq!(final_report["status"], "passed", "{final_report}\n{output}");
+    let final_report = report(&dir.join("long/long.json"));
+    assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
-    assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{output}");
-    let snapshots: Vec<_> =
-        std::fs::read_dir(root.path().join("requeue/long/long.snapshots")).unwrap().flatten().collect();
-    assert_eq!(snapshots.len(), 1, "the task suspended once, into the report directory");
-    let collected = tissvm(&cluster, root.path(), &["collect", "requeue"]);
+    assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");
+    let snapshots = std::fs::read_dir(dir.join("long/long.snapshots")).unwrap().flatten().count();
+    assert_eq!(snapshots, 1, "{name}: the task suspended once, into the report directory");
+    let collected = tissvm(cluster, root, &["collect", name]);
     collected.expect(0);
     assert!(collected.stdout.contains("1 passed, 0 failed"), "{}", collected.stdout);
 }
