@@ -381,6 +381,7 @@ pub fn execute(
     }
     let workspace_root = host.workspace.root().to_path_buf();
     let isolation = host.sandbox.isolation().clone();
+    let effects = std::mem::take(&mut host.effects);
     drop(host);
     if let Outcome::Trapped(message) = &outcome {
         eprintln!(
@@ -449,6 +450,7 @@ pub fn execute(
     let snapshot = snapshot_path.map(|p| p.display().to_string());
     let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
     report.sandbox = Some(isolation);
+    report.effects = effects;
     if let (Some(mark), false) = (&mark, suspended) {
         mark.finish(&Continuation::Ended(report.status_name().into()));
     }
