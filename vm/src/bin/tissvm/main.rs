@@ -31,6 +31,7 @@ mod estimate;
 mod invalid;
 mod options;
 mod providers;
+mod report_file;
 mod resume;
 mod run;
 mod session;
@@ -240,7 +241,7 @@ fn run() -> u8 {
         },
         Command::Run(args) => match load_plan(&mut out, &args.plan) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(refused) => refused.report(args.report.output_format),
+            Err(refused) => refused.report(&args.report),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
