@@ -203,7 +203,7 @@ fn steps(report: &Json) -> String {
             )
         };
         out.push_str(&format!(
-            "<tr class=\"step {cls}\"><td class=\"num\">{n}</td><td>{name}{logs}</td><td class=\"num\">{line}</td>\
+            "<tr class=\"step {cls}\"><td class=\"num\">{n}</td><td><span class=\"name\">{name}</span>{logs}</td><td class=\"num\">{line}</td>\
              <td>{badge}</td><td class=\"num\">{took}</td><td><div class=\"bar\" title=\"{took}\">\
              <span style=\"left:{left:.2}%;width:{width:.2}%\"></span></div></td></tr>\n",
             cls = class(&status),
