@@ -105,7 +105,7 @@ fn one_plan_reads_in_a_browser_with_scripts_disabled() {
     // Costs against budgets: a row per dimension.
     assert_eq!(
         texts(&page, "table.costs > tbody > tr > td:first-child"),
-        ["API_CALLS", "TOKEN_COUNT", "EXECUTION_TIME", "RUN_COUNT", "INSTRUCTIONS"]
+        ["API_CALLS", "TOKEN_COUNT", "EXECUTION_TIME (ms)", "RUN_COUNT", "INSTRUCTIONS"]
     );
     // Effects, each command's output collapsed; the hostile output is text.
     let effects = select(&page, "ol.effects > li");

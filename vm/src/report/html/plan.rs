@@ -161,8 +161,8 @@ fn output(holder: &Json, open: bool) -> String {
     for stream in ["stdout", "stderr"] {
         match holder[stream].as_str() {
             Some(data) if !data.is_empty() => out.push_str(&format!(
-                "<details class=\"{stream}\"{open}><summary>{stream} ({} lines)</summary><pre>{}</pre></details>\n",
-                data.lines().count(),
+                "<details class=\"{stream}\"{open}><summary>{stream} ({})</summary><pre>{}</pre></details>\n",
+                lines(data),
                 shown(data)
             )),
             Some(_) => out.push_str(&format!("<p class=\"meta\">{stream}: empty</p>\n")),
@@ -170,6 +170,14 @@ fn output(holder: &Json, open: bool) -> String {
         }
     }
     out
+}
+
+/// `1 line`, `12 lines`.
+fn lines(data: &str) -> String {
+    match data.lines().count() {
+        1 => "1 line".into(),
+        n => format!("{n} lines"),
+    }
 }
 
 /// The steps as a timeline: each top-level step in order with its result,
@@ -204,7 +212,7 @@ fn steps(report: &Json) -> String {
         };
         out.push_str(&format!(
             "<tr class=\"step {cls}\"><td class=\"num\">{n}</td><td><span class=\"name\">{name}</span>{logs}</td><td class=\"num\">{line}</td>\
-             <td>{badge}</td><td class=\"num\">{took}</td><td><div class=\"bar\" title=\"{took}\">\
+             <td>{badge}</td><td class=\"num\">{took}</td><td><div class=\"bar {cls}\" title=\"{took}\">\
              <span style=\"left:{left:.2}%;width:{width:.2}%\"></span></div></td></tr>\n",
             cls = class(&status),
             n = i + 1,
@@ -244,8 +252,9 @@ fn costs(report: &Json) -> String {
             None => ("no cap".to_string(), String::new()),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td><td class=\"num\">{spent}</td><td class=\"num\">{cap}</td><td>{used}</td></tr>\n",
-            dim.name()
+            "<tr><td>{}{}</td><td class=\"num\">{spent}</td><td class=\"num\">{cap}</td><td>{used}</td></tr>\n",
+            dim.name(),
+            if dim == Dim::ExecutionTime { " (ms)" } else { "" }
         ));
     }
     out.push_str("</tbody>\n</table>\n");

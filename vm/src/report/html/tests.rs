@@ -71,7 +71,7 @@ fn one_plan_has_its_steps_failure_costs_and_effects() {
     ));
     assert!(page.contains("<td>API_CALLS</td><td class=\"num\">0</td><td class=\"num\">no cap</td>"));
     assert!(page.contains("<h3>Effects (1)</h3>"));
-    assert!(page.contains("<summary>stdout (1 lines)</summary><pre>out &amp; about\n</pre>"));
+    assert!(page.contains("<summary>stdout (1 line)</summary><pre>out &amp; about\n</pre>"));
     // The timeline: the second step starts a third of the way in.
     assert!(page.contains("left:33.33%;width:66.67%"), "{page}");
 }
