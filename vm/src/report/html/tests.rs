@@ -119,3 +119,24 @@ fn durations_read_well() {
     assert_eq!(duration(12_400), "12.4 s");
     assert_eq!(duration(185_000), "3 min 05 s");
 }
+
+proptest::proptest! {
+    /// Whatever a value holds, its escaped form holds no markup, no
+    /// character HTML forbids, and an `&` only as one of our entities.
+    #[test]
+    fn escaped_text_holds_no_markup(value in "\\PC*|[\\x00-\\x20<>&\"'\\x7f-\\u{9f}a]*") {
+        let escaped = text(&value);
+        proptest::prop_assert!(!escaped.contains(['<', '>', '"', '\'']), "{escaped:?}");
+        for (at, _) in escaped.match_indices('&') {
+            let rest = &escaped[at..];
+            proptest::prop_assert!(
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&#39;"].iter().any(|e| rest.starts_with(e)),
+                "{escaped:?}"
+            );
+        }
+        proptest::prop_assert!(
+            !escaped.chars().any(|c| (c.is_control() && c != '\n' && c != '\t')),
+            "{escaped:?}"
+        );
+    }
+}
