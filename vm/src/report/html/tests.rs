@@ -135,7 +135,7 @@ proptest::proptest! {
             );
         }
         proptest::prop_assert!(
-            !escaped.chars().any(|c| (c.is_control() && c != '\n' && c != '\t')),
+            !escaped.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
             "{escaped:?}"
         );
     }
