@@ -149,8 +149,13 @@ impl<'a> Printer<'a> {
                     }
                     self.out.push_str(&parts.rest);
                 }
-                // Strings, numbers and pragmas exactly as written.
-                _ => self.out.push_str(self.src[token.span.range()].trim_end()),
+                // Its words split by one space (the lexer splits a pragma at any run of blanks).
+                TokenKind::Pragma(_) => {
+                    let words = self.src[token.span.range()].split([' ', '\t']).filter(|w| !w.is_empty());
+                    self.out.push_str(&words.collect::<Vec<_>>().join(" "));
+                }
+                // Strings and numbers exactly as written.
+                _ => self.out.push_str(&self.src[token.span.range()]),
             }
         }
     }
