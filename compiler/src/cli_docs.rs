@@ -40,7 +40,11 @@ fn write_pages(
     let title = name.replace('-', " ");
     let page_command = command.clone().display_name(title.clone()).bin_name(title);
     let mut roff = Vec::new();
-    clap_mangen::Man::new(page_command).title(name.to_uppercase()).render(&mut roff)?;
+    clap_mangen::Man::new(page_command)
+        .title(name.to_uppercase())
+        .source(format!("TissLang {}", env!("CARGO_PKG_VERSION")))
+        .manual("TissLang Manual")
+        .render(&mut roff)?;
     let path = dir.join(format!("{name}.1"));
     write_atomically(&path, &roff, None)?;
     written.push(path);

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 const MESSY: &str = "TASK   \"t\"\nSTEP \"s\" { RUN \"make\" # build\nASSERT LAST_RUN.EXIT_CODE==0 }\n";
-const TIDY: &str = "TASK \"t\"\n\nSTEP \"s\" {\n    RUN \"make\" # build\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
+const TIDY: &str =
+    "TASK \"t\"\n\nSTEP \"s\" {\n    RUN \"make\" # build\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
 const BROKEN: &str = "TASK \"t\"\nSTEP \"s\" {   RUN }\n";
 
 fn tissc(dir: &Path, args: &[&str], stdin: &str) -> Output {
@@ -53,7 +54,8 @@ fn rewrites_files_in_place_keeping_their_permissions() {
     assert_eq!(std::fs::metadata(&a).expect("stat").permissions().mode() & 0o777, 0o640);
     assert!(o.stdout.is_empty());
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").map(|e| e.expect("entry").file_name()).collect();
+    let names: Vec<_> =
+        std::fs::read_dir(dir.path()).expect("ls").map(|e| e.expect("entry").file_name()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
@@ -76,10 +78,15 @@ fn diff_prints_a_unified_diff_that_patch_applies() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let diff = text(&o.stdout);
     assert!(diff.starts_with("--- messy.tiss\n+++ messy.tiss\n@@ "), "{diff}");
-    assert!(diff.contains("\n-TASK   \"t\"\n") && diff.contains("\n+    ASSERT LAST_RUN.EXIT_CODE == 0\n"), "{diff}");
+    assert!(
+        diff.contains("\n-TASK   \"t\"\n") && diff.contains("\n+    ASSERT LAST_RUN.EXIT_CODE == 0\n"),
+        "{diff}"
+    );
     assert_eq!(read(dir.path(), "messy.tiss"), MESSY);
     // The diff is real: patch(1) turns the file into the formatted one.
-    if let Ok(patch) = Command::new("patch").arg("-p0").arg("--quiet").current_dir(dir.path()).stdin(Stdio::piped()).spawn() {
+    if let Ok(patch) =
+        Command::new("patch").arg("-p0").arg("--quiet").current_dir(dir.path()).stdin(Stdio::piped()).spawn()
+    {
         let mut patch = patch;
         patch.stdin.take().expect("stdin").write_all(diff.as_bytes()).expect("write diff");
         assert!(patch.wait().expect("patch").success());
@@ -123,8 +130,12 @@ fn a_plan_that_does_not_parse_is_left_untouched_with_its_diagnostics() {
     let o = tissc(dir.path(), &["fmt", "--error-format", "json", "-"], BROKEN);
     assert_eq!(o.status.code(), Some(1));
     assert!(o.stdout.is_empty());
-    let line: serde_json::Value = serde_json::from_str(text(&o.stderr).lines().next().expect("a diagnostic")).expect("JSON");
-    assert_eq!((line["code"].as_str(), line["file"].as_str(), line["line"].as_u64()), (Some("E0100"), Some("<stdin>"), Some(2)));
+    let line: serde_json::Value =
+        serde_json::from_str(text(&o.stderr).lines().next().expect("a diagnostic")).expect("JSON");
+    assert_eq!(
+        (line["code"].as_str(), line["file"].as_str(), line["line"].as_u64()),
+        (Some("E0100"), Some("<stdin>"), Some(2))
+    );
 }
 
 #[test]
@@ -152,5 +163,10 @@ fn every_example_is_canonical() {
     let mut args = vec!["fmt", "--check"];
     args.extend(plans.iter().map(String::as_str));
     let o = tissc(&examples, &args, "");
-    assert_eq!(o.status.code(), Some(0), "not formatted (run `tissc fmt examples/*.tiss`):\n{}", text(&o.stdout));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "not formatted (run `tissc fmt examples/*.tiss`):\n{}",
+        text(&o.stdout)
+    );
 }

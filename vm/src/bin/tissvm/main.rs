@@ -34,6 +34,7 @@ mod providers;
 mod resume;
 mod run;
 mod session;
+mod shell_docs;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -208,6 +209,18 @@ enum Command {
     /// variable, ./tiss.toml's [provider] table or the default. The API key
     /// is never shown: only whether the variable named by api_key_env is set.
     Providers(providers::ProvidersArgs),
+    /// Print a shell completion script on stdout (e.g. `tissvm completions bash`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: tiss_compiler::cli_docs::Shell,
+    },
+    /// Write man pages for tissvm and each subcommand into DIR (created if missing).
+    Man {
+        /// Where to write `tissvm.1`, `tissvm-run.1`, ...
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 // `cli_support::start` says what of the standard library's set-up it skips
@@ -248,6 +261,8 @@ fn run() -> u8 {
             Err(refused) => refused.status(),
         },
         Command::Providers(args) => providers::providers(&args),
+        Command::Completions { shell } => shell_docs::completions(shell),
+        Command::Man { dir } => shell_docs::man(&dir),
     }
 }
 
