@@ -72,9 +72,7 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
     if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
         return Err(fault(0, format!("the formatted plan does not parse: {}", error.message)));
     }
-    let before = same_meaning::without_positions(&plan);
-    let after = same_meaning::without_positions(&formatted);
-    if let Some(item) = same_meaning::first_difference(&before, &after) {
+    if let Some(item) = same_meaning::first_difference(&plan, &formatted) {
         let at = plan.items.get(item).map_or(source.len(), |item| item_start(item));
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }

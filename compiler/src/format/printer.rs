@@ -23,7 +23,7 @@ pub struct Printer<'a> {
     gaps: &'a [Gap<'a>],
     out: String,
     /// Where each printed comment starts, in printing order.
-    pub printed: Vec<usize>,
+    printed: Vec<usize>,
 }
 
 impl<'a> Printer<'a> {
@@ -37,6 +37,7 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// The formatted text, and where each comment it printed starts in the source.
     pub fn print(mut self, lines: &[Line]) -> (String, Vec<usize>) {
         let mut prev: Option<Line> = None;
         for &line in lines {
