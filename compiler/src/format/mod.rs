@@ -73,7 +73,7 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
         return Err(fault(0, format!("the formatted plan does not parse: {}", error.message)));
     }
     if let Some(item) = same_meaning::first_difference(&plan, &formatted) {
-        let at = plan.items.get(item).map_or(source.len(), |item| item_start(item));
+        let at = plan.items.get(item).map_or(source.len(), item_start);
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }
     Ok(text)
