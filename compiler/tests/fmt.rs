@@ -145,3 +145,15 @@ fn crlf_and_a_bom_become_lf_without_bom() {
     );
     assert_eq!(out, "TASK \"t\"\n\nSTEP \"s\" { # c\n    WRITE \"f\" <<EOF\nbody\nEOF\n}\n");
 }
+
+#[test]
+fn a_comment_inside_a_statement_moves_above_it_unless_it_would_read_as_a_pragma() {
+    let out = formatted(
+        "inside",
+        "TASK \"t\"\nSTEP \"s\" {\n  ASSERT TRUE # one\n  AND TRUE #TISS! x=y\n  OR FALSE # two\n}\n",
+    );
+    assert_eq!(
+        out,
+        "TASK \"t\"\n\nSTEP \"s\" {\n    # one\n    ASSERT TRUE AND TRUE OR FALSE #TISS! x=y # two\n}\n"
+    );
+}

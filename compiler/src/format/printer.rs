@@ -5,7 +5,8 @@
 //! line print before it at its indentation (before a `}` at the block's
 //! inner one), the comment after a line's last token stays at its end, and a
 //! comment between two tokens of one line (a statement written over several
-//! lines) moves to its own line before that line. Blank lines: one between
+//! lines) moves to its own line before that line (one that starts like a
+//! pragma, `#TISS`, to the end of the line instead). Blank lines: one between
 //! top-level items (adjacent `SET_BUDGET`s keep the source's choice), none
 //! after `{` or before `}`, and elsewhere at most one where the source had
 //! any.
@@ -15,6 +16,11 @@ use super::layout::{Line, joined};
 use crate::token::{Kw, Token, TokenKind};
 
 const INDENT: &str = "    ";
+
+/// The lexer reads a line starting with `#TISS`, in any case, as a pragma.
+fn reads_as_pragma(comment: &str) -> bool {
+    comment.get(..5).is_some_and(|start| start.eq_ignore_ascii_case("#TISS"))
+}
 
 pub struct Printer<'a> {
     src: &'a str,
@@ -43,12 +49,23 @@ impl<'a> Printer<'a> {
         for &line in lines {
             self.before(prev, Some(line), &self.gaps[line.first]);
             let indent = self.comment_depth(line);
+            let ends_in_heredoc = matches!(self.tokens[line.last].kind, TokenKind::Heredoc(_));
+            let mut at_end = Vec::new();
             for i in line.first + 1..=line.last {
                 for comment in self.gaps[i].comments() {
-                    self.own_line(indent, comment);
+                    // On a line of its own, `#TISS...` would be read as a pragma.
+                    if reads_as_pragma(comment.text) && !ends_in_heredoc {
+                        at_end.push(comment);
+                    } else {
+                        self.own_line(indent, comment);
+                    }
                 }
             }
             self.line(line);
+            for comment in at_end {
+                self.out.push(' ');
+                self.comment(comment);
+            }
             prev = Some(line);
         }
         // What follows the last token: a suffix comment, then whole lines.
