@@ -29,7 +29,7 @@ pub struct FmtArgs {
     /// The plans to format; `-` (or none) reads stdin and writes stdout.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Change nothing; name each file that is not formatted and exit 1 if any.
+    /// Change nothing; name each file that is not formatted (with --diff, show its diff) and exit 1 if any.
     #[arg(long)]
     check: bool,
     /// Change nothing; print a unified diff of what formatting would change.
