@@ -25,6 +25,8 @@ use tisslang::source::Source;
 
 #[path = "tissc/generate.rs"]
 mod generate;
+#[path = "tissc/lint.rs"]
+mod lint;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -156,6 +158,13 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
+    /// Check plans and warn about likely mistakes (W0001-W0008: unused variables, unchecked or
+    /// unbounded RUNs, risky commands, unbudgeted prompts, constant conditions, reused names,
+    /// model or file data flowing into RUN; `tissc explain W0001`).
+    ///
+    /// Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
+    /// 2 a file that cannot be read.
+    Lint(lint::LintArgs),
 }
 
 /// Everything a command needs to report.
@@ -207,16 +216,18 @@ fn run() -> u8 {
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
         Command::Generate(args) => generate::generate(&args, format),
+        Command::Lint(args) => lint::lint(&mut out, &args),
     }
 }
 
 fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
     let mut code = status::OK;
     for path in files {
-        let Some(frontend) = load(path) else {
+        let Some(mut frontend) = load(path) else {
             code = code.max(status::USAGE);
             continue;
         };
+        tiss_compiler::lint::add_warnings(&mut frontend);
         out.report("check", &frontend);
         if frontend.has_errors() {
             code = code.max(status::COMPILE_ERRORS);
