@@ -32,6 +32,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         tasks: visit::task_bodies(plan),
         runs: Vec::new(),
         run_ids: HashMap::new(),
+        executed: Vec::new(),
         frames: 0,
         frame: 0,
         walked: 0,
@@ -106,6 +107,9 @@ struct Walker<'a> {
     tasks: HashMap<&'a str, &'a Block>,
     runs: Vec<Run>,
     run_ids: HashMap<u32, usize>,
+    /// Every RUN the walk has passed, in order (a TRY's handler may start
+    /// after any of its body's).
+    executed: Live,
     /// Frames handed out so far, and the one the walk is in.
     frames: u32,
     frame: u32,
@@ -166,19 +170,21 @@ impl<'a> Walker<'a> {
                 if id == next {
                     self.runs.push(Run { stmt: stmt.span, checked: false });
                 }
+                self.executed.push((id, self.frame));
                 vec![(id, self.frame)]
             }
             StmtKind::Step { body, .. } => self.step(body, live),
             StmtKind::If(first) => self.if_chain(first, live),
             StmtKind::Try { body, handler, .. } => {
-                let first_new_run = self.runs.len();
+                let executed_before = self.executed.len();
                 let after_body = self.block(body, live.clone());
                 // The handler may start after any statement of the body:
                 // LAST_RUN then holds what it held before, or any RUN the
                 // body reached.
                 let mut entry = union(live, &after_body);
-                let body_runs: Live = (first_new_run..self.runs.len()).map(|r| (r, self.frame)).collect();
+                let body_runs = self.executed.split_off(executed_before);
                 entry = union(entry, &body_runs);
+                self.executed.extend(body_runs);
                 let after_handler = self.block(handler, entry);
                 union(after_body, &after_handler)
             }
