@@ -74,7 +74,7 @@ enum Emit {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and check plans, reporting every diagnostic of every file.
+    /// Parse and check plans, reporting every diagnostic of every file (lint warnings included).
     Check {
         /// The plans to check (`.tiss`).
         #[arg(required = true, value_name = "FILE")]
@@ -158,11 +158,12 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
-    /// Check plans and warn about likely mistakes (W0001-W0008: unused variables, unchecked or
-    /// unbounded RUNs, risky commands, unbudgeted prompts, constant conditions, reused names,
-    /// model or file data flowing into RUN; `tissc explain W0001`).
+    /// Check plans and warn about likely mistakes (W0001-W0008; `tissc explain W0001`).
     ///
-    /// Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
+    /// The warnings: unused variables, RUN results nothing checks, RUNs without TIMEOUT, risky
+    /// commands, prompts without a TOKEN_COUNT or API_CALLS budget, constant conditions, step
+    /// names used twice, model or file data flowing into RUN. A plan with errors gets only its
+    /// errors. Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
     /// 2 a file that cannot be read.
     Lint(lint::LintArgs),
 }
