@@ -51,6 +51,11 @@ fn w0001_unused_variable() {
          PROMPT_AGENT \"q2\" INTO again\n    LOG \"${answer} ${again}\"\n    VAR _scratch = 1\n}\n",
     );
     assert_eq!(found(&near, "W0001"), Vec::<u64>::new());
+    // Used in a top-level step's name.
+    let in_a_name =
+        plan("SETUP {\n    VAR target = \"prod\"\n}\n\nSTEP \"deploy ${target}\" {\n    LOG \"x\"\n}\n");
+    let (code, d) = lint_json(&in_a_name, &[]);
+    assert_eq!((code, d), (0, vec![]));
 }
 
 #[test]

@@ -40,20 +40,13 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     };
     let mut live = Live::new();
     for item in &plan.items {
-        match item {
-            Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) => {
-                live = walker.step(body, live);
-            }
-            Item::SetBudget(budget) => {
-                let mut reads_last_run = false;
-                visit::expr(&budget.value, &mut |p| {
-                    reads_last_run |= matches!(p.root, PathRoot::LastRun { .. })
-                });
-                if reads_last_run {
-                    walker.check_all(&live);
-                }
-            }
-            _ => {}
+        let mut reads_last_run = false;
+        visit::item_reads(item, &mut |p| reads_last_run |= matches!(p.root, PathRoot::LastRun { .. }));
+        if reads_last_run {
+            walker.check_all(&live);
+        }
+        if let Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) = item {
+            live = walker.step(body, live);
         }
     }
     // A task no one calls is walked alone, as if it were a step.

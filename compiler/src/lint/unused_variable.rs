@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::ast::{Ident, Item, PathRoot, StmtKind};
+use crate::ast::{Ident, PathRoot, StmtKind};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 
@@ -49,13 +49,11 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         }
     });
     for item in &plan.items {
-        if let Item::SetBudget(budget) = item {
-            visit::expr(&budget.value, &mut |path| {
-                if let PathRoot::Var { ident } = &path.root {
-                    used.insert(ident.name.as_str());
-                }
-            });
-        }
+        visit::item_reads(item, &mut |path| {
+            if let PathRoot::Var { ident } = &path.root {
+                used.insert(ident.name.as_str());
+            }
+        });
     }
     if prompt_takes_reads {
         used.extend(read_bound);

@@ -77,6 +77,23 @@ pub(super) fn blocks_of(stmt: &Stmt) -> Vec<(&Block, bool)> {
     }
 }
 
+/// Every path a top-level item reads itself (a TASK, SETUP, STEP or
+/// DEFINE_TASK name may interpolate; a SET_BUDGET has a value), not in its
+/// block.
+pub(super) fn item_reads<'a>(item: &'a Item, f: &mut impl FnMut(&'a Path)) {
+    match item {
+        Item::Task { name, .. } | Item::DefineTask { name, .. } => strlit(name, f),
+        Item::Step(step) => strlit(&step.name, f),
+        Item::Setup { description, .. } => {
+            if let Some(d) = description {
+                strlit(d, f);
+            }
+        }
+        Item::SetBudget(budget) => expr(&budget.value, f),
+        Item::Header { .. } | Item::Version { .. } => {}
+    }
+}
+
 /// Every path the statement reads in its own parts (for an IF, the
 /// conditions of its whole ELSE IF chain), not in the blocks it holds.
 pub(super) fn own_reads<'a>(stmt: &'a Stmt, f: &mut impl FnMut(&'a Path)) {
