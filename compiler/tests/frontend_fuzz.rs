@@ -138,7 +138,9 @@ fn soup() -> impl Strategy<Value = String> {
 }
 
 fn assert_sound(bytes: &[u8]) {
-    let fe = frontend("fuzz.tiss", bytes);
+    let mut fe = frontend("fuzz.tiss", bytes);
+    // The linter's warnings (for a plan without errors) are held to the same.
+    tiss_compiler::lint::add_warnings(&mut fe);
     let has_task = fe.plan.items.iter().any(|i| matches!(i, Item::Task { .. }));
     assert!(!fe.diagnostics.is_empty() || has_task, "neither a plan with a TASK nor a diagnostic");
     for d in &fe.diagnostics {

@@ -28,6 +28,8 @@ use tisslang::source::Source;
 mod fmt;
 #[path = "tissc/generate.rs"]
 mod generate;
+#[path = "tissc/lint.rs"]
+mod lint;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -75,7 +77,7 @@ enum Emit {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and check plans, reporting every diagnostic of every file.
+    /// Parse and check plans, reporting every diagnostic of every file (lint warnings included).
     Check {
         /// The plans to check (`.tiss`).
         #[arg(required = true, value_name = "FILE")]
@@ -181,6 +183,14 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Check plans and warn about likely mistakes (W0001-W0008; `tissc explain W0001`).
+    ///
+    /// The warnings: unused variables, RUN results nothing checks, RUNs without TIMEOUT, risky
+    /// commands, prompts without a TOKEN_COUNT or API_CALLS budget, constant conditions, step
+    /// names used twice, model or file data flowing into RUN. A plan with errors gets only its
+    /// errors. Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
+    /// 2 a file that cannot be read.
+    Lint(lint::LintArgs),
 }
 
 /// Everything a command needs to report.
@@ -237,6 +247,7 @@ fn run() -> u8 {
             write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)
         }
         Command::Man { dir } => man(&dir),
+        Command::Lint(args) => lint::lint(&mut out, &args),
     }
 }
 
@@ -253,10 +264,11 @@ fn man(dir: &Path) -> u8 {
 fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
     let mut code = status::OK;
     for path in files {
-        let Some(frontend) = load(path) else {
+        let Some(mut frontend) = load(path) else {
             code = code.max(status::USAGE);
             continue;
         };
+        tiss_compiler::lint::add_warnings(&mut frontend);
         out.report("check", &frontend);
         if frontend.has_errors() {
             code = code.max(status::COMPILE_ERRORS);

@@ -11,6 +11,7 @@
 mod calls;
 mod flow;
 mod literals;
+pub(crate) use literals::quote;
 mod names;
 mod structure;
 mod symbols;
