@@ -14,6 +14,7 @@ pub mod codes;
 pub mod diagnostic;
 pub(crate) mod duration;
 pub mod explain;
+pub mod fix;
 pub mod generate;
 pub mod lexer;
 pub mod lower;

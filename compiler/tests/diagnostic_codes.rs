@@ -71,6 +71,7 @@ const CASES: &[Case] = &[
     case("E0215", "TASK \"t\"\nSTEP \"s\" { RUN \"x\" LOG \"${LAST_RUN}\" }\n", 2, 27, "LAST_RUN.STDOUT"),
     case("E0216", "TASK \"t\"\nSTEP \"s\" { VAR s = \"x\" LOG \"${s.LEN}\" }\n", 2, 33, ""),
     case("E0217", "TASK \"t\"\nSTEP \"s\" { READ \"notes.txt/\" AS x }\n", 2, 17, "\"notes.txt\""),
+    case("W0009", "TASK \"t\"\nSTEP \"s\" { VAR n = \"1\" LOG \"n: {n}\" }\n", 2, 32, "${n}"),
 ];
 
 #[test]

@@ -23,6 +23,8 @@ use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/fix.rs"]
+mod fix;
 #[path = "tissc/generate.rs"]
 mod generate;
 
@@ -156,6 +158,13 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
+    /// Apply every certain fix (a suggestion marked `"applicability": "machine"`), check again, and repeat
+    /// until none is left; print each change as `FILE:LINE: OLD → NEW`.
+    ///
+    /// The file is replaced atomically, and only if the fixed plan compiles (or with --partial); what is
+    /// still wrong is reported on stderr. Exit status: 0 every plan compiles now, 1 some plan still has
+    /// errors, 2 a file could not be read or written.
+    Fix(fix::FixArgs),
 }
 
 /// Everything a command needs to report.
@@ -207,6 +216,7 @@ fn run() -> u8 {
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
         Command::Generate(args) => generate::generate(&args, format),
+        Command::Fix(args) => fix::fix(&mut out, &args),
     }
 }
 
