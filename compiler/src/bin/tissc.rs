@@ -149,8 +149,8 @@ enum Command {
     /// diagnostics back until it compiles (SPEC §7).
     ///
     /// The model is told a compact language reference and an example; the
-    /// plan is taken from its answer (a Markdown fence is stripped) and
-    /// compiled; on errors the JSON diagnostics go back to it with its plan,
+    /// plan is taken from its answer (a Markdown fence is stripped), given
+    /// the certain fixes of `tissc fix` and compiled; on errors the JSON diagnostics go back to it with its plan,
     /// up to --max-repairs times. Each attempt and its error count are shown
     /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
     /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles

@@ -32,7 +32,10 @@
 //! form has one meaning; see `Applicability`.
 
 use super::{PResult, Parser, Reported};
-use crate::ast::{Block, Cond, CondKind, DurationLit, Else, FileTest, IfStmt};
+use crate::ast::{
+    Block, Cond, CondKind, DurationLit, Else, Expr, ExprKind, FileTest, Ident, IfStmt, Path, PathRoot, Stmt,
+    StmtKind,
+};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -452,8 +455,8 @@ impl<'a> Parser<'a> {
 
     /// `RUN "cmd" -> out` (the `->` current): RUN binds nothing, its result
     /// is `LAST_RUN`; reported with the binding of its output on a line of
-    /// its own, and taken as the RUN alone.
-    pub(super) fn run_arrow(&mut self) -> PResult<()> {
+    /// its own, which is returned (`VAR out = LAST_RUN.STDOUT`).
+    pub(super) fn run_arrow(&mut self) -> PResult<Stmt> {
         let arrow = self.bump();
         let from = self.previous_end_before(arrow);
         let name = self.binding_name("a variable name after `->`")?;
@@ -468,7 +471,14 @@ impl<'a> Parser<'a> {
             )
             .with_fix("write", span, format!("\n{indent}VAR {} = LAST_RUN.STDOUT", name.name)),
         );
-        Ok(())
+        let stdout = Ident { name: "STDOUT".into(), span: arrow.span };
+        let path = Path {
+            root: PathRoot::LastRun { span: arrow.span },
+            fields: smallvec::smallvec![stdout],
+            span: arrow.span,
+        };
+        let value = Expr { kind: ExprKind::Path { path: Box::new(path) }, span: arrow.span };
+        Ok(Stmt { kind: StmtKind::Var { name, value }, span })
     }
 
     /// The end of the token before `tok`.

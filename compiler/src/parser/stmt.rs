@@ -79,7 +79,16 @@ impl Parser<'_> {
                 StmtKind::Delete { path, recursive }
             }
             Kw::LOG => StmtKind::Log { message: self.string("the message to log, a string")? },
-            Kw::RUN => self.run()?,
+            Kw::RUN => {
+                let (run, bound) = self.run()?;
+                // `RUN "c" -> out` (reported): the RUN, then the binding its fix writes.
+                if let Some(binding) = bound {
+                    self.stmts.push(Stmt { kind: run, span: self.since(start) });
+                    self.stmts.push(binding);
+                    return Ok(());
+                }
+                run
+            }
             Kw::ENV => {
                 let name = self.env_name()?;
                 self.assign()?;
@@ -250,10 +259,12 @@ impl Parser<'_> {
     }
 
     /// `RUN string [IN string] [TIMEOUT duration]` (the two options in any order).
-    pub(super) fn run(&mut self) -> PResult<StmtKind> {
+    /// With the `VAR` that `RUN "c" -> out` stands for, if that was written.
+    pub(super) fn run(&mut self) -> PResult<(StmtKind, Option<Stmt>)> {
         let command = self.string("the command to run, a string")?;
         let mut dir = None;
         let mut timeout = None;
+        let mut bound = None;
         loop {
             if self.eat_kw_or_typo(Kw::IN) {
                 if dir.is_some() {
@@ -275,13 +286,13 @@ impl Parser<'_> {
                     Err(Reported) if self.starts_line() => break,
                     Err(reported) => return Err(reported),
                 }
-            } else if self.at_kw(Kw::INTO) && self.text(self.peek().span) == "->" {
-                self.run_arrow()?;
+            } else if self.at_kw(Kw::INTO) && self.text(self.peek().span) == "->" && bound.is_none() {
+                bound = Some(self.run_arrow()?);
             } else {
                 break;
             }
         }
-        Ok(StmtKind::Run { command, dir, timeout })
+        Ok((StmtKind::Run { command, dir, timeout }, bound))
     }
 
     fn duplicate_option(&mut self, name: &str) -> Reported {
