@@ -137,14 +137,30 @@ impl<'a> Parser<'a> {
     }
 
     /// Whether a later line starts with a word that closes `construct`.
-    pub(super) fn closer_ahead(&self, construct: Construct) -> bool {
-        let rest = self.src.get(self.prev_end as usize..).unwrap_or("");
-        rest.lines().skip(1).any(|line| {
-            let line = line.trim_start();
-            let word =
-                &line[..line.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(line.len())];
-            upper_eq(word, construct.closers())
-        })
+    /// The lines that do are found once per file, so a file of many
+    /// braceless blocks is not scanned once for each.
+    pub(super) fn closer_ahead(&mut self, construct: Construct) -> bool {
+        let src = self.src;
+        let closers = self.closer_lines.get_or_insert_with(|| {
+            let mut at = 0usize;
+            let mut found = Vec::new();
+            for line in src.split_inclusive('\n') {
+                let trimmed = line.trim_start();
+                let len =
+                    trimmed.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(trimmed.len());
+                let word = &trimmed[..len];
+                let closes = [Construct::If, Construct::Step].map(|c| upper_eq(word, c.closers()));
+                if closes.contains(&true) {
+                    found.push((u32::try_from(at).unwrap_or(u32::MAX), closes));
+                }
+                at += line.len();
+            }
+            found
+        });
+        let index = usize::from(construct == Construct::Step);
+        // Only lines after the current one: a line starts after `prev_end`.
+        let from = closers.partition_point(|(start, _)| *start <= self.prev_end);
+        closers[from..].iter().any(|(_, closes)| closes[index])
     }
 
     /// A statement-position word that is no statement: one of
@@ -279,8 +295,16 @@ impl<'a> Parser<'a> {
 
     /// The body of a block written without braces, up to (not including)
     /// its closer, an `ELSE` or an `ELIF`.
-    fn braceless_body(&mut self, construct: Construct) -> Block {
+    fn braceless_body(&mut self, construct: Construct) -> PResult<Block> {
         let start = self.peek().span;
+        if self.depth >= super::MAX_DEPTH {
+            return Err(self.error(Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                start,
+                format!("blocks are nested more than {} deep", super::MAX_DEPTH),
+            )));
+        }
+        self.depth += 1;
         let mark = self.stmts.len();
         self.braceless_depth += 1;
         loop {
@@ -303,8 +327,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.braceless_depth -= 1;
+        self.depth -= 1;
         let commands = self.stmts.split_off(mark);
-        Block { commands, span: self.since(start) }
+        Ok(Block { commands, span: self.since(start) })
     }
 
     /// Consumes the closer of `construct` (`END IF` as two words too),
@@ -343,7 +368,7 @@ impl<'a> Parser<'a> {
     /// ends at `ENDSTEP`: one error with the braced rewrite.
     pub(super) fn braceless_step(&mut self, start: Span) -> PResult<Block> {
         let mut edits = vec![self.open_brace(None)];
-        let body = self.braceless_body(Construct::Step);
+        let body = self.braceless_body(Construct::Step)?;
         self.braceless_closer(Construct::Step, &mut edits)?;
         self.braceless_report("STEP", self.since(start), &mut edits);
         Ok(body)
@@ -360,7 +385,7 @@ impl<'a> Parser<'a> {
     ) -> PResult<IfStmt> {
         let mut edits = vec![self.open_brace(then)];
         // The arms in order, each a condition and its block, then the ELSE block.
-        let mut arms = vec![(start, condition, self.braceless_body(Construct::If))];
+        let mut arms = vec![(start, condition, self.braceless_body(Construct::If)?)];
         let mut otherwise = None;
         loop {
             let tok = self.peek();
@@ -374,7 +399,7 @@ impl<'a> Parser<'a> {
                     edits.push((tok.span, "} ELSE".to_string()));
                 } else {
                     edits.push((tok.span, "} ELSE {".to_string()));
-                    otherwise = Some(self.braceless_body(Construct::If));
+                    otherwise = Some(self.braceless_body(Construct::If)?);
                     break;
                 }
             } else {
@@ -384,7 +409,7 @@ impl<'a> Parser<'a> {
             let then = self.peek().span;
             let then = self.eat_kw_or_typo(Kw::THEN).then_some(then);
             edits.push(self.open_brace(then));
-            arms.push((tok.span, condition, self.braceless_body(Construct::If)));
+            arms.push((tok.span, condition, self.braceless_body(Construct::If)?));
         }
         self.braceless_closer(Construct::If, &mut edits)?;
         let span = self.since(start);
@@ -457,8 +482,8 @@ impl<'a> Parser<'a> {
     /// is `LAST_RUN`; reported with the binding of its output on a line of
     /// its own, which is returned (`VAR out = LAST_RUN.STDOUT`).
     pub(super) fn run_arrow(&mut self) -> PResult<Stmt> {
+        let from = self.prev_end;
         let arrow = self.bump();
-        let from = self.previous_end_before(arrow);
         let name = self.binding_name("a variable name after `->`")?;
         let line_start = self.src[..from as usize].rfind('\n').map_or(0, |i| i + 1);
         let indent: String = self.src[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
@@ -479,12 +504,6 @@ impl<'a> Parser<'a> {
         };
         let value = Expr { kind: ExprKind::Path { path: Box::new(path) }, span: arrow.span };
         Ok(Stmt { kind: StmtKind::Var { name, value }, span })
-    }
-
-    /// The end of the token before `tok`.
-    fn previous_end_before(&self, tok: Token) -> u32 {
-        let before = &self.src[..tok.span.start as usize];
-        (before.trim_end().len()) as u32
     }
 
     fn braceless_report(&mut self, what: &str, span: Span, edits: &mut [(Span, String)]) {

@@ -38,6 +38,7 @@ pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
         prev_end: 0,
         stmts: Vec::new(),
         braceless_depth: 0,
+        closer_lines: None,
     };
     let plan = parser.plan();
     let mut diagnostics = parser.lexer.out.diagnostics;
@@ -74,6 +75,9 @@ pub(crate) struct Parser<'a> {
     /// How many blocks written without braces (`IF … ENDIF`) enclose the
     /// current token: inside one, recovery also stops at a line's `ELSE`.
     braceless_depth: usize,
+    /// Where the lines that start with `ENDIF`, `ENDSTEP` and the like
+    /// begin, and which of (IF, STEP) each closes; found on first need.
+    closer_lines: Option<Vec<(u32, [bool; 2])>>,
 }
 
 impl<'a> Parser<'a> {
