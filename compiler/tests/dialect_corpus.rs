@@ -148,4 +148,25 @@ fn fix_exit_statuses_for_good_and_unreadable_files() {
     let out = tissc(dir.path(), &["fix", "missing.tiss", "good.tiss"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot read `missing.tiss`"));
+
+    // Bytecode is named, never read as text (nor rewritten).
+    assert_eq!(tissc(dir.path(), &["compile", "good.tiss", "-o", "good.tbc"]).status.code(), Some(0));
+    let tbc = fs::read(dir.path().join("good.tbc")).unwrap();
+    let out = tissc(dir.path(), &["fix", "good.tbc"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is compiled bytecode"), "{}", text(&out.stderr));
+    assert_eq!(fs::read(dir.path().join("good.tbc")).unwrap(), tbc);
+
+    // Not UTF-8: reported as `check` does, and left as it is.
+    let latin1 = b"TASK \"caf\xe9\"\nSTEP \"s\" {\n    // note\n}\n";
+    fs::write(dir.path().join("latin1.tiss"), latin1).unwrap();
+    let out = tissc(dir.path(), &["fix", "latin1.tiss"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("E0001"), "{}", text(&out.stderr));
+    assert_eq!(fs::read(dir.path().join("latin1.tiss")).unwrap(), latin1);
+
+    // A leading BOM stays where it was.
+    fs::write(dir.path().join("bom.tiss"), "\u{FEFF}// note\nTASK \"t\"\n").unwrap();
+    assert_eq!(tissc(dir.path(), &["fix", "bom.tiss"]).status.code(), Some(0));
+    assert_eq!(fs::read_to_string(dir.path().join("bom.tiss")).unwrap(), "\u{FEFF}# note\nTASK \"t\"\n");
 }
