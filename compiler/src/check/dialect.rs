@@ -1,8 +1,8 @@
 //! The checker's part of the dialect table (`parser/dialect.rs` lists every
 //! form): what parses but means something else than its author meant.
 //!
-//! - `answer == yes`: a word nothing binds compared with a string is text
-//!   without its quotes (earlier TissLang and shells
+//! - `answer == yes`, `answer CONTAINS done`: a word nothing binds compared
+//!   with a string is text without its quotes (earlier TissLang and shells
 //!   compare words bare): E0200 with the quoted word;
 //! - `LOG "value: {x}"` with `x` bound: `{x}` is literal text in TissLang,
 //!   where interpolation is `${x}` (W0009, a warning: the braces may be meant).

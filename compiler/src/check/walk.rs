@@ -167,6 +167,20 @@ impl<'a> Walker<'a, '_, '_> {
                 values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
             }
             CondKind::StrTest { lhs, op, rhs, .. } => {
+                // `answer CONTAINS done`: the operands are strings, so a bare
+                // word nothing binds is text without its quotes.
+                let (lhs_word, rhs_word) =
+                    (dialect::is_unbound_word(self.syms, lhs), dialect::is_unbound_word(self.syms, rhs));
+                if lhs_word || rhs_word {
+                    for (side, word) in [(lhs, lhs_word), (rhs, rhs_word)] {
+                        if word {
+                            dialect::unquoted_word(self.cx, self.syms, side, Some(Ty::Str));
+                        } else {
+                            self.expr(side);
+                        }
+                    }
+                    return;
+                }
                 let lty = self.expr(lhs);
                 values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
