@@ -14,18 +14,18 @@
 //! | `&&`, `\|\|` | `AND`, `OR` | lexer |
 //! | `#tiss! ...`, `#Tiss_Version` | `#TISS! ...`, `#TISS_VERSION` | lexer |
 //! | `PROMPT_AGENT "q" -> a`, `... AS a` | `... INTO a` | [`Parser::optional_into`] |
-//! | `RUN "c" -> out` | `RUN "c"` + `VAR out = LAST_RUN.STDOUT` | [`Parser::run`] |
+//! | `RUN "c" -> out` | `RUN "c"` + `VAR out = LAST_RUN.STDOUT` | [`Parser::run_arrow`] |
 //! | `ASSERT FILE_EXISTS "p"` ([`FILE_TESTS`]) | `ASSERT FILE "p" EXISTS` | [`Parser::file_test_word`] |
 //! | `ASSERT x = y` | `ASSERT x == y` | cond parser |
-//! | `"yes" == ok` (unbound word) | `"yes" == "ok"` | checker |
-//! | `IF c THEN … ELIF … ELSE … ENDIF` | the braced `IF c { … } ELSE IF … { … } ELSE { … }` | [`Parser::braceless`] |
-//! | `STEP "s"` … `ENDSTEP` | `STEP "s" { … }` | [`Parser::braceless`] |
-//! | `} ELIF c {` ([`ELSE_IF_WORDS`]) | `} ELSE IF c {` | IF parser |
+//! | `answer == yes`, `answer CONTAINS done` (unbound word) | `"yes"`, `"done"` | checker |
+//! | `IF c THEN … ELIF … ELSE … ENDIF` | the braced `IF c { … } ELSE IF … { … } ELSE { … }` | [`Parser::braceless_if`] |
+//! | `STEP "s"` … `ENDSTEP` | `STEP "s" { … }` | [`Parser::braceless_step`] |
+//! | `} ELIF c {` ([`ELSE_IF_WORDS`]) | `} ELSE IF c {` | [`Parser::else_if_word`] |
 //! | a stray `ENDSTEP`/`ENDIF`/`END` after `}` | (deleted) | [`Parser::stray_closer`] |
 //! | `EXPECT c`, `PRINT "m"`, … ([`STATEMENT_WORDS`]) | `ASSERT c`, `LOG "m"`, … | [`Parser::dialect_statement`] |
 //! | `THINK "…"` and other unknown words | none: the statements, nearest first | [`Parser::dialect_statement`] |
 //! | `True`, `true`, `false` | `TRUE`, `FALSE` | expression parser |
-//! | `TIMEOUT=30`, `TIMEOUT 30` | `TIMEOUT 30s` (seconds, as upstream) | [`Parser::run`] |
+//! | `TIMEOUT=30`, `TIMEOUT 30` | `TIMEOUT 30s` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
 //! | `LOG "v: {x}"` with `x` bound | `${x}` (warning W0009, a maybe) | checker |
 //!
 //! Replacements are `machine`-applicable (`tissc fix` applies them) when the
