@@ -84,6 +84,8 @@ codes! {
     CONSTANT_CONDITION = "W0006", "condition that is always true or always false";
     DUPLICATE_NAME = "W0007", "step or task name used twice";
     TAINTED_RUN = "W0008", "model or file data flows into a `RUN`";
+    // Dialect warnings (W0001-W0008 are `tissc lint`'s).
+    BRACES_NOT_INTERPOLATION = "W0009", "`{name}` in a string is literal text, not interpolation";
 }
 
 /// Looks a code up by its text (`"E0101"`), case-insensitively.

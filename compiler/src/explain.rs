@@ -25,6 +25,7 @@ explanations! {
     "E0210", "E0211", "E0212", "E0213", "E0214", "E0215", "E0216", "E0217",
     "E0900",
     "W0001", "W0002", "W0003", "W0004", "W0005", "W0006", "W0007", "W0008",
+    "W0009",
 }
 
 /// The long explanation of `code` (Markdown), if it has one.

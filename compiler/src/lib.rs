@@ -16,6 +16,7 @@ pub mod command_risk;
 pub mod diagnostic;
 pub(crate) mod duration;
 pub mod explain;
+pub mod fix;
 pub mod format;
 pub mod generate;
 pub mod lexer;

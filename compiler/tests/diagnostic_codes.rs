@@ -110,6 +110,7 @@ const CASES: &[Case] = &[
         36,
         "",
     ),
+    case("W0009", "TASK \"t\"\nSTEP \"s\" { VAR n = \"1\" LOG \"n: {n}\" }\n", 2, 32, "${n}"),
 ];
 
 #[test]

@@ -24,6 +24,8 @@ use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/fix.rs"]
+mod fix;
 #[path = "tissc/fmt.rs"]
 mod fmt;
 #[path = "tissc/generate.rs"]
@@ -152,8 +154,8 @@ enum Command {
     /// diagnostics back until it compiles (SPEC §7).
     ///
     /// The model is told a compact language reference and an example; the
-    /// plan is taken from its answer (a Markdown fence is stripped) and
-    /// compiled; on errors the JSON diagnostics go back to it with its plan,
+    /// plan is taken from its answer (a Markdown fence is stripped), given
+    /// the certain fixes of `tissc fix` and compiled; on errors the JSON diagnostics go back to it with its plan,
     /// up to --max-repairs times. Each attempt and its error count are shown
     /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
     /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles
@@ -191,6 +193,13 @@ enum Command {
     /// errors. Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
     /// 2 a file that cannot be read.
     Lint(lint::LintArgs),
+    /// Apply every certain fix (a suggestion marked `"applicability": "machine"`), check again, and repeat
+    /// until none is left; print each change as `FILE:LINE: OLD → NEW`.
+    ///
+    /// The file is replaced atomically, and only if the fixed plan compiles (or with --partial); what is
+    /// still wrong is reported on stderr. Exit status: 0 every plan compiles now, 1 some plan still has
+    /// errors, 2 a file could not be read or written.
+    Fix(fix::FixArgs),
 }
 
 /// Everything a command needs to report.
@@ -248,6 +257,7 @@ fn run() -> u8 {
         }
         Command::Man { dir } => man(&dir),
         Command::Lint(args) => lint::lint(&mut out, &args),
+        Command::Fix(args) => fix::fix(&mut out, &args),
     }
 }
 

@@ -9,6 +9,7 @@
 //! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
 mod calls;
+mod dialect;
 mod flow;
 mod literals;
 pub(crate) use literals::quote;
