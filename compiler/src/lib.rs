@@ -17,6 +17,7 @@ pub mod explain;
 pub mod generate;
 pub mod lexer;
 pub mod lower;
+pub mod lsp;
 pub mod memory;
 pub mod parser;
 pub mod render;

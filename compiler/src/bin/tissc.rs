@@ -25,6 +25,8 @@ use tisslang::source::Source;
 
 #[path = "tissc/generate.rs"]
 mod generate;
+#[path = "tissc/lsp.rs"]
+mod lsp;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -156,6 +158,7 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
+    Lsp(lsp::LspArgs),
 }
 
 /// Everything a command needs to report.
@@ -207,6 +210,7 @@ fn run() -> u8 {
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
         Command::Generate(args) => generate::generate(&args, format),
+        Command::Lsp(args) => lsp::lsp(&args),
     }
 }
 
