@@ -209,7 +209,9 @@ fn hover_shows_types_bindings_cost_bounds_and_keyword_help() {
 
     let (line, character) = find(PLAN, "\"build\" {");
     let text = client.ok("textDocument/hover", at(line, character + 1))["contents"]["value"].clone();
-    assert!(text.as_str().unwrap().contains("DEFINE_TASK \"build\"` (line 3)"), "{text}");
+    let text = text.as_str().unwrap();
+    assert!(text.contains("DEFINE_TASK \"build\"` (line 3)"), "{text}");
+    assert!(text.contains("static cost bound of one call") && text.contains("RUN_COUNT: 1 … 1"), "{text}");
 
     let (line, character) = find(PLAN, "RUN \"make\"");
     let text = client.ok("textDocument/hover", at(line, character + 1))["contents"]["value"].clone();
@@ -247,6 +249,17 @@ fn completion_offers_keywords_variables_fields_and_tasks() {
     let result = client.ok("textDocument/completion", at(line, character));
     assert_eq!(labels(&result), ["build"]);
     assert_eq!(result[0]["insertText"], "build");
+    // Without the quote yet, the name comes quoted.
+    let (line, character) = find(PLAN, "CALL \"build\"");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{
+            "range": {"start": {"line": line, "character": character + 5}, "end": {"line": line, "character": character + 12}},
+            "text": ""}]}),
+    );
+    client.diagnostics();
+    let result = client.ok("textDocument/completion", at(line, character + 5));
+    assert_eq!((labels(&result), result[0]["insertText"].clone()), (vec!["build".to_string()], json!("\"build\"")));
 
     // Nothing inside a plain string.
     let (line, character) = find(PLAN, "yes");
