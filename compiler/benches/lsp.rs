@@ -31,7 +31,9 @@ impl Client {
         self.conn.sender.send(Request::new(id.clone(), method.to_string(), params).into()).unwrap();
         loop {
             match self.conn.receiver.recv().unwrap() {
-                Message::Response(r) if r.id == id => return r.response_result.expect("the request succeeds"),
+                Message::Response(r) if r.id == id => {
+                    return r.response_result.expect("the request succeeds");
+                }
                 _ => {}
             }
         }
@@ -68,7 +70,8 @@ fn lsp(c: &mut Criterion) {
 
     // The cursor at the start of a statement two thirds down: every
     // keyword and the variables bound before it.
-    let line = text.lines().enumerate().filter(|(_, l)| l.trim_start().starts_with("ENV ")).map(|(i, _)| i).nth(60);
+    let line =
+        text.lines().enumerate().filter(|(_, l)| l.trim_start().starts_with("ENV ")).map(|(i, _)| i).nth(60);
     let line = line.expect("the plan has ENV statements") as u32;
     let at = json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": 4}});
     let count = client.request("textDocument/completion", at.clone()).as_array().map_or(0, Vec::len);

@@ -77,14 +77,13 @@ impl Client {
 
     /// The next publishDiagnostics notification's parameters.
     fn diagnostics(&mut self) -> Value {
-        if let Some(i) = self.notifications.iter().position(|n| n.method == "textDocument/publishDiagnostics") {
+        if let Some(i) = self.notifications.iter().position(|n| n.method == "textDocument/publishDiagnostics")
+        {
             return self.notifications.remove(i).params;
         }
-        loop {
-            match self.receive() {
-                Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => return n.params,
-                other => panic!("expected diagnostics, got {other:?}"),
-            }
+        match self.receive() {
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => n.params,
+            other => panic!("expected diagnostics, got {other:?}"),
         }
     }
 
@@ -259,7 +258,10 @@ fn completion_offers_keywords_variables_fields_and_tasks() {
     );
     client.diagnostics();
     let result = client.ok("textDocument/completion", at(line, character + 5));
-    assert_eq!((labels(&result), result[0]["insertText"].clone()), (vec!["build".to_string()], json!("\"build\"")));
+    assert_eq!(
+        (labels(&result), result[0]["insertText"].clone()),
+        (vec!["build".to_string()], json!("\"build\""))
+    );
 
     // Nothing inside a plain string.
     let (line, character) = find(PLAN, "yes");
@@ -354,12 +356,13 @@ fn bad_requests_get_error_responses_and_the_server_goes_on() {
     assert_eq!(code, -32602);
     assert!(message.contains("not open") && message.contains("didOpen"), "{message}");
     // A bad notification is told in the log, with no response.
-    client.notify("textDocument/didChange", json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": []}));
-    let log = loop {
-        match client.receive() {
-            Message::Notification(n) if n.method == "window/logMessage" => break n.params,
-            other => panic!("expected a log message, got {other:?}"),
-        }
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": []}),
+    );
+    let log = match client.receive() {
+        Message::Notification(n) if n.method == "window/logMessage" => n.params,
+        other => panic!("expected a log message, got {other:?}"),
     };
     assert!(log["message"].as_str().unwrap().contains("not open"), "{log}");
     // An edit past the end of the document is refused, the document kept.
@@ -370,7 +373,10 @@ fn bad_requests_get_error_responses_and_the_server_goes_on() {
             "range": {"start": {"line": 9, "character": 0}, "end": {"line": 9, "character": 0}}, "text": "x"}]}),
     );
     assert!(matches!(client.receive(), Message::Notification(n) if n.method == "window/logMessage"));
-    assert_eq!(client.ok("textDocument/documentSymbol", json!({"textDocument": {"uri": URI}}))[0]["name"], "t");
+    assert_eq!(
+        client.ok("textDocument/documentSymbol", json!({"textDocument": {"uri": URI}}))[0]["name"],
+        "t"
+    );
     // A position past the end answers nothing rather than failing.
     assert_eq!(client.ok("textDocument/hover", at(99, 0)), Value::Null);
     // After shutdown only exit.

@@ -75,7 +75,10 @@ fn the_binary_speaks_lsp_over_stdio_and_exits_cleanly() {
     let mut stdin = child.stdin.take().unwrap();
     let rx = read_messages(child.stdout.take().unwrap());
 
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     let init = response(&rx, 1);
     assert_eq!(init["result"]["serverInfo"]["name"], "tissc");
     assert_eq!(init["result"]["capabilities"]["completionProvider"]["triggerCharacters"][0], ".");
@@ -132,7 +135,10 @@ fn input_ending_without_exit_ends_the_server_with_status_1() {
         .spawn()
         .expect("tissc lsp starts");
     let mut stdin = child.stdin.take().unwrap();
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }

@@ -16,7 +16,10 @@ use super::keywords;
 use crate::check::ty::{Rec, Ty};
 use crate::token::{Kw, Token, TokenKind};
 
-pub(crate) fn completion(docs: &Documents, params: CompletionParams) -> Result<Option<CompletionResponse>, Failure> {
+pub(crate) fn completion(
+    docs: &Documents,
+    params: CompletionParams,
+) -> Result<Option<CompletionResponse>, Failure> {
     let at = &params.text_document_position;
     let doc = docs.get(&at.text_document.uri)?;
     let analysis = &doc.analysis;
@@ -41,9 +44,13 @@ pub(crate) fn completion(docs: &Documents, params: CompletionParams) -> Result<O
 enum Context {
     Nothing,
     /// After `root.`.
-    Fields { root: String },
+    Fields {
+        root: String,
+    },
     /// After CALL: inside its string already, or not.
-    Tasks { quoted: bool },
+    Tasks {
+        quoted: bool,
+    },
     /// Inside `${` in a string.
     Interpolation,
     Code,
@@ -77,7 +84,9 @@ fn context(text: &str, offset: usize) -> Context {
             }
         }
         // A string the cursor is inside: it runs to the end of the text.
-        Some(TokenKind::Str(_)) if last_end == offset && still_open(&before[last.map_or(0, |t| t.span.start as usize)..]) => {
+        Some(TokenKind::Str(_))
+            if last_end == offset && still_open(&before[last.map_or(0, |t| t.span.start as usize)..]) =>
+        {
             let literal = &before[last.map_or(0, |t| t.span.start as usize)..];
             let previous = tokens.len().checked_sub(2).map(|i| tokens[i].kind);
             if previous == Some(TokenKind::Kw(Kw::CALL)) {
@@ -156,9 +165,11 @@ fn variables(doc: &Document, offset: usize) -> Vec<CompletionItem> {
     let mut items = Vec::new();
     for (i, analysis) in analyses(doc).enumerate() {
         let in_task = |start: u32| {
-            analysis.index.outline.iter().any(|o| {
-                o.kind == OutlineKind::DefineTask && o.span.start <= start && start < o.span.end
-            })
+            analysis
+                .index
+                .outline
+                .iter()
+                .any(|o| o.kind == OutlineKind::DefineTask && o.span.start <= start && start < o.span.end)
         };
         for o in &analysis.index.occurrences {
             let OccurrenceKind::Binds(how) = o.kind else { continue };

@@ -56,7 +56,11 @@ impl Analysis {
         self.module
             .get_or_init(|| {
                 (!self.frontend.has_errors()).then(|| {
-                    lower::lower(&self.frontend.plan, &self.frontend.file, LowerOptions { strip_source: true })
+                    lower::lower(
+                        &self.frontend.plan,
+                        &self.frontend.file,
+                        LowerOptions { strip_source: true },
+                    )
                 })
             })
             .as_ref()

@@ -37,7 +37,9 @@ pub(crate) fn hover(docs: &Documents, params: HoverParams) -> Result<Option<Hove
 fn symbol(analysis: &Analysis, of: &Occurrence) -> String {
     let line = |o: &Occurrence| analysis.lines.position(analysis.text(), o.span.start as usize).line + 1;
     if of.kind.is_variable() {
-        let ty = analysis.variable_type(&of.name).map_or("of a type not known (see its diagnostics)", |t| t.describe());
+        let ty = analysis
+            .variable_type(&of.name)
+            .map_or("of a type not known (see its diagnostics)", |t| t.describe());
         let mut text = format!("`{}`: {ty}\n\nbound", of.name);
         let bindings: Vec<String> = analysis
             .index
@@ -122,7 +124,9 @@ fn describe(bound: &CostBound) -> String {
 /// heredoc or comment: the lexer tells).
 fn keyword_at(text: &str, offset: usize) -> Option<Kw> {
     let start = text[..offset].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-    let end = text[offset..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(text.len(), |i| offset + i);
+    let end = text[offset..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(text.len(), |i| offset + i);
     let kw = Kw::from_word(&text[start..end])?;
     // Lex up to the word's end: its last token is the word if it is code.
     let lexed = crate::lexer::lex(&text[..end]);

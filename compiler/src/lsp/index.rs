@@ -85,7 +85,13 @@ impl Index {
                 Item::Step(step) => {
                     w.strlit(&step.name);
                     let children = w.block(&step.body);
-                    outline.push(entry(OutlineKind::Step, w.name_of(&step.name), step.span, step.name.span, children));
+                    outline.push(entry(
+                        OutlineKind::Step,
+                        w.name_of(&step.name),
+                        step.span,
+                        step.name.span,
+                        children,
+                    ));
                 }
                 Item::DefineTask { name, body, span } => {
                     w.name_literal(name, OccurrenceKind::Defines);
@@ -104,12 +110,18 @@ impl Index {
     pub(crate) fn occurrence_at(&self, offset: usize) -> Option<&Occurrence> {
         let offset = offset as u32;
         let after = self.occurrences.partition_point(|o| o.span.start <= offset);
-        self.occurrences[..after].iter().rev().take(2).find(|o| o.span.start <= offset && offset <= o.span.end)
+        self.occurrences[..after]
+            .iter()
+            .rev()
+            .take(2)
+            .find(|o| o.span.start <= offset && offset <= o.span.end)
     }
 
     /// Every occurrence of the same symbol as `of` (a variable, or a task).
     pub(crate) fn occurrences_of<'a>(&'a self, of: &'a Occurrence) -> impl Iterator<Item = &'a Occurrence> {
-        self.occurrences.iter().filter(move |o| o.name == of.name && o.kind.is_variable() == of.kind.is_variable())
+        self.occurrences
+            .iter()
+            .filter(move |o| o.name == of.name && o.kind.is_variable() == of.kind.is_variable())
     }
 }
 
@@ -308,7 +320,8 @@ mod tests {
         let src = "TASK \"t\"\nDEFINE_TASK \"build\" { READ \"a\" AS x }\nSTEP \"s\" {\n  CALL \"build\"\n  \
                    VAR y = x\n  LOG \"${y} ${x.FOO}\"\n  IF x CONTAINS \"a\" { STEP \"inner\" { } }\n}\n";
         let built = index(src);
-        let found: Vec<(&str, OccurrenceKind)> = built.occurrences.iter().map(|o| (o.name.as_str(), o.kind)).collect();
+        let found: Vec<(&str, OccurrenceKind)> =
+            built.occurrences.iter().map(|o| (o.name.as_str(), o.kind)).collect();
         use OccurrenceKind::*;
         assert_eq!(
             found,

@@ -30,7 +30,8 @@ use lsp_types::request::{
 };
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, InitializeResult, LogMessageParams, MessageType, OneOf,
-    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, Uri,
 };
 use serde_json::Value;
 
@@ -134,7 +135,10 @@ impl Server<'_> {
         self.initialized = true;
         let result = InitializeResult {
             capabilities: capabilities(),
-            server_info: Some(ServerInfo { name: "tissc".to_string(), version: Some(env!("CARGO_PKG_VERSION").to_string()) }),
+            server_info: Some(ServerInfo {
+                name: "tissc".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
         };
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
     }
@@ -155,7 +159,9 @@ impl Server<'_> {
             }
             method => Err(Failure::new(
                 ErrorCode::MethodNotFound,
-                format!("`{method}` is not a method tissc lsp answers (see its capabilities from `initialize`)"),
+                format!(
+                    "`{method}` is not a method tissc lsp answers (see its capabilities from `initialize`)"
+                ),
             )),
         }
     }
@@ -180,7 +186,11 @@ impl Server<'_> {
             DidCloseTextDocument::METHOD => params::<DidCloseTextDocument>(n).map(|p| {
                 self.docs.close(&p.text_document.uri);
                 // A closed document's problems leave the editor's list.
-                let empty = PublishDiagnosticsParams { uri: p.text_document.uri, diagnostics: Vec::new(), version: None };
+                let empty = PublishDiagnosticsParams {
+                    uri: p.text_document.uri,
+                    diagnostics: Vec::new(),
+                    version: None,
+                };
                 self.send(Notification::new(PublishDiagnostics::METHOD.to_string(), empty));
             }),
             // Saves, settings, cancellations, `initialized`, `$/…`: nothing to do.
@@ -207,8 +217,9 @@ fn call<R: LspRequest>(
     request: Request,
     feature: impl FnOnce(R::Params) -> Result<R::Result, Failure>,
 ) -> Result<Value, Failure> {
-    let params: R::Params = serde_json::from_value(request.params)
-        .map_err(|e| Failure::new(ErrorCode::InvalidParams, format!("bad parameters for `{}`: {e}", R::METHOD)))?;
+    let params: R::Params = serde_json::from_value(request.params).map_err(|e| {
+        Failure::new(ErrorCode::InvalidParams, format!("bad parameters for `{}`: {e}", R::METHOD))
+    })?;
     let result = feature(params)?;
     serde_json::to_value(result).map_err(|e| Failure::new(ErrorCode::InternalError, e.to_string()))
 }

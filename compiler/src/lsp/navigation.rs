@@ -25,7 +25,10 @@ pub(crate) fn definition(
     Ok((!definitions.is_empty()).then_some(GotoDefinitionResponse::Array(definitions)))
 }
 
-pub(crate) fn references(docs: &Documents, params: ReferenceParams) -> Result<Option<Vec<Location>>, Failure> {
+pub(crate) fn references(
+    docs: &Documents,
+    params: ReferenceParams,
+) -> Result<Option<Vec<Location>>, Failure> {
     let at = &params.text_document_position;
     let uri = &at.text_document.uri;
     let analysis = &docs.get(uri)?.analysis;

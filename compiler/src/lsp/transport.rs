@@ -31,8 +31,10 @@ pub fn stdio() -> (Connection, Transport) {
         .name("lsp-reader".to_string())
         .spawn(move || read_messages(&mut io::stdin().lock(), &to_server))
         .expect("spawning a thread");
-    let writer =
-        thread::Builder::new().name("lsp-writer".to_string()).spawn(move || write_messages(&outgoing)).expect("spawning a thread");
+    let writer = thread::Builder::new()
+        .name("lsp-writer".to_string())
+        .spawn(move || write_messages(&outgoing))
+        .expect("spawning a thread");
     (Connection { sender: to_client, receiver: from_client }, Transport { writer })
 }
 
@@ -72,7 +74,11 @@ fn read_messages(input: &mut impl BufRead, to_server: &Sender<Message>) {
                     );
                     reply_error(id.unwrap_or(Value::Null), ErrorCode::InvalidRequest, &text);
                 }
-                Err(error) => reply_error(Value::Null, ErrorCode::ParseError, &format!("the message is not JSON: {error}")),
+                Err(error) => reply_error(
+                    Value::Null,
+                    ErrorCode::ParseError,
+                    &format!("the message is not JSON: {error}"),
+                ),
             },
         }
     }
@@ -101,7 +107,10 @@ fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Malformed> {
             Some((name, value)) if name.trim().eq_ignore_ascii_case("Content-Length") => {
                 match value.trim().parse::<usize>() {
                     Ok(n) => length = Some(n),
-                    Err(_) => bad_header = Some(format!("bad Content-Length `{}`: expected a byte count", value.trim())),
+                    Err(_) => {
+                        bad_header =
+                            Some(format!("bad Content-Length `{}`: expected a byte count", value.trim()))
+                    }
                 }
             }
             Some(_) => {}
@@ -109,7 +118,9 @@ fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Malformed> {
         }
     }
     let Some(length) = length else {
-        return Err(Malformed(bad_header.unwrap_or_else(|| "a message without a Content-Length header".to_string())));
+        return Err(Malformed(
+            bad_header.unwrap_or_else(|| "a message without a Content-Length header".to_string()),
+        ));
     };
     let mut body = vec![0; length];
     match input.read_exact(&mut body) {
@@ -119,7 +130,8 @@ fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Malformed> {
 }
 
 fn reply_error(id: Value, code: ErrorCode, message: &str) {
-    let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code as i32, "message": message}}).to_string();
+    let reply =
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code as i32, "message": message}}).to_string();
     let mut out = io::stdout().lock();
     // Nothing to do if stdout is gone: the client has left.
     let _ = write!(out, "Content-Length: {}\r\n\r\n{reply}", reply.len()).and_then(|()| out.flush());
