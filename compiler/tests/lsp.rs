@@ -386,6 +386,29 @@ fn bad_requests_get_error_responses_and_the_server_goes_on() {
     assert_eq!(client.server.take().unwrap().join().unwrap(), Ending::Clean);
 }
 
+/// Every position of a plan, and some past its end, with non-ASCII and
+/// astral characters on the way: no request fails, nothing panics.
+#[test]
+fn every_position_answers() {
+    let mut client = Client::start();
+    let text = format!("{PLAN}STEP \"é😀\" {{\n    LOG \"héllo😀RUN ${{greeting}}\"\n    VAR \n}}\n");
+    client.open(&text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (line, content) in lines.iter().enumerate() {
+        let units = content.encode_utf16().count() as u32;
+        for character in 0..=units + 2 {
+            let position = at(line as u32, character);
+            for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition"] {
+                client.ok(method, position.clone());
+            }
+            let mut params = position;
+            params["context"] = json!({"includeDeclaration": true});
+            client.ok("textDocument/references", params);
+        }
+    }
+    assert_eq!(client.finish(), Ending::Clean);
+}
+
 #[test]
 fn exit_without_shutdown_is_abrupt() {
     let mut client = Client::start();

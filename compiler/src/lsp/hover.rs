@@ -123,10 +123,11 @@ fn describe(bound: &CostBound) -> String {
 /// The keyword under `offset`, if it is one in the code (not in a string,
 /// heredoc or comment: the lexer tells).
 fn keyword_at(text: &str, offset: usize) -> Option<Kw> {
-    let start = text[..offset].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-    let end = text[offset..]
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(text.len(), |i| offset + i);
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // The character before the word may be several bytes long.
+    let start =
+        text[..offset].char_indices().rev().find(|&(_, c)| !is_word(c)).map_or(0, |(i, c)| i + c.len_utf8());
+    let end = text[offset..].find(|c: char| !is_word(c)).map_or(text.len(), |i| offset + i);
     let kw = Kw::from_word(&text[start..end])?;
     // Lex up to the word's end: its last token is the word if it is code.
     let lexed = crate::lexer::lex(&text[..end]);

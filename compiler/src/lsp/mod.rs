@@ -20,6 +20,8 @@ mod position;
 mod symbols;
 pub mod transport;
 
+use std::panic::{self, AssertUnwindSafe};
+
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, LogMessage, Notification as _,
@@ -80,11 +82,26 @@ pub fn serve(connection: &Connection) -> Ending {
     let mut server = Server { connection, docs: Documents::default(), initialized: false, shut_down: false };
     for message in &connection.receiver {
         match message {
-            Message::Request(request) => server.request(request),
+            Message::Request(request) => {
+                let id = request.id.clone();
+                // A bug must not end the session: the request fails, the
+                // panic hook has told stderr (the client's log), and the
+                // server reads on.
+                if panic::catch_unwind(AssertUnwindSafe(|| server.request(request))).is_err() {
+                    let message = "internal error in tissc lsp (a bug: please report it with the plan)";
+                    server.send(Response::new_err(id, ErrorCode::InternalError as i32, message.to_string()));
+                }
+            }
             Message::Notification(n) if n.method == "exit" => {
                 return if server.shut_down { Ending::Clean } else { Ending::Abrupt };
             }
-            Message::Notification(n) => server.notification(n),
+            Message::Notification(n) => {
+                let method = n.method.clone();
+                if panic::catch_unwind(AssertUnwindSafe(|| server.notification(n))).is_err() {
+                    server
+                        .log(&format!("`{method}`: internal error (a bug: please report it with the plan)"));
+                }
+            }
             // The server sends no requests, so a response answers nothing.
             Message::Response(_) => {}
         }
@@ -196,12 +213,15 @@ impl Server<'_> {
             // Saves, settings, cancellations, `initialized`, `$/…`: nothing to do.
             _ => Ok(()),
         };
-        // A notification has no response: a problem is told in the client's log.
         if let Err(failure) = outcome {
-            let message = format!("tissc lsp: `{method}`: {}", failure.message);
-            let log = LogMessageParams { typ: MessageType::ERROR, message };
-            self.send(Notification::new(LogMessage::METHOD.to_string(), log));
+            self.log(&format!("`{method}`: {}", failure.message));
         }
+    }
+
+    /// An error in the client's log (a notification has no response).
+    fn log(&self, message: &str) {
+        let log = LogMessageParams { typ: MessageType::ERROR, message: format!("tissc lsp: {message}") };
+        self.send(Notification::new(LogMessage::METHOD.to_string(), log));
     }
 
     fn publish(&self, uri: &Uri) {

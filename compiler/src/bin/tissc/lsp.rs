@@ -17,8 +17,12 @@ pub struct LspArgs {
     stdio: bool,
 }
 
+/// LSP's exit status when `exit` comes without `shutdown` first.
+const EXIT_WITHOUT_SHUTDOWN: u8 = 1;
+
 pub fn lsp(args: &LspArgs) -> u8 {
-    let _ = args.stdio;
+    // stdio is the only transport: the flag changes nothing.
+    let LspArgs { stdio: _ } = args;
     let (connection, transport) = transport::stdio();
     let ending = lsp::serve(&connection);
     // The writer ends once the connection's sender is gone.
@@ -29,6 +33,6 @@ pub fn lsp(args: &LspArgs) -> u8 {
     }
     match ending {
         Ending::Clean => super::status::OK,
-        Ending::Abrupt => super::status::COMPILE_ERRORS,
+        Ending::Abrupt => EXIT_WITHOUT_SHUTDOWN,
     }
 }
