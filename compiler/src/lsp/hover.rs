@@ -80,7 +80,8 @@ fn step_at(outline: &[Outline], offset: usize) -> Option<&Outline> {
                 return Some(inner);
             }
             let on_name = entry.selection.start <= offset && offset <= entry.selection.end;
-            let on_keyword = offset <= entry.span.start + "STEP".len() as u32;
+            let keyword = if entry.kind == OutlineKind::Setup { "SETUP" } else { "STEP" };
+            let on_keyword = offset <= entry.span.start + keyword.len() as u32;
             if matches!(entry.kind, OutlineKind::Step | OutlineKind::Setup) && (on_name || on_keyword) {
                 return Some(entry);
             }
