@@ -1,6 +1,7 @@
 //! The run report (SPEC §9), built from the machine's final state; written
 //! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`).
 
+pub mod combined;
 pub mod event_log;
 mod json;
 mod junit;
