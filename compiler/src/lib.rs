@@ -22,6 +22,7 @@ pub mod generate;
 pub mod lexer;
 pub mod lint;
 pub mod lower;
+pub mod lsp;
 pub mod memory;
 pub mod parser;
 pub mod render;

@@ -32,6 +32,8 @@ mod fmt;
 mod generate;
 #[path = "tissc/lint.rs"]
 mod lint;
+#[path = "tissc/lsp.rs"]
+mod lsp;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -200,6 +202,7 @@ enum Command {
     /// still wrong is reported on stderr. Exit status: 0 every plan compiles now, 1 some plan still has
     /// errors, 2 a file could not be read or written.
     Fix(fix::FixArgs),
+    Lsp(lsp::LspArgs),
 }
 
 /// Everything a command needs to report.
@@ -258,6 +261,7 @@ fn run() -> u8 {
         Command::Man { dir } => man(&dir),
         Command::Lint(args) => lint::lint(&mut out, &args),
         Command::Fix(args) => fix::fix(&mut out, &args),
+        Command::Lsp(args) => lsp::lsp(&args),
     }
 }
 
