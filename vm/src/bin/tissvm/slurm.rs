@@ -210,11 +210,15 @@ exit $status
 /// prints the collected report.
 fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
     let mut failures = 0;
+    // An empty queue is believed the second time in a row: a task whose
+    // plans suspended at the time limit requeues itself as it ends.
+    let mut empty = 0;
     loop {
         match Command::new("squeue").args(["-h", "-j", job, "-o", "%T"]).output() {
             Ok(out) if out.status.success() => {
                 failures = 0;
-                if String::from_utf8_lossy(&out.stdout).trim().is_empty() {
+                empty = if String::from_utf8_lossy(&out.stdout).trim().is_empty() { empty + 1 } else { 0 };
+                if empty == 2 {
                     break;
                 }
             }

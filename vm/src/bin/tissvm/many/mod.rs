@@ -228,8 +228,9 @@ impl Suite<'_> {
         let mut slots: Vec<Option<Running>> = (0..jobs).map(|_| None).collect();
         let mut next = 0;
         loop {
-            let stopping = signals::received() > 0 || max_failures.is_some_and(|m| self.failures >= m);
-            while !stopping && next < self.plans.len() {
+            let stopping =
+                |failures: usize| signals::received() > 0 || max_failures.is_some_and(|m| failures >= m);
+            while !stopping(self.failures) && next < self.plans.len() {
                 let Some(slot) = slots.iter().position(Option::is_none) else { break };
                 let index = next;
                 next += 1;
