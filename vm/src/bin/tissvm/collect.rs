@@ -10,7 +10,6 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::Value as Json;
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
-use tiss_vm::report::style::Tone;
 
 use super::color;
 use super::options::OutputFormat;
@@ -131,18 +130,18 @@ fn write_text(
     let mut details = String::new();
     for report in reports {
         let plan_status = PlanStatus::from_exit_code(report["exit_code"].as_i64().unwrap_or(70) as i32);
-        let tone = match plan_status {
-            PlanStatus::Passed => Tone::Good,
-            PlanStatus::Suspended => Tone::Warn,
-            _ => Tone::Bad,
-        };
         let plan = report["plan"].as_str().unwrap_or("?");
         let time = combined::seconds(Duration::from_millis(report["duration_ms"].as_u64().unwrap_or(0)));
-        writeln!(out, "{} {time:>8}  {plan}", style.paint(tone, &format!("{:<8}", plan_status.label())))?;
+        writeln!(
+            out,
+            "{} {time:>8}  {plan}",
+            style.paint(plan_status.tone(), &format!("{:<8}", plan_status.label()))
+        )?;
         if plan_status == PlanStatus::Passed {
             continue;
         }
-        details.push_str(&format!("\n── {} {plan} ──\n", style.paint(Tone::Bad, plan_status.label())));
+        details
+            .push_str(&format!("\n── {} {plan} ──\n", style.paint(plan_status.tone(), plan_status.label())));
         if report["failure"].is_object() {
             details.push_str(&combined::failure_text(&report["failure"]));
         }

@@ -24,7 +24,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
 use tiss_compiler::cli_support::shell_word;
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
-use tiss_vm::report::style::Tone;
 
 use super::color;
 use super::options::OutputFormat;
@@ -365,14 +364,9 @@ impl Suite<'_> {
             self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
         }
         let style = self.line_style();
-        let tone = match plan_status {
-            PlanStatus::Passed => Tone::Good,
-            PlanStatus::Suspended => Tone::Warn,
-            _ => Tone::Bad,
-        };
         let mut line = format!(
             "{} {:>8}  {}",
-            style.paint(tone, &format!("{:<8}", plan_status.label())),
+            style.paint(plan_status.tone(), &format!("{:<8}", plan_status.label())),
             combined::seconds(elapsed),
             self.plans[index].display()
         );
@@ -497,8 +491,9 @@ impl Suite<'_> {
     ) -> std::io::Result<()> {
         let style = color::stdout();
         for &index in &self.not_passed {
-            let label = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0)).label();
-            writeln!(out, "\n── {} {} ──", style.paint(Tone::Bad, label), self.plans[index].display())?;
+            let plan_status = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0));
+            let label = style.paint(plan_status.tone(), plan_status.label());
+            writeln!(out, "\n── {label} {} ──", self.plans[index].display())?;
             match std::fs::read(self.scratch_file(index, "err")) {
                 Ok(text) if !text.is_empty() => out.write_all(&text)?,
                 // Taken from an earlier report (--continue-from-reports).
