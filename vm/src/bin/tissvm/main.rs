@@ -34,6 +34,7 @@ mod invalid;
 mod many;
 mod options;
 mod providers;
+mod report_file;
 mod resume;
 mod run;
 mod session;
@@ -254,7 +255,7 @@ fn run() -> u8 {
         Command::Run(args) if args.many.wanted(&args.plans) => many::run(&args),
         Command::Run(args) => match load_plan(&mut out, args.plan()) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(refused) => refused.report(args.report.output_format),
+            Err(refused) => refused.report(&args.report),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
