@@ -317,3 +317,32 @@ fn options_reach_every_plan_and_log_file_names_a_directory() {
     assert!(events.iter().any(|e| e["op"].as_str().is_some_and(|op| op.contains("echo a"))), "{log}");
     assert!(root.path().join("logs/suite/b/c.jsonl").is_file());
 }
+
+#[test]
+fn report_writes_the_combined_report_to_a_file_in_any_machine_format() {
+    let root = suite(&[("a.tiss", plan("a", "true")), ("b.tiss", plan("b", "false"))]);
+    let run = tissvm(
+        root.path(),
+        &["run", "suite", "--output-format", "html", "--report", "page.html", "--report-dir", "reports"],
+        &[],
+    );
+    run.expect(1);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let page = std::fs::read_to_string(root.path().join("page.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") || page.starts_with("<!doctype html>"), "{}", &page[..80]);
+    assert!(page.contains("suite/a.tiss") && page.contains("suite/b.tiss"), "{page}");
+
+    let collected =
+        tissvm(root.path(), &["collect", "reports", "--output-format", "json", "--report", "all.json"], &[]);
+    collected.expect(1);
+    assert!(collected.stdout.is_empty(), "{}", collected.stdout);
+    let json: Json = serde_json::from_slice(&std::fs::read(root.path().join("all.json")).unwrap()).unwrap();
+    assert_eq!(json["summary"]["total"], 2);
+    let page = tissvm(root.path(), &["collect", "reports", "--output-format", "html"], &[]);
+    page.expect(1);
+    assert!(page.stdout.contains("suite/b.tiss"), "{}", page.stdout);
+
+    let text = tissvm(root.path(), &["collect", "reports", "--report", "x.txt"], &[]);
+    text.expect(2);
+    assert!(text.stderr.contains("add --output-format html"), "{}", text.stderr);
+}

@@ -153,6 +153,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
     if args.dry_run {
         return Err("--dry-run lists the effects of one plan: give one plan file".into());
     }
+    args.report.check()?;
     let mut plans = plans::expand(&args.plans)?;
     if let Some(shard) = many.shard {
         plans = shard.select(plans);
@@ -455,35 +456,30 @@ impl Suite<'_> {
         if interrupted && code == 0 && not_started > 0 {
             code = 3;
         }
-        let mut out = std::io::stdout().lock();
         let written = match self.format {
-            OutputFormat::Text => self.write_text(&mut out, elapsed, not_started, interrupted),
-            OutputFormat::Json => {
-                let reports =
-                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                combined::write_json(&mut out, &self.summary, elapsed, reports)
+            OutputFormat::Text => {
+                let mut out = std::io::stdout().lock();
+                match self.write_text(&mut out, elapsed, not_started, interrupted) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                        Err(format!("cannot write the report: {e}"))
+                    }
+                    _ => Ok(()),
+                }
             }
-            OutputFormat::Junit => {
+            format => {
                 let reports =
                     (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                out.write_all(combined::junit(reports).as_bytes()).and_then(|()| out.flush())
-            }
-            OutputFormat::Html => {
-                let reports =
-                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                combined::html(&self.summary, elapsed, reports)
-                    .and_then(|page| out.write_all(page.as_bytes()))
-                    .and_then(|()| out.flush())
+                let written = self.args.report.deliver_with(|out| {
+                    super::collect::write_combined(out, format, &self.summary, elapsed, reports)
+                });
+                let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
+                written
             }
         };
-        if self.format != OutputFormat::Text {
-            let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
-        }
         match written {
             Ok(()) => code as u8,
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code as u8,
             Err(e) => {
-                eprintln!("tissvm: cannot write the report: {e}");
+                eprintln!("tissvm: {e}");
                 status::INTERNAL
             }
         }
