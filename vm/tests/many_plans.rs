@@ -8,8 +8,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, command, tissvm};
+use common::{Run, command};
 use serde_json::Value as Json;
+
+/// `tissvm ARGS` in `cwd`, whose temporary workspaces (kept when a plan
+/// does not pass) go to `cwd/tmp`, removed with the fixture.
+fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let tmp = cwd.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = tmp.to_str().unwrap().to_string();
+    let mut env = env.to_vec();
+    env.push(("TMPDIR", &tmp));
+    common::tissvm(cwd, args, &env)
+}
 
 /// A plan of one step running `command`, asserting it exits 0.
 fn plan(task: &str, command: &str) -> String {
@@ -112,6 +123,7 @@ fn a_temporary_workspace_is_kept_only_when_the_plan_does_not_pass() {
         .unwrap_or_else(|| panic!("no kept workspace named:\n{}", run.stderr));
     assert!(kept.join("where.txt").is_file(), "{}", kept.display());
     assert!(kept.file_name().unwrap().to_string_lossy().starts_with("tiss-bad-"));
+    assert!(kept.starts_with(root.path().join("tmp")), "{}", kept.display());
     assert_eq!(run.stderr.matches("workspace kept").count(), 1, "{}", run.stderr);
     std::fs::remove_dir_all(kept).unwrap();
 }
