@@ -8,8 +8,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Run, command, tissvm};
+use common::{Run, command};
 use serde_json::Value as Json;
+
+/// `tissvm ARGS` in `cwd`, whose temporary workspaces (kept when a plan
+/// does not pass) go to `cwd/tmp`, removed with the fixture.
+fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let tmp = cwd.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = tmp.to_str().unwrap().to_string();
+    let mut env = env.to_vec();
+    env.push(("TMPDIR", &tmp));
+    common::tissvm(cwd, args, &env)
+}
 
 /// A plan of one step running `command`, asserting it exits 0.
 fn plan(task: &str, command: &str) -> String {
@@ -112,6 +123,7 @@ fn a_temporary_workspace_is_kept_only_when_the_plan_does_not_pass() {
         .unwrap_or_else(|| panic!("no kept workspace named:\n{}", run.stderr));
     assert!(kept.join("where.txt").is_file(), "{}", kept.display());
     assert!(kept.file_name().unwrap().to_string_lossy().starts_with("tiss-bad-"));
+    assert!(kept.starts_with(root.path().join("tmp")), "{}", kept.display());
     assert_eq!(run.stderr.matches("workspace kept").count(), 1, "{}", run.stderr);
     std::fs::remove_dir_all(kept).unwrap();
 }
@@ -316,4 +328,33 @@ fn options_reach_every_plan_and_log_file_names_a_directory() {
     let events: Vec<Json> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(events.iter().any(|e| e["op"].as_str().is_some_and(|op| op.contains("echo a"))), "{log}");
     assert!(root.path().join("logs/suite/b/c.jsonl").is_file());
+}
+
+#[test]
+fn report_writes_the_combined_report_to_a_file_in_any_machine_format() {
+    let root = suite(&[("a.tiss", plan("a", "true")), ("b.tiss", plan("b", "false"))]);
+    let run = tissvm(
+        root.path(),
+        &["run", "suite", "--output-format", "html", "--report", "page.html", "--report-dir", "reports"],
+        &[],
+    );
+    run.expect(1);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let page = std::fs::read_to_string(root.path().join("page.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") || page.starts_with("<!doctype html>"), "{}", &page[..80]);
+    assert!(page.contains("suite/a.tiss") && page.contains("suite/b.tiss"), "{page}");
+
+    let collected =
+        tissvm(root.path(), &["collect", "reports", "--output-format", "json", "--report", "all.json"], &[]);
+    collected.expect(1);
+    assert!(collected.stdout.is_empty(), "{}", collected.stdout);
+    let json: Json = serde_json::from_slice(&std::fs::read(root.path().join("all.json")).unwrap()).unwrap();
+    assert_eq!(json["summary"]["total"], 2);
+    let page = tissvm(root.path(), &["collect", "reports", "--output-format", "html"], &[]);
+    page.expect(1);
+    assert!(page.stdout.contains("suite/b.tiss"), "{}", page.stdout);
+
+    let text = tissvm(root.path(), &["collect", "reports", "--report", "x.txt"], &[]);
+    text.expect(2);
+    assert!(text.stderr.contains("add --output-format html"), "{}", text.stderr);
 }

@@ -190,27 +190,47 @@ fn interrupted(cluster: &Cluster, root: &Path, name: &str, interrupt: &dyn Fn(&s
     let said =
         slurm_command(cluster, &command[0], &command[1..].iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!said.to_lowercase().contains("error"), "{name}: {command:?}: {said}");
-    // Slurm holds a requeued job back a while (BeginTime): let it start now.
+    // Slurm holds a requeued job back a while (BeginTime): let it start
+    // now. Done when the job has left the queue with its plan's report final.
+    let dir = root.join(name);
+    let report_file = dir.join("long/long.json");
     let began = Instant::now();
+    let mut gone_since: Option<Instant> = None;
     loop {
         let state = slurm_command(cluster, "squeue", &["-h", "-j", &job, "-o", "%T"]);
-        if state.trim().is_empty() {
-            break;
-        }
         if state.contains("PENDING") {
             slurm_command(cluster, "scontrol", &["update", &format!("JobId={task}"), "StartTime=now"]);
+        }
+        let suspended = std::fs::read(&report_file)
+            .ok()
+            .is_some_and(|r| serde_json::from_slice::<Json>(&r).is_ok_and(|r| r["status"] == "suspended"));
+        if state.trim().is_empty() {
+            if !suspended {
+                break;
+            }
+            // Not requeued (yet?): give the controller a moment, then say why.
+            let since = *gone_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_secs(15) {
+                let log = std::fs::read_to_string(cluster.dir.join("log/slurmctld.log")).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(30).collect();
+                panic!(
+                    "{name}: the job ended with its plan suspended and was not requeued; slurmctld:\n{}",
+                    tail.join("\n")
+                );
+            }
+        } else {
+            gone_since = None;
         }
         assert!(began.elapsed() < Duration::from_secs(120), "{name}: the requeued task did not end: {state}");
         std::thread::sleep(Duration::from_millis(500));
     }
-    let dir = root.join(name);
     let output = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with("slurm-"))
         .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect::<String>();
-    let final_report = report(&dir.join("long/long.json"));
+    let final_report = report(&report_file);
     assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
     assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");

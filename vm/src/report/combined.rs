@@ -10,6 +10,8 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{Value as Json, json};
 
+use super::style::Tone;
+
 /// What became of one plan, from its exit status (SPEC §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanStatus {
@@ -45,6 +47,15 @@ impl PlanStatus {
             PlanStatus::BudgetExceeded => "BUDGET",
             PlanStatus::SecurityViolation => "SECURITY",
             PlanStatus::Error => "ERROR",
+        }
+    }
+
+    /// The colour of its word.
+    pub fn tone(self) -> Tone {
+        match self {
+            PlanStatus::Passed => Tone::Good,
+            PlanStatus::Suspended => Tone::Warn,
+            _ => Tone::Bad,
         }
     }
 

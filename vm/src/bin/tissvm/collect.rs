@@ -10,7 +10,6 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::Value as Json;
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
-use tiss_vm::report::style::Tone;
 
 use super::color;
 use super::options::OutputFormat;
@@ -28,38 +27,58 @@ pub struct CollectArgs {
 }
 
 pub fn collect(args: &CollectArgs) -> u8 {
-    collect_dir(&args.dir, args.report.output_format)
+    if let Err(e) = args.report.check() {
+        eprintln!("tissvm: collect: {e}");
+        return status::INVALID;
+    }
+    collect_dir(&args.dir, &args.report)
 }
 
-/// The reports below `dir` merged, in `format` on stdout; the exit status.
-pub fn collect_dir(dir: &Path, format: OutputFormat) -> u8 {
-    match files(dir).and_then(|files| summarize(dir, &files).map(|s| (files, s))) {
-        Ok((files, (summary, elapsed))) => {
-            let reports = files.iter().map(|f| read(dir, f).unwrap_or(Json::Null));
+/// The reports below `dir` merged, as `report` says; the exit status.
+pub fn collect_dir(dir: &Path, report: &ReportOptions) -> u8 {
+    let (files, (summary, elapsed)) =
+        match files(dir).and_then(|files| summarize(dir, &files).map(|s| (files, s))) {
+            Ok(found) => found,
+            Err(e) => {
+                eprintln!("tissvm: collect: {e}");
+                return status::INVALID;
+            }
+        };
+    let reports = files.iter().map(|f| read(dir, f).unwrap_or(Json::Null));
+    let written = match report.output_format {
+        OutputFormat::Text => {
             let mut out = std::io::stdout().lock();
-            let written = match format {
-                OutputFormat::Text => write_text(&mut out, &summary, elapsed, reports),
-                OutputFormat::Json => combined::write_json(&mut out, &summary, elapsed, reports),
-                OutputFormat::Junit => {
-                    out.write_all(combined::junit(reports).as_bytes()).and_then(|()| out.flush())
+            match write_text(&mut out, &summary, elapsed, reports) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the report: {e}"))
                 }
-                OutputFormat::Html => combined::html(&summary, elapsed, reports)
-                    .and_then(|page| out.write_all(page.as_bytes()))
-                    .and_then(|()| out.flush()),
-            };
-            match written {
-                Ok(()) => summary.exit_code() as u8,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => summary.exit_code() as u8,
-                Err(e) => {
-                    eprintln!("tissvm: cannot write the report: {e}");
-                    status::INTERNAL
-                }
+                _ => Ok(()),
             }
         }
+        format => report.deliver_with(|out| write_combined(out, format, &summary, elapsed, reports)),
+    };
+    match written {
+        Ok(()) => summary.exit_code() as u8,
         Err(e) => {
             eprintln!("tissvm: collect: {e}");
-            status::INVALID
+            status::INTERNAL
         }
+    }
+}
+
+/// Many plans' reports as one, in a machine-readable `format`: the
+/// combined JSON (streamed), JUnit, or the HTML page.
+pub fn write_combined(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    summary: &Summary,
+    elapsed: Duration,
+    reports: impl Iterator<Item = Json>,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Json | OutputFormat::Text => combined::write_json(out, summary, elapsed, reports),
+        OutputFormat::Junit => out.write_all(combined::junit(reports).as_bytes()),
+        OutputFormat::Html => out.write_all(combined::html(summary, elapsed, reports)?.as_bytes()),
     }
 }
 
@@ -134,18 +153,18 @@ fn write_text(
     let mut details = String::new();
     for report in reports {
         let plan_status = PlanStatus::from_exit_code(report["exit_code"].as_i64().unwrap_or(70) as i32);
-        let tone = match plan_status {
-            PlanStatus::Passed => Tone::Good,
-            PlanStatus::Suspended => Tone::Warn,
-            _ => Tone::Bad,
-        };
         let plan = report["plan"].as_str().unwrap_or("?");
         let time = combined::seconds(Duration::from_millis(report["duration_ms"].as_u64().unwrap_or(0)));
-        writeln!(out, "{} {time:>8}  {plan}", style.paint(tone, &format!("{:<8}", plan_status.label())))?;
+        writeln!(
+            out,
+            "{} {time:>8}  {plan}",
+            style.paint(plan_status.tone(), &format!("{:<8}", plan_status.label()))
+        )?;
         if plan_status == PlanStatus::Passed {
             continue;
         }
-        details.push_str(&format!("\n── {} {plan} ──\n", style.paint(Tone::Bad, plan_status.label())));
+        details
+            .push_str(&format!("\n── {} {plan} ──\n", style.paint(plan_status.tone(), plan_status.label())));
         if report["failure"].is_object() {
             details.push_str(&combined::failure_text(&report["failure"]));
         }

@@ -138,6 +138,11 @@ enum Command {
     /// report; JSON and JUnit reports go to stdout alone (progress to stderr).
     /// A human interaction without an answer, or Ctrl-C, suspends the run: a
     /// snapshot is written and the command that continues it printed (exit 3).
+    ///
+    /// Several plans, or a directory, run as many, up to -j at once, each in
+    /// a fresh workspace: a line per plan as it ends, the reports of those
+    /// that did not pass, the counts; the exit status is the worst plan's
+    /// (5 > 4 > 1 > 3 > 0).
     Run(run::RunArgs),
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///

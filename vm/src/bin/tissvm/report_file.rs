@@ -1,9 +1,10 @@
 //! Where the report of `run` and `resume` goes: the file `--report` names,
 //! replaced atomically (a reader never sees half a report), or stdout.
 
+use std::io::{self, Write};
 use std::path::Path;
 
-use tiss_compiler::atomic_write::{parent_of, write_atomically};
+use tiss_compiler::atomic_write::{parent_of, write_atomically, write_atomically_with};
 
 use super::options::{OutputFormat, ReportOptions};
 use super::{PROGRAM, io_message, status, write_stdout};
@@ -34,6 +35,29 @@ impl ReportOptions {
                 status::INTERNAL
             }
         }
+    }
+}
+
+impl ReportOptions {
+    /// [`deliver`](Self::deliver) of a report that `write` streams (many
+    /// plans' reports, one at a time): into the `--report` file, replaced
+    /// atomically, or stdout. The error names where it could not be written.
+    pub fn deliver_with(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), String> {
+        let Some(path) = &self.report else {
+            let mut out = io::stdout().lock();
+            return match write(&mut out).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the report: {e}"))
+                }
+                _ => Ok(()),
+            };
+        };
+        write_atomically_with(path, None, |file| {
+            let mut buffered = io::BufWriter::new(file);
+            write(&mut buffered)?;
+            buffered.flush()
+        })
+        .map_err(|e| format!("cannot write the report `{}`: {}", path.display(), io_message(&e)))
     }
 }
 

@@ -19,7 +19,7 @@ use clap::Args;
 use tiss_compiler::cli_support::shell_word;
 
 use super::collect;
-use super::options::OutputFormat;
+use super::options::{OutputFormat, ReportOptions};
 use super::status;
 
 #[derive(Args)]
@@ -210,11 +210,15 @@ exit $status
 /// prints the collected report.
 fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
     let mut failures = 0;
+    // An empty queue is believed the second time in a row: a task whose
+    // plans suspended at the time limit requeues itself as it ends.
+    let mut empty = 0;
     loop {
         match Command::new("squeue").args(["-h", "-j", job, "-o", "%T"]).output() {
             Ok(out) if out.status.success() => {
                 failures = 0;
-                if String::from_utf8_lossy(&out.stdout).trim().is_empty() {
+                empty = if String::from_utf8_lossy(&out.stdout).trim().is_empty() { empty + 1 } else { 0 };
+                if empty == 2 {
                     break;
                 }
             }
@@ -237,7 +241,8 @@ fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
     let dir = shell_word(&args.report_dir.display().to_string());
     eprintln!("tissvm: job array {job} has ended; tissvm collect {dir}:");
     let _ = std::io::stderr().flush();
-    let code = collect::collect_dir(&args.report_dir, OutputFormat::Text);
+    let text = ReportOptions { output_format: OutputFormat::Text, report: None };
+    let code = collect::collect_dir(&args.report_dir, &text);
     let reports = collect::count(&args.report_dir);
     if reports < plans {
         eprintln!(

@@ -24,7 +24,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
 use tiss_compiler::cli_support::shell_word;
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
-use tiss_vm::report::style::Tone;
 
 use super::color;
 use super::options::OutputFormat;
@@ -154,6 +153,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
     if args.dry_run {
         return Err("--dry-run lists the effects of one plan: give one plan file".into());
     }
+    args.report.check()?;
     let mut plans = plans::expand(&args.plans)?;
     if let Some(shard) = many.shard {
         plans = shard.select(plans);
@@ -228,8 +228,9 @@ impl Suite<'_> {
         let mut slots: Vec<Option<Running>> = (0..jobs).map(|_| None).collect();
         let mut next = 0;
         loop {
-            let stopping = signals::received() > 0 || max_failures.is_some_and(|m| self.failures >= m);
-            while !stopping && next < self.plans.len() {
+            let stopping =
+                |failures: usize| signals::received() > 0 || max_failures.is_some_and(|m| failures >= m);
+            while !stopping(self.failures) && next < self.plans.len() {
                 let Some(slot) = slots.iter().position(Option::is_none) else { break };
                 let index = next;
                 next += 1;
@@ -364,14 +365,9 @@ impl Suite<'_> {
             self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
         }
         let style = self.line_style();
-        let tone = match plan_status {
-            PlanStatus::Passed => Tone::Good,
-            PlanStatus::Suspended => Tone::Warn,
-            _ => Tone::Bad,
-        };
         let mut line = format!(
             "{} {:>8}  {}",
-            style.paint(tone, &format!("{:<8}", plan_status.label())),
+            style.paint(plan_status.tone(), &format!("{:<8}", plan_status.label())),
             combined::seconds(elapsed),
             self.plans[index].display()
         );
@@ -460,35 +456,30 @@ impl Suite<'_> {
         if interrupted && code == 0 && not_started > 0 {
             code = 3;
         }
-        let mut out = std::io::stdout().lock();
         let written = match self.format {
-            OutputFormat::Text => self.write_text(&mut out, elapsed, not_started, interrupted),
-            OutputFormat::Json => {
-                let reports =
-                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                combined::write_json(&mut out, &self.summary, elapsed, reports)
+            OutputFormat::Text => {
+                let mut out = std::io::stdout().lock();
+                match self.write_text(&mut out, elapsed, not_started, interrupted) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                        Err(format!("cannot write the report: {e}"))
+                    }
+                    _ => Ok(()),
+                }
             }
-            OutputFormat::Junit => {
+            format => {
                 let reports =
                     (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                out.write_all(combined::junit(reports).as_bytes()).and_then(|()| out.flush())
-            }
-            OutputFormat::Html => {
-                let reports =
-                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                combined::html(&self.summary, elapsed, reports)
-                    .and_then(|page| out.write_all(page.as_bytes()))
-                    .and_then(|()| out.flush())
+                let written = self.args.report.deliver_with(|out| {
+                    super::collect::write_combined(out, format, &self.summary, elapsed, reports)
+                });
+                let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
+                written
             }
         };
-        if self.format != OutputFormat::Text {
-            let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
-        }
         match written {
             Ok(()) => code as u8,
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code as u8,
             Err(e) => {
-                eprintln!("tissvm: cannot write the report: {e}");
+                eprintln!("tissvm: {e}");
                 status::INTERNAL
             }
         }
@@ -503,8 +494,9 @@ impl Suite<'_> {
     ) -> std::io::Result<()> {
         let style = color::stdout();
         for &index in &self.not_passed {
-            let label = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0)).label();
-            writeln!(out, "\n── {} {} ──", style.paint(Tone::Bad, label), self.plans[index].display())?;
+            let plan_status = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0));
+            let label = style.paint(plan_status.tone(), plan_status.label());
+            writeln!(out, "\n── {label} {} ──", self.plans[index].display())?;
             match std::fs::read(self.scratch_file(index, "err")) {
                 Ok(text) if !text.is_empty() => out.write_all(&text)?,
                 // Taken from an earlier report (--continue-from-reports).
