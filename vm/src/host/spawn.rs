@@ -12,7 +12,8 @@
 //! no stack of its own, but (the parent may have threads) it only makes
 //! plain system calls: everything it uses is built before the clone. A
 //! kernel without `clone3` (before 5.3) gets `fork`, the child then joining
-//! every cgroup itself.
+//! every cgroup itself. Under `none` there is no cgroup, and the child
+//! shares this process's memory instead (`CLONE_VM`, as `posix_spawn`).
 //!
 //! A program that cannot be executed is reported with its `errno`, which the
 //! child writes into a close-on-exec pipe before `_exit(127)`.
@@ -100,6 +101,30 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
         fail: fail_w.as_raw_fd(),
     };
+    let (pid, pidfd) =
+        if confined.confines() { clone_confined(&child, confined)? } else { clone_shared(&child, confined)? };
+    let pid = pid as libc::pid_t;
+    drop((out_w, err_w, fail_w, null));
+    let pidfd = if pidfd >= 0 {
+        // SAFETY: the kernel made this descriptor for us.
+        Some(unsafe { OwnedFd::from_raw_fd(pidfd) })
+    } else {
+        pidfd_open(pid)
+    };
+    let mut errno = [0u8; 4];
+    if read_full(&fail_r, &mut errno)? == errno.len() {
+        let mut status = 0;
+        // SAFETY: our own child, which has exited.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+    }
+    Ok(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() })
+}
+
+/// The confined child: `clone3` without `CLONE_VM`, into the RUN's v2
+/// cgroup; `fork` where there is no `clone3`. Returns the pid and the
+/// pidfd (-1 if none).
+fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
     let into = confined.cgroup_dir();
     let mut pidfd: libc::c_int = -1;
     // SAFETY: an all-zero clone_args is valid; the fields set are checked by
@@ -127,22 +152,64 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started
         // SAFETY: in the new child, which execs or exits.
         unsafe { child.exec(confined, joined) }
     }
-    let pid = pid as libc::pid_t;
-    drop((out_w, err_w, fail_w, null));
-    let pidfd = if pidfd >= 0 {
-        // SAFETY: the kernel made this descriptor for us.
-        Some(unsafe { OwnedFd::from_raw_fd(pidfd) })
-    } else {
-        pidfd_open(pid)
-    };
-    let mut errno = [0u8; 4];
-    if read_full(&fail_r, &mut errno)? == errno.len() {
-        let mut status = 0;
-        // SAFETY: our own child, which has exited.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+    Ok((pid as libc::pid_t, pidfd))
+}
+
+/// The unconfined child (`none`): no cgroup to start in, so it can share
+/// this process's memory as `posix_spawn`'s does (`CLONE_VM | CLONE_VFORK`
+/// through glibc's `clone`, on a stack of its own), which spares copying the
+/// page tables. Signals stay blocked across the clone, and the child puts
+/// every handler back to the default before it unblocks them, so no
+/// handler of tissvm's runs in it.
+fn clone_shared(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
+    extern "C" fn entry(payload: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `payload` is the pair below, alive while the parent waits.
+        let (child, confined) = unsafe { &mut *payload.cast::<(&Child<'_>, &mut Confined<'_>)>() };
+        // SAFETY: plain system calls; the handlers are this child's own copy.
+        unsafe {
+            for signal in 1..=libc::SIGRTMAX() {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                    && old.sa_sigaction != libc::SIG_IGN
+                    && old.sa_sigaction != libc::SIG_DFL
+                {
+                    let mut default: libc::sigaction = std::mem::zeroed();
+                    default.sa_sigaction = libc::SIG_DFL;
+                    libc::sigaction(signal, &default, std::ptr::null_mut());
+                }
+            }
+            child.exec(confined, false)
+        }
     }
-    Ok(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() })
+    let mut stack = vec![0u8; 64 * 1024];
+    // The stack grows down from its (16-byte aligned) top.
+    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
+    let mut payload = (child, confined);
+    let mut pidfd: libc::c_int = -1;
+    // SAFETY: all-zero sigsets are valid; the calls fill them.
+    let (mut all, mut old): (libc::sigset_t, libc::sigset_t) =
+        unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
+    // SAFETY: the child runs `entry` on `stack` while this thread waits
+    // (CLONE_VFORK); `payload`, `stack` and `pidfd` outlive it.
+    let pid = unsafe {
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let pid = libc::clone(
+            entry,
+            top as *mut libc::c_void,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD,
+            (&raw mut payload).cast(),
+            &raw mut pidfd,
+        );
+        let e = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(e);
+        }
+        pid
+    };
+    drop(stack);
+    Ok((pid, pidfd))
 }
 
 /// What the child uses, all made before the clone.

@@ -280,6 +280,11 @@ pub struct Confined<'s> {
 }
 
 impl Confined<'_> {
+    /// Whether the child is confined at all (not `none`).
+    pub fn confines(&self) -> bool {
+        self.rlimits.is_some()
+    }
+
     /// The cgroup v2 directory the child is to start in
     /// (`CLONE_INTO_CGROUP`), if it has one.
     pub fn cgroup_dir(&self) -> Option<RawFd> {
