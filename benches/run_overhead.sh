@@ -13,11 +13,14 @@
 # the same program (on a VM whose cpuid traps, /bin/true's own start-up is
 # most of every figure). `strict` needs root and the kernel features of
 # SPEC §8; where it is refused its lines say so.
-# Usage: benches/run_overhead.sh [N] [ROUNDS]
+# Given another tissvm binary (e.g. a build of main), its `none` and `standard`
+# runs join the rounds, for this build's ratios against it.
+# Usage: benches/run_overhead.sh [N] [ROUNDS] [BASELINE_TISSVM]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-300}
 rounds=${2:-7}
+baseline=${3:-}
 target=${CARGO_TARGET_DIR:-target}
 cargo build -q --release --bin tissvm
 work=$(mktemp -d)
@@ -35,10 +38,10 @@ mkdir "$work/ws"
 } > "$work/shell_runs.tiss"
 printf 'TASK "none"\nSTEP "s" {\n    LOG "no RUN"\n}\n' > "$work/empty.tiss"
 
-python3 - "$n" "$rounds" "$work" "$target/release/tissvm" <<'PY'
+python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" <<'PY'
 import os, statistics, subprocess, sys, time
 
-n, rounds, work, tissvm = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+n, rounds, work, tissvm, baseline = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 devnull = os.open(os.devnull, os.O_RDWR)
 
 def wall(argv):
@@ -47,15 +50,15 @@ def wall(argv):
     elapsed = time.perf_counter() - start
     return elapsed, status
 
-def tissvm_run(plan, profile):
-    elapsed, status = wall([tissvm, "run", f"{work}/{plan}", "--workdir", f"{work}/ws",
+def tissvm_run(plan, profile, binary=tissvm):
+    elapsed, status = wall([binary, "run", f"{work}/{plan}", "--workdir", f"{work}/ws",
                             "--non-interactive", "--sandbox-profile", profile])
     if status.returncode != 0:
         raise RuntimeError(status.stderr.decode().strip())
     return elapsed
 
-def per_run(plan, profile):
-    return (tissvm_run(plan, profile) - tissvm_run("empty.tiss", profile)) / n
+def per_run(plan, profile, binary=tissvm):
+    return (tissvm_run(plan, profile, binary) - tissvm_run("empty.tiss", profile, binary)) / n
 
 def python_loop():
     start = time.perf_counter()
@@ -89,6 +92,9 @@ kinds = {
     "bare /bin/true": lambda: bare_spawn(["/bin/true"]),
     "bare sh -c true": lambda: bare_spawn(["/bin/sh", "-c", "true"]),
 }
+if baseline:
+    kinds["none (baseline)"] = lambda: per_run("runs.tiss", "none", baseline)
+    kinds["standard (baseline)"] = lambda: per_run("runs.tiss", "standard", baseline)
 if strict:
     kinds["strict"] = lambda: per_run("runs.tiss", "strict")
     kinds["strict, sh -c"] = lambda: per_run("shell_runs.tiss", "strict")
@@ -113,4 +119,8 @@ for kind in ["none", "standard", "strict", "python", "bash"]:
         print(f"  {kind:<16} {over(kind) * 1e6:8.0f} µs")
 print(f"  standard / python                     {over('standard') / over('python'):.2f}")
 print(f"  standard / bash                       {over('standard') / over('bash'):.2f}")
+if baseline:
+    print("this build / the baseline, per RUN:")
+    for kind in ["none", "standard"]:
+        print(f"  {kind:<16} {med[kind] / med[kind + ' (baseline)']:.2f}")
 PY

@@ -4,10 +4,12 @@
 # x86-64 Linux the statically linked one (`cargo build-static`). Runs
 # alternate A B A B ..., and the ratio is taken pair by pair, so a machine
 # whose speed drifts still gives a fair ratio; medians are printed with the
-# spread (min, max). Usage: benches/startup.sh [RUNS]
+# spread (min, max). Given another tissvm binary (e.g. a build of main), this
+# build is also paired against it. Usage: benches/startup.sh [RUNS] [BASELINE_TISSVM]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
+baseline_tissvm=${2:-}
 target=${CARGO_TARGET_DIR:-target}
 cargo build -q --release --bin tissc --bin tissvm
 static=""
@@ -21,11 +23,11 @@ printf 'TASK "trivial"\nSTEP "one" {\n    LOG "hi"\n}\n' > "$work/trivial.tiss"
 "$target/release/tissc" compile "$work/trivial.tiss" -o "$work/trivial.tbc"
 if command -v lua5.4 >/dev/null; then baseline="lua5.4 -e ''"; else baseline=/bin/true; fi
 
-python3 - "$runs" "$work" "$baseline" "$target/release/tissvm" $static <<'EOF'
+python3 - "$runs" "$work" "$baseline" "$baseline_tissvm" "$target/release/tissvm" $static <<'EOF'
 import os, shlex, statistics, sys, time
 
-runs, work, baseline = int(sys.argv[1]), sys.argv[2], shlex.split(sys.argv[3])
-builds = sys.argv[4:]
+runs, work, baseline, other = int(sys.argv[1]), sys.argv[2], shlex.split(sys.argv[3]), sys.argv[4]
+builds = sys.argv[5:]
 devnull = os.open(os.devnull, os.O_RDWR)
 
 def once(argv):
@@ -57,4 +59,6 @@ for build in builds:
     show(names[build], [build] + run, sys.argv[3], baseline)
 if len(builds) > 1:
     show(names[builds[1]], [builds[1]] + run, "release", [builds[0]] + run)
+if other:
+    show(names[builds[0]], [builds[0]] + run, "baseline", [other] + run)
 EOF

@@ -283,3 +283,91 @@ fn a_daemon_left_by_a_sigkilled_tissvm_is_ended_by_the_next_run() {
     f.run(&plan("    RUN \"true\""), &[]).expect(0);
     marker.assert_gone("the next run");
 }
+
+/// This test process's cgroup in the cgroup v2 tree (tissvm, its child,
+/// makes its RUNs' cgroups beneath it), if a v2 tree is mounted.
+fn own_v2_cgroup() -> Option<std::path::PathBuf> {
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?.to_string();
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    mounts.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        if !right.starts_with("cgroup2 ") {
+            return None;
+        }
+        let mut fields = left.split(' ').skip(3);
+        let (root, mount) = (fields.next()?, fields.next()?);
+        let rest = path.strip_prefix(root.trim_end_matches('/'))?;
+        Some(std::path::Path::new(mount).join(rest.trim_start_matches('/')))
+    })
+}
+
+/// Reads `tissvm debug`'s output up to a line containing `wanted` (its
+/// prompt comes with the command echoed, once a command is read).
+fn until_line(out: &mut impl std::io::BufRead, wanted: &str) -> String {
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l.contains(wanted)) {
+        assert!(out.read_line(&mut seen).unwrap() > 0, "tissvm debug ended before `{wanted}`: {seen}");
+    }
+    seen
+}
+
+#[test]
+fn standard_makes_its_cgroup_at_the_first_run_and_not_before() {
+    use std::io::Write;
+    let f = Fixture::new();
+    let probe = f.run(&plan("    RUN \"true\""), &["--output-format", "json"]);
+    probe.expect(0);
+    let cgroup = own_v2_cgroup();
+    if cgroup.is_none() || !enforced(&probe.json()).iter().any(|m| m == "cgroup_kill") {
+        let message = "no cgroup v2 `cgroup.kill` here: RUN's cgroup is not made";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
+        eprintln!("SKIPPED: {message}");
+        return;
+    }
+    let cgroup = cgroup.unwrap();
+    let plan_path = f.write_plan(&plan("    LOG \"before\"\n    RUN \"true\"\n    LOG \"after\""));
+    let mut child = common::command()
+        .args(["debug", &plan_path, "--workdir", f.ws().to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mine = format!("tissvm-{}-", child.id());
+    let made = || -> Vec<String> {
+        std::fs::read_dir(&cgroup)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|name| name.starts_with(&mine))
+            .collect()
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    // The plan has started and the sandbox is prepared: still no cgroup.
+    until_line(&mut stdout, "paused before the first statement");
+    assert_eq!(made(), Vec::<String>::new(), "a cgroup before any RUN");
+    stdin.write_all(b"break 5\ncontinue\n").unwrap();
+    until_line(&mut stdout, "hit breakpoint 1 at line 5");
+    // The first RUN made it; it is kept for the next RUN.
+    assert_eq!(made().len(), 1, "the RUN's cgroup: {:?}", made());
+    stdin.write_all(b"continue\n").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(made(), Vec::<String>::new(), "removed at the end");
+}
+
+#[test]
+fn a_run_after_one_whose_leftovers_were_killed_starts_normally() {
+    // The first RUN leaves a daemon, so its cgroup is killed at its end; a
+    // child started in that cgroup again would be killed at birth (Linux
+    // 6.18), so the next RUN must get a cgroup of its own.
+    let f = Fixture::new();
+    let run = f.run(
+        &plan(
+            "    RUN \"setsid sleep 30 & echo first\"\n    RUN \"echo second\"\n    ASSERT LAST_RUN.STDOUT == \"second\\n\"\n    RUN \"/bin/echo third\"\n    ASSERT LAST_RUN.EXIT_CODE == 0",
+        ),
+        &[],
+    );
+    run.expect(0);
+}

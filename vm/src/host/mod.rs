@@ -8,6 +8,7 @@ pub mod os;
 pub mod process;
 pub mod sandbox;
 pub mod scripted;
+pub mod spawn;
 pub mod temp_files;
 pub mod watchdog;
 pub mod workspace;

@@ -36,14 +36,15 @@
 //! the result is marked cancelled rather than timed out.
 
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use crate::host::direct;
 use crate::host::sandbox::{Confined, Sandbox, reaper};
+use crate::host::spawn::{self, Launch, Started};
 use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
@@ -129,10 +130,11 @@ pub fn run_cancellable(
         },
         None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
     };
-    let mut group = Group::new(child);
+    let mut stdout = Some(child.stdout);
+    let mut stderr = Some(child.stderr);
+    let mut group =
+        Group { pgid: child.pid, pidfd: child.pidfd, exited: false, reaped: false, guarded: false };
     group.guard().map_err(no_watchdog)?;
-    let mut stdout = group.child.stdout.take();
-    let mut stderr = group.child.stderr.take();
     let mut out = Capture::new(spec.output_cap);
     let mut err = Capture::new(spec.output_cap);
     let mut sink = |stream: Stream, data: &[u8]| {
@@ -250,26 +252,8 @@ pub fn run_cancellable(
 fn spawn<'s>(
     spec: &ProcessSpec<'s>,
     words: Option<&[String]>,
-) -> Result<io::Result<(Child, Confined<'s>)>, HostError> {
-    let mut command = match words {
-        Some([program, args @ ..]) => {
-            let mut command = Command::new(program);
-            command.args(args);
-            command
-        }
-        _ => {
-            let mut command = Command::new("/bin/sh");
-            command.arg("-c").arg(spec.command);
-            command
-        }
-    };
-    command
-        .current_dir(spec.cwd)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+) -> Result<io::Result<(Started, Confined<'s>)>, HostError> {
+    let mut env = spec.env.to_vec();
     // The shell exports the directory it starts in as PWD (keeping a PWD it
     // is given that names that directory); so does the fast path.
     if words.is_some()
@@ -277,22 +261,33 @@ fn spawn<'s>(
     {
         let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
         if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
-            command.env("PWD", real);
+            env.retain(|(name, _)| name != "PWD");
+            env.push(("PWD".to_string(), real.to_string_lossy().into_owned()));
         }
     }
-    let confined = spec.sandbox.confine(&mut command).map_err(|e| {
+    let launch = match words {
+        Some([program, args @ ..]) => {
+            Launch::new(program, &args.iter().map(String::as_str).collect::<Vec<_>>(), &env, spec.cwd)
+        }
+        _ => Launch::new("/bin/sh", &["-c", spec.command], &env, spec.cwd),
+    };
+    let launch = match launch {
+        Ok(launch) => launch,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut confined = spec.sandbox.confine().map_err(|e| {
         HostError::Security(format!(
             "the `{}` sandbox cannot confine a RUN: {e}",
             spec.sandbox.profile().name()
         ))
     })?;
-    let child = reaper::claimed(|| {
-        command.spawn().map(|c| {
-            let pid = c.id() as i32;
-            (c, pid)
+    let started = reaper::claimed(|| {
+        spawn::start(&launch, &mut confined).map(|s| {
+            let pid = s.pid;
+            (s, pid)
         })
     });
-    Ok(child.map(|child| (child, confined)))
+    Ok(started.map(|started| (started, confined)))
 }
 
 /// The real path of a working directory: one `readlink` for the
@@ -328,8 +323,8 @@ fn exit_code(status: ExitStatus) -> i64 {
 
 /// The two pipes and their captures.
 struct Pipes<'p> {
-    stdout: &'p mut Option<ChildStdout>,
-    stderr: &'p mut Option<ChildStderr>,
+    stdout: &'p mut Option<std::fs::File>,
+    stderr: &'p mut Option<std::fs::File>,
     out: &'p mut Capture,
     err: &'p mut Capture,
 }
@@ -428,7 +423,6 @@ fn read_chunk<R: Read>(
 /// The shell and its process group. Dropping it (an error, a panicking
 /// callback) kills the group and reaps the shell.
 struct Group {
-    child: Child,
     /// The process group id (= the shell's pid).
     pgid: libc::pid_t,
     pidfd: Option<OwnedFd>,
@@ -439,11 +433,6 @@ struct Group {
 }
 
 impl Group {
-    fn new(child: Child) -> Group {
-        let pgid = child.id() as libc::pid_t;
-        Group { child, pgid, pidfd: pidfd_open(pgid), exited: false, reaped: false, guarded: false }
-    }
-
     /// Has the watchdog kill the group should this process die first
     /// (SIGKILL), so no RUN outlives tissvm.
     fn guard(&mut self) -> io::Result<()> {
@@ -459,10 +448,20 @@ impl Group {
             watchdog::unwatch(self.pgid);
             self.guarded = false;
         }
-        let status = self.child.wait();
+        let mut status = 0;
+        let waited = loop {
+            // SAFETY: plain syscall on our own, not yet reaped, child.
+            if unsafe { libc::waitpid(self.pgid, &mut status, 0) } >= 0 {
+                break Ok(ExitStatus::from_raw(status));
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                break Err(e);
+            }
+        };
         self.reaped = true;
         reaper::release(self.pgid);
-        status
+        waited
     }
 
     fn pidfd(&self) -> Option<RawFd> {
@@ -528,18 +527,6 @@ impl Drop for Group {
             let _ = self.wait_shell();
         }
     }
-}
-
-/// A pidfd for `pid` (readable once it exits), if the kernel has them. When
-/// it has not, the run loops wake every 10 ms to check the shell instead.
-fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: plain syscall; on success it returns a new file descriptor.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: `fd` is a fresh descriptor we own.
-    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// A bounded capture of one stream: the first `cap / 2` bytes, the last

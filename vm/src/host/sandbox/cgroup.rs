@@ -13,15 +13,20 @@
 //! Each cgroup is made beneath the one tissvm itself is in (read from
 //! `/proc/self/cgroup`, mapped through `/proc/self/mountinfo`), named
 //! `tissvm-PID-N`; those of a tissvm that died without removing its own
-//! (SIGKILL) are ended and removed by the next one. The forked child joins them by writing `0` into each
-//! `cgroup.procs`, opened beforehand, so the child allocates nothing.
+//! (SIGKILL) are ended and removed by the next one. A RUN's child starts in
+//! the v2 cgroup (`CLONE_INTO_CGROUP`, `host/spawn.rs`: no migration, the
+//! largest cost of a confined RUN otherwise) and joins the v1 ones by writing
+//! `0` into each `cgroup.procs`, opened beforehand, so it allocates nothing.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use rustix::fs::{Mode, OFlags};
 
 use crate::host::sandbox::profile::Limits;
 use crate::host::sandbox::reaper;
@@ -40,6 +45,9 @@ struct Part {
     dir: PathBuf,
     /// `cgroup.procs`, open for the child to join.
     procs: File,
+    /// The v2 cgroup's directory, which a child can start in
+    /// (`CLONE_INTO_CGROUP`); `None` for a v1 controller's.
+    v2: Option<OwnedFd>,
     /// The v2 cgroup, with `cgroup.kill`.
     kill: bool,
 }
@@ -70,6 +78,28 @@ struct Hierarchy {
 }
 
 impl RunCgroups {
+    /// Whether [`RunCgroups::create`] could put the kill in force, without
+    /// making anything: the v2 cgroup tissvm is in has `cgroup.kill` and may
+    /// be written. `standard` asks this before the plan starts and makes its
+    /// cgroup at the first RUN; a `create` that then fails refuses the RUN.
+    pub fn probe_kill() -> Result<(), String> {
+        let Some(h) = hierarchy(None) else {
+            return Err("no cgroup v2 tree is mounted".into());
+        };
+        // The root cgroup has no `cgroup.kill` of its own, but the cgroups
+        // made beneath it have one from Linux 5.14 on.
+        let kill = if h.own.join("cgroup.type").exists() {
+            h.own.join("cgroup.kill").exists()
+        } else {
+            linux_at_least(5, 14)
+        };
+        if !kill {
+            return Err("the cgroup v2 tree has no `cgroup.kill` (Linux ≥ 5.14)".into());
+        }
+        rustix::fs::access(&h.own, rustix::fs::Access::WRITE_OK)
+            .map_err(|e| format!("cannot create a cgroup in `{}`: {e}", h.own.display()))
+    }
+
     /// Makes the cgroups for `wanted` (a new set: call once per run of tissvm).
     pub fn create(wanted: Wanted) -> Created {
         static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -79,7 +109,7 @@ impl RunCgroups {
         let v2 = hierarchy(None);
         let mut v2_part = None;
         if let Some(h) = &v2 {
-            match Part::make(&h.own, &name) {
+            match Part::make(&h.own, &name).and_then(Part::v2) {
                 Ok(mut part) => {
                     part.kill = part.dir.join("cgroup.kill").exists();
                     v2_part = Some(parts.len());
@@ -133,18 +163,35 @@ impl RunCgroups {
         created
     }
 
-    /// The `cgroup.procs` descriptors the child writes `0` into.
-    pub fn join_fds(&self) -> Vec<RawFd> {
-        self.parts.iter().map(|p| p.procs.as_raw_fd()).collect()
+    /// The v2 cgroup's directory, for `CLONE_INTO_CGROUP`.
+    pub fn v2_dir(&self) -> Option<RawFd> {
+        self.parts.iter().find_map(|p| p.v2.as_ref().map(AsRawFd::as_raw_fd))
+    }
+
+    /// In the child before `exec`: joins the cgroups by writing `0` into
+    /// each `cgroup.procs` (the v2 one only with `v2`, for a child not
+    /// started in it). Plain system calls, no allocation.
+    pub fn join(&self, v2: bool) -> io::Result<()> {
+        for part in self.parts.iter().filter(|p| v2 || p.v2.is_none()) {
+            // SAFETY: a plain write of one byte from a static buffer.
+            if unsafe { libc::write(part.procs.as_raw_fd(), b"0".as_ptr().cast(), 1) } != 1 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
     }
 
     /// Ends every process in the cgroups and reaps those that were orphaned
     /// onto tissvm; returns once they are empty (or after [`EMPTY_WAIT`]).
-    pub fn kill(&self) {
+    /// Returns whether `cgroup.kill` was written: the cgroups must not take
+    /// another RUN then, as Linux (6.18 here) kills at birth every child
+    /// started in a cgroup that was once killed (`CLONE_INTO_CGROUP`
+    /// compares the kill counts of the parent's cgroup and of the child's).
+    pub fn kill(&self) -> bool {
         // The usual end of a RUN: nothing left in the cgroups, and no
         // orphan of it waiting to be reaped.
         if self.parts.iter().all(|p| procs(&p.dir).is_empty()) && !reaper::zombie_orphans() {
-            return;
+            return false;
         }
         let killer = self.parts.iter().find(|p| p.kill);
         let started = Instant::now();
@@ -164,7 +211,7 @@ impl RunCgroups {
             }
             reaper::sweep();
             if self.parts.iter().all(|p| procs(&p.dir).is_empty()) || started.elapsed() > EMPTY_WAIT {
-                return;
+                return killer.is_some();
             }
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -195,12 +242,22 @@ impl Part {
         std::fs::create_dir(&dir)?;
         let procs = std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"));
         match procs {
-            Ok(procs) => Ok(Part { dir, procs, kill: false }),
+            Ok(procs) => Ok(Part { dir, procs, v2: None, kill: false }),
             Err(e) => {
                 let _ = std::fs::remove_dir(&dir);
                 Err(e)
             }
         }
+    }
+}
+
+impl Part {
+    /// The part of the v2 tree: its directory opened for children to start in.
+    fn v2(mut self) -> io::Result<Part> {
+        let dir =
+            rustix::fs::open(&self.dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+        self.v2 = Some(dir);
+        Ok(self)
     }
 }
 
@@ -227,7 +284,7 @@ fn remove_stale(parent: &Path) {
         };
         let kill = dir.join("cgroup.kill").exists();
         // Dropping it kills what is left in it and removes it.
-        drop(RunCgroups { parts: vec![Part { dir, procs, kill }] });
+        drop(RunCgroups { parts: vec![Part { dir, procs, v2: None, kill }] });
     }
 }
 
@@ -278,6 +335,14 @@ fn limit(
     Ok(new)
 }
 
+/// Whether the running kernel is at least `major.minor`.
+fn linux_at_least(major: u32, minor: u32) -> bool {
+    let uname = rustix::system::uname();
+    let release = uname.release().to_string_lossy();
+    let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) >= (major, minor)
+}
+
 /// The pids in a cgroup.
 fn procs(dir: &Path) -> Vec<i32> {
     std::fs::read_to_string(dir.join("cgroup.procs"))
@@ -286,9 +351,17 @@ fn procs(dir: &Path) -> Vec<i32> {
 }
 
 /// This process's cgroup in the v2 tree (`None`) or in the v1 hierarchy of
-/// `controller`, if that is mounted.
+/// `controller`, if that is mounted. `/proc/self/cgroup` and the mount table
+/// are read once: the probe before the plan and the first RUN share them.
 fn hierarchy(controller: Option<&str>) -> Option<Hierarchy> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    static PROC_FILES: OnceLock<Option<(String, String)>> = OnceLock::new();
+    let (own, mounts) = PROC_FILES
+        .get_or_init(|| {
+            let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+            let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+            Some((own, mounts))
+        })
+        .as_ref()?;
     let path = own.lines().find_map(|line| {
         let mut fields = line.splitn(3, ':');
         let (id, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
@@ -298,22 +371,20 @@ fn hierarchy(controller: Option<&str>) -> Option<Hierarchy> {
         };
         matches.then(|| path.to_string())
     })?;
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     for line in mounts.lines() {
         // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
-        let (left, right) = line.split_once(" - ")?;
-        let left: Vec<&str> = left.split(' ').collect();
-        let right: Vec<&str> = right.split(' ').collect();
-        let (Some(root), Some(mount), Some(fstype)) = (left.get(3), left.get(4), right.first()) else {
-            continue;
-        };
+        let Some((left, right)) = line.split_once(" - ") else { continue };
+        let mut right = right.split(' ');
+        let fstype = right.next().unwrap_or_default();
         let fits = match controller {
-            None => *fstype == "cgroup2",
-            Some(c) => *fstype == "cgroup" && right.get(2).is_some_and(|o| o.split(',').any(|x| x == c)),
+            None => fstype == "cgroup2",
+            Some(c) => fstype == "cgroup" && right.nth(1).is_some_and(|o| o.split(',').any(|x| x == c)),
         };
         if !fits {
             continue;
         }
+        let mut left = left.split(' ').skip(3);
+        let (Some(root), Some(mount)) = (left.next(), left.next()) else { continue };
         let Some(rest) = path.strip_prefix(root.trim_end_matches('/')) else { continue };
         let own = PathBuf::from(mount).join(rest.trim_start_matches('/'));
         if own.is_dir() {

@@ -10,8 +10,11 @@
 //!
 //! Invariants: a profile is enforced whole or refused before anything runs
 //! ([`Sandbox::prepare`] probes every mechanism; the refusal names what is
-//! missing) — never weakened. The forked child applies each mechanism before
-//! `exec` and a failure there stops the command from starting (fail-closed).
+//! missing) — never weakened. The started child (`host/spawn.rs`) applies
+//! each mechanism before `exec` and a failure there stops the command from
+//! starting (fail-closed). What `standard` sets up at its first RUN (the
+//! subreaper, the cgroup) was probed before the plan started, and a set-up
+//! that fails all the same refuses that RUN.
 //! The only fallback is `standard`'s kill: without `cgroup.kill` the
 //! subreaper's sweep ends the tree, and the report lists `cgroup_kill` as
 //! missing.
@@ -24,10 +27,11 @@ pub mod reaper;
 pub mod rlimits;
 
 use std::io;
-use std::os::unix::process::CommandExt;
+use std::os::fd::RawFd;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Mutex;
+
+use ::landlock::RulesetCreated;
 
 pub use profile::{Isolation, Limits, Profile};
 
@@ -70,7 +74,10 @@ impl Sandbox {
 
     /// Detects and probes every mechanism `profile` needs for RUNs in
     /// `workspace`. A [`Refusal`] (a `security_violation`, exit 5) names
-    /// each missing one.
+    /// each missing one. `standard` only probes: the subreaper and the
+    /// run's cgroup are set up at the first RUN, so a plan without RUN makes
+    /// no cgroup; `strict` makes its cgroups here, as its limits must be
+    /// written to be known to hold.
     pub fn prepare(profile: Profile, workspace: &Path, limits: Limits) -> Result<Sandbox, Refusal> {
         let mut sandbox = Sandbox::none();
         if profile == Profile::None {
@@ -79,12 +86,21 @@ impl Sandbox {
         let strict = profile == Profile::Strict;
         let mut missing: Vec<(&'static str, String)> = Vec::new();
         let mut enforced = vec!["env_allowlist", "session", "no_new_privs", "rlimits"];
-        match reaper::enable() {
+        match reaper::available() {
             Ok(()) => enforced.push("subreaper"),
             Err(e) => missing.push(("subreaper", e)),
         }
         let wanted = Wanted { kill: true, limits: strict.then_some(limits) };
-        let created = RunCgroups::create(wanted);
+        let created = if strict {
+            RunCgroups::create(wanted)
+        } else {
+            let mut probed = cgroup::Created::default();
+            match RunCgroups::probe_kill() {
+                Ok(()) => probed.enforced.push("cgroup_kill"),
+                Err(reason) => probed.missing.push(("cgroup_kill", reason)),
+            }
+            probed
+        };
         enforced.extend(&created.enforced);
         for (mechanism, reason) in created.missing {
             if mechanism == "cgroup_kill" {
@@ -98,7 +114,10 @@ impl Sandbox {
             enforced.push("orphan_sweep");
         }
         sandbox.cgroups = Mutex::new(created.cgroups.into_iter().collect());
-        sandbox.cgroup_wanted = Some(wanted);
+        // Without the kill and without limits a cgroup would add nothing.
+        if strict || enforced.contains(&"cgroup_kill") {
+            sandbox.cgroup_wanted = Some(wanted);
+        }
         if strict {
             match private_tmpdir() {
                 Ok(tmpdir) => {
@@ -130,6 +149,19 @@ impl Sandbox {
         sandbox.isolation.enforced = enforced;
         sandbox.rlimits = Some(Rlimits::new());
         Ok(sandbox)
+    }
+
+    /// A new cgroup set: `standard`'s first RUN, or a second RUN in flight
+    /// at once. It must have every mechanism the isolation reports in force;
+    /// a failure refuses the RUN (fail-closed).
+    fn fresh_cgroups(&self, wanted: Wanted) -> io::Result<Option<RunCgroups>> {
+        let created = RunCgroups::create(wanted);
+        if let Some((mechanism, reason)) =
+            created.missing.iter().find(|(m, _)| self.isolation.enforced.contains(m))
+        {
+            return Err(io::Error::other(format!("{mechanism}: {reason}")));
+        }
+        Ok(created.cgroups)
     }
 
     pub fn isolation(&self) -> &Isolation {
@@ -167,50 +199,29 @@ impl Sandbox {
         env
     }
 
-    /// Sets `command` up to start confined (a session of its own, the
-    /// cgroups, rlimits, no new privileges, then `strict`'s namespace and
-    /// Landlock, in the forked child before `exec`). The [`Confined`] ends
-    /// the RUN's whole tree.
-    pub fn confine(&self, command: &mut Command) -> io::Result<Confined<'_>> {
-        let Some(rlimits) = self.rlimits else {
-            command.process_group(0);
-            return Ok(Confined { sandbox: self, cgroups: None });
-        };
-        let cgroups = match self.cgroup_wanted {
+    /// What a RUN starts confined in (its own session, the cgroups,
+    /// rlimits, no new privileges, then `strict`'s namespace and Landlock,
+    /// put in force by [`Confined::in_child`] before `exec`). The
+    /// [`Confined`] ends the RUN's whole tree.
+    pub fn confine(&self) -> io::Result<Confined<'_>> {
+        let mut confined =
+            Confined { sandbox: self, cgroups: None, rlimits: self.rlimits, network: None, ruleset: None };
+        if self.rlimits.is_none() {
+            return Ok(confined);
+        }
+        reaper::enable().map_err(|e| io::Error::other(format!("subreaper: {e}")))?;
+        confined.cgroups = match self.cgroup_wanted {
             Some(wanted) => {
                 let idle = self.cgroups.lock().unwrap_or_else(|e| e.into_inner()).pop();
                 match idle {
                     Some(c) => Some(c),
-                    None => fresh_cgroups(wanted)?,
+                    None => self.fresh_cgroups(wanted)?,
                 }
             }
             None => None,
         };
-        let confined = Confined { sandbox: self, cgroups };
-        let join = confined.cgroups.as_ref().map(RunCgroups::join_fds).unwrap_or_default();
-        let network = self.network.as_ref().map(network::Namespace::fd);
-        let mut ruleset = self.fs.as_ref().map(FsRules::for_run).transpose()?;
-        // SAFETY: the closure runs in the forked child and makes plain
-        // system calls only: no allocation, no lock.
-        unsafe {
-            command.pre_exec(move || {
-                rustix::process::setsid()?;
-                for &fd in &join {
-                    if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                        return Err(io::Error::last_os_error());
-                    }
-                }
-                rlimits.apply()?;
-                if let Some(namespace) = network {
-                    network::enter(namespace)?;
-                }
-                rustix::thread::set_no_new_privs(true)?;
-                if let Some(ruleset) = ruleset.take() {
-                    landlock::enforce(ruleset)?;
-                }
-                Ok(())
-            });
-        }
+        confined.network = self.network.as_ref().map(network::Namespace::fd);
+        confined.ruleset = self.fs.as_ref().map(FsRules::for_run).transpose()?;
         Ok(confined)
     }
 }
@@ -251,40 +262,72 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A new cgroup set during the run (a second RUN in flight at once): it must
-/// have all that the one probed had.
-fn fresh_cgroups(wanted: Wanted) -> io::Result<Option<RunCgroups>> {
-    let created = RunCgroups::create(wanted);
-    if let Some((mechanism, reason)) = created.missing.iter().find(|(m, _)| *m != "cgroup_kill") {
-        return Err(io::Error::other(format!("sandbox: {mechanism}: {reason}")));
-    }
-    Ok(created.cgroups)
-}
-
 /// A private directory for `TMPDIR` (mode 0700), removed with the sandbox.
 fn private_tmpdir() -> io::Result<tempfile::TempDir> {
     tempfile::Builder::new().prefix("tissvm-tmp-").tempdir()
 }
 
-/// A confined RUN's hold on its cgroups: ending it kills whatever is left of
-/// the RUN's tree and reaps it.
+/// A confined RUN's set-up for its child, and its hold on its cgroups:
+/// ending it kills whatever is left of the RUN's tree and reaps it.
 #[derive(Debug)]
 pub struct Confined<'s> {
     sandbox: &'s Sandbox,
     cgroups: Option<RunCgroups>,
+    /// `None` for `none`: a process group of its own, nothing else.
+    rlimits: Option<Rlimits>,
+    network: Option<RawFd>,
+    ruleset: Option<RulesetCreated>,
 }
 
 impl Confined<'_> {
+    /// Whether the child is confined at all (not `none`).
+    pub fn confines(&self) -> bool {
+        self.rlimits.is_some()
+    }
+
+    /// The cgroup v2 directory the child is to start in
+    /// (`CLONE_INTO_CGROUP`), if it has one.
+    pub fn cgroup_dir(&self) -> Option<RawFd> {
+        self.cgroups.as_ref().and_then(RunCgroups::v2_dir)
+    }
+
+    /// In the started child, before `exec`: the confinement, in order. With
+    /// `in_v2` the child already is in [`Confined::cgroup_dir`]; the other
+    /// cgroups (v1 controllers) it joins here. Plain system calls only: no
+    /// allocation, no lock.
+    pub fn in_child(&mut self, in_v2: bool) -> io::Result<()> {
+        let Some(rlimits) = self.rlimits else {
+            rustix::process::setpgid(None, None)?;
+            return Ok(());
+        };
+        rustix::process::setsid()?;
+        if let Some(cgroups) = &self.cgroups {
+            cgroups.join(!in_v2)?;
+        }
+        rlimits.apply()?;
+        if let Some(namespace) = self.network {
+            network::enter(namespace)?;
+        }
+        rustix::thread::set_no_new_privs(true)?;
+        if let Some(ruleset) = self.ruleset.take() {
+            landlock::enforce(ruleset)?;
+        }
+        Ok(())
+    }
+
     /// Kills everything the RUN left behind (call once its shell is reaped):
     /// the cgroup kill where there is one, and the sweep of orphans.
     pub fn end(&mut self) {
-        if self.sandbox.rlimits.is_none() {
+        if self.rlimits.is_none() {
             return;
         }
         match self.cgroups.take() {
+            // A cgroup that was killed is removed (dropped) rather than
+            // kept for the next RUN (see `RunCgroups::kill`).
             Some(cgroups) => {
-                cgroups.kill();
-                self.sandbox.cgroups.lock().unwrap_or_else(|e| e.into_inner()).push(cgroups);
+                if !cgroups.kill() {
+                    self.sandbox.cgroups.lock().unwrap_or_else(|e| e.into_inner()).push(cgroups);
+                }
             }
             None => {
                 reaper::sweep();

@@ -24,18 +24,23 @@ static CLAIMED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// forking (the cgroup kill, where there is one, makes this moot).
 const MAX_ROUNDS: usize = 1000;
 
+/// Whether the sweep can work here: the kernel lists a task's children.
+/// Asked before the plan starts; [`enable`] follows at the first RUN.
+pub fn available() -> Result<(), String> {
+    if std::fs::metadata(children_file(rustix::thread::gettid().as_raw_nonzero().get())).is_err() {
+        return Err("/proc/self/task/TID/children (kernel option CONFIG_PROC_CHILDREN), needed to find the \
+                    orphans of a RUN"
+            .to_string());
+    }
+    Ok(())
+}
+
 /// Makes this process a child subreaper (once; later calls are free).
 pub fn enable() -> Result<(), String> {
     static ENABLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     ENABLED
         .get_or_init(|| {
-            if std::fs::metadata(children_file(rustix::thread::gettid().as_raw_nonzero().get())).is_err() {
-                return Err(
-                    "/proc/self/task/TID/children (kernel option CONFIG_PROC_CHILDREN), needed to find \
-                            the orphans of a RUN"
-                        .to_string(),
-                );
-            }
+            available()?;
             rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
                 .map_err(|e| format!("PR_SET_CHILD_SUBREAPER ({e})"))
         })
