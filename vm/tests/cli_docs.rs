@@ -6,8 +6,19 @@
 
 use std::process::{Command, Output};
 
-const SUBCOMMANDS: &[&str] =
-    &["run", "resume", "inspect", "disasm", "estimate", "debug", "providers", "completions", "man"];
+const SUBCOMMANDS: &[&str] = &[
+    "run",
+    "resume",
+    "inspect",
+    "disasm",
+    "estimate",
+    "debug",
+    "providers",
+    "collect",
+    "slurm",
+    "completions",
+    "man",
+];
 
 fn tissvm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tissvm")).args(args).output().expect("run tissvm")
