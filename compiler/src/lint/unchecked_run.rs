@@ -12,7 +12,7 @@
 //! at each CALL, so a task's last RUN is checked by what its callers do
 //! after the CALL; `ESTIMATE_COST` blocks never run and are skipped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Plan, Stmt, StmtKind};
 use crate::codes;
@@ -53,7 +53,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let called = called_names(plan);
     for item in &plan.items {
         if let Item::DefineTask { name, body, .. } = item
-            && !name.as_literal().is_some_and(|n| called.contains(&n))
+            && !name.as_literal().is_some_and(|n| called.contains(n))
         {
             walker.step(body, Live::new());
         }
@@ -233,13 +233,13 @@ fn tests_a_file(cond: &Cond) -> bool {
     }
 }
 
-fn called_names(plan: &Plan) -> Vec<&str> {
-    let mut names = Vec::new();
+fn called_names(plan: &Plan) -> HashSet<&str> {
+    let mut names = HashSet::new();
     visit::statements(plan, &mut |stmt, _| {
         if let StmtKind::Call { task } = &stmt.kind
             && let Some(name) = task.as_literal()
         {
-            names.push(name);
+            names.insert(name);
         }
     });
     names
