@@ -251,7 +251,15 @@ impl Host for OsHost {
             }
             None => process::run_cancellable(&spec, None, cancel),
         };
-        let (run, cancelled) = result?;
+        let (run, mut cancelled) = result?;
+        // A command that died of a signal while tissvm is being stopped by
+        // one (the whole job signalled at once) did not complete either: it
+        // runs again on resume, like one tissvm killed.
+        let died_of_signal = (129..=128 + 64).contains(&run.exit_code) && !run.timed_out;
+        if !cancelled && cancel.is_some() && died_of_signal {
+            cancelled =
+                crate::session::interrupt::kill_requested_within(std::time::Duration::from_millis(200));
+        }
         if cancelled {
             crate::session::interrupt::note_killed_run();
         }

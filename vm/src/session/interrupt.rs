@@ -141,6 +141,20 @@ pub fn kill_requested() -> bool {
     count() >= 2
 }
 
+/// [`kill_requested`], waiting up to `grace` for it: a scheduler signals
+/// every process of a job at once (Slurm's requeue, its time limit), so a
+/// RUN's command can die of the SIGTERM a moment before tissvm's own lands.
+pub fn kill_requested_within(grace: std::time::Duration) -> bool {
+    let end = std::time::Instant::now() + grace;
+    while !kill_requested() {
+        if std::time::Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    true
+}
+
 /// [`requested`] for a check before every instruction: a relaxed load,
 /// which (unlike a sequentially consistent one) lets the dispatch loop keep
 /// its state in registers across the check. Nothing else is published
