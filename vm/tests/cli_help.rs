@@ -46,6 +46,12 @@ const ALL_FLAGS: &[&str] = &[
     "--max-retry-wait",
     "--env-allow",
     "--policy",
+    "--jobs",
+    "--fail-fast",
+    "--max-failures",
+    "--shard",
+    "--report-dir",
+    "--continue-from-reports",
     "--dry-run",
     "--plan",
     "--answer",
@@ -64,7 +70,12 @@ fn listed_flags(dir: &Path, subcommand: &str) -> BTreeSet<String> {
         .lines()
         .filter_map(|line| {
             let line = line.trim_start();
-            let line = line.strip_prefix("-h, ").or_else(|| line.strip_prefix("-V, ")).unwrap_or(line);
+            // A short flag first (`-h, --help`, `-j, --jobs <N>`).
+            let short = line.len() > 4
+                && line.starts_with('-')
+                && !line.starts_with("--")
+                && line.get(2..4) == Some(", ");
+            let line = if short { &line[4..] } else { line };
             line.starts_with("--").then(|| line.split([' ', '=']).next().unwrap().to_string())
         })
         .collect()
@@ -105,7 +116,14 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--break" => "3".into(),
         "--error-format" => "json".into(),
         "--color" => "never".into(),
-        "--dry-run" | "--non-interactive" | "--force" | "--raise-budget" => return vec![flag.into()],
+        "--jobs" => "2".into(),
+        "--max-failures" => "1".into(),
+        "--shard" => "1/1".into(),
+        "--report-dir" => path("reports"),
+        "--continue-from-reports" => return vec![flag.into(), "--report-dir".into(), path("reports")],
+        "--dry-run" | "--non-interactive" | "--force" | "--raise-budget" | "--fail-fast" => {
+            return vec![flag.into()];
+        }
         // A report file takes a json, junit or html report.
         "--report" => return vec![flag.into(), path("report.html"), "--output-format".into(), "html".into()],
         other => panic!("{other} is new: give it a sample value in with_value and add it to ALL_FLAGS"),

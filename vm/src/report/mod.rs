@@ -2,6 +2,7 @@
 //! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`); the
 //! HTML report (`html/`) is rendered from the JSON, one plan's or many's.
 
+pub mod combined;
 pub mod effects;
 pub mod event_log;
 pub mod html;

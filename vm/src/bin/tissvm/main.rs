@@ -1,5 +1,6 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run`, `resume`, `debug`, `inspect`, `disasm`,
-//! `estimate`, and lists the model providers (`providers`).
+//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many: `many/`), `resume`,
+//! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
+//! (`providers`).
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory), told apart by the
@@ -25,16 +26,19 @@ use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
+mod collect;
 mod color;
 mod debug;
 mod estimate;
 mod invalid;
+mod many;
 mod options;
 mod providers;
 mod report_file;
 mod resume;
 mod run;
 mod session;
+mod slurm;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -57,7 +61,9 @@ mod status {
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
 /// run from its snapshot (`resume`); step through it (`debug`); or compute
-/// its static cost bounds without running it (`estimate`).
+/// its static cost bounds without running it (`estimate`). Many plans run
+/// at once with `run PLAN|DIR... -j N`, their reports merge with `collect`,
+/// and `slurm` runs them on a Slurm cluster.
 ///
 /// Every subcommand takes a plan as bytecode (`.tbc`, loaded and verified) or
 /// as source (`.tiss`, compiled in memory), told apart by the `.tbc` magic
@@ -209,6 +215,13 @@ enum Command {
     /// variable, ./tiss.toml's [provider] table or the default. The API key
     /// is never shown: only whether the variable named by api_key_env is set.
     Providers(providers::ProvidersArgs),
+    /// Merge the plans' JSON reports that `tissvm run --report-dir DIR` wrote
+    /// (from any number of shards, machines or Slurm tasks) into one report:
+    /// a line per plan, the failures and the counts; the combined JSON; or
+    /// JUnit, one testsuite per plan. Exit status: the worst plan's.
+    Collect(collect::CollectArgs),
+    /// Submit plans to Slurm as one job array (README, "Running on a cluster").
+    Slurm(slurm::SlurmArgs),
 }
 
 // `cli_support::start` says what of the standard library's set-up it skips
@@ -239,7 +252,8 @@ fn run() -> u8 {
             },
             Err(refused) => refused.report_analysis(args.json()),
         },
-        Command::Run(args) => match load_plan(&mut out, &args.plan) {
+        Command::Run(args) if args.many.wanted(&args.plans) => many::run(&args),
+        Command::Run(args) => match load_plan(&mut out, args.plan()) {
             Ok(plan) => run::run(plan.module, &args),
             Err(refused) => refused.report(&args.report),
         },
@@ -249,6 +263,8 @@ fn run() -> u8 {
             Err(refused) => refused.status(),
         },
         Command::Providers(args) => providers::providers(&args),
+        Command::Collect(args) => collect::collect(&args),
+        Command::Slurm(args) => slurm::slurm(&args),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct HostOptions {
     pub workdir: Option<PathBuf>,
 
     /// Append one JSON object per event to FILE, command output included.
+    /// With many plans, a directory: each plan's log is
+    /// FILE/<plan path without extension>.jsonl.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 

@@ -1,6 +1,6 @@
 //! `tissvm run`: the start of a fresh run; `session.rs` runs it and reports.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tiss_vm::machine::Machine;
@@ -10,6 +10,7 @@ use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::module::Module;
 
 use super::invalid::Invalid;
+use super::many::ManyOptions;
 use super::options::{HostOptions, ReportOptions, SnapshotOptions};
 use super::session::{self, Start};
 use super::status;
@@ -17,12 +18,14 @@ use super::status;
 #[derive(Args)]
 pub struct RunArgs {
     /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
-    #[arg(value_name = "PLAN")]
-    pub plan: PathBuf,
+    /// Several plans, or a directory (every `.tiss` below it, sorted), run as many: each in a
+    /// `tissvm run` of its own and a fresh workspace, up to -j at once (README, "Many plans").
+    #[arg(value_name = "PLAN|DIR", required = true)]
+    pub plans: Vec<PathBuf>,
 
     /// List every effect the plan could have, in order, and touch nothing.
     #[arg(long)]
-    dry_run: bool,
+    pub dry_run: bool,
 
     #[command(flatten)]
     pub host: HostOptions,
@@ -32,13 +35,23 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub snapshot: SnapshotOptions,
+
+    #[command(flatten, next_help_heading = "Many plans")]
+    pub many: ManyOptions,
+}
+
+impl RunArgs {
+    /// The plan of a run of one plan.
+    pub fn plan(&self) -> &Path {
+        &self.plans[0]
+    }
 }
 
 pub fn run(module: Module, args: &RunArgs) -> u8 {
     let program = match Program::new(module) {
         Ok(p) => p,
         Err(e) => {
-            let name = args.plan.display().to_string();
+            let name = args.plan().display().to_string();
             return Invalid::told(&name, format!("{name}: {e}")).report(&args.report);
         }
     };

@@ -1,0 +1,60 @@
+//! The options each plan's `tissvm run` gets from the command line of the
+//! run of many plans: every option given there, as given, except those
+//! this run decides per plan (the plans, `--workdir`, `--output-format`,
+//! `--snapshot-dir`) and its own (`-j`, `--shard`, `--report-dir`, ...).
+//! Read back from clap's matches, so an option added to `run` is passed on
+//! without a change here.
+
+use std::ffi::OsString;
+
+use clap::parser::ValueSource;
+use clap::{ArgAction, CommandFactory};
+
+/// `run`'s arguments that are not passed on.
+const DECIDED_HERE: &[&str] = &[
+    "plans",
+    "jobs",
+    "fail_fast",
+    "max_failures",
+    "shard",
+    "report_dir",
+    "continue_from_reports",
+    "workdir",
+    "output_format",
+    "report",
+    "snapshot_dir",
+    "log_file",
+];
+
+/// The options to pass on, each as `--name=value` (or `--name` for a flag).
+pub fn passed_on() -> Result<Vec<OsString>, String> {
+    let mut command = crate::Cli::command();
+    command.build();
+    let matches = command.clone().try_get_matches_from(std::env::args_os()).map_err(|e| e.to_string())?;
+    let (Some(("run", run)), Some(definition)) = (matches.subcommand(), command.find_subcommand("run"))
+    else {
+        return Err("not a `run` command line".into());
+    };
+    let mut out = Vec::new();
+    for arg in definition.get_arguments() {
+        let id = arg.get_id().as_str();
+        if DECIDED_HERE.contains(&id) || run.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let Some(long) = arg.get_long() else { continue };
+        match arg.get_action() {
+            ArgAction::SetTrue => out.push(OsString::from(format!("--{long}"))),
+            ArgAction::Count => {
+                out.extend((0..run.get_count(id)).map(|_| OsString::from(format!("--{long}"))));
+            }
+            _ => {
+                for value in run.get_raw(id).into_iter().flatten() {
+                    let mut word = OsString::from(format!("--{long}="));
+                    word.push(value);
+                    out.push(word);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,607 @@
+//! `tissvm run PLAN|DIR... -j N` (SPEC §9 "Many plans"): every plan runs
+//! in a `tissvm run` of its own (a child process: its VM, Ctrl-C state,
+//! sandbox and rlimits are per process), up to N at once, each in a fresh
+//! workspace, its JSON report on a file. This process only starts them,
+//! waits for them, prints a line per plan as it ends and, at the end, the
+//! failure reports and the counts, or the combined JSON or JUnit report,
+//! read back one plan at a time: its memory does not grow with the
+//! number of plans' outputs.
+
+mod forward;
+mod plans;
+mod signals;
+mod workspaces;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value as Json, json};
+use tiss_compiler::cli_support::shell_word;
+use tiss_vm::report::combined::{self, PlanStatus, Summary};
+use tiss_vm::report::style::Tone;
+
+use super::color;
+use super::options::OutputFormat;
+use super::run::RunArgs;
+use super::status;
+pub use plans::{Shard, expand};
+
+/// The options of a run of many plans.
+#[derive(Args)]
+pub struct ManyOptions {
+    /// How many plans run at once (default: the number of CPUs).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Start no new plan once one has failed (as --max-failures 1).
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// Start no new plan once N have failed (failed, budget_exceeded,
+    /// security_violation, or could not run); those running finish.
+    #[arg(long, value_name = "N")]
+    pub max_failures: Option<usize>,
+
+    /// Run only the K-th of N slices of the plan list (1-based): the plans
+    /// at positions K, K+N, K+2N, ... of the list (directories expanded,
+    /// sorted), the same on every machine. For CI matrices and job arrays.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Write each plan's JSON report to DIR/<plan path without
+    /// extension>.json, and a suspended plan's snapshot under
+    /// DIR/<plan path without extension>.snapshots/; `tissvm collect DIR`
+    /// merges the reports.
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+
+    /// With --report-dir: go on from the reports already there, as a
+    /// requeued Slurm task does. A plan whose report is final is not run
+    /// again; a suspended one resumes from its snapshot; the others start.
+    #[arg(long, requires = "report_dir")]
+    pub continue_from_reports: bool,
+}
+
+impl ManyOptions {
+    /// Whether `plans` are run as many: more than one, a directory, or an
+    /// option of many plans. One plan file alone runs as it always has.
+    pub fn wanted(&self, plans: &[PathBuf]) -> bool {
+        plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
+    }
+}
+
+/// A plan that runs now.
+struct Running {
+    index: usize,
+    pid: i32,
+    started: Instant,
+    /// Its workspace, if this run made it in the temporary directory (kept
+    /// when the plan does not pass).
+    temporary: Option<PathBuf>,
+    output: Captured,
+}
+
+/// A plan's stdout (its JSON report) and stderr, in memory files
+/// (`memfd_create`): most plans pass, and then nothing of them needs to
+/// reach the file system, whose every file costs a millisecond on a busy
+/// disk. What is kept goes into the scratch or report directory.
+struct Captured {
+    stdout: File,
+    stderr: File,
+}
+
+impl Captured {
+    fn new() -> std::io::Result<Captured> {
+        let memory = |name: &str| -> std::io::Result<File> {
+            Ok(File::from(rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)?))
+        };
+        Ok(Captured { stdout: memory("tissvm-plan-stdout")?, stderr: memory("tissvm-plan-stderr")? })
+    }
+
+    /// All that was written to `file`.
+    fn read(mut file: File) -> Vec<u8> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut bytes = Vec::new();
+        let _ = file.seek(SeekFrom::Start(0)).and_then(|_| file.read_to_end(&mut bytes));
+        bytes
+    }
+}
+
+/// What the run of many plans goes by.
+struct Suite<'a> {
+    args: &'a RunArgs,
+    plans: Vec<PathBuf>,
+    /// Each plan's exit status once it ended (or its earlier report's).
+    outcomes: Vec<Option<i32>>,
+    /// The JSON reports (without --report-dir, for JSON and JUnit output)
+    /// and the stderr of the plans that did not pass, until they are read.
+    scratch: tempfile::TempDir,
+    /// What every plan's stdin is.
+    devnull: File,
+    workspaces: workspaces::Ahead,
+    /// How many plans run at once.
+    jobs: usize,
+    report_dir: Option<PathBuf>,
+    passed_on: Vec<OsString>,
+    program: PathBuf,
+    summary: Summary,
+    failures: usize,
+    /// Plans that did not pass, in the order they ended: their reports come
+    /// after the plan lines.
+    not_passed: Vec<usize>,
+    bar: ProgressBar,
+    format: OutputFormat,
+}
+
+pub fn run(args: &RunArgs) -> u8 {
+    match prepare(args) {
+        Ok(mut suite) => suite.run(),
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            status::INVALID
+        }
+    }
+}
+
+fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
+    let many = &args.many;
+    if args.dry_run {
+        return Err("--dry-run lists the effects of one plan: give one plan file".into());
+    }
+    args.report.check()?;
+    let mut plans = plans::expand(&args.plans)?;
+    if let Some(shard) = many.shard {
+        plans = shard.select(plans);
+    }
+    if many.jobs == Some(0) {
+        return Err("-j 0 would run nothing: give at least 1".into());
+    }
+    if many.max_failures == Some(0) {
+        return Err("--max-failures 0 would start nothing: give at least 1 (or --fail-fast)".into());
+    }
+    if let Some(dir) = &many.report_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--report-dir `{}`: cannot create it: {e}", dir.display()))?;
+    }
+    if let Some(dir) = &args.host.workdir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--workdir `{}`: cannot create it: {e}", dir.display()))?;
+    }
+    if let Some(dir) = &args.host.log_file {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            format!(
+                "--log-file `{}`: with many plans it names a directory, and it cannot be made: {e}",
+                dir.display()
+            )
+        })?;
+    }
+    let jobs =
+        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let scratch = tempfile::Builder::new()
+        .prefix("tissvm-many-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let bar = ProgressBar::new(plans.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} plans {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    Ok(Suite {
+        args,
+        outcomes: vec![None; plans.len()],
+        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
+        plans,
+        scratch,
+        jobs,
+        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
+        report_dir: many.report_dir.clone(),
+        passed_on: forward::passed_on()?,
+        program,
+        summary: Summary::default(),
+        failures: 0,
+        not_passed: Vec::new(),
+        bar,
+        format: args.report.output_format,
+    })
+}
+
+impl Suite<'_> {
+    fn run(&mut self) -> u8 {
+        let began = Instant::now();
+        let jobs = self.jobs;
+        let max_failures = if self.args.many.fail_fast { Some(1) } else { self.args.many.max_failures };
+        if let Err(e) = signals::install(jobs) {
+            eprintln!("tissvm: cannot pass Ctrl-C on to the plans ({e}); it ends this run without snapshots");
+        }
+        let mut slots: Vec<Option<Running>> = (0..jobs).map(|_| None).collect();
+        let mut next = 0;
+        loop {
+            let stopping = signals::received() > 0 || max_failures.is_some_and(|m| self.failures >= m);
+            while !stopping && next < self.plans.len() {
+                let Some(slot) = slots.iter().position(Option::is_none) else { break };
+                let index = next;
+                next += 1;
+                match self.start(index, slot) {
+                    Ok(Some(running)) => slots[slot] = Some(running),
+                    Ok(None) => {}
+                    Err(e) => {
+                        let path = self.plans[index].display().to_string();
+                        self.bar.suspend(|| eprintln!("tissvm: {path}: {e}"));
+                        self.ended(index, status::INVALID as i32, Duration::ZERO, None, None);
+                    }
+                }
+            }
+            let running = slots.iter().filter(|s| s.is_some()).count();
+            if running == 0 {
+                break;
+            }
+            self.bar.set_message(format!("· {running} running · {} not passed", self.not_passed.len()));
+            let (pid, code) = wait_any();
+            if pid < 0 {
+                // No child left to wait for, which cannot be: end them all.
+                for (slot, taken) in slots.iter_mut().enumerate() {
+                    signals::ended(slot);
+                    if let Some(running) = taken.take() {
+                        let elapsed = running.started.elapsed();
+                        self.ended(running.index, code, elapsed, running.temporary, Some(running.output));
+                    }
+                }
+                continue;
+            }
+            if let Some(slot) = slots.iter().position(|s| s.as_ref().is_some_and(|r| r.pid == pid)) {
+                signals::ended(slot);
+                if let Some(running) = slots[slot].take() {
+                    let elapsed = running.started.elapsed();
+                    self.ended(running.index, code, elapsed, running.temporary, Some(running.output));
+                }
+            }
+        }
+        self.bar.finish_and_clear();
+        let not_started = self.plans.len() - self.outcomes.iter().filter(|o| o.is_some()).count();
+        self.finish(began.elapsed(), not_started, signals::received() > 0)
+    }
+
+    /// Starts plan `index` in `slot`, or takes its earlier report
+    /// (--continue-from-reports); `None` when it needs no process.
+    fn start(&mut self, index: usize, slot: usize) -> Result<Option<Running>, String> {
+        let plan = self.plans[index].clone();
+        let key = plans::key(&plan);
+        let workspace = self.workspaces.next()?;
+        let mut command = Command::new(&self.program);
+        let mut temporary = None;
+        match self.earlier_report(&key) {
+            Some(Earlier::Final(code, duration)) => {
+                workspace.discard();
+                self.ended(index, code, duration, None, None);
+                return Ok(None);
+            }
+            Some(Earlier::Suspended(snapshot)) => {
+                // The snapshot names the workspace it goes on in.
+                workspace.discard();
+                command.arg("resume").arg(snapshot).arg("--output-format=json");
+            }
+            None => {
+                if workspace.temporary {
+                    temporary = Some(workspace.path.clone());
+                }
+                command
+                    .arg("run")
+                    .arg(&plan)
+                    .arg("--output-format=json")
+                    .arg("--workdir")
+                    .arg(&workspace.path);
+                if let Some(dir) = &self.args.snapshot.snapshot_dir {
+                    command.arg("--snapshot-dir").arg(dir);
+                } else if let Some(dir) = &self.report_dir {
+                    command.arg("--snapshot-dir").arg(dir.join(with_suffix(&key, ".snapshots")));
+                }
+                if let Some(dir) = &self.args.host.log_file {
+                    let log = dir.join(with_suffix(&key, ".jsonl"));
+                    if let Some(parent) = log.parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                    command.arg("--log-file").arg(log);
+                }
+                command.args(&self.passed_on);
+            }
+        }
+        let output = Captured::new().map_err(|e| format!("cannot capture its output: {e}"))?;
+        let given = |file: &File| file.try_clone().map(Stdio::from);
+        let (stdin, stdout, stderr) = given(&self.devnull)
+            .and_then(|stdin| Ok((stdin, given(&output.stdout)?, given(&output.stderr)?)))
+            .map_err(|e| format!("cannot give it its stdin and output: {e}"))?;
+        // Its own process group: a Ctrl-C at the terminal reaches this
+        // process, which passes it on once (signals.rs).
+        command.stdin(stdin).stdout(stdout).stderr(stderr);
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let seen = signals::received();
+        let child = command.spawn().map_err(|e| format!("cannot start `{}`: {e}", self.program.display()))?;
+        let pid = child.id() as i32;
+        signals::started(slot, pid, seen);
+        // Reaped by `wait_any`, by its pid.
+        drop(child);
+        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+    }
+
+    /// Plan `index` ended with exit status `code` after `elapsed`, with
+    /// `output` if it ran here.
+    fn ended(
+        &mut self,
+        index: usize,
+        code: i32,
+        elapsed: Duration,
+        temporary: Option<PathBuf>,
+        output: Option<Captured>,
+    ) {
+        let plan_status = PlanStatus::from_exit_code(code);
+        self.outcomes[index] = Some(code);
+        self.summary.add(code);
+        if plan_status.is_failure() {
+            self.failures += 1;
+        }
+        if let (Some(dir), PlanStatus::Passed) = (&temporary, plan_status) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        if plan_status != PlanStatus::Passed {
+            self.not_passed.push(index);
+        }
+        if let Some(output) = output
+            && let Err(e) = self.keep(index, code, output)
+        {
+            let plan = self.plans[index].display().to_string();
+            self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
+        }
+        let style = self.line_style();
+        let tone = match plan_status {
+            PlanStatus::Passed => Tone::Good,
+            PlanStatus::Suspended => Tone::Warn,
+            _ => Tone::Bad,
+        };
+        let mut line = format!(
+            "{} {:>8}  {}",
+            style.paint(tone, &format!("{:<8}", plan_status.label())),
+            combined::seconds(elapsed),
+            self.plans[index].display()
+        );
+        if let (Some(dir), false) = (&temporary, plan_status == PlanStatus::Passed) {
+            line.push_str(&format!("  (workspace kept: {})", dir.display()));
+        }
+        let text_output = self.format == OutputFormat::Text;
+        self.bar.suspend(|| {
+            if text_output {
+                println!("{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        });
+        self.bar.inc(1);
+    }
+
+    /// Keeps what will be needed of a plan's output: its report in the
+    /// report directory (atomically, its path as `plan`), or in the scratch
+    /// directory for the combined report; its stderr if it did not pass.
+    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<(), String> {
+        if PlanStatus::from_exit_code(code) != PlanStatus::Passed {
+            let stderr = Captured::read(output.stderr);
+            std::fs::write(self.scratch_file(index, "err"), stderr)
+                .map_err(|e| format!("cannot keep its output: {e}"))?;
+        }
+        if let Some(target) = self.report_path(index) {
+            let plan = self.plans[index].display().to_string();
+            let report = report_from(Some(&Captured::read(output.stdout)), &plan, code);
+            let mut text = serde_json::to_vec_pretty(&report).unwrap_or_default();
+            text.push(b'\n');
+            return target
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| tiss_compiler::atomic_write::write_atomically(&target, &text, None))
+                .map_err(|e| format!("cannot write its report `{}`: {e}", target.display()));
+        }
+        if self.format != OutputFormat::Text {
+            std::fs::write(self.scratch_file(index, "out"), Captured::read(output.stdout))
+                .map_err(|e| format!("cannot keep its report: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Where plan `index`'s report goes in the report directory, if there is one.
+    fn report_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.report_dir.as_ref()?.join(with_suffix(&plans::key(&self.plans[index]), ".json")))
+    }
+
+    /// Plan `index`'s JSON report, with its path as `plan`: the one its
+    /// `tissvm run` wrote, or one saying why there is none.
+    fn report(&self, index: usize) -> Json {
+        let plan = self.plans[index].display().to_string();
+        let source = self.report_path(index).unwrap_or_else(|| self.scratch_file(index, "out"));
+        let code = self.outcomes[index].unwrap_or(status::INTERNAL as i32);
+        report_from(std::fs::read(source).ok().as_deref(), &plan, code)
+    }
+
+    fn scratch_file(&self, index: usize, kind: &str) -> PathBuf {
+        self.scratch.path().join(format!("{index}.{kind}"))
+    }
+
+    /// The style of the plan lines: on stdout for text output, else stderr.
+    fn line_style(&self) -> tiss_vm::report::style::Style {
+        if self.format == OutputFormat::Text { color::stdout() } else { color::stderr() }
+    }
+
+    /// What `--continue-from-reports` finds of plan `key` in the report directory.
+    fn earlier_report(&self, key: &Path) -> Option<Earlier> {
+        if !self.args.many.continue_from_reports {
+            return None;
+        }
+        let path = self.report_dir.as_ref()?.join(with_suffix(key, ".json"));
+        let report: Json = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let code = report["exit_code"].as_i64()? as i32;
+        if code == 3 {
+            return report["snapshot"].as_str().map(|s| Earlier::Suspended(PathBuf::from(s)));
+        }
+        Some(Earlier::Final(code, Duration::from_millis(report["duration_ms"].as_u64().unwrap_or(0))))
+    }
+
+    /// The failure reports, the resume commands and the counts, or the
+    /// combined report; returns the exit status.
+    fn finish(&mut self, elapsed: Duration, not_started: usize, interrupted: bool) -> u8 {
+        let mut code = self.summary.exit_code();
+        if interrupted && code == 0 && not_started > 0 {
+            code = 3;
+        }
+        if self.format != OutputFormat::Text {
+            let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
+        }
+        let reports =
+            || (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
+        self.args.report.deliver_with(code as u8, |mut out| match self.format {
+            OutputFormat::Text => self.write_text(&mut out, elapsed, not_started, interrupted),
+            OutputFormat::Json => combined::write_json(out, &self.summary, elapsed, reports()),
+            OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
+            OutputFormat::Html => {
+                let head = combined::head(&self.summary, elapsed);
+                tiss_vm::report::html::write_many(out, &head, reports)
+            }
+        })
+    }
+
+    fn write_text(
+        &self,
+        out: &mut impl Write,
+        elapsed: Duration,
+        not_started: usize,
+        interrupted: bool,
+    ) -> std::io::Result<()> {
+        let style = color::stdout();
+        for &index in &self.not_passed {
+            let label = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0)).label();
+            writeln!(out, "\n── {} {} ──", style.paint(Tone::Bad, label), self.plans[index].display())?;
+            match std::fs::read(self.scratch_file(index, "err")) {
+                Ok(text) if !text.is_empty() => out.write_all(&text)?,
+                // Taken from an earlier report (--continue-from-reports).
+                _ => {
+                    let report = self.report(index);
+                    if report["failure"].is_object() {
+                        out.write_all(combined::failure_text(&report["failure"]).as_bytes())?;
+                    }
+                }
+            }
+        }
+        if !self.not_passed.is_empty() {
+            writeln!(out)?;
+        }
+        self.write_resume_hint(out, not_started, interrupted)?;
+        writeln!(out, "{}", self.summary.counts_line(elapsed))?;
+        out.flush()
+    }
+
+    /// Says how to go on from suspended plans and plans not started.
+    fn write_resume_hint(
+        &self,
+        out: &mut impl Write,
+        not_started: usize,
+        interrupted: bool,
+    ) -> std::io::Result<()> {
+        if not_started > 0 {
+            let why = if interrupted { "the run was interrupted" } else { "--max-failures was reached" };
+            writeln!(out, "tissvm: {not_started} plan(s) not started: {why}")?;
+        }
+        if self.summary.suspended == 0 && !(interrupted && not_started > 0) {
+            return Ok(());
+        }
+        if self.report_dir.is_some() {
+            let mut words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+            if !self.args.many.continue_from_reports {
+                words.push("--continue-from-reports".into());
+            }
+            writeln!(
+                out,
+                "tissvm: to resume the suspended plans and run those not started:\n  tissvm {}",
+                words.join(" ")
+            )
+        } else {
+            writeln!(
+                out,
+                "tissvm: each suspended plan's report above names the command that resumes it (with --report-dir, \
+                 one command resumes them all)"
+            )
+        }
+    }
+}
+
+/// What an earlier attempt left of a plan in the report directory.
+enum Earlier {
+    /// It ended, with this exit status, after this long: not run again.
+    Final(i32, Duration),
+    /// It was suspended: resumed from this snapshot.
+    Suspended(PathBuf),
+}
+
+/// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).
+fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
+    let mut name = key.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// The JSON report in `bytes` with `plan` added, or, if there is none (the
+/// plan's tissvm died), one that says so with its exit status.
+fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32) -> Json {
+    let parsed = bytes.and_then(|bytes| serde_json::from_slice::<Json>(bytes).ok());
+    match parsed {
+        Some(Json::Object(mut report)) => {
+            let mut with_plan = serde_json::Map::new();
+            with_plan.insert("plan".into(), json!(plan));
+            report.remove("plan");
+            with_plan.extend(report);
+            Json::Object(with_plan)
+        }
+        _ => json!({
+            "plan": plan,
+            "status": "error",
+            "exit_code": code,
+            "task": null,
+            "duration_ms": 0,
+            "steps": [],
+            "failure": null,
+            "snapshot": null,
+            "error": format!("tissvm ended with status {code} and wrote no report"),
+        }),
+    }
+}
+
+/// Waits for any child to end: its pid and exit status (128 + the signal
+/// that killed it).
+fn wait_any() -> (i32, i32) {
+    loop {
+        let mut raw = 0;
+        // SAFETY: waitpid(2) on our own children, with a valid pointer.
+        let pid = unsafe { libc::waitpid(-1, &mut raw, 0) };
+        if pid < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return (pid, status::INTERNAL as i32);
+        }
+        let code = if libc::WIFEXITED(raw) {
+            libc::WEXITSTATUS(raw)
+        } else if libc::WIFSIGNALED(raw) {
+            128 + libc::WTERMSIG(raw)
+        } else {
+            continue;
+        };
+        return (pid, code);
+    }
+}

@@ -1,0 +1,252 @@
+//! `tissvm slurm PLAN|DIR... --report-dir DIR` (SPEC §9 "Beyond one
+//! machine"): writes a batch script and submits it as one Slurm job array
+//! (`sbatch --array=1-N`), each task `tissvm run --shard K/N --report-dir
+//! DIR`; `--wait` waits for the array and prints the collected report.
+//!
+//! The job asks for `--signal=B:USR1@60 --requeue`: the batch script passes
+//! the warning on to `tissvm run`, whose plans suspend (their snapshots go
+//! into the report directory) and then requeues its task, which goes on
+//! from those reports and snapshots (`--continue-from-reports`) instead of
+//! starting its plans again. A task that Slurm requeues itself (node
+//! failure, `scontrol requeue`) gets SIGTERM first and goes on the same way.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use clap::Args;
+use tiss_compiler::cli_support::shell_word;
+
+use super::collect;
+use super::options::{OutputFormat, ReportOptions};
+use super::status;
+
+#[derive(Args)]
+pub struct SlurmArgs {
+    /// The plans: files, or directories (every `.tiss` below them, sorted).
+    /// On a cluster they, the report directory, the workspaces and this
+    /// tissvm must be on a file system every node sees.
+    #[arg(value_name = "PLAN|DIR", required = true)]
+    pub plans: Vec<PathBuf>,
+
+    /// Where each plan's JSON report and a suspended plan's snapshots go,
+    /// with the batch script and Slurm's output files; a new directory, or
+    /// one without reports.
+    #[arg(long, value_name = "DIR", required = true)]
+    pub report_dir: PathBuf,
+
+    /// Plans run at once within each task (default: the CPUs Slurm gives the task).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Array tasks, each running one shard of the plans (default: one per
+    /// plan, at most 1000).
+    #[arg(long, value_name = "N")]
+    pub shards: Option<usize>,
+
+    /// The plans' workspaces, WORKDIR/<plan path without extension>/
+    /// (default: DIR/workspaces).
+    #[arg(long, value_name = "WORKDIR")]
+    pub workdir: Option<PathBuf>,
+
+    /// Wait for the whole array to end, then print the collected report
+    /// (exit status: the worst plan's).
+    #[arg(long)]
+    pub wait: bool,
+
+    /// Options for `sbatch` (e.g. `--partition=debug --time=10:00`), after `--`.
+    #[arg(last = true, value_name = "SBATCH-OPTIONS")]
+    pub sbatch: Vec<String>,
+}
+
+/// The largest array a default Slurm takes (`MaxArraySize` 1001).
+const MAX_DEFAULT_SHARDS: usize = 1000;
+
+pub fn slurm(args: &SlurmArgs) -> u8 {
+    match submit(args) {
+        Ok((job, plans)) if args.wait => wait_and_collect(args, &job, plans),
+        Ok((job, _)) => {
+            println!(
+                "tissvm: submitted job array {job}; when it has ended:\n  tissvm collect {}",
+                shell_word(&args.report_dir.display().to_string())
+            );
+            status::OK
+        }
+        Err(e) => {
+            eprintln!("tissvm: slurm: {e}");
+            status::INVALID
+        }
+    }
+}
+
+/// Writes the batch script and submits it: the job id and the number of plans.
+fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
+    let plans = super::many::expand(&args.plans)?;
+    let shards = match args.shards {
+        Some(0) => return Err("--shards 0 would run nothing: give at least 1".into()),
+        Some(n) => n.min(plans.len()),
+        None => plans.len().min(MAX_DEFAULT_SHARDS),
+    };
+    if args.jobs == Some(0) {
+        return Err("-j 0 would run nothing: give at least 1".into());
+    }
+    let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("`{}`: {e}", p.display()));
+    let dir = absolute(&args.report_dir)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("--report-dir `{}`: cannot create it: {e}", dir.display()))?;
+    if holds_reports(&dir) {
+        return Err(format!(
+            "--report-dir `{}` already holds reports, which the tasks would take as their own; give a new \
+             directory, or remove its reports",
+            dir.display()
+        ));
+    }
+    let workdir = match &args.workdir {
+        Some(w) => absolute(w)?,
+        None => dir.join("workspaces"),
+    };
+    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
+    let mut run = vec![
+        program.display().to_string(),
+        "run".into(),
+        "--shard".into(),
+        format!("${{SLURM_ARRAY_TASK_ID}}/{shards}"),
+        "--report-dir".into(),
+        dir.display().to_string(),
+        "--continue-from-reports".into(),
+        "--workdir".into(),
+        workdir.display().to_string(),
+    ];
+    if let Some(jobs) = args.jobs {
+        run.extend(["-j".into(), jobs.to_string()]);
+    }
+    // The plans as given, from the directory of the submission (the
+    // script goes there): their reports are named after these paths.
+    run.extend(args.plans.iter().map(|p| p.display().to_string()));
+    let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let command: Vec<String> =
+        run.iter().map(|w| if w.contains("${SLURM") { format!("\"{w}\"") } else { shell_word(w) }).collect();
+    let script = batch_script(&dir, &here, shards, &command.join(" "));
+    let script_path = dir.join("tissvm-slurm.sh");
+    tiss_compiler::atomic_write::write_atomically(&script_path, script.as_bytes(), Some(0o755))
+        .map_err(|e| format!("cannot write `{}`: {e}", script_path.display()))?;
+    let output = Command::new("sbatch")
+        .arg("--parsable")
+        .args(&args.sbatch)
+        .arg(&script_path)
+        .output()
+        .map_err(|e| format!("cannot start `sbatch` ({e}): is Slurm installed here, and on PATH?"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "sbatch refused the job ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // `--parsable`: `JOBID` or `JOBID;CLUSTER`.
+    let job = stdout.trim().split(';').next().unwrap_or("").to_string();
+    if job.is_empty() {
+        return Err(format!("sbatch said nothing of the job it submitted: {stdout:?}"));
+    }
+    eprintln!(
+        "tissvm: submitted job array {job}: {} plan(s) in {shards} task(s); batch script {}",
+        plans.len(),
+        script_path.display()
+    );
+    Ok((job, plans.len()))
+}
+
+/// Whether `dir` holds a `.json` file anywhere below it.
+fn holds_reports(dir: &Path) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|entry| {
+        let path = entry.path();
+        if path.is_dir() { holds_reports(&path) } else { path.extension().is_some_and(|e| e == "json") }
+    })
+}
+
+/// The batch script: the job's options, then `tissvm run` of the task's
+/// shard in the background, so that the shell can pass signals on to it.
+/// When Slurm's warning (SIGUSR1) suspended it, the task requeues itself,
+/// and goes on from its reports when it starts again.
+fn batch_script(dir: &Path, here: &Path, shards: usize, command: &str) -> String {
+    let out = shell_word(&dir.join("slurm-%A_%a.out").display().to_string());
+    let here = shell_word(&here.display().to_string());
+    format!(
+        r#"#!/bin/sh
+#SBATCH --job-name=tissvm
+#SBATCH --array=1-{shards}
+#SBATCH --signal=B:USR1@60
+#SBATCH --requeue
+#SBATCH --output={out}
+# Written by `tissvm slurm`: task K of {shards} runs the K-th shard of the plans.
+# A requeued task (SLURM_RESTART_COUNT > 0) goes on from the reports and
+# snapshots in the report directory (--continue-from-reports).
+cd {here} || exit 70
+warned=0
+{command} &
+pid=$!
+trap 'warned=1; kill -USR1 $pid' USR1
+trap 'kill -TERM $pid' TERM
+trap 'kill -INT $pid' INT
+status=0
+wait $pid || status=$?
+# `wait` returns early when a signal comes in: wait until it has ended.
+while kill -0 $pid 2>/dev/null; do
+    status=0
+    wait $pid || status=$?
+done
+if [ "$warned" = 1 ] && [ "$status" = 3 ]; then
+    echo "tissvm: time is up: the plans are suspended; requeueing this task to go on from their snapshots" >&2
+    scontrol requeue "${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}"
+fi
+exit $status
+"#
+    )
+}
+
+/// `--wait`: polls `squeue` until no task of the array is left, then
+/// prints the collected report.
+fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
+    let mut failures = 0;
+    loop {
+        match Command::new("squeue").args(["-h", "-j", job, "-o", "%T"]).output() {
+            Ok(out) if out.status.success() => {
+                failures = 0;
+                if String::from_utf8_lossy(&out.stdout).trim().is_empty() {
+                    break;
+                }
+            }
+            // Once the job has left the controller's memory, squeue errs for its id.
+            Ok(out) if String::from_utf8_lossy(&out.stderr).contains("Invalid job id") => break,
+            result => {
+                failures += 1;
+                if failures >= 10 {
+                    let why = match result {
+                        Ok(out) => String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    eprintln!("tissvm: slurm: cannot follow job {job} with squeue: {why}");
+                    return status::INTERNAL;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    let dir = shell_word(&args.report_dir.display().to_string());
+    eprintln!("tissvm: job array {job} has ended; tissvm collect {dir}:");
+    let _ = std::io::stderr().flush();
+    let text = ReportOptions { output_format: OutputFormat::Text, report: None };
+    let code = collect::collect_dir(&args.report_dir, &text);
+    let reports = collect::count(&args.report_dir);
+    if reports < plans {
+        eprintln!(
+            "tissvm: {} of the {plans} plans have no report: see Slurm's output in {}/slurm-{job}_*.out",
+            plans - reports,
+            args.report_dir.display()
+        );
+        return code.max(1);
+    }
+    code
+}
