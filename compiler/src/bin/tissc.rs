@@ -16,15 +16,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use tiss_compiler::cli_docs::{self, Shell};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/fix.rs"]
+mod fix;
+#[path = "tissc/fmt.rs"]
+mod fmt;
 #[path = "tissc/generate.rs"]
 mod generate;
+#[path = "tissc/lint.rs"]
+mod lint;
+#[path = "tissc/lsp.rs"]
+mod lsp;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -72,7 +81,7 @@ enum Emit {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and check plans, reporting every diagnostic of every file.
+    /// Parse and check plans, reporting every diagnostic of every file (lint warnings included).
     Check {
         /// The plans to check (`.tiss`).
         #[arg(required = true, value_name = "FILE")]
@@ -147,8 +156,8 @@ enum Command {
     /// diagnostics back until it compiles (SPEC §7).
     ///
     /// The model is told a compact language reference and an example; the
-    /// plan is taken from its answer (a Markdown fence is stripped) and
-    /// compiled; on errors the JSON diagnostics go back to it with its plan,
+    /// plan is taken from its answer (a Markdown fence is stripped), given
+    /// the certain fixes of `tissc fix` and compiled; on errors the JSON diagnostics go back to it with its plan,
     /// up to --max-repairs times. Each attempt and its error count are shown
     /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
     /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles
@@ -156,6 +165,44 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
+    /// Rewrite plans in the canonical layout (4-space indentation, one
+    /// statement per line); comments, strings and heredoc bodies are kept.
+    ///
+    /// A file is rewritten (atomically) only if its layout changes; `-` or no
+    /// FILE formats stdin to stdout. With --check or --diff nothing is
+    /// written. A plan with syntax errors is left as it is. Exit status: 0
+    /// done (or, with --check, every plan is formatted); 1 syntax errors, or
+    /// with --check a plan that is not formatted; 2 a usage error; 70 the
+    /// formatter failed its own checks (E0900, a bug).
+    Fmt(fmt::FmtArgs),
+    /// Print a shell completion script on stdout (e.g. `tissc completions bash`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+    /// Write man pages for tissc and each subcommand into DIR (created if missing).
+    Man {
+        /// Where to write `tissc.1`, `tissc-check.1`, ...
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Check plans and warn about likely mistakes (W0001-W0008; `tissc explain W0001`).
+    ///
+    /// The warnings: unused variables, RUN results nothing checks, RUNs without TIMEOUT, risky
+    /// commands, prompts without a TOKEN_COUNT or API_CALLS budget, constant conditions, step
+    /// names used twice, model or file data flowing into RUN. A plan with errors gets only its
+    /// errors. Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
+    /// 2 a file that cannot be read.
+    Lint(lint::LintArgs),
+    /// Apply every certain fix (a suggestion marked `"applicability": "machine"`), check again, and repeat
+    /// until none is left; print each change as `FILE:LINE: OLD → NEW`.
+    ///
+    /// The file is replaced atomically, and only if the fixed plan compiles (or with --partial); what is
+    /// still wrong is reported on stderr. Exit status: 0 every plan compiles now, 1 some plan still has
+    /// errors, 2 a file could not be read or written.
+    Fix(fix::FixArgs),
+    Lsp(lsp::LspArgs),
 }
 
 /// Everything a command needs to report.
@@ -207,16 +254,35 @@ fn run() -> u8 {
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
         Command::Generate(args) => generate::generate(&args, format),
+        Command::Fmt(args) => fmt::fmt(&mut out, &args),
+        Command::Completions { shell } => {
+            write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)
+        }
+        Command::Man { dir } => man(&dir),
+        Command::Lint(args) => lint::lint(&mut out, &args),
+        Command::Fix(args) => fix::fix(&mut out, &args),
+        Command::Lsp(args) => lsp::lsp(&args),
+    }
+}
+
+fn man(dir: &Path) -> u8 {
+    match cli_docs::write_man_pages(Cli::command(), dir) {
+        Ok(_) => status::OK,
+        Err(e) => {
+            eprintln!("tissc: cannot write man pages into `{}`: {}", dir.display(), io_message(&e));
+            status::USAGE
+        }
     }
 }
 
 fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
     let mut code = status::OK;
     for path in files {
-        let Some(frontend) = load(path) else {
+        let Some(mut frontend) = load(path) else {
             code = code.max(status::USAGE);
             continue;
         };
+        tiss_compiler::lint::add_warnings(&mut frontend);
         out.report("check", &frontend);
         if frontend.has_errors() {
             code = code.max(status::COMPILE_ERRORS);

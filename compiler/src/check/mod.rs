@@ -9,12 +9,14 @@
 //! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
 mod calls;
+mod dialect;
 mod flow;
 mod literals;
+pub(crate) use literals::quote;
 mod names;
 mod structure;
 mod symbols;
-mod ty;
+pub(crate) mod ty;
 mod types;
 mod values;
 mod walk;
@@ -39,6 +41,15 @@ pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
     let order = calls::check(&syms, &mut cx);
     walk::check(plan, &syms, &var_types, &mut cx);
     flow::check(plan, &syms, &order, &mut cx);
+}
+
+/// Each variable with its type (`None` where no binding has a type that
+/// can be known), in the order of first binding: what the language
+/// server shows on hover and offers after `x.`.
+pub(crate) fn variable_types(plan: &Plan) -> Vec<(&str, Option<ty::Ty>)> {
+    let syms = symbols::collect(plan);
+    let types = types::infer(&syms);
+    syms.vars.iter().map(|var| var.name).zip(types).collect()
 }
 
 /// What every check needs: the source text and the diagnostics sink.

@@ -96,7 +96,7 @@ enum State {
 /// type is known. `VAR y = x` needs x first; an explicit stack (not
 /// recursion) follows such chains, so a long chain cannot overflow the stack,
 /// and a cycle (`VAR a = b` ... `VAR b = a`) just leaves the binding untyped.
-fn infer(syms: &Symbols<'_>) -> VarTypes {
+pub(crate) fn infer(syms: &Symbols<'_>) -> VarTypes {
     let n = syms.vars.len();
     let mut types: VarTypes = vec![None; n];
     let mut state = vec![State::Unvisited; n];
