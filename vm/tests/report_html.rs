@@ -151,3 +151,40 @@ fn suspend_and_resume_each_write_their_page() {
         "{page}"
     );
 }
+
+#[test]
+fn many_plans_and_collect_write_one_page() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.path("plans")).unwrap();
+    std::fs::write(fx.path("plans/a.tiss"), FAILING).unwrap();
+    std::fs::write(fx.path("plans/b.tiss"), PAUSE.replace("PAUSE \"Look at a.txt\"\n", "")).unwrap();
+    let run = fx.tissvm(&[
+        "run",
+        "plans",
+        "-j",
+        "2",
+        "--workdir",
+        "ws",
+        "--report-dir",
+        "reports",
+        "--output-format",
+        "html",
+        "--report",
+        "many.html",
+    ]);
+    run.expect(1);
+    assert_eq!(run.stdout, "", "the page went to the file");
+    assert!(run.stderr.contains("FAIL") && run.stderr.contains("plans/a.tiss"), "{}", run.stderr);
+    let collected = fx.tissvm(&["collect", "reports", "--output-format", "html"]);
+    collected.expect(1);
+    for page in [read(&fx.path("many.html")), collected.stdout] {
+        assert!(page.contains("<title>2 plans — failed — TissLang report</title>"), "{page}");
+        assert!(page.contains("<a href=\"#plan-1\">plans/a.tiss</a>"), "{page}");
+        assert!(page.contains("<section class=\"plan\" id=\"plan-2\">"), "{page}");
+        assert!(page.ends_with("</html>\n"));
+    }
+    let refused = fx.tissvm(&["run", "plans", "--workdir", "ws2", "--report", "x.html"]);
+    refused.expect(2);
+    assert!(refused.stderr.contains("add --output-format html"), "{}", refused.stderr);
+    assert!(!fx.path("ws2").exists(), "refused before anything ran");
+}

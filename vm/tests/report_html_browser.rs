@@ -12,7 +12,6 @@ use std::path::Path;
 use browser::Browser;
 use common::Fixture;
 use scraper::{ElementRef, Html, Selector};
-use serde_json::json;
 
 const HOSTILE: &str = r#"TASK "Build <everything> & \"more\""
 STEP "compile <script>alert(1)</script>" {
@@ -125,25 +124,29 @@ fn one_plan_reads_in_a_browser_with_scripts_disabled() {
 fn many_plans_have_a_summary_table_linking_to_each_plan() {
     let Some(chromium) = browser::chromium() else { return };
     let fx = Fixture::new();
-    // Real reports of real runs, combined as SPEC §9's many-plans JSON.
+    // Real plans run together, their reports collected: SPEC §9's many plans.
     let passing = "TASK \"ok\"\nSTEP \"a\" {\n    RUN \"true\"\n}\n";
     let budget =
         "TASK \"spender\"\nSET_BUDGET RUN_COUNT = 1\nSTEP \"a\" {\n    RUN \"true\"\n    RUN \"true\"\n}\n";
-    let mut plans = Vec::new();
-    for (name, plan, code) in [
-        ("plans/ok.tiss", passing, 0),
-        ("plans/<hostile>.tiss", HOSTILE, 1),
-        ("plans/spender.tiss", budget, 4),
-    ] {
-        let run = fx.run(plan, &["--output-format", "json"]);
-        run.expect(code);
-        let mut report = run.json();
-        report["plan"] = json!(name);
-        plans.push(report);
+    std::fs::create_dir(fx.path("plans")).unwrap();
+    for (name, plan) in [("ok.tiss", passing), ("<hostile>.tiss", HOSTILE), ("spender.tiss", budget)] {
+        std::fs::write(fx.path("plans").join(name), plan).unwrap();
     }
-    let combined = json!({"status": "budget_exceeded", "exit_code": 4, "summary": {}, "plans": plans});
+    fx.tissvm(&[
+        "run",
+        "plans",
+        "-j",
+        "2",
+        "--workdir",
+        "ws",
+        "--report-dir",
+        "reports",
+        "--output-format",
+        "json",
+    ])
+    .expect(4);
+    fx.tissvm(&["collect", "reports", "--output-format", "html", "--report", "many.html"]).expect(4);
     let file = fx.path("many.html");
-    std::fs::write(&file, tiss_vm::report::html::render(&combined)).unwrap();
     let loaded = Browser::start(&chromium).load(&file);
     let page = Html::parse_document(&loaded.dom);
     assert_self_contained(&page, &loaded.requests, &file);
@@ -165,8 +168,8 @@ fn many_plans_have_a_summary_table_linking_to_each_plan() {
     assert_eq!(
         links,
         [
-            ("plans/ok.tiss".to_string(), "#plan-1".to_string()),
-            ("plans/<hostile>.tiss".to_string(), "#plan-2".to_string()),
+            ("plans/<hostile>.tiss".to_string(), "#plan-1".to_string()),
+            ("plans/ok.tiss".to_string(), "#plan-2".to_string()),
             ("plans/spender.tiss".to_string(), "#plan-3".to_string()),
         ]
     );
@@ -175,9 +178,10 @@ fn many_plans_have_a_summary_table_linking_to_each_plan() {
         assert_eq!(target.len(), 1, "{href} leads to its plan's section");
     }
     let results: Vec<String> = rows.iter().map(|r| text(&r.child_elements().nth(2).unwrap())).collect();
-    assert_eq!(results, ["passed", "failed", "budget exceeded"]);
+    assert_eq!(results, ["failed", "passed", "budget exceeded"]);
     assert_eq!(texts(&page, "section#plan-3 section.failure h3"), ["Failure: budget_exceeded"]);
-    assert_eq!(select(&page, "section#plan-1 section.failure").len(), 0);
+    assert_eq!(select(&page, "section#plan-2 section.failure").len(), 0);
+    assert_eq!(select(&page, "section#plan-1 table.steps > tbody > tr").len(), 3);
 }
 
 /// The browser's settings hold: a page with a script does not run it, so

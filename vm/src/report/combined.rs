@@ -158,18 +158,22 @@ pub fn seconds(elapsed: Duration) -> String {
 /// Writes the combined JSON report one plan at a time, so that however many
 /// plans there are only one report is in memory: the head (status, exit
 /// code, summary) first, as SPEC §9 orders the keys, then `reports` in turn.
+/// The combined report without its plans: `status`, `exit_code`, `summary`.
+pub fn head(summary: &Summary, elapsed: Duration) -> Json {
+    json!({
+        "status": summary.status_name(),
+        "exit_code": summary.exit_code(),
+        "summary": summary.to_json(elapsed),
+    })
+}
+
 pub fn write_json<W: Write>(
     mut out: W,
     summary: &Summary,
     elapsed: Duration,
     reports: impl Iterator<Item = Json>,
 ) -> io::Result<()> {
-    let head = json!({
-        "status": summary.status_name(),
-        "exit_code": summary.exit_code(),
-        "summary": summary.to_json(elapsed),
-    });
-    let head = serde_json::to_string_pretty(&head).map_err(io::Error::other)?;
+    let head = serde_json::to_string_pretty(&head(summary, elapsed)).map_err(io::Error::other)?;
     // The head's closing brace makes way for "plans".
     let head = head.trim_end().strip_suffix('}').unwrap_or(&head).trim_end();
     write!(out, "{head},\n  \"plans\": [")?;
@@ -180,16 +184,6 @@ pub fn write_json<W: Write>(
     }
     writeln!(out, "\n  ]\n}}")?;
     out.flush()
-}
-
-/// The HTML report of many plans (SPEC §9): the combined JSON, rendered.
-/// Unlike `write_json` it holds every plan's report at once, as the page
-/// is one document with a summary table before the plans.
-pub fn html(summary: &Summary, elapsed: Duration, reports: impl Iterator<Item = Json>) -> io::Result<String> {
-    let mut combined = Vec::new();
-    write_json(&mut combined, summary, elapsed, reports)?;
-    let combined: Json = serde_json::from_slice(&combined).map_err(io::Error::other)?;
-    Ok(super::html::render(&combined))
 }
 
 /// JUnit XML: one testsuite per plan report (named by its `plan`, else its

@@ -34,51 +34,25 @@ pub fn collect(args: &CollectArgs) -> u8 {
     collect_dir(&args.dir, &args.report)
 }
 
-/// The reports below `dir` merged, as `report` says; the exit status.
-pub fn collect_dir(dir: &Path, report: &ReportOptions) -> u8 {
-    let (files, (summary, elapsed)) =
-        match files(dir).and_then(|files| summarize(dir, &files).map(|s| (files, s))) {
-            Ok(found) => found,
-            Err(e) => {
-                eprintln!("tissvm: collect: {e}");
-                return status::INVALID;
-            }
-        };
-    let reports = files.iter().map(|f| read(dir, f).unwrap_or(Json::Null));
-    let written = match report.output_format {
-        OutputFormat::Text => {
-            let mut out = std::io::stdout().lock();
-            match write_text(&mut out, &summary, elapsed, reports) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(format!("cannot write the report: {e}"))
+/// The reports below `dir` merged, in the format `reporting` asks for,
+/// where it goes; the exit status.
+pub fn collect_dir(dir: &Path, reporting: &ReportOptions) -> u8 {
+    match files(dir).and_then(|files| summarize(dir, &files).map(|s| (files, s))) {
+        Ok((files, (summary, elapsed))) => {
+            let reports = || files.iter().map(|f| read(dir, f).unwrap_or(Json::Null));
+            reporting.deliver_with(summary.exit_code() as u8, |mut out| match reporting.output_format {
+                OutputFormat::Text => write_text(&mut out, &summary, elapsed, reports()),
+                OutputFormat::Json => combined::write_json(out, &summary, elapsed, reports()),
+                OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
+                OutputFormat::Html => {
+                    tiss_vm::report::html::write_many(out, &combined::head(&summary, elapsed), reports)
                 }
-                _ => Ok(()),
-            }
+            })
         }
-        format => report.deliver_with(|out| write_combined(out, format, &summary, elapsed, reports)),
-    };
-    match written {
-        Ok(()) => summary.exit_code() as u8,
         Err(e) => {
             eprintln!("tissvm: collect: {e}");
-            status::INTERNAL
+            status::INVALID
         }
-    }
-}
-
-/// Many plans' reports as one, in a machine-readable `format`: the
-/// combined JSON (streamed), JUnit, or the HTML page.
-pub fn write_combined(
-    out: &mut dyn Write,
-    format: OutputFormat,
-    summary: &Summary,
-    elapsed: Duration,
-    reports: impl Iterator<Item = Json>,
-) -> std::io::Result<()> {
-    match format {
-        OutputFormat::Json | OutputFormat::Text => combined::write_json(out, summary, elapsed, reports),
-        OutputFormat::Junit => out.write_all(combined::junit(reports).as_bytes()),
-        OutputFormat::Html => out.write_all(combined::html(summary, elapsed, reports)?.as_bytes()),
     }
 }
 

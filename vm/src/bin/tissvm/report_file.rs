@@ -1,10 +1,11 @@
-//! Where the report of `run` and `resume` goes: the file `--report` names,
-//! replaced atomically (a reader never sees half a report), or stdout.
+//! Where a report goes: the file `--report` names,
+//! replaced atomically (a reader never sees half a report), or stdout;
+//! for one plan (`run`, `resume`), many (`run PLAN...`) or collected ones.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use tiss_compiler::atomic_write::{parent_of, write_atomically, write_atomically_with};
+use tiss_compiler::atomic_write::{parent_of, write_atomically_with};
 
 use super::options::{OutputFormat, ReportOptions};
 use super::{PROGRAM, io_message, status, write_stdout};
@@ -27,37 +28,39 @@ impl ReportOptions {
     /// Writes `text`, the report, where it goes; returns `code`, or the
     /// status of a report that could not be written.
     pub fn deliver(&self, text: &str, code: u8) -> u8 {
-        let Some(path) = &self.report else { return write_stdout(PROGRAM, text, code) };
-        match write_atomically(path, text.as_bytes(), None) {
+        if self.report.is_none() {
+            return write_stdout(PROGRAM, text, code);
+        }
+        self.deliver_with(code, |out| out.write_all(text.as_bytes()))
+    }
+
+    /// The same for a report that `write` writes as it goes (many plans',
+    /// never whole in memory).
+    pub fn deliver_with(&self, code: u8, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> u8 {
+        let written = match &self.report {
+            Some(path) => write_atomically_with(path, None, |file| {
+                let mut out = io::BufWriter::new(file);
+                write(&mut out)?;
+                out.flush()
+            })
+            .map_err(|e| format!("cannot write the report `{}`: {}", path.display(), io_message(&e))),
+            None => {
+                let mut out = io::stdout().lock();
+                match write(&mut out).and_then(|()| out.flush()) {
+                    Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                        Err(format!("cannot write to stdout: {}", io_message(&e)))
+                    }
+                    _ => Ok(()),
+                }
+            }
+        };
+        match written {
             Ok(()) => code,
             Err(e) => {
-                eprintln!("{PROGRAM}: cannot write the report `{}`: {}", path.display(), io_message(&e));
+                eprintln!("{PROGRAM}: {e}");
                 status::INTERNAL
             }
         }
-    }
-}
-
-impl ReportOptions {
-    /// [`deliver`](Self::deliver) of a report that `write` streams (many
-    /// plans' reports, one at a time): into the `--report` file, replaced
-    /// atomically, or stdout. The error names where it could not be written.
-    pub fn deliver_with(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), String> {
-        let Some(path) = &self.report else {
-            let mut out = io::stdout().lock();
-            return match write(&mut out).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    Err(format!("cannot write the report: {e}"))
-                }
-                _ => Ok(()),
-            };
-        };
-        write_atomically_with(path, None, |file| {
-            let mut buffered = io::BufWriter::new(file);
-            write(&mut buffered)?;
-            buffered.flush()
-        })
-        .map_err(|e| format!("cannot write the report `{}`: {}", path.display(), io_message(&e)))
     }
 }
 

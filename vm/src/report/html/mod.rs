@@ -14,6 +14,8 @@ mod page;
 mod plan;
 mod summary;
 
+use std::io::{self, Write};
+
 use serde_json::Value as Json;
 
 /// The page for `report`: a run report (one plan), or a combined report
@@ -21,14 +23,38 @@ use serde_json::Value as Json;
 pub fn render(report: &Json) -> String {
     match report.get("plans").and_then(Json::as_array) {
         Some(plans) => {
-            let mut body = summary::table(report, plans);
-            for (index, plan) in plans.iter().enumerate() {
-                body.push_str(&plan::section(plan, Some(index + 1)));
-            }
-            page::document(&summary::title(report, plans), &body)
+            let mut page = Vec::new();
+            // Writing to memory does not fail.
+            let _ = write_many(&mut page, report, || plans.iter().cloned());
+            String::from_utf8_lossy(&page).into_owned()
         }
-        None => page::document(&plan::title(report), &plan::section(report, None)),
+        None => {
+            let mut page = page::start(&plan::title(report));
+            page.push_str(&plan::section(report, None));
+            page.push_str(&page::end());
+            page
+        }
     }
+}
+
+/// The page of many plans written to `out`: `head` is the combined
+/// report's `status`, `exit_code` and `summary`, and `reports` gives the
+/// plans' reports, each time it is called, in the same order. It is
+/// called twice (the summary table, then a section per plan), so only one
+/// plan's report is in memory at a time however many there are.
+pub fn write_many<I: Iterator<Item = Json>>(
+    out: &mut dyn Write,
+    head: &Json,
+    reports: impl Fn() -> I,
+) -> io::Result<()> {
+    let rows: Vec<summary::Row> = reports().map(|plan| summary::Row::of(&plan)).collect();
+    out.write_all(page::start(&summary::title(head, rows.len())).as_bytes())?;
+    out.write_all(summary::table(head, &rows).as_bytes())?;
+    for (index, plan) in reports().enumerate() {
+        out.write_all(plan::section(&plan, Some(index + 1)).as_bytes())?;
+    }
+    out.write_all(page::end().as_bytes())?;
+    out.flush()
 }
 
 /// At most this many characters of one value are shown; longer ones keep

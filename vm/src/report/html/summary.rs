@@ -9,17 +9,50 @@ use super::{badge, class, duration, number, plain, shown, text};
 /// The statuses counted, in the order of the final line of `tissvm run`.
 const STATUSES: [&str; 5] = ["passed", "failed", "suspended", "budget_exceeded", "security_violation"];
 
-pub fn title(report: &Json, plans: &[Json]) -> String {
-    format!("{} plans — {} — TissLang report", plans.len(), text(&plain(&report["status"]).replace('_', " ")))
+/// What the table of plans shows of one plan.
+pub struct Row {
+    name: String,
+    status: String,
+    steps: usize,
+    passed: usize,
+    duration_ms: u64,
+    /// Why it did not pass, as HTML.
+    why: String,
+}
+
+impl Row {
+    pub fn of(plan: &Json) -> Row {
+        let steps = plan["steps"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let why = if plan["failure"].is_object() {
+            format!(
+                "{}: {}",
+                text(&plain(&plan["failure"]["kind"])),
+                shown(&short(&plain(&plan["failure"]["message"])))
+            )
+        } else {
+            shown(&short(&plain(&plan["error"])))
+        };
+        Row {
+            name: name(plan),
+            status: plain(&plan["status"]),
+            steps: steps.len(),
+            passed: steps.iter().filter(|s| s["status"] == "passed").count(),
+            duration_ms: number(&plan["duration_ms"]),
+            why,
+        }
+    }
+}
+
+pub fn title(report: &Json, plans: usize) -> String {
+    format!("{plans} plans — {} — TissLang report", text(&plain(&report["status"]).replace('_', " ")))
 }
 
 /// The heading, the counts and the table of plans.
-pub fn table(report: &Json, plans: &[Json]) -> String {
-    let status = plain(&report["status"]);
-    let total: u64 = plans.iter().map(|p| number(&p["duration_ms"])).sum();
+pub fn table(report: &Json, plans: &[Row]) -> String {
+    let total: u64 = plans.iter().map(|p| p.duration_ms).sum();
     let mut out = format!(
         "<h1>{} {} plans</h1>\n<p class=\"meta\">exit status {}{}</p>\n",
-        badge(&status),
+        badge(&plain(&report["status"])),
         plans.len(),
         text(&plain(&report["exit_code"])),
         match report["summary"]["duration_ms"].as_u64() {
@@ -30,10 +63,9 @@ pub fn table(report: &Json, plans: &[Json]) -> String {
     // Counted from the plans themselves, so the page agrees with its rows.
     let mut counts: Vec<(String, usize)> = STATUSES.iter().map(|s| (s.to_string(), 0)).collect();
     for plan in plans {
-        let status = plain(&plan["status"]);
-        match counts.iter_mut().find(|(s, _)| *s == status) {
+        match counts.iter_mut().find(|(s, _)| *s == plan.status) {
             Some((_, n)) => *n += 1,
-            None => counts.push((status, 1)),
+            None => counts.push((plan.status.clone(), 1)),
         }
     }
     out.push_str(
@@ -52,27 +84,17 @@ pub fn table(report: &Json, plans: &[Json]) -> String {
          <th class=\"num\">Steps passed</th><th class=\"num\">Duration</th><th>Failure</th></tr></thead>\n<tbody>\n",
     );
     for (i, plan) in plans.iter().enumerate() {
-        let status = plain(&plan["status"]);
-        let steps = plan["steps"].as_array().map(Vec::as_slice).unwrap_or_default();
-        let passed = steps.iter().filter(|s| s["status"] == "passed").count();
-        let why = if plan["failure"].is_object() {
-            format!(
-                "{}: {}",
-                text(&plain(&plan["failure"]["kind"])),
-                shown(&short(&plain(&plan["failure"]["message"])))
-            )
-        } else {
-            shown(&short(&plain(&plan["error"])))
-        };
         out.push_str(&format!(
             "<tr class=\"{cls}\"><td class=\"num\">{n}</td><td><a href=\"#plan-{n}\">{name}</a></td><td>{badge}</td>\
              <td class=\"num\">{passed}/{steps}</td><td class=\"num\">{took}</td><td>{why}</td></tr>\n",
-            cls = class(&status),
+            cls = class(&plan.status),
             n = i + 1,
-            name = text(&name(plan)),
-            badge = badge(&status),
-            steps = steps.len(),
-            took = duration(number(&plan["duration_ms"])),
+            name = text(&plan.name),
+            badge = badge(&plan.status),
+            passed = plan.passed,
+            steps = plan.steps,
+            took = duration(plan.duration_ms),
+            why = plan.why,
         ));
     }
     out.push_str("</tbody>\n</table>\n");

@@ -456,33 +456,20 @@ impl Suite<'_> {
         if interrupted && code == 0 && not_started > 0 {
             code = 3;
         }
-        let written = match self.format {
-            OutputFormat::Text => {
-                let mut out = std::io::stdout().lock();
-                match self.write_text(&mut out, elapsed, not_started, interrupted) {
-                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                        Err(format!("cannot write the report: {e}"))
-                    }
-                    _ => Ok(()),
-                }
-            }
-            format => {
-                let reports =
-                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
-                let written = self.args.report.deliver_with(|out| {
-                    super::collect::write_combined(out, format, &self.summary, elapsed, reports)
-                });
-                let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
-                written
-            }
-        };
-        match written {
-            Ok(()) => code as u8,
-            Err(e) => {
-                eprintln!("tissvm: {e}");
-                status::INTERNAL
-            }
+        if self.format != OutputFormat::Text {
+            let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);
         }
+        let reports =
+            || (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
+        self.args.report.deliver_with(code as u8, |mut out| match self.format {
+            OutputFormat::Text => self.write_text(&mut out, elapsed, not_started, interrupted),
+            OutputFormat::Json => combined::write_json(out, &self.summary, elapsed, reports()),
+            OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
+            OutputFormat::Html => {
+                let head = combined::head(&self.summary, elapsed);
+                tiss_vm::report::html::write_many(out, &head, reports)
+            }
+        })
     }
 
     fn write_text(
