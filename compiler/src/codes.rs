@@ -73,6 +73,8 @@ codes! {
     RECORD_AS_VALUE = "E0215", "a record used where a single value is needed";
     FIELD_OF_NON_RECORD = "E0216", "field access on a value that is not a record";
     FILE_PATH_NAMES_DIRECTORY = "E0217", "a file path ends in `/`";
+    // Tools (SPEC §9).
+    FORMATTER_FAULT = "E0900", "`tissc fmt` failed its own checks (a bug in the formatter)";
 }
 
 /// Looks a code up by its text (`"E0101"`), case-insensitively.

@@ -31,6 +31,10 @@ fn diagnostic_codes(src: &str) -> Vec<&'static str> {
 fn examples_trigger_their_code_and_fixes_compile() {
     let mut failures = Vec::new();
     for (code, _) in codes::ALL {
+        // E0900 is a fault of the formatter: no plan triggers it.
+        if *code == codes::FORMATTER_FAULT {
+            continue;
+        }
         let text = explain::explanation(*code).expect("every code has an explanation");
         let blocks = tiss_blocks(text);
         assert!(blocks.len() >= 2, "{code}: needs an example and a fix");

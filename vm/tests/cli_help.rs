@@ -17,6 +17,7 @@ const PLAN: &str = "TASK \"Help\"\nSTEP \"s\" {\n    PAUSE \"go on?\"\n    RUN \
 const ALL_FLAGS: &[&str] = &[
     "--workdir",
     "--output-format",
+    "--report",
     "--log-file",
     "--log-max-output",
     "--budget",
@@ -123,6 +124,8 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--dry-run" | "--non-interactive" | "--force" | "--raise-budget" | "--fail-fast" => {
             return vec![flag.into()];
         }
+        // A report file takes a json, junit or html report.
+        "--report" => return vec![flag.into(), path("report.html"), "--output-format".into(), "html".into()],
         other => panic!("{other} is new: give it a sample value in with_value and add it to ALL_FLAGS"),
     };
     vec![flag.into(), value]

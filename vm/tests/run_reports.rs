@@ -63,10 +63,25 @@ fn assert_report_shape(report: &Json) {
             "failure",
             "cost",
             "snapshot",
-            "sandbox"
+            "sandbox",
+            "budgets",
+            "effects",
+            "effects_omitted"
         ]),
         "{report:#}"
     );
+    // The caps in force (`null`: none), and every effect as its log event says it.
+    assert_eq!(
+        keys(&report["budgets"]),
+        set(&["api_calls", "token_count", "execution_time_ms", "run_count", "instructions"]),
+        "{report:#}"
+    );
+    for effect in report["effects"].as_array().unwrap() {
+        for key in ["event", "step", "line", "op", "outcome", "duration_ms"] {
+            assert!(effect.get(key).is_some(), "{key} in {effect}");
+        }
+    }
+    assert!(report["effects_omitted"].is_u64());
     // SPEC §8: the isolation RUN had.
     assert_eq!(keys(&report["sandbox"]), set(&["profile", "enforced", "missing"]), "{report:#}");
     assert!(report["status"].is_string());
@@ -123,6 +138,20 @@ fn json_report_of_a_passing_plan() {
     assert_eq!(report["cost"]["run_count"], 1);
     assert_eq!(report["cost"]["api_calls"], 0);
     assert!(report["cost"]["instructions"].as_u64().unwrap() > 0);
+    assert_eq!(report["budgets"]["run_count"], Json::Null, "no cap");
+    let effects: Vec<(&str, &str, &str)> = report["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["op"].as_str().unwrap(), e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        effects,
+        [("mkdir", "build", "ok"), ("write", "build/a.txt", "ok"), ("run", "cat build/a.txt", "exit 0")]
+    );
+    let run_effect = &report["effects"][2];
+    assert_eq!((&run_effect["step"], &run_effect["line"]), (&Json::from("check"), &Json::from(9)));
+    assert_eq!((&run_effect["stdout"], &run_effect["stderr"]), (&Json::from("a"), &Json::from("")));
     // Step lines and messages go to stderr: stdout holds the report alone.
     assert!(run.stdout.trim_start().starts_with('{') && run.stdout.trim_end().ends_with('}'));
 }

@@ -132,7 +132,20 @@ fn help_is_honest_and_usage_errors_exit_2() {
     let listed: Vec<&str> = commands.lines().filter_map(|l| l.split_whitespace().next()).collect();
     assert_eq!(
         listed,
-        ["run", "resume", "inspect", "disasm", "estimate", "debug", "providers", "collect", "slurm", "help"],
+        [
+            "run",
+            "resume",
+            "inspect",
+            "disasm",
+            "estimate",
+            "debug",
+            "providers",
+            "collect",
+            "slurm",
+            "completions",
+            "man",
+            "help"
+        ],
         "{help}"
     );
 

@@ -16,13 +16,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use tiss_compiler::cli_docs::{self, Shell};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::render::termcolor::StandardStream;
 use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/fmt.rs"]
+mod fmt;
 #[path = "tissc/generate.rs"]
 mod generate;
 #[path = "tissc/lsp.rs"]
@@ -158,6 +161,28 @@ enum Command {
     /// NAME.rejected.tiss beside -o) or the model could not be asked (a
     /// provider error, after its retries); 2 a usage error.
     Generate(Box<generate::GenerateArgs>),
+    /// Rewrite plans in the canonical layout (4-space indentation, one
+    /// statement per line); comments, strings and heredoc bodies are kept.
+    ///
+    /// A file is rewritten (atomically) only if its layout changes; `-` or no
+    /// FILE formats stdin to stdout. With --check or --diff nothing is
+    /// written. A plan with syntax errors is left as it is. Exit status: 0
+    /// done (or, with --check, every plan is formatted); 1 syntax errors, or
+    /// with --check a plan that is not formatted; 2 a usage error; 70 the
+    /// formatter failed its own checks (E0900, a bug).
+    Fmt(fmt::FmtArgs),
+    /// Print a shell completion script on stdout (e.g. `tissc completions bash`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+    /// Write man pages for tissc and each subcommand into DIR (created if missing).
+    Man {
+        /// Where to write `tissc.1`, `tissc-check.1`, ...
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
     Lsp(lsp::LspArgs),
 }
 
@@ -210,7 +235,22 @@ fn run() -> u8 {
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
         Command::Generate(args) => generate::generate(&args, format),
+        Command::Fmt(args) => fmt::fmt(&mut out, &args),
+        Command::Completions { shell } => {
+            write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)
+        }
+        Command::Man { dir } => man(&dir),
         Command::Lsp(args) => lsp::lsp(&args),
+    }
+}
+
+fn man(dir: &Path) -> u8 {
+    match cli_docs::write_man_pages(Cli::command(), dir) {
+        Ok(_) => status::OK,
+        Err(e) => {
+            eprintln!("tissc: cannot write man pages into `{}`: {}", dir.display(), io_message(&e));
+            status::USAGE
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use crate::host::{
 use crate::machine::value::{RunResult, format_duration};
 use crate::provider::Provider;
 use crate::provider::cassette::Recorder;
+use crate::report::effects::Effects;
 use crate::report::event_log::{EventLog, OutputTrim};
 use crate::report::style::{Style, Tone};
 use crate::session::answers::Reply;
@@ -42,6 +43,8 @@ pub struct OsHost {
     /// which the session writes out.
     pub recorder: Option<Recorder>,
     pub log: Option<EventLog>,
+    /// The effects so far, for the report.
+    pub effects: Effects,
     pub progress: Progress,
     /// Ask on the terminal; otherwise interactions suspend the run.
     pub interactive: bool,
@@ -71,6 +74,7 @@ impl OsHost {
             provider,
             recorder: None,
             log: None,
+            effects: Effects::default(),
             progress,
             interactive: false,
             answers: VecDeque::new(),
@@ -346,6 +350,7 @@ impl Host for OsHost {
         if let Some(log) = &mut self.log {
             log.write(event);
         }
+        self.effects.record(event);
         match event.event {
             "step_start" => self.live(&format!("STEP {}", event.op)),
             "step_end" => {
@@ -369,9 +374,8 @@ impl Host for OsHost {
 }
 
 impl OsHost {
-    /// Records an answer in the log file.
+    /// Records an answer in the log file and the report's effects.
     fn log_answer(&mut self, question: &Question, line: u32, answer: &Answer, origin: &str) {
-        let Some(log) = &mut self.log else { return };
         let (outcome, comment) = match answer {
             Answer::Continue => ("continue".to_string(), ""),
             Answer::Review { approved, comment } => {
@@ -384,7 +388,7 @@ impl OsHost {
             Question::Choose { prompt, .. } => prompt.as_deref().unwrap_or(""),
             Question::Approval { command, .. } => command.as_str(),
         };
-        log.write(&Event {
+        let event = Event {
             event: "answer",
             step: None,
             depth: 0,
@@ -397,7 +401,11 @@ impl OsHost {
                 ("from", origin),
                 ("comment", comment),
             ],
-        });
+        };
+        if let Some(log) = &mut self.log {
+            log.write(&event);
+        }
+        self.effects.record(&event);
     }
 }
 

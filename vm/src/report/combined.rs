@@ -171,6 +171,16 @@ pub fn write_json<W: Write>(
     out.flush()
 }
 
+/// The HTML report of many plans (SPEC §9): the combined JSON, rendered.
+/// Unlike `write_json` it holds every plan's report at once, as the page
+/// is one document with a summary table before the plans.
+pub fn html(summary: &Summary, elapsed: Duration, reports: impl Iterator<Item = Json>) -> io::Result<String> {
+    let mut combined = Vec::new();
+    write_json(&mut combined, summary, elapsed, reports)?;
+    let combined: Json = serde_json::from_slice(&combined).map_err(io::Error::other)?;
+    Ok(super::html::render(&combined))
+}
+
 /// JUnit XML: one testsuite per plan report (named by its `plan`, else its
 /// task), one testcase per top-level step.
 pub fn junit(reports: impl Iterator<Item = Json>) -> String {

@@ -57,6 +57,9 @@ impl RunReport {
             "cost": cost,
             "snapshot": snapshot,
             "sandbox": self.sandbox.as_ref().map_or(Json::Null, |s| s.json()),
+            "budgets": Json::Object(Dim::ALL.iter().zip(self.budgets).map(|(d, cap)| (d.json_key().to_string(), json!(cap))).collect()),
+            "effects": self.effects.to_json(),
+            "effects_omitted": self.effects.omitted,
         })
     }
 }

@@ -1,8 +1,11 @@
 //! The run report (SPEC §9), built from the machine's final state; written
-//! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`).
+//! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`); the
+//! HTML report (`html/`) is rendered from the JSON, one plan's or many's.
 
 pub mod combined;
+pub mod effects;
 pub mod event_log;
+pub mod html;
 mod json;
 mod junit;
 pub mod style;
@@ -15,6 +18,7 @@ use crate::host::sandbox::Isolation;
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
+use crate::report::effects::Effects;
 
 /// What became of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +51,11 @@ pub struct RunReport {
     pub cost: [u64; 5],
     /// The isolation RUN had (set by the caller that prepared the sandbox).
     pub sandbox: Option<Isolation>,
+    /// The caps in force at the end, in `Dim::ALL` order (`None`: no cap).
+    pub budgets: [Option<u64>; 5],
+    /// The effects of this session of the run (set by the caller whose host
+    /// recorded them; a resumed run's report has those since the resume).
+    pub effects: Effects,
 }
 
 impl RunReport {
@@ -118,6 +127,8 @@ impl RunReport {
             steps,
             cost: machine.meters,
             sandbox: None,
+            budgets: machine.budgets,
+            effects: Effects::default(),
         }
     }
 

@@ -43,6 +43,9 @@ pub fn collect_dir(dir: &Path, format: OutputFormat) -> u8 {
                 OutputFormat::Junit => {
                     out.write_all(combined::junit(reports).as_bytes()).and_then(|()| out.flush())
                 }
+                OutputFormat::Html => combined::html(&summary, elapsed, reports)
+                    .and_then(|page| out.write_all(page.as_bytes()))
+                    .and_then(|()| out.flush()),
             };
             match written {
                 Ok(()) => summary.exit_code() as u8,

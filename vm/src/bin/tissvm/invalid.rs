@@ -13,7 +13,7 @@ use tiss_compiler::render::{self, JsonDiagnostic};
 use tiss_vm::report::xml;
 use tisslang::cost::Dim;
 
-use super::options::OutputFormat;
+use super::options::{OutputFormat, ReportOptions};
 use super::{PROGRAM, status, write_stdout};
 
 /// Why a plan, bytecode or snapshot cannot run.
@@ -43,10 +43,10 @@ impl Refused {
         }
     }
 
-    /// The exit status, once the report `format` asks for is printed.
-    pub fn report(&self, format: OutputFormat) -> u8 {
+    /// The exit status, once the report `reporting` asks for is written.
+    pub fn report(&self, reporting: &ReportOptions) -> u8 {
         match self {
-            Refused::Invalid(invalid) => invalid.report(format),
+            Refused::Invalid(invalid) => invalid.report(reporting),
             Refused::Internal => status::INTERNAL,
         }
     }
@@ -92,21 +92,28 @@ impl Invalid {
         }
     }
 
-    /// Prints the report `format` asks for on stdout (text: nothing, the
-    /// errors are on stderr already); returns exit status 2.
-    pub fn report(&self, format: OutputFormat) -> u8 {
-        let text = match format {
+    /// Writes the report `reporting` asks for where it goes (text: nothing,
+    /// the errors are on stderr already); returns exit status 2.
+    pub fn report(&self, reporting: &ReportOptions) -> u8 {
+        let text = match reporting.output_format {
             OutputFormat::Text => return status::INVALID,
-            OutputFormat::Json => return self.print_json(&self.to_json()),
+            OutputFormat::Json => pretty(&self.to_json()),
             OutputFormat::Junit => self.to_junit(),
+            OutputFormat::Html => {
+                let mut json = self.to_json();
+                json["file"] = json!(self.file);
+                tiss_vm::report::html::render(&json)
+            }
         };
-        write_stdout(PROGRAM, &text, status::INVALID)
+        if let Err(e) = reporting.check() {
+            eprintln!("{PROGRAM}: {e}");
+            return status::INVALID;
+        }
+        reporting.deliver(&text, status::INVALID)
     }
 
     fn print_json(&self, json: &Json) -> u8 {
-        let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
-        text.push('\n');
-        write_stdout(PROGRAM, &text, status::INVALID)
+        write_stdout(PROGRAM, &pretty(json), status::INVALID)
     }
 
     fn analysis_json(&self) -> Json {
@@ -150,4 +157,11 @@ impl Invalid {
             detail = xml(detail),
         )
     }
+}
+
+/// `json` as the JSON reports print it: indented, with a final newline.
+fn pretty(json: &Json) -> String {
+    let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
+    text.push('\n');
+    text
 }

@@ -34,9 +34,11 @@ mod invalid;
 mod many;
 mod options;
 mod providers;
+mod report_file;
 mod resume;
 mod run;
 mod session;
+mod shell_docs;
 mod slurm;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
@@ -221,6 +223,18 @@ enum Command {
     Collect(collect::CollectArgs),
     /// Submit plans to Slurm as one job array (README, "Running on a cluster").
     Slurm(slurm::SlurmArgs),
+    /// Print a shell completion script on stdout (e.g. `tissvm completions bash`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: tiss_compiler::cli_docs::Shell,
+    },
+    /// Write man pages for tissvm and each subcommand into DIR (created if missing).
+    Man {
+        /// Where to write `tissvm.1`, `tissvm-run.1`, ...
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 // `cli_support::start` says what of the standard library's set-up it skips
@@ -254,7 +268,7 @@ fn run() -> u8 {
         Command::Run(args) if args.many.wanted(&args.plans) => many::run(&args),
         Command::Run(args) => match load_plan(&mut out, args.plan()) {
             Ok(plan) => run::run(plan.module, &args),
-            Err(refused) => refused.report(args.report.output_format),
+            Err(refused) => refused.report(&args.report),
         },
         Command::Resume(args) => resume::resume(&mut out, &args),
         Command::Debug(args) => match load_plan(&mut out, &args.plan) {
@@ -264,6 +278,8 @@ fn run() -> u8 {
         Command::Providers(args) => providers::providers(&args),
         Command::Collect(args) => collect::collect(&args),
         Command::Slurm(args) => slurm::slurm(&args),
+        Command::Completions { shell } => shell_docs::completions(shell),
+        Command::Man { dir } => shell_docs::man(&dir),
     }
 }
 

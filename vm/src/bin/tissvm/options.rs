@@ -166,9 +166,14 @@ pub fn profile_from_env() -> Result<Option<String>, String> {
 /// How the run reports (`run`, `resume`).
 #[derive(Args)]
 pub struct ReportOptions {
-    /// `text` (step lines and a summary), `json` (SPEC §9 report) or `junit` (XML).
+    /// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML) or `html` (one
+    /// self-contained page); with json, junit and html the step lines go to stderr.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
     pub output_format: OutputFormat,
+
+    /// Write the json, junit or html report to FILE (replaced atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// Where a suspended run goes (`run`, `resume`).
@@ -184,6 +189,7 @@ pub enum OutputFormat {
     Text,
     Json,
     Junit,
+    Html,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -74,7 +74,7 @@ pub struct ResumeArgs {
 }
 
 pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
-    let format = args.report.output_format;
+    let format = &args.report;
     let name = args.snapshot.display().to_string();
     // Taken before the snapshot is read, held until this process exits: two
     // resumes of one snapshot never both run, `--force` or not.
@@ -200,7 +200,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             kept.join(" ")
         );
     }
-    if format == OutputFormat::Text {
+    if format.output_format == OutputFormat::Text {
         let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
         eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
         if signed.is_ok() && !kept.is_empty() {

@@ -52,7 +52,7 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
         Ok(p) => p,
         Err(e) => {
             let name = args.plan().display().to_string();
-            return Invalid::told(&name, format!("{name}: {e}")).report(args.report.output_format);
+            return Invalid::told(&name, format!("{name}: {e}")).report(&args.report);
         }
     };
     if args.dry_run {

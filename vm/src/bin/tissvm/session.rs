@@ -297,6 +297,10 @@ pub fn execute(
     remembered: RememberedOptions,
 ) -> u8 {
     let Start { program, mut machine, bytecode, workdir, first, mut resumed } = start;
+    if let Err(e) = reporting.check() {
+        eprintln!("tissvm: {e}");
+        return status::INVALID;
+    }
     let progress = match reporting.output_format {
         OutputFormat::Text => Progress::Text { live: std::io::IsTerminal::is_terminal(&std::io::stderr()) },
         _ => Progress::Quiet,
@@ -328,7 +332,7 @@ pub fn execute(
     // Recorded before the first instruction: a snapshot is resumed once.
     let mark = match resumed.as_mut().map(Mark::start).transpose() {
         Ok(mark) => mark.flatten(),
-        Err(invalid) => return invalid.report(reporting.output_format),
+        Err(invalid) => return invalid.report(reporting),
     };
     if let Err(e) = interrupt::install() {
         let warning = color::stderr().paint(Tone::Warn, "warning");
@@ -381,6 +385,7 @@ pub fn execute(
     }
     let workspace_root = host.workspace.root().to_path_buf();
     let isolation = host.sandbox.isolation().clone();
+    let effects = std::mem::take(&mut host.effects);
     drop(host);
     if let Outcome::Trapped(message) = &outcome {
         eprintln!(
@@ -449,6 +454,7 @@ pub fn execute(
     let snapshot = snapshot_path.map(|p| p.display().to_string());
     let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
     report.sandbox = Some(isolation);
+    report.effects = effects;
     if let (Some(mark), false) = (&mark, suspended) {
         mark.finish(&Continuation::Ended(report.status_name().into()));
     }
@@ -459,14 +465,17 @@ pub fn execute(
             text
         }
         OutputFormat::Junit => report.to_junit(),
+        OutputFormat::Html => tiss_vm::report::html::render(&report.to_json()),
         OutputFormat::Text => report.to_text(color::stdout()),
     };
-    if let (OutputFormat::Json | OutputFormat::Junit, tiss_vm::report::RunStatus::Failed(f)) =
-        (reporting.output_format, &report.status)
+    if let (
+        OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html,
+        tiss_vm::report::RunStatus::Failed(f),
+    ) = (reporting.output_format, &report.status)
     {
         eprint!("{}", failure_text(f, color::stderr()));
     }
-    super::write_stdout(super::PROGRAM, &text, report.exit_code() as u8)
+    reporting.deliver(&text, report.exit_code() as u8)
 }
 
 /// A `--budget` cap: the lower cap wins, unless `raise` (`--raise-budget`)

@@ -473,6 +473,13 @@ impl Suite<'_> {
                     (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
                 out.write_all(combined::junit(reports).as_bytes()).and_then(|()| out.flush())
             }
+            OutputFormat::Html => {
+                let reports =
+                    (0..self.plans.len()).filter(|&i| self.outcomes[i].is_some()).map(|i| self.report(i));
+                combined::html(&self.summary, elapsed, reports)
+                    .and_then(|page| out.write_all(page.as_bytes()))
+                    .and_then(|()| out.flush())
+            }
         };
         if self.format != OutputFormat::Text {
             let _ = self.write_resume_hint(&mut std::io::stderr(), not_started, interrupted);

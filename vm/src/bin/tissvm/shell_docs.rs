@@ -1,0 +1,25 @@
+//! `tissvm completions SHELL` and `tissvm man DIR`: generated from the full
+//! clap definition (`Cli`, never the `run` fast path's `RunOnly`), so they
+//! list every subcommand and flag.
+
+use std::path::Path;
+
+use clap::CommandFactory;
+use tiss_compiler::cli_docs::{self, Shell};
+use tiss_compiler::cli_support::{io_message, write_stdout};
+
+use super::{Cli, PROGRAM, status};
+
+pub fn completions(shell: Shell) -> u8 {
+    write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)
+}
+
+pub fn man(dir: &Path) -> u8 {
+    match cli_docs::write_man_pages(Cli::command(), dir) {
+        Ok(_) => status::OK,
+        Err(e) => {
+            eprintln!("{PROGRAM}: cannot write man pages into `{}`: {}", dir.display(), io_message(&e));
+            status::INVALID
+        }
+    }
+}
