@@ -75,6 +75,17 @@ codes! {
     FILE_PATH_NAMES_DIRECTORY = "E0217", "a file path ends in `/`";
     // Tools (SPEC §9).
     FORMATTER_FAULT = "E0900", "`tissc fmt` failed its own checks (a bug in the formatter)";
+    // Lint warnings (SPEC §9 `tissc lint`), in the SPEC's order.
+    UNUSED_VARIABLE = "W0001", "variable bound and never used";
+    UNCHECKED_RUN = "W0002", "`RUN` result not checked before the next `RUN` or the end of its step";
+    RUN_WITHOUT_TIMEOUT = "W0003", "`RUN` without `TIMEOUT`";
+    RISKY_COMMAND = "W0004", "command on the risky list";
+    PROMPT_WITHOUT_BUDGET = "W0005", "`PROMPT_AGENT` in a plan with no `TOKEN_COUNT` or `API_CALLS` budget";
+    CONSTANT_CONDITION = "W0006", "condition that is always true or always false";
+    DUPLICATE_NAME = "W0007", "step or task name used twice";
+    TAINTED_RUN = "W0008", "model or file data flows into a `RUN`";
+    // Dialect warnings (W0001-W0008 are `tissc lint`'s).
+    BRACES_NOT_INTERPOLATION = "W0009", "`{name}` in a string is literal text, not interpolation";
 }
 
 /// Looks a code up by its text (`"E0101"`), case-insensitively.

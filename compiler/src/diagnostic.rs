@@ -26,12 +26,33 @@ pub struct Label {
     pub message: String,
 }
 
+/// How sure a suggestion is, as rustc and ruff say it: `Machine` only where
+/// the replacement is what the author meant beyond doubt (an earlier
+/// dialect's spelling of the same thing), so `tissc fix` may apply it
+/// unasked; `Maybe` where a human (or the model) must choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Applicability {
+    Machine,
+    #[default]
+    Maybe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Machine => "machine",
+            Applicability::Maybe => "maybe",
+        }
+    }
+}
+
 /// A likely fix: replace the text at `span` with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestion {
     pub message: String,
     pub span: Span,
     pub replacement: String,
+    pub applicability: Applicability,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,15 +93,51 @@ impl Diagnostic {
         self
     }
 
-    /// Adds a suggestion to replace `span` by `replacement`.
+    /// Adds a suggestion to replace `span` by `replacement`, for a human to weigh.
     pub fn with_suggestion(
         mut self,
         message: impl Into<String>,
         span: Span,
         replacement: impl Into<String>,
     ) -> Diagnostic {
-        self.suggestions.push(Suggestion { message: message.into(), span, replacement: replacement.into() });
+        self.suggestions.push(Suggestion {
+            message: message.into(),
+            span,
+            replacement: replacement.into(),
+            applicability: Applicability::Maybe,
+        });
         self
+    }
+
+    /// Adds a suggestion that is certain: `tissc fix` applies it.
+    pub fn with_fix(
+        mut self,
+        message: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Diagnostic {
+        self.suggestions.push(Suggestion {
+            message: message.into(),
+            span,
+            replacement: replacement.into(),
+            applicability: Applicability::Machine,
+        });
+        self
+    }
+
+    /// Adds a suggestion certain or not as `machine` says.
+    pub fn with_suggestion_if(
+        self,
+        machine: bool,
+        message: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Diagnostic {
+        if machine {
+            self.with_fix(message, span, replacement)
+        } else {
+            self.with_suggestion(message, span, replacement)
+        }
     }
 
     pub fn is_error(&self) -> bool {

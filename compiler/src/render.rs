@@ -5,7 +5,8 @@
 //!   labels, `= note: ...` and one `= help: <message>: `<replacement>`` per suggestion;
 //! - **json**: one object per line with exactly the fields `severity`, `code`,
 //!   `message`, `file`, `line`, `column`, `end_line`, `end_column` and
-//!   `suggestions` (`[{"message", "replacement"}]`). Lines and columns are
+//!   `suggestions` (`[{"message", "replacement", "applicability"}]`, the last
+//!   `machine` or `maybe`). Lines and columns are
 //!   1-based, columns count Unicode scalar values, and the end is exclusive (the
 //!   position just after the last character of the span), as in rustc's JSON.
 //!
@@ -188,6 +189,8 @@ pub struct JsonDiagnostic<'a> {
 pub struct JsonSuggestion<'a> {
     pub message: &'a str,
     pub replacement: &'a str,
+    /// `machine` (certain: `tissc fix` applies it) or `maybe`.
+    pub applicability: &'static str,
 }
 
 impl<'a> JsonDiagnostic<'a> {
@@ -205,7 +208,11 @@ impl<'a> JsonDiagnostic<'a> {
             suggestions: diagnostic
                 .suggestions
                 .iter()
-                .map(|s| JsonSuggestion { message: &s.message, replacement: &s.replacement })
+                .map(|s| JsonSuggestion {
+                    message: &s.message,
+                    replacement: &s.replacement,
+                    applicability: s.applicability.as_str(),
+                })
                 .collect(),
         }
     }

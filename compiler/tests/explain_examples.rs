@@ -1,6 +1,8 @@
 //! Keeps `tissc explain` honest: in every explanation, the first ```tiss block
 //! (the example) must trigger its code, and every later block (the fixes) must
 //! compile cleanly. A fragment without `TASK` is checked with one prepended.
+//! A warning's (`W...`) example is linted, and its fixes must be free of
+//! every warning too.
 
 use tiss_compiler::{codes, explain};
 
@@ -27,6 +29,10 @@ fn diagnostic_codes(src: &str) -> Vec<&'static str> {
     fe.diagnostics.iter().map(|d| d.code.as_str()).collect()
 }
 
+fn lint_codes(src: &str) -> Vec<&'static str> {
+    tiss_compiler::lint::lint_source("example.tiss", src).iter().map(|d| d.code.as_str()).collect()
+}
+
 #[test]
 fn examples_trigger_their_code_and_fixes_compile() {
     let mut failures = Vec::new();
@@ -45,7 +51,7 @@ fn examples_trigger_their_code_and_fixes_compile() {
             } else {
                 format!("TASK \"t\"\n{block}")
             };
-            let got = diagnostic_codes(&src);
+            let got = if code.as_str().starts_with('W') { lint_codes(&src) } else { diagnostic_codes(&src) };
             if i == 0 {
                 // E0001's example is about bytes that a Markdown file cannot hold.
                 if *code != codes::INVALID_UTF8 && !got.contains(&code.as_str()) {

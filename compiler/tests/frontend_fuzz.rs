@@ -124,6 +124,28 @@ const VOCABULARY: &[&str] = &[
     "@",
     "é",
     "\u{FEFF}",
+    // Forms of other dialects (`parser/dialect.rs`).
+    "//",
+    "-- ",
+    "->",
+    "$x",
+    "${x}",
+    "[\"a\", \"b\"]",
+    "[",
+    "]",
+    "FILE_EXISTS",
+    "FILE_NOT_EXISTS",
+    "FILE_CONTAINS",
+    "ENDIF",
+    "END",
+    "ENDSTEP",
+    "ELIF",
+    "EXPECT",
+    "PRINT",
+    "SET",
+    "THINK",
+    "True",
+    "\"{x}\"",
 ];
 
 fn soup() -> impl Strategy<Value = String> {
@@ -138,7 +160,9 @@ fn soup() -> impl Strategy<Value = String> {
 }
 
 fn assert_sound(bytes: &[u8]) {
-    let fe = frontend("fuzz.tiss", bytes);
+    let mut fe = frontend("fuzz.tiss", bytes);
+    // The linter's warnings (for a plan without errors) are held to the same.
+    tiss_compiler::lint::add_warnings(&mut fe);
     let has_task = fe.plan.items.iter().any(|i| matches!(i, Item::Task { .. }));
     assert!(!fe.diagnostics.is_empty() || has_task, "neither a plan with a TASK nor a diagnostic");
     for d in &fe.diagnostics {
@@ -174,6 +198,28 @@ proptest! {
     fn valid_prefix_with_soup_never_panics(text in soup()) {
         let src = format!("TASK \"t\"\nSTEP \"s\" {{\n{text}\n}}\n");
         assert_sound(src.as_bytes());
+    }
+}
+
+/// `tissc fix` on the input: never panics, says it compiles exactly when
+/// the front end finds no error in its text, and changes nothing in a plan
+/// that compiles already (its suggestions are never certain).
+fn assert_fix_sound(src: &str) {
+    let before = frontend("fuzz.tiss", src.as_bytes());
+    let fixed = tiss_compiler::fix::fix("fuzz.tiss", src);
+    assert_eq!(fixed.compiles(), !frontend("fuzz.tiss", fixed.text.as_bytes()).has_errors());
+    if !before.has_errors() {
+        assert_eq!(fixed.text, src, "a plan that compiles was changed");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fixing_token_soups_is_sound(text in soup()) {
+        let src = format!("TASK \"t\"\nSTEP \"s\" {{\n{text}\n}}\n");
+        assert_fix_sound(&src);
     }
 }
 

@@ -176,7 +176,13 @@ fn diagnostics_follow_open_and_changes_with_utf16_ranges() {
         "textDocument/didChange",
         json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": fixed}]}),
     );
-    assert_eq!(client.diagnostics()["diagnostics"], json!([]));
+    // No error now; the lint warnings come too, as `tissc lint` gives them.
+    let published = client.diagnostics();
+    let warning = &published["diagnostics"][0];
+    assert_eq!(published["diagnostics"].as_array().unwrap().len(), 1, "{published}");
+    assert_eq!((warning["severity"].clone(), warning["code"].clone()), (json!(2), json!("W0003")));
+    assert_eq!(warning["range"]["start"], json!({"line": 2, "character": 4}));
+    assert!(warning["message"].as_str().unwrap().contains("TIMEOUT 10m"), "{warning}");
     // Closing clears the document's diagnostics.
     client.notify("textDocument/didClose", json!({"textDocument": {"uri": URI}}));
     assert_eq!(client.diagnostics()["diagnostics"], json!([]));
@@ -186,7 +192,8 @@ fn diagnostics_follow_open_and_changes_with_utf16_ranges() {
 #[test]
 fn hover_shows_types_bindings_cost_bounds_and_keyword_help() {
     let mut client = Client::start();
-    assert_eq!(client.open(PLAN)["diagnostics"], json!([]));
+    let diagnostics = client.open(PLAN)["diagnostics"].clone();
+    assert!(diagnostics.as_array().unwrap().iter().all(|d| d["severity"] == 2), "no errors: {diagnostics}");
 
     let (line, character) = find(PLAN, "greeting} ");
     let hover = client.ok("textDocument/hover", at(line, character + 2));

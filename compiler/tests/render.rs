@@ -139,7 +139,7 @@ fn json_has_exactly_the_spec_fields_in_order() {
     let line = render::json_line(&file, &d);
     assert_eq!(
         line,
-        r#"{"severity":"error","code":"E0101","message":"unknown word `Step`","file":"p.tiss","line":2,"column":1,"end_line":2,"end_column":5,"suggestions":[{"message":"write","replacement":"STEP"}]}"#
+        r#"{"severity":"error","code":"E0101","message":"unknown word `Step`","file":"p.tiss","line":2,"column":1,"end_line":2,"end_column":5,"suggestions":[{"message":"write","replacement":"STEP","applicability":"maybe"}]}"#
     );
     let w = Diagnostic::warning(codes::UNEXPECTED_TOKEN, Span::new(0, 0), "w");
     let value: Value = serde_json::from_str(&render::json_line(&file, &w)).unwrap();
@@ -184,7 +184,8 @@ fn json_lines_from_the_front_end_have_the_spec_fields() {
             for s in value["suggestions"].as_array().unwrap() {
                 let mut fields: Vec<&String> = s.as_object().unwrap().keys().collect();
                 fields.sort();
-                assert_eq!(fields, ["message", "replacement"]);
+                assert_eq!(fields, ["applicability", "message", "replacement"]);
+                assert!(matches!(s["applicability"].as_str(), Some("machine" | "maybe")), "{s}");
             }
         }
     }

@@ -341,3 +341,23 @@ fn a_provider_error_is_reported_in_the_servers_words_without_the_key() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("the model could not be asked"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn certain_fixes_are_applied_before_a_repair_round_is_spent() {
+    // Earlier TissLang: `->` for INTO, `FILE_EXISTS`, a `//` comment. One
+    // answer only: a repair round would find the mock with nothing to say.
+    let old = "TASK \"Say hi\"\n\nSTEP \"greet\" {\n    // greet\n    PROMPT_AGENT \"Say hi\" -> hi\n    WRITE \"hi.txt\" FROM hi\n    ASSERT FILE_EXISTS \"hi.txt\"\n}\n";
+    let dir = with_answers(&[old]);
+    let out = tissc(
+        dir.path(),
+        &["generate", "Say hi", "-o", "hi.tiss", "--provider", "mock", "--mock-answers", "answers.json"],
+        &[],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("attempt 1 of 4: compiles (after 3 certain fixes)\n"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hi.tiss")).unwrap(),
+        "TASK \"Say hi\"\n\nSTEP \"greet\" {\n    # greet\n    PROMPT_AGENT \"Say hi\" INTO hi\n    WRITE \"hi.txt\" FROM hi\n    ASSERT FILE \"hi.txt\" EXISTS\n}\n"
+    );
+}

@@ -1,7 +1,8 @@
 //! Any bytes as a plan's source, through what `tissc check`, `parse` and
 //! `compile` do with them: decoding, lexing, parsing, the checks, the
-//! diagnostics rendered (human and JSON), and for a clean plan the AST's
-//! JSON, lowering and the module's encoding. Never a panic, and what the
+//! diagnostics rendered (human and JSON), and for a clean plan the lint
+//! warnings (rendered too), the AST's JSON, lowering and the module's
+//! encoding. Never a panic, and what the
 //! compiler emits always passes the loader and the verifier.
 #![no_main]
 
@@ -10,7 +11,7 @@ use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::{ast_json, render};
 
 fuzz_target!(|data: &[u8]| {
-    let frontend = tiss_compiler::frontend_owned("fuzz.tiss", data.to_vec());
+    let mut frontend = tiss_compiler::frontend_owned("fuzz.tiss", data.to_vec());
     render::human_to_string(&frontend.file, &frontend.diagnostics);
     for diagnostic in &frontend.diagnostics {
         render::json_line(&frontend.file, diagnostic);
@@ -18,6 +19,8 @@ fuzz_target!(|data: &[u8]| {
     if frontend.has_errors() {
         return;
     }
+    tiss_compiler::lint::add_warnings(&mut frontend);
+    render::human_to_string(&frontend.file, &frontend.diagnostics);
     ast_json::to_string_pretty(&frontend.file, &frontend.plan);
     let module = frontend.into_module(LowerOptions::default());
     if let Err(e) = tisslang::format::load(&tisslang::format::encode(&module)) {

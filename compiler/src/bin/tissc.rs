@@ -24,10 +24,14 @@ use tiss_compiler::render::{self, ErrorFormat};
 use tiss_compiler::{Frontend, ast_json, codes, explain};
 use tisslang::source::Source;
 
+#[path = "tissc/fix.rs"]
+mod fix;
 #[path = "tissc/fmt.rs"]
 mod fmt;
 #[path = "tissc/generate.rs"]
 mod generate;
+#[path = "tissc/lint.rs"]
+mod lint;
 #[path = "tissc/lsp.rs"]
 mod lsp;
 
@@ -77,7 +81,7 @@ enum Emit {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and check plans, reporting every diagnostic of every file.
+    /// Parse and check plans, reporting every diagnostic of every file (lint warnings included).
     Check {
         /// The plans to check (`.tiss`).
         #[arg(required = true, value_name = "FILE")]
@@ -152,8 +156,8 @@ enum Command {
     /// diagnostics back until it compiles (SPEC §7).
     ///
     /// The model is told a compact language reference and an example; the
-    /// plan is taken from its answer (a Markdown fence is stripped) and
-    /// compiled; on errors the JSON diagnostics go back to it with its plan,
+    /// plan is taken from its answer (a Markdown fence is stripped), given
+    /// the certain fixes of `tissc fix` and compiled; on errors the JSON diagnostics go back to it with its plan,
     /// up to --max-repairs times. Each attempt and its error count are shown
     /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
     /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles
@@ -183,6 +187,21 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Check plans and warn about likely mistakes (W0001-W0008; `tissc explain W0001`).
+    ///
+    /// The warnings: unused variables, RUN results nothing checks, RUNs without TIMEOUT, risky
+    /// commands, prompts without a TOKEN_COUNT or API_CALLS budget, constant conditions, step
+    /// names used twice, model or file data flowing into RUN. A plan with errors gets only its
+    /// errors. Exit status: 0 no errors (warnings allowed), 1 errors, or warnings with --deny-warnings,
+    /// 2 a file that cannot be read.
+    Lint(lint::LintArgs),
+    /// Apply every certain fix (a suggestion marked `"applicability": "machine"`), check again, and repeat
+    /// until none is left; print each change as `FILE:LINE: OLD → NEW`.
+    ///
+    /// The file is replaced atomically, and only if the fixed plan compiles (or with --partial); what is
+    /// still wrong is reported on stderr. Exit status: 0 every plan compiles now, 1 some plan still has
+    /// errors, 2 a file could not be read or written.
+    Fix(fix::FixArgs),
     Lsp(lsp::LspArgs),
 }
 
@@ -240,6 +259,8 @@ fn run() -> u8 {
             write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)
         }
         Command::Man { dir } => man(&dir),
+        Command::Lint(args) => lint::lint(&mut out, &args),
+        Command::Fix(args) => fix::fix(&mut out, &args),
         Command::Lsp(args) => lsp::lsp(&args),
     }
 }
@@ -257,10 +278,11 @@ fn man(dir: &Path) -> u8 {
 fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
     let mut code = status::OK;
     for path in files {
-        let Some(frontend) = load(path) else {
+        let Some(mut frontend) = load(path) else {
             code = code.max(status::USAGE);
             continue;
         };
+        tiss_compiler::lint::add_warnings(&mut frontend);
         out.report("check", &frontend);
         if frontend.has_errors() {
             code = code.max(status::COMPILE_ERRORS);

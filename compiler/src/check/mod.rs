@@ -9,8 +9,10 @@
 //! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
 mod calls;
+mod dialect;
 mod flow;
 mod literals;
+pub(crate) use literals::quote;
 mod names;
 mod structure;
 mod symbols;

@@ -7,6 +7,7 @@ use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest,
 use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 
 use super::Ctx;
+use super::dialect;
 use super::literals::{self, PathUse, Regexes};
 use super::names;
 use super::structure;
@@ -166,6 +167,20 @@ impl<'a> Walker<'a, '_, '_> {
                 values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
             }
             CondKind::StrTest { lhs, op, rhs, .. } => {
+                // `answer CONTAINS done`: the operands are strings, so a bare
+                // word nothing binds is text without its quotes.
+                let (lhs_word, rhs_word) =
+                    (dialect::is_unbound_word(self.syms, lhs), dialect::is_unbound_word(self.syms, rhs));
+                if lhs_word || rhs_word {
+                    for (side, word) in [(lhs, lhs_word), (rhs, rhs_word)] {
+                        if word {
+                            dialect::unquoted_word(self.cx, self.syms, side, Some(Ty::Str));
+                        } else {
+                            self.expr(side);
+                        }
+                    }
+                    return;
+                }
                 let lty = self.expr(lhs);
                 values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
@@ -175,7 +190,17 @@ impl<'a> Walker<'a, '_, '_> {
                 }
             }
             CondKind::Compare { lhs, op, rhs } => {
+                // `answer == yes`: one error for the unquoted word, not a type error too.
+                if dialect::is_unbound_word(self.syms, lhs) {
+                    let rty = self.expr(rhs);
+                    dialect::unquoted_word(self.cx, self.syms, lhs, rty);
+                    return;
+                }
                 let lty = self.expr(lhs);
+                if dialect::is_unbound_word(self.syms, rhs) {
+                    dialect::unquoted_word(self.cx, self.syms, rhs, lty);
+                    return;
+                }
                 let rty = self.expr(rhs);
                 values::compare(self.cx, cond, (lhs, lty), *op, (rhs, rty));
             }
@@ -212,6 +237,7 @@ impl<'a> Walker<'a, '_, '_> {
 
     /// A string's interpolations: each must name a single value.
     fn strlit(&mut self, lit: &'a StrLit) {
+        dialect::braces_not_interpolation(self.cx, self.syms, lit);
         for part in &lit.parts {
             if let StrPart::Interp { path } = part {
                 let ty = self.path(path);

@@ -1,6 +1,7 @@
 //! `tissc generate` (SPEC §7): a model writes a plan for a goal, the
 //! compiler checks it, and its diagnostics go back to the model with its
-//! plan until the plan compiles or the repairs run out. `grammar.rs` is the
+//! plan until the plan compiles or the repairs run out. Each answer first
+//! gets the certain fixes of `tissc fix` (`crate::fix`). `grammar.rs` is the
 //! grammar sent with the requests, `prompt.rs` what the model is told,
 //! `reply.rs` how the plan is taken from its answer. The command line
 //! (files, output formats, exit statuses) is in `bin/tissc.rs`.
@@ -32,8 +33,10 @@ pub fn sends_grammar(settings: &ProviderSettings) -> bool {
 
 /// One answer of the model and what the compiler said of it.
 pub struct Attempt {
-    /// The plan taken from the answer.
+    /// The plan taken from the answer, after `tissc fix`'s certain fixes.
     pub plan: String,
+    /// How many certain fixes were applied to the model's plan.
+    pub fixes: usize,
     /// Its errors, as `tissc check --error-format json` prints them.
     pub errors: Vec<serde_json::Value>,
     /// The tokens the request took (as reported, or estimated).
@@ -108,10 +111,11 @@ pub fn generate(goal: &str, provider: &mut dyn Provider, options: Options<'_>) -
         generation.requests += answer.requests;
         generation.tokens += answer.tokens;
         generation.estimated |= answer.estimated;
-        let plan = reply::plan_of(&answer.text);
-        let frontend = crate::frontend(options.name, plan.as_bytes());
-        let errors = errors_of(&frontend);
-        let attempt = Attempt { plan, errors, tokens: answer.tokens };
+        // The certain fixes first (`tissc fix`): a repair round is spent on
+        // the model only for what needs judgement.
+        let fixed = crate::fix::fix(options.name, &reply::plan_of(&answer.text));
+        let errors = errors_of(&fixed.frontend);
+        let attempt = Attempt { plan: fixed.text, fixes: fixed.changes.len(), errors, tokens: answer.tokens };
         (options.progress)(index + 1, &attempt);
         if attempt.errors.is_empty() {
             generation.attempts.push(attempt);

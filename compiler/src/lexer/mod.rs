@@ -6,6 +6,7 @@
 //! skips the offending text and goes on, so one run reports every problem.
 
 mod bad_number;
+mod dialect;
 mod heredoc;
 mod literals;
 mod pragma;
@@ -159,6 +160,12 @@ impl<'a> Lexer<'a> {
             at_line_start = false;
             let start = self.pos;
             match b {
+                b'/' | b'-' if self.peek(1) == Some(b) && (b == b'/' || self.peek(2) == Some(b' ')) => {
+                    self.foreign_comment();
+                }
+                b'-' if self.peek(1) == Some(b'>') => self.arrow(),
+                b'$' if self.shell_variable() => {}
+                b'[' if self.argument_list() => {}
                 b'"' => self.string(),
                 b'<' if self.peek(1) == Some(b'<') => self.heredoc(),
                 b'-' | b'0'..=b'9' => self.number(),
@@ -325,11 +332,15 @@ impl<'a> Lexer<'a> {
         let ch = self.src[start..].chars().next().unwrap_or('\u{FFFD}');
         let mut len = ch.len_utf8();
         let rest = &self.src[start..self.line_end(start)];
+        // Whether the fix is certain: a backslash or `${` in single quotes
+        // would mean something else in double quotes.
+        let mut certain = true;
         let (message, fix): (String, Option<(&str, String)>) = match ch {
             '\'' => {
                 let fix = rest[1..].find('\'').map(|close| {
                     len = close + 2;
                     let inner = &rest[1..=close];
+                    certain = !inner.contains('\\') && !inner.contains("${");
                     ("strings use double quotes", format!("\"{}\"", inner.replace('"', "\\\"")))
                 });
                 ("unexpected `'`: strings are written in double quotes".into(), fix)
@@ -342,13 +353,17 @@ impl<'a> Lexer<'a> {
                 len = 2;
                 ("unexpected `||`".into(), Some(("alternatives are joined with", "OR".into())))
             }
-            '!' => ("unexpected `!`".into(), Some(("negation is written", "NOT".into()))),
+            '!' => {
+                // `!x` would become `NOTx`: a human spaces it.
+                certain = false;
+                ("unexpected `!`".into(), Some(("negation is written", "NOT".into())))
+            }
             _ => (format!("unexpected character `{}`", ch.escape_debug()), None),
         };
         let span = Span::new(start, start + len);
         let mut d = Diagnostic::error(codes::UNEXPECTED_CHARACTER, span, message);
         if let Some((msg, replacement)) = &fix {
-            d = d.with_suggestion(*msg, span, replacement.clone());
+            d = d.with_suggestion_if(certain, *msg, span, replacement.clone());
         }
         self.error(d);
         self.pos = start + len;

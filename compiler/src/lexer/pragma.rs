@@ -38,7 +38,7 @@ impl Lexer<'_> {
                             &word[..pragma.len()]
                         ),
                     )
-                    .with_suggestion("write", at, pragma),
+                    .with_fix("write", at, pragma),
                 );
                 // Read on as the pragma it is, so its own mistakes show too.
                 match pragma {

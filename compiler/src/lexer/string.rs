@@ -297,7 +297,7 @@ impl Lexer<'_> {
                         span,
                         format!("`{{{{{inner}}}}}` is not interpolation in TissLang"),
                     )
-                    .with_suggestion("interpolate with", span, format!("${{{inner}}}")),
+                    .with_fix("interpolate with", span, format!("${{{inner}}}")),
                 );
                 text.push_src(self.src, start, end);
                 self.pos = end;

@@ -1,4 +1,6 @@
 //! The plan's risk level, with reasons, from its manifest (SPEC §9 `inspect`).
+//! What a command's words show is read by `command_risk` (shared with the
+//! linter).
 //!
 //! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
 //! and language-model output interpolated into a command. Medium: commands
@@ -11,20 +13,7 @@ use rustc_hash::FxHashSet;
 use tisslang::module::{Manifest, NONE, PathAccess, Risk, RiskKind, RiskLevel, RiskReason};
 
 use super::tables::Tables;
-
-const NETWORK_TOOLS: &[&str] =
-    &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
-const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
-const INSTALLERS: &[(&str, &str)] = &[
-    ("pip", "install"),
-    ("pip3", "install"),
-    ("npm", "install"),
-    ("apt-get", "install"),
-    ("apt", "install"),
-    ("cargo", "install"),
-    ("gem", "install"),
-    ("brew", "install"),
-];
+use crate::command_risk;
 
 pub(super) fn assess(tables: &mut Tables<'_>) -> Risk {
     let manifest = std::mem::take(&mut tables.manifest);
@@ -46,41 +35,10 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         .collect();
 
     // One buffer for every command's text, so the loop does not allocate.
-    let mut unquoted = Vec::new();
+    let mut buffer = String::new();
     for command in &manifest.commands {
-        let text = tables.text_of(command.text);
         let line = command.line;
-        // The shell removes quotes and backslashes before it finds a program
-        // name (`c''url` is `curl`), so the words are read without them.
-        // Words are ASCII, so bytes will do: every byte of a non-ASCII
-        // character separates words, as the character would.
-        unquoted.clear();
-        let mut rest = text.as_bytes();
-        while let Some(at) = memchr::memchr3(b'\'', b'"', b'\\', rest) {
-            unquoted.extend_from_slice(&rest[..at]);
-            rest = &rest[at + 1..];
-        }
-        unquoted.extend_from_slice(rest);
-        let words = unquoted
-            .split(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')))
-            .filter_map(|w| std::str::from_utf8(w).ok().filter(|w| !w.is_empty()));
-        let mut found = Found::default();
-        let mut previous: Option<&str> = None;
-        for word in words {
-            // Each word as a program name (`/usr/bin/curl` is `curl`).
-            let program = word.rsplit('/').next().unwrap_or(word);
-            found.privilege |= matches!(program, "sudo" | "su" | "doas");
-            found.network = found.network.or_else(|| NETWORK_TOOLS.iter().find(|&&t| t == program).copied());
-            found.disk = found.disk.or_else(|| DISK_TOOLS.iter().find(|&&t| t == program).copied());
-            if let Some(before) = previous {
-                found.recursive_rm |= before == "rm"
-                    && word.starts_with('-')
-                    && (word.contains('r') || word.contains('R') || word == "--recursive");
-                found.installs |= INSTALLERS.contains(&(before, word));
-                found.push |= before == "git" && word == "push";
-            }
-            previous = Some(program);
-        }
+        let found = command_risk::scan(tables.text_of(command.text), &mut buffer);
         if found.privilege {
             add(RiskKind::Privilege, NONE, line);
         }
@@ -130,17 +88,6 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     reasons.sort_by_key(|r| r.line);
     let level = reasons.iter().map(RiskReason::level).max().unwrap_or(RiskLevel::Low);
     Risk { level, reasons }
-}
-
-/// What one command's words show.
-#[derive(Default)]
-struct Found {
-    privilege: bool,
-    network: Option<&'static str>,
-    disk: Option<&'static str>,
-    recursive_rm: bool,
-    installs: bool,
-    push: bool,
 }
 
 /// The variable names a command interpolates: `x` in `${x}` and `${x.FIELD}`.

@@ -114,6 +114,9 @@ impl Parser<'_> {
             }
             return Ok(file);
         }
+        if let Some(file) = self.file_test_word() {
+            return file;
+        }
         let lhs = self.expr("a condition")?;
         let start = lhs.span;
         let op_tok = self.peek();
@@ -143,7 +146,7 @@ impl Parser<'_> {
                 self.bump();
                 self.diagnostics.push(
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, op_tok.span, "`=` binds; comparison is `==`")
-                        .with_suggestion("compare with", op_tok.span, "=="),
+                        .with_fix("compare with", op_tok.span, "=="),
                 );
                 CondKind::Compare { lhs, op: CmpOp::Eq, rhs: self.expr("the right side of the comparison")? }
             }
@@ -216,7 +219,7 @@ impl Parser<'_> {
                 span,
                 "`NOT` negates the whole file test, so it stands before `FILE`",
             )
-            .with_suggestion("write", span, fix),
+            .with_fix("write", span, fix),
         );
         Cond { kind: CondKind::Not { operand: Box::new(file) }, span }
     }
@@ -247,7 +250,7 @@ impl Parser<'_> {
                 span,
                 format!("`{written}` is not an operator; did you mean `{fix}`?"),
             )
-            .with_suggestion("compare with", span, fix),
+            .with_fix("compare with", span, fix),
         );
         Some(op)
     }
@@ -298,7 +301,7 @@ impl Parser<'_> {
                                 tok.span,
                                 format!("`{word}` is the keyword `{}` in the wrong case", kw.as_str()),
                             )
-                            .with_suggestion(
+                            .with_fix(
                                 "keywords are uppercase; write",
                                 tok.span,
                                 kw.as_str(),
@@ -332,7 +335,7 @@ impl Parser<'_> {
                         tok.span,
                         format!("`{}` is a field of `LAST_RUN`, not a value by itself", kw.as_str()),
                     )
-                    .with_suggestion(
+                    .with_fix(
                         "read the field of the last command",
                         tok.span,
                         format!("LAST_RUN.{}", kw.as_str()),

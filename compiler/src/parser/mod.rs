@@ -9,6 +9,7 @@
 //! capped ([`MAX_DEPTH`]) so hostile input cannot overflow the Rust stack.
 
 mod cond;
+pub(crate) mod dialect;
 mod stmt;
 
 use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
@@ -36,6 +37,8 @@ pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
+        braceless_depth: 0,
+        closer_lines: None,
     };
     let plan = parser.plan();
     let mut diagnostics = parser.lexer.out.diagnostics;
@@ -69,6 +72,12 @@ pub(crate) struct Parser<'a> {
     prev_end: u32,
     /// The statements of the blocks being parsed, innermost last.
     stmts: Vec<Stmt>,
+    /// How many blocks written without braces (`IF … ENDIF`) enclose the
+    /// current token: inside one, recovery also stops at a line's `ELSE`.
+    braceless_depth: usize,
+    /// Where the lines that start with `ENDIF`, `ENDSTEP` and the like
+    /// begin, and which of (IF, STEP) each closes; found on first need.
+    closer_lines: Option<Vec<(u32, [bool; 2])>>,
 }
 
 impl<'a> Parser<'a> {
@@ -167,11 +176,11 @@ impl<'a> Parser<'a> {
     /// "expected X, found Y" at the current token.
     fn expected(&mut self, what: &str) -> Reported {
         let tok = self.peek();
+        // A keyword's text: `->` stands for `INTO` (see `dialect`).
         let found = match tok.kind {
-            TokenKind::Ident => format!("`{}`", self.text(tok.span)),
+            TokenKind::Ident | TokenKind::Kw(_) => format!("`{}`", self.text(tok.span)),
             kind => kind.describe().to_string(),
         };
-        let found = if matches!(tok.kind, TokenKind::Kw(_)) { format!("`{found}`") } else { found };
         self.error(Diagnostic::error(
             codes::UNEXPECTED_TOKEN,
             tok.span,
@@ -199,7 +208,7 @@ impl<'a> Parser<'a> {
                 tok.span,
                 format!("`{word}` is not {role}: keywords are uppercase, so write `{name}`"),
             )
-            .with_suggestion("write the keyword in uppercase", tok.span, name)
+            .with_fix("write the keyword in uppercase", tok.span, name)
         } else {
             Diagnostic::error(
                 codes::MISSPELLED_KEYWORD,
@@ -334,6 +343,14 @@ impl<'a> Parser<'a> {
         Ok(Block { commands, span: self.since(open.span) })
     }
 
+    /// A step's block, in braces or (reported) closed by `ENDSTEP`.
+    fn step_body(&mut self, start: Span) -> PResult<Block> {
+        if self.peek_kind() != TokenKind::LBrace && self.closer_ahead(dialect::Construct::Step) {
+            return self.braceless_step(start);
+        }
+        self.block()
+    }
+
     /// After an error inside a block: skip to the next statement (see
     /// [`Parser::resumes_here`]) or the block's closing brace, stepping over
     /// nested blocks whole. `from` is where the failed statement began.
@@ -386,8 +403,12 @@ impl<'a> Parser<'a> {
                 self.pos > start || (self.pos > from && self.starts_line())
             }
             TokenKind::Ident => {
-                self.pos > from && self.starts_line() && typo_of(self.text(tok.span), ALL_STARTS).is_some()
+                let word = self.text(tok.span);
+                self.pos > from
+                    && self.starts_line()
+                    && (typo_of(word, ALL_STARTS).is_some() || dialect::starts_something(word))
             }
+            TokenKind::Kw(Kw::ELSE) => self.braceless_depth > 0 && self.pos > from && self.starts_line(),
             _ => false,
         }
     }
@@ -437,6 +458,7 @@ impl<'a> Parser<'a> {
                     self.parallel();
                     continue;
                 }
+                TokenKind::Ident if self.stray_closer().is_some() => continue,
                 TokenKind::Ident => match self.keyword_typo(ALL_STARTS, "a statement") {
                     Some(kw) => self.item(kw, &mut items),
                     None => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
@@ -469,7 +491,7 @@ impl<'a> Parser<'a> {
             }
             Kw::STEP => {
                 let name = self.string("the step name, a string")?;
-                let body = self.block()?;
+                let body = self.step_body(start)?;
                 Item::Step(Step { name, body, span: self.since(start) })
             }
             Kw::DEFINE_TASK => {

@@ -25,6 +25,9 @@ impl Parser<'_> {
                 Ok(())
             }
             TokenKind::Ident => {
+                if let Some(result) = self.dialect_statement() {
+                    return result;
+                }
                 if let Some(kw) = self.keyword_typo(ALL_STARTS, "a statement") {
                     self.bump();
                     return self.statement_after(kw, tok.span);
@@ -37,11 +40,7 @@ impl Parser<'_> {
                             tok.span,
                             format!("expected a statement, found `{name}`: variables are bound with `VAR`"),
                         )
-                        .with_suggestion(
-                            "bind it with",
-                            tok.span,
-                            format!("VAR {name}"),
-                        ),
+                        .with_fix("bind it with", tok.span, format!("VAR {name}")),
                     ));
                 }
                 Err(self.expected("a statement"))
@@ -56,7 +55,7 @@ impl Parser<'_> {
         let kind = match kw {
             Kw::STEP => {
                 let name = self.string("the step name, a string")?;
-                let body = self.block()?;
+                let body = self.step_body(start)?;
                 StmtKind::Step { name, body }
             }
             Kw::READ => {
@@ -80,7 +79,16 @@ impl Parser<'_> {
                 StmtKind::Delete { path, recursive }
             }
             Kw::LOG => StmtKind::Log { message: self.string("the message to log, a string")? },
-            Kw::RUN => self.run()?,
+            Kw::RUN => {
+                let (run, bound) = self.run()?;
+                // `RUN "c" -> out` (reported): the RUN, then the binding its fix writes.
+                if let Some(binding) = bound {
+                    self.stmts.push(Stmt { kind: run, span: self.since(start) });
+                    self.stmts.push(binding);
+                    return Ok(());
+                }
+                run
+            }
             Kw::ENV => {
                 let name = self.env_name()?;
                 self.assign()?;
@@ -100,7 +108,7 @@ impl Parser<'_> {
                 self.assign()?;
                 StmtKind::Var { name, value: self.expr("the value, an expression")? }
             }
-            Kw::IF => StmtKind::If(Box::new(self.if_rest()?)),
+            Kw::IF => StmtKind::If(Box::new(self.if_rest(start)?)),
             Kw::TRY => {
                 let body = self.block()?;
                 self.expect_kw(Kw::CATCH)?;
@@ -178,7 +186,7 @@ impl Parser<'_> {
                 let tok = self.bump();
                 self.diagnostics.push(
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "expected `=`, found `==`")
-                        .with_suggestion("binding uses a single", tok.span, "="),
+                        .with_fix("binding uses a single", tok.span, "="),
                 );
                 Ok(())
             }
@@ -198,8 +206,22 @@ impl Parser<'_> {
         }
     }
 
-    /// `[INTO name]`
-    fn optional_into(&mut self) -> PResult<Option<crate::ast::Ident>> {
+    /// `[INTO name]`; `-> name` and `AS name` (dialect) are reported and taken as it.
+    pub(super) fn optional_into(&mut self) -> PResult<Option<crate::ast::Ident>> {
+        let tok = self.peek();
+        let written = self.text(tok.span);
+        if (self.at_kw(Kw::INTO) && written == "->") || self.at_kw(Kw::AS) {
+            self.bump();
+            self.diagnostics.push(
+                Diagnostic::error(
+                    codes::UNEXPECTED_TOKEN,
+                    tok.span,
+                    format!("`{written}` is not TissLang: the answer is bound with `INTO`"),
+                )
+                .with_fix("write", tok.span, "INTO"),
+            );
+            return Ok(Some(self.binding_name("a variable name after `INTO`")?));
+        }
         if self.eat_kw_or_typo(Kw::INTO) {
             Ok(Some(self.binding_name("a variable name after `INTO`")?))
         } else {
@@ -225,7 +247,7 @@ impl Parser<'_> {
                         tok.span,
                         format!("{what} takes its content as a heredoc or `FROM expr`, not a bare string"),
                     )
-                    .with_suggestion(
+                    .with_fix(
                         "write the string with",
                         Span::new(tok.span.start as usize, tok.span.start as usize),
                         "FROM ",
@@ -237,10 +259,12 @@ impl Parser<'_> {
     }
 
     /// `RUN string [IN string] [TIMEOUT duration]` (the two options in any order).
-    fn run(&mut self) -> PResult<StmtKind> {
+    /// With the `VAR` that `RUN "c" -> out` stands for, if that was written.
+    pub(super) fn run(&mut self) -> PResult<(StmtKind, Option<Stmt>)> {
         let command = self.string("the command to run, a string")?;
         let mut dir = None;
         let mut timeout = None;
+        let mut bound = None;
         loop {
             if self.eat_kw_or_typo(Kw::IN) {
                 if dir.is_some() {
@@ -251,6 +275,10 @@ impl Parser<'_> {
                 if timeout.is_some() {
                     return Err(self.duplicate_option("TIMEOUT"));
                 }
+                if self.peek_kind() == TokenKind::Assign {
+                    timeout = Some(self.timeout_assigned()?);
+                    continue;
+                }
                 match self.duration("a duration such as `30s`") {
                     Ok(duration) => timeout = Some(duration),
                     // Missing at the end of its line: keep the RUN (later
@@ -258,11 +286,13 @@ impl Parser<'_> {
                     Err(Reported) if self.starts_line() => break,
                     Err(reported) => return Err(reported),
                 }
+            } else if self.at_kw(Kw::INTO) && self.text(self.peek().span) == "->" && bound.is_none() {
+                bound = Some(self.run_arrow()?);
             } else {
                 break;
             }
         }
-        Ok(StmtKind::Run { command, dir, timeout })
+        Ok((StmtKind::Run { command, dir, timeout }, bound))
     }
 
     fn duplicate_option(&mut self, name: &str) -> Reported {
@@ -286,8 +316,11 @@ impl Parser<'_> {
                     return Ok(joined);
                 }
                 self.diagnostics.push(
-                    Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit")
-                        .with_suggestion("in seconds", tok.span, format!("{n}s")),
+                    Diagnostic::error(codes::UNEXPECTED_TOKEN, tok.span, "a timeout needs a unit").with_fix(
+                        "in seconds",
+                        tok.span,
+                        format!("{n}s"),
+                    ),
                 );
                 let millis = u64::try_from(n).unwrap_or(0).saturating_mul(1000);
                 Ok(DurationLit { millis, span: tok.span })
@@ -302,7 +335,7 @@ impl Parser<'_> {
                 );
                 let written = lit.as_literal().and_then(crate::duration::read);
                 if let Some(fix) = written.as_ref().and_then(|w| w.fix()) {
-                    d = d.with_suggestion("drop the quotes", tok.span, fix);
+                    d = d.with_fix("drop the quotes", tok.span, fix);
                 }
                 self.diagnostics.push(d);
                 let millis = written.and_then(|w| w.millis.ok()).unwrap_or(0);
@@ -327,19 +360,25 @@ impl Parser<'_> {
         let span = number.to(unit.span);
         self.diagnostics.push(
             Diagnostic::error(codes::UNEXPECTED_TOKEN, span, "a timeout's unit follows its number directly")
-                .with_suggestion("write", span, fix),
+                .with_fix("write", span, fix),
         );
         Some(DurationLit { millis, span })
     }
 
-    /// `IF` already consumed: `cond [THEN] block [ELSE (IF ... | block)]`.
-    fn if_rest(&mut self) -> PResult<IfStmt> {
+    /// `IF` (at `start`) already consumed: `cond [THEN] block [ELSE (IF ... | block)]`,
+    /// or (reported) the braceless `IF cond THEN ... ENDIF` of other dialects.
+    fn if_rest(&mut self, start: Span) -> PResult<IfStmt> {
         let condition = self.cond()?;
-        self.eat_kw_or_typo(Kw::THEN);
+        let then = self.peek().span;
+        let then = self.eat_kw_or_typo(Kw::THEN).then_some(then);
+        if self.peek_kind() != TokenKind::LBrace && self.closer_ahead(super::dialect::Construct::If) {
+            return self.braceless_if(start, condition, then);
+        }
         let then_block = self.block()?;
-        let else_branch = if self.eat_kw_or_typo(Kw::ELSE) {
-            let if_tok = self.peek();
-            if self.eat_kw_or_typo(Kw::IF) {
+        let else_if = self.else_if_word();
+        let else_branch = if else_if.is_some() || self.eat_kw_or_typo(Kw::ELSE) {
+            let if_tok = else_if.unwrap_or_else(|| self.peek());
+            if else_if.is_some() || self.eat_kw_or_typo(Kw::IF) {
                 if self.depth >= super::MAX_DEPTH {
                     return Err(self.error(Diagnostic::error(
                         codes::UNEXPECTED_TOKEN,
@@ -348,7 +387,7 @@ impl Parser<'_> {
                     )));
                 }
                 self.depth += 1;
-                let nested = self.if_rest();
+                let nested = self.if_rest(if_tok.span);
                 self.depth -= 1;
                 Some(Else::If { stmt: Box::new(nested?), span: self.since(if_tok.span) })
             } else {

@@ -141,7 +141,7 @@ fn verdict(
 pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
     let m = &program.module;
     let manifest = &m.manifest;
-    let taint = taint::analyze(program);
+    let taint = taint::analyze(&program.module);
     let (level, reasons) = risk(program, &taint);
     let steps: Vec<Json> = program
         .top_level_steps
@@ -213,7 +213,7 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
     let mut out = String::new();
     out.push_str(&format!("task: {}\n", program.string(m.task)));
     out.push_str(&format!("hash: {}\n", program.hash()));
-    let taint = taint::analyze(program);
+    let taint = taint::analyze(&program.module);
     let (risk_level, reasons) = risk(program, &taint);
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
     out.push_str(&format!("risk: {}\n", level(risk_level)));

@@ -41,7 +41,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     no_grammar: bool,
     /// `text`: progress on stderr, the plan on stdout when there is no -o. `json`: one object on stdout,
-    /// {"status", "attempts": [{"plan", "errors", "tokens"}], "plan", "usage", "output", "message"}.
+    /// {"status", "attempts": [{"plan", "fixes", "errors", "tokens"}], "plan", "usage", "output", "message"}.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
     output_format: OutputFormat,
     #[command(flatten)]
@@ -125,10 +125,17 @@ pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
         if grammar.is_some() { ", constrained by the TissLang grammar" } else { "" }
     );
     let total = args.max_repairs.saturating_add(1);
-    let mut progress = |n: u32, attempt: &Attempt| match attempt.errors.len() {
-        0 => eprintln!("{PROGRAM}: attempt {n} of {total}: compiles"),
-        1 => eprintln!("{PROGRAM}: attempt {n} of {total}: 1 error"),
-        k => eprintln!("{PROGRAM}: attempt {n} of {total}: {k} errors"),
+    let mut progress = |n: u32, attempt: &Attempt| {
+        let fixed = match attempt.fixes {
+            0 => String::new(),
+            1 => " (after 1 certain fix)".to_string(),
+            k => format!(" (after {k} certain fixes)"),
+        };
+        match attempt.errors.len() {
+            0 => eprintln!("{PROGRAM}: attempt {n} of {total}: compiles{fixed}"),
+            1 => eprintln!("{PROGRAM}: attempt {n} of {total}: 1 error{fixed}"),
+            k => eprintln!("{PROGRAM}: attempt {n} of {total}: {k} errors{fixed}"),
+        }
     };
     let options =
         generate::Options { name: &name, max_repairs: args.max_repairs, grammar, progress: &mut progress };
@@ -216,7 +223,7 @@ fn finish(
         let attempts: Vec<_> = generation
             .attempts
             .iter()
-            .map(|a| json!({"plan": a.plan, "errors": a.errors, "tokens": a.tokens}))
+            .map(|a| json!({"plan": a.plan, "fixes": a.fixes, "errors": a.errors, "tokens": a.tokens}))
             .collect();
         let report = json!({
             "status": status_word,

@@ -15,9 +15,7 @@
 //! not carry it.
 
 use tisslang::isa::{Instr, run_flags};
-use tisslang::module::{Constant, NONE};
-
-use crate::machine::program::Program;
+use tisslang::module::{Constant, Module, NONE};
 
 /// Past this many instructions walked, CALLs are no longer expanded (a task
 /// called from many places, calling others that are, would repeat
@@ -52,6 +50,8 @@ pub struct Source {
 pub struct Flow {
     pub source: Source,
     pub run_line: u32,
+    /// The RUN's column, which tells RUNs on one line apart.
+    pub run_column: u32,
 }
 
 /// A RUN after a WRITE (or APPEND) of model output.
@@ -90,8 +90,8 @@ struct Sym {
     text: Option<String>,
 }
 
-struct Walker<'p> {
-    program: &'p Program,
+struct Walker<'m> {
+    module: &'m Module,
     stack: Vec<Sym>,
     slots: Vec<Sources>,
     env: Sources,
@@ -105,13 +105,13 @@ struct Walker<'p> {
     report: TaintReport,
 }
 
-pub fn analyze(program: &Program) -> TaintReport {
-    let code_len = program.module.code.len() as u32;
-    let main_end = program.module.tasks.iter().map(|t| t.entry).min().unwrap_or(code_len);
+pub fn analyze(module: &Module) -> TaintReport {
+    let code_len = module.code.len() as u32;
+    let main_end = module.tasks.iter().map(|t| t.entry).min().unwrap_or(code_len);
     let mut walker = Walker {
-        program,
+        module,
         stack: Vec::new(),
-        slots: vec![Vec::new(); program.module.slots.len()],
+        slots: vec![Vec::new(); module.slots.len()],
         env: Vec::new(),
         files: Vec::new(),
         model_writes: Vec::new(),
@@ -135,15 +135,15 @@ impl Walker<'_> {
 
     /// Walks `[start, end)` in instruction order.
     fn walk(&mut self, start: u32, end: u32) {
-        let module = &self.program.module;
+        let module = self.module;
         for pc in start..end {
             self.walked += 1;
             let Some(&instr) = module.code.get(pc as usize) else { return };
-            let line = self.program.line(pc);
+            let (line, column) = module.position(pc).unwrap_or((0, 0));
             match instr {
                 Instr::PushConst { index } => {
                     let text = match module.constants.get(index as usize) {
-                        Some(Constant::Str(s)) => Some(self.program.string(*s).to_string()),
+                        Some(Constant::Str(s)) => Some(module.string(*s).unwrap_or("").to_string()),
                         _ => None,
                     };
                     self.stack.push(Sym { sources: Vec::new(), text });
@@ -207,9 +207,11 @@ impl Walker<'_> {
                     }
                     let mut sources = self.pop().sources;
                     join(&mut sources, &self.env);
-                    self.report
-                        .flows
-                        .extend(sources.into_iter().map(|source| Flow { source, run_line: line }));
+                    self.report.flows.extend(sources.into_iter().map(|source| Flow {
+                        source,
+                        run_line: line,
+                        run_column: column,
+                    }));
                     self.report.model_code_runs.extend(
                         self.model_writes.iter().map(|&w| ModelCodeRun { write_line: w, run_line: line }),
                     );
@@ -244,16 +246,17 @@ impl Walker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tiss_compiler::lower::LowerOptions;
+    use crate::lower::LowerOptions;
 
     fn report(src: &str) -> TaintReport {
-        let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
+        let (module, _) = crate::compile("t.tiss", src.as_bytes(), LowerOptions::default())
             .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
-        analyze(&Program::new(module).unwrap())
+        analyze(&module)
     }
 
+    /// A flow into the RUN at `run_line`, which starts at column 5.
     fn flow(kind: SourceKind, line: u32, run_line: u32) -> Flow {
-        Flow { source: Source { kind, line }, run_line }
+        Flow { source: Source { kind, line }, run_line, run_column: 5 }
     }
 
     #[test]
