@@ -6,8 +6,21 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const SUBCOMMANDS: &[&str] =
-    &["check", "parse", "compile", "disasm", "explain", "grammar", "generate", "fmt", "completions", "man"];
+const SUBCOMMANDS: &[&str] = &[
+    "check",
+    "parse",
+    "compile",
+    "disasm",
+    "explain",
+    "grammar",
+    "generate",
+    "fmt",
+    "completions",
+    "man",
+    "lint",
+    "fix",
+    "lsp",
+];
 
 fn tissc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tissc")).args(args).output().expect("run tissc")

@@ -238,10 +238,10 @@ fn examples_get_exactly_the_expected_warnings() {
     assert_eq!(
         got,
         [
-            "W0002 reviewed_release.tiss:27",
-            "W0003 reviewed_release.tiss:27",
             "W0002 reviewed_release.tiss:28",
             "W0003 reviewed_release.tiss:28",
+            "W0002 reviewed_release.tiss:31",
+            "W0003 reviewed_release.tiss:31",
             "W0003 subtasks.tiss:21",
         ]
     );
