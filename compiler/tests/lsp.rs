@@ -176,7 +176,13 @@ fn diagnostics_follow_open_and_changes_with_utf16_ranges() {
         "textDocument/didChange",
         json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": fixed}]}),
     );
-    assert_eq!(client.diagnostics()["diagnostics"], json!([]));
+    // No error now; the lint warnings come too, as `tissc lint` gives them.
+    let published = client.diagnostics();
+    let warning = &published["diagnostics"][0];
+    assert_eq!(published["diagnostics"].as_array().unwrap().len(), 1, "{published}");
+    assert_eq!((warning["severity"].clone(), warning["code"].clone()), (json!(2), json!("W0003")));
+    assert_eq!(warning["range"]["start"], json!({"line": 2, "character": 4}));
+    assert!(warning["message"].as_str().unwrap().contains("TIMEOUT 10m"), "{warning}");
     // Closing clears the document's diagnostics.
     client.notify("textDocument/didClose", json!({"textDocument": {"uri": URI}}));
     assert_eq!(client.diagnostics()["diagnostics"], json!([]));
@@ -186,7 +192,8 @@ fn diagnostics_follow_open_and_changes_with_utf16_ranges() {
 #[test]
 fn hover_shows_types_bindings_cost_bounds_and_keyword_help() {
     let mut client = Client::start();
-    assert_eq!(client.open(PLAN)["diagnostics"], json!([]));
+    let diagnostics = client.open(PLAN)["diagnostics"].clone();
+    assert!(diagnostics.as_array().unwrap().iter().all(|d| d["severity"] == 2), "no errors: {diagnostics}");
 
     let (line, character) = find(PLAN, "greeting} ");
     let hover = client.ok("textDocument/hover", at(line, character + 2));
@@ -384,6 +391,66 @@ fn bad_requests_get_error_responses_and_the_server_goes_on() {
     assert_eq!(client.err("textDocument/hover", at(0, 0)).0, -32600);
     client.notify("exit", Value::Null);
     assert_eq!(client.server.take().unwrap().join().unwrap(), Ending::Clean);
+}
+
+/// Applies LSP text edits (on distinct ranges) to a text.
+fn apply(text: &str, edits: &Value) -> String {
+    let offset = |position: &Value| {
+        let line = position["line"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        let line_text = &text[start..];
+        let within = line_text
+            .char_indices()
+            .find(|&(_, c)| {
+                let reached = units >= position["character"].as_u64().unwrap() as usize || c == '\n';
+                units += c.len_utf16();
+                reached
+            })
+            .map_or(line_text.len(), |(i, _)| i);
+        start + within
+    };
+    let mut edits: Vec<&Value> = edits.as_array().unwrap().iter().collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
+    let mut text = text.to_string();
+    for edit in edits {
+        let (start, end) = (offset(&edit["range"]["start"]), offset(&edit["range"]["end"]));
+        text.replace_range(start..end, edit["newText"].as_str().unwrap());
+    }
+    text
+}
+
+#[test]
+fn formatting_is_tissc_fmt_as_small_edits() {
+    let mut client = Client::start();
+    let messy = "TASK   \"t\"\nSTEP \"é😀\" {\n  VAR x=\"a\"   # kept\n      LOG \"${x}\"\n}\n";
+    client.open(messy);
+    let formatting = json!({"textDocument": {"uri": URI}, "options": {"tabSize": 4, "insertSpaces": true}});
+    let edits = client.ok("textDocument/formatting", formatting.clone());
+    let expected = tiss_compiler::format::format_source(messy).unwrap();
+    assert_ne!(expected, messy);
+    assert_eq!(apply(messy, &edits), expected);
+    // The edit covers what changed, not the whole text.
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 0, "character": 5}), "{edits}");
+
+    // A formatted plan needs no edit.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": expected}]}),
+    );
+    client.diagnostics();
+    assert_eq!(client.ok("textDocument/formatting", formatting.clone()), json!([]));
+
+    // A plan with syntax errors is left as it is, and the reply says why.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": "TASK \"t\"\nSTEP \"s\" {\n  RUN\n"}]}),
+    );
+    client.diagnostics();
+    let (code, message) = client.err("textDocument/formatting", formatting);
+    assert_eq!(code, -32803);
+    assert!(message.contains("left as it is") && message.contains("line "), "{message}");
+    assert_eq!(client.finish(), Ending::Clean);
 }
 
 /// Every position of a plan, and some past its end, with non-ASCII and

@@ -69,8 +69,9 @@ fn context(text: &str, offset: usize) -> Context {
     }
     let last = tokens.last();
     let last_end = last.map_or(0, |t| t.span.end as usize);
-    // A `#` between the last token and the cursor starts a comment.
-    if before[last_end..].contains('#') {
+    // A `#` between the last token and the cursor, on the cursor's line,
+    // starts a comment the cursor is in.
+    if before[last_end..].rsplit('\n').next().is_some_and(|line| line.contains('#')) {
         return Context::Nothing;
     }
     match last.map(|t| t.kind) {
@@ -258,6 +259,7 @@ mod tests {
         assert_eq!(at("STEP \"s\" {\n  LOG \"closed\" |"), Context::Code);
         assert_eq!(at("STEP \"s\" {\n  # a comment RU|"), Context::Nothing);
         assert_eq!(at("STEP \"s\" {\n  VAR |"), Context::Nothing);
+        assert_eq!(at("STEP \"s\" {\n  RUN \"x\" # a comment\n  |"), Context::Code);
         assert_eq!(at("STEP \"s\" {\n  RU|"), Context::Code);
     }
 }

@@ -21,7 +21,8 @@ use crate::lower::{self, LowerOptions};
 
 /// The front end's results for one version of a text.
 pub(crate) struct Analysis {
-    /// The text (as `frontend.file.text`), its tree and its diagnostics.
+    /// The text (as `frontend.file.text`), its tree and its diagnostics,
+    /// lint warnings included.
     pub frontend: Frontend,
     pub lines: LineIndex,
     pub index: Index,
@@ -33,7 +34,9 @@ pub(crate) struct Analysis {
 
 impl Analysis {
     fn new(name: &str, text: String) -> Analysis {
-        let frontend = crate::frontend_owned(name, text.into_bytes());
+        let mut frontend = crate::frontend_owned(name, text.into_bytes());
+        // Its lint warnings too (none while it has errors), as `tissc lint`.
+        crate::lint::add_warnings(&mut frontend);
         let lines = LineIndex::new(&frontend.file.text);
         let index = Index::build(&frontend.plan, &frontend.file.text);
         let variables = crate::check::variable_types(&frontend.plan)

@@ -12,6 +12,7 @@
 mod completion;
 mod diagnostics;
 mod documents;
+mod formatting;
 mod hover;
 mod index;
 mod keywords;
@@ -28,7 +29,8 @@ use lsp_types::notification::{
     PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, References, Request as LspRequest,
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, References,
+    Request as LspRequest,
 };
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, InitializeResult, LogMessageParams, MessageType, OneOf,
@@ -73,6 +75,7 @@ fn capabilities() -> ServerCapabilities {
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
         ..ServerCapabilities::default()
     }
 }
@@ -174,6 +177,7 @@ impl Server<'_> {
             DocumentSymbolRequest::METHOD => {
                 call::<DocumentSymbolRequest>(request, |p| symbols::document_symbols(docs, p))
             }
+            Formatting::METHOD => call::<Formatting>(request, |p| formatting::formatting(docs, p)),
             method => Err(Failure::new(
                 ErrorCode::MethodNotFound,
                 format!(

@@ -5,10 +5,11 @@ use tiss_compiler::lsp::{self, Ending, transport};
 /// Run the TissLang language server on stdin/stdout, for editors.
 ///
 /// It speaks LSP (JSON-RPC with Content-Length framing): diagnostics as you
-/// type, hover, completion, go to definition, find references and document
-/// symbols. Positions are in UTF-16 code units. Exit status: 0 after
-/// `shutdown` then `exit`, 1 when `exit` comes without `shutdown` or the
-/// input ends first (as LSP says), 70 when stdout cannot be written.
+/// type (errors and lint warnings), hover, completion, go to definition,
+/// find references, document symbols and formatting (as `tissc fmt`).
+/// Positions are in UTF-16 code units. Exit status: 0 after `shutdown` then
+/// `exit`, 1 when `exit` comes without `shutdown` or the input ends first
+/// (as LSP says), 70 when stdout cannot be written.
 #[derive(clap::Args)]
 pub struct LspArgs {
     /// Talk over stdin/stdout: the default and only transport (editor
