@@ -234,3 +234,34 @@ STEP "work" {
     assert_eq!(read(&ws, "effects.txt"), "one\ntwo\n");
     assert_eq!(read(&ws, "attempts.txt"), "attempt\nattempt\n", "the killed RUN ran again");
 }
+
+/// A scheduler signals every process of a job at once (Slurm's requeue):
+/// the RUN's command dies of the same SIGTERM as tissvm. That RUN did not
+/// complete either: the run suspends before it, and it runs again on
+/// resume, instead of its exit status 143 failing the plan.
+#[test]
+fn a_run_that_dies_of_the_jobs_sigterm_runs_again_on_resume() {
+    let plan = r#"TASK "Job signalled"
+STEP "work" {
+    RUN "echo attempt >> attempts.txt; if [ -f started ]; then exit 0; fi; touch started; kill -TERM $PPID $$"
+    ASSERT LAST_RUN.EXIT_CODE == 0
+    RUN "echo done >> effects.txt"
+}
+"#;
+    let (root, ws, plan) = setup(plan);
+    let child = tissvm(
+        &["run", plan.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--output-format", "json"],
+        root.path(),
+    )
+    .spawn()
+    .unwrap();
+    let done = finish(child);
+    assert_eq!(done.code, Some(3), "{}", done.stderr);
+    assert_eq!(done.report["cost"]["run_count"], 0, "the RUN that died of the signal did not complete");
+    assert!(done.stderr.contains("runs again on resume"), "{}", done.stderr);
+    let snap = done.report["snapshot"].as_str().unwrap().to_string();
+    let out = tissvm(&["resume", &snap, "--output-format", "json"], root.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read(&ws, "attempts.txt"), "attempt\nattempt\n", "the RUN ran again");
+    assert_eq!(read(&ws, "effects.txt"), "done\n");
+}
