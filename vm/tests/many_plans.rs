@@ -358,3 +358,52 @@ fn report_writes_the_combined_report_to_a_file_in_any_machine_format() {
     text.expect(2);
     assert!(text.stderr.contains("add --output-format html"), "{}", text.stderr);
 }
+
+/// `--record` with many plans names a directory: each plan records into a
+/// cassette of its own (never two plans into one file), which replays that
+/// plan alone.
+#[test]
+fn record_with_many_plans_gives_each_plan_its_own_cassette() {
+    let asking = |task: &str| {
+        format!(
+            "TASK \"{task}\"\nSET_BUDGET API_CALLS = 3\n\nSTEP \"ask\" {{\n    PROMPT_AGENT \"say {task}\" INTO x\n    LOG \"${{x}}\"\n}}\n"
+        )
+    };
+    let root = suite(&[("a.tiss", asking("a")), ("deep/b.tiss", asking("b"))]);
+    let run = tissvm(
+        root.path(),
+        &["run", "suite", "-j", "2", "--workdir", "ws", "--provider", "mock", "--record", "cas"],
+        &[],
+    );
+    run.expect(0);
+    for (plan, query) in [("a", "say a"), ("deep/b", "say b")] {
+        let cassette = root.path().join(format!("cas/suite/{plan}.cassette.json"));
+        let text =
+            std::fs::read_to_string(&cassette).unwrap_or_else(|e| panic!("{}: {e}", cassette.display()));
+        let entries = serde_json::from_str::<Json>(&text).unwrap()["entries"].as_array().unwrap().len();
+        assert_eq!(entries, 1, "{plan}: one prompt, one entry: {text}");
+        assert!(text.contains(query), "{plan}: its own prompt: {text}");
+        std::fs::create_dir_all(root.path().join("replay").join(plan)).unwrap();
+        let replayed = tissvm(
+            root.path(),
+            &[
+                "run",
+                &format!("suite/{plan}.tiss"),
+                "--workdir",
+                &format!("replay/{plan}"),
+                "--provider",
+                "replay",
+                "--cassette",
+                cassette.to_str().unwrap(),
+            ],
+            &[],
+        );
+        replayed.expect(0);
+    }
+    // A file where the directory should be is refused before anything runs.
+    std::fs::write(root.path().join("taken"), "").unwrap();
+    let refused = tissvm(root.path(), &["run", "suite", "--provider", "mock", "--record", "taken"], &[]);
+    refused.expect(2);
+    assert!(refused.stderr.contains("--record `"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("a cassette per plan"), "{}", refused.stderr);
+}

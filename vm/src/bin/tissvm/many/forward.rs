@@ -1,7 +1,7 @@
 //! The options each plan's `tissvm run` gets from the command line of the
 //! run of many plans: every option given there, as given, except those
 //! this run decides per plan (the plans, `--workdir`, `--output-format`,
-//! `--snapshot-dir`) and its own (`-j`, `--shard`, `--report-dir`, ...).
+//! `--snapshot-dir`, `--log-file`, `--record`) and its own (`-j`, `--shard`, `--report-dir`, ...).
 //! Read back from clap's matches, so an option added to `run` is passed on
 //! without a change here.
 
@@ -24,6 +24,7 @@ const DECIDED_HERE: &[&str] = &[
     "report",
     "snapshot_dir",
     "log_file",
+    "record",
 ];
 
 /// The options to pass on, each as `--name=value` (or `--name` for a flag).

@@ -23,6 +23,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
 use tiss_compiler::cli_support::shell_word;
+use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
 use super::color;
@@ -127,6 +128,10 @@ struct Suite<'a> {
     /// How many plans run at once.
     jobs: usize,
     report_dir: Option<PathBuf>,
+    /// `--record` (or `TISS_RECORD`, or `tiss.toml`'s `record`) with many
+    /// plans: a directory with a cassette per plan, so that no two plans
+    /// write one file.
+    record_dir: Option<PathBuf>,
     passed_on: Vec<OsString>,
     program: PathBuf,
     summary: Summary,
@@ -180,6 +185,20 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
             )
         })?;
     }
+    let record_dir =
+        settings::from_process(&args.host.provider, ProviderSettings::default(), Origin::Default)?
+            .settings
+            .record
+            .map(PathBuf::from);
+    if let Some(dir) = &record_dir {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            format!(
+                "--record `{}`: with many plans it names a directory (a cassette per plan), and it cannot be \
+                 made: {e}",
+                dir.display()
+            )
+        })?;
+    }
     let jobs =
         many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let scratch = tempfile::Builder::new()
@@ -207,6 +226,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
         jobs,
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
+        record_dir,
         passed_on: forward::passed_on()?,
         program,
         summary: Summary::default(),
@@ -314,6 +334,13 @@ impl Suite<'_> {
                         let _ = std::fs::create_dir_all(parent);
                     }
                     command.arg("--log-file").arg(log);
+                }
+                if let Some(dir) = &self.record_dir {
+                    let cassette = dir.join(with_suffix(&key, ".cassette.json"));
+                    if let Some(parent) = cassette.parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                    command.arg("--record").arg(cassette);
                 }
                 command.args(&self.passed_on);
             }
