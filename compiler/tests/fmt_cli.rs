@@ -22,7 +22,10 @@ fn tissc(dir: &Path, args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run tissc");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    // A usage error exits before reading stdin: the pipe may be closed.
+    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
+    }
     child.wait_with_output().expect("wait for tissc")
 }
 
