@@ -17,7 +17,7 @@ mod run_without_timeout;
 mod tainted_run;
 mod unchecked_run;
 mod unused_variable;
-mod visit;
+pub(crate) mod visit;
 
 use crate::Frontend;
 use crate::ast::Plan;

@@ -1,5 +1,6 @@
 //! Walks over the tree that the rules share: every statement, and every
-//! path a statement reads in its own expressions, conditions and strings.
+//! path a statement reads in its own expressions, conditions and strings
+//! (the language server's index walks conditions and strings with them too).
 
 use std::collections::HashMap;
 
@@ -149,7 +150,7 @@ pub(super) fn own_reads<'a>(stmt: &'a Stmt, f: &mut impl FnMut(&'a Path)) {
     }
 }
 
-pub(super) fn strlit<'a>(s: &'a StrLit, f: &mut impl FnMut(&'a Path)) {
+pub(crate) fn strlit<'a>(s: &'a StrLit, f: &mut impl FnMut(&'a Path)) {
     for part in &s.parts {
         if let StrPart::Interp { path } = part {
             f(path);
@@ -157,7 +158,7 @@ pub(super) fn strlit<'a>(s: &'a StrLit, f: &mut impl FnMut(&'a Path)) {
     }
 }
 
-pub(super) fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Path)) {
+pub(crate) fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Path)) {
     match &e.kind {
         ExprKind::Str { value } => strlit(value, f),
         ExprKind::Path { path } => f(path),
@@ -165,7 +166,7 @@ pub(super) fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Path)) {
     }
 }
 
-pub(super) fn cond<'a>(c: &'a Cond, f: &mut impl FnMut(&'a Path)) {
+pub(crate) fn cond<'a>(c: &'a Cond, f: &mut impl FnMut(&'a Path)) {
     match &c.kind {
         CondKind::Or { operands } | CondKind::And { operands } => operands.iter().for_each(|c| cond(c, f)),
         CondKind::Not { operand } => cond(operand, f),

@@ -3,8 +3,9 @@
 //! position, and the outline (TASK, SETUP, the STEP tree, DEFINE_TASK).
 //! Built in one walk over the syntax tree after each change.
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item, Path};
-use crate::ast::{PathRoot, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::ast::{Block, Cond, Content, Else, Expr, IfStmt, Item, Path};
+use crate::ast::{PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::lint::visit;
 use crate::span::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,42 +262,15 @@ impl Walker<'_> {
     }
 
     fn cond(&mut self, cond: &Cond) {
-        match &cond.kind {
-            CondKind::Or { operands } | CondKind::And { operands } => {
-                for c in operands {
-                    self.cond(c);
-                }
-            }
-            CondKind::Not { operand } => self.cond(operand),
-            CondKind::File { path, test } => {
-                self.strlit(path);
-                if let FileTest::Contains { needle } = test {
-                    self.expr(needle);
-                }
-            }
-            CondKind::IsEmpty { operand } => self.expr(operand),
-            CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            CondKind::Expr { expr } => self.expr(expr),
-        }
+        visit::cond(cond, &mut |p| self.path(p));
     }
 
     fn expr(&mut self, expr: &Expr) {
-        match &expr.kind {
-            ExprKind::Str { value } => self.strlit(value),
-            ExprKind::Path { path } => self.path(path),
-            ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. } => {}
-        }
+        visit::expr(expr, &mut |p| self.path(p));
     }
 
     fn strlit(&mut self, lit: &StrLit) {
-        for part in &lit.parts {
-            if let StrPart::Interp { path } = part {
-                self.path(path);
-            }
-        }
+        visit::strlit(lit, &mut |p| self.path(p));
     }
 
     fn path(&mut self, path: &Path) {
