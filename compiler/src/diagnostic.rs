@@ -95,33 +95,32 @@ impl Diagnostic {
 
     /// Adds a suggestion to replace `span` by `replacement`, for a human to weigh.
     pub fn with_suggestion(
-        mut self,
+        self,
         message: impl Into<String>,
         span: Span,
         replacement: impl Into<String>,
     ) -> Diagnostic {
-        self.suggestions.push(Suggestion {
-            message: message.into(),
-            span,
-            replacement: replacement.into(),
-            applicability: Applicability::Maybe,
-        });
-        self
+        self.suggesting(Applicability::Maybe, message.into(), span, replacement.into())
     }
 
     /// Adds a suggestion that is certain: `tissc fix` applies it.
     pub fn with_fix(
-        mut self,
+        self,
         message: impl Into<String>,
         span: Span,
         replacement: impl Into<String>,
     ) -> Diagnostic {
-        self.suggestions.push(Suggestion {
-            message: message.into(),
-            span,
-            replacement: replacement.into(),
-            applicability: Applicability::Machine,
-        });
+        self.suggesting(Applicability::Machine, message.into(), span, replacement.into())
+    }
+
+    fn suggesting(
+        mut self,
+        applicability: Applicability,
+        message: String,
+        span: Span,
+        replacement: String,
+    ) -> Diagnostic {
+        self.suggestions.push(Suggestion { message, span, replacement, applicability });
         self
     }
 
