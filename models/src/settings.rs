@@ -250,6 +250,7 @@ pub struct ProviderFlags {
     /// FILE` answers from offline (never headers, errors or the key). Written when the run ends, however
     /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay needs the
     /// same settings (model, temperature, ...) as the recording: a request that differs is a miss.
+    /// With many plans (`tissvm run PLAN|DIR...`), a directory: a cassette per plan.
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub record: Option<String>,
     /// The `replay` provider's cassette, a file `--record` wrote: each request is answered with what was
