@@ -4,9 +4,11 @@
 //! `tissvm inspect` (the compiler's `taint` walk over the plan's bytecode),
 //! matched to RUN statements by their line and column.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
-use crate::ast::{Expr, Ident, Path, PathRoot, Plan, StmtKind};
+use rustc_hash::FxHashSet;
+
+use crate::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lower::{self, LowerOptions};
@@ -16,12 +18,12 @@ use super::{Lint, visit};
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut runs = Vec::new();
-    visit::statements(cx.plan, &mut |stmt, _| {
+    for &(stmt, _) in &cx.statements {
         if let StmtKind::Run { .. } = stmt.kind {
             runs.push(stmt.span);
         }
-    });
-    if runs.is_empty() || !may_flow(cx.plan) {
+    }
+    if runs.is_empty() || !may_flow(cx.statements.iter().map(|&(stmt, _)| stmt)) {
         return;
     }
     let module = lower::lower(cx.plan, cx.file, LowerOptions { strip_source: true });
@@ -65,28 +67,30 @@ const MAX_PASSES: usize = 8;
 /// taint moves between variables, and only VAR lowers to it), so when it
 /// says no there is no flow, and lowering the plan to look is skipped:
 /// that was most of `tissc check`'s time on a large plan.
-fn may_flow(plan: &Plan) -> bool {
-    let mut tainted: HashSet<&str> = HashSet::new();
+fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
+    let mut tainted: FxHashSet<&str> = FxHashSet::default();
     let mut copies: Vec<(&Ident, &Expr)> = Vec::new();
     let mut sinks: Vec<&Path> = Vec::new();
-    visit::statements(plan, &mut |stmt, _| match &stmt.kind {
-        StmtKind::Read { var, .. } | StmtKind::PromptAgent { into: Some(var), .. } => {
-            tainted.insert(var.name.as_str());
-        }
-        StmtKind::Var { name, value } => copies.push((name, value)),
-        StmtKind::Run { command, dir, .. } => {
-            visit::strlit(command, &mut |p| sinks.push(p));
-            if let Some(dir) = dir {
-                visit::strlit(dir, &mut |p| sinks.push(p));
+    for stmt in statements {
+        match &stmt.kind {
+            StmtKind::Read { var, .. } | StmtKind::PromptAgent { into: Some(var), .. } => {
+                tainted.insert(var.name.as_str());
             }
+            StmtKind::Var { name, value } => copies.push((name, value)),
+            StmtKind::Run { command, dir, .. } => {
+                visit::strlit(command, &mut |p| sinks.push(p));
+                if let Some(dir) = dir {
+                    visit::strlit(dir, &mut |p| sinks.push(p));
+                }
+            }
+            StmtKind::Env { value, .. } => visit::expr(value, &mut |p| sinks.push(p)),
+            _ => {}
         }
-        StmtKind::Env { value, .. } => visit::expr(value, &mut |p| sinks.push(p)),
-        _ => {}
-    });
+    }
     if tainted.is_empty() || sinks.is_empty() {
         return false;
     }
-    let reads_tainted = |tainted: &HashSet<&str>, path: &Path| matches!(&path.root, PathRoot::Var { ident } if tainted.contains(ident.name.as_str()));
+    let reads_tainted = |tainted: &FxHashSet<&str>, path: &Path| matches!(&path.root, PathRoot::Var { ident } if tainted.contains(ident.name.as_str()));
     for pass in 0.. {
         if pass == MAX_PASSES {
             return true;
@@ -113,7 +117,15 @@ fn may_flow(plan: &Plan) -> bool {
 #[cfg(test)]
 mod tests {
     use super::may_flow;
+    use crate::ast::{Plan, Stmt};
+    use crate::lint::visit;
     use crate::lower::{self, LowerOptions};
+
+    fn statements(plan: &Plan) -> Vec<&Stmt> {
+        let mut out = Vec::new();
+        visit::statements(plan, &mut |stmt, _| out.push(stmt));
+        out
+    }
 
     /// `may_flow` must never say no where the bytecode walk finds a flow:
     /// each plan here has a flow, each through a different way taint moves.
@@ -136,7 +148,7 @@ mod tests {
             assert!(!frontend.has_errors(), "{plan}\n{:#?}", frontend.diagnostics);
             let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
             assert!(!crate::taint::analyze(&module).flows.is_empty(), "no flow in the bytecode of\n{plan}");
-            assert!(may_flow(&frontend.plan), "may_flow missed the flow in\n{plan}");
+            assert!(may_flow(statements(&frontend.plan).into_iter()), "may_flow missed the flow in\n{plan}");
         }
     }
 
@@ -146,7 +158,7 @@ mod tests {
                     VAR g = LAST_RUN.STDOUT\n    RUN \"echo ${g}\"\n    ENV X = \"1\"\n    ASSERT f CONTAINS \"y\"\n}\n";
         let frontend = crate::frontend("t.tiss", plan.as_bytes());
         assert!(!frontend.has_errors(), "{:#?}", frontend.diagnostics);
-        assert!(!may_flow(&frontend.plan));
+        assert!(!may_flow(statements(&frontend.plan).into_iter()));
     }
 
     /// The same on every example plan: wherever the walk finds a flow,
@@ -164,7 +176,11 @@ mod tests {
             assert!(!frontend.has_errors(), "{}", path.display());
             let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
             if !crate::taint::analyze(&module).flows.is_empty() {
-                assert!(may_flow(&frontend.plan), "may_flow missed the flow in {}", path.display());
+                assert!(
+                    may_flow(statements(&frontend.plan).into_iter()),
+                    "may_flow missed the flow in {}",
+                    path.display()
+                );
             }
             checked += 1;
         }
