@@ -14,7 +14,9 @@ pub struct LineCol {
 pub struct SourceFile {
     pub name: String,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Byte offsets of line starts; `u32` like a [`Span`]'s offsets (half
+    /// the memory of `usize`: 0.2 MiB on a 50,000-line plan).
+    line_starts: Vec<u32>,
     /// The line of the last lookup: lookups mostly walk forward through the
     /// file, so the lines just after it are searched first.
     last_line: std::cell::Cell<usize>,
@@ -28,7 +30,7 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, text: String) -> SourceFile {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         SourceFile {
             name: name.into(),
             text,
@@ -43,7 +45,7 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
         let line_index = self.line_index(offset);
-        let line_start = self.line_starts[line_index];
+        let line_start = self.line_starts[line_index] as usize;
         let mut end = offset;
         while !self.text.is_char_boundary(end) {
             end -= 1;
@@ -64,6 +66,8 @@ impl SourceFile {
 
     fn line_index(&self, offset: usize) -> usize {
         let starts = &self.line_starts;
+        // Offsets are at most the text's length, which spans hold in a u32.
+        let offset = offset as u32;
         let hint = self.last_line.get().min(starts.len() - 1);
         // `starts[0]` is 0, so at least one start is at or before `offset`.
         let index = if starts[hint] <= offset {
@@ -92,7 +96,8 @@ impl SourceFile {
         let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
             return "";
         };
-        let end = self.line_starts.get(line).copied().unwrap_or(self.text.len());
+        let start = start as usize;
+        let end = self.line_starts.get(line).map_or(self.text.len(), |&end| end as usize);
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
 

@@ -9,33 +9,35 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found: Vec<(Span, bool, bool)> = Vec::new();
     let text = |span: Span| cx.text(span);
-    visit::statements(cx.plan, &mut |stmt, _| match &stmt.kind {
-        StmtKind::Assert { condition, .. } => {
-            if let Some(value) = constant(condition, &text) {
-                // An ASSERT that always holds is pointed at whole: the
-                // suggestion removes it.
-                found.push(if value { (stmt.span, value, true) } else { (condition.span, value, false) });
-            }
-        }
-        StmtKind::If(first) => {
-            let mut at = &**first;
-            loop {
-                if let Some(value) = constant(&at.condition, &text) {
-                    found.push((at.condition.span, value, false));
-                }
-                match &at.else_branch {
-                    Some(Else::If { stmt, .. }) => at = stmt,
-                    _ => break,
+    for &(stmt, _) in &cx.statements {
+        match &stmt.kind {
+            StmtKind::Assert { condition, .. } => {
+                if let Some(value) = constant(condition, &text) {
+                    // An ASSERT that always holds is pointed at whole: the
+                    // suggestion removes it.
+                    found.push(if value { (stmt.span, value, true) } else { (condition.span, value, false) });
                 }
             }
+            StmtKind::If(first) => {
+                let mut at = &**first;
+                loop {
+                    if let Some(value) = constant(&at.condition, &text) {
+                        found.push((at.condition.span, value, false));
+                    }
+                    match &at.else_branch {
+                        Some(Else::If { stmt, .. }) => at = stmt,
+                        _ => break,
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
-    });
+    }
     for (span, value, removable) in found {
         let value = if value { "TRUE" } else { "FALSE" };
         let mut warning = Diagnostic::warning(

@@ -5,7 +5,7 @@
 //! (Two DEFINE_TASKs of one name are an error, E0212.) The suggestion
 //! numbers the later name.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ast::{Item, StmtKind, StrLit};
 use crate::check::quote;
@@ -13,12 +13,12 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let plan = cx.plan;
     let mut steps: Vec<&StrLit> = Vec::new();
-    let mut tasks: HashMap<&str, Span> = HashMap::new();
+    let mut tasks: FxHashMap<&str, Span> = FxHashMap::default();
     for item in &plan.items {
         match item {
             Item::Step(step) => steps.push(&step.name),
@@ -30,14 +30,14 @@ pub(super) fn check(cx: &mut Lint<'_>) {
             _ => {}
         }
     }
-    visit::statements(plan, &mut |stmt, _| {
+    for &(stmt, _) in &cx.statements {
         if let StmtKind::Step { name, .. } = &stmt.kind {
             steps.push(name);
         }
-    });
+    }
     steps.sort_by_key(|s| s.span.start);
-    let mut first_step: HashMap<&str, Span> = HashMap::new();
-    let mut count: HashMap<&str, usize> = HashMap::new();
+    let mut first_step: FxHashMap<&str, Span> = FxHashMap::default();
+    let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     for name in steps {
         let Some(text) = name.as_literal() else { continue };
         let earlier = first_step

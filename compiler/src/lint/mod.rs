@@ -20,7 +20,7 @@ mod unused_variable;
 pub(crate) mod visit;
 
 use crate::Frontend;
-use crate::ast::Plan;
+use crate::ast::{Plan, Stmt};
 use crate::diagnostic::Diagnostic;
 use crate::source::SourceFile;
 use crate::span::Span;
@@ -49,7 +49,9 @@ pub fn add_warnings(frontend: &mut Frontend) {
 
 /// The warnings of a plan that has no errors.
 fn warnings(plan: &Plan, file: &SourceFile) -> Vec<Diagnostic> {
-    let mut cx = Lint { plan, file, found: Vec::new() };
+    let mut statements = Vec::new();
+    visit::statements(plan, &mut |stmt, in_estimate| statements.push((stmt, in_estimate)));
+    let mut cx = Lint { plan, file, statements, found: Vec::new() };
     unused_variable::check(&mut cx);
     unchecked_run::check(&mut cx);
     run_without_timeout::check(&mut cx);
@@ -65,6 +67,10 @@ fn warnings(plan: &Plan, file: &SourceFile) -> Vec<Diagnostic> {
 struct Lint<'a> {
     plan: &'a Plan,
     file: &'a SourceFile,
+    /// Every statement of the plan in source order, with whether it is in
+    /// an ESTIMATE_COST block: the tree is walked once, and each rule
+    /// reads this list (`visit::statements`).
+    statements: Vec<(&'a Stmt, bool)>,
     found: Vec<Diagnostic>,
 }
 

@@ -6,7 +6,7 @@
 //! every path, a CALLed task's once per CALL, three requests each (the
 //! first and the default two retries).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use tisslang::cost::Dim;
 
@@ -23,11 +23,13 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let plan = cx.plan;
     let mut has_budget = plan.items.iter().any(|i| matches!(i, Item::SetBudget(b) if caps_models(b.dim)));
     let mut prompts = Vec::new();
-    visit::statements(plan, &mut |stmt, in_estimate| match &stmt.kind {
-        StmtKind::SetBudget(b) => has_budget |= caps_models(b.dim),
-        StmtKind::PromptAgent { .. } if !in_estimate => prompts.push(stmt.span),
-        _ => {}
-    });
+    for &(stmt, in_estimate) in &cx.statements {
+        match &stmt.kind {
+            StmtKind::SetBudget(b) => has_budget |= caps_models(b.dim),
+            StmtKind::PromptAgent { .. } if !in_estimate => prompts.push(stmt.span),
+            _ => {}
+        }
+    }
     let Some(&first) = prompts.first() else { return };
     if has_budget {
         return;
@@ -70,7 +72,7 @@ fn caps_models(dim: Dim) -> bool {
 /// cycle: the checker refuses one).
 fn most_prompts(plan: &Plan) -> u64 {
     let tasks = visit::task_bodies(plan);
-    let mut memo: HashMap<&str, u64> = HashMap::new();
+    let mut memo: FxHashMap<&str, u64> = FxHashMap::default();
     let mut total = 0u64;
     for item in &plan.items {
         if let Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) = item {
@@ -82,8 +84,8 @@ fn most_prompts(plan: &Plan) -> u64 {
 
 fn in_block<'a>(
     block: &'a Block,
-    tasks: &HashMap<&'a str, &'a Block>,
-    memo: &mut HashMap<&'a str, u64>,
+    tasks: &FxHashMap<&'a str, &'a Block>,
+    memo: &mut FxHashMap<&'a str, u64>,
     depth: usize,
 ) -> u64 {
     let mut count = 0u64;

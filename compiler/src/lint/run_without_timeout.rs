@@ -8,7 +8,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
 
 /// What the suggestion puts in: a bound that stops a hang, generous enough
 /// not to cut a slow build short. The explanation says to choose one.
@@ -16,14 +16,14 @@ const SUGGESTED: &str = "10m";
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found = Vec::new();
-    visit::statements(cx.plan, &mut |stmt, in_estimate| {
+    for &(stmt, in_estimate) in &cx.statements {
         if let StmtKind::Run { command, dir, timeout: None } = &stmt.kind
             && !in_estimate
         {
             let last = dir.as_ref().map_or(command.span, |d| d.span);
             found.push((stmt.span, last));
         }
-    });
+    }
     for (stmt, last) in found {
         let end = Span { start: last.end, end: last.end };
         let replacement = cx.rewrite(stmt, end, &format!(" TIMEOUT {SUGGESTED}"));

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::ast::StmtKind;
+use rustc_hash::FxHashSet;
+
+use crate::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lower::{self, LowerOptions};
@@ -16,12 +18,12 @@ use super::{Lint, visit};
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut runs = Vec::new();
-    visit::statements(cx.plan, &mut |stmt, _| {
+    for &(stmt, _) in &cx.statements {
         if let StmtKind::Run { .. } = stmt.kind {
             runs.push(stmt.span);
         }
-    });
-    if runs.is_empty() {
+    }
+    if runs.is_empty() || !may_flow(cx.statements.iter().map(|&(stmt, _)| stmt)) {
         return;
     }
     let module = lower::lower(cx.plan, cx.file, LowerOptions { strip_source: true });
@@ -50,5 +52,138 @@ pub(super) fn check(cx: &mut Lint<'_>) {
                  policy's `[taint] run = \"approve\"` (or \"deny\") decides at run time",
             ),
         );
+    }
+}
+
+/// Past this many passes over the VARs, [`may_flow`] gives up and says yes.
+const MAX_PASSES: usize = 8;
+
+/// Whether data from a READ or PROMPT_AGENT may reach some RUN, judged by
+/// variable names alone: the variables those bind, then (to a fixed point)
+/// every VAR made from one of them, must be read by a RUN's command or
+/// directory or by an ENV's value (ENV reaches every later RUN). It errs
+/// towards yes where the bytecode walk would say no (order is ignored, a
+/// field of a variable counts as the variable: STORE is the only way
+/// taint moves between variables, and only VAR lowers to it), so when it
+/// says no there is no flow, and lowering the plan to look is skipped:
+/// that was most of `tissc check`'s time on a large plan.
+fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
+    let mut tainted: FxHashSet<&str> = FxHashSet::default();
+    let mut copies: Vec<(&Ident, &Expr)> = Vec::new();
+    let mut sinks: Vec<&Path> = Vec::new();
+    for stmt in statements {
+        match &stmt.kind {
+            StmtKind::Read { var, .. } | StmtKind::PromptAgent { into: Some(var), .. } => {
+                tainted.insert(var.name.as_str());
+            }
+            StmtKind::Var { name, value } => copies.push((name, value)),
+            StmtKind::Run { command, dir, .. } => {
+                visit::strlit(command, &mut |p| sinks.push(p));
+                if let Some(dir) = dir {
+                    visit::strlit(dir, &mut |p| sinks.push(p));
+                }
+            }
+            StmtKind::Env { value, .. } => visit::expr(value, &mut |p| sinks.push(p)),
+            _ => {}
+        }
+    }
+    if tainted.is_empty() || sinks.is_empty() {
+        return false;
+    }
+    let reads_tainted = |tainted: &FxHashSet<&str>, path: &Path| matches!(&path.root, PathRoot::Var { ident } if tainted.contains(ident.name.as_str()));
+    for pass in 0.. {
+        if pass == MAX_PASSES {
+            return true;
+        }
+        let mut grew = false;
+        for (name, value) in &copies {
+            if tainted.contains(name.name.as_str()) {
+                continue;
+            }
+            let mut reads = false;
+            visit::expr(value, &mut |p| reads |= reads_tainted(&tainted, p));
+            if reads {
+                tainted.insert(name.name.as_str());
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    sinks.iter().any(|path| reads_tainted(&tainted, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_flow;
+    use crate::ast::{Plan, Stmt};
+    use crate::lint::visit;
+    use crate::lower::{self, LowerOptions};
+
+    fn statements(plan: &Plan) -> Vec<&Stmt> {
+        let mut out = Vec::new();
+        visit::statements(plan, &mut |stmt, _| out.push(stmt));
+        out
+    }
+
+    /// `may_flow` must never say no where the bytecode walk finds a flow:
+    /// each plan here has a flow, each through a different way taint moves.
+    #[test]
+    fn may_flow_says_yes_wherever_the_bytecode_walk_finds_a_flow() {
+        let step = |body: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n{body}\n}}\n");
+        let plans = [
+            step("    PROMPT_AGENT \"q\" INTO f\n    RUN \"cat ${f}\""),
+            step("    READ \"x\" AS f\n    ENV X = f\n    RUN \"true\""),
+            // The task copies `b` into `c` before (in source order) the step makes `b` from `f`.
+            "TASK \"t\"\nDEFINE_TASK \"u\" {\n    VAR c = b\n    RUN \"echo ${c}\"\n}\nSTEP \"s\" {\n    \
+             READ \"x\" AS f\n    VAR b = \"${f}\"\n    CALL \"u\"\n}\n"
+                .to_string(),
+            "TASK \"t\"\nDEFINE_TASK \"u\" {\n    RUN \"echo ${a}\"\n}\nSTEP \"s\" {\n    VAR a = \"x\"\n    \
+             PROMPT_AGENT \"q\" INTO a\n    CALL \"u\"\n}\n"
+                .to_string(),
+        ];
+        for plan in plans {
+            let frontend = crate::frontend("t.tiss", plan.as_bytes());
+            assert!(!frontend.has_errors(), "{plan}\n{:#?}", frontend.diagnostics);
+            let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
+            assert!(!crate::taint::analyze(&module).flows.is_empty(), "no flow in the bytecode of\n{plan}");
+            assert!(may_flow(statements(&frontend.plan).into_iter()), "may_flow missed the flow in\n{plan}");
+        }
+    }
+
+    #[test]
+    fn may_flow_says_no_when_no_run_reads_a_tainted_variable() {
+        let plan = "TASK \"t\"\nSTEP \"s\" {\n    READ \"x\" AS f\n    RUN \"ls\"\n    \
+                    VAR g = LAST_RUN.STDOUT\n    RUN \"echo ${g}\"\n    ENV X = \"1\"\n    ASSERT f CONTAINS \"y\"\n}\n";
+        let frontend = crate::frontend("t.tiss", plan.as_bytes());
+        assert!(!frontend.has_errors(), "{:#?}", frontend.diagnostics);
+        assert!(!may_flow(statements(&frontend.plan).into_iter()));
+    }
+
+    /// The same on every example plan: wherever the walk finds a flow,
+    /// `may_flow` says yes.
+    #[test]
+    fn may_flow_agrees_with_the_bytecode_walk_on_the_examples() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).expect("the examples directory") {
+            let path = entry.expect("an example").path();
+            if path.extension().is_none_or(|e| e != "tiss") {
+                continue;
+            }
+            let frontend = crate::frontend("x.tiss", &std::fs::read(&path).expect("read the example"));
+            assert!(!frontend.has_errors(), "{}", path.display());
+            let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
+            if !crate::taint::analyze(&module).flows.is_empty() {
+                assert!(
+                    may_flow(statements(&frontend.plan).into_iter()),
+                    "may_flow missed the flow in {}",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "only {checked} examples found in {}", dir.display());
     }
 }

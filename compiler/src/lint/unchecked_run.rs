@@ -12,9 +12,9 @@
 //! at each CALL, so a task's last RUN is checked by what its callers do
 //! after the CALL; `ESTIMATE_COST` blocks never run and are skipped.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Plan, Stmt, StmtKind};
+use crate::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -31,7 +31,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let mut walker = Walker {
         tasks: visit::task_bodies(plan),
         runs: Vec::new(),
-        run_ids: HashMap::new(),
+        run_ids: FxHashMap::default(),
         executed: Vec::new(),
         frames: 0,
         frame: 0,
@@ -50,7 +50,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         }
     }
     // A task no one calls is walked alone, as if it were a step.
-    let called = called_names(plan);
+    let called = called_names(&cx.statements);
     for item in &plan.items {
         if let Item::DefineTask { name, body, .. } = item
             && !name.as_literal().is_some_and(|n| called.contains(n))
@@ -97,9 +97,9 @@ struct Run {
 
 struct Walker<'a> {
     /// DEFINE_TASK bodies by name (the first definition: what CALL runs).
-    tasks: HashMap<&'a str, &'a Block>,
+    tasks: FxHashMap<&'a str, &'a Block>,
     runs: Vec<Run>,
-    run_ids: HashMap<u32, usize>,
+    run_ids: FxHashMap<u32, usize>,
     /// Every RUN the walk has passed, in order (a TRY's handler may start
     /// after any of its body's).
     executed: Live,
@@ -233,14 +233,14 @@ fn tests_a_file(cond: &Cond) -> bool {
     }
 }
 
-fn called_names(plan: &Plan) -> HashSet<&str> {
-    let mut names = HashSet::new();
-    visit::statements(plan, &mut |stmt, _| {
+fn called_names<'a>(statements: &[(&'a Stmt, bool)]) -> FxHashSet<&'a str> {
+    let mut names = FxHashSet::default();
+    for &(stmt, _) in statements {
         if let StmtKind::Call { task } = &stmt.kind
             && let Some(name) = task.as_literal()
         {
             names.insert(name);
         }
-    });
+    }
     names
 }

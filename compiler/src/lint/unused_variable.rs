@@ -5,7 +5,9 @@
 //! `WITH` sends every variable bound by READ as context (SPEC §7), so it
 //! uses them all. A name starting with `_` is unused on purpose.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ast::{Ident, PathRoot, StmtKind};
 use crate::codes;
@@ -16,14 +18,14 @@ use super::{Lint, visit};
 pub(super) fn check(cx: &mut Lint<'_>) {
     // Bindings by name, in source order (BTreeMap: warnings in a stable order).
     let mut bindings: BTreeMap<u32, (&str, Vec<&Ident>)> = BTreeMap::new();
-    let mut first_at: HashMap<&str, u32> = HashMap::new();
-    let mut used: HashSet<&str> = HashSet::new();
+    let mut first_at: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut used: FxHashSet<&str> = FxHashSet::default();
     let mut read_bound: Vec<&str> = Vec::new();
     let mut prompt_takes_reads = false;
     let plan = cx.plan;
     // Every binding in source order.
     let mut on_binding: Vec<&Ident> = Vec::new();
-    visit::statements(plan, &mut |stmt, _| {
+    for &(stmt, _) in &cx.statements {
         visit::own_reads(stmt, &mut |path| {
             if let PathRoot::Var { ident } = &path.root {
                 used.insert(ident.name.as_str());
@@ -47,7 +49,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
             }
             _ => {}
         }
-    });
+    }
     for item in &plan.items {
         visit::item_reads(item, &mut |path| {
             if let PathRoot::Var { ident } = &path.root {

@@ -2,7 +2,8 @@
 //! path a statement reads in its own expressions, conditions and strings
 //! (the language server's index walks conditions and strings with them too).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item, Path};
 use crate::ast::{Plan, Stmt, StmtKind, StrLit, StrPart};
@@ -20,8 +21,8 @@ pub(super) fn statements<'a>(plan: &'a Plan, f: &mut impl FnMut(&'a Stmt, bool))
 
 /// Every DEFINE_TASK's body by name: the first definition, which is what
 /// a CALL runs.
-pub(super) fn task_bodies(plan: &Plan) -> HashMap<&str, &Block> {
-    let mut tasks = HashMap::new();
+pub(super) fn task_bodies(plan: &Plan) -> FxHashMap<&str, &Block> {
+    let mut tasks = FxHashMap::default();
     for item in &plan.items {
         if let Item::DefineTask { name, body, .. } = item
             && let Some(name) = name.as_literal()
@@ -51,15 +52,16 @@ fn block<'a>(block: &'a Block, in_estimate: bool, f: &mut impl FnMut(&'a Stmt, b
 }
 
 /// The blocks a statement holds (an IF's arms down its ELSE IF chain), each
-/// with whether it is an `ESTIMATE_COST` block.
-pub(super) fn blocks_of(stmt: &Stmt) -> Vec<(&Block, bool)> {
+/// with whether it is an `ESTIMATE_COST` block. Inline up to two: no
+/// allocation but for a longer IF chain or a CHOOSE.
+pub(super) fn blocks_of(stmt: &Stmt) -> SmallVec<[(&Block, bool); 2]> {
     match &stmt.kind {
-        StmtKind::Step { body, .. } => vec![(body, false)],
-        StmtKind::Try { body, handler, .. } => vec![(body, false), (handler, false)],
-        StmtKind::EstimateCost { body, .. } => vec![(body, true)],
+        StmtKind::Step { body, .. } => smallvec::smallvec![(body, false)],
+        StmtKind::Try { body, handler, .. } => smallvec::smallvec![(body, false), (handler, false)],
+        StmtKind::EstimateCost { body, .. } => smallvec::smallvec![(body, true)],
         StmtKind::Choose { options, .. } => options.iter().map(|o| (&o.body, false)).collect(),
         StmtKind::If(first) => {
-            let mut out = Vec::new();
+            let mut out = SmallVec::new();
             let mut at: &IfStmt = first;
             loop {
                 out.push((&at.then_block, false));
@@ -74,7 +76,7 @@ pub(super) fn blocks_of(stmt: &Stmt) -> Vec<(&Block, bool)> {
             }
             out
         }
-        _ => Vec::new(),
+        _ => SmallVec::new(),
     }
 }
 
