@@ -6,6 +6,7 @@
 pub mod bounds;
 pub mod cost;
 pub mod cost_model;
+pub mod crc32;
 pub mod disasm;
 pub mod format;
 pub mod isa;

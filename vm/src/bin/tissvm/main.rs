@@ -31,6 +31,7 @@ mod color;
 mod debug;
 mod estimate;
 mod invalid;
+mod libm_pow;
 mod many;
 mod options;
 mod providers;
