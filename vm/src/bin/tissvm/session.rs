@@ -105,13 +105,7 @@ pub fn open_host(
         );
         return Err(status::INVALID);
     };
-    let limits = match options.limits() {
-        Ok(limits) => limits,
-        Err(e) => {
-            eprintln!("tissvm: {e}");
-            return Err(status::INVALID);
-        }
-    };
+    let limits = remembered.limits;
     if profile != Profile::Strict && (options.max_procs.is_some() || options.max_memory.is_some()) {
         eprintln!(
             "tissvm: note: --max-procs and --max-memory are limits of the `strict` sandbox profile; the `{}` \
@@ -241,8 +235,8 @@ pub fn open_host(
     if let Some(path) = &remembered.log_file {
         match tiss_vm::report::event_log::EventLog::open(path) {
             Ok(mut log) => {
-                if let Some(max) = options.log_max_output {
-                    log.max_output = max;
+                if let Some(max) = remembered.log_max_output {
+                    log.max_output = usize::try_from(max).unwrap_or(usize::MAX);
                 }
                 host.log = Some(log);
             }
