@@ -30,6 +30,7 @@ use super::color;
 use super::options::OutputFormat;
 use super::run::RunArgs;
 use super::status;
+pub use forward::passed_on;
 pub use plans::{Shard, expand};
 
 /// The options of a run of many plans.
@@ -227,7 +228,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         record_dir,
-        passed_on: forward::passed_on()?,
+        passed_on: forward::passed_on("run", forward::DECIDED_PER_PLAN)?,
         program,
         summary: Summary::default(),
         failures: 0,
