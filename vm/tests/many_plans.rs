@@ -407,3 +407,51 @@ fn record_with_many_plans_gives_each_plan_its_own_cassette() {
     assert!(refused.stderr.contains("--record `"), "{}", refused.stderr);
     assert!(refused.stderr.contains("a cassette per plan"), "{}", refused.stderr);
 }
+
+/// A plan that cannot start — it does not compile, or it cannot be read —
+/// still gets its report in `--report-dir`, status `invalid` with what is
+/// wrong, so `collect` counts and shows it like any other.
+#[test]
+fn a_plan_that_cannot_start_gets_a_report_that_collect_shows() {
+    let root = suite(&[
+        ("good.tiss", plan("good", "true")),
+        ("typo.tiss", "TASK \"typo\"\n\nSTEP \"s\" {\n    LOGG \"x\"\n}\n".into()),
+    ]);
+    std::os::unix::fs::symlink("/nonexistent/plan.tiss", root.path().join("suite/gone.tiss")).unwrap();
+    let run = tissvm(root.path(), &["run", "suite", "--report-dir", "reports", "--workdir", "ws"], &[]);
+    run.expect(2);
+    assert_eq!(lines_starting(&run, "ERROR").len(), 2, "{}", run.stdout);
+
+    let typo: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/typo.json")).unwrap()).unwrap();
+    assert_eq!((typo["status"].as_str(), typo["exit_code"].as_u64()), (Some("invalid"), Some(2)), "{typo}");
+    assert_eq!(typo["diagnostics"][0]["code"], "E0101", "{typo}");
+    assert_eq!(typo["diagnostics"][0]["line"], 4, "{typo}");
+    let gone: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/gone.json")).unwrap()).unwrap();
+    assert_eq!(gone["status"], "invalid", "{gone}");
+    assert!(gone["error"].as_str().is_some_and(|e| e.contains("cannot read")), "{gone}");
+
+    let collected = tissvm(root.path(), &["collect", "reports"], &[]);
+    collected.expect(2);
+    assert!(collected.stdout.contains("── ERROR suite/typo.tiss ──"), "{}", collected.stdout);
+    assert!(
+        collected.stdout.contains("suite/typo.tiss:4:5: error[E0101]: `LOGG` is not a statement"),
+        "{}",
+        collected.stdout
+    );
+    assert!(collected.stdout.contains("cannot read `suite/gone.tiss`"), "{}", collected.stdout);
+    assert!(
+        collected.stdout.lines().last().unwrap_or("").starts_with("1 passed, 2 failed"),
+        "{}",
+        collected.stdout
+    );
+    let json = tissvm(root.path(), &["collect", "reports", "--output-format", "json"], &[]);
+    let statuses: Vec<String> = json.json()["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(statuses.iter().filter(|s| *s == "invalid").count(), 2, "{statuses:?}");
+}
