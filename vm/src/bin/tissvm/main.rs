@@ -26,6 +26,7 @@ use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
+mod checkpoint;
 mod collect;
 mod color;
 mod debug;

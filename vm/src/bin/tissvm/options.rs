@@ -183,6 +183,14 @@ pub struct SnapshotOptions {
     /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
     #[arg(long, value_name = "DIR")]
     pub snapshot_dir: Option<PathBuf>,
+
+    /// Keep FILE a snapshot of the run as it stands before each effect (RUN,
+    /// PROMPT_AGENT, WRITE, APPEND), replaced at each: a run killed outright
+    /// (SIGKILL) resumes from it with `tissvm resume --force FILE`, the
+    /// effect in flight running again. With many plans and --report-dir,
+    /// each plan keeps one there.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -241,6 +241,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             lock,
             key: key.ok(),
         }),
+        checkpoint: args.snapshot_options.checkpoint.clone(),
     };
     session::execute(start, &args.host, &args.report, remembered)
 }

@@ -24,6 +24,7 @@ pub const DECIDED_PER_PLAN: &[&str] = &[
     "output_format",
     "report",
     "snapshot_dir",
+    "checkpoint",
     "log_file",
     "record",
 ];
