@@ -25,6 +25,14 @@ pub fn write_temp_with(
     mode: Option<u32>,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<PathBuf> {
+    temp_file(dir, mode, |file| write(file).and_then(|()| file.sync_all()))
+}
+
+fn temp_file(
+    dir: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<PathBuf> {
     loop {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!(".tiss-{}-{n}.tmp", std::process::id()));
@@ -38,7 +46,7 @@ pub fn write_temp_with(
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
             Err(e) => return Err(e),
         };
-        if let Err(e) = write(&mut file).and_then(|()| file.sync_all()) {
+        if let Err(e) = write(&mut file) {
             let _ = fs::remove_file(&path);
             return Err(e);
         }
@@ -84,6 +92,18 @@ pub fn write_atomically_with(
     sync_dir(dir)
 }
 
+/// Replaces `target` with `bytes` atomically but not durably: a reader,
+/// or a process that outlives this one, sees the old content or the whole
+/// new one, but a crash of the machine may lose the new. For files
+/// rewritten often, where an fsync each time would cost more than the file
+/// is worth (the VM's checkpoints).
+pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    let temp = temp_file(parent_of(target), mode, |file| file.write_all(bytes))?;
+    fs::rename(&temp, target).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +119,19 @@ mod tests {
         assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(names, [std::ffi::OsString::from("out.bin")]);
+    }
+
+    #[test]
+    fn unsynced_replaces_the_file_and_leaves_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.bin");
+        fs::write(&target, b"old").unwrap();
+        replace_unsynced(&target, b"new content", Some(0o600)).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new content");
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names, [std::ffi::OsString::from("out.bin")]);
+        assert!(replace_unsynced(&dir.path().join("no/such/dir"), b"x", None).is_err());
     }
 
     #[test]
