@@ -35,7 +35,7 @@ impl Checkpoint {
     /// anything runs.
     pub fn open(path: &Path, program: &Program, bytecode: Option<&[u8]>) -> Result<Checkpoint, String> {
         let dir = tiss_compiler::atomic_write::parent_of(path);
-        std::fs::create_dir_all(&dir).map_err(|e| {
+        std::fs::create_dir_all(dir).map_err(|e| {
             format!("--checkpoint `{}`: cannot create `{}`: {e}", path.display(), dir.display())
         })?;
         if path.is_dir() {
