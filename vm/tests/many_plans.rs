@@ -407,3 +407,150 @@ fn record_with_many_plans_gives_each_plan_its_own_cassette() {
     assert!(refused.stderr.contains("--record `"), "{}", refused.stderr);
     assert!(refused.stderr.contains("a cassette per plan"), "{}", refused.stderr);
 }
+
+/// A plan that cannot start — it does not compile, or it cannot be read —
+/// still gets its report in `--report-dir`, status `invalid` with what is
+/// wrong, so `collect` counts and shows it like any other.
+#[test]
+fn a_plan_that_cannot_start_gets_a_report_that_collect_shows() {
+    let root = suite(&[
+        ("good.tiss", plan("good", "true")),
+        ("typo.tiss", "TASK \"typo\"\n\nSTEP \"s\" {\n    LOGG \"x\"\n}\n".into()),
+    ]);
+    std::os::unix::fs::symlink("/nonexistent/plan.tiss", root.path().join("suite/gone.tiss")).unwrap();
+    let run = tissvm(root.path(), &["run", "suite", "--report-dir", "reports", "--workdir", "ws"], &[]);
+    run.expect(2);
+    assert_eq!(lines_starting(&run, "ERROR").len(), 2, "{}", run.stdout);
+
+    let typo: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/typo.json")).unwrap()).unwrap();
+    assert_eq!((typo["status"].as_str(), typo["exit_code"].as_u64()), (Some("invalid"), Some(2)), "{typo}");
+    assert_eq!(typo["diagnostics"][0]["code"], "E0101", "{typo}");
+    assert_eq!(typo["diagnostics"][0]["line"], 4, "{typo}");
+    let gone: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/gone.json")).unwrap()).unwrap();
+    assert_eq!(gone["status"], "invalid", "{gone}");
+    assert!(gone["error"].as_str().is_some_and(|e| e.contains("cannot read")), "{gone}");
+
+    let collected = tissvm(root.path(), &["collect", "reports"], &[]);
+    collected.expect(2);
+    assert!(collected.stdout.contains("── ERROR suite/typo.tiss ──"), "{}", collected.stdout);
+    assert!(
+        collected.stdout.contains("suite/typo.tiss:4:5: error[E0101]: `LOGG` is not a statement"),
+        "{}",
+        collected.stdout
+    );
+    assert!(collected.stdout.contains("cannot read `suite/gone.tiss`"), "{}", collected.stdout);
+    assert!(
+        collected.stdout.lines().last().unwrap_or("").starts_with("1 passed, 2 failed"),
+        "{}",
+        collected.stdout
+    );
+    let json = tissvm(root.path(), &["collect", "reports", "--output-format", "json"], &[]);
+    let statuses: Vec<String> = json.json()["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(statuses.iter().filter(|s| *s == "invalid").count(), 2, "{statuses:?}");
+}
+
+/// The pids of `pid`'s children, as the kernel lists them.
+fn children(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+/// SIGKILL, as a scheduler sends when its KillWait runs out: the run of
+/// many plans and each plan's `tissvm` die at once, with no chance to
+/// suspend or report. `--continue-from-reports` resumes each plan from its
+/// checkpoint, the state before its last effect: the effects before it do
+/// not run again, the one in flight does (it finds its own marker and
+/// ends at once).
+#[test]
+fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
+    let killed = |name: &str| {
+        format!(
+            "TASK \"{name}\"\n\nSTEP \"first\" {{\n    RUN \"echo once >> count.txt\"\n    APPEND \"appended.txt\" \
+             FROM \"once\\n\"\n}}\n\nSTEP \"wait\" {{\n    RUN \"echo try >> tries.txt; if [ -e started ]; then exit \
+             0; fi; touch started; sleep 60\"\n}}\n\nSTEP \"last\" {{\n    RUN \"echo last >> count.txt\"\n}}\n"
+        )
+    };
+    let root = suite(&[("x.tiss", killed("x")), ("y.tiss", killed("y"))]);
+    let args = ["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"];
+    let parent = command()
+        .args(args)
+        .current_dir(root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&root.path().join("ws/suite/x/started"));
+    wait_for(&root.path().join("ws/suite/y/started"));
+    let plans = children(parent.id());
+    assert_eq!(plans.len(), 2, "a tissvm per plan: {plans:?}");
+    // SAFETY: SIGKILL to our own child and its children.
+    unsafe { libc::kill(parent.id() as i32, libc::SIGKILL) };
+    for pid in plans {
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    finish(parent);
+    for plan in ["x", "y"] {
+        assert!(!root.path().join(format!("reports/suite/{plan}.json")).exists(), "killed: no report");
+        assert!(root.path().join(format!("reports/suite/{plan}.snapshots/checkpoint.snap")).is_file());
+    }
+
+    let again = tissvm(root.path(), &[&args[..], &["--continue-from-reports"]].concat(), &[]);
+    again.expect(0);
+    assert_eq!(lines_starting(&again, "PASS").len(), 2, "{}\n{}", again.stdout, again.stderr);
+    for plan in ["x", "y"] {
+        let read = |file: &str| {
+            std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}/{file}"))).unwrap()
+        };
+        assert_eq!(read("count.txt"), "once\nlast\n", "plan {plan}: an effect before the kill ran again");
+        assert_eq!(read("appended.txt"), "once\n", "plan {plan}");
+        assert_eq!(read("tries.txt"), "try\ntry\n", "plan {plan}: the RUN in flight runs again, once");
+        let report: Json = serde_json::from_slice(
+            &std::fs::read(root.path().join(format!("reports/suite/{plan}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(report["status"], "passed", "{report}");
+        let left = common::listing(&root.path().join(format!("reports/suite/{plan}.snapshots")));
+        assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+    }
+}
+
+/// `--checkpoint` on one plan: killed outright, it resumes with `tissvm
+/// resume --force` from the checkpoint; with many plans it is refused.
+#[test]
+fn checkpoint_keeps_one_run_resumable_after_a_sigkill() {
+    let root = suite(&[("k.tiss", plan("k", "echo once >> count.txt; touch started; sleep 60"))]);
+    let child = command()
+        .args(["run", "suite/k.tiss", "--workdir", "ws", "--checkpoint", "k.snap"])
+        .current_dir(root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::fs::create_dir_all(root.path().join("ws")).unwrap();
+    wait_for(&root.path().join("ws/started"));
+    // SAFETY: SIGKILL to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    finish(child);
+    let snapshot =
+        tiss_vm::session::snapshot::read_snapshot(&std::fs::read(root.path().join("k.snap")).unwrap())
+            .expect("a valid snapshot");
+    assert_eq!(snapshot.resumed, None);
+    assert_eq!(snapshot.workspace, root.path().join("ws"));
+
+    let many = tissvm(root.path(), &["run", "suite", "--checkpoint", "x.snap"], &[]);
+    many.expect(2);
+    assert!(many.stderr.contains("--report-dir keeps a checkpoint for each plan"), "{}", many.stderr);
+}

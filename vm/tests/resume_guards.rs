@@ -2,8 +2,9 @@
 //! resumed once (refused again, exit 2, naming what continued it, unless
 //! `--force`); `tissvm resume` goes on with the run's options
 //! (`--snapshot-dir`, `--log-file`, provider, sandbox profile,
-//! `--env-allow`, budgets), a flag given again overriding the remembered
-//! one; a budget on resume only lowers a cap unless `--raise-budget`.
+//! `--env-allow`, the `strict` limits, budgets), a flag given again
+//! overriding the remembered one; a budget or a limit on resume only
+//! lowers a cap unless `--raise-budget`.
 
 mod common;
 
@@ -348,8 +349,9 @@ fn resume_help_says_what_it_remembers() {
         "--force",
         "--raise-budget",
         "--snapshot-dir, --log-file, the provider settings (the key's variable by name, never its value), \
-         --sandbox-profile, the command policy (its rules; only --policy or TISS_POLICY replaces it), --env-allow \
-         and the budgets in force",
+         --sandbox-profile, the command policy (its rules; only --policy or TISS_POLICY replaces it), --env-allow, \
+         --max-procs, --max-memory, --log-max-output and the budgets in force",
+        "a --budget, --max-procs or --max-memory only lowers a cap unless --raise-budget",
         "A flag given here overrides the remembered one",
         "A snapshot is resumed once",
     ] {
@@ -422,4 +424,56 @@ fn of_two_concurrent_resumes_exactly_one_runs() {
         let expected = "a\n".to_string() + &"b\n".repeat(round);
         assert_eq!(fx.read("effects.txt"), expected, "round {round}: the effect after the snapshot ran once");
     }
+}
+
+/// Appends the `pids.max` of the cgroup a RUN runs in (v1 or v2) to `limits.txt`.
+const PIDS_MAX: &str = r#"    RUN "for f in /sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)/pids.max /sys/fs/cgroup$(grep ^0:: /proc/self/cgroup | cut -d: -f3)/pids.max; do if [ -f $f ]; then cat $f >> limits.txt; break; fi; done""#;
+
+/// The `strict` profile's limits (`--max-procs`, `--max-memory`) hold on
+/// resume without being given again; given again they only lower, unless
+/// `--raise-budget`. Needs `strict` (root, cgroups): skips loudly where it
+/// is refused, fails under `CI=true`.
+#[test]
+fn resume_keeps_the_sandbox_limits_and_only_lowers_them() {
+    let fx = Fixture::new();
+    let probe = fx.run("TASK \"p\"\nSTEP \"s\" {\n    RUN \"true\"\n}\n", &["--sandbox-profile", "strict"]);
+    if probe.code != Some(0) {
+        probe.expect(5);
+        let message = format!("the strict profile is refused on this machine: {}", probe.stderr.trim());
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
+        eprintln!("SKIPPED: {message}");
+        return;
+    }
+    let plan = format!("TASK \"Limits\"\nSTEP \"s\" {{\n{PIDS_MAX}\n    PAUSE \"half\"\n{PIDS_MAX}\n}}\n");
+    let args =
+        ["--sandbox-profile", "strict", "--max-procs", "7", "--max-memory", "64M", "--log-max-output", "100"];
+    let snap = snapshot_of(&fx.run_json(&plan, &args, &[]));
+    let remembered = read_snapshot(&std::fs::read(&snap).unwrap()).unwrap().options;
+    assert_eq!((remembered.limits.max_procs, remembered.limits.max_memory), (7, 64 << 20));
+    assert_eq!(remembered.log_max_output, Some(100));
+    let bytes = std::fs::read(&snap).unwrap();
+    let limits = |expected: &str| {
+        assert_eq!(fx.read("limits.txt"), expected);
+        std::fs::remove_file(fx.ws().join("limits.txt")).unwrap();
+        std::fs::write(&snap, &bytes).unwrap();
+    };
+    limits("7\n");
+
+    // Nothing given: the run's limit.
+    fx.resume(&snap, &["--answer", "continue"]).expect(0);
+    limits("7\n");
+    // Higher: not raised, and stderr says so.
+    let kept = fx.resume(&snap, &["--answer", "continue", "--max-procs", "50"]);
+    kept.expect(0);
+    assert!(
+        kept.stderr.contains("--max-procs 50 does not raise the run's limit (7); add --raise-budget"),
+        "{}",
+        kept.stderr
+    );
+    limits("7\n");
+    // With --raise-budget it is raised; lower is always taken.
+    fx.resume(&snap, &["--answer", "continue", "--max-procs", "50", "--raise-budget"]).expect(0);
+    limits("50\n");
+    fx.resume(&snap, &["--answer", "continue", "--max-procs", "5"]).expect(0);
+    limits("5\n");
 }

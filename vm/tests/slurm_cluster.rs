@@ -135,6 +135,38 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
     again.expect(2);
     assert!(again.stderr.contains("already holds reports"), "{}", again.stderr);
 
+    // Run options reach each task's `tissvm run`, quoted: a policy file
+    // whose name holds a space and a quote denies the plan's second RUN.
+    std::fs::create_dir_all(root.path().join("opts")).unwrap();
+    std::fs::write(
+        root.path().join("opts/p.tiss"),
+        format!("TASK \"p\"\n\n{}\n{}", step("s", "echo ok > ok.txt"), step("t", "echo denied")),
+    )
+    .unwrap();
+    std::fs::write(root.path().join("it's a policy.toml"), "[commands]\ndeny = [\"echo denied*\"]\n")
+        .unwrap();
+    let run = tissvm(
+        &cluster,
+        root.path(),
+        &[
+            "slurm",
+            "opts",
+            "--report-dir",
+            "opts-reports",
+            "--policy",
+            "it's a policy.toml",
+            "--max-procs",
+            "9",
+            "--wait",
+        ],
+    );
+    run.expect(5);
+    let denied = report(&root.path().join("opts-reports/opts/p.json"));
+    assert_eq!(denied["status"], "security_violation", "{denied}");
+    assert!(root.path().join("opts-reports/workspaces/opts/p/ok.txt").is_file());
+    let script = std::fs::read_to_string(root.path().join("opts-reports/tissvm-slurm.sh")).unwrap();
+    assert!(script.contains("--max-procs=9"), "{script}");
+
     // A plan in the middle of its work when Slurm interrupts its task: it
     // suspends into the report directory, the task starts again and
     // resumes it from the snapshot, and no effect runs twice.
@@ -239,4 +271,23 @@ fn interrupted(cluster: &Cluster, root: &Path, name: &str, interrupt: &dyn Fn(&s
     let collected = tissvm(cluster, root, &["collect", name]);
     collected.expect(0);
     assert!(collected.stdout.contains("1 passed, 0 failed"), "{}", collected.stdout);
+}
+
+/// A run option `tissvm run` would refuse is refused before anything is
+/// submitted (no cluster needed: `sbatch` is never reached).
+#[test]
+fn slurm_checks_the_run_options_before_submitting() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("p.tiss"), "TASK \"p\"\n\nSTEP \"s\" {\n    LOG \"x\"\n}\n").unwrap();
+    for (args, says) in [
+        (&["--budget", "RUNS=1"][..], "`RUNS` is not a cost dimension"),
+        (&["--policy", "missing policy.toml"][..], "missing policy.toml"),
+        (&["--max-procs", "0"][..], "--max-procs 0"),
+    ] {
+        let run =
+            common::tissvm(root.path(), &[&["slurm", "p.tiss", "--report-dir", "r"], args].concat(), &[]);
+        run.expect(2);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert!(!root.path().join("r/tissvm-slurm.sh").exists(), "{args:?}: nothing is written or submitted");
+    }
 }

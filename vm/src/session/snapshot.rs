@@ -76,6 +76,7 @@ use tisslang::format::LoadError;
 use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
+use crate::host::sandbox::Limits as SandboxLimits;
 use crate::machine::Machine;
 use crate::machine::bounds::Limits;
 use crate::policy::PolicyRules;
@@ -85,7 +86,7 @@ use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 12;
+pub const SNAPSHOT_VERSION: u16 = 13;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";
@@ -146,6 +147,11 @@ pub struct RememberedOptions {
     /// The command policy (`--policy`, `tiss.toml` [policy]): its rules, so
     /// a resumed run keeps them whatever the file says by then.
     pub policy: PolicyRules,
+    /// `--max-procs` and `--max-memory` (the `strict` profile's cgroup
+    /// limits), as in force: a resumed run enforces the same.
+    pub limits: SandboxLimits,
+    /// `--log-max-output`; `None`: the log's default.
+    pub log_max_output: Option<u64>,
 }
 
 impl Default for RememberedOptions {
@@ -159,6 +165,8 @@ impl Default for RememberedOptions {
             sandbox_profile: "standard".into(),
             env_allow: Vec::new(),
             policy: PolicyRules::default(),
+            limits: SandboxLimits::default(),
+            log_max_output: None,
         }
     }
 }
@@ -377,6 +385,9 @@ struct OptionsWire {
     #[serde(deserialize_with = "bounded::env_allow")]
     env_allow: Vec<String>,
     policy: PolicyRules,
+    max_procs: u64,
+    max_memory: u64,
+    log_max_output: Option<u64>,
 }
 
 mod bounded {
@@ -408,6 +419,9 @@ impl OptionsWire {
             sandbox_profile: options.sandbox_profile.clone(),
             env_allow: options.env_allow.clone(),
             policy: options.policy.clone(),
+            max_procs: options.limits.max_procs,
+            max_memory: options.limits.max_memory,
+            log_max_output: options.log_max_output,
         }
     }
 
@@ -419,6 +433,8 @@ impl OptionsWire {
             sandbox_profile: self.sandbox_profile,
             env_allow: self.env_allow,
             policy: self.policy,
+            limits: SandboxLimits { max_procs: self.max_procs, max_memory: self.max_memory },
+            log_max_output: self.log_max_output,
         }
     }
 }

@@ -142,6 +142,10 @@ fn write_text(
         if report["failure"].is_object() {
             details.push_str(&combined::failure_text(&report["failure"]));
         }
+        // A plan that did not compile: each diagnostic, as `tissc check` would place it.
+        for diagnostic in report["diagnostics"].as_array().into_iter().flatten() {
+            details.push_str(&diagnostic_line(diagnostic));
+        }
         if let Some(error) = report["error"].as_str() {
             details.push_str(&format!("{error}\n"));
         }
@@ -154,6 +158,22 @@ fn write_text(
     }
     writeln!(out, "{}", summary.counts_line(elapsed))?;
     out.flush()
+}
+
+/// One compiler diagnostic of a report (`--error-format json`'s object)
+/// on a line: `FILE:LINE:COLUMN: SEVERITY[CODE]: MESSAGE`.
+fn diagnostic_line(diagnostic: &Json) -> String {
+    let text = |key: &str| diagnostic[key].as_str().unwrap_or("?").to_string();
+    let number = |key: &str| diagnostic[key].as_u64().map_or("?".to_string(), |n| n.to_string());
+    format!(
+        "{}:{}:{}: {}[{}]: {}\n",
+        text("file"),
+        number("line"),
+        number("column"),
+        text("severity"),
+        text("code"),
+        text("message")
+    )
 }
 
 /// How many reports `dir` holds.

@@ -26,6 +26,7 @@ use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
+mod checkpoint;
 mod collect;
 mod color;
 mod debug;
@@ -151,9 +152,12 @@ enum Command {
     /// run's options: --snapshot-dir, --log-file, the provider settings (the
     /// key's variable by name, never its value), --sandbox-profile, the
     /// command policy (its rules; only --policy or TISS_POLICY replaces it),
-    /// --env-allow and the budgets in force. A flag given
-    /// here overrides the remembered one (--workdir the workspace); a
-    /// --budget only lowers a cap unless --raise-budget.
+    /// --env-allow, --max-procs, --max-memory, --log-max-output and the
+    /// budgets in force. A flag given here overrides the remembered one
+    /// (--workdir the workspace); a --budget, --max-procs or --max-memory
+    /// only lowers a cap unless --raise-budget. The output options
+    /// (--output-format, --report, --color) and --answers are this
+    /// command's own, not remembered.
     ///
     /// A snapshot is resumed once: its file records that it was, and what
     /// continued it, and resuming it again is refused unless --force, since

@@ -32,7 +32,7 @@ pub struct HostOptions {
 
     /// What the log file keeps of each stream of each command, in bytes: the
     /// first and the last half, with the count of what was left out between
-    /// (default 1 MiB; not remembered on resume).
+    /// (default 1 MiB).
     #[arg(long, value_name = "BYTES")]
     pub log_max_output: Option<usize>,
 
@@ -61,13 +61,12 @@ pub struct HostOptions {
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub sandbox_profile: Option<SandboxProfile>,
 
-    /// `strict`: processes a RUN may have at once (default 256; not
-    /// remembered on resume).
+    /// `strict`: processes a RUN may have at once (default 256).
     #[arg(long, value_name = "N")]
     pub max_procs: Option<u64>,
 
     /// `strict`: memory a RUN's processes may use together, e.g. `4G` or
-    /// `512M` (default 4G; not remembered on resume).
+    /// `512M` (default 4G).
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
 
@@ -112,6 +111,8 @@ impl HostOptions {
             },
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
             policy: self.policy_rules(base.policy)?,
+            limits: self.limits_over(base.limits)?,
+            log_max_output: self.log_max_output.map(|n| n as u64).or(base.log_max_output),
         })
     }
 
@@ -135,9 +136,9 @@ impl HostOptions {
 }
 
 impl HostOptions {
-    /// `--max-procs` and `--max-memory`, over the defaults.
-    pub fn limits(&self) -> Result<Limits, String> {
-        let mut limits = Limits::default();
+    /// `--max-procs` and `--max-memory`, each given over `base`'s.
+    fn limits_over(&self, base: Limits) -> Result<Limits, String> {
+        let mut limits = base;
         if let Some(n) = self.max_procs {
             if n == 0 {
                 return Err("--max-procs 0 would let a RUN start nothing; give at least 1".into());
@@ -182,6 +183,14 @@ pub struct SnapshotOptions {
     /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
     #[arg(long, value_name = "DIR")]
     pub snapshot_dir: Option<PathBuf>,
+
+    /// Keep FILE a snapshot of the run as it stands before each effect (RUN,
+    /// PROMPT_AGENT, WRITE, APPEND), replaced at each: a run killed outright
+    /// (SIGKILL) resumes from it with `tissvm resume --force FILE`, the
+    /// effect in flight running again. With many plans and --report-dir,
+    /// each plan keeps one there.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -4,7 +4,8 @@
 //! given again. Guards on resume (SPEC §9): a snapshot is resumed once —
 //! [`Mark`] records in its file that it is, and what continued it — and by
 //! one process at a time (`ResumeLock`, held until this one exits, however
-//! it exits); a `--budget` only lowers a cap unless `--raise-budget`.
+//! it exits); a `--budget`, `--max-procs` or `--max-memory` only lowers a
+//! cap unless `--raise-budget`.
 //!
 //! What the snapshot claims is followed only if this user's key signed it
 //! (SPEC §6): its workspace (`session::workspace_claim`: otherwise
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tiss_compiler::cli_support::shell_word;
+use tiss_vm::host::sandbox::Limits;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::provider::settings::{Key, Origin};
@@ -58,8 +60,8 @@ pub struct ResumeArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Let `--budget` raise the cap in force; without it a budget given on
-    /// resume only lowers one.
+    /// Let `--budget`, `--max-procs` and `--max-memory` raise the cap in
+    /// force; without it one given on resume only lowers it.
     #[arg(long)]
     pub raise_budget: bool,
 
@@ -184,7 +186,13 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
     };
     // The options a snapshot remembers are followed only if it is this user's.
     let remembered = if signed.is_ok() {
-        claimed.clone()
+        let mut claimed = claimed.clone();
+        if !args.raise_budget {
+            for note in keep_limits_down(&snap.options.limits, &mut claimed.limits) {
+                eprintln!("tissvm: {note}");
+            }
+        }
+        claimed
     } else {
         match over(RememberedOptions::default(), Origin::Default) {
             Ok(r) => r,
@@ -233,6 +241,7 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
             lock,
             key: key.ok(),
         }),
+        checkpoint: args.snapshot_options.checkpoint.clone(),
     };
     session::execute(start, &args.host, &args.report, remembered)
 }
@@ -318,10 +327,41 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
     if run.policy != fresh.policy && now.policy == run.policy {
         flags.push(format!("policy from {}", run.policy.origin));
     }
+    if run.limits.max_procs != fresh.limits.max_procs && now.limits.max_procs == run.limits.max_procs {
+        flags.push(format!("--max-procs {}", run.limits.max_procs));
+    }
+    if run.limits.max_memory != fresh.limits.max_memory && now.limits.max_memory == run.limits.max_memory {
+        flags.push(format!("--max-memory {}", run.limits.max_memory));
+    }
+    if let Some(max) = run.log_max_output.filter(|_| now.log_max_output == run.log_max_output) {
+        flags.push(format!("--log-max-output {max}"));
+    }
     if now.env_allow == run.env_allow {
         flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));
     }
     flags
+}
+
+/// Like a budget, a sandbox limit given on resume only lowers the run's
+/// (`--raise-budget` lets it rise): `now` keeps `run`'s where it would
+/// raise it, and what is returned says so, per limit.
+fn keep_limits_down(run: &Limits, now: &mut Limits) -> Vec<String> {
+    let mut notes = Vec::new();
+    if now.max_procs > run.max_procs {
+        notes.push(format!(
+            "--max-procs {} does not raise the run's limit ({}); add --raise-budget to raise it",
+            now.max_procs, run.max_procs
+        ));
+        now.max_procs = run.max_procs;
+    }
+    if now.max_memory > run.max_memory {
+        notes.push(format!(
+            "--max-memory {} does not raise the run's limit ({} bytes); add --raise-budget to raise it",
+            now.max_memory, run.max_memory
+        ));
+        now.max_memory = run.max_memory;
+    }
+    notes
 }
 
 /// Why a snapshot that another process is resuming is refused, and what to

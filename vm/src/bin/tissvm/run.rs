@@ -64,7 +64,8 @@ pub fn run(module: Module, args: &RunArgs) -> u8 {
     }
     let machine = Machine::new(&program);
     let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None };
+    let checkpoint = args.snapshot.checkpoint.clone();
+    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None, checkpoint };
     let remembered = match args.host.over(
         args.snapshot.snapshot_dir.as_deref(),
         RememberedOptions::default(),

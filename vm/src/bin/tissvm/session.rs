@@ -26,6 +26,7 @@ use tiss_vm::session::snapshot_key::{KeyError, KeyFile, SnapshotKey};
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
+use super::checkpoint::Checkpoint;
 use super::color;
 use super::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
 use super::resume::Mark;
@@ -44,6 +45,8 @@ pub struct Start {
     pub first: Option<Reply>,
     /// The snapshot this run resumes, if any.
     pub resumed: Option<Resumed>,
+    /// `--checkpoint`: where the state before each effect is kept.
+    pub checkpoint: Option<PathBuf>,
 }
 
 /// What a resumed run keeps of its snapshot.
@@ -105,13 +108,7 @@ pub fn open_host(
         );
         return Err(status::INVALID);
     };
-    let limits = match options.limits() {
-        Ok(limits) => limits,
-        Err(e) => {
-            eprintln!("tissvm: {e}");
-            return Err(status::INVALID);
-        }
-    };
+    let limits = remembered.limits;
     if profile != Profile::Strict && (options.max_procs.is_some() || options.max_memory.is_some()) {
         eprintln!(
             "tissvm: note: --max-procs and --max-memory are limits of the `strict` sandbox profile; the `{}` \
@@ -241,8 +238,8 @@ pub fn open_host(
     if let Some(path) = &remembered.log_file {
         match tiss_vm::report::event_log::EventLog::open(path) {
             Ok(mut log) => {
-                if let Some(max) = options.log_max_output {
-                    log.max_output = max;
+                if let Some(max) = remembered.log_max_output {
+                    log.max_output = usize::try_from(max).unwrap_or(usize::MAX);
                 }
                 host.log = Some(log);
             }
@@ -296,7 +293,7 @@ pub fn execute(
     reporting: &ReportOptions,
     remembered: RememberedOptions,
 ) -> u8 {
-    let Start { program, mut machine, bytecode, workdir, first, mut resumed } = start;
+    let Start { program, mut machine, bytecode, workdir, first, mut resumed, checkpoint } = start;
     if let Err(e) = reporting.check() {
         eprintln!("tissvm: {e}");
         return status::INVALID;
@@ -323,6 +320,14 @@ pub fn execute(
     };
     host.recorder = recorder;
     machine.set_policy(policy);
+    let checkpoint =
+        match checkpoint.map(|path| Checkpoint::open(&path, &program, bytecode.as_deref())).transpose() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("tissvm: {e}");
+                return status::INVALID;
+            }
+        };
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
@@ -343,14 +348,39 @@ pub fn execute(
     // The machine as it stood before a RUN: a RUN killed by a second Ctrl-C
     // did not complete, so the run suspends before it, not after.
     let mut before_run: Option<Machine> = None;
-    let mut outcome = machine.run_until(&program, &mut host, |m| {
-        if interrupt::requested() {
-            return true;
+    // With a checkpoint, the run stops before each effect to write it, and
+    // goes on from that boundary without stopping there again.
+    let mut checkpointed = false;
+    let mut outcome = loop {
+        let outcome = machine.run_until(&program, &mut host, |m| {
+            if interrupt::requested() {
+                return true;
+            }
+            if checkpoint.is_some() && !std::mem::take(&mut checkpointed) && Checkpoint::due(&program, m) {
+                return true;
+            }
+            before_run =
+                matches!(program.module.code.get(m.pc as usize), Some(Instr::Run { .. })).then(|| m.clone());
+            false
+        });
+        match &checkpoint {
+            Some(checkpoint)
+                if outcome == Outcome::Running
+                    && !interrupt::requested()
+                    && Checkpoint::due(&program, &machine) =>
+            {
+                let left = host.answers.iter().filter(|r| r.entry.is_some()).count() as u32;
+                let position = answers_file
+                    .as_ref()
+                    .map(|f| AnswersPosition { file: f.path.clone(), next: f.len - left });
+                let workspace = host.workspace.root().to_path_buf();
+                let parts = Parts { workspace: &workspace, answers: position.as_ref(), options: &remembered };
+                checkpoint.write(&program, &machine, &parts, &mut host);
+                checkpointed = true;
+            }
+            _ => break outcome,
         }
-        before_run =
-            matches!(program.module.code.get(m.pc as usize), Some(Instr::Run { .. })).then(|| m.clone());
-        false
-    });
+    };
     if interrupt::killed_runs() > killed_before
         && let Some(saved) = before_run.take()
     {
@@ -494,16 +524,16 @@ fn apply_budget(machine: &mut Machine, dim: Dim, value: u64, raise: bool) {
 }
 
 /// What a snapshot holds besides the machine and the bytecode.
-struct Parts<'a> {
-    workspace: &'a Path,
-    answers: Option<&'a AnswersPosition>,
-    options: &'a RememberedOptions,
+pub struct Parts<'a> {
+    pub workspace: &'a Path,
+    pub answers: Option<&'a AnswersPosition>,
+    pub options: &'a RememberedOptions,
 }
 
 /// This user's snapshot key, made now if there is none yet; if there is no
 /// usable one, stderr says why: the snapshot is written unsigned (never
 /// lost), and resuming it needs `--workdir`.
-fn signing_key() -> Result<SnapshotKey, KeyError> {
+pub fn signing_key() -> Result<SnapshotKey, KeyError> {
     let key = KeyFile::locate().and_then(|file| file.load_or_create());
     if let Err(e) = &key {
         let warning = color::stderr().paint(Tone::Warn, "warning");

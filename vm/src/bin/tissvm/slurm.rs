@@ -18,11 +18,17 @@ use std::time::Duration;
 use clap::Args;
 use tiss_compiler::cli_support::shell_word;
 
+use tiss_vm::provider::settings::Origin;
+use tiss_vm::session::snapshot::RememberedOptions;
+
 use super::collect;
-use super::options::{OutputFormat, ReportOptions};
+use super::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
 use super::status;
 
 #[derive(Args)]
+#[command(mut_arg("workdir", |arg| arg.value_name("WORKDIR").help(
+    "The plans' workspaces, WORKDIR/<plan path without extension>/ (default: DIR/workspaces)"
+)))]
 pub struct SlurmArgs {
     /// The plans: files, or directories (every `.tiss` below them, sorted).
     /// On a cluster they, the report directory, the workspaces and this
@@ -45,11 +51,6 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "N")]
     pub shards: Option<usize>,
 
-    /// The plans' workspaces, WORKDIR/<plan path without extension>/
-    /// (default: DIR/workspaces).
-    #[arg(long, value_name = "WORKDIR")]
-    pub workdir: Option<PathBuf>,
-
     /// Wait for the whole array to end, then print the collected report
     /// (exit status: the worst plan's).
     #[arg(long)]
@@ -58,7 +59,17 @@ pub struct SlurmArgs {
     /// Options for `sbatch` (e.g. `--partition=debug --time=10:00`), after `--`.
     #[arg(last = true, value_name = "SBATCH-OPTIONS")]
     pub sbatch: Vec<String>,
+
+    /// `run`'s options, checked here and passed to each task's `tissvm
+    /// run` as given (quoted for the batch script; relative paths are
+    /// taken from the directory of the submission).
+    #[command(flatten, next_help_heading = "Run options (each task's `tissvm run`)")]
+    pub host: HostOptions,
 }
+
+/// `slurm`'s own arguments, not passed on to the tasks' `tissvm run` as
+/// they are (`--workdir` and `-j` are, by the script itself).
+const DECIDED_HERE: &[&str] = &["plans", "report_dir", "jobs", "shards", "workdir", "wait", "sbatch"];
 
 /// The largest array a default Slurm takes (`MaxArraySize` 1001).
 const MAX_DEFAULT_SHARDS: usize = 1000;
@@ -91,6 +102,7 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
     if args.jobs == Some(0) {
         return Err("-j 0 would run nothing: give at least 1".into());
     }
+    let passed_on = run_options(&args.host)?;
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("`{}`: {e}", p.display()));
     let dir = absolute(&args.report_dir)?;
     std::fs::create_dir_all(&dir)
@@ -102,16 +114,18 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
             dir.display()
         ));
     }
-    let workdir = match &args.workdir {
+    let workdir = match &args.host.workdir {
         Some(w) => absolute(w)?,
         None => dir.join("workspaces"),
     };
     let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
+    // The one word the shell expands: the task's shard.
+    let shard = format!("${{SLURM_ARRAY_TASK_ID}}/{shards}");
     let mut run = vec![
         program.display().to_string(),
         "run".into(),
         "--shard".into(),
-        format!("${{SLURM_ARRAY_TASK_ID}}/{shards}"),
+        shard.clone(),
         "--report-dir".into(),
         dir.display().to_string(),
         "--continue-from-reports".into(),
@@ -121,12 +135,13 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
     if let Some(jobs) = args.jobs {
         run.extend(["-j".into(), jobs.to_string()]);
     }
+    run.extend(passed_on);
     // The plans as given, from the directory of the submission (the
     // script goes there): their reports are named after these paths.
     run.extend(args.plans.iter().map(|p| p.display().to_string()));
     let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     let command: Vec<String> =
-        run.iter().map(|w| if w.contains("${SLURM") { format!("\"{w}\"") } else { shell_word(w) }).collect();
+        run.iter().map(|w| if *w == shard { format!("\"{w}\"") } else { shell_word(w) }).collect();
     let script = batch_script(&dir, &here, shards, &command.join(" "));
     let script_path = dir.join("tissvm-slurm.sh");
     tiss_compiler::atomic_write::write_atomically(&script_path, script.as_bytes(), Some(0o755))
@@ -156,6 +171,28 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
         script_path.display()
     );
     Ok((job, plans.len()))
+}
+
+/// The run options given to `slurm`, checked as `tissvm run` would check
+/// them (a wrong one would fail every task, after the wait in the queue),
+/// each as one `--name=value` word for the batch script.
+fn run_options(host: &HostOptions) -> Result<Vec<String>, String> {
+    for text in &host.budgets {
+        parse_budget(text).map_err(|e| format!("--budget {e}"))?;
+    }
+    host.over(None, RememberedOptions::default(), Origin::Default)?;
+    let words = super::many::passed_on("slurm", DECIDED_HERE)?;
+    words
+        .into_iter()
+        .map(|word| {
+            word.into_string().map_err(|word| {
+                format!(
+                    "{}: not UTF-8, so it cannot be written into the batch script",
+                    word.to_string_lossy()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Whether `dir` holds a `.json` file anywhere below it.

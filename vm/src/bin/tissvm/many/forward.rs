@@ -2,6 +2,7 @@
 //! run of many plans: every option given there, as given, except those
 //! this run decides per plan (the plans, `--workdir`, `--output-format`,
 //! `--snapshot-dir`, `--log-file`, `--record`) and its own (`-j`, `--shard`, `--report-dir`, ...).
+//! Likewise the run options `tissvm slurm` gives each task's `tissvm run`.
 //! Read back from clap's matches, so an option added to `run` is passed on
 //! without a change here.
 
@@ -10,8 +11,8 @@ use std::ffi::OsString;
 use clap::parser::ValueSource;
 use clap::{ArgAction, CommandFactory};
 
-/// `run`'s arguments that are not passed on.
-const DECIDED_HERE: &[&str] = &[
+/// `run`'s arguments that are not passed on to each plan's `tissvm run`.
+pub const DECIDED_PER_PLAN: &[&str] = &[
     "plans",
     "jobs",
     "fail_fast",
@@ -23,23 +24,28 @@ const DECIDED_HERE: &[&str] = &[
     "output_format",
     "report",
     "snapshot_dir",
+    "checkpoint",
     "log_file",
     "record",
 ];
 
-/// The options to pass on, each as `--name=value` (or `--name` for a flag).
-pub fn passed_on() -> Result<Vec<OsString>, String> {
+/// The options of this process's `subcommand` to pass on, those in
+/// `decided_here` left out, each as `--name=value` (or `--name` for a flag).
+pub fn passed_on(subcommand: &str, decided_here: &[&str]) -> Result<Vec<OsString>, String> {
     let mut command = crate::Cli::command();
     command.build();
     let matches = command.clone().try_get_matches_from(std::env::args_os()).map_err(|e| e.to_string())?;
-    let (Some(("run", run)), Some(definition)) = (matches.subcommand(), command.find_subcommand("run"))
+    let (Some((name, run)), Some(definition)) = (matches.subcommand(), command.find_subcommand(subcommand))
     else {
-        return Err("not a `run` command line".into());
+        return Err(format!("not a `{subcommand}` command line"));
     };
+    if name != subcommand {
+        return Err(format!("not a `{subcommand}` command line"));
+    }
     let mut out = Vec::new();
     for arg in definition.get_arguments() {
         let id = arg.get_id().as_str();
-        if DECIDED_HERE.contains(&id) || run.value_source(id) != Some(ValueSource::CommandLine) {
+        if decided_here.contains(&id) || run.value_source(id) != Some(ValueSource::CommandLine) {
             continue;
         }
         let Some(long) = arg.get_long() else { continue };

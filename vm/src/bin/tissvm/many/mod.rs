@@ -7,6 +7,7 @@
 //! read back one plan at a time: its memory does not grow with the
 //! number of plans' outputs.
 
+mod checkpoints;
 mod forward;
 mod plans;
 mod signals;
@@ -30,6 +31,7 @@ use super::color;
 use super::options::OutputFormat;
 use super::run::RunArgs;
 use super::status;
+pub use forward::passed_on;
 pub use plans::{Shard, expand};
 
 /// The options of a run of many plans.
@@ -201,6 +203,13 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
     }
     let jobs =
         many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    if args.snapshot.checkpoint.is_some() {
+        return Err(
+            "--checkpoint names one plan's file; with many plans, --report-dir keeps a checkpoint for \
+                    each plan"
+                .into(),
+        );
+    }
     let scratch = tempfile::Builder::new()
         .prefix("tissvm-many-")
         .tempdir()
@@ -227,7 +236,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         record_dir,
-        passed_on: forward::passed_on()?,
+        passed_on: forward::passed_on("run", forward::DECIDED_PER_PLAN)?,
         program,
         summary: Summary::default(),
         failures: 0,
@@ -313,6 +322,12 @@ impl Suite<'_> {
                 workspace.discard();
                 command.arg("resume").arg(snapshot).arg("--output-format=json");
             }
+            // Resumed before it was killed, or marked by a resume that was:
+            // --force, the effect in flight running again.
+            Some(Earlier::Killed(checkpoint)) => {
+                workspace.discard();
+                command.arg("resume").arg(checkpoint).arg("--force").arg("--output-format=json");
+            }
             None => {
                 if workspace.temporary {
                     temporary = Some(workspace.path.clone());
@@ -344,6 +359,9 @@ impl Suite<'_> {
                 }
                 command.args(&self.passed_on);
             }
+        }
+        if let Some(dir) = &self.report_dir {
+            command.arg("--checkpoint").arg(checkpoints::path(dir, &key));
         }
         let output = Captured::new().map_err(|e| format!("cannot capture its output: {e}"))?;
         let given = |file: &File| file.try_clone().map(Stdio::from);
@@ -385,11 +403,18 @@ impl Suite<'_> {
         if plan_status != PlanStatus::Passed {
             self.not_passed.push(index);
         }
-        if let Some(output) = output
-            && let Err(e) = self.keep(index, code, output)
-        {
-            let plan = self.plans[index].display().to_string();
-            self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
+        if let Some(output) = output {
+            match self.keep(index, code, output) {
+                Ok(()) => {
+                    if let Some(dir) = &self.report_dir {
+                        checkpoints::clear(dir, &plans::key(&self.plans[index]));
+                    }
+                }
+                Err(e) => {
+                    let plan = self.plans[index].display().to_string();
+                    self.bar.suspend(|| eprintln!("tissvm: {plan}: {e}"));
+                }
+            }
         }
         let style = self.line_style();
         let mut line = format!(
@@ -467,8 +492,11 @@ impl Suite<'_> {
         if !self.args.many.continue_from_reports {
             return None;
         }
-        let path = self.report_dir.as_ref()?.join(with_suffix(key, ".json"));
-        let report: Json = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let dir = self.report_dir.as_ref()?;
+        let Some(report) = std::fs::read(dir.join(with_suffix(key, ".json"))).ok() else {
+            return checkpoints::killed(dir, key).map(Earlier::Killed);
+        };
+        let report: Json = serde_json::from_slice(&report).ok()?;
         let code = report["exit_code"].as_i64()? as i32;
         if code == 3 {
             return report["snapshot"].as_str().map(|s| Earlier::Suspended(PathBuf::from(s)));
@@ -570,6 +598,8 @@ enum Earlier {
     Final(i32, Duration),
     /// It was suspended: resumed from this snapshot.
     Suspended(PathBuf),
+    /// It was killed outright, without a report: resumed from its checkpoint.
+    Killed(PathBuf),
 }
 
 /// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).

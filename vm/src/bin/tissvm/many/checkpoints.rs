@@ -1,0 +1,37 @@
+//! Each plan's checkpoint in the report directory (`--checkpoint`, see
+//! `checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
+//! checkpoint.snap`, kept by the plan's `tissvm` before each effect. A plan
+//! that left no report — its `tissvm`, and this one, were killed outright —
+//! is resumed from it by `--continue-from-reports`, after it is renamed
+//! `killed.snap`: the resumed run keeps a new checkpoint under the old
+//! name, and if it is killed before its first one, `killed.snap` is still
+//! there to resume from again. Both go once the plan has a report.
+
+use std::path::{Path, PathBuf};
+
+/// Where plan `key`'s `tissvm` keeps its checkpoint.
+pub fn path(report_dir: &Path, key: &Path) -> PathBuf {
+    snapshots(report_dir, key).join("checkpoint.snap")
+}
+
+/// The checkpoint to resume plan `key` from, if it left one: the newest.
+pub fn killed(report_dir: &Path, key: &Path) -> Option<PathBuf> {
+    let killed = snapshots(report_dir, key).join("killed.snap");
+    let checkpoint = path(report_dir, key);
+    if checkpoint.is_file() {
+        std::fs::rename(&checkpoint, &killed).ok()?;
+    }
+    killed.is_file().then_some(killed)
+}
+
+/// Removes plan `key`'s checkpoints: its report says how it went on.
+pub fn clear(report_dir: &Path, key: &Path) {
+    let dir = snapshots(report_dir, key);
+    for name in ["checkpoint.snap", "killed.snap"] {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+}
+
+fn snapshots(report_dir: &Path, key: &Path) -> PathBuf {
+    report_dir.join(super::with_suffix(key, ".snapshots"))
+}
