@@ -36,6 +36,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::host::sandbox::Confined;
 
@@ -100,9 +101,26 @@ pub struct Started {
 /// Starts `launch` confined by `confined` (see the module documentation).
 /// The child is not reaped here unless it failed to execute.
 pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started> {
+    let shared = !confined.confines() || cfg!(target_arch = "x86_64") && confined.may_share_memory();
+    match start_child(launch, confined, shared)? {
+        Some(started) => Ok(started),
+        // No `clone3` here: a child on its own copy of memory.
+        None => {
+            start_child(launch, confined, false)?.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS))
+        }
+    }
+}
+
+/// [`start`], the child sharing this process's memory or not; `None` if
+/// it was to share it and the kernel has no `clone3`.
+fn start_child(launch: &Launch, confined: &mut Confined<'_>, shared: bool) -> io::Result<Option<Started>> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let (fail_r, fail_w) = pipe()?;
+    // A child that shares the memory reports a failure there; one on its
+    // own copy through a pipe, whose end of file (at `exec`) says it
+    // started. The read of that pipe would wait for the exec to finish
+    // closing descriptors, well after CLONE_VFORK let this thread go.
+    let fail = if shared { None } else { Some(pipe()?) };
     let null = dev_null()?;
     let argv = pointers(&launch.argv);
     let envp = pointers(&launch.envp);
@@ -111,33 +129,49 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started
         argv: &argv,
         envp: &envp,
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
-        fail: fail_w.as_raw_fd(),
+        fail: fail.as_ref().map(|(_, w)| w.as_raw_fd()),
+        errno: AtomicI32::new(0),
     };
-    let (pid, pidfd) =
-        if confined.confines() { clone_confined(&child, confined)? } else { clone_shared(&child, confined)? };
-    let pid = pid as libc::pid_t;
-    drop((out_w, err_w, fail_w));
+    let cloned = if confined.confines() {
+        clone_confined(&child, confined, shared)?
+    } else {
+        Some(clone_shared(&child, confined)?)
+    };
+    let Some((pid, pidfd)) = cloned else { return Ok(None) };
+    drop((out_w, err_w));
     let pidfd = if pidfd >= 0 {
         // SAFETY: the kernel made this descriptor for us.
         Some(unsafe { OwnedFd::from_raw_fd(pidfd) })
     } else {
         pidfd_open(pid)
     };
-    let mut errno = [0u8; 4];
-    if read_full(&fail_r, &mut errno)? == errno.len() {
+    let errno = match fail {
+        // CLONE_VFORK: the child has exec'd or exited, and written its errno.
+        None => child.errno.load(Ordering::SeqCst),
+        Some((fail_r, fail_w)) => {
+            drop(fail_w);
+            let mut errno = [0u8; 4];
+            if read_full(&fail_r, &mut errno)? == errno.len() { i32::from_ne_bytes(errno) } else { 0 }
+        }
+    };
+    if errno != 0 {
         let mut status = 0;
         // SAFETY: our own child, which has exited.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+        return Err(io::Error::from_raw_os_error(errno));
     }
-    Ok(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() })
+    Ok(Some(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() }))
 }
 
 /// The confined child: `clone3` into the RUN's v2 cgroup, sharing this
-/// process's memory where [`clone3_vm`] can and the child may
-/// ([`Confined::may_share_memory`]), else on its own copy of it; `fork`
-/// where there is no `clone3`. Returns the pid and the pidfd (-1 if none).
-fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
+/// process's memory with `shared` ([`clone3_vm`]; `None` where there is no
+/// `clone3`), else on its own copy of it (`fork` where there is no
+/// `clone3`). Returns the pid and the pidfd (-1 if none).
+fn clone_confined(
+    child: &Child<'_>,
+    confined: &mut Confined<'_>,
+    shared: bool,
+) -> io::Result<Option<(libc::pid_t, libc::c_int)>> {
     let into = confined.cgroup_dir();
     let mut pidfd: libc::c_int = -1;
     // SAFETY: an all-zero clone_args is valid; the fields set are checked by
@@ -148,7 +182,7 @@ fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<
     args.exit_signal = libc::SIGCHLD as u64;
     args.cgroup = into.map_or(0, |fd| fd as u64);
     #[cfg(target_arch = "x86_64")]
-    if confined.may_share_memory() {
+    if shared {
         let mut payload = (child, &mut *confined, true);
         let started = on_child_stack(|base, size| {
             let mut args = args;
@@ -160,11 +194,12 @@ fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<
             let pid = unsafe { clone3_vm(&args, entry, (&raw mut payload).cast()) };
             if pid < 0 { Err(io::Error::from_raw_os_error(-pid as i32)) } else { Ok(pid as libc::pid_t) }
         });
-        match started {
-            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {}
-            started => return started.map(|pid| (pid, pidfd)),
-        }
+        return match started {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => Ok(None),
+            started => started.map(|pid| Some((pid, pidfd))),
+        };
     }
+    debug_assert!(!shared, "only x86-64 shares memory with a confined child");
     // SAFETY: without CLONE_VM the child has its own copy of this process,
     // so returning from the system call on this stack is as after `fork`;
     // the child only runs `Child::exec`, which never returns.
@@ -183,7 +218,7 @@ fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<
         // SAFETY: in the new child, which execs or exits.
         unsafe { child.exec(confined, joined) }
     }
-    Ok((pid as libc::pid_t, pidfd))
+    Ok(Some((pid as libc::pid_t, pidfd)))
 }
 
 /// The unconfined child (`none`): no cgroup to start in, so glibc's `clone`
@@ -308,8 +343,10 @@ struct Child<'a> {
     envp: &'a [*const c_char],
     /// The descriptors to make 0, 1 and 2.
     stdio: [RawFd; 3],
-    /// Where the errno of a failure goes.
-    fail: RawFd,
+    /// Where the errno of a failure goes: this pipe for a child on its own
+    /// copy of memory, else [`Child::errno`].
+    fail: Option<RawFd>,
+    errno: AtomicI32,
 }
 
 impl Child<'_> {
@@ -320,11 +357,17 @@ impl Child<'_> {
             Ok(()) => unsafe { self.execute() },
             Err(e) => e.raw_os_error().unwrap_or(libc::EPERM),
         };
-        // SAFETY: plain system calls; the child ends here.
-        unsafe {
-            libc::write(self.fail, errno.to_ne_bytes().as_ptr().cast(), 4);
-            libc::_exit(127)
+        // 0 would read as "started".
+        let errno = if errno == 0 { libc::EPERM } else { errno };
+        match self.fail {
+            // SAFETY: a plain system call.
+            Some(fd) => unsafe {
+                libc::write(fd, errno.to_ne_bytes().as_ptr().cast(), 4);
+            },
+            None => self.errno.store(errno, Ordering::SeqCst),
         }
+        // SAFETY: the child ends here.
+        unsafe { libc::_exit(127) }
     }
 
     unsafe fn prepare(&self, confined: &mut Confined<'_>, joined: bool) -> io::Result<()> {
