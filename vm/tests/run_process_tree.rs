@@ -80,6 +80,27 @@ fn a_sigkill_of_tissvm_takes_the_runs_whole_tree_with_it() {
     }
 }
 
+/// A watchdog that died (here: killed by a RUN) is replaced at the next
+/// RUN, which it guards: its groups are registered in memory shared with
+/// whichever watchdog is running, so tissvm's SIGKILL still ends the tree.
+#[test]
+fn a_killed_watchdog_is_replaced_and_still_ends_the_tree() {
+    let marker = Marker::new();
+    let m = &marker.0;
+    // tissvm's children are the RUN's shell and the watchdog.
+    let plan = format!(
+        "TASK \"Tree\"\nSTEP \"s\" {{\n    RUN \"for p in $(cat /proc/$PPID/task/*/children); do [ $p = $$ ] || kill -9 $p; done\"\n    \
+         RUN \"sleep {m} & sleep {m} & sleep {m}\"\n}}\n"
+    );
+    let (root, plan) = setup(&plan);
+    let mut child = tissvm(root.path(), &["run", &plan, "--workdir", "ws"]).spawn().unwrap();
+    marker.wait_for(3, &mut child);
+    signal(child.id() as i32, libc::SIGKILL);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    marker.assert_gone("a SIGKILL of tissvm after its first watchdog was killed");
+}
+
 /// SIGTERM ("time is up"): the RUN in flight is killed with every process
 /// of its tree, the run suspends before it (snapshot, exit 3), and it runs
 /// again on resume.

@@ -142,7 +142,8 @@ pub fn run_cancellable(
             f(stream, data);
         }
     };
-    let mut pipes = Pipes { stdout: &mut stdout, stderr: &mut stderr, out: &mut out, err: &mut err };
+    let mut pipes =
+        Pipes { stdout: &mut stdout, stderr: &mut stderr, out: &mut out, err: &mut err, buf: Vec::new() };
     let io_error = |e: io::Error| HostError::Command(format!("while running `{}`: {e}", spec.command));
 
     // 1. Until the shell exits or the deadline passes.
@@ -327,6 +328,8 @@ struct Pipes<'p> {
     stderr: &'p mut Option<std::fs::File>,
     out: &'p mut Capture,
     err: &'p mut Capture,
+    /// What a read fills, [`CHUNK`] bytes once a pipe has been readable.
+    buf: Vec<u8>,
 }
 
 impl Pipes<'_> {
@@ -380,17 +383,19 @@ impl Pipes<'_> {
                     .any(|p| p.fd == fd && p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0)
             })
         };
-        let mut seen = false;
-        let mut buf = [0u8; CHUNK];
-        if readable(out_fd) {
-            seen = true;
-            read_chunk(self.stdout, &mut buf, self.out, Stream::Stdout, sink)?;
+        let (out_ready, err_ready) = (readable(out_fd), readable(err_fd));
+        if out_ready || err_ready {
+            // Made at the first read, not at every wake: zeroing 64 KiB is
+            // not free.
+            self.buf.resize(CHUNK, 0);
+            if out_ready {
+                read_chunk(self.stdout, &mut self.buf, self.out, Stream::Stdout, sink)?;
+            }
+            if err_ready {
+                read_chunk(self.stderr, &mut self.buf, self.err, Stream::Stderr, sink)?;
+            }
         }
-        if readable(err_fd) {
-            seen = true;
-            read_chunk(self.stderr, &mut buf, self.err, Stream::Stderr, sink)?;
-        }
-        Ok(seen)
+        Ok(out_ready || err_ready)
     }
 }
 

@@ -8,12 +8,23 @@
 //! (about 1 ms on this project's VM). `CLONE_INTO_CGROUP` starts the child in
 //! the cgroup instead; `CLONE_VFORK` holds the parent until the child has
 //! exec'd or failed, and `CLONE_PIDFD` gives the pidfd the run loop polls.
-//! Without `CLONE_VM` the child runs on its own copy of memory, so it needs
-//! no stack of its own, but (the parent may have threads) it only makes
-//! plain system calls: everything it uses is built before the clone. A
-//! kernel without `clone3` (before 5.3) gets `fork`, the child then joining
-//! every cgroup itself. Under `none` there is no cgroup, and the child
-//! shares this process's memory instead (`CLONE_VM`, as `posix_spawn`).
+//!
+//! The child shares this process's memory (`CLONE_VM`, as `posix_spawn`'s
+//! does) on a stack of its own wherever it can: copying the page tables and
+//! then taking a copy-on-write fault for each page either side touches
+//! cost `standard` more than anything else it did per RUN. glibc has no
+//! `clone3` wrapper, so on x86-64 a few lines of assembly start the child on
+//! its stack ([`clone3_vm`]); elsewhere, on a kernel without `clone3` (before
+//! 5.3), and for a child that takes something from memory before `exec`
+//! (`strict`'s Landlock ruleset, which `restrict_self` consumes), the child
+//! runs on its own copy of memory (`fork` semantics) instead, joining every
+//! cgroup itself where there is no `clone3`. Under `none` there is no cgroup
+//! to start in, and glibc's `clone` shares the memory on every architecture.
+//! A child that shares the memory only reads what was built before the clone
+//! and makes plain system calls (the parent may have threads): no
+//! allocation, no lock, no handler of tissvm's (signals stay blocked across
+//! the clone and the child puts every handler back to the default before it
+//! unblocks them).
 //!
 //! A program that cannot be executed is reported with its `errno`, which the
 //! child writes into a close-on-exec pipe before `_exit(127)`.
@@ -24,6 +35,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::host::sandbox::Confined;
 
@@ -88,10 +101,27 @@ pub struct Started {
 /// Starts `launch` confined by `confined` (see the module documentation).
 /// The child is not reaped here unless it failed to execute.
 pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started> {
+    let shared = !confined.confines() || cfg!(target_arch = "x86_64") && confined.may_share_memory();
+    match start_child(launch, confined, shared)? {
+        Some(started) => Ok(started),
+        // No `clone3` here: a child on its own copy of memory.
+        None => {
+            start_child(launch, confined, false)?.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS))
+        }
+    }
+}
+
+/// [`start`], the child sharing this process's memory or not; `None` if
+/// it was to share it and the kernel has no `clone3`.
+fn start_child(launch: &Launch, confined: &mut Confined<'_>, shared: bool) -> io::Result<Option<Started>> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let (fail_r, fail_w) = pipe()?;
-    let null = File::options().read(true).write(true).open("/dev/null")?;
+    // A child that shares the memory reports a failure there; one on its
+    // own copy through a pipe, whose end of file (at `exec`) says it
+    // started. The read of that pipe would wait for the exec to finish
+    // closing descriptors, well after CLONE_VFORK let this thread go.
+    let fail = if shared { None } else { Some(pipe()?) };
+    let null = dev_null()?;
     let argv = pointers(&launch.argv);
     let envp = pointers(&launch.envp);
     let child = Child {
@@ -99,32 +129,49 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started
         argv: &argv,
         envp: &envp,
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
-        fail: fail_w.as_raw_fd(),
+        fail: fail.as_ref().map(|(_, w)| w.as_raw_fd()),
+        errno: AtomicI32::new(0),
     };
-    let (pid, pidfd) =
-        if confined.confines() { clone_confined(&child, confined)? } else { clone_shared(&child, confined)? };
-    let pid = pid as libc::pid_t;
-    drop((out_w, err_w, fail_w, null));
+    let cloned = if confined.confines() {
+        clone_confined(&child, confined, shared)?
+    } else {
+        Some(clone_shared(&child, confined)?)
+    };
+    let Some((pid, pidfd)) = cloned else { return Ok(None) };
+    drop((out_w, err_w));
     let pidfd = if pidfd >= 0 {
         // SAFETY: the kernel made this descriptor for us.
         Some(unsafe { OwnedFd::from_raw_fd(pidfd) })
     } else {
         pidfd_open(pid)
     };
-    let mut errno = [0u8; 4];
-    if read_full(&fail_r, &mut errno)? == errno.len() {
+    let errno = match fail {
+        // CLONE_VFORK: the child has exec'd or exited, and written its errno.
+        None => child.errno.load(Ordering::SeqCst),
+        Some((fail_r, fail_w)) => {
+            drop(fail_w);
+            let mut errno = [0u8; 4];
+            if read_full(&fail_r, &mut errno)? == errno.len() { i32::from_ne_bytes(errno) } else { 0 }
+        }
+    };
+    if errno != 0 {
         let mut status = 0;
         // SAFETY: our own child, which has exited.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+        return Err(io::Error::from_raw_os_error(errno));
     }
-    Ok(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() })
+    Ok(Some(Started { pid, pidfd, stdout: out_r.into(), stderr: err_r.into() }))
 }
 
-/// The confined child: `clone3` without `CLONE_VM`, into the RUN's v2
-/// cgroup; `fork` where there is no `clone3`. Returns the pid and the
-/// pidfd (-1 if none).
-fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
+/// The confined child: `clone3` into the RUN's v2 cgroup, sharing this
+/// process's memory with `shared` ([`clone3_vm`]; `None` where there is no
+/// `clone3`), else on its own copy of it (`fork` where there is no
+/// `clone3`). Returns the pid and the pidfd (-1 if none).
+fn clone_confined(
+    child: &Child<'_>,
+    confined: &mut Confined<'_>,
+    shared: bool,
+) -> io::Result<Option<(libc::pid_t, libc::c_int)>> {
     let into = confined.cgroup_dir();
     let mut pidfd: libc::c_int = -1;
     // SAFETY: an all-zero clone_args is valid; the fields set are checked by
@@ -134,6 +181,25 @@ fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<
     args.pidfd = (&raw mut pidfd) as u64;
     args.exit_signal = libc::SIGCHLD as u64;
     args.cgroup = into.map_or(0, |fd| fd as u64);
+    #[cfg(target_arch = "x86_64")]
+    if shared {
+        let mut payload = (child, &mut *confined, true);
+        let started = on_child_stack(|base, size| {
+            let mut args = args;
+            args.flags |= libc::CLONE_VM as u64;
+            args.stack = base as u64;
+            args.stack_size = size as u64;
+            // SAFETY: `entry` runs on the stack given while this thread
+            // waits (CLONE_VFORK); `payload` and `pidfd` outlive it.
+            let pid = unsafe { clone3_vm(&args, entry, (&raw mut payload).cast()) };
+            if pid < 0 { Err(io::Error::from_raw_os_error(-pid as i32)) } else { Ok(pid as libc::pid_t) }
+        });
+        return match started {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => Ok(None),
+            started => started.map(|pid| Some((pid, pidfd))),
+        };
+    }
+    debug_assert!(!shared, "only x86-64 shares memory with a confined child");
     // SAFETY: without CLONE_VM the child has its own copy of this process,
     // so returning from the system call on this stack is as after `fork`;
     // the child only runs `Child::exec`, which never returns.
@@ -152,64 +218,122 @@ fn clone_confined(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<
         // SAFETY: in the new child, which execs or exits.
         unsafe { child.exec(confined, joined) }
     }
-    Ok((pid as libc::pid_t, pidfd))
+    Ok(Some((pid as libc::pid_t, pidfd)))
 }
 
-/// The unconfined child (`none`): no cgroup to start in, so it can share
-/// this process's memory as `posix_spawn`'s does (`CLONE_VM | CLONE_VFORK`
-/// through glibc's `clone`, on a stack of its own), which spares copying the
-/// page tables. Signals stay blocked across the clone, and the child puts
-/// every handler back to the default before it unblocks them, so no
-/// handler of tissvm's runs in it.
+/// The unconfined child (`none`): no cgroup to start in, so glibc's `clone`
+/// (`CLONE_VM | CLONE_VFORK`, as `posix_spawn`'s) starts it sharing this
+/// process's memory on every architecture.
 fn clone_shared(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
-    extern "C" fn entry(payload: *mut libc::c_void) -> libc::c_int {
-        // SAFETY: `payload` is the pair below, alive while the parent waits.
-        let (child, confined) = unsafe { &mut *payload.cast::<(&Child<'_>, &mut Confined<'_>)>() };
-        // SAFETY: plain system calls; the handlers are this child's own copy.
-        unsafe {
-            for signal in 1..=libc::SIGRTMAX() {
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
-                    && old.sa_sigaction != libc::SIG_IGN
-                    && old.sa_sigaction != libc::SIG_DFL
-                {
-                    let mut default: libc::sigaction = std::mem::zeroed();
-                    default.sa_sigaction = libc::SIG_DFL;
-                    libc::sigaction(signal, &default, std::ptr::null_mut());
-                }
-            }
-            child.exec(confined, false)
-        }
-    }
-    let mut stack = vec![0u8; 64 * 1024];
-    // The stack grows down from its (16-byte aligned) top.
-    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
-    let mut payload = (child, confined);
+    let mut payload = (child, confined, false);
     let mut pidfd: libc::c_int = -1;
+    let pid = on_child_stack(|base, size| {
+        // The stack grows down from its (16-byte aligned) top.
+        let top = base as usize + size;
+        // SAFETY: the child runs `entry` on the stack given while this
+        // thread waits (CLONE_VFORK); `payload` and `pidfd` outlive it.
+        let pid = unsafe {
+            libc::clone(
+                entry,
+                top as *mut libc::c_void,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD,
+                (&raw mut payload).cast(),
+                &raw mut pidfd,
+            )
+        };
+        if pid < 0 { Err(io::Error::last_os_error()) } else { Ok(pid) }
+    })?;
+    Ok((pid, pidfd))
+}
+
+/// What a child that shares this process's memory gets: the child, its
+/// confinement, and whether it starts in its v2 cgroup.
+type Payload<'c, 'a, 's> = (&'c Child<'a>, &'c mut Confined<'s>, bool);
+
+/// The first function of a child that shares this process's memory: every
+/// handler back to the default (they are tissvm's, and its memory is
+/// shared), then [`Child::exec`], which unblocks the signals.
+extern "C" fn entry(payload: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `payload` is a `Payload`, alive while the parent waits.
+    let (child, confined, joined) = unsafe { &mut *payload.cast::<Payload<'_, '_, '_>>() };
+    // SAFETY: plain system calls; the handler table is this child's own.
+    unsafe {
+        for signal in 1..=libc::SIGRTMAX() {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction != libc::SIG_IGN
+                && old.sa_sigaction != libc::SIG_DFL
+            {
+                let mut default: libc::sigaction = std::mem::zeroed();
+                default.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(signal, &default, std::ptr::null_mut());
+            }
+        }
+        child.exec(confined, *joined)
+    }
+}
+
+/// Calls `clone` with a stack for the child (its base and size; the size
+/// keeps the top 16-byte aligned) and every signal blocked, so that no
+/// handler of tissvm's runs in a child that shares its memory.
+fn on_child_stack(clone: impl FnOnce(*mut u8, usize) -> io::Result<libc::pid_t>) -> io::Result<libc::pid_t> {
+    const SIZE: usize = 64 * 1024;
+    // Not zeroed: the child writes before it reads. u128 for the alignment.
+    let mut stack = Box::<[u128]>::new_uninit_slice(SIZE / size_of::<u128>());
     // SAFETY: all-zero sigsets are valid; the calls fill them.
     let (mut all, mut old): (libc::sigset_t, libc::sigset_t) =
         unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
-    // SAFETY: the child runs `entry` on `stack` while this thread waits
-    // (CLONE_VFORK); `payload`, `stack` and `pidfd` outlive it.
-    let pid = unsafe {
+    // SAFETY: plain calls on valid sigsets.
+    unsafe {
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let pid = libc::clone(
-            entry,
-            top as *mut libc::c_void,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD,
-            (&raw mut payload).cast(),
-            &raw mut pidfd,
+    }
+    let started = clone(stack.as_mut_ptr().cast(), SIZE);
+    // SAFETY: as above.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+    started
+}
+
+/// `clone3` for a child that shares this process's memory: the child starts
+/// on the stack `args` gives (the kernel sets its stack pointer to the top)
+/// and calls `entry(payload)` there, which must never return. Returns the
+/// child's pid to the parent, or `-errno`.
+///
+/// # Safety
+/// `args` must have `CLONE_VM | CLONE_VFORK` and a stack the child can use
+/// until it execs or exits; `payload` must stay valid until then.
+#[cfg(target_arch = "x86_64")]
+unsafe fn clone3_vm(
+    args: &libc::clone_args,
+    entry: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    payload: *mut libc::c_void,
+) -> i64 {
+    let result: i64;
+    // SAFETY: as glibc's clone3.S: the parent returns from the system call
+    // with the pid; the child, on the new stack (16-byte aligned before the
+    // call, as the ABI wants), clears the frame pointer and calls `entry`
+    // with `payload` (r12 and r13 survive the system call, rcx and r11 do
+    // not); `entry` execs or exits, and `ud2` marks the unreachable.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "xor ebp, ebp",
+            "mov rdi, r12",
+            "call r13",
+            "ud2",
+            "2:",
+            inlateout("rax") libc::SYS_clone3 => result,
+            in("rdi") args as *const libc::clone_args,
+            in("rsi") size_of::<libc::clone_args>(),
+            in("r12") payload,
+            in("r13") entry,
+            lateout("rcx") _,
+            lateout("r11") _,
         );
-        let e = io::Error::last_os_error();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(e);
-        }
-        pid
-    };
-    drop(stack);
-    Ok((pid, pidfd))
+    }
+    result
 }
 
 /// What the child uses, all made before the clone.
@@ -219,8 +343,10 @@ struct Child<'a> {
     envp: &'a [*const c_char],
     /// The descriptors to make 0, 1 and 2.
     stdio: [RawFd; 3],
-    /// Where the errno of a failure goes.
-    fail: RawFd,
+    /// Where the errno of a failure goes: this pipe for a child on its own
+    /// copy of memory, else [`Child::errno`].
+    fail: Option<RawFd>,
+    errno: AtomicI32,
 }
 
 impl Child<'_> {
@@ -231,11 +357,17 @@ impl Child<'_> {
             Ok(()) => unsafe { self.execute() },
             Err(e) => e.raw_os_error().unwrap_or(libc::EPERM),
         };
-        // SAFETY: plain system calls; the child ends here.
-        unsafe {
-            libc::write(self.fail, errno.to_ne_bytes().as_ptr().cast(), 4);
-            libc::_exit(127)
+        // 0 would read as "started".
+        let errno = if errno == 0 { libc::EPERM } else { errno };
+        match self.fail {
+            // SAFETY: a plain system call.
+            Some(fd) => unsafe {
+                libc::write(fd, errno.to_ne_bytes().as_ptr().cast(), 4);
+            },
+            None => self.errno.store(errno, Ordering::SeqCst),
         }
+        // SAFETY: the child ends here.
+        unsafe { libc::_exit(127) }
     }
 
     unsafe fn prepare(&self, confined: &mut Confined<'_>, joined: bool) -> io::Result<()> {
@@ -285,6 +417,16 @@ impl Child<'_> {
 /// A NULL-terminated array of pointers into `strings`.
 fn pointers(strings: &[CString]) -> Vec<*const c_char> {
     strings.iter().map(|s| s.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
+}
+
+/// `/dev/null`, opened once (close-on-exec) for every RUN's stdin.
+fn dev_null() -> io::Result<&'static File> {
+    static NULL: OnceLock<File> = OnceLock::new();
+    if let Some(null) = NULL.get() {
+        return Ok(null);
+    }
+    let null = File::options().read(true).write(true).open("/dev/null")?;
+    Ok(NULL.get_or_init(|| null))
 }
 
 /// A close-on-exec pipe: (read end, write end).

@@ -8,13 +8,16 @@
 //! `PR_SET_PDEATHSIG` on the shell alone would not do: it reaches the
 //! shell, not its children (`sleep 30 & sleep 30`), and it fires when the
 //! *thread* that forked dies. So the first RUN of a process forks this
-//! watchdog, which holds one end of a socket pair: each RUN's group is
-//! registered on it (`watch`) before anything else happens to it, and
-//! unregistered once the group is dead and before its shell is reaped
-//! (`unwatch`), so the group id cannot have been reused. When the process
-//! dies, the kernel closes its end; the watchdog reads end of file, sends
-//! SIGKILL to every group still registered, and exits. A normal exit does
-//! the same with nothing registered.
+//! watchdog, which holds one end of a socket pair and shares one page of
+//! memory with the process: each RUN's group is registered in that page
+//! (`watch`) before anything else happens to it, and unregistered once the
+//! group is dead and before its shell is reaped (`unwatch`), so the group id
+//! cannot have been reused. Registering is a store, not a message: the
+//! watchdog sleeps until the process dies (waking it twice per RUN cost more
+//! than anything else the parent did per RUN but the spawn itself). When
+//! the process dies, the kernel closes its end of the socket; the watchdog
+//! reads end of file, sends SIGKILL to every group still in the page, and
+//! exits. A normal exit does the same with nothing registered.
 //!
 //! The watchdog is forked without exec, so between `fork` and `_exit` it
 //! makes only async-signal-safe system calls (no allocation, no locks). It
@@ -27,7 +30,8 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Process groups one watchdog can hold at once (RUNs in flight; `tissvm`
 /// has one, a library user may run more in parallel). A group beyond that
@@ -43,35 +47,42 @@ struct Link {
 
 static LINK: Mutex<Option<Link>> = Mutex::new(None);
 
+/// The registered groups (0: a free slot), in a page shared with the
+/// watchdog: mapped once, before the first watchdog is forked, and kept for
+/// the life of the process, so a watchdog started to replace a dead one
+/// sees the groups already registered.
+type Table = [AtomicI32; CAPACITY];
+
+static TABLE: OnceLock<&'static Table> = OnceLock::new();
+
 /// Registers a RUN's process group: if this process dies before
 /// [`unwatch`], the watchdog kills the group. Starts the watchdog on first
 /// use, and again if it has died.
 pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
     let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(current) = link.as_ref()
-        && send(&current.socket, pgid).is_ok()
-    {
-        return Ok(());
-    }
-    if let Some(broken) = link.take() {
-        drop(broken.socket);
-        // SAFETY: ends and reaps our own child (gone already, in all
-        // likelihood: that is why the link broke).
-        unsafe {
-            libc::kill(broken.pid, libc::SIGKILL);
-            libc::waitpid(broken.pid, std::ptr::null_mut(), 0);
+    if link.as_ref().is_none_or(|current| !alive(current)) {
+        if let Some(broken) = link.take() {
+            drop(broken.socket);
+            // SAFETY: ends and reaps our own child (gone already, in all
+            // likelihood: that is why the link broke).
+            unsafe {
+                libc::kill(broken.pid, libc::SIGKILL);
+                libc::waitpid(broken.pid, std::ptr::null_mut(), 0);
+            }
+            crate::host::sandbox::reaper::release(broken.pid);
         }
-        crate::host::sandbox::reaper::release(broken.pid);
+        *link = Some(start()?);
     }
-    let started = start()?;
-    send(&started.socket, pgid)?;
-    *link = Some(started);
+    // A full table leaves the group unguarded, as `CAPACITY` says.
+    let _ = table()?
+        .iter()
+        .any(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
     Ok(())
 }
 
 /// Starts the watchdog if none is running, so that registering a RUN's
-/// group just after its spawn is one message, not a fork: the RUN's
-/// processes get no time to outlive an unregistered group.
+/// group just after its spawn is a store, not a fork: the RUN's processes
+/// get no time to outlive an unregistered group.
 pub fn ready() -> io::Result<()> {
     let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
     if link.is_none() {
@@ -82,33 +93,53 @@ pub fn ready() -> io::Result<()> {
 
 /// Unregisters a group: it is dead, and its id is about to be released.
 pub fn unwatch(pgid: libc::pid_t) {
-    let link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(link) = link.as_ref() {
-        // A watchdog that is gone holds nothing to forget.
-        let _ = send(&link.socket, -pgid);
+    let _link = LINK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(table) = TABLE.get()
+        && let Some(slot) = table.iter().find(|slot| slot.load(Ordering::SeqCst) == pgid)
+    {
+        slot.store(0, Ordering::SeqCst);
     }
 }
 
-/// One message: `+pgid` to watch, `-pgid` to forget, as one datagram.
-fn send(socket: &OwnedFd, value: libc::pid_t) -> io::Result<()> {
-    let bytes = value.to_ne_bytes();
-    loop {
-        // SAFETY: sends 4 bytes from a live buffer; MSG_NOSIGNAL: a dead
-        // watchdog is EPIPE, never SIGPIPE.
-        let n =
-            unsafe { libc::send(socket.as_raw_fd(), bytes.as_ptr().cast(), bytes.len(), libc::MSG_NOSIGNAL) };
-        if n == bytes.len() as isize {
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
+/// The shared page of registered groups, mapped at the first call.
+fn table() -> io::Result<&'static Table> {
+    if let Some(table) = TABLE.get() {
+        return Ok(table);
     }
+    // SAFETY: a fresh anonymous mapping, shared with the children forked
+    // after it (the watchdog), never unmapped; zero-filled, that is every
+    // slot free.
+    let page = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size_of::<Table>(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if page == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the mapping is large enough, page-aligned, and lives for the
+    // rest of the process; atomics make the sharing sound.
+    let table = unsafe { &*page.cast::<Table>() };
+    Ok(TABLE.get_or_init(|| table))
+}
+
+/// Whether the watchdog still holds its end of the link (no hang-up on
+/// ours): one `poll` that neither waits nor wakes anyone.
+fn alive(link: &Link) -> bool {
+    let mut fd = libc::pollfd { fd: link.socket.as_raw_fd(), events: 0, revents: 0 };
+    // SAFETY: one valid pollfd.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready == 0 || fd.revents & (libc::POLLHUP | libc::POLLERR) == 0
 }
 
 /// Forks the watchdog; returns the parent's end of the link.
 fn start() -> io::Result<Link> {
+    let table = table()?;
     let mut fds = [0 as RawFd; 2];
     // SAFETY: `fds` has room for the two descriptors.
     let r = unsafe {
@@ -127,7 +158,7 @@ fn start() -> io::Result<Link> {
         match unsafe { libc::fork() } {
             -1 => Err(io::Error::last_os_error()),
             // SAFETY: see above.
-            0 => unsafe { watchdog_main(theirs.as_raw_fd(), max_fd) },
+            0 => unsafe { watchdog_main(theirs.as_raw_fd(), max_fd, table) },
             pid => Ok((pid, pid)),
         }
     })?;
@@ -149,8 +180,9 @@ fn open_files_limit() -> libc::c_uint {
 ///
 /// # Safety
 /// Only to be called in a freshly forked child, with `socket` its end of the
-/// link. Uses async-signal-safe system calls only.
-unsafe fn watchdog_main(socket: RawFd, max_fd: libc::c_uint) -> ! {
+/// link and `table` the shared page. Uses async-signal-safe system calls
+/// only.
+unsafe fn watchdog_main(socket: RawFd, max_fd: libc::c_uint, table: &Table) -> ! {
     unsafe {
         // Only SIGKILL ends it: the default action of these would.
         for signal in [
@@ -183,32 +215,17 @@ unsafe fn watchdog_main(socket: RawFd, max_fd: libc::c_uint) -> ! {
                 libc::close(fd as RawFd);
             }
         }
-        let mut groups = [0 as libc::pid_t; CAPACITY];
+        // Nothing is ever sent: the read returns at end of file, once the
+        // process has died.
         loop {
             let mut buf = [0u8; 4];
             let n = libc::recv(0, buf.as_mut_ptr().cast(), buf.len(), 0);
-            if n == 0 {
+            if n == 0 || n < 0 && *libc::__errno_location() != libc::EINTR {
                 break;
-            }
-            if n < 0 {
-                if *libc::__errno_location() == libc::EINTR {
-                    continue;
-                }
-                break;
-            }
-            if n != 4 {
-                continue;
-            }
-            let value = libc::pid_t::from_ne_bytes(buf);
-            if value > 0 {
-                if let Some(free) = groups.iter_mut().find(|g| **g == 0) {
-                    *free = value;
-                }
-            } else if let Some(slot) = groups.iter_mut().find(|g| **g == -value) {
-                *slot = 0;
             }
         }
-        for &group in &groups {
+        for slot in table {
+            let group = slot.load(Ordering::SeqCst);
             if group > 0 {
                 libc::kill(-group, libc::SIGKILL);
             }

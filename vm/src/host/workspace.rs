@@ -265,8 +265,11 @@ impl Workspace {
         let shown = path.unwrap_or(".");
         let dir = dir.map_err(|e| io_error("enter", shown, e))?;
         let real = self.root.join(&rel);
-        let proc_path = PathBuf::from(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()));
-        let cwd = if proc_path.is_dir() { proc_path } else { real.clone() };
+        let cwd = if proc_fd_paths() {
+            PathBuf::from(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
+        } else {
+            real.clone()
+        };
         Ok(RunDir { _dir: dir, cwd, real })
     }
 
@@ -344,6 +347,13 @@ impl Workspace {
 /// A path ending in `/` names a directory, which READ, WRITE and APPEND
 /// cannot take (the system's own path lookup would refuse `file.txt/` too;
 /// splitting the path into components would silently drop the slash).
+/// Whether `/proc/self/fd/N` names the open descriptor N here (`/proc` is
+/// mounted): asked once, not at every RUN.
+fn proc_fd_paths() -> bool {
+    static MOUNTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *MOUNTED.get_or_init(|| Path::new("/proc/self/fd").is_dir())
+}
+
 fn not_a_directory_path(action: &str, path: &str) -> Result<(), HostError> {
     let Some(file) = path.strip_suffix('/') else { return Ok(()) };
     let file = file.trim_end_matches('/');

@@ -204,8 +204,14 @@ impl Sandbox {
     /// put in force by [`Confined::in_child`] before `exec`). The
     /// [`Confined`] ends the RUN's whole tree.
     pub fn confine(&self) -> io::Result<Confined<'_>> {
-        let mut confined =
-            Confined { sandbox: self, cgroups: None, rlimits: self.rlimits, network: None, ruleset: None };
+        let mut confined = Confined {
+            sandbox: self,
+            cgroups: None,
+            rlimits: self.rlimits,
+            network: None,
+            ruleset: None,
+            ended: false,
+        };
         if self.rlimits.is_none() {
             return Ok(confined);
         }
@@ -277,12 +283,22 @@ pub struct Confined<'s> {
     rlimits: Option<Rlimits>,
     network: Option<RawFd>,
     ruleset: Option<RulesetCreated>,
+    /// [`Confined::end`] has run: dropping it ends nothing more (a second
+    /// sweep of the orphans would only cost a walk of `/proc`).
+    ended: bool,
 }
 
 impl Confined<'_> {
     /// Whether the child is confined at all (not `none`).
     pub fn confines(&self) -> bool {
         self.rlimits.is_some()
+    }
+
+    /// Whether the child may share this process's memory until it execs:
+    /// not when it takes the Landlock ruleset (`restrict_self` consumes it,
+    /// which would move it out of the parent's hands too).
+    pub fn may_share_memory(&self) -> bool {
+        self.ruleset.is_none()
     }
 
     /// The cgroup v2 directory the child is to start in
@@ -318,7 +334,7 @@ impl Confined<'_> {
     /// Kills everything the RUN left behind (call once its shell is reaped):
     /// the cgroup kill where there is one, and the sweep of orphans.
     pub fn end(&mut self) {
-        if self.rlimits.is_none() {
+        if self.rlimits.is_none() || std::mem::replace(&mut self.ended, true) {
             return;
         }
         match self.cgroups.take() {
