@@ -114,22 +114,23 @@ pub fn run_cancellable(
             "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
         ))
     };
-    watchdog::ready().map_err(no_watchdog)?;
+    let ready = watchdog::ready().map_err(no_watchdog)?;
     // Declared before the group, so dropped after it: on an early return the
     // group is killed and its shell reaped, then what is left of the tree.
     let mut direct = false;
     let (child, mut confined) = match direct::plain_words(spec.command) {
         // A program that cannot be started directly is the shell's to
         // report, in its words and with its exit status.
-        Some(words) => match spawn(spec, Some(&words))? {
+        Some(words) => match spawn(spec, Some(&words), &ready)? {
             Ok(started) => {
                 direct = true;
                 started
             }
-            Err(_) => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+            Err(_) => spawn(spec, None, &ready)?.map_err(|e| cannot_start(spec, e))?,
         },
-        None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+        None => spawn(spec, None, &ready)?.map_err(|e| cannot_start(spec, e))?,
     };
+    drop(ready);
     let mut stdout = Some(child.stdout);
     let mut stderr = Some(child.stderr);
     let mut group =
@@ -252,6 +253,7 @@ pub fn run_cancellable(
 fn spawn<'s>(
     spec: &ProcessSpec<'s>,
     words: Option<&[String]>,
+    watchdog: &watchdog::Ready,
 ) -> Result<io::Result<(Started, Confined<'s>)>, HostError> {
     let mut env = spec.env.to_vec();
     // The shell exports the directory it starts in as PWD (keeping a PWD it
@@ -282,7 +284,7 @@ fn spawn<'s>(
         ))
     })?;
     let started = reaper::claimed(|| {
-        spawn::start(&launch, &mut confined).map(|s| {
+        spawn::start(&launch, &mut confined, watchdog.socket()).map(|s| {
             let pid = s.pid;
             (s, pid)
         })

@@ -85,9 +85,10 @@ pub struct Started {
     pub stderr: File,
 }
 
-/// Starts `launch` confined by `confined` (see the module documentation).
+/// Starts `launch` confined by `confined` (see the module documentation);
+/// the child registers its group on the `watchdog` socket before it execs.
 /// The child is not reaped here unless it failed to execute.
-pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started> {
+pub fn start(launch: &Launch, confined: &mut Confined<'_>, watchdog: RawFd) -> io::Result<Started> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
     let (fail_r, fail_w) = pipe()?;
@@ -100,6 +101,7 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started
         envp: &envp,
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
         fail: fail_w.as_raw_fd(),
+        watchdog,
     };
     let (pid, pidfd) =
         if confined.confines() { clone_confined(&child, confined)? } else { clone_shared(&child, confined)? };
@@ -221,6 +223,8 @@ struct Child<'a> {
     stdio: [RawFd; 3],
     /// Where the errno of a failure goes.
     fail: RawFd,
+    /// The watchdog's socket (`watchdog::Ready::socket`), or -1.
+    watchdog: RawFd,
 }
 
 impl Child<'_> {
@@ -261,7 +265,10 @@ impl Child<'_> {
             }
             check(libc::chdir(self.launch.cwd.as_ptr()))?;
         }
-        confined.in_child(joined)
+        confined.in_child(joined)?;
+        // Now that it leads its group, and before it runs anything.
+        crate::host::watchdog::register_self(self.watchdog);
+        Ok(())
     }
 
     /// Tries each candidate as `execvp` would; returns the errno to report.

@@ -9,7 +9,9 @@
 //! shell, not its children (`sleep 30 & sleep 30`), and it fires when the
 //! *thread* that forked dies. So the first RUN of a process forks this
 //! watchdog, which holds one end of a socket pair: each RUN's group is
-//! registered on it (`watch`) before anything else happens to it, and
+//! registered on it by the RUN's first process itself, between leading
+//! its group and `exec` (`register_self`), so no command runs unguarded,
+//! then again by tissvm (`watch`, which restarts a dead watchdog), and
 //! unregistered once the group is dead and before its shell is reaped
 //! (`unwatch`), so the group id cannot have been reused. When the process
 //! dies, the kernel closes its end; the watchdog reads end of file, sends
@@ -27,7 +29,7 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 /// Process groups one watchdog can hold at once (RUNs in flight; `tissvm`
 /// has one, a library user may run more in parallel). A group beyond that
@@ -69,15 +71,41 @@ pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
     Ok(())
 }
 
-/// Starts the watchdog if none is running, so that registering a RUN's
-/// group just after its spawn is one message, not a fork: the RUN's
-/// processes get no time to outlive an unregistered group.
-pub fn ready() -> io::Result<()> {
+/// Starts the watchdog if none is running, and holds the link until the
+/// RUN's first process is started: that process registers its own group
+/// ([`Ready::socket`]) before it executes anything, so no command of the
+/// RUN runs while its group is unregistered. Held, the link cannot be
+/// replaced (and its descriptor closed) under the clone.
+pub fn ready() -> io::Result<Ready> {
     let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
     if link.is_none() {
         *link = Some(start()?);
     }
-    Ok(())
+    Ok(Ready(link))
+}
+
+/// The link, held from [`ready`] until the RUN's process is started.
+pub struct Ready(MutexGuard<'static, Option<Link>>);
+
+impl Ready {
+    /// The descriptor a started child sends its own pid on ([`register_self`]).
+    pub fn socket(&self) -> RawFd {
+        self.0.as_ref().map_or(-1, |link| link.socket.as_raw_fd())
+    }
+}
+
+/// In a freshly started child, before `exec`: registers its own process
+/// group (it must lead one already) on `socket`. Async-signal-safe; a
+/// failure is left for the parent's [`watch`], which follows.
+pub fn register_self(socket: RawFd) {
+    if socket < 0 {
+        return;
+    }
+    // SAFETY: plain system calls; 4 bytes from a live buffer.
+    unsafe {
+        let pid = libc::getpid().to_ne_bytes();
+        libc::send(socket, pid.as_ptr().cast(), pid.len(), libc::MSG_NOSIGNAL);
+    }
 }
 
 /// Unregisters a group: it is dead, and its id is about to be released.
@@ -200,7 +228,12 @@ unsafe fn watchdog_main(socket: RawFd, max_fd: libc::c_uint) -> ! {
                 continue;
             }
             let value = libc::pid_t::from_ne_bytes(buf);
+            // A RUN's group is registered twice, by its first process
+            // ([`register_self`]) and by tissvm ([`watch`]): held once.
             if value > 0 {
+                if groups.contains(&value) {
+                    continue;
+                }
                 if let Some(free) = groups.iter_mut().find(|g| **g == 0) {
                     *free = value;
                 }
