@@ -129,10 +129,10 @@ fn simple_command(words: &[&str], piped: bool, found: &mut CommandRisk, nested: 
     if piped {
         found.pipe_to_shell = found.pipe_to_shell.or(shell);
     }
-    if shell.is_some() || program == "su" {
-        if let Some(line) = args.iter().position(|&a| a == "-c").and_then(|c| args.get(c + 1)) {
-            nested.push((*line).to_string());
-        }
+    if (shell.is_some() || program == "su")
+        && let Some(line) = args.iter().position(|&a| a == "-c").and_then(|c| args.get(c + 1))
+    {
+        nested.push((*line).to_string());
     }
     match program {
         "rm" => found.recursive_rm |= args.iter().any(|&a| is_recursive_flag(a)),
