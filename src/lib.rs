@@ -7,6 +7,7 @@ pub mod bounds;
 pub mod cost;
 pub mod cost_model;
 pub mod disasm;
+pub mod duration;
 pub mod format;
 pub mod isa;
 pub mod module;
