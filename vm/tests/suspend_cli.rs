@@ -247,6 +247,22 @@ fn an_answers_file_answers_every_interaction_in_order() {
     assert_eq!(answered[1]["comment"], "ok");
 }
 
+/// A missing answers file is named once, after its flag, as a malformed
+/// one is (it read `--answers cannot read the answers file …`).
+#[test]
+fn a_missing_answers_file_is_named_after_its_flag() {
+    let fx = Fixture::new();
+    let missing = fx.path("missing.json");
+    let run = fx.run(THREE, &["--answers", missing.to_str().unwrap()]);
+    run.expect(2);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!("tissvm: --answers {}: cannot read it: No such file or directory", missing.display())
+    );
+    assert!(!fx.ws().join("effects.txt").exists(), "nothing ran");
+}
+
 #[test]
 fn too_few_answers_suspend_and_the_count_continues_across_resume() {
     let fx = Fixture::new();
