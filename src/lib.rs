@@ -8,6 +8,7 @@ pub mod cost;
 pub mod cost_model;
 pub mod crc32;
 pub mod disasm;
+pub mod duration;
 pub mod format;
 pub mod isa;
 pub mod module;

@@ -497,6 +497,11 @@ pub enum RiskKind {
     Prompt,
     /// ENV of a variable that decides what programs run. Subject: its name.
     LoaderEnvironment,
+    /// `chmod 777` and the like: every user may change the files.
+    WorldWritable,
+    /// `… | sh`: a shell runs whatever the command before it printed.
+    /// Subject: the shell's name.
+    PipeToShell,
 }
 
 impl RiskKind {
@@ -506,14 +511,16 @@ impl RiskKind {
             | RiskKind::NetworkTool
             | RiskKind::DiskTool
             | RiskKind::RecursiveRm
-            | RiskKind::ModelOutputInCommand => RiskLevel::High,
+            | RiskKind::ModelOutputInCommand
+            | RiskKind::PipeToShell => RiskLevel::High,
             RiskKind::DynamicCommand
             | RiskKind::InstallsPackages
             | RiskKind::GitPush
             | RiskKind::DeletesRecursively
             | RiskKind::DynamicPath
             | RiskKind::Prompt
-            | RiskKind::LoaderEnvironment => RiskLevel::Medium,
+            | RiskKind::LoaderEnvironment
+            | RiskKind::WorldWritable => RiskLevel::Medium,
         }
     }
 
@@ -525,7 +532,8 @@ impl RiskKind {
             | RiskKind::RecursiveRm
             | RiskKind::DynamicCommand
             | RiskKind::InstallsPackages
-            | RiskKind::GitPush => None,
+            | RiskKind::GitPush
+            | RiskKind::WorldWritable => None,
             RiskKind::Prompt => Some(Subject::Prompt),
             _ => Some(Subject::String),
         }
@@ -580,6 +588,10 @@ impl Module {
                 format!("asks a language model, sending {sent}")
             }
             RiskKind::LoaderEnvironment => format!("changes `{}`, which decides what programs run", name()),
+            RiskKind::WorldWritable => "makes files writable by every user (chmod 777)".to_string(),
+            RiskKind::PipeToShell => {
+                format!("pipes into a shell (`| {}`), which runs whatever it is sent", name())
+            }
         }
     }
 

@@ -4,17 +4,7 @@
 //! malformed duration come from here, so a fix never changes the meaning:
 //! where no literal is exact (`1.0001s`), there is none.
 
-/// The literal units, largest first, with their length in milliseconds.
-const UNITS: [(&str, u64); 4] = [("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1)];
-
-/// `ms` as a literal in the largest unit that is exact: `1500ms`, `150s`, `24h`.
-pub(crate) fn literal(ms: u64) -> String {
-    if ms == 0 {
-        return "0s".to_string();
-    }
-    let (unit, size) = UNITS.into_iter().find(|&(_, size)| ms.is_multiple_of(size)).unwrap_or(("ms", 1));
-    format!("{}{unit}", ms / size)
-}
+pub(crate) use tisslang::duration::literal;
 
 /// What is wrong with how a duration is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,16 +153,6 @@ mod tests {
 
     fn fix(text: &str) -> Option<String> {
         read(text)?.fix()
-    }
-
-    #[test]
-    fn literals_take_the_largest_exact_unit() {
-        assert_eq!(literal(1500), "1500ms");
-        assert_eq!(literal(30_000), "30s");
-        assert_eq!(literal(150_000), "150s");
-        assert_eq!(literal(120_000), "2m");
-        assert_eq!(literal(86_400_000), "24h");
-        assert_eq!(literal(0), "0s");
     }
 
     #[test]

@@ -45,6 +45,45 @@ pub fn lookup(text: &str) -> Option<(Code, &'static str, &'static str)> {
     Some((code, title, explanation(code)?))
 }
 
+/// What `tissc explain` says of a code it does not know: whether it looked
+/// like an error or a warning code, and the known codes nearest to it
+/// (same letter, nearest number; else nearest in spelling), with titles.
+pub fn unknown_code_text(text: &str) -> String {
+    const SHOWN: usize = 3;
+    let text = text.trim();
+    let upper = text.to_ascii_uppercase();
+    let (kind, letter) = match upper.chars().next() {
+        Some('W') => ("warning code", Some('W')),
+        Some('E') => ("error code", Some('E')),
+        Some(c) if c.is_ascii_digit() => ("error code", Some('E')),
+        _ => ("diagnostic code", None),
+    };
+    let number = upper.trim_start_matches(['E', 'W']).parse::<u32>().ok();
+    let mut nearest: Vec<&(Code, &str)> = codes::ALL.iter().collect();
+    match (letter, number) {
+        (Some(letter), Some(n)) => {
+            nearest.retain(|(code, _)| code.as_str().starts_with(letter));
+            nearest.sort_by_key(|(code, _)| {
+                code.as_str()[1..].parse::<u32>().map_or(u32::MAX, |c| c.abs_diff(n))
+            });
+        }
+        _ => nearest
+            .sort_by_key(|(code, _)| crate::suggest::edit_distance(&upper, code.as_str(), upper.len() + 5)),
+    }
+    let mut out = if text.is_empty() {
+        "no code given: name one, e.g. `tissc explain E0101`".to_string()
+    } else {
+        format!("`{text}` is not a TissLang {kind}; the nearest known:")
+    };
+    if !text.is_empty() {
+        for (code, title) in nearest.iter().take(SHOWN) {
+            out.push_str(&format!("\n  {code}  {title}"));
+        }
+    }
+    out.push_str("\nRun `tissc explain --list` to see every code.");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +120,21 @@ mod tests {
         assert_eq!(lookup("0101").map(|l| l.0), Some(codes::MISSPELLED_KEYWORD));
         assert_eq!(lookup("E9999"), None);
         assert_eq!(lookup(""), None);
+    }
+
+    #[test]
+    fn an_unknown_code_is_named_by_its_kind_with_the_nearest_known() {
+        let w = unknown_code_text("W0099");
+        assert!(
+            w.starts_with("`W0099` is not a TissLang warning code; the nearest known:\n  W0009  "),
+            "{w}"
+        );
+        assert!(w.contains("\n  W0008  ") && w.contains("\n  W0007  ") && !w.contains('E'), "{w}");
+        let e = unknown_code_text("e0103x");
+        assert!(e.starts_with("`e0103x` is not a TissLang error code"), "{e}");
+        let other = unknown_code_text("X0101");
+        assert!(other.starts_with("`X0101` is not a TissLang diagnostic code"), "{other}");
+        assert!(other.contains("E0101") || other.contains("W0001"), "{other}");
+        assert!(unknown_code_text("").starts_with("no code given"));
     }
 }

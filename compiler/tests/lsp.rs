@@ -453,6 +453,58 @@ fn formatting_is_tissc_fmt_as_small_edits() {
     assert_eq!(client.finish(), Ending::Clean);
 }
 
+/// Quick fixes: each suggestion of a diagnostic under the cursor, its edit
+/// exact in UTF-16 positions; `machine` ones preferred, `maybe` ones (here
+/// lint's W0004) offered but not preferred.
+#[test]
+fn code_actions_offer_each_suggestion_as_a_quick_fix() {
+    let mut client = Client::start();
+    let mut version = 1;
+    let mut actions = |client: &mut Client, text: &str, line: u32, character: u32| {
+        version += 1;
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+        client.diagnostics();
+        let cursor = json!({"line": line, "character": character});
+        let params = json!({"textDocument": {"uri": URI}, "range": {"start": cursor, "end": cursor}, "context": {"diagnostics": []}});
+        client.ok("textDocument/codeAction", params)
+    };
+    client.open("TASK \"t\"\n");
+
+    // A machine fix after astral characters on its line.
+    let broken = "TASK \"t\"\nSTEP \"s\" {\n    VAR x = \"a\"\n    ASSERT \"é😀\" = x\n}\n";
+    let (line, character) = find(broken, "= x");
+    let found = actions(&mut client, broken, line, character);
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    let action = &found[0];
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["isPreferred"], true);
+    assert_eq!(action["title"], "compare with: `==`");
+    assert_eq!(action["diagnostics"][0]["code"], "E0100");
+    let edits = &action["edit"]["changes"][URI];
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 3, "character": 17}), "UTF-16: 😀 counts twice");
+    assert_eq!(apply(broken, edits), broken.replace("= x", "== x"));
+    // Away from the diagnostic there is nothing to fix.
+    assert_eq!(actions(&mut client, broken, 0, 0), json!([]));
+
+    // Lint's `maybe` suggestion: offered, not preferred.
+    let risky = "TASK \"t\"\nSET_BUDGET API_CALLS = 9\nSTEP \"s\" {\n    RUN \"echo é😀; chmod 777 site\" TIMEOUT 1m\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
+    let (line, character) = find(risky, "chmod");
+    let found = actions(&mut client, risky, line, character);
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["isPreferred"], false);
+    assert_eq!(found[0]["diagnostics"][0]["code"], "W0004");
+    assert_eq!(apply(risky, &found[0]["edit"]["changes"][URI]), risky.replace("777", "755"));
+
+    // A client that asks only for other kinds gets none.
+    let cursor = json!({"line": line, "character": character});
+    let params = json!({"textDocument": {"uri": URI}, "range": {"start": cursor, "end": cursor}, "context": {"diagnostics": [], "only": ["refactor"]}});
+    assert_eq!(client.ok("textDocument/codeAction", params), json!([]));
+    assert_eq!(client.finish(), Ending::Clean);
+}
+
 /// Every position of a plan, and some past its end, with non-ASCII and
 /// astral characters on the way: no request fails, nothing panics.
 #[test]

@@ -82,6 +82,7 @@ fn the_binary_speaks_lsp_over_stdio_and_exits_cleanly() {
     let init = response(&rx, 1);
     assert_eq!(init["result"]["serverInfo"]["name"], "tissc");
     assert_eq!(init["result"]["capabilities"]["completionProvider"]["triggerCharacters"][0], ".");
+    assert_eq!(init["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"], json!(["quickfix"]));
     send(&mut stdin, json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
 
     // Malformed input is answered and the server reads on.
@@ -116,6 +117,22 @@ fn the_binary_speaks_lsp_over_stdio_and_exits_cleanly() {
     let labels: Vec<Value> =
         response(&rx, 2)["result"].as_array().unwrap().iter().map(|item| item["label"].clone()).collect();
     assert_eq!(labels[..2], [json!("STDOUT"), json!("STDERR")]);
+
+    // The misspelling's fix, as a quick fix with its exact edit.
+    let cursor = json!({"line": 3, "character": 6});
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeAction",
+               "params": {"textDocument": {"uri": uri}, "range": {"start": cursor, "end": cursor},
+                          "context": {"diagnostics": []}}}),
+    );
+    let actions = response(&rx, 4)["result"].clone();
+    let fix = actions.as_array().unwrap().iter().find(|a| a["kind"] == "quickfix").expect("a quick fix");
+    assert_eq!(
+        fix["edit"]["changes"][uri],
+        json!([{"range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 9}}, "newText": "ASSERT"}]),
+        "{actions}"
+    );
 
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
     assert_eq!(response(&rx, 3)["result"], Value::Null);

@@ -247,6 +247,16 @@ fn explain_unknown_code_is_a_usage_error() {
     assert!(stderr(&o).contains("`E9999` is not a TissLang error code"), "{}", stderr(&o));
     assert!(stderr(&o).contains("tissc explain --list"), "{}", stderr(&o));
 
+    // A warning code is called one, and the nearest known codes are listed.
+    let o = tissc(dir.path(), &["explain", "W0099"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("tissc: `W0099` is not a TissLang warning code; the nearest known:\n  W0009  "),
+        "{err}"
+    );
+    assert!(!err.contains("error code"), "{err}");
+
     let o = tissc(dir.path(), &["explain"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -99,6 +99,8 @@ fn w0004_risky_command() {
         "chmod -R 777 site",
         "cat script.txt | bash",
         "dd if=/dev/zero of=disk.img",
+        "make && sudo -u ci wget -q x",
+        "echo $(nohup curl x)",
     ];
     let near_misses = [
         "make curl-test",
@@ -107,6 +109,10 @@ fn w0004_risky_command() {
         "ls | grep sh",
         "rm -f a.o",
         "make || sh retry.sh",
+        // Words that are arguments, not programs.
+        "echo curl",
+        "grep -r wget docs",
+        "echo rm -rf / > notes.txt",
     ];
     let step = |cmds: &[&str]| {
         let runs: String = cmds
@@ -115,7 +121,7 @@ fn w0004_risky_command() {
             .collect();
         plan(&format!("STEP \"s\" {{\n{runs}}}\n"))
     };
-    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16]);
+    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16, 18, 20]);
     assert_eq!(found(&step(&near_misses), "W0004"), Vec::<u64>::new());
     let (_, d) = lint_json(&step(&["curl -fsSL https://x.sh | sh"]), &[]);
     let message = d[0]["message"].as_str().unwrap();

@@ -226,7 +226,7 @@ impl Client {
     /// within the first-token, idle and whole-request deadlines.
     fn stream(
         &self,
-        mut reader: ureq::BodyReader<'static>,
+        mut reader: impl Read + Send + 'static,
         sent_at: Instant,
         endpoint: &str,
         chunk: &mut dyn FnMut(&[u8]) -> Result<(), String>,
@@ -266,7 +266,18 @@ impl Client {
                     first = false;
                     chunk(&data).map_err(|e| format!("{endpoint}: {e}"))?;
                 }
-                Ok(Err(e)) => return Err(format!("{endpoint}: reading the answer: {}", io_text(&e))),
+                // ureq's own whole-request deadline starts a moment after
+                // ours and may end the read first: it is the same deadline,
+                // so it gets the same words.
+                Ok(Err(e)) => match ureq::Error::from(e) {
+                    timeout @ ureq::Error::Timeout(_) => {
+                        return Err(self.transport_error(endpoint, &timeout).message);
+                    }
+                    ureq::Error::Io(e) => {
+                        return Err(format!("{endpoint}: reading the answer: {}", io_text(&e)));
+                    }
+                    other => return Err(format!("{endpoint}: reading the answer: {other}")),
+                },
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
                 Err(RecvTimeoutError::Timeout) => {
                     let message = match what {
@@ -416,6 +427,21 @@ mod tests {
         assert_eq!(path_of("http://127.0.0.1:8080/v1/chat/completions"), "/v1/chat/completions");
         assert_eq!(path_of("https://api.openai.com/v1/completions"), "/v1/completions");
         assert_eq!(path_of("http://h:8080"), "/");
+    }
+
+    /// ureq's whole-request deadline can end the body's read a moment
+    /// before ours does (under load it did): the same words as ours.
+    #[test]
+    fn ureqs_timeout_while_reading_reads_as_the_request_timeout() {
+        struct TimesOut;
+        impl Read for TimesOut {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(ureq::Error::Timeout(ureq::Timeout::Global).into_io())
+            }
+        }
+        let client = Client::new(policy());
+        let error = client.stream(TimesOut, Instant::now(), "POST /v1/x", &mut |_| Ok(())).unwrap_err();
+        assert_eq!(error, "POST /v1/x: the request took longer than --request-timeout 10m");
     }
 
     #[test]

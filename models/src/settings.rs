@@ -595,15 +595,7 @@ fn positive_duration(text: &str) -> Result<u64, String> {
 }
 
 /// Milliseconds in the largest unit that divides them: `10s`, `1500ms`.
-pub fn format_ms(ms: u64) -> String {
-    match ms {
-        0 => "0s".into(),
-        _ if ms.is_multiple_of(3_600_000) => format!("{}h", ms / 3_600_000),
-        _ if ms.is_multiple_of(60_000) => format!("{}m", ms / 60_000),
-        _ if ms.is_multiple_of(1000) => format!("{}s", ms / 1000),
-        _ => format!("{ms}ms"),
-    }
-}
+pub use tisslang::duration::literal as format_ms;
 
 #[cfg(test)]
 mod tests {

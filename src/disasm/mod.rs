@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::cost::Dim;
+use crate::duration::literal as duration;
 use crate::isa::{Field, Instr, NO_SLOT, run_flags};
 use crate::module::{
     Constant, CostBound, Module, NONE, PathAccess, PathRef, PathRootRef, RiskLevel, Template, TemplatePart,
@@ -734,17 +735,6 @@ fn access(a: PathAccess) -> &'static str {
 
 fn level(l: RiskLevel) -> &'static str {
     l.name()
-}
-
-/// A duration in the plan's notation where exact (`30s`, `2m`), else in ms.
-fn duration(ms: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")];
-    for (size, unit) in UNITS {
-        if ms != 0 && ms / size * size == ms {
-            return format!("{}{unit}", ms / size);
-        }
-    }
-    format!("{ms}ms")
 }
 
 /// A bound amount; a saturated maximum means "no finite bound".

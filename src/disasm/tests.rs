@@ -344,9 +344,5 @@ fn escaping_and_shortening() {
     assert_eq!(shorten("abcdefghijk", 10), "abcde...jk");
     assert_eq!(shorten("ééééééééééé", 6), "éé...é");
     assert_eq!(shorten_quoted("\"\\n\\n\\n\\n\\n\\u{1B}x\"", 5), "\"\\n\\n...\"");
-    assert_eq!(duration(0), "0ms");
-    assert_eq!(duration(1500), "1500ms");
-    assert_eq!(duration(120_000), "2m");
-    assert_eq!(duration(7_200_000), "2h");
     assert_eq!(printable("a\tb\u{7}\n"), "a\tb\\u{7}\\n");
 }

@@ -302,13 +302,14 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
 
 #[test]
 fn many_plans_run_at_once() {
-    let plans: Vec<(String, String)> = (0..4).map(|i| (format!("{i}.tiss"), plan("s", "sleep 1"))).collect();
+    let plans: Vec<(String, String)> = (0..4).map(|i| (format!("{i}.tiss"), plan("s", "sleep 2"))).collect();
     let plans: Vec<(&str, String)> = plans.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
     let root = suite(&plans);
     let start = Instant::now();
     tissvm(root.path(), &["run", "suite", "-j", "4"], &[]).expect(0);
-    // One after another they would take 4 s.
-    assert!(start.elapsed() < Duration::from_millis(3000), "{:?}", start.elapsed());
+    // One after another they would take 8 s; at once 2 s and the start-up
+    // of four tissvm, which on a loaded machine can take seconds.
+    assert!(start.elapsed() < Duration::from_secs(6), "{:?}", start.elapsed());
 }
 
 #[test]

@@ -155,14 +155,15 @@ fn malformed_lines_and_cut_streams_are_provider_errors_that_try_catches() {
 #[test]
 fn a_stall_ends_at_the_idle_timeout() {
     let fx = Fixture::new();
-    let server = Server::start(vec![hello().delayed(&[0, 3000])]);
+    // A stall far longer than the run may take on a loaded machine.
+    let server = Server::start(vec![hello().delayed(&[0, 30_000])]);
     let started = Instant::now();
     let run = ask(&fx, ASK, &server, &["--idle-timeout", "300ms"]);
     run.expect(1);
     let (kind, message) = failure(&run);
     assert_eq!(kind, "provider_error");
     assert!(message.contains("the answer stalled for --idle-timeout 300ms"), "{message}");
-    assert!(started.elapsed().as_millis() < 2500, "the stall was waited out");
+    assert!(started.elapsed().as_secs() < 20, "the stall was waited out");
     assert_eq!(run.json()["cost"]["api_calls"], 1, "a timeout is not retried");
 }
 

@@ -205,14 +205,15 @@ fn a_refused_connection_is_retried_then_fails() {
 #[test]
 fn stalls_end_at_the_first_token_and_idle_timeouts() {
     let fx = Fixture::new();
-    let server = Server::start(vec![Reply::hello().delayed(&[3000])]);
+    // A stall far longer than the run may take on a loaded machine.
+    let server = Server::start(vec![Reply::hello().delayed(&[30_000])]);
     let started = Instant::now();
     let run = ask(&fx, ASK, &server.base_url, &["--first-token-timeout", "300ms"]);
     run.expect(1);
     let (kind, message) = failure(&run);
     assert_eq!(kind, "provider_error");
     assert!(message.contains("no answer within --first-token-timeout 300ms"), "{message}");
-    assert!(started.elapsed().as_millis() < 2500, "the stall was waited out");
+    assert!(started.elapsed().as_secs() < 20, "the stall was waited out");
     assert_eq!(api_calls(&run.json()), 1, "a timeout is not retried");
 
     let server = Server::start(vec![Reply::hello().delayed(&[0, 3000])]);

@@ -98,3 +98,46 @@ fn resume_goes_on_with_the_runs_provider_settings() {
     assert!(resumed.stderr.contains("--api-key-env TISS_TEST_SECRET --seed 11\n"), "{}", resumed.stderr);
     assert!(!resumed.stderr.contains("--model m1"), "a flag given again wins: {}", resumed.stderr);
 }
+
+/// `tissvm run` reads `./tiss.toml` once, for both its `[provider]` and its
+/// `[policy]` table (it used to read it twice). The file is a FIFO here,
+/// which gives its text to one reader: a second open would wait forever.
+#[test]
+fn tiss_toml_is_read_once_for_provider_and_policy() {
+    use std::io::Write;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let fx = Fixture::new();
+    let fifo = fx.path("tiss.toml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path in a directory this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
+    let writer = std::thread::spawn(move || {
+        // Blocks until tissvm opens it for reading; then one text, and EOF.
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        pipe.write_all(b"[provider]\nseed = 4\n\n[policy.commands]\ndeny = [\"echo *\"]\n").unwrap();
+    });
+    let plan = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo hi\"\n}\n");
+    let mut child = common::command()
+        .args(["run", &plan, "--workdir", fx.ws().to_str().unwrap()])
+        .current_dir(fx.root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("tissvm waited on a second read of tiss.toml\n{}", String::from_utf8_lossy(&out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("denied by the pattern `echo *`"), "the [policy] table applied:\n{text}");
+}

@@ -101,6 +101,26 @@ fn a_killed_watchdog_is_replaced_and_still_ends_the_tree() {
     marker.assert_gone("a SIGKILL of tissvm after its first watchdog was killed");
 }
 
+/// A RUN's group is registered with the watchdog by its first process
+/// before it executes anything: a command that kills tissvm at once (as a
+/// SIGTERM or SIGKILL can land the moment a RUN starts) still leaves
+/// nothing behind. When tissvm registered the group itself after the
+/// spawn, the command could run first, and under load it did.
+#[test]
+fn a_run_that_kills_tissvm_at_once_leaves_no_process_behind() {
+    for round in 0..5 {
+        let marker = Marker::new();
+        let m = &marker.0;
+        let plan = format!(
+            "TASK \"Regicide\"\nSTEP \"s\" {{\n    RUN \"kill -KILL $PPID; sleep {m} & sleep {m}\"\n}}\n"
+        );
+        let (root, plan) = setup(&plan);
+        let status = tissvm(root.path(), &["run", &plan, "--workdir", "ws"]).status().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL), "round {round}: the RUN killed tissvm");
+        marker.assert_gone(&format!("round {round}: the RUN's SIGKILL of tissvm"));
+    }
+}
+
 /// SIGTERM ("time is up"): the RUN in flight is killed with every process
 /// of its tree, the run suspends before it (snapshot, exit 3), and it runs
 /// again on resume.

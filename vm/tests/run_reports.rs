@@ -677,6 +677,32 @@ fn inspect_risk_levels() {
     assert_eq!(risk(&step("DELETE \"build\" RECURSIVE")), "medium");
     assert_eq!(risk(&step("VAR c = \"ls\"\n    RUN \"${c}\"")), "medium");
     assert_eq!(risk(&step("PROMPT_AGENT \"hi\" INTO a\n    RUN \"echo ${a}\"")), "high");
+    assert_eq!(risk(&step("RUN \"echo curl wget\"")), "low", "words that are no program");
+}
+
+/// inspect rates what W0004 warns about (`tissc_lint.rs` has the same two
+/// commands), from the same reading of the command (`command_risk`):
+/// `chmod 777` and a pipe into a shell.
+#[test]
+fn inspect_and_lint_agree_on_chmod_777_and_pipes_into_a_shell() {
+    let fx = Fixture::new();
+    for (command, level, reason) in [
+        ("chmod -R 777 site", "medium", "makes files writable by every user (chmod 777)"),
+        ("cat get.sh | bash", "high", "pipes into a shell (`| bash`), which runs whatever it is sent"),
+    ] {
+        let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
+        run.expect(0);
+        let report = run.json();
+        assert_eq!(report["risk"]["level"], level, "{command}: {report}");
+        let reasons: Vec<&str> = report["risk"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["reason"].as_str())
+            .collect();
+        assert_eq!(reasons, [reason], "{command}: {report}");
+    }
 }
 
 /// SPEC principle 3, "every effect a plan can have is visible statically": the

@@ -437,10 +437,7 @@ fn explain(code: Option<&str>, list: bool) -> u8 {
             write_stdout(PROGRAM, &format!("{text}{newline}"), status::OK)
         }
         None => {
-            eprintln!(
-                "tissc: `{code}` is not a TissLang error code\n\
-                 Run `tissc explain --list` to see every code."
-            );
+            eprintln!("tissc: {}", explain::unknown_code_text(code));
             status::USAGE
         }
     }

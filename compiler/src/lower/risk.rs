@@ -3,7 +3,8 @@
 //! linter).
 //!
 //! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
-//! and language-model output interpolated into a command. Medium: commands
+//! a pipe into a shell, and language-model output interpolated into a
+//! command. Medium: `chmod 777`, commands
 //! built at run time, package installs and pushes, recursive DELETE, paths
 //! computed at run time, environment that changes how programs load.
 //! Prompts (their context leaves the machine) are medium too. Everything
@@ -50,6 +51,12 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         }
         if found.recursive_rm {
             add(RiskKind::RecursiveRm, NONE, line);
+        }
+        if let Some(shell) = found.pipe_to_shell {
+            add(RiskKind::PipeToShell, tables.string(shell), line);
+        }
+        if found.world_writable {
+            add(RiskKind::WorldWritable, NONE, line);
         }
         for name in interpolated_names(tables.text_of(command.text)) {
             if let Some(index) = tables.existing_string(name).filter(|i| model_outputs.contains(i)) {

@@ -15,7 +15,7 @@ pub(crate) fn publish(uri: &Uri, version: i32, analysis: &Analysis) -> PublishDi
     PublishDiagnosticsParams { uri: uri.clone(), diagnostics, version: Some(version) }
 }
 
-fn convert(uri: &Uri, analysis: &Analysis, d: &diagnostic::Diagnostic) -> Diagnostic {
+pub(crate) fn convert(uri: &Uri, analysis: &Analysis, d: &diagnostic::Diagnostic) -> Diagnostic {
     let text = analysis.text();
     let mut message = d.message.clone();
     for note in &d.notes {

@@ -9,6 +9,7 @@
 //! that is not open `InvalidParams`; `exit` ends the loop, cleanly only
 //! after `shutdown`. Nothing a client sends ends the server otherwise.
 
+mod code_actions;
 mod completion;
 mod diagnostics;
 mod documents;
@@ -29,11 +30,12 @@ use lsp_types::notification::{
     PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, References,
-    Request as LspRequest,
+    CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest,
+    References, Request as LspRequest,
 };
 use lsp_types::{
-    CompletionOptions, HoverProviderCapability, InitializeResult, LogMessageParams, MessageType, OneOf,
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    HoverProviderCapability, InitializeResult, LogMessageParams, MessageType, OneOf,
     PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
     TextDocumentSyncKind, Uri,
 };
@@ -76,6 +78,10 @@ fn capabilities() -> ServerCapabilities {
         references_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
         ..ServerCapabilities::default()
     }
 }
@@ -178,6 +184,9 @@ impl Server<'_> {
                 call::<DocumentSymbolRequest>(request, |p| symbols::document_symbols(docs, p))
             }
             Formatting::METHOD => call::<Formatting>(request, |p| formatting::formatting(docs, p)),
+            CodeActionRequest::METHOD => {
+                call::<CodeActionRequest>(request, |p| code_actions::code_actions(docs, p))
+            }
             method => Err(Failure::new(
                 ErrorCode::MethodNotFound,
                 format!(

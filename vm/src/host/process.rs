@@ -114,27 +114,27 @@ pub fn run_cancellable(
             "cannot start the watchdog that ends a RUN's processes if tissvm is killed: {e}"
         ))
     };
-    watchdog::ready().map_err(no_watchdog)?;
+    let watchdog = watchdog::ready().map_err(no_watchdog)?;
     // Declared before the group, so dropped after it: on an early return the
     // group is killed and its shell reaped, then what is left of the tree.
     let mut direct = false;
     let (child, mut confined) = match direct::plain_words(spec.command) {
         // A program that cannot be started directly is the shell's to
         // report, in its words and with its exit status.
-        Some(words) => match spawn(spec, Some(&words))? {
+        Some(words) => match spawn(spec, Some(&words), watchdog)? {
             Ok(started) => {
                 direct = true;
                 started
             }
-            Err(_) => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+            Err(_) => spawn(spec, None, watchdog)?.map_err(|e| cannot_start(spec, e))?,
         },
-        None => spawn(spec, None)?.map_err(|e| cannot_start(spec, e))?,
+        None => spawn(spec, None, watchdog)?.map_err(|e| cannot_start(spec, e))?,
     };
     let mut stdout = Some(child.stdout);
     let mut stderr = Some(child.stderr);
+    // The shell registered its group with the watchdog before it exec'd.
     let mut group =
-        Group { pgid: child.pid, pidfd: child.pidfd, exited: false, reaped: false, guarded: false };
-    group.guard().map_err(no_watchdog)?;
+        Group { pgid: child.pid, pidfd: child.pidfd, exited: false, reaped: false, guarded: true };
     let mut out = Capture::new(spec.output_cap);
     let mut err = Capture::new(spec.output_cap);
     let mut sink = |stream: Stream, data: &[u8]| {
@@ -253,6 +253,7 @@ pub fn run_cancellable(
 fn spawn<'s>(
     spec: &ProcessSpec<'s>,
     words: Option<&[String]>,
+    watchdog: &'static watchdog::Table,
 ) -> Result<io::Result<(Started, Confined<'s>)>, HostError> {
     let mut env = spec.env.to_vec();
     // The shell exports the directory it starts in as PWD (keeping a PWD it
@@ -283,7 +284,7 @@ fn spawn<'s>(
         ))
     })?;
     let started = reaper::claimed(|| {
-        spawn::start(&launch, &mut confined).map(|s| {
+        spawn::start(&launch, &mut confined, watchdog).map(|s| {
             let pid = s.pid;
             (s, pid)
         })
@@ -433,19 +434,12 @@ struct Group {
     pidfd: Option<OwnedFd>,
     exited: bool,
     reaped: bool,
-    /// Registered with the watchdog, which kills the group if this process dies.
+    /// Registered with the watchdog (by the shell, before it exec'd), which
+    /// kills the group if this process dies.
     guarded: bool,
 }
 
 impl Group {
-    /// Has the watchdog kill the group should this process die first
-    /// (SIGKILL), so no RUN outlives tissvm.
-    fn guard(&mut self) -> io::Result<()> {
-        watchdog::watch(self.pgid)?;
-        self.guarded = true;
-        Ok(())
-    }
-
     /// Waits for the shell, once the group is dead; the watchdog forgets the
     /// group first, as its id is free once the shell is reaped.
     fn wait_shell(&mut self) -> io::Result<ExitStatus> {

@@ -38,6 +38,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use super::watchdog::{self, Table};
+
 use crate::host::sandbox::Confined;
 
 /// `CLONE_INTO_CGROUP` of `linux/sched.h`; libc's constant is an `int` and
@@ -98,22 +100,28 @@ pub struct Started {
     pub stderr: File,
 }
 
-/// Starts `launch` confined by `confined` (see the module documentation).
+/// Starts `launch` confined by `confined` (see the module documentation);
+/// the child registers its group in the `watchdog`'s table before it execs.
 /// The child is not reaped here unless it failed to execute.
-pub fn start(launch: &Launch, confined: &mut Confined<'_>) -> io::Result<Started> {
+pub fn start(launch: &Launch, confined: &mut Confined<'_>, watchdog: &'static Table) -> io::Result<Started> {
     let shared = !confined.confines() || cfg!(target_arch = "x86_64") && confined.may_share_memory();
-    match start_child(launch, confined, shared)? {
+    match start_child(launch, confined, shared, watchdog)? {
         Some(started) => Ok(started),
         // No `clone3` here: a child on its own copy of memory.
         None => {
-            start_child(launch, confined, false)?.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS))
+            start_child(launch, confined, false, watchdog)?.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS))
         }
     }
 }
 
 /// [`start`], the child sharing this process's memory or not; `None` if
 /// it was to share it and the kernel has no `clone3`.
-fn start_child(launch: &Launch, confined: &mut Confined<'_>, shared: bool) -> io::Result<Option<Started>> {
+fn start_child(
+    launch: &Launch,
+    confined: &mut Confined<'_>,
+    shared: bool,
+    watchdog: &'static Table,
+) -> io::Result<Option<Started>> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
     // A child that shares the memory reports a failure there; one on its
@@ -131,6 +139,7 @@ fn start_child(launch: &Launch, confined: &mut Confined<'_>, shared: bool) -> io
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
         fail: fail.as_ref().map(|(_, w)| w.as_raw_fd()),
         errno: AtomicI32::new(0),
+        watchdog,
     };
     let cloned = if confined.confines() {
         clone_confined(&child, confined, shared)?
@@ -155,6 +164,7 @@ fn start_child(launch: &Launch, confined: &mut Confined<'_>, shared: bool) -> io
         }
     };
     if errno != 0 {
+        watchdog::unwatch(pid);
         let mut status = 0;
         // SAFETY: our own child, which has exited.
         unsafe { libc::waitpid(pid, &mut status, 0) };
@@ -347,6 +357,8 @@ struct Child<'a> {
     /// copy of memory, else [`Child::errno`].
     fail: Option<RawFd>,
     errno: AtomicI32,
+    /// Where the child registers its group before it execs.
+    watchdog: &'static Table,
 }
 
 impl Child<'_> {
@@ -354,7 +366,13 @@ impl Child<'_> {
     /// and exit 127. Plain system calls only, no allocation.
     unsafe fn exec(&self, confined: &mut Confined<'_>, joined: bool) -> ! {
         let errno = match unsafe { self.prepare(confined, joined) } {
-            Ok(()) => unsafe { self.execute() },
+            Ok(()) => {
+                // Leading its group now: registered before any command of
+                // the RUN runs, so a SIGKILL of tissvm from here on still
+                // ends it (unregistered by the parent if the exec fails).
+                watchdog::register(self.watchdog, unsafe { libc::getpid() });
+                unsafe { self.execute() }
+            }
             Err(e) => e.raw_os_error().unwrap_or(libc::EPERM),
         };
         // 0 would read as "started".

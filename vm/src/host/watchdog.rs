@@ -10,7 +10,7 @@
 //! *thread* that forked dies. So the first RUN of a process forks this
 //! watchdog, which holds one end of a socket pair and shares one page of
 //! memory with the process: each RUN's group is registered in that page
-//! (`watch`) before anything else happens to it, and unregistered once the
+//! by the RUN's first process itself, before it execs (`register`), and unregistered once the
 //! group is dead and before its shell is reaped (`unwatch`), so the group id
 //! cannot have been reused. Registering is a store, not a message: the
 //! watchdog sleeps until the process dies (waking it twice per RUN cost more
@@ -51,14 +51,14 @@ static LINK: Mutex<Option<Link>> = Mutex::new(None);
 /// watchdog: mapped once, before the first watchdog is forked, and kept for
 /// the life of the process, so a watchdog started to replace a dead one
 /// sees the groups already registered.
-type Table = [AtomicI32; CAPACITY];
+pub type Table = [AtomicI32; CAPACITY];
 
 static TABLE: OnceLock<&'static Table> = OnceLock::new();
 
-/// Registers a RUN's process group: if this process dies before
-/// [`unwatch`], the watchdog kills the group. Starts the watchdog on first
-/// use, and again if it has died.
-pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
+/// Starts the watchdog if none is running, or replaces one that has died,
+/// and returns the shared table in which a RUN's first process registers
+/// its group ([`register`]) before it execs.
+pub fn ready() -> io::Result<&'static Table> {
     let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
     if link.as_ref().is_none_or(|current| !alive(current)) {
         if let Some(broken) = link.take() {
@@ -73,22 +73,16 @@ pub fn watch(pgid: libc::pid_t) -> io::Result<()> {
         }
         *link = Some(start()?);
     }
-    // A full table leaves the group unguarded, as `CAPACITY` says.
-    let _ = table()?
-        .iter()
-        .any(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
-    Ok(())
+    table()
 }
 
-/// Starts the watchdog if none is running, so that registering a RUN's
-/// group just after its spawn is a store, not a fork: the RUN's processes
-/// get no time to outlive an unregistered group.
-pub fn ready() -> io::Result<()> {
-    let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    if link.is_none() {
-        *link = Some(start()?);
-    }
-    Ok(())
+/// Registers a RUN's process group: if this process dies before
+/// [`unwatch`], the watchdog kills the group. Called by the RUN's first
+/// process between leading its group and `exec`, so no command of the RUN
+/// runs unguarded: atomics only, async-signal-safe. A full table leaves the
+/// group unguarded, as `CAPACITY` says.
+pub fn register(table: &Table, pgid: libc::pid_t) {
+    let _ = table.iter().any(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
 }
 
 /// Unregisters a group: it is dead, and its id is about to be released.

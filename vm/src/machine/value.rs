@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use tisslang::isa::Field;
 use tisslang::module::CostBound;
 
+/// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
+pub use tisslang::duration::literal as format_duration;
+
 /// What a RUN recorded (`LAST_RUN`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RunResult {
@@ -221,19 +224,6 @@ pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
     (0..=last_start).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
 }
 
-/// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
-pub fn format_duration(ms: u64) -> String {
-    if ms != 0 && ms.is_multiple_of(3_600_000) {
-        format!("{}h", ms / 3_600_000)
-    } else if ms != 0 && ms.is_multiple_of(60_000) {
-        format!("{}m", ms / 60_000)
-    } else if ms != 0 && ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
-
 /// Quotes a value as one word for `/bin/sh`: single quotes, with each `'`
 /// written as `'\''`. Nothing inside single quotes is special to the shell.
 pub fn shell_quote(text: &str) -> String {
@@ -263,15 +253,6 @@ mod tests {
                 assert_eq!(contains(h, n), h.contains(n), "{h:?} contains {n:?}");
             }
         }
-    }
-
-    #[test]
-    fn durations_use_the_largest_exact_unit() {
-        assert_eq!(format_duration(0), "0ms");
-        assert_eq!(format_duration(1500), "1500ms");
-        assert_eq!(format_duration(30_000), "30s");
-        assert_eq!(format_duration(120_000), "2m");
-        assert_eq!(format_duration(7_200_000), "2h");
     }
 
     #[test]

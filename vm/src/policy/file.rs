@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::policy::{Policy, PolicyRules, TaintRun, compile_pattern};
-use crate::provider::settings::{read_project_file, read_settings_file};
+use crate::provider::settings::read_settings_file;
 
 /// A table's keys with where each stands.
 type Section = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
@@ -37,17 +37,17 @@ pub fn read_policy_file(path: &Path) -> Result<Policy, String> {
     policy_from(&name, "", &text, &tables)
 }
 
-/// The `[policy]` table of `tiss.toml` in `dir`, if it has one.
-pub fn read_project_policy(dir: &Path) -> Result<Option<Policy>, String> {
-    let Some((path, text)) = read_project_file(dir)? else { return Ok(None) };
+/// The `[policy]` table of a `tiss.toml` (its path and text, as
+/// `read_project_file` gives them), if it has one.
+pub fn project_policy(path: &Path, text: &str) -> Result<Option<Policy>, String> {
     let name = format!("`{}`", path.display());
-    let loose: ProjectTables<Loose> = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
+    let loose: ProjectTables<Loose> = toml::from_str(text).map_err(|e| toml_error(&name, text, &e))?;
     if let Some(policy) = &loose.policy {
-        check_tables(&name, "policy.", &text, policy.get_ref())?;
+        check_tables(&name, "policy.", text, policy.get_ref())?;
     }
-    let project: ProjectTables<Tables> = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
+    let project: ProjectTables<Tables> = toml::from_str(text).map_err(|e| toml_error(&name, text, &e))?;
     match project.policy {
-        Some(tables) => policy_from(&name, "policy.", &text, tables.get_ref()).map(Some),
+        Some(tables) => policy_from(&name, "policy.", text, tables.get_ref()).map(Some),
         None => Ok(None),
     }
 }
@@ -181,6 +181,7 @@ fn patterns(place: &str, value: &toml::Value) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::settings::read_project_file;
 
     fn file(text: &str) -> Result<Policy, String> {
         let dir = tempfile::tempdir().unwrap();
@@ -227,6 +228,13 @@ mod tests {
         }
         let e = read_policy_file(Path::new("/nonexistent/p.toml")).unwrap_err();
         assert!(e.contains("does not exist"), "{e}");
+    }
+
+    fn read_project_policy(dir: &Path) -> Result<Option<Policy>, String> {
+        match read_project_file(dir)? {
+            Some((path, text)) => project_policy(&path, &text),
+            None => Ok(None),
+        }
     }
 
     #[test]

@@ -9,8 +9,8 @@ use clap::{Args, ValueEnum};
 use tiss_vm::host::sandbox::profile::parse_size;
 use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::policy::PolicyRules;
-use tiss_vm::policy::file::{read_policy_file, read_project_policy};
-use tiss_vm::provider::settings::{self, Origin, ProviderFlags};
+use tiss_vm::policy::file::{project_policy, read_policy_file};
+use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
@@ -100,7 +100,13 @@ impl HostOptions {
         base_origin: Origin,
     ) -> Result<RememberedOptions, String> {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let provider = settings::from_process(&self.provider, base.provider, base_origin)?.settings;
+        // ./tiss.toml is read once: its [provider] table here, its [policy]
+        // table below if no other policy applies.
+        let project = settings::read_project_file(Path::new("."))?;
+        let file = project.as_ref().map(|(path, text)| ProjectFile::parse(path, text)).transpose()?;
+        let env = |name: &str| std::env::var(name).ok();
+        let provider =
+            settings::resolve(&self.provider, &env, file.as_ref(), base.provider, base_origin)?.settings;
         Ok(RememberedOptions {
             snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
             log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
@@ -110,7 +116,7 @@ impl HostOptions {
                 None => profile_from_env()?.unwrap_or(base.sandbox_profile),
             },
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
-            policy: self.policy_rules(base.policy)?,
+            policy: self.policy_rules(base.policy, project.as_ref())?,
             limits: self.limits_over(base.limits)?,
             log_max_output: self.log_max_output.map(|n| n as u64).or(base.log_max_output),
         })
@@ -119,8 +125,12 @@ impl HostOptions {
     /// The command policy: `--policy`, else `TISS_POLICY`, else `base`'s if
     /// it has one (a resumed run keeps its policy: a `tiss.toml` where it is
     /// resumed must not quietly replace it), else the `[policy]` table of
-    /// `./tiss.toml`, else none.
-    fn policy_rules(&self, base: PolicyRules) -> Result<PolicyRules, String> {
+    /// `./tiss.toml` (`project`: its path and text), else none.
+    fn policy_rules(
+        &self,
+        base: PolicyRules,
+        project: Option<&(PathBuf, String)>,
+    ) -> Result<PolicyRules, String> {
         let given = self
             .policy
             .clone()
@@ -131,7 +141,8 @@ impl HostOptions {
         if base != PolicyRules::default() {
             return Ok(base);
         }
-        Ok(read_project_policy(Path::new("."))?.map_or(base, |p| p.rules().clone()))
+        let Some((path, text)) = project else { return Ok(base) };
+        Ok(project_policy(path, text)?.map_or(base, |p| p.rules().clone()))
     }
 }
 

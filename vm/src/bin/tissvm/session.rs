@@ -145,7 +145,8 @@ pub fn open_host(
     let provider = match tiss_vm::provider::build(settings) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("tissvm: --provider: {e}");
+            // Each message names its flag or provider already.
+            eprintln!("tissvm: {e}");
             return Err(status::INVALID);
         }
     };
@@ -184,7 +185,7 @@ pub fn open_host(
         let name = path.display().to_string();
         let replies = match std::fs::read(path) {
             Ok(bytes) => answers::parse_file(&bytes, &name),
-            Err(e) => Err(format!("cannot read the answers file `{name}`: {e}")),
+            Err(e) => Err(format!("{name}: cannot read it: {}", super::io_message(&e))),
         };
         let replies = match replies
             .and_then(|r| answers::check_plan(&r, &program.module, remembered.policy.may_ask()).map(|()| r))

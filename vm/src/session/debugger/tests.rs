@@ -314,7 +314,7 @@ a LAST_RUN record has no field `KIND`; its fields are STDOUT, STDERR, EXIT_CODE,
 COST = COST record: what step "Check" has spent so far
   API_CALLS      = 0
   TOKEN_COUNT    = 0
-  EXECUTION_TIME = 0ms
+  EXECUTION_TIME = 0s
   RUN_COUNT      = 1
   INSTRUCTIONS   = 2
 > print COST.RUN_COUNT
