@@ -108,9 +108,8 @@ pub fn start(launch: &Launch, confined: &mut Confined<'_>, watchdog: &'static Ta
     match start_child(launch, confined, shared, watchdog)? {
         Some(started) => Ok(started),
         // No `clone3` here: a child on its own copy of memory.
-        None => {
-            start_child(launch, confined, false, watchdog)?.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS))
-        }
+        None => start_child(launch, confined, false, watchdog)?
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS)),
     }
 }
 

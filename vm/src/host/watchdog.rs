@@ -82,7 +82,8 @@ pub fn ready() -> io::Result<&'static Table> {
 /// runs unguarded: atomics only, async-signal-safe. A full table leaves the
 /// group unguarded, as `CAPACITY` says.
 pub fn register(table: &Table, pgid: libc::pid_t) {
-    let _ = table.iter().any(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
+    let _ =
+        table.iter().any(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
 }
 
 /// Unregisters a group: it is dead, and its id is about to be released.

@@ -9,8 +9,8 @@
 //! Many plans with `--report-dir` keep one per plan, and
 //! `--continue-from-reports` resumes a plan that left no report from it.
 
-use std::path::{Path, PathBuf};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use tiss_compiler::atomic_write::replace_with;
 use tiss_vm::host::Host;
@@ -80,7 +80,8 @@ impl Checkpoint {
         })
         .map_err(|e| e.to_string())
         .and_then(|bytes| {
-            replace_with(&self.path, Some(0o600), |file| file.write_all(&bytes)).map_err(|e| super::io_message(&e))
+            replace_with(&self.path, Some(0o600), |file| file.write_all(&bytes))
+                .map_err(|e| super::io_message(&e))
         });
         if let Err(e) = written {
             eprintln!("tissvm: warning: cannot write the checkpoint `{}`: {e}", self.path.display());
