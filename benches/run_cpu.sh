@@ -3,8 +3,10 @@
 # far less than wall time: `perf stat --no-inherit` (tissvm's own process,
 # not its children) of `tissvm run` with N `RUN "/bin/true"`, less the same
 # plan without RUN, divided by N: CPU time, page faults and context
-# switches, under `none` and `standard`; and the same of a Python
-# `subprocess.run(["/bin/true"])` loop less `import subprocess`. Medians of
+# switches, under `none` and `standard`; also the CPU time of the process
+# and the commands it ran together (its rusage, children included); and the
+# same of a Python `subprocess.run(["/bin/true"])` loop less `import
+# subprocess`, and of bare `posix_spawn`s of /bin/true. Medians of
 # ROUNDS rounds, the kinds alternated. Given another tissvm binary (e.g. a
 # build of main), its runs join the rounds. Needs `perf` and `python3`.
 # Usage: benches/run_cpu.sh [N] [ROUNDS] [BASELINE_TISSVM]
@@ -27,18 +29,24 @@ mkdir "$work/ws"
 printf 'TASK "none"\nSTEP "s" {\n    LOG "no RUN"\n}\n' > "$work/empty.tiss"
 
 python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" <<'PY'
-import statistics, subprocess, sys
+import os, statistics, subprocess, sys
 
 n, rounds, work, tissvm, baseline = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 EVENTS = ["task-clock", "page-faults", "context-switches"]
+stats = f"{work}/perf.txt"
 
 def counts(argv):
-    out = subprocess.run(["perf", "stat", "--no-inherit", "-x,", "-e", ",".join(EVENTS), "--", *argv],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"run_cpu.sh: {' '.join(argv)} failed:\n{out.stderr}")
-    values = {}
-    for line in out.stderr.splitlines():
+    """The process's own events (perf stat --no-inherit), and "total": its
+    CPU time with every process it waited for (perf's rusage, which the
+    difference of two runs rids of perf's own)."""
+    perf = subprocess.Popen(["perf", "stat", "--no-inherit", "-x,", "-o", stats, "-e", ",".join(EVENTS), "--",
+                             *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(perf.pid, 0)
+    perf.returncode = os.waitstatus_to_exitcode(status)
+    if perf.returncode != 0:
+        raise SystemExit(f"run_cpu.sh: {' '.join(argv)} failed (exit {perf.returncode})")
+    values = {"total": (usage.ru_utime + usage.ru_stime) * 1000}
+    for line in open(stats):
         fields = line.split(",")
         if len(fields) > 2 and fields[2] in EVENTS:
             values[fields[2]] = float(fields[0])
@@ -46,7 +54,7 @@ def counts(argv):
 
 def per_run(full, empty):
     a, b = counts(full), counts(empty)
-    return {e: (a[e] - b[e]) / n for e in EVENTS}
+    return {e: (a[e] - b[e]) / n for e in EVENTS + ["total"]}
 
 def tissvm_kind(binary, profile):
     run = lambda plan: [binary, "run", f"{work}/{plan}", "--workdir", f"{work}/ws", "--non-interactive",
@@ -59,13 +67,16 @@ if baseline:
     kinds["none (baseline)"] = tissvm_kind(baseline, "none")
     kinds["standard (baseline)"] = tissvm_kind(baseline, "standard")
 kinds["python loop"] = lambda: per_run(["python3", "-c", loop], ["python3", "-c", "import subprocess"])
+bare = f"import os\nfor _ in range({n}): os.waitpid(os.posix_spawn('/bin/true', ['/bin/true'], os.environ), 0)"
+kinds["bare posix_spawn"] = lambda: per_run(["python3", "-c", bare], ["python3", "-c", "import os"])
 samples = {k: [] for k in kinds}
 for _ in range(rounds):
     for kind, measure in kinds.items():
         samples[kind].append(measure())
 print(f"per RUN (per iteration), in the process itself, median of {rounds} rounds of {n}:")
-print(f"  {'':<20} {'CPU':>8} {'faults':>7} {'switches':>9}")
+print(f"  {'':<20} {'CPU':>8} {'faults':>7} {'switches':>9}   {'CPU with the commands':>21}")
 for kind, values in samples.items():
-    med = {e: statistics.median(v[e] for v in values) for e in EVENTS}
-    print(f"  {kind:<20} {med['task-clock'] * 1000:5.0f} µs {med['page-faults']:7.1f} {med['context-switches']:9.1f}")
+    med = {e: statistics.median(v[e] for v in values) for e in EVENTS + ["total"]}
+    print(f"  {kind:<20} {med['task-clock'] * 1000:5.0f} µs {med['page-faults']:7.1f} {med['context-switches']:9.1f}"
+          f"   {med['total'] * 1000:18.0f} µs")
 PY

@@ -27,7 +27,8 @@
 //! unblocks them).
 //!
 //! A program that cannot be executed is reported with its `errno`, which the
-//! child writes into a close-on-exec pipe before `_exit(127)`.
+//! child stores in the memory it shares, or (on its own copy) writes into a
+//! close-on-exec pipe, before `_exit(127)`.
 
 use std::ffi::{CString, c_char};
 use std::fs::File;

@@ -310,7 +310,8 @@ impl Confined<'_> {
     /// In the started child, before `exec`: the confinement, in order. With
     /// `in_v2` the child already is in [`Confined::cgroup_dir`]; the other
     /// cgroups (v1 controllers) it joins here. Plain system calls only: no
-    /// allocation, no lock.
+    /// allocation, no lock, and (the child may share this process's memory,
+    /// [`Confined::may_share_memory`]) no write but the ruleset's taking.
     pub fn in_child(&mut self, in_v2: bool) -> io::Result<()> {
         let Some(rlimits) = self.rlimits else {
             rustix::process::setpgid(None, None)?;
