@@ -1,8 +1,10 @@
 //! `tissvm slurm` against a real Slurm cluster on this host
 //! (`tools/local-slurm`: munged, slurmctld and two slurmd from Debian's
 //! packages; it needs root): a job array of shards, `--wait` and the
-//! collected report; and a task requeued in the middle of a plan, which
-//! resumes from its snapshot so that no effect runs twice.
+//! collected report; run options passed to the tasks, quoted; and a task
+//! requeued in the middle of a plan, which resumes from its snapshot so
+//! that no effect runs twice, or, SIGKILLed with no time to suspend, from
+//! its checkpoint, so that only the effect in flight runs again.
 //!
 //! When the cluster cannot start: with `CI=true` the test fails (CI must
 //! exercise a real cluster); elsewhere it prints a loud SKIP and returns.
