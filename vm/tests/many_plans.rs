@@ -532,6 +532,7 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
 #[test]
 fn checkpoint_keeps_one_run_resumable_after_a_sigkill() {
     let root = suite(&[("k.tiss", plan("k", "echo once >> count.txt; touch started; sleep 60"))]);
+    std::fs::create_dir_all(root.path().join("ws")).unwrap();
     let child = command()
         .args(["run", "suite/k.tiss", "--workdir", "ws", "--checkpoint", "k.snap"])
         .current_dir(root.path())
@@ -540,7 +541,6 @@ fn checkpoint_keeps_one_run_resumable_after_a_sigkill() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::fs::create_dir_all(root.path().join("ws")).unwrap();
     wait_for(&root.path().join("ws/started"));
     // SAFETY: SIGKILL to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };

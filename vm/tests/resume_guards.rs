@@ -351,7 +351,8 @@ fn resume_help_says_what_it_remembers() {
         "--snapshot-dir, --log-file, the provider settings (the key's variable by name, never its value), \
          --sandbox-profile, the command policy (its rules; only --policy or TISS_POLICY replaces it), --env-allow, \
          --max-procs, --max-memory, --log-max-output and the budgets in force",
-        "a --budget, --max-procs or --max-memory only lowers a cap unless --raise-budget",
+        "a --budget, --max-procs or --max-memory only lowers a cap, and a weaker --sandbox-profile is refused, \
+         unless --raise-budget",
         "A flag given here overrides the remembered one",
         "A snapshot is resumed once",
     ] {
@@ -476,4 +477,37 @@ fn resume_keeps_the_sandbox_limits_and_only_lowers_them() {
     limits("50\n");
     fx.resume(&snap, &["--answer", "continue", "--max-procs", "5"]).expect(0);
     limits("5\n");
+}
+
+/// A weaker sandbox profile on resume (flag or `TISS_SANDBOX_PROFILE`) is
+/// refused, before anything runs, unless `--raise-budget`; a stronger one
+/// is taken.
+#[test]
+fn a_weaker_sandbox_profile_on_resume_is_refused_unless_raise_budget() {
+    let fx = Fixture::new();
+    let snap = snapshot_of(&fx.run_json(TWO_PAUSES, &[], &[]));
+    let bytes = std::fs::read(&snap).unwrap();
+    let flag = fx.resume(&snap, &["--answer", "continue", "--sandbox-profile", "none"]);
+    flag.expect(2);
+    assert!(
+        flag.stderr.contains(
+            "--sandbox-profile none would confine the resumed run less than the run's `standard` sandbox; resume \
+             without it to keep `standard`, or add --raise-budget to loosen it"
+        ),
+        "{}",
+        flag.stderr
+    );
+    let env =
+        fx.resume_in(fx.root.path(), &snap, &["--answer", "continue"], &[("TISS_SANDBOX_PROFILE", "none")]);
+    env.expect(2);
+    assert!(env.stderr.contains("TISS_SANDBOX_PROFILE=none would confine"), "{}", env.stderr);
+    assert_eq!(fx.read("effects.txt"), "a\n", "nothing ran");
+    assert_eq!(mark(&snap), None, "not marked resumed");
+
+    let loosened = fx.resume(&snap, &["--answer", "continue", "--sandbox-profile", "none", "--raise-budget"]);
+    loosened.expect(3);
+    assert_eq!(loosened.json()["sandbox"]["profile"], "none", "{}", loosened.stdout);
+    std::fs::write(&snap, &bytes).unwrap();
+    let next = snapshot_of(&fx.resume(&snap, &["--answer", "continue", "--sandbox-profile", "standard"]));
+    assert_ne!(next, snap);
 }

@@ -1,8 +1,10 @@
 //! `tissvm slurm` against a real Slurm cluster on this host
 //! (`tools/local-slurm`: munged, slurmctld and two slurmd from Debian's
 //! packages; it needs root): a job array of shards, `--wait` and the
-//! collected report; and a task requeued in the middle of a plan, which
-//! resumes from its snapshot so that no effect runs twice.
+//! collected report; run options passed to the tasks, quoted; and a task
+//! requeued in the middle of a plan, which resumes from its snapshot so
+//! that no effect runs twice, or, SIGKILLed with no time to suspend, from
+//! its checkpoint, so that only the effect in flight runs again.
 //!
 //! When the cluster cannot start: with `CI=true` the test fails (CI must
 //! exercise a real cluster); elsewhere it prints a loud SKIP and returns.
@@ -78,6 +80,22 @@ fn tissvm(cluster: &Cluster, cwd: &Path, args: &[&str]) -> Run {
 fn slurm_command(cluster: &Cluster, program: &str, args: &[&str]) -> String {
     let out = Command::new(program).args(args).env("SLURM_CONF", &cluster.conf).output().expect(program);
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// The `tissvm` processes whose command line names `report_dir`.
+fn tissvms_of(report_dir: &Path) -> Vec<i32> {
+    let needle = report_dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let words: Vec<String> =
+                cmdline.split(|b| *b == 0).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
+            words.first().is_some_and(|w| w.ends_with("/tissvm")) && words.iter().any(|w| w.contains(&needle))
+        })
+        .collect()
 }
 
 fn report(path: &Path) -> Json {
@@ -183,20 +201,50 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
     )
     .unwrap();
     // `scontrol requeue`: SIGTERM to the task, the sleep killed (it runs again).
-    interrupted(&cluster, root.path(), "requeued", &|task| {
+    interrupted(&cluster, root.path(), "requeued", 1, &|task| {
         vec!["scontrol".into(), "requeue".into(), task.into()]
     });
     // Time is up: SIGUSR1 to the batch script alone (`--signal=B:USR1`), the
     // sleep let finish; the script requeues its task itself.
-    interrupted(&cluster, root.path(), "warned", &|task| {
+    interrupted(&cluster, root.path(), "warned", 1, &|task| {
         vec!["scancel".into(), "--batch".into(), "--signal=USR1".into(), task.into()]
+    });
+    // KillWait ran out: SIGKILL to every process of the task at once, no
+    // time to suspend; requeued, the plan resumes from its checkpoint, the
+    // sleep in flight running again, nothing before it.
+    let killed_dir = root.path().join("killed");
+    interrupted(&cluster, root.path(), "killed", 0, &|task| {
+        // Every tissvm of the task (the run of many plans, the plan's own,
+        // in a process group of its own), then whatever Slurm still has;
+        // the job ends, and is requeued by hand, as Slurm would requeue it.
+        let tissvms = tissvms_of(&killed_dir);
+        assert!(tissvms.len() >= 2, "the task's tissvm processes: {tissvms:?}");
+        for pid in tissvms {
+            // SAFETY: SIGKILL to a process this test's job started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        // The batch script may have ended already, and the job with it.
+        slurm_command(&cluster, "scancel", &["--full", "--signal=KILL", task]);
+        let began = Instant::now();
+        while slurm_command(&cluster, "squeue", &["-h", "-j", task, "-o", "%T"]).contains("RUNNING") {
+            assert!(began.elapsed() < Duration::from_secs(60), "the killed task did not end");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        vec!["scontrol".into(), "requeue".into(), task.into()]
     });
 }
 
 /// Submits `long/` with the report directory `name`, runs `interrupt` (a
 /// command line, given the array task) once its first effect is there,
-/// lets the requeued task start at once, and checks it resumed.
-fn interrupted(cluster: &Cluster, root: &Path, name: &str, interrupt: &dyn Fn(&str) -> Vec<String>) {
+/// lets the requeued task start at once, and checks it resumed, having
+/// suspended into `snapshots` snapshots (none when killed outright).
+fn interrupted(
+    cluster: &Cluster,
+    root: &Path,
+    name: &str,
+    snapshots: usize,
+    interrupt: &dyn Fn(&str) -> Vec<String>,
+) {
     let submitted = tissvm(cluster, root, &["slurm", "long", "--report-dir", name]);
     submitted.expect(0);
     let job = submitted
@@ -266,8 +314,12 @@ fn interrupted(cluster: &Cluster, root: &Path, name: &str, interrupt: &dyn Fn(&s
     assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
     assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");
-    let snapshots = std::fs::read_dir(dir.join("long/long.snapshots")).unwrap().flatten().count();
-    assert_eq!(snapshots, 1, "{name}: the task suspended once, into the report directory");
+    let written = common::listing(&dir.join("long/long.snapshots"));
+    assert_eq!(
+        written.len(),
+        snapshots,
+        "{name}: the snapshots it suspended into, in the report directory: {written:?}"
+    );
     let collected = tissvm(cluster, root, &["collect", name]);
     collected.expect(0);
     assert!(collected.stdout.contains("1 passed, 0 failed"), "{}", collected.stdout);

@@ -155,9 +155,10 @@ enum Command {
     /// --env-allow, --max-procs, --max-memory, --log-max-output and the
     /// budgets in force. A flag given here overrides the remembered one
     /// (--workdir the workspace); a --budget, --max-procs or --max-memory
-    /// only lowers a cap unless --raise-budget. The output options
-    /// (--output-format, --report, --color) and --answers are this
-    /// command's own, not remembered.
+    /// only lowers a cap, and a weaker --sandbox-profile is refused, unless
+    /// --raise-budget. The output options
+    /// (--output-format, --report, --color), --checkpoint and --answers
+    /// are this command's own, not remembered.
     ///
     /// A snapshot is resumed once: its file records that it was, and what
     /// continued it, and resuming it again is refused unless --force, since

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tiss_compiler::cli_support::shell_word;
-use tiss_vm::host::sandbox::Limits;
+use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::provider::settings::{Key, Origin};
@@ -61,7 +61,8 @@ pub struct ResumeArgs {
     pub force: bool,
 
     /// Let `--budget`, `--max-procs` and `--max-memory` raise the cap in
-    /// force; without it one given on resume only lowers it.
+    /// force, and `--sandbox-profile` loosen the run's; without it one given
+    /// on resume only lowers a cap, and a weaker profile is refused.
     #[arg(long)]
     pub raise_budget: bool,
 
@@ -188,6 +189,10 @@ pub fn resume(out: &mut Output, args: &ResumeArgs) -> u8 {
     let remembered = if signed.is_ok() {
         let mut claimed = claimed.clone();
         if !args.raise_budget {
+            if let Some(error) = weakened(&snap.options.sandbox_profile, &claimed.sandbox_profile, &args.host)
+            {
+                return Invalid::told(&name, error).report(format);
+            }
             for note in keep_limits_down(&snap.options.limits, &mut claimed.limits) {
                 eprintln!("tissvm: {note}");
             }
@@ -340,6 +345,24 @@ fn kept_options(run: &RememberedOptions, now: &RememberedOptions) -> Vec<String>
         flags.extend(run.env_allow.iter().map(|name| format!("--env-allow {}", shell_word(name))));
     }
     flags
+}
+
+/// Why a sandbox profile given on resume (flag or `TISS_SANDBOX_PROFILE`)
+/// is refused: it would confine the run less than it was.
+fn weakened(run: &str, now: &str, host: &HostOptions) -> Option<String> {
+    let strength = |name: &str| Profile::ALL.iter().position(|p| p.name() == name);
+    if strength(now)? >= strength(run)? {
+        return None;
+    }
+    let given = if host.sandbox_profile.is_some() {
+        format!("--sandbox-profile {now}")
+    } else {
+        format!("TISS_SANDBOX_PROFILE={now}")
+    };
+    Some(format!(
+        "{given} would confine the resumed run less than the run's `{run}` sandbox; resume without it to keep \
+         `{run}`, or add --raise-budget to loosen it"
+    ))
 }
 
 /// Like a budget, a sandbox limit given on resume only lowers the run's

@@ -332,6 +332,10 @@ impl Suite<'_> {
                 if workspace.temporary {
                     temporary = Some(workspace.path.clone());
                 }
+                // An earlier run's checkpoints are not this run's state.
+                if let Some(dir) = &self.report_dir {
+                    checkpoints::clear(dir, &key);
+                }
                 command
                     .arg("run")
                     .arg(&plan)
