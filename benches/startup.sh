@@ -4,8 +4,10 @@
 # x86-64 Linux the statically linked one (`cargo build-static`). Runs
 # alternate A B A B ..., and the ratio is taken pair by pair, so a machine
 # whose speed drifts still gives a fair ratio; medians are printed with the
-# spread (min, max). Given another tissvm binary (e.g. a build of main), this
-# build is also paired against it. Usage: benches/startup.sh [RUNS] [BASELINE_TISSVM]
+# spread (min, max). The CPU time (user + system, from wait4) is paired the
+# same way: it depends far less on the machine's load than the wall time.
+# Given another tissvm binary (e.g. a build of main), this build is also
+# paired against it. Usage: benches/startup.sh [RUNS] [BASELINE_TISSVM]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
@@ -31,30 +33,31 @@ builds = sys.argv[5:]
 devnull = os.open(os.devnull, os.O_RDWR)
 
 def once(argv):
-    """Wall seconds of one run of argv, from spawn to reaping."""
+    """Wall and CPU seconds of one run of argv, from spawn to reaping."""
     actions = [(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)]
     start = time.perf_counter()
     pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
-    os.waitpid(pid, 0)
-    return time.perf_counter() - start
+    _, _, usage = os.wait4(pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 def paired(a, b):
     for _ in range(5):
         once(a), once(b)
     pairs = [(once(a), once(b)) for _ in range(runs)]
-    ratios = [x / y for x, y in pairs]
+    ratios = [x[0] / y[0] for x, y in pairs]
+    cpu = statistics.median(x[1] / y[1] for x, y in pairs if y[1] > 0)
     med = lambda xs: statistics.median(xs) * 1000
-    return med([x for x, _ in pairs]), med([y for _, y in pairs]), statistics.median(ratios), min(ratios), max(ratios)
+    return med([x[0] for x, _ in pairs]), med([y[0] for _, y in pairs]), statistics.median(ratios), min(ratios), max(ratios), cpu
 
 def show(name_a, a, name_b, b):
-    ma, mb, r, lo, hi = paired(a, b)
-    print(f"{name_a:<24} {ma:6.3f} ms   {name_b:<16} {mb:6.3f} ms   A/B {r:.2f} (min {lo:.2f}, max {hi:.2f})")
+    ma, mb, r, lo, hi, cpu = paired(a, b)
+    print(f"{name_a:<24} {ma:6.3f} ms   {name_b:<16} {mb:6.3f} ms   A/B {r:.2f} (min {lo:.2f}, max {hi:.2f})   CPU A/B {cpu:.2f}")
 
 run = ["run", f"{work}/trivial.tbc", "--workdir", work, "--non-interactive"]
 names = {builds[0]: "tissvm (release)"}
 if len(builds) > 1:
     names[builds[1]] = "tissvm (build-static)"
-print(f"median wall time of {runs} runs each, paired; A/B = median of the per-pair ratios")
+print(f"median wall time of {runs} runs each, paired; A/B = median of the per-pair ratios (wall, and CPU)")
 for build in builds:
     show(names[build], [build] + run, sys.argv[3], baseline)
 if len(builds) > 1:
