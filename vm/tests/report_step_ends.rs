@@ -132,3 +132,14 @@ STEP "outer" {
     let count = |kind: &str| events.iter().filter(|e| e["event"] == kind).count();
     assert_eq!(count("step_start"), count("step_end"), "{events:?}");
 }
+
+#[test]
+fn a_log_file_that_cannot_be_opened_is_named_once_without_the_os_error_number() {
+    let fx = Fixture::new();
+    let log = fx.path("no/such/dir/events.jsonl");
+    let run = fx.run(NESTED, &["--log-file", log.to_str().unwrap()]);
+    run.expect(2);
+    assert!(run.stderr.contains("tissvm: cannot open the log file"), "{}", run.stderr);
+    assert!(run.stderr.contains("No such file or directory"), "{}", run.stderr);
+    assert!(!run.stderr.contains("os error"), "{}", run.stderr);
+}

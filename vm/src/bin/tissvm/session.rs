@@ -245,7 +245,7 @@ pub fn open_host(
                 host.log = Some(log);
             }
             Err(e) => {
-                eprintln!("tissvm: cannot open the log file `{}`: {e}", path.display());
+                eprintln!("tissvm: cannot open the log file `{}`: {}", path.display(), super::io_message(&e));
                 return Err(status::INVALID);
             }
         }
