@@ -20,13 +20,8 @@ command -v perf >/dev/null || { echo "run_cpu.sh: needs perf (linux-tools)" >&2;
 cargo build -q --release --bin tissvm
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/ws"
-{
-    printf 'TASK "runs"\nSTEP "s" {\n'
-    for _ in $(seq "$n"); do printf '    RUN "/bin/true"\n'; done
-    printf '}\n'
-} > "$work/runs.tiss"
-printf 'TASK "none"\nSTEP "s" {\n    LOG "no RUN"\n}\n' > "$work/empty.tiss"
+source benches/run_plans.sh
+write_run_plans "$work" "$n"
 
 python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" <<'PY'
 import os, statistics, subprocess, sys
