@@ -37,7 +37,12 @@ impl Checkpoint {
     pub fn open(path: &Path, program: &Program, bytecode: Option<&[u8]>) -> Result<Checkpoint, String> {
         let dir = tiss_compiler::atomic_write::parent_of(path);
         std::fs::create_dir_all(dir).map_err(|e| {
-            format!("--checkpoint `{}`: cannot create `{}`: {e}", path.display(), dir.display())
+            format!(
+                "--checkpoint `{}`: cannot create `{}`: {}",
+                path.display(),
+                dir.display(),
+                super::io_message(&e)
+            )
         })?;
         if path.is_dir() {
             return Err(format!("--checkpoint `{}` is a directory: give the file's name", path.display()));
