@@ -323,3 +323,12 @@ fn a_timeout_unit_written_apart_is_joined() {
         assert_eq!(diags[0].message, "a timeout's unit follows its number directly");
     }
 }
+
+// ---- a bare string after WRITE: the help shows the whole fixed operand -------
+
+#[test]
+fn write_with_a_bare_string_is_fixed_to_from_the_string() {
+    let src = "TASK \"t\"\nSTEP \"s\" {\n    WRITE \"a.txt\" \"x\"\n}\n";
+    assert_eq!(places(src), [place("E0100", 3, 19, "FROM \"x\"")]);
+    assert!(human(src).contains("= help: write the string with `FROM`: `FROM \"x\"`"), "{}", human(src));
+}

@@ -248,9 +248,9 @@ impl Parser<'_> {
                         format!("{what} takes its content as a heredoc or `FROM expr`, not a bare string"),
                     )
                     .with_fix(
-                        "write the string with",
-                        Span::new(tok.span.start as usize, tok.span.start as usize),
-                        "FROM ",
+                        "write the string with `FROM`",
+                        tok.span,
+                        format!("FROM {}", self.text(tok.span)),
                     ),
                 ))
             }

@@ -272,7 +272,7 @@ fn structural_errors() {
     );
     assert_eq!(
         parse_errs("TASK \"t\" STEP \"s\" { WRITE \"f\" \"text\" }"),
-        [("E0100", "FROM ".to_string())]
+        [("E0100", "FROM \"text\"".to_string())]
     );
     assert_eq!(parse_errs("TASK \"t\" STEP \"s\" {")[0].0, "E0100");
 }
