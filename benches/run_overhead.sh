@@ -13,6 +13,10 @@
 # the same program (on a VM whose cpuid traps, /bin/true's own start-up is
 # most of every figure). `strict` needs root and the kernel features of
 # SPEC §8; where it is refused its lines say so.
+# The same again with a program that exits at once (static, no dynamic
+# loader: built here with `cc`), so that the program's own start-up no longer
+# hides what each runner adds: tissvm, the Python and bash loops, against a
+# bare `posix_spawn` + `waitpid` loop in C (overhead = per iteration − bare).
 # Given another tissvm binary (e.g. a build of main), its `none` and `standard`
 # runs join the rounds, for this build's ratios against it.
 # Usage: benches/run_overhead.sh [N] [ROUNDS] [BASELINE_TISSVM]
@@ -27,11 +31,36 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source benches/run_plans.sh
 write_run_plans "$work" "$n"
+# The static program and the C loop (left out where there is no `cc`).
+static=""
+if command -v cc >/dev/null; then
+    printf 'void _start(void) { __asm__ volatile("mov $60, %%eax\\n xor %%edi, %%edi\\n syscall"); }\n' > "$work/exit0.c"
+    cat > "$work/spawn_loop.c" <<'C'
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(int argc, char **argv) {
+    char *args[] = {argv[2], 0};
+    for (int i = atoi(argv[1]); i > 0; i--) {
+        pid_t pid;
+        int status;
+        if (posix_spawn(&pid, argv[2], 0, 0, args, environ) != 0 || waitpid(pid, &status, 0) != pid) return 1;
+    }
+    return 0;
+}
+C
+    if [ "$(uname -m)" = x86_64 ] && cc -static -nostdlib -O2 -o "$work/exit0" "$work/exit0.c" 2>/dev/null \
+        && cc -O2 -o "$work/spawn_loop" "$work/spawn_loop.c"; then
+        static="$work/exit0"
+        run_plan "$n" "$static" > "$work/static_runs.tiss"
+    fi
+fi
 
-python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" <<'PY'
+python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" "$static" <<'PY'
 import os, statistics, subprocess, sys, time
 
-n, rounds, work, tissvm, baseline = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+n, rounds, work, tissvm, baseline, static = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 devnull = os.open(os.devnull, os.O_RDWR)
 
 def wall(argv):
@@ -50,14 +79,20 @@ def tissvm_run(plan, profile, binary=tissvm):
 def per_run(plan, profile, binary=tissvm):
     return (tissvm_run(plan, profile, binary) - tissvm_run("empty.tiss", profile, binary)) / n
 
-def python_loop():
+def python_loop(program="/bin/true"):
     start = time.perf_counter()
     for _ in range(n):
-        subprocess.run(["/bin/true"])
+        subprocess.run([program])
     return (time.perf_counter() - start) / n
 
-def bash_loop():
-    elapsed, _ = wall(["bash", "-c", f"for ((i = 0; i < {n}; i++)); do /bin/true; done"])
+def bash_loop(program="/bin/true"):
+    elapsed, _ = wall(["bash", "-c", f"for ((i = 0; i < {n}; i++)); do {program}; done"])
+    return elapsed / n
+
+def c_loop():
+    elapsed, status = wall([f"{work}/spawn_loop", str(n), static])
+    if status.returncode != 0:
+        raise RuntimeError("the C spawn loop failed")
     return elapsed / n
 
 def bare_spawn(argv):
@@ -85,6 +120,14 @@ kinds = {
 if baseline:
     kinds["none (baseline)"] = lambda: per_run("runs.tiss", "none", baseline)
     kinds["standard (baseline)"] = lambda: per_run("runs.tiss", "standard", baseline)
+if static:
+    kinds["standard, static"] = lambda: per_run("static_runs.tiss", "standard")
+    kinds["none, static"] = lambda: per_run("static_runs.tiss", "none")
+    kinds["python, static"] = lambda: python_loop(static)
+    kinds["bash, static"] = lambda: bash_loop(static)
+    kinds["bare C, static"] = c_loop
+    if baseline:
+        kinds["standard, static (baseline)"] = lambda: per_run("static_runs.tiss", "standard", baseline)
 if strict:
     kinds["strict"] = lambda: per_run("runs.tiss", "strict")
     kinds["strict, sh -c"] = lambda: per_run("shell_runs.tiss", "strict")
@@ -95,7 +138,7 @@ for _ in range(rounds):
 med = {k: statistics.median(v) for k, v in samples.items()}
 print(f"per-RUN (per-iteration) wall time, median of {rounds} rounds of {n}:")
 for kind, value in med.items():
-    print(f"  {kind:<16} {value * 1e6:8.0f} µs")
+    print(f"  {kind:<28} {value * 1e6:8.0f} µs")
 bare = med["bare /bin/true"]
 over = lambda kind: med[kind] - bare
 print("totals:")
@@ -109,8 +152,17 @@ for kind in ["none", "standard", "strict", "python", "bash"]:
         print(f"  {kind:<16} {over(kind) * 1e6:8.0f} µs")
 print(f"  standard / python                     {over('standard') / over('python'):.2f}")
 print(f"  standard / bash                       {over('standard') / over('bash'):.2f}")
+if static:
+    print("a program that exits at once (static), overheads over a bare C spawn loop:")
+    c = med["bare C, static"]
+    for kind in ["none", "standard", "python", "bash"]:
+        print(f"  {kind:<16} {(med[kind + ', static'] - c) * 1e6:8.0f} µs")
+    for kind in ["python", "bash"]:
+        ratio = (med["standard, static"] - c) / (med[kind + ", static"] - c)
+        print(f"  standard / {kind:<26} {ratio:.2f}")
+    print(f"  per iteration: standard / python      {med['standard, static'] / med['python, static']:.2f}")
 if baseline:
     print("this build / the baseline, per RUN:")
-    for kind in ["none", "standard"]:
+    for kind in ["none", "standard"] + (["standard, static"] if static else []):
         print(f"  {kind:<16} {med[kind] / med[kind + ' (baseline)']:.2f}")
 PY

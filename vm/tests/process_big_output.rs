@@ -25,6 +25,7 @@ fn huge_output_is_bounded() {
     let spec = ProcessSpec {
         command: &command,
         cwd: Path::new("/"),
+        real_cwd: None,
         env: &env,
         timeout: Some(Duration::from_secs(300)),
         output_cap: cap,

@@ -23,6 +23,7 @@ fn the_callers_secrets_do_not_leak() {
     let spec = ProcessSpec {
         command: "env",
         cwd: workdir.path(),
+        real_cwd: None,
         env: &env,
         timeout: None,
         output_cap: 100_000,

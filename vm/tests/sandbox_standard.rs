@@ -50,6 +50,32 @@ fn standard_runs_without_new_privileges_core_dumps_or_a_shared_session() {
     assert_eq!(report["sandbox"]["missing"].as_array().unwrap().is_empty(), kill, "{report}");
 }
 
+/// A signal mask of `/proc/PID/status` (`SigBlk:\t0000…`) as bits.
+fn signal_mask(status: &str, field: &str) -> u64 {
+    let line =
+        status.lines().find_map(|l| l.strip_prefix(field)).unwrap_or_else(|| panic!("{field} in {status}"));
+    u64::from_str_radix(line.trim(), 16).unwrap()
+}
+
+#[test]
+fn a_run_starts_with_no_signal_blocked_and_sigpipe_at_its_default() {
+    // tissvm blocks every signal across the clone and ignores SIGPIPE (as
+    // Rust programs do); the child must undo both before it execs, whether
+    // it shares tissvm's memory (`standard`, `none`) or not.
+    for profile in ["standard", "none"] {
+        let f = Fixture::new();
+        let run = f.run(
+            &plan("    RUN \"grep ^Sig /proc/self/status\""),
+            &["--sandbox-profile", profile, "--output-format", "json"],
+        );
+        run.expect(0);
+        let status = run.json()["effects"][0]["stdout"].as_str().unwrap().to_string();
+        assert_eq!(signal_mask(&status, "SigBlk:"), 0, "{profile}: {status}");
+        let sigpipe = 1 << (libc::SIGPIPE - 1);
+        assert_eq!(signal_mask(&status, "SigIgn:") & sigpipe, 0, "{profile}: {status}");
+    }
+}
+
 #[test]
 fn standard_is_the_default_and_text_output_names_it() {
     let f = Fixture::new();

@@ -191,6 +191,7 @@ impl Host for OsHost {
         let spec = ProcessSpec {
             command: &request.command,
             cwd: dir.path(),
+            real_cwd: Some(dir.real_path()),
             env: &env,
             timeout: request.timeout_ms.map(std::time::Duration::from_millis),
             output_cap: self.output_cap,

@@ -81,6 +81,9 @@ pub struct ProcessSpec<'a> {
     pub command: &'a str,
     /// The working directory.
     pub cwd: &'a Path,
+    /// Its real path where the caller knows it (the workspace does): the
+    /// `PWD` of a command run directly. Else it is read from `cwd`.
+    pub real_cwd: Option<&'a Path>,
     /// The complete environment; nothing is inherited.
     pub env: &'a [(String, String)],
     pub timeout: Option<Duration>,
@@ -259,7 +262,7 @@ fn spawn<'s>(
     // The shell exports the directory it starts in as PWD (keeping a PWD it
     // is given that names that directory); so does the fast path.
     if words.is_some()
-        && let Ok(real) = real_dir(spec.cwd)
+        && let Ok(real) = spec.real_cwd.map_or_else(|| real_dir(spec.cwd), |real| Ok(real.to_path_buf()))
     {
         let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
         if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
@@ -637,8 +640,15 @@ mod tests {
 
     fn run_in(dir: &Path, command: &str, timeout: Option<Duration>, cap: usize) -> RunResult {
         let env = env();
-        let spec =
-            ProcessSpec { command, cwd: dir, env: &env, timeout, output_cap: cap, sandbox: &UNCONFINED };
+        let spec = ProcessSpec {
+            command,
+            cwd: dir,
+            real_cwd: None,
+            env: &env,
+            timeout,
+            output_cap: cap,
+            sandbox: &UNCONFINED,
+        };
         run(&spec, None).expect("runs")
     }
 
@@ -705,6 +715,7 @@ mod tests {
         let spec = ProcessSpec {
             command: "true",
             cwd: &gone,
+            real_cwd: None,
             env: &env,
             timeout: None,
             output_cap: 10,
@@ -722,6 +733,7 @@ mod tests {
         let spec = ProcessSpec {
             command: "/usr/bin/env",
             cwd: Path::new("/"),
+            real_cwd: None,
             env: &env,
             timeout: None,
             output_cap: 1000,
@@ -780,6 +792,7 @@ mod tests {
         let spec = ProcessSpec {
             command: "head -c 3000000 /dev/zero >&2; head -c 2000000 /dev/zero; echo tail >&2",
             cwd: Path::new("/"),
+            real_cwd: None,
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 1000,
@@ -871,6 +884,7 @@ wait"#;
         let spec = ProcessSpec {
             command: "trap '' TERM; sleep 30 & echo $! > child; echo started; wait",
             cwd: dir.path(),
+            real_cwd: None,
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 100,

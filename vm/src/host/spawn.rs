@@ -23,8 +23,9 @@
 //! A child that shares the memory only reads what was built before the clone
 //! and makes plain system calls (the parent may have threads): no
 //! allocation, no lock, no handler of tissvm's (signals stay blocked across
-//! the clone and the child puts every handler back to the default before it
-//! unblocks them).
+//! the clone, and every handler is back at its default before the child
+//! unblocks them: by the kernel with `CLONE_CLEAR_SIGHAND` on x86-64, else
+//! by the child, one `sigaction` per signal).
 //!
 //! A program that cannot be executed is reported with its `errno`, which the
 //! child stores in the memory it shares, or (on its own copy) writes into a
@@ -47,6 +48,13 @@ use crate::host::sandbox::Confined;
 /// loses the bit (its own deprecation note says so).
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 
+/// `CLONE_CLEAR_SIGHAND` of `linux/sched.h` (Linux 5.5): the child starts
+/// with every signal this process handles back at its default, which spares
+/// a child that shares the memory one `sigaction` per signal (64 system
+/// calls, the largest part of what it did before `exec`).
+#[cfg(target_arch = "x86_64")]
+const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
+
 /// glibc's search path when the environment has no `PATH`.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
@@ -60,6 +68,9 @@ pub struct Launch {
     argv: Vec<CString>,
     envp: Vec<CString>,
     cwd: CString,
+    /// The descriptor `cwd` names when it is `/proc/self/fd/N` (what the
+    /// workspace gives): `fchdir` to it skips the lookup through `/proc`.
+    cwd_fd: Option<RawFd>,
 }
 
 impl Launch {
@@ -87,8 +98,18 @@ impl Launch {
                 .collect::<io::Result<_>>()?,
             envp: env.iter().map(|(k, v)| c(format!("{k}={v}").as_bytes())).collect::<io::Result<_>>()?,
             cwd: c(cwd.as_os_str().as_bytes())?,
+            cwd_fd: open_descriptor(cwd),
         })
     }
+}
+
+/// N for a `cwd` of exactly `/proc/self/fd/N`.
+fn open_descriptor(cwd: &Path) -> Option<RawFd> {
+    let n = cwd.to_str()?.strip_prefix("/proc/self/fd/")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
 }
 
 /// A started process: its pid (also its process group's), a pidfd if the
@@ -193,21 +214,7 @@ fn clone_confined(
     args.cgroup = into.map_or(0, |fd| fd as u64);
     #[cfg(target_arch = "x86_64")]
     if shared {
-        let mut payload = (child, &mut *confined, true);
-        let started = on_child_stack(|base, size| {
-            let mut args = args;
-            args.flags |= libc::CLONE_VM as u64;
-            args.stack = base as u64;
-            args.stack_size = size as u64;
-            // SAFETY: `entry` runs on the stack given while this thread
-            // waits (CLONE_VFORK); `payload` and `pidfd` outlive it.
-            let pid = unsafe { clone3_vm(&args, entry, (&raw mut payload).cast()) };
-            if pid < 0 { Err(io::Error::from_raw_os_error(-pid as i32)) } else { Ok(pid as libc::pid_t) }
-        });
-        return match started {
-            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => Ok(None),
-            started => started.map(|pid| Some((pid, pidfd))),
-        };
+        return Ok(clone3_shared(args, child, confined, true)?.map(|pid| (pid, pidfd)));
     }
     debug_assert!(!shared, "only x86-64 shares memory with a confined child");
     // SAFETY: without CLONE_VM the child has its own copy of this process,
@@ -231,12 +238,25 @@ fn clone_confined(
     Ok(Some((pid as libc::pid_t, pidfd)))
 }
 
-/// The unconfined child (`none`): no cgroup to start in, so glibc's `clone`
+/// The unconfined child (`none`): no cgroup to start in. On x86-64
+/// [`clone3_shared`]; elsewhere, or without `clone3`, glibc's `clone`
 /// (`CLONE_VM | CLONE_VFORK`, as `posix_spawn`'s) starts it sharing this
-/// process's memory on every architecture.
+/// process's memory.
 fn clone_shared(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(libc::pid_t, libc::c_int)> {
-    let mut payload = (child, confined, false);
     let mut pidfd: libc::c_int = -1;
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: an all-zero clone_args is valid; the fields set are
+        // checked by the kernel.
+        let mut args: libc::clone_args = unsafe { std::mem::zeroed() };
+        args.flags = (libc::CLONE_VFORK | libc::CLONE_PIDFD) as u64;
+        args.pidfd = (&raw mut pidfd) as u64;
+        args.exit_signal = libc::SIGCHLD as u64;
+        if let Some(pid) = clone3_shared(args, child, confined, false)? {
+            return Ok((pid, pidfd));
+        }
+    }
+    let mut payload = Payload { child, confined, joined: false, cleared: false };
     let pid = on_child_stack(|base, size| {
         // The stack grows down from its (16-byte aligned) top.
         let top = base as usize + size;
@@ -256,19 +276,64 @@ fn clone_shared(child: &Child<'_>, confined: &mut Confined<'_>) -> io::Result<(l
     Ok((pid, pidfd))
 }
 
+/// `clone3` of a child that shares this process's memory ([`clone3_vm`]),
+/// with `args` (whose `pidfd` stays valid) plus `CLONE_VM` and, where the
+/// kernel has it, `CLONE_CLEAR_SIGHAND`; `joined` as for [`Child::exec`].
+/// `None` where there is no `clone3`.
+#[cfg(target_arch = "x86_64")]
+fn clone3_shared(
+    mut args: libc::clone_args,
+    child: &Child<'_>,
+    confined: &mut Confined<'_>,
+    joined: bool,
+) -> io::Result<Option<libc::pid_t>> {
+    // Whether `CLONE_CLEAR_SIGHAND` is known to work: until a kernel
+    // before 5.5 refuses it (EINVAL), once.
+    static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    args.flags |= libc::CLONE_VM as u64;
+    loop {
+        let cleared = CLEARS.load(Ordering::Relaxed);
+        let mut payload = Payload { child, confined: &mut *confined, joined, cleared };
+        let started = on_child_stack(|base, size| {
+            let mut args = args;
+            args.flags |= if cleared { CLONE_CLEAR_SIGHAND } else { 0 };
+            args.stack = base as u64;
+            args.stack_size = size as u64;
+            // SAFETY: `entry` runs on the stack given while this thread
+            // waits (CLONE_VFORK); `payload` and the pidfd outlive it.
+            let pid = unsafe { clone3_vm(&args, entry, (&raw mut payload).cast()) };
+            if pid < 0 { Err(io::Error::from_raw_os_error(-pid as i32)) } else { Ok(pid as libc::pid_t) }
+        });
+        match started {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => return Ok(None),
+            Err(e) if cleared && e.raw_os_error() == Some(libc::EINVAL) => {
+                CLEARS.store(false, Ordering::Relaxed)
+            }
+            started => return started.map(Some),
+        }
+    }
+}
+
 /// What a child that shares this process's memory gets: the child, its
-/// confinement, and whether it starts in its v2 cgroup.
-type Payload<'c, 'a, 's> = (&'c Child<'a>, &'c mut Confined<'s>, bool);
+/// confinement, whether it starts in its v2 cgroup, and whether the kernel
+/// has already put every handler back to the default.
+struct Payload<'c, 'a, 's> {
+    child: &'c Child<'a>,
+    confined: &'c mut Confined<'s>,
+    joined: bool,
+    cleared: bool,
+}
 
 /// The first function of a child that shares this process's memory: every
-/// handler back to the default (they are tissvm's, and its memory is
-/// shared), then [`Child::exec`], which unblocks the signals.
+/// handler back to the default unless the kernel did it (they are tissvm's,
+/// and its memory is shared), then [`Child::exec`], which unblocks the
+/// signals.
 extern "C" fn entry(payload: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `payload` is a `Payload`, alive while the parent waits.
-    let (child, confined, joined) = unsafe { &mut *payload.cast::<Payload<'_, '_, '_>>() };
+    let Payload { child, confined, joined, cleared } = unsafe { &mut *payload.cast::<Payload<'_, '_, '_>>() };
     // SAFETY: plain system calls; the handler table is this child's own.
     unsafe {
-        for signal in 1..=libc::SIGRTMAX() {
+        for signal in (1..=libc::SIGRTMAX()).filter(|_| !*cleared) {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction != libc::SIG_IGN
@@ -409,7 +474,10 @@ impl Child<'_> {
                     check(libc::dup2(fd, target))?;
                 }
             }
-            check(libc::chdir(self.launch.cwd.as_ptr()))?;
+            match self.launch.cwd_fd {
+                Some(fd) => check(libc::fchdir(fd))?,
+                None => check(libc::chdir(self.launch.cwd.as_ptr()))?,
+            }
         }
         confined.in_child(joined)
     }

@@ -55,8 +55,10 @@ pub struct Workspace {
 /// A working directory for a RUN, guaranteed to lie beneath the workspace
 /// while this value lives (it holds the directory open).
 #[derive(Debug)]
-pub struct RunDir {
-    _dir: Dir,
+pub struct RunDir<'w> {
+    /// The directory `cwd` names: the workspace's own for the workspace
+    /// itself (no descriptor to duplicate per RUN), else one opened for it.
+    _dir: HeldDir<'w>,
     /// `/proc/self/fd/N` for the open directory where `/proc` is mounted, so
     /// the child's `chdir` cannot be redirected by a rename or a symlink
     /// planted after the check; else the real path.
@@ -64,13 +66,30 @@ pub struct RunDir {
     real: PathBuf,
 }
 
-impl RunDir {
+/// The directory a [`RunDir`] keeps open while its RUN runs.
+#[derive(Debug)]
+enum HeldDir<'w> {
+    Workspace(&'w Dir),
+    Opened(Dir),
+}
+
+impl AsFd for HeldDir<'_> {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            HeldDir::Workspace(dir) => dir.as_fd(),
+            HeldDir::Opened(dir) => dir.as_fd(),
+        }
+    }
+}
+
+impl RunDir<'_> {
     /// The path to give the process runner as its working directory.
     pub fn path(&self) -> &Path {
         &self.cwd
     }
 
-    /// The directory's real path, for messages and logs.
+    /// The directory's real path, for messages, logs and the `PWD` of a
+    /// command run directly.
     pub fn real_path(&self) -> &Path {
         &self.real
     }
@@ -244,9 +263,9 @@ impl Workspace {
 
     /// The working directory for a RUN: the workspace, or `IN path` beneath
     /// it, which must be an existing directory.
-    pub fn dir_for_run(&self, path: Option<&str>) -> Result<RunDir, HostError> {
+    pub fn dir_for_run(&self, path: Option<&str>) -> Result<RunDir<'_>, HostError> {
         let (dir, rel) = match path {
-            None => (self.dir.try_clone(), PathBuf::new()),
+            None => (Ok(HeldDir::Workspace(&self.dir)), PathBuf::new()),
             Some(path) => {
                 let resolved = self.resolve(path, true)?;
                 if !resolved.exists() {
@@ -257,14 +276,18 @@ impl Workspace {
                 if !meta.is_dir() {
                     return Err(HostError::Command(format!("`{path}` is not a directory")));
                 }
-                let dir =
-                    if rel.as_os_str().is_empty() { self.dir.try_clone() } else { self.dir.open_dir(&rel) };
+                let dir = if rel.as_os_str().is_empty() {
+                    Ok(HeldDir::Workspace(&self.dir))
+                } else {
+                    self.dir.open_dir(&rel).map(HeldDir::Opened)
+                };
                 (dir, rel)
             }
         };
         let shown = path.unwrap_or(".");
         let dir = dir.map_err(|e| io_error("enter", shown, e))?;
-        let real = self.root.join(&rel);
+        // `join("")` would add a trailing `/`, which a `PWD` must not have.
+        let real = if rel.as_os_str().is_empty() { self.root.clone() } else { self.root.join(&rel) };
         let cwd = if proc_fd_paths() {
             PathBuf::from(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
         } else {
@@ -637,6 +660,7 @@ mod tests {
         let spec = crate::host::process::ProcessSpec {
             command: &command,
             cwd: run_dir.path(),
+            real_cwd: Some(run_dir.real_path()),
             env: &env,
             timeout: Some(std::time::Duration::from_secs(30)),
             output_cap: 1000,
@@ -828,6 +852,7 @@ mod tests {
         let spec = crate::host::process::ProcessSpec {
             command: "pwd",
             cwd: sub.path(),
+            real_cwd: Some(sub.real_path()),
             env: &env,
             timeout: None,
             output_cap: 1000,
