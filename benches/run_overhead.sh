@@ -79,10 +79,10 @@ def tissvm_run(plan, profile, binary=tissvm):
 def per_run(plan, profile, binary=tissvm):
     return (tissvm_run(plan, profile, binary) - tissvm_run("empty.tiss", profile, binary)) / n
 
-def python_loop(program="/bin/true"):
+def python_loop(program="/bin/true", capture=False):
     start = time.perf_counter()
     for _ in range(n):
-        subprocess.run([program])
+        subprocess.run([program], capture_output=capture)
     return (time.perf_counter() - start) / n
 
 def bash_loop(program="/bin/true"):
@@ -124,6 +124,8 @@ if static:
     kinds["standard, static"] = lambda: per_run("static_runs.tiss", "standard")
     kinds["none, static"] = lambda: per_run("static_runs.tiss", "none")
     kinds["python, static"] = lambda: python_loop(static)
+    # What RUN does: both streams captured.
+    kinds["python captured, static"] = lambda: python_loop(static, True)
     kinds["bash, static"] = lambda: bash_loop(static)
     kinds["bare C, static"] = c_loop
     if baseline:
@@ -155,11 +157,12 @@ print(f"  standard / bash                       {over('standard') / over('bash')
 if static:
     print("a program that exits at once (static), overheads over a bare C spawn loop:")
     c = med["bare C, static"]
-    for kind in ["none", "standard", "python", "bash"]:
+    for kind in ["none", "standard", "python", "python captured", "bash"]:
         print(f"  {kind:<16} {(med[kind + ', static'] - c) * 1e6:8.0f} µs")
-    for kind in ["python", "bash"]:
+    for kind in ["python", "python captured", "bash"]:
         ratio = (med["standard, static"] - c) / (med[kind + ", static"] - c)
         print(f"  standard / {kind:<26} {ratio:.2f}")
+    print(f"  per iteration: standard / python captured  {med['standard, static'] / med['python captured, static']:.2f}")
     print(f"  per iteration: standard / python      {med['standard, static'] / med['python, static']:.2f}")
 if baseline:
     print("this build / the baseline, per RUN:")

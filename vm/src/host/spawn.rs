@@ -55,6 +55,11 @@ const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 #[cfg(target_arch = "x86_64")]
 const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
 
+/// Whether `CLONE_CLEAR_SIGHAND` is taken: until a kernel before 5.5
+/// refuses it (EINVAL), once.
+#[cfg(target_arch = "x86_64")]
+static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 /// glibc's search path when the environment has no `PATH`.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
@@ -287,9 +292,6 @@ fn clone3_shared(
     confined: &mut Confined<'_>,
     joined: bool,
 ) -> io::Result<Option<libc::pid_t>> {
-    // Whether `CLONE_CLEAR_SIGHAND` is known to work: until a kernel
-    // before 5.5 refuses it (EINVAL), once.
-    static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
     args.flags |= libc::CLONE_VM as u64;
     loop {
         let cleared = CLEARS.load(Ordering::Relaxed);
@@ -556,4 +558,34 @@ pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     }
     // SAFETY: `fd` is a fresh descriptor we own.
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use std::path::Path;
+    use std::sync::atomic::Ordering;
+
+    use crate::host::process::{ProcessSpec, run};
+    use crate::host::sandbox::UNCONFINED;
+
+    /// A kernel before 5.5 refuses `CLONE_CLEAR_SIGHAND`: the child then
+    /// puts the handlers back itself, and the command runs as ever.
+    #[test]
+    fn without_clone_clear_sighand_the_child_resets_the_handlers_itself() {
+        super::CLEARS.store(false, Ordering::Relaxed);
+        let env = [("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let spec = ProcessSpec {
+            command: "grep ^SigBlk /proc/self/status",
+            cwd: Path::new("/"),
+            real_cwd: None,
+            env: &env,
+            timeout: None,
+            output_cap: 4096,
+            sandbox: &UNCONFINED,
+        };
+        let result = run(&spec, None);
+        super::CLEARS.store(true, Ordering::Relaxed);
+        let result = result.expect("runs");
+        assert_eq!((result.exit_code, result.stdout.as_str()), (0, "SigBlk:\t0000000000000000\n"));
+    }
 }
