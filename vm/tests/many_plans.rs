@@ -527,6 +527,56 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
     }
 }
 
+/// One plan's `tissvm` SIGKILLed while the run of many plans goes on (the
+/// kernel's OOM killer picks the largest process): its report says so and
+/// names the checkpoint, which is kept, and `--continue-from-reports`
+/// resumes that plan from it rather than taking the report as final.
+#[test]
+fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
+    let plan = "TASK \"x\"\n\nSTEP \"first\" {\n    RUN \"echo once >> count.txt\"\n}\n\nSTEP \"wait\" {\n    RUN \
+                \"echo try >> tries.txt; if [ -e started ]; then exit 0; fi; touch started; sleep 60\"\n}\n\nSTEP \
+                \"last\" {\n    RUN \"echo last >> count.txt\"\n}\n";
+    let root = suite(&[("x.tiss", plan.to_string())]);
+    let args = ["run", "suite", "--workdir", "ws", "--report-dir", "reports", "--output-format", "json"];
+    let parent = command()
+        .args(args)
+        .current_dir(root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&root.path().join("ws/suite/x/started"));
+    let plans = children(parent.id());
+    assert_eq!(plans.len(), 1, "a tissvm for the plan: {plans:?}");
+    // SAFETY: SIGKILL to our own child's child.
+    unsafe { libc::kill(plans[0], libc::SIGKILL) };
+    let run = finish(parent);
+    assert_eq!(run.code, Some(137), "the plan's status: {}", run.stderr);
+    let report: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
+    assert_eq!(report["status"], "error", "{report}");
+    let checkpoint = root.path().join("reports/suite/x.snapshots/checkpoint.snap");
+    assert!(checkpoint.is_file(), "the checkpoint is kept");
+    assert_eq!(
+        report["checkpoint"].as_str(),
+        Some(checkpoint.canonicalize().unwrap().to_str().unwrap()),
+        "{report}"
+    );
+    assert!(report["error"].as_str().unwrap().contains("--continue-from-reports resumes it"), "{report}");
+
+    let again = tissvm(root.path(), &[&args[..6], &["--continue-from-reports"]].concat(), &[]);
+    again.expect(0);
+    let read = |file: &str| std::fs::read_to_string(root.path().join(format!("ws/suite/x/{file}"))).unwrap();
+    assert_eq!(read("count.txt"), "once\nlast\n", "the effect before the kill did not run again");
+    assert_eq!(read("tries.txt"), "try\ntry\n", "the RUN in flight ran again, once");
+    let report: Json =
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
+    assert_eq!(report["status"], "passed", "{report}");
+    let left = common::listing(&root.path().join("reports/suite/x.snapshots"));
+    assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+}
+
 /// `--checkpoint` on one plan: killed outright, it resumes with `tissvm
 /// resume --force` from the checkpoint; with many plans it is refused.
 #[test]

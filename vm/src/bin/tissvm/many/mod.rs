@@ -409,7 +409,9 @@ impl Suite<'_> {
         }
         if let Some(output) = output {
             match self.keep(index, code, output) {
-                Ok(()) => {
+                // A plan whose tissvm died without a report keeps its checkpoint.
+                Ok(Some(_)) => {}
+                Ok(None) => {
                     if let Some(dir) = &self.report_dir {
                         checkpoints::clear(dir, &plans::key(&self.plans[index]));
                     }
@@ -444,28 +446,35 @@ impl Suite<'_> {
     /// Keeps what will be needed of a plan's output: its report in the
     /// report directory (atomically, its path as `plan`), or in the scratch
     /// directory for the combined report; its stderr if it did not pass.
-    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<(), String> {
+    /// Returns the checkpoint a report made for a `tissvm` that wrote none
+    /// names (see [`report_from`]).
+    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<Option<PathBuf>, String> {
         if PlanStatus::from_exit_code(code) != PlanStatus::Passed {
             let stderr = Captured::read(output.stderr);
             std::fs::write(self.scratch_file(index, "err"), stderr)
                 .map_err(|e| format!("cannot keep its output: {e}"))?;
         }
-        if let Some(target) = self.report_path(index) {
+        if let (Some(target), Some(dir)) = (self.report_path(index), &self.report_dir) {
             let plan = self.plans[index].display().to_string();
-            let report = report_from(Some(&Captured::read(output.stdout)), &plan, code);
+            let checkpoint = Some(checkpoints::path(dir, &plans::key(&self.plans[index])))
+                .filter(|c| c.is_file())
+                .map(|c| std::path::absolute(&c).unwrap_or(c));
+            let report =
+                report_from(Some(&Captured::read(output.stdout)), &plan, code, checkpoint.as_deref());
             let mut text = serde_json::to_vec_pretty(&report).unwrap_or_default();
             text.push(b'\n');
-            return target
+            target
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .and_then(|()| tiss_compiler::atomic_write::write_atomically(&target, &text, None))
-                .map_err(|e| format!("cannot write its report `{}`: {e}", target.display()));
+                .map_err(|e| format!("cannot write its report `{}`: {e}", target.display()))?;
+            return Ok(report["checkpoint"].as_str().map(PathBuf::from));
         }
         if self.format != OutputFormat::Text {
             std::fs::write(self.scratch_file(index, "out"), Captured::read(output.stdout))
                 .map_err(|e| format!("cannot keep its report: {e}"))?;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Where plan `index`'s report goes in the report directory, if there is one.
@@ -479,7 +488,7 @@ impl Suite<'_> {
         let plan = self.plans[index].display().to_string();
         let source = self.report_path(index).unwrap_or_else(|| self.scratch_file(index, "out"));
         let code = self.outcomes[index].unwrap_or(status::INTERNAL as i32);
-        report_from(std::fs::read(source).ok().as_deref(), &plan, code)
+        report_from(std::fs::read(source).ok().as_deref(), &plan, code, None)
     }
 
     fn scratch_file(&self, index: usize, kind: &str) -> PathBuf {
@@ -501,6 +510,12 @@ impl Suite<'_> {
             return checkpoints::killed(dir, key).map(Earlier::Killed);
         };
         let report: Json = serde_json::from_slice(&report).ok()?;
+        // Its tissvm died without a report, and left a checkpoint.
+        if report["checkpoint"].is_string()
+            && let Some(checkpoint) = checkpoints::killed(dir, key)
+        {
+            return Some(Earlier::Killed(checkpoint));
+        }
         let code = report["exit_code"].as_i64()? as i32;
         if code == 3 {
             return report["snapshot"].as_str().map(|s| Earlier::Suspended(PathBuf::from(s)));
@@ -614,8 +629,9 @@ fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
 }
 
 /// The JSON report in `bytes` with `plan` added, or, if there is none (the
-/// plan's tissvm died), one that says so with its exit status.
-fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32) -> Json {
+/// plan's tissvm died), one that says so with its exit status and names the
+/// `checkpoint` it left, which `--continue-from-reports` resumes it from.
+fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32, checkpoint: Option<&Path>) -> Json {
     let parsed = bytes.and_then(|bytes| serde_json::from_slice::<Json>(bytes).ok());
     match parsed {
         Some(Json::Object(mut report)) => {
@@ -634,7 +650,15 @@ fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32) -> Json {
             "steps": [],
             "failure": null,
             "snapshot": null,
-            "error": format!("tissvm ended with status {code} and wrote no report"),
+            "error": match checkpoint {
+                None => format!("tissvm ended with status {code} and wrote no report"),
+                Some(checkpoint) => format!(
+                    "tissvm ended with status {code} and wrote no report; --continue-from-reports resumes it \
+                     from its checkpoint `{}`",
+                    checkpoint.display()
+                ),
+            },
+            "checkpoint": checkpoint.map(|c| c.display().to_string()),
         }),
     }
 }
