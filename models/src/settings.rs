@@ -431,6 +431,20 @@ pub fn resolve(
             None => origins.push(base_origin.clone()),
         }
     }
+    // A flag only one provider reads, given for another, would be ignored
+    // without a word; a variable or `tiss.toml` may hold it as a default.
+    let origin = |key: Key| &origins[Key::ALL.iter().position(|k| *k == key).unwrap_or(0)];
+    for (key, reader) in [(Key::MockAnswers, "mock"), (Key::Cassette, "replay")] {
+        if *origin(key) == Origin::Flag && settings.provider != reader {
+            return Err(format!(
+                "--{flag} is read only by the `{reader}` provider, and the provider is `{}` (from {}): give \
+                 --provider {reader}, or drop --{flag}",
+                settings.provider,
+                origin(Key::Provider).describe(Key::Provider),
+                flag = key.flag(),
+            ));
+        }
+    }
     Ok(Resolved { settings, origins })
 }
 
@@ -631,6 +645,48 @@ mod tests {
         assert_eq!(origin(Key::MaxTokens), "TISS_MAX_TOKENS");
         assert_eq!(origin(Key::Seed), "tiss.toml [provider]");
         assert_eq!(origin(Key::ConnectTimeout), "default");
+    }
+
+    #[test]
+    fn a_flag_for_another_provider_is_refused_not_ignored() {
+        let env = |name: &str| (name == "TISS_PROVIDER").then(|| "ollama".to_string());
+        let flags = ProviderFlags { cassette: Some("c.json".into()), ..Default::default() };
+        let e = resolve(&flags, &env, None, ProviderSettings::default(), Origin::Default).unwrap_err();
+        assert_eq!(
+            e,
+            "--cassette is read only by the `replay` provider, and the provider is `ollama` (from \
+             TISS_PROVIDER): give --provider replay, or drop --cassette"
+        );
+        let flags = ProviderFlags {
+            provider: Some("openai".into()),
+            mock_answers: Some("a.json".into()),
+            ..Default::default()
+        };
+        let e = resolve(&flags, &no_env, None, ProviderSettings::default(), Origin::Default).unwrap_err();
+        assert!(
+            e.starts_with("--mock-answers is read only by the `mock` provider")
+                && e.contains("(from --provider)"),
+            "{e}"
+        );
+        // For its own provider it is taken; from a variable or `tiss.toml`
+        // it is a default that another provider leaves alone.
+        let flags = ProviderFlags { mock_answers: Some("a.json".into()), ..Default::default() };
+        assert!(resolve(&flags, &no_env, None, ProviderSettings::default(), Origin::Default).is_ok());
+        let answers_env = |name: &str| match name {
+            "TISS_PROVIDER" => Some("openai".to_string()),
+            "TISS_MOCK_ANSWERS" => Some("a.json".to_string()),
+            _ => None,
+        };
+        assert!(
+            resolve(
+                &ProviderFlags::default(),
+                &answers_env,
+                None,
+                ProviderSettings::default(),
+                Origin::Default
+            )
+            .is_ok()
+        );
     }
 
     #[test]

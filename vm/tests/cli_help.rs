@@ -106,7 +106,10 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--template" => "chatml".into(),
         "--mock-answers" => path("mock-answers.json"),
         "--record" => path("run.cassette.json"),
-        "--cassette" => path("old.cassette.json"),
+        // Only `replay` reads it; given for another provider it is refused.
+        "--cassette" => {
+            return vec![flag.into(), path("old.cassette.json"), "--provider".into(), "replay".into()];
+        }
         "--connect-timeout" | "--first-token-timeout" | "--idle-timeout" | "--request-timeout" => "5s".into(),
         "--max-retries" => "1".into(),
         "--max-retry-wait" => "1s".into(),
@@ -144,6 +147,9 @@ impl Fixture {
         std::fs::write(root.path().join("plan.tiss"), PLAN).unwrap();
         std::fs::write(root.path().join("answers.json"), r#"[{"answer": "continue"}]"#).unwrap();
         std::fs::write(root.path().join("mock-answers.json"), r#"["a scripted answer"]"#).unwrap();
+        let cassette = tiss_vm::provider::cassette::Cassette::default();
+        std::fs::write(root.path().join("old.cassette.json"), serde_json::to_vec(&cassette).unwrap())
+            .unwrap();
         std::fs::write(root.path().join("policy.toml"), "[commands]\nallow = [\"echo *\"]\n").unwrap();
         Fixture { root }
     }
