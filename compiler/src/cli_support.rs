@@ -15,14 +15,7 @@ pub fn clap_exit(e: clap::Error) -> u8 {
     if e.use_stderr() { USAGE } else { 0 }
 }
 
-/// An I/O error's message without the ` (os error N)` suffix.
-pub fn io_message(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
+pub use tisslang::io_message::io_message;
 
 /// `text` as one shell word, quoted only when it needs to be (single quotes,
 /// each `'` written `'\''`), so a command printed for the user can be pasted

@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use tisslang::io_message::io_message;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -130,11 +131,12 @@ impl Cassette {
     pub fn read(path: &Path, flag: &str) -> Result<Cassette, String> {
         use std::io::Read;
         let name = path.display();
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot read {flag} `{name}`: {e}"))?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| format!("cannot read {flag} `{name}`: {}", io_message(&e)))?;
         let mut bytes = Vec::new();
         file.take(MAX_FILE_BYTES + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read {flag} `{name}`: {e}"))?;
+            .map_err(|e| format!("cannot read {flag} `{name}`: {}", io_message(&e)))?;
         if bytes.len() as u64 > MAX_FILE_BYTES {
             return Err(format!("{flag} `{name}` is larger than {MAX_FILE_BYTES} bytes"));
         }

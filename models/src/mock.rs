@@ -19,6 +19,7 @@
 //! prompt's index and query; it takes a grammar and has no use for it.
 
 use std::fmt;
+use tisslang::io_message::io_message;
 
 use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
@@ -131,11 +132,12 @@ fn counted(prompt_chars: usize, text: String) -> PromptResponse {
 
 fn read(path: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read --mock-answers `{path}`: {e}"))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("cannot read --mock-answers `{path}`: {}", io_message(&e)))?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read --mock-answers `{path}`: {e}"))?;
+        .map_err(|e| format!("cannot read --mock-answers `{path}`: {}", io_message(&e)))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("--mock-answers `{path}` is larger than {MAX_FILE_BYTES} bytes"));
     }
@@ -316,7 +318,8 @@ mod tests {
             "{e}"
         );
         std::fs::remove_file(&path).unwrap();
-        assert!(MockProvider::new(&settings).unwrap_err().contains("cannot read --mock-answers"));
+        let e = MockProvider::new(&settings).unwrap_err();
+        assert_eq!(e, format!("cannot read --mock-answers `{}`: No such file or directory", path.display()));
         std::fs::remove_dir(&dir).unwrap();
     }
 }

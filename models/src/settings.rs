@@ -10,6 +10,7 @@
 //! ([`ProviderSettings::api_key`]) and never stored.
 
 use std::path::{Path, PathBuf};
+use tisslang::io_message::io_message;
 
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -318,11 +319,11 @@ pub fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+        Err(e) => return Err(format!("cannot read `{}`: {}", path.display(), io_message(&e))),
     };
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut bytes)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        .map_err(|e| format!("cannot read `{}`: {}", path.display(), io_message(&e)))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("`{}` is larger than {MAX_FILE_BYTES} bytes", path.display()));
     }
