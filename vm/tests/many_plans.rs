@@ -466,6 +466,29 @@ fn children(pid: u32) -> Vec<i32> {
         .collect()
 }
 
+/// A plan to kill in its second step: a RUN and an APPEND, then a RUN that
+/// sleeps the first time (after `touch started`) and ends at once when run
+/// again, then a last RUN.
+fn killed_plan(name: &str) -> String {
+    format!(
+        "TASK \"{name}\"\n\nSTEP \"first\" {{\n    RUN \"echo once >> count.txt\"\n    APPEND \"appended.txt\" \
+         FROM \"once\\n\"\n}}\n\nSTEP \"wait\" {{\n    RUN \"echo try >> tries.txt; if [ -e started ]; then exit \
+         0; fi; touch started; sleep 60\"\n}}\n\nSTEP \"last\" {{\n    RUN \"echo last >> count.txt\"\n}}\n"
+    )
+}
+
+/// `tissvm ARGS` started in `dir`, its output piped (read by `finish`).
+fn start(dir: &Path, args: &[&str]) -> Child {
+    command()
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// SIGKILL, as a scheduler sends when its KillWait runs out: the run of
 /// many plans and each plan's `tissvm` die at once, with no chance to
 /// suspend or report. `--continue-from-reports` resumes each plan from its
@@ -474,23 +497,9 @@ fn children(pid: u32) -> Vec<i32> {
 /// ends at once).
 #[test]
 fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
-    let killed = |name: &str| {
-        format!(
-            "TASK \"{name}\"\n\nSTEP \"first\" {{\n    RUN \"echo once >> count.txt\"\n    APPEND \"appended.txt\" \
-             FROM \"once\\n\"\n}}\n\nSTEP \"wait\" {{\n    RUN \"echo try >> tries.txt; if [ -e started ]; then exit \
-             0; fi; touch started; sleep 60\"\n}}\n\nSTEP \"last\" {{\n    RUN \"echo last >> count.txt\"\n}}\n"
-        )
-    };
-    let root = suite(&[("x.tiss", killed("x")), ("y.tiss", killed("y"))]);
+    let root = suite(&[("x.tiss", killed_plan("x")), ("y.tiss", killed_plan("y"))]);
     let args = ["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"];
-    let parent = command()
-        .args(args)
-        .current_dir(root.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let parent = start(root.path(), &args);
     wait_for(&root.path().join("ws/suite/x/started"));
     wait_for(&root.path().join("ws/suite/y/started"));
     let plans = children(parent.id());
@@ -533,19 +542,9 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
 /// resumes that plan from it rather than taking the report as final.
 #[test]
 fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
-    let plan = "TASK \"x\"\n\nSTEP \"first\" {\n    RUN \"echo once >> count.txt\"\n}\n\nSTEP \"wait\" {\n    RUN \
-                \"echo try >> tries.txt; if [ -e started ]; then exit 0; fi; touch started; sleep 60\"\n}\n\nSTEP \
-                \"last\" {\n    RUN \"echo last >> count.txt\"\n}\n";
-    let root = suite(&[("x.tiss", plan.to_string())]);
+    let root = suite(&[("x.tiss", killed_plan("x"))]);
     let args = ["run", "suite", "--workdir", "ws", "--report-dir", "reports", "--output-format", "json"];
-    let parent = command()
-        .args(args)
-        .current_dir(root.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let parent = start(root.path(), &args);
     wait_for(&root.path().join("ws/suite/x/started"));
     let plans = children(parent.id());
     assert_eq!(plans.len(), 1, "a tissvm for the plan: {plans:?}");
@@ -569,6 +568,7 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
     again.expect(0);
     let read = |file: &str| std::fs::read_to_string(root.path().join(format!("ws/suite/x/{file}"))).unwrap();
     assert_eq!(read("count.txt"), "once\nlast\n", "the effect before the kill did not run again");
+    assert_eq!(read("appended.txt"), "once\n");
     assert_eq!(read("tries.txt"), "try\ntry\n", "the RUN in flight ran again, once");
     let report: Json =
         serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
