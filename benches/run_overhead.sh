@@ -16,7 +16,7 @@
 # The same again with a program that exits at once (static, no dynamic
 # loader: built here with `cc`), so that the program's own start-up no longer
 # hides what each runner adds: tissvm, the Python and bash loops, against a
-# bare `posix_spawn` + `waitpid` loop in C (overhead = per iteration − bare).
+# bare `vfork` + `execve` + `waitpid` loop in C (overhead = per iteration − bare).
 # Given another tissvm binary (e.g. a build of main), its `none` and `standard`
 # runs join the rounds, for this build's ratios against it.
 # Usage: benches/run_overhead.sh [N] [ROUNDS] [BASELINE_TISSVM]
@@ -35,17 +35,23 @@ write_run_plans "$work" "$n"
 static=""
 if command -v cc >/dev/null; then
     printf 'void _start(void) { __asm__ volatile("mov $60, %%eax\\n xor %%edi, %%edi\\n syscall"); }\n' > "$work/exit0.c"
+    # The cheapest spawn there is: vfork, execve, waitpid (no stack to map,
+    # no handler to reset, as posix_spawn has).
     cat > "$work/spawn_loop.c" <<'C'
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 extern char **environ;
 int main(int argc, char **argv) {
     char *args[] = {argv[2], 0};
     for (int i = atoi(argv[1]); i > 0; i--) {
-        pid_t pid;
         int status;
-        if (posix_spawn(&pid, argv[2], 0, 0, args, environ) != 0 || waitpid(pid, &status, 0) != pid) return 1;
+        pid_t pid = vfork();
+        if (pid == 0) {
+            execve(argv[2], args, environ);
+            _exit(127);
+        }
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) return 1;
     }
     return 0;
 }
@@ -155,7 +161,7 @@ for kind in ["none", "standard", "strict", "python", "bash"]:
 print(f"  standard / python                     {over('standard') / over('python'):.2f}")
 print(f"  standard / bash                       {over('standard') / over('bash'):.2f}")
 if static:
-    print("a program that exits at once (static), overheads over a bare C spawn loop:")
+    print("a program that exits at once (static), overheads over a bare C vfork loop:")
     c = med["bare C, static"]
     for kind in ["none", "standard", "python", "python captured", "bash"]:
         print(f"  {kind:<16} {(med[kind + ', static'] - c) * 1e6:8.0f} µs")
