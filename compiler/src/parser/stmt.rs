@@ -113,7 +113,7 @@ impl Parser<'_> {
                 let body = self.block()?;
                 self.expect_kw(Kw::CATCH)?;
                 let catch_var = if self.eat_kw_or_typo(Kw::AS) {
-                    Some(self.binding_name("a name for the error")?)
+                    Some(Box::new(self.binding_name("a name for the error")?))
                 } else {
                     None
                 };
@@ -131,7 +131,7 @@ impl Parser<'_> {
                         with.push(self.binding_name("a variable name after `,`")?);
                     }
                 }
-                let into = self.optional_into()?;
+                let into = self.optional_into()?.map(Box::new);
                 StmtKind::PromptAgent { query, with, into }
             }
             Kw::PAUSE => StmtKind::Pause { message: self.string("the message for the human, a string")? },
