@@ -9,6 +9,7 @@ use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
 use crate::span::Span;
+pub use crate::str_parts::StrParts;
 pub use crate::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
@@ -86,8 +87,8 @@ pub struct Stmt {
 
 /// A statement. Every block holds its statements by value, so the largest
 /// variant sets the size of all: a condition is boxed, and so are the rare
-/// names of TRY's CATCH and PROMPT_AGENT's INTO, which keeps a statement at
-/// 80 bytes (a test holds it there).
+/// names of TRY's CATCH and PROMPT_AGENT's INTO and TRY's handler, which
+/// keeps a statement at 72 bytes (a test holds it there).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum StmtKind {
@@ -103,7 +104,7 @@ pub enum StmtKind {
     Assert { condition: Box<Cond>, message: Option<StrLit> },
     Var { name: Ident, value: Expr },
     If(Box<IfStmt>),
-    Try { body: Block, catch_var: Option<Box<Ident>>, handler: Block },
+    Try { body: Block, catch_var: Option<Box<Ident>>, handler: Box<Block> },
     Call { task: StrLit },
     PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Box<Ident>> },
     Pause { message: StrLit },
@@ -164,7 +165,7 @@ pub struct Heredoc {
 /// literals are one part, kept inline; more are on the heap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: SmallVec<[StrPart; 1]>,
+    pub parts: StrParts,
     pub span: Span,
 }
 
@@ -381,15 +382,16 @@ mod tests {
     /// made every `Expr` 56 and every `Cond` 128), RUN's rare `IN` directory,
     /// a heredoc, and the names TRY's CATCH and PROMPT_AGENT's INTO bind
     /// (`Stmt` 112): on the 50,000-line bench plan, the tree went from 8.8 MB
-    /// to 7.2 MB with the last three, and to 6.6 MB with a 16-byte [`Text`].
+    /// to 7.2 MB with the last three, to 6.6 MB with a 16-byte [`Text`], and
+    /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed.
     #[test]
     fn statements_stay_small() {
         use std::mem::size_of;
-        assert_eq!(size_of::<Stmt>(), 80);
+        assert_eq!(size_of::<Stmt>(), 72);
         assert_eq!(size_of::<Cond>(), 64);
         assert_eq!(size_of::<Expr>(), 24);
-        assert_eq!(size_of::<Item>(), 80);
-        assert_eq!(size_of::<StrLit>(), 32);
+        assert_eq!(size_of::<Item>(), 72);
+        assert_eq!(size_of::<StrLit>(), 24);
         assert_eq!(size_of::<Ident>(), 24);
         assert_eq!(size_of::<Path>(), 64);
     }

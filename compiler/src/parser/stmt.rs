@@ -117,7 +117,7 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                let handler = self.block()?;
+                let handler = Box::new(self.block()?);
                 StmtKind::Try { body, catch_var, handler }
             }
             Kw::CALL => StmtKind::Call { task: self.string("the name of a DEFINE_TASK, a string")? },
