@@ -11,7 +11,7 @@ pub(crate) const EMPTY: u32 = 0;
 /// Packed: a value type's node is 9 bytes instead of 12 (the nodes are
 /// most of what the verifier keeps of a large module).
 #[derive(Debug, Clone, Copy)]
-#[repr(packed)]
+#[repr(C, packed)]
 struct Node<T> {
     parent: u32,
     depth: u32,
