@@ -9,6 +9,7 @@ use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
 use crate::span::Span;
+pub use crate::str_parts::StrParts;
 pub use crate::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
@@ -85,8 +86,9 @@ pub struct Stmt {
 }
 
 /// A statement. Every block holds its statements by value, so the largest
-/// variant sets the size of all: a condition (192 bytes) is boxed, which keeps
-/// a statement at 144 bytes (a test holds it there).
+/// variant sets the size of all: a condition is boxed, and so are the rare
+/// names of TRY's CATCH and PROMPT_AGENT's INTO and TRY's handler, which
+/// keeps a statement at 72 bytes (a test holds it there).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum StmtKind {
@@ -102,9 +104,9 @@ pub enum StmtKind {
     Assert { condition: Box<Cond>, message: Option<StrLit> },
     Var { name: Ident, value: Expr },
     If(Box<IfStmt>),
-    Try { body: Block, catch_var: Option<Ident>, handler: Block },
+    Try { body: Block, catch_var: Option<Box<Ident>>, handler: Box<Block> },
     Call { task: StrLit },
-    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Ident> },
+    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Box<Ident>> },
     Pause { message: StrLit },
     RequestReview { message: StrLit, into: Option<Ident> },
     Choose { prompt: Option<StrLit>, options: Vec<ChooseOption> },
@@ -163,7 +165,7 @@ pub struct Heredoc {
 /// literals are one part, kept inline; more are on the heap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StrLit {
-    pub parts: SmallVec<[StrPart; 1]>,
+    pub parts: StrParts,
     pub span: Span,
 }
 
@@ -240,8 +242,10 @@ pub struct Expr {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ExprKind {
+    /// Boxed, as the path below: a literal is 40 bytes, and every
+    /// expression (two in each comparison) was as large as it.
     Str {
-        value: StrLit,
+        value: Box<StrLit>,
     },
     Int {
         value: i64,
@@ -252,7 +256,7 @@ pub enum ExprKind {
     Bool {
         value: bool,
     },
-    /// Boxed: a path is 80 bytes, the other kinds at most 40.
+    /// Boxed: a path is 64 bytes, the other kinds at most 16.
     Path {
         path: Box<Path>,
     },
@@ -277,8 +281,9 @@ pub enum CondKind {
     Not {
         operand: Box<Cond>,
     },
+    /// The path is boxed: it would make every condition 40 bytes larger.
     File {
-        path: StrLit,
+        path: Box<StrLit>,
         test: FileTest,
     },
     IsEmpty {
@@ -373,15 +378,21 @@ mod tests {
     /// lowering starts, the peak of `tissc compile` (README "Performance").
     /// Boxed because they set the size of every node above them: a path in
     /// an expression (80 bytes inline made every `Expr` 88, every `Cond` 192
-    /// and every `Stmt` 144), RUN's rare `IN` directory and a heredoc.
+    /// and every `Stmt` 144), a string in an expression and FILE's path (each
+    /// made every `Expr` 56 and every `Cond` 128), RUN's rare `IN` directory,
+    /// a heredoc, and the names TRY's CATCH and PROMPT_AGENT's INTO bind
+    /// (`Stmt` 112): on the 50,000-line bench plan, the tree went from 8.8 MB
+    /// to 7.2 MB with the last three, to 6.6 MB with a 16-byte [`Text`], and
+    /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed.
     #[test]
     fn statements_stay_small() {
         use std::mem::size_of;
-        assert_eq!(size_of::<Stmt>(), 112);
-        assert_eq!(size_of::<Cond>(), 128);
-        assert_eq!(size_of::<Expr>(), 56);
-        assert_eq!(size_of::<Item>(), 88);
-        assert_eq!(size_of::<StrLit>(), 40);
-        assert_eq!(size_of::<Ident>(), 32);
+        assert_eq!(size_of::<Stmt>(), 72);
+        assert_eq!(size_of::<Cond>(), 64);
+        assert_eq!(size_of::<Expr>(), 24);
+        assert_eq!(size_of::<Item>(), 72);
+        assert_eq!(size_of::<StrLit>(), 24);
+        assert_eq!(size_of::<Ident>(), 24);
+        assert_eq!(size_of::<Path>(), 64);
     }
 }

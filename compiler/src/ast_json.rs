@@ -137,7 +137,7 @@ mod tests {
         let plan = Plan {
             items: vec![Item::Task {
                 name: StrLit {
-                    parts: smallvec::smallvec![StrPart::Text { text: "é".into() }],
+                    parts: crate::ast::StrParts::one(StrPart::Text { text: "é".into() }),
                     span: Span::new(10, 14),
                 },
                 span: Span::new(5, 14),

@@ -28,6 +28,7 @@ pub mod parser;
 pub mod render;
 pub mod source;
 pub mod span;
+pub mod str_parts;
 pub mod suggest;
 pub mod taint;
 pub mod text;

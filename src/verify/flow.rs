@@ -55,7 +55,10 @@ impl UnitInfo {
 
 /// What every path brings to one instruction, and what the passes after
 /// need to know of it. One struct per pc, so a visit touches one place.
+/// Packed: 22 bytes instead of 24, which is 0.25 MiB of `tissc compile`'s
+/// peak on a 50,000-line plan (read and written whole, never borrowed).
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(2))]
 pub(crate) struct At {
     /// Its code unit, or `UNSEEN`.
     pub unit: u32,
@@ -120,7 +123,9 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
     flow.at[0].unit = 0;
     for (t, task) in m.tasks.iter().enumerate() {
         let entry = &mut flow.at[task.entry as usize];
-        let unit = match entry.unit {
+        // Copied out: a packed field is read by value, never borrowed.
+        let entry_unit = entry.unit;
+        let unit = match entry_unit {
             UNSEEN => {
                 entry.unit = flow.units.len() as u32;
                 flow.units.push(UnitInfo { entry: task.entry, task: Some(t as u32) });

@@ -8,7 +8,10 @@
 /// The empty stack.
 pub(crate) const EMPTY: u32 = 0;
 
-#[derive(Debug, Clone)]
+/// Packed: a value type's node is 9 bytes instead of 12 (the nodes are
+/// most of what the verifier keeps of a large module).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, packed)]
 struct Node<T> {
     parent: u32,
     depth: u32,
@@ -16,7 +19,7 @@ struct Node<T> {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Forest<T> {
+pub(crate) struct Forest<T: Copy> {
     nodes: Vec<Node<T>>,
 }
 

@@ -356,6 +356,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     if keep == KeepSource::Hash {
         module.source.drop_text();
     }
+    tiss_compiler::memory::give_back();
     // Fail closed on our own output too: never write bytecode the VM would refuse.
     if let Err(e) = tisslang::verify::verify(&module) {
         eprintln!(

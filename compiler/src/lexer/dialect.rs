@@ -4,7 +4,7 @@
 //! replacement and lexed as what it means, so the parser goes on undisturbed.
 
 use super::{Lexer, is_ident_continue, is_ident_start};
-use crate::ast::{StrLit, StrPart};
+use crate::ast::{StrLit, StrPart, StrParts};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -117,9 +117,9 @@ impl Lexer<'_> {
         );
         self.pos = start + len;
         let parts = if command.is_empty() {
-            smallvec::SmallVec::new()
+            StrParts::default()
         } else {
-            smallvec::smallvec![StrPart::Text { text: command.into() }]
+            StrParts::one(StrPart::Text { text: command.into() })
         };
         let index = self.out.strings.push(StrLit { parts, span });
         self.push(TokenKind::Str(index), start);

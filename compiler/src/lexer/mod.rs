@@ -375,9 +375,9 @@ impl<'a> Lexer<'a> {
             Some(_) => {
                 let text = &self.src[start + 1..start + len - 1];
                 let parts = if text.is_empty() {
-                    smallvec::SmallVec::new()
+                    crate::ast::StrParts::default()
                 } else {
-                    smallvec::smallvec![crate::ast::StrPart::Text { text: text.into() }]
+                    crate::ast::StrParts::one(crate::ast::StrPart::Text { text: text.into() })
                 };
                 Some(TokenKind::Str(self.out.strings.push(StrLit { parts, span })))
             }

@@ -3,7 +3,7 @@
 use super::{Lexer, is_ident_continue, is_ident_start};
 use smallvec::SmallVec;
 
-use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart, Text};
+use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart, StrParts, Text};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -70,7 +70,7 @@ impl Lexer<'_> {
     pub(super) fn string(&mut self) {
         let start = self.pos;
         self.pos += 1;
-        let mut parts: SmallVec<[StrPart; 1]> = SmallVec::new();
+        let mut parts = StrParts::default();
         let mut text = Pending::Empty;
         let mut closed = false;
         while let Some(b) = self.peek(0) {

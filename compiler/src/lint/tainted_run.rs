@@ -73,7 +73,10 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
     let mut sinks: Vec<&Path> = Vec::new();
     for stmt in statements {
         match &stmt.kind {
-            StmtKind::Read { var, .. } | StmtKind::PromptAgent { into: Some(var), .. } => {
+            StmtKind::Read { var, .. } => {
+                tainted.insert(var.name.as_str());
+            }
+            StmtKind::PromptAgent { into: Some(var), .. } => {
                 tainted.insert(var.name.as_str());
             }
             StmtKind::Var { name, value } => copies.push((name, value)),

@@ -37,9 +37,10 @@ pub(super) fn check(cx: &mut Lint<'_>) {
                 on_binding.push(var);
             }
             StmtKind::Var { name, .. } => on_binding.push(name),
-            StmtKind::Try { catch_var: Some(v), .. }
-            | StmtKind::RequestReview { into: Some(v), .. }
-            | StmtKind::EstimateCost { into: Some(v), .. } => on_binding.push(v),
+            StmtKind::Try { catch_var: Some(v), .. } => on_binding.push(v),
+            StmtKind::RequestReview { into: Some(v), .. } | StmtKind::EstimateCost { into: Some(v), .. } => {
+                on_binding.push(v)
+            }
             StmtKind::PromptAgent { with, into, .. } => {
                 used.extend(with.iter().map(|w| w.name.as_str()));
                 prompt_takes_reads |= with.is_empty();

@@ -57,7 +57,7 @@ fn block<'a>(block: &'a Block, in_estimate: bool, f: &mut impl FnMut(&'a Stmt, b
 pub(super) fn blocks_of(stmt: &Stmt) -> SmallVec<[(&Block, bool); 2]> {
     match &stmt.kind {
         StmtKind::Step { body, .. } => smallvec::smallvec![(body, false)],
-        StmtKind::Try { body, handler, .. } => smallvec::smallvec![(body, false), (handler, false)],
+        StmtKind::Try { body, handler, .. } => smallvec::smallvec![(body, false), (&**handler, false)],
         StmtKind::EstimateCost { body, .. } => smallvec::smallvec![(body, true)],
         StmtKind::Choose { options, .. } => options.iter().map(|o| (&o.body, false)).collect(),
         StmtKind::If(first) => {

@@ -116,7 +116,7 @@ impl Unit<'_, '_> {
                 self.emit(Instr::Store { slot });
             }
             StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
-            StmtKind::Try { body, catch_var, handler } => self.try_stmt(body, catch_var.as_ref(), handler),
+            StmtKind::Try { body, catch_var, handler } => self.try_stmt(body, catch_var.as_deref(), handler),
             StmtKind::Call { task } => {
                 let name = task.as_literal().unwrap_or_default();
                 let index = self.task_index.get(name).copied().unwrap_or(0);

@@ -108,7 +108,8 @@ impl Parser<'_> {
                 return Err(self.expected("`EXISTS`, `IS_EMPTY` or `CONTAINS` after `FILE \"path\"`"));
             };
             let path_end = path.span.end;
-            let file = Cond { kind: CondKind::File { path, test }, span: self.since(tok.span) };
+            let file =
+                Cond { kind: CondKind::File { path: Box::new(path), test }, span: self.since(tok.span) };
             if misplaced_not {
                 return Ok(self.not_before_file(file, path_end, test_start));
             }
@@ -261,7 +262,7 @@ impl Parser<'_> {
         let kind = match tok.kind {
             TokenKind::Str(i) => {
                 self.bump();
-                ExprKind::Str { value: self.take_string(i) }
+                ExprKind::Str { value: Box::new(self.take_string(i)) }
             }
             TokenKind::Int(value) => {
                 self.bump();

@@ -289,7 +289,7 @@ impl<'a> Parser<'a> {
             )
             .with_fix("write", span, fix),
         );
-        let file = Cond { kind: CondKind::File { path, test }, span };
+        let file = Cond { kind: CondKind::File { path: Box::new(path), test }, span };
         Ok(if negated { Cond { kind: CondKind::Not { operand: Box::new(file) }, span } } else { file })
     }
 

@@ -113,11 +113,11 @@ impl Parser<'_> {
                 let body = self.block()?;
                 self.expect_kw(Kw::CATCH)?;
                 let catch_var = if self.eat_kw_or_typo(Kw::AS) {
-                    Some(self.binding_name("a name for the error")?)
+                    Some(Box::new(self.binding_name("a name for the error")?))
                 } else {
                     None
                 };
-                let handler = self.block()?;
+                let handler = Box::new(self.block()?);
                 StmtKind::Try { body, catch_var, handler }
             }
             Kw::CALL => StmtKind::Call { task: self.string("the name of a DEFINE_TASK, a string")? },
@@ -131,7 +131,7 @@ impl Parser<'_> {
                         with.push(self.binding_name("a variable name after `,`")?);
                     }
                 }
-                let into = self.optional_into()?;
+                let into = self.optional_into()?.map(Box::new);
                 StmtKind::PromptAgent { query, with, into }
             }
             Kw::PAUSE => StmtKind::Pause { message: self.string("the message for the human, a string")? },
