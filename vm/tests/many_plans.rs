@@ -248,14 +248,10 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
             )
         };
         let root = suite(&[("x.tiss", slow("x")), ("y.tiss", slow("y")), ("z.tiss", plan("z", "true"))]);
-        let child = command()
-            .args(["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"])
-            .current_dir(root.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = common::start(
+            root.path(),
+            &["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"],
+        );
         wait_for(&root.path().join("ws/suite/x/count.txt"));
         wait_for(&root.path().join("ws/suite/y/count.txt"));
         // SAFETY: a signal to our own child.
@@ -477,18 +473,6 @@ fn killed_plan(name: &str) -> String {
     )
 }
 
-/// `tissvm ARGS` started in `dir`, its output piped (read by `finish`).
-fn start(dir: &Path, args: &[&str]) -> Child {
-    command()
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 /// SIGKILL, as a scheduler sends when its KillWait runs out: the run of
 /// many plans and each plan's `tissvm` die at once, with no chance to
 /// suspend or report. `--continue-from-reports` resumes each plan from its
@@ -499,7 +483,7 @@ fn start(dir: &Path, args: &[&str]) -> Child {
 fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
     let root = suite(&[("x.tiss", killed_plan("x")), ("y.tiss", killed_plan("y"))]);
     let args = ["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"];
-    let parent = start(root.path(), &args);
+    let parent = common::start(root.path(), &args);
     wait_for(&root.path().join("ws/suite/x/started"));
     wait_for(&root.path().join("ws/suite/y/started"));
     let plans = children(parent.id());
@@ -544,7 +528,7 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
 fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
     let root = suite(&[("x.tiss", killed_plan("x"))]);
     let args = ["run", "suite", "--workdir", "ws", "--report-dir", "reports", "--output-format", "json"];
-    let parent = start(root.path(), &args);
+    let parent = common::start(root.path(), &args);
     wait_for(&root.path().join("ws/suite/x/started"));
     let plans = children(parent.id());
     assert_eq!(plans.len(), 1, "a tissvm for the plan: {plans:?}");

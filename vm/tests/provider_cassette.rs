@@ -269,14 +269,7 @@ fn a_sigint_suspension_keeps_the_cassette_and_resume_goes_on_recording() {
         &openai(&server.base_url, &[]),
     ]
     .concat();
-    let child = common::command()
-        .args(&args)
-        .current_dir(fx.root.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = common::start(fx.root.path(), &args);
     let started = fx.ws().join("started");
     let deadline = Instant::now() + Duration::from_secs(30);
     while !started.exists() {

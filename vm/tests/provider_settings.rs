@@ -105,7 +105,6 @@ fn resume_goes_on_with_the_runs_provider_settings() {
 #[test]
 fn tiss_toml_is_read_once_for_provider_and_policy() {
     use std::io::Write;
-    use std::process::Stdio;
     use std::time::{Duration, Instant};
 
     let fx = Fixture::new();
@@ -119,14 +118,7 @@ fn tiss_toml_is_read_once_for_provider_and_policy() {
         pipe.write_all(b"[provider]\nseed = 4\n\n[policy.commands]\ndeny = [\"echo *\"]\n").unwrap();
     });
     let plan = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo hi\"\n}\n");
-    let mut child = common::command()
-        .args(["run", &plan, "--workdir", fx.ws().to_str().unwrap()])
-        .current_dir(fx.root.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::start(fx.root.path(), &["run", &plan, "--workdir", fx.ws().to_str().unwrap()]);
     let deadline = Instant::now() + Duration::from_secs(30);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() >= deadline {

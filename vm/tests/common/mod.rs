@@ -101,10 +101,10 @@ pub fn command() -> Command {
     command
 }
 
-/// Runs the built `tissvm` in `cwd` with `args` and extra environment `env`
+/// The built `tissvm` in `cwd` with `args` and extra environment `env`
 /// (which may name another key), stdin from /dev/null (so it is never a
 /// terminal), and none of the caller's `TISS_*` provider settings.
-pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+fn prepared(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = command();
     command.args(args).current_dir(cwd).stdin(Stdio::null()).env_remove("NO_COLOR");
     for (name, _) in std::env::vars_os() {
@@ -115,12 +115,23 @@ pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     for (name, value) in env {
         command.env(name, value);
     }
-    let out = command.output().expect("run tissvm");
+    command
+}
+
+/// Runs [`prepared`]'s `tissvm` to its end.
+pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = prepared(cwd, args, env).output().expect("run tissvm");
     Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// Starts [`prepared`]'s `tissvm` with its stdout and stderr piped, for a
+/// test that acts while it runs (`wait_with_output` reads them).
+pub fn start(cwd: &Path, args: &[&str]) -> std::process::Child {
+    prepared(cwd, args, &[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start tissvm")
 }
 
 /// Every entry below `dir`, recursively, as sorted relative paths.
