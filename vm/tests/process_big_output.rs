@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tiss_vm::host::process::{ProcessSpec, Stream, run};
+use tiss_vm::host::process::{ProcessSpec, Stream, WorkDir, run};
 use tiss_vm::host::sandbox::UNCONFINED;
 
 const TOTAL_X: u64 = 300_000_000;
@@ -24,8 +24,7 @@ fn huge_output_is_bounded() {
     let cap = 1 << 20;
     let spec = ProcessSpec {
         command: &command,
-        cwd: Path::new("/"),
-        real_cwd: None,
+        cwd: WorkDir::Path(Path::new("/")),
         env: &env,
         timeout: Some(Duration::from_secs(300)),
         output_cap: cap,

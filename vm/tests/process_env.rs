@@ -3,7 +3,7 @@
 //! in this process.
 
 use tiss_vm::host::environment::build_env;
-use tiss_vm::host::process::{ProcessSpec, run};
+use tiss_vm::host::process::{ProcessSpec, WorkDir, run};
 use tiss_vm::host::sandbox::UNCONFINED;
 
 #[test]
@@ -22,8 +22,7 @@ fn the_callers_secrets_do_not_leak() {
     );
     let spec = ProcessSpec {
         command: "env",
-        cwd: workdir.path(),
-        real_cwd: None,
+        cwd: WorkDir::Path(workdir.path()),
         env: &env,
         timeout: None,
         output_cap: 100_000,

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
-use crate::host::process::{self, ProcessSpec, Stream};
+use crate::host::process::{self, ProcessSpec, Stream, WorkDir};
 use crate::host::sandbox::Sandbox;
 use crate::host::workspace::Workspace;
 use crate::host::{
@@ -190,8 +190,7 @@ impl Host for OsHost {
         let env = self.sandbox.environment(self.workspace.root(), &self.env_allow, &request.env);
         let spec = ProcessSpec {
             command: &request.command,
-            cwd: dir.path(),
-            real_cwd: Some(dir.real_path()),
+            cwd: WorkDir::Held(&dir),
             env: &env,
             timeout: request.timeout_ms.map(std::time::Duration::from_millis),
             output_cap: self.output_cap,

@@ -44,7 +44,8 @@ use std::time::{Duration, Instant};
 
 use crate::host::direct;
 use crate::host::sandbox::{Confined, Sandbox, reaper};
-use crate::host::spawn::{self, Launch, Started};
+use crate::host::spawn::{self, Cwd, Launch, Started};
+use crate::host::workspace::RunDir;
 use crate::host::{HostError, watchdog};
 use crate::machine::value::RunResult;
 
@@ -80,10 +81,7 @@ pub struct ProcessSpec<'a> {
     /// Run directly if it has no shell syntax, else given to `/bin/sh -c`.
     pub command: &'a str,
     /// The working directory.
-    pub cwd: &'a Path,
-    /// Its real path where the caller knows it (the workspace does): the
-    /// `PWD` of a command run directly. Else it is read from `cwd`.
-    pub real_cwd: Option<&'a Path>,
+    pub cwd: WorkDir<'a>,
     /// The complete environment; nothing is inherited.
     pub env: &'a [(String, String)],
     pub timeout: Option<Duration>,
@@ -91,6 +89,34 @@ pub struct ProcessSpec<'a> {
     pub output_cap: usize,
     /// The confinement the command starts in, and what ends its tree.
     pub sandbox: &'a Sandbox,
+}
+
+/// Where a command runs.
+#[derive(Debug, Clone, Copy)]
+pub enum WorkDir<'a> {
+    /// A directory by its path.
+    Path(&'a Path),
+    /// A directory the workspace holds open: the child enters it by its
+    /// descriptor, and a direct command's `PWD` is its real path.
+    Held(&'a RunDir<'a>),
+}
+
+impl WorkDir<'_> {
+    /// The path to name it by in messages.
+    fn shown(&self) -> &Path {
+        match self {
+            WorkDir::Path(path) => path,
+            WorkDir::Held(dir) => dir.real_path(),
+        }
+    }
+
+    /// Its real path: the `PWD` of a command run directly.
+    fn real(&self) -> io::Result<std::path::PathBuf> {
+        match self {
+            WorkDir::Path(path) => std::fs::canonicalize(path),
+            WorkDir::Held(dir) => Ok(dir.real_path().to_path_buf()),
+        }
+    }
 }
 
 /// How often a run with a cancel check looks at it, at the longest.
@@ -262,7 +288,7 @@ fn spawn<'s>(
     // The shell exports the directory it starts in as PWD (keeping a PWD it
     // is given that names that directory); so does the fast path.
     if words.is_some()
-        && let Ok(real) = spec.real_cwd.map_or_else(|| real_dir(spec.cwd), |real| Ok(real.to_path_buf()))
+        && let Ok(real) = spec.cwd.real()
     {
         let given = spec.env.iter().rev().find(|(name, _)| name == "PWD").map(|(_, value)| Path::new(value));
         if !given.is_some_and(|given| given.is_absolute() && same_file(given, &real)) {
@@ -270,11 +296,15 @@ fn spawn<'s>(
             env.push(("PWD".to_string(), real.to_string_lossy().into_owned()));
         }
     }
+    let cwd = match spec.cwd {
+        WorkDir::Path(path) => Cwd::Path(path),
+        WorkDir::Held(dir) => Cwd::Descriptor(dir.descriptor()),
+    };
     let launch = match words {
         Some([program, args @ ..]) => {
-            Launch::new(program, &args.iter().map(String::as_str).collect::<Vec<_>>(), &env, spec.cwd)
+            Launch::new(program, &args.iter().map(String::as_str).collect::<Vec<_>>(), &env, cwd)
         }
-        _ => Launch::new("/bin/sh", &["-c", spec.command], &env, spec.cwd),
+        _ => Launch::new("/bin/sh", &["-c", spec.command], &env, cwd),
     };
     let launch = match launch {
         Ok(launch) => launch,
@@ -295,15 +325,6 @@ fn spawn<'s>(
     Ok(started.map(|started| (started, confined)))
 }
 
-/// The real path of a working directory: one `readlink` for the
-/// `/proc/self/fd/N` the workspace gives, else the canonical path.
-fn real_dir(cwd: &Path) -> io::Result<std::path::PathBuf> {
-    if cwd.starts_with("/proc/self/fd") {
-        return std::fs::read_link(cwd);
-    }
-    std::fs::canonicalize(cwd)
-}
-
 /// Whether two paths name the same file (device and inode).
 fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -314,7 +335,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 fn cannot_start(spec: &ProcessSpec<'_>, e: io::Error) -> HostError {
-    HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.display()))
+    HostError::Command(format!("cannot start `/bin/sh -c` in `{}`: {e}", spec.cwd.shown().display()))
 }
 
 /// The status code, or 128 + the signal that killed the process.
@@ -642,8 +663,7 @@ mod tests {
         let env = env();
         let spec = ProcessSpec {
             command,
-            cwd: dir,
-            real_cwd: None,
+            cwd: WorkDir::Path(dir),
             env: &env,
             timeout,
             output_cap: cap,
@@ -714,8 +734,7 @@ mod tests {
         let env = env();
         let spec = ProcessSpec {
             command: "true",
-            cwd: &gone,
-            real_cwd: None,
+            cwd: WorkDir::Path(&gone),
             env: &env,
             timeout: None,
             output_cap: 10,
@@ -732,8 +751,7 @@ mod tests {
         let env = vec![("A".to_string(), "1".to_string()), ("B".to_string(), "two words".to_string())];
         let spec = ProcessSpec {
             command: "/usr/bin/env",
-            cwd: Path::new("/"),
-            real_cwd: None,
+            cwd: WorkDir::Path(Path::new("/")),
             env: &env,
             timeout: None,
             output_cap: 1000,
@@ -791,8 +809,7 @@ mod tests {
         let env = env();
         let spec = ProcessSpec {
             command: "head -c 3000000 /dev/zero >&2; head -c 2000000 /dev/zero; echo tail >&2",
-            cwd: Path::new("/"),
-            real_cwd: None,
+            cwd: WorkDir::Path(Path::new("/")),
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 1000,
@@ -883,8 +900,7 @@ wait"#;
         let env = env();
         let spec = ProcessSpec {
             command: "trap '' TERM; sleep 30 & echo $! > child; echo started; wait",
-            cwd: dir.path(),
-            real_cwd: None,
+            cwd: WorkDir::Path(dir.path()),
             env: &env,
             timeout: Some(Duration::from_secs(60)),
             output_cap: 100,

@@ -34,7 +34,7 @@
 use std::ffi::{CString, c_char};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -55,8 +55,8 @@ const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 #[cfg(target_arch = "x86_64")]
 const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
 
-/// Whether `CLONE_CLEAR_SIGHAND` is taken: until a kernel before 5.5
-/// refuses it (EINVAL), once.
+/// Whether `CLONE_CLEAR_SIGHAND` is asked for: until a kernel before 5.5
+/// refuses it (EINVAL, and the same clone without it starts).
 #[cfg(target_arch = "x86_64")]
 static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
@@ -72,17 +72,30 @@ pub struct Launch {
     candidates: Vec<CString>,
     argv: Vec<CString>,
     envp: Vec<CString>,
-    cwd: CString,
-    /// The descriptor `cwd` names when it is `/proc/self/fd/N` (what the
-    /// workspace gives): `fchdir` to it skips the lookup through `/proc`.
-    cwd_fd: Option<RawFd>,
+    cwd: ChildCwd,
+}
+
+/// Where the child is to run: a directory by its path, or one held open.
+#[derive(Debug, Clone, Copy)]
+pub enum Cwd<'a> {
+    Path(&'a Path),
+    /// Entered with `fchdir`: no path lookup, nothing to redirect.
+    Descriptor(BorrowedFd<'a>),
+}
+
+/// [`Cwd`] as the child takes it. The descriptor is the caller's, open
+/// until [`start`] returns, by which time the child has exec'd.
+#[derive(Debug)]
+enum ChildCwd {
+    Path(CString),
+    Descriptor(RawFd),
 }
 
 impl Launch {
     /// `program` with `args` in `cwd` with exactly `env`; the program is
     /// looked up in `env`'s `PATH` as `execvp` would. A NUL byte anywhere
     /// is an `InvalidInput` error.
-    pub fn new(program: &str, args: &[&str], env: &[(String, String)], cwd: &Path) -> io::Result<Launch> {
+    pub fn new(program: &str, args: &[&str], env: &[(String, String)], cwd: Cwd<'_>) -> io::Result<Launch> {
         let c = |bytes: &[u8]| {
             CString::new(bytes)
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a RUN"))
@@ -102,19 +115,12 @@ impl Launch {
                 .map(|a| c(a.as_bytes()))
                 .collect::<io::Result<_>>()?,
             envp: env.iter().map(|(k, v)| c(format!("{k}={v}").as_bytes())).collect::<io::Result<_>>()?,
-            cwd: c(cwd.as_os_str().as_bytes())?,
-            cwd_fd: open_descriptor(cwd),
+            cwd: match cwd {
+                Cwd::Path(path) => ChildCwd::Path(c(path.as_os_str().as_bytes())?),
+                Cwd::Descriptor(fd) => ChildCwd::Descriptor(fd.as_raw_fd()),
+            },
         })
     }
-}
-
-/// N for a `cwd` of exactly `/proc/self/fd/N`.
-fn open_descriptor(cwd: &Path) -> Option<RawFd> {
-    let n = cwd.to_str()?.strip_prefix("/proc/self/fd/")?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    n.parse().ok()
 }
 
 /// A started process: its pid (also its process group's), a pidfd if the
@@ -293,8 +299,8 @@ fn clone3_shared(
     joined: bool,
 ) -> io::Result<Option<libc::pid_t>> {
     args.flags |= libc::CLONE_VM as u64;
+    let mut cleared = CLEARS.load(Ordering::Relaxed);
     loop {
-        let cleared = CLEARS.load(Ordering::Relaxed);
         let mut payload = Payload { child, confined: &mut *confined, joined, cleared };
         let started = on_child_stack(|base, size| {
             let mut args = args;
@@ -308,10 +314,15 @@ fn clone3_shared(
         });
         match started {
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => return Ok(None),
-            Err(e) if cleared && e.raw_os_error() == Some(libc::EINVAL) => {
-                CLEARS.store(false, Ordering::Relaxed)
+            // Perhaps a kernel without the flag: once more without it.
+            Err(e) if cleared && e.raw_os_error() == Some(libc::EINVAL) => cleared = false,
+            started => {
+                // It was the flag (the retry started): never ask again.
+                if started.is_ok() && !cleared && CLEARS.load(Ordering::Relaxed) {
+                    CLEARS.store(false, Ordering::Relaxed);
+                }
+                return started.map(Some);
             }
-            started => return started.map(Some),
         }
     }
 }
@@ -476,9 +487,9 @@ impl Child<'_> {
                     check(libc::dup2(fd, target))?;
                 }
             }
-            match self.launch.cwd_fd {
-                Some(fd) => check(libc::fchdir(fd))?,
-                None => check(libc::chdir(self.launch.cwd.as_ptr()))?,
+            match &self.launch.cwd {
+                ChildCwd::Descriptor(fd) => check(libc::fchdir(*fd))?,
+                ChildCwd::Path(path) => check(libc::chdir(path.as_ptr()))?,
             }
         }
         confined.in_child(joined)
@@ -565,7 +576,7 @@ mod tests {
     use std::path::Path;
     use std::sync::atomic::Ordering;
 
-    use crate::host::process::{ProcessSpec, run};
+    use crate::host::process::{ProcessSpec, WorkDir, run};
     use crate::host::sandbox::UNCONFINED;
 
     /// A kernel before 5.5 refuses `CLONE_CLEAR_SIGHAND`: the child then
@@ -576,8 +587,7 @@ mod tests {
         let env = [("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let spec = ProcessSpec {
             command: "grep ^SigBlk /proc/self/status",
-            cwd: Path::new("/"),
-            real_cwd: None,
+            cwd: WorkDir::Path(Path::new("/")),
             env: &env,
             timeout: None,
             output_cap: 4096,

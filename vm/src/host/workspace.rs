@@ -58,11 +58,9 @@ pub struct Workspace {
 pub struct RunDir<'w> {
     /// The directory `cwd` names: the workspace's own for the workspace
     /// itself (no descriptor to duplicate per RUN), else one opened for it.
-    _dir: HeldDir<'w>,
-    /// `/proc/self/fd/N` for the open directory where `/proc` is mounted, so
-    /// the child's `chdir` cannot be redirected by a rename or a symlink
-    /// planted after the check; else the real path.
-    cwd: PathBuf,
+    /// The child enters it by this descriptor (`fchdir`), so a rename or a
+    /// symlink planted after the check cannot redirect it.
+    dir: HeldDir<'w>,
     real: PathBuf,
 }
 
@@ -83,9 +81,9 @@ impl AsFd for HeldDir<'_> {
 }
 
 impl RunDir<'_> {
-    /// The path to give the process runner as its working directory.
-    pub fn path(&self) -> &Path {
-        &self.cwd
+    /// The open directory, for the child's `fchdir`.
+    pub fn descriptor(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.dir.as_fd()
     }
 
     /// The directory's real path, for messages, logs and the `PWD` of a
@@ -288,12 +286,7 @@ impl Workspace {
         let dir = dir.map_err(|e| io_error("enter", shown, e))?;
         // `join("")` would add a trailing `/`, which a `PWD` must not have.
         let real = if rel.as_os_str().is_empty() { self.root.clone() } else { self.root.join(&rel) };
-        let cwd = if proc_fd_paths() {
-            PathBuf::from(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
-        } else {
-            real.clone()
-        };
-        Ok(RunDir { _dir: dir, cwd, real })
+        Ok(RunDir { dir, real })
     }
 
     /// Metadata (following symlinks) of a resolved path; the empty path is
@@ -370,13 +363,6 @@ impl Workspace {
 /// A path ending in `/` names a directory, which READ, WRITE and APPEND
 /// cannot take (the system's own path lookup would refuse `file.txt/` too;
 /// splitting the path into components would silently drop the slash).
-/// Whether `/proc/self/fd/N` names the open descriptor N here (`/proc` is
-/// mounted): asked once, not at every RUN.
-fn proc_fd_paths() -> bool {
-    static MOUNTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *MOUNTED.get_or_init(|| Path::new("/proc/self/fd").is_dir())
-}
-
 fn not_a_directory_path(action: &str, path: &str) -> Result<(), HostError> {
     let Some(file) = path.strip_suffix('/') else { return Ok(()) };
     let file = file.trim_end_matches('/');
@@ -659,8 +645,7 @@ mod tests {
         let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let spec = crate::host::process::ProcessSpec {
             command: &command,
-            cwd: run_dir.path(),
-            real_cwd: Some(run_dir.real_path()),
+            cwd: crate::host::process::WorkDir::Held(&run_dir),
             env: &env,
             timeout: Some(std::time::Duration::from_secs(30)),
             output_cap: 1000,
@@ -845,14 +830,12 @@ mod tests {
         let canonical = f.root.canonicalize().unwrap();
         let root_dir = f.ws.dir_for_run(None).unwrap();
         assert_eq!(root_dir.real_path(), canonical);
-        assert!(root_dir.path().is_dir());
         let sub = f.ws.dir_for_run(Some("sub")).unwrap();
         assert_eq!(sub.real_path(), canonical.join("sub"));
         let env = Vec::new();
         let spec = crate::host::process::ProcessSpec {
             command: "pwd",
-            cwd: sub.path(),
-            real_cwd: Some(sub.real_path()),
+            cwd: crate::host::process::WorkDir::Held(&sub),
             env: &env,
             timeout: None,
             output_cap: 1000,
