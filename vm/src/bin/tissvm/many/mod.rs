@@ -30,7 +30,7 @@ use tiss_vm::report::combined::{self, PlanStatus, Summary};
 use super::color;
 use super::options::OutputFormat;
 use super::run::RunArgs;
-use super::status;
+use super::{io_message, status};
 pub use forward::passed_on;
 pub use plans::{Shard, expand};
 
@@ -410,8 +410,8 @@ impl Suite<'_> {
         if let Some(output) = output {
             match self.keep(index, code, output) {
                 // A plan whose tissvm died without a report keeps its checkpoint.
-                Ok(Some(_)) => {}
-                Ok(None) => {
+                Ok(true) => {}
+                Ok(false) => {
                     if let Some(dir) = &self.report_dir {
                         checkpoints::clear(dir, &plans::key(&self.plans[index]));
                     }
@@ -446,13 +446,14 @@ impl Suite<'_> {
     /// Keeps what will be needed of a plan's output: its report in the
     /// report directory (atomically, its path as `plan`), or in the scratch
     /// directory for the combined report; its stderr if it did not pass.
-    /// Returns the checkpoint a report made for a `tissvm` that wrote none
-    /// names (see [`report_from`]).
-    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<Option<PathBuf>, String> {
+    /// Returns whether the plan's checkpoint is to be kept: its `tissvm`
+    /// wrote no report and left one, which the report made for it names
+    /// (see [`report_from`]).
+    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<bool, String> {
         if PlanStatus::from_exit_code(code) != PlanStatus::Passed {
             let stderr = Captured::read(output.stderr);
             std::fs::write(self.scratch_file(index, "err"), stderr)
-                .map_err(|e| format!("cannot keep its output: {e}"))?;
+                .map_err(|e| format!("cannot keep its output: {}", io_message(&e)))?;
         }
         if let (Some(target), Some(dir)) = (self.report_path(index), &self.report_dir) {
             let plan = self.plans[index].display().to_string();
@@ -467,14 +468,14 @@ impl Suite<'_> {
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .and_then(|()| tiss_compiler::atomic_write::write_atomically(&target, &text, None))
-                .map_err(|e| format!("cannot write its report `{}`: {e}", target.display()))?;
-            return Ok(report["checkpoint"].as_str().map(PathBuf::from));
+                .map_err(|e| format!("cannot write its report `{}`: {}", target.display(), io_message(&e)))?;
+            return Ok(report["checkpoint"].is_string());
         }
         if self.format != OutputFormat::Text {
             std::fs::write(self.scratch_file(index, "out"), Captured::read(output.stdout))
-                .map_err(|e| format!("cannot keep its report: {e}"))?;
+                .map_err(|e| format!("cannot keep its report: {}", io_message(&e)))?;
         }
-        Ok(None)
+        Ok(false)
     }
 
     /// Where plan `index`'s report goes in the report directory, if there is one.
