@@ -6,7 +6,7 @@
 //!
 //! One folder per concern: `machine/` (the state, its values and dispatch),
 //! `host/` (effects on the OS, and the scripted host of tests), `provider`
-//! (language models: the `tiss-models` crate, re-exported), `analysis/` (what is known without running: estimate,
+//! (language models: the `tiss-providers` crate, re-exported), `analysis/` (what is known without running: estimate,
 //! dry run, manifest), `session/` (suspension and what drives a run from
 //! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
 //! run tells: reports and the event log).
@@ -17,6 +17,6 @@ pub mod machine;
 pub mod policy;
 /// The language-model providers live in their own crate, which `tissc
 /// generate` uses too.
-pub use tiss_models as provider;
+pub use tiss_providers as provider;
 pub mod report;
 pub mod session;

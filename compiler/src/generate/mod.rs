@@ -10,9 +10,9 @@ pub mod grammar;
 pub mod prompt;
 pub mod reply;
 
-use tiss_models::chat::ChatRequest;
-use tiss_models::settings::ProviderSettings;
-use tiss_models::{PromptError, Provider};
+use tiss_providers::chat::ChatRequest;
+use tiss_providers::settings::ProviderSettings;
+use tiss_providers::{PromptError, Provider};
 
 use crate::Frontend;
 use crate::render::JsonDiagnostic;

@@ -5,7 +5,7 @@
 //! Compact because small local models have small contexts (2,048 tokens for
 //! the one the tests use): the reference and the example are about 600.
 
-use tiss_models::chat::{Message, Role};
+use tiss_providers::chat::{Message, Role};
 
 /// The system message: the reference, then the example.
 pub fn system() -> String {

@@ -19,7 +19,7 @@ use crate::machine::value::RunResult;
 
 /// A question to a language model, its answer and its failure: the
 /// providers' types, re-exported where the host's other types are.
-pub use tiss_models::{PromptError, PromptRequest, PromptResponse};
+pub use tiss_providers::{PromptError, PromptRequest, PromptResponse};
 
 /// Why an effect failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

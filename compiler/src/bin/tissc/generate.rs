@@ -18,7 +18,7 @@ use tiss_compiler::atomic_write::write_atomically;
 use tiss_compiler::cli_support::{io_message, write_stdout};
 use tiss_compiler::generate::{self, Attempt, Generation, Outcome, grammar};
 use tiss_compiler::render::{self, ErrorFormat};
-use tiss_models::settings::{self, Origin, ProviderFlags, ProviderSettings};
+use tiss_providers::settings::{self, Origin, ProviderFlags, ProviderSettings};
 
 use super::{PROGRAM, status};
 
@@ -105,7 +105,7 @@ pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
         eprintln!("{PROGRAM}: cannot write the plan to `{}`: {e}", output.display());
         return status::USAGE;
     }
-    let mut provider = match tiss_models::build(&settings) {
+    let mut provider = match tiss_providers::build(&settings) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -1,4 +1,4 @@
-//! `tiss-models`: TissLang's language-model providers (SPEC §7), one file
+//! `tiss-providers`: TissLang's language-model providers (SPEC §7), one file
 //! each, behind [`Provider`]. Its own crate so that both the VM (PROMPT_AGENT)
 //! and `tissc generate` use it; the VM re-exports it as `tiss_vm::provider`.
 //! `settings.rs` holds their settings (flags, environment, `tiss.toml`),
