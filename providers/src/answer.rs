@@ -7,7 +7,7 @@
 
 use crate::chat::Message;
 use crate::http::{self, Client, HttpError, Lines, Post};
-use crate::{PromptError, PromptResponse, layout};
+use crate::{PromptError, PromptResponse, chat};
 
 /// What a streamed answer came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn fetch(
     let answer = parser.finish(shown).map_err(in_words)?;
     let (tokens, estimated) = match answer.usage {
         Some(tokens) => (tokens, false),
-        None => (layout::estimate_tokens(messages, &answer.text), true),
+        None => (chat::estimate_tokens(messages, &answer.text), true),
     };
     Ok(PromptResponse {
         text: answer.text,
@@ -77,11 +77,6 @@ pub fn start_of(text: &str, chars: usize) -> String {
         out.push('…');
     }
     out
-}
-
-/// `1 answer`, `2 answers`: a count and its noun, for messages.
-pub fn plural(n: u64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// A whole body through `parser`, as [`fetch`] feeds it (for the parsers'

@@ -80,6 +80,13 @@ impl ChatRequest {
     }
 }
 
+/// The VM's estimate of a request's tokens when the server reports none:
+/// characters / 4, rounded up, of the messages sent and of the answer.
+pub fn estimate_tokens(messages: &[Message], answer: &str) -> u64 {
+    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+    (chars as u64).div_ceil(4) + (answer.chars().count() as u64).div_ceil(4)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +119,18 @@ mod tests {
                 r#"[{{"role":"system","content":"{}"}},{{"role":"user","content":"q\n\n### X\n```\n1\n```"}}]"#,
                 layout::SYSTEM
             )
+        );
+    }
+
+    #[test]
+    fn estimates_round_up() {
+        let messages =
+            |user: &str| [Message::new(Role::System, layout::SYSTEM), Message::new(Role::User, user)];
+        let base = (layout::SYSTEM.len() as u64).div_ceil(4);
+        assert_eq!(estimate_tokens(&messages(""), ""), base);
+        assert_eq!(
+            estimate_tokens(&messages("abcd"), "a"),
+            (layout::SYSTEM.len() as u64 + 4).div_ceil(4) + 1
         );
     }
 }

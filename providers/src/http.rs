@@ -22,7 +22,7 @@ use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::answer::plural;
+use crate::plural;
 use crate::settings::{ProviderSettings, format_ms};
 
 /// The most of an error body kept for its message.

@@ -9,7 +9,6 @@
 //!   backticks in the value.
 
 use crate::PromptRequest;
-use crate::chat::Message;
 
 /// Bump when any byte of what [`SYSTEM`] or [`user_message`] produce changes.
 pub const LAYOUT_VERSION: u32 = 1;
@@ -43,13 +42,6 @@ fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
-/// The VM's estimate of a request's tokens when the server reports none:
-/// characters / 4, rounded up, of the messages sent and of the answer.
-pub fn estimate_tokens(messages: &[Message], answer: &str) -> u64 {
-    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
-    (chars as u64).div_ceil(4) + (answer.chars().count() as u64).div_ceil(4)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,14 +68,5 @@ mod tests {
     fn a_fence_is_longer_than_any_backticks_in_the_value() {
         let r = request("q", &[("DOC", "a ```rust\nx\n``` b ````")]);
         assert_eq!(user_message(&r), "q\n\n### DOC\n`````\na ```rust\nx\n``` b ````\n`````");
-    }
-
-    #[test]
-    fn estimates_round_up() {
-        use crate::chat::Role;
-        let messages = |user: &str| [Message::new(Role::System, SYSTEM), Message::new(Role::User, user)];
-        let base = (SYSTEM.len() as u64).div_ceil(4);
-        assert_eq!(estimate_tokens(&messages(""), ""), base);
-        assert_eq!(estimate_tokens(&messages("abcd"), "a"), (SYSTEM.len() as u64 + 4).div_ceil(4) + 1);
     }
 }

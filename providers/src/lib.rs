@@ -11,17 +11,17 @@
 //! writes and the `replay` provider (`replay.rs`) answers from.
 
 pub mod answer;
+mod backends;
 pub mod cassette;
 pub mod chat;
-pub mod completion;
 pub mod http;
 pub mod layout;
-pub mod mock;
-pub mod ollama;
-pub mod openai;
-pub mod replay;
 pub mod settings;
 pub mod template;
+
+/// The providers, one module each, at the crate's top where their users
+/// name them (`tiss_providers::mock::MockProvider`).
+pub use backends::{completion, mock, ollama, openai, replay};
 
 /// A question to a language model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -107,6 +107,11 @@ pub trait Provider {
         request: &chat::ChatRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError>;
+}
+
+/// `1 answer`, `2 answers`: a count and its noun, for messages.
+pub(crate) fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// The provider the settings name.

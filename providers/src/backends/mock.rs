@@ -24,8 +24,9 @@ use tisslang::io_message::io_message;
 use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-use crate::answer::{plural, start_of};
+use crate::answer::start_of;
 use crate::chat::ChatRequest;
+use crate::plural;
 use crate::settings::ProviderSettings;
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 

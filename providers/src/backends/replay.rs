@@ -17,9 +17,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::answer::{plural, start_of};
+use crate::answer::start_of;
 use crate::cassette::{self, Cassette, Entry};
 use crate::chat::ChatRequest;
+use crate::plural;
 use crate::settings::{PROVIDERS, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 

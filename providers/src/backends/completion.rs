@@ -19,10 +19,10 @@
 
 use serde_json::{Value, json};
 
+use super::openai::{Shape, Stream as OpenAiStream};
 use crate::answer::{self, Answer, Parser, shorten};
 use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::openai::{Shape, Stream as OpenAiStream};
 use crate::settings::{COMPLETION_BASE_URL, ProviderSettings};
 use crate::template::{NAMES, Template};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
