@@ -1,7 +1,9 @@
 //! What the end-to-end tests of `tissvm` share: a fixture (a temporary
 //! directory with the plan and a workspace `ws/` in it), running the binary
-//! and reading what it did. A test file adds its own methods to `Fixture`
-//! where it needs more, and uses only part of this module.
+//! and reading what it did. The tests are grouped into one binary per
+//! concern (`cli/`, `run/`, `suspend/`, ...; each file a module of it); a
+//! binary adds its own methods to `Fixture` once, where it needs more
+//! (`suspend/fixture.rs`), and uses only part of this module.
 //!
 //! Every `tissvm` a test starts signs and checks snapshots with the tests'
 //! own key ([`key_file`], through `TISS_SNAPSHOT_KEY_FILE`), never the

@@ -1,0 +1,265 @@
+//! Decoding never amplifies memory (issue 16, defect 3): hostile files —
+//! a snapshot of ten million empty variable slots, a 40 MB snapshot of
+//! empty LOG messages, a `.tbc` of twenty million one-byte instructions, a
+//! file larger than any container — go through the real `tissvm` as child
+//! processes, whose peak RSS `wait4` reports. Each is refused (exit 2, in
+//! words), its peak at most twice the file's size plus 40 MiB: the file is
+//! read once, and what it claims is refused before it is allocated; the
+//! 40 MiB are the binary, its allocator and the small process it is started
+//! from. Before the fix, these files took 10 to 40 times their size.
+//!
+//! The files are built from real ones by splicing the encoded bytes (a
+//! marker value's encoding replaced by a long run of its hostile
+//! counterpart) and re-sealing, never through an in-memory machine or
+//! module of that size.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::resealed::{harmless_plan, host, snapshot_of, tbc_of};
+use tiss_vm::machine::program::Program;
+use tiss_vm::machine::value::Value;
+use tiss_vm::machine::{LogRecord, Machine, Outcome};
+
+/// `header` and `payload` as one file, its trailer written for the payload.
+fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut file = [header, payload].concat();
+    tisslang::seal::seal(&mut file, header.len());
+    file
+}
+
+const MIB: u64 = 1 << 20;
+
+/// What a `tissvm` child did: its exit status, its stderr, its peak RSS in bytes.
+struct Measured {
+    code: i32,
+    stderr: String,
+    peak: u64,
+}
+
+/// Where [`measuring_parent`] finds its command: the arguments of `tissvm`,
+/// separated by this variable's separator, and the directory it runs in.
+const ARGS: &str = "TISS_DECODE_MEMORY_ARGS";
+const DIR: &str = "TISS_DECODE_MEMORY_DIR";
+const SEPARATOR: char = '\u{1f}';
+
+/// Runs `tissvm ARGS` in `dir` and measures its peak RSS. A process's peak
+/// starts at what the process that started it held (Linux counts the
+/// parent's memory at `exec`), and this test process holds the hostile
+/// files: so `tissvm` is started from a fresh, small process — this test
+/// binary running [`measuring_parent`] alone — which reaps it with `wait4`
+/// and prints its exit status and peak.
+fn tissvm(dir: &Path, args: &[&str]) -> Measured {
+    // The test's name as the harness knows it: its path below the binary's root.
+    let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
+    let name = if module.is_empty() {
+        "measuring_parent".to_string()
+    } else {
+        format!("{module}::measuring_parent")
+    };
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", &name, "--nocapture", "--test-threads", "1"])
+        .env(ARGS, args.join(&SEPARATOR.to_string()))
+        .env(DIR, dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the measuring parent");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| Some(l.split_once("measured: ")?.1))
+        .unwrap_or_else(|| panic!("no measurement:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let (code, peak) = line.split_once(' ').unwrap();
+    Measured {
+        code: code.parse().unwrap(),
+        stderr: std::fs::read_to_string(dir.join("stderr")).unwrap(),
+        peak: peak.parse().unwrap(),
+    }
+}
+
+/// Not a test of its own: when [`tissvm`] runs this binary with `ARGS`
+/// set, this starts `tissvm` with them and reports what `wait4` says of
+/// that child alone. Otherwise it does nothing.
+#[test]
+fn measuring_parent() {
+    let (Ok(args), Ok(dir)) = (std::env::var(ARGS), std::env::var(DIR)) else { return };
+    let dir = Path::new(&dir);
+    // Reaped below by wait4, which std's `wait` cannot stand in for.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
+        .args(args.split(SEPARATOR))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(File::create(dir.join("stderr")).unwrap())
+        .spawn()
+        .expect("run tissvm");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet reaped (`child` is never waited on).
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    // ru_maxrss is in KiB on Linux.
+    println!("measured: {code} {}", usage.ru_maxrss as u64 * 1024);
+}
+
+/// Asserts the run was refused in words with exit 2 saying `says`, its
+/// peak within twice `file` bytes plus 40 MiB.
+fn assert_refused_within(case: &str, run: &Measured, file: u64, says: &str) {
+    eprintln!(
+        "{case}: file {:.1} MiB, peak RSS {:.1} MiB ({:.2}x the file)",
+        file as f64 / MIB as f64,
+        run.peak as f64 / MIB as f64,
+        run.peak as f64 / file as f64
+    );
+    assert_eq!(run.code, 2, "{case}: exit status\n{}", run.stderr);
+    assert!(run.stderr.contains(says), "{case}: {}", run.stderr);
+    crate::resealed::assert_in_words(case, &run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{case}: {}", run.stderr);
+    let bound = 2 * file + 40 * MIB;
+    assert!(run.peak <= bound, "{case}: peak RSS {} bytes, over {bound} ({} bytes of file)", run.peak, file);
+}
+
+/// `bytes` with the one occurrence of `from` replaced by `to`.
+fn splice(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let at = bytes.windows(from.len()).position(|w| w == from).expect("the marker is encoded");
+    assert!(bytes[at + 1..].windows(from.len()).all(|w| w != from), "the marker is encoded once");
+    let mut out = Vec::with_capacity(bytes.len() - from.len() + to.len());
+    out.extend_from_slice(&bytes[..at]);
+    out.extend_from_slice(to);
+    out.extend_from_slice(&bytes[at + from.len()..]);
+    out
+}
+
+/// bincode's varint of a length above 65,535 and below 2^32.
+fn varint_u32(n: u32) -> Vec<u8> {
+    [&[0xFCu8][..], &n.to_le_bytes()].concat()
+}
+
+/// A string value's encoding, as a collection's one element: length 1, then
+/// what `element` adds before the string, then the string.
+fn one_string(element: &[u8], marker: &str) -> Vec<u8> {
+    [&[1u8][..], element, &[marker.len() as u8], marker.as_bytes()].concat()
+}
+
+/// The harmless plan's `.tbc`, its program, and its machine at the first
+/// question, where a snapshot is written.
+fn suspended() -> (Vec<u8>, Program, Machine) {
+    let bytecode = tbc_of("harmless", harmless_plan());
+    let program = Program::new(tisslang::format::load(&bytecode).unwrap()).unwrap();
+    let mut machine = Machine::new(&program);
+    let outcome = machine.run(&program, &mut host());
+    assert!(matches!(outcome, Outcome::Suspended(_)), "{outcome:?}");
+    (bytecode, program, machine)
+}
+
+/// The snapshot of `machine`, with the encoding of `marker` replaced by
+/// `hostile`, re-sealed.
+fn hostile_snapshot(
+    bytecode: &[u8],
+    program: &Program,
+    machine: &Machine,
+    marker: &[u8],
+    hostile: &[u8],
+) -> Vec<u8> {
+    let snap = snapshot_of(machine, bytecode, program);
+    let header = tiss_vm::session::snapshot::HEADER_LEN;
+    reseal(&snap[..header], &splice(&snap[header..], marker, hostile))
+}
+
+const MARKER: &str = "decode-memory-marker";
+
+#[test]
+fn a_snapshot_of_ten_million_empty_slots_is_refused_for_its_bytecode() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bytecode, program, mut machine) = suspended();
+    machine.slots = vec![Some(Value::Str(MARKER.into()))];
+    // Some, then the Str variant, then the string: ten million Nones instead.
+    let n = 10_000_000;
+    let hostile = [varint_u32(n), vec![0u8; n as usize]].concat();
+    let snap = hostile_snapshot(&bytecode, &program, &machine, &one_string(&[1, 0], MARKER), &hostile);
+    let path = dir.path().join("slots.snap");
+    std::fs::write(&path, &snap).unwrap();
+    let run =
+        tissvm(dir.path(), &["resume", path.to_str().unwrap(), "--workdir", dir.path().to_str().unwrap()]);
+    let slots = program.module.slots.len();
+    let says = format!("10,000,000 variable slots, the bytecode has {slots}");
+    assert_refused_within("10,000,000 empty slots", &run, snap.len() as u64, &says);
+}
+
+#[test]
+fn a_40_mb_snapshot_of_empty_log_messages_is_refused_by_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bytecode, program, mut machine) = suspended();
+    machine.logs = vec![LogRecord { step: 0, message: MARKER.into() }];
+    // Step 0 and an empty message, two bytes each, 32 in memory.
+    let n = 20_000_000;
+    let hostile = [varint_u32(n), vec![0u8; 2 * n as usize]].concat();
+    let snap = hostile_snapshot(&bytecode, &program, &machine, &one_string(&[0], MARKER), &hostile);
+    let path = dir.path().join("logs.snap");
+    std::fs::write(&path, &snap).unwrap();
+    let run =
+        tissvm(dir.path(), &["resume", path.to_str().unwrap(), "--workdir", dir.path().to_str().unwrap()]);
+    let says = "it claims 20,000,000 LOG messages, 640,000,000 bytes in memory";
+    assert_refused_within("40 MB of empty LOG messages", &run, snap.len() as u64, says);
+}
+
+#[test]
+fn a_tbc_of_twenty_million_one_byte_instructions_is_refused_by_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytecode = tbc_of("harmless", harmless_plan());
+    let module = tisslang::format::decode(&bytecode).unwrap();
+    // The code section (its length, then its bytes) replaced by POPs.
+    let code = tisslang::isa::encode_all(&module.code);
+    let section = |len: u32, code: &[u8]| {
+        let len =
+            if len < 251 { vec![len as u8] } else { [&[0xFBu8][..], &(len as u16).to_le_bytes()].concat() };
+        [&len[..], code].concat()
+    };
+    assert!(code.len() < 65_536);
+    let n = 20_000_000;
+    let pop = tisslang::isa::encode_all(&[tisslang::isa::Instr::Pop {}]);
+    let hostile = [varint_u32(n), pop.repeat(n as usize)].concat();
+    let header = tisslang::format::HEADER_LEN;
+    let payload = splice(&bytecode[header..], &section(code.len() as u32, &code), &hostile);
+    let tbc = reseal(&bytecode[..header], &payload);
+    let path = dir.path().join("pops.tbc");
+    std::fs::write(&path, &tbc).unwrap();
+    let says = "it claims 20,000,000 instructions, 240,000,000 bytes in memory";
+    for command in ["run", "disasm"] {
+        let run = tissvm(dir.path(), &[command, path.to_str().unwrap()]);
+        assert_refused_within(&format!("tissvm {command}: 20,000,000 POPs"), &run, tbc.len() as u64, says);
+    }
+}
+
+#[test]
+fn a_file_larger_than_any_container_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bytecode, program, machine) = suspended();
+    // Sparse: 300 MB that take no disk, a real header at their start.
+    let big = 300_000_000;
+    let tbc = dir.path().join("big.tbc");
+    std::fs::write(&tbc, &bytecode).unwrap();
+    File::options().write(true).open(&tbc).unwrap().set_len(big).unwrap();
+    let snap = dir.path().join("big.snap");
+    std::fs::write(&snap, snapshot_of(&machine, &bytecode, &program)).unwrap();
+    File::options().write(true).open(&snap).unwrap().set_len(big).unwrap();
+    for (case, args, says) in [
+        ("tissvm run", vec!["run", tbc.to_str().unwrap()], "larger than any plan tissvm reads"),
+        (
+            "tissvm resume",
+            vec!["resume", snap.to_str().unwrap()],
+            "TissLang snapshot too large: 300000000 bytes",
+        ),
+    ] {
+        let run = tissvm(dir.path(), &args);
+        eprintln!("{case}: a 300 MB file, peak RSS {:.1} MiB", run.peak as f64 / MIB as f64);
+        assert_eq!(run.code, 2, "{case}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{case}: {}", run.stderr);
+        assert!(run.peak <= 40 * MIB, "{case}: peak RSS {} bytes for a file never read", run.peak);
+    }
+}

@@ -1,0 +1,256 @@
+//! End-to-end tests of the `tissvm` binary on real files in temporary directories.
+
+use std::path::Path;
+use std::process::Output;
+
+const GOOD: &str = r#"TASK "Say hello"
+
+STEP "Run" {
+    RUN "echo hello" TIMEOUT 5s
+    ASSERT LAST_RUN.STDOUT CONTAINS "hello"
+}
+"#;
+
+const BAD: &str = "TASK \"t\"\n\nStep \"a\" {\n    RUN \"make\"\n}\n";
+
+fn tissvm(dir: &Path, args: &[&str]) -> Output {
+    crate::common::command().args(args).current_dir(dir).env_remove("NO_COLOR").output().expect("run tissvm")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// A temporary directory with `plan.tiss` and `plan.tbc` compiled from it as
+/// `tissc compile --embed-source` would (source embedded under its file name).
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("plan.tiss"), GOOD).unwrap();
+    let Ok((mut module, _)) = tiss_compiler::compile("plan.tiss", GOOD.as_bytes(), Default::default()) else {
+        panic!("the test plan compiles");
+    };
+    if let tisslang::module::Source::Embedded { name, .. } = &mut module.source {
+        *name = "plan.tiss".to_string();
+    }
+    std::fs::write(dir.path().join("plan.tbc"), tisslang::format::encode(&module)).unwrap();
+    dir
+}
+
+#[test]
+fn disasm_of_bytecode() {
+    let dir = workspace();
+    let o = tissvm(dir.path(), &["disasm", "plan.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let out = stdout(&o);
+    let module = tisslang::format::load(&std::fs::read(dir.path().join("plan.tbc")).unwrap()).unwrap();
+    assert_eq!(out, tisslang::disasm::disassemble(&module, &tisslang::format::content_hash(&module)));
+    assert!(out.starts_with("; TissLang bytecode listing\ntask      \"Say hello\"\n"), "{out}");
+    assert!(out.contains("       4 |     RUN \"echo hello\" TIMEOUT 5s\n"), "{out}");
+}
+
+#[test]
+fn disasm_of_source_compiles_in_memory() {
+    let dir = workspace();
+    let from_source = tissvm(dir.path(), &["disasm", "plan.tiss"]);
+    assert_eq!(from_source.status.code(), Some(0), "{}", stderr(&from_source));
+    assert_eq!(stderr(&from_source), "");
+    let from_bytecode = tissvm(dir.path(), &["disasm", "plan.tbc"]);
+    assert_eq!(stdout(&from_source), stdout(&from_bytecode));
+    // Nothing is written next to the plan.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["plan.tbc", "plan.tiss"]);
+}
+
+#[test]
+fn a_plan_that_does_not_compile_exits_2_with_diagnostics() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("bad.tiss"), BAD).unwrap();
+    let o = tissvm(dir.path(), &["disasm", "bad.tiss"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(err.starts_with("error[E0101]: "), "{err}");
+    assert!(err.contains("  --> bad.tiss:3:1\n"), "{err}");
+    assert!(err.ends_with("error: could not compile `bad.tiss` due to 1 previous error\n"), "{err}");
+
+    let o = tissvm(dir.path(), &["disasm", "--error-format", "json", "bad.tiss"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_str(stderr(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(v["code"], "E0101");
+    assert_eq!(v["line"], 3);
+}
+
+#[test]
+fn invalid_bytecode_exits_2() {
+    let dir = workspace();
+    let good = std::fs::read(dir.path().join("plan.tbc")).unwrap();
+    let mut corrupt = good.clone();
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 1;
+    std::fs::write(dir.path().join("corrupt.tbc"), corrupt).unwrap();
+    std::fs::write(dir.path().join("truncated.tbc"), &good[..good.len() - 3]).unwrap();
+    for (file, expect) in [("corrupt.tbc", "checksum"), ("truncated.tbc", "truncated")] {
+        let o = tissvm(dir.path(), &["disasm", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        assert_eq!(stdout(&o), "", "{file}");
+        let err = stderr(&o);
+        assert!(err.starts_with(&format!("tissvm: {file}: ")), "{file}: {err}");
+        assert!(err.contains(expect), "{file}: {err}");
+    }
+    let o = tissvm(dir.path(), &["disasm", "missing.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "tissvm: cannot read `missing.tbc`: No such file or directory\n");
+}
+
+#[test]
+fn help_is_honest_and_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in
+        [&["--help"][..], &["-h"][..], &["help"][..], &["disasm", "--help"][..], &["help", "disasm"][..]]
+    {
+        let o = tissvm(dir.path(), args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(stdout(&o).contains("Usage: tissvm"), "{args:?}: {}", stdout(&o));
+    }
+    let o = tissvm(dir.path(), &["--help"]);
+    let help = stdout(&o);
+    assert!(help.contains("disasm"), "{help}");
+    assert!(help.contains("static cost bounds without running it (`estimate`)"), "{help}");
+    // No subcommand that does not exist yet is offered as one.
+    let commands = help.split("Commands:").nth(1).unwrap().split("Options:").next().unwrap();
+    let listed: Vec<&str> = commands.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(
+        listed,
+        [
+            "run",
+            "resume",
+            "inspect",
+            "disasm",
+            "estimate",
+            "debug",
+            "providers",
+            "collect",
+            "slurm",
+            "completions",
+            "man",
+            "help"
+        ],
+        "{help}"
+    );
+
+    let o = tissvm(dir.path(), &["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("TissLang 1.0.0"), "{}", stdout(&o));
+
+    for args in [&[][..], &["run", "x.tbc"][..], &["disasm"][..], &["disasm", "a", "b"][..]] {
+        let o = tissvm(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&o), "", "{args:?}");
+    }
+}
+
+/// SPEC §9: "A file given as a plan is source unless it starts with the
+/// `.tbc` magic, whatever its extension" — for every subcommand that takes
+/// a PLAN (`run`, `inspect`, `disasm`, `estimate`, `debug`, `resume --plan`).
+#[test]
+fn a_plan_is_source_or_bytecode_by_its_content_whatever_its_name() {
+    let dir = workspace();
+    let source = std::fs::read(dir.path().join("plan.tiss")).unwrap();
+    let bytecode = std::fs::read(dir.path().join("plan.tbc")).unwrap();
+    // Source under other names, bytecode under other names, and source named `.tbc`.
+    for (name, bytes) in [
+        ("plan.txt", &source),
+        ("Planfile", &source),
+        ("source.tbc", &source),
+        ("plan.bin", &bytecode),
+        ("compiled", &bytecode),
+        ("bytecode.tiss", &bytecode),
+    ] {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let ws = dir.path().to_str().unwrap();
+        for args in [
+            &["run", name, "--workdir", ws][..],
+            &["run", name, "--dry-run"][..],
+            &["inspect", name][..],
+            &["disasm", name][..],
+            &["estimate", name][..],
+        ] {
+            let o = tissvm(dir.path(), args);
+            assert_eq!(o.status.code(), Some(0), "{args:?}\n{}", stderr(&o));
+        }
+        let o = tissvm_with_input(dir.path(), &["debug", name], "continue\n");
+        assert_eq!(o.status.code(), Some(0), "debug {name}\n{}", stderr(&o));
+        assert!(stdout(&o).contains("the plan ended: passed"), "debug {name}\n{}", stdout(&o));
+    }
+    // The listing of the source named `.tbc` is the one of the real `.tbc`
+    // but for the source's file name.
+    let from_txt = stdout(&tissvm(dir.path(), &["disasm", "plan.txt"]));
+    let from_tbc = stdout(&tissvm(dir.path(), &["disasm", "plan.tbc"]));
+    assert_eq!(from_txt.replace("plan.txt", "plan.tiss"), from_tbc);
+}
+
+#[test]
+fn resume_plan_is_source_or_bytecode_by_its_content() {
+    let dir = workspace();
+    let pausing = "TASK \"Wait\"\nSTEP \"s\" {\n    PAUSE \"p\"\n    RUN \"echo done\"\n}\n";
+    std::fs::write(dir.path().join("pausing.txt"), pausing).unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let o = tissvm(dir.path(), &["run", "pausing.txt", "--workdir", ws, "--non-interactive"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let snap = dir.path().join(".tiss/wait-1.snap");
+    assert!(snap.is_file(), "{}", stderr(&o));
+    let Ok((module, _)) = tiss_compiler::compile("pausing.txt", pausing.as_bytes(), Default::default())
+    else {
+        panic!("the test plan compiles");
+    };
+    std::fs::write(dir.path().join("pausing.bin"), tisslang::format::encode(&module)).unwrap();
+    for plan in ["pausing.txt", "pausing.bin"] {
+        let copy = dir.path().join(format!("{plan}.snap"));
+        std::fs::copy(&snap, &copy).unwrap();
+        let o =
+            tissvm(dir.path(), &["resume", copy.to_str().unwrap(), "--plan", plan, "--answer", "continue"]);
+        assert_eq!(o.status.code(), Some(0), "--plan {plan}\n{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_snapshot_given_as_a_plan_is_named_as_one() {
+    let dir = workspace();
+    let pausing = "TASK \"Wait\"\nSTEP \"s\" {\n    PAUSE \"p\"\n}\n";
+    std::fs::write(dir.path().join("pausing.tiss"), pausing).unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let o = tissvm(dir.path(), &["run", "pausing.tiss", "--workdir", ws, "--non-interactive"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    for args in [&["run", ".tiss/wait-1.snap"][..], &["inspect", ".tiss/wait-1.snap"][..]] {
+        let o = tissvm(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&o),
+            "tissvm: `.tiss/wait-1.snap` is a snapshot, not a plan; continue it with `tissvm resume .tiss/wait-1.snap`\n"
+        );
+    }
+}
+
+/// `tissvm ARGS` in `dir` with `input` on stdin.
+fn tissvm_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = crate::common::command()
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tissvm");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write commands");
+    child.wait_with_output().expect("tissvm ends")
+}

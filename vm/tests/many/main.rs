@@ -1,0 +1,10 @@
+//! Several plans at once: -j, shards, collect, and a real Slurm cluster.
+//!
+//! One test binary per concern (linked once, not once per file); each
+//! file is a module of it.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod many_plans;
+mod slurm_cluster;

@@ -1,0 +1,20 @@
+//! Language-model providers through tissvm: mock, openai, ollama, completion, a real llama.cpp server, cassettes, settings, secrets.
+//!
+//! One test binary per concern (linked once, not once per file); each
+//! file is a module of it.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../llm_server/mod.rs"]
+mod llm_server;
+#[path = "../loopback/mod.rs"]
+mod loopback;
+
+mod provider_cassette;
+mod provider_completion;
+mod provider_mock;
+mod provider_ollama;
+mod provider_openai;
+mod provider_real;
+mod provider_secrets;
+mod provider_settings;
