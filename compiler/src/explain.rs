@@ -67,8 +67,9 @@ pub fn unknown_code_text(text: &str) -> String {
                 code.as_str()[1..].parse::<u32>().map_or(u32::MAX, |c| c.abs_diff(n))
             });
         }
-        _ => nearest
-            .sort_by_key(|(code, _)| crate::suggest::edit_distance(&upper, code.as_str(), upper.len() + 5)),
+        _ => nearest.sort_by_key(|(code, _)| {
+            tiss_support::suggest::edit_distance(&upper, code.as_str(), upper.len() + 5)
+        }),
     }
     let mut out = if text.is_empty() {
         "no code given: name one, e.g. `tissc explain E0101`".to_string()

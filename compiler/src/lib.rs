@@ -7,10 +7,7 @@
 
 pub mod ast;
 pub mod ast_json;
-pub mod atomic_write;
 pub mod check;
-pub mod cli_docs;
-pub mod cli_support;
 pub mod codes;
 pub mod command_risk;
 pub mod diagnostic;
@@ -23,13 +20,11 @@ pub mod lexer;
 pub mod lint;
 pub mod lower;
 pub mod lsp;
-pub mod memory;
 pub mod parser;
 pub mod render;
 pub mod source;
 pub mod span;
 pub mod str_parts;
-pub mod suggest;
 pub mod taint;
 pub mod text;
 pub mod token;

@@ -23,6 +23,8 @@ use serde::Serialize;
 pub use codespan_reporting::term::termcolor;
 use termcolor::{ColorChoice, NoColor, WriteColor};
 
+use tiss_support::cli::{ColorArg, FormatArg, no_color_requested};
+
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
 use crate::span::Span;
@@ -42,9 +44,20 @@ pub fn stderr_color_choice() -> ColorChoice {
     if no_color_requested() || !io::stderr().is_terminal() { ColorChoice::Never } else { ColorChoice::Auto }
 }
 
-/// Whether `NO_COLOR` is set to a non-empty value (<https://no-color.org>).
-pub fn no_color_requested() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+/// The diagnostic format and stderr coloring `--error-format` and `--color`
+/// select: JSON is never colored, and `auto` colors only a terminal without
+/// `NO_COLOR`.
+pub fn diagnostics_style(format: FormatArg, color: ColorArg) -> (ErrorFormat, ColorChoice) {
+    let format = match format {
+        FormatArg::Human => ErrorFormat::Human,
+        FormatArg::Json => ErrorFormat::Json,
+    };
+    let color = match (format, color) {
+        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
+        (_, ColorArg::Always) => ColorChoice::Always,
+        (_, ColorArg::Auto) => stderr_color_choice(),
+    };
+    (format, color)
 }
 
 fn config() -> Config {

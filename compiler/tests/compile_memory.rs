@@ -1,6 +1,6 @@
 //! The peak resident memory of `tissc compile` on the large generated plan
 //! (issue 14, "Compile memory"): the freed syntax tree must go back to the
-//! system while lowering builds the module (`compiler/src/memory.rs`), not
+//! system while lowering builds the module (`compiler/src/bin/tissc/memory.rs`), not
 //! stay resident beside it. Linux only: the peak is the kernel's `ru_maxrss`.
 //! Alone in this file because it reads the largest peak of any child this
 //! test process has waited for.

@@ -12,7 +12,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{is_ident_continue, is_ident_start};
 use crate::span::Span;
-use crate::suggest;
+use tiss_support::suggest;
 
 use super::Ctx;
 use super::literals::quote;

@@ -4,7 +4,7 @@
 use crate::ast::{Ident, StrLit};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::suggest;
+use tiss_support::suggest;
 
 use super::Ctx;
 use super::literals::quote;

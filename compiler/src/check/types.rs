@@ -4,7 +4,7 @@
 use crate::ast::{ExprKind, Ident, Path, PathRoot};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::suggest;
+use tiss_support::suggest;
 
 use super::Ctx;
 use super::symbols::{BindSource, Symbols};

@@ -53,7 +53,7 @@ impl Lexer<'_> {
                     format!("unknown pragma `{word}`"),
                 )
                 .with_note("a comment starting with `#TISS` must be a pragma; put a space after `#` for a plain comment");
-                let d = match crate::suggest::closest(word, ["#TISS_VERSION", "#TISS!"]) {
+                let d = match tiss_support::suggest::closest(word, ["#TISS_VERSION", "#TISS!"]) {
                     Some(fix) => d.with_suggestion("did you mean", Span::new(start, start + word_len), fix),
                     None => d,
                 };

@@ -107,7 +107,9 @@ pub(crate) fn statements_nearest(word: &str) -> Vec<&'static str> {
     let mut all: Vec<(usize, usize, &'static str)> = Kw::STATEMENT_STARTS
         .iter()
         .enumerate()
-        .map(|(i, kw)| (crate::suggest::edit_distance(&upper, kw.as_str(), usize::MAX - 1), i, kw.as_str()))
+        .map(|(i, kw)| {
+            (tiss_support::suggest::edit_distance(&upper, kw.as_str(), usize::MAX - 1), i, kw.as_str())
+        })
         .collect();
     all.sort();
     all.into_iter().map(|(_, _, name)| name).collect()

@@ -587,7 +587,7 @@ pub(crate) fn typo_of(word: &str, candidates: &[Kw]) -> Option<Kw> {
         return None;
     }
     let upper = word.to_ascii_uppercase();
-    candidates.iter().copied().find(|kw| crate::suggest::edit_distance(&upper, kw.as_str(), 1) <= 1)
+    candidates.iter().copied().find(|kw| tiss_support::suggest::edit_distance(&upper, kw.as_str(), 1) <= 1)
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
-//! Plumbing shared by the `tissc` and `tissvm` binaries: exit statuses for
-//! clap's own exits, I/O error messages, commands printed to be pasted, and
-//! writing to stdout.
+//! Plumbing shared by the `tissc` and `tissvm` binaries: their entry point,
+//! parsing the command line, exit statuses for clap's own exits, `--color`
+//! and `--error-format`, and writing to stdout.
 
 use std::io::{self, Write};
+
+use crate::io_message::io_message;
 
 /// Exit status for internal errors (SPEC §9).
 pub const INTERNAL: u8 = 70;
@@ -13,19 +15,6 @@ pub const USAGE: u8 = 2;
 pub fn clap_exit(e: clap::Error) -> u8 {
     let _ = e.print();
     if e.use_stderr() { USAGE } else { 0 }
-}
-
-pub use tisslang::io_message::io_message;
-
-/// `text` as one shell word, quoted only when it needs to be (single quotes,
-/// each `'` written `'\''`), so a command printed for the user can be pasted
-/// as it is.
-pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
 
 /// Writes to stdout and returns `code`; a closed pipe (`... | head`) is not an
@@ -63,28 +52,13 @@ pub fn colors(color: ColorArg, stream_is_terminal: bool) -> bool {
     match color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => stream_is_terminal && !crate::render::no_color_requested(),
+        ColorArg::Auto => stream_is_terminal && !no_color_requested(),
     }
 }
 
-/// The diagnostic format and stderr coloring the two options select: JSON
-/// is never colored, and `auto` colors only a terminal without `NO_COLOR`.
-pub fn diagnostics_style(
-    format: FormatArg,
-    color: ColorArg,
-) -> (crate::render::ErrorFormat, crate::render::termcolor::ColorChoice) {
-    use crate::render::ErrorFormat;
-    use crate::render::termcolor::ColorChoice;
-    let format = match format {
-        FormatArg::Human => ErrorFormat::Human,
-        FormatArg::Json => ErrorFormat::Json,
-    };
-    let color = match (format, color) {
-        (ErrorFormat::Json, _) | (_, ColorArg::Never) => ColorChoice::Never,
-        (_, ColorArg::Always) => ColorChoice::Always,
-        (_, ColorArg::Auto) => crate::render::stderr_color_choice(),
-    };
-    (format, color)
+/// Whether `NO_COLOR` is set to a non-empty value (<https://no-color.org>).
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 /// Runs a binary's `run`: a panic prints an internal-error message naming
@@ -109,12 +83,12 @@ macro_rules! binary_main {
         #[cfg(all(target_os = "linux", not(test)))]
         #[unsafe(no_mangle)]
         extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-            $crate::cli_support::start($program, $run)
+            $crate::cli::start($program, $run)
         }
 
         #[cfg(not(all(target_os = "linux", not(test))))]
         fn main() -> std::process::ExitCode {
-            std::process::ExitCode::from($crate::cli_support::guarded_main($program, $run))
+            std::process::ExitCode::from($crate::cli::guarded_main($program, $run))
         }
     };
 }
@@ -172,14 +146,15 @@ pub fn start(program: &'static str, run: fn() -> u8) -> std::ffi::c_int {
 }
 
 /// Parses the command line into `C`, with `--version` printing the package
-/// and language versions; clap's own exits (help, version, usage errors)
-/// come back as the status to exit with.
-pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>() -> Result<C, u8> {
+/// version and `language`'s (the TissLang version); clap's own exits (help,
+/// version, usage errors) come back as the status to exit with.
+pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>(
+    language: impl std::fmt::Display,
+) -> Result<C, u8> {
     // clap keeps the text for the program's lifetime; this runs once per process.
-    let version: &'static str = Box::leak(
-        format!("{} (TissLang {})", env!("CARGO_PKG_VERSION"), tisslang::version::LANGUAGE_VERSION)
-            .into_boxed_str(),
-    );
+    // The workspace's crates share one version, this crate's.
+    let version: &'static str =
+        Box::leak(format!("{} (TissLang {language})", env!("CARGO_PKG_VERSION")).into_boxed_str());
     let matches = C::command().version(version).try_get_matches().map_err(clap_exit)?;
     #[cfg(target_os = "linux")]
     huge_pages(true);
@@ -199,25 +174,11 @@ pub fn parse_args_if_valid<C: clap::Parser>() -> Option<C> {
 /// Whether the process may take transparent huge pages (`PR_SET_THP_DISABLE`,
 /// which the kernel consults at each page fault); see [`start`]. A kernel that
 /// refuses leaves things as they were. `tissc compile` turns them off for its
-/// whole run ([`crate::memory`]).
+/// whole run (its `memory.rs`).
 #[cfg(target_os = "linux")]
 pub fn huge_pages(on: bool) {
     // SAFETY: sets one flag of this process; no memory is passed.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, libc::c_ulong::from(!on), 0, 0, 0);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_words_are_plain_or_single_quoted() {
-        assert_eq!(shell_word("ws/.tiss/a-1.snap"), "ws/.tiss/a-1.snap");
-        assert_eq!(shell_word("my dir/a.snap"), "'my dir/a.snap'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word(""), "''");
-        assert_eq!(shell_word("$HOME"), "'$HOME'");
     }
 }

@@ -3,7 +3,7 @@
 //! give freed memory back, instead of keeping it resident for reuse.
 //!
 //! A compile's live heap peaks while lowering starts (the whole syntax tree)
-//! and the tree is freed item by item as lowering goes ([`crate::Frontend::into_module`]);
+//! and the tree is freed item by item as lowering goes (`tiss_compiler::Frontend::into_module`);
 //! mimalloc keeps freed pages resident (purged 10 ms later at the earliest,
 //! and a 2 MiB transparent huge page only when all of it is free), so the
 //! process's peak was the tree, the module and the verifier's facts added
@@ -23,7 +23,7 @@ const PURGE_DELAY: mi_option_t = 15;
 /// end of checking with them, 16.6 without).
 #[cfg(target_os = "linux")]
 pub fn small_pages() {
-    crate::cli_support::huge_pages(false);
+    tiss_support::cli::huge_pages(false);
 }
 
 /// From now on every page the allocator frees goes back to the OS at once.
