@@ -2,7 +2,7 @@
 //! diagnostic must point (line, column) and what it must suggest. A test also
 //! checks that every code in `codes::ALL` has a case here.
 
-use tiss_compiler::codes;
+use tiss_compiler::diagnostics::codes;
 
 struct Case {
     code: &'static str,

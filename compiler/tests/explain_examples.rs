@@ -4,7 +4,7 @@
 //! A warning's (`W...`) example is linted, and its fixes must be free of
 //! every warning too.
 
-use tiss_compiler::{codes, explain};
+use tiss_compiler::diagnostics::{codes, explain};
 
 /// The ```tiss blocks of a Markdown text.
 fn tiss_blocks(markdown: &str) -> Vec<String> {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tiss_compiler::format::{format_source, same_meaning};
+use tiss_compiler::fmt::{format_source, same_meaning};
 use tiss_compiler::lower::LowerOptions;
 
 fn plans(dir: &str) -> Vec<PathBuf> {

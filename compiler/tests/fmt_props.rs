@@ -6,7 +6,7 @@
 //! matter: two layouts of the same words without comments format alike.
 
 use proptest::prelude::*;
-use tiss_compiler::format::format_source;
+use tiss_compiler::fmt::format_source;
 
 /// A statement's words; a heredoc is one word.
 fn statement(depth: u32) -> BoxedStrategy<Vec<String>> {

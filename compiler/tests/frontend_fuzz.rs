@@ -2,8 +2,8 @@
 //! in either a clean plan or at least one diagnostic with a valid span.
 
 use proptest::prelude::*;
-use tiss_compiler::ast::Item;
 use tiss_compiler::frontend;
+use tiss_compiler::syntax::ast::Item;
 
 /// Pieces a plan is made of, valid and invalid, for token soups.
 const VOCABULARY: &[&str] = &[

@@ -427,7 +427,7 @@ fn formatting_is_tissc_fmt_as_small_edits() {
     client.open(messy);
     let formatting = json!({"textDocument": {"uri": URI}, "options": {"tabSize": 4, "insertSpaces": true}});
     let edits = client.ok("textDocument/formatting", formatting.clone());
-    let expected = tiss_compiler::format::format_source(messy).unwrap();
+    let expected = tiss_compiler::fmt::format_source(messy).unwrap();
     assert_ne!(expected, messy);
     assert_eq!(apply(messy, &edits), expected);
     // The edit covers what changed, not the whole text.

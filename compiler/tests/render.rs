@@ -2,11 +2,11 @@
 //! (through the whole front end), and the exact shape of the JSON format.
 
 use serde_json::Value;
-use tiss_compiler::codes;
-use tiss_compiler::diagnostic::Diagnostic;
-use tiss_compiler::render;
+use tiss_compiler::diagnostics::Diagnostic;
+use tiss_compiler::diagnostics::codes;
+use tiss_compiler::diagnostics::render;
 use tiss_compiler::source::SourceFile;
-use tiss_compiler::span::Span;
+use tiss_compiler::syntax::span::Span;
 
 /// Runs the front end on `src` and renders its diagnostics without color.
 fn human(src: &str) -> String {

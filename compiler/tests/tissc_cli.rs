@@ -232,7 +232,7 @@ fn explain_prints_the_long_explanation() {
         assert!(out.starts_with("# E0101: "), "{out}");
         assert!(out.contains("```tiss"), "{out}");
     }
-    for (code, _) in tiss_compiler::codes::ALL {
+    for (code, _) in tiss_compiler::diagnostics::codes::ALL {
         let o = tissc(dir.path(), &["explain", code.as_str()]);
         assert_eq!(o.status.code(), Some(0), "{code}");
     }
@@ -267,7 +267,7 @@ fn explain_list_shows_every_code() {
     let o = tissc(dir.path(), &["explain", "--list"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert_eq!(out.lines().count(), tiss_compiler::codes::ALL.len());
+    assert_eq!(out.lines().count(), tiss_compiler::diagnostics::codes::ALL.len());
     assert!(out.lines().any(|l| l.starts_with("E0101  ")), "{out}");
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use tiss_compiler::token::Kw;
+use tiss_compiler::syntax::token::Kw;
 
 fn extension_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode")

@@ -19,10 +19,12 @@ use tiss_support::io_message::io_message;
 use tiss_support::shell::shell_word;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use tiss_compiler::Frontend;
+use tiss_compiler::diagnostics::render::termcolor::BufferedStandardStream;
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
+use tiss_compiler::diagnostics::{codes, explain};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::render::termcolor::BufferedStandardStream;
-use tiss_compiler::render::{self, ErrorFormat};
-use tiss_compiler::{Frontend, ast_json, codes, explain};
+use tiss_compiler::syntax::ast_json;
 use tiss_support::cli_docs::{self, Shell};
 use tisslang::source::Source;
 

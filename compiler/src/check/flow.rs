@@ -13,11 +13,11 @@
 //! against the caller's state and adds the bindings. Tasks are summarised
 //! callee first; a call inside a cycle (E0211) finds no summary and is skipped.
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, Ident, IfStmt};
-use crate::ast::{Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrPart};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, Ident, IfStmt};
+use crate::syntax::ast::{Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::syntax::span::Span;
 
 use super::Ctx;
 use super::literals::quote;

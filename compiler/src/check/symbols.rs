@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
-use crate::span::Span;
+use crate::syntax::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
+use crate::syntax::span::Span;
 
-use super::ty::Rec;
-use super::ty::Ty;
+use super::types::ty::Rec;
+use super::types::ty::Ty;
 
 /// A map keyed by names borrowed from the tree, with a hash cheaper than
 /// SipHash: word-at-a-time mixing and a final avalanche (names such as

@@ -3,8 +3,8 @@
 //! and condition types (`values.rs`), literal paths and regexes, and the
 //! option count of CHOOSE. These checks need no control flow.
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item};
-use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
+use crate::syntax::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item};
+use crate::syntax::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 
 use super::Ctx;
 use super::dialect;
@@ -12,10 +12,10 @@ use super::literals::{self, PathUse, Regexes};
 use super::names;
 use super::structure;
 use super::symbols::Symbols;
-use super::ty::Rec;
-use super::ty::Ty;
+use super::types::ty::Rec;
+use super::types::ty::Ty;
+use super::types::values;
 use super::types::{self, VarTypes};
-use super::values;
 
 pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut Ctx<'_>) {
     let mut w = Walker { syms, types, cx, regexes: Regexes::default() };

@@ -20,10 +20,10 @@ mod unused_variable;
 pub(crate) mod visit;
 
 use crate::Frontend;
-use crate::ast::{Plan, Stmt};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::ast::{Plan, Stmt};
+use crate::syntax::span::Span;
 
 /// Every diagnostic of a plan: its errors, or (when it has none) its
 /// warnings, sorted by place. What the language server publishes.

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashSet;
 
-use crate::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lower::{self, LowerOptions};
+use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
 use crate::taint::{self, Source};
 
 use super::{Lint, visit};
@@ -120,9 +120,9 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::may_flow;
-    use crate::ast::{Plan, Stmt};
     use crate::lint::visit;
     use crate::lower::{self, LowerOptions};
+    use crate::syntax::ast::{Plan, Stmt};
 
     fn statements(plan: &Plan) -> Vec<&Stmt> {
         let mut out = Vec::new();

@@ -14,10 +14,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
+use crate::syntax::span::Span;
 
 use super::{Lint, visit};
 
@@ -45,7 +45,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         if reads_last_run {
             walker.check_all(&live);
         }
-        if let Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) = item {
+        if let Item::Setup { body, .. } | Item::Step(crate::syntax::ast::Step { body, .. }) = item {
             live = walker.step(body, live);
         }
     }

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Ident, PathRoot, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Ident, PathRoot, StmtKind};
 
 use super::{Lint, visit};
 

@@ -5,8 +5,10 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item, Path};
-use crate::ast::{Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::syntax::ast::{
+    Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item, Path,
+};
+use crate::syntax::ast::{Plan, Stmt, StmtKind, StrLit, StrPart};
 
 /// Calls `f` on every statement of the plan, nested ones included, in
 /// source order. `in_estimate` says the statement is inside an

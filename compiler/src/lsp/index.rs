@@ -3,10 +3,10 @@
 //! position, and the outline (TASK, SETUP, the STEP tree, DEFINE_TASK).
 //! Built in one walk over the syntax tree after each change.
 
-use crate::ast::{Block, Cond, Content, Else, Expr, IfStmt, Item, Path};
-use crate::ast::{PathRoot, Plan, Stmt, StmtKind, StrLit};
 use crate::lint::visit;
-use crate::span::Span;
+use crate::syntax::ast::{Block, Cond, Content, Else, Expr, IfStmt, Item, Path};
+use crate::syntax::ast::{PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::span::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OccurrenceKind {

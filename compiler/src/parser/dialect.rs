@@ -32,14 +32,14 @@
 //! form has one meaning; see `Applicability`.
 
 use super::{PResult, Parser, Reported};
-use crate::ast::{
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{
     Block, Cond, CondKind, DurationLit, Else, Expr, ExprKind, FileTest, Ident, IfStmt, Path, PathRoot, Stmt,
     StmtKind,
 };
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// Statement words of other dialects, with the statement each means.
 pub(crate) const STATEMENT_WORDS: &[(&str, Kw)] = &[

@@ -12,12 +12,12 @@ mod cond;
 pub(crate) mod dialect;
 mod stmt;
 
-use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lexer::Lexer;
-use crate::span::Span;
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// Deepest nesting of blocks and parentheses accepted.
 pub const MAX_DEPTH: usize = 64;

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::generate::{self, Attempt, Generation, Outcome, grammar};
-use tiss_compiler::render::{self, ErrorFormat};
 use tiss_providers::settings::{self, Origin, ProviderFlags, ProviderSettings};
 use tiss_support::atomic_write::write_atomically;
 use tiss_support::cli::write_stdout;

@@ -20,9 +20,9 @@ use tiss_support::shell::shell_word;
 use tisslang::seal::names_container;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tiss_compiler::diagnostics::render::termcolor::StandardStream;
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::render::termcolor::StandardStream;
-use tiss_compiler::render::{self, ErrorFormat};
 
 use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};

@@ -8,9 +8,9 @@ use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
-use crate::span::Span;
-pub use crate::str_parts::StrParts;
-pub use crate::text::Text;
+use crate::syntax::parts::Parts;
+use crate::syntax::span::Span;
+pub use crate::syntax::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -179,6 +179,9 @@ impl StrLit {
         }
     }
 }
+
+/// A string literal's parts in order, 16 bytes ([`Parts`]).
+pub type StrParts = Parts<StrPart>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -394,5 +397,12 @@ mod tests {
         assert_eq!(size_of::<StrLit>(), 24);
         assert_eq!(size_of::<Ident>(), 24);
         assert_eq!(size_of::<Path>(), 64);
+        assert_eq!(size_of::<StrParts>(), 16);
+    }
+
+    #[test]
+    fn string_parts_serialize_as_a_list() {
+        let one = StrParts::one(StrPart::Text { text: Text::new("x") });
+        assert_eq!(serde_json::to_string(&one).unwrap(), r#"[{"kind":"text","text":"x"}]"#);
     }
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ast::Plan;
+use crate::syntax::ast::Plan;
 
 /// A syntax tree node as JSON with every position removed (`span` and `*_span` fields).
 pub fn without_positions(node: &impl Serialize) -> Value {

@@ -1,14 +1,17 @@
 //! Type resolution (SPEC §3): each variable's one type, conflicting bindings
 //! (E0206), and the type of a path with its field accesses (E0202, E0216).
 
-use crate::ast::{ExprKind, Ident, Path, PathRoot};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{ExprKind, Ident, Path, PathRoot};
 use tiss_support::suggest;
 
 use super::Ctx;
 use super::symbols::{BindSource, Symbols};
-use super::ty::{Rec, Ty};
+pub(crate) mod ty;
+pub(super) mod values;
+
+use ty::{Rec, Ty};
 
 /// The type of every variable, by id; `None` when no binding has a type we
 /// can know (e.g. `VAR x = undefined`), which silences checks on its uses.

@@ -1,11 +1,11 @@
 //! Long explanations of the diagnostic codes, for `tissc explain CODE`.
 //!
-//! Each code in [`crate::codes::ALL`] has one Markdown file, `explain/<CODE>.md`,
+//! Each code in [`crate::diagnostics::codes::ALL`] has one Markdown file, `explain/<CODE>.md`,
 //! compiled into the binary. It starts with a `# <CODE>: <title>` heading, says
 //! when the error happens and why, and shows a plan fragment that triggers it
 //! with the fixed version. The tests below keep the files and the codes in step.
 
-use crate::codes::{self, Code};
+use crate::diagnostics::codes::{self, Code};
 
 macro_rules! explanations {
     ($($code:literal),* $(,)?) => {
@@ -105,7 +105,7 @@ mod tests {
         for (code, _) in TABLE {
             assert!(codes::lookup(code).is_some(), "explain/{code}.md is not a code in codes.rs");
         }
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/explain");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/diagnostics/explain");
         for entry in std::fs::read_dir(dir).expect("explain dir") {
             let name = entry.expect("dir entry").file_name().to_string_lossy().into_owned();
             let code = name.strip_suffix(".md").unwrap_or_else(|| panic!("stray file {name}"));

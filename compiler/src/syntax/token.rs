@@ -1,6 +1,6 @@
 //! Tokens and the keyword table (SPEC §10).
 
-use crate::span::Span;
+use crate::syntax::span::Span;
 
 macro_rules! keywords {
     ($($kw:ident),* $(,)?) => {

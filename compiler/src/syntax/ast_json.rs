@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::ast::Plan;
 use crate::source::SourceFile;
+use crate::syntax::ast::Plan;
 
 /// The plan's items as a JSON value, spans as line/column objects.
 pub fn to_value(file: &SourceFile, plan: &Plan) -> Value {
@@ -128,8 +128,8 @@ fn position(file: &SourceFile, key: &str, span: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ast::{Item, StrLit, StrPart};
-    use crate::span::Span;
+    use crate::syntax::ast::{Item, StrLit, StrPart};
+    use crate::syntax::span::Span;
 
     #[test]
     fn spans_become_positions() {
@@ -137,7 +137,7 @@ mod tests {
         let plan = Plan {
             items: vec![Item::Task {
                 name: StrLit {
-                    parts: crate::ast::StrParts::one(StrPart::Text { text: "é".into() }),
+                    parts: crate::syntax::ast::StrParts::one(StrPart::Text { text: "é".into() }),
                     span: Span::new(10, 14),
                 },
                 span: Span::new(5, 14),

@@ -8,7 +8,7 @@
 //! line (a suffix comment) and the own-line comments and blank lines before
 //! the next token.
 
-use crate::token::{Token, TokenKind};
+use crate::syntax::token::{Token, TokenKind};
 
 /// One comment: where it starts in the source and its text (from `#`, trailing
 /// blanks removed).

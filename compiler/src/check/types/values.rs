@@ -7,16 +7,16 @@ use std::fmt;
 
 use tisslang::cost::{Dim, DimUnit};
 
-use crate::ast::{Budget, CmpOp, Cond, Expr, ExprKind, Path, PathRoot};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Budget, CmpOp, Cond, Expr, ExprKind, Path, PathRoot};
+use crate::syntax::span::Span;
 
-use super::Ctx;
-use super::literals::{as_literal_of, quote, split_duration};
+use super::path_text;
 use super::ty::Rec;
 use super::ty::Ty;
-use super::types::path_text;
+use crate::check::Ctx;
+use crate::check::literals::{as_literal_of, quote, split_duration};
 
 /// ENV values and WRITE/APPEND FROM take one value, not a record. `what`
 /// (here and below) is formatted only if there is something to report.

@@ -1,38 +1,44 @@
-//! [`StrParts`]: the parts of a string literal, 16 bytes.
+//! [`Parts`]: a sequence that is almost always one item, the size of one
+//! item: a string literal's parts (`ast::StrParts`, 16 bytes).
 //!
 //! Almost every literal is one part (its text), so one part is kept in the
 //! value itself and more in a boxed vector: one pointer, placed beside the
 //! part's own tag, so the whole is one part's size. A `SmallVec` of one
-//! part was 24 bytes, and a literal is in most statements.
+//! part was 24 bytes, and a literal is in most statements. Generic over the
+//! part so that the tree's module uses this one, not the other way round.
 
 use std::fmt;
 use std::ops::Deref;
 
-use crate::ast::StrPart;
+/// Parts in order; derefs to a slice of them.
+#[derive(Clone, PartialEq)]
+pub struct Parts<T>(Repr<T>);
 
-/// A string literal's parts in order; derefs to a slice of them.
-#[derive(Clone, Default, PartialEq)]
-pub struct StrParts(Repr);
+// Not derived: that would ask for `T: Default`, which no part needs.
+impl<T> Default for Parts<T> {
+    fn default() -> Parts<T> {
+        Parts(Repr::Empty)
+    }
+}
 
-#[derive(Clone, Default, PartialEq)]
-enum Repr {
+#[derive(Clone, PartialEq)]
+enum Repr<T> {
     /// `""`.
-    #[default]
     Empty,
-    One(StrPart),
+    One(T),
     /// Two parts or more. A `Vec` inline would be three words: boxed, it is
     /// one, beside the tag.
     #[allow(clippy::box_collection)]
-    Many(Box<Vec<StrPart>>),
+    Many(Box<Vec<T>>),
 }
 
-impl StrParts {
-    pub fn one(part: StrPart) -> StrParts {
-        StrParts(Repr::One(part))
+impl<T> Parts<T> {
+    pub fn one(part: T) -> Parts<T> {
+        Parts(Repr::One(part))
     }
 
-    pub fn push(&mut self, part: StrPart) {
-        self.0 = match std::mem::take(&mut self.0) {
+    pub fn push(&mut self, part: T) {
+        self.0 = match std::mem::replace(&mut self.0, Repr::Empty) {
             Repr::Empty => Repr::One(part),
             Repr::One(first) => Repr::Many(Box::new(vec![first, part])),
             Repr::Many(mut parts) => {
@@ -42,7 +48,7 @@ impl StrParts {
         };
     }
 
-    pub fn as_slice(&self) -> &[StrPart] {
+    pub fn as_slice(&self) -> &[T] {
         match &self.0 {
             Repr::Empty => &[],
             Repr::One(part) => std::slice::from_ref(part),
@@ -51,30 +57,30 @@ impl StrParts {
     }
 }
 
-impl Deref for StrParts {
-    type Target = [StrPart];
+impl<T> Deref for Parts<T> {
+    type Target = [T];
 
-    fn deref(&self) -> &[StrPart] {
+    fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
-impl<'a> IntoIterator for &'a StrParts {
-    type Item = &'a StrPart;
-    type IntoIter = std::slice::Iter<'a, StrPart>;
+impl<'a, T> IntoIterator for &'a Parts<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
     }
 }
 
-impl fmt::Debug for StrParts {
+impl<T: fmt::Debug> fmt::Debug for Parts<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()
     }
 }
 
-impl serde::Serialize for StrParts {
+impl<T: serde::Serialize> serde::Serialize for Parts<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.as_slice())
     }
@@ -83,27 +89,18 @@ impl serde::Serialize for StrParts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::Text;
-
-    fn text(s: &str) -> StrPart {
-        StrPart::Text { text: Text::new(s) }
-    }
 
     #[test]
     fn parts_read_back_in_order() {
-        let mut parts = StrParts::default();
+        let mut parts = Parts::default();
         assert!(parts.is_empty());
         for (i, s) in ["a", "b", "c"].into_iter().enumerate() {
-            parts.push(text(s));
+            parts.push(s);
             assert_eq!(parts.len(), i + 1);
-            assert_eq!(parts.last(), Some(&text(s)));
+            assert_eq!(parts.last(), Some(&s));
         }
-        assert_eq!(parts.as_slice(), &[text("a"), text("b"), text("c")]);
-        assert_eq!(StrParts::one(text("x")).as_slice(), &[text("x")]);
-        assert_eq!(
-            serde_json::to_string(&StrParts::one(text("x"))).unwrap(),
-            r#"[{"kind":"text","text":"x"}]"#
-        );
-        assert_eq!(std::mem::size_of::<StrParts>(), 16);
+        assert_eq!(parts.as_slice(), &["a", "b", "c"]);
+        assert_eq!(Parts::one("x").as_slice(), &["x"]);
+        assert_eq!(serde_json::to_string(&Parts::one("x")).unwrap(), r#"["x"]"#);
     }
 }

@@ -1,8 +1,13 @@
 //! Diagnostics as data: a code, a message, a primary span, labels, notes and
-//! suggestions. Rendering (human or JSON) lives in `render.rs`.
+//! suggestions. Their codes are in [`codes`], the long text of each in
+//! [`explain`], and rendering (human or JSON) in [`render`].
 
-use crate::codes::Code;
-use crate::span::Span;
+pub mod codes;
+pub mod explain;
+pub mod render;
+
+use crate::syntax::span::Span;
+use codes::Code;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {

@@ -7,7 +7,7 @@
 //! after a pragma or a heredoc. `ELSE` and `CATCH` stay on the line of the `}`
 //! before them, and an empty block stays `{}`.
 
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// One output line: tokens `first..=last`, at an indentation depth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,15 +7,15 @@ use lsp_types::{
     PublishDiagnosticsParams, Uri,
 };
 
-use super::documents::Analysis;
-use crate::diagnostic::{self, Severity};
+use crate::diagnostics::Severity;
+use crate::lsp::documents::Analysis;
 
 pub(crate) fn publish(uri: &Uri, version: i32, analysis: &Analysis) -> PublishDiagnosticsParams {
     let diagnostics = analysis.frontend.diagnostics.iter().map(|d| convert(uri, analysis, d)).collect();
     PublishDiagnosticsParams { uri: uri.clone(), diagnostics, version: Some(version) }
 }
 
-pub(crate) fn convert(uri: &Uri, analysis: &Analysis, d: &diagnostic::Diagnostic) -> Diagnostic {
+pub(crate) fn convert(uri: &Uri, analysis: &Analysis, d: &crate::diagnostics::Diagnostic) -> Diagnostic {
     let text = analysis.text();
     let mut message = d.message.clone();
     for note in &d.notes {

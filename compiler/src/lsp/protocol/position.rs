@@ -5,7 +5,7 @@
 
 use lsp_types::{Position, Range};
 
-use crate::span::Span;
+use crate::syntax::span::Span;
 
 /// Where each line of one text starts, to convert positions both ways.
 pub(crate) struct LineIndex {

@@ -25,9 +25,9 @@ use termcolor::{ColorChoice, NoColor, WriteColor};
 
 use tiss_support::cli::{ColorArg, FormatArg, no_color_requested};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::span::Span;
 
 /// How diagnostics are written (`--error-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -261,7 +261,7 @@ pub fn emit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codes;
+    use crate::diagnostics::codes;
 
     fn file(text: &str) -> SourceFile {
         SourceFile::new("plan.tiss", text.to_string())

@@ -13,7 +13,7 @@
 
 use super::comments::{Comment, Gap, GapLine, heredoc_parts};
 use super::layout::{Line, joined};
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 const INDENT: &str = "    ";
 

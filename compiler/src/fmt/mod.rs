@@ -15,13 +15,13 @@ mod layout;
 mod printer;
 pub mod same_meaning;
 
-use crate::ast::Item;
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lexer;
 use crate::parser;
-use crate::span::Span;
-use crate::token::TokenKind;
+use crate::syntax::ast::Item;
+use crate::syntax::span::Span;
+use crate::syntax::token::TokenKind;
 
 /// Formats a plan's source. `Err` holds the plan's syntax errors (the plan
 /// is then left as it is), or one `E0900` diagnostic if the formatter failed
