@@ -23,7 +23,7 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 fn tissc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissc")).args(args).output().expect("run tissc")
+    tiss_test_support::tissc(Path::new("."), args)
 }
 
 #[test]

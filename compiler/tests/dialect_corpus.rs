@@ -14,18 +14,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use tiss_test_support::{text, tissc};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/dialect")
-}
-
-fn tissc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissc")).args(args).current_dir(dir).output().expect("run tissc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("UTF-8")
 }
 
 /// Compares `got` with the file `path`, or writes it there when blessing.

@@ -7,38 +7,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use tiss_test_support::{command, output_with_stdin, text, workspace};
+
 const MESSY: &str = "TASK   \"t\"\nSTEP \"s\" { RUN \"make\" # build\nASSERT LAST_RUN.EXIT_CODE==0 }\n";
 const TIDY: &str =
     "TASK \"t\"\n\nSTEP \"s\" {\n    RUN \"make\" # build\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
 const BROKEN: &str = "TASK \"t\"\nSTEP \"s\" {   RUN }\n";
 
 fn tissc(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tissc"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tissc");
-    // A usage error exits before reading stdin: the pipe may be closed.
-    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin.as_bytes()) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-    }
-    child.wait_with_output().expect("wait for tissc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
-}
-
-fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (name, content) in files {
-        std::fs::write(dir.path().join(name), content).expect("write plan");
-    }
-    dir
+    let mut command = command("tissc", dir, args);
+    command.env("NO_COLOR", "1");
+    output_with_stdin(command, stdin)
 }
 
 fn read(dir: &Path, name: &str) -> String {

@@ -3,7 +3,9 @@
 //! exact fix, and the errors after it are still reported. Every test compares
 //! the whole list of diagnostics, so a second error for the same text fails it.
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+use tiss_test_support::tissc;
 
 use serde_json::Value;
 
@@ -22,11 +24,7 @@ struct Diag {
 fn check(src: &str, format: &str) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("plan.tiss"), src).expect("write plan");
-    Command::new(env!("CARGO_BIN_EXE_tissc"))
-        .args(["check", "--color", "never", "--error-format", format, "plan.tiss"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run tissc")
+    tissc(dir.path(), &["check", "--color", "never", "--error-format", format, "plan.tiss"])
 }
 
 /// The JSON diagnostics of `src`, in the order `tissc` prints them.

@@ -1,7 +1,6 @@
 //! End-to-end tests of the `tissc` binary on real files in temporary directories.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use tiss_test_support::{stderr, stdout, tissc, workspace};
 
 use serde_json::Value;
 
@@ -36,33 +35,6 @@ const MISSPELLED: &str = "TASK \"t\"\n\nStep \"a\" {\n    RUN \"make\"\n}\n";
 
 const TWO_ERRORS: &str =
     "TASK \"t\"\n\nSTEP \"a\" {\n    RUN \"make\"\n    ASERT LAST_RUN.EXIT_CODE == 0\n    LOG \"a\\qb\"\n}\n";
-
-/// Runs `tissc` in `dir` with `args`.
-fn tissc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissc"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run tissc")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// A temporary directory holding `files`.
-fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).expect("write plan");
-    }
-    dir
-}
 
 #[test]
 fn check_valid_plan_exits_0_silently() {

@@ -9,7 +9,9 @@
 mod loopback;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use tiss_test_support::{command, text};
 
 use loopback::{Reply, Server};
 use serde_json::Value;
@@ -19,18 +21,7 @@ const GOOD: &str = "TASK \"Say hi\"\n\nSTEP \"greet\" {\n    RUN \"echo hi\" TIM
 const ALSO_BAD: &str = "TASK \"Say hi\"\nSTEP \"greet\" {\n    LOG \"${nobody}\"\n}\n";
 
 fn tissc(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tissc"));
-    command.args(args).current_dir(dir);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("TISS_") || name == "OPENAI_API_KEY" {
-            command.env_remove(name);
-        }
-    }
-    command.envs(env.iter().copied()).output().expect("run tissc")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+    command("tissc", dir, args).envs(env.iter().copied()).output().expect("run tissc")
 }
 
 /// A directory with `answers.json` holding `answers`.

@@ -4,13 +4,10 @@
 //! exactly; and every suggestion, applied, silences its warning.
 
 use std::path::Path;
-use std::process::{Command, Output};
+
+use tiss_test_support::tissc;
 
 use serde_json::Value;
-
-fn tissc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tissc")).args(args).current_dir(dir).output().expect("run tissc")
-}
 
 /// Lints `src` (written to a file) and returns the exit status and the
 /// JSON diagnostics.
