@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
 use tiss_support::io_message::io_message;
-use tiss_support::shell::shell_word;
+use tiss_support::shell::quote::shell_word;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use tiss_compiler::Frontend;

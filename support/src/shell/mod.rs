@@ -1,26 +1,20 @@
-//! Shell syntax: writing a word a shell reads back as it is ([`shell_word`]).
+//! Shell syntax, read as POSIX `sh` reads it and written so that it reads
+//! back as meant. One reader for every crate that looks into a RUN command:
+//!
+//! - [`scan`]: the quoting rules, character by character: what is quoted
+//!   (single or double), escaped by a backslash, or plain; the state at any
+//!   point of a text ([`scan::quote_after`]).
+//! - [`commands`]: a command line cut into its simple commands and their
+//!   words (operators, pipes, substitutions, redirections, comments), for
+//!   reading what programs a command runs.
+//! - [`words`]: the argument vector of a command that is only literal words
+//!   naming a program, one that needs no shell to run.
+//! - [`quote`]: writing text as a shell word, or into a quoting context.
+//!
+//! A reading, not a shell: what only running it would tell (aliases,
+//! functions, `eval`, expansions) is read as words.
 
-/// `text` as one shell word, quoted only when it needs to be (single quotes,
-/// each `'` written `'\''`), so a command printed for the user can be pasted
-/// as it is.
-pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', "'\\''")) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_words_are_plain_or_single_quoted() {
-        assert_eq!(shell_word("ws/.tiss/a-1.snap"), "ws/.tiss/a-1.snap");
-        assert_eq!(shell_word("my dir/a.snap"), "'my dir/a.snap'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word(""), "''");
-        assert_eq!(shell_word("$HOME"), "'$HOME'");
-    }
-}
+pub mod commands;
+pub mod quote;
+pub mod scan;
+pub mod words;

@@ -23,7 +23,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use tiss_support::atomic_write::{parent_of, sync_dir, write_temp};
-use tiss_support::shell::shell_word;
+use tiss_support::shell::quote::shell_word;
 
 /// The environment variable naming the key file, in place of the one in the
 /// user's configuration directory.

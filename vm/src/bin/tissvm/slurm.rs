@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use clap::Args;
-use tiss_support::shell::shell_word;
+use tiss_support::shell::quote::shell_word;
 
 use tiss_vm::provider::settings::Origin;
 use tiss_vm::session::snapshot::RememberedOptions;

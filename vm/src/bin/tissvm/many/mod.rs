@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
-use tiss_support::shell::shell_word;
+use tiss_support::shell::quote::shell_word;
 use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
 

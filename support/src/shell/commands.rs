@@ -4,10 +4,13 @@
 //! backslashes are removed from the words, as the shell removes them
 //! before it looks a program up (`c''url` is `curl`), but a quoted `|` or
 //! `;` is text, not a separator. A redirection's target (`> curl`) is no
-//! word of the command. This is a reading for risk, not a shell: what it
-//! cannot tell (aliases, functions, `eval`) it reads as words.
+//! word of the command. This is a reading for what a command runs, not a
+//! shell: what it cannot tell (aliases, functions, `eval`) it reads as
+//! words.
 
 use std::ops::Range;
+
+use super::scan::{Piece, Quote, Scanner};
 
 /// One simple command: its words (ranges into the text [`split`] fills),
 /// and whether a single `|` feeds it the output of the one before.
@@ -22,9 +25,9 @@ struct Open {
     command: Simple,
     /// `)` for `$(`/`(`, `` ` `` for a backtick, `\0` for the whole line.
     closer: char,
-    /// Whether the `$(` or backtick stood inside double quotes, which
-    /// apply again after it.
-    in_double: bool,
+    /// The quoting around the `$(` or backtick (double quotes apply again
+    /// after it).
+    around: Quote,
 }
 
 /// The simple commands of `line`, their words' text written into `text`.
@@ -33,87 +36,77 @@ pub fn split(line: &str, text: &mut String) -> Vec<Simple> {
     let mut reader = Reader {
         text,
         done: Vec::new(),
-        open: vec![Open { command: Simple::default(), closer: '\0', in_double: false }],
+        open: vec![Open { command: Simple::default(), closer: '\0', around: Quote::None }],
         word: None,
         redirected: false,
     };
-    let mut in_double = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                if let Some(next) = chars.next() {
-                    reader.push(next);
-                }
+    let mut scanner = Scanner::new(line, Quote::None);
+    while let Some(piece) = scanner.next() {
+        let (c, in_double) = match piece {
+            Piece::Escaped(c) | Piece::Quoted(c, Quote::Single) => {
+                reader.push(c);
+                continue;
             }
-            '\'' if !in_double => {
+            Piece::TrailingBackslash | Piece::Closes(_) => continue,
+            // An opening quote starts a word, even an empty one (`""`).
+            Piece::Opens(_) => {
                 reader.start();
-                for quoted in chars.by_ref() {
-                    if quoted == '\'' {
-                        break;
-                    }
-                    reader.push(quoted);
-                }
+                continue;
             }
-            '"' => {
-                // An opening quote starts a word, even an empty one (`""`).
-                if !in_double {
-                    reader.start();
-                }
-                in_double = !in_double;
+            Piece::Quoted(c, _) => (c, true),
+            Piece::Plain(c) => (c, false),
+        };
+        match c {
+            '$' if scanner.peek() == Some('(') => {
+                scanner.next_char();
+                reader.enter(')', scanner.quote());
+                scanner.set_quote(Quote::None);
             }
-            '$' if chars.peek() == Some(&'(') => {
-                chars.next();
-                reader.enter(')', in_double);
-                in_double = false;
-            }
-            '$' if chars.peek() == Some(&'{') => {
+            '$' if scanner.peek() == Some('{') => {
                 // `${x}`: one word, whatever it holds.
                 reader.push('$');
-                for inner in chars.by_ref() {
+                while let Some(inner) = scanner.next_char() {
                     reader.push(inner);
                     if inner == '}' {
                         break;
                     }
                 }
             }
-            '`' if reader.closer() == '`' => in_double = reader.leave(),
+            '`' if reader.closer() == '`' => scanner.set_quote(reader.leave()),
             '`' => {
-                reader.enter('`', in_double);
-                in_double = false;
+                reader.enter('`', scanner.quote());
+                scanner.set_quote(Quote::None);
             }
             _ if in_double => reader.push(c),
-            '(' => reader.enter(')', false),
-            ')' if reader.closer() == ')' => in_double = reader.leave(),
-            '|' => match chars.peek() {
+            '(' => reader.enter(')', Quote::None),
+            ')' if reader.closer() == ')' => scanner.set_quote(reader.leave()),
+            '|' => match scanner.peek() {
                 Some('|') => {
-                    chars.next();
+                    scanner.next_char();
                     reader.next_command(false);
                 }
                 Some('&') => {
-                    chars.next();
+                    scanner.next_char();
                     reader.next_command(true);
                 }
                 _ => reader.next_command(true),
             },
-            '&' if chars.peek() == Some(&'>') => {
-                chars.next();
+            '&' if scanner.peek() == Some('>') => {
+                scanner.next_char();
                 reader.redirect();
             }
             '&' => {
-                if chars.peek() == Some(&'&') {
-                    chars.next();
-                }
+                scanner.next_char_if(|n| n == '&');
                 reader.next_command(false);
             }
             ';' | '\n' => reader.next_command(false),
             '>' | '<' => {
-                while chars.next_if(|&n| matches!(n, '>' | '&' | '|')).is_some() {}
+                while scanner.next_char_if(|n| matches!(n, '>' | '&' | '|')).is_some() {}
                 reader.redirect();
             }
             '#' if reader.word.is_none() => {
                 // A comment, to the end of the line.
-                while chars.next_if(|&n| n != '\n').is_some() {}
+                while scanner.next_char_if(|n| n != '\n').is_some() {}
             }
             c if c.is_whitespace() || c == ')' => reader.end_word(),
             c => reader.push(c),
@@ -180,17 +173,17 @@ impl Reader<'_> {
         }
     }
 
-    fn enter(&mut self, closer: char, in_double: bool) {
+    fn enter(&mut self, closer: char, around: Quote) {
         self.end_word();
-        self.open.push(Open { command: Simple::default(), closer, in_double });
+        self.open.push(Open { command: Simple::default(), closer, around });
     }
 
-    /// Ends the innermost `$(…)`, `( … )` or backtick; returns whether
-    /// double quotes were open around it.
-    fn leave(&mut self) -> bool {
+    /// Ends the innermost `$(…)`, `( … )` or backtick; returns the quoting
+    /// around it, which applies again.
+    fn leave(&mut self) -> Quote {
         self.next_command(false);
-        let Some(open) = self.open.pop() else { return false };
-        open.in_double
+        let Some(open) = self.open.pop() else { return Quote::None };
+        open.around
     }
 }
 
@@ -226,6 +219,8 @@ mod tests {
         );
         assert_eq!(commands("echo 'a | sh' \"b; c\""), [(false, words(&["echo", "a | sh", "b; c"]))]);
         assert_eq!(commands("c''u\\rl -s"), [(false, words(&["curl", "-s"]))]);
+        assert_eq!(commands("a |& b"), [(false, words(&["a"])), (true, words(&["b"]))]);
+        assert_eq!(commands("touch \"\" x"), [(false, words(&["touch", "", "x"]))]);
     }
 
     #[test]
@@ -236,11 +231,17 @@ mod tests {
         );
         assert_eq!(commands("echo `wget y`"), [(false, words(&["wget", "y"])), (false, words(&["echo"]))]);
         assert_eq!(commands("(cd a; make)"), [(false, words(&["cd", "a"])), (false, words(&["make"]))]);
+        // Double quotes open around a substitution apply again after it.
+        assert_eq!(
+            commands("echo \"a $(b \"c d\") e; f\""),
+            [(false, words(&["b", "c d"])), (false, words(&["echo", "a ", " e; f"]))]
+        );
     }
 
     #[test]
     fn redirection_targets_and_comments_are_no_words() {
         assert_eq!(commands("echo hi > curl 2>&1"), [(false, words(&["echo", "hi", "2"]))]);
+        assert_eq!(commands("make &> log; b"), [(false, words(&["make"])), (false, words(&["b"]))]);
         assert_eq!(commands("make # curl later"), [(false, words(&["make"]))]);
         assert_eq!(commands("echo ${x} y"), [(false, words(&["echo", "${x}", "y"]))]);
     }
