@@ -14,7 +14,8 @@ use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit;
 
 /// Requests one prompt may send: the first and `--max-retries`' default 2.
 const REQUESTS_PER_PROMPT: u64 = 3;

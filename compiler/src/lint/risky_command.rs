@@ -10,7 +10,8 @@ use crate::diagnostics::codes;
 use crate::syntax::ast::{StmtKind, StrPart};
 use crate::syntax::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found = Vec::new();

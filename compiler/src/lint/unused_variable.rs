@@ -13,7 +13,8 @@ use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{Ident, PathRoot, StmtKind};
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit::{self, Visitor};
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     // Bindings by name, in source order (BTreeMap: warnings in a stable order).
@@ -26,11 +27,12 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     // Every binding in source order.
     let mut on_binding: Vec<&Ident> = Vec::new();
     for &(stmt, _) in &cx.statements {
-        visit::own_reads(stmt, &mut |path| {
+        visit::reads(|path| {
             if let PathRoot::Var { ident } = &path.root {
                 used.insert(ident.name.as_str());
             }
-        });
+        })
+        .visit_stmt(stmt);
         match &stmt.kind {
             StmtKind::Read { var, .. } => {
                 read_bound.push(var.name.as_str());
@@ -52,11 +54,12 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         }
     }
     for item in &plan.items {
-        visit::item_reads(item, &mut |path| {
+        visit::reads(|path| {
             if let PathRoot::Var { ident } = &path.root {
                 used.insert(ident.name.as_str());
             }
-        });
+        })
+        .visit_item(item);
     }
     if prompt_takes_reads {
         used.extend(read_bound);
