@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-#[path = "../../benches/plan_gen.rs"]
+#[path = "../../../benches/plan_gen.rs"]
 mod plan_gen;
 
 use std::process::Command;

@@ -168,7 +168,7 @@ fn invalid_utf8_is_reported_at_the_bad_byte() {
 
 #[test]
 fn a_clean_plan_has_no_diagnostics() {
-    let src = include_str!("../../examples/hello.tiss");
+    let src = include_str!("../../../examples/hello.tiss");
     let fe = tiss_compiler::frontend("hello.tiss", src.as_bytes());
     assert!(fe.diagnostics.is_empty(), "{:?}", fe.diagnostics);
 }

@@ -1,6 +1,6 @@
 //! `tissc fmt` keeps meaning, is idempotent, and lays plans out as SPEC §9
 //! says, over every example and a corpus of messy plans
-//! (`tests/fmt_corpus/`). The command line is tested in `fmt_cli.rs`.
+//! (`fmt_corpus/`). The command line is tested in `cli/fmt_cli.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ fn plans(dir: &str) -> Vec<PathBuf> {
 fn all_plans() -> Vec<(String, String)> {
     plans("../examples")
         .into_iter()
-        .chain(plans("tests/fmt_corpus"))
+        .chain(plans("tests/front_end/fmt_corpus"))
         .map(|path| {
             let text = std::fs::read_to_string(&path).expect("plan is readable");
             (path.file_name().expect("file name").to_string_lossy().into_owned(), text)
@@ -124,7 +124,7 @@ fn formatting_is_idempotent() {
 /// The layout itself, one snapshot per corpus plan (`tests/snapshots/fmt__*.snap`).
 #[test]
 fn corpus_layout() {
-    for path in plans("tests/fmt_corpus") {
+    for path in plans("tests/front_end/fmt_corpus") {
         let name = path.file_stem().expect("file stem").to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).expect("plan is readable");
         insta::assert_snapshot!(name.clone(), formatted(&name, &text));

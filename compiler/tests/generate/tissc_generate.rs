@@ -5,7 +5,7 @@
 //! speaking the real format): the grammar, the diagnostics sent back, a
 //! refusal in the server's words, the key in no output.
 
-#[path = "../../vm/tests/loopback/mod.rs"]
+#[path = "../../../vm/tests/loopback/mod.rs"]
 mod loopback;
 
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! have written unconstrained. With `CI=true` a missing server fails the
 //! test; elsewhere it is skipped loudly.
 
-#[path = "../../vm/tests/llm_server/mod.rs"]
+#[path = "../../../vm/tests/llm_server/mod.rs"]
 mod llm_server;
 
 use std::process::Command;
