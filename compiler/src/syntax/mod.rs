@@ -2,7 +2,7 @@
 //! form ([`ast_json`]), byte spans ([`span`]), tokens ([`token`]), the
 //! tree's compact strings ([`text`]) and the one-or-many sequence that holds
 //! a string literal's parts ([`parts`]); and the one walk over the tree
-//! that the passes share ([`visit`]).
+//! that the passes share (`visit`).
 
 pub mod ast;
 pub mod ast_json;
