@@ -10,7 +10,6 @@ pub mod crc32;
 pub mod disasm;
 pub mod duration;
 pub mod format;
-pub mod io_message;
 pub mod isa;
 pub mod module;
 pub mod seal;

@@ -3,10 +3,10 @@
 //! a pipe into a shell, package installs, pushes). `tissvm inspect`'s risk
 //! level (`lower/risk.rs`) and the linter's W0004 both read commands here,
 //! so they never disagree about what a command does. Only the programs a
-//! command runs count, found as the shell finds them (`shell.rs`): `echo
-//! curl` uses no network tool.
+//! command runs count, found as the shell finds them
+//! (`tiss_support::shell::commands`): `echo curl` uses no network tool.
 
-mod shell;
+use tiss_support::shell::commands;
 
 pub const NETWORK_TOOLS: &[&str] =
     &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
@@ -81,7 +81,7 @@ pub fn scan(command: &str, buffer: &mut String) -> CommandRisk {
 
 fn scan_into(command: &str, buffer: &mut String, found: &mut CommandRisk, depth: usize) {
     let mut text = std::mem::take(buffer);
-    let commands = shell::split(command, &mut text);
+    let commands = commands::split(command, &mut text);
     let mut nested = Vec::new();
     for simple in &commands {
         let words: Vec<&str> = simple.words.iter().map(|w| &text[w.clone()]).collect();

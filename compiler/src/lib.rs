@@ -5,42 +5,29 @@
 //! (which pulls tokens from the lexer) → [`check::check`]. Every stage appends
 //! diagnostics instead of stopping, so one run reports every error in the file.
 
-pub mod ast;
-pub mod ast_json;
-pub mod atomic_write;
 pub mod check;
-pub mod cli_docs;
-pub mod cli_support;
-pub mod codes;
 pub mod command_risk;
-pub mod diagnostic;
+pub mod diagnostics;
 pub(crate) mod duration;
-pub mod explain;
 pub mod fix;
-pub mod format;
+pub mod fmt;
 pub mod generate;
 pub mod lexer;
 pub mod lint;
 pub mod lower;
 pub mod lsp;
-pub mod memory;
 pub mod parser;
-pub mod render;
 pub mod source;
-pub mod span;
-pub mod str_parts;
-pub mod suggest;
+pub mod syntax;
 pub mod taint;
-pub mod text;
-pub mod token;
 
-use diagnostic::Diagnostic;
+use diagnostics::Diagnostic;
 use source::SourceFile;
 
 /// The result of running the front end on one file.
 pub struct Frontend {
     pub file: SourceFile,
-    pub plan: ast::Plan,
+    pub plan: syntax::ast::Plan,
     pub diagnostics: Vec<Diagnostic>,
 }
 

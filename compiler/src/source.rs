@@ -1,6 +1,6 @@
 //! A source file: its name, its text, and byte offset → line/column mapping.
 
-use crate::span::Span;
+use crate::syntax::span::Span;
 
 /// A 1-based line and column; the column counts Unicode scalar values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ impl SourceFile {
 /// UTF-8 gives an `E0001` diagnostic at the first bad byte, and the text is
 /// decoded lossily so the rest of the file can still be checked and shown.
 /// Valid bytes become the text in place, without a copy.
-pub fn decode(mut bytes: Vec<u8>) -> (String, Vec<crate::diagnostic::Diagnostic>) {
+pub fn decode(mut bytes: Vec<u8>) -> (String, Vec<crate::diagnostics::Diagnostic>) {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
     }
@@ -128,8 +128,8 @@ pub fn decode(mut bytes: Vec<u8>) -> (String, Vec<crate::diagnostic::Diagnostic>
     let len = e.error_len().unwrap_or(bytes.len() - at);
     let text = String::from_utf8_lossy(bytes).into_owned();
     // The lossy text is identical up to `at`; the bad bytes became one U+FFFD (3 bytes).
-    let diag = crate::diagnostic::Diagnostic::error(
-        crate::codes::INVALID_UTF8,
+    let diag = crate::diagnostics::Diagnostic::error(
+        crate::diagnostics::codes::INVALID_UTF8,
         Span::new(at, at + 3),
         format!("invalid UTF-8: {} byte(s) starting with 0x{:02X} cannot be decoded", len, bytes[at]),
     )

@@ -8,7 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::{ast_json, render};
+use tiss_compiler::diagnostics::render;
+use tiss_compiler::syntax::ast_json;
 
 fuzz_target!(|data: &[u8]| {
     let mut frontend = tiss_compiler::frontend_owned("fuzz.tiss", data.to_vec());

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tisslang::io_message::io_message;
+use tiss_support::io_message::io_message;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -10,7 +10,7 @@
 //! ([`ProviderSettings::api_key`]) and never stored.
 
 use std::path::{Path, PathBuf};
-use tisslang::io_message::io_message;
+use tiss_support::io_message::io_message;
 
 use clap::Args;
 use serde::{Deserialize, Serialize};

@@ -14,14 +14,18 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
+use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
+use tiss_support::io_message::io_message;
+use tiss_support::shell::quote::shell_word;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use tiss_compiler::cli_docs::{self, Shell};
+use tiss_compiler::Frontend;
+use tiss_compiler::diagnostics::render::termcolor::BufferedStandardStream;
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
+use tiss_compiler::diagnostics::{codes, explain};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::render::termcolor::BufferedStandardStream;
-use tiss_compiler::render::{self, ErrorFormat};
-use tiss_compiler::{Frontend, ast_json, codes, explain};
+use tiss_compiler::syntax::ast_json;
+use tiss_support::cli_docs::{self, Shell};
 use tisslang::source::Source;
 
 #[path = "tissc/fix.rs"]
@@ -34,6 +38,8 @@ mod generate;
 mod lint;
 #[path = "tissc/lsp.rs"]
 mod lsp;
+#[path = "tissc/memory.rs"]
+mod memory;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -233,16 +239,16 @@ impl Output {
     }
 }
 
-// `cli_support::start` says what of the standard library's set-up it skips
+// `cli::start` says what of the standard library's set-up it skips
 // on Linux (`#![no_main]`) and what it keeps.
-tiss_compiler::binary_main!(PROGRAM, run);
+tiss_support::binary_main!(PROGRAM, run);
 
 fn run() -> u8 {
-    let cli: Cli = match cli_support::parse_args() {
+    let cli: Cli = match cli::parse_args(tisslang::version::LANGUAGE_VERSION) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    let (format, color) = cli_support::diagnostics_style(cli.error_format, cli.color);
+    let (format, color) = render::diagnostics_style(cli.error_format, cli.color);
     let mut out = Output { format, stderr: BufferedStandardStream::stderr(color) };
     match cli.command {
         Command::Check { files } => check(&mut out, &files),
@@ -335,7 +341,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
         return status::USAGE;
     }
     #[cfg(target_os = "linux")]
-    tiss_compiler::memory::small_pages();
+    memory::small_pages();
     let Some(bytes) = read_source(path) else {
         return status::USAGE;
     };
@@ -346,7 +352,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     if frontend.has_errors() {
         return status::COMPILE_ERRORS;
     }
-    tiss_compiler::memory::return_freed_pages();
+    memory::return_freed_pages();
     let mut module = frontend.into_module(LowerOptions { strip_source: keep == KeepSource::Nothing });
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.
@@ -356,7 +362,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     if keep == KeepSource::Hash {
         module.source.drop_text();
     }
-    tiss_compiler::memory::give_back();
+    memory::give_back();
     // Fail closed on our own output too: never write bytecode the VM would refuse.
     if let Err(e) = tisslang::verify::verify(&module) {
         eprintln!(
@@ -368,7 +374,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     // Encoded straight into the file: the bytecode is never held in memory.
     // Replaced atomically but not synced, as compilers do: the file can be
     // made again, and a damaged one is refused by its checksum.
-    let written = tiss_compiler::atomic_write::replace_with(&target, None, |file| {
+    let written = tiss_support::atomic_write::replace_with(&target, None, |file| {
         tisslang::format::encode_to(&module, file)
     });
     // The process ends next: freeing the module block by block would only

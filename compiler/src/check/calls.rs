@@ -2,8 +2,8 @@
 //! loops and no recursion). Reports each cycle once, at the CALL that closes
 //! it (E0211), and gives the callee-first order the flow summaries need.
 
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 
 use super::Ctx;
 use super::literals::quote;

@@ -7,17 +7,17 @@
 //! - `LOG "value: {x}"` with `x` bound: `{x}` is literal text in TissLang,
 //!   where interpolation is `${x}` (W0009, a warning: the braces may be meant).
 
-use crate::ast::{Expr, ExprKind, PathRoot, StrLit};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lexer::{is_ident_continue, is_ident_start};
-use crate::span::Span;
-use crate::suggest;
+use crate::syntax::ast::{Expr, ExprKind, PathRoot, StrLit};
+use crate::syntax::span::Span;
+use tiss_support::suggest;
 
 use super::Ctx;
 use super::literals::quote;
 use super::symbols::Symbols;
-use super::ty::Ty;
+use super::types::ty::Ty;
 
 /// Whether `expr` is a bare name (no fields) that nothing binds.
 pub(crate) fn is_unbound_word(syms: &Symbols<'_>, expr: &Expr) -> bool {

@@ -13,11 +13,11 @@
 //! against the caller's state and adds the bindings. Tasks are summarised
 //! callee first; a call inside a cycle (E0211) finds no summary and is skipped.
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, Ident, IfStmt};
-use crate::ast::{Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrPart};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Else, Ident, IfStmt, Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::visit::{self, Binder, Visitor};
 
 use super::Ctx;
 use super::literals::quote;
@@ -43,24 +43,24 @@ pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, order: &[u32], cx: &mut Ctx
     // STEPs and SET_BUDGETs in source order.
     for item in &plan.items {
         if let Item::Task { name, .. } = item {
-            flow.strlit(name);
+            flow.visit_strlit(name);
         }
     }
     for item in &plan.items {
         if let Item::Setup { description, body, .. } = item {
             if let Some(d) = description {
-                flow.strlit(d);
+                flow.visit_strlit(d);
             }
-            flow.block(body);
+            flow.visit_block(body);
         }
     }
     for item in &plan.items {
         match item {
             Item::Step(step) => {
-                flow.strlit(&step.name);
-                flow.block(&step.body);
+                flow.visit_strlit(&step.name);
+                flow.visit_block(&step.body);
             }
-            Item::SetBudget(budget) => flow.expr(&budget.value),
+            Item::SetBudget(budget) => flow.visit_expr(&budget.value),
             _ => {}
         }
     }
@@ -200,7 +200,7 @@ impl<'a> Flow<'a, '_, '_> {
 
     fn summarize(&mut self, task: u32) {
         self.task = Some(TaskState { index: task, needs: Vec::new() });
-        self.block(self.syms.tasks[task as usize].body);
+        self.visit_block(self.syms.tasks[task as usize].body);
         let binds = self.trail.clone();
         self.undo(0);
         let needs = self.task.take().map(|t| t.needs).unwrap_or_default();
@@ -271,161 +271,70 @@ impl<'a> Flow<'a, '_, '_> {
             .with_note(format!("bind `{name}` on every path before the CALL, or inside the task"))
         }
     }
+}
 
-    fn block(&mut self, block: &Block) {
-        for stmt in &block.commands {
-            self.stmt(stmt);
-        }
-    }
-
-    fn stmt(&mut self, stmt: &Stmt) {
+/// The walk in execution order: a statement's reads before its bindings,
+/// and branches (IF, TRY, CHOOSE) as alternative arms.
+impl<'t> Visitor<'t> for Flow<'_, '_, '_> {
+    fn visit_stmt(&mut self, stmt: &'t Stmt) {
         match &stmt.kind {
-            StmtKind::Step { name, body } => {
-                self.strlit(name);
-                self.block(body);
-            }
-            StmtKind::Read { path, var } => {
-                self.strlit(path);
-                self.bind_var(var);
-            }
-            StmtKind::Write { path, content } | StmtKind::Append { path, content } => {
-                self.strlit(path);
-                if let Content::From { expr } = content {
-                    self.expr(expr);
-                }
-            }
-            StmtKind::Mkdir { path } | StmtKind::Delete { path, .. } => self.strlit(path),
-            StmtKind::Log { message } | StmtKind::Pause { message } => self.strlit(message),
-            StmtKind::Run { command, dir, .. } => {
-                self.strlit(command);
-                if let Some(dir) = dir {
-                    self.strlit(dir);
-                }
+            StmtKind::Run { .. } => {
+                visit::walk_stmt(self, stmt);
                 self.bind(self.last_run);
             }
-            StmtKind::Env { value, .. } => self.expr(value),
-            StmtKind::Assert { condition, message } => {
-                self.cond(condition);
-                if let Some(m) = message {
-                    self.strlit(m);
-                }
-            }
-            StmtKind::Var { name, value } => {
-                self.expr(value);
-                self.bind_var(name);
-            }
-            StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
             StmtKind::Try { body, catch_var, handler } => {
                 // The handler may start after any part of the body, so it
                 // starts from the state before the TRY.
                 self.arms(2, |f, i| {
                     if i == 0 {
-                        f.block(body);
+                        f.visit_block(body);
                     } else {
                         if let Some(e) = catch_var {
                             f.bind_var(e);
                         }
-                        f.block(handler);
+                        f.visit_block(handler);
                     }
                 });
             }
             StmtKind::Call { task } => self.call(task, stmt.span),
-            StmtKind::PromptAgent { query, with, into } => {
-                self.strlit(query);
-                for ident in with {
-                    if let Some(v) = self.syms.var(&ident.name) {
-                        self.read(v, ident.span);
-                    }
-                }
-                if let Some(x) = into {
-                    self.bind_var(x);
-                }
-            }
-            StmtKind::RequestReview { message, into } => {
-                self.strlit(message);
-                if let Some(x) = into {
-                    self.bind_var(x);
-                }
-            }
             StmtKind::Choose { prompt, options } => {
                 if let Some(p) = prompt {
-                    self.strlit(p);
+                    self.visit_strlit(p);
                 }
-                self.arms(options.len(), |f, i| {
-                    f.strlit(&options[i].label);
-                    f.block(&options[i].body);
-                });
+                self.arms(options.len(), |f, i| f.visit_option(&options[i]));
             }
             StmtKind::EstimateCost { into, body } => {
                 // The body is checked but not run: nothing it binds or runs
                 // counts afterwards.
                 let mark = self.trail.len();
-                self.block(body);
+                self.visit_block(body);
                 self.undo(mark);
                 if let Some(x) = into {
                     self.bind_var(x);
                 }
             }
-            StmtKind::SetBudget(budget) => self.expr(&budget.value),
+            _ => visit::walk_stmt(self, stmt),
         }
     }
 
-    fn if_stmt(&mut self, if_stmt: &IfStmt) {
-        self.cond(&if_stmt.condition);
+    fn visit_if(&mut self, if_stmt: &'t IfStmt) {
+        self.visit_cond(&if_stmt.condition);
         match &if_stmt.else_branch {
             // No ELSE: the state after is the state before.
             None => {
                 let mark = self.trail.len();
-                self.block(&if_stmt.then_block);
+                self.visit_block(&if_stmt.then_block);
                 self.undo(mark);
             }
             Some(else_branch) => self.arms(2, |f, i| match (i, else_branch) {
-                (0, _) => f.block(&if_stmt.then_block),
-                (_, Else::If { stmt, .. }) => f.if_stmt(stmt),
-                (_, Else::Block { block }) => f.block(block),
+                (0, _) => f.visit_block(&if_stmt.then_block),
+                (_, Else::If { stmt, .. }) => f.visit_if(stmt),
+                (_, Else::Block { block }) => f.visit_block(block),
             }),
         }
     }
 
-    fn cond(&mut self, cond: &Cond) {
-        match &cond.kind {
-            CondKind::Or { operands } | CondKind::And { operands } => {
-                for c in operands {
-                    self.cond(c);
-                }
-            }
-            CondKind::Not { operand } => self.cond(operand),
-            CondKind::File { path, test } => {
-                self.strlit(path);
-                if let FileTest::Contains { needle } = test {
-                    self.expr(needle);
-                }
-            }
-            CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => self.expr(operand),
-            CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-        }
-    }
-
-    fn expr(&mut self, expr: &Expr) {
-        match &expr.kind {
-            ExprKind::Str { value } => self.strlit(value),
-            ExprKind::Path { path } => self.path(path),
-            ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. } => {}
-        }
-    }
-
-    fn strlit(&mut self, lit: &StrLit) {
-        for part in &lit.parts {
-            if let StrPart::Interp { path } = part {
-                self.path(path);
-            }
-        }
-    }
-
-    fn path(&mut self, path: &Path) {
+    fn visit_path(&mut self, path: &'t Path) {
         match &path.root {
             // A name bound nowhere is E0200's business, not ours.
             PathRoot::Var { ident } => {
@@ -436,5 +345,15 @@ impl<'a> Flow<'a, '_, '_> {
             PathRoot::LastRun { span } => self.read(self.last_run, *span),
             PathRoot::Cost { .. } => {}
         }
+    }
+
+    fn visit_with(&mut self, ident: &'t Ident) {
+        if let Some(v) = self.syms.var(&ident.name) {
+            self.read(v, ident.span);
+        }
+    }
+
+    fn visit_bind(&mut self, ident: &'t Ident, _binder: Binder<'t>) {
+        self.bind_var(ident);
     }
 }

@@ -3,12 +3,12 @@
 
 use std::collections::HashSet;
 
-use crate::ast::{StrLit, StrPart};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{StrLit, StrPart};
 
 use super::Ctx;
-use super::ty::Ty;
+use super::types::ty::Ty;
 
 /// Writes `text` as a TissLang string literal that reads back as `text`.
 pub(crate) fn quote(text: &str) -> String {

@@ -16,17 +16,15 @@ pub(crate) use literals::quote;
 mod names;
 mod structure;
 mod symbols;
-pub(crate) mod ty;
-mod types;
-mod values;
+pub(crate) mod types;
 mod walk;
 
 #[cfg(test)]
 mod tests;
 
-use crate::ast::Plan;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::syntax::ast::Plan;
+use crate::syntax::span::Span;
 
 /// Runs every check on a parsed plan, appending to `diagnostics`.
 ///
@@ -46,7 +44,7 @@ pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
 /// Each variable with its type (`None` where no binding has a type that
 /// can be known), in the order of first binding: what the language
 /// server shows on hover and offers after `x.`.
-pub(crate) fn variable_types(plan: &Plan) -> Vec<(&str, Option<ty::Ty>)> {
+pub(crate) fn variable_types(plan: &Plan) -> Vec<(&str, Option<types::ty::Ty>)> {
     let syms = symbols::collect(plan);
     let types = types::infer(&syms);
     syms.vars.iter().map(|var| var.name).zip(types).collect()

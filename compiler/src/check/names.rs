@@ -1,10 +1,10 @@
 //! Names that must resolve: variables (E0200) and the tasks CALL runs (E0201),
 //! each with the nearest existing name as the suggested replacement.
 
-use crate::ast::{Ident, StrLit};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::suggest;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Ident, StrLit};
+use tiss_support::suggest;
 
 use super::Ctx;
 use super::literals::quote;

@@ -4,10 +4,10 @@
 
 use tisslang::version::LANGUAGE_VERSION;
 
-use crate::ast::{ChooseOption, Item, Plan};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{ChooseOption, Item, Plan};
+use crate::syntax::span::Span;
 
 use super::Ctx;
 use super::literals::quote;

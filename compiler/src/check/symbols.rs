@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::ast::{Block, Else, Expr, IfStmt, Item, Plan, StmtKind};
-use crate::span::Span;
+use crate::syntax::ast::{Block, Cond, Expr, Ident, Item, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::visit::{self, Binder, Visitor};
 
-use super::ty::Rec;
-use super::ty::Ty;
+use super::types::ty::Rec;
+use super::types::ty::Ty;
 
 /// A map keyed by names borrowed from the tree, with a hash cheaper than
 /// SipHash: word-at-a-time mixing and a final avalanche (names such as
@@ -132,25 +133,7 @@ pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
         },
         task: None,
     };
-    for item in &plan.items {
-        match item {
-            Item::Setup { body, .. } => c.block(body),
-            Item::Step(step) => c.block(&step.body),
-            Item::DefineTask { name, body, .. } => {
-                let index = c.syms.tasks.len() as u32;
-                let literal = name.as_literal();
-                let is_first = match literal {
-                    Some(n) => *c.syms.task_ids.entry(n).or_insert(index) == index,
-                    None => false,
-                };
-                c.syms.tasks.push(Task { name: literal, body, is_first, calls: Vec::new() });
-                c.task = Some(index as usize);
-                c.block(body);
-                c.task = None;
-            }
-            Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::SetBudget(_) => {}
-        }
-    }
+    visit::walk_plan(&mut c, plan);
     c.syms
 }
 
@@ -172,65 +155,49 @@ impl<'a> Collector<'a> {
             }
         }
     }
+}
 
-    fn block(&mut self, block: &'a Block) {
-        for stmt in &block.commands {
-            match &stmt.kind {
-                StmtKind::Step { body, .. } => self.block(body),
-                StmtKind::Read { var, .. } => self.bind(&var.name, var.span, BindSource::Fixed(Ty::Str)),
-                StmtKind::Var { name, value } => self.bind(&name.name, name.span, BindSource::Expr(value)),
-                StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
-                StmtKind::Try { body, catch_var, handler } => {
-                    self.block(body);
-                    if let Some(e) = catch_var {
-                        self.bind(&e.name, e.span, BindSource::Fixed(Ty::Record(Rec::Error)));
-                    }
-                    self.block(handler);
-                }
-                StmtKind::Call { task } => {
-                    if let (Some(t), Some(name)) = (self.task, task.as_literal()) {
-                        self.syms.tasks[t].calls.push(CallSite { name, span: stmt.span });
-                    }
-                }
-                StmtKind::PromptAgent { into: Some(x), .. } => {
-                    self.bind(&x.name, x.span, BindSource::Fixed(Ty::Str))
-                }
-                StmtKind::RequestReview { into: Some(x), .. } => {
-                    self.bind(&x.name, x.span, BindSource::Fixed(Ty::Record(Rec::Review)))
-                }
-                StmtKind::Choose { options, .. } => {
-                    for option in options {
-                        self.block(&option.body);
-                    }
-                }
-                StmtKind::EstimateCost { into, body } => {
-                    if let Some(x) = into {
-                        self.bind(&x.name, x.span, BindSource::Fixed(Ty::Record(Rec::Estimate)));
-                    }
-                    self.block(body);
-                }
-                StmtKind::Write { .. }
-                | StmtKind::Append { .. }
-                | StmtKind::Mkdir { .. }
-                | StmtKind::Delete { .. }
-                | StmtKind::Log { .. }
-                | StmtKind::Run { .. }
-                | StmtKind::Env { .. }
-                | StmtKind::Assert { .. }
-                | StmtKind::PromptAgent { .. }
-                | StmtKind::Pause { .. }
-                | StmtKind::RequestReview { .. }
-                | StmtKind::SetBudget(_) => {}
+/// Only bindings, CALLs and DEFINE_TASKs matter here: what statements read
+/// is not walked.
+impl<'a> Visitor<'a> for Collector<'a> {
+    fn visit_item(&mut self, item: &'a Item) {
+        let Item::DefineTask { name, body, .. } = item else { return visit::walk_item(self, item) };
+        let index = self.syms.tasks.len() as u32;
+        let literal = name.as_literal();
+        let is_first = match literal {
+            Some(n) => *self.syms.task_ids.entry(n).or_insert(index) == index,
+            None => false,
+        };
+        self.syms.tasks.push(Task { name: literal, body, is_first, calls: Vec::new() });
+        self.task = Some(index as usize);
+        self.visit_block(body);
+        self.task = None;
+    }
+
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let StmtKind::Call { task } = &stmt.kind {
+            if let (Some(t), Some(name)) = (self.task, task.as_literal()) {
+                self.syms.tasks[t].calls.push(CallSite { name, span: stmt.span });
             }
+            return;
         }
+        visit::walk_stmt(self, stmt);
     }
 
-    fn if_stmt(&mut self, if_stmt: &'a IfStmt) {
-        self.block(&if_stmt.then_block);
-        match &if_stmt.else_branch {
-            Some(Else::If { stmt, .. }) => self.if_stmt(stmt),
-            Some(Else::Block { block }) => self.block(block),
-            None => {}
-        }
+    fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
+        let source = match binder {
+            Binder::Var(value) => BindSource::Expr(value),
+            Binder::Read | Binder::PromptAgent => BindSource::Fixed(Ty::Str),
+            Binder::Catch => BindSource::Fixed(Ty::Record(Rec::Error)),
+            Binder::RequestReview => BindSource::Fixed(Ty::Record(Rec::Review)),
+            Binder::EstimateCost => BindSource::Fixed(Ty::Record(Rec::Estimate)),
+        };
+        self.bind(&ident.name, ident.span, source);
     }
+
+    fn visit_cond(&mut self, _cond: &'a Cond) {}
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+
+    fn visit_strlit(&mut self, _lit: &'a StrLit) {}
 }

@@ -3,8 +3,9 @@
 //! and condition types (`values.rs`), literal paths and regexes, and the
 //! option count of CHOOSE. These checks need no control flow.
 
-use crate::ast::{Block, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest, IfStmt, Item};
-use crate::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
+use crate::syntax::ast::{Cond, CondKind, Content, Expr, ExprKind, FileTest, Ident, Item};
+use crate::syntax::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
+use crate::syntax::visit::{self, Visitor};
 
 use super::Ctx;
 use super::dialect;
@@ -12,37 +13,14 @@ use super::literals::{self, PathUse, Regexes};
 use super::names;
 use super::structure;
 use super::symbols::Symbols;
-use super::ty::Rec;
-use super::ty::Ty;
+use super::types::ty::Rec;
+use super::types::ty::Ty;
+use super::types::values;
 use super::types::{self, VarTypes};
-use super::values;
 
 pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut Ctx<'_>) {
     let mut w = Walker { syms, types, cx, regexes: Regexes::default() };
-    for item in &plan.items {
-        match item {
-            Item::Header { .. } | Item::Version { .. } => {}
-            Item::Task { name, .. } => w.strlit(name),
-            Item::Setup { description, body, .. } => {
-                if let Some(d) = description {
-                    w.strlit(d);
-                }
-                w.block(body);
-            }
-            Item::Step(step) => {
-                w.strlit(&step.name);
-                w.block(&step.body);
-            }
-            Item::DefineTask { name, body, .. } => {
-                w.strlit(name);
-                w.block(body);
-            }
-            Item::SetBudget(budget) => {
-                let ty = w.expr(&budget.value);
-                values::budget(w.cx, budget, ty);
-            }
-        }
-    }
+    visit::walk_plan(&mut w, plan);
 }
 
 struct Walker<'a, 'c, 's> {
@@ -52,19 +30,21 @@ struct Walker<'a, 'c, 's> {
     regexes: Regexes<'a>,
 }
 
-impl<'a> Walker<'a, '_, '_> {
-    fn block(&mut self, block: &'a Block) {
-        for stmt in &block.commands {
-            self.stmt(stmt);
+/// Most statements are walked as they are; those that name a path, give a
+/// value where one kind is needed, or have their own rule are checked here.
+impl<'a> Visitor<'a> for Walker<'a, '_, '_> {
+    fn visit_item(&mut self, item: &'a Item) {
+        match item {
+            Item::SetBudget(budget) => {
+                let ty = self.expr(&budget.value);
+                values::budget(self.cx, budget, ty);
+            }
+            _ => visit::walk_item(self, item),
         }
     }
 
-    fn stmt(&mut self, stmt: &'a Stmt) {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match &stmt.kind {
-            StmtKind::Step { name, body } => {
-                self.strlit(name);
-                self.block(body);
-            }
             StmtKind::Read { path, .. } => self.path_lit(path, PathUse::Read),
             StmtKind::Write { path, content } => {
                 self.path_lit(path, PathUse::Write);
@@ -76,7 +56,6 @@ impl<'a> Walker<'a, '_, '_> {
             }
             StmtKind::Mkdir { path } => self.path_lit(path, PathUse::Mkdir),
             StmtKind::Delete { path, .. } => self.path_lit(path, PathUse::Delete),
-            StmtKind::Log { message } | StmtKind::Pause { message } => self.strlit(message),
             StmtKind::Run { command, dir, .. } => {
                 self.strlit(command);
                 if let Some(dir) = dir {
@@ -87,63 +66,44 @@ impl<'a> Walker<'a, '_, '_> {
                 let ty = self.expr(value);
                 values::scalar(self.cx, value, ty, format_args!("the value of `ENV {}`", name.name));
             }
-            StmtKind::Assert { condition, message } => {
-                self.cond(condition);
-                if let Some(m) = message {
-                    self.strlit(m);
-                }
-            }
-            // Any value, records included (`VAR before = COST` keeps a copy).
-            StmtKind::Var { value, .. } => {
-                self.expr(value);
-            }
-            StmtKind::If(if_stmt) => self.if_stmt(if_stmt),
-            StmtKind::Try { body, handler, .. } => {
-                self.block(body);
-                self.block(handler);
-            }
             StmtKind::Call { task } => {
                 names::task(self.cx, self.syms, task);
             }
-            StmtKind::PromptAgent { query, with, .. } => {
-                self.strlit(query);
-                for ident in with {
-                    names::variable(self.cx, self.syms, ident);
-                }
-            }
-            StmtKind::RequestReview { message, .. } => self.strlit(message),
-            StmtKind::Choose { prompt, options } => {
+            StmtKind::Choose { options, .. } => {
                 structure::check_choose(self.cx, stmt.span, options);
-                if let Some(p) = prompt {
-                    self.strlit(p);
-                }
-                for option in options {
-                    self.strlit(&option.label);
-                    self.block(&option.body);
-                }
+                visit::walk_stmt(self, stmt);
             }
-            StmtKind::EstimateCost { body, .. } => self.block(body),
             StmtKind::SetBudget(budget) => {
                 let ty = self.expr(&budget.value);
                 values::budget(self.cx, budget, ty);
             }
+            // Any value for VAR, records included (`VAR before = COST` keeps a copy).
+            _ => visit::walk_stmt(self, stmt),
         }
     }
 
+    fn visit_cond(&mut self, cond: &'a Cond) {
+        self.cond(cond);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        self.expr(expr);
+    }
+
+    fn visit_strlit(&mut self, lit: &'a StrLit) {
+        self.strlit(lit);
+    }
+
+    fn visit_with(&mut self, ident: &'a Ident) {
+        names::variable(self.cx, self.syms, ident);
+    }
+}
+
+impl<'a> Walker<'a, '_, '_> {
     fn content(&mut self, content: &'a Content, keyword: &str) {
         if let Content::From { expr } = content {
             let ty = self.expr(expr);
             values::scalar(self.cx, expr, ty, format_args!("the content of `{keyword} ... FROM`"));
-        }
-    }
-
-    fn if_stmt(&mut self, if_stmt: &'a IfStmt) {
-        self.cond(&if_stmt.condition);
-        self.block(&if_stmt.then_block);
-        match &if_stmt.else_branch {
-            Some(Else::If { stmt, .. }) => self.if_stmt(stmt),
-            Some(Else::Block { block }) => self.block(block),
-            None => {}
         }
     }
 

@@ -9,9 +9,9 @@
 //! only if it compiles (or with `--partial`), `tissc generate` compiles a
 //! model's plan after fixing it, before spending a repair round on the model.
 
-use crate::diagnostic::{Applicability, Diagnostic};
+use crate::diagnostics::{Applicability, Diagnostic};
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::span::Span;
 use crate::{Frontend, frontend};
 
 /// Rounds of fix-and-recheck at most: each round removes at least one
@@ -52,7 +52,7 @@ pub fn fix(name: &str, text: &str) -> Fixed {
     for _ in 0..MAX_ROUNDS {
         let fe = frontend(name, text.as_bytes());
         // Never rewrite text the decoder replaced: the file is not UTF-8.
-        if fe.diagnostics.iter().any(|d| d.code == crate::codes::INVALID_UTF8) {
+        if fe.diagnostics.iter().any(|d| d.code == crate::diagnostics::codes::INVALID_UTF8) {
             return Fixed { text, changes, frontend: fe };
         }
         let edits = machine_edits(&fe.diagnostics);

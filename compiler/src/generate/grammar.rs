@@ -2,7 +2,7 @@
 //! sends: `tiss.gbnf`, kept as llama.cpp's GBNF (the form servers take), and
 //! the same rules in W3C EBNF (the notation of the XML specification, which
 //! GBNF is a dialect of) for readers and other tools, translated here so
-//! that there is one grammar. `compiler/tests/grammar.rs` holds the GBNF to
+//! that there is one grammar. `compiler/tests/generate/grammar.rs` holds the GBNF to
 //! the parser with llama.cpp's own recogniser.
 
 /// The grammar, as llama.cpp's GBNF.

@@ -15,7 +15,7 @@ use tiss_providers::settings::ProviderSettings;
 use tiss_providers::{PromptError, Provider};
 
 use crate::Frontend;
-use crate::render::JsonDiagnostic;
+use crate::diagnostics::render::JsonDiagnostic;
 
 /// Whether requests to the provider these settings name carry the grammar:
 /// llama.cpp takes one at its own `/completion` (the `completion` provider

@@ -5,11 +5,11 @@
 //! raise nothing more about them, so one mistake is one error.
 
 use super::{Lexer, word_len};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::duration::{self, Flaw, Inexact};
-use crate::span::Span;
-use crate::token::{Kw, TokenKind};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, TokenKind};
 
 /// The spans of the number literals the lexer refused (E0005, E0008) among
 /// `diagnostics`, sorted, for the stages after it to leave alone.

@@ -4,11 +4,11 @@
 //! replacement and lexed as what it means, so the parser goes on undisturbed.
 
 use super::{Lexer, is_ident_continue, is_ident_start};
-use crate::ast::{StrLit, StrPart, StrParts};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, TokenKind};
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{StrLit, StrPart, StrParts};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, TokenKind};
 
 impl Lexer<'_> {
     /// `// note` or `-- note` (the current two bytes): a comment of another

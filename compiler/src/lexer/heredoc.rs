@@ -1,11 +1,11 @@
 //! Heredocs: `<<TAG` / `<<~TAG`, a raw body, and a terminator line.
 
 use super::{Lexer, is_ident_continue};
-use crate::ast::Heredoc;
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::TokenKind;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::Heredoc;
+use crate::syntax::span::Span;
+use crate::syntax::token::TokenKind;
 
 impl Lexer<'_> {
     /// Lexes a heredoc starting at `<<`, through its terminator line.

@@ -12,11 +12,11 @@ mod literals;
 mod pragma;
 mod string;
 
-use crate::ast::{Heredoc, Item, StrLit};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, Token, TokenKind};
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Heredoc, Item, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, Token, TokenKind};
 pub(crate) use literals::Literals;
 
 pub(crate) use bad_number::rejected_numbers;
@@ -375,9 +375,9 @@ impl<'a> Lexer<'a> {
             Some(_) => {
                 let text = &self.src[start + 1..start + len - 1];
                 let parts = if text.is_empty() {
-                    crate::ast::StrParts::default()
+                    crate::syntax::ast::StrParts::default()
                 } else {
-                    crate::ast::StrParts::one(crate::ast::StrPart::Text { text: text.into() })
+                    crate::syntax::ast::StrParts::one(crate::syntax::ast::StrPart::Text { text: text.into() })
                 };
                 Some(TokenKind::Str(self.out.strings.push(StrLit { parts, span })))
             }

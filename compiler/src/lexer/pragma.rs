@@ -1,11 +1,11 @@
 //! Pragma lines: `#TISS! Key=Value ...` and `#TISS_VERSION <op> <version>`.
 
 use super::Lexer;
-use crate::ast::{HeaderEntry, Item};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::TokenKind;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{HeaderEntry, Item};
+use crate::syntax::span::Span;
+use crate::syntax::token::TokenKind;
 use tisslang::version::{Version, VersionOp, VersionReq};
 
 const VERSION_FORM: &str = "`#TISS_VERSION <op> <major>.<minor>[.<patch>]` with <op> one of >= > == <= < ^";
@@ -53,7 +53,7 @@ impl Lexer<'_> {
                     format!("unknown pragma `{word}`"),
                 )
                 .with_note("a comment starting with `#TISS` must be a pragma; put a space after `#` for a plain comment");
-                let d = match crate::suggest::closest(word, ["#TISS_VERSION", "#TISS!"]) {
+                let d = match tiss_support::suggest::closest(word, ["#TISS_VERSION", "#TISS!"]) {
                     Some(fix) => d.with_suggestion("did you mean", Span::new(start, start + word_len), fix),
                     None => d,
                 };
@@ -71,7 +71,7 @@ impl Lexer<'_> {
         }
         let index = self.out.pragmas.len() as u32;
         self.out.pragmas.push(item);
-        self.out.tokens.push(crate::token::Token { kind: TokenKind::Pragma(index), span });
+        self.out.tokens.push(crate::syntax::token::Token { kind: TokenKind::Pragma(index), span });
     }
 
     /// `Key=Value` entries separated by blanks.

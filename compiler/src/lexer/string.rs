@@ -3,11 +3,11 @@
 use super::{Lexer, is_ident_continue, is_ident_start};
 use smallvec::SmallVec;
 
-use crate::ast::{Ident, Path, PathRoot, StrLit, StrPart, StrParts, Text};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, TokenKind};
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Ident, Path, PathRoot, StrLit, StrPart, StrParts, Text};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, TokenKind};
 
 /// Bytes that end a run of ordinary string characters.
 static STRING_SPECIAL: [bool; 256] = {

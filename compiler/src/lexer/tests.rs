@@ -1,5 +1,5 @@
 use super::*;
-use crate::ast::StrPart;
+use crate::syntax::ast::StrPart;
 
 fn kinds(src: &str) -> Vec<TokenKind> {
     lex(src).tokens.into_iter().map(|t| t.kind).collect()
@@ -21,10 +21,10 @@ fn keywords_identifiers_and_punctuation() {
     assert_eq!(
         kinds("STEP \"a\" { VAR x_1 = run } () , . == != <= >= < > ="),
         vec![
-            Kw(crate::token::Kw::STEP),
+            Kw(crate::syntax::token::Kw::STEP),
             Str(0),
             LBrace,
-            Kw(crate::token::Kw::VAR),
+            Kw(crate::syntax::token::Kw::VAR),
             Ident,
             Assign,
             Ident,
@@ -72,7 +72,7 @@ fn numbers_and_durations() {
 
 #[test]
 fn a_malformed_number_is_one_token_standing_for_what_it_means() {
-    use crate::token::Kw::TIMEOUT;
+    use crate::syntax::token::Kw::TIMEOUT;
     use TokenKind::*;
     // One token each, with the exact duration where there is one.
     assert_eq!(
@@ -106,7 +106,7 @@ fn comments_shebang_and_line_ends() {
     use TokenKind::*;
     assert_eq!(
         kinds("#!/usr/bin/env tissvm\r\nTASK # trailing\r\n\"t\"\r\n"),
-        vec![Kw(crate::token::Kw::TASK), Str(0), Eof]
+        vec![Kw(crate::syntax::token::Kw::TASK), Str(0), Eof]
     );
 }
 
@@ -133,13 +133,13 @@ fn interpolation_parts() {
     assert_eq!(s.parts.len(), 5);
     match &s.parts[1] {
         StrPart::Interp { path } => {
-            assert!(matches!(&path.root, crate::ast::PathRoot::Var { ident } if ident.name == "f"));
+            assert!(matches!(&path.root, crate::syntax::ast::PathRoot::Var { ident } if ident.name == "f"));
         }
         other => panic!("{other:?}"),
     }
     match &s.parts[3] {
         StrPart::Interp { path } => {
-            assert!(matches!(path.root, crate::ast::PathRoot::LastRun { .. }));
+            assert!(matches!(path.root, crate::syntax::ast::PathRoot::LastRun { .. }));
             assert_eq!(path.fields[0].name, "STDOUT");
         }
         other => panic!("{other:?}"),
@@ -161,7 +161,7 @@ fn old_interpolation_suggests_dollar_form() {
 fn unterminated_string() {
     let lexed = lex("\"abc\nTASK");
     assert_eq!(lexed.diagnostics[0].code.as_str(), "E0002");
-    assert_eq!(lexed.tokens[1].kind, TokenKind::Kw(crate::token::Kw::TASK));
+    assert_eq!(lexed.tokens[1].kind, TokenKind::Kw(crate::syntax::token::Kw::TASK));
 }
 
 #[test]
@@ -170,7 +170,7 @@ fn heredocs() {
     assert!(lexed.diagnostics.is_empty(), "{:?}", lexed.diagnostics);
     assert_eq!(lexed.heredocs[0].body, "print(1)\n# not a comment\n\n");
     assert_eq!(lexed.heredocs[0].tag, "PYTHON");
-    assert!(matches!(lexed.tokens[3].kind, TokenKind::Kw(crate::token::Kw::LOG)));
+    assert!(matches!(lexed.tokens[3].kind, TokenKind::Kw(crate::syntax::token::Kw::LOG)));
 
     let squiggly = lex("<<~EOF\r\n    a\r\n      b\r\n    EOF\r\n");
     assert_eq!(squiggly.heredocs[0].body, "a\n  b\n");

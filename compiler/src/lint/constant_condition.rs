@@ -4,10 +4,10 @@
 //! (`LAST_RUN.EXIT_CODE == 0 OR TRUE`). Such a check checks nothing, or an
 //! IF arm never runs. The suggestion removes an ASSERT that always holds.
 
-use crate::ast::{CmpOp, Cond, CondKind, Else, Expr, ExprKind, StmtKind, StrOp};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{CmpOp, Cond, CondKind, Else, Expr, ExprKind, StmtKind, StrOp};
+use crate::syntax::span::Span;
 
 use super::Lint;
 

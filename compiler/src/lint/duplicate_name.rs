@@ -7,11 +7,11 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ast::{Item, StmtKind, StrLit};
 use crate::check::quote;
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Item, StmtKind, StrLit};
+use crate::syntax::span::Span;
 
 use super::Lint;
 

@@ -17,13 +17,13 @@ mod run_without_timeout;
 mod tainted_run;
 mod unchecked_run;
 mod unused_variable;
-pub(crate) mod visit;
 
 use crate::Frontend;
-use crate::ast::{Plan, Stmt};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::ast::{Plan, Stmt};
+use crate::syntax::span::Span;
+use crate::syntax::visit;
 
 /// Every diagnostic of a plan: its errors, or (when it has none) its
 /// warnings, sorted by place. What the language server publishes.

@@ -10,11 +10,12 @@ use rustc_hash::FxHashMap;
 
 use tisslang::cost::Dim;
 
-use crate::ast::{Block, Item, Plan, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit;
 
 /// Requests one prompt may send: the first and `--max-retries`' default 2.
 const REQUESTS_PER_PROMPT: u64 = 3;
@@ -75,7 +76,7 @@ fn most_prompts(plan: &Plan) -> u64 {
     let mut memo: FxHashMap<&str, u64> = FxHashMap::default();
     let mut total = 0u64;
     for item in &plan.items {
-        if let Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) = item {
+        if let Item::Setup { body, .. } | Item::Step(crate::syntax::ast::Step { body, .. }) = item {
             total = total.saturating_add(in_block(body, &tasks, &mut memo, 0));
         }
     }

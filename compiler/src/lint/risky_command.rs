@@ -4,13 +4,14 @@
 //! reads them for its risk level. An interpolated value is one quoted word
 //! (SPEC §3), so only the literal text of a command is read.
 
-use crate::ast::{StmtKind, StrPart};
-use crate::codes;
 use crate::command_risk::{self, CommandRisk};
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{StmtKind, StrPart};
+use crate::syntax::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found = Vec::new();

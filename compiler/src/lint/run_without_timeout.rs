@@ -3,10 +3,10 @@
 //! static cost bound of the RUN is only the cost model's guess. RUNs in an
 //! `ESTIMATE_COST` block never run, and are not warned about.
 
-use crate::ast::StmtKind;
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::StmtKind;
+use crate::syntax::span::Span;
 
 use super::Lint;
 

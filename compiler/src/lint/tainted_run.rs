@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashSet;
 
-use crate::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lower::{self, LowerOptions};
+use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
 use crate::taint::{self, Source};
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit::{self, Visitor};
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut runs = Vec::new();
@@ -81,12 +82,13 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
             }
             StmtKind::Var { name, value } => copies.push((name, value)),
             StmtKind::Run { command, dir, .. } => {
-                visit::strlit(command, &mut |p| sinks.push(p));
+                let mut sink = visit::reads(|p| sinks.push(p));
+                sink.visit_strlit(command);
                 if let Some(dir) = dir {
-                    visit::strlit(dir, &mut |p| sinks.push(p));
+                    sink.visit_strlit(dir);
                 }
             }
-            StmtKind::Env { value, .. } => visit::expr(value, &mut |p| sinks.push(p)),
+            StmtKind::Env { value, .. } => visit::reads(|p| sinks.push(p)).visit_expr(value),
             _ => {}
         }
     }
@@ -104,7 +106,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
                 continue;
             }
             let mut reads = false;
-            visit::expr(value, &mut |p| reads |= reads_tainted(&tainted, p));
+            visit::reads(|p| reads |= reads_tainted(&tainted, p)).visit_expr(value);
             if reads {
                 tainted.insert(name.name.as_str());
                 grew = true;
@@ -120,9 +122,9 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::may_flow;
-    use crate::ast::{Plan, Stmt};
-    use crate::lint::visit;
     use crate::lower::{self, LowerOptions};
+    use crate::syntax::ast::{Plan, Stmt};
+    use crate::syntax::visit;
 
     fn statements(plan: &Plan) -> Vec<&Stmt> {
         let mut out = Vec::new();

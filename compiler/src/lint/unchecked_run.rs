@@ -14,12 +14,13 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
+use crate::syntax::span::Span;
 
-use super::{Lint, visit};
+use super::Lint;
+use crate::syntax::visit::{self, Visitor};
 
 /// Past this many statements walked, CALLs are no longer followed: the
 /// CALL then counts as checking what is live (no warning rather than a
@@ -41,11 +42,11 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let mut live = Live::new();
     for item in &plan.items {
         let mut reads_last_run = false;
-        visit::item_reads(item, &mut |p| reads_last_run |= matches!(p.root, PathRoot::LastRun { .. }));
+        visit::reads(|p| reads_last_run |= matches!(p.root, PathRoot::LastRun { .. })).visit_item(item);
         if reads_last_run {
             walker.check_all(&live);
         }
-        if let Item::Setup { body, .. } | Item::Step(crate::ast::Step { body, .. }) = item {
+        if let Item::Setup { body, .. } | Item::Step(crate::syntax::ast::Step { body, .. }) = item {
             live = walker.step(body, live);
         }
     }
@@ -152,7 +153,7 @@ impl<'a> Walker<'a> {
             }
             _ => false,
         };
-        visit::own_reads(stmt, &mut |p| checks |= matches!(p.root, PathRoot::LastRun { .. }));
+        visit::reads(|p| checks |= matches!(p.root, PathRoot::LastRun { .. })).visit_stmt(stmt);
         if checks {
             self.check_all(&live);
         }

@@ -9,55 +9,25 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Ident, PathRoot, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Block, Ident, Path, PathRoot, Stmt, StmtKind};
+use crate::syntax::visit::{self, Binder, Visitor};
 
-use super::{Lint, visit};
+use super::Lint;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     // Bindings by name, in source order (BTreeMap: warnings in a stable order).
     let mut bindings: BTreeMap<u32, (&str, Vec<&Ident>)> = BTreeMap::new();
     let mut first_at: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut used: FxHashSet<&str> = FxHashSet::default();
-    let mut read_bound: Vec<&str> = Vec::new();
-    let mut prompt_takes_reads = false;
-    let plan = cx.plan;
-    // Every binding in source order.
-    let mut on_binding: Vec<&Ident> = Vec::new();
+    let mut names = Names::default();
     for &(stmt, _) in &cx.statements {
-        visit::own_reads(stmt, &mut |path| {
-            if let PathRoot::Var { ident } = &path.root {
-                used.insert(ident.name.as_str());
-            }
-        });
-        match &stmt.kind {
-            StmtKind::Read { var, .. } => {
-                read_bound.push(var.name.as_str());
-                on_binding.push(var);
-            }
-            StmtKind::Var { name, .. } => on_binding.push(name),
-            StmtKind::Try { catch_var: Some(v), .. } => on_binding.push(v),
-            StmtKind::RequestReview { into: Some(v), .. } | StmtKind::EstimateCost { into: Some(v), .. } => {
-                on_binding.push(v)
-            }
-            StmtKind::PromptAgent { with, into, .. } => {
-                used.extend(with.iter().map(|w| w.name.as_str()));
-                prompt_takes_reads |= with.is_empty();
-                if let Some(v) = into {
-                    on_binding.push(v);
-                }
-            }
-            _ => {}
-        }
+        names.visit_stmt(stmt);
     }
-    for item in &plan.items {
-        visit::item_reads(item, &mut |path| {
-            if let PathRoot::Var { ident } = &path.root {
-                used.insert(ident.name.as_str());
-            }
-        });
+    for item in &cx.plan.items {
+        names.visit_item(item);
     }
+    let Names { mut used, on_binding, read_bound, prompt_takes_reads } = names;
     if prompt_takes_reads {
         used.extend(read_bound);
     }
@@ -88,5 +58,44 @@ pub(super) fn check(cx: &mut Lint<'_>) {
             );
         }
         cx.warn(warning);
+    }
+}
+
+/// What the plan's statements and items use and bind, each walked on its
+/// own (the statement list holds the nested ones).
+#[derive(Default)]
+struct Names<'a> {
+    used: FxHashSet<&'a str>,
+    /// Every binding, in source order.
+    on_binding: Vec<&'a Ident>,
+    read_bound: Vec<&'a str>,
+    prompt_takes_reads: bool,
+}
+
+impl<'a> Visitor<'a> for Names<'a> {
+    fn visit_block(&mut self, _block: &'a Block) {}
+
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let StmtKind::PromptAgent { with, .. } = &stmt.kind {
+            self.prompt_takes_reads |= with.is_empty();
+        }
+        visit::walk_stmt(self, stmt);
+    }
+
+    fn visit_path(&mut self, path: &'a Path) {
+        if let PathRoot::Var { ident } = &path.root {
+            self.used.insert(ident.name.as_str());
+        }
+    }
+
+    fn visit_with(&mut self, ident: &'a Ident) {
+        self.used.insert(ident.name.as_str());
+    }
+
+    fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
+        if let Binder::Read = binder {
+            self.read_bound.push(ident.name.as_str());
+        }
+        self.on_binding.push(ident);
     }
 }

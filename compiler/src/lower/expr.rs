@@ -4,7 +4,9 @@ use tisslang::isa::{Field, Instr};
 use tisslang::module::{Constant, Observed, PathRef, PathRootRef, ValueType};
 
 use super::Unit;
-use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Path, PathRoot, StrLit, StrOp, StrPart};
+use crate::syntax::ast::{
+    CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Path, PathRoot, StrLit, StrOp, StrPart,
+};
 
 impl Unit<'_, '_> {
     /// Pushes the value of an expression; returns its static type.

@@ -6,8 +6,8 @@ use tisslang::module::{
 };
 
 use super::Unit;
-use crate::ast::{Expr, ExprKind, Ident, StrLit};
-use crate::span::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident, StrLit};
+use crate::syntax::span::Span;
 
 impl Unit<'_, '_> {
     fn line_of(&self, span: Span) -> u32 {

@@ -23,9 +23,9 @@ use rustc_hash::FxHashMap as HashMap;
 use tisslang::isa::Instr;
 use tisslang::module::{CostBound, Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
 
-use crate::ast::{Block, Item, Plan, StmtKind};
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::ast::{Block, Item, Plan, StmtKind};
+use crate::syntax::span::Span;
 use tables::Tables;
 
 /// How to lower.
@@ -124,7 +124,7 @@ fn finish(
 
 /// The DEFINE_TASKs: source-order table indices and a callee-first order.
 struct TaskOrder<'p> {
-    defs: Vec<(&'p crate::ast::StrLit, &'p Block, Span)>,
+    defs: Vec<(&'p crate::syntax::ast::StrLit, &'p Block, Span)>,
     /// Task name → table index.
     index: HashMap<String, u32>,
     /// (table index, name) in callee-first order.
@@ -147,7 +147,7 @@ fn task_order(plan: &Plan) -> TaskOrder<'_> {
     let mut state = vec![0u8; defs.len()]; // 0 new, 1 visiting, 2 done
     fn visit(
         i: usize,
-        defs: &[(&crate::ast::StrLit, &Block, Span)],
+        defs: &[(&crate::syntax::ast::StrLit, &Block, Span)],
         index: &HashMap<String, u32>,
         state: &mut [u8],
         order: &mut Vec<(usize, String)>,
@@ -183,8 +183,8 @@ fn collect_calls(block: &Block, out: &mut Vec<String>) {
                 while let Some(i) = current {
                     collect_calls(&i.then_block, out);
                     current = match &i.else_branch {
-                        Some(crate::ast::Else::If { stmt, .. }) => Some(stmt),
-                        Some(crate::ast::Else::Block { block }) => {
+                        Some(crate::syntax::ast::Else::If { stmt, .. }) => Some(stmt),
+                        Some(crate::syntax::ast::Else::Block { block }) => {
                             collect_calls(block, out);
                             None
                         }

@@ -6,7 +6,7 @@ use tisslang::module::{
 };
 
 use super::{Unit, cost_model};
-use crate::ast::{Block, Budget, Content, Else, Expr, IfStmt, Item, Plan, Stmt, StmtKind};
+use crate::syntax::ast::{Block, Budget, Content, Else, Expr, IfStmt, Item, Plan, Stmt, StmtKind};
 
 impl Unit<'_, '_> {
     pub(super) fn statement(&mut self, stmt: &Stmt) {
@@ -270,7 +270,7 @@ impl Unit<'_, '_> {
 
     /// `TRY body CATCH [AS e] handler`: the body's range goes into the
     /// handler table (after any TRY nested in it, so the innermost matches first).
-    fn try_stmt(&mut self, body: &Block, catch_var: Option<&crate::ast::Ident>, handler: &Block) {
+    fn try_stmt(&mut self, body: &Block, catch_var: Option<&crate::syntax::ast::Ident>, handler: &Block) {
         let start = self.pc();
         let entry = self.acc;
         let depth = self.depth;

@@ -12,9 +12,9 @@ use tisslang::strings::StringTable;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
-use crate::ast::{Item, StrLit, StrPart};
 use crate::source::SourceFile;
-use crate::span::Span;
+use crate::syntax::ast::{Item, StrLit, StrPart};
+use crate::syntax::span::Span;
 
 pub(crate) struct Tables<'f> {
     pub(crate) file: &'f SourceFile,

@@ -13,9 +13,9 @@ use lsp_types::{
 };
 
 use super::Failure;
-use super::diagnostics;
 use super::documents::Documents;
-use crate::diagnostic::Applicability;
+use super::protocol::diagnostics;
+use crate::diagnostics::Applicability;
 
 pub(crate) fn code_actions(
     docs: &Documents,

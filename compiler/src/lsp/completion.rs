@@ -13,8 +13,8 @@ use super::Failure;
 use super::documents::{Analysis, Document, Documents};
 use super::index::{OccurrenceKind, OutlineKind};
 use super::keywords;
-use crate::check::ty::{Rec, Ty};
-use crate::token::{Kw, Token, TokenKind};
+use crate::check::types::ty::{Rec, Ty};
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 pub(crate) fn completion(
     docs: &Documents,

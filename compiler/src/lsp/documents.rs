@@ -14,9 +14,9 @@ use tisslang::module::Module;
 
 use super::Failure;
 use super::index::Index;
-use super::position::LineIndex;
+use super::protocol::position::LineIndex;
 use crate::Frontend;
-use crate::check::ty::Ty;
+use crate::check::types::ty::Ty;
 use crate::lower::{self, LowerOptions};
 
 /// The front end's results for one version of a text.

@@ -1,4 +1,4 @@
-//! Formatting, as `tissc fmt` (`format::format_source`): one edit that
+//! Formatting, as `tissc fmt` (`fmt::format_source`): one edit that
 //! replaces only the stretch between the longest common prefix and suffix
 //! of the old and new text, so the client keeps its cursor and marks
 //! outside it. A plan that does not parse is left as it is: the request
@@ -16,7 +16,7 @@ pub(crate) fn formatting(
 ) -> Result<Option<Vec<TextEdit>>, Failure> {
     let analysis = &docs.get(&params.text_document.uri)?.analysis;
     let old = analysis.text();
-    let new = crate::format::format_source(old).map_err(|diagnostics| {
+    let new = crate::fmt::format_source(old).map_err(|diagnostics| {
         let first = diagnostics.first().map_or_else(String::new, |d| {
             let at = analysis.lines.position(old, d.span.start as usize);
             format!(": line {}: {}", at.line + 1, d.message)
@@ -30,7 +30,7 @@ pub(crate) fn formatting(
         return Ok(Some(Vec::new()));
     }
     let (start, old_end, new_end) = changed(old, &new);
-    let range = analysis.lines.range(old, crate::span::Span::new(start, old_end));
+    let range = analysis.lines.range(old, crate::syntax::span::Span::new(start, old_end));
     Ok(Some(vec![TextEdit { range, new_text: new[start..new_end].to_string() }]))
 }
 

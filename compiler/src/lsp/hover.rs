@@ -9,7 +9,7 @@ use super::Failure;
 use super::documents::{Analysis, Documents};
 use super::index::{Occurrence, OccurrenceKind, Outline, OutlineKind};
 use super::keywords;
-use crate::token::{Kw, TokenKind};
+use crate::syntax::token::{Kw, TokenKind};
 
 pub(crate) fn hover(docs: &Documents, params: HoverParams) -> Result<Option<Hover>, Failure> {
     let at = &params.text_document_position_params;

@@ -3,10 +3,9 @@
 //! position, and the outline (TASK, SETUP, the STEP tree, DEFINE_TASK).
 //! Built in one walk over the syntax tree after each change.
 
-use crate::ast::{Block, Cond, Content, Else, Expr, IfStmt, Item, Path};
-use crate::ast::{PathRoot, Plan, Stmt, StmtKind, StrLit};
-use crate::lint::visit;
-use crate::span::Span;
+use crate::syntax::ast::{Block, ChooseOption, Ident, Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::visit::{self, Binder, Visitor};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OccurrenceKind {
@@ -65,45 +64,39 @@ pub(crate) struct Index {
 
 impl Index {
     pub(crate) fn build(plan: &Plan, src: &str) -> Index {
-        let mut w = Walker { src, occurrences: Vec::new() };
-        let mut outline = Vec::new();
+        let mut w = Walker { src, occurrences: Vec::new(), outline: Vec::new() };
         for item in &plan.items {
             match item {
-                Item::Header { .. } | Item::Version { .. } => {}
                 Item::Task { name, span } => {
-                    w.strlit(name);
-                    outline.push(entry(OutlineKind::Task, w.name_of(name), *span, name.span, Vec::new()));
+                    w.visit_strlit(name);
+                    w.outline.push(entry(OutlineKind::Task, w.name_of(name), *span, name.span, Vec::new()));
                 }
                 Item::Setup { description, body, span } => {
                     if let Some(d) = description {
-                        w.strlit(d);
+                        w.visit_strlit(d);
                     }
                     let selection = description.as_ref().map_or(keyword_span(*span, "SETUP"), |d| d.span);
                     let name = description.as_ref().map_or_else(|| "SETUP".to_string(), |d| w.name_of(d));
-                    let children = w.block(body);
-                    outline.push(entry(OutlineKind::Setup, name, *span, selection, children));
+                    let children = w.nested(body);
+                    w.outline.push(entry(OutlineKind::Setup, name, *span, selection, children));
                 }
                 Item::Step(step) => {
-                    w.strlit(&step.name);
-                    let children = w.block(&step.body);
-                    outline.push(entry(
-                        OutlineKind::Step,
-                        w.name_of(&step.name),
-                        step.span,
-                        step.name.span,
-                        children,
-                    ));
+                    w.visit_strlit(&step.name);
+                    let children = w.nested(&step.body);
+                    let name = w.name_of(&step.name);
+                    w.outline.push(entry(OutlineKind::Step, name, step.span, step.name.span, children));
                 }
                 Item::DefineTask { name, body, span } => {
                     w.name_literal(name, OccurrenceKind::Defines);
-                    let children = w.block(body);
-                    outline.push(entry(OutlineKind::DefineTask, w.name_of(name), *span, name.span, children));
+                    let children = w.nested(body);
+                    let name_text = w.name_of(name);
+                    w.outline.push(entry(OutlineKind::DefineTask, name_text, *span, name.span, children));
                 }
-                Item::SetBudget(budget) => w.expr(&budget.value),
+                Item::Header { .. } | Item::Version { .. } | Item::SetBudget(_) => w.visit_item(item),
             }
         }
         w.occurrences.sort_by_key(|o| (o.span.start, o.span.end));
-        Index { occurrences: w.occurrences, outline }
+        Index { occurrences: w.occurrences, outline: w.outline }
     }
 
     /// The occurrence under a byte offset (its end included, so a cursor
@@ -138,6 +131,9 @@ fn keyword_span(span: Span, keyword: &str) -> Span {
 struct Walker<'s> {
     src: &'s str,
     occurrences: Vec<Occurrence>,
+    /// The outline entries of the block being walked (nested steps and
+    /// options; IF, TRY and ESTIMATE_COST add their blocks' entries to it).
+    outline: Vec<Outline>,
 }
 
 impl Walker<'_> {
@@ -157,126 +153,51 @@ impl Walker<'_> {
     fn name_literal(&mut self, lit: &StrLit, kind: OccurrenceKind) {
         match lit.as_literal() {
             Some(name) => self.push(name, lit.span, kind),
-            None => self.strlit(lit),
+            None => self.visit_strlit(lit),
         }
     }
 
-    /// The block's statements; returns its outline entries (nested steps).
-    fn block(&mut self, block: &Block) -> Vec<Outline> {
-        let mut outline = Vec::new();
-        for stmt in &block.commands {
-            self.stmt(stmt, &mut outline);
-        }
-        outline
+    /// Walks a block whose outline entries are the children of one entry.
+    fn nested(&mut self, block: &Block) -> Vec<Outline> {
+        let outer = std::mem::take(&mut self.outline);
+        self.visit_block(block);
+        std::mem::replace(&mut self.outline, outer)
     }
+}
 
-    fn stmt(&mut self, stmt: &Stmt, outline: &mut Vec<Outline>) {
+impl<'a> Visitor<'a> for Walker<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match &stmt.kind {
             StmtKind::Step { name, body } => {
-                self.strlit(name);
-                let children = self.block(body);
-                outline.push(entry(OutlineKind::Step, self.name_of(name), stmt.span, name.span, children));
-            }
-            StmtKind::Read { path, var } => {
-                self.strlit(path);
-                self.push(&var.name, var.span, OccurrenceKind::Binds("READ … AS"));
-            }
-            StmtKind::Write { path, content } | StmtKind::Append { path, content } => {
-                self.strlit(path);
-                if let Content::From { expr } = content {
-                    self.expr(expr);
-                }
-            }
-            StmtKind::Mkdir { path } | StmtKind::Delete { path, .. } => self.strlit(path),
-            StmtKind::Log { message } | StmtKind::Pause { message } => self.strlit(message),
-            StmtKind::Run { command, dir, .. } => {
-                self.strlit(command);
-                if let Some(dir) = dir {
-                    self.strlit(dir);
-                }
-            }
-            StmtKind::Env { value, .. } => self.expr(value),
-            StmtKind::Assert { condition, message } => {
-                self.cond(condition);
-                if let Some(m) = message {
-                    self.strlit(m);
-                }
-            }
-            StmtKind::Var { name, value } => {
-                self.expr(value);
-                self.push(&name.name, name.span, OccurrenceKind::Binds("VAR"));
-            }
-            StmtKind::If(if_stmt) => self.if_stmt(if_stmt, outline),
-            StmtKind::Try { body, catch_var, handler } => {
-                outline.extend(self.block(body));
-                if let Some(e) = catch_var {
-                    self.push(&e.name, e.span, OccurrenceKind::Binds("CATCH AS"));
-                }
-                outline.extend(self.block(handler));
+                self.visit_strlit(name);
+                let children = self.nested(body);
+                let name_text = self.name_of(name);
+                self.outline.push(entry(OutlineKind::Step, name_text, stmt.span, name.span, children));
             }
             StmtKind::Call { task } => self.name_literal(task, OccurrenceKind::Calls),
-            StmtKind::PromptAgent { query, with, into } => {
-                self.strlit(query);
-                for ident in with {
-                    self.push(&ident.name, ident.span, OccurrenceKind::Uses);
-                }
-                if let Some(x) = into {
-                    self.push(&x.name, x.span, OccurrenceKind::Binds("PROMPT_AGENT … INTO"));
-                }
-            }
-            StmtKind::RequestReview { message, into } => {
-                self.strlit(message);
-                if let Some(x) = into {
-                    self.push(&x.name, x.span, OccurrenceKind::Binds("REQUEST_REVIEW … INTO"));
-                }
-            }
-            StmtKind::Choose { prompt, options } => {
-                if let Some(p) = prompt {
-                    self.strlit(p);
-                }
-                for option in options {
-                    self.strlit(&option.label);
-                    let children = self.block(&option.body);
-                    let name = self.name_of(&option.label);
-                    outline.push(entry(OutlineKind::Option, name, option.span, option.label.span, children));
-                }
-            }
-            StmtKind::EstimateCost { into, body } => {
-                if let Some(x) = into {
-                    self.push(&x.name, x.span, OccurrenceKind::Binds("ESTIMATE_COST INTO"));
-                }
-                outline.extend(self.block(body));
-            }
-            StmtKind::SetBudget(budget) => self.expr(&budget.value),
+            _ => visit::walk_stmt(self, stmt),
         }
     }
 
-    fn if_stmt(&mut self, if_stmt: &IfStmt, outline: &mut Vec<Outline>) {
-        self.cond(&if_stmt.condition);
-        outline.extend(self.block(&if_stmt.then_block));
-        match &if_stmt.else_branch {
-            Some(Else::If { stmt, .. }) => self.if_stmt(stmt, outline),
-            Some(Else::Block { block }) => outline.extend(self.block(block)),
-            None => {}
-        }
+    fn visit_option(&mut self, option: &'a ChooseOption) {
+        self.visit_strlit(&option.label);
+        let children = self.nested(&option.body);
+        let name = self.name_of(&option.label);
+        self.outline.push(entry(OutlineKind::Option, name, option.span, option.label.span, children));
     }
 
-    fn cond(&mut self, cond: &Cond) {
-        visit::cond(cond, &mut |p| self.path(p));
-    }
-
-    fn expr(&mut self, expr: &Expr) {
-        visit::expr(expr, &mut |p| self.path(p));
-    }
-
-    fn strlit(&mut self, lit: &StrLit) {
-        visit::strlit(lit, &mut |p| self.path(p));
-    }
-
-    fn path(&mut self, path: &Path) {
+    fn visit_path(&mut self, path: &'a Path) {
         if let PathRoot::Var { ident } = &path.root {
             self.push(&ident.name, ident.span, OccurrenceKind::Uses);
         }
+    }
+
+    fn visit_with(&mut self, ident: &'a Ident) {
+        self.push(&ident.name, ident.span, OccurrenceKind::Uses);
+    }
+
+    fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
+        self.push(&ident.name, ident.span, OccurrenceKind::Binds(binder.statement()));
     }
 }
 

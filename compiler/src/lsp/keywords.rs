@@ -1,7 +1,7 @@
 //! One line of help per reserved word (SPEC §2-4, §10), for hover and
 //! completion: the form it is written in and what it does.
 
-use crate::token::Kw;
+use crate::syntax::token::Kw;
 
 /// `(form, effect)` of a keyword.
 pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {

@@ -11,16 +11,14 @@
 
 mod code_actions;
 mod completion;
-mod diagnostics;
 mod documents;
 mod formatting;
 mod hover;
 mod index;
 mod keywords;
 mod navigation;
-mod position;
+pub mod protocol;
 mod symbols;
-pub mod transport;
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -42,6 +40,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use documents::Documents;
+use protocol::diagnostics;
 
 /// How the client ended the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

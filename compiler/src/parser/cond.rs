@@ -3,12 +3,12 @@
 use smallvec::SmallVec;
 
 use super::{PResult, Parser};
-use crate::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
+use crate::syntax::span::Span;
 
-use crate::token::{Kw, TokenKind};
+use crate::syntax::token::{Kw, TokenKind};
 
 /// Words that may follow an expression inside a condition.
 const CONDITION_OPERATORS: &[Kw] =

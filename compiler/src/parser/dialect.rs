@@ -32,14 +32,14 @@
 //! form has one meaning; see `Applicability`.
 
 use super::{PResult, Parser, Reported};
-use crate::ast::{
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{
     Block, Cond, CondKind, DurationLit, Else, Expr, ExprKind, FileTest, Ident, IfStmt, Path, PathRoot, Stmt,
     StmtKind,
 };
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// Statement words of other dialects, with the statement each means.
 pub(crate) const STATEMENT_WORDS: &[(&str, Kw)] = &[
@@ -107,7 +107,9 @@ pub(crate) fn statements_nearest(word: &str) -> Vec<&'static str> {
     let mut all: Vec<(usize, usize, &'static str)> = Kw::STATEMENT_STARTS
         .iter()
         .enumerate()
-        .map(|(i, kw)| (crate::suggest::edit_distance(&upper, kw.as_str(), usize::MAX - 1), i, kw.as_str()))
+        .map(|(i, kw)| {
+            (tiss_support::suggest::edit_distance(&upper, kw.as_str(), usize::MAX - 1), i, kw.as_str())
+        })
         .collect();
     all.sort();
     all.into_iter().map(|(_, _, name)| name).collect()

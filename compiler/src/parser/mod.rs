@@ -12,12 +12,12 @@ mod cond;
 pub(crate) mod dialect;
 mod stmt;
 
-use crate::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
 use crate::lexer::Lexer;
-use crate::span::Span;
-use crate::token::{Kw, Token, TokenKind};
+use crate::syntax::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// Deepest nesting of blocks and parentheses accepted.
 pub const MAX_DEPTH: usize = 64;
@@ -587,7 +587,7 @@ pub(crate) fn typo_of(word: &str, candidates: &[Kw]) -> Option<Kw> {
         return None;
     }
     let upper = word.to_ascii_uppercase();
-    candidates.iter().copied().find(|kw| crate::suggest::edit_distance(&upper, kw.as_str(), 1) <= 1)
+    candidates.iter().copied().find(|kw| tiss_support::suggest::edit_distance(&upper, kw.as_str(), 1) <= 1)
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Statements inside blocks (SPEC §3).
 
 use super::{ALL_STARTS, PResult, Parser, Reported};
-use crate::ast::{Budget, ChooseOption, Content, DurationLit, Else, IfStmt, Stmt, StmtKind};
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::span::Span;
-use crate::token::{Kw, TokenKind};
+use crate::diagnostics::Diagnostic;
+use crate::diagnostics::codes;
+use crate::syntax::ast::{Budget, ChooseOption, Content, DurationLit, Else, IfStmt, Stmt, StmtKind};
+use crate::syntax::span::Span;
+use crate::syntax::token::{Kw, TokenKind};
 use tisslang::cost::Dim;
 
 impl Parser<'_> {
@@ -195,19 +195,19 @@ impl Parser<'_> {
     }
 
     /// `ENV NAME`: environment variable names may also be reserved words.
-    fn env_name(&mut self) -> PResult<crate::ast::Ident> {
+    fn env_name(&mut self) -> PResult<crate::syntax::ast::Ident> {
         let tok = self.peek();
         match tok.kind {
             TokenKind::Ident | TokenKind::Kw(_) => {
                 self.bump();
-                Ok(crate::ast::Ident { name: self.text(tok.span).into(), span: tok.span })
+                Ok(crate::syntax::ast::Ident { name: self.text(tok.span).into(), span: tok.span })
             }
             _ => Err(self.expected("an environment variable name")),
         }
     }
 
     /// `[INTO name]`; `-> name` and `AS name` (dialect) are reported and taken as it.
-    pub(super) fn optional_into(&mut self) -> PResult<Option<crate::ast::Ident>> {
+    pub(super) fn optional_into(&mut self) -> PResult<Option<crate::syntax::ast::Ident>> {
         let tok = self.peek();
         let written = self.text(tok.span);
         if (self.at_kw(Kw::INTO) && written == "->") || self.at_kw(Kw::AS) {

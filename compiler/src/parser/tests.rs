@@ -1,4 +1,4 @@
-use crate::ast::*;
+use crate::syntax::ast::*;
 
 fn parse_ok(src: &str) -> Plan {
     let (plan, diags) = super::parse(src);

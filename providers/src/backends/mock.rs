@@ -19,7 +19,7 @@
 //! prompt's index and query; it takes a grammar and has no use for it.
 
 use std::fmt;
-use tisslang::io_message::io_message;
+use tiss_support::io_message::io_message;
 
 use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};

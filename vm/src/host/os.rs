@@ -320,7 +320,7 @@ impl Host for OsHost {
         let Some(recorder) = &self.recorder else { return Ok(()) };
         let bytes = recorder.cassette.to_bytes();
         // Private like a snapshot: it holds what the prompts carried (the plan's values).
-        tiss_compiler::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
+        tiss_support::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
             .map_err(|e| format!("the cassette `{}` could not be written: {e}", recorder.path.display()))
     }
 

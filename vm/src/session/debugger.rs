@@ -432,7 +432,7 @@ impl<H: Host> Debugger<H> {
             }
         }
         let mut text = format!("no step is named {name:?}");
-        if let Some(close) = tiss_compiler::suggest::closest(name, names.iter().copied()) {
+        if let Some(close) = tiss_support::suggest::closest(name, names.iter().copied()) {
             text.push_str(&format!("; did you mean {close:?}?"));
         } else if names.is_empty() {
             text.push_str("; the plan has no steps");
@@ -727,7 +727,7 @@ impl<H: Host> Debugger<H> {
                     let fields: Vec<&str> =
                         record_fields(record).into_iter().map(|(f, _)| f.name()).collect();
                     let mut text = format!("{} record has no field `{name}`", a(record.kind_name()));
-                    if let Some(close) = tiss_compiler::suggest::closest(name, fields.iter().copied()) {
+                    if let Some(close) = tiss_support::suggest::closest(name, fields.iter().copied()) {
                         text.push_str(&format!("; did you mean `{path}.{close}`?"));
                     } else {
                         text.push_str(&format!("; its fields are {}", fields.join(", ")));
@@ -786,7 +786,7 @@ impl<H: Host> Debugger<H> {
         let mut candidates: Vec<&str> = module.slots.iter().map(|s| self.program.string(s.name)).collect();
         candidates.extend(["LAST_RUN", "COST"]);
         let mut text = format!("no variable is named `{name}`");
-        if let Some(close) = tiss_compiler::suggest::closest(name, candidates) {
+        if let Some(close) = tiss_support::suggest::closest(name, candidates) {
             text.push_str(&format!("; did you mean `{close}`?"));
         }
         Err(text)
@@ -1006,7 +1006,7 @@ fn end_text(outcome: &Outcome) -> String {
 fn unknown_command(word: &str) -> String {
     let names = COMMANDS.iter().map(|(n, ..)| *n);
     let mut text = format!("unknown command `{word}`");
-    if let Some(close) = tiss_compiler::suggest::closest(word, names.clone()) {
+    if let Some(close) = tiss_support::suggest::closest(word, names.clone()) {
         text.push_str(&format!("; did you mean `{close}`?"));
     }
     text.push_str(&format!("\ncommands: {}", names.collect::<Vec<_>>().join(", ")));

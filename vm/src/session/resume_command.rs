@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::host::Question;
-use tiss_compiler::cli_support::shell_word;
+use tiss_support::shell::quote::shell_word;
 
 /// The commands that continue the snapshot at `snapshot` (in `workdir`,
 /// if given): one per answer the interaction it waits for takes (a

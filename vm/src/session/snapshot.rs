@@ -71,7 +71,7 @@ use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use tiss_compiler::atomic_write::{sync_dir, write_atomically, write_temp};
+use tiss_support::atomic_write::{sync_dir, write_atomically, write_temp};
 use tisslang::format::LoadError;
 use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};

@@ -22,8 +22,8 @@ use std::io::{self, Read};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use tiss_compiler::atomic_write::{parent_of, sync_dir, write_temp};
-use tiss_compiler::cli_support::shell_word;
+use tiss_support::atomic_write::{parent_of, sync_dir, write_temp};
+use tiss_support::shell::quote::shell_word;
 
 /// The environment variable naming the key file, in place of the one in the
 /// user's configuration directory.

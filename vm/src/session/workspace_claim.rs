@@ -126,7 +126,7 @@ pub fn choose(
     let not_a_dir = |error: String| Refusal::NotADirectory { path: path.to_path_buf(), basis, error };
     let resolved = std::path::absolute(path)
         .and_then(std::fs::canonicalize)
-        .map_err(|e| not_a_dir(tiss_compiler::cli_support::io_message(&e)))?;
+        .map_err(|e| not_a_dir(tiss_support::io_message::io_message(&e)))?;
     if !resolved.is_dir() {
         return Err(not_a_dir("it is not a directory".into()));
     }

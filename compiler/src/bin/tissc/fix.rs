@@ -9,8 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use tiss_compiler::atomic_write::write_atomically;
-use tiss_compiler::cli_support::{io_message, write_stdout};
+use tiss_support::atomic_write::write_atomically;
+use tiss_support::cli::write_stdout;
+use tiss_support::io_message::io_message;
 
 use super::{Output, PROGRAM, read_source, status};
 

@@ -1,5 +1,5 @@
 //! `tissc fmt [FILE...|-] [--check] [--diff]`: rewrite plans in the canonical
-//! layout (SPEC §9), with `tiss_compiler::format::format_source`.
+//! layout (SPEC §9), with `tiss_compiler::fmt::format_source`.
 //!
 //! A file is rewritten only when its text changes, atomically and keeping its
 //! permissions. `-` (or no FILE) reads stdin and writes the result to stdout.
@@ -12,12 +12,13 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use tiss_compiler::atomic_write::write_atomically;
-use tiss_compiler::cli_support::{io_message, write_stdout};
-use tiss_compiler::codes;
-use tiss_compiler::format::format_source;
-use tiss_compiler::render;
+use tiss_compiler::diagnostics::codes;
+use tiss_compiler::diagnostics::render;
+use tiss_compiler::fmt::format_source;
 use tiss_compiler::source::{self, SourceFile};
+use tiss_support::atomic_write::write_atomically;
+use tiss_support::cli::write_stdout;
+use tiss_support::io_message::io_message;
 
 use super::{Output, PROGRAM, read_source, status};
 

@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use tiss_compiler::atomic_write::write_atomically;
-use tiss_compiler::cli_support::{io_message, write_stdout};
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::generate::{self, Attempt, Generation, Outcome, grammar};
-use tiss_compiler::render::{self, ErrorFormat};
 use tiss_providers::settings::{self, Origin, ProviderFlags, ProviderSettings};
+use tiss_support::atomic_write::write_atomically;
+use tiss_support::cli::write_stdout;
+use tiss_support::io_message::io_message;
 
 use super::{PROGRAM, status};
 
@@ -260,7 +261,7 @@ fn with_report(plan: &str, report: &str, attempts: usize) -> String {
 /// Whether a plan can be written at `output`: its directory exists and it
 /// is not a directory itself.
 fn writable(output: &Path) -> Result<(), String> {
-    let dir = tiss_compiler::atomic_write::parent_of(output);
+    let dir = tiss_support::atomic_write::parent_of(output);
     if !dir.is_dir() {
         return Err(format!("the directory `{}` does not exist", dir.display()));
     }

@@ -1,6 +1,7 @@
 //! `tissc lsp`: the language server (SPEC §9), on stdin/stdout.
 
-use tiss_compiler::lsp::{self, Ending, transport};
+use tiss_compiler::lsp::protocol::transport;
+use tiss_compiler::lsp::{self, Ending};
 
 /// Run the TissLang language server on stdin/stdout, for editors.
 ///

@@ -12,7 +12,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tiss_compiler::atomic_write::replace_with;
+use tiss_support::atomic_write::replace_with;
 use tiss_vm::host::Host;
 use tiss_vm::host::os::OsHost;
 use tiss_vm::machine::Machine;
@@ -35,7 +35,7 @@ impl Checkpoint {
     /// Checks that `path` can be written (its directory is made) before
     /// anything runs.
     pub fn open(path: &Path, program: &Program, bytecode: Option<&[u8]>) -> Result<Checkpoint, String> {
-        let dir = tiss_compiler::atomic_write::parent_of(path);
+        let dir = tiss_support::atomic_write::parent_of(path);
         std::fs::create_dir_all(dir).map_err(|e| {
             format!(
                 "--checkpoint `{}`: cannot create `{}`: {}",

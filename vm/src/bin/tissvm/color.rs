@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use tiss_compiler::cli_support::{self, ColorArg};
+use tiss_support::cli::{self, ColorArg};
 use tiss_vm::report::style::Style;
 
 static CHOICE: OnceLock<ColorArg> = OnceLock::new();
@@ -27,5 +27,5 @@ pub fn stderr() -> Style {
 
 fn style(stream_is_terminal: bool) -> Style {
     let choice = CHOICE.get().copied().unwrap_or(ColorArg::Auto);
-    Style::new(cli_support::colors(choice, stream_is_terminal))
+    Style::new(cli::colors(choice, stream_is_terminal))
 }

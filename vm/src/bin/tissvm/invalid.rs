@@ -9,7 +9,7 @@
 
 use serde_json::{Value as Json, json};
 use tiss_compiler::Frontend;
-use tiss_compiler::render::{self, JsonDiagnostic};
+use tiss_compiler::diagnostics::render::{self, JsonDiagnostic};
 use tiss_vm::report::xml;
 use tisslang::cost::Dim;
 

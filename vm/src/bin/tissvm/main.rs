@@ -14,13 +14,15 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tiss_compiler::cli_support::{self, ColorArg, FormatArg, io_message, shell_word, write_stdout};
+use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
+use tiss_support::io_message::io_message;
+use tiss_support::shell::quote::shell_word;
 use tisslang::seal::names_container;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tiss_compiler::diagnostics::render::termcolor::StandardStream;
+use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::render::termcolor::StandardStream;
-use tiss_compiler::render::{self, ErrorFormat};
 
 use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
@@ -238,7 +240,7 @@ enum Command {
     Completions {
         /// The shell to complete for.
         #[arg(value_enum, value_name = "SHELL")]
-        shell: tiss_compiler::cli_docs::Shell,
+        shell: tiss_support::cli_docs::Shell,
     },
     /// Write man pages for tissvm and each subcommand into DIR (created if missing).
     Man {
@@ -248,21 +250,22 @@ enum Command {
     },
 }
 
-// `cli_support::start` says what of the standard library's set-up it skips
+// `cli::start` says what of the standard library's set-up it skips
 // on Linux (`#![no_main]`) and what it keeps.
-tiss_compiler::binary_main!(PROGRAM, run);
+tiss_support::binary_main!(PROGRAM, run);
 
 fn run() -> u8 {
     let fast = (std::env::args_os().nth(1).as_deref() == Some("run".as_ref()))
-        .then(cli_support::parse_args_if_valid::<RunOnly>)
+        .then(cli::parse_args_if_valid::<RunOnly>)
         .flatten()
         .map(Cli::from);
-    let cli: Cli = match fast.map(Ok).unwrap_or_else(cli_support::parse_args) {
+    let cli: Cli = match fast.map(Ok).unwrap_or_else(|| cli::parse_args(tisslang::version::LANGUAGE_VERSION))
+    {
         Ok(cli) => cli,
         Err(code) => return code,
     };
     color::choose(cli.style.color);
-    let (format, color) = cli_support::diagnostics_style(cli.style.error_format, cli.style.color);
+    let (format, color) = render::diagnostics_style(cli.style.error_format, cli.style.color);
     let mut out = Output { format, stderr: StandardStream::stderr(color) };
     match cli.command {
         Command::Disasm { plan } => disasm(&mut out, &plan),

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use tiss_compiler::atomic_write::{parent_of, write_atomically_with};
+use tiss_support::atomic_write::{parent_of, write_atomically_with};
 
 use super::options::{OutputFormat, ReportOptions};
 use super::{PROGRAM, io_message, status, write_stdout};

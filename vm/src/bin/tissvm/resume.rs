@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use tiss_compiler::cli_support::shell_word;
+use tiss_support::shell::quote::shell_word;
 use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};

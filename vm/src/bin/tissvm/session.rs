@@ -274,7 +274,7 @@ fn recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorde
         ));
     }
     let path = PathBuf::from(path);
-    let dir = tiss_compiler::atomic_write::parent_of(&path);
+    let dir = tiss_support::atomic_write::parent_of(&path);
     if !dir.is_dir() {
         return Err(format!("--record `{}`: there is no directory `{}`", path.display(), dir.display()));
     }

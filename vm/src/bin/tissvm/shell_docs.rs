@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use clap::CommandFactory;
-use tiss_compiler::cli_docs::{self, Shell};
-use tiss_compiler::cli_support::{io_message, write_stdout};
+use tiss_support::cli::write_stdout;
+use tiss_support::cli_docs::{self, Shell};
+use tiss_support::io_message::io_message;
 
 use super::{Cli, PROGRAM, status};
 

@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use clap::Args;
-use tiss_compiler::cli_support::shell_word;
+use tiss_support::shell::quote::shell_word;
 
 use tiss_vm::provider::settings::Origin;
 use tiss_vm::session::snapshot::RememberedOptions;
@@ -144,7 +144,7 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
         run.iter().map(|w| if *w == shard { format!("\"{w}\"") } else { shell_word(w) }).collect();
     let script = batch_script(&dir, &here, shards, &command.join(" "));
     let script_path = dir.join("tissvm-slurm.sh");
-    tiss_compiler::atomic_write::write_atomically(&script_path, script.as_bytes(), Some(0o755))
+    tiss_support::atomic_write::write_atomically(&script_path, script.as_bytes(), Some(0o755))
         .map_err(|e| format!("cannot write `{}`: {e}", script_path.display()))?;
     let output = Command::new("sbatch")
         .arg("--parsable")

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
-use tiss_compiler::cli_support::shell_word;
+use tiss_support::shell::quote::shell_word;
 use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
@@ -467,7 +467,7 @@ impl Suite<'_> {
             target
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| tiss_compiler::atomic_write::write_atomically(&target, &text, None))
+                .and_then(|()| tiss_support::atomic_write::write_atomically(&target, &text, None))
                 .map_err(|e| format!("cannot write its report `{}`: {}", target.display(), io_message(&e)))?;
             return Ok(report["checkpoint"].is_string());
         }

@@ -11,7 +11,7 @@ pub fn expand(arguments: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut plans = Vec::new();
     for argument in arguments {
         let metadata = std::fs::metadata(argument).map_err(|e| {
-            format!("cannot read `{}`: {}", argument.display(), tiss_compiler::cli_support::io_message(&e))
+            format!("cannot read `{}`: {}", argument.display(), tiss_support::io_message::io_message(&e))
         })?;
         if !metadata.is_dir() {
             plans.push(argument.clone());
@@ -30,7 +30,7 @@ pub fn expand(arguments: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
-        format!("cannot list `{}`: {}", dir.display(), tiss_compiler::cli_support::io_message(&e))
+        format!("cannot list `{}`: {}", dir.display(), tiss_support::io_message::io_message(&e))
     })?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;

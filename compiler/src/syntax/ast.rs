@@ -1,0 +1,408 @@
+//! The syntax tree of a plan. Every node carries a [`Span`].
+//!
+//! The tree serializes to the JSON of `tissc parse --emit ast-json`: a list of
+//! command objects, each with `type`, its arguments and `span`.
+
+use serde::Serialize;
+use smallvec::SmallVec;
+use tisslang::cost::Dim;
+use tisslang::version::VersionReq;
+
+use crate::syntax::parts::Parts;
+use crate::syntax::span::Span;
+pub use crate::syntax::text::Text;
+
+/// A whole plan: its top-level items in source order (pragmas and `TASK` included).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Item {
+    /// `#TISS! Key=Value ...`
+    Header {
+        entries: Vec<HeaderEntry>,
+        span: Span,
+    },
+    /// `#TISS_VERSION <op> <version>`
+    Version {
+        requirement: VersionReq,
+        span: Span,
+    },
+    Task {
+        name: StrLit,
+        span: Span,
+    },
+    Setup {
+        description: Option<StrLit>,
+        body: Block,
+        span: Span,
+    },
+    Step(Step),
+    DefineTask {
+        name: StrLit,
+        body: Block,
+        span: Span,
+    },
+    SetBudget(Budget),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeaderEntry {
+    pub key: String,
+    pub value: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    pub name: StrLit,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Budget {
+    pub dim: Dim,
+    pub dim_span: Span,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// `{ statement* }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Block {
+    pub commands: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stmt {
+    #[serde(flatten)]
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// A statement. Every block holds its statements by value, so the largest
+/// variant sets the size of all: a condition is boxed, and so are the rare
+/// names of TRY's CATCH and PROMPT_AGENT's INTO and TRY's handler, which
+/// keeps a statement at 72 bytes (a test holds it there).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StmtKind {
+    Step { name: StrLit, body: Block },
+    Read { path: StrLit, var: Ident },
+    Write { path: StrLit, content: Content },
+    Append { path: StrLit, content: Content },
+    Mkdir { path: StrLit },
+    Delete { path: StrLit, recursive: bool },
+    Log { message: StrLit },
+    Run { command: StrLit, dir: Option<Box<StrLit>>, timeout: Option<DurationLit> },
+    Env { name: Ident, value: Expr },
+    Assert { condition: Box<Cond>, message: Option<StrLit> },
+    Var { name: Ident, value: Expr },
+    If(Box<IfStmt>),
+    Try { body: Block, catch_var: Option<Box<Ident>>, handler: Box<Block> },
+    Call { task: StrLit },
+    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Box<Ident>> },
+    Pause { message: StrLit },
+    RequestReview { message: StrLit, into: Option<Ident> },
+    Choose { prompt: Option<StrLit>, options: Vec<ChooseOption> },
+    EstimateCost { into: Option<Ident>, body: Block },
+    SetBudget(Budget),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IfStmt {
+    pub condition: Cond,
+    pub then_block: Block,
+    pub else_branch: Option<Else>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Else {
+    /// `ELSE IF ...`: the nested IF's span covers from `IF` to its end.
+    If {
+        stmt: Box<IfStmt>,
+        span: Span,
+    },
+    Block {
+        block: Block,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChooseOption {
+    pub label: StrLit,
+    pub body: Block,
+    /// Written as `STEP "..." { }` instead of `OPTION "..." { }`.
+    pub is_step: bool,
+    pub span: Span,
+}
+
+/// What WRITE / APPEND put in the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Content {
+    Heredoc(Box<Heredoc>),
+    From { expr: Expr },
+}
+
+/// `<<TAG ... TAG` (or `<<~TAG`): raw text, already de-indented for `<<~`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Heredoc {
+    /// The tag, also the language hint (`PYTHON`).
+    pub tag: String,
+    pub squiggly: bool,
+    pub body: String,
+    pub span: Span,
+}
+
+/// A string literal, split into literal text and `${...}` parts. Most
+/// literals are one part, kept inline; more are on the heap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StrLit {
+    pub parts: StrParts,
+    pub span: Span,
+}
+
+impl StrLit {
+    /// The text if the literal has no interpolation.
+    pub fn as_literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [StrPart::Text { text }] => Some(text.as_str()),
+            _ => None,
+        }
+    }
+}
+
+/// A string literal's parts in order, 16 bytes ([`Parts`]).
+pub type StrParts = Parts<StrPart>;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StrPart {
+    Text {
+        text: Text,
+    },
+    /// Boxed: interpolation is the rarer part, and text parts stay small.
+    Interp {
+        path: Box<Path>,
+    },
+}
+
+/// A name written by the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ident {
+    pub name: Text,
+    pub span: Span,
+}
+
+/// `12s`, stored in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DurationLit {
+    pub millis: u64,
+    pub span: Span,
+}
+
+/// `x.FIELD`, `LAST_RUN.STDOUT`, `COST`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Path {
+    pub root: PathRoot,
+    /// Usually none or one (`LAST_RUN.STDOUT`), kept inline.
+    pub fields: SmallVec<[Ident; 1]>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PathRoot {
+    Var { ident: Ident },
+    LastRun { span: Span },
+    Cost { span: Span },
+}
+
+impl PathRoot {
+    pub fn span(&self) -> Span {
+        match self {
+            PathRoot::Var { ident } => ident.span,
+            PathRoot::LastRun { span } | PathRoot::Cost { span } => *span,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expr {
+    #[serde(flatten)]
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExprKind {
+    /// Boxed, as the path below: a literal is 40 bytes, and every
+    /// expression (two in each comparison) was as large as it.
+    Str {
+        value: Box<StrLit>,
+    },
+    Int {
+        value: i64,
+    },
+    Duration {
+        millis: u64,
+    },
+    Bool {
+        value: bool,
+    },
+    /// Boxed: a path is 64 bytes, the other kinds at most 16.
+    Path {
+        path: Box<Path>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cond {
+    #[serde(flatten)]
+    pub kind: CondKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CondKind {
+    Or {
+        operands: Vec<Cond>,
+    },
+    And {
+        operands: Vec<Cond>,
+    },
+    Not {
+        operand: Box<Cond>,
+    },
+    /// The path is boxed: it would make every condition 40 bytes larger.
+    File {
+        path: Box<StrLit>,
+        test: FileTest,
+    },
+    IsEmpty {
+        operand: Expr,
+    },
+    /// `a [NOT] CONTAINS b` and friends.
+    StrTest {
+        lhs: Expr,
+        negated: bool,
+        op: StrOp,
+        rhs: Expr,
+    },
+    Compare {
+        lhs: Expr,
+        op: CmpOp,
+        rhs: Expr,
+    },
+    /// A bare expression, which must be a boolean.
+    Expr {
+        expr: Expr,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "test", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum FileTest {
+    Exists,
+    IsEmpty,
+    Contains { needle: Expr },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StrOp {
+    Contains,
+    StartsWith,
+    EndsWith,
+    Matches,
+}
+
+impl StrOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            StrOp::Contains => "CONTAINS",
+            StrOp::StartsWith => "STARTS_WITH",
+            StrOp::EndsWith => "ENDS_WITH",
+            StrOp::Matches => "MATCHES",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// `<`, `<=`, `>`, `>=` need ordered operands.
+    pub fn is_ordering(self) -> bool {
+        !matches!(self, CmpOp::Eq | CmpOp::Ne)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree of a large plan is mostly statements and conditions: their
+    /// size is the front end's memory, and the whole tree is alive when
+    /// lowering starts, the peak of `tissc compile` (README "Performance").
+    /// Boxed because they set the size of every node above them: a path in
+    /// an expression (80 bytes inline made every `Expr` 88, every `Cond` 192
+    /// and every `Stmt` 144), a string in an expression and FILE's path (each
+    /// made every `Expr` 56 and every `Cond` 128), RUN's rare `IN` directory,
+    /// a heredoc, and the names TRY's CATCH and PROMPT_AGENT's INTO bind
+    /// (`Stmt` 112): on the 50,000-line bench plan, the tree went from 8.8 MB
+    /// to 7.2 MB with the last three, to 6.6 MB with a 16-byte [`Text`], and
+    /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed.
+    #[test]
+    fn statements_stay_small() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Stmt>(), 72);
+        assert_eq!(size_of::<Cond>(), 64);
+        assert_eq!(size_of::<Expr>(), 24);
+        assert_eq!(size_of::<Item>(), 72);
+        assert_eq!(size_of::<StrLit>(), 24);
+        assert_eq!(size_of::<Ident>(), 24);
+        assert_eq!(size_of::<Path>(), 64);
+        assert_eq!(size_of::<StrParts>(), 16);
+    }
+
+    #[test]
+    fn string_parts_serialize_as_a_list() {
+        let one = StrParts::one(StrPart::Text { text: Text::new("x") });
+        assert_eq!(serde_json::to_string(&one).unwrap(), r#"[{"kind":"text","text":"x"}]"#);
+    }
+}

@@ -1,0 +1,330 @@
+//! End-to-end tests of `tissc compile` and `tissc disasm` on real files in
+//! temporary directories.
+
+use std::path::PathBuf;
+
+use tiss_test_support::{listing, stderr, stdout, tissc, workspace};
+
+use tisslang::source::{HASH_LEN, Source, SourceHash, SourceText};
+
+const GOOD: &str = r#"#TISS! Language=Python
+TASK "Say hello"
+
+STEP "Write" {
+    WRITE "main.py" <<PYTHON
+print("Hello, TissLang!")
+PYTHON
+}
+
+STEP "Run" {
+    RUN "python3 main.py" TIMEOUT 30s
+    ASSERT LAST_RUN.EXIT_CODE == 0
+    ASSERT LAST_RUN.STDOUT CONTAINS "Hello, TissLang!"
+}
+"#;
+
+const BAD: &str = "TASK \"t\"\n\nStep \"a\" {\n    RUN \"make\"\n}\n";
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn compile_writes_file_tbc_beside_the_source() {
+    let dir = workspace(&[("hello.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stderr(&o), "");
+    // Only the .tbc was added: no temporary file is left behind.
+    assert_eq!(listing(dir.path()), ["hello.tbc", "hello.tiss"]);
+    let bytes = read(dir.path().join("hello.tbc"));
+    assert!(bytes.starts_with(&tisslang::format::MAGIC));
+    let module = tisslang::format::load(&bytes).expect("the VM loads what tissc writes");
+    // By default only the source's hash is kept.
+    assert_eq!(module.source, Source::Hash(SourceHash::of(GOOD)));
+    // What the library gives with the text dropped (what `tests/tbc_size.rs` measures).
+    let Ok((mut library, _)) = tiss_compiler::compile("hello.tiss", GOOD.as_bytes(), Default::default())
+    else {
+        panic!("GOOD compiles");
+    };
+    library.source.drop_text();
+    assert_eq!(bytes, tisslang::format::encode(&library));
+}
+
+#[test]
+fn embed_source_keeps_the_text_under_its_file_name() {
+    let dir = workspace(&[("hello.tiss", GOOD), ("nested/deeper/hello.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--embed-source", "-o", "embedded.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    let embedded = read(dir.path().join("embedded.tbc"));
+    let hashed = read(dir.path().join("hello.tbc"));
+    let module = tisslang::format::load(&embedded).unwrap();
+    assert_eq!(module.source, Source::Embedded { name: "hello.tiss".into(), text: GOOD.into() });
+    // The text in place of the hash.
+    assert!(hashed.len() - HASH_LEN + GOOD.len() <= embedded.len(), "{} vs {}", hashed.len(), embedded.len());
+    // The same code either way.
+    let hashed = tisslang::format::load(&hashed).unwrap();
+    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
+    // The name is the file name alone: the directory does not change the bytes.
+    let o = tissc(dir.path(), &["compile", "nested/deeper/hello.tiss", "--embed-source", "-o", "nested.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(dir.path().join("nested.tbc")), embedded);
+    // Listed with its text wherever it is.
+    std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    std::fs::rename(dir.path().join("embedded.tbc"), dir.path().join("elsewhere/x.tbc")).unwrap();
+    let o = tissc(dir.path(), &["disasm", "elsewhere/x.tbc"]);
+    let out = stdout(&o);
+    assert!(out.contains("\nsource    \"hello.tiss\" (embedded, 14 lines, "), "{out}");
+    assert!(out.contains("      11 |     RUN \"python3 main.py\" TIMEOUT 30s\n"), "{out}");
+
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--embed-source", "--strip"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+#[test]
+fn output_option_chooses_the_file() {
+    let dir = workspace(&[("plans/hello.tiss", GOOD)]);
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let o = tissc(dir.path(), &["compile", "plans/hello.tiss", "-o", "out/x.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(&dir.path().join("out")), ["x.tbc"]);
+    assert_eq!(listing(&dir.path().join("plans")), ["hello.tiss"]);
+
+    let o = tissc(dir.path(), &["compile", "--output", "y.tbc", "plans/hello.tiss"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(dir.path().join("y.tbc")), read(dir.path().join("out/x.tbc")));
+
+    // An existing file is replaced.
+    std::fs::write(dir.path().join("z.tbc"), "old").unwrap();
+    let o = tissc(dir.path(), &["compile", "plans/hello.tiss", "-o", "z.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(dir.path().join("z.tbc")), read(dir.path().join("y.tbc")));
+}
+
+#[test]
+fn compile_errors_write_nothing() {
+    let dir = workspace(&[("bad.tiss", BAD)]);
+    let o = tissc(dir.path(), &["compile", "bad.tiss"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(err.starts_with("error[E0101]: "), "{err}");
+    assert!(err.contains("  --> bad.tiss:3:1\n"), "{err}");
+    assert!(err.ends_with("error: could not compile `bad.tiss` due to 1 previous error\n"), "{err}");
+    assert_eq!(listing(dir.path()), ["bad.tiss"]);
+
+    // An existing output is left as it was.
+    std::fs::write(dir.path().join("bad.tbc"), "previous").unwrap();
+    let o = tissc(dir.path(), &["compile", "bad.tiss"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(read(dir.path().join("bad.tbc")), b"previous");
+    let o = tissc(dir.path(), &["compile", "bad.tiss", "-o", "other.tbc"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(listing(dir.path()), ["bad.tbc", "bad.tiss"]);
+
+    // JSON diagnostics work for compile too.
+    let o = tissc(dir.path(), &["compile", "--error-format", "json", "bad.tiss"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(stderr(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(v["code"], "E0101");
+}
+
+#[test]
+fn strip_keeps_nothing_of_the_source() {
+    let dir = workspace(&[("hello.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "-o", "hashed.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--strip", "-o", "stripped.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let hashed = read(dir.path().join("hashed.tbc"));
+    let stripped = read(dir.path().join("stripped.tbc"));
+    assert!(stripped.len() + HASH_LEN <= hashed.len(), "{} vs {}", stripped.len(), hashed.len());
+    let module = tisslang::format::load(&stripped).expect("loads");
+    assert_eq!(module.source, Source::Stripped);
+    // Stripping does not change the code's identity.
+    let hashed = tisslang::format::load(&hashed).unwrap();
+    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
+
+    // Even with the plan's source beside it, a stripped file shows no source.
+    std::fs::rename(dir.path().join("stripped.tbc"), dir.path().join("hello.tbc")).unwrap();
+    let o = tissc(dir.path(), &["disasm", "hello.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("\nsource    stripped\n"), "{out}");
+    assert!(out.contains("\n      11 |\n"), "line numbers stay: {out}");
+    assert!(!out.contains("RUN \"python3 main.py\" TIMEOUT 30s\n"), "{out}");
+}
+
+#[test]
+fn compiling_twice_gives_identical_bytes() {
+    let dir = workspace(&[("hello.tiss", GOOD)]);
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    let first = read(dir.path().join("hello.tbc"));
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    assert_eq!(read(dir.path().join("hello.tbc")), first);
+}
+
+#[test]
+fn the_directory_does_not_change_the_bytes() {
+    let a = workspace(&[("hello.tiss", GOOD)]);
+    let b = workspace(&[("nested/deeper/hello.tiss", GOOD)]);
+    // By a relative path from the plan's directory, by a relative path from
+    // elsewhere, and by an absolute path.
+    assert_eq!(tissc(a.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    assert_eq!(tissc(b.path(), &["compile", "nested/deeper/hello.tiss"]).status.code(), Some(0));
+    let abs = a.path().join("hello.tiss");
+    let out = b.path().join("abs.tbc");
+    let o = tissc(b.path(), &["compile", abs.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let first = read(a.path().join("hello.tbc"));
+    assert_eq!(read(b.path().join("nested/deeper/hello.tbc")), first);
+    assert_eq!(read(out), first);
+}
+
+#[test]
+fn the_input_is_never_overwritten() {
+    let dir = workspace(&[("plan.tbc", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "plan.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`plan.tbc` is the input file"), "{}", stderr(&o));
+    assert_eq!(read(dir.path().join("plan.tbc")), GOOD.as_bytes());
+    let o = tissc(dir.path(), &["compile", "plan.tbc", "-o", "./plan.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(read(dir.path().join("plan.tbc")), GOOD.as_bytes());
+}
+
+#[test]
+fn unreadable_input_and_unwritable_output_are_usage_errors() {
+    let dir = workspace(&[("hello.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "missing.tiss"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "tissc: cannot read `missing.tiss`: No such file or directory\n");
+
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "-o", "no/such/dir/x.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("tissc: cannot write `no/such/dir/x.tbc`: "), "{}", stderr(&o));
+
+    // A directory in the way of the output.
+    std::fs::create_dir(dir.path().join("taken.tbc")).unwrap();
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "-o", "taken.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("tissc: cannot write `taken.tbc`: "), "{}", stderr(&o));
+    assert_eq!(listing(dir.path()), ["hello.tiss", "taken.tbc"]);
+}
+
+#[test]
+fn disasm_lists_constants_code_with_source_and_tables() {
+    let dir = workspace(&[("hello.tiss", GOOD)]);
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    let o = tissc(dir.path(), &["disasm", "hello.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let out = stdout(&o);
+    let module = tisslang::format::load(&read(dir.path().join("hello.tbc"))).unwrap();
+    let hash = tisslang::format::content_hash(&module);
+    // The text is that of hello.tiss beside hello.tbc, which has the hash kept.
+    let found = SourceText { name: "hello.tiss".into(), text: GOOD.into(), beside: true };
+    assert_eq!(out, tisslang::disasm::disassemble_with_source(&module, &hash, &Ok(found)));
+    for part in [
+        "; TissLang bytecode listing\n",
+        "task      \"Say hello\"\n",
+        &format!("hash      {hash}\n"),
+        &format!(
+            "source    \"hello.tiss\" (beside the bytecode, same hash, 14 lines, {} bytes)\n",
+            GOOD.len()
+        ),
+        "\nconstants (",
+        "      11 |     RUN \"python3 main.py\" TIMEOUT 30s\n",
+        "RUN            flags=TIMEOUT\n",
+        "\nsteps (2):\n",
+        "\nmanifest:\n",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in\n{out}");
+    }
+
+    // Edited since: its lines would not be the code's, so none are shown.
+    std::fs::write(dir.path().join("hello.tiss"), GOOD.replace("Say hello", "Say hi")).unwrap();
+    let out = stdout(&tissc(dir.path(), &["disasm", "hello.tbc"]));
+    let hash = SourceHash::of(GOOD);
+    assert!(
+        out.contains(&format!(
+            "\nsource    hash {hash}, text not shown: `hello.tiss` is not the text this bytecode was compiled \
+             from (it changed since), so its lines would not match the code; recompile with `tissc compile \
+             hello.tiss`\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("\n      11 |\n"), "line numbers stay: {out}");
+    // Gone.
+    std::fs::remove_file(dir.path().join("hello.tiss")).unwrap();
+    let out = stdout(&tissc(dir.path(), &["disasm", "hello.tbc"]));
+    assert!(
+        out.contains(
+            "text not shown: the bytecode keeps only its source's hash, and `hello.tiss` is not there"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn disasm_refuses_bad_files_with_status_2() {
+    let dir = workspace(&[("hello.tiss", GOOD), ("notes.txt", "just some text\n"), ("empty.tbc", "")]);
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    let good = read(dir.path().join("hello.tbc"));
+
+    let mut corrupt = good.clone();
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 0x55;
+    std::fs::write(dir.path().join("corrupt.tbc"), &corrupt).unwrap();
+    std::fs::write(dir.path().join("truncated.tbc"), &good[..good.len() / 2]).unwrap();
+    std::fs::write(dir.path().join("header.tbc"), &good[..10]).unwrap();
+    let mut version = good.clone();
+    version[8] = 0xEE;
+    std::fs::write(dir.path().join("version.tbc"), &version).unwrap();
+
+    for (file, expect) in [
+        ("corrupt.tbc", "checksum"),
+        ("truncated.tbc", "truncated"),
+        ("header.tbc", "truncated"),
+        ("version.tbc", "format"),
+        ("notes.txt", "not a TissLang bytecode file"),
+        ("hello.tiss", "compile it first"),
+        ("empty.tbc", "empty"),
+    ] {
+        let o = tissc(dir.path(), &["disasm", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        assert_eq!(stdout(&o), "", "{file}");
+        let err = stderr(&o);
+        assert!(err.starts_with(&format!("tissc: {file}: ")), "{file}: {err}");
+        assert!(err.contains(expect), "{file}: {err}");
+        assert_eq!(err.lines().count(), 1, "{file}: {err}");
+    }
+
+    let o = tissc(dir.path(), &["disasm", "missing.tbc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "tissc: cannot read `missing.tbc`: No such file or directory\n");
+}
+
+#[test]
+fn compile_and_disasm_have_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expect) in [
+        (&["compile", "--help"][..], "--strip"),
+        (&["compile", "--help"][..], "--embed-source"),
+        (&["compile", "--help"][..], "-o, --output <OUT>"),
+        (&["disasm", "--help"][..], "Usage: tissc disasm"),
+        (&["help", "compile"][..], "Usage: tissc compile"),
+        (&["--help"][..], "disasm"),
+    ] {
+        let o = tissc(dir.path(), args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(stdout(&o).contains(expect), "{args:?}: {}", stdout(&o));
+    }
+    for args in [&["compile"][..], &["disasm"][..], &["compile", "a.tiss", "--strip=yes"][..]] {
+        let o = tissc(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}

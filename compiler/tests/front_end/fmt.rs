@@ -1,0 +1,159 @@
+//! `tissc fmt` keeps meaning, is idempotent, and lays plans out as SPEC §9
+//! says, over every example and a corpus of messy plans
+//! (`fmt_corpus/`). The command line is tested in `cli/fmt_cli.rs`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tiss_compiler::fmt::{format_source, same_meaning};
+use tiss_compiler::lower::LowerOptions;
+
+fn plans(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut plans: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tiss"))
+        .collect();
+    plans.sort();
+    assert!(!plans.is_empty(), "no plans in {}", dir.display());
+    plans
+}
+
+/// Every example and every corpus plan, with its text.
+fn all_plans() -> Vec<(String, String)> {
+    plans("../examples")
+        .into_iter()
+        .chain(plans("tests/front_end/fmt_corpus"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("plan is readable");
+            (path.file_name().expect("file name").to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+fn formatted(name: &str, text: &str) -> String {
+    format_source(text)
+        .unwrap_or_else(|d| panic!("{name}: {:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()))
+}
+
+fn ast_without_positions(text: &str) -> Value {
+    let (plan, diagnostics) = tiss_compiler::parser::parse(text);
+    assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
+    same_meaning::without_positions(&plan.items)
+}
+
+/// The module as JSON without what positions decide: line and column
+/// fields, the line table, the source's hash. The condition text of each
+/// assertion (kept "as written" for failure reports) is compared by its
+/// tokens, which formatting keeps while it changes the blanks between them.
+fn bytecode_without_lines(name: &str, text: &str) -> Value {
+    let (module, _) = tiss_compiler::compile(name, text.as_bytes(), LowerOptions { strip_source: true })
+        .unwrap_or_else(|fe| panic!("{name} does not compile: {:?}", fe.diagnostics));
+    let written: Vec<u32> = module
+        .assertions
+        .iter()
+        .flat_map(|a| std::iter::once(a.condition).chain(a.observed.iter().map(|o| o.text)))
+        .collect();
+    let strings: Vec<String> = (0u32..)
+        .zip(module.strings.iter())
+        .map(|(i, s)| if written.contains(&i) { tokens(s) } else { s.to_string() })
+        .collect();
+    let mut value = serde_json::to_value(&module).expect("a module serializes");
+    value["strings"] = Value::from(strings);
+    // The manifest's ENV entries are (name, line) pairs.
+    if let Some(Value::Array(env)) = value.get_mut("manifest").and_then(|m| m.get_mut("env")) {
+        env.iter_mut().for_each(|pair| *pair = pair[0].clone());
+    }
+    strip_positions(&mut value);
+    value
+}
+
+/// The tokens of a condition's text, one space apart (comments and layout dropped).
+fn tokens(text: &str) -> String {
+    let lexed = tiss_compiler::lexer::lex(text);
+    let words: Vec<&str> =
+        lexed.tokens.iter().map(|t| &text[t.span.range()]).filter(|w| !w.is_empty()).collect();
+    words.join(" ")
+}
+
+fn strip_positions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, _| !matches!(key.as_str(), "line" | "column" | "lines" | "source"));
+            map.values_mut().for_each(strip_positions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_positions),
+        _ => {}
+    }
+}
+
+#[test]
+fn formatting_keeps_the_syntax_tree() {
+    for (name, text) in all_plans() {
+        let out = formatted(&name, &text);
+        assert_eq!(ast_without_positions(&text), ast_without_positions(&out), "{name}: the AST changed");
+    }
+}
+
+#[test]
+fn formatting_keeps_the_bytecode_apart_from_line_numbers() {
+    for (name, text) in all_plans() {
+        let out = formatted(&name, &text);
+        let before = bytecode_without_lines(&name, &text);
+        let after = bytecode_without_lines(&name, &out);
+        if before != after {
+            let (a, b) = (
+                serde_json::to_string_pretty(&before).unwrap(),
+                serde_json::to_string_pretty(&after).unwrap(),
+            );
+            let diff = similar::TextDiff::from_lines(&a, &b).unified_diff().to_string();
+            panic!("{name}: the bytecode changed:\n{diff}");
+        }
+    }
+}
+
+#[test]
+fn formatting_is_idempotent() {
+    for (name, text) in all_plans() {
+        let once = formatted(&name, &text);
+        assert_eq!(formatted(&name, &once), once, "{name}: formatting the formatted text changed it");
+    }
+}
+
+/// The layout itself, one snapshot per corpus plan (`tests/snapshots/fmt__*.snap`).
+#[test]
+fn corpus_layout() {
+    for path in plans("tests/front_end/fmt_corpus") {
+        let name = path.file_stem().expect("file stem").to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).expect("plan is readable");
+        insta::assert_snapshot!(name.clone(), formatted(&name, &text));
+    }
+}
+
+#[test]
+fn a_plan_with_a_syntax_error_is_refused_with_its_diagnostics() {
+    let errors = format_source("TASK \"t\"\nSTEP \"s\" { RUN }\n").expect_err("RUN needs a command");
+    assert!(errors.iter().any(|d| d.code.as_str() == "E0100"), "{errors:?}");
+}
+
+#[test]
+fn crlf_and_a_bom_become_lf_without_bom() {
+    let out = formatted(
+        "crlf",
+        "\u{FEFF}TASK \"t\"\r\nSTEP \"s\" { # c\r\n WRITE \"f\" <<EOF\r\nbody\r\nEOF\r\n}\r\n",
+    );
+    assert_eq!(out, "TASK \"t\"\n\nSTEP \"s\" { # c\n    WRITE \"f\" <<EOF\nbody\nEOF\n}\n");
+}
+
+#[test]
+fn a_comment_inside_a_statement_moves_above_it_unless_it_would_read_as_a_pragma() {
+    let out = formatted(
+        "inside",
+        "TASK \"t\"\nSTEP \"s\" {\n  ASSERT TRUE # one\n  AND TRUE #TISS! x=y\n  OR FALSE # two\n}\n",
+    );
+    assert_eq!(
+        out,
+        "TASK \"t\"\n\nSTEP \"s\" {\n    # one\n    ASSERT TRUE AND TRUE OR FALSE #TISS! x=y # two\n}\n"
+    );
+}

@@ -1,0 +1,12 @@
+//! `tiss-support`: plumbing the TissLang crates share that is neither
+//! language nor execution: the binaries' start-up and command line
+//! ([`cli`], [`cli_docs`]), files replaced atomically ([`atomic_write`]),
+//! I/O errors in messages ([`io_message`]), "did you mean" ([`suggest`]) and
+//! shell syntax ([`shell`]). It depends on no crate of the workspace.
+
+pub mod atomic_write;
+pub mod cli;
+pub mod cli_docs;
+pub mod io_message;
+pub mod shell;
+pub mod suggest;
