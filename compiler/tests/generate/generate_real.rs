@@ -5,16 +5,13 @@
 //! have written unconstrained. With `CI=true` a missing server fails the
 //! test; elsewhere it is skipped loudly.
 
-#[path = "../../../vm/tests/llm_server/mod.rs"]
-mod llm_server;
-
 use std::process::Command;
 
 use serde_json::Value;
 
 #[test]
 fn the_grammar_makes_a_small_model_write_tisslang() {
-    let Some(base_url) = llm_server::base_url() else { return };
+    let Some(base_url) = tiss_test_support::llm_server::base_url() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tissc"))
         .args([

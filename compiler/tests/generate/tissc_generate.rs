@@ -5,16 +5,13 @@
 //! speaking the real format): the grammar, the diagnostics sent back, a
 //! refusal in the server's words, the key in no output.
 
-#[path = "../../../vm/tests/loopback/mod.rs"]
-mod loopback;
-
 use std::path::Path;
 use std::process::Output;
 
 use tiss_test_support::{command, text};
 
-use loopback::{Reply, Server};
 use serde_json::Value;
+use tiss_test_support::loopback::{Reply, Server};
 
 const BAD: &str = "```tiss\nTASK \"Say hi\"\nSTEP \"greet\" {\n    RUN \"echo hi\" TIMEOUT 5s\n    ASERT LAST_RUN.EXIT_CODE == 0\n}\n```";
 const GOOD: &str = "TASK \"Say hi\"\n\nSTEP \"greet\" {\n    RUN \"echo hi\" TIMEOUT 5s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
@@ -323,7 +320,7 @@ fn a_provider_error_is_reported_in_the_servers_words_without_the_key() {
             "--model",
             "m",
             "--base-url",
-            &loopback::refused_url(),
+            &tiss_test_support::loopback::refused_url(),
             "--max-retries",
             "0",
         ],

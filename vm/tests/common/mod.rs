@@ -16,31 +16,8 @@ pub mod marker;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::Value as Json;
+pub use tiss_test_support::Run;
 use tiss_vm::session::snapshot_key::KEY_FILE_VAR;
-
-/// What one `tissvm` invocation did.
-#[derive(Debug)]
-pub struct Run {
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    /// Stdout as the one JSON object it must be.
-    pub fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
-        })
-    }
-
-    #[track_caller]
-    pub fn expect(&self, code: i32) -> &Run {
-        assert_eq!(self.code, Some(code), "exit status\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
-        self
-    }
-}
 
 /// A temporary directory holding `plan.tiss` and the workspace `ws/`;
 /// removed when dropped.
@@ -104,16 +81,12 @@ pub fn command() -> Command {
 }
 
 /// The built `tissvm` in `cwd` with `args` and extra environment `env`
-/// (which may name another key), stdin from /dev/null (so it is never a
-/// terminal), and none of the caller's `TISS_*` provider settings.
+/// (which may name another key), run hermetically
+/// ([`tiss_test_support::command`]: stdin from /dev/null, none of the
+/// caller's `TISS_*` settings) with the tests' snapshot key.
 fn prepared(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut command = command();
-    command.args(args).current_dir(cwd).stdin(Stdio::null()).env_remove("NO_COLOR");
-    for (name, _) in std::env::vars_os() {
-        if name.to_str().is_some_and(|n| n.starts_with("TISS_") && n != KEY_FILE_VAR) {
-            command.env_remove(name);
-        }
-    }
+    let mut command = tiss_test_support::command("tissvm", cwd, args);
+    command.env(KEY_FILE_VAR, key_file());
     for (name, value) in env {
         command.env(name, value);
     }
@@ -122,33 +95,11 @@ fn prepared(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
 
 /// Runs [`prepared`]'s `tissvm` to its end.
 pub fn tissvm(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out = prepared(cwd, args, env).output().expect("run tissvm");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    prepared(cwd, args, env).output().expect("run tissvm").into()
 }
 
 /// Starts [`prepared`]'s `tissvm` with its stdout and stderr piped, for a
 /// test that acts while it runs (`wait_with_output` reads them).
 pub fn start(cwd: &Path, args: &[&str]) -> std::process::Child {
     prepared(cwd, args, &[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start tissvm")
-}
-
-/// Every entry below `dir`, recursively, as sorted relative paths.
-pub fn listing(dir: &Path) -> Vec<String> {
-    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            out.push(path.strip_prefix(base).unwrap().to_string_lossy().into_owned());
-            if path.is_dir() && !path.is_symlink() {
-                walk(&path, base, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }

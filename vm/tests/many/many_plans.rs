@@ -513,7 +513,7 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
         )
         .unwrap();
         assert_eq!(report["status"], "passed", "{report}");
-        let left = crate::common::listing(&root.path().join(format!("reports/suite/{plan}.snapshots")));
+        let left = tiss_test_support::listing(&root.path().join(format!("reports/suite/{plan}.snapshots")));
         assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
     }
 }
@@ -555,7 +555,7 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
     let report: Json =
         serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
     assert_eq!(report["status"], "passed", "{report}");
-    let left = crate::common::listing(&root.path().join("reports/suite/x.snapshots"));
+    let left = tiss_test_support::listing(&root.path().join("reports/suite/x.snapshots"));
     assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
 }
 

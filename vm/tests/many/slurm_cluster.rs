@@ -312,7 +312,7 @@ fn interrupted(
     assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
     assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");
-    let written = crate::common::listing(&dir.join("long/long.snapshots"));
+    let written = tiss_test_support::listing(&dir.join("long/long.snapshots"));
     assert_eq!(
         written.len(),
         snapshots,

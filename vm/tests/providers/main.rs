@@ -5,10 +5,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../llm_server/mod.rs"]
-mod llm_server;
-#[path = "../loopback/mod.rs"]
-mod loopback;
 
 mod provider_cassette;
 mod provider_completion;

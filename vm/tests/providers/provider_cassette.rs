@@ -11,8 +11,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{Fixture, Run, tissvm};
-use crate::loopback::{Reply, Server, refused_url};
 use serde_json::Value as Json;
+use tiss_test_support::loopback::{Reply, Server, refused_url};
 
 const TWO_PROMPTS: &str = "TASK \"t\"\nSTEP \"ask\" {\n    PROMPT_AGENT \"Say hi.\" INTO A\n    PROMPT_AGENT \
                            \"Name a colour.\" INTO B\n    LOG \"${A} and ${B}\"\n}\n";

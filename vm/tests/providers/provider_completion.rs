@@ -7,8 +7,8 @@
 //! `provider_real.rs`.
 
 use crate::common::{Fixture, Run};
-use crate::loopback::{Reply, Server};
 use serde_json::Value as Json;
+use tiss_test_support::loopback::{Reply, Server};
 use tiss_vm::host::PromptRequest;
 use tiss_vm::provider::Provider;
 use tiss_vm::provider::completion::Completion;

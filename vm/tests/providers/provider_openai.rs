@@ -7,8 +7,8 @@
 use std::time::Instant;
 
 use crate::common::{Fixture, Run};
-use crate::loopback::{Reply, Server, refused_url};
 use serde_json::Value as Json;
+use tiss_test_support::loopback::{Reply, Server, refused_url};
 
 const ASK: &str =
     "TASK \"t\"\nSTEP \"ask\" {\n    PROMPT_AGENT \"Say hi.\" INTO ANSWER\n    LOG \"got ${ANSWER}\"\n}\n";

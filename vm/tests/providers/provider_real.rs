@@ -71,7 +71,7 @@ fn completion_settings(base_url: &str) -> ProviderSettings {
 
 #[test]
 fn a_real_model_answers_and_its_usage_is_counted() {
-    let Some(base_url) = crate::llm_server::base_url() else { return };
+    let Some(base_url) = tiss_test_support::llm_server::base_url() else { return };
     let fx = Fixture::new();
     let plan = format!(
         "TASK \"t\"\nSTEP \"ask\" {{\n    PROMPT_AGENT \"{QUERY}\" INTO ANSWER\n    LOG \"${{ANSWER}}\"\n}}\n"
@@ -107,7 +107,7 @@ fn a_real_model_answers_and_its_usage_is_counted() {
 
 #[test]
 fn the_completion_provider_gets_a_real_answer_and_its_usage() {
-    let Some(base_url) = crate::llm_server::base_url() else { return };
+    let Some(base_url) = tiss_test_support::llm_server::base_url() else { return };
     let fx = Fixture::new();
     let plan = format!(
         "TASK \"t\"\nSTEP \"ask\" {{\n    PROMPT_AGENT \"{QUERY}\" INTO ANSWER\n    LOG \"${{ANSWER}}\"\n}}\n"
@@ -136,7 +136,7 @@ fn the_completion_provider_gets_a_real_answer_and_its_usage() {
 
 #[test]
 fn a_grammar_constrains_the_real_models_answer() {
-    let Some(base_url) = crate::llm_server::base_url() else { return };
+    let Some(base_url) = tiss_test_support::llm_server::base_url() else { return };
     let mut provider = Completion::new(&completion_settings(base_url)).unwrap();
     let ask = |provider: &mut Completion, query: &str, grammar: &str| {
         let request =
@@ -162,7 +162,7 @@ fn a_grammar_constrains_the_real_models_answer() {
 
 #[test]
 fn a_run_recorded_from_the_real_model_replays_offline() {
-    let Some(base_url) = crate::llm_server::base_url() else { return };
+    let Some(base_url) = tiss_test_support::llm_server::base_url() else { return };
     let fx = Fixture::new();
     let plan = format!(
         "TASK \"t\"\nSTEP \"ask\" {{\n    PROMPT_AGENT \"{QUERY}\" INTO ANSWER\n    PROMPT_AGENT \"{QUERY}\" INTO AGAIN\n    \

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use crate::common::{Fixture, tissvm};
-use crate::loopback::{Reply, Server};
+use tiss_test_support::loopback::{Reply, Server};
 
 const KEY: &str = "sk-tiss-distinctive-7f3a9c1e5b";
 const KEY_VAR: &str = "TISS_TEST_SECRET_KEY";

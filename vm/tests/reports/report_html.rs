@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use crate::common::{Fixture, listing};
+use crate::common::Fixture;
+use tiss_test_support::listing;
 
 const FAILING: &str = r#"TASK "Build <everything> & more"
 STEP "compile \"it\"" {

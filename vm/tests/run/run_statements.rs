@@ -26,7 +26,7 @@ impl Fixture {
 
     /// The workspace's entries, recursively, as sorted relative paths.
     fn listing(&self) -> Vec<String> {
-        crate::common::listing(&self.ws())
+        tiss_test_support::listing(&self.ws())
     }
 }
 

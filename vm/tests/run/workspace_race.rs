@@ -60,9 +60,9 @@ fn a_symlink_swapped_in_mid_run_never_lets_a_write_escape() {
             refused_at_use += 1;
         }
         assert!(
-            crate::common::listing(&outside).is_empty(),
+            tiss_test_support::listing(&outside).is_empty(),
             "escaped after {runs} runs: {:?}",
-            crate::common::listing(&outside)
+            tiss_test_support::listing(&outside)
         );
     }
     stop.store(true, Ordering::Relaxed);

@@ -51,7 +51,7 @@ fn writes_land_only_in_the_workspace_and_tmpdir() {
     );
     let run = f.run(&plan(&body), &["--sandbox-profile", "strict", "--output-format", "json"]);
     run.expect(0);
-    assert!(crate::common::listing(&outside).is_empty(), "{:?}", crate::common::listing(&outside));
+    assert!(tiss_test_support::listing(&outside).is_empty(), "{:?}", tiss_test_support::listing(&outside));
     assert_eq!(std::fs::read_to_string(f.ws().join("inside")).unwrap(), "x\n");
     let report = run.json();
     for mechanism in

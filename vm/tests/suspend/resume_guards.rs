@@ -78,7 +78,7 @@ fn a_snapshot_is_resumed_once_unless_forced() {
     // --force resumes it anyway: its effects run again.
     fx.resume(&second, &["--answer", "continue", "--force"]).expect(0);
     assert_eq!(fx.read("effects.txt"), "a\nb\nc\nc\n");
-    let snapshots = crate::common::listing(&fx.ws().join(".tiss"));
+    let snapshots = tiss_test_support::listing(&fx.ws().join(".tiss"));
     assert!(snapshots.iter().all(|f| !f.ends_with(".lock")), "a lock file was left: {snapshots:?}");
 }
 

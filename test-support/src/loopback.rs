@@ -4,7 +4,6 @@
 //! last one repeats), on its own connection (`Connection: close`); streamed
 //! bodies use chunked transfer encoding, one chunk per piece, each after its
 //! delay, as a real SSE server sends them.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
