@@ -8,8 +8,9 @@
 //! `host/` (effects on the OS, and the scripted host of tests), `provider`
 //! (language models: the `tiss-providers` crate, re-exported), `analysis/` (what is known without running: estimate,
 //! dry run, manifest), `session/` (suspension and what drives a run from
-//! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
-//! run tells: reports and the event log).
+//! outside: snapshots, answers, Ctrl-C, the debugger), `report/` (what a
+//! run tells: reports and the event log) and `runner/` (the run logic of
+//! `tissvm`, on top of all the others).
 
 pub mod analysis;
 pub mod host;
@@ -19,4 +20,5 @@ pub mod policy;
 /// generate` uses too.
 pub use tiss_providers as provider;
 pub mod report;
+pub mod runner;
 pub mod session;

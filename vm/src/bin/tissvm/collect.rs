@@ -11,10 +11,10 @@ use clap::Args;
 use serde_json::Value as Json;
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
-use super::color;
 use super::options::OutputFormat;
 use super::options::ReportOptions;
 use super::status;
+use tiss_vm::runner::color;
 
 #[derive(Args)]
 pub struct CollectArgs {

@@ -83,7 +83,7 @@ pub fn run(module: Module, model: &CostModel, args: &EstimateArgs) -> u8 {
         }
     };
     let text = match args.output_format {
-        EstimateFormat::Text => estimate.to_text(&module, super::color::stdout()),
+        EstimateFormat::Text => estimate.to_text(&module, tiss_vm::runner::color::stdout()),
         EstimateFormat::Json => {
             let mut text = serde_json::to_string_pretty(&estimate.to_json(&module)).unwrap_or_default();
             text.push('\n');

@@ -26,11 +26,11 @@ use tiss_compiler::lower::LowerOptions;
 
 use invalid::{Invalid, Refused};
 use tiss_vm::host::sandbox::{Profile, Sandbox};
+use tiss_vm::runner::color;
 use tisslang::module::{Module, Source};
 
 mod checkpoint;
 mod collect;
-mod color;
 mod debug;
 mod estimate;
 mod invalid;

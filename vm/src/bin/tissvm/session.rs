@@ -27,10 +27,10 @@ use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 
 use super::checkpoint::Checkpoint;
-use super::color;
 use super::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
 use super::resume::Mark;
 use super::status;
+use tiss_vm::runner::color;
 
 /// Where a run starts from.
 pub struct Start {

@@ -27,12 +27,12 @@ use tiss_support::shell::quote::shell_word;
 use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
 use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
-use super::color;
 use super::options::OutputFormat;
 use super::run::RunArgs;
 use super::{io_message, status};
 pub use forward::passed_on;
 pub use plans::{Shard, expand};
+use tiss_vm::runner::color;
 
 /// The options of a run of many plans.
 #[derive(Args)]
