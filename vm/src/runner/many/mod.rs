@@ -8,9 +8,10 @@
 //! number of plans' outputs.
 
 mod checkpoints;
-mod forward;
+pub mod collect;
 mod plans;
 mod signals;
+pub mod slurm;
 mod workspaces;
 
 use std::ffi::OsString;
@@ -20,54 +21,36 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use clap::Args;
+use crate::provider::settings::{self, Origin, ProviderSettings};
+use crate::report::combined::{self, PlanStatus, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value as Json, json};
 use tiss_support::shell::quote::shell_word;
-use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
-use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
-use super::options::OutputFormat;
-use super::run::RunArgs;
-use super::{io_message, status};
-pub use forward::passed_on;
+use crate::runner::color;
+use crate::runner::options::OutputFormat;
+use crate::runner::run::RunOptions;
+use crate::runner::status;
 pub use plans::{Shard, expand};
-use tiss_vm::runner::color;
+use tiss_support::io_message::io_message;
 
 /// The options of a run of many plans.
-#[derive(Args)]
 pub struct ManyOptions {
     /// How many plans run at once (default: the number of CPUs).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
-
-    /// Start no new plan once one has failed (as --max-failures 1).
-    #[arg(long)]
+    /// Start no new plan once one has failed (as `max_failures` 1).
     pub fail_fast: bool,
-
-    /// Start no new plan once N have failed (failed, budget_exceeded,
-    /// security_violation, or could not run); those running finish.
-    #[arg(long, value_name = "N")]
+    /// Start no new plan once N have failed.
     pub max_failures: Option<usize>,
-
-    /// Run only the K-th of N slices of the plan list (1-based): the plans
-    /// at positions K, K+N, K+2N, ... of the list (directories expanded,
-    /// sorted), the same on every machine. For CI matrices and job arrays.
-    #[arg(long, value_name = "K/N")]
+    /// Run only the K-th of N slices of the plan list.
     pub shard: Option<Shard>,
-
-    /// Write each plan's JSON report to DIR/<plan path without
-    /// extension>.json, and a suspended plan's snapshot under
-    /// DIR/<plan path without extension>.snapshots/; `tissvm collect DIR`
-    /// merges the reports.
-    #[arg(long, value_name = "DIR")]
+    /// Where each plan's JSON report goes (and its snapshots, its checkpoint).
     pub report_dir: Option<PathBuf>,
-
-    /// With --report-dir: go on from the reports already there, as a
-    /// requeued Slurm task does. A plan whose report is final is not run
-    /// again; a suspended one resumes from its snapshot; the others start.
-    #[arg(long, requires = "report_dir")]
+    /// Go on from the reports already in `report_dir`.
     pub continue_from_reports: bool,
+    /// The options each plan's `tissvm run` gets as they were given here
+    /// (`--name=value` words); `Err` says why they cannot be told.
+    pub passed_on: Result<Vec<OsString>, String>,
 }
 
 impl ManyOptions {
@@ -117,7 +100,7 @@ impl Captured {
 
 /// What the run of many plans goes by.
 struct Suite<'a> {
-    args: &'a RunArgs,
+    args: &'a RunOptions,
     plans: Vec<PathBuf>,
     /// Each plan's exit status once it ended (or its earlier report's).
     outcomes: Vec<Option<i32>>,
@@ -145,7 +128,7 @@ struct Suite<'a> {
     format: OutputFormat,
 }
 
-pub fn run(args: &RunArgs) -> u8 {
+pub fn run(args: &RunOptions) -> u8 {
     match prepare(args) {
         Ok(mut suite) => suite.run(),
         Err(e) => {
@@ -155,7 +138,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
 }
 
-fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
+fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
     let many = &args.many;
     if args.dry_run {
         return Err("--dry-run lists the effects of one plan: give one plan file".into());
@@ -236,7 +219,7 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         record_dir,
-        passed_on: forward::passed_on("run", forward::DECIDED_PER_PLAN)?,
+        passed_on: args.many.passed_on.clone()?,
         program,
         summary: Summary::default(),
         failures: 0,
@@ -497,7 +480,7 @@ impl Suite<'_> {
     }
 
     /// The style of the plan lines: on stdout for text output, else stderr.
-    fn line_style(&self) -> tiss_vm::report::style::Style {
+    fn line_style(&self) -> crate::report::style::Style {
         if self.format == OutputFormat::Text { color::stdout() } else { color::stderr() }
     }
 
@@ -542,7 +525,7 @@ impl Suite<'_> {
             OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
             OutputFormat::Html => {
                 let head = combined::head(&self.summary, elapsed);
-                tiss_vm::report::html::write_many(out, &head, reports)
+                crate::report::html::write_many(out, &head, reports)
             }
         })
     }
