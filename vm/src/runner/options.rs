@@ -4,6 +4,7 @@
 //! the file `save` names). Plain data: `tissvm` fills them from its flags
 //! (whose help says what each one does).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::host::sandbox::profile::parse_size;
@@ -11,6 +12,7 @@ use crate::host::sandbox::{Limits, Profile};
 use crate::policy::PolicyRules;
 use crate::policy::file::{project_policy, read_policy_file};
 use crate::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
+use crate::runner::many::plans::Shard;
 use crate::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
@@ -149,6 +151,52 @@ pub enum OutputFormat {
     Json,
     Junit,
     Html,
+}
+
+/// What `run` runs, and how.
+pub struct RunOptions {
+    /// The plans: one plan file runs here; several, or a directory, run as many.
+    pub plans: Vec<PathBuf>,
+    /// List every effect the plan could have, in order, and touch nothing.
+    pub dry_run: bool,
+    pub host: HostOptions,
+    pub report: ReportOptions,
+    pub snapshot: SnapshotOptions,
+    pub many: ManyOptions,
+}
+
+impl RunOptions {
+    /// The plan of a run of one plan.
+    pub fn plan(&self) -> &Path {
+        &self.plans[0]
+    }
+}
+
+/// The options of a run of many plans.
+pub struct ManyOptions {
+    /// How many plans run at once (default: the number of CPUs).
+    pub jobs: Option<usize>,
+    /// Start no new plan once one has failed (as `max_failures` 1).
+    pub fail_fast: bool,
+    /// Start no new plan once N have failed.
+    pub max_failures: Option<usize>,
+    /// Run only the K-th of N slices of the plan list.
+    pub shard: Option<Shard>,
+    /// Where each plan's JSON report goes (and its snapshots, its checkpoint).
+    pub report_dir: Option<PathBuf>,
+    /// Go on from the reports already in `report_dir`.
+    pub continue_from_reports: bool,
+    /// The options each plan's `tissvm run` gets as they were given here
+    /// (`--name=value` words); `Err` says why they cannot be told.
+    pub passed_on: Result<Vec<OsString>, String>,
+}
+
+impl ManyOptions {
+    /// Whether `plans` are run as many: more than one, a directory, or an
+    /// option of many plans. One plan file alone runs as it always has.
+    pub fn wanted(&self, plans: &[PathBuf]) -> bool {
+        plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
+    }
 }
 
 /// Parses `DIM=VALUE`: a dimension name (any case) and an integer, or a

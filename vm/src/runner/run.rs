@@ -1,7 +1,7 @@
 //! `tissvm run`: the start of a fresh run of one plan, which `execute/`
 //! runs and reports; or, for many plans, the run of them all (`many/`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::machine::Machine;
 use crate::machine::program::Program;
@@ -11,30 +11,11 @@ use tisslang::module::Module;
 
 use crate::runner::execute::{Start, execute};
 use crate::runner::invalid::Invalid;
-use crate::runner::many::{self, ManyOptions};
-use crate::runner::options::{HostOptions, ReportOptions, SnapshotOptions};
+use crate::runner::many;
+use crate::runner::options::RunOptions;
 use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::{PROGRAM, status};
 use tiss_support::cli::write_stdout;
-
-/// What `run` runs, and how.
-pub struct RunOptions {
-    /// The plans: one plan file runs here; several, or a directory, run as many.
-    pub plans: Vec<PathBuf>,
-    /// List every effect the plan could have, in order, and touch nothing.
-    pub dry_run: bool,
-    pub host: HostOptions,
-    pub report: ReportOptions,
-    pub snapshot: SnapshotOptions,
-    pub many: ManyOptions,
-}
-
-impl RunOptions {
-    /// The plan of a run of one plan.
-    pub fn plan(&self) -> &Path {
-        &self.plans[0]
-    }
-}
 
 /// Runs the plans; the exit status.
 pub fn run(out: &mut Diagnostics, options: &RunOptions) -> u8 {

@@ -8,10 +8,10 @@ use clap::{Args, ValueEnum};
 use tiss_vm::provider::settings::ProviderFlags;
 use tiss_vm::runner::debug::DebugOptions;
 use tiss_vm::runner::estimate::EstimateOptions;
+use tiss_vm::runner::many::plans::Shard;
 use tiss_vm::runner::many::slurm::SlurmOptions;
-use tiss_vm::runner::many::{ManyOptions, Shard};
+use tiss_vm::runner::options::{ManyOptions, RunOptions};
 use tiss_vm::runner::resume::ResumeOptions;
-use tiss_vm::runner::run::RunOptions;
 
 use super::args::{HostArgs, ReportArgs, SnapshotArgs};
 use super::forward::{DECIDED_PER_PLAN, passed_on};

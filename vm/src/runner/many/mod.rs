@@ -9,7 +9,7 @@
 
 mod checkpoints;
 pub mod collect;
-mod plans;
+pub mod plans;
 mod signals;
 pub mod slurm;
 mod workspaces;
@@ -28,38 +28,9 @@ use serde_json::{Value as Json, json};
 use tiss_support::shell::quote::shell_word;
 
 use crate::runner::color;
-use crate::runner::options::OutputFormat;
-use crate::runner::run::RunOptions;
+use crate::runner::options::{OutputFormat, RunOptions};
 use crate::runner::status;
-pub use plans::{Shard, expand};
 use tiss_support::io_message::io_message;
-
-/// The options of a run of many plans.
-pub struct ManyOptions {
-    /// How many plans run at once (default: the number of CPUs).
-    pub jobs: Option<usize>,
-    /// Start no new plan once one has failed (as `max_failures` 1).
-    pub fail_fast: bool,
-    /// Start no new plan once N have failed.
-    pub max_failures: Option<usize>,
-    /// Run only the K-th of N slices of the plan list.
-    pub shard: Option<Shard>,
-    /// Where each plan's JSON report goes (and its snapshots, its checkpoint).
-    pub report_dir: Option<PathBuf>,
-    /// Go on from the reports already in `report_dir`.
-    pub continue_from_reports: bool,
-    /// The options each plan's `tissvm run` gets as they were given here
-    /// (`--name=value` words); `Err` says why they cannot be told.
-    pub passed_on: Result<Vec<OsString>, String>,
-}
-
-impl ManyOptions {
-    /// Whether `plans` are run as many: more than one, a directory, or an
-    /// option of many plans. One plan file alone runs as it always has.
-    pub fn wanted(&self, plans: &[PathBuf]) -> bool {
-        plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
-    }
-}
 
 /// A plan that runs now.
 struct Running {

@@ -69,7 +69,7 @@ pub fn slurm(args: &SlurmOptions) -> u8 {
 
 /// Writes the batch script and submits it: the job id and the number of plans.
 fn submit(args: &SlurmOptions) -> Result<(String, usize), String> {
-    let plans = super::expand(&args.plans)?;
+    let plans = super::plans::expand(&args.plans)?;
     let shards = match args.shards {
         Some(0) => return Err("--shards 0 would run nothing: give at least 1".into()),
         Some(n) => n.min(plans.len()),
