@@ -1,5 +1,5 @@
 //! Each plan's checkpoint in the report directory (`--checkpoint`, see
-//! `checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
+//! `runner/execute/checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
 //! checkpoint.snap`, kept by the plan's `tissvm` before each effect. A plan
 //! that left no report — its `tissvm`, and this one, were killed outright —
 //! is resumed from it by `--continue-from-reports`, after it is renamed
