@@ -56,6 +56,16 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
             return status::INVALID;
         }
     };
+    match open_debugger(program, args) {
+        Ok(mut debugger) => converse(&mut debugger, &args.breaks),
+        Err(code) => code,
+    }
+}
+
+/// The debugger on the real host, set up from the options of `run`, with
+/// what `save` records for `tissvm resume` to go on with; an error has
+/// been told and is the exit status.
+fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHost>, u8> {
     let options = &args.host;
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -64,19 +74,13 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("tissvm: {e}");
-            return status::INVALID;
+            return Err(status::INVALID);
         }
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
-    let recorder = match open_recorder(&remembered.provider, false) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let recorder = open_recorder(&remembered.provider, false)?;
     let OpenedHost { mut host, answers_file, caps, policy } =
-        match open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
-            Ok(opened) => opened,
-            Err(code) => return code,
-        };
+        open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;
     for (dim, value) in caps {
         machine.cap(dim, value);
@@ -97,7 +101,12 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         options: remembered,
         key_file: KeyFile::locate(),
     });
+    Ok(debugger)
+}
 
+/// The session: the breakpoints `breaks` set, then commands until it
+/// ends; the host closed after. The exit status.
+fn converse(debugger: &mut Debugger<OsHost>, breaks: &[String]) -> u8 {
     let mut out = io::stdout().lock();
     // A closed pipe (`tissvm debug ... | head`) ends the session quietly;
     // another write error is an internal error (70), as for every subcommand.
@@ -118,7 +127,7 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         }
     };
     let mut open = say(&debugger.banner());
-    for text in &args.breaks {
+    for text in breaks {
         match Target::parse(text).and_then(|t| debugger.add_breakpoint(t)) {
             Ok(reply) => open = open && say(&reply),
             Err(e) => {
@@ -128,12 +137,12 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         }
     }
     let mut start = debugger.start();
-    note_answer_error(&mut debugger, &mut start);
+    note_answer_error(debugger, &mut start);
     if open && say(&start.text) {
         if stdin_is_terminal() {
-            terminal_session(&mut debugger, &mut say);
+            terminal_session(debugger, &mut say);
         } else {
-            piped_session(&mut debugger, &mut say);
+            piped_session(debugger, &mut say);
         }
     }
     if let Err(e) = debugger.host.persist() {

@@ -63,27 +63,24 @@ pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
             Ok(sandbox) => (sandbox.isolation().clone(), None),
             Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
         });
-    let text = match options.json {
-        false => {
-            let mut text = inspect_text(&program, policy.as_ref(), color::stdout());
-            if let Some((isolation, refused)) = &isolation {
-                text.push_str(&isolation.line());
-                if let Some(why) = refused {
-                    text.push_str(&format!("\n  refused: {why}"));
-                }
-                text.push('\n');
-            }
-            text
+    let text = if options.json {
+        let mut json = inspect_json(&program, policy.as_ref());
+        if let Some((isolation, _)) = &isolation {
+            json["sandbox"] = isolation.json();
         }
-        true => {
-            let mut json = inspect_json(&program, policy.as_ref());
-            if let Some((isolation, _)) = &isolation {
-                json["sandbox"] = isolation.json();
+        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        text.push('\n');
+        text
+    } else {
+        let mut text = inspect_text(&program, policy.as_ref(), color::stdout());
+        if let Some((isolation, refused)) = &isolation {
+            text.push_str(&isolation.line());
+            if let Some(why) = refused {
+                text.push_str(&format!("\n  refused: {why}"));
             }
-            let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
             text.push('\n');
-            text
         }
+        text
     };
     write_stdout(PROGRAM, &text, status::OK)
 }
