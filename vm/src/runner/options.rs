@@ -186,9 +186,9 @@ pub struct ManyOptions {
     pub report_dir: Option<PathBuf>,
     /// Go on from the reports already in `report_dir`.
     pub continue_from_reports: bool,
-    /// The options each plan's `tissvm run` gets as they were given here
-    /// (`--name=value` words); `Err` says why they cannot be told.
-    pub passed_on: Result<Vec<OsString>, String>,
+    /// How each plan's own `tissvm run` is started; `Err` says why it
+    /// cannot be.
+    pub invocation: Result<Invocation, String>,
 }
 
 impl ManyOptions {
@@ -197,6 +197,20 @@ impl ManyOptions {
     pub fn wanted(&self, plans: &[PathBuf]) -> bool {
         plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
     }
+}
+
+/// How this process was started, for what starts `tissvm` again (each
+/// plan's own `tissvm run` of many, each Slurm task's) and for the
+/// commands it prints to go on.
+#[derive(Clone, Default)]
+pub struct Invocation {
+    /// The `tissvm` executable.
+    pub program: PathBuf,
+    /// Its arguments, after the program's name.
+    pub arguments: Vec<OsString>,
+    /// The options given that each plan's or task's `tissvm run` gets as
+    /// given, as `--name=value` words.
+    pub passed_on: Vec<OsString>,
 }
 
 /// Parses `DIM=VALUE`: a dimension name (any case) and an integer, or a

@@ -10,11 +10,11 @@ use tiss_vm::runner::debug::DebugOptions;
 use tiss_vm::runner::estimate::EstimateOptions;
 use tiss_vm::runner::many::plans::Shard;
 use tiss_vm::runner::many::slurm::SlurmOptions;
-use tiss_vm::runner::options::{ManyOptions, RunOptions};
+use tiss_vm::runner::options::{Invocation, ManyOptions, RunOptions};
 use tiss_vm::runner::resume::ResumeOptions;
 
 use super::args::{HostArgs, ReportArgs, SnapshotArgs};
-use super::forward::{DECIDED_PER_PLAN, passed_on};
+use super::forward::{DECIDED_PER_PLAN, invocation};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -240,12 +240,12 @@ impl RunArgs {
                 shard: many.shard,
                 report_dir: many.report_dir.clone(),
                 continue_from_reports: many.continue_from_reports,
-                passed_on: Ok(Vec::new()),
+                invocation: Ok(Invocation::default()),
             },
         };
         // Read back from the command line only for the plans' own runs.
         if options.many.wanted(&options.plans) {
-            options.many.passed_on = passed_on("run", DECIDED_PER_PLAN);
+            options.many.invocation = invocation("run", DECIDED_PER_PLAN);
         }
         options
     }
@@ -263,6 +263,7 @@ impl ResumeArgs {
             host: self.host.options(),
             report: self.report.options(),
             snapshot_options: self.snapshot_options.options(),
+            arguments: std::env::args_os().skip(1).collect(),
         }
     }
 }
@@ -294,7 +295,7 @@ impl SlurmArgs {
             wait: self.wait,
             sbatch: self.sbatch.clone(),
             host: self.host.options(),
-            passed_on: passed_on("slurm", DECIDED_HERE),
+            invocation: invocation("slurm", DECIDED_HERE),
         }
     }
 }

@@ -14,7 +14,6 @@ mod signals;
 pub mod slurm;
 mod workspaces;
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +27,7 @@ use serde_json::{Value as Json, json};
 use tiss_support::shell::quote::shell_word;
 
 use crate::runner::color;
-use crate::runner::options::{OutputFormat, RunOptions};
+use crate::runner::options::{Invocation, OutputFormat, RunOptions};
 use crate::runner::status;
 use tiss_support::io_message::io_message;
 
@@ -88,8 +87,7 @@ struct Suite<'a> {
     /// plans: a directory with a cassette per plan, so that no two plans
     /// write one file.
     record_dir: Option<PathBuf>,
-    passed_on: Vec<OsString>,
-    program: PathBuf,
+    invocation: Invocation,
     summary: Summary,
     failures: usize,
     /// Plans that did not pass, in the order they ended: their reports come
@@ -168,7 +166,6 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         .prefix("tissvm-many-")
         .tempdir()
         .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let bar = ProgressBar::new(plans.len() as u64);
         bar.set_style(
@@ -190,8 +187,7 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         record_dir,
-        passed_on: args.many.passed_on.clone()?,
-        program,
+        invocation: args.many.invocation.clone()?,
         summary: Summary::default(),
         failures: 0,
         not_passed: Vec::new(),
@@ -263,7 +259,7 @@ impl Suite<'_> {
         let plan = self.plans[index].clone();
         let key = plans::key(&plan);
         let workspace = self.workspaces.next()?;
-        let mut command = Command::new(&self.program);
+        let mut command = Command::new(&self.invocation.program);
         let mut temporary = None;
         match self.earlier_report(&key) {
             Some(Earlier::Final(code, duration)) => {
@@ -315,7 +311,7 @@ impl Suite<'_> {
                     }
                     command.arg("--record").arg(cassette);
                 }
-                command.args(&self.passed_on);
+                command.args(&self.invocation.passed_on);
             }
         }
         if let Some(dir) = &self.report_dir {
@@ -331,7 +327,9 @@ impl Suite<'_> {
         command.stdin(stdin).stdout(stdout).stderr(stderr);
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let seen = signals::received();
-        let child = command.spawn().map_err(|e| format!("cannot start `{}`: {e}", self.program.display()))?;
+        let child = command
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", self.invocation.program.display()))?;
         let pid = child.id() as i32;
         signals::started(slot, pid, seen);
         // Reaped by `wait_any`, by its pid.
@@ -547,7 +545,8 @@ impl Suite<'_> {
             return Ok(());
         }
         if self.report_dir.is_some() {
-            let mut words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+            let arguments = self.invocation.arguments.iter();
+            let mut words: Vec<String> = arguments.map(|a| shell_word(&a.to_string_lossy())).collect();
             if !self.args.many.continue_from_reports {
                 words.push("--continue-from-reports".into());
             }

@@ -10,7 +10,6 @@
 //! starting its plans again. A task that Slurm requeues itself (node
 //! failure, `scontrol requeue`) gets SIGTERM first and goes on the same way.
 
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,7 +21,7 @@ use crate::provider::settings::Origin;
 use crate::session::snapshot::RememberedOptions;
 
 use super::collect;
-use crate::runner::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
+use crate::runner::options::{HostOptions, Invocation, OutputFormat, ReportOptions, parse_budget};
 use crate::runner::status;
 
 /// What `slurm` submits, and how.
@@ -42,9 +41,9 @@ pub struct SlurmOptions {
     pub sbatch: Vec<String>,
     /// `run`'s options, checked here; `workdir` holds the plans' workspaces.
     pub host: HostOptions,
-    /// The run options as given, each as one `--name=value` word, for each
-    /// task's `tissvm run`; `Err` says why they cannot be told.
-    pub passed_on: Result<Vec<OsString>, String>,
+    /// How each task's `tissvm run` is started, with the run options as
+    /// given; `Err` says why it cannot be.
+    pub invocation: Result<Invocation, String>,
 }
 
 /// The largest array a default Slurm takes (`MaxArraySize` 1001).
@@ -78,7 +77,7 @@ fn submit(args: &SlurmOptions) -> Result<(String, usize), String> {
     if args.jobs == Some(0) {
         return Err("-j 0 would run nothing: give at least 1".into());
     }
-    let passed_on = run_options(args)?;
+    let (program, passed_on) = run_options(args)?;
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("`{}`: {e}", p.display()));
     let dir = absolute(&args.report_dir)?;
     std::fs::create_dir_all(&dir)
@@ -94,7 +93,6 @@ fn submit(args: &SlurmOptions) -> Result<(String, usize), String> {
         Some(w) => absolute(w)?,
         None => dir.join("workspaces"),
     };
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
     // The one word the shell expands: the task's shard.
     let shard = format!("${{SLURM_ARRAY_TASK_ID}}/{shards}");
     let mut run = vec![
@@ -151,25 +149,21 @@ fn submit(args: &SlurmOptions) -> Result<(String, usize), String> {
 
 /// The run options given to `slurm`, checked as `tissvm run` would check
 /// them (a wrong one would fail every task, after the wait in the queue),
-/// each as one `--name=value` word for the batch script.
-fn run_options(args: &SlurmOptions) -> Result<Vec<String>, String> {
+/// each as one `--name=value` word for the batch script; and the
+/// `tissvm` the tasks run.
+fn run_options(args: &SlurmOptions) -> Result<(PathBuf, Vec<String>), String> {
     let host = &args.host;
     for text in &host.budgets {
         parse_budget(text).map_err(|e| format!("--budget {e}"))?;
     }
     host.over(None, RememberedOptions::default(), Origin::Default)?;
-    let words = args.passed_on.clone()?;
-    words
-        .into_iter()
-        .map(|word| {
-            word.into_string().map_err(|word| {
-                format!(
-                    "{}: not UTF-8, so it cannot be written into the batch script",
-                    word.to_string_lossy()
-                )
-            })
+    let invocation = args.invocation.clone()?;
+    let words = invocation.passed_on.into_iter().map(|word| {
+        word.into_string().map_err(|word| {
+            format!("{}: not UTF-8, so it cannot be written into the batch script", word.to_string_lossy())
         })
-        .collect()
+    });
+    Ok((invocation.program, words.collect::<Result<_, _>>()?))
 }
 
 /// Whether `dir` holds a `.json` file anywhere below it.

@@ -20,6 +20,7 @@
 mod claims;
 mod refusals;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::host::Question;
@@ -59,6 +60,9 @@ pub struct ResumeOptions {
     pub host: HostOptions,
     pub report: ReportOptions,
     pub snapshot_options: SnapshotOptions,
+    /// The arguments this process was given, after the program's name: the
+    /// command printed to resume with `--workdir` repeats them.
+    pub arguments: Vec<OsString>,
 }
 
 /// Continues the run in the snapshot; the exit status.
@@ -97,7 +101,7 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
     ) {
         Ok(chosen) => chosen,
         Err(refusal) => {
-            let error = refused_workspace(&name, &snap.workspace, &refusal, home.as_deref());
+            let error = refused_workspace(&name, &snap.workspace, &refusal, home.as_deref(), &args.arguments);
             return Invalid::told(&name, error).report(format);
         }
     };

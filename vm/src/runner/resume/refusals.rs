@@ -2,6 +2,7 @@
 //! workspace that cannot be used, a snapshot another process is resuming,
 //! one resumed before.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 use tiss_support::shell::quote::shell_word;
@@ -12,7 +13,13 @@ use crate::session::workspace_claim::{self, Basis, Refusal};
 /// Why the workspace cannot be used, and the command that resumes the
 /// snapshot with `--workdir`: the one given, with the snapshot's own
 /// workspace if that would do, else `DIR` to fill in.
-pub fn refused_workspace(name: &str, claim: &Path, refusal: &Refusal, home: Option<&Path>) -> String {
+pub fn refused_workspace(
+    name: &str,
+    claim: &Path,
+    refusal: &Refusal,
+    home: Option<&Path>,
+    arguments: &[OsString],
+) -> String {
     let mut text = format!("`{name}`: {refusal}");
     if matches!(
         refusal,
@@ -22,8 +29,7 @@ pub fn refused_workspace(name: &str, claim: &Path, refusal: &Refusal, home: Opti
     }
     let usable = claim.is_absolute() && workspace_claim::choose(Some(claim), claim, Ok(()), home).is_ok();
     let dir = if usable { shell_word(&claim.display().to_string()) } else { "DIR".to_string() };
-    let given: Vec<String> =
-        std::env::args_os().skip(1).map(|arg| shell_word(&arg.to_string_lossy())).collect();
+    let given: Vec<String> = arguments.iter().map(|arg| shell_word(&arg.to_string_lossy())).collect();
     text.push_str(&format!(":\n  tissvm {} --workdir {dir}", given.join(" ")));
     if !usable {
         text.push_str("\nwith DIR a directory of your own for the run's files");
