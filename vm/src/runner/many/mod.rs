@@ -123,7 +123,44 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
     if many.max_failures == Some(0) {
         return Err("--max-failures 0 would start nothing: give at least 1 (or --fail-fast)".into());
     }
-    if let Some(dir) = &many.report_dir {
+    let record_dir = make_directories(args)?;
+    let jobs =
+        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    if args.snapshot.checkpoint.is_some() {
+        return Err(
+            "--checkpoint names one plan's file; with many plans, --report-dir keeps a checkpoint for \
+                    each plan"
+                .into(),
+        );
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("tissvm-many-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    Ok(Suite {
+        args,
+        outcomes: vec![None; plans.len()],
+        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
+        bar: progress_bar(plans.len()),
+        plans,
+        scratch,
+        jobs,
+        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
+        report_dir: many.report_dir.clone(),
+        record_dir,
+        invocation: args.many.invocation.clone()?,
+        summary: Summary::default(),
+        failures: 0,
+        not_passed: Vec::new(),
+        format: args.report.output_format,
+    })
+}
+
+/// Makes the directories the plans' files go into: the report directory,
+/// the workspaces', the logs' and the cassettes' (`--record` names a
+/// directory with many plans, which is returned).
+fn make_directories(args: &RunOptions) -> Result<Option<PathBuf>, String> {
+    if let Some(dir) = &args.many.report_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--report-dir `{}`: cannot create it: {e}", dir.display()))?;
     }
@@ -153,47 +190,21 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
             )
         })?;
     }
-    let jobs =
-        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    if args.snapshot.checkpoint.is_some() {
-        return Err(
-            "--checkpoint names one plan's file; with many plans, --report-dir keeps a checkpoint for \
-                    each plan"
-                .into(),
-        );
+    Ok(record_dir)
+}
+
+/// The status line on a terminal: plans done, running, not passed.
+fn progress_bar(plans: usize) -> ProgressBar {
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return ProgressBar::hidden();
     }
-    let scratch = tempfile::Builder::new()
-        .prefix("tissvm-many-")
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
-    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        let bar = ProgressBar::new(plans.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} plans {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    Ok(Suite {
-        args,
-        outcomes: vec![None; plans.len()],
-        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
-        plans,
-        scratch,
-        jobs,
-        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
-        report_dir: many.report_dir.clone(),
-        record_dir,
-        invocation: args.many.invocation.clone()?,
-        summary: Summary::default(),
-        failures: 0,
-        not_passed: Vec::new(),
-        bar,
-        format: args.report.output_format,
-    })
+    let bar = ProgressBar::new(plans as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} plans {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 impl Suite<'_> {
@@ -286,37 +297,46 @@ impl Suite<'_> {
                 if let Some(dir) = &self.report_dir {
                     checkpoints::clear(dir, &key);
                 }
-                command
-                    .arg("run")
-                    .arg(&plan)
-                    .arg("--output-format=json")
-                    .arg("--workdir")
-                    .arg(&workspace.path);
-                if let Some(dir) = &self.args.snapshot.snapshot_dir {
-                    command.arg("--snapshot-dir").arg(dir);
-                } else if let Some(dir) = &self.report_dir {
-                    command.arg("--snapshot-dir").arg(dir.join(with_suffix(&key, ".snapshots")));
-                }
-                if let Some(dir) = &self.args.host.log_file {
-                    let log = dir.join(with_suffix(&key, ".jsonl"));
-                    if let Some(parent) = log.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    command.arg("--log-file").arg(log);
-                }
-                if let Some(dir) = &self.record_dir {
-                    let cassette = dir.join(with_suffix(&key, ".cassette.json"));
-                    if let Some(parent) = cassette.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    command.arg("--record").arg(cassette);
-                }
-                command.args(&self.invocation.passed_on);
+                self.fresh_run(&mut command, &plan, &key, &workspace.path);
             }
         }
         if let Some(dir) = &self.report_dir {
             command.arg("--checkpoint").arg(checkpoints::path(dir, &key));
         }
+        let (pid, output) = self.spawn(command, slot)?;
+        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+    }
+
+    /// `command` as the `tissvm run` of `plan` (its key `key`) in `workspace`:
+    /// its report as JSON, and its snapshots, log and cassette where this
+    /// run keeps them for it; then the options given to pass on.
+    fn fresh_run(&self, command: &mut Command, plan: &Path, key: &Path, workspace: &Path) {
+        command.arg("run").arg(plan).arg("--output-format=json").arg("--workdir").arg(workspace);
+        if let Some(dir) = &self.args.snapshot.snapshot_dir {
+            command.arg("--snapshot-dir").arg(dir);
+        } else if let Some(dir) = &self.report_dir {
+            command.arg("--snapshot-dir").arg(dir.join(with_suffix(key, ".snapshots")));
+        }
+        if let Some(dir) = &self.args.host.log_file {
+            let log = dir.join(with_suffix(key, ".jsonl"));
+            if let Some(parent) = log.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            command.arg("--log-file").arg(log);
+        }
+        if let Some(dir) = &self.record_dir {
+            let cassette = dir.join(with_suffix(key, ".cassette.json"));
+            if let Some(parent) = cassette.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            command.arg("--record").arg(cassette);
+        }
+        command.args(&self.invocation.passed_on);
+    }
+
+    /// Starts `command` in `slot`, its stdin /dev/null and its output
+    /// captured: its pid, and the output.
+    fn spawn(&self, mut command: Command, slot: usize) -> Result<(i32, Captured), String> {
         let output = Captured::new().map_err(|e| format!("cannot capture its output: {e}"))?;
         let given = |file: &File| file.try_clone().map(Stdio::from);
         let (stdin, stdout, stderr) = given(&self.devnull)
@@ -334,7 +354,7 @@ impl Suite<'_> {
         signals::started(slot, pid, seen);
         // Reaped by `wait_any`, by its pid.
         drop(child);
-        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+        Ok((pid, output))
     }
 
     /// Plan `index` ended with exit status `code` after `elapsed`, with
