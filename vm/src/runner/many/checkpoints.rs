@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::plans::with_suffix;
+
 /// Where plan `key`'s `tissvm` keeps its checkpoint.
 pub fn path(report_dir: &Path, key: &Path) -> PathBuf {
     snapshots(report_dir, key).join("checkpoint.snap")
@@ -33,5 +35,5 @@ pub fn clear(report_dir: &Path, key: &Path) {
 }
 
 fn snapshots(report_dir: &Path, key: &Path) -> PathBuf {
-    report_dir.join(super::with_suffix(key, ".snapshots"))
+    report_dir.join(with_suffix(key, ".snapshots"))
 }

@@ -10,6 +10,7 @@
 mod checkpoints;
 pub mod collect;
 pub mod plans;
+mod reports;
 mod signals;
 pub mod slurm;
 mod workspaces;
@@ -23,12 +24,14 @@ use std::time::{Duration, Instant};
 use crate::provider::settings::{self, Origin, ProviderSettings};
 use crate::report::combined::{self, PlanStatus, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use tiss_support::shell::quote::shell_word;
 
 use crate::runner::color;
 use crate::runner::options::{Invocation, OutputFormat, RunOptions};
 use crate::runner::status;
+use plans::with_suffix;
+use reports::{Earlier, earlier, report_from};
 use tiss_support::io_message::io_message;
 
 /// A plan that runs now.
@@ -272,7 +275,9 @@ impl Suite<'_> {
         let workspace = self.workspaces.next()?;
         let mut command = Command::new(&self.invocation.program);
         let mut temporary = None;
-        match self.earlier_report(&key) {
+        // --continue-from-reports: what an earlier attempt left of it.
+        let continuing = self.report_dir.as_deref().filter(|_| self.args.many.continue_from_reports);
+        match continuing.and_then(|dir| earlier(dir, &key)) {
             Some(Earlier::Final(code, duration)) => {
                 workspace.discard();
                 self.ended(index, code, duration, None, None);
@@ -473,29 +478,6 @@ impl Suite<'_> {
         if self.format == OutputFormat::Text { color::stdout() } else { color::stderr() }
     }
 
-    /// What `--continue-from-reports` finds of plan `key` in the report directory.
-    fn earlier_report(&self, key: &Path) -> Option<Earlier> {
-        if !self.args.many.continue_from_reports {
-            return None;
-        }
-        let dir = self.report_dir.as_ref()?;
-        let Some(report) = std::fs::read(dir.join(with_suffix(key, ".json"))).ok() else {
-            return checkpoints::killed(dir, key).map(Earlier::Killed);
-        };
-        let report: Json = serde_json::from_slice(&report).ok()?;
-        // Its tissvm died without a report, and left a checkpoint.
-        if report["checkpoint"].is_string()
-            && let Some(checkpoint) = checkpoints::killed(dir, key)
-        {
-            return Some(Earlier::Killed(checkpoint));
-        }
-        let code = report["exit_code"].as_i64()? as i32;
-        if code == 3 {
-            return report["snapshot"].as_str().map(|s| Earlier::Suspended(PathBuf::from(s)));
-        }
-        Some(Earlier::Final(code, Duration::from_millis(report["duration_ms"].as_u64().unwrap_or(0))))
-    }
-
     /// The failure reports, the resume commands and the counts, or the
     /// combined report; returns the exit status.
     fn finish(&mut self, elapsed: Duration, not_started: usize, interrupted: bool) -> u8 {
@@ -582,58 +564,6 @@ impl Suite<'_> {
                  one command resumes them all)"
             )
         }
-    }
-}
-
-/// What an earlier attempt left of a plan in the report directory.
-enum Earlier {
-    /// It ended, with this exit status, after this long: not run again.
-    Final(i32, Duration),
-    /// It was suspended: resumed from this snapshot.
-    Suspended(PathBuf),
-    /// It was killed outright, without a report: resumed from its checkpoint.
-    Killed(PathBuf),
-}
-
-/// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).
-fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
-    let mut name = key.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
-/// The JSON report in `bytes` with `plan` added, or, if there is none (the
-/// plan's tissvm died), one that says so with its exit status and names the
-/// `checkpoint` it left, which `--continue-from-reports` resumes it from.
-fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32, checkpoint: Option<&Path>) -> Json {
-    let parsed = bytes.and_then(|bytes| serde_json::from_slice::<Json>(bytes).ok());
-    match parsed {
-        Some(Json::Object(mut report)) => {
-            let mut with_plan = serde_json::Map::new();
-            with_plan.insert("plan".into(), json!(plan));
-            report.remove("plan");
-            with_plan.extend(report);
-            Json::Object(with_plan)
-        }
-        _ => json!({
-            "plan": plan,
-            "status": "error",
-            "exit_code": code,
-            "task": null,
-            "duration_ms": 0,
-            "steps": [],
-            "failure": null,
-            "snapshot": null,
-            "error": match checkpoint {
-                None => format!("tissvm ended with status {code} and wrote no report"),
-                Some(checkpoint) => format!(
-                    "tissvm ended with status {code} and wrote no report; --continue-from-reports resumes it \
-                     from its checkpoint `{}`",
-                    checkpoint.display()
-                ),
-            },
-            "checkpoint": checkpoint.map(|c| c.display().to_string()),
-        }),
     }
 }
 
