@@ -21,7 +21,7 @@ mod claims;
 mod refusals;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::host::Question;
 use crate::machine::program::Program;
@@ -35,7 +35,7 @@ use crate::runner::status;
 use crate::session::answers::Reply;
 use crate::session::resume_command;
 use crate::session::resume_lock::{LockError, ResumeLock};
-use crate::session::snapshot::{self, RememberedOptions, Snapshot};
+use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, Snapshot};
 use crate::session::workspace_claim::{self, Basis};
 use tiss_support::io_message::io_message;
 
@@ -124,32 +124,10 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
         Err(error) => return Invalid::told(&name, error).report(format),
     };
     eprintln!("tissvm: workspace: {} ({basis})", workdir.display());
-    let kept = kept_options(&snap.options, &claimed);
-    if signed.is_err() && !kept.is_empty() {
-        eprintln!(
-            "tissvm: not following the options the snapshot remembers, since your key did not sign it: {}; give \
-             them again to use them",
-            kept.join(" ")
-        );
-    }
-    if format.output_format == OutputFormat::Text {
-        let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
-        eprintln!("tissvm: resuming `{}` at line {line} from {name}", program.string(program.module.task));
-        if signed.is_ok() && !kept.is_empty() {
-            eprintln!("tissvm: with the run's {}", kept.join(" "));
-        }
-    }
-    // Answers are given per invocation: a run's answers file is not read
-    // again unless named, but never dropped without a word.
-    if let (None, Some(used)) = (&args.host.answers, &snap.answers) {
-        eprintln!(
-            "tissvm: note: the run answered from `{}`, whose entry {} is next; it is not used without \
-             --answers; to go on with it:\n  {}",
-            used.file.display(),
-            used.next + 1,
-            resume_command::with_answers_file(&args.snapshot, again, &used.file)
-        );
-    }
+    let line = waiting.as_ref().map_or_else(|| program.line(snap.machine.pc), |(_, line)| *line);
+    let task = program.string(program.module.task);
+    let at = format!("`{task}` at line {line} from {name}");
+    tell_options(args, (&snap.options, &claimed), snap.answers.as_ref(), signed.is_ok(), again, &at);
     let start = Start {
         program,
         machine: snap.machine,
@@ -199,7 +177,7 @@ fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>
 fn first_answer(
     args: &ResumeOptions,
     waiting: Option<&(Question, u32)>,
-    again: Option<&std::path::Path>,
+    again: Option<&Path>,
     name: &str,
 ) -> Result<Option<Reply>, u8> {
     let Some(text) = &args.answer else { return Ok(None) };
@@ -250,4 +228,43 @@ fn followed(
         }
     }
     Ok((claimed, remembered))
+}
+
+/// Tells on stderr, before anything runs, what the run goes on with of the
+/// options it had (`run`, and what the snapshot claims now: `claimed`) or,
+/// not signed by this user, which ones it does not follow; where it
+/// resumes (`at`); and the answers file the run used, if not given again.
+fn tell_options(
+    args: &ResumeOptions,
+    (run, claimed): (&RememberedOptions, &RememberedOptions),
+    used: Option<&AnswersPosition>,
+    signed: bool,
+    again: Option<&Path>,
+    at: &str,
+) {
+    let kept = kept_options(run, claimed);
+    if !signed && !kept.is_empty() {
+        eprintln!(
+            "tissvm: not following the options the snapshot remembers, since your key did not sign it: {}; give \
+             them again to use them",
+            kept.join(" ")
+        );
+    }
+    if args.report.output_format == OutputFormat::Text {
+        eprintln!("tissvm: resuming {at}");
+        if signed && !kept.is_empty() {
+            eprintln!("tissvm: with the run's {}", kept.join(" "));
+        }
+    }
+    // Answers are given per invocation: a run's answers file is not read
+    // again unless named, but never dropped without a word.
+    if let (None, Some(used)) = (&args.host.answers, used) {
+        eprintln!(
+            "tissvm: note: the run answered from `{}`, whose entry {} is next; it is not used without \
+             --answers; to go on with it:\n  {}",
+            used.file.display(),
+            used.next + 1,
+            resume_command::with_answers_file(&args.snapshot, again, &used.file)
+        );
+    }
 }
