@@ -129,6 +129,7 @@ pub enum SandboxProfileArg {
 }
 
 impl HostArgs {
+    /// The runner's [`HostOptions`] these flags give.
     pub fn options(&self) -> HostOptions {
         HostOptions {
             workdir: self.workdir.clone(),
@@ -148,6 +149,7 @@ impl HostArgs {
 }
 
 impl ReportArgs {
+    /// The runner's [`ReportOptions`] these flags give.
     pub fn options(&self) -> ReportOptions {
         let output_format = match self.output_format {
             OutputFormatArg::Text => OutputFormat::Text,
@@ -160,12 +162,14 @@ impl ReportArgs {
 }
 
 impl SnapshotArgs {
+    /// The runner's [`SnapshotOptions`] these flags give.
     pub fn options(&self) -> SnapshotOptions {
         SnapshotOptions { snapshot_dir: self.snapshot_dir.clone(), checkpoint: self.checkpoint.clone() }
     }
 }
 
 impl SandboxProfileArg {
+    /// The sandbox profile this value names.
     pub fn profile(self) -> Profile {
         match self {
             SandboxProfileArg::None => Profile::None,

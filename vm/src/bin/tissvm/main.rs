@@ -1,6 +1,11 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many: `many/`), `resume`,
+//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many), `resume`,
 //! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
 //! (`providers`).
+//!
+//! The run logic is the library's (`tiss_vm::runner`); this binary parses
+//! the command line (the flags: `args.rs`, `subcommands.rs`; what is passed
+//! on to the runs it starts: `forward.rs`), maps it onto the runner's
+//! option structs, calls the runner and exits with the status it returns.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory), told apart by the

@@ -225,6 +225,7 @@ pub struct SlurmArgs {
 const DECIDED_HERE: &[&str] = &["plans", "report_dir", "jobs", "shards", "workdir", "wait", "sbatch"];
 
 impl RunArgs {
+    /// The runner's options these flags give.
     pub fn options(&self) -> RunOptions {
         let many = &self.many;
         let mut options = RunOptions {
@@ -252,6 +253,7 @@ impl RunArgs {
 }
 
 impl ResumeArgs {
+    /// The runner's options these flags give.
     pub fn options(&self) -> ResumeOptions {
         ResumeOptions {
             snapshot: self.snapshot.clone(),
@@ -269,12 +271,14 @@ impl ResumeArgs {
 }
 
 impl DebugArgs {
+    /// The runner's options these flags give.
     pub fn options(&self) -> DebugOptions {
         DebugOptions { plan: self.plan.clone(), breaks: self.breaks.clone(), host: self.options.options() }
     }
 }
 
 impl EstimateArgs {
+    /// The runner's options these flags give.
     pub fn options(&self) -> EstimateOptions {
         EstimateOptions {
             plan: self.plan.clone(),
@@ -286,6 +290,7 @@ impl EstimateArgs {
 }
 
 impl SlurmArgs {
+    /// The runner's options these flags give.
     pub fn options(&self) -> SlurmOptions {
         SlurmOptions {
             plans: self.plans.clone(),
