@@ -74,7 +74,7 @@ pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
 pub const TIMEOUT_EXIT_CODE: i64 = 124;
 
 /// What a command did: its captured output, how it ended, how long it took.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     pub command: String,
     pub stdout: String,

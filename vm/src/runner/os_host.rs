@@ -1,6 +1,9 @@
 //! The real host: the workspace on disk (confined), commands through the
-//! process runner, the configured model provider, a human at the terminal,
-//! the event log, and the live progress display.
+//! process runner (both of the `tiss-host` crate, whose output and errors
+//! become the machine's `RunResult` and `HostError` here; the second
+//! Ctrl-C reaches a running command as its cancel check), the configured
+//! model provider, a human at the terminal, the event log, and the live
+//! progress display.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
