@@ -20,12 +20,12 @@ use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
 use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
+    Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, RunResult, check_relative,
 };
 use crate::machine::failure::{BudgetStop, Failure, FailureKind, amount, cap_left, shorten};
 use crate::machine::program::{Op, Program};
 use crate::machine::shell::{Piece, build_command};
-use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
+use crate::machine::value::{ErrorRecord, Record, Value};
 use crate::policy::{Policy, Verdict};
 
 /// A CALL in progress.

@@ -14,11 +14,11 @@ mod text;
 pub use junit::xml;
 pub use text::failure_text;
 
-use crate::host::sandbox::Isolation;
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
 use crate::report::effects::Effects;
+use tiss_host::sandbox::Isolation;
 
 /// What became of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,10 +15,10 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use crate::host::Host;
-use crate::host::os::{OsHost, Progress, stdin_is_terminal};
 use crate::machine::Machine;
 use crate::machine::program::Program;
 use crate::provider::settings::Origin;
+use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use crate::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use crate::session::snapshot::RememberedOptions;
 use crate::session::snapshot_key::KeyFile;

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use tiss_support::cli::write_stdout;
 
 use crate::analysis::inspect::{inspect_json, inspect_text};
-use crate::host::sandbox::{Limits, Profile, Sandbox};
 use crate::machine::program::Program;
 use crate::policy::file::read_policy_file;
 use crate::runner::options::profile_from_env;
 use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::{PROGRAM, color, status};
+use tiss_host::sandbox::{Limits, Profile, Sandbox};
 
 /// What `inspect` reads and how it prints.
 pub struct InspectOptions {

@@ -1,6 +1,7 @@
-//! The run logic of `tissvm`, as a library: a run of one plan from start to
-//! finish (`execute/`, started fresh by `run` or from a snapshot by
-//! `resume/`), many plans at once (`many/`, with `collect` and `slurm`), the
+//! Running a plan for real: the run logic of `tissvm`, as a library. The
+//! host on the OS (`os_host`); a run of one plan from start to finish
+//! (`execute/`, started fresh by `run` or from a snapshot by `resume/`),
+//! many plans at once (`many/`, with `collect` and `slurm`), the
 //! step-through debugger on the real host (`debug`), and what reads a plan
 //! without running it (`inspect`, `estimate`). The top layer of the
 //! library: it uses every other module, and none uses it. Its entry points
@@ -15,6 +16,7 @@ pub mod inspect;
 pub mod invalid;
 pub mod many;
 pub mod options;
+pub mod os_host;
 pub mod plan;
 pub mod providers;
 mod report_out;

@@ -7,13 +7,13 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::host::sandbox::profile::parse_size;
-use crate::host::sandbox::{Limits, Profile};
 use crate::policy::PolicyRules;
 use crate::policy::file::{project_policy, read_policy_file};
 use crate::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
 use crate::runner::many::plans::Shard;
 use crate::session::snapshot::RememberedOptions;
+use tiss_host::sandbox::profile::parse_size;
+use tiss_host::sandbox::{Limits, Profile};
 use tisslang::cost::Dim;
 
 /// Where a run happens and what it may do: the workspace, the host's

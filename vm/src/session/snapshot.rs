@@ -76,12 +76,12 @@ use tisslang::format::LoadError;
 use tisslang::module::Module;
 use tisslang::seal::{self, SealError, StartError, u16_at};
 
-use crate::host::sandbox::Limits as SandboxLimits;
 use crate::machine::Machine;
 use crate::machine::bounds::Limits;
 use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
+use tiss_host::sandbox::Limits as SandboxLimits;
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in

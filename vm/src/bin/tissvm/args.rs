@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use tiss_vm::host::sandbox::Profile;
+use tiss_host::sandbox::Profile;
 use tiss_vm::provider::settings::ProviderFlags;
 use tiss_vm::runner::options::{HostOptions, OutputFormat, ReportOptions, SnapshotOptions};
 

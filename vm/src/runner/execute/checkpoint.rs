@@ -13,9 +13,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::host::Host;
-use crate::host::os::OsHost;
 use crate::machine::Machine;
 use crate::machine::program::Program;
+use crate::runner::os_host::OsHost;
 use crate::session::snapshot::{self, SnapshotRef};
 use crate::session::snapshot_key::SnapshotKey;
 use tiss_support::atomic_write::replace_with;

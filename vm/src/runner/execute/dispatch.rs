@@ -3,13 +3,13 @@
 //! checkpoint, before each effect to write it. A RUN killed by a second
 //! Ctrl-C did not complete: the run suspends before it, not after.
 
-use crate::host::os::OsHost;
 use crate::host::{Event, Host};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome};
 use crate::runner::execute::checkpoint::Checkpoint;
 use crate::runner::execute::host::{AnswersFile, answers_left};
 use crate::runner::execute::suspend::Parts;
+use crate::runner::os_host::OsHost;
 use crate::session::interrupt;
 use crate::session::snapshot::RememberedOptions;
 use tisslang::isa::Instr;

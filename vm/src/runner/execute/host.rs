@@ -12,9 +12,6 @@ use std::rc::Rc;
 use tiss_support::io_message::io_message;
 use tisslang::cost::Dim;
 
-use crate::host::os::{OsHost, Progress, stdin_is_terminal};
-use crate::host::sandbox::{Profile, Sandbox};
-use crate::host::workspace::Workspace;
 use crate::machine::program::Program;
 use crate::policy::{Policy, PolicyRules};
 use crate::provider::Provider;
@@ -23,9 +20,12 @@ use crate::provider::settings::ProviderSettings;
 use crate::report::event_log::EventLog;
 use crate::report::style::Tone;
 use crate::runner::options::{HostOptions, parse_budget};
+use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use crate::runner::{color, status};
 use crate::session::answers::{self, Reply};
 use crate::session::snapshot::{AnswersPosition, RememberedOptions};
+use tiss_host::sandbox::{Profile, Sandbox};
+use tiss_host::workspace::Workspace;
 
 /// The answers file: its entries from the run's position on.
 pub struct AnswersFile {

@@ -14,19 +14,19 @@ mod suspend;
 use std::path::PathBuf;
 
 use crate::host::Host;
-use crate::host::os::{OsHost, Progress};
-use crate::host::sandbox::Isolation;
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome};
 use crate::report::effects::Effects;
 use crate::report::style::Tone;
 use crate::report::{RunReport, RunStatus, failure_text};
 use crate::runner::options::{HostOptions, OutputFormat, ReportOptions};
+use crate::runner::os_host::{OsHost, Progress};
 use crate::runner::{color, status};
 use crate::session::answers::Reply;
 use crate::session::interrupt;
 use crate::session::resume_command;
 use crate::session::snapshot::{Continuation, RememberedOptions};
+use tiss_host::sandbox::Isolation;
 use tisslang::cost::Dim;
 
 use checkpoint::Checkpoint;

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use tiss_support::shell::quote::shell_word;
 
-use crate::host::sandbox::{Limits, Profile};
 use crate::provider::settings::Key;
 use crate::runner::options::HostOptions;
 use crate::session::snapshot::{self, RememberedOptions};
 use crate::session::snapshot_key::{KeyFile, SnapshotKey};
+use tiss_host::sandbox::{Limits, Profile};
 
 /// This user's snapshot key, to check a snapshot's signature against (not
 /// made if there is none: then this user signed nothing); `Err` says why

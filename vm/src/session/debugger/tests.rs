@@ -1,8 +1,8 @@
 //! Tests of the debugger session with the scripted host.
 
 use super::*;
+use crate::host::RunResult;
 use crate::host::scripted::ScriptedHost;
-use crate::machine::value::RunResult;
 use tiss_compiler::lower::LowerOptions;
 
 const PLAN: &str = r#"TASK "Debug me"
