@@ -5,12 +5,16 @@
 //! directory, which beats the base (a fresh run's defaults, or the settings a
 //! resumed snapshot remembers).
 //!
-//! Nothing here holds a secret: `api_key_env` is the *name* of the variable
-//! that holds the key, which is read at the moment of each request
-//! ([`ProviderSettings::api_key`]) and never stored.
+//! What a snapshot remembers holds no secret: `api_key_env` is the *name*
+//! of the variable that holds the key. The key itself is taken out of the
+//! process's environment once, before anything runs
+//! ([`ProviderSettings::take_key`]: the variable scrubbed and removed, the
+//! process made not dumpable), kept in memory only, never serialized, and
+//! sent only in the `Authorization` header.
 
 use std::path::{Path, PathBuf};
 use tiss_support::io_message::io_message;
+use tiss_support::secret::{self, Secret};
 
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -67,7 +71,15 @@ pub struct ProviderSettings {
     pub request_timeout_ms: u64,
     pub max_retries: u32,
     pub max_retry_wait_ms: u64,
+    /// The key, once [`ProviderSettings::take_key`] took it: never
+    /// serialized, never shown.
+    #[serde(skip)]
+    pub key: Option<Taken>,
 }
+
+/// What [`ProviderSettings::take_key`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Taken(pub Option<Secret>);
 
 impl Default for ProviderSettings {
     fn default() -> ProviderSettings {
@@ -89,6 +101,7 @@ impl Default for ProviderSettings {
             request_timeout_ms: 600_000,
             max_retries: 2,
             max_retry_wait_ms: 60_000,
+            key: None,
         }
     }
 }
@@ -547,10 +560,33 @@ impl ProviderSettings {
         }
     }
 
-    /// The API key, read from its variable now; `None` when it is unset or
-    /// empty (a local server needs none). Never stored.
+    /// Takes the API key out of the process's environment (its variable
+    /// scrubbed from the environment block and removed, so that no RUN
+    /// inherits it or reads it from `/proc`; the process made not dumpable
+    /// when there was one): from then on [`ProviderSettings::api_key`] gives
+    /// it from memory.
+    ///
+    /// # Safety
+    /// No other thread may read or change the environment meanwhile: call it
+    /// while the process has one thread.
+    pub unsafe fn take_key(&mut self) {
+        // SAFETY: the caller's guarantee.
+        self.key = Some(Taken(unsafe { secret::take_env(&self.api_key_env) }));
+    }
+
+    /// The key [`ProviderSettings::take_key`] took, if any.
+    pub fn taken_key(&self) -> Option<&Secret> {
+        self.key.as_ref().and_then(|Taken(key)| key.as_ref())
+    }
+
+    /// The API key; `None` when it is unset or empty (a local server needs
+    /// none). Taken before ([`ProviderSettings::take_key`]), else read from
+    /// its variable now.
     pub fn api_key(&self) -> Option<String> {
-        std::env::var(&self.api_key_env).ok().filter(|k| !k.is_empty())
+        match &self.key {
+            Some(Taken(key)) => key.as_ref().map(|k| k.expose().to_string()),
+            None => std::env::var(&self.api_key_env).ok().filter(|k| !k.is_empty()),
+        }
     }
 }
 

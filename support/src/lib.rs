@@ -8,5 +8,6 @@ pub mod atomic_write;
 pub mod cli;
 pub mod cli_docs;
 pub mod io_message;
+pub mod secret;
 pub mod shell;
 pub mod suggest;

@@ -142,7 +142,12 @@ fn command_policy(remembered: &RememberedOptions) -> Result<Option<Rc<Policy>>, 
 
 /// The model provider; refused if `--env-allow` would hand its key to commands.
 fn model_provider(remembered: &RememberedOptions) -> Result<Box<dyn Provider>, u8> {
-    let settings = &remembered.provider;
+    let mut settings = remembered.provider.clone();
+    // The key leaves the environment before anything runs, under every
+    // profile (SPEC §8): no RUN inherits it or reads it from /proc.
+    // SAFETY: the host is opened before this process starts any thread.
+    unsafe { settings.take_key() };
+    let settings = &settings;
     if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
         eprintln!(
             "tissvm: --env-allow {} would hand the model's API key to commands; the key is never passed to RUN \

@@ -17,6 +17,7 @@ mod workspaces;
 
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,6 +26,7 @@ use crate::provider::settings::{self, Origin, ProviderSettings};
 use crate::report::combined::{self, PlanStatus, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value as Json;
+use tiss_support::secret;
 use tiss_support::shell::quote::shell_word;
 
 use crate::runner::color;
@@ -90,6 +92,9 @@ struct Suite<'a> {
     /// plans: a directory with a cassette per plan, so that no two plans
     /// write one file.
     record_dir: Option<PathBuf>,
+    /// The API key in a memory file each child inherits (SPEC §8: never in
+    /// an environment).
+    key: Option<OwnedFd>,
     invocation: Invocation,
     summary: Summary,
     failures: usize,
@@ -126,7 +131,7 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
     if many.max_failures == Some(0) {
         return Err("--max-failures 0 would start nothing: give at least 1 (or --fail-fast)".into());
     }
-    let record_dir = make_directories(args)?;
+    let (record_dir, key) = make_directories(args)?;
     let jobs =
         many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     if args.snapshot.checkpoint.is_some() {
@@ -151,6 +156,7 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
         report_dir: many.report_dir.clone(),
         record_dir,
+        key,
         invocation: args.many.invocation.clone()?,
         summary: Summary::default(),
         failures: 0,
@@ -161,8 +167,9 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
 
 /// Makes the directories the plans' files go into: the report directory,
 /// the workspaces', the logs' and the cassettes' (`--record` names a
-/// directory with many plans, which is returned).
-fn make_directories(args: &RunOptions) -> Result<Option<PathBuf>, String> {
+/// directory with many plans, which is returned); and takes the API key out
+/// of this process's environment, into a memory file for the children.
+fn make_directories(args: &RunOptions) -> Result<(Option<PathBuf>, Option<OwnedFd>), String> {
     if let Some(dir) = &args.many.report_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--report-dir `{}`: cannot create it: {e}", dir.display()))?;
@@ -179,11 +186,18 @@ fn make_directories(args: &RunOptions) -> Result<Option<PathBuf>, String> {
             )
         })?;
     }
-    let record_dir =
-        settings::from_process(&args.host.provider, ProviderSettings::default(), Origin::Default)?
-            .settings
-            .record
-            .map(PathBuf::from);
+    let mut settings =
+        settings::from_process(&args.host.provider, ProviderSettings::default(), Origin::Default)?.settings;
+    // The key leaves this process's environment too (a plan's RUN could
+    // read it from /proc); each child gets it through a memory file.
+    // SAFETY: no thread has started yet (the workspaces' comes later).
+    unsafe { settings.take_key() };
+    let key = settings
+        .taken_key()
+        .map(secret::hand_over)
+        .transpose()
+        .map_err(|e| format!("cannot hand the API key to the plans' processes: {}", io_message(&e)))?;
+    let record_dir = settings.record.clone().map(PathBuf::from);
     if let Some(dir) = &record_dir {
         std::fs::create_dir_all(dir).map_err(|e| {
             format!(
@@ -193,7 +207,7 @@ fn make_directories(args: &RunOptions) -> Result<Option<PathBuf>, String> {
             )
         })?;
     }
-    Ok(record_dir)
+    Ok((record_dir, key))
 }
 
 /// The status line on a terminal: plans done, running, not passed.
@@ -274,6 +288,9 @@ impl Suite<'_> {
         let key = plans::key(&plan);
         let workspace = self.workspaces.next()?;
         let mut command = Command::new(&self.invocation.program);
+        if let Some(key) = &self.key {
+            command.env(secret::KEY_FD_VAR, key.as_raw_fd().to_string());
+        }
         let mut temporary = None;
         // --continue-from-reports: what an earlier attempt left of it.
         let continuing = self.report_dir.as_deref().filter(|_| self.args.many.continue_from_reports);
