@@ -396,3 +396,49 @@ fn a_run_after_one_whose_leftovers_were_killed_starts_normally() {
     );
     run.expect(0);
 }
+
+/// SPEC §8: under `standard` and `strict`, a descriptor the caller left open
+/// above stderr (`tissvm run … 9>>outside.log`) does not reach the command;
+/// under `none`, the opt-out, it does (which shows the test would see it).
+#[test]
+fn descriptors_the_caller_left_open_do_not_reach_the_command() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    for profile in ["none", "standard", "strict"] {
+        let f = Fixture::new();
+        let outside = f.path("outside.log");
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(&outside).unwrap();
+        let fd = log.as_raw_fd();
+        let plan_path = f.write_plan(&plan("    RUN \"echo pwned >&9\""));
+        let mut command = crate::common::command();
+        command.args([
+            "run",
+            &plan_path,
+            "--workdir",
+            f.ws().to_str().unwrap(),
+            "--sandbox-profile",
+            profile,
+        ]);
+        // SAFETY: dup2 is async-signal-safe; it leaves fd 9 open across exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(fd, 9) < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+            })
+        };
+        let out = command.stdin(std::process::Stdio::null()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if profile == "strict" && out.status.code() == Some(5) {
+            let message = format!("the strict profile is refused here: {stderr}");
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
+            eprintln!("SKIPPED (strict): {message}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{profile}: {stderr}");
+        let written = std::fs::read_to_string(&outside).unwrap();
+        if profile == "none" {
+            assert_eq!(written, "pwned\n", "under none the caller's descriptor is the command's");
+        } else {
+            assert_eq!(written, "", "{profile}: the command wrote through the caller's descriptor 9");
+        }
+    }
+}
