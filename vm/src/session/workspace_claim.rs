@@ -137,6 +137,16 @@ pub fn choose(
     }
 }
 
+/// Why the directory `dir` is no run's workspace, if it is not: its
+/// canonical path and what makes it none (a fresh run, `tissvm run` and
+/// `debug`, goes by the same rules as a resumed one). `home` is the user's
+/// home directory.
+pub fn refused_fresh(dir: &Path, home: Option<&Path>) -> Option<(PathBuf, &'static str)> {
+    let resolved = std::path::absolute(dir).and_then(std::fs::canonicalize).ok()?;
+    let home = home.and_then(|h| std::fs::canonicalize(h).ok());
+    refused_as(&resolved, home.as_deref()).map(|what| (resolved, what))
+}
+
 /// What makes the canonical path `dir` no workspace, if anything.
 fn refused_as(dir: &Path, home: Option<&Path>) -> Option<&'static str> {
     if SYSTEM_TREES.iter().any(|tree| dir.starts_with(tree)) {

@@ -254,3 +254,39 @@ fn tissvm_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
     child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write commands");
     child.wait_with_output().expect("tissvm ends")
 }
+
+/// `cd / && tissvm run plan.tiss` would write the plan's files into `/`: a
+/// fresh run refuses the directories a resumed one refuses (SPEC §9), before
+/// anything runs, and says how to give one of your own.
+#[test]
+fn a_fresh_run_refuses_a_system_directory_as_its_workspace() {
+    let fx = crate::common::Fixture::new();
+    let plan =
+        fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    WRITE \"tiss-should-not-exist.txt\" <<X\nno\nX\n}\n");
+    let home = fx.path("home");
+    std::fs::create_dir(&home).unwrap();
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("/", &[], "the current directory, `/`, which is a system directory (the file system's root)"),
+        ("/", &["--workdir", "/etc"], "--workdir `/etc` (`/etc`) which is a system directory"),
+        ("/", &["--workdir", "/tmp/../usr"], "--workdir `/tmp/../usr` (`/usr`) which is a system directory"),
+        ("/", &["--workdir", "/tmp"], "which is a system directory (every user's)"),
+        ("/", &["--workdir", home.to_str().unwrap()], "your home directory itself"),
+    ];
+    for (cwd, args, said) in cases {
+        let run = crate::common::tissvm(
+            std::path::Path::new(cwd),
+            &[&["run", plan.as_str()][..], args].concat(),
+            &[("HOME", home.to_str().unwrap())],
+        );
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("Give --workdir naming a directory of your own"), "{}", run.stderr);
+    }
+    for dir in ["/", "/etc", "/usr", "/tmp"] {
+        assert!(!std::path::Path::new(dir).join("tiss-should-not-exist.txt").exists(), "written into {dir}");
+    }
+    // A directory of one's own, under a shared one, is fine.
+    let ws = fx.path("mine");
+    std::fs::create_dir(&ws).unwrap();
+    crate::common::tissvm(fx.root.path(), &["run", &plan, "--workdir", ws.to_str().unwrap()], &[]).expect(0);
+}

@@ -24,6 +24,7 @@ use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use crate::runner::{color, status};
 use crate::session::answers::{self, Reply};
 use crate::session::snapshot::{AnswersPosition, RememberedOptions};
+use crate::session::workspace_claim;
 use tiss_host::sandbox::{Profile, Sandbox};
 use tiss_host::workspace::Workspace;
 
@@ -172,6 +173,19 @@ fn workspace_and_sandbox(
 ) -> Result<(Workspace, Sandbox), u8> {
     if !workdir.is_dir() {
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
+        return Err(status::INVALID);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if let Some((resolved, what)) = workspace_claim::refused_fresh(workdir, home.as_deref()) {
+        let named = if workdir == Path::new(".") {
+            format!("the current directory, `{}`,", resolved.display())
+        } else {
+            format!("--workdir `{}` (`{}`)", workdir.display(), resolved.display())
+        };
+        eprintln!(
+            "tissvm: the workspace is {named} which is {what}: a plan's files are never written there. Give \
+             --workdir naming a directory of your own"
+        );
         return Err(status::INVALID);
     }
     let workspace = match Workspace::open(workdir) {
