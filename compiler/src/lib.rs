@@ -19,7 +19,6 @@ pub mod lsp;
 pub mod parser;
 pub mod source;
 pub mod syntax;
-pub mod taint;
 
 use diagnostics::Diagnostic;
 use source::SourceFile;

@@ -1,6 +1,6 @@
 //! A `.tbc` file as an attacker would hand it over: the input is the whole
 //! file, and the target re-seals it first (writes the payload's length and
-//! CRC-32 into the header, `tisslang::seal::seal`), since anyone can, so
+//! CRC-32 into the header, `tisslang::container::seal::seal`), since anyone can, so
 //! the fuzzer's bytes reach the decoder and the verifier. A module that
 //! `format::load` refuses is refused in words; one it accepts goes through
 //! everything `tissvm` does with bytecode without running a command — the
@@ -18,12 +18,12 @@ use libfuzzer_sys::fuzz_target;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tiss_vm::analysis::{dry_run::dry_run, inspect::inspect_json};
 use tiss_vm::machine::program::Program;
-use tisslang::format::{self, HEADER_LEN};
+use tisslang::container::{self, HEADER_LEN};
 
 fuzz_target!(|data: &[u8]| {
     let mut file = data.to_vec();
     if file.len() >= HEADER_LEN {
-        tisslang::seal::seal(&mut file, HEADER_LEN);
+        tisslang::container::seal::seal(&mut file, HEADER_LEN);
     }
     let module = match format::load(&file) {
         Ok(module) => module,

@@ -12,19 +12,20 @@
 //! The output depends only on the module, the hash and the source text
 //! given, so it is deterministic and can be snapshot-tested. The source text
 //! is the embedded one, or what the caller found beside the `.tbc`
-//! (`source::find`).
+//! (`kept_source::find`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::cost::Dim;
+use crate::cost::bound::CostBound;
 use crate::duration::literal as duration;
-use crate::isa::{Field, Instr, NO_SLOT, run_flags};
+use crate::isa::{Instr, NO_SLOT, run_flags};
+use crate::module::kept_source::{self, Source, SourceText, Unavailable};
 use crate::module::{
-    Constant, CostBound, Module, NONE, PathAccess, PathRef, PathRootRef, RiskLevel, Template, TemplatePart,
-    dim_index,
+    Constant, Module, NONE, PathAccess, PathRef, PathRootRef, RiskLevel, Template, TemplatePart,
 };
-use crate::source::{self, Source, SourceText, Unavailable};
+use crate::types::Field;
 
 /// Values shown inline (operand comments, the constant table) are cut to
 /// this many characters, keeping head and tail.
@@ -40,7 +41,7 @@ const OPERAND_WIDTH: usize = 22;
 /// `hash` is its content hash as the caller wants it shown
 /// (`format::content_hash`).
 pub fn disassemble(module: &Module, hash: &str) -> String {
-    disassemble_with_source(module, hash, &source::find(module, None))
+    disassemble_with_source(module, hash, &kept_source::find(&module.source, None))
 }
 
 /// [`disassemble`], with the source text to interleave (or why there is
@@ -747,8 +748,7 @@ fn bound_inline(b: &CostBound) -> String {
     let parts: Vec<String> = Dim::ALL
         .into_iter()
         .map(|dim| {
-            let i = dim_index(dim);
-            let (min, max) = (b.min[i], b.max[i]);
+            let (min, max) = b.get(dim);
             let unit = if dim == Dim::ExecutionTime { "ms" } else { "" };
             if min == max {
                 format!("{} {}{unit}", dim.name(), amount(min))

@@ -3,8 +3,9 @@
 
 use std::fmt;
 
-use crate::isa::{Field, Want};
-use crate::module::ValueType;
+use crate::isa::Want;
+use crate::types::Field;
+use crate::types::ValueType;
 
 /// A module table, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

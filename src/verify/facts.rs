@@ -4,7 +4,8 @@
 //! state the code can continue from, as a fresh run would be.
 
 use crate::isa::{Instr, NO_SLOT};
-use crate::module::{Module, NONE, ValueType};
+use crate::module::{Module, NONE};
+use crate::types::ValueType;
 
 use super::Unit;
 use super::bindings::Bindings;

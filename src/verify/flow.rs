@@ -25,8 +25,10 @@
 //! definite-assignment pass, `bindings.rs`, walks), and the calls each unit
 //! makes (`calls.rs`).
 
-use crate::isa::{Field, Gives, Instr, Want};
-use crate::module::{Constant, Module, NONE, ValueType};
+use crate::isa::{Gives, Instr, Want};
+use crate::module::{Constant, Module, NONE};
+use crate::types::Field;
+use crate::types::ValueType;
 
 use super::forest::{EMPTY, Forest};
 use super::{Result, Unit, VerifyError};

@@ -76,6 +76,4 @@ pub fn verify(module: &Module) -> Result<Facts> {
 }
 
 #[cfg(test)]
-pub(crate) mod build;
-#[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,7 +1,8 @@
 //! Pass 2: every instruction's operands.
 
 use crate::isa::{Instr, NO_SLOT, run_flags};
-use crate::module::{TemplatePart, ValueType};
+use crate::module::TemplatePart;
+use crate::types::ValueType;
 
 use super::tables::Checker;
 use super::{Result, Site, Table, VerifyError};

@@ -5,8 +5,9 @@
 //! caught error, a prompt's answer) is declared with that type.
 
 use crate::cost::Dim;
-use crate::isa::Field;
-use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart, ValueType};
+use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
+use crate::types::Field;
+use crate::types::ValueType;
 
 use super::{Result, Site, Table, VerifyError};
 

@@ -20,8 +20,9 @@ mod tables;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
-use tisslang::module::{CostBound, Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
+use tisslang::module::{Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
 
 use crate::source::SourceFile;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};

@@ -1,9 +1,9 @@
 //! Statements (SPEC §3).
 
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::{Instr, NO_SLOT, run_flags};
-use tisslang::module::{
-    Assertion, Choice, ChoiceOption, Constant, CostBound, Handler, NONE, PathAccess, PromptInfo, ValueType,
-};
+use tisslang::module::{Assertion, Choice, ChoiceOption, Constant, Handler, NONE, PathAccess, PromptInfo};
+use tisslang::types::ValueType;
 
 use super::{Unit, cost_model};
 use crate::syntax::ast::{Block, Budget, Content, Else, Expr, IfStmt, Item, Plan, Stmt, StmtKind};

@@ -139,7 +139,7 @@ fn asserts_record_their_condition_and_observed_values() {
 fn bare_cost_against_a_duration_reads_execution_time() {
     let m = in_step("ASSERT COST < 5m");
     let at = m.code.iter().position(|i| matches!(i, Instr::Cost {})).unwrap();
-    assert_eq!(m.code[at + 1], Instr::Field { field: tisslang::isa::Field::ExecutionTime as u8 });
+    assert_eq!(m.code[at + 1], Instr::Field { field: tisslang::types::Field::ExecutionTime as u8 });
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! definition, a step's static cost bound, and keyword help.
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+use tisslang::cost::bound::CostBound;
 use tisslang::cost::{Dim, DimUnit};
-use tisslang::module::{CostBound, Module};
+use tisslang::module::Module;
 
 use super::Failure;
 use super::documents::{Analysis, Documents};

@@ -5,14 +5,14 @@
 //! code (the main code, each DEFINE_TASK body: callees first) once, in pc
 //! order, carrying the `[min, max]` bound of the paths that reach each pc,
 //! and merging where paths meet, exactly as the compiler does while it
-//! emits the code (`tisslang::cost_model` holds the rules both apply):
+//! emits the code (`tisslang::cost::model` holds the rules both apply):
 //!
 //! - every instruction adds its counts; RUN its execution time, PROMPT its
 //!   tokens, CALL its callee's whole bound; ESTIMATE adds nothing for the
 //!   estimated block (its code was never emitted);
 //! - JUMP_IF_*, CHOOSE: a successor per branch, merged by min/max where
 //!   the branches meet again;
-//! - TRY: the handler starts with [`cost_model::handler_entry`] of the
+//! - TRY: the handler starts with [`cost::model::handler_entry`] of the
 //!   bound at the TRY and the bound of the completed body (through its
 //!   closing JUMP): a failure can come anywhere in between;
 //! - FAIL (an ASSERT whose message is built only on failure) is counted as
@@ -36,10 +36,11 @@ use std::fmt::Write as _;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value as Json, json};
+use tisslang::cost;
 use tisslang::cost::Dim;
-use tisslang::cost_model;
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::{Instr, run_flags};
-use tisslang::module::{Constant, CostBound, Module, TemplatePart};
+use tisslang::module::{Constant, Module, TemplatePart};
 
 use crate::machine::value::format_duration;
 use crate::report::style::{Style, Tone};
@@ -90,7 +91,7 @@ impl TimeSource {
 /// In order: the history of the same command (`--history`), the first rule
 /// of a cost-model file whose pattern matches the command as written, the
 /// file's `[default]`, the built-in default `[0, 10m]`
-/// (`tisslang::cost_model::DEFAULT_RUN_MAX_MS`). A RUN with a `TIMEOUT`
+/// (`tisslang::cost::model::DEFAULT_RUN_MAX_MS`). A RUN with a `TIMEOUT`
 /// always takes `[0, TIMEOUT]`.
 ///
 /// The cost-model file is TOML:
@@ -192,7 +193,7 @@ impl CostModel {
     /// The execution time of a RUN and where it comes from.
     fn run_time(&self, timeout: Option<u64>, written: &str, shape: &Shape, module: &Module) -> RunTime {
         if let Some(t) = timeout {
-            let (min, max) = cost_model::default_run_time(Some(t));
+            let (min, max) = cost::model::default_run_time(Some(t));
             return RunTime { min, max, source: TimeSource::Timeout };
         }
         if let Some(s) = self.history.lookup(shape, module) {
@@ -208,7 +209,7 @@ impl CostModel {
         if let Some((min, max)) = self.default {
             return RunTime { min, max, source: TimeSource::ModelDefault };
         }
-        let (min, max) = cost_model::default_run_time(None);
+        let (min, max) = cost::model::default_run_time(None);
         RunTime { min, max, source: TimeSource::Default }
     }
 }
@@ -664,7 +665,7 @@ impl<'m> Analysis<'m> {
             }
             let mut out = cur.map(|c| {
                 let mut o = c;
-                cost_model::add_instruction(&mut o, &instr);
+                cost::model::add_instruction(&mut o, &instr);
                 o
             });
             match instr {
@@ -699,7 +700,7 @@ impl<'m> Analysis<'m> {
                     frame = self.frame();
                     out = cur.map(|_| {
                         let mut o = CostBound::ZERO;
-                        cost_model::add_instruction(&mut o, &instr);
+                        cost::model::add_instruction(&mut o, &instr);
                         o
                     });
                 }
@@ -731,7 +732,7 @@ impl<'m> Analysis<'m> {
                 }
                 match (entry, out) {
                     (Some(entry), Some(completed)) => {
-                        let bound = cost_model::handler_entry(&entry, &completed);
+                        let bound = cost::model::handler_entry(&entry, &completed);
                         flow(&mut pending, handler.target, frame, bound);
                     }
                     (None, None) => {} // the whole TRY is unreachable
@@ -984,7 +985,7 @@ fn prompt_tokens(m: &Module) -> Vec<(u64, u64)> {
                 shape_text(m, &shape_of(m, producer(m, pc, 0)))
             };
             let context = if info.default_context { read_slots.len() + 1 } else { info.context.len() };
-            cost_model::prompt_tokens(&query, context)
+            cost::model::prompt_tokens(&query, context)
         })
         .collect()
 }

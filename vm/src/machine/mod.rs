@@ -15,9 +15,10 @@ pub mod value;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
-use tisslang::cost::Dim;
-use tisslang::isa::{Field, Instr, NO_SLOT, run_flags};
-use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart, dim_index};
+use tisslang::cost::{Dim, PerDim};
+use tisslang::isa::{Instr, NO_SLOT, run_flags};
+use tisslang::module::{Constant, NONE, PathRef, PathRootRef, TemplatePart};
+use tisslang::types::Field;
 
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptRequest, Question, RunRequest, check_relative,
@@ -41,7 +42,7 @@ pub struct Frame {
 pub struct OpenStep {
     pub step: u32,
     /// The run's meters when the step was entered.
-    pub meters_at_entry: [u64; 5],
+    pub meters_at_entry: PerDim<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +58,7 @@ pub struct StepRecord {
     pub status: StepStatus,
     pub duration_ms: u64,
     /// What the step spent, per dimension in `Dim::ALL` order.
-    pub cost: [u64; 5],
+    pub cost: PerDim<u64>,
 }
 
 /// A LOG message, for the report: under the top-level step it ran in.
@@ -73,12 +74,8 @@ fn no_fuel_limit() -> u64 {
 }
 
 /// The meters' growth since `base`.
-fn spent_since(meters: &[u64; 5], base: &[u64; 5]) -> [u64; 5] {
-    let mut out = [0; 5];
-    for i in 0..5 {
-        out[i] = meters[i].saturating_sub(base[i]);
-    }
-    out
+fn spent_since(meters: &PerDim<u64>, base: &PerDim<u64>) -> PerDim<u64> {
+    PerDim::from_fn(|dim| meters[dim].saturating_sub(base[dim]))
 }
 
 /// Why the machine stopped before the end.
@@ -125,9 +122,9 @@ pub struct Machine {
     pub slots: Vec<Option<Value>>,
     pub last_run: Option<RunResult>,
     /// Run totals per dimension, in `Dim::ALL` order (time in ms).
-    pub meters: [u64; 5],
+    pub meters: PerDim<u64>,
     /// Caps per dimension (the lower of SET_BUDGET and `--budget`).
-    pub budgets: [Option<u64>; 5],
+    pub budgets: PerDim<Option<u64>>,
     /// The INSTRUCTIONS cap, or `u64::MAX`: the dispatch loop compares
     /// against it unconditionally, so a budget costs nothing extra. Derived
     /// from `budgets` (refreshed whenever a run starts or resumes), so it is
@@ -196,8 +193,8 @@ impl Machine {
             // Not `vec![None; n]`: that clones `None` element by element.
             slots: std::iter::repeat_with(|| None).take(program.module.slots.len()).collect(),
             last_run: None,
-            meters: [0; 5],
-            budgets: [None; 5],
+            meters: PerDim::default(),
+            budgets: PerDim::default(),
             fuel_limit: u64::MAX,
             env: Vec::new(),
             env_tainted: false,
@@ -220,10 +217,10 @@ impl Machine {
 
     /// Applies a cap; the lower of two caps wins.
     pub fn cap(&mut self, dim: Dim, value: u64) {
-        let slot = &mut self.budgets[dim_index(dim)];
+        let slot = &mut self.budgets[dim];
         *slot = Some(slot.map_or(value, |old| old.min(value)));
         if dim == Dim::Instructions {
-            self.fuel_limit = self.budgets[dim_index(dim)].unwrap_or(u64::MAX);
+            self.fuel_limit = self.budgets[dim].unwrap_or(u64::MAX);
         }
     }
 
@@ -268,7 +265,8 @@ impl Machine {
     fn sync_time(&mut self, host: &mut dyn Host) {
         let now = host.now_ms();
         if let Some(then) = self.clock {
-            self.meters[2] = self.meters[2].saturating_add(now.saturating_sub(then));
+            self.meters[Dim::ExecutionTime] =
+                self.meters[Dim::ExecutionTime].saturating_add(now.saturating_sub(then));
         }
         self.clock = Some(now);
     }
@@ -278,7 +276,7 @@ impl Machine {
     /// that out takes a few milliseconds of the clock. Such a run keeps its
     /// snapshot instead of writing a new one.
     pub fn is_unchanged_since(&self, before: &Machine) -> bool {
-        let time = Dim::ExecutionTime as usize;
+        let time = Dim::ExecutionTime;
         if self.meters[time] < before.meters[time] {
             return false;
         }
@@ -304,19 +302,19 @@ impl Machine {
 
     #[inline(always)]
     fn regs(&self) -> Regs {
-        Regs { pc: self.pc, fuel: self.meters[4], fuel_limit: self.fuel_limit }
+        Regs { pc: self.pc, fuel: self.meters[Dim::Instructions], fuel_limit: self.fuel_limit }
     }
 
     /// Writes the loop's registers back: the machine is the whole state again.
     #[inline(always)]
     fn save(&mut self, regs: &Regs) {
         self.pc = regs.pc;
-        self.meters[4] = regs.fuel;
+        self.meters[Dim::Instructions] = regs.fuel;
     }
 
     /// The outcome of a run that has ended; a suspended run is running again.
     fn resume_status(&mut self) -> Option<Outcome> {
-        self.fuel_limit = self.budgets[dim_index(Dim::Instructions)].unwrap_or(u64::MAX);
+        self.fuel_limit = self.budgets[Dim::Instructions].unwrap_or(u64::MAX);
         match &self.status {
             Status::Running => None,
             Status::Completed => Some(Outcome::Completed),
@@ -572,9 +570,15 @@ impl Machine {
 
     #[cold]
     fn fuel_exhausted(&mut self, program: &Program, host: &mut dyn Host, cap: u64, pc: u32) -> Flow {
-        self.meters[4] -= 1;
-        let stop =
-            BudgetStop::refused(Dim::Instructions, cap, self.meters[4], 1, "the next instruction", false);
+        self.meters[Dim::Instructions] -= 1;
+        let stop = BudgetStop::refused(
+            Dim::Instructions,
+            cap,
+            self.meters[Dim::Instructions],
+            1,
+            "the next instruction",
+            false,
+        );
         let outcome = self.budget_failure(program, host, stop, pc);
         self.stop(outcome)
     }
@@ -591,7 +595,7 @@ impl Machine {
             Exec::Suspend(question) => {
                 // Re-run this instruction when answered; it has not happened yet.
                 self.pc = pc;
-                self.meters[4] -= 1;
+                self.meters[Dim::Instructions] -= 1;
                 let suspension = Suspension::Interaction { question, line: program.line(pc) };
                 self.status = Status::Suspended(suspension.clone());
                 Outcome::Suspended(suspension)
@@ -730,7 +734,10 @@ impl Machine {
                     .ok_or_else(|| Exec::Trap("bad estimate".into()))?;
                 let summary = format!(
                     "runs {}..{}, api calls {}..{}",
-                    bound.min[3], bound.max[3], bound.min[0], bound.max[0]
+                    bound.min[Dim::RunCount],
+                    bound.max[Dim::RunCount],
+                    bound.min[Dim::ApiCalls],
+                    bound.max[Dim::ApiCalls]
                 );
                 self.log(program, host, "estimate", &summary, "ok", 0);
                 self.push(Value::Record(Box::new(Record::Estimate(bound))));
@@ -799,7 +806,7 @@ impl Machine {
                 self.sync_time(host);
                 let open =
                     self.steps.pop().ok_or_else(|| Exec::Trap("STEP_EXIT with no open step".into()))?;
-                let duration = self.meters[2] - open.meters_at_entry[2];
+                let duration = self.meters[Dim::ExecutionTime] - open.meters_at_entry[Dim::ExecutionTime];
                 if self.steps.is_empty() && self.frames.is_empty() {
                     let cost = spent_since(&self.meters, &open.meters_at_entry);
                     self.step_records.push(StepRecord {
@@ -943,23 +950,18 @@ impl Machine {
     }
 
     /// What the current step has spent (the whole run outside steps).
-    fn step_spending(&self) -> [u64; 5] {
-        let base = self.steps.last().map_or([0; 5], |s| s.meters_at_entry);
-        let mut out = [0; 5];
-        for i in 0..5 {
-            out[i] = self.meters[i].saturating_sub(base[i]);
-        }
-        out
+    fn step_spending(&self) -> PerDim<u64> {
+        let base = self.steps.last().map_or(PerDim::default(), |s| s.meters_at_entry);
+        spent_since(&self.meters, &base)
     }
 
     /// Fails with `budget_exceeded` before an effect (`what`) that would
     /// cross a cap.
     fn charge(&mut self, dim: Dim, amount: u64, what: &str) -> Result<(), Exec> {
-        let i = dim_index(dim);
-        if let Some(cap) = self.budgets[i] {
-            let after = self.meters[i].saturating_add(amount);
+        if let Some(cap) = self.budgets[dim] {
+            let after = self.meters[dim].saturating_add(amount);
             if after > cap {
-                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], amount, what, false)));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[dim], amount, what, false)));
             }
         }
         Ok(())
@@ -967,9 +969,9 @@ impl Machine {
 
     /// Fails when the run has used more EXECUTION_TIME than its cap.
     fn check_time(&self) -> Result<(), Exec> {
-        match self.budgets[2] {
-            Some(cap) if self.meters[2] > cap => {
-                Err(budget(BudgetStop::crossed(Dim::ExecutionTime, cap, self.meters[2], "")))
+        match self.budgets[Dim::ExecutionTime] {
+            Some(cap) if self.meters[Dim::ExecutionTime] > cap => {
+                Err(budget(BudgetStop::crossed(Dim::ExecutionTime, cap, self.meters[Dim::ExecutionTime], "")))
             }
             _ => Ok(()),
         }
@@ -983,24 +985,24 @@ impl Machine {
         &mut self,
         program: &Program,
         host: &mut dyn Host,
-        bound: &tisslang::module::CostBound,
+        bound: &tisslang::cost::bound::CostBound,
         already_counted: u64,
         what: &str,
     ) -> Result<(), Exec> {
-        for (i, dim) in Dim::ALL.into_iter().enumerate() {
-            let Some(cap) = self.budgets[i] else { continue };
+        for dim in Dim::ALL {
+            let Some(cap) = self.budgets[dim] else { continue };
             let counted = if dim == Dim::Instructions { already_counted } else { 0 };
-            let (min, max) = (bound.min[i].saturating_sub(counted), bound.max[i].saturating_sub(counted));
-            let left = cap.saturating_sub(self.meters[i]);
+            let (min, max) = (bound.min[dim].saturating_sub(counted), bound.max[dim].saturating_sub(counted));
+            let left = cap.saturating_sub(self.meters[dim]);
             if min > left {
-                return Err(budget(BudgetStop::refused(dim, cap, self.meters[i], min, what, true)));
+                return Err(budget(BudgetStop::refused(dim, cap, self.meters[dim], min, what, true)));
             }
             if max > left {
                 let message = format!(
                     "{what} may need up to {}, but the {} {}; it runs, and stops if it crosses the cap",
                     amount(dim, max),
                     dim.name(),
-                    cap_left(dim, cap, self.meters[i])
+                    cap_left(dim, cap, self.meters[dim])
                 );
                 self.log(program, host, "budget_warning", &message, "warning", 0);
             }
@@ -1025,7 +1027,8 @@ impl Machine {
         self.check_time()?;
         // What is left of the time budget bounds the command too: a command
         // still running when it runs out has its process group killed.
-        let time_left = self.budgets[2].map(|cap| cap.saturating_sub(self.meters[2]));
+        let time_left =
+            self.budgets[Dim::ExecutionTime].map(|cap| cap.saturating_sub(self.meters[Dim::ExecutionTime]));
         let (limit, limited_by_budget) = match (timeout_ms, time_left) {
             (Some(t), Some(left)) if left < t => (Some(left), true),
             (None, Some(left)) => (Some(left), true),
@@ -1042,7 +1045,7 @@ impl Machine {
         let result = host.run(&request);
         // A command that could not start is not a run.
         if result.is_ok() {
-            self.meters[dim_index(Dim::RunCount)] += 1;
+            self.meters[Dim::RunCount] += 1;
         }
         self.sync_time(host);
         match result {
@@ -1066,12 +1069,12 @@ impl Machine {
                 self.last_run = Some(run);
                 if killed_by_budget {
                     // The command ran until the time left ran out: the cap is spent.
-                    let cap = self.budgets[2].unwrap_or(0);
+                    let cap = self.budgets[Dim::ExecutionTime].unwrap_or(0);
                     let how = format!("; `{command}` was still running and was killed");
                     return Err(budget(BudgetStop::crossed(
                         Dim::ExecutionTime,
                         cap,
-                        self.meters[2].max(cap),
+                        self.meters[Dim::ExecutionTime].max(cap),
                         &how,
                     )));
                 }
@@ -1170,12 +1173,12 @@ impl Machine {
             + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
         let bytes: usize = query.len() + context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
         let (min_tokens, max_tokens) =
-            tisslang::cost_model::prompt_tokens_for_text(bytes as u64, chars as u64);
-        let mut bound = tisslang::module::CostBound::ZERO;
+            tisslang::cost::model::prompt_tokens_for_text(bytes as u64, chars as u64);
+        let mut bound = tisslang::cost::bound::CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;
         self.sync_time(host);
-        let calls = dim_index(Dim::ApiCalls);
+        let calls = Dim::ApiCalls;
         let requests_allowed = self.budgets[calls].map(|cap| cap.saturating_sub(self.meters[calls]));
         let started = host.now_ms();
         let index = self.prompts;
@@ -1220,8 +1223,7 @@ impl Machine {
                 return Err(Exec::Raise((FailureKind::ProviderError, e.message)));
             }
         };
-        self.meters[dim_index(Dim::TokenCount)] =
-            self.meters[dim_index(Dim::TokenCount)].saturating_add(response.tokens);
+        self.meters[Dim::TokenCount] = self.meters[Dim::TokenCount].saturating_add(response.tokens);
         let (tokens, sent) = (response.tokens.to_string(), requests.to_string());
         let usage = if response.estimated { "estimated" } else { "reported" };
         let finish = response.finish_reason.as_deref().unwrap_or("");
@@ -1244,11 +1246,11 @@ impl Machine {
             self.store(into, Value::Tainted(response.text.into()))?;
         }
         // The provider's reported usage counts against TOKEN_COUNT after the fact.
-        if let Some(cap) = self.budgets[1]
-            && self.meters[1] > cap
+        if let Some(cap) = self.budgets[Dim::TokenCount]
+            && self.meters[Dim::TokenCount] > cap
         {
             let how = " (the model's reported usage)";
-            return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[1], how)));
+            return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[Dim::TokenCount], how)));
         }
         self.check_time()
     }
@@ -1337,7 +1339,8 @@ impl Machine {
     fn log_failed_step_ends(&mut self, program: &Program, host: &mut dyn Host, keep: usize) {
         self.sync_time(host);
         for (depth, open) in self.steps.iter().enumerate().skip(keep).rev() {
-            let duration = self.meters[2].saturating_sub(open.meters_at_entry[2]);
+            let duration =
+                self.meters[Dim::ExecutionTime].saturating_sub(open.meters_at_entry[Dim::ExecutionTime]);
             self.log_step_end(program, host, open.step, depth as u32, "failed", duration);
         }
     }
@@ -1465,7 +1468,7 @@ impl Machine {
     /// neither).
     fn failing_step_command(&self) -> Option<Box<RunResult>> {
         let step = self.steps.first()?;
-        let run_count = dim_index(Dim::RunCount);
+        let run_count = Dim::RunCount;
         if self.meters[run_count] <= step.meters_at_entry[run_count] {
             return None;
         }
@@ -1480,7 +1483,8 @@ impl Machine {
     /// Records the top-level step that was running as failed.
     fn close_failed_step(&mut self) {
         if let Some(top) = self.steps.first() {
-            let duration = self.meters[2].saturating_sub(top.meters_at_entry[2]);
+            let duration =
+                self.meters[Dim::ExecutionTime].saturating_sub(top.meters_at_entry[Dim::ExecutionTime]);
             let cost = spent_since(&self.meters, &top.meters_at_entry);
             self.step_records.push(StepRecord {
                 step: top.step,
@@ -1496,7 +1500,7 @@ impl Machine {
 #[derive(Clone, Copy)]
 struct Regs {
     pc: u32,
-    /// `meters[4]`, INSTRUCTIONS.
+    /// `meters[Dim::Instructions]`.
     fuel: u64,
     fuel_limit: u64,
 }

@@ -31,7 +31,7 @@
 //! **Source.** `list`, `where` and the stops show the plan's lines when the
 //! module embeds its text, or (set by [`Debugger::find_source`]) when the
 //! `.tiss` beside the `.tbc` still has the hash the module keeps; otherwise
-//! the banner, `list` and `where` say why (`tisslang::source`).
+//! the banner, `list` and `where` say why (`tisslang::module::kept_source`).
 //!
 //! **Output** is stable (no timings, no addresses) so sessions can be
 //! scripted and compared; values are shown in plan syntax (`TRUE`, `1500ms`,
@@ -41,9 +41,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use tisslang::isa::{Field, Instr};
+use tisslang::cost::{Dim, PerDim};
+use tisslang::isa::Instr;
 use tisslang::module::NONE;
-use tisslang::source::{self, SourceText, Unavailable};
+use tisslang::module::kept_source::{self, SourceText, Unavailable};
+use tisslang::types::Field;
 
 use crate::host::Host;
 use crate::machine::program::Program;
@@ -237,7 +239,7 @@ impl<H: Host> Debugger<H> {
                 stops[entry.pc as usize] = STATEMENT;
             }
         }
-        let source = source::find(module, None);
+        let source = kept_source::find(&module.source, None);
         Debugger {
             machine,
             program,
@@ -256,7 +258,7 @@ impl<H: Host> Debugger<H> {
     /// `.tiss` beside `plan`, the file the module was loaded from, if the
     /// text there has that hash.
     pub fn find_source(&mut self, plan: &Path) {
-        self.source = source::find(&self.program.module, Some(plan));
+        self.source = kept_source::find(&self.program.module.source, Some(plan));
     }
 
     /// The first line of a session: `debugging "TASK" (help lists the
@@ -272,7 +274,7 @@ impl<H: Host> Debugger<H> {
     /// Moves to the first statement (running nothing when the machine is at
     /// one) and says where the session stands.
     pub fn start(&mut self) -> Reply {
-        let fresh = self.machine.pc == 0 && self.machine.meters[4] == 0;
+        let fresh = self.machine.pc == 0 && self.machine.meters[Dim::Instructions] == 0;
         let at_statement = self.is_statement(self.machine.pc);
         if !at_statement || !matches!(self.machine.status, Status::Running) {
             return Reply::text(self.go(Mode::Step, false));
@@ -496,7 +498,7 @@ impl<H: Host> Debugger<H> {
         let stops = &self.stops;
         let breakpoints = &self.breakpoints;
         let program = &self.program;
-        let start = self.machine.meters[4];
+        let start = self.machine.meters[Dim::Instructions];
         // The pc and CALL depth of the last statement that started: a line
         // breakpoint stops when execution enters its line from another one.
         let mut last = (self.machine.pc, self.machine.frames.len());
@@ -514,7 +516,7 @@ impl<H: Host> Debugger<H> {
             }
             let here = (m.pc, m.frames.len());
             // The instruction the session stands at runs before anything stops.
-            let stop = !(skip_first && m.meters[4] == start)
+            let stop = !(skip_first && m.meters[Dim::Instructions] == start)
                 && match mode {
                     Mode::Continue => {
                         flags & BREAK != 0 && {
@@ -793,9 +795,9 @@ impl<H: Host> Debugger<H> {
     }
 
     /// What the current step has spent (the whole run outside steps).
-    fn spending(&self) -> [u64; 5] {
-        let base = self.machine.steps.last().map_or([0; 5], |s| s.meters_at_entry);
-        std::array::from_fn(|i| self.machine.meters[i].saturating_sub(base[i]))
+    fn spending(&self) -> PerDim<u64> {
+        let base = self.machine.steps.last().map_or(PerDim::default(), |s| s.meters_at_entry);
+        PerDim::from_fn(|dim| self.machine.meters[dim].saturating_sub(base[dim]))
     }
 
     fn locals(&self) -> String {
@@ -871,7 +873,7 @@ impl<H: Host> Debugger<H> {
         if machine.status == Status::Running {
             machine.status = Status::Suspended(Suspension::Requested);
         }
-        let bytecode = tisslang::format::encode(&self.program.module);
+        let bytecode = tisslang::container::encode(&self.program.module);
         let answers = info
             .answers_file
             .as_ref()

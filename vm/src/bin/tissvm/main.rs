@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
 use tiss_support::io_message::io_message;
 use tiss_support::shell::quote::shell_word;
-use tisslang::seal::names_container;
+use tisslang::container::seal::names_container;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::diagnostics::render::termcolor::StandardStream;
@@ -312,7 +312,7 @@ impl Plan {
     /// The content hash, computed only where it is shown or compared: it
     /// encodes and hashes the whole module, which a run does not need.
     fn hash(&self) -> String {
-        tisslang::format::content_hash(&self.module)
+        tisslang::container::content_hash(&self.module)
     }
 }
 
@@ -388,7 +388,7 @@ fn inspect(
 fn disasm(out: &mut Output, path: &Path) -> u8 {
     match load_plan(out, path) {
         Ok(plan) => {
-            let source = tisslang::source::find(&plan.module, Some(path));
+            let source = tisslang::module::kept_source::find(&plan.module.source, Some(path));
             let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
             write_stdout(PROGRAM, &listing, status::OK)
         }
@@ -404,8 +404,8 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
     // Source or bytecode, nothing larger than the largest `.tbc` is read: a
     // larger source would not compile in memory either.
-    let limit = tisslang::format::MAX_FILE;
-    let bytes = tisslang::seal::read_file(path, limit)
+    let limit = tisslang::container::MAX_FILE;
+    let bytes = tisslang::container::seal::read_file(path, limit)
         .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?
         .map_err(|size| {
             Invalid::told(
@@ -426,7 +426,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     // The magic's first four bytes name the container; the rest are
     // line-ending canaries, so a `.tbc` whose line endings were converted
     // is still bytecode, and the loader says what happened to it.
-    let is_source = !names_container(&bytes, &tisslang::format::MAGIC);
+    let is_source = !names_container(&bytes, &tisslang::container::MAGIC);
     let module = if is_source {
         let (mut module, frontend) =
             match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
@@ -451,7 +451,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
         }
         module
     } else {
-        tisslang::format::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
+        tisslang::container::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
     };
     Ok(Plan { module })
 }

@@ -4,6 +4,7 @@ use super::*;
 use crate::host::scripted::ScriptedHost;
 use crate::machine::value::RunResult;
 use tiss_compiler::lower::LowerOptions;
+use tisslang::cost::Dim;
 
 const PLAN: &str = r#"TASK "Debug me"
 
@@ -83,7 +84,7 @@ fn starts_paused_before_the_first_statement() {
         start,
         "paused before the first statement at line 8:1, entering step \"Write\"\n    8 | STEP \"Write\" {"
     );
-    assert_eq!(d.machine.meters[4], 0, "nothing ran");
+    assert_eq!(d.machine.meters[Dim::Instructions], 0, "nothing ran");
     assert!(!d.has_ended());
     assert_eq!(d.exit_status(), 0);
 }

@@ -23,8 +23,8 @@
 //!   [`handler_entry`].
 
 use crate::cost::Dim;
+use crate::cost::bound::CostBound;
 use crate::isa::{CostClass, Instr};
-use crate::module::CostBound;
 
 /// A RUN without `TIMEOUT` is assumed to take at most this long.
 pub const DEFAULT_RUN_MAX_MS: u64 = 10 * 60 * 1000;
@@ -107,6 +107,7 @@ pub fn handler_entry(entry: &CostBound, completed: &CostBound) -> CostBound {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cost::PerDim;
 
     #[test]
     fn prompt_token_maxima_round_up_and_count_context() {
@@ -146,8 +147,11 @@ mod tests {
 
     #[test]
     fn handler_entry_spans_the_body() {
-        let entry = CostBound { min: [1; 5], max: [2; 5] };
-        let completed = CostBound { min: [3; 5], max: [9; 5] };
-        assert_eq!(handler_entry(&entry, &completed), CostBound { min: [1; 5], max: [9; 5] });
+        let entry = CostBound { min: PerDim::new([1; 5]), max: PerDim::new([2; 5]) };
+        let completed = CostBound { min: PerDim::new([3; 5]), max: PerDim::new([9; 5]) };
+        assert_eq!(
+            handler_entry(&entry, &completed),
+            CostBound { min: PerDim::new([1; 5]), max: PerDim::new([9; 5]) }
+        );
     }
 }

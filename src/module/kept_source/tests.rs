@@ -1,5 +1,6 @@
 use super::*;
-use crate::verify::build::sample;
+use crate::module::Module;
+use crate::verify::tests::builder::sample;
 
 const TEXT: &str = "TASK \"test\"\n";
 
@@ -42,20 +43,20 @@ fn dropping_the_text_keeps_its_hash() {
 
 #[test]
 fn embedded_text_needs_no_file() {
-    let found = find(&sample(), None).unwrap();
+    let found = find(&sample().source, None).unwrap();
     assert_eq!(found, SourceText { name: "sample.tiss".into(), text: TEXT.into(), beside: false });
 }
 
 #[test]
 fn the_matching_file_beside_is_found() {
     let (_dir, tbc) = plan_dir(Some(TEXT.as_bytes()));
-    let found = find(&hashed(), Some(&tbc)).unwrap();
+    let found = find(&hashed().source, Some(&tbc)).unwrap();
     assert_eq!(found.text, TEXT);
     assert!(found.beside);
     assert_eq!(found.name, beside(&tbc).display().to_string());
     // A byte-order mark is not part of the text the compiler saw.
     let (_dir, tbc) = plan_dir(Some(format!("\u{feff}{TEXT}").as_bytes()));
-    assert_eq!(find(&hashed(), Some(&tbc)).unwrap().text, TEXT);
+    assert_eq!(find(&hashed().source, Some(&tbc)).unwrap().text, TEXT);
 }
 
 #[test]
@@ -63,29 +64,29 @@ fn each_reason_for_no_text_is_told() {
     let mut stripped = sample();
     stripped.source = Source::Stripped;
     let (_dir, tbc) = plan_dir(Some(TEXT.as_bytes()));
-    let e = find(&stripped, Some(&tbc)).unwrap_err();
+    let e = find(&stripped.source, Some(&tbc)).unwrap_err();
     assert_eq!(e, Unavailable::Stripped);
     assert!(e.to_string().contains("--strip"), "{e}");
 
-    let e = find(&hashed(), None).unwrap_err();
+    let e = find(&hashed().source, None).unwrap_err();
     assert_eq!(e, Unavailable::NoPlanFile);
 
     let (_dir, tbc) = plan_dir(None);
-    let e = find(&hashed(), Some(&tbc)).unwrap_err();
+    let e = find(&hashed().source, Some(&tbc)).unwrap_err();
     assert_eq!(e, Unavailable::Missing { path: beside(&tbc) });
     let text = e.to_string();
     assert!(text.contains(&beside(&tbc).display().to_string()) && text.contains("--embed-source"), "{text}");
 
     for changed in [&b"TASK \"test\"\n# edited\n"[..], b"TASK \"t\xffst\"\n"] {
         let (_dir, tbc) = plan_dir(Some(changed));
-        let e = find(&hashed(), Some(&tbc)).unwrap_err();
+        let e = find(&hashed().source, Some(&tbc)).unwrap_err();
         assert_eq!(e, Unavailable::Changed { path: beside(&tbc) });
         assert!(e.to_string().contains("recompile with `tissc compile"), "{e}");
     }
 
     let (dir, tbc) = plan_dir(None);
     std::fs::create_dir(dir.path().join("plan.tiss")).unwrap();
-    let e = find(&hashed(), Some(&tbc)).unwrap_err();
+    let e = find(&hashed().source, Some(&tbc)).unwrap_err();
     assert!(matches!(&e, Unavailable::Unreadable { path, .. } if *path == beside(&tbc)), "{e:?}");
     assert!(e.to_string().starts_with("cannot read `"), "{e}");
 }

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::module::Module;
-use crate::seal::sha256;
+use crate::container::seal::sha256;
 
 /// Bytes of SHA-256 a [`SourceHash`] keeps: 128 bits, far beyond any
 /// accidental match, and no one can make another text with a given hash.
@@ -135,11 +134,12 @@ pub fn beside(plan: &Path) -> PathBuf {
     plan.with_extension("tiss")
 }
 
-/// The source text to show with `module`, loaded from the file `plan`
-/// (`None`: no file, e.g. a snapshot's bytecode): the embedded text, or the
-/// `.tiss` beside `plan` when its text has the module's source hash.
-pub fn find(module: &Module, plan: Option<&Path>) -> Result<SourceText, Unavailable> {
-    let expected = match &module.source {
+/// The source text to show with a module that kept `source`, loaded from
+/// the file `plan` (`None`: no file, e.g. a snapshot's bytecode): the
+/// embedded text, or the `.tiss` beside `plan` when its text has the
+/// module's source hash.
+pub fn find(source: &Source, plan: Option<&Path>) -> Result<SourceText, Unavailable> {
+    let expected = match source {
         Source::Embedded { name, text } => {
             return Ok(SourceText { name: name.clone(), text: text.clone(), beside: false });
         }

@@ -1,6 +1,13 @@
-//! The five cost dimensions the VM meters and budgets can cap (SPEC §4).
+//! The five cost dimensions the VM meters and budgets can cap (SPEC §4),
+//! a value per dimension ([`PerDim`]), the static bound of a path
+//! ([`bound`]) and the default cost model that computes it ([`model`]).
 
-use serde::Serialize;
+use std::ops::{Index, IndexMut};
+
+use serde::{Deserialize, Serialize};
+
+pub mod bound;
+pub mod model;
 
 /// A cost dimension. The order here is the order of every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -60,6 +67,51 @@ impl Dim {
     }
 }
 
+/// One value per cost dimension, indexed by [`Dim`]. Serialized as the
+/// plain five-element array in `Dim::ALL` order, as the budgets and meters
+/// of a snapshot and the bounds of a `.tbc` always were.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PerDim<T>([T; 5]);
+
+impl<T> PerDim<T> {
+    pub const fn new(values: [T; 5]) -> PerDim<T> {
+        PerDim(values)
+    }
+
+    /// `f` of each dimension.
+    pub fn from_fn(f: impl FnMut(Dim) -> T) -> PerDim<T> {
+        PerDim(Dim::ALL.map(f))
+    }
+
+    /// Each dimension with its value, in `Dim::ALL` order.
+    pub fn iter(&self) -> impl Iterator<Item = (Dim, &T)> {
+        Dim::ALL.into_iter().zip(&self.0)
+    }
+
+    /// The values in `Dim::ALL` order.
+    pub fn values(&self) -> &[T; 5] {
+        &self.0
+    }
+
+    pub fn values_mut(&mut self) -> &mut [T; 5] {
+        &mut self.0
+    }
+}
+
+impl<T> Index<Dim> for PerDim<T> {
+    type Output = T;
+    fn index(&self, dim: Dim) -> &T {
+        &self.0[dim as usize]
+    }
+}
+
+impl<T> IndexMut<Dim> for PerDim<T> {
+    fn index_mut(&mut self, dim: Dim) -> &mut T {
+        &mut self.0[dim as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +120,10 @@ mod tests {
     fn names_round_trip() {
         for d in Dim::ALL {
             assert_eq!(Dim::from_name(d.name()), Some(d));
+        }
+        // `PerDim` indexes by the declaration order, which is `Dim::ALL`'s.
+        for (i, d) in Dim::ALL.into_iter().enumerate() {
+            assert_eq!(d as usize, i);
         }
         assert_eq!(Dim::from_name("run_count"), None);
     }

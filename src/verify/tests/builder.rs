@@ -3,10 +3,13 @@
 //! [`sample`] is a fixed module that uses every instruction and fills every
 //! table (with every enum variant): the round-trip, corruption and
 //! fingerprint tests run on it. Changing it changes the pinned module hash
-//! in `src/format/tests.rs`.
+//! in `src/container/tests.rs`.
 
-use crate::isa::{Field, Instr, NO_SLOT, run_flags};
+use crate::cost::PerDim;
+use crate::cost::bound::CostBound;
+use crate::isa::{Instr, NO_SLOT, run_flags};
 use crate::module::*;
+use crate::types::{Field, ValueType};
 
 /// Builds a module: interns strings, appends constants, slots, code.
 pub(crate) struct Builder {
@@ -118,8 +121,8 @@ pub(crate) fn tiny() -> Module {
 
 fn bound(seed: u64) -> CostBound {
     CostBound {
-        min: [seed, seed + 1, seed + 2, seed + 3, seed + 4],
-        max: [seed + 10, seed + 11, seed + 12, seed + 13, seed + 14],
+        min: PerDim::new([seed, seed + 1, seed + 2, seed + 3, seed + 4]),
+        max: PerDim::new([seed + 10, seed + 11, seed + 12, seed + 13, seed + 14]),
     }
 }
 

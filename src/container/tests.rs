@@ -1,10 +1,11 @@
 use super::*;
+use crate::container::seal::sha256;
 use crate::cost::Dim;
-use crate::isa::{Field, Instr, NO_SLOT, run_flags};
+use crate::isa::{Instr, NO_SLOT, run_flags};
+use crate::module::kept_source::{HASH_LEN, Source, SourceHash};
 use crate::module::{Constant, NONE};
-use crate::seal::sha256;
-use crate::source::{HASH_LEN, Source, SourceHash};
-use crate::verify::build::{sample, tiny};
+use crate::types::Field;
+use crate::verify::tests::builder::{sample, tiny};
 use proptest::prelude::*;
 
 /// What the fingerprint test pins: the format version, the hash of the
@@ -344,7 +345,7 @@ fn huge_declared_lengths_do_not_allocate() {
 /// the refusal says what it claimed.
 #[test]
 fn tables_that_would_amplify_are_refused_before_they_are_allocated() {
-    use crate::module::CostBound;
+    use crate::cost::bound::CostBound;
     // Two bytes each in the file (a length and a mask), 80 bytes each in memory.
     let mut m = tiny();
     m.estimates = vec![CostBound::ZERO; 300_000];
