@@ -64,7 +64,7 @@ pub enum Question {
     },
     Choose {
         prompt: Option<String>,
-        #[serde(deserialize_with = "crate::machine::bounds::options")]
+        #[serde(deserialize_with = "crate::machine::state_limits::options")]
         options: Vec<String>,
     },
     /// A RUN the command policy wants a human to approve (SPEC §8):

@@ -47,17 +47,17 @@ pub enum Record {
 pub enum Value {
     /// Shared text: copying a string value (LOAD, PUSH_CONST) is a reference
     /// count, not an allocation.
-    Str(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
+    Str(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
     Int(i64),
     /// Milliseconds.
     Duration(u64),
     Bool(bool),
-    Record(#[serde(deserialize_with = "crate::machine::bounds::boxed_record")] Box<Record>),
+    Record(#[serde(deserialize_with = "crate::machine::state_limits::boxed_record")] Box<Record>),
     /// Text that came from a model (PROMPT_AGENT) or a file (READ), or was
     /// made from such text by interpolation (SPEC §8, taint). A string like
     /// `Str` in every operation; only the policy's `[taint] run` tells them
     /// apart. Last, so the other variants keep their numbers on the wire.
-    Tainted(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
+    Tainted(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on

@@ -78,7 +78,7 @@ use tisslang::module::Module;
 
 use crate::host::sandbox::Limits as SandboxLimits;
 use crate::machine::Machine;
-use crate::machine::bounds::Limits;
+use crate::machine::state_limits::Limits;
 use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
@@ -671,7 +671,7 @@ fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError>
 /// what `module` allows and claimed before they are allocated
 /// (`machine/bounds.rs`). More than the module allows does not fit it.
 fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError> {
-    let (decoded, refused) = crate::machine::bounds::within(Limits::of(module), || {
+    let (decoded, refused) = crate::machine::state_limits::within(Limits::of(module), || {
         tisslang::container::decode_budget::within(rest.len(), || {
             bincode::serde::decode_from_slice::<Machine, _>(rest, config())
         })
