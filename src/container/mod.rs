@@ -41,7 +41,7 @@ use seal::{SealError, StartError, u16_at};
 
 /// The version of this container and of everything inside it (instruction
 /// set, module layout). Bump it whenever either changes; the fingerprint test
-/// in `src/format/tests.rs` fails until you do.
+/// in `src/container/tests.rs` fails until you do.
 pub const FORMAT_VERSION: u16 = 4;
 
 /// The first eight bytes of every `.tbc`.
@@ -455,7 +455,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
         return Err(LoadError::TooLarge { size: bytes.len() as u64, limit });
     }
     let payload = check_header(bytes)?;
-    // Every table claims its memory before it is allocated (`bounds.rs`).
+    // Every table claims its memory before it is allocated (`decode_budget.rs`).
     let (module, used): (Module, usize) = crate::container::decode_budget::within(payload.len(), || {
         bincode::serde::decode_from_slice(payload, config())
     })

@@ -1,4 +1,4 @@
-//! The part both containers share — the `.tbc` (`format.rs`) and the VM's
+//! The part both containers share — the `.tbc` (`container`) and the VM's
 //! snapshots: the header ends with the payload's length (`u32` LE) and its
 //! CRC-32 (IEEE, `u32` LE), and both are checked before a byte of the payload
 //! is decoded.

@@ -77,13 +77,13 @@ fn fingerprint_is_pinned_with_the_format_version() {
             (true, true) => "the instruction set and the module layout changed",
             (true, false) => "the instruction set (src/isa.rs) changed",
             (false, true) => {
-                "the module layout (src/module.rs) or the sample module (src/verify/build.rs) changed"
+                "the module layout (src/module/) or the sample module (src/verify/tests/builder.rs) changed"
             }
             (false, false) => "FORMAT_VERSION changed but the pinned fingerprint did not",
         };
         panic!(
-            "\n{what}.\nOld .tbc files would be misread: bump FORMAT_VERSION in src/format.rs to {version} \
-             (if not done yet) and update PINNED in src/format/tests.rs to:\n\n\
+            "\n{what}.\nOld .tbc files would be misread: bump FORMAT_VERSION in src/container/mod.rs to {version} \
+             (if not done yet) and update PINNED in src/container/tests.rs to:\n\n\
              const PINNED: (u16, &str, &str) = (\n    {version},\n    \"{isa}\",\n    \"{module}\",\n);\n\n\
              pinned: format v{}, isa {}, module {}\nnow:    format v{FORMAT_VERSION}, isa {isa}, module {module}\n\
              instruction set description:\n{}",
@@ -341,7 +341,7 @@ fn huge_declared_lengths_do_not_allocate() {
 }
 
 /// Issue 16, defect 3: a table that would decode to more memory than its
-/// payload may claim (`bounds.rs`) is refused before it is allocated, and
+/// payload may claim (`decode_budget.rs`) is refused before it is allocated, and
 /// the refusal says what it claimed.
 #[test]
 fn tables_that_would_amplify_are_refused_before_they_are_allocated() {

@@ -3,7 +3,7 @@
 //! optional indices in one byte.
 
 /// `deserialize_with` for every table: each claims its memory before it is
-/// allocated (`bounds.rs`), and names what it holds when that is refused.
+/// allocated (`container/decode_budget.rs`), and names what it holds when that is refused.
 pub(super) mod bounded {
     crate::bounded_vecs! {
         metadata: "metadata entries",
@@ -38,7 +38,7 @@ pub(super) mod bounded {
 /// The code is stored in its explicit opcode encoding (`isa.rs`), not as a
 /// serde enum, so opcode numbers are the ones the instruction table fixes.
 /// Decoded from the payload in place: the instructions are counted first,
-/// their memory claimed (`bounds.rs`), then they are decoded into a vector
+/// their memory claimed (`container/decode_budget.rs`), then they are decoded into a vector
 /// of exactly that length.
 pub(super) mod code_section {
     use crate::isa::{self, Instr};

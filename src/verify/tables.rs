@@ -1,5 +1,5 @@
 //! Pass 1: every table. Every string, slot, step, field and dimension
-//! number a table holds is in range (`NONE` only where `module.rs` says an
+//! number a table holds is in range (`NONE` only where `module` says an
 //! index may be absent), handler ranges and task entries lie inside the
 //! code, the line table is sorted, and a variable that a table fills (a
 //! caught error, a prompt's answer) is declared with that type.

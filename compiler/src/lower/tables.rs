@@ -14,7 +14,7 @@ use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::ast::{Item, StrLit, StrPart};
 use crate::syntax::span::Span;
 

@@ -27,7 +27,7 @@ fn straight_line_counts_are_exact() {
     assert_eq!(bound(&m, Dim::Instructions), (n, n), "every instruction runs once");
     assert_eq!(m.code.last(), Some(&Instr::Halt {}));
     // The first RUN has no timeout: the default maximum; the second: 5s.
-    assert_eq!(bound(&m, Dim::ExecutionTime), (0, super::cost_model::DEFAULT_RUN_MAX_MS + 5_000));
+    assert_eq!(bound(&m, Dim::ExecutionTime), (0, super::path_cost::DEFAULT_RUN_MAX_MS + 5_000));
 }
 
 #[test]

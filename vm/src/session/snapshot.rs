@@ -48,7 +48,7 @@
 //! Reading trusts nothing: magic, version, flags, length and checksum, then
 //! the payload's head is decoded, the embedded bytecode is decoded and
 //! verified, its content hash must be the stored one, the machine state is
-//! decoded within what the bytecode allows (`machine/bounds.rs`; every
+//! decoded within what the bytecode allows (`machine/state_limits.rs`; every
 //! collection, here and in the head, claims its memory before it is
 //! allocated, `tisslang::container::decode_budget`), and it must be one the code can continue
 //! from, checked against the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
@@ -459,7 +459,7 @@ impl ContinuationWire {
 
 /// The payload's head as written: everything but the machine, which
 /// follows it. The bytecode comes before the machine so that what it
-/// allows bounds the machine's decoding (`machine/bounds.rs`). Field order
+/// allows bounds the machine's decoding (`machine/state_limits.rs`). Field order
 /// is the wire order: keep it in step with [`HeadIn`].
 #[derive(Serialize)]
 struct HeadOut<'a> {
@@ -669,7 +669,7 @@ fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError>
 
 /// The machine from the rest of the payload: its collections each within
 /// what `module` allows and claimed before they are allocated
-/// (`machine/bounds.rs`). More than the module allows does not fit it.
+/// (`machine/state_limits.rs`). More than the module allows does not fit it.
 fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError> {
     let (decoded, refused) = crate::machine::state_limits::within(Limits::of(module), || {
         tisslang::container::decode_budget::within(rest.len(), || {
