@@ -1,9 +1,12 @@
 //! Unit tests of the disassembler on hand-built modules.
 
 use super::*;
-use crate::cost::PerDim;
+use crate::cost::bound::CostBound;
+use crate::cost::{Dim, PerDim};
+use crate::isa::run_flags;
 use crate::module::kept_source::SourceHash;
 use crate::module::*;
+use crate::types::Field;
 use crate::types::ValueType;
 
 /// The source text of [`sample`].
