@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::host::scripted::ScriptedHost;
-use crate::machine::value::RunResult;
+use crate::machine::value::{Record, RunResult, Value};
+use text::show;
 use tiss_compiler::lower::LowerOptions;
 use tisslang::cost::Dim;
 
