@@ -78,7 +78,7 @@ impl Rng {
     }
 }
 
-/// Unverified modules (as `format::decode` may return them) never make the
+/// Unverified modules (as `container::decode` may return them) never make the
 /// disassembler panic: every index of the code and the tables is scrambled.
 #[test]
 fn scrambled_modules_never_panic() {

@@ -2,7 +2,7 @@
 //! file, and the target re-seals it first (writes the payload's length and
 //! CRC-32 into the header, `tisslang::container::seal::seal`), since anyone can, so
 //! the fuzzer's bytes reach the decoder and the verifier. A module that
-//! `format::load` refuses is refused in words; one it accepts goes through
+//! `container::load` refuses is refused in words; one it accepts goes through
 //! everything `tissvm` does with bytecode without running a command — the
 //! listing (`disasm`), `estimate`, `inspect`, `run --dry-run` — and is then
 //! run to its end on the in-memory scripted host (no real effect: files,
@@ -25,11 +25,11 @@ fuzz_target!(|data: &[u8]| {
     if file.len() >= HEADER_LEN {
         tisslang::container::seal::seal(&mut file, HEADER_LEN);
     }
-    let module = match format::load(&file) {
+    let module = match container::load(&file) {
         Ok(module) => module,
         Err(refusal) => return resealed::assert_in_words("the input", &refusal.to_string()),
     };
-    tisslang::disasm::disassemble(&module, &format::content_hash(&module));
+    tisslang::disasm::disassemble(&module, &container::content_hash(&module));
     if let Ok(bounds) = estimate(&module, &CostModel::default()) {
         bounds.to_json(&module);
     }

@@ -38,7 +38,7 @@ const OPERAND_WIDTH: usize = 22;
 
 /// Returns the listing of `module` with its embedded source text, if any;
 /// `hash` is its content hash as the caller wants it shown
-/// (`format::content_hash`).
+/// (`container::content_hash`).
 pub fn disassemble(module: &Module, hash: &str) -> String {
     disassemble_with_source(module, hash, &kept_source::find(&module.source, None))
 }

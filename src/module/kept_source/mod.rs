@@ -44,7 +44,7 @@ impl fmt::Debug for SourceHash {
 }
 
 /// What a module keeps of its plan's source. The module's last field: the
-/// content hash (`format::content_hash`) leaves it out.
+/// content hash (`container::content_hash`) leaves it out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Source {
     /// Nothing (`tissc compile --strip`).

@@ -22,8 +22,6 @@ use tisslang::container::decode_budget::{VecSeed, claim, thousands};
 use tisslang::isa::Instr;
 use tisslang::module::Module;
 
-use crate::machine::value::Record;
-
 /// What the bytecode allows of a machine state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -159,8 +157,9 @@ pub(crate) fn shared_str<'de, D: Deserializer<'de>>(d: D) -> Result<Rc<str>, D::
     d.deserialize_str(Text)
 }
 
-/// A record value: its box claimed before it is allocated.
-pub(crate) fn boxed_record<'de, D: Deserializer<'de>>(d: D) -> Result<Box<Record>, D::Error> {
-    claim(1, size_of::<Record>(), "record").map_err(D::Error::custom)?;
-    Record::deserialize(d).map(Box::new)
+/// A record value (any boxed `T`): its box claimed before it is allocated.
+/// Generic, so this file needs nothing of `value.rs`, which decodes with it.
+pub(crate) fn boxed_record<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Box<T>, D::Error> {
+    claim(1, size_of::<T>(), "record").map_err(D::Error::custom)?;
+    T::deserialize(d).map(Box::new)
 }
