@@ -6,8 +6,7 @@ use crate::cost::{Dim, PerDim};
 use crate::isa::run_flags;
 use crate::module::kept_source::SourceHash;
 use crate::module::*;
-use crate::types::Field;
-use crate::types::ValueType;
+use crate::types::{Field, ValueType};
 
 /// The source text of [`sample`].
 const SOURCE: &str = "DEFINE_TASK \"lint\" { }\nTASK \"Build it\"\nSTEP \"Run\" {\n    WRITE \"main.py\" FROM x\r\n    RUN \"python3 ${f}\" TIMEOUT 30s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";

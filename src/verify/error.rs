@@ -4,8 +4,9 @@
 use std::fmt;
 
 use crate::isa::Want;
-use crate::types::Field;
-use crate::types::ValueType;
+use crate::types::{Field, ValueType};
+
+pub(super) type Result<T = ()> = std::result::Result<T, VerifyError>;
 
 /// A module table, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

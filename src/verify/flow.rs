@@ -27,11 +27,10 @@
 
 use crate::isa::{Gives, Instr, Want};
 use crate::module::{Constant, Module, NONE};
-use crate::types::Field;
-use crate::types::ValueType;
+use crate::types::{Field, ValueType};
 
+use super::error::{Result, Unit, VerifyError};
 use super::forest::{EMPTY, Forest};
-use super::{Result, Unit, VerifyError};
 
 /// Not reached (a pc's unit).
 pub(crate) const UNSEEN: u32 = u32::MAX;

@@ -6,10 +6,9 @@
 
 use crate::cost::Dim;
 use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
-use crate::types::Field;
-use crate::types::ValueType;
+use crate::types::{Field, ValueType};
 
-use super::{Result, Site, Table, VerifyError};
+use super::error::{Result, Site, Table, VerifyError};
 
 const FIELD_RANGE: &str = "a record field number, 0..=21";
 

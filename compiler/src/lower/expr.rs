@@ -2,8 +2,7 @@
 
 use tisslang::isa::Instr;
 use tisslang::module::{Constant, Observed, PathRef, PathRootRef};
-use tisslang::types::Field;
-use tisslang::types::ValueType;
+use tisslang::types::{Field, ValueType};
 
 use super::Unit;
 use crate::syntax::ast::{
