@@ -18,11 +18,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tiss_compiler::lower::LowerOptions;
-use tiss_vm::host::os::{OsHost, Progress};
-use tiss_vm::host::sandbox::{Limits, Profile, Sandbox};
-use tiss_vm::host::workspace::Workspace;
+use tiss_host::sandbox::{Limits, Profile, Sandbox};
+use tiss_host::workspace::Workspace;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
+use tiss_vm::runner::os_host::{OsHost, Progress};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -12,9 +12,10 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::{RunResult, Value};
+use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{Machine, Outcome};
 use tiss_vm::session::snapshot::{self, SnapshotRef};
 use tiss_vm::session::snapshot_key::SnapshotKey;

@@ -60,10 +60,13 @@ fn run_overhead(c: &mut Criterion) {
     group.throughput(Throughput::Elements(RUNS as u64));
     group.bench_function("500 x RUN \"true\" (tissvm)", |b| {
         b.iter(|| {
-            let workspace = tiss_vm::host::workspace::Workspace::open(dir.path()).expect("workspace");
+            let workspace = tiss_host::workspace::Workspace::open(dir.path()).expect("workspace");
             let provider = tiss_vm::provider::build(&Default::default()).expect("mock");
-            let mut host =
-                tiss_vm::host::os::OsHost::new(workspace, provider, tiss_vm::host::os::Progress::Quiet);
+            let mut host = tiss_vm::runner::os_host::OsHost::new(
+                workspace,
+                provider,
+                tiss_vm::runner::os_host::Progress::Quiet,
+            );
             host.quiet_steps = true;
             let mut machine = Machine::new(&program);
             assert_eq!(machine.run(&program, &mut host), Outcome::Completed);

@@ -1,17 +1,18 @@
-//! The risky-command list: what one RUN command's words show (privilege,
+//! The risky-command list: what one RUN command's programs show (privilege,
 //! network tools, disk-level tools, recursive `rm`, world-writable `chmod`,
 //! a pipe into a shell, package installs, pushes). `tissvm inspect`'s risk
 //! level (`lower/risk.rs`) and the linter's W0004 both read commands here,
 //! so they never disagree about what a command does. Only the programs a
-//! command runs count, found as the shell finds them
-//! (`tiss_support::shell::commands`): `echo curl` uses no network tool.
+//! command runs count, found as the shell finds them, through wrappers, `sh
+//! -c` and `find -exec` (`tiss_support::shell::programs`, the one shell
+//! reader the command policy uses too): `echo curl` uses no network tool.
 
-use tiss_support::shell::commands;
+use tiss_support::shell::programs::{self, Program, SHELLS};
 
 pub const NETWORK_TOOLS: &[&str] =
     &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
 pub const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"];
+const PRIVILEGE: &[&str] = &["sudo", "su", "doas"];
 const INSTALLERS: &[(&str, &str)] = &[
     ("pip", "install"),
     ("pip3", "install"),
@@ -40,131 +41,38 @@ pub struct CommandRisk {
     pub push: bool,
 }
 
-/// Programs that run the command after their own options and arguments
-/// (`sudo curl …`, `xargs rm -rf`), with the options of theirs that take a
-/// value (`sudo -u root …`).
-const WRAPPERS: &[(&str, &[&str])] = &[
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"]),
-    ("doas", &["-u", "-C"]),
-    ("env", &["-u", "-C", "-S"]),
-    ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E"]),
-    ("nohup", &[]),
-    ("exec", &["-a"]),
-    ("time", &["-f", "-o"]),
-    ("nice", &["-n"]),
-    ("ionice", &["-c", "-n", "-p"]),
-    ("timeout", &["-s", "-k"]),
-    ("command", &[]),
-    ("builtin", &[]),
-    ("stdbuf", &["-i", "-o", "-e"]),
-    ("setsid", &[]),
-    ("chroot", &[]),
-];
-
-/// Shell words that leave the next word in command position.
-const KEYWORDS: &[&str] = &["if", "then", "else", "elif", "while", "until", "do", "!", "{", "}"];
-
-/// How deep `sh -c '…'` inside `sh -c '…'` is read.
-const MAX_NESTING: usize = 8;
-
-/// Reads `command` as the shell would find the programs it runs: the word
-/// in command position of each simple command (at the start, after `|`,
-/// `;`, `&&`, `||`, `$(`, a backtick, a keyword, and after wrappers such
-/// as `sudo`, `env`, `xargs`, `nohup`, `time`), and that program's
-/// arguments; `sh -c '…'` and `find -exec … ;` are read as the commands
-/// they run. `buffer` is scratch space, reused across commands.
-pub fn scan(command: &str, buffer: &mut String) -> CommandRisk {
+/// Reads `command` as the shell would find the programs it runs. A
+/// command that is not valid shell syntax runs nothing: no risk.
+pub fn scan(command: &str) -> CommandRisk {
     let mut found = CommandRisk::default();
-    scan_into(command, buffer, &mut found, 0);
+    for program in programs::programs(command).unwrap_or_default() {
+        program_risk(&program, &mut found);
+    }
     found
 }
 
-fn scan_into(command: &str, buffer: &mut String, found: &mut CommandRisk, depth: usize) {
-    let mut text = std::mem::take(buffer);
-    let commands = commands::split(command, &mut text);
-    let mut nested = Vec::new();
-    for simple in &commands {
-        let words: Vec<&str> = simple.words.iter().map(|w| &text[w.clone()]).collect();
-        simple_command(&words, simple.piped, found, &mut nested);
+fn program_risk(program: &Program, found: &mut CommandRisk) {
+    let named = |list: &[&str], word: &str| list.contains(&word);
+    found.privilege |=
+        program.wrappers.iter().any(|w| named(PRIVILEGE, w.split(' ').next().unwrap_or_default()));
+    let Some(name) = program.name.as_deref() else { return };
+    found.privilege |= named(PRIVILEGE, name);
+    let args: Vec<&str> = program.args.iter().map(|a| a.text()).collect();
+    found.network = found.network.or_else(|| NETWORK_TOOLS.iter().find(|&&t| t == name).copied());
+    found.disk = found.disk.or_else(|| DISK_TOOLS.iter().find(|&&t| t == name).copied());
+    if program.piped {
+        found.pipe_to_shell = found.pipe_to_shell.or_else(|| SHELLS.iter().find(|&&s| s == name).copied());
     }
-    if depth < MAX_NESTING {
-        for line in nested {
-            scan_into(&line, buffer, found, depth + 1);
-        }
-    }
-    *buffer = text;
-}
-
-/// One simple command's words; the command lines it hands a shell
-/// (`sh -c LINE`) go to `nested`.
-fn simple_command(words: &[&str], piped: bool, found: &mut CommandRisk, nested: &mut Vec<String>) {
-    let mut at = 0;
-    let program = loop {
-        let Some(&word) = words.get(at) else { return };
-        at += 1;
-        if KEYWORDS.contains(&word) || is_assignment(word) {
-            continue;
-        }
-        // `/usr/bin/curl` is `curl`.
-        let program = word.rsplit('/').next().unwrap_or(word);
-        found.privilege |= matches!(program, "sudo" | "su" | "doas");
-        let Some((wrapper, valued)) = WRAPPERS.iter().find(|(w, _)| *w == program) else { break program };
-        // The wrapper's options, and `timeout`'s duration.
-        let mut duration = *wrapper == "timeout";
-        while let Some(&option) = words.get(at) {
-            if option.starts_with('-') && option.len() > 1 {
-                at += if valued.contains(&option) { 2 } else { 1 };
-            } else if duration {
-                duration = false;
-                at += 1;
-            } else {
-                break;
-            }
-        }
-    };
-    let args = &words[at..];
-    found.network = found.network.or_else(|| NETWORK_TOOLS.iter().find(|&&t| t == program).copied());
-    found.disk = found.disk.or_else(|| DISK_TOOLS.iter().find(|&&t| t == program).copied());
-    let shell = SHELLS.iter().find(|&&s| s == program).copied();
-    if piped {
-        found.pipe_to_shell = found.pipe_to_shell.or(shell);
-    }
-    if (shell.is_some() || program == "su")
-        && let Some(line) = args.iter().position(|&a| a == "-c").and_then(|c| args.get(c + 1))
-    {
-        nested.push((*line).to_string());
-    }
-    match program {
+    match name {
         "rm" => found.recursive_rm |= args.iter().any(|&a| is_recursive_flag(a)),
         "chmod" => {
             found.world_writable |= args.iter().any(|a| matches!(*a, "777" | "0777" | "a+rwx" | "ugo+rwx"))
         }
-        "git" => found.push |= subcommand(args, &["-C", "-c"]) == Some("push"),
-        "find" => {
-            // `-exec rm -rf {} ;`: the words up to `;` or `+` are a command.
-            let mut rest = args;
-            while let Some(exec) =
-                rest.iter().position(|&a| matches!(a, "-exec" | "-execdir" | "-ok" | "-okdir"))
-            {
-                let inner = &rest[exec + 1..];
-                let end = inner.iter().position(|&a| a == ";" || a == "+").unwrap_or(inner.len());
-                simple_command(&inner[..end], false, found, nested);
-                rest = &inner[end..];
-            }
-        }
+        "git" => found.push |= subcommand(&args, &["-C", "-c"]) == Some("push"),
         _ => {}
     }
     found.installs |=
-        INSTALLERS.iter().any(|&(tool, verb)| tool == program && subcommand(args, &[]) == Some(verb));
-}
-
-/// `NAME=value` before a command (or after `env`).
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
+        INSTALLERS.iter().any(|&(tool, verb)| tool == name && subcommand(&args, &[]) == Some(verb));
 }
 
 /// `-r`, `-rf`, `-Rf`, `--recursive`; not `--force`.
@@ -193,7 +101,7 @@ mod tests {
     use super::*;
 
     fn risk(command: &str) -> CommandRisk {
-        scan(command, &mut String::new())
+        scan(command)
     }
 
     #[test]
@@ -241,7 +149,7 @@ mod tests {
             "timeout 5s curl x",
             "if true; then curl x; fi",
             "sh -c 'curl x'",
-            "find . -exec curl {} ;",
+            "find . -exec curl {} \\;",
         ] {
             assert_eq!(risk(command).network, Some("curl"), "{command}");
         }

@@ -5,7 +5,9 @@
 //! loop; every effect goes through [`host::Host`].
 //!
 //! One folder per concern: `machine/` (the state, its values and dispatch),
-//! `host/` (effects on the OS, and the scripted host of tests), `provider`
+//! `host/` (the effects a run can have: the `Host` trait, and the scripted host
+//! of tests; the OS side is the `tiss-host` crate), `runner/` (running a plan
+//! for real: the OS host), `provider`
 //! (language models: the `tiss-providers` crate, re-exported), `analysis/` (what is known without running: estimate,
 //! dry run, manifest), `session/` (suspension and what drives a run from
 //! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
@@ -19,4 +21,5 @@ pub mod policy;
 /// generate` uses too.
 pub use tiss_providers as provider;
 pub mod report;
+pub mod runner;
 pub mod session;

@@ -2,9 +2,9 @@
 //! environment does not leak. Its own test binary, because it sets a variable
 //! in this process.
 
-use tiss_vm::host::environment::build_env;
-use tiss_vm::host::process::{ProcessSpec, WorkDir, run};
-use tiss_vm::host::sandbox::UNCONFINED;
+use tiss_host::environment::build_env;
+use tiss_host::process::{ProcessSpec, WorkDir, run};
+use tiss_host::sandbox::UNCONFINED;
 
 #[test]
 fn the_callers_secrets_do_not_leak() {

@@ -16,7 +16,6 @@ use crate::syntax::visit;
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found = Vec::new();
     let mut text = String::new();
-    let mut buffer = String::new();
     visit::statements(cx.plan, &mut |stmt, in_estimate| {
         let StmtKind::Run { command, .. } = &stmt.kind else { return };
         if in_estimate {
@@ -29,7 +28,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
                 StrPart::Interp { .. } => text.push(' '),
             }
         }
-        let risk = command_risk::scan(&text, &mut buffer);
+        let risk = command_risk::scan(&text);
         let reasons = reasons(&risk);
         if !reasons.is_empty() {
             found.push((stmt.span, command.span, reasons, risk.world_writable));

@@ -35,11 +35,9 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         .map(|slot| slot.name)
         .collect();
 
-    // One buffer for every command's text, so the loop does not allocate.
-    let mut buffer = String::new();
     for command in &manifest.commands {
         let line = command.line;
-        let found = command_risk::scan(tables.text_of(command.text), &mut buffer);
+        let found = command_risk::scan(tables.text_of(command.text));
         if found.privilege {
             add(RiskKind::Privilege, NONE, line);
         }

@@ -1,21 +1,17 @@
-//! Every effect the machine can have goes through [`Host`]. The real host
-//! (`os.rs`) talks to the operating system; `scripted.rs` drives
-//! tests. The dispatch loop itself never touches the OS.
+//! Every effect the machine can have goes through [`Host`]: the bottom
+//! layer of the VM, which imports nothing of the machine, the sessions or
+//! the reports. The real host (`runner/os_host.rs`, on the `tiss-host`
+//! crate) talks to the operating system; `scripted.rs` drives tests. The
+//! dispatch loop itself never touches the OS.
 
-pub mod direct;
-pub mod environment;
-pub mod os;
-pub mod process;
-pub mod sandbox;
 pub mod scripted;
-pub mod spawn;
-pub mod temp_files;
-pub mod watchdog;
-pub mod workspace;
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::value::RunResult;
+/// A file test, and the lexical check of a plan path: the workspace's own
+/// notions, defined where the workspace is.
+pub use tiss_host::workspace::FileQuery;
+pub use tiss_host::workspace::resolve::check_relative;
 
 /// A question to a language model, its answer and its failure: the
 /// providers' types, re-exported where the host's other types are.
@@ -30,7 +26,18 @@ pub enum HostError {
     Security(String),
 }
 
-/// A command to run (directly, or with `/bin/sh -c`: `process.rs`).
+/// What a RUN recorded (`LAST_RUN`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunResult {
+    pub command: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i64,
+    pub duration_ms: u64,
+    pub timed_out: bool,
+}
+
+/// A command to run (directly, or with `/bin/sh -c`: `tiss-host`'s `process/`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRequest {
     pub command: String,
@@ -45,14 +52,6 @@ pub struct RunRequest {
     pub line: u32,
 }
 
-/// A file test of a condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileQuery<'a> {
-    Exists,
-    IsEmpty,
-    Contains(&'a str),
-}
-
 /// What the machine asks a human.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Question {
@@ -64,7 +63,7 @@ pub enum Question {
     },
     Choose {
         prompt: Option<String>,
-        #[serde(deserialize_with = "crate::machine::state_limits::options")]
+        #[serde(deserialize_with = "options")]
         options: Vec<String>,
     },
     /// A RUN the command policy wants a human to approve (SPEC §8):
@@ -132,46 +131,8 @@ pub trait Host {
     }
 }
 
-/// Checks a plan path before any host sees it: relative, no `..` that climbs
-/// out, not empty. Symlinks are the host's business (it resolves beneath the
-/// workspace). Returns the message of a `security_violation`.
-pub fn check_relative(path: &str) -> Result<(), String> {
-    if path.is_empty() {
-        return Err("the path is empty".to_string());
-    }
-    if path.starts_with('/') || path.starts_with('~') || path.starts_with('\\') {
-        return Err(format!("`{path}` is absolute; paths are relative to the workspace"));
-    }
-    if path.contains('\0') {
-        return Err(format!("`{}` contains a NUL byte", path.escape_debug()));
-    }
-    let mut depth: i64 = 0;
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err(format!("`{path}` leaves the workspace"));
-                }
-            }
-            _ => depth += 1,
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_relative;
-
-    #[test]
-    fn lexical_escapes_are_refused() {
-        assert!(check_relative("a/b.txt").is_ok());
-        assert!(check_relative("a/../b").is_ok());
-        assert!(check_relative("./a").is_ok());
-        for bad in ["", "/etc/passwd", "~/x", "..", "a/../../b", "../x", "a\0b"] {
-            assert!(check_relative(bad).is_err(), "{bad:?}");
-        }
-    }
+/// The options of a question in a snapshot, claimed from the decoding
+/// budget before they are allocated (SPEC §6).
+fn options<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    tisslang::container::decode_budget::vec(d, "options of a question")
 }

@@ -6,11 +6,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
-    RunRequest, check_relative,
+    RunRequest, RunResult, check_relative,
 };
-use crate::machine::value::RunResult;
-use crate::provider::Provider;
-use crate::provider::mock::MockProvider;
+use tiss_providers::Provider;
+use tiss_providers::mock::MockProvider;
 
 /// How the scripted host answers a RUN.
 pub type RunScript = Box<dyn FnMut(&RunRequest) -> Result<RunResult, HostError>>;

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
 
-use crate::machine::value::{RunResult, Value, format_duration};
+use crate::host::RunResult;
+use crate::machine::value::{Value, format_duration};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailureKind {

@@ -23,10 +23,10 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use tisslang::cost::{Dim, PerDim};
 
-use crate::host::{Host, Question};
+use crate::host::{Host, Question, RunResult};
 use crate::machine::failure::Failure;
 use crate::machine::program::Program;
-use crate::machine::value::{RunResult, Value};
+use crate::machine::value::Value;
 use crate::policy::Policy;
 use flow::{Flow, Regs};
 

@@ -7,11 +7,12 @@ use tisslang::module::{NONE, PathRef, PathRootRef};
 use tisslang::types::Field;
 
 use crate::host::Host;
+use crate::host::RunResult;
 use crate::machine::budget::spent_since;
 use crate::machine::failure::{BudgetStop, Failure, FailureKind, shorten};
 use crate::machine::flow::{Exec, Flow, Regs};
 use crate::machine::program::Program;
-use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
+use crate::machine::value::{ErrorRecord, Record, Value};
 use crate::machine::{Machine, Outcome, Status, StepRecord, StepStatus, Suspension};
 
 impl Machine {

@@ -136,7 +136,6 @@ pub(super) fn env<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Resul
 tisslang::bounded_vecs! {
     logs: "LOG messages",
     actual: "observed values of a failure",
-    options: "options of a question",
     asked: "prompts asked",
 }
 

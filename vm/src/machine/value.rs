@@ -7,19 +7,10 @@ use tisslang::cost::bound::CostBound;
 use tisslang::cost::{Dim, DimUnit, PerDim};
 use tisslang::types::Field;
 
+use crate::host::RunResult;
+
 /// `1500` → `1500ms`, `60000` → `1m`: the largest unit that is exact.
 pub use tisslang::duration::literal as format_duration;
-
-/// What a RUN recorded (`LAST_RUN`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RunResult {
-    pub command: String,
-    pub stdout: String,
-    pub stderr: String,
-    pub exit_code: i64,
-    pub duration_ms: u64,
-    pub timed_out: bool,
-}
 
 /// A caught failure (`CATCH AS e`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

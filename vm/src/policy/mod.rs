@@ -7,17 +7,33 @@
 //! `tiss.toml`); [`Policy`] is the same rules compiled into glob sets, which
 //! the machine asks before every RUN ([`Policy::decide`]).
 //!
-//! Patterns are shell-style globs over the whole command as it will run,
-//! after interpolation (interpolated values already shell-quoted): `*`
-//! matches any characters, spaces, `/` and newlines included; `?` one
-//! character; `[abc]`, `[!a-z]` a class; `{a,b}` either; `\*` a literal
-//! `*`. A pattern must match the whole command: `"git push*"` matches
-//! `git push origin main`, `"*push*"` any command that mentions push.
+//! Patterns are shell-style globs over each **simple command** the command
+//! runs, after interpolation (interpolated values already shell-quoted),
+//! read by the one shell reader (`tiss_support::shell::programs`): `a && b`,
+//! `a; b`, `a | b`, `$(b)`, backquotes, subshells and compound commands are
+//! split into their simple commands; wrappers (`env`, `nice`, `timeout`,
+//! `sudo`, `xargs`, `sh -c 'literal'`, `find -exec` ...) are looked through
+//! to the command they run; a program named by a path is its name (`/bin/rm
+//! x` is `rm x`); a literal word is matched without its quotes, any other as
+//! written. `*` matches any characters, spaces, `/` and newlines included;
+//! `?` one character; `[abc]`, `[!a-z]` a class; `{a,b}` either; `\*` a
+//! literal `*`. A pattern must match a whole simple command: `"git push*"`
+//! matches `git push origin main`.
+//!
+//! - `deny` and `approve` match any simple command in any of its forms: the
+//!   command it runs, each wrapper with what follows it (`sudo rm x`, `env rm
+//!   x`), and the whole command line as written.
+//! - `allow` must match the command every simple command runs: `ls . && rm
+//!   x` needs both `ls .` and `rm x` allowed. A program only running the
+//!   command would tell (`$CMD`, `eval`, `sh -c "$x"`), or a command that is
+//!   not valid shell syntax, matches no `allow` pattern: under an allow list
+//!   it is denied, or asks where an `approve` pattern matches it.
 
 pub mod file;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
+use tiss_support::shell::programs::{self, Program};
 
 /// What happens to a RUN whose command holds tainted data (`[taint] run`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,28 +180,46 @@ impl Policy {
 
     /// The verdict on `command` (as it will run); `tainted`: it holds data
     /// from a model or a file. Deny patterns first, then the allow list,
-    /// then approve patterns, then the taint rule.
+    /// then approve patterns, then the taint rule (see the module's doc).
     pub fn decide(&self, command: &str, tainted: bool) -> Verdict {
         let origin = &self.rules.origin;
-        if let Some(i) = first_match(&self.deny, command) {
+        let read = programs::programs(command);
+        let found: &[Program] = read.as_deref().unwrap_or_default();
+        if let Some((form, i)) = self.first_form(&self.deny, command, found) {
             return Verdict::Deny(format!(
-                "`{command}` is denied by the pattern `{}` of {origin} [commands] deny",
-                self.rules.deny[i]
+                "`{command}` is denied by the pattern `{}` of {origin} [commands] deny{}",
+                self.rules.deny[i],
+                part(&form, command)
             ));
         }
-        if let Some(allow) = &self.allow
-            && first_match(allow, command).is_none()
-        {
-            return Verdict::Deny(format!(
-                "`{command}` matches no pattern of {origin} [commands] allow, so it is denied (add a \
-                 pattern that matches it to `allow`, e.g. \"{}\")",
-                suggested_pattern(command)
-            ));
+        let approve = self.first_form(&self.approve, command, found);
+        if let Some(allow) = &self.allow {
+            let refused = match &read {
+                Err(why) => Some((
+                    format!("it cannot be read as shell syntax ({why}), so it matches no pattern"),
+                    String::new(),
+                )),
+                Ok(found) => found.iter().find_map(|program| not_allowed(allow, program)),
+            };
+            if let Some((why, hint)) = refused {
+                if let Some((form, i)) = approve {
+                    return Verdict::Approve(format!(
+                        "{why} of {origin} [commands] allow, and it matches the pattern `{}` of [commands] \
+                         approve{}",
+                        self.rules.approve[i],
+                        part(&form, command)
+                    ));
+                }
+                return Verdict::Deny(format!(
+                    "`{command}` is denied: {why} of {origin} [commands] allow{hint}"
+                ));
+            }
         }
-        if let Some(i) = first_match(&self.approve, command) {
+        if let Some((form, i)) = approve {
             return Verdict::Approve(format!(
-                "it matches the pattern `{}` of {origin} [commands] approve",
-                self.rules.approve[i]
+                "it matches the pattern `{}` of {origin} [commands] approve{}",
+                self.rules.approve[i],
+                part(&form, command)
             ));
         }
         if tainted {
@@ -204,6 +238,46 @@ impl Policy {
         }
         Verdict::Run
     }
+
+    /// The first form of the command that a pattern of `set` matches, and
+    /// the pattern's index: the whole line as written, then each program's
+    /// wrapper forms and its own.
+    fn first_form(&self, set: &GlobSet, command: &str, found: &[Program]) -> Option<(String, usize)> {
+        if set.is_empty() {
+            return None;
+        }
+        if let Some(i) = first_match(set, command) {
+            return Some((command.to_string(), i));
+        }
+        found.iter().find_map(|program| {
+            let forms = program.wrappers.iter().cloned().chain(std::iter::once(program.text()));
+            forms.into_iter().find_map(|form| first_match(set, &form).map(|i| (form, i)))
+        })
+    }
+}
+
+/// Why `program` is not allowed, if it is not, and a hint.
+fn not_allowed(allow: &GlobSet, program: &Program) -> Option<(String, String)> {
+    let text = program.text();
+    if program.name.is_none() {
+        return Some((
+            format!(
+                "`{text}` runs a program only running it would tell (a parameter, a substitution, \
+                 `eval`), so it matches no pattern"
+            ),
+            " (name the program in the command itself)".to_string(),
+        ));
+    }
+    first_match(allow, &text).is_none().then(|| {
+        let hint =
+            format!(" (add a pattern that matches it to `allow`, e.g. \"{}\")", suggested_pattern(&text));
+        (format!("`{text}` matches no pattern"), hint)
+    })
+}
+
+/// What a message adds when a pattern matched a part of the command.
+fn part(form: &str, command: &str) -> String {
+    if form == command { String::new() } else { format!(" (its part `{form}` matches it)") }
 }
 
 /// The index of the first pattern that matches.
@@ -298,5 +372,88 @@ mod tests {
             assert_eq!(p.decide(allowed, false), Verdict::Run, "{allowed}");
         }
         assert!(compile_pattern("[a-").unwrap_err().contains("not a valid pattern"));
+    }
+
+    #[test]
+    fn every_simple_command_must_pass_the_allow_list() {
+        let p = policy(Some(&["ls *", "echo *"]), &[], &[], TaintRun::Allow);
+        assert_eq!(p.decide("ls . && echo done", false), Verdict::Run);
+        for smuggled in [
+            "ls . && rm -f victim",
+            "ls .; rm -f victim",
+            "ls . | rm -f victim",
+            "ls $(rm -f victim)",
+            "ls `rm -f victim`",
+            "echo \"$(rm -f victim)\"",
+            "ls . || (rm -f victim)",
+            "if ls .; then rm -f victim; fi",
+            "ls . > $(rm -f victim)",
+            "X=$(rm -f victim) ls .",
+        ] {
+            match p.decide(smuggled, false) {
+                Verdict::Deny(m) => {
+                    assert!(m.contains("`rm -f victim` matches no pattern"), "{smuggled}: {m}")
+                }
+                other => panic!("{smuggled}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn deny_sees_through_paths_wrappers_and_separators() {
+        let p = policy(None, &["rm *", "sudo *"], &[], TaintRun::Allow);
+        for hidden in [
+            "/bin/rm x",
+            "env rm x",
+            "env -i A=1 rm x",
+            "true; rm x",
+            " rm x",
+            "\\rm x",
+            "r''m x",
+            "X=1 rm x",
+            "nice -n 5 rm x",
+            "timeout 5 rm x",
+            "nohup rm x",
+            "exec rm x",
+            "command rm x",
+            "xargs rm x",
+            "sh -c 'rm x'",
+            "bash -c \"cd a && rm x\"",
+            "find . -exec rm {} \\;",
+            "(rm x)",
+            "{ rm x; }",
+            "for f in a; do rm $f; done",
+            "echo $(rm x)",
+            "sudo ls",
+        ] {
+            assert!(matches!(p.decide(hidden, false), Verdict::Deny(_)), "{hidden}");
+        }
+        assert_eq!(p.decide("echo rm x", false), Verdict::Run);
+        assert_eq!(p.decide("ls rm", false), Verdict::Run);
+        match p.decide("true && /usr/bin/rm -rf y", false) {
+            Verdict::Deny(m) => assert!(m.contains("(its part `rm -rf y` matches it)"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unresolvable_commands_match_no_allow_pattern() {
+        let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
+        assert_eq!(p.decide("anything at all", false), Verdict::Run);
+        for unknown in ["$CMD x", "eval 'ls x'", "sh -c \"$LINE\"", "`which rm` x", "/bin/r? x"] {
+            match p.decide(unknown, false) {
+                Verdict::Deny(m) => assert!(m.contains("only running it would tell"), "{unknown}: {m}"),
+                other => panic!("{unknown}: {other:?}"),
+            }
+        }
+        match p.decide("echo 'unterminated", false) {
+            Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // An approve pattern that matches it asks instead.
+        let asks = policy(Some(&["ls *"]), &[], &["$CMD *"], TaintRun::Allow);
+        assert!(matches!(asks.decide("$CMD x", false), Verdict::Approve(_)));
+        // Without an allow list, nothing needs resolving.
+        assert_eq!(policy(None, &["rm *"], &[], TaintRun::Allow).decide("$CMD x", false), Verdict::Run);
     }
 }

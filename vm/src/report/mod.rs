@@ -16,11 +16,11 @@ pub use text::failure_text;
 
 use tisslang::cost::{Dim, PerDim};
 
-use crate::host::sandbox::Isolation;
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
 use crate::report::effects::Effects;
+use tiss_host::sandbox::Isolation;
 
 /// What became of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]

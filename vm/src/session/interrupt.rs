@@ -2,7 +2,7 @@
 //! asks the run to suspend at the next instruction boundary, letting a RUN
 //! in flight finish; the second also kills the process group of the RUN in
 //! flight (which then did not complete: it runs again on resume); a third
-//! exits at once, without a snapshot (the watchdog of `host/watchdog.rs`
+//! exits at once, without a snapshot (the watchdog of `tiss-host`'s `watchdog.rs`
 //! ends the RUN in flight).
 //!
 //! A scheduler's signals suspend too (SPEC §9), so "time is up" never loses
@@ -17,7 +17,7 @@
 //! The handler only counts and writes a fixed line to stderr (both
 //! async-signal-safe); the CLI's stop check ([`requested`]), the process
 //! runner's cancel check ([`kill_requested`], see `process::run_cancellable`)
-//! and the terminal questions of `host/os.rs` read the count. RUN commands
+//! and the terminal questions of `runner/os_host.rs` read the count. RUN commands
 //! run in their own process groups, so a Ctrl-C at the terminal reaches
 //! tissvm alone.
 
@@ -92,7 +92,7 @@ pub fn install() -> io::Result<()> {
 
 /// Installs the SIGINT handler alone, for an interactive session (`tissvm
 /// debug`): Ctrl-C pauses it, but SIGTERM still ends it, as `kill PID`
-/// should (the watchdog of `host/watchdog.rs` then ends its RUN in flight).
+/// should (the watchdog of `tiss-host`'s `watchdog.rs` then ends its RUN in flight).
 pub fn install_ctrl_c() -> io::Result<()> {
     install_handlers(&[(libc::SIGINT, on_sigint)])
 }

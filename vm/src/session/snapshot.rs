@@ -76,12 +76,12 @@ use tisslang::container::LoadError;
 use tisslang::container::seal::{self, SealError, StartError, u16_at};
 use tisslang::module::Module;
 
-use crate::host::sandbox::Limits as SandboxLimits;
 use crate::machine::Machine;
 use crate::machine::state_limits::Limits;
 use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
+use tiss_host::sandbox::Limits as SandboxLimits;
 
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in

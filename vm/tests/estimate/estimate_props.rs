@@ -10,10 +10,10 @@ use std::fmt::Write;
 use proptest::prelude::*;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tiss_vm::host::Answer;
+use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::machine::failure::FailureKind;
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome};
 use tisslang::cost::Dim;
 

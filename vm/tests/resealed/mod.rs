@@ -10,10 +10,10 @@
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, Question};
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
 use tiss_vm::report::RunReport;
 use tiss_vm::report::style::Style;

@@ -1,11 +1,12 @@
 //! The machine's semantics, statement by statement, against the scripted host.
 
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, HostError};
 use tiss_vm::machine::failure::FailureKind;
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::{RunResult, Value};
+use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{Machine, Outcome, StepStatus};
 use tisslang::cost::Dim;
 

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tiss_vm::host::process::{ProcessSpec, Stream, WorkDir, run};
-use tiss_vm::host::sandbox::UNCONFINED;
+use tiss_host::process::{ProcessSpec, Stream, WorkDir, run};
+use tiss_host::sandbox::UNCONFINED;
 
 const TOTAL_X: u64 = 300_000_000;
 

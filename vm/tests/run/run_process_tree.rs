@@ -2,7 +2,7 @@
 //! defect 6), through the real binary: SIGTERM and SIGUSR1 suspend the run
 //! (snapshot, exit 3) and leave none of the RUN's processes; a SIGKILL of
 //! tissvm, or of its whole process group, takes the RUN's tree with it (the
-//! watchdog, `host/watchdog.rs`); `tissvm debug` ends on SIGTERM.
+//! watchdog, `host/src/watchdog.rs`); `tissvm debug` ends on SIGTERM.
 //!
 //! A RUN's processes are found through /proc by a marker in their command
 //! line: a `sleep` duration no other process has. Whatever a failed test

@@ -64,6 +64,39 @@ fn a_denied_command_is_a_security_violation_before_it_starts() {
     assert_eq!(run.json()["cost"]["run_count"], 0);
 }
 
+/// The policy reads the shell (SPEC §8): a command smuggled after an
+/// allowed one, or hidden behind a path, a wrapper or a separator, is seen
+/// and refused before anything of the line starts.
+#[test]
+fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/policy.toml");
+    let examples = examples.to_str().unwrap();
+    let fx = Fixture::new();
+    let deny_rm = fx.write("p.toml", "[commands]\ndeny = [\"rm *\"]\n");
+    for (command, policy) in [
+        ("ls . && rm -f victim", examples),
+        ("ls .; rm -f victim", examples),
+        ("ls $(rm -f victim)", examples),
+        ("/bin/rm victim", deny_rm.as_str()),
+        ("env rm victim", deny_rm.as_str()),
+        ("true; rm victim", deny_rm.as_str()),
+        (" rm victim", deny_rm.as_str()),
+        ("sh -c 'rm victim'", deny_rm.as_str()),
+    ] {
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let plan = format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
+            command.replace('\\', "\\\\").replace('"', "\\\"")
+        );
+        let run = fx.run_json(&plan, &["--policy", policy, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(message.contains("rm"), "{command}: refused for another reason: {message}");
+        assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
+        assert!(fx.ws().join("victim").exists(), "{command}: the hidden rm ran");
+    }
+}
+
 #[test]
 fn an_allow_list_denies_every_other_command() {
     let fx = Fixture::new();

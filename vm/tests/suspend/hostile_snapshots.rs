@@ -12,8 +12,9 @@ use crate::resealed::{
     Rng, assert_defined_exit, assert_in_words, example_plans, harmless_plan, host, run_from, snapshot_in,
     snapshot_of, tbc_of,
 };
+use tiss_vm::host::RunResult;
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::{ErrorRecord, Record, RunResult, Value};
+use tiss_vm::machine::value::{ErrorRecord, Record, Value};
 use tiss_vm::machine::{Frame, LogRecord, Machine, OpenStep, Status, Suspension};
 use tiss_vm::session::snapshot::{self, read_snapshot};
 use tiss_vm::session::snapshot_key::KeyFile;

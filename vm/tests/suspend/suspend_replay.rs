@@ -10,13 +10,13 @@ use std::path::Path;
 use tisslang::cost::Dim;
 
 use tiss_compiler::lower::LowerOptions;
+use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{
     Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest,
 };
 use tiss_vm::machine::program::Program;
-use tiss_vm::machine::value::RunResult;
 use tiss_vm::machine::{Machine, Outcome};
 use tiss_vm::report::RunReport;
 use tiss_vm::session::snapshot::{self, SnapshotRef};

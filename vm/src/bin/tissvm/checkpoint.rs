@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use tiss_support::atomic_write::replace_with;
 use tiss_vm::host::Host;
-use tiss_vm::host::os::OsHost;
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
+use tiss_vm::runner::os_host::OsHost;
 use tiss_vm::session::snapshot::{self, SnapshotRef};
 use tiss_vm::session::snapshot_key::SnapshotKey;
 use tisslang::isa::Instr;

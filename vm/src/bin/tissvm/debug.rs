@@ -16,10 +16,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tiss_vm::host::Host;
-use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::machine::Machine;
 use tiss_vm::machine::program::Program;
 use tiss_vm::provider::settings::Origin;
+use tiss_vm::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
 use tiss_vm::session::snapshot::RememberedOptions;
 use tiss_vm::session::snapshot_key::KeyFile;

@@ -25,7 +25,7 @@ use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::lower::LowerOptions;
 
 use invalid::{Invalid, Refused};
-use tiss_vm::host::sandbox::{Profile, Sandbox};
+use tiss_host::sandbox::{Profile, Sandbox};
 use tisslang::module::{Module, Source};
 
 mod checkpoint;
@@ -354,7 +354,7 @@ fn inspect(
     };
     // What RUN would get here: the mechanisms in force, or the refusal.
     let isolation = Profile::from_name(&profile).map(|p| {
-        match Sandbox::prepare(p, Path::new("."), tiss_vm::host::sandbox::Limits::default()) {
+        match Sandbox::prepare(p, Path::new("."), tiss_host::sandbox::Limits::default()) {
             Ok(sandbox) => (sandbox.isolation().clone(), None),
             Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
         }

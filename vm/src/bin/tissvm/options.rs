@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use tiss_vm::host::sandbox::profile::parse_size;
-use tiss_vm::host::sandbox::{Limits, Profile};
+use tiss_host::sandbox::profile::parse_size;
+use tiss_host::sandbox::{Limits, Profile};
 use tiss_vm::policy::PolicyRules;
 use tiss_vm::policy::file::{project_policy, read_policy_file};
 use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags};

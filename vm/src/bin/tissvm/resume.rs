@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use tiss_host::sandbox::{Limits, Profile};
 use tiss_support::shell::quote::shell_word;
-use tiss_vm::host::sandbox::{Limits, Profile};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Status, Suspension};
 use tiss_vm::provider::settings::{Key, Origin};

@@ -7,8 +7,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use tiss_vm::host::os::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::host::sandbox::{Profile, Sandbox};
+use tiss_host::sandbox::{Profile, Sandbox};
 use tiss_vm::host::{Event, Host};
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome, Suspension};
@@ -17,6 +16,7 @@ use tiss_vm::provider::cassette::{Cassette, Recorder};
 use tiss_vm::provider::settings::ProviderSettings;
 use tiss_vm::report::style::Tone;
 use tiss_vm::report::{RunReport, failure_text};
+use tiss_vm::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use tiss_vm::session::answers::{self, Reply};
 use tiss_vm::session::interrupt;
 use tiss_vm::session::resume_command;
@@ -154,7 +154,7 @@ pub fn open_host(
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
         return Err(status::INVALID);
     }
-    let workspace = match tiss_vm::host::workspace::Workspace::open(workdir) {
+    let workspace = match tiss_host::workspace::Workspace::open(workdir) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("tissvm: {e:?}");

@@ -1,8 +1,9 @@
 //! Tests of the debugger session with the scripted host.
 
 use super::*;
+use crate::host::RunResult;
 use crate::host::scripted::ScriptedHost;
-use crate::machine::value::{Record, RunResult, Value};
+use crate::machine::value::{Record, Value};
 use text::show;
 use tiss_compiler::lower::LowerOptions;
 use tisslang::cost::Dim;

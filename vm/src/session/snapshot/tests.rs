@@ -1,8 +1,9 @@
 use super::*;
 use crate::host::Question;
+use crate::host::RunResult;
 use crate::machine::failure::{BudgetBreach, Failure, FailureKind};
 use crate::machine::program::Program;
-use crate::machine::value::{ErrorRecord, Record, RunResult, Value};
+use crate::machine::value::{ErrorRecord, Record, Value};
 use crate::machine::{Frame, LogRecord, OpenStep, Status, StepRecord, StepStatus, Suspension};
 use crate::session::snapshot_key::SnapshotKey;
 use tiss_compiler::lower::LowerOptions;
@@ -156,7 +157,7 @@ fn full_options() -> RememberedOptions {
             approve: vec!["git push*".into()],
             taint_run: crate::policy::TaintRun::Approve,
         },
-        limits: crate::host::sandbox::Limits { max_procs: 7, max_memory: 1 << 20 },
+        limits: tiss_host::sandbox::Limits { max_procs: 7, max_memory: 1 << 20 },
         log_max_output: Some(4096),
     }
 }

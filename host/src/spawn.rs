@@ -40,9 +40,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::watchdog::{self, Table};
-
-use crate::host::sandbox::Confined;
+use crate::sandbox::Confined;
+use crate::watchdog::{self, Table};
 
 /// `CLONE_INTO_CGROUP` of `linux/sched.h`; libc's constant is an `int` and
 /// loses the bit (its own deprecation note says so).
@@ -58,7 +57,7 @@ const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
 /// Whether `CLONE_CLEAR_SIGHAND` is asked for: until a kernel before 5.5
 /// refuses it (EINVAL, and the same clone without it starts).
 #[cfg(target_arch = "x86_64")]
-static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+pub(crate) static CLEARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// glibc's search path when the environment has no `PATH`.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
@@ -569,33 +568,4 @@ pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     }
     // SAFETY: `fd` is a fresh descriptor we own.
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
-mod tests {
-    use std::path::Path;
-    use std::sync::atomic::Ordering;
-
-    use crate::host::process::{ProcessSpec, WorkDir, run};
-    use crate::host::sandbox::UNCONFINED;
-
-    /// A kernel before 5.5 refuses `CLONE_CLEAR_SIGHAND`: the child then
-    /// puts the handlers back itself, and the command runs as ever.
-    #[test]
-    fn without_clone_clear_sighand_the_child_resets_the_handlers_itself() {
-        super::CLEARS.store(false, Ordering::Relaxed);
-        let env = [("PATH".to_string(), "/usr/bin:/bin".to_string())];
-        let spec = ProcessSpec {
-            command: "grep ^SigBlk /proc/self/status",
-            cwd: WorkDir::Path(Path::new("/")),
-            env: &env,
-            timeout: None,
-            output_cap: 4096,
-            sandbox: &UNCONFINED,
-        };
-        let result = run(&spec, None);
-        super::CLEARS.store(true, Ordering::Relaxed);
-        let result = result.expect("runs");
-        assert_eq!((result.exit_code, result.stdout.as_str()), (0, "SigBlk:\t0000000000000000\n"));
-    }
 }

@@ -1,19 +1,23 @@
 //! The real host: the workspace on disk (confined), commands through the
-//! process runner, the configured model provider, a human at the terminal,
-//! the event log, and the live progress display.
+//! process runner (both of the `tiss-host` crate, whose output and errors
+//! become the machine's `RunResult` and `HostError` here; the second
+//! Ctrl-C reaches a running command as its cancel check), the configured
+//! model provider, a human at the terminal, the event log, and the live
+//! progress display.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
-use crate::host::process::{self, ProcessSpec, Stream, WorkDir};
-use crate::host::sandbox::Sandbox;
-use crate::host::workspace::Workspace;
+use tiss_host::process::{self, Output, ProcessSpec, Stream, WorkDir};
+use tiss_host::sandbox::Sandbox;
+use tiss_host::workspace::Workspace;
+
 use crate::host::{
     Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
-    RunRequest,
+    RunRequest, RunResult,
 };
-use crate::machine::value::{RunResult, format_duration};
+use crate::machine::value::format_duration;
 use crate::provider::Provider;
 use crate::provider::cassette::Recorder;
 use crate::report::effects::Effects;
@@ -186,7 +190,7 @@ fn review(read: &dyn Fn(&str) -> Option<String>, asked: &str) -> Option<Answer> 
 impl Host for OsHost {
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
         self.live(&format!("RUN {}", request.command));
-        let dir = self.workspace.dir_for_run(request.dir.as_deref())?;
+        let dir = self.workspace.dir_for_run(request.dir.as_deref()).map_err(host_error)?;
         let env = self.sandbox.environment(self.workspace.root(), &self.env_allow, &request.env);
         let spec = ProcessSpec {
             command: &request.command,
@@ -251,7 +255,7 @@ impl Host for OsHost {
             }
             None => process::run_cancellable(&spec, None, cancel),
         };
-        let (run, mut cancelled) = result?;
+        let (run, mut cancelled) = result.map_err(host_error)?;
         // A command that died of a signal while tissvm is being stopped by
         // one (the whole job signalled at once) did not complete either: it
         // runs again on resume, like one tissvm killed.
@@ -263,27 +267,27 @@ impl Host for OsHost {
         if cancelled {
             crate::session::interrupt::note_killed_run();
         }
-        Ok(run)
+        Ok(run_result(run))
     }
 
     fn read(&mut self, path: &str) -> Result<String, HostError> {
-        self.workspace.read(path)
+        self.workspace.read(path).map_err(host_error)
     }
 
     fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
-        self.workspace.write(path, content, append)
+        self.workspace.write(path, content, append).map_err(host_error)
     }
 
     fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
-        self.workspace.mkdir(path)
+        self.workspace.mkdir(path).map_err(host_error)
     }
 
     fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
-        self.workspace.delete(path, recursive)
+        self.workspace.delete(path, recursive).map_err(host_error)
     }
 
     fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError> {
-        self.workspace.file_test(path, query)
+        self.workspace.file_test(path, query).map_err(host_error)
     }
 
     fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
@@ -415,6 +419,20 @@ impl OsHost {
         }
         self.effects.record(&event);
     }
+}
+
+/// The failure of an operation on the system, as the machine sees it.
+fn host_error(e: tiss_host::Error) -> HostError {
+    match e {
+        tiss_host::Error::Command(message) => HostError::Command(message),
+        tiss_host::Error::Security(message) => HostError::Security(message),
+    }
+}
+
+/// What a command did, as `LAST_RUN` records it.
+fn run_result(output: Output) -> RunResult {
+    let Output { command, stdout, stderr, exit_code, duration_ms, timed_out } = output;
+    RunResult { command, stdout, stderr, exit_code, duration_ms, timed_out }
 }
 
 /// Waits until stdin has input; false if a Ctrl-C came first.

@@ -1,7 +1,7 @@
 //! The watchdog: a small helper process that kills the process groups of the
 //! RUNs in flight when the process that started them dies, however it dies.
 //! tissvm kills a RUN's group itself on timeout, Ctrl-C, SIGTERM and when the
-//! shell exits (`process.rs`), but a SIGKILL (an OOM kill, a scheduler's
+//! shell exits (`process/`), but a SIGKILL (an OOM kill, a scheduler's
 //! last word, `kill -9`) ends it with no chance to, and the RUN's shell and
 //! children, in their own process group, would live on under PID 1.
 //!
@@ -26,7 +26,7 @@
 //! terminal, `kill -- -PGID`) leaves it there to clean up.
 //!
 //! Not covered: a process that leaves its RUN's group (`setsid`, `setpgid`)
-//! escapes, as it escapes the group kills of `process.rs`.
+//! escapes, as it escapes the group kills of `process/`.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -69,7 +69,7 @@ pub fn ready() -> io::Result<&'static Table> {
                 libc::kill(broken.pid, libc::SIGKILL);
                 libc::waitpid(broken.pid, std::ptr::null_mut(), 0);
             }
-            crate::host::sandbox::reaper::release(broken.pid);
+            crate::sandbox::reaper::release(broken.pid);
         }
         *link = Some(start()?);
     }
@@ -147,7 +147,7 @@ fn start() -> io::Result<Link> {
     let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     let max_fd = open_files_limit();
     // Claimed: a subreaper's sweep must not take it for a RUN's orphan.
-    let pid = crate::host::sandbox::reaper::claimed(|| {
+    let pid = crate::sandbox::reaper::claimed(|| {
         // SAFETY: the child runs only `watchdog_main`, which makes
         // async-signal-safe system calls and never returns.
         match unsafe { libc::fork() } {

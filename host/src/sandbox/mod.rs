@@ -10,7 +10,7 @@
 //!
 //! Invariants: a profile is enforced whole or refused before anything runs
 //! ([`Sandbox::prepare`] probes every mechanism; the refusal names what is
-//! missing) — never weakened. The started child (`host/spawn.rs`) applies
+//! missing) — never weakened. The started child (`spawn.rs`) applies
 //! each mechanism before `exec` and a failure there stops the command from
 //! starting (fail-closed). What `standard` sets up at its first RUN (the
 //! subreaper, the cgroup) was probed before the plan started, and a set-up
@@ -35,7 +35,7 @@ use ::landlock::RulesetCreated;
 
 pub use profile::{Isolation, Limits, Profile};
 
-use crate::host::environment;
+use crate::environment;
 use cgroup::{RunCgroups, Wanted};
 use landlock::{FsPolicy, FsRules};
 use rlimits::Rlimits;

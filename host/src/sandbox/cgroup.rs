@@ -14,7 +14,7 @@
 //! `/proc/self/cgroup`, mapped through `/proc/self/mountinfo`), named
 //! `tissvm-PID-N`; those of a tissvm that died without removing its own
 //! (SIGKILL) are ended and removed by the next one. A RUN's child starts in
-//! the v2 cgroup (`CLONE_INTO_CGROUP`, `host/spawn.rs`: no migration, the
+//! the v2 cgroup (`CLONE_INTO_CGROUP`, `spawn.rs`: no migration, the
 //! largest cost of a confined RUN otherwise) and joins the v1 ones by writing
 //! `0` into each `cgroup.procs`, opened beforehand, so it allocates nothing.
 
@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{Mode, OFlags};
 
-use crate::host::sandbox::profile::Limits;
-use crate::host::sandbox::reaper;
+use crate::sandbox::profile::Limits;
+use crate::sandbox::reaper;
 
 /// How long the kill waits for the cgroup to empty.
 const EMPTY_WAIT: Duration = Duration::from_secs(5);

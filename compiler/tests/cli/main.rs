@@ -1,0 +1,13 @@
+//! `tissc` as a command: its subcommands, help, docs, the README's commands, teaching errors, the dialect corpus.
+//!
+//! One test binary per concern (linked once, not once per file); each
+//! file is a module of it.
+
+mod cli_docs;
+mod dialect_corpus;
+mod fmt_cli;
+mod readme_commands;
+mod teaching_errors;
+mod tissc_cli;
+mod tissc_compile;
+mod tissc_lint;

@@ -1,0 +1,334 @@
+//! Workspace confinement (SPEC §8): every path a plan names is checked
+//! lexically ([`resolve::check_relative`]), then resolved component by component
+//! beneath the workspace directory, symlinks included, **before** anything is
+//! created, written or removed. A path that leads outside (absolute, `..`
+//! climbing out, or a symlink whose target is absolute or climbs out) is a
+//! [`Error::Security`]; nothing is touched.
+//!
+//! The operations themselves then go through a `cap-std` [`Dir`] for the
+//! workspace, on the resolved path (which has no symlink left in its existing
+//! part), so a symlink swapped in between the check and the use still cannot
+//! lead out: `cap-std` refuses it, and that refusal is a security violation
+//! too.
+//!
+//! Decisions:
+//! - A symlink inside the workspace whose target is inside it is followed
+//!   (READ, WRITE and APPEND act on its target; the link stays a link). A
+//!   symlink with an *absolute* target is refused even when the target happens
+//!   to lie inside the workspace.
+//! - DELETE of a symlink removes the link itself and never follows it, so it
+//!   cannot touch anything outside (its parent directories are still checked).
+//! - FILE tests of a missing path are false (EXISTS, IS_EMPTY and CONTAINS
+//!   alike), never an error. IS_EMPTY is "length 0" for a file and "no
+//!   entries" for a directory; CONTAINS searches the bytes of a regular file
+//!   (false for a directory).
+//! - WRITE is atomic: a temporary file beside the target (with no name while
+//!   it is written, `temp_files.rs`; a name, when it gets one, is created
+//!   exclusively, so it never follows a planted link), fsync, rename over
+//!   the target, fsync of the directory. A replaced file keeps its
+//!   permissions.
+//!   APPEND is existing bytes + new text, written the same way.
+
+pub mod resolve;
+pub mod run_dir;
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsStr;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
+use std::path::{Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+use crate::Error;
+use crate::temp_files::TempFile;
+use crate::workspace::resolve::{Resolved, io_error};
+use crate::workspace::run_dir::{HeldDir, RunDir};
+
+/// A file test of a condition: FILE path EXISTS / IS_EMPTY / CONTAINS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileQuery<'a> {
+    Exists,
+    IsEmpty,
+    Contains(&'a str),
+}
+
+/// The plan's workspace directory.
+#[derive(Debug)]
+pub struct Workspace {
+    dir: Dir,
+    /// Absolute and canonical.
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// Opens the workspace at `root` (an existing directory).
+    pub fn open(root: &Path) -> Result<Workspace, Error> {
+        let fail =
+            |e: io::Error| Error::Command(format!("cannot open the workspace `{}`: {e}", root.display()));
+        let canonical = std::fs::canonicalize(root).map_err(fail)?;
+        let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(fail)?;
+        Ok(Workspace { dir, root: canonical })
+    }
+
+    /// The workspace's absolute, canonical path.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// READ: the file's text. A missing, non-regular or non-UTF-8 file is a
+    /// command error.
+    pub fn read(&self, path: &str) -> Result<String, Error> {
+        let resolved = self.resolve(path, true)?;
+        not_a_directory_path("read", path)?;
+        if !resolved.exists() {
+            return Err(Error::Command(format!("cannot read `{path}`: no such file")));
+        }
+        let bytes = self.read_bytes(path, &resolved.existing)?;
+        String::from_utf8(bytes).map_err(|e| {
+            Error::Command(format!(
+                "cannot read `{path}`: not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })
+    }
+
+    /// WRITE / APPEND, atomically, creating parent directories.
+    pub fn write(&self, path: &str, content: &str, append: bool) -> Result<(), Error> {
+        let resolved = self.resolve(path, true)?;
+        not_a_directory_path("write", path)?;
+        let target = resolved.full();
+        let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+            return Err(Error::Command(format!("cannot write `{path}`: it is the workspace directory")));
+        };
+        let mut data = Vec::new();
+        let mut permissions = None;
+        if resolved.exists() {
+            let meta = self.metadata(&target).map_err(|e| io_error("write", path, e))?;
+            if meta.is_dir() {
+                return Err(Error::Command(format!("cannot write `{path}`: it is a directory")));
+            }
+            if !meta.is_file() {
+                return Err(Error::Command(format!("cannot write `{path}`: not a regular file")));
+            }
+            permissions = Some(meta.permissions());
+            if append {
+                data = self.read_bytes(path, &target)?;
+            }
+        }
+        data.extend_from_slice(content.as_bytes());
+
+        let parent_dir = if parent.as_os_str().is_empty() {
+            self.dir.try_clone()
+        } else {
+            self.dir.create_dir_all(parent).and_then(|()| self.dir.open_dir(parent))
+        }
+        .map_err(|e| io_error("write", path, e))?;
+        atomic_replace(&parent_dir, name, &data, permissions).map_err(|e| io_error("write", path, e))
+    }
+
+    /// MKDIR: the directory and its parents; no error if it exists.
+    pub fn mkdir(&self, path: &str) -> Result<(), Error> {
+        let resolved = self.resolve(path, true)?;
+        if resolved.exists() {
+            let meta = self.metadata(&resolved.existing).map_err(|e| io_error("create", path, e))?;
+            if meta.is_dir() {
+                return Ok(());
+            }
+            return Err(Error::Command(format!(
+                "cannot create the directory `{path}`: a file of that name exists"
+            )));
+        }
+        self.dir.create_dir_all(resolved.full()).map_err(|e| io_error("create the directory", path, e))
+    }
+
+    /// DELETE: a file, a symlink (the link itself), an empty directory, or
+    /// with `recursive` a directory and everything in it. A missing path is a
+    /// command error.
+    pub fn delete(&self, path: &str, recursive: bool) -> Result<(), Error> {
+        let resolved = self.resolve(path, false)?;
+        if !resolved.exists() {
+            return Err(Error::Command(format!("cannot delete `{path}`: no such file or directory")));
+        }
+        let target = &resolved.existing;
+        if target.as_os_str().is_empty() {
+            return Err(Error::Command(format!("cannot delete `{path}`: it is the workspace itself")));
+        }
+        let meta = self.dir.symlink_metadata(target).map_err(|e| io_error("delete", path, e))?;
+        let result = if !meta.is_dir() {
+            self.dir.remove_file(target)
+        } else if recursive {
+            self.dir.remove_dir_all(target)
+        } else {
+            self.dir.remove_dir(target)
+        };
+        result.map_err(|e| {
+            if e.kind() == io::ErrorKind::DirectoryNotEmpty {
+                Error::Command(format!(
+                    "cannot delete `{path}`: the directory is not empty (use `DELETE \"{path}\" RECURSIVE`)"
+                ))
+            } else {
+                io_error("delete", path, e)
+            }
+        })
+    }
+
+    /// FILE path EXISTS / IS_EMPTY / CONTAINS. A missing path is false.
+    pub fn file_test(&self, path: &str, query: FileQuery<'_>) -> Result<bool, Error> {
+        let resolved = self.resolve(path, true)?;
+        if !resolved.exists() {
+            return Ok(false);
+        }
+        let target = &resolved.existing;
+        let meta = self.metadata(target).map_err(|e| io_error("test", path, e))?;
+        if path.ends_with('/') && !meta.is_dir() {
+            // As for the system: `file.txt/` names a directory, and there is none.
+            return Ok(false);
+        }
+        match query {
+            FileQuery::Exists => Ok(true),
+            FileQuery::IsEmpty if meta.is_dir() => {
+                let entries = if target.as_os_str().is_empty() {
+                    self.dir.entries()
+                } else {
+                    self.dir.read_dir(target)
+                };
+                let mut entries = entries.map_err(|e| io_error("list", path, e))?;
+                Ok(entries.next().is_none())
+            }
+            FileQuery::IsEmpty => Ok(meta.len() == 0),
+            FileQuery::Contains(_) if !meta.is_file() => Ok(false),
+            FileQuery::Contains(needle) => {
+                let file = self.dir.open(target).map_err(|e| io_error("read", path, e))?;
+                stream_contains(file, needle.as_bytes()).map_err(|e| io_error("read", path, e))
+            }
+        }
+    }
+
+    /// The working directory for a RUN: the workspace, or `IN path` beneath
+    /// it, which must be an existing directory.
+    pub fn dir_for_run(&self, path: Option<&str>) -> Result<RunDir<'_>, Error> {
+        let (dir, rel) = match path {
+            None => (Ok(HeldDir::Workspace(&self.dir)), PathBuf::new()),
+            Some(path) => {
+                let resolved = self.resolve(path, true)?;
+                if !resolved.exists() {
+                    return Err(Error::Command(format!("the directory `{path}` does not exist")));
+                }
+                let rel = resolved.existing;
+                let meta = self.metadata(&rel).map_err(|e| io_error("enter", path, e))?;
+                if !meta.is_dir() {
+                    return Err(Error::Command(format!("`{path}` is not a directory")));
+                }
+                let dir = if rel.as_os_str().is_empty() {
+                    Ok(HeldDir::Workspace(&self.dir))
+                } else {
+                    self.dir.open_dir(&rel).map(HeldDir::Opened)
+                };
+                (dir, rel)
+            }
+        };
+        let shown = path.unwrap_or(".");
+        let dir = dir.map_err(|e| io_error("enter", shown, e))?;
+        // `join("")` would add a trailing `/`, which a `PWD` must not have.
+        let real = if rel.as_os_str().is_empty() { self.root.clone() } else { self.root.join(&rel) };
+        Ok(RunDir { dir, real })
+    }
+
+    /// Metadata (following symlinks) of a resolved path; the empty path is
+    /// the workspace itself.
+    fn metadata(&self, rel: &Path) -> io::Result<cap_std::fs::Metadata> {
+        if rel.as_os_str().is_empty() { self.dir.dir_metadata() } else { self.dir.metadata(rel) }
+    }
+
+    /// Reads a resolved regular file.
+    fn read_bytes(&self, path: &str, target: &Path) -> Result<Vec<u8>, Error> {
+        let meta = self.metadata(target).map_err(|e| io_error("read", path, e))?;
+        if meta.is_dir() {
+            return Err(Error::Command(format!("cannot read `{path}`: it is a directory")));
+        }
+        if !meta.is_file() {
+            return Err(Error::Command(format!("cannot read `{path}`: not a regular file")));
+        }
+        self.dir.read(target).map_err(|e| io_error("read", path, e))
+    }
+
+    fn resolve(&self, path: &str, follow_last: bool) -> Result<Resolved, Error> {
+        resolve::resolve(&self.dir, path, follow_last)
+    }
+}
+
+/// A path ending in `/` names a directory, which READ, WRITE and APPEND
+/// cannot take (the system's own path lookup would refuse `file.txt/` too;
+/// splitting the path into components would silently drop the slash).
+fn not_a_directory_path(action: &str, path: &str) -> Result<(), Error> {
+    let Some(file) = path.strip_suffix('/') else { return Ok(()) };
+    let file = file.trim_end_matches('/');
+    Err(Error::Command(if file.is_empty() {
+        format!("cannot {action} `{path}`: it names a directory, not a file")
+    } else {
+        format!(
+            "cannot {action} `{path}`: a path ending in `/` names a directory, not a file; write `{file}`"
+        )
+    }))
+}
+
+/// Writes `data` to a new temporary file in `dir` (`temp_files.rs`: with no
+/// name while it is written), syncs it, renames it over `name` and syncs
+/// `dir`. Nothing of it is left on failure.
+fn atomic_replace(
+    dir: &Dir,
+    name: &OsStr,
+    data: &[u8],
+    permissions: Option<cap_std::fs::Permissions>,
+) -> io::Result<()> {
+    let mut temp = TempFile::create(dir)?;
+    let written = (|| {
+        temp.file.write_all(data)?;
+        if let Some(permissions) = permissions {
+            let permissions = permissions.into_std(&temp.file)?;
+            temp.file.set_permissions(permissions)?;
+        }
+        temp.file.sync_all()
+    })();
+    if let Err(e) = written {
+        temp.discard(dir);
+        return Err(e);
+    }
+    temp.replace(dir, name)?;
+    // SAFETY: fsync on a descriptor `dir` owns. Durability of the rename
+    // only; a failure here does not undo the write.
+    unsafe {
+        libc::fsync(dir.as_fd().as_raw_fd());
+    }
+    Ok(())
+}
+
+/// Whether the bytes of `reader` contain `needle`, reading in chunks so a
+/// large file is never held whole.
+fn stream_contains(mut reader: impl Read, needle: &[u8]) -> io::Result<bool> {
+    if needle.is_empty() {
+        return Ok(true);
+    }
+    let chunk = 64 * 1024;
+    let keep = needle.len() - 1;
+    let mut window: Vec<u8> = Vec::with_capacity(chunk + keep);
+    let mut buf = vec![0u8; chunk];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        window.extend_from_slice(&buf[..n]);
+        if window.len() >= needle.len() && window.windows(needle.len()).any(|w| w == needle) {
+            return Ok(true);
+        }
+        if window.len() > keep {
+            window.drain(..window.len() - keep);
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! A command line parsed as `sh` parses it, by a real shell parser
+//! (`brush-parser`, POSIX `sh` mode), and read into the simple commands it
+//! runs: those joined by `;`, `&&`, `||`, `|` and `&`, inside subshells,
+//! braces, `if`/`for`/`while`/`case` and function bodies, and inside every
+//! command substitution (`$(…)`, backquotes, in a word, an assignment, a
+//! redirection's target, a parameter's default or an unquoted here-document).
+//!
+//! Each word is its text after quote removal when nothing in it expands
+//! ([`Word::Literal`]), or as written when something does ([`Word::Expands`]:
+//! a parameter, a substitution, arithmetic, a tilde, an unquoted glob
+//! character); only what running the command would tell is left unknown.
+
+use brush_parser::ast::{
+    self, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoRedirect,
+};
+use brush_parser::word::{self, WordPiece, WordPieceWithSource};
+use brush_parser::{Parser, ParserOptions};
+
+/// How deep command substitutions inside command substitutions are read;
+/// deeper ones make the reading fail rather than the stack overflow.
+const MAX_DEPTH: usize = 32;
+
+/// How deeply a line may nest (parentheses, braces, backquotes and the
+/// compound commands `if`, `case`, `while`, `until`, `for`), counted before
+/// it is parsed: the parser recurses once per level, and a line nested
+/// thousands deep would overflow the stack. Quotes are not looked at, so a
+/// quoted parenthesis counts too; real commands nest a few levels.
+const MAX_NESTING: i64 = 64;
+
+/// The longest line read: a command's text is small; this bounds the
+/// parser's time and memory whatever a plan holds.
+const MAX_LINE: usize = 64 * 1024;
+
+/// One word of a simple command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Word {
+    /// Nothing in it expands: its text once quotes and escapes are removed.
+    Literal(String),
+    /// Something in it expands when it runs: its text as written.
+    Expands(String),
+}
+
+impl Word {
+    /// The literal text, if the word has one.
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            Word::Literal(text) => Some(text),
+            Word::Expands(_) => None,
+        }
+    }
+
+    /// The text to show and to match: the literal text, else as written.
+    pub fn text(&self) -> &str {
+        match self {
+            Word::Literal(text) | Word::Expands(text) => text,
+        }
+    }
+}
+
+/// One simple command: its words (assignments before it and redirections
+/// left out) and whether a single `|` feeds it the output of the one before.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Simple {
+    pub words: Vec<Word>,
+    pub piped: bool,
+}
+
+/// The simple commands `line` runs, in the order they appear, or why it
+/// cannot be read (a syntax error: the shell would refuse it too).
+pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
+    if let Some(words) = plain_words(line) {
+        return Ok(if words.is_empty() { Vec::new() } else { vec![Simple { words, piped: false }] });
+    }
+    if line.len() > MAX_LINE {
+        return Err(format!("the command is longer than {} KiB", MAX_LINE / 1024));
+    }
+    if nesting(line) > MAX_NESTING {
+        return Err(format!("the command nests more than {MAX_NESTING} levels deep"));
+    }
+    let mut reader = Reader { found: Vec::new(), options: options() };
+    reader.line(line, 0)?;
+    Ok(reader.found)
+}
+
+/// Words the shell gives a meaning of their own at the start of a command.
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "!",
+    "{", "}",
+];
+
+/// The words of a line that is nothing but plain words (no quote, escape,
+/// expansion, glob, operator, assignment, comment or reserved word), which
+/// the shell only splits at blanks: most commands, read without the parser
+/// (`tissc compile` reads every RUN's command for its risk).
+fn plain_words(line: &str) -> Option<Vec<Word>> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b" \t_./:,+@%^-".contains(&b);
+    if !line.bytes().all(plain) {
+        return None;
+    }
+    let words: Vec<Word> =
+        line.split([' ', '\t']).filter(|w| !w.is_empty()).map(|w| Word::Literal(w.to_string())).collect();
+    match words.first() {
+        Some(first) if RESERVED.contains(&first.text()) => None,
+        _ => Some(words),
+    }
+}
+
+/// The deepest nesting of `line`, counted without parsing it (see
+/// [`MAX_NESTING`]).
+fn nesting(line: &str) -> i64 {
+    let (mut depth, mut deepest) = (0i64, 0i64);
+    let mut backquotes = 0i64;
+    for word in line.split(|c: char| c.is_whitespace() || ";&|".contains(c)) {
+        match word {
+            "if" | "case" | "while" | "until" | "for" => depth += 1,
+            "fi" | "esac" | "done" => depth -= 1,
+            _ => {}
+        }
+        for c in word.chars() {
+            match c {
+                '(' | '{' => depth += 1,
+                ')' | '}' => depth -= 1,
+                '`' => backquotes += 1,
+                _ => {}
+            }
+            deepest = deepest.max(depth + backquotes / 2);
+        }
+        deepest = deepest.max(depth + backquotes / 2);
+    }
+    deepest
+}
+
+fn options() -> ParserOptions {
+    ParserOptions { sh_mode: true, posix_mode: true, enable_extended_globbing: false, ..Default::default() }
+}
+
+struct Reader {
+    found: Vec<Simple>,
+    options: ParserOptions,
+}
+
+impl Reader {
+    fn line(&mut self, line: &str, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("command substitutions nested more than {MAX_DEPTH} deep"));
+        }
+        let mut parser = Parser::new(std::io::BufReader::new(line.as_bytes()), &self.options);
+        let program = parser.parse_program().map_err(|e| format!("not valid shell syntax: {e}"))?;
+        for list in &program.complete_commands {
+            self.list(list, depth)?;
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, list: &CompoundList, depth: usize) -> Result<(), String> {
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.pipeline(&and_or.first, depth)?;
+            for next in &and_or.additional {
+                let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
+                self.pipeline(pipeline, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, depth: usize) -> Result<(), String> {
+        for (i, command) in pipeline.seq.iter().enumerate() {
+            self.command(command, i > 0, depth)?;
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, command: &Command, piped: bool, depth: usize) -> Result<(), String> {
+        match command {
+            Command::Simple(simple) => self.simple(simple, piped, depth),
+            Command::Compound(compound, redirects) => {
+                self.compound(compound, depth)?;
+                self.redirects(redirects.iter().flat_map(|r| &r.0), depth)
+            }
+            Command::Function(function) => {
+                self.compound(&function.body.0, depth)?;
+                self.redirects(function.body.1.iter().flat_map(|r| &r.0), depth)
+            }
+            // `[[ … ]]` is bash's, not `sh`'s: the shell would refuse it.
+            Command::ExtendedTest(..) => Err("`[[ … ]]` is not `sh` syntax".to_string()),
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand, depth: usize) -> Result<(), String> {
+        match compound {
+            CompoundCommand::BraceGroup(group) => self.list(&group.list, depth),
+            CompoundCommand::Subshell(subshell) => self.list(&subshell.list, depth),
+            CompoundCommand::ForClause(clause) => {
+                for value in clause.values.iter().flatten() {
+                    self.word(value, depth)?;
+                }
+                self.list(&clause.body.list, depth)
+            }
+            CompoundCommand::CaseClause(clause) => {
+                self.word(&clause.value, depth)?;
+                for item in &clause.cases {
+                    for pattern in &item.patterns {
+                        self.word(pattern, depth)?;
+                    }
+                    if let Some(list) = &item.cmd {
+                        self.list(list, depth)?;
+                    }
+                }
+                Ok(())
+            }
+            CompoundCommand::IfClause(clause) => {
+                self.list(&clause.condition, depth)?;
+                self.list(&clause.then, depth)?;
+                for other in clause.elses.iter().flatten() {
+                    if let Some(condition) = &other.condition {
+                        self.list(condition, depth)?;
+                    }
+                    self.list(&other.body, depth)?;
+                }
+                Ok(())
+            }
+            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
+                self.list(&clause.0, depth)?;
+                self.list(&clause.1.list, depth)
+            }
+            CompoundCommand::Arithmetic(arithmetic) => self.substitutions_in(&arithmetic.expr.value, depth),
+            CompoundCommand::ArithmeticForClause(_) | CompoundCommand::Coprocess(_) => {
+                Err("not `sh` syntax".to_string())
+            }
+        }
+    }
+
+    fn simple(&mut self, simple: &ast::SimpleCommand, piped: bool, depth: usize) -> Result<(), String> {
+        let mut words = Vec::new();
+        let items = simple.prefix.iter().flat_map(|p| &p.0);
+        let items = items.chain(simple.suffix.iter().flat_map(|s| &s.0));
+        let mut redirects = Vec::new();
+        for item in items {
+            match item {
+                CommandPrefixOrSuffixItem::Word(word) => words.push(self.word(word, depth)?),
+                CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    // `A=$(cmd) prog`: the value runs, the assignment is no word.
+                    let value = word.value.split_once('=').map_or("", |(_, v)| v);
+                    self.substitutions_in(value, depth)?;
+                }
+                CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
+                    self.list(&subshell.list, depth)?
+                }
+            }
+        }
+        if let Some(name) = &simple.word_or_name {
+            words.insert(0, self.word(name, depth)?);
+        }
+        if !words.is_empty() {
+            self.found.push(Simple { words, piped });
+        }
+        self.redirects(redirects.into_iter(), depth)
+    }
+
+    fn redirects<'a>(
+        &mut self,
+        redirects: impl Iterator<Item = &'a IoRedirect>,
+        depth: usize,
+    ) -> Result<(), String> {
+        for redirect in redirects {
+            match redirect {
+                IoRedirect::File(_, _, target) => match target {
+                    ast::IoFileRedirectTarget::Filename(word)
+                    | ast::IoFileRedirectTarget::Duplicate(word) => {
+                        self.word(word, depth)?;
+                    }
+                    ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
+                        self.list(&subshell.list, depth)?
+                    }
+                    ast::IoFileRedirectTarget::Fd(_) => {}
+                },
+                IoRedirect::HereDocument(_, doc) if doc.requires_expansion => {
+                    let pieces = word::parse_heredoc(&doc.doc.value, &self.options)
+                        .map_err(|e| format!("not valid shell syntax: {e}"))?;
+                    self.pieces(&doc.doc.value, &pieces, depth)?;
+                }
+                IoRedirect::HereDocument(..) => {}
+                IoRedirect::HereString(_, word) | IoRedirect::OutputAndError(word, _) => {
+                    self.word(word, depth)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A word: its substitutions read as commands, and its text.
+    fn word(&mut self, word: &ast::Word, depth: usize) -> Result<Word, String> {
+        let pieces =
+            word::parse(&word.value, &self.options).map_err(|e| format!("not valid shell syntax: {e}"))?;
+        let mut literal = String::new();
+        let expands = self.pieces(&word.value, &pieces, depth)? || !literal_text(&pieces, &mut literal);
+        Ok(if expands { Word::Expands(word.value.clone()) } else { Word::Literal(literal) })
+    }
+
+    /// Reads the commands in `pieces` (of `source`); whether any expands.
+    fn pieces(&mut self, source: &str, pieces: &[WordPieceWithSource], depth: usize) -> Result<bool, String> {
+        let mut expands = false;
+        for piece in pieces {
+            match &piece.piece {
+                WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_) => {}
+                WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    expands |= self.pieces(source, inner, depth)?;
+                }
+                WordPiece::CommandSubstitution(line) | WordPiece::BackquotedCommandSubstitution(line) => {
+                    self.line(line, depth + 1)?;
+                    expands = true;
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    // `${x:-$(cmd)}`: the operands are words of their own.
+                    let text = source.get(piece.start_index..piece.end_index).unwrap_or("");
+                    let inner = text.strip_prefix("${").and_then(|t| t.strip_suffix('}'));
+                    if let Some(inner) = inner {
+                        self.substitutions_in(inner, depth)?;
+                    }
+                    expands = true;
+                }
+                WordPiece::ArithmeticExpression(expr) => {
+                    self.substitutions_in(&expr.value, depth)?;
+                    expands = true;
+                }
+                WordPiece::AnsiCQuotedText(_) | WordPiece::TildeExpansion(_) => expands = true,
+            }
+        }
+        Ok(expands)
+    }
+
+    /// The commands of the substitutions in a text read as one word.
+    fn substitutions_in(&mut self, text: &str, depth: usize) -> Result<(), String> {
+        if !text.contains("$(") && !text.contains('`') {
+            return Ok(());
+        }
+        let pieces = word::parse(text, &self.options).map_err(|e| format!("not valid shell syntax: {e}"))?;
+        self.pieces(text, &pieces, depth).map(drop)
+    }
+}
+
+/// Appends the text of `pieces` once quotes and escapes are removed;
+/// false if an unquoted glob character would make the shell expand it.
+fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) -> bool {
+    for piece in pieces {
+        match &piece.piece {
+            WordPiece::Text(text) => {
+                if text.contains(['*', '?', '[']) {
+                    return false;
+                }
+                out.push_str(text);
+            }
+            WordPiece::SingleQuotedText(text) => out.push_str(text),
+            WordPiece::EscapeSequence(escaped) => out.push_str(escaped.strip_prefix('\\').unwrap_or(escaped)),
+            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // Inside double quotes a glob character is text.
+                for piece in inner {
+                    match &piece.piece {
+                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.push_str(text),
+                        WordPiece::EscapeSequence(escaped) => {
+                            out.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
+                        }
+                        _ => return false,
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests;

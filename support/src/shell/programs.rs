@@ -1,0 +1,231 @@
+//! The programs a command line runs, found as the shell finds them: each
+//! simple command's first word ([`parse`]), a path being the program its
+//! last part names (`/bin/rm` is `rm`), looked through the wrappers that
+//! run another command after their own options (`sudo -u x`, `env A=1`,
+//! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'` and
+//! `find -exec … ;` read as the commands they run. A program whose name only
+//! running it would tell (`$CMD`, `eval …`, `sh -c "$x"`) has no name.
+//!
+//! The command policy (SPEC §8) and the risky-command list read commands
+//! here, so they never disagree about what a command runs.
+
+use super::parse::{self, Simple, Word};
+
+/// How deep `sh -c '…'` inside `sh -c '…'` is read.
+const MAX_NESTING: usize = 8;
+
+/// Programs that run the command after their own options and arguments:
+/// (name, the options of theirs that take a value, how many arguments they
+/// take before the command).
+const WRAPPERS: &[(&str, &[&str], usize)] = &[
+    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"], 0),
+    ("doas", &["-u", "-C"], 0),
+    ("env", &["-u", "-C"], 0),
+    ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E"], 0),
+    ("nohup", &[], 0),
+    ("exec", &["-a"], 0),
+    ("time", &["-f", "-o"], 0),
+    ("nice", &["-n"], 0),
+    ("ionice", &["-c", "-n", "-p"], 0),
+    ("timeout", &["-s", "-k"], 1),
+    ("command", &[], 0),
+    ("builtin", &[], 0),
+    ("stdbuf", &["-i", "-o", "-e"], 0),
+    ("setsid", &[], 0),
+    ("chroot", &["--userspec", "--groups"], 1),
+    ("taskset", &[], 1),
+    ("flock", &["-w", "-E"], 1),
+    ("busybox", &[], 0),
+];
+
+/// Shells, whose `-c LINE` runs LINE.
+pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
+
+/// One program a command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// Its name, or `None` when only running the command would tell.
+    pub name: Option<String>,
+    /// Its arguments.
+    pub args: Vec<Word>,
+    /// The wrappers it runs through, outermost first, each with the words
+    /// from it on: `sudo env rm x` gives `sudo env rm x` and `env rm x`.
+    pub wrappers: Vec<String>,
+    /// A single `|` feeds its simple command the output of the one before.
+    pub piped: bool,
+}
+
+impl Program {
+    /// The command this program runs, as policy patterns match it: its name
+    /// and its arguments (a literal word's text, any other as written),
+    /// separated by one space; without a name, the words as written.
+    pub fn text(&self) -> String {
+        let mut text = self.name.clone().unwrap_or_default();
+        for arg in &self.args {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(arg.text());
+        }
+        text
+    }
+}
+
+/// The programs `line` runs, or why it cannot be read as shell syntax.
+pub fn programs(line: &str) -> Result<Vec<Program>, String> {
+    let mut found = Vec::new();
+    read_line(line, &mut found, 0)?;
+    Ok(found)
+}
+
+fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
+    for simple in parse::simple_commands(line)? {
+        read_simple(&simple, found, depth)?;
+    }
+    Ok(())
+}
+
+fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
+    let mut words = &simple.words[..];
+    let mut wrappers = Vec::new();
+    loop {
+        let Some(first) = words.first() else { return Ok(()) };
+        let Some(name) = first.literal().map(program_name) else {
+            found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
+            return Ok(());
+        };
+        if name == "eval" {
+            found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
+            return Ok(());
+        }
+        let Some(&(_, valued, positional)) = WRAPPERS.iter().find(|(w, _, _)| *w == name) else {
+            break;
+        };
+        wrappers.push(joined(words));
+        let mut at = 1;
+        let mut positional = positional;
+        while let Some(word) = words.get(at) {
+            let text = word.text();
+            if text == "--" {
+                at += 1;
+                break;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                // `env -S 'a b'` splits its value into a command line of its own.
+                if name == "env" && (text == "-S" || text.starts_with("--split-string")) {
+                    return nested(words.get(at + 1), &wrappers, simple.piped, found, depth);
+                }
+                at += if valued.contains(&text) { 2 } else { 1 };
+            } else if name == "env" && is_assignment(text) {
+                at += 1;
+            } else if positional > 0 {
+                positional -= 1;
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        words = &words[at.min(words.len())..];
+    }
+    let name = program_name(words[0].literal().unwrap_or_default()).to_string();
+    let args = &words[1..];
+    if (SHELLS.contains(&name.as_str()) || name == "su")
+        && let Some(c) = args.iter().position(|a| a.literal() == Some("-c"))
+    {
+        let mut through = wrappers.clone();
+        through.push(joined(words));
+        return nested(args.get(c + 1), &through, simple.piped, found, depth);
+    }
+    if name == "find" {
+        find_exec(args, &wrappers, found, depth)?;
+    }
+    found.push(Program { name: Some(name), args: args.to_vec(), wrappers, piped: simple.piped });
+    Ok(())
+}
+
+/// The command line of `sh -c LINE` or `env -S LINE`: read when it is a
+/// literal, else a program without a name.
+fn nested(
+    line: Option<&Word>,
+    wrappers: &[String],
+    piped: bool,
+    found: &mut Vec<Program>,
+    depth: usize,
+) -> Result<(), String> {
+    let unnamed = |args: Vec<Word>| Program { name: None, args, wrappers: wrappers.to_vec(), piped };
+    match line {
+        Some(Word::Literal(line)) if depth < MAX_NESTING => {
+            let mut inner = Vec::new();
+            read_line(line, &mut inner, depth + 1)?;
+            for mut program in inner {
+                let mut through = wrappers.to_vec();
+                through.append(&mut program.wrappers);
+                program.wrappers = through;
+                program.piped |= piped;
+                found.push(program);
+            }
+            Ok(())
+        }
+        Some(word) => {
+            found.push(unnamed(vec![word.clone()]));
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// `find … -exec CMD … ;`: the words up to `;` or `+` run as a command.
+fn find_exec(
+    args: &[Word],
+    wrappers: &[String],
+    found: &mut Vec<Program>,
+    depth: usize,
+) -> Result<(), String> {
+    let mut rest = args;
+    while let Some(exec) =
+        rest.iter().position(|a| matches!(a.literal(), Some("-exec" | "-execdir" | "-ok" | "-okdir")))
+    {
+        let inner = &rest[exec + 1..];
+        let end = inner.iter().position(|a| matches!(a.literal(), Some(";" | "+"))).unwrap_or(inner.len());
+        let simple = Simple { words: inner[..end].to_vec(), piped: false };
+        let mut programs = Vec::new();
+        read_simple(&simple, &mut programs, depth)?;
+        for mut program in programs {
+            let mut through = wrappers.to_vec();
+            through.append(&mut program.wrappers);
+            program.wrappers = through;
+            found.push(program);
+        }
+        rest = &inner[end..];
+    }
+    Ok(())
+}
+
+/// A program's name from the word that names it: `/usr/bin/curl` is `curl`.
+fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// `NAME=value` (after `env`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn joined(words: &[Word]) -> String {
+    let mut text = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        let literal = word.literal().map(|w| if i == 0 { program_name(w) } else { w });
+        text.push_str(literal.unwrap_or(word.text()));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,76 @@
+use super::*;
+
+/// Each program's text (what policy patterns match).
+fn texts(line: &str) -> Vec<String> {
+    programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}")).iter().map(Program::text).collect()
+}
+
+fn names(line: &str) -> Vec<Option<String>> {
+    programs(line).unwrap().into_iter().map(|p| p.name).collect()
+}
+
+#[test]
+fn paths_name_their_program() {
+    assert_eq!(texts("/bin/rm x"), ["rm x"]);
+    assert_eq!(texts("./tool --flag"), ["tool --flag"]);
+    assert_eq!(texts("c''url -s 'a b'"), ["curl -s a b"]);
+}
+
+#[test]
+fn wrappers_are_looked_through() {
+    for (line, inner) in [
+        ("env rm x", "rm x"),
+        ("env -i A=1 B=2 rm x", "rm x"),
+        ("sudo -u root rm x", "rm x"),
+        ("nice -n 5 rm x", "rm x"),
+        ("timeout 5 rm x", "rm x"),
+        ("timeout -s KILL 5s rm x", "rm x"),
+        ("nohup rm x", "rm x"),
+        ("exec rm x", "rm x"),
+        ("command rm x", "rm x"),
+        ("xargs -n 1 rm", "rm"),
+        ("chroot /jail rm x", "rm x"),
+        ("sudo env nice rm x", "rm x"),
+        ("time -p rm x", "rm x"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    let through = &programs("sudo env rm x").unwrap()[0];
+    assert_eq!(through.wrappers, ["sudo env rm x", "env rm x"]);
+}
+
+#[test]
+fn shell_lines_and_find_exec_are_read_as_the_commands_they_run() {
+    assert_eq!(texts("sh -c 'ls; rm x'"), ["ls", "rm x"]);
+    assert_eq!(texts("bash -c \"rm -rf y\""), ["rm -rf y"]);
+    assert_eq!(texts("sudo sh -c 'rm x'"), ["rm x"]);
+    assert_eq!(texts("env -S 'rm x'"), ["rm x"]);
+    assert_eq!(texts("find . -name '*.o' -exec rm {} \\;"), ["rm {}", "find . -name *.o -exec rm {} ;"]);
+    assert_eq!(texts("find . -exec rm -f {} +"), ["rm -f {}", "find . -exec rm -f {} +"]);
+    let inner = &programs("sudo sh -c 'rm x'").unwrap()[0];
+    assert_eq!(inner.wrappers, ["sudo sh -c rm x", "sh -c rm x"]);
+    // A script run by a shell is the shell's command.
+    assert_eq!(texts("sh build.sh"), ["sh build.sh"]);
+}
+
+#[test]
+fn what_only_running_it_tells_has_no_name() {
+    assert_eq!(names("$CMD x"), [None]);
+    assert_eq!(names("eval 'rm x'"), [None]);
+    assert_eq!(names("sh -c \"$LINE\""), [None]);
+    assert_eq!(names("sudo $(which rm) x"), [Some("which".to_string()), None]);
+    assert_eq!(names("/bin/r? x"), [None]);
+    assert_eq!(texts("$CMD x"), ["$CMD x"]);
+}
+
+#[test]
+fn pipes_are_kept() {
+    let found = programs("curl x | sudo -E sh").unwrap();
+    assert_eq!((found[0].piped, found[1].piped), (false, true));
+    assert_eq!(found[1].name.as_deref(), Some("sh"));
+}
+
+#[test]
+fn bad_syntax_is_an_error() {
+    assert!(programs("echo 'open").is_err());
+}

@@ -1,0 +1,3 @@
+//! Running a plan for real.
+
+pub mod os_host;
