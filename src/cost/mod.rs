@@ -88,15 +88,6 @@ impl<T> PerDim<T> {
     pub fn iter(&self) -> impl Iterator<Item = (Dim, &T)> {
         Dim::ALL.into_iter().zip(&self.0)
     }
-
-    /// The values in `Dim::ALL` order.
-    pub fn values(&self) -> &[T; 5] {
-        &self.0
-    }
-
-    pub fn values_mut(&mut self) -> &mut [T; 5] {
-        &mut self.0
-    }
 }
 
 impl<T> Index<Dim> for PerDim<T> {

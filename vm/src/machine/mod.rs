@@ -5,6 +5,11 @@
 //! machine can stop after any instruction, be written out, and resume in
 //! another process. [`Machine::step`] runs one instruction;
 //! [`Machine::run_until`] loops over it.
+//!
+//! This file holds the state; `dispatch.rs` the loop's body, and `exec`,
+//! which names for each instruction the function in `instr/` that runs it;
+//! `raise.rs` what a failure does, `budget.rs` the caps, `events.rs` what is
+//! logged to the host.
 
 mod budget;
 mod dispatch;
