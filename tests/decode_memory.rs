@@ -1,6 +1,6 @@
 //! What a `.tbc` decodes to, against its payload (issue 16, defect 3): every
 //! table claims its memory before it is allocated, from a budget of
-//! `tisslang::container::decode_budget::MEMORY_PER_BYTE` bytes per byte of payload plus a
+//! `tisslang::codec::decode_budget::MEMORY_PER_BYTE` bytes per byte of payload plus a
 //! fixed part. Compiled plans of every shape claim at most half of it
 //! (1.0–1.7 bytes per byte, 4.3 for a plan of nothing but empty steps),
 //! so the budget refuses only files built to amplify. Run with `cargo test --test decode_memory --
@@ -12,7 +12,7 @@ mod plan_gen;
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
-use tisslang::container::decode_budget;
+use tisslang::codec::decode_budget;
 use tisslang::container::{HEADER_LEN, encode};
 use tisslang::module::Module;
 

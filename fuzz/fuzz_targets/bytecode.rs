@@ -1,6 +1,6 @@
 //! A `.tbc` file as an attacker would hand it over: the input is the whole
 //! file, and the target re-seals it first (writes the payload's length and
-//! CRC-32 into the header, `tisslang::container::seal::seal`), since anyone can, so
+//! CRC-32 into the header, `tisslang::codec::seal::seal`), since anyone can, so
 //! the fuzzer's bytes reach the decoder and the verifier. A module that
 //! `container::load` refuses is refused in words; one it accepts goes through
 //! everything `tissvm` does with bytecode without running a command — the
@@ -23,7 +23,7 @@ use tisslang::container::{self, HEADER_LEN};
 fuzz_target!(|data: &[u8]| {
     let mut file = data.to_vec();
     if file.len() >= HEADER_LEN {
-        tisslang::container::seal::seal(&mut file, HEADER_LEN);
+        tisslang::codec::seal::seal(&mut file, HEADER_LEN);
     }
     let module = match container::load(&file) {
         Ok(module) => module,

@@ -25,19 +25,15 @@
 //! length and checksum are checked before the payload is decoded (with a
 //! size limit), and [`load`] then runs the verifier.
 
-pub mod crc32;
-pub mod decode_budget;
-pub mod seal;
-
 use std::fmt;
 use std::io;
 
 use crate::module::{Module, Source};
 use sha2::{Digest, Sha256};
 
+use crate::codec::seal::{self, SealError, StartError, u16_at};
 use crate::verify::{self, VerifyError};
 use crate::version::{LANGUAGE_VERSION, Version};
-use seal::{SealError, StartError, u16_at};
 
 /// The version of this container and of everything inside it (instruction
 /// set, module layout). Bump it whenever either changes; the fingerprint test
@@ -456,7 +452,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, LoadError> {
     }
     let payload = check_header(bytes)?;
     // Every table claims its memory before it is allocated (`decode_budget.rs`).
-    let (module, used): (Module, usize) = crate::container::decode_budget::within(payload.len(), || {
+    let (module, used): (Module, usize) = crate::codec::decode_budget::within(payload.len(), || {
         bincode::serde::decode_from_slice(payload, config())
     })
     .map_err(|e| LoadError::Malformed { reason: decode_error_text(&e) })?;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::container::seal::sha256;
+use crate::codec::seal::sha256;
 use crate::cost::Dim;
 use crate::isa::{Instr, NO_SLOT, run_flags};
 use crate::module::kept_source::{HASH_LEN, Source, SourceHash};

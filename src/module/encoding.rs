@@ -3,7 +3,7 @@
 //! optional indices in one byte.
 
 /// `deserialize_with` for every table: each claims its memory before it is
-/// allocated (`container/decode_budget.rs`), and names what it holds when that is refused.
+/// allocated (`codec/decode_budget.rs`), and names what it holds when that is refused.
 pub(super) mod bounded {
     crate::bounded_vecs! {
         metadata: "metadata entries",
@@ -38,7 +38,7 @@ pub(super) mod bounded {
 /// The code is stored in its explicit opcode encoding (`isa.rs`), not as a
 /// serde enum, so opcode numbers are the ones the instruction table fixes.
 /// Decoded from the payload in place: the instructions are counted first,
-/// their memory claimed (`container/decode_budget.rs`), then they are decoded into a vector
+/// their memory claimed (`codec/decode_budget.rs`), then they are decoded into a vector
 /// of exactly that length.
 pub(super) mod code_section {
     use crate::isa::{self, Instr};
@@ -58,7 +58,7 @@ pub(super) mod code_section {
             }
             fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<Instr>, E> {
                 let count = isa::count(bytes).map_err(E::custom)?;
-                crate::container::decode_budget::claim(count, size_of::<Instr>(), "instructions")
+                crate::codec::decode_budget::claim(count, size_of::<Instr>(), "instructions")
                     .map_err(E::custom)?;
                 isa::decode_all(bytes, count).map_err(E::custom)
             }

@@ -316,7 +316,7 @@ mod line_table {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<LineEntry>, A::Error> {
                 // bincode states the length: claimed before anything is allocated.
                 let entries = seq.size_hint().unwrap_or(0) / 3;
-                crate::container::decode_budget::claim(entries, size_of::<LineEntry>(), "line table entries")
+                crate::codec::decode_budget::claim(entries, size_of::<LineEntry>(), "line table entries")
                     .map_err(Error::custom)?;
                 let mut out = Vec::with_capacity(entries);
                 let (mut pc, mut line) = (0u32, 0u32);

@@ -156,7 +156,7 @@ impl<'de> Deserialize<'de> for StringTable {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StringTable, A::Error> {
                 let entries: Vec<u32> = seq
-                    .next_element_seed(crate::container::decode_budget::VecSeed::new("string table entries"))?
+                    .next_element_seed(crate::codec::decode_budget::VecSeed::new("string table entries"))?
                     .ok_or_else(|| de::Error::custom("the string table has no entries"))?;
                 let text: String =
                     seq.next_element()?.ok_or_else(|| de::Error::custom("the string table has no text"))?;
@@ -170,7 +170,7 @@ impl<'de> Deserialize<'de> for StringTable {
 /// Rebuilds the spans from the entries, checking each against the text.
 fn layout(entries: Vec<u32>, text: String) -> Result<StringTable, String> {
     // A string per entry at most, claimed before the entries are freed.
-    crate::container::decode_budget::claim(entries.len(), size_of::<(u32, u32)>(), "strings")?;
+    crate::codec::decode_budget::claim(entries.len(), size_of::<(u32, u32)>(), "strings")?;
     let mut spans = Vec::with_capacity(entries.len());
     let mut laid_out = 0u32;
     let mut entries = entries.into_iter();

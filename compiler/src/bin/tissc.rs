@@ -469,7 +469,7 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
             return None;
         }
     };
-    if tisslang::container::seal::names_container(&bytes, &tisslang::container::MAGIC) {
+    if tisslang::codec::seal::names_container(&bytes, &tisslang::container::MAGIC) {
         eprintln!(
             "tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {}` to read it",
             shell_word(&name)

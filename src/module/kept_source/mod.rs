@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::container::seal::sha256;
+use crate::codec::seal::sha256;
 
 /// Bytes of SHA-256 a [`SourceHash`] keeps: 128 bits, far beyond any
 /// accidental match, and no one can make another text with a given hash.

@@ -3,7 +3,7 @@
 //!
 //! Each collection of the state, and each boxed record and shared string
 //! in it, claims its memory from the decoding budget
-//! (`tisslang::container::decode_budget`) before it is allocated. And where the bytecode
+//! (`tisslang::codec::decode_budget`) before it is allocated. And where the bytecode
 //! says how many there can be, that is checked first, from the stated
 //! length: no more variable slots than the bytecode declares, no deeper
 //! operand stack than its `max_stack`, no more CALL frames than tasks (no
@@ -18,7 +18,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error, Visitor};
-use tisslang::container::decode_budget::{VecSeed, claim, thousands};
+use tisslang::codec::decode_budget::{VecSeed, claim, thousands};
 use tisslang::isa::Instr;
 use tisslang::module::Module;
 

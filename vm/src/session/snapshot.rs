@@ -13,7 +13,7 @@
 //! |      8 |    2 | snapshot format version ([`SNAPSHOT_VERSION`])           |
 //! |     10 |    2 | flags: bit 0 ([`SIGNED`]), the others zero               |
 //! |     12 |    4 | payload length in bytes (u32)                            |
-//! |     16 |    4 | CRC-32 of the payload (`tisslang::container::seal`)                 |
+//! |     16 |    4 | CRC-32 of the payload (`tisslang::codec::seal`)                 |
 //! |     20 |    … | payload                                                  |
 //!
 //! A signed snapshot's payload ends with a signature: the HMAC-SHA256,
@@ -50,7 +50,7 @@
 //! verified, its content hash must be the stored one, the machine state is
 //! decoded within what the bytecode allows (`machine/state_limits.rs`; every
 //! collection, here and in the head, claims its memory before it is
-//! allocated, `tisslang::container::decode_budget`), and it must be one the code can continue
+//! allocated, `tisslang::codec::decode_budget`), and it must be one the code can continue
 //! from, checked against the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
 //! the stack's types, the bound variables; a run that has not ended).
 //! Every failure is a [`SnapshotError`]; nothing panics, and nothing a
@@ -72,8 +72,8 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use tiss_support::atomic_write::{sync_dir, write_atomically, write_temp};
+use tisslang::codec::seal::{self, SealError, StartError, u16_at};
 use tisslang::container::LoadError;
-use tisslang::container::seal::{self, SealError, StartError, u16_at};
 use tisslang::module::Module;
 
 use crate::machine::Machine;
@@ -660,7 +660,7 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 /// payload (without the signature) is the machine's. And whether it is signed.
 fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError> {
     let Opened { body: payload, signature } = open(bytes)?;
-    let (head, used): (HeadIn<'_>, usize) = tisslang::container::decode_budget::within(payload.len(), || {
+    let (head, used): (HeadIn<'_>, usize) = tisslang::codec::decode_budget::within(payload.len(), || {
         bincode::serde::borrow_decode_from_slice(payload, config())
     })
     .map_err(|e| SnapshotError::Malformed { reason: tisslang::container::decode_error_text(&e) })?;
@@ -672,7 +672,7 @@ fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError>
 /// (`machine/state_limits.rs`). More than the module allows does not fit it.
 fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError> {
     let (decoded, refused) = crate::machine::state_limits::within(Limits::of(module), || {
-        tisslang::container::decode_budget::within(rest.len(), || {
+        tisslang::codec::decode_budget::within(rest.len(), || {
             bincode::serde::decode_from_slice::<Machine, _>(rest, config())
         })
     });

@@ -25,7 +25,7 @@ use tiss_vm::machine::{LogRecord, Machine, Outcome};
 /// `header` and `payload` as one file, its trailer written for the payload.
 fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
     let mut file = [header, payload].concat();
-    tisslang::container::seal::seal(&mut file, header.len());
+    tisslang::codec::seal::seal(&mut file, header.len());
     file
 }
 

@@ -45,7 +45,7 @@ fn bytewise(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
             _ => rng.next() as u8,
         };
     }
-    tisslang::container::seal::seal(&mut file, container::HEADER_LEN);
+    tisslang::codec::seal::seal(&mut file, container::HEADER_LEN);
     file
 }
 

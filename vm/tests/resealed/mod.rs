@@ -4,7 +4,7 @@
 //! loaded plan to its end against the scripted host — answering every
 //! question, and taking every state it suspends in through a snapshot that
 //! must read back — asserting that it never traps, then reporting it in
-//! every format. (Re-sealing is `tisslang::container::seal::seal`.)
+//! every format. (Re-sealing is `tisslang::codec::seal::seal`.)
 #![allow(dead_code)]
 
 use std::path::Path;

@@ -163,7 +163,7 @@ fn resealed_snapshots_are_refused_or_resume_to_a_defined_outcome() {
                     let at =
                         snapshot::HEADER_LEN + rng.below((file.len() - snapshot::HEADER_LEN) as u64) as usize;
                     file[at] ^= 1 << rng.below(8);
-                    tisslang::container::seal::seal(&mut file, snapshot::HEADER_LEN);
+                    tisslang::codec::seal::seal(&mut file, snapshot::HEADER_LEN);
                     file
                 } else {
                     let mut m = state.clone();

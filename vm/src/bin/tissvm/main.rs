@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
 use tiss_support::io_message::io_message;
 use tiss_support::shell::quote::shell_word;
-use tisslang::container::seal::names_container;
+use tisslang::codec::seal::names_container;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tiss_compiler::diagnostics::render::termcolor::StandardStream;
@@ -405,7 +405,7 @@ fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
     // Source or bytecode, nothing larger than the largest `.tbc` is read: a
     // larger source would not compile in memory either.
     let limit = tisslang::container::MAX_FILE;
-    let bytes = tisslang::container::seal::read_file(path, limit)
+    let bytes = tisslang::codec::seal::read_file(path, limit)
         .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?
         .map_err(|size| {
             Invalid::told(

@@ -215,7 +215,7 @@ fn fingerprint_is_pinned_with_the_snapshot_version() {
         ));
         all.extend(encoded(&machine, b"", None, &RememberedOptions::default(), None, None));
     }
-    let now = hex(&tisslang::container::seal::sha256(&all));
+    let now = hex(&tisslang::codec::seal::sha256(&all));
     if (SNAPSHOT_VERSION, now.as_str()) != PINNED {
         // The encoding holds the version, so the hash to pin is the one
         // printed after the bump: bump first, run again, then pin `now`.
@@ -386,7 +386,7 @@ fn reseal(payload: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
-    out.extend_from_slice(&tisslang::container::seal::trailer(payload));
+    out.extend_from_slice(&tisslang::codec::seal::trailer(payload));
     out.extend_from_slice(payload);
     out
 }
@@ -625,7 +625,7 @@ fn signed_snapshot(key: Option<&SnapshotKey>) -> Vec<u8> {
 
 /// `snap` with the checksum in its header made right for its payload.
 fn fix_checksum(mut snap: Vec<u8>) -> Vec<u8> {
-    let trailer = tisslang::container::seal::trailer(&snap[HEADER_LEN..]);
+    let trailer = tisslang::codec::seal::trailer(&snap[HEADER_LEN..]);
     snap[HEADER_LEN - trailer.len()..HEADER_LEN].copy_from_slice(&trailer);
     snap
 }
@@ -667,7 +667,7 @@ fn a_signature_holds_for_its_key_and_the_unchanged_snapshot_only() {
     let mut short = MAGIC.to_vec();
     short.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
     short.extend_from_slice(&SIGNED.to_le_bytes());
-    short.extend_from_slice(&tisslang::container::seal::trailer(b"tiny"));
+    short.extend_from_slice(&tisslang::codec::seal::trailer(b"tiny"));
     short.extend_from_slice(b"tiny");
     let e = read_snapshot(&short).unwrap_err();
     assert!(e.to_string().contains("shorter than a signature"), "{e}");

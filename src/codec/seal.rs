@@ -36,7 +36,7 @@ pub fn u32_at(bytes: &[u8], at: usize) -> u32 {
 /// refuses to write a payload over its limit (which is below 4 GiB); past
 /// 4 GiB the length saturates, so such a file could never be opened.
 pub fn trailer(payload: &[u8]) -> [u8; TRAILER_LEN] {
-    trailer_of(payload.len() as u64, crate::container::crc32::crc32(payload))
+    trailer_of(payload.len() as u64, crate::codec::crc32::crc32(payload))
 }
 
 /// [`trailer`] of a payload written as it was made: its length and CRC-32.
@@ -162,7 +162,7 @@ pub fn open(bytes: &[u8], header_len: usize, max_payload: usize) -> Result<&[u8]
         return Err(SealError::TrailingBytes { count: present - declared });
     }
     let payload = &bytes[header_len..];
-    if crate::container::crc32::crc32(payload) != u32_at(bytes, header_len - 4) {
+    if crate::codec::crc32::crc32(payload) != u32_at(bytes, header_len - 4) {
         return Err(SealError::ChecksumMismatch);
     }
     Ok(payload)

@@ -199,10 +199,10 @@ macro_rules! bounded_vecs {
     ($($name:ident: $what:literal),* $(,)?) => {$(
         pub fn $name<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
         where
-            D: $crate::container::decode_budget::__serde::Deserializer<'de>,
-            T: $crate::container::decode_budget::__serde::Deserialize<'de>,
+            D: $crate::codec::decode_budget::__serde::Deserializer<'de>,
+            T: $crate::codec::decode_budget::__serde::Deserialize<'de>,
         {
-            $crate::container::decode_budget::vec(d, $what)
+            $crate::codec::decode_budget::vec(d, $what)
         }
     )*};
 }
