@@ -1,13 +1,12 @@
 //! The five cost dimensions the VM meters and budgets can cap (SPEC §4),
-//! a value per dimension ([`PerDim`]), the static bound of a path
-//! ([`bound`]) and the default cost model that computes it ([`model`]).
+//! a value per dimension ([`PerDim`]), and the static bound of a path
+//! ([`bound`]; `analysis::cost_model` computes it).
 
 use std::ops::{Index, IndexMut};
 
 use serde::{Deserialize, Serialize};
 
 pub mod bound;
-pub mod model;
 
 /// A cost dimension. The order here is the order of every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

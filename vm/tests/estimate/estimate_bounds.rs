@@ -3,11 +3,11 @@
 //! plans), and bytecode it refuses.
 
 use tiss_vm::analysis::estimate::{CostModel, Estimate, estimate};
+use tisslang::analysis::cost_model::DEFAULT_RUN_MAX_MS;
 use tisslang::cost::Dim;
 #[allow(dead_code)] // only `generate` is used here
 use tisslang::cost::PerDim;
 use tisslang::cost::bound::CostBound;
-use tisslang::cost::model::DEFAULT_RUN_MAX_MS;
 use tisslang::isa::Instr;
 use tisslang::module::Module;
 

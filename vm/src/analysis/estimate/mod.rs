@@ -5,14 +5,14 @@
 //! code (the main code, each DEFINE_TASK body: callees first) once, in pc
 //! order, carrying the `[min, max]` bound of the paths that reach each pc,
 //! and merging where paths meet, exactly as the compiler does while it
-//! emits the code (`tisslang::cost::model` holds the rules both apply):
+//! emits the code (`tisslang::analysis::cost_model` holds the rules both apply):
 //!
 //! - every instruction adds its counts; RUN its execution time, PROMPT its
 //!   tokens, CALL its callee's whole bound; ESTIMATE adds nothing for the
 //!   estimated block (its code was never emitted);
 //! - JUMP_IF_*, CHOOSE: a successor per branch, merged by min/max where
 //!   the branches meet again;
-//! - TRY: the handler starts with [`cost::model::handler_entry`] of the
+//! - TRY: the handler starts with [`cost_model::handler_entry`] of the
 //!   bound at the TRY and the bound of the completed body (through its
 //!   closing JUMP): a failure can come anywhere in between;
 //! - FAIL (an ASSERT whose message is built only on failure) is counted as
@@ -32,7 +32,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use tisslang::cost;
+use tisslang::analysis::cost_model;
 use tisslang::cost::Dim;
 use tisslang::cost::bound::CostBound;
 use tisslang::isa::{Instr, run_flags};
@@ -320,7 +320,7 @@ impl<'m> Analysis<'m> {
             }
             let mut out = cur.map(|c| {
                 let mut o = c;
-                cost::model::add_instruction(&mut o, &instr);
+                cost_model::add_instruction(&mut o, &instr);
                 o
             });
             match instr {
@@ -355,7 +355,7 @@ impl<'m> Analysis<'m> {
                     frame = self.frame();
                     out = cur.map(|_| {
                         let mut o = CostBound::ZERO;
-                        cost::model::add_instruction(&mut o, &instr);
+                        cost_model::add_instruction(&mut o, &instr);
                         o
                     });
                 }
@@ -387,7 +387,7 @@ impl<'m> Analysis<'m> {
                 }
                 match (entry, out) {
                     (Some(entry), Some(completed)) => {
-                        let bound = cost::model::handler_entry(&entry, &completed);
+                        let bound = cost_model::handler_entry(&entry, &completed);
                         flow(&mut pending, handler.target, frame, bound);
                     }
                     (None, None) => {} // the whole TRY is unreachable
@@ -640,7 +640,7 @@ fn prompt_tokens(m: &Module) -> Vec<(u64, u64)> {
                 shape_text(m, &shape_of(m, producer(m, pc, 0)))
             };
             let context = if info.default_context { read_slots.len() + 1 } else { info.context.len() };
-            cost::model::prompt_tokens(&query, context)
+            cost_model::prompt_tokens(&query, context)
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value as Json;
-use tisslang::cost;
+use tisslang::analysis::cost_model;
 use tisslang::module::{Module, TemplatePart};
 
 /// Where a RUN's execution-time estimate comes from.
@@ -54,7 +54,7 @@ impl TimeSource {
 /// In order: the history of the same command (`--history`), the first rule
 /// of a cost-model file whose pattern matches the command as written, the
 /// file's `[default]`, the built-in default `[0, 10m]`
-/// (`tisslang::cost::model::DEFAULT_RUN_MAX_MS`). A RUN with a `TIMEOUT`
+/// (`tisslang::analysis::cost_model::DEFAULT_RUN_MAX_MS`). A RUN with a `TIMEOUT`
 /// always takes `[0, TIMEOUT]`.
 ///
 /// The cost-model file is TOML:
@@ -162,7 +162,7 @@ impl CostModel {
         module: &Module,
     ) -> RunTime {
         if let Some(t) = timeout {
-            let (min, max) = cost::model::default_run_time(Some(t));
+            let (min, max) = cost_model::default_run_time(Some(t));
             return RunTime { min, max, source: TimeSource::Timeout };
         }
         if let Some(s) = self.history.lookup(shape, module) {
@@ -178,7 +178,7 @@ impl CostModel {
         if let Some((min, max)) = self.default {
             return RunTime { min, max, source: TimeSource::ModelDefault };
         }
-        let (min, max) = cost::model::default_run_time(None);
+        let (min, max) = cost_model::default_run_time(None);
         RunTime { min, max, source: TimeSource::Default }
     }
 }

@@ -61,7 +61,7 @@ impl Machine {
             + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
         let bytes: usize = query.len() + context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
         let (min_tokens, max_tokens) =
-            tisslang::cost::model::prompt_tokens_for_text(bytes as u64, chars as u64);
+            tisslang::analysis::cost_model::prompt_tokens_for_text(bytes as u64, chars as u64);
         let mut bound = CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;
