@@ -6,12 +6,12 @@
 //!
 //! One folder per concern: `machine/` (the state, its values and dispatch),
 //! `host/` (the effects a run can have: the `Host` trait, and the scripted host
-//! of tests; the OS side is the `tiss-host` crate), `runner/` (running a plan
-//! for real: the OS host), `provider`
+//! of tests; the OS side is the `tiss-host` crate), `provider`
 //! (language models: the `tiss-providers` crate, re-exported), `analysis/` (what is known without running: estimate,
 //! dry run, manifest), `session/` (suspension and what drives a run from
-//! outside: snapshots, answers, Ctrl-C, the debugger) and `report/` (what a
-//! run tells: reports and the event log).
+//! outside: snapshots, answers, Ctrl-C, the debugger), `report/` (what a
+//! run tells: reports and the event log) and `runner/` (running a plan for
+//! real: the OS host and the run logic of `tissvm`, on top of all the others).
 
 pub mod analysis;
 pub mod host;

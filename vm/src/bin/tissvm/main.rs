@@ -1,6 +1,11 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many: `many/`), `resume`,
+//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many), `resume`,
 //! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
 //! (`providers`).
+//!
+//! The run logic is the library's (`tiss_vm::runner`); this binary parses
+//! the command line (the flags: `args.rs`, `subcommands.rs`; what is passed
+//! on to the runs it starts: `forward.rs`), maps it onto the runner's
+//! option structs, calls the runner and exits with the status it returns.
 //!
 //! Every subcommand takes a plan either as bytecode (`.tbc`, loaded and
 //! verified) or as source (`.tiss`, compiled in memory), told apart by the
@@ -12,56 +17,27 @@
 // The start-up of the standard library's runtime is skipped on Linux (see `main`).
 #![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use tiss_support::cli::{self, ColorArg, FormatArg, write_stdout};
-use tiss_support::io_message::io_message;
-use tiss_support::shell::quote::shell_word;
-use tisslang::codec::seal::names_container;
+use std::path::PathBuf;
+use tiss_support::cli::{self, ColorArg, FormatArg};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tiss_compiler::diagnostics::render;
 use tiss_compiler::diagnostics::render::termcolor::StandardStream;
-use tiss_compiler::diagnostics::render::{self, ErrorFormat};
-use tiss_compiler::lower::LowerOptions;
 
-use invalid::{Invalid, Refused};
-use tiss_host::sandbox::{Profile, Sandbox};
-use tisslang::module::{Module, Source};
+use tiss_vm::runner::inspect::InspectOptions;
+use tiss_vm::runner::plan::Diagnostics;
+use tiss_vm::runner::{self, PROGRAM, color};
 
-mod checkpoint;
-mod collect;
-mod color;
-mod debug;
-mod estimate;
-mod invalid;
+mod args;
+mod forward;
 mod libm_pow;
-mod many;
-mod options;
-mod providers;
-mod report_file;
-mod resume;
-mod run;
-mod session;
 mod shell_docs;
-mod slurm;
+mod subcommands;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Exit statuses (SPEC §9).
-/// This program's name, for messages.
-const PROGRAM: &str = "tissvm";
-
-mod status {
-    pub const OK: u8 = 0;
-    /// Bad arguments, or a plan that does not compile, or bytecode that is
-    /// invalid, corrupt or of an unsupported version.
-    pub const INVALID: u8 = 2;
-    pub const SECURITY: u8 = 5;
-    pub const INTERNAL: u8 = 70;
-}
 
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
@@ -118,7 +94,7 @@ struct RunOnly {
 
 #[derive(Subcommand)]
 enum RunCommand {
-    Run(run::RunArgs),
+    Run(subcommands::RunArgs),
 }
 
 impl From<RunOnly> for Cli {
@@ -147,7 +123,7 @@ enum Command {
     /// a fresh workspace: a line per plan as it ends, the reports of those
     /// that did not pass, the counts; the exit status is the worst plan's
     /// (5 > 4 > 1 > 3 > 0).
-    Run(run::RunArgs),
+    Run(subcommands::RunArgs),
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///
     /// The snapshot carries the bytecode, and remembers the workspace and the
@@ -175,7 +151,7 @@ enum Command {
     /// A relative path, a system directory (/, /etc, /usr, /tmp, ...) and
     /// your home directory itself are refused whichever way they are named.
     /// The workspace used is printed before anything runs.
-    Resume(resume::ResumeArgs),
+    Resume(subcommands::ResumeArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, every flow of data from a model or a file
     /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
@@ -196,7 +172,7 @@ enum Command {
         /// The sandbox profile to report on (default: TISS_SANDBOX_PROFILE,
         /// else `standard`), for a workspace in the current directory.
         #[arg(long, value_enum, value_name = "PROFILE")]
-        sandbox_profile: Option<options::SandboxProfile>,
+        sandbox_profile: Option<args::SandboxProfileArg>,
     },
     /// Print a readable listing of a plan's bytecode: header, constants, code
     /// with source lines, and every table (steps, tasks, handlers, manifest).
@@ -213,7 +189,7 @@ enum Command {
     /// Execution time of a RUN is its TIMEOUT, else the cost model: a built-in
     /// default ([0, 10m]), rules of a `--cost-model` file, or the durations
     /// recorded in earlier `--log-file`s (`--history`).
-    Estimate(estimate::EstimateArgs),
+    Estimate(subcommands::EstimateArgs),
     /// Step through a plan: breakpoints on lines and steps, step/next/continue,
     /// variables, LAST_RUN and COST, the call stack, the source, snapshots.
     ///
@@ -223,19 +199,19 @@ enum Command {
     /// `run` that fit a session: not `--output-format` (the session is text)
     /// nor `--snapshot-dir` (`save FILE` names its snapshot). Exit status: the
     /// plan's if it ran to its end, else 0.
-    Debug(debug::DebugArgs),
+    Debug(subcommands::DebugArgs),
     /// List the language-model providers, and the provider settings a run
     /// here would go by with where each came from: a flag, its TISS_*
     /// variable, ./tiss.toml's [provider] table or the default. The API key
     /// is never shown: only whether the variable named by api_key_env is set.
-    Providers(providers::ProvidersArgs),
+    Providers(subcommands::ProvidersArgs),
     /// Merge the plans' JSON reports that `tissvm run --report-dir DIR` wrote
     /// (from any number of shards, machines or Slurm tasks) into one report:
     /// a line per plan, the failures and the counts; the combined JSON; or
     /// JUnit, one testsuite per plan. Exit status: the worst plan's.
-    Collect(collect::CollectArgs),
+    Collect(subcommands::CollectArgs),
     /// Submit plans to Slurm as one job array (README, "Running on a cluster").
-    Slurm(slurm::SlurmArgs),
+    Slurm(subcommands::SlurmArgs),
     /// Print a shell completion script on stdout (e.g. `tissvm completions bash`).
     Completions {
         /// The shell to complete for.
@@ -266,203 +242,24 @@ fn run() -> u8 {
     };
     color::choose(cli.style.color);
     let (format, color) = render::diagnostics_style(cli.style.error_format, cli.style.color);
-    let mut out = Output { format, stderr: StandardStream::stderr(color) };
+    let out = &mut Diagnostics { format, stderr: StandardStream::stderr(color) };
     match cli.command {
-        Command::Disasm { plan } => disasm(&mut out, &plan),
+        Command::Disasm { plan } => runner::inspect::disasm(out, &plan),
         Command::Inspect { plan, output_format, policy, sandbox_profile } => {
-            inspect(&mut out, &plan, output_format, policy.as_deref(), sandbox_profile)
+            let json = matches!(output_format, InspectFormat::Json);
+            let sandbox_profile = sandbox_profile.map(args::SandboxProfileArg::profile);
+            runner::inspect::inspect(out, &InspectOptions { plan, json, policy, sandbox_profile })
         }
-        Command::Estimate(args) => match estimate::model(&args).map_err(Refused::from) {
-            Ok(model) => match load_plan(&mut out, &args.plan) {
-                Ok(plan) => estimate::run(plan.module, &model, &args),
-                Err(refused) => refused.report_analysis(args.json()),
-            },
-            Err(refused) => refused.report_analysis(args.json()),
-        },
-        Command::Run(args) if args.many.wanted(&args.plans) => many::run(&args),
-        Command::Run(args) => match load_plan(&mut out, args.plan()) {
-            Ok(plan) => run::run(plan.module, &args),
-            Err(refused) => refused.report(&args.report),
-        },
-        Command::Resume(args) => resume::resume(&mut out, &args),
-        Command::Debug(args) => match load_plan(&mut out, &args.plan) {
-            Ok(plan) => debug::debug(plan.module, &args),
-            Err(refused) => refused.status(),
-        },
-        Command::Providers(args) => providers::providers(&args),
-        Command::Collect(args) => collect::collect(&args),
-        Command::Slurm(args) => slurm::slurm(&args),
+        Command::Estimate(args) => runner::estimate::run(out, &args.options()),
+        Command::Run(args) => runner::run::run(out, &args.options()),
+        Command::Resume(args) => runner::resume::resume(out, &args.options()),
+        Command::Debug(args) => runner::debug::debug(out, &args.options()),
+        Command::Providers(args) => runner::providers::providers(&args.provider),
+        Command::Collect(args) => runner::many::collect::collect(&args.dir, &args.report.options()),
+        Command::Slurm(args) => runner::many::slurm::slurm(&args.options()),
         Command::Completions { shell } => shell_docs::completions(shell),
         Command::Man { dir } => shell_docs::man(&dir),
     }
-}
-
-/// Where diagnostics go.
-struct Output {
-    format: ErrorFormat,
-    stderr: StandardStream,
-}
-
-/// A plan ready for the machine: verified.
-struct Plan {
-    module: Module,
-}
-
-impl Plan {
-    /// The content hash, computed only where it is shown or compared: it
-    /// encodes and hashes the whole module, which a run does not need.
-    fn hash(&self) -> String {
-        tisslang::container::content_hash(&self.module)
-    }
-}
-
-fn inspect(
-    out: &mut Output,
-    path: &Path,
-    format: InspectFormat,
-    policy: Option<&Path>,
-    profile: Option<options::SandboxProfile>,
-) -> u8 {
-    let policy = match policy.map(tiss_vm::policy::file::read_policy_file).transpose() {
-        Ok(policy) => policy,
-        Err(e) => {
-            eprintln!("tissvm: {e}");
-            return status::INVALID;
-        }
-    };
-    let profile = match profile.and_then(|p| p.to_possible_value()) {
-        Some(given) => given.get_name().to_string(),
-        None => match options::profile_from_env() {
-            Ok(name) => name.unwrap_or_else(|| Profile::Standard.name().to_string()),
-            Err(e) => {
-                eprintln!("tissvm: {e}");
-                return status::INVALID;
-            }
-        },
-    };
-
-    let plan = match load_plan(out, path) {
-        Ok(plan) => plan,
-        Err(refused) => return refused.report_analysis(matches!(format, InspectFormat::Json)),
-    };
-    let program = match tiss_vm::machine::program::Program::new(plan.module) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("tissvm: {}: {e}", path.display());
-            return status::INVALID;
-        }
-    };
-    // What RUN would get here: the mechanisms in force, or the refusal.
-    let isolation = Profile::from_name(&profile).map(|p| {
-        match Sandbox::prepare(p, Path::new("."), tiss_host::sandbox::Limits::default()) {
-            Ok(sandbox) => (sandbox.isolation().clone(), None),
-            Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
-        }
-    });
-    let text = match format {
-        InspectFormat::Text => {
-            let mut text =
-                tiss_vm::analysis::inspect::inspect_text(&program, policy.as_ref(), color::stdout());
-            if let Some((isolation, refused)) = &isolation {
-                text.push_str(&isolation.line());
-                if let Some(why) = refused {
-                    text.push_str(&format!("\n  refused: {why}"));
-                }
-                text.push('\n');
-            }
-            text
-        }
-        InspectFormat::Json => {
-            let mut json = tiss_vm::analysis::inspect::inspect_json(&program, policy.as_ref());
-            if let Some((isolation, _)) = &isolation {
-                json["sandbox"] = isolation.json();
-            }
-            let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
-            text.push('\n');
-            text
-        }
-    };
-    write_stdout(PROGRAM, &text, status::OK)
-}
-
-fn disasm(out: &mut Output, path: &Path) -> u8 {
-    match load_plan(out, path) {
-        Ok(plan) => {
-            let source = tisslang::module::kept_source::find(&plan.module.source, Some(path));
-            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
-            write_stdout(PROGRAM, &listing, status::OK)
-        }
-        Err(refused) => refused.status(),
-    }
-}
-
-/// Loads PLAN, whatever its name (SPEC §9): bytecode if it starts with the
-/// `.tbc` magic, else source, compiled in memory. Either way the module is
-/// verified. Errors are told on stderr here; the `Err` says what a report
-/// says about them, and gives the exit status.
-fn load_plan(out: &mut Output, path: &Path) -> Result<Plan, Refused> {
-    let name = path.display().to_string();
-    // Source or bytecode, nothing larger than the largest `.tbc` is read: a
-    // larger source would not compile in memory either.
-    let limit = tisslang::container::MAX_FILE;
-    let bytes = tisslang::codec::seal::read_file(path, limit)
-        .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?
-        .map_err(|size| {
-            Invalid::told(
-                &name,
-                format!("`{name}` is {size} bytes, larger than any plan tissvm reads (the limit is {limit})"),
-            )
-        })?;
-    if names_container(&bytes, &tiss_vm::session::snapshot::MAGIC) {
-        return Err(Invalid::told(
-            &name,
-            format!(
-                "`{name}` is a snapshot, not a plan; continue it with `tissvm resume {}`",
-                shell_word(&name)
-            ),
-        )
-        .into());
-    }
-    // The magic's first four bytes name the container; the rest are
-    // line-ending canaries, so a `.tbc` whose line endings were converted
-    // is still bytecode, and the loader says what happened to it.
-    let is_source = !names_container(&bytes, &tisslang::container::MAGIC);
-    let module = if is_source {
-        let (mut module, frontend) =
-            match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
-                Ok(compiled) => compiled,
-                Err(frontend) => {
-                    report(out, &frontend);
-                    return Err(Invalid::from_frontend(&name, &frontend).into());
-                }
-            };
-        report(out, &frontend);
-        // The source is named by its file name alone, as `tissc compile` does,
-        // so the listing does not depend on the directory it was run from.
-        if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
-            *name = file.to_string_lossy().into_owned();
-        }
-        if let Err(e) = tisslang::verify::verify(&module) {
-            eprintln!(
-                "tissvm: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
-                 This is a bug in the compiler, not in your plan; please report it with the plan."
-            );
-            return Err(Refused::Internal);
-        }
-        module
-    } else {
-        tisslang::container::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
-    };
-    Ok(Plan { module })
-}
-
-/// Prints a plan's diagnostics (warnings, or the errors that stop it).
-fn report(out: &mut Output, frontend: &tiss_compiler::Frontend) {
-    let _ = render::emit(&mut out.stderr, out.format, &frontend.file, &frontend.diagnostics);
-    if out.format == ErrorFormat::Human {
-        let _ = render::emit_summary(&mut out.stderr, "compile", &frontend.file.name, &frontend.diagnostics);
-    }
-    let _ = out.stderr.flush();
 }
 
 #[cfg(test)]

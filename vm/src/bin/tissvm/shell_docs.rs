@@ -9,7 +9,9 @@ use tiss_support::cli::write_stdout;
 use tiss_support::cli_docs::{self, Shell};
 use tiss_support::io_message::io_message;
 
-use super::{Cli, PROGRAM, status};
+use tiss_vm::runner::{PROGRAM, status};
+
+use super::Cli;
 
 pub fn completions(shell: Shell) -> u8 {
     write_stdout(PROGRAM, &cli_docs::completions(Cli::command(), shell), status::OK)

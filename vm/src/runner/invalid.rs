@@ -7,14 +7,15 @@
 //! `--error-format json`); JUnit one testsuite named for the file, with one
 //! testcase holding an `<error type="invalid">`.
 
+use crate::report::xml;
 use serde_json::{Value as Json, json};
 use tiss_compiler::Frontend;
 use tiss_compiler::diagnostics::render::{self, JsonDiagnostic};
-use tiss_vm::report::xml;
 use tisslang::cost::Dim;
 
-use super::options::{OutputFormat, ReportOptions};
-use super::{PROGRAM, status, write_stdout};
+use crate::runner::options::{OutputFormat, ReportOptions};
+use crate::runner::{PROGRAM, status};
+use tiss_support::cli::write_stdout;
 
 /// Why a plan, bytecode or snapshot cannot run.
 pub struct Invalid {
@@ -102,7 +103,7 @@ impl Invalid {
             OutputFormat::Html => {
                 let mut json = self.to_json();
                 json["file"] = json!(self.file);
-                tiss_vm::report::html::render(&json)
+                crate::report::html::render(&json)
             }
         };
         if let Err(e) = reporting.check() {

@@ -10,6 +10,7 @@ use std::ffi::OsString;
 
 use clap::parser::ValueSource;
 use clap::{ArgAction, CommandFactory};
+use tiss_vm::runner::options::Invocation;
 
 /// `run`'s arguments that are not passed on to each plan's `tissvm run`.
 pub const DECIDED_PER_PLAN: &[&str] = &[
@@ -29,9 +30,19 @@ pub const DECIDED_PER_PLAN: &[&str] = &[
     "record",
 ];
 
+/// This process's invocation, with the options of its `subcommand` to pass
+/// on as [`passed_on`] gives them.
+pub fn invocation(subcommand: &str, decided_here: &[&str]) -> Result<Invocation, String> {
+    Ok(Invocation {
+        passed_on: passed_on(subcommand, decided_here)?,
+        program: std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?,
+        arguments: std::env::args_os().skip(1).collect(),
+    })
+}
+
 /// The options of this process's `subcommand` to pass on, those in
 /// `decided_here` left out, each as `--name=value` (or `--name` for a flag).
-pub fn passed_on(subcommand: &str, decided_here: &[&str]) -> Result<Vec<OsString>, String> {
+fn passed_on(subcommand: &str, decided_here: &[&str]) -> Result<Vec<OsString>, String> {
     let mut command = crate::Cli::command();
     command.build();
     let matches = command.clone().try_get_matches_from(std::env::args_os()).map_err(|e| e.to_string())?;

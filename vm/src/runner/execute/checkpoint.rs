@@ -12,16 +12,17 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::host::Host;
+use crate::machine::Machine;
+use crate::machine::program::Program;
+use crate::runner::os_host::OsHost;
+use crate::session::snapshot::{self, SnapshotRef};
+use crate::session::snapshot_key::SnapshotKey;
 use tiss_support::atomic_write::replace_with;
-use tiss_vm::host::Host;
-use tiss_vm::machine::Machine;
-use tiss_vm::machine::program::Program;
-use tiss_vm::runner::os_host::OsHost;
-use tiss_vm::session::snapshot::{self, SnapshotRef};
-use tiss_vm::session::snapshot_key::SnapshotKey;
 use tisslang::isa::Instr;
 
-use super::session::{Parts, signing_key};
+use crate::runner::execute::suspend::{Parts, signing_key};
+use tiss_support::io_message::io_message;
 
 /// Where a run keeps its checkpoint, and what each one needs.
 pub struct Checkpoint {
@@ -41,7 +42,7 @@ impl Checkpoint {
                 "--checkpoint `{}`: cannot create `{}`: {}",
                 path.display(),
                 dir.display(),
-                super::io_message(&e)
+                io_message(&e)
             )
         })?;
         if path.is_dir() {
@@ -85,8 +86,7 @@ impl Checkpoint {
         })
         .map_err(|e| e.to_string())
         .and_then(|bytes| {
-            replace_with(&self.path, Some(0o600), |file| file.write_all(&bytes))
-                .map_err(|e| super::io_message(&e))
+            replace_with(&self.path, Some(0o600), |file| file.write_all(&bytes)).map_err(|e| io_message(&e))
         });
         if let Err(e) = written {
             eprintln!("tissvm: warning: cannot write the checkpoint `{}`: {e}", self.path.display());

@@ -1,6 +1,6 @@
 //! Signals to a run of many plans: SIGINT (Ctrl-C), SIGUSR1 and SIGTERM
 //! are passed on to every plan running, each of which suspends as a single
-//! run would (`tiss_vm::session::interrupt`), and no plan starts after one.
+//! run would (`crate::session::interrupt`), and no plan starts after one.
 //!
 //! The children run in process groups of their own, so a Ctrl-C at the
 //! terminal reaches this process alone and each child gets it once, from

@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
+use crate::report::style::Style;
 use tiss_support::cli::{self, ColorArg};
-use tiss_vm::report::style::Style;
 
 static CHOICE: OnceLock<ColorArg> = OnceLock::new();
 

@@ -1,5 +1,5 @@
 //! `tissvm debug PLAN [--break LINE|STEP]...` (SPEC §9): the step-through
-//! debugger of `tiss_vm::session::debugger` on the real host, set up from the options
+//! debugger of `crate::session::debugger` on the real host, set up from the options
 //! of `run`. Commands come from the terminal (line editing and history) or,
 //! when stdin is not a terminal, one per line from stdin, each echoed after
 //! the prompt so the transcript reads like a session; end of input quits.
@@ -14,38 +14,41 @@
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
-use clap::Args;
-use tiss_vm::host::Host;
-use tiss_vm::machine::Machine;
-use tiss_vm::machine::program::Program;
-use tiss_vm::provider::settings::Origin;
-use tiss_vm::runner::os_host::{OsHost, Progress, stdin_is_terminal};
-use tiss_vm::session::debugger::{Debugger, Reply, SaveInfo, Target};
-use tiss_vm::session::snapshot::RememberedOptions;
-use tiss_vm::session::snapshot_key::KeyFile;
+use crate::host::Host;
+use crate::machine::Machine;
+use crate::machine::program::Program;
+use crate::provider::settings::Origin;
+use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
+use crate::session::debugger::{Debugger, Reply, SaveInfo, Target};
+use crate::session::snapshot::RememberedOptions;
+use crate::session::snapshot_key::KeyFile;
 use tisslang::module::Module;
 
-use super::options::HostOptions;
-use super::{session, status};
+use crate::runner::execute::host::{OpenedHost, open_host, open_recorder};
+use crate::runner::options::HostOptions;
+use crate::runner::plan::{Diagnostics, load_plan};
+use crate::runner::status;
+use tiss_support::io_message::io_message;
 
 const PROMPT: &str = "(tissvm) ";
 
-#[derive(Args)]
-pub struct DebugArgs {
-    /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
-    #[arg(value_name = "PLAN")]
+/// What `debug` steps through, and how it runs.
+pub struct DebugOptions {
     pub plan: PathBuf,
-
-    /// Stop before the first instruction of LINE, or where a step named STEP
-    /// starts (repeatable).
-    #[arg(long = "break", value_name = "LINE|STEP")]
+    /// Breakpoints set before the session starts: `LINE` or `STEP`.
     pub breaks: Vec<String>,
-
-    #[command(flatten)]
-    pub options: HostOptions,
+    pub host: HostOptions,
 }
 
-pub fn debug(module: Module, args: &DebugArgs) -> u8 {
+/// Runs a debugging session of the plan; the exit status.
+pub fn debug(out: &mut Diagnostics, options: &DebugOptions) -> u8 {
+    match load_plan(out, &options.plan) {
+        Ok(plan) => debug_plan(plan.module, options),
+        Err(refused) => refused.status(),
+    }
+}
+
+fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
     let program = match Program::new(module) {
         Ok(p) => p,
         Err(e) => {
@@ -53,7 +56,17 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
             return status::INVALID;
         }
     };
-    let options = &args.options;
+    match open_debugger(program, args) {
+        Ok(mut debugger) => converse(&mut debugger, &args.breaks),
+        Err(code) => code,
+    }
+}
+
+/// The debugger on the real host, set up from the options of `run`, with
+/// what `save` records for `tissvm resume` to go on with; an error has
+/// been told and is the exit status.
+fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHost>, u8> {
+    let options = &args.host;
     let mut machine = Machine::new(&program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     // What `save` records for `tissvm resume` to go on with.
@@ -61,19 +74,13 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("tissvm: {e}");
-            return status::INVALID;
+            return Err(status::INVALID);
         }
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
-    let recorder = match session::open_recorder(&remembered.provider, false) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let session::OpenedHost { mut host, answers_file, caps, policy } =
-        match session::open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet) {
-            Ok(opened) => opened,
-            Err(code) => return code,
-        };
+    let recorder = open_recorder(&remembered.provider, false)?;
+    let OpenedHost { mut host, answers_file, caps, policy } =
+        open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;
     for (dim, value) in caps {
         machine.cap(dim, value);
@@ -82,7 +89,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
     // Ctrl-C pauses a running command (and a second kills the RUN in
     // flight) instead of ending tissvm with its RUN left running; SIGTERM
     // ends the session (and the watchdog its RUN in flight).
-    if let Err(e) = tiss_vm::session::interrupt::install_ctrl_c() {
+    if let Err(e) = crate::session::interrupt::install_ctrl_c() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the session");
     }
     let workspace = host.workspace.root().to_path_buf();
@@ -94,7 +101,12 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         options: remembered,
         key_file: KeyFile::locate(),
     });
+    Ok(debugger)
+}
 
+/// The session: the breakpoints `breaks` set, then commands until it
+/// ends; the host closed after. The exit status.
+fn converse(debugger: &mut Debugger<OsHost>, breaks: &[String]) -> u8 {
     let mut out = io::stdout().lock();
     // A closed pipe (`tissvm debug ... | head`) ends the session quietly;
     // another write error is an internal error (70), as for every subcommand.
@@ -107,7 +119,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
             Ok(()) => true,
             Err(e) => {
                 if e.kind() != io::ErrorKind::BrokenPipe {
-                    eprintln!("tissvm: cannot write to stdout: {}", super::io_message(&e));
+                    eprintln!("tissvm: cannot write to stdout: {}", io_message(&e));
                     write_failed.set(true);
                 }
                 false
@@ -115,7 +127,7 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     };
     let mut open = say(&debugger.banner());
-    for text in &args.breaks {
+    for text in breaks {
         match Target::parse(text).and_then(|t| debugger.add_breakpoint(t)) {
             Ok(reply) => open = open && say(&reply),
             Err(e) => {
@@ -125,12 +137,12 @@ pub fn debug(module: Module, args: &DebugArgs) -> u8 {
         }
     }
     let mut start = debugger.start();
-    note_answer_error(&mut debugger, &mut start);
+    note_answer_error(debugger, &mut start);
     if open && say(&start.text) {
         if stdin_is_terminal() {
-            terminal_session(&mut debugger, &mut say);
+            terminal_session(debugger, &mut say);
         } else {
-            piped_session(&mut debugger, &mut say);
+            piped_session(debugger, &mut say);
         }
     }
     if let Err(e) = debugger.host.persist() {
@@ -190,7 +202,7 @@ fn piped_session(debugger: &mut Debugger<OsHost>, say: &mut impl FnMut(&str) -> 
             Ok(0) => return,
             Ok(_) => {}
             Err(e) => {
-                eprintln!("tissvm: cannot read a command from stdin: {}", super::io_message(&e));
+                eprintln!("tissvm: cannot read a command from stdin: {}", io_message(&e));
                 return;
             }
         }

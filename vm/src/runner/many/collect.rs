@@ -7,31 +7,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
+use crate::report::combined::{self, PlanStatus, Summary};
 use serde_json::Value as Json;
-use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
-use super::color;
-use super::options::OutputFormat;
-use super::options::ReportOptions;
-use super::status;
+use crate::runner::color;
+use crate::runner::options::{OutputFormat, ReportOptions};
+use crate::runner::status;
 
-#[derive(Args)]
-pub struct CollectArgs {
-    /// The report directory: every `*.json` file below it is one plan's report.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-
-    #[command(flatten)]
-    pub report: ReportOptions,
-}
-
-pub fn collect(args: &CollectArgs) -> u8 {
-    if let Err(e) = args.report.check() {
+/// Merges the reports below `dir` (refusing first a `--report` that could
+/// not be written); the exit status.
+pub fn collect(dir: &Path, reporting: &ReportOptions) -> u8 {
+    if let Err(e) = reporting.check() {
         eprintln!("tissvm: collect: {e}");
         return status::INVALID;
     }
-    collect_dir(&args.dir, &args.report)
+    collect_dir(dir, reporting)
 }
 
 /// The reports below `dir` merged, in the format `reporting` asks for,
@@ -45,7 +35,7 @@ pub fn collect_dir(dir: &Path, reporting: &ReportOptions) -> u8 {
                 OutputFormat::Json => combined::write_json(out, &summary, elapsed, reports()),
                 OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
                 OutputFormat::Html => {
-                    tiss_vm::report::html::write_many(out, &combined::head(&summary, elapsed), reports)
+                    crate::report::html::write_many(out, &combined::head(&summary, elapsed), reports)
                 }
             })
         }

@@ -1,5 +1,5 @@
 //! Each plan's checkpoint in the report directory (`--checkpoint`, see
-//! `checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
+//! `runner/execute/checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
 //! checkpoint.snap`, kept by the plan's `tissvm` before each effect. A plan
 //! that left no report — its `tissvm`, and this one, were killed outright —
 //! is resumed from it by `--continue-from-reports`, after it is renamed
@@ -8,6 +8,8 @@
 //! there to resume from again. Both go once the plan has a report.
 
 use std::path::{Path, PathBuf};
+
+use super::plans::with_suffix;
 
 /// Where plan `key`'s `tissvm` keeps its checkpoint.
 pub fn path(report_dir: &Path, key: &Path) -> PathBuf {
@@ -33,5 +35,5 @@ pub fn clear(report_dir: &Path, key: &Path) {
 }
 
 fn snapshots(report_dir: &Path, key: &Path) -> PathBuf {
-    report_dir.join(super::with_suffix(key, ".snapshots"))
+    report_dir.join(with_suffix(key, ".snapshots"))
 }

@@ -7,8 +7,10 @@ use std::path::Path;
 
 use tiss_support::atomic_write::{parent_of, write_atomically_with};
 
-use super::options::{OutputFormat, ReportOptions};
-use super::{PROGRAM, io_message, status, write_stdout};
+use crate::runner::options::{OutputFormat, ReportOptions};
+use crate::runner::{PROGRAM, status};
+use tiss_support::cli::write_stdout;
+use tiss_support::io_message::io_message;
 
 impl ReportOptions {
     /// Refuses, before anything runs, a `--report` that could not be

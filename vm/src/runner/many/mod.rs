@@ -8,75 +8,31 @@
 //! number of plans' outputs.
 
 mod checkpoints;
-mod forward;
-mod plans;
+pub mod collect;
+pub mod plans;
+mod reports;
 mod signals;
+pub mod slurm;
 mod workspaces;
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use clap::Args;
+use crate::provider::settings::{self, Origin, ProviderSettings};
+use crate::report::combined::{self, PlanStatus, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use tiss_support::shell::quote::shell_word;
-use tiss_vm::provider::settings::{self, Origin, ProviderSettings};
-use tiss_vm::report::combined::{self, PlanStatus, Summary};
 
-use super::color;
-use super::options::OutputFormat;
-use super::run::RunArgs;
-use super::{io_message, status};
-pub use forward::passed_on;
-pub use plans::{Shard, expand};
-
-/// The options of a run of many plans.
-#[derive(Args)]
-pub struct ManyOptions {
-    /// How many plans run at once (default: the number of CPUs).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    pub jobs: Option<usize>,
-
-    /// Start no new plan once one has failed (as --max-failures 1).
-    #[arg(long)]
-    pub fail_fast: bool,
-
-    /// Start no new plan once N have failed (failed, budget_exceeded,
-    /// security_violation, or could not run); those running finish.
-    #[arg(long, value_name = "N")]
-    pub max_failures: Option<usize>,
-
-    /// Run only the K-th of N slices of the plan list (1-based): the plans
-    /// at positions K, K+N, K+2N, ... of the list (directories expanded,
-    /// sorted), the same on every machine. For CI matrices and job arrays.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<Shard>,
-
-    /// Write each plan's JSON report to DIR/<plan path without
-    /// extension>.json, and a suspended plan's snapshot under
-    /// DIR/<plan path without extension>.snapshots/; `tissvm collect DIR`
-    /// merges the reports.
-    #[arg(long, value_name = "DIR")]
-    pub report_dir: Option<PathBuf>,
-
-    /// With --report-dir: go on from the reports already there, as a
-    /// requeued Slurm task does. A plan whose report is final is not run
-    /// again; a suspended one resumes from its snapshot; the others start.
-    #[arg(long, requires = "report_dir")]
-    pub continue_from_reports: bool,
-}
-
-impl ManyOptions {
-    /// Whether `plans` are run as many: more than one, a directory, or an
-    /// option of many plans. One plan file alone runs as it always has.
-    pub fn wanted(&self, plans: &[PathBuf]) -> bool {
-        plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
-    }
-}
+use crate::runner::color;
+use crate::runner::options::{Invocation, OutputFormat, RunOptions};
+use crate::runner::status;
+use plans::with_suffix;
+use reports::{Earlier, earlier, report_from};
+use tiss_support::io_message::io_message;
 
 /// A plan that runs now.
 struct Running {
@@ -117,7 +73,7 @@ impl Captured {
 
 /// What the run of many plans goes by.
 struct Suite<'a> {
-    args: &'a RunArgs,
+    args: &'a RunOptions,
     plans: Vec<PathBuf>,
     /// Each plan's exit status once it ended (or its earlier report's).
     outcomes: Vec<Option<i32>>,
@@ -134,8 +90,7 @@ struct Suite<'a> {
     /// plans: a directory with a cassette per plan, so that no two plans
     /// write one file.
     record_dir: Option<PathBuf>,
-    passed_on: Vec<OsString>,
-    program: PathBuf,
+    invocation: Invocation,
     summary: Summary,
     failures: usize,
     /// Plans that did not pass, in the order they ended: their reports come
@@ -145,7 +100,7 @@ struct Suite<'a> {
     format: OutputFormat,
 }
 
-pub fn run(args: &RunArgs) -> u8 {
+pub fn run(args: &RunOptions) -> u8 {
     match prepare(args) {
         Ok(mut suite) => suite.run(),
         Err(e) => {
@@ -155,7 +110,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
 }
 
-fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
+fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
     let many = &args.many;
     if args.dry_run {
         return Err("--dry-run lists the effects of one plan: give one plan file".into());
@@ -171,7 +126,44 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
     if many.max_failures == Some(0) {
         return Err("--max-failures 0 would start nothing: give at least 1 (or --fail-fast)".into());
     }
-    if let Some(dir) = &many.report_dir {
+    let record_dir = make_directories(args)?;
+    let jobs =
+        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    if args.snapshot.checkpoint.is_some() {
+        return Err(
+            "--checkpoint names one plan's file; with many plans, --report-dir keeps a checkpoint for \
+                    each plan"
+                .into(),
+        );
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("tissvm-many-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    Ok(Suite {
+        args,
+        outcomes: vec![None; plans.len()],
+        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
+        bar: progress_bar(plans.len()),
+        plans,
+        scratch,
+        jobs,
+        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
+        report_dir: many.report_dir.clone(),
+        record_dir,
+        invocation: args.many.invocation.clone()?,
+        summary: Summary::default(),
+        failures: 0,
+        not_passed: Vec::new(),
+        format: args.report.output_format,
+    })
+}
+
+/// Makes the directories the plans' files go into: the report directory,
+/// the workspaces', the logs' and the cassettes' (`--record` names a
+/// directory with many plans, which is returned).
+fn make_directories(args: &RunOptions) -> Result<Option<PathBuf>, String> {
+    if let Some(dir) = &args.many.report_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--report-dir `{}`: cannot create it: {e}", dir.display()))?;
     }
@@ -201,49 +193,21 @@ fn prepare(args: &RunArgs) -> Result<Suite<'_>, String> {
             )
         })?;
     }
-    let jobs =
-        many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    if args.snapshot.checkpoint.is_some() {
-        return Err(
-            "--checkpoint names one plan's file; with many plans, --report-dir keeps a checkpoint for \
-                    each plan"
-                .into(),
-        );
+    Ok(record_dir)
+}
+
+/// The status line on a terminal: plans done, running, not passed.
+fn progress_bar(plans: usize) -> ProgressBar {
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return ProgressBar::hidden();
     }
-    let scratch = tempfile::Builder::new()
-        .prefix("tissvm-many-")
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
-    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        let bar = ProgressBar::new(plans.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} plans {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    Ok(Suite {
-        args,
-        outcomes: vec![None; plans.len()],
-        workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
-        plans,
-        scratch,
-        jobs,
-        devnull: File::open("/dev/null").map_err(|e| format!("cannot open /dev/null: {e}"))?,
-        report_dir: many.report_dir.clone(),
-        record_dir,
-        passed_on: forward::passed_on("run", forward::DECIDED_PER_PLAN)?,
-        program,
-        summary: Summary::default(),
-        failures: 0,
-        not_passed: Vec::new(),
-        bar,
-        format: args.report.output_format,
-    })
+    let bar = ProgressBar::new(plans as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} plans {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 impl Suite<'_> {
@@ -309,9 +273,11 @@ impl Suite<'_> {
         let plan = self.plans[index].clone();
         let key = plans::key(&plan);
         let workspace = self.workspaces.next()?;
-        let mut command = Command::new(&self.program);
+        let mut command = Command::new(&self.invocation.program);
         let mut temporary = None;
-        match self.earlier_report(&key) {
+        // --continue-from-reports: what an earlier attempt left of it.
+        let continuing = self.report_dir.as_deref().filter(|_| self.args.many.continue_from_reports);
+        match continuing.and_then(|dir| earlier(dir, &key)) {
             Some(Earlier::Final(code, duration)) => {
                 workspace.discard();
                 self.ended(index, code, duration, None, None);
@@ -336,37 +302,46 @@ impl Suite<'_> {
                 if let Some(dir) = &self.report_dir {
                     checkpoints::clear(dir, &key);
                 }
-                command
-                    .arg("run")
-                    .arg(&plan)
-                    .arg("--output-format=json")
-                    .arg("--workdir")
-                    .arg(&workspace.path);
-                if let Some(dir) = &self.args.snapshot.snapshot_dir {
-                    command.arg("--snapshot-dir").arg(dir);
-                } else if let Some(dir) = &self.report_dir {
-                    command.arg("--snapshot-dir").arg(dir.join(with_suffix(&key, ".snapshots")));
-                }
-                if let Some(dir) = &self.args.host.log_file {
-                    let log = dir.join(with_suffix(&key, ".jsonl"));
-                    if let Some(parent) = log.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    command.arg("--log-file").arg(log);
-                }
-                if let Some(dir) = &self.record_dir {
-                    let cassette = dir.join(with_suffix(&key, ".cassette.json"));
-                    if let Some(parent) = cassette.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    command.arg("--record").arg(cassette);
-                }
-                command.args(&self.passed_on);
+                self.fresh_run(&mut command, &plan, &key, &workspace.path);
             }
         }
         if let Some(dir) = &self.report_dir {
             command.arg("--checkpoint").arg(checkpoints::path(dir, &key));
         }
+        let (pid, output) = self.spawn(command, slot)?;
+        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+    }
+
+    /// `command` as the `tissvm run` of `plan` (its key `key`) in `workspace`:
+    /// its report as JSON, and its snapshots, log and cassette where this
+    /// run keeps them for it; then the options given to pass on.
+    fn fresh_run(&self, command: &mut Command, plan: &Path, key: &Path, workspace: &Path) {
+        command.arg("run").arg(plan).arg("--output-format=json").arg("--workdir").arg(workspace);
+        if let Some(dir) = &self.args.snapshot.snapshot_dir {
+            command.arg("--snapshot-dir").arg(dir);
+        } else if let Some(dir) = &self.report_dir {
+            command.arg("--snapshot-dir").arg(dir.join(with_suffix(key, ".snapshots")));
+        }
+        if let Some(dir) = &self.args.host.log_file {
+            let log = dir.join(with_suffix(key, ".jsonl"));
+            if let Some(parent) = log.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            command.arg("--log-file").arg(log);
+        }
+        if let Some(dir) = &self.record_dir {
+            let cassette = dir.join(with_suffix(key, ".cassette.json"));
+            if let Some(parent) = cassette.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            command.arg("--record").arg(cassette);
+        }
+        command.args(&self.invocation.passed_on);
+    }
+
+    /// Starts `command` in `slot`, its stdin /dev/null and its output
+    /// captured: its pid, and the output.
+    fn spawn(&self, mut command: Command, slot: usize) -> Result<(i32, Captured), String> {
         let output = Captured::new().map_err(|e| format!("cannot capture its output: {e}"))?;
         let given = |file: &File| file.try_clone().map(Stdio::from);
         let (stdin, stdout, stderr) = given(&self.devnull)
@@ -377,12 +352,14 @@ impl Suite<'_> {
         command.stdin(stdin).stdout(stdout).stderr(stderr);
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let seen = signals::received();
-        let child = command.spawn().map_err(|e| format!("cannot start `{}`: {e}", self.program.display()))?;
+        let child = command
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", self.invocation.program.display()))?;
         let pid = child.id() as i32;
         signals::started(slot, pid, seen);
         // Reaped by `wait_any`, by its pid.
         drop(child);
-        Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+        Ok((pid, output))
     }
 
     /// Plan `index` ended with exit status `code` after `elapsed`, with
@@ -497,31 +474,8 @@ impl Suite<'_> {
     }
 
     /// The style of the plan lines: on stdout for text output, else stderr.
-    fn line_style(&self) -> tiss_vm::report::style::Style {
+    fn line_style(&self) -> crate::report::style::Style {
         if self.format == OutputFormat::Text { color::stdout() } else { color::stderr() }
-    }
-
-    /// What `--continue-from-reports` finds of plan `key` in the report directory.
-    fn earlier_report(&self, key: &Path) -> Option<Earlier> {
-        if !self.args.many.continue_from_reports {
-            return None;
-        }
-        let dir = self.report_dir.as_ref()?;
-        let Some(report) = std::fs::read(dir.join(with_suffix(key, ".json"))).ok() else {
-            return checkpoints::killed(dir, key).map(Earlier::Killed);
-        };
-        let report: Json = serde_json::from_slice(&report).ok()?;
-        // Its tissvm died without a report, and left a checkpoint.
-        if report["checkpoint"].is_string()
-            && let Some(checkpoint) = checkpoints::killed(dir, key)
-        {
-            return Some(Earlier::Killed(checkpoint));
-        }
-        let code = report["exit_code"].as_i64()? as i32;
-        if code == 3 {
-            return report["snapshot"].as_str().map(|s| Earlier::Suspended(PathBuf::from(s)));
-        }
-        Some(Earlier::Final(code, Duration::from_millis(report["duration_ms"].as_u64().unwrap_or(0))))
     }
 
     /// The failure reports, the resume commands and the counts, or the
@@ -542,7 +496,7 @@ impl Suite<'_> {
             OutputFormat::Junit => out.write_all(combined::junit(reports()).as_bytes()),
             OutputFormat::Html => {
                 let head = combined::head(&self.summary, elapsed);
-                tiss_vm::report::html::write_many(out, &head, reports)
+                crate::report::html::write_many(out, &head, reports)
             }
         })
     }
@@ -593,7 +547,8 @@ impl Suite<'_> {
             return Ok(());
         }
         if self.report_dir.is_some() {
-            let mut words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+            let arguments = self.invocation.arguments.iter();
+            let mut words: Vec<String> = arguments.map(|a| shell_word(&a.to_string_lossy())).collect();
             if !self.args.many.continue_from_reports {
                 words.push("--continue-from-reports".into());
             }
@@ -609,58 +564,6 @@ impl Suite<'_> {
                  one command resumes them all)"
             )
         }
-    }
-}
-
-/// What an earlier attempt left of a plan in the report directory.
-enum Earlier {
-    /// It ended, with this exit status, after this long: not run again.
-    Final(i32, Duration),
-    /// It was suspended: resumed from this snapshot.
-    Suspended(PathBuf),
-    /// It was killed outright, without a report: resumed from its checkpoint.
-    Killed(PathBuf),
-}
-
-/// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).
-fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
-    let mut name = key.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
-/// The JSON report in `bytes` with `plan` added, or, if there is none (the
-/// plan's tissvm died), one that says so with its exit status and names the
-/// `checkpoint` it left, which `--continue-from-reports` resumes it from.
-fn report_from(bytes: Option<&[u8]>, plan: &str, code: i32, checkpoint: Option<&Path>) -> Json {
-    let parsed = bytes.and_then(|bytes| serde_json::from_slice::<Json>(bytes).ok());
-    match parsed {
-        Some(Json::Object(mut report)) => {
-            let mut with_plan = serde_json::Map::new();
-            with_plan.insert("plan".into(), json!(plan));
-            report.remove("plan");
-            with_plan.extend(report);
-            Json::Object(with_plan)
-        }
-        _ => json!({
-            "plan": plan,
-            "status": "error",
-            "exit_code": code,
-            "task": null,
-            "duration_ms": 0,
-            "steps": [],
-            "failure": null,
-            "snapshot": null,
-            "error": match checkpoint {
-                None => format!("tissvm ended with status {code} and wrote no report"),
-                Some(checkpoint) => format!(
-                    "tissvm ended with status {code} and wrote no report; --continue-from-reports resumes it \
-                     from its checkpoint `{}`",
-                    checkpoint.display()
-                ),
-            },
-            "checkpoint": checkpoint.map(|c| c.display().to_string()),
-        }),
     }
 }
 

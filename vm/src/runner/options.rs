@@ -1,89 +1,43 @@
-//! The options of a run, in groups so that each subcommand takes (and its
-//! `--help` shows) only the ones it honours: `run` and `resume` flatten all
-//! three, `debug` only [`HostOptions`] (its session is text on stdout, and
-//! its one snapshot is the file `save` names).
+//! The options of a run, in groups so that each entry point takes only the
+//! ones it honours: `run` and `resume` all three, `debug` only
+//! [`HostOptions`] (its session is text on stdout, and its one snapshot is
+//! the file `save` names). Plain data: `tissvm` fills them from its flags
+//! (whose help says what each one does).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use crate::policy::PolicyRules;
+use crate::policy::file::{project_policy, read_policy_file};
+use crate::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
+use crate::runner::many::plans::Shard;
+use crate::session::snapshot::RememberedOptions;
 use tiss_host::sandbox::profile::parse_size;
 use tiss_host::sandbox::{Limits, Profile};
-use tiss_vm::policy::PolicyRules;
-use tiss_vm::policy::file::{project_policy, read_policy_file};
-use tiss_vm::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
-use tiss_vm::session::snapshot::RememberedOptions;
 use tisslang::cost::Dim;
 
 /// Where a run happens and what it may do: the workspace, the host's
 /// effects, human answers, budgets.
-#[derive(Args)]
+#[derive(Default)]
 pub struct HostOptions {
-    /// The workspace every path is resolved against (default: the current
-    /// directory; for `resume`, the one the snapshot names if your key
-    /// signed it, and required otherwise).
-    #[arg(long, value_name = "DIR")]
+    /// The workspace (default: the current directory; for `resume`, the
+    /// one the snapshot names if this user's key signed it).
     pub workdir: Option<PathBuf>,
-
-    /// Append one JSON object per event to FILE, command output included.
-    /// With many plans, a directory: each plan's log is
-    /// FILE/<plan path without extension>.jsonl.
-    #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
-
-    /// What the log file keeps of each stream of each command, in bytes: the
-    /// first and the last half, with the count of what was left out between
-    /// (default 1 MiB).
-    #[arg(long, value_name = "BYTES")]
+    /// Bytes of each stream of each command the log file keeps.
     pub log_max_output: Option<usize>,
-
-    /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
-    /// the lower of this and the plan's SET_BUDGET wins).
-    #[arg(long = "budget", value_name = "DIM=VALUE")]
+    /// `DIM=VALUE` caps, as given ([`parse_budget`]).
     pub budgets: Vec<String>,
-
-    /// Never ask on the terminal: a human interaction suspends the run.
-    #[arg(long)]
     pub non_interactive: bool,
-
-    /// Answer human interactions in advance: a JSON array whose k-th entry
-    /// answers the k-th interaction of the run, each `{"answer": "continue" |
-    /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
-    /// (`comment` and `line` optional). When they run out, the run suspends.
-    #[arg(long, value_name = "FILE")]
+    /// The answers file.
     pub answers: Option<PathBuf>,
-
-    /// Isolation of RUN: `standard` (the default: an allowlisted environment,
-    /// a session of its own, no new privileges, rlimits, the whole process
-    /// tree killed at the end), `strict` (standard, plus writes only in the
-    /// workspace and a private TMPDIR, no network, --max-procs and
-    /// --max-memory; refused where the kernel cannot enforce it) or `none`
-    /// (the caller's environment, no limits). Also TISS_SANDBOX_PROFILE.
-    #[arg(long, value_enum, value_name = "PROFILE")]
-    pub sandbox_profile: Option<SandboxProfile>,
-
-    /// `strict`: processes a RUN may have at once (default 256).
-    #[arg(long, value_name = "N")]
+    pub sandbox_profile: Option<Profile>,
     pub max_procs: Option<u64>,
-
-    /// `strict`: memory a RUN's processes may use together, e.g. `4G` or
-    /// `512M` (default 4G).
-    #[arg(long, value_name = "SIZE")]
+    /// A size, e.g. `4G`, as given.
     pub max_memory: Option<String>,
-
-    /// Pass the caller's environment variable NAME to commands (repeatable).
-    #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
-
-    /// The command policy, a TOML file: `[commands]` `allow`, `deny` and
-    /// `approve` lists of globs over each command as it will run (`*`
-    /// matches anything, spaces and `/` included), and `[taint] run =
-    /// "allow" | "approve" | "deny"` for commands that hold data from a
-    /// model or a file. Also `TISS_POLICY`; default: the `[policy]` table of
-    /// ./tiss.toml, else none (for `resume`: the policy the run had).
-    #[arg(long, value_name = "FILE")]
+    /// The command policy file.
     pub policy: Option<PathBuf>,
-
-    #[command(flatten)]
     pub provider: ProviderFlags,
 }
 
@@ -111,8 +65,8 @@ impl HostOptions {
             snapshot_dir: snapshot_dir.map(absolute).or(base.snapshot_dir),
             log_file: self.log_file.as_deref().map(absolute).or(base.log_file),
             provider,
-            sandbox_profile: match self.sandbox_profile.and_then(|p| p.to_possible_value()) {
-                Some(given) => given.get_name().to_string(),
+            sandbox_profile: match self.sandbox_profile {
+                Some(given) => given.name().to_string(),
                 None => profile_from_env()?.unwrap_or(base.sandbox_profile),
             },
             env_allow: if self.env_allow.is_empty() { base.env_allow } else { self.env_allow.clone() },
@@ -176,35 +130,22 @@ pub fn profile_from_env() -> Result<Option<String>, String> {
 }
 
 /// How the run reports (`run`, `resume`).
-#[derive(Args)]
 pub struct ReportOptions {
-    /// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML) or `html` (one
-    /// self-contained page); with json, junit and html the step lines go to stderr.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
     pub output_format: OutputFormat,
-
-    /// Write the json, junit or html report to FILE (replaced atomically) instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    /// The file the report replaces (else stdout).
     pub report: Option<PathBuf>,
 }
 
 /// Where a suspended run goes (`run`, `resume`).
-#[derive(Args)]
 pub struct SnapshotOptions {
-    /// Where a suspended run's snapshot is written (default: `.tiss/` in the workspace).
-    #[arg(long, value_name = "DIR")]
+    /// Where a suspended run's snapshot goes (default: `.tiss/` in the workspace).
     pub snapshot_dir: Option<PathBuf>,
-
-    /// Keep FILE a snapshot of the run as it stands before each effect (RUN,
-    /// PROMPT_AGENT, WRITE, APPEND), replaced at each: a run killed outright
-    /// (SIGKILL) resumes from it with `tissvm resume --force FILE`, the
-    /// effect in flight running again. With many plans and --report-dir,
-    /// each plan keeps one there.
-    #[arg(long, value_name = "FILE")]
+    /// The file kept a snapshot of the run before each effect.
     pub checkpoint: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML) or `html`.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Text,
     Json,
@@ -212,11 +153,64 @@ pub enum OutputFormat {
     Html,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SandboxProfile {
-    None,
-    Standard,
-    Strict,
+/// What `run` runs, and how.
+pub struct RunOptions {
+    /// The plans: one plan file runs here; several, or a directory, run as many.
+    pub plans: Vec<PathBuf>,
+    /// List every effect the plan could have, in order, and touch nothing.
+    pub dry_run: bool,
+    pub host: HostOptions,
+    pub report: ReportOptions,
+    pub snapshot: SnapshotOptions,
+    pub many: ManyOptions,
+}
+
+impl RunOptions {
+    /// The plan of a run of one plan.
+    pub fn plan(&self) -> &Path {
+        &self.plans[0]
+    }
+}
+
+/// The options of a run of many plans.
+pub struct ManyOptions {
+    /// How many plans run at once (default: the number of CPUs).
+    pub jobs: Option<usize>,
+    /// Start no new plan once one has failed (as `max_failures` 1).
+    pub fail_fast: bool,
+    /// Start no new plan once N have failed.
+    pub max_failures: Option<usize>,
+    /// Run only the K-th of N slices of the plan list.
+    pub shard: Option<Shard>,
+    /// Where each plan's JSON report goes (and its snapshots, its checkpoint).
+    pub report_dir: Option<PathBuf>,
+    /// Go on from the reports already in `report_dir`.
+    pub continue_from_reports: bool,
+    /// How each plan's own `tissvm run` is started; `Err` says why it
+    /// cannot be.
+    pub invocation: Result<Invocation, String>,
+}
+
+impl ManyOptions {
+    /// Whether `plans` are run as many: more than one, a directory, or an
+    /// option of many plans. One plan file alone runs as it always has.
+    pub fn wanted(&self, plans: &[PathBuf]) -> bool {
+        plans.len() != 1 || plans[0].is_dir() || self.shard.is_some() || self.report_dir.is_some()
+    }
+}
+
+/// How this process was started, for what starts `tissvm` again (each
+/// plan's own `tissvm run` of many, each Slurm task's) and for the
+/// commands it prints to go on.
+#[derive(Clone, Default)]
+pub struct Invocation {
+    /// The `tissvm` executable.
+    pub program: PathBuf,
+    /// Its arguments, after the program's name.
+    pub arguments: Vec<OsString>,
+    /// The options given that each plan's or task's `tissvm run` gets as
+    /// given, as `--name=value` words.
+    pub passed_on: Vec<OsString>,
 }
 
 /// Parses `DIM=VALUE`: a dimension name (any case) and an integer, or a

@@ -94,6 +94,13 @@ pub fn key(plan: &Path) -> PathBuf {
     if key.as_os_str().is_empty() { PathBuf::from("plan") } else { key }
 }
 
+/// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).
+pub fn with_suffix(key: &Path, suffix: &str) -> PathBuf {
+    let mut name = key.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,21 +5,15 @@
 
 use std::path::Path;
 
-use clap::Args;
-use tiss_vm::provider::cassette::Cassette;
-use tiss_vm::provider::settings::{self, Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
+use crate::provider::cassette::Cassette;
+use crate::provider::settings::{self, Key, Origin, PROVIDERS, ProviderFlags, ProviderSettings};
 
-use super::status;
+use crate::runner::{PROGRAM, status};
+use tiss_support::cli::write_stdout;
 
-#[derive(Args)]
-pub struct ProvidersArgs {
-    #[command(flatten)]
-    pub provider: ProviderFlags,
-}
-
-pub fn providers(args: &ProvidersArgs) -> u8 {
-    let resolved = match settings::from_process(&args.provider, ProviderSettings::default(), Origin::Default)
-    {
+/// Prints the providers and the settings `flags` give here; the exit status.
+pub fn providers(flags: &ProviderFlags) -> u8 {
+    let resolved = match settings::from_process(flags, ProviderSettings::default(), Origin::Default) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("tissvm: {e}");
@@ -50,7 +44,7 @@ pub fn providers(args: &ProvidersArgs) -> u8 {
             }
         }
     }
-    super::write_stdout(super::PROGRAM, &out, status::OK)
+    write_stdout(PROGRAM, &out, status::OK)
 }
 
 /// A cassette's entries, counted by provider and endpoint, in the order

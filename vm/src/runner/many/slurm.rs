@@ -15,66 +15,41 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use clap::Args;
 use tiss_support::shell::quote::shell_word;
 
-use tiss_vm::provider::settings::Origin;
-use tiss_vm::session::snapshot::RememberedOptions;
+use crate::provider::settings::Origin;
+use crate::session::snapshot::RememberedOptions;
 
 use super::collect;
-use super::options::{HostOptions, OutputFormat, ReportOptions, parse_budget};
-use super::status;
+use crate::runner::options::{HostOptions, Invocation, OutputFormat, ReportOptions, parse_budget};
+use crate::runner::status;
 
-#[derive(Args)]
-#[command(mut_arg("workdir", |arg| arg.value_name("WORKDIR").help(
-    "The plans' workspaces, WORKDIR/<plan path without extension>/ (default: DIR/workspaces)"
-)))]
-pub struct SlurmArgs {
+/// What `slurm` submits, and how.
+pub struct SlurmOptions {
     /// The plans: files, or directories (every `.tiss` below them, sorted).
-    /// On a cluster they, the report directory, the workspaces and this
-    /// tissvm must be on a file system every node sees.
-    #[arg(value_name = "PLAN|DIR", required = true)]
     pub plans: Vec<PathBuf>,
-
     /// Where each plan's JSON report and a suspended plan's snapshots go,
-    /// with the batch script and Slurm's output files; a new directory, or
-    /// one without reports.
-    #[arg(long, value_name = "DIR", required = true)]
+    /// with the batch script and Slurm's output files.
     pub report_dir: PathBuf,
-
-    /// Plans run at once within each task (default: the CPUs Slurm gives the task).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    /// Plans run at once within each task.
     pub jobs: Option<usize>,
-
-    /// Array tasks, each running one shard of the plans (default: one per
-    /// plan, at most 1000).
-    #[arg(long, value_name = "N")]
+    /// Array tasks, each running one shard of the plans.
     pub shards: Option<usize>,
-
-    /// Wait for the whole array to end, then print the collected report
-    /// (exit status: the worst plan's).
-    #[arg(long)]
+    /// Wait for the whole array to end, then print the collected report.
     pub wait: bool,
-
-    /// Options for `sbatch` (e.g. `--partition=debug --time=10:00`), after `--`.
-    #[arg(last = true, value_name = "SBATCH-OPTIONS")]
+    /// Options for `sbatch`.
     pub sbatch: Vec<String>,
-
-    /// `run`'s options, checked here and passed to each task's `tissvm
-    /// run` as given (quoted for the batch script; relative paths are
-    /// taken from the directory of the submission).
-    #[command(flatten, next_help_heading = "Run options (each task's `tissvm run`)")]
+    /// `run`'s options, checked here; `workdir` holds the plans' workspaces.
     pub host: HostOptions,
+    /// How each task's `tissvm run` is started, with the run options as
+    /// given; `Err` says why it cannot be.
+    pub invocation: Result<Invocation, String>,
 }
-
-/// `slurm`'s own arguments, not passed on to the tasks' `tissvm run` as
-/// they are (`--workdir` and `-j` are, by the script itself).
-const DECIDED_HERE: &[&str] = &["plans", "report_dir", "jobs", "shards", "workdir", "wait", "sbatch"];
 
 /// The largest array a default Slurm takes (`MaxArraySize` 1001).
 const MAX_DEFAULT_SHARDS: usize = 1000;
 
-pub fn slurm(args: &SlurmArgs) -> u8 {
+pub fn slurm(args: &SlurmOptions) -> u8 {
     match submit(args) {
         Ok((job, plans)) if args.wait => wait_and_collect(args, &job, plans),
         Ok((job, _)) => {
@@ -92,8 +67,8 @@ pub fn slurm(args: &SlurmArgs) -> u8 {
 }
 
 /// Writes the batch script and submits it: the job id and the number of plans.
-fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
-    let plans = super::many::expand(&args.plans)?;
+fn submit(args: &SlurmOptions) -> Result<(String, usize), String> {
+    let plans = super::plans::expand(&args.plans)?;
     let shards = match args.shards {
         Some(0) => return Err("--shards 0 would run nothing: give at least 1".into()),
         Some(n) => n.min(plans.len()),
@@ -102,7 +77,7 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
     if args.jobs == Some(0) {
         return Err("-j 0 would run nothing: give at least 1".into());
     }
-    let passed_on = run_options(&args.host)?;
+    let (program, passed_on) = run_options(args)?;
     let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("`{}`: {e}", p.display()));
     let dir = absolute(&args.report_dir)?;
     std::fs::create_dir_all(&dir)
@@ -118,7 +93,6 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
         Some(w) => absolute(w)?,
         None => dir.join("workspaces"),
     };
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program's file: {e}"))?;
     // The one word the shell expands: the task's shard.
     let shard = format!("${{SLURM_ARRAY_TASK_ID}}/{shards}");
     let mut run = vec![
@@ -175,24 +149,21 @@ fn submit(args: &SlurmArgs) -> Result<(String, usize), String> {
 
 /// The run options given to `slurm`, checked as `tissvm run` would check
 /// them (a wrong one would fail every task, after the wait in the queue),
-/// each as one `--name=value` word for the batch script.
-fn run_options(host: &HostOptions) -> Result<Vec<String>, String> {
+/// each as one `--name=value` word for the batch script; and the
+/// `tissvm` the tasks run.
+fn run_options(args: &SlurmOptions) -> Result<(PathBuf, Vec<String>), String> {
+    let host = &args.host;
     for text in &host.budgets {
         parse_budget(text).map_err(|e| format!("--budget {e}"))?;
     }
     host.over(None, RememberedOptions::default(), Origin::Default)?;
-    let words = super::many::passed_on("slurm", DECIDED_HERE)?;
-    words
-        .into_iter()
-        .map(|word| {
-            word.into_string().map_err(|word| {
-                format!(
-                    "{}: not UTF-8, so it cannot be written into the batch script",
-                    word.to_string_lossy()
-                )
-            })
+    let invocation = args.invocation.clone()?;
+    let words = invocation.passed_on.into_iter().map(|word| {
+        word.into_string().map_err(|word| {
+            format!("{}: not UTF-8, so it cannot be written into the batch script", word.to_string_lossy())
         })
-        .collect()
+    });
+    Ok((invocation.program, words.collect::<Result<_, _>>()?))
 }
 
 /// Whether `dir` holds a `.json` file anywhere below it.
@@ -245,7 +216,7 @@ exit $status
 
 /// `--wait`: polls `squeue` until no task of the array is left, then
 /// prints the collected report.
-fn wait_and_collect(args: &SlurmArgs, job: &str, plans: usize) -> u8 {
+fn wait_and_collect(args: &SlurmOptions, job: &str, plans: usize) -> u8 {
     let mut failures = 0;
     // An empty queue is believed the second time in a row: a task whose
     // plans suspended at the time limit requeues itself as it ends.

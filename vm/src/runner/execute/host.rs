@@ -1,0 +1,297 @@
+//! The real host of a run, set up from its [`HostOptions`] (shared by
+//! `run`, `resume` and `debug`): the sandbox profile and its limits, the
+//! `--budget` caps, the command policy, the model provider, the workspace,
+//! answers given in advance, the log file; and the cassette `--record`
+//! names. Each piece is checked before anything runs; an error has been
+//! told on stderr and is the exit status.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use tiss_support::io_message::io_message;
+use tisslang::cost::Dim;
+
+use crate::machine::program::Program;
+use crate::policy::{Policy, PolicyRules};
+use crate::provider::Provider;
+use crate::provider::cassette::{Cassette, Recorder};
+use crate::provider::settings::ProviderSettings;
+use crate::report::event_log::EventLog;
+use crate::report::style::Tone;
+use crate::runner::options::{HostOptions, parse_budget};
+use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
+use crate::runner::{color, status};
+use crate::session::answers::{self, Reply};
+use crate::session::snapshot::{AnswersPosition, RememberedOptions};
+use tiss_host::sandbox::{Profile, Sandbox};
+use tiss_host::workspace::Workspace;
+
+/// The answers file: its entries from the run's position on.
+pub struct AnswersFile {
+    /// Absolute where it could be made so.
+    pub path: PathBuf,
+    pub len: u32,
+}
+
+impl AnswersFile {
+    /// Where the run stands in the file with `left` of its entries unused.
+    pub fn position(&self, left: u32) -> AnswersPosition {
+        AnswersPosition { file: self.path.clone(), next: self.len - left }
+    }
+}
+
+/// How many answers from the answers file `host` has not used yet.
+pub fn answers_left(host: &OsHost) -> u32 {
+    host.answers.iter().filter(|r| r.entry.is_some()).count() as u32
+}
+
+/// The real host of a run, and what else its options give.
+pub struct OpenedHost {
+    pub host: OsHost,
+    pub answers_file: Option<AnswersFile>,
+    /// The `--budget` caps, for the caller to apply to the machine.
+    pub caps: Vec<(Dim, u64)>,
+    /// The command policy, for the caller to give the machine (`None`: none).
+    pub policy: Option<Rc<Policy>>,
+}
+
+/// The real host of a run in `workdir`, with `options` as given and
+/// `remembered`, the options resolved: answers given in advance are
+/// `first`, then the answers file's entries from the run's next
+/// interaction on (`used`: where the run stood in the file it used); the
+/// cassette `--record` names is the caller's ([`open_recorder`]).
+pub fn open_host(
+    program: &Program,
+    workdir: &Path,
+    first: Option<Reply>,
+    used: Option<&AnswersPosition>,
+    options: &HostOptions,
+    remembered: &RememberedOptions,
+    progress: Progress,
+) -> Result<OpenedHost, u8> {
+    let profile = sandbox_profile(options, remembered)?;
+    let caps = budget_caps(options)?;
+    let policy = command_policy(remembered)?;
+    let provider = model_provider(remembered)?;
+    let (workspace, sandbox) = workspace_and_sandbox(workdir, profile, remembered)?;
+    let (queue, answers_file) = answers_given(program, first, used, options, remembered)?;
+
+    // Step lines go where the progress goes: stdout for text output, else stderr.
+    let style = match progress {
+        Progress::Text { .. } => color::stdout(),
+        Progress::Quiet => color::stderr(),
+    };
+    let mut host = OsHost::new(workspace, provider, progress);
+    host.style = style;
+    host.env_allow = remembered.env_allow.clone();
+    host.sandbox = sandbox;
+    host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // With an answers file, running out of answers suspends (CI) rather than asks.
+    host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
+    host.answers = queue;
+    host.log = open_log(remembered)?;
+    Ok(OpenedHost { host, answers_file, caps, policy })
+}
+
+/// The sandbox profile the run goes by, with a note for limits that it
+/// does not set.
+fn sandbox_profile(options: &HostOptions, remembered: &RememberedOptions) -> Result<Profile, u8> {
+    let Some(profile) = Profile::from_name(&remembered.sandbox_profile) else {
+        eprintln!(
+            "tissvm: the snapshot's sandbox profile `{}` is not one this tissvm knows; pass --sandbox-profile",
+            remembered.sandbox_profile
+        );
+        return Err(status::INVALID);
+    };
+    if profile != Profile::Strict && (options.max_procs.is_some() || options.max_memory.is_some()) {
+        eprintln!(
+            "tissvm: note: --max-procs and --max-memory are limits of the `strict` sandbox profile; the `{}` \
+             profile does not set them",
+            profile.name()
+        );
+    }
+    Ok(profile)
+}
+
+/// The `--budget` caps, parsed.
+fn budget_caps(options: &HostOptions) -> Result<Vec<(Dim, u64)>, u8> {
+    let mut caps = Vec::new();
+    for text in &options.budgets {
+        match parse_budget(text) {
+            Ok(cap) => caps.push(cap),
+            Err(e) => {
+                eprintln!("tissvm: --budget {e}");
+                return Err(status::INVALID);
+            }
+        }
+    }
+    Ok(caps)
+}
+
+/// The command policy, if it has any rule.
+fn command_policy(remembered: &RememberedOptions) -> Result<Option<Rc<Policy>>, u8> {
+    match Policy::new(remembered.policy.clone()) {
+        Ok(p) => Ok((*p.rules() != PolicyRules::default()).then(|| Rc::new(p))),
+        Err(e) => {
+            eprintln!("tissvm: the policy {}: {e}", remembered.policy.origin);
+            Err(status::INVALID)
+        }
+    }
+}
+
+/// The model provider; refused if `--env-allow` would hand its key to commands.
+fn model_provider(remembered: &RememberedOptions) -> Result<Box<dyn Provider>, u8> {
+    let settings = &remembered.provider;
+    if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
+        eprintln!(
+            "tissvm: --env-allow {} would hand the model's API key to commands; the key is never passed to RUN \
+             (SPEC §7)",
+            settings.api_key_env
+        );
+        return Err(status::INVALID);
+    }
+    crate::provider::build(settings).map_err(|e| {
+        // Each message names its flag or provider already.
+        eprintln!("tissvm: {e}");
+        status::INVALID
+    })
+}
+
+/// The workspace, and the sandbox of its RUNs (refused where the kernel
+/// cannot enforce the profile: a security violation).
+fn workspace_and_sandbox(
+    workdir: &Path,
+    profile: Profile,
+    remembered: &RememberedOptions,
+) -> Result<(Workspace, Sandbox), u8> {
+    if !workdir.is_dir() {
+        eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
+        return Err(status::INVALID);
+    }
+    let workspace = match Workspace::open(workdir) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("tissvm: {e:?}");
+            return Err(status::INVALID);
+        }
+    };
+    let sandbox = match Sandbox::prepare(profile, workspace.root(), remembered.limits) {
+        Ok(sandbox) => sandbox,
+        Err(refusal) => {
+            eprintln!("tissvm: security_violation: {refusal}");
+            return Err(status::SECURITY);
+        }
+    };
+    if profile == Profile::None {
+        let warning = color::stderr().paint(Tone::Warn, "warning");
+        eprintln!(
+            "tissvm: {warning}: --sandbox-profile none: commands run with your whole environment and no limits; \
+             only the plan's own file operations stay confined to the workspace"
+        );
+    }
+    Ok((workspace, sandbox))
+}
+
+/// Answers given in advance: `--answer` first, then the file's entries
+/// from the run's k-th interaction on (counting continues across resume).
+fn answers_given(
+    program: &Program,
+    first: Option<Reply>,
+    used: Option<&AnswersPosition>,
+    options: &HostOptions,
+    remembered: &RememberedOptions,
+) -> Result<(VecDeque<Reply>, Option<AnswersFile>), u8> {
+    let mut queue: VecDeque<Reply> = first.into_iter().collect();
+    let Some(path) = &options.answers else { return Ok((queue, None)) };
+    let name = path.display().to_string();
+    let replies = match std::fs::read(path) {
+        Ok(bytes) => answers::parse_file(&bytes, &name),
+        Err(e) => Err(format!("{name}: cannot read it: {}", io_message(&e))),
+    };
+    let replies = match replies
+        .and_then(|r| answers::check_plan(&r, &program.module, remembered.policy.may_ask()).map(|()| r))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tissvm: --answers {e}");
+            return Err(status::INVALID);
+        }
+    };
+    let skip = answers::first_entry(path, used, queue.len());
+    match used {
+        Some(used) if answers::same_file(path, &used.file) => {
+            let left = if skip >= replies.len() {
+                format!(" (it has {} entries: none is left)", replies.len())
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "tissvm: --answers `{name}`: the run used this file before; going on from its entry {}{left}",
+                skip + 1
+            );
+        }
+        Some(used) => eprintln!(
+            "tissvm: --answers `{name}` is not the file the run used (`{}`): its first entry answers the \
+             next interaction that has no answer",
+            used.file.display()
+        ),
+        None => {}
+    }
+    let answers_file = AnswersFile {
+        path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+        len: replies.len() as u32,
+    };
+    queue.extend(replies.into_iter().skip(skip));
+    Ok((queue, Some(answers_file)))
+}
+
+/// The log file, if the run keeps one.
+fn open_log(remembered: &RememberedOptions) -> Result<Option<EventLog>, u8> {
+    let Some(path) = &remembered.log_file else { return Ok(None) };
+    match EventLog::open(path) {
+        Ok(mut log) => {
+            if let Some(max) = remembered.log_max_output {
+                log.max_output = usize::try_from(max).unwrap_or(usize::MAX);
+            }
+            Ok(Some(log))
+        }
+        Err(e) => {
+            eprintln!("tissvm: cannot open the log file `{}`: {}", path.display(), io_message(&e));
+            Err(status::INVALID)
+        }
+    }
+}
+
+/// The cassette `--record` names: a fresh run records a new one (replacing
+/// the file when it ends); a resumed run goes on with the run's file, its
+/// entries kept. Refused with `replay`, and where it cannot be written,
+/// before anything runs.
+pub fn open_recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, u8> {
+    let recorder = recorder(settings, resumed);
+    recorder.map_err(|e| {
+        eprintln!("tissvm: {e}");
+        status::INVALID
+    })
+}
+
+fn recorder(settings: &ProviderSettings, resumed: bool) -> Result<Option<Recorder>, String> {
+    let Some(path) = &settings.record else { return Ok(None) };
+    if settings.provider == "replay" {
+        return Err(format!(
+            "--record `{path}` records the answers of a provider that asks a model, and `replay` only gives back \
+             recorded ones: record with --provider openai, ollama, completion or mock"
+        ));
+    }
+    let path = PathBuf::from(path);
+    let dir = tiss_support::atomic_write::parent_of(&path);
+    if !dir.is_dir() {
+        return Err(format!("--record `{}`: there is no directory `{}`", path.display(), dir.display()));
+    }
+    if path.is_dir() {
+        return Err(format!("--record `{}` is a directory: give the cassette's file name", path.display()));
+    }
+    let cassette =
+        if resumed && path.exists() { Cassette::read(&path, "--record")? } else { Cassette::default() };
+    Ok(Some(Recorder::new(path, cassette)))
+}

@@ -1,0 +1,98 @@
+//! `tissvm inspect` (the plan's manifest for approval, with the isolation
+//! its RUNs would get here) and `tissvm disasm` (its bytecode listing):
+//! what a plan would do, read without running it.
+
+use std::path::{Path, PathBuf};
+
+use tiss_support::cli::write_stdout;
+
+use crate::analysis::inspect::{inspect_json, inspect_text};
+use crate::machine::program::Program;
+use crate::policy::file::read_policy_file;
+use crate::runner::options::profile_from_env;
+use crate::runner::plan::{Diagnostics, load_plan};
+use crate::runner::{PROGRAM, color, status};
+use tiss_host::sandbox::{Limits, Profile, Sandbox};
+
+/// What `inspect` reads and how it prints.
+pub struct InspectOptions {
+    pub plan: PathBuf,
+    /// JSON rather than text.
+    pub json: bool,
+    /// Also say what this command policy decides for each command.
+    pub policy: Option<PathBuf>,
+    /// The profile to report on (default: TISS_SANDBOX_PROFILE, else `standard`).
+    pub sandbox_profile: Option<Profile>,
+}
+
+/// Prints the plan's manifest; the exit status.
+pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
+    let path = options.plan.as_path();
+    let policy = match options.policy.as_deref().map(read_policy_file).transpose() {
+        Ok(policy) => policy,
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            return status::INVALID;
+        }
+    };
+    let profile = match options.sandbox_profile {
+        Some(given) => given.name().to_string(),
+        None => match profile_from_env() {
+            Ok(name) => name.unwrap_or_else(|| Profile::Standard.name().to_string()),
+            Err(e) => {
+                eprintln!("tissvm: {e}");
+                return status::INVALID;
+            }
+        },
+    };
+
+    let plan = match load_plan(out, path) {
+        Ok(plan) => plan,
+        Err(refused) => return refused.report_analysis(options.json),
+    };
+    let program = match Program::new(plan.module) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tissvm: {}: {e}", path.display());
+            return status::INVALID;
+        }
+    };
+    // What RUN would get here: the mechanisms in force, or the refusal.
+    let isolation =
+        Profile::from_name(&profile).map(|p| match Sandbox::prepare(p, Path::new("."), Limits::default()) {
+            Ok(sandbox) => (sandbox.isolation().clone(), None),
+            Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
+        });
+    let text = if options.json {
+        let mut json = inspect_json(&program, policy.as_ref());
+        if let Some((isolation, _)) = &isolation {
+            json["sandbox"] = isolation.json();
+        }
+        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        text.push('\n');
+        text
+    } else {
+        let mut text = inspect_text(&program, policy.as_ref(), color::stdout());
+        if let Some((isolation, refused)) = &isolation {
+            text.push_str(&isolation.line());
+            if let Some(why) = refused {
+                text.push_str(&format!("\n  refused: {why}"));
+            }
+            text.push('\n');
+        }
+        text
+    };
+    write_stdout(PROGRAM, &text, status::OK)
+}
+
+/// Prints the plan's bytecode listing; the exit status.
+pub fn disasm(out: &mut Diagnostics, path: &Path) -> u8 {
+    match load_plan(out, path) {
+        Ok(plan) => {
+            let source = tisslang::module::kept_source::find(&plan.module.source, Some(path));
+            let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
+            write_stdout(PROGRAM, &listing, status::OK)
+        }
+        Err(refused) => refused.status(),
+    }
+}
