@@ -16,6 +16,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod plan_gen;
 
 use std::time::{Duration, Instant};
+use tisslang::cost::Dim;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tiss_compiler::lower::LowerOptions;
@@ -55,7 +56,7 @@ fn debug_overhead(c: &mut Criterion) {
     let probe = program.as_ref().expect("program");
     let mut machine = Machine::new(probe);
     assert_eq!(machine.run(probe, &mut ScriptedHost::default()), Outcome::Completed);
-    let instructions = machine.meters[4];
+    let instructions = machine.meters[Dim::Instructions];
     eprintln!("debug bench plan: {instructions} instructions per run");
 
     let mut group = c.benchmark_group("debug");

@@ -22,7 +22,7 @@ fn bench(c: &mut Criterion) {
     let options = LowerOptions { strip_source: true };
     let (module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), options)
         .unwrap_or_else(|_| panic!("the generated plan compiles"));
-    let bytes = tisslang::format::encode(&module);
+    let bytes = tisslang::container::encode(&module);
     eprintln!("estimate plan: {} lines, {} instructions", src.lines().count(), module.code.len());
 
     let mut model = CostModel::from_toml(
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("text output", |b| b.iter(|| black_box(&e).to_text(&module, Style::PLAIN)));
     group.bench_function("load .tbc + analysis", |b| {
         b.iter(|| {
-            let m = tisslang::format::load(black_box(&bytes)).expect("loads");
+            let m = tisslang::container::load(black_box(&bytes)).expect("loads");
             estimate(&m, &CostModel::default()).expect("bounded")
         })
     });

@@ -29,7 +29,7 @@ fn frontend(c: &mut Criterion) {
             let options = tiss_compiler::lower::LowerOptions::default();
             let (module, _) = tiss_compiler::compile("bench.tiss", black_box(src.as_bytes()), options)
                 .unwrap_or_else(|_| panic!("the generated plan compiles"));
-            tisslang::format::encode(&module)
+            tisslang::container::encode(&module)
         })
     });
     group.finish();

@@ -9,9 +9,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-use tisslang::format;
-use tisslang::isa::{Field, Instr, run_flags};
+use tisslang::container;
+use tisslang::cost::bound::CostBound;
+use tisslang::isa::{Instr, run_flags};
 use tisslang::module::*;
+use tisslang::types::{Field, ValueType};
 
 /// A synthetic module shaped like a compiled plan: `chunks` top-level steps,
 /// each running a command, asserting on it, interpolating, writing a file and
@@ -143,7 +145,7 @@ fn load(c: &mut Criterion) {
             ("synthetic module", synthetic(4_000))
         }
     };
-    let bytes = format::encode(&module);
+    let bytes = container::encode(&module);
     tisslang::verify::verify(&module).expect("the bench module verifies");
     eprintln!(
         "{what}: {} instructions, {} strings, {} bytes",
@@ -154,10 +156,10 @@ fn load(c: &mut Criterion) {
     let mut group = c.benchmark_group("tbc");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.sample_size(30);
-    group.bench_function("decode", |b| b.iter(|| format::decode(black_box(&bytes)).unwrap()));
+    group.bench_function("decode", |b| b.iter(|| container::decode(black_box(&bytes)).unwrap()));
     group.bench_function("verify", |b| b.iter(|| tisslang::verify::verify(black_box(&module)).unwrap()));
-    group.bench_function("load", |b| b.iter(|| format::load(black_box(&bytes)).unwrap()));
-    group.bench_function("encode", |b| b.iter(|| format::encode(black_box(&module))));
+    group.bench_function("load", |b| b.iter(|| container::load(black_box(&bytes)).unwrap()));
+    group.bench_function("encode", |b| b.iter(|| container::encode(black_box(&module))));
     group.finish();
 }
 

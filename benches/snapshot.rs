@@ -47,7 +47,7 @@ fn plan() -> String {
 fn suspended() -> (Program, Vec<u8>, Machine) {
     let (module, _) = tiss_compiler::compile("bench.tiss", plan().as_bytes(), LowerOptions::default())
         .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
-    let bytecode = tisslang::format::encode(&module);
+    let bytecode = tisslang::container::encode(&module);
     let program = Program::new(module).expect("loads");
     let mut host = ScriptedHost::with_runs(|req| {
         let line = "test result: ok. 12 passed; 0 failed; 0 ignored; finished in 0.01s\n";

@@ -27,7 +27,7 @@ fn dispatch(c: &mut Criterion) {
     let program = program(&plan_gen::generate_pure(2_000));
     let mut probe = Machine::new(&program);
     assert_eq!(probe.run(&program, &mut ScriptedHost::default()), Outcome::Completed);
-    let instructions = probe.meters[4];
+    let instructions = probe.meters[Dim::Instructions];
     eprintln!("dispatch plan: {instructions} instructions per run");
 
     let mut group = c.benchmark_group("dispatch");

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::cost::{Dim, DimUnit};
-use crate::module::ValueType;
+use crate::types::ValueType;
 
 /// What an instruction costs beyond the one unit of `INSTRUCTIONS` every
 /// instruction costs.
@@ -446,141 +446,6 @@ isa! {
     0x3B SetBudget { dim: u8 } "SET_BUDGET" takes budget_args(dim), gives Gives::Nothing, Plain;
 }
 
-/// The fields a record can have, numbered for `FIELD`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[repr(u8)]
-pub enum Field {
-    Stdout = 0,
-    Stderr = 1,
-    ExitCode = 2,
-    Duration = 3,
-    TimedOut = 4,
-    Command = 5,
-    ApiCalls = 6,
-    TokenCount = 7,
-    ExecutionTime = 8,
-    RunCount = 9,
-    Instructions = 10,
-    ApiCallsMin = 11,
-    TokenCountMin = 12,
-    ExecutionTimeMin = 13,
-    RunCountMin = 14,
-    InstructionsMin = 15,
-    Kind = 16,
-    Message = 17,
-    Step = 18,
-    Line = 19,
-    Approved = 20,
-    Comment = 21,
-}
-
-impl Field {
-    pub const ALL: [Field; 22] = [
-        Field::Stdout,
-        Field::Stderr,
-        Field::ExitCode,
-        Field::Duration,
-        Field::TimedOut,
-        Field::Command,
-        Field::ApiCalls,
-        Field::TokenCount,
-        Field::ExecutionTime,
-        Field::RunCount,
-        Field::Instructions,
-        Field::ApiCallsMin,
-        Field::TokenCountMin,
-        Field::ExecutionTimeMin,
-        Field::RunCountMin,
-        Field::InstructionsMin,
-        Field::Kind,
-        Field::Message,
-        Field::Step,
-        Field::Line,
-        Field::Approved,
-        Field::Comment,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Field::Stdout => "STDOUT",
-            Field::Stderr => "STDERR",
-            Field::ExitCode => "EXIT_CODE",
-            Field::Duration => "DURATION",
-            Field::TimedOut => "TIMED_OUT",
-            Field::Command => "COMMAND",
-            Field::ApiCalls => "API_CALLS",
-            Field::TokenCount => "TOKEN_COUNT",
-            Field::ExecutionTime => "EXECUTION_TIME",
-            Field::RunCount => "RUN_COUNT",
-            Field::Instructions => "INSTRUCTIONS",
-            Field::ApiCallsMin => "API_CALLS_MIN",
-            Field::TokenCountMin => "TOKEN_COUNT_MIN",
-            Field::ExecutionTimeMin => "EXECUTION_TIME_MIN",
-            Field::RunCountMin => "RUN_COUNT_MIN",
-            Field::InstructionsMin => "INSTRUCTIONS_MIN",
-            Field::Kind => "KIND",
-            Field::Message => "MESSAGE",
-            Field::Step => "STEP",
-            Field::Line => "LINE",
-            Field::Approved => "APPROVED",
-            Field::Comment => "COMMENT",
-        }
-    }
-
-    pub fn from_u8(n: u8) -> Option<Field> {
-        Field::ALL.get(usize::from(n)).copied()
-    }
-
-    /// One of the `_MIN` fields of an estimate (its lower bounds).
-    pub fn is_min(self) -> bool {
-        use Field::*;
-        matches!(self, ApiCallsMin | TokenCountMin | ExecutionTimeMin | RunCountMin | InstructionsMin)
-    }
-
-    /// The type of the field's value. Field names are unique across the
-    /// record kinds, and so are their types.
-    pub fn value_type(self) -> ValueType {
-        use Field::*;
-        match self {
-            Stdout | Stderr | Command | Kind | Message | Step | Comment => ValueType::Str,
-            Duration | ExecutionTime | ExecutionTimeMin => ValueType::Duration,
-            TimedOut | Approved => ValueType::Bool,
-            ExitCode | Line | ApiCalls | TokenCount | RunCount | Instructions | ApiCallsMin
-            | TokenCountMin | RunCountMin | InstructionsMin => ValueType::Int,
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Field> {
-        // A match compiles to a length switch and one comparison; the
-        // compiler looks a field up for every path it lowers.
-        Some(match name {
-            "STDOUT" => Field::Stdout,
-            "STDERR" => Field::Stderr,
-            "EXIT_CODE" => Field::ExitCode,
-            "DURATION" => Field::Duration,
-            "TIMED_OUT" => Field::TimedOut,
-            "COMMAND" => Field::Command,
-            "API_CALLS" => Field::ApiCalls,
-            "TOKEN_COUNT" => Field::TokenCount,
-            "EXECUTION_TIME" => Field::ExecutionTime,
-            "RUN_COUNT" => Field::RunCount,
-            "INSTRUCTIONS" => Field::Instructions,
-            "API_CALLS_MIN" => Field::ApiCallsMin,
-            "TOKEN_COUNT_MIN" => Field::TokenCountMin,
-            "EXECUTION_TIME_MIN" => Field::ExecutionTimeMin,
-            "RUN_COUNT_MIN" => Field::RunCountMin,
-            "INSTRUCTIONS_MIN" => Field::InstructionsMin,
-            "KIND" => Field::Kind,
-            "MESSAGE" => Field::Message,
-            "STEP" => Field::Step,
-            "LINE" => Field::Line,
-            "APPROVED" => Field::Approved,
-            "COMMENT" => Field::Comment,
-            _ => return None,
-        })
-    }
-}
-
 /// Decodes a whole code section of at most `max_instructions`, allocated
 /// for up front.
 pub fn decode_all(bytes: &[u8], max_instructions: usize) -> Result<Vec<Instr>, DecodeError> {
@@ -618,15 +483,7 @@ pub fn encode_all(code: &[Instr]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn field_names_round_trip() {
-        for f in Field::ALL {
-            assert_eq!(Field::from_name(f.name()), Some(f));
-            assert_eq!(Field::from_u8(f as u8), Some(f));
-        }
-        assert_eq!(Field::from_name("stdout"), None);
-    }
+    use crate::types::Field;
 
     #[test]
     fn opcodes_are_unique_and_ascending() {

@@ -1,6 +1,6 @@
 //! What a `.tbc` decodes to, against its payload (issue 16, defect 3): every
 //! table claims its memory before it is allocated, from a budget of
-//! `tisslang::bounds::MEMORY_PER_BYTE` bytes per byte of payload plus a
+//! `tisslang::codec::decode_budget::MEMORY_PER_BYTE` bytes per byte of payload plus a
 //! fixed part. Compiled plans of every shape claim at most half of it
 //! (1.0–1.7 bytes per byte, 4.3 for a plan of nothing but empty steps),
 //! so the budget refuses only files built to amplify. Run with `cargo test --test decode_memory --
@@ -12,8 +12,8 @@ mod plan_gen;
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
-use tisslang::bounds;
-use tisslang::format::{HEADER_LEN, encode};
+use tisslang::codec::decode_budget;
+use tisslang::container::{HEADER_LEN, encode};
 use tisslang::module::Module;
 
 /// The plans: every example, the generated ones, and plans of one
@@ -75,13 +75,16 @@ fn compiled_plans_claim_at_most_half_the_budget() {
         };
         let bytes = encode(&module);
         let payload = &bytes[HEADER_LEN..];
-        let (decoded, claimed) = bounds::within_measured(payload.len(), || {
+        let (decoded, claimed) = decode_budget::within_measured(payload.len(), || {
             bincode::serde::decode_from_slice::<Module, _>(payload, bincode::config::standard())
         });
         assert_eq!(decoded.expect("decodes").0, module, "{name}");
         let ratio = claimed as f64 / payload.len() as f64;
         eprintln!("{name:<24} payload {:>9} B  claimed {:>10} B  {ratio:.2}x", payload.len(), claimed);
-        assert!(claimed <= bounds::limit(payload.len()) / 2, "{name}: {ratio:.2} bytes claimed per byte");
+        assert!(
+            claimed <= decode_budget::limit(payload.len()) / 2,
+            "{name}: {ratio:.2} bytes claimed per byte"
+        );
         if ratio > worst.0 {
             worst = (ratio, name);
         }

@@ -5,6 +5,7 @@
 //! with `cargo insta review` (or `INSTA_UPDATE=always cargo test --test disasm`).
 
 use std::path::Path;
+use tisslang::cost::Dim;
 
 use tisslang::module::Module;
 
@@ -21,7 +22,7 @@ fn compile_example(name: &str) -> Module {
 
 fn listing(name: &str) -> String {
     let module = compile_example(name);
-    tisslang::disasm::disassemble(&module, &tisslang::format::content_hash(&module))
+    tisslang::disasm::disassemble(&module, &tisslang::container::content_hash(&module))
 }
 
 #[test]
@@ -44,9 +45,9 @@ fn c_program() {
 fn listing_survives_the_file_format() {
     for name in ["hello", "subtasks", "reviewed_release", "config_edit", "c_program"] {
         let module = compile_example(name);
-        let loaded = tisslang::format::load(&tisslang::format::encode(&module)).expect("loads");
-        let hash = tisslang::format::content_hash(&module);
-        assert_eq!(hash, tisslang::format::content_hash(&loaded), "{name}");
+        let loaded = tisslang::container::load(&tisslang::container::encode(&module)).expect("loads");
+        let hash = tisslang::container::content_hash(&module);
+        assert_eq!(hash, tisslang::container::content_hash(&loaded), "{name}");
         assert_eq!(
             tisslang::disasm::disassemble(&module, &hash),
             tisslang::disasm::disassemble(&loaded, &hash),
@@ -77,7 +78,7 @@ impl Rng {
     }
 }
 
-/// Unverified modules (as `format::decode` may return them) never make the
+/// Unverified modules (as `container::decode` may return them) never make the
 /// disassembler panic: every index of the code and the tables is scrambled.
 #[test]
 fn scrambled_modules_never_panic() {
@@ -164,7 +165,7 @@ fn scrambled_modules_never_panic() {
         if round % 5 == 0 {
             m.strings.clear();
         }
-        m.bound.max[round % 5] = u64::MAX;
+        m.bound.max[Dim::ALL[round % 5]] = u64::MAX;
         let text = tisslang::disasm::disassemble(&m, "h");
         assert_eq!(text, tisslang::disasm::disassemble(&m, "h"), "round {round}");
         assert!(text.starts_with("; TissLang bytecode listing\ntask      "), "round {round}");

@@ -10,7 +10,7 @@ mod plan_gen;
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
-use tisslang::format;
+use tisslang::container;
 use tisslang::module::{Module, Source};
 
 fn compile(name: &str, bytes: &[u8], strip_source: bool) -> Module {
@@ -31,18 +31,18 @@ fn check_module(name: &str, bytes: &[u8]) {
     let len = module.code.len() as u64;
     eprintln!("{name}: {} instructions, {} steps of analysis", len, facts.work());
     assert!(facts.work() <= 4 * len, "{name}: {} steps for {len} instructions", facts.work());
-    let encoded = format::encode(&module);
-    assert_eq!(format::load(&encoded).as_ref(), Ok(&module), "{name}");
+    let encoded = container::encode(&module);
+    assert_eq!(container::load(&encoded).as_ref(), Ok(&module), "{name}");
     // Identical source, identical bytes.
-    assert_eq!(format::encode(&compile(name, bytes, false)), encoded, "{name}");
+    assert_eq!(container::encode(&compile(name, bytes, false)), encoded, "{name}");
     // Keeping the source's hash (the default) or nothing keeps the code's identity.
     let mut hashed = module.clone();
     hashed.source.drop_text();
     let stripped = compile(name, bytes, true);
     assert_eq!(stripped.source, Source::Stripped);
     for other in [&hashed, &stripped] {
-        assert_eq!(format::content_hash(other), format::content_hash(&module), "{name}");
-        assert_eq!(format::load(&format::encode(other)).as_ref(), Ok(other), "{name}");
+        assert_eq!(container::content_hash(other), container::content_hash(&module), "{name}");
+        assert_eq!(container::load(&container::encode(other)).as_ref(), Ok(other), "{name}");
     }
     // `tissc compile`'s path (owned bytes, the front end consumed) builds the same modules.
     for (strip_source, expected) in [(false, &module), (true, &stripped)] {

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use tiss_compiler::lower::LowerOptions;
-use tisslang::format::{HEADER_LEN, encode};
-use tisslang::source::HASH_LEN;
+use tisslang::container::{HEADER_LEN, encode};
+use tisslang::module::kept_source::HASH_LEN;
 
 /// The plans: every example, then the generated one.
 fn plans() -> Vec<(String, Vec<u8>)> {

@@ -1,14 +1,13 @@
 //! `tiss-compiler`: the TissLang front end (lexer, parser, checks, diagnostics)
 //! and, later, lowering to bytecode.
 //!
-//! The pipeline is [`frontend`]: bytes → [`source::decode`] → [`parser::parse`]
+//! The pipeline is [`frontend`]: bytes → [`source_file::decode`] → [`parser::parse`]
 //! (which pulls tokens from the lexer) → [`check::check`]. Every stage appends
 //! diagnostics instead of stopping, so one run reports every error in the file.
 
 pub mod check;
 pub mod command_risk;
 pub mod diagnostics;
-pub(crate) mod duration;
 pub mod fix;
 pub mod fmt;
 pub mod generate;
@@ -17,12 +16,12 @@ pub mod lint;
 pub mod lower;
 pub mod lsp;
 pub mod parser;
-pub mod source;
+pub mod source_file;
 pub mod syntax;
-pub mod taint;
+pub(crate) mod written_duration;
 
 use diagnostics::Diagnostic;
-use source::SourceFile;
+use source_file::SourceFile;
 
 /// The result of running the front end on one file.
 pub struct Frontend {
@@ -45,7 +44,7 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
 /// [`frontend`] on bytes it may keep: valid UTF-8 becomes the source text in
 /// place, without a copy (`tissc` reads a file straight into it).
 pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
-    let (text, mut diagnostics) = source::decode(bytes);
+    let (text, mut diagnostics) = source_file::decode(bytes);
     let (plan, parse_diagnostics) = parser::parse(&text);
     diagnostics.extend(parse_diagnostics);
     check::check(&plan, &text, &mut diagnostics);

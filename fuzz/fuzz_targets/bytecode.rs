@@ -1,8 +1,8 @@
 //! A `.tbc` file as an attacker would hand it over: the input is the whole
 //! file, and the target re-seals it first (writes the payload's length and
-//! CRC-32 into the header, `tisslang::seal::seal`), since anyone can, so
+//! CRC-32 into the header, `tisslang::codec::seal::seal`), since anyone can, so
 //! the fuzzer's bytes reach the decoder and the verifier. A module that
-//! `format::load` refuses is refused in words; one it accepts goes through
+//! `container::load` refuses is refused in words; one it accepts goes through
 //! everything `tissvm` does with bytecode without running a command — the
 //! listing (`disasm`), `estimate`, `inspect`, `run --dry-run` — and is then
 //! run to its end on the in-memory scripted host (no real effect: files,
@@ -18,18 +18,18 @@ use libfuzzer_sys::fuzz_target;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tiss_vm::analysis::{dry_run::dry_run, inspect::inspect_json};
 use tiss_vm::machine::program::Program;
-use tisslang::format::{self, HEADER_LEN};
+use tisslang::container::{self, HEADER_LEN};
 
 fuzz_target!(|data: &[u8]| {
     let mut file = data.to_vec();
     if file.len() >= HEADER_LEN {
-        tisslang::seal::seal(&mut file, HEADER_LEN);
+        tisslang::codec::seal::seal(&mut file, HEADER_LEN);
     }
-    let module = match format::load(&file) {
+    let module = match container::load(&file) {
         Ok(module) => module,
         Err(refusal) => return resealed::assert_in_words("the input", &refusal.to_string()),
     };
-    tisslang::disasm::disassemble(&module, &format::content_hash(&module));
+    tisslang::disasm::disassemble(&module, &container::content_hash(&module));
     if let Ok(bounds) = estimate(&module, &CostModel::default()) {
         bounds.to_json(&module);
     }

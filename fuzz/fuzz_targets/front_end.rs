@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     render::human_to_string(&frontend.file, &frontend.diagnostics);
     ast_json::to_string_pretty(&frontend.file, &frontend.plan);
     let module = frontend.into_module(LowerOptions::default());
-    if let Err(e) = tisslang::format::load(&tisslang::format::encode(&module)) {
+    if let Err(e) = tisslang::container::load(&tisslang::container::encode(&module)) {
         panic!("the compiler's module is refused by its own loader: {e}");
     }
 });

@@ -22,7 +22,7 @@ use tiss_vm::session::snapshot::{HEADER_LEN, read_snapshot};
 /// which `vm/tests/resume_workspace.rs` tests.
 fn seal(file: &mut [u8]) {
     if file.len() >= HEADER_LEN {
-        tisslang::seal::seal(file, HEADER_LEN);
+        tisslang::codec::seal::seal(file, HEADER_LEN);
     }
 }
 

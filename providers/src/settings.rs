@@ -88,7 +88,7 @@ impl Default for ProviderSettings {
             model: None,
             base_url: None,
             api_key_env: "OPENAI_API_KEY".into(),
-            max_tokens: tisslang::cost_model::DEFAULT_MAX_TOKENS,
+            max_tokens: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
             temperature: 0.0,
             seed: None,
             template: None,

@@ -12,19 +12,19 @@
 //! The output depends only on the module, the hash and the source text
 //! given, so it is deterministic and can be snapshot-tested. The source text
 //! is the embedded one, or what the caller found beside the `.tbc`
-//! (`source::find`).
+//! (`kept_source::find`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::cost::Dim;
 use crate::duration::literal as duration;
-use crate::isa::{Field, Instr, NO_SLOT, run_flags};
-use crate::module::{
-    Constant, CostBound, Module, NONE, PathAccess, PathRef, PathRootRef, RiskLevel, Template, TemplatePart,
-    dim_index,
+use crate::isa::{Instr, NO_SLOT};
+use crate::module::kept_source::{self, Source, SourceText, Unavailable};
+use crate::module::{Constant, Module, NONE, PathRef, PathRootRef, Template, TemplatePart};
+use text::{
+    bad, bound_inline, dim_name, escape, field_name, flags, is_plain_name, plural, printable, quote, shorten,
+    shorten_quoted,
 };
-use crate::source::{self, Source, SourceText, Unavailable};
 
 /// Values shown inline (operand comments, the constant table) are cut to
 /// this many characters, keeping head and tail.
@@ -38,9 +38,9 @@ const OPERAND_WIDTH: usize = 22;
 
 /// Returns the listing of `module` with its embedded source text, if any;
 /// `hash` is its content hash as the caller wants it shown
-/// (`format::content_hash`).
+/// (`container::content_hash`).
 pub fn disassemble(module: &Module, hash: &str) -> String {
-    disassemble_with_source(module, hash, &source::find(module, None))
+    disassemble_with_source(module, hash, &kept_source::find(&module.source, None))
 }
 
 /// [`disassemble`], with the source text to interleave (or why there is
@@ -84,6 +84,9 @@ macro_rules! line {
         $d.out.push('\n');
     }};
 }
+
+mod tables;
+mod text;
 
 impl Disasm<'_> {
     // ---- lookups that never panic ---------------------------------------------------
@@ -456,411 +459,6 @@ impl Disasm<'_> {
         }
         text
     }
-
-    fn steps(&mut self) {
-        let m = self.m;
-        self.section("steps", m.steps.len());
-        for (i, s) in m.steps.iter().enumerate() {
-            let parent = if s.parent == NONE { "-".to_string() } else { format!("#{}", s.parent) };
-            line!(
-                self,
-                "  #{i:<4} {}  line {}:{}  parent {parent}  depth {}",
-                self.string_full(s.name),
-                s.line,
-                s.column,
-                s.depth
-            );
-            line!(self, "         bound {}", bound_inline(&s.bound));
-        }
-    }
-
-    fn tasks(&mut self) {
-        let m = self.m;
-        self.section("tasks", m.tasks.len());
-        for (i, t) in m.tasks.iter().enumerate() {
-            line!(
-                self,
-                "  #{i:<4} {}  entry {}  line {}",
-                self.string_full(t.name),
-                self.target(t.entry),
-                t.line
-            );
-            line!(self, "         bound {}", bound_inline(&t.bound));
-        }
-    }
-
-    fn handlers(&mut self) {
-        let m = self.m;
-        self.section("handlers", m.handlers.len());
-        for (i, h) in m.handlers.iter().enumerate() {
-            line!(
-                self,
-                "  #{i:<4} {:04}..{:04} -> {}  stack depth {}  step depth {}  catch {}",
-                h.start,
-                h.end,
-                self.target(h.target),
-                h.stack_depth,
-                h.step_depth,
-                self.opt_slot(h.catch_slot)
-            );
-        }
-    }
-
-    fn regexes(&mut self) {
-        let m = self.m;
-        self.section("regexes", m.regexes.len());
-        for (i, &s) in m.regexes.iter().enumerate() {
-            line!(self, "  #{i:<4} ${s} {}", self.string_full(s));
-        }
-    }
-
-    fn templates(&mut self) {
-        let m = self.m;
-        self.section("templates", m.templates.len());
-        for (i, t) in m.templates.iter().enumerate() {
-            let holes = t.parts.iter().filter(|p| matches!(p, TemplatePart::Hole)).count();
-            line!(self, "  #{i:<4} {}  ({})", self.template_text(t, None), plural(holes, "hole"));
-        }
-    }
-
-    fn assertions(&mut self) {
-        let m = self.m;
-        self.section("assertions", m.assertions.len());
-        for (i, a) in m.assertions.iter().enumerate() {
-            line!(self, "  #{i:<4} {}", self.written(a.condition));
-            if a.message != NONE {
-                line!(self, "         MESSAGE {}", self.string_full(a.message));
-            }
-            for o in &a.observed {
-                line!(self, "         shows {} = {}", self.written(o.text), self.path_ref(&o.path));
-            }
-        }
-    }
-
-    fn prompts(&mut self) {
-        let m = self.m;
-        self.section("prompts", m.prompts.len());
-        for (i, p) in m.prompts.iter().enumerate() {
-            line!(
-                self,
-                "  #{i:<4} {}  INTO {}",
-                self.context(&p.context, p.default_context),
-                self.opt_slot(p.into)
-            );
-        }
-    }
-
-    fn choices(&mut self) {
-        let m = self.m;
-        self.section("choices", m.choices.len());
-        for (i, c) in m.choices.iter().enumerate() {
-            line!(
-                self,
-                "  #{i:<4} {}",
-                if c.prompt == NONE { "-".to_string() } else { self.string_full(c.prompt) }
-            );
-            for (k, o) in c.options.iter().enumerate() {
-                line!(self, "         {}. {} -> {}", k + 1, self.string_full(o.label), self.target(o.target));
-            }
-        }
-    }
-
-    fn estimates(&mut self) {
-        let m = self.m;
-        self.section("estimates", m.estimates.len());
-        for (i, b) in m.estimates.iter().enumerate() {
-            line!(self, "  #{i:<4} {}", bound_inline(b));
-        }
-    }
-
-    fn plan_bound(&mut self) {
-        let b = self.m.bound;
-        line!(self);
-        line!(self, "plan bound:");
-        for dim in Dim::ALL {
-            let (min, max) = b.get(dim);
-            let unit = if dim == Dim::ExecutionTime { " ms" } else { "" };
-            line!(self, "  {:<15} {} .. {}{unit}", dim.name(), amount(min), amount(max));
-        }
-    }
-
-    fn manifest(&mut self) {
-        let man = &self.m.manifest;
-        line!(self);
-        line!(self, "manifest:");
-
-        self.subsection("commands", man.commands.len());
-        for c in &man.commands {
-            let shown = |s| self.literal(s, c.dynamic);
-            let mut text = format!("    line {:<5} RUN {}", c.line, shown(c.text));
-            if c.dir != NONE {
-                let _ = write!(text, " IN {}", shown(c.dir));
-            }
-            if let Some(ms) = c.timeout_ms {
-                let _ = write!(text, " TIMEOUT {}", duration(ms));
-            }
-            if c.dynamic {
-                text.push_str("  (dynamic)");
-            }
-            if c.step != NONE {
-                let _ = write!(text, "  in step #{} {}", c.step, self.step_name(c.step));
-            }
-            line!(self, "{text}");
-        }
-
-        self.subsection("paths", man.paths.len());
-        for p in &man.paths {
-            let dynamic = if p.dynamic { "  (dynamic)" } else { "" };
-            line!(
-                self,
-                "    line {:<5} {:<16} {}{dynamic}",
-                p.line,
-                access(p.access),
-                self.literal(p.path, p.dynamic)
-            );
-        }
-
-        self.subsection("prompts", man.prompts.len());
-        for p in &man.prompts {
-            let context = if p.context.is_empty() {
-                "default context".to_string()
-            } else {
-                p.context.iter().map(|&s| self.name(s)).collect::<Vec<_>>().join(", ")
-            };
-            // The manifest does not say whether a query or message has holes;
-            // the source text of one that has them contains `${`.
-            let query = self.literal(p.query, self.has_holes(p.query));
-            line!(self, "    line {:<5} {query}  WITH {context}", p.line);
-        }
-
-        self.subsection("interactions", man.interactions.len());
-        for x in &man.interactions {
-            let kind = match x.kind {
-                crate::module::InteractionKind::Pause => "PAUSE",
-                crate::module::InteractionKind::Review => "REQUEST_REVIEW",
-                crate::module::InteractionKind::Choose => "CHOOSE",
-            };
-            let text =
-                if x.text == NONE { "-".to_string() } else { self.literal(x.text, self.has_holes(x.text)) };
-            let mut shown = format!("    line {:<5} {kind:<14} {text}", x.line);
-            if !x.options.is_empty() {
-                let options: Vec<String> = x.options.iter().map(|&o| self.string_full(o)).collect();
-                let _ = write!(shown, "  options {}", options.join(", "));
-            }
-            line!(self, "{shown}");
-        }
-
-        self.subsection("budgets", man.budgets.len());
-        for b in &man.budgets {
-            let value = match (b.value, Dim::ALL.get(usize::from(b.dim))) {
-                (None, _) => "<from a variable>".to_string(),
-                (Some(v), Some(Dim::ExecutionTime)) => duration(v),
-                (Some(v), _) => v.to_string(),
-            };
-            line!(self, "    line {:<5} {} = {value}", b.line, dim_name(b.dim));
-        }
-
-        self.subsection("env", man.env.len());
-        for &(name, line) in &man.env {
-            line!(self, "    line {line:<5} {}", self.name(name));
-        }
-
-        line!(self, "  risk: {}", level(man.risk.level));
-        for r in &man.risk.reasons {
-            line!(self, "    line {:<5} {:<6} {}", r.line, level(r.level()), printable(&self.m.risk_text(r)));
-        }
-    }
-
-    fn subsection(&mut self, title: &str, count: usize) {
-        if count == 0 {
-            line!(self, "  {title}: none");
-        } else {
-            line!(self, "  {title} ({count}):");
-        }
-    }
-}
-
-// ---- formatting helpers ----------------------------------------------------------------
-
-/// `1 step`, `2 steps`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 { format!("{n} {noun}") } else { format!("{n} {noun}s") }
-}
-
-fn bad(index: u32) -> String {
-    format!("<bad index {index}>")
-}
-
-fn field_name(f: u8) -> String {
-    match Field::from_u8(f) {
-        Some(f) => f.name().to_string(),
-        None => format!("<bad field {f}>"),
-    }
-}
-
-fn dim_name(d: u8) -> String {
-    match Dim::ALL.get(usize::from(d)) {
-        Some(d) => d.name().to_string(),
-        None => format!("<bad dimension {d}>"),
-    }
-}
-
-/// `RUN` flags as `DIR|TIMEOUT`; `0` when none, unknown bits in hex.
-fn flags(f: u8) -> String {
-    let mut parts = Vec::new();
-    if f & run_flags::DIR != 0 {
-        parts.push("DIR".to_string());
-    }
-    if f & run_flags::TIMEOUT != 0 {
-        parts.push("TIMEOUT".to_string());
-    }
-    let rest = f & !(run_flags::DIR | run_flags::TIMEOUT);
-    if rest != 0 {
-        parts.push(format!("0x{rest:02X}"));
-    }
-    if parts.is_empty() { "0".to_string() } else { parts.join("|") }
-}
-
-fn access(a: PathAccess) -> &'static str {
-    match a {
-        PathAccess::Read => "read",
-        PathAccess::Write => "write",
-        PathAccess::Append => "append",
-        PathAccess::Create => "create",
-        PathAccess::Delete => "delete",
-        PathAccess::DeleteRecursive => "delete recursive",
-        PathAccess::Inspect => "inspect",
-    }
-}
-
-fn level(l: RiskLevel) -> &'static str {
-    l.name()
-}
-
-/// A bound amount; a saturated maximum means "no finite bound".
-fn amount(n: u64) -> String {
-    if n == u64::MAX { "unbounded".to_string() } else { n.to_string() }
-}
-
-/// A bound on one line: `API_CALLS 0, RUN_COUNT 1..2, EXECUTION_TIME 30000ms, ...`.
-fn bound_inline(b: &CostBound) -> String {
-    let parts: Vec<String> = Dim::ALL
-        .into_iter()
-        .map(|dim| {
-            let i = dim_index(dim);
-            let (min, max) = (b.min[i], b.max[i]);
-            let unit = if dim == Dim::ExecutionTime { "ms" } else { "" };
-            if min == max {
-                format!("{} {}{unit}", dim.name(), amount(min))
-            } else {
-                format!("{} {}..{}{unit}", dim.name(), amount(min), amount(max))
-            }
-        })
-        .collect();
-    parts.join(", ")
-}
-
-/// Is `s` shown as a bare name (an identifier)?
-fn is_plain_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// `s` as a TissLang string literal: quoted, with `\\ \" \n \t \r \$` and
-/// `\u{..}` for other control characters, so it always fits on one line.
-fn quote(s: &str) -> String {
-    format!("\"{}\"", escape(s))
-}
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = write!(out, "\\u{{{:X}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Characters that would make a line read differently from what it holds
-/// (bidirectional overrides, zero-width characters).
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// Source text as printed on one line: `\n`, `\r` and other control
-/// characters (but tab) escaped, everything else as it is.
-fn printable(s: &str) -> String {
-    if s.chars().all(|c| c == '\t' || !(c.is_control() || is_invisible(c))) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\t' => out.push(c),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = write!(out, "\\u{{{:X}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Cuts `s` to about `limit` characters, keeping the head and the tail.
-fn shorten(s: &str, limit: usize) -> String {
-    let count = s.chars().count();
-    if count <= limit {
-        return s.to_string();
-    }
-    let keep = limit.saturating_sub(3);
-    let head = keep - keep / 3;
-    let tail = keep / 3;
-    let head: String = s.chars().take(head).collect();
-    let tail: String = s.chars().skip(count - tail).collect();
-    format!("{head}...{tail}")
-}
-
-/// Shortens an already-quoted text, keeping the quotes and never cutting an
-/// escape sequence in half.
-fn shorten_quoted(quoted: &str, limit: usize) -> String {
-    let inner = quoted.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(quoted);
-    // Split into display units: an escape sequence or one character.
-    let mut units: Vec<&str> = Vec::new();
-    let mut rest = inner;
-    while let Some(c) = rest.chars().next() {
-        let len = if c == '\\' {
-            match rest[1..].chars().next() {
-                Some('u') => rest.find('}').map_or(rest.len(), |i| i + 1),
-                Some(d) => 1 + d.len_utf8(),
-                None => 1,
-            }
-        } else {
-            c.len_utf8()
-        };
-        units.push(&rest[..len]);
-        rest = &rest[len..];
-    }
-    if units.len() <= limit {
-        return quoted.to_string();
-    }
-    let keep = limit.saturating_sub(3);
-    let head = keep - keep / 3;
-    let tail = keep / 3;
-    format!("\"{}...{}\"", units[..head].concat(), units[units.len() - tail..].concat())
 }
 
 #[cfg(test)]

@@ -1,15 +1,19 @@
 //! Unit tests of the disassembler on hand-built modules.
 
 use super::*;
+use crate::cost::bound::CostBound;
+use crate::cost::{Dim, PerDim};
+use crate::isa::run_flags;
+use crate::module::kept_source::SourceHash;
 use crate::module::*;
-use crate::source::SourceHash;
+use crate::types::{Field, ValueType};
 
 /// The source text of [`sample`].
 const SOURCE: &str = "DEFINE_TASK \"lint\" { }\nTASK \"Build it\"\nSTEP \"Run\" {\n    WRITE \"main.py\" FROM x\r\n    RUN \"python3 ${f}\" TIMEOUT 30s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n";
 
 /// A small module touching every table.
 fn sample() -> Module {
-    let strings: crate::strings::StringTable = [
+    let strings: crate::module::strings::StringTable = [
         "Build it",                           // 0
         "Language",                           // 1
         "Python",                             // 2
@@ -294,7 +298,7 @@ fn bad_indices_never_panic() {
     m.manifest.commands[0].step = big;
     m.manifest.budgets.push(BudgetEntry { dim: 200, value: None, line: 0 });
     m.manifest.env.push((big, 0));
-    m.bound.max = [u64::MAX; 5];
+    m.bound.max = PerDim::new([u64::MAX; 5]);
     let text = disassemble(&m, "");
     assert!(text.contains("<bad index 1000000>"), "{text}");
     assert!(text.contains("field=<bad field 200>"), "{text}");

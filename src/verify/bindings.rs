@@ -25,8 +25,8 @@ use std::collections::HashMap;
 use crate::isa::{Instr, NO_SLOT};
 use crate::module::{Module, NONE};
 
+use super::error::{Binding, Result, VerifyError};
 use super::flow::{Flow, ROOT, UNSEEN};
-use super::{Binding, Result, VerifyError};
 
 /// What the pass learns.
 pub(crate) struct Bindings {

@@ -2,8 +2,8 @@
 //! form no cycle (frames would grow without bound), and the bindings pass
 //! summarises each task before the units that call it.
 
+use super::error::{Result, VerifyError};
 use super::flow::Flow;
-use super::{Result, VerifyError};
 
 /// Every unit, each after the units it calls; the main code (unit 0) comes
 /// after every task it reaches. An iterative depth-first search, so a long

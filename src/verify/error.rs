@@ -3,8 +3,10 @@
 
 use std::fmt;
 
-use crate::isa::{Field, Want};
-use crate::module::ValueType;
+use crate::isa::Want;
+use crate::types::{Field, ValueType};
+
+pub(super) type Result<T = ()> = std::result::Result<T, VerifyError>;
 
 /// A module table, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,11 @@
 //! state the code can continue from, as a fresh run would be.
 
 use crate::isa::{Instr, NO_SLOT};
-use crate::module::{Module, NONE, ValueType};
+use crate::module::{Module, NONE};
+use crate::types::ValueType;
 
-use super::Unit;
 use super::bindings::Bindings;
+use super::error::Unit;
 use super::flow::{At, Flow, ROOT, UNSEEN, UnitInfo};
 use super::forest::Forest;
 

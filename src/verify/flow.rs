@@ -25,11 +25,12 @@
 //! definite-assignment pass, `bindings.rs`, walks), and the calls each unit
 //! makes (`calls.rs`).
 
-use crate::isa::{Field, Gives, Instr, Want};
-use crate::module::{Constant, Module, NONE, ValueType};
+use crate::isa::{Gives, Instr, Want};
+use crate::module::{Constant, Module, NONE};
+use crate::types::{Field, ValueType};
 
+use super::error::{Result, Unit, VerifyError};
 use super::forest::{EMPTY, Forest};
-use super::{Result, Unit, VerifyError};
 
 /// Not reached (a pc's unit).
 pub(crate) const UNSEEN: u32 = u32::MAX;

@@ -6,8 +6,8 @@
 
 use crate::isa::Instr;
 
+use super::error::{Result, Site, VerifyError};
 use super::tables::Checker;
-use super::{Result, Site, VerifyError};
 
 impl Checker<'_> {
     /// Runs after the range checks, so every index here is valid.

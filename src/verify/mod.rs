@@ -42,12 +42,11 @@ mod forward;
 mod operands;
 mod tables;
 
+use error::Result;
 pub use error::{Binding, Site, Table, Unit, VerifyError};
 pub use facts::{Facts, PcFacts};
 
 use crate::module::Module;
-
-type Result<T = ()> = std::result::Result<T, VerifyError>;
 
 /// How many steps of analysis (where paths meet: values compared, variables
 /// carried) a module may take per instruction and table entry.
@@ -76,6 +75,4 @@ pub fn verify(module: &Module) -> Result<Facts> {
 }
 
 #[cfg(test)]
-pub(crate) mod build;
-#[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,10 +1,11 @@
 //! Pass 2: every instruction's operands.
 
 use crate::isa::{Instr, NO_SLOT, run_flags};
-use crate::module::{TemplatePart, ValueType};
+use crate::module::TemplatePart;
+use crate::types::ValueType;
 
+use super::error::{Result, Site, Table, VerifyError};
 use super::tables::Checker;
-use super::{Result, Site, Table, VerifyError};
 
 impl Checker<'_> {
     /// Pass 2: every instruction's operands, reached or not: indices in

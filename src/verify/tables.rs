@@ -1,14 +1,14 @@
 //! Pass 1: every table. Every string, slot, step, field and dimension
-//! number a table holds is in range (`NONE` only where `module.rs` says an
+//! number a table holds is in range (`NONE` only where `module` says an
 //! index may be absent), handler ranges and task entries lie inside the
 //! code, the line table is sorted, and a variable that a table fills (a
 //! caught error, a prompt's answer) is declared with that type.
 
 use crate::cost::Dim;
-use crate::isa::Field;
-use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart, ValueType};
+use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
+use crate::types::{Field, ValueType};
 
-use super::{Result, Site, Table, VerifyError};
+use super::error::{Result, Site, Table, VerifyError};
 
 const FIELD_RANGE: &str = "a record field number, 0..=21";
 

@@ -26,7 +26,7 @@ use tiss_compiler::diagnostics::{codes, explain};
 use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::syntax::ast_json;
 use tiss_support::cli_docs::{self, Shell};
-use tisslang::source::Source;
+use tisslang::module::kept_source::Source;
 
 #[path = "tissc/fix.rs"]
 mod fix;
@@ -375,15 +375,15 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     // Replaced atomically but not synced, as compilers do: the file can be
     // made again, and a damaged one is refused by its checksum.
     let written = tiss_support::atomic_write::replace_with(&target, None, |file| {
-        tisslang::format::encode_to(&module, file)
+        tisslang::container::encode_to(&module, file)
     });
     // The process ends next: freeing the module block by block would only
     // cost time (and, with freed pages returned at once, system calls).
     std::mem::forget(module);
     match written {
         Ok(()) => status::OK,
-        Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<tisslang::format::LoadError>()) {
-            Some(tisslang::format::LoadError::TooLarge { size, limit }) => {
+        Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<tisslang::container::LoadError>()) {
+            Some(tisslang::container::LoadError::TooLarge { size, limit }) => {
                 eprintln!(
                     "tissc: `{name}` compiles to {size} bytes of bytecode, over the {limit}-byte limit of a \
                      .tbc file; split the plan into smaller plans"
@@ -405,17 +405,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 fn disasm(path: &Path) -> u8 {
     let name = path.display().to_string();
-    let bytes = match tisslang::format::read(path) {
+    let bytes = match tisslang::container::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
             eprintln!("tissc: cannot read `{name}`: {}", io_message(&e));
             return status::USAGE;
         }
     };
-    match tisslang::format::load(&bytes) {
+    match tisslang::container::load(&bytes) {
         Ok(module) => {
-            let hash = tisslang::format::content_hash(&module);
-            let source = tisslang::source::find(&module, Some(path));
+            let hash = tisslang::container::content_hash(&module);
+            let source = tisslang::module::kept_source::find(&module.source, Some(path));
             write_stdout(
                 PROGRAM,
                 &tisslang::disasm::disassemble_with_source(&module, &hash, &source),
@@ -469,7 +469,7 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
             return None;
         }
     };
-    if tisslang::seal::names_container(&bytes, &tisslang::format::MAGIC) {
+    if tisslang::codec::seal::names_container(&bytes, &tisslang::container::MAGIC) {
         eprintln!(
             "tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {}` to read it",
             shell_word(&name)

@@ -45,7 +45,7 @@ pub(crate) fn as_literal_of(text: &str, want: Ty) -> Option<String> {
             let digits = text.strip_prefix('-').unwrap_or(text);
             (is_digits(digits) && text.replace('_', "").parse::<i64>().is_ok()).then(|| text.to_string())
         }
-        Ty::Duration => crate::duration::read(text)?.fix(),
+        Ty::Duration => crate::written_duration::read(text)?.fix(),
         Ty::Bool if text.eq_ignore_ascii_case("true") => Some("TRUE".to_string()),
         Ty::Bool if text.eq_ignore_ascii_case("false") => Some("FALSE".to_string()),
         _ => None,

@@ -26,7 +26,7 @@ use termcolor::{ColorChoice, NoColor, WriteColor};
 use tiss_support::cli::{ColorArg, FormatArg, no_color_requested};
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::span::Span;
 
 /// How diagnostics are written (`--error-format`).

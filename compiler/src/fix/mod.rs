@@ -10,7 +10,7 @@
 //! model's plan after fixing it, before spending a repair round on the model.
 
 use crate::diagnostics::{Applicability, Diagnostic};
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::span::Span;
 use crate::{Frontend, frontend};
 

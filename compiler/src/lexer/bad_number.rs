@@ -1,15 +1,15 @@
 //! Number literals that are not one (`1.5s`, `30sec`, `30S`, `2m30s`, `1d`,
 //! `2.5`, `30x`): each is reported once (E0008), with the literal that means
-//! exactly the same where there is one (`crate::duration`), and pushed as the
+//! exactly the same where there is one (`crate::written_duration`), and pushed as the
 //! token it stands for. The checks know these spans ([`rejected_numbers`]) and
 //! raise nothing more about them, so one mistake is one error.
 
 use super::{Lexer, word_len};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::duration::{self, Flaw, Inexact};
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, TokenKind};
+use crate::written_duration::{self, Flaw, Inexact};
 
 /// The spans of the number literals the lexer refused (E0005, E0008) among
 /// `diagnostics`, sorted, for the stages after it to leave alone.
@@ -50,7 +50,7 @@ impl Lexer<'_> {
         }
         // After TIMEOUT a number without a unit is in seconds, as for `TIMEOUT 90`.
         let in_seconds = unitless.then(|| format!("{body}s"));
-        let Some(written) = duration::read(in_seconds.as_deref().unwrap_or(body)) else {
+        let Some(written) = written_duration::read(in_seconds.as_deref().unwrap_or(body)) else {
             self.error(
                 Diagnostic::error(
                     codes::INVALID_NUMBER,

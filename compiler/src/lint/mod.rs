@@ -20,7 +20,7 @@ mod unused_variable;
 
 use crate::Frontend;
 use crate::diagnostics::Diagnostic;
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::ast::{Plan, Stmt};
 use crate::syntax::span::Span;
 use crate::syntax::visit;

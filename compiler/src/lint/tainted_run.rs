@@ -12,7 +12,7 @@ use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lower::{self, LowerOptions};
 use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
-use crate::taint::{self, Source};
+use tisslang::analysis::taint::{self, Source};
 
 use super::Lint;
 use crate::syntax::visit::{self, Visitor};
@@ -152,7 +152,10 @@ mod tests {
             let frontend = crate::frontend("t.tiss", plan.as_bytes());
             assert!(!frontend.has_errors(), "{plan}\n{:#?}", frontend.diagnostics);
             let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
-            assert!(!crate::taint::analyze(&module).flows.is_empty(), "no flow in the bytecode of\n{plan}");
+            assert!(
+                !tisslang::analysis::taint::analyze(&module).flows.is_empty(),
+                "no flow in the bytecode of\n{plan}"
+            );
             assert!(may_flow(statements(&frontend.plan).into_iter()), "may_flow missed the flow in\n{plan}");
         }
     }
@@ -180,7 +183,7 @@ mod tests {
             let frontend = crate::frontend("x.tiss", &std::fs::read(&path).expect("read the example"));
             assert!(!frontend.has_errors(), "{}", path.display());
             let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
-            if !crate::taint::analyze(&module).flows.is_empty() {
+            if !tisslang::analysis::taint::analyze(&module).flows.is_empty() {
                 assert!(
                     may_flow(statements(&frontend.plan).into_iter()),
                     "may_flow missed the flow in {}",

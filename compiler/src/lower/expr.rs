@@ -1,7 +1,8 @@
 //! Expressions, strings and conditions: each pushes exactly one value.
 
-use tisslang::isa::{Field, Instr};
-use tisslang::module::{Constant, Observed, PathRef, PathRootRef, ValueType};
+use tisslang::isa::Instr;
+use tisslang::module::{Constant, Observed, PathRef, PathRootRef};
+use tisslang::types::{Field, ValueType};
 
 use super::Unit;
 use crate::syntax::ast::{

@@ -11,19 +11,20 @@
 //! (`acc`) and the operand stack depth; branches snapshot and merge them, so
 //! the bounds are exact per path by construction (see `bound_of` users).
 
-mod cost_model;
 mod expr;
 mod manifest;
+mod path_cost;
 mod risk;
 mod stmt;
 mod tables;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
-use tisslang::module::{CostBound, Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
+use tisslang::module::{Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
 
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 use crate::syntax::span::Span;
 use tables::Tables;
@@ -269,7 +270,7 @@ impl<'t, 'f> Unit<'t, 'f> {
         let (pops, pushes) = instr.stack_effect();
         self.depth = self.depth.saturating_sub(pops) + pushes;
         self.max_stack = self.max_stack.max(self.depth);
-        cost_model::add_instruction(&mut self.acc, &instr);
+        path_cost::add_instruction(&mut self.acc, &instr);
         self.code.push(instr);
         self.pc() - 1
     }

@@ -1,11 +1,11 @@
 //! Statements (SPEC §3).
 
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::{Instr, NO_SLOT, run_flags};
-use tisslang::module::{
-    Assertion, Choice, ChoiceOption, Constant, CostBound, Handler, NONE, PathAccess, PromptInfo, ValueType,
-};
+use tisslang::module::{Assertion, Choice, ChoiceOption, Constant, Handler, NONE, PathAccess, PromptInfo};
+use tisslang::types::ValueType;
 
-use super::{Unit, cost_model};
+use super::{Unit, path_cost};
 use crate::syntax::ast::{Block, Budget, Content, Else, Expr, IfStmt, Item, Plan, Stmt, StmtKind};
 
 impl Unit<'_, '_> {
@@ -68,7 +68,7 @@ impl Unit<'_, '_> {
                     flags |= run_flags::TIMEOUT;
                 }
                 self.emit(Instr::Run { flags });
-                cost_model::add_run_time(&mut self.acc, timeout.map(|t| t.millis));
+                path_cost::add_run_time(&mut self.acc, timeout.map(|t| t.millis));
             }
             StmtKind::Env { name, value } => {
                 self.expr(value);
@@ -154,7 +154,7 @@ impl Unit<'_, '_> {
                     Some(text) => text,
                     None => self.tables.raw_text(query),
                 };
-                cost_model::add_prompt_tokens(&mut self.acc, query_text, context_vars);
+                path_cost::add_prompt_tokens(&mut self.acc, query_text, context_vars);
                 self.record_prompt(query, with, stmt.span);
             }
             StmtKind::Pause { message } => {
@@ -293,7 +293,7 @@ impl Unit<'_, '_> {
         self.patch(to_end);
         // A failure can happen anywhere in the body: the handler path costs at
         // least the entry plus the handler, at most the whole body plus the handler.
-        self.acc = cost_model::try_bound(&entry, &completed, &handler_bound);
+        self.acc = path_cost::try_bound(&entry, &completed, &handler_bound);
     }
 
     /// The static bound of a block that is not run (ESTIMATE_COST): its code

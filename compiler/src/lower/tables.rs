@@ -3,16 +3,18 @@
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use lasso::{Rodeo, Spur};
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
+use tisslang::module::strings::StringTable;
 use tisslang::module::{
-    Assertion, Choice, Constant, CostBound, Manifest, Module, PromptInfo, Risk, Slot, Source, StepInfo,
-    TaskInfo, Template, ValueType,
+    Assertion, Choice, Constant, Manifest, Module, PromptInfo, Risk, Slot, Source, StepInfo, TaskInfo,
+    Template,
 };
-use tisslang::strings::StringTable;
+use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::ast::{Item, StrLit, StrPart};
 use crate::syntax::span::Span;
 

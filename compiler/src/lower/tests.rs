@@ -27,7 +27,7 @@ fn straight_line_counts_are_exact() {
     assert_eq!(bound(&m, Dim::Instructions), (n, n), "every instruction runs once");
     assert_eq!(m.code.last(), Some(&Instr::Halt {}));
     // The first RUN has no timeout: the default maximum; the second: 5s.
-    assert_eq!(bound(&m, Dim::ExecutionTime), (0, super::cost_model::DEFAULT_RUN_MAX_MS + 5_000));
+    assert_eq!(bound(&m, Dim::ExecutionTime), (0, super::path_cost::DEFAULT_RUN_MAX_MS + 5_000));
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn asserts_record_their_condition_and_observed_values() {
 fn bare_cost_against_a_duration_reads_execution_time() {
     let m = in_step("ASSERT COST < 5m");
     let at = m.code.iter().position(|i| matches!(i, Instr::Cost {})).unwrap();
-    assert_eq!(m.code[at + 1], Instr::Field { field: tisslang::isa::Field::ExecutionTime as u8 });
+    assert_eq!(m.code[at + 1], Instr::Field { field: tisslang::types::Field::ExecutionTime as u8 });
 }
 
 #[test]

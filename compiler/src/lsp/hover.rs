@@ -2,8 +2,9 @@
 //! definition, a step's static cost bound, and keyword help.
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+use tisslang::cost::bound::CostBound;
 use tisslang::cost::{Dim, DimUnit};
-use tisslang::module::{CostBound, Module};
+use tisslang::module::Module;
 
 use super::Failure;
 use super::documents::{Analysis, Documents};
@@ -113,7 +114,7 @@ fn describe(bound: &CostBound) -> String {
     for dim in Dim::ALL {
         let (min, max) = bound.get(dim);
         let show = |v: u64| match dim.unit() {
-            DimUnit::Time => crate::duration::literal(v),
+            DimUnit::Time => crate::written_duration::literal(v),
             DimUnit::Count => v.to_string(),
         };
         text.push_str(&format!("- {}: {} … {}\n", dim.name(), show(min), show(max)));

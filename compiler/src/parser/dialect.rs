@@ -456,7 +456,7 @@ impl<'a> Parser<'a> {
             TokenKind::Duration(millis) => (millis, self.text(tok.span).to_string()),
             TokenKind::Str(i) => {
                 let lit = self.take_string(i);
-                let read = lit.as_literal().and_then(crate::duration::read);
+                let read = lit.as_literal().and_then(crate::written_duration::read);
                 match read.as_ref().and_then(|w| Some((w.millis.ok()?, w.fix()?))) {
                     Some(found) => found,
                     None => return Err(self.expected("a duration such as `30s`")),

@@ -333,7 +333,7 @@ impl Parser<'_> {
                     tok.span,
                     "a timeout is a duration literal, not a string",
                 );
-                let written = lit.as_literal().and_then(crate::duration::read);
+                let written = lit.as_literal().and_then(crate::written_duration::read);
                 if let Some(fix) = written.as_ref().and_then(|w| w.fix()) {
                     d = d.with_fix("drop the quotes", tok.span, fix);
                 }
@@ -354,7 +354,7 @@ impl Parser<'_> {
             return None;
         }
         let joined = format!("{}{}", self.text(number), self.text(unit.span));
-        let written = crate::duration::read(&joined)?;
+        let written = crate::written_duration::read(&joined)?;
         let (millis, fix) = (written.millis.ok()?, written.fix()?);
         self.bump();
         let span = number.to(unit.span);

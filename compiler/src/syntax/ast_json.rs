@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::source::SourceFile;
+use crate::source_file::SourceFile;
 use crate::syntax::ast::Plan;
 
 /// The plan's items as a JSON value, spans as line/column objects.

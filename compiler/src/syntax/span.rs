@@ -5,7 +5,7 @@ use serde::Serialize;
 /// A half-open byte range `[start, end)` into the source text.
 ///
 /// Serialized as `{"start", "end"}`; `tissc parse` rewrites spans into line/column
-/// objects with the file's [`crate::source::SourceFile`].
+/// objects with the file's [`crate::source_file::SourceFile`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct Span {
     pub start: u32,

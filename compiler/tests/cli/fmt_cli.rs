@@ -126,7 +126,7 @@ fn unreadable_files_and_bytecode_are_usage_errors() {
     let o = tissc(dir.path(), &["fmt", "missing.tiss"], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("cannot read `missing.tiss`"));
-    std::fs::write(dir.path().join("plan.tbc"), tisslang::format::MAGIC).expect("write");
+    std::fs::write(dir.path().join("plan.tbc"), tisslang::container::MAGIC).expect("write");
     let o = tissc(dir.path(), &["fmt", "plan.tbc"], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("compiled bytecode"), "{}", text(&o.stderr));

@@ -361,7 +361,7 @@ fn disasm_refuses_a_file_larger_than_any_tbc_unread() {
     file.set_len(300_000_000).unwrap();
     let o = tissc(dir.path(), &["disasm", "plan.tbc"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let limit = tisslang::format::MAX_FILE;
+    let limit = tisslang::container::MAX_FILE;
     assert_eq!(
         stderr(&o),
         format!(

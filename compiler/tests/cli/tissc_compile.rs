@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use tiss_test_support::{listing, stderr, stdout, tissc, workspace};
 
-use tisslang::source::{HASH_LEN, Source, SourceHash, SourceText};
+use tisslang::module::kept_source::{HASH_LEN, Source, SourceHash, SourceText};
 
 const GOOD: &str = r#"#TISS! Language=Python
 TASK "Say hello"
@@ -39,8 +39,8 @@ fn compile_writes_file_tbc_beside_the_source() {
     // Only the .tbc was added: no temporary file is left behind.
     assert_eq!(listing(dir.path()), ["hello.tbc", "hello.tiss"]);
     let bytes = read(dir.path().join("hello.tbc"));
-    assert!(bytes.starts_with(&tisslang::format::MAGIC));
-    let module = tisslang::format::load(&bytes).expect("the VM loads what tissc writes");
+    assert!(bytes.starts_with(&tisslang::container::MAGIC));
+    let module = tisslang::container::load(&bytes).expect("the VM loads what tissc writes");
     // By default only the source's hash is kept.
     assert_eq!(module.source, Source::Hash(SourceHash::of(GOOD)));
     // What the library gives with the text dropped (what `tests/tbc_size.rs` measures).
@@ -49,7 +49,7 @@ fn compile_writes_file_tbc_beside_the_source() {
         panic!("GOOD compiles");
     };
     library.source.drop_text();
-    assert_eq!(bytes, tisslang::format::encode(&library));
+    assert_eq!(bytes, tisslang::container::encode(&library));
 }
 
 #[test]
@@ -60,13 +60,13 @@ fn embed_source_keeps_the_text_under_its_file_name() {
     assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
     let embedded = read(dir.path().join("embedded.tbc"));
     let hashed = read(dir.path().join("hello.tbc"));
-    let module = tisslang::format::load(&embedded).unwrap();
+    let module = tisslang::container::load(&embedded).unwrap();
     assert_eq!(module.source, Source::Embedded { name: "hello.tiss".into(), text: GOOD.into() });
     // The text in place of the hash.
     assert!(hashed.len() - HASH_LEN + GOOD.len() <= embedded.len(), "{} vs {}", hashed.len(), embedded.len());
     // The same code either way.
-    let hashed = tisslang::format::load(&hashed).unwrap();
-    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
+    let hashed = tisslang::container::load(&hashed).unwrap();
+    assert_eq!(tisslang::container::content_hash(&module), tisslang::container::content_hash(&hashed));
     // The name is the file name alone: the directory does not change the bytes.
     let o = tissc(dir.path(), &["compile", "nested/deeper/hello.tiss", "--embed-source", "-o", "nested.tbc"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -142,11 +142,11 @@ fn strip_keeps_nothing_of_the_source() {
     let hashed = read(dir.path().join("hashed.tbc"));
     let stripped = read(dir.path().join("stripped.tbc"));
     assert!(stripped.len() + HASH_LEN <= hashed.len(), "{} vs {}", stripped.len(), hashed.len());
-    let module = tisslang::format::load(&stripped).expect("loads");
+    let module = tisslang::container::load(&stripped).expect("loads");
     assert_eq!(module.source, Source::Stripped);
     // Stripping does not change the code's identity.
-    let hashed = tisslang::format::load(&hashed).unwrap();
-    assert_eq!(tisslang::format::content_hash(&module), tisslang::format::content_hash(&hashed));
+    let hashed = tisslang::container::load(&hashed).unwrap();
+    assert_eq!(tisslang::container::content_hash(&module), tisslang::container::content_hash(&hashed));
 
     // Even with the plan's source beside it, a stripped file shows no source.
     std::fs::rename(dir.path().join("stripped.tbc"), dir.path().join("hello.tbc")).unwrap();
@@ -223,8 +223,8 @@ fn disasm_lists_constants_code_with_source_and_tables() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
-    let module = tisslang::format::load(&read(dir.path().join("hello.tbc"))).unwrap();
-    let hash = tisslang::format::content_hash(&module);
+    let module = tisslang::container::load(&read(dir.path().join("hello.tbc"))).unwrap();
+    let hash = tisslang::container::content_hash(&module);
     // The text is that of hello.tiss beside hello.tbc, which has the hash kept.
     let found = SourceText { name: "hello.tiss".into(), text: GOOD.into(), beside: true };
     assert_eq!(out, tisslang::disasm::disassemble_with_source(&module, &hash, &Ok(found)));

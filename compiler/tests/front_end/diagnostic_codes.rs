@@ -133,7 +133,7 @@ fn each_case_reports_its_code_at_its_place_with_its_fix() {
         } else {
             tiss_compiler::frontend("case.tiss", case.src.as_bytes()).diagnostics
         };
-        let file = tiss_compiler::source::SourceFile::new("case.tiss", case.src.to_string());
+        let file = tiss_compiler::source_file::SourceFile::new("case.tiss", case.src.to_string());
         let Some(d) = diagnostics.iter().find(|d| d.code.as_str() == case.code) else {
             let got: Vec<_> = diagnostics.iter().map(|d| format!("{} {}", d.code, d.message)).collect();
             failures.push(format!("{}: not reported; got {got:?}", case.code));

@@ -5,7 +5,7 @@ use serde_json::Value;
 use tiss_compiler::diagnostics::Diagnostic;
 use tiss_compiler::diagnostics::codes;
 use tiss_compiler::diagnostics::render;
-use tiss_compiler::source::SourceFile;
+use tiss_compiler::source_file::SourceFile;
 use tiss_compiler::syntax::span::Span;
 
 /// Runs the front end on `src` and renders its diagnostics without color.

@@ -70,7 +70,7 @@ fn accepts(validator: &Path, grammar: &Path, dir: &Path, plan: &str) -> bool {
 /// Whether the parser (decoding, lexer and parser, before the checks that
 /// need names and types) accepts `plan`.
 fn parses(plan: &str) -> bool {
-    let (text, decoding) = tiss_compiler::source::decode(plan.as_bytes().to_vec());
+    let (text, decoding) = tiss_compiler::source_file::decode(plan.as_bytes().to_vec());
     decoding.is_empty() && tiss_compiler::parser::parse(&text).1.is_empty()
 }
 

@@ -2,7 +2,7 @@
 //! every path before it is read, across joins, handlers and CALLs, and the
 //! verifier's budget for modules built to make that expensive.
 
-use super::super::build::Builder;
+use super::builder::Builder;
 use super::*;
 use crate::module::{Choice, ChoiceOption, Handler, TaskInfo};
 

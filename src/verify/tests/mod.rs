@@ -1,11 +1,13 @@
-use super::build::{Builder, sample, tiny};
+pub(crate) mod builder;
+
 use super::*;
 use crate::isa::{Instr, NO_SLOT};
 use crate::module::{
     Assertion, Choice, ChoiceOption, CommandEntry, Constant, Handler, LineEntry, TaskInfo, Template,
-    ValueType,
 };
 use crate::module::{Module, NONE, PathRootRef, TemplatePart};
+use crate::types::ValueType;
+use builder::{Builder, sample, tiny};
 
 fn err(m: &Module) -> VerifyError {
     match verify(m) {
@@ -122,7 +124,7 @@ fn table_indices_are_checked() {
     assert!(err(&m).to_string().starts_with("manifest.commands[0]: step 2 is out of range (2 steps)"));
 
     let mut m = sample();
-    m.manifest.budgets[0].dim = 5;
+    m.manifest.budgets.first_mut().expect("the sample caps a budget").dim = 5;
     assert!(matches!(err(&m), VerifyError::BadOperand { what: "dimension number", value: 5, .. }));
 
     let mut m = sample();

@@ -3,10 +3,11 @@
 //! STEP_EXIT, an integer stored where a string variable is read) and each
 //! rule beside them.
 
-use super::super::build::{Builder, sample};
+use super::builder::{Builder, sample};
 use super::*;
-use crate::isa::{Field, Want, run_flags};
+use crate::isa::{Want, run_flags};
 use crate::module::{Choice, ChoiceOption, Handler, PromptInfo, TaskInfo};
+use crate::types::Field;
 
 /// A builder with a string, an integer, a duration and a boolean constant
 /// (0..=3) and a string, an integer and a review variable (slots 0..=2).

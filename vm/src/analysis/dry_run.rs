@@ -32,8 +32,9 @@
 //! panics; nesting and CALL expansion are bounded so that no module can
 //! exhaust the stack or make the listing explode.
 
-use tisslang::isa::{Field, Instr, run_flags};
+use tisslang::isa::{Instr, run_flags};
 use tisslang::module::{Constant, NONE, TemplatePart};
+use tisslang::types::Field;
 
 use crate::machine::program::Program;
 use crate::machine::value::format_duration;

@@ -6,4 +6,4 @@
 pub mod dry_run;
 pub mod estimate;
 pub mod inspect;
-pub use tiss_compiler::taint;
+pub use tisslang::analysis::taint;

@@ -134,5 +134,5 @@ pub trait Host {
 /// The options of a question in a snapshot, claimed from the decoding
 /// budget before they are allocated (SPEC §6).
 fn options<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    tisslang::bounds::vec(d, "options of a question")
+    tisslang::codec::decode_budget::vec(d, "options of a question")
 }

@@ -65,7 +65,7 @@ pub struct Failure {
     pub condition: Option<String>,
     /// For an assertion: each value the condition read (a string shortened
     /// to its head and tail; `None` if it could not be read).
-    #[serde(deserialize_with = "crate::machine::bounds::actual")]
+    #[serde(deserialize_with = "crate::machine::state_limits::actual")]
     pub actual: Vec<(String, Option<Value>)>,
     /// For a budget failure: the dimension, the cap and the spend.
     pub budget: Option<BudgetBreach>,

@@ -88,9 +88,9 @@ impl Program {
         Ok(Program { module, hash: OnceCell::new(), regexes, ops, const_strs, top_level_steps })
     }
 
-    /// The module's content hash (`tisslang::format::content_hash`).
+    /// The module's content hash (`tisslang::container::content_hash`).
     pub fn hash(&self) -> &str {
-        self.hash.get_or_init(|| tisslang::format::content_hash(&self.module))
+        self.hash.get_or_init(|| tisslang::container::content_hash(&self.module))
     }
 
     pub fn string(&self, index: u32) -> &str {

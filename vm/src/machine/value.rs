@@ -3,8 +3,9 @@
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
-use tisslang::isa::Field;
-use tisslang::module::CostBound;
+use tisslang::cost::bound::CostBound;
+use tisslang::cost::{Dim, DimUnit, PerDim};
+use tisslang::types::Field;
 
 use crate::host::RunResult;
 
@@ -24,7 +25,7 @@ pub struct ErrorRecord {
 pub enum Record {
     LastRun(RunResult),
     /// Spending per dimension, in `Dim::ALL` order (time in ms).
-    Cost([u64; 5]),
+    Cost(PerDim<u64>),
     Error(ErrorRecord),
     Review {
         approved: bool,
@@ -37,17 +38,17 @@ pub enum Record {
 pub enum Value {
     /// Shared text: copying a string value (LOAD, PUSH_CONST) is a reference
     /// count, not an allocation.
-    Str(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
+    Str(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
     Int(i64),
     /// Milliseconds.
     Duration(u64),
     Bool(bool),
-    Record(#[serde(deserialize_with = "crate::machine::bounds::boxed_record")] Box<Record>),
+    Record(#[serde(deserialize_with = "crate::machine::state_limits::boxed_record")] Box<Record>),
     /// Text that came from a model (PROMPT_AGENT) or a file (READ), or was
     /// made from such text by interpolation (SPEC §8, taint). A string like
     /// `Str` in every operation; only the policy's `[taint] run` tells them
     /// apart. Last, so the other variants keep their numbers on the wire.
-    Tainted(#[serde(deserialize_with = "crate::machine::bounds::shared_str")] Rc<str>),
+    Tainted(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on
@@ -167,38 +168,42 @@ impl Record {
     }
 }
 
-fn dim_value(index: usize, amount: u64) -> Value {
-    // EXECUTION_TIME (index 2) is a duration; the others are counts.
-    if index == 2 { Value::Duration(amount) } else { Value::Int(i64::try_from(amount).unwrap_or(i64::MAX)) }
+fn dim_value(dim: Dim, amount: u64) -> Value {
+    match dim.unit() {
+        DimUnit::Time => Value::Duration(amount),
+        DimUnit::Count => Value::Int(i64::try_from(amount).unwrap_or(i64::MAX)),
+    }
 }
 
-fn dim_of(field: Field) -> Option<(usize, bool)> {
+/// The dimension a COST or estimate field reads, and whether it is an
+/// estimate's lower bound (a `_MIN` field).
+fn dim_of(field: Field) -> Option<(Dim, bool)> {
     use Field::*;
     Some(match field {
-        ApiCalls => (0, false),
-        TokenCount => (1, false),
-        ExecutionTime => (2, false),
-        RunCount => (3, false),
-        Instructions => (4, false),
-        ApiCallsMin => (0, true),
-        TokenCountMin => (1, true),
-        ExecutionTimeMin => (2, true),
-        RunCountMin => (3, true),
-        InstructionsMin => (4, true),
+        ApiCalls => (Dim::ApiCalls, false),
+        TokenCount => (Dim::TokenCount, false),
+        ExecutionTime => (Dim::ExecutionTime, false),
+        RunCount => (Dim::RunCount, false),
+        Instructions => (Dim::Instructions, false),
+        ApiCallsMin => (Dim::ApiCalls, true),
+        TokenCountMin => (Dim::TokenCount, true),
+        ExecutionTimeMin => (Dim::ExecutionTime, true),
+        RunCountMin => (Dim::RunCount, true),
+        InstructionsMin => (Dim::Instructions, true),
         _ => return None,
     })
 }
 
-fn cost_field(spent: &[u64; 5], field: Field) -> Option<Value> {
+fn cost_field(spent: &PerDim<u64>, field: Field) -> Option<Value> {
     match dim_of(field)? {
-        (i, false) => Some(dim_value(i, spent[i])),
+        (dim, false) => Some(dim_value(dim, spent[dim])),
         (_, true) => None,
     }
 }
 
 fn estimate_field(bound: &CostBound, field: Field) -> Option<Value> {
-    let (i, min) = dim_of(field)?;
-    Some(dim_value(i, if min { bound.min[i] } else { bound.max[i] }))
+    let (dim, min) = dim_of(field)?;
+    Some(dim_value(dim, if min { bound.min[dim] } else { bound.max[dim] }))
 }
 
 /// CONTAINS. `str::contains` sets up a searcher on every call, which costs

@@ -106,7 +106,7 @@ impl PolicyRules {
 }
 
 /// A snapshot's remembered policy decoded within its payload's budget
-/// (`tisslang::bounds`), like every collection of a snapshot.
+/// (`tisslang::codec::decode_budget`), like every collection of a snapshot.
 mod bounded {
     use serde::{Deserialize, Deserializer};
 

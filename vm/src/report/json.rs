@@ -1,7 +1,7 @@
 //! The JSON report (SPEC §9): one object on stdout.
 
 use serde_json::{Value as Json, json};
-use tisslang::cost::Dim;
+use tisslang::cost::PerDim;
 
 use super::{RunReport, RunStatus};
 use crate::machine::value::Value;
@@ -43,7 +43,7 @@ impl RunReport {
             _ => Json::Null,
         };
         let cost: serde_json::Map<String, Json> =
-            Dim::ALL.iter().zip(self.cost).map(|(d, v)| (d.json_key().to_string(), json!(v))).collect();
+            self.cost.iter().map(|(d, v)| (d.json_key().to_string(), json!(v))).collect();
         json!({
             "status": self.status_name(),
             "exit_code": self.exit_code(),
@@ -57,7 +57,7 @@ impl RunReport {
             "cost": cost,
             "snapshot": snapshot,
             "sandbox": self.sandbox.as_ref().map_or(Json::Null, |s| s.json()),
-            "budgets": Json::Object(Dim::ALL.iter().zip(self.budgets).map(|(d, cap)| (d.json_key().to_string(), json!(cap))).collect()),
+            "budgets": Json::Object(self.budgets.iter().map(|(d, cap)| (d.json_key().to_string(), json!(cap))).collect()),
             "effects": self.effects.to_json(),
             "effects_omitted": self.effects.omitted,
         })
@@ -65,8 +65,8 @@ impl RunReport {
 }
 
 /// A cost per dimension as the JSON object of SPEC §9 (`api_calls`, ...).
-fn cost_json(cost: &[u64; 5]) -> Json {
-    Json::Object(Dim::ALL.iter().zip(cost).map(|(d, v)| (d.json_key().to_string(), json!(v))).collect())
+fn cost_json(cost: &PerDim<u64>) -> Json {
+    Json::Object(cost.iter().map(|(d, v)| (d.json_key().to_string(), json!(v))).collect())
 }
 
 /// A value the failure saw, with its type: integers and booleans as JSON's,

@@ -14,6 +14,8 @@ mod text;
 pub use junit::xml;
 pub use text::failure_text;
 
+use tisslang::cost::{Dim, PerDim};
+
 use crate::machine::failure::{Failure, FailureKind};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, StepRecord, StepStatus, Suspension};
@@ -35,8 +37,8 @@ pub struct StepReport {
     pub status: &'static str,
     pub line: u32,
     pub duration_ms: u64,
-    /// What the step spent, in `Dim::ALL` order (zero for a step not run).
-    pub cost: [u64; 5],
+    /// What the step spent (zero for a step not run).
+    pub cost: PerDim<u64>,
     /// Its LOG messages (and those of the steps and tasks inside it), in order.
     pub logs: Vec<String>,
 }
@@ -47,12 +49,12 @@ pub struct RunReport {
     pub status: RunStatus,
     pub duration_ms: u64,
     pub steps: Vec<StepReport>,
-    /// Run totals, in `Dim::ALL` order.
-    pub cost: [u64; 5],
+    /// Run totals.
+    pub cost: PerDim<u64>,
     /// The isolation RUN had (set by the caller that prepared the sandbox).
     pub sandbox: Option<Isolation>,
-    /// The caps in force at the end, in `Dim::ALL` order (`None`: no cap).
-    pub budgets: [Option<u64>; 5],
+    /// The caps in force at the end (`None`: no cap).
+    pub budgets: PerDim<Option<u64>>,
     /// The effects of this session of the run (set by the caller whose host
     /// recorded them; a resumed run's report has those since the resume).
     pub effects: Effects,
@@ -108,7 +110,7 @@ impl RunReport {
                         r.duration_ms,
                         r.cost,
                     ),
-                    None => ("not_run", 0, [0; 5]),
+                    None => ("not_run", 0, PerDim::default()),
                 };
                 StepReport {
                     name: program.string(info.name).to_string(),
@@ -123,7 +125,7 @@ impl RunReport {
         RunReport {
             task: program.string(module.task).to_string(),
             status,
-            duration_ms: machine.meters[2],
+            duration_ms: machine.meters[Dim::ExecutionTime],
             steps,
             cost: machine.meters,
             sandbox: None,

@@ -1,7 +1,5 @@
 //! The text report: the summary after the step lines, and the failure report.
 
-use tisslang::cost::Dim;
-
 use super::style::{Style, Tone};
 use super::{RunReport, RunStatus};
 use crate::machine::Suspension;
@@ -34,8 +32,7 @@ impl RunReport {
                 }
             }
         }
-        let cost: Vec<String> =
-            Dim::ALL.iter().zip(self.cost).map(|(d, v)| format!("{}={v}", d.json_key())).collect();
+        let cost: Vec<String> = self.cost.iter().map(|(d, v)| format!("{}={v}", d.json_key())).collect();
         out.push_str(&format!("cost: {}\n", cost.join(" ")));
         if let Some(sandbox) = &self.sandbox {
             out.push_str(&sandbox.line());

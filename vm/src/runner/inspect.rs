@@ -89,7 +89,7 @@ pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
 pub fn disasm(out: &mut Diagnostics, path: &Path) -> u8 {
     match load_plan(out, path) {
         Ok(plan) => {
-            let source = tisslang::source::find(&plan.module, Some(path));
+            let source = tisslang::module::kept_source::find(&plan.module.source, Some(path));
             let listing = tisslang::disasm::disassemble_with_source(&plan.module, &plan.hash(), &source);
             write_stdout(PROGRAM, &listing, status::OK)
         }

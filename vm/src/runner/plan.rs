@@ -11,8 +11,8 @@ use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::lower::LowerOptions;
 use tiss_support::io_message::io_message;
 use tiss_support::shell::quote::shell_word;
+use tisslang::codec::seal::names_container;
 use tisslang::module::{Module, Source};
-use tisslang::seal::names_container;
 
 use crate::runner::invalid::{Invalid, Refused};
 
@@ -31,7 +31,7 @@ impl Plan {
     /// The content hash, computed only where it is shown or compared: it
     /// encodes and hashes the whole module, which a run does not need.
     pub fn hash(&self) -> String {
-        tisslang::format::content_hash(&self.module)
+        tisslang::container::content_hash(&self.module)
     }
 }
 
@@ -43,8 +43,8 @@ pub fn load_plan(out: &mut Diagnostics, path: &Path) -> Result<Plan, Refused> {
     let name = path.display().to_string();
     // Source or bytecode, nothing larger than the largest `.tbc` is read: a
     // larger source would not compile in memory either.
-    let limit = tisslang::format::MAX_FILE;
-    let bytes = tisslang::seal::read_file(path, limit)
+    let limit = tisslang::container::MAX_FILE;
+    let bytes = tisslang::codec::seal::read_file(path, limit)
         .map_err(|e| Invalid::told(&name, format!("cannot read `{name}`: {}", io_message(&e))))?
         .map_err(|size| {
             Invalid::told(
@@ -65,7 +65,7 @@ pub fn load_plan(out: &mut Diagnostics, path: &Path) -> Result<Plan, Refused> {
     // The magic's first four bytes name the container; the rest are
     // line-ending canaries, so a `.tbc` whose line endings were converted
     // is still bytecode, and the loader says what happened to it.
-    let is_source = !names_container(&bytes, &tisslang::format::MAGIC);
+    let is_source = !names_container(&bytes, &tisslang::container::MAGIC);
     let module = if is_source {
         let (mut module, frontend) =
             match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
@@ -90,7 +90,7 @@ pub fn load_plan(out: &mut Diagnostics, path: &Path) -> Result<Plan, Refused> {
         }
         module
     } else {
-        tisslang::format::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
+        tisslang::container::load(&bytes).map_err(|e| Invalid::told(&name, format!("{name}: {e}")))?
     };
     Ok(Plan { module })
 }

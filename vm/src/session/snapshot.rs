@@ -2,7 +2,7 @@
 //! atomically and checksummed, that `tissvm resume` continues — in the same
 //! process, another one, or on another machine.
 //!
-//! Like the `.tbc` container (`tisslang::format`), a snapshot is a fixed
+//! Like the `.tbc` container (`tisslang::container`), a snapshot is a fixed
 //! header and a bincode payload (bincode 2.0.1 through serde, standard
 //! configuration: little-endian varints, the same size limit). Header (all
 //! integers little-endian), [`HEADER_LEN`] = 20 bytes:
@@ -13,7 +13,7 @@
 //! |      8 |    2 | snapshot format version ([`SNAPSHOT_VERSION`])           |
 //! |     10 |    2 | flags: bit 0 ([`SIGNED`]), the others zero               |
 //! |     12 |    4 | payload length in bytes (u32)                            |
-//! |     16 |    4 | CRC-32 of the payload (`tisslang::seal`)                 |
+//! |     16 |    4 | CRC-32 of the payload (`tisslang::codec::seal`)                 |
 //! |     20 |    … | payload                                                  |
 //!
 //! A signed snapshot's payload ends with a signature: the HMAC-SHA256,
@@ -31,7 +31,7 @@
 //! a text-mode transfer is recognized as such.
 //!
 //! The payload, in order: the content hash of the module
-//! (`tisslang::format::content_hash`), the workspace the run used (the
+//! (`tisslang::container::content_hash`), the workspace the run used (the
 //! path's bytes), where the run stands in an `--answers` file if one was
 //! given, the run's options that `tissvm resume` goes on with
 //! ([`RememberedOptions`]), whether the snapshot has been resumed and what
@@ -48,9 +48,9 @@
 //! Reading trusts nothing: magic, version, flags, length and checksum, then
 //! the payload's head is decoded, the embedded bytecode is decoded and
 //! verified, its content hash must be the stored one, the machine state is
-//! decoded within what the bytecode allows (`machine/bounds.rs`; every
+//! decoded within what the bytecode allows (`machine/state_limits.rs`; every
 //! collection, here and in the head, claims its memory before it is
-//! allocated, `tisslang::bounds`), and it must be one the code can continue
+//! allocated, `tisslang::codec::decode_budget`), and it must be one the code can continue
 //! from, checked against the verifier's facts (`snapshot/state.rs`: the pc, frames, open steps,
 //! the stack's types, the bound variables; a run that has not ended).
 //! Every failure is a [`SnapshotError`]; nothing panics, and nothing a
@@ -72,12 +72,12 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use tiss_support::atomic_write::{sync_dir, write_atomically, write_temp};
-use tisslang::format::LoadError;
+use tisslang::codec::seal::{self, SealError, StartError, u16_at};
+use tisslang::container::LoadError;
 use tisslang::module::Module;
-use tisslang::seal::{self, SealError, StartError, u16_at};
 
 use crate::machine::Machine;
-use crate::machine::bounds::Limits;
+use crate::machine::state_limits::Limits;
 use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
 use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
@@ -96,7 +96,7 @@ pub const HEADER_LEN: usize = 8 + 2 + 2 + seal::TRAILER_LEN;
 
 /// The largest payload accepted (and bincode's allocation limit): the same
 /// as for `.tbc` files.
-pub const MAX_PAYLOAD: usize = tisslang::format::MAX_PAYLOAD;
+pub const MAX_PAYLOAD: usize = tisslang::container::MAX_PAYLOAD;
 
 /// Header flag: the payload ends with a signature of [`SIGNATURE_LEN`] bytes.
 pub const SIGNED: u16 = 1;
@@ -201,9 +201,9 @@ impl fmt::Display for Continuation {
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotRef<'a> {
     pub machine: &'a Machine,
-    /// The module's complete `.tbc` bytes (`tisslang::format::encode`).
+    /// The module's complete `.tbc` bytes (`tisslang::container::encode`).
     pub bytecode: &'a [u8],
-    /// The module's content hash (`tisslang::format::content_hash`).
+    /// The module's content hash (`tisslang::container::content_hash`).
     pub content_hash: &'a str,
     /// The workspace the run used (absolute).
     pub workspace: &'a Path,
@@ -459,7 +459,7 @@ impl ContinuationWire {
 
 /// The payload's head as written: everything but the machine, which
 /// follows it. The bytecode comes before the machine so that what it
-/// allows bounds the machine's decoding (`machine/bounds.rs`). Field order
+/// allows bounds the machine's decoding (`machine/state_limits.rs`). Field order
 /// is the wire order: keep it in step with [`HeadIn`].
 #[derive(Serialize)]
 struct HeadOut<'a> {
@@ -592,7 +592,7 @@ fn check_header(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     }
     seal::check_start(bytes, &MAGIC, SNAPSHOT_VERSION, HEADER_LEN).map_err(|e| match e {
         StartError::NoMagic if bytes.is_empty() => SnapshotError::NotSnapshot(NotSnapshot::Empty),
-        StartError::NoMagic if bytes.starts_with(&tisslang::format::MAGIC[..4]) => {
+        StartError::NoMagic if bytes.starts_with(&tisslang::container::MAGIC[..4]) => {
             SnapshotError::NotSnapshot(NotSnapshot::Bytecode)
         }
         StartError::NoMagic => SnapshotError::NotSnapshot(NotSnapshot::Other),
@@ -635,9 +635,9 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     let (HeadIn { content_hash, workspace, answers, options, resumed, bytecode }, rest, signed) =
         decode_head(bytes)?;
-    let module = tisslang::format::decode(bytecode).map_err(SnapshotError::Bytecode)?;
+    let module = tisslang::container::decode(bytecode).map_err(SnapshotError::Bytecode)?;
     let facts = tisslang::verify::verify(&module).map_err(|e| SnapshotError::Bytecode(e.into()))?;
-    let actual = tisslang::format::content_hash(&module);
+    let actual = tisslang::container::content_hash(&module);
     if actual != content_hash {
         return Err(SnapshotError::HashMismatch { stored: content_hash, actual });
     }
@@ -660,19 +660,19 @@ pub fn read_snapshot(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 /// payload (without the signature) is the machine's. And whether it is signed.
 fn decode_head(bytes: &[u8]) -> Result<(HeadIn<'_>, &[u8], bool), SnapshotError> {
     let Opened { body: payload, signature } = open(bytes)?;
-    let (head, used): (HeadIn<'_>, usize) = tisslang::bounds::within(payload.len(), || {
+    let (head, used): (HeadIn<'_>, usize) = tisslang::codec::decode_budget::within(payload.len(), || {
         bincode::serde::borrow_decode_from_slice(payload, config())
     })
-    .map_err(|e| SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) })?;
+    .map_err(|e| SnapshotError::Malformed { reason: tisslang::container::decode_error_text(&e) })?;
     Ok((head, &payload[used..], signature.is_some()))
 }
 
 /// The machine from the rest of the payload: its collections each within
 /// what `module` allows and claimed before they are allocated
-/// (`machine/bounds.rs`). More than the module allows does not fit it.
+/// (`machine/state_limits.rs`). More than the module allows does not fit it.
 fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError> {
-    let (decoded, refused) = crate::machine::bounds::within(Limits::of(module), || {
-        tisslang::bounds::within(rest.len(), || {
+    let (decoded, refused) = crate::machine::state_limits::within(Limits::of(module), || {
+        tisslang::codec::decode_budget::within(rest.len(), || {
             bincode::serde::decode_from_slice::<Machine, _>(rest, config())
         })
     });
@@ -682,7 +682,9 @@ fn decode_machine(rest: &[u8], module: &Module) -> Result<Machine, SnapshotError
             reason: format!("{} unused bytes at the end of the payload", rest.len() - used),
         }),
         (Err(_), Some(reason)) => Err(SnapshotError::Inconsistent { reason }),
-        (Err(e), None) => Err(SnapshotError::Malformed { reason: tisslang::format::decode_error_text(&e) }),
+        (Err(e), None) => {
+            Err(SnapshotError::Malformed { reason: tisslang::container::decode_error_text(&e) })
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use tiss_vm::machine::{LogRecord, Machine, Outcome};
 /// `header` and `payload` as one file, its trailer written for the payload.
 fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
     let mut file = [header, payload].concat();
-    tisslang::seal::seal(&mut file, header.len());
+    tisslang::codec::seal::seal(&mut file, header.len());
     file
 }
 
@@ -150,7 +150,7 @@ fn one_string(element: &[u8], marker: &str) -> Vec<u8> {
 /// question, where a snapshot is written.
 fn suspended() -> (Vec<u8>, Program, Machine) {
     let bytecode = tbc_of("harmless", harmless_plan());
-    let program = Program::new(tisslang::format::load(&bytecode).unwrap()).unwrap();
+    let program = Program::new(tisslang::container::load(&bytecode).unwrap()).unwrap();
     let mut machine = Machine::new(&program);
     let outcome = machine.run(&program, &mut host());
     assert!(matches!(outcome, Outcome::Suspended(_)), "{outcome:?}");
@@ -212,7 +212,7 @@ fn a_40_mb_snapshot_of_empty_log_messages_is_refused_by_the_budget() {
 fn a_tbc_of_twenty_million_one_byte_instructions_is_refused_by_the_budget() {
     let dir = tempfile::tempdir().unwrap();
     let bytecode = tbc_of("harmless", harmless_plan());
-    let module = tisslang::format::decode(&bytecode).unwrap();
+    let module = tisslang::container::decode(&bytecode).unwrap();
     // The code section (its length, then its bytes) replaced by POPs.
     let code = tisslang::isa::encode_all(&module.code);
     let section = |len: u32, code: &[u8]| {
@@ -224,7 +224,7 @@ fn a_tbc_of_twenty_million_one_byte_instructions_is_refused_by_the_budget() {
     let n = 20_000_000;
     let pop = tisslang::isa::encode_all(&[tisslang::isa::Instr::Pop {}]);
     let hostile = [varint_u32(n), pop.repeat(n as usize)].concat();
-    let header = tisslang::format::HEADER_LEN;
+    let header = tisslang::container::HEADER_LEN;
     let payload = splice(&bytecode[header..], &section(code.len() as u32, &code), &hostile);
     let tbc = reseal(&bytecode[..header], &payload);
     let path = dir.path().join("pops.tbc");

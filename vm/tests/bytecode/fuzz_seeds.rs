@@ -56,7 +56,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let mut seeds = Vec::new();
     for (name, src) in example_plans() {
         let bytecode = tbc_of(&name, &src);
-        let program = Program::new(tisslang::format::load(&bytecode).unwrap()).unwrap();
+        let program = Program::new(tisslang::container::load(&bytecode).unwrap()).unwrap();
         for (k, state) in states(&program).iter().enumerate() {
             seeds.push(("snapshot", format!("{name}-{k}"), snapshot_of(state, &bytecode, &program)));
         }
@@ -73,7 +73,7 @@ fn refusal(target: &str, bytes: &[u8]) -> Option<String> {
             let frontend = tiss_compiler::frontend("seed.tiss", bytes);
             frontend.has_errors().then(|| format!("{} diagnostics", frontend.diagnostics.len()))
         }
-        "bytecode" => tisslang::format::load(bytes).err().map(|e| e.to_string()),
+        "bytecode" => tisslang::container::load(bytes).err().map(|e| e.to_string()),
         _ => tiss_vm::session::snapshot::read_snapshot(bytes).err().map(|e| e.to_string()),
     }
 }

@@ -12,9 +12,10 @@
 use crate::resealed::{
     Rng, assert_defined_exit, assert_in_words, example_plans, harmless_plan, run_to_the_end, tbc_of,
 };
-use tisslang::format;
+use tisslang::container;
 use tisslang::isa::Instr;
-use tisslang::module::{Constant, Module, NONE, TemplatePart, ValueType};
+use tisslang::module::{Constant, Module, NONE, TemplatePart};
+use tisslang::types::ValueType;
 
 /// What became of the mutants.
 #[derive(Debug, Default)]
@@ -29,13 +30,13 @@ fn structural(module: &Module, rng: &mut Rng) -> Vec<u8> {
     for _ in 0..1 + rng.below(2) {
         mutate(&mut m, rng);
     }
-    format::encode(&m)
+    container::encode(&m)
 }
 
 /// Bytes of the payload changed, then the checksum made right again.
 fn bytewise(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut file = bytes.to_vec();
-    let payload = &mut file[format::HEADER_LEN..];
+    let payload = &mut file[container::HEADER_LEN..];
     for _ in 0..1 + rng.below(3) {
         let at = rng.below(payload.len() as u64) as usize;
         payload[at] = match rng.below(3) {
@@ -44,7 +45,7 @@ fn bytewise(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
             _ => rng.next() as u8,
         };
     }
-    tisslang::seal::seal(&mut file, format::HEADER_LEN);
+    tisslang::codec::seal::seal(&mut file, container::HEADER_LEN);
     file
 }
 
@@ -169,7 +170,7 @@ fn pick<'a, T>(items: &'a mut [T], rng: &mut Rng) -> Option<&'a mut T> {
 /// Loads and, if loaded, runs; panics (naming the case) on a trap.
 fn check(case: &str, bytes: &[u8], tally: &mut Tally) {
     let loaded =
-        format::load(bytes).map_err(|e| e.to_string()).and_then(tiss_vm::machine::program::Program::new);
+        container::load(bytes).map_err(|e| e.to_string()).and_then(tiss_vm::machine::program::Program::new);
     match loaded {
         Err(refusal) => {
             assert_in_words(case, &refusal);
@@ -195,7 +196,7 @@ fn resealed_modules_are_refused_or_run_to_a_defined_outcome() {
     let mut rng = Rng::new(0x7155_1a9c);
     for (name, src) in plans() {
         let bytes = tbc_of(&name, &src);
-        let module = format::load(&bytes).expect("a compiled plan loads");
+        let module = container::load(&bytes).expect("a compiled plan loads");
         check(&name, &bytes, &mut tally);
         let cases = if name == "generated" { 400 } else { 1600 };
         for case in 0..cases {
@@ -215,7 +216,7 @@ fn resealed_modules_are_refused_or_run_to_a_defined_outcome() {
 fn resealed_modules_through_tissvm_run_never_exit_70() {
     let fixture = crate::common::Fixture::new();
     let bytes = tbc_of("harmless", harmless_plan());
-    let module = format::load(&bytes).unwrap();
+    let module = container::load(&bytes).unwrap();
     let mut rng = Rng::new(0x5eed_0070);
     let mut statuses = std::collections::BTreeMap::new();
     for case in 0..60 {

@@ -37,7 +37,7 @@ impl Fixture {
         let Ok((module, _)) = tiss_compiler::compile("p.tiss", PAUSE.as_bytes(), Default::default()) else {
             panic!("the test plan compiles");
         };
-        let mut bytes = tisslang::format::encode(&module);
+        let mut bytes = tisslang::container::encode(&module);
         *bytes.last_mut().unwrap() ^= 1;
         self.write("corrupt.tbc", &bytes)
     }

@@ -36,7 +36,7 @@ fn workspace() -> tempfile::TempDir {
     if let tisslang::module::Source::Embedded { name, .. } = &mut module.source {
         *name = "plan.tiss".to_string();
     }
-    std::fs::write(dir.path().join("plan.tbc"), tisslang::format::encode(&module)).unwrap();
+    std::fs::write(dir.path().join("plan.tbc"), tisslang::container::encode(&module)).unwrap();
     dir
 }
 
@@ -47,8 +47,8 @@ fn disasm_of_bytecode() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
-    let module = tisslang::format::load(&std::fs::read(dir.path().join("plan.tbc")).unwrap()).unwrap();
-    assert_eq!(out, tisslang::disasm::disassemble(&module, &tisslang::format::content_hash(&module)));
+    let module = tisslang::container::load(&std::fs::read(dir.path().join("plan.tbc")).unwrap()).unwrap();
+    assert_eq!(out, tisslang::disasm::disassemble(&module, &tisslang::container::content_hash(&module)));
     assert!(out.starts_with("; TissLang bytecode listing\ntask      \"Say hello\"\n"), "{out}");
     assert!(out.contains("       4 |     RUN \"echo hello\" TIMEOUT 5s\n"), "{out}");
 }
@@ -212,7 +212,7 @@ fn resume_plan_is_source_or_bytecode_by_its_content() {
     else {
         panic!("the test plan compiles");
     };
-    std::fs::write(dir.path().join("pausing.bin"), tisslang::format::encode(&module)).unwrap();
+    std::fs::write(dir.path().join("pausing.bin"), tisslang::container::encode(&module)).unwrap();
     for plan in ["pausing.txt", "pausing.bin"] {
         let copy = dir.path().join(format!("{plan}.snap"));
         std::fs::copy(&snap, &copy).unwrap();

@@ -2,12 +2,14 @@
 //! equality with the bounds the compiler stores (every example, generated
 //! plans), and bytecode it refuses.
 
-#[allow(dead_code)] // only `generate` is used here
 use tiss_vm::analysis::estimate::{CostModel, Estimate, estimate};
+use tisslang::analysis::cost_model::DEFAULT_RUN_MAX_MS;
 use tisslang::cost::Dim;
-use tisslang::cost_model::DEFAULT_RUN_MAX_MS;
+#[allow(dead_code)] // only `generate` is used here
+use tisslang::cost::PerDim;
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
-use tisslang::module::{CostBound, Module};
+use tisslang::module::Module;
 
 fn compile(src: &str) -> Module {
     match tiss_compiler::compile("t.tiss", src.as_bytes(), Default::default()) {
@@ -23,7 +25,7 @@ fn default_estimate(m: &Module) -> Estimate {
 /// Builds a bound from `(min, max)` per dimension, in `Dim::ALL` order:
 /// api_calls, token_count, execution_time_ms, run_count, instructions.
 fn b(dims: [(u64, u64); 5]) -> CostBound {
-    CostBound { min: dims.map(|d| d.0), max: dims.map(|d| d.1) }
+    CostBound { min: PerDim::new(dims.map(|d| d.0)), max: PerDim::new(dims.map(|d| d.1)) }
 }
 
 /// The analysis of the bytecode gives exactly the compiler's bounds.
@@ -255,7 +257,7 @@ fn every_example_matches_the_compiler() {
         let m = compile(&src);
         assert_matches_compiler(&m, &path.display().to_string());
         // Through the .tbc format as well.
-        let loaded = tisslang::format::load(&tisslang::format::encode(&m)).expect("loads");
+        let loaded = tisslang::container::load(&tisslang::container::encode(&m)).expect("loads");
         assert_eq!(default_estimate(&loaded), default_estimate(&m));
         checked += 1;
     }

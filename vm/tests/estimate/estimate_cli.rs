@@ -58,7 +58,7 @@ fn compile(src: &str) -> tisslang::module::Module {
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("plan.tiss"), PLAN).unwrap();
-    std::fs::write(dir.path().join("plan.tbc"), tisslang::format::encode(&module())).unwrap();
+    std::fs::write(dir.path().join("plan.tbc"), tisslang::container::encode(&module())).unwrap();
     dir
 }
 
@@ -255,7 +255,7 @@ fn a_plan_with_a_loop_exits_2() {
             *target = 0;
         }
     }
-    std::fs::write(dir.path().join("loop.tbc"), tisslang::format::encode(&m)).unwrap();
+    std::fs::write(dir.path().join("loop.tbc"), tisslang::container::encode(&m)).unwrap();
     let o = tissvm(dir.path(), &["estimate", "loop.tbc"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("goes backwards"), "{}", stderr(&o));

@@ -16,7 +16,6 @@ use tiss_vm::machine::failure::FailureKind;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
 use tisslang::cost::Dim;
-use tisslang::module::dim_index;
 
 #[derive(Debug, Clone)]
 enum S {
@@ -161,7 +160,7 @@ proptest! {
         let src = plan(&tasks, &steps);
         let (module, _) = tiss_compiler::compile("random.tiss", src.as_bytes(), Default::default())
             .unwrap_or_else(|fe| panic!("{src}\n{:#?}", fe.diagnostics));
-        let module = tisslang::format::load(&tisslang::format::encode(&module)).expect("verifies");
+        let module = tisslang::container::load(&tisslang::container::encode(&module)).expect("verifies");
 
         let e = estimate(&module, &CostModel::default()).unwrap_or_else(|e| panic!("{src}\n{e}"));
         prop_assert_eq!(e.total, module.bound, "plan bound\n{}", src);
@@ -198,7 +197,7 @@ proptest! {
             other => panic!("{src}\nunexpected outcome {other:?}"),
         };
         for dim in [Dim::RunCount, Dim::ApiCalls, Dim::Instructions] {
-            let actual = machine.meters[dim_index(dim)];
+            let actual = machine.meters[dim];
             let (min, max) = e.total.get(dim);
             prop_assert!(actual <= max, "{}: {} > max {}\n{}", dim.name(), actual, max, src);
             if completed {

@@ -4,7 +4,7 @@
 //! loaded plan to its end against the scripted host — answering every
 //! question, and taking every state it suspends in through a snapshot that
 //! must read back — asserting that it never traps, then reporting it in
-//! every format. (Re-sealing is `tisslang::seal::seal`.)
+//! every format. (Re-sealing is `tisslang::codec::seal::seal`.)
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -96,7 +96,7 @@ TEXT
 pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
     let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:#?}", fe.diagnostics));
-    tisslang::format::encode(&module)
+    tisslang::container::encode(&module)
 }
 
 /// A `tissvm` process given a re-sealed input ended with an exit status of

@@ -8,12 +8,13 @@ use tiss_vm::machine::failure::FailureKind;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{Machine, Outcome, StepStatus};
+use tisslang::cost::Dim;
 
 fn program(src: &str) -> Program {
     let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
         .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
-    let bytes = tisslang::format::encode(&module);
-    let module = tisslang::format::load(&bytes).expect("verified");
+    let bytes = tisslang::container::encode(&module);
+    let module = tisslang::container::load(&bytes).expect("verified");
     Program::new(module).expect("regexes compile")
 }
 
@@ -57,7 +58,7 @@ fn files_commands_and_assertions() {
     );
     assert_eq!(machine.step_records.len(), 1);
     assert_eq!(machine.step_records[0].status, StepStatus::Passed);
-    assert_eq!(machine.meters[3], 1, "one RUN");
+    assert_eq!(machine.meters[Dim::RunCount], 1, "one RUN");
 }
 
 #[test]
@@ -166,8 +167,8 @@ fn prompts_use_the_mock_provider_and_meter_tokens() {
     host.files.insert("notes.txt".into(), "some notes".into());
     let (machine, outcome) = run_with(&src, &mut host);
     assert_eq!(outcome, Outcome::Completed, "{:?}", machine.status);
-    assert_eq!(machine.meters[0], 1);
-    assert!(machine.meters[1] > 0);
+    assert_eq!(machine.meters[Dim::ApiCalls], 1);
+    assert!(machine.meters[Dim::TokenCount] > 0);
 }
 
 #[test]
@@ -199,7 +200,11 @@ fn resuming_without_an_answer_changes_nothing_but_the_clock() {
     assert!(matches!(machine.run(&program, &mut host), Outcome::Suspended(_)));
     let suspended = machine.clone();
     assert!(matches!(machine.run(&program, &mut host), Outcome::Suspended(_)));
-    assert!(machine.meters[2] > suspended.meters[2], "the clock moved: {:?}", machine.meters);
+    assert!(
+        machine.meters[Dim::ExecutionTime] > suspended.meters[Dim::ExecutionTime],
+        "the clock moved: {:?}",
+        machine.meters
+    );
     assert!(machine.is_unchanged_since(&suspended), "no answer: the same state but for the time");
     host.answers.push_back(Answer::Continue);
     assert_eq!(machine.run(&program, &mut host), Outcome::Completed);
@@ -282,7 +287,7 @@ fn the_instruction_cap_survives_a_round_trip_of_the_state() {
     let mut restored: Machine = serde_json::from_str(&text).unwrap();
     let Outcome::Failed(f) = restored.run(&program, &mut host) else { panic!("the cap was lost") };
     assert_eq!(f.kind, FailureKind::BudgetExceeded);
-    assert_eq!(restored.meters[4], 10);
+    assert_eq!(restored.meters[Dim::Instructions], 10);
     assert_eq!(f.budget.map(|b| b.reason), Some("limit".to_string()));
 }
 

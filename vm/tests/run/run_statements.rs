@@ -729,7 +729,7 @@ fn compile_to_bytes(source: &str) -> Vec<u8> {
     let Ok((module, _)) = tiss_compiler::compile("plan.tiss", source.as_bytes(), Default::default()) else {
         panic!("the test plan compiles");
     };
-    tisslang::format::encode(&module)
+    tisslang::container::encode(&module)
 }
 
 #[test]

@@ -157,7 +157,7 @@ fn compile_beside(dir: &Path, source: &str) {
         panic!("the test plan compiles");
     };
     module.source.drop_text();
-    std::fs::write(dir.join("plan.tbc"), tisslang::format::encode(&module)).unwrap();
+    std::fs::write(dir.join("plan.tbc"), tisslang::container::encode(&module)).unwrap();
 }
 
 #[test]

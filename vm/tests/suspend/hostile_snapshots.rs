@@ -18,12 +18,13 @@ use tiss_vm::machine::value::{ErrorRecord, Record, Value};
 use tiss_vm::machine::{Frame, LogRecord, Machine, OpenStep, Status, Suspension};
 use tiss_vm::session::snapshot::{self, read_snapshot};
 use tiss_vm::session::snapshot_key::KeyFile;
-use tisslang::module::CostBound;
+use tisslang::cost::bound::CostBound;
+use tisslang::cost::{Dim, PerDim};
 
 /// Every state a run of the plan passes through (at most `most`, evenly
 /// spread), and the states it suspends in.
 fn states(bytecode: &[u8], most: usize) -> (Program, Vec<Machine>) {
-    let program = Program::new(tisslang::format::load(bytecode).unwrap()).unwrap();
+    let program = Program::new(tisslang::container::load(bytecode).unwrap()).unwrap();
     let mut machine = Machine::new(&program);
     let mut host = host();
     let mut seen = Vec::new();
@@ -55,7 +56,7 @@ fn value(rng: &mut Rng) -> Value {
         2 => Value::Duration(5),
         3 => Value::Bool(true),
         4 => Value::Record(Box::new(Record::LastRun(RunResult::default()))),
-        5 => Value::Record(Box::new(Record::Cost([0; 5]))),
+        5 => Value::Record(Box::new(Record::Cost(PerDim::new([0; 5])))),
         6 => Value::Record(Box::new(Record::Error(ErrorRecord {
             kind: "assertion_failed".into(),
             message: String::new(),
@@ -96,7 +97,7 @@ fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
         8 => {
             m.steps.pop();
         }
-        9 => m.steps.push(OpenStep { step: small(rng), meters_at_entry: [0; 5] }),
+        9 => m.steps.push(OpenStep { step: small(rng), meters_at_entry: PerDim::new([0; 5]) }),
         10 => {
             let n = m.slots.len() as u64;
             if n > 0 {
@@ -112,7 +113,7 @@ fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
                 _ => Status::Completed,
             }
         }
-        13 => m.meters[rng.below(5) as usize] = if rng.below(2) == 0 { u64::MAX } else { 0 },
+        13 => m.meters[Dim::ALL[rng.below(5) as usize]] = if rng.below(2) == 0 { u64::MAX } else { 0 },
         14 => m.logs.push(LogRecord { step: small(rng), message: String::new() }),
         15 => m.asked.insert(0, ([rng.below(256) as u8; 16], small(rng))),
         _ => m.interactions = u32::MAX,
@@ -162,7 +163,7 @@ fn resealed_snapshots_are_refused_or_resume_to_a_defined_outcome() {
                     let at =
                         snapshot::HEADER_LEN + rng.below((file.len() - snapshot::HEADER_LEN) as u64) as usize;
                     file[at] ^= 1 << rng.below(8);
-                    tisslang::seal::seal(&mut file, snapshot::HEADER_LEN);
+                    tisslang::codec::seal::seal(&mut file, snapshot::HEADER_LEN);
                     file
                 } else {
                     let mut m = state.clone();

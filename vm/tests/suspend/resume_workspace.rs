@@ -209,7 +209,7 @@ fn a_tampered_signature_is_refused_without_workdir() {
     bytes[last] ^= 1;
     let header = snapshot::HEADER_LEN;
     let payload = bytes[header..].to_vec();
-    let trailer = tisslang::seal::trailer(&payload);
+    let trailer = tisslang::codec::seal::trailer(&payload);
     bytes[header - trailer.len()..header].copy_from_slice(&trailer);
     let tampered = fx.path("tampered.snap");
     std::fs::write(&tampered, &bytes).unwrap();

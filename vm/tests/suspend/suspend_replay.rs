@@ -7,6 +7,7 @@
 //! (the clock does not tick, so time meters are equal too).
 
 use std::path::Path;
+use tisslang::cost::Dim;
 
 use tiss_compiler::lower::LowerOptions;
 use tiss_vm::host::RunResult;
@@ -23,8 +24,8 @@ use tiss_vm::session::snapshot::{self, SnapshotRef};
 fn compile(name: &str, src: &str) -> (Vec<u8>, Program) {
     let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:#?}\n{src}", fe.diagnostics));
-    let bytes = tisslang::format::encode(&module);
-    let module = tisslang::format::load(&bytes).expect("verified");
+    let bytes = tisslang::container::encode(&module);
+    let module = tisslang::container::load(&bytes).expect("verified");
     (bytes, Program::new(module).expect("loads"))
 }
 
@@ -153,7 +154,7 @@ fn check_plan(name: &str, src: &str) -> u64 {
     let mut straight_host = host(&answers);
     let mut straight = Machine::new(&program);
     let outcome = straight.run(&program, &mut straight_host);
-    let total = straight.meters[4];
+    let total = straight.meters[Dim::Instructions];
     let expected = result(&program, straight, outcome, straight_host);
     assert!(total > 0, "{name}");
 
@@ -161,9 +162,9 @@ fn check_plan(name: &str, src: &str) -> u64 {
     for k in 0..total {
         let mut h = host(&answers);
         let mut m = Machine::new(&program);
-        let first = m.run_until(&program, &mut h, |m| m.meters[4] >= k);
+        let first = m.run_until(&program, &mut h, |m| m.meters[Dim::Instructions] >= k);
         assert_eq!(first, Outcome::Running, "{name}: stop at {k}");
-        assert_eq!(m.meters[4], k, "{name}");
+        assert_eq!(m.meters[Dim::Instructions], k, "{name}");
         let (mut m, resumed_program) = through_snapshot(m, &bytecode, &program);
         let outcome = m.run(&resumed_program, &mut h);
         let got = result(&resumed_program, m, outcome, h);

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use tiss_compiler::diagnostics::codes;
 use tiss_compiler::diagnostics::render;
 use tiss_compiler::fmt::format_source;
-use tiss_compiler::source::{self, SourceFile};
+use tiss_compiler::source_file::{self, SourceFile};
 use tiss_support::atomic_write::write_atomically;
 use tiss_support::cli::write_stdout;
 use tiss_support::io_message::io_message;
@@ -68,7 +68,7 @@ fn fmt_one(out: &mut Output, args: &FmtArgs, path: &Path, is_stdin: bool) -> u8 
             None => return status::USAGE,
         }
     };
-    let (text, decode_errors) = source::decode(bytes.clone());
+    let (text, decode_errors) = source_file::decode(bytes.clone());
     let formatted = if decode_errors.is_empty() { format_source(&text) } else { Err(decode_errors) };
     let formatted = match formatted {
         Ok(formatted) => formatted,

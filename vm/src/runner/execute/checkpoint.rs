@@ -50,7 +50,7 @@ impl Checkpoint {
         }
         Ok(Checkpoint {
             path: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
-            bytecode: bytecode.map_or_else(|| tisslang::format::encode(&program.module), <[u8]>::to_vec),
+            bytecode: bytecode.map_or_else(|| tisslang::container::encode(&program.module), <[u8]>::to_vec),
             key: signing_key().ok(),
         })
     }

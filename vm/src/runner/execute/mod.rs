@@ -254,9 +254,8 @@ impl Finished<'_> {
 /// A `--budget` cap: the lower cap wins, unless `raise` (`--raise-budget`)
 /// lets it replace the cap in force. A cap not raised is said so.
 fn apply_budget(machine: &mut Machine, dim: Dim, value: u64, raise: bool) {
-    let index = Dim::ALL.iter().position(|d| *d == dim).unwrap_or(0);
-    match machine.budgets[index] {
-        Some(cap) if raise && value > cap => machine.budgets[index] = Some(value),
+    match machine.budgets[dim] {
+        Some(cap) if raise && value > cap => machine.budgets[dim] = Some(value),
         Some(cap) if value > cap => eprintln!(
             "tissvm: note: --budget {}={value} does not raise the cap in force ({cap}); add --raise-budget to \
              raise it",

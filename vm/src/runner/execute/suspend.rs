@@ -81,7 +81,7 @@ fn write_snapshot(
     dir: &Path,
     key: Option<&SnapshotKey>,
 ) -> Result<PathBuf, String> {
-    let bytecode = bytecode.unwrap_or_else(|| tisslang::format::encode(&program.module));
+    let bytecode = bytecode.unwrap_or_else(|| tisslang::container::encode(&program.module));
     let bytes = snapshot::encode(&SnapshotRef {
         machine,
         bytecode: &bytecode,

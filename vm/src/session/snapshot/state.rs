@@ -10,7 +10,8 @@
 //! guarantees hold for it, so it reaches no internal error.
 
 use tisslang::isa::Instr;
-use tisslang::module::{Module, ValueType};
+use tisslang::module::Module;
+use tisslang::types::ValueType;
 use tisslang::verify::{Facts, PcFacts, Unit};
 
 use crate::host::Question;
@@ -95,12 +96,12 @@ fn variables(machine: &Machine, module: &Module) -> Result<(), String> {
 /// naming steps that exist.
 fn meters(machine: &Machine, module: &Module) -> Result<(), String> {
     const MOST: u64 = i64::MAX as u64;
-    if let Some((i, &value)) = machine.meters.iter().enumerate().find(|&(_, &v)| v > MOST) {
-        let dim = tisslang::cost::Dim::ALL[i].name();
+    if let Some((dim, &value)) = machine.meters.iter().find(|&(_, &v)| v > MOST) {
+        let dim = dim.name();
         return Err(format!("the {dim} meter stands at {value}, more than a run can count"));
     }
     for open in &machine.steps {
-        if open.meters_at_entry.iter().zip(machine.meters).any(|(at, now)| *at > now) {
+        if open.meters_at_entry.iter().any(|(dim, at)| *at > machine.meters[dim]) {
             return Err(format!("open step {} was entered with more spent than the run has", open.step));
         }
     }

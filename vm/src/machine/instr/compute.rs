@@ -1,0 +1,144 @@
+//! Instructions that compute a value from the stack, the constants and
+//! records, with no effect outside the machine.
+
+use tisslang::cost::Dim;
+use tisslang::module::{Constant, TemplatePart};
+use tisslang::types::Field;
+
+use crate::host::Host;
+use crate::machine::Machine;
+use crate::machine::failure::FailureKind;
+use crate::machine::flow::Exec;
+use crate::machine::program::Program;
+use crate::machine::shell::{Piece, build_command};
+use crate::machine::value::{Record, Value};
+
+impl Machine {
+    pub(in crate::machine) fn push_const(&mut self, index: u32, program: &Program) -> Result<(), Exec> {
+        let value = match program.module.constants.get(index as usize) {
+            Some(Constant::Str(s)) => Value::Str(program.string(*s).into()),
+            Some(Constant::Int(i)) => Value::Int(*i),
+            Some(Constant::Duration(d)) => Value::Duration(*d),
+            Some(Constant::Bool(b)) => Value::Bool(*b),
+            None => return Err(Exec::Trap(format!("constant {index} out of range"))),
+        };
+        self.push(value);
+        Ok(())
+    }
+
+    pub(in crate::machine) fn push_last_run(&mut self) -> Result<(), Exec> {
+        let run = self.last_run.clone().ok_or_else(|| Exec::Trap("LAST_RUN before any RUN".into()))?;
+        self.push(Value::Record(Box::new(Record::LastRun(run))));
+        Ok(())
+    }
+
+    /// COST: what the current step has spent so far.
+    pub(in crate::machine) fn push_cost(&mut self, host: &mut dyn Host) {
+        self.sync_time(host);
+        let spent = self.step_spending();
+        self.push(Value::Record(Box::new(Record::Cost(spent))));
+    }
+
+    pub(in crate::machine) fn field(&mut self, field: u8) -> Result<(), Exec> {
+        let record = self.pop()?;
+        let field = Field::from_u8(field).ok_or_else(|| Exec::Trap(format!("bad field {field}")))?;
+        let value = match &record {
+            Value::Record(r) => r.field(field),
+            _ => None,
+        };
+        let value = value
+            .ok_or_else(|| Exec::Trap(format!("no field {} on a {}", field.name(), record.type_name())))?;
+        self.push(value);
+        Ok(())
+    }
+
+    /// INTERP, or INTERP_SHELL (`shell`: each value quoted as one word).
+    pub(in crate::machine) fn interpolate(
+        &mut self,
+        template: u32,
+        holes: u32,
+        shell: bool,
+        program: &Program,
+    ) -> Result<(), Exec> {
+        let at =
+            self.stack.len().checked_sub(holes as usize).ok_or_else(|| Exec::Trap("underflow".into()))?;
+        let tainted = self.stack[at..].iter().any(Value::is_tainted);
+        let values: Vec<String> = self.stack.drain(at..).map(|v| v.to_text()).collect();
+        let parts = &program
+            .module
+            .templates
+            .get(template as usize)
+            .ok_or_else(|| Exec::Trap("bad template".into()))?
+            .parts;
+        let mut next = values.iter();
+        let pieces = parts.iter().map(|part| match part {
+            TemplatePart::Text(s) => Piece::Text(program.string(*s)),
+            TemplatePart::Hole => Piece::Value(next.next().map_or("", String::as_str)),
+        });
+        let out = if shell {
+            build_command(pieces)
+        } else {
+            pieces
+                .map(|p| match p {
+                    Piece::Text(t) | Piece::Value(t) => t,
+                })
+                .collect()
+        };
+        // What is made from tainted text is tainted (SPEC §8).
+        self.push(if tainted { Value::Tainted(out.into()) } else { Value::Str(out.into()) });
+        Ok(())
+    }
+
+    pub(in crate::machine) fn push_estimate(
+        &mut self,
+        estimate: u32,
+        program: &Program,
+        host: &mut dyn Host,
+    ) -> Result<(), Exec> {
+        let bound = *program
+            .module
+            .estimates
+            .get(estimate as usize)
+            .ok_or_else(|| Exec::Trap("bad estimate".into()))?;
+        let summary = format!(
+            "runs {}..{}, api calls {}..{}",
+            bound.min[Dim::RunCount],
+            bound.max[Dim::RunCount],
+            bound.min[Dim::ApiCalls],
+            bound.max[Dim::ApiCalls]
+        );
+        self.log(program, host, "estimate", &summary, "ok", 0);
+        self.push(Value::Record(Box::new(Record::Estimate(bound))));
+        Ok(())
+    }
+
+    pub(in crate::machine) fn matches(&mut self, regex: u32, program: &Program) -> Result<(), Exec> {
+        let text = self.pop_str()?;
+        let re = program.regexes.get(regex as usize).ok_or_else(|| Exec::Trap("bad regex".into()))?;
+        self.push(Value::Bool(re.is_match(&text)));
+        Ok(())
+    }
+
+    pub(in crate::machine) fn matches_dynamic(&mut self) -> Result<(), Exec> {
+        let pattern = self.pop_str()?;
+        let text = self.pop_str()?;
+        let re = regex::Regex::new(&pattern).map_err(|e| {
+            Exec::Raise((
+                FailureKind::CommandError,
+                format!("`{pattern}` is not a valid regular expression: {e}"),
+            ))
+        })?;
+        self.push(Value::Bool(re.is_match(&text)));
+        Ok(())
+    }
+
+    pub(in crate::machine) fn set_env(&mut self, name: u32, program: &Program) -> Result<(), Exec> {
+        let value = self.pop()?;
+        self.env_tainted |= value.is_tainted();
+        let value = value.to_text();
+        let name = program.string(name).to_string();
+        self.env.retain(|(n, _)| *n != name);
+        self.env.push((name, value));
+        Ok(())
+    }
+}

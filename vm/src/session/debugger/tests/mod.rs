@@ -1,0 +1,242 @@
+//! Tests of the debugger session with the scripted host.
+
+use super::*;
+use crate::host::RunResult;
+use crate::host::scripted::ScriptedHost;
+use crate::machine::value::{Record, Value};
+use text::show;
+use tiss_compiler::lower::LowerOptions;
+use tisslang::cost::Dim;
+
+mod breakpoints;
+mod save;
+mod view;
+
+const PLAN: &str = r#"TASK "Debug me"
+
+DEFINE_TASK "lint" {
+    RUN "lint"
+    VAR linted = TRUE
+}
+
+STEP "Write" {
+    WRITE "a.txt" <<TEXT
+hello
+TEXT
+    CALL "lint"
+    VAR n = 3
+}
+
+STEP "Check" {
+    RUN "cat a.txt"
+    ASSERT LAST_RUN.EXIT_CODE == 0
+    VAR title = "Hello"
+    IF title == "Hello" { LOG "yes" }
+}
+"#;
+
+fn program(src: &str, strip: bool) -> Program {
+    let (module, _) =
+        tiss_compiler::compile("plan.tiss", src.as_bytes(), LowerOptions { strip_source: strip })
+            .unwrap_or_else(|fe| panic!("the test plan compiles: {:?}", fe.diagnostics));
+    Program::new(module).expect("the test plan loads")
+}
+
+fn host() -> ScriptedHost {
+    ScriptedHost::with_runs(|req| {
+        Ok(RunResult {
+            command: req.command.clone(),
+            stdout: if req.command == "cat a.txt" { "hello\n".into() } else { String::new() },
+            stderr: String::new(),
+            exit_code: 0,
+            duration_ms: 1,
+            timed_out: false,
+        })
+    })
+}
+
+fn session(src: &str) -> (Debugger<ScriptedHost>, String) {
+    let program = program(src, false);
+    let machine = Machine::new(&program);
+    let mut debugger = Debugger::new(program, machine, host());
+    let start = debugger.start();
+    (debugger, start.text)
+}
+
+/// The replies to `commands`, each after `> command`.
+fn transcript(debugger: &mut Debugger<ScriptedHost>, commands: &[&str]) -> String {
+    let mut out = String::new();
+    for command in commands {
+        let reply = debugger.command(command);
+        out.push_str(&format!("> {command}\n"));
+        if !reply.text.is_empty() {
+            out.push_str(&reply.text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn exact(debugger: &mut Debugger<ScriptedHost>, commands: &[&str], expected: &str) {
+    let got = transcript(debugger, commands);
+    assert_eq!(got, expected, "\n--- got ---\n{got}\n--- expected ---\n{expected}");
+}
+
+#[test]
+fn starts_paused_before_the_first_statement() {
+    let (d, start) = session(PLAN);
+    assert_eq!(d.banner(), "debugging \"Debug me\" (help lists the commands)");
+    assert_eq!(
+        start,
+        "paused before the first statement at line 8:1, entering step \"Write\"\n    8 | STEP \"Write\" {"
+    );
+    assert_eq!(d.machine.meters[Dim::Instructions], 0, "nothing ran");
+    assert!(!d.has_ended());
+    assert_eq!(d.exit_status(), 0);
+}
+
+#[test]
+fn step_enters_calls_and_next_steps_over_them() {
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["break 12", "continue", "step", "where", "next", "next", "next"],
+        r#"> break 12
+breakpoint 1 at line 12
+> continue
+hit breakpoint 1 at line 12:5, step "Write"
+   12 |     CALL "lint"
+> step
+at line 4:5, step "Write", task "lint"
+    4 |     RUN "lint"
+> where
+at line 4, column 5
+    4 |     RUN "lint"
+step path: Write
+call stack, innermost first:
+  task "lint" at line 4:5
+  main at line 12:5
+> next
+at line 5:5, step "Write", task "lint"
+    5 |     VAR linted = TRUE
+> next
+at line 13:5, step "Write"
+   13 |     VAR n = 3
+> next
+at line 16:1, entering step "Check"
+   16 | STEP "Check" {
+"#,
+    );
+    // `next` over the CALL runs the whole task.
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["next", "next", "next"],
+        r#"> next
+at line 9:5, step "Write"
+    9 |     WRITE "a.txt" <<TEXT
+> next
+at line 12:5, step "Write"
+   12 |     CALL "lint"
+> next
+at line 13:5, step "Write"
+   13 |     VAR n = 3
+"#,
+    );
+    assert_eq!(d.host.effects, ["write a.txt", "run lint"]);
+}
+
+#[test]
+fn unknown_commands_suggest_and_list_the_commands() {
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["contineu", "frobnicate", "where now", "s x"],
+        r#"> contineu
+unknown command `contineu`; did you mean `continue`?
+commands: break, delete, continue, step, next, print, locals, where, list, save, quit, help
+> frobnicate
+unknown command `frobnicate`
+commands: break, delete, continue, step, next, print, locals, where, list, save, quit, help
+> where now
+`where` takes no argument
+> s x
+`step` takes no argument
+"#,
+    );
+    let help = d.command("help").text;
+    for (name, ..) in COMMANDS {
+        assert!(help.contains(&format!("\n  {name}")), "{name} in {help}");
+    }
+    assert_eq!(d.command("quit"), Reply { text: String::new(), quit: true });
+    assert!(d.command("q").quit);
+}
+
+#[test]
+fn an_empty_line_repeats_step_or_next() {
+    let (mut d, _) = session(PLAN);
+    exact(
+        &mut d,
+        &["", "next", "", "where", ""],
+        r#"> 
+> next
+at line 9:5, step "Write"
+    9 |     WRITE "a.txt" <<TEXT
+> 
+at line 12:5, step "Write"
+   12 |     CALL "lint"
+> where
+at line 12, column 5
+   12 |     CALL "lint"
+step path: Write
+call stack, innermost first:
+  main at line 12:5
+> 
+"#,
+    );
+}
+
+#[test]
+fn a_failure_ends_the_run_and_inspection_still_works() {
+    let src =
+        "TASK \"t\"\nSTEP \"s\" {\n    VAR x = \"a\"\n    ASSERT x == \"b\" MESSAGE \"x is wrong\"\n}\n";
+    let (mut d, _) = session(src);
+    exact(
+        &mut d,
+        &["continue", "where", "print x", "list", "next", "save x.snap"],
+        r#"> continue
+the plan ended: failed
+  assertion_failed: x is wrong
+  in step: s
+  at line 4, column 5
+  condition: x == "b"
+  x = "a"
+> where
+the plan has ended: failed (assertion_failed)
+at line 4, column 5
+step path: s
+> print x
+x = "a"
+> list
+    1 | TASK "t"
+    2 | STEP "s" {
+    3 |     VAR x = "a"
+->  4 |     ASSERT x == "b" MESSAGE "x is wrong"
+    5 | }
+> next
+the plan has ended (failed): nothing is left to run; where, print, locals and list still work
+> save x.snap
+the plan has ended (failed); a snapshot holds a run that can go on, and this one cannot
+"#,
+    );
+    assert_eq!(d.exit_status(), 1);
+}
+
+#[test]
+fn a_budget_failure_has_its_own_status() {
+    let src = "TASK \"t\"\nSET_BUDGET RUN_COUNT = 1\nSTEP \"s\" {\n    RUN \"a\"\n    RUN \"b\"\n}\n";
+    let (mut d, _) = session(src);
+    let text = d.command("continue").text;
+    assert!(text.starts_with("the plan ended: failed\n  budget_exceeded: "), "{text}");
+    assert_eq!(d.exit_status(), 4);
+}
