@@ -2,40 +2,12 @@
 //! can become shell syntax (SPEC §3), wherever the plan put the hole:
 //! unquoted, inside the plan's own single quotes, or inside double quotes.
 //!
-//! The template's literal text is scanned with the POSIX `sh` quoting rules
-//! to know each hole's context, and the value is escaped for it:
-//! - unquoted: one single-quoted word (`'it'\''s'`);
-//! - inside `'...'`: the value with each `'` written as `'\''` (closing,
-//!   escaping and reopening the plan's quotes);
-//! - inside `"..."`: the value with `\`, `"`, `$` and `` ` `` backslashed,
-//!   the only characters special there.
+//! The template's literal text is read with the POSIX `sh` quoting rules
+//! (tiss-support's shell reader) to know each hole's context, and the value
+//! is escaped for it ([`quote::escape_for`]).
 
-/// Where the shell is, at a point in the command text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quote {
-    None,
-    Single,
-    Double,
-}
-
-/// Advances the quoting state over literal command text.
-fn scan(text: &str, mut state: Quote) -> Quote {
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        state = match (state, c) {
-            (Quote::None, '\\') | (Quote::Double, '\\') => {
-                chars.next();
-                state
-            }
-            (Quote::None, '\'') => Quote::Single,
-            (Quote::None, '"') => Quote::Double,
-            (Quote::Single, '\'') => Quote::None,
-            (Quote::Double, '"') => Quote::None,
-            _ => state,
-        };
-    }
-    state
-}
+use tiss_support::shell::quote;
+use tiss_support::shell::scan::{self, Quote};
 
 /// One piece of a command template: literal text, or a value to insert.
 pub enum Piece<'a> {
@@ -51,20 +23,9 @@ pub fn build_command<'a>(pieces: impl IntoIterator<Item = Piece<'a>>) -> String 
         match piece {
             Piece::Text(text) => {
                 out.push_str(text);
-                state = scan(text, state);
+                state = scan::quote_after(text, state);
             }
-            Piece::Value(value) => match state {
-                Quote::None => out.push_str(&crate::machine::value::shell_quote(value)),
-                Quote::Single => out.push_str(&value.replace('\'', "'\\''")),
-                Quote::Double => {
-                    for c in value.chars() {
-                        if matches!(c, '\\' | '"' | '$' | '`') {
-                            out.push('\\');
-                        }
-                        out.push(c);
-                    }
-                }
-            },
+            Piece::Value(value) => out.push_str(&quote::escape_for(value, state)),
         }
     }
     out
@@ -73,6 +34,7 @@ pub fn build_command<'a>(pieces: impl IntoIterator<Item = Piece<'a>>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tiss_support::shell::quote::single_quoted;
 
     fn build(parts: &[(&str, bool)]) -> String {
         build_command(parts.iter().map(|&(t, v)| if v { Piece::Value(t) } else { Piece::Text(t) }))
@@ -87,20 +49,6 @@ mod tests {
     }
 
     #[test]
-    fn every_context_keeps_the_value_one_literal_word() {
-        for (before, after) in
-            [("printf %s ", ""), ("printf %s '", "'"), ("printf %s \"", "\""), ("printf %s 'x", "y'")]
-        {
-            let command = build(&[(before, false), (EVIL, true), (after, false)]);
-            let expected = match before.chars().last() {
-                Some('x') => format!("x{EVIL}y"),
-                _ => EVIL.to_string(),
-            };
-            assert_eq!(sh(&command), expected, "{command}");
-        }
-    }
-
-    #[test]
     fn escaped_quotes_in_the_text_do_not_confuse_the_scan() {
         // `\'` outside quotes and `\"` inside double quotes do not toggle.
         let command = build(&[("printf %s \\' \"a\\\"", false), (EVIL, true), ("\"", false)]);
@@ -108,5 +56,13 @@ mod tests {
         let command = build(&[("printf '%s|' x'\\'", false), (EVIL, true), ("", false)]);
         // `'\'` opens and closes a single-quoted backslash; the hole is unquoted.
         assert_eq!(sh(&command), format!("x\\{EVIL}|"));
+    }
+
+    #[test]
+    fn quoting_leaves_nothing_for_the_shell() {
+        assert_eq!(single_quoted("a; rm -rf x"), "'a; rm -rf x'");
+        assert_eq!(single_quoted("it's"), "'it'\\''s'");
+        assert_eq!(single_quoted(""), "''");
+        assert_eq!(single_quoted("$(id) `id` \n"), "'$(id) `id` \n'");
     }
 }

@@ -220,22 +220,6 @@ pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
     (0..=last_start).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
 }
 
-/// Quotes a value as one word for `/bin/sh`: single quotes, with each `'`
-/// written as `'\''`. Nothing inside single quotes is special to the shell.
-pub fn shell_quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
-    for c in text.chars() {
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\'');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,13 +233,5 @@ mod tests {
                 assert_eq!(contains(h, n), h.contains(n), "{h:?} contains {n:?}");
             }
         }
-    }
-
-    #[test]
-    fn quoting_leaves_nothing_for_the_shell() {
-        assert_eq!(shell_quote("a; rm -rf x"), "'a; rm -rf x'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_quote("$(id) `id` \n"), "'$(id) `id` \n'");
     }
 }
