@@ -13,4 +13,5 @@ mod process_big_output;
 mod run_hostile;
 mod run_process_tree;
 mod run_statements;
+mod statement_costs;
 mod workspace_race;
