@@ -75,6 +75,23 @@ pub enum Question {
     },
 }
 
+impl Question {
+    /// The question as one line of text: `REQUEST_REVIEW "Ship it?"`.
+    pub fn describe(&self) -> String {
+        match self {
+            Question::Pause { message } => format!("PAUSE {message:?}"),
+            Question::Review { message } => format!("REQUEST_REVIEW {message:?}"),
+            Question::Choose { prompt: Some(p), options } => {
+                format!("CHOOSE {p:?} ({} options)", options.len())
+            }
+            Question::Choose { prompt: None, options } => format!("CHOOSE ({} options)", options.len()),
+            Question::Approval { command, reason } => {
+                format!("RUN {command:?}, which needs approval: {reason}")
+            }
+        }
+    }
+}
+
 /// A human's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Answer {

@@ -24,7 +24,7 @@ impl RunReport {
                 if let Suspension::Interaction { question, line } = reason {
                     out.push_str(&format!(
                         "  waiting at line {line} for an answer to {}\n",
-                        crate::session::answers::describe(question)
+                        question.describe()
                     ));
                 }
                 if let Some(s) = snapshot {

@@ -133,17 +133,6 @@ pub fn expected_answers(question: &Question) -> String {
     Kind::of(question).expected()
 }
 
-/// A question as one line of text: `REQUEST_REVIEW "Ship it?"`.
-pub fn describe(question: &Question) -> String {
-    match question {
-        Question::Pause { message } => format!("PAUSE {message:?}"),
-        Question::Review { message } => format!("REQUEST_REVIEW {message:?}"),
-        Question::Choose { prompt: Some(p), options } => format!("CHOOSE {p:?} ({} options)", options.len()),
-        Question::Choose { prompt: None, options } => format!("CHOOSE ({} options)", options.len()),
-        Question::Approval { command, reason } => format!("RUN {command:?}, which needs approval: {reason}"),
-    }
-}
-
 /// The statement a question comes from: `PAUSE`, `REQUEST_REVIEW`, `CHOOSE`.
 pub fn statement(question: &Question) -> &'static str {
     Kind::of(question).name()

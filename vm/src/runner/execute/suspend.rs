@@ -11,7 +11,6 @@ use crate::report::style::Tone;
 use crate::runner::color;
 use crate::runner::execute::host::AnswersFile;
 use crate::runner::execute::mark::Mark;
-use crate::session::answers;
 use crate::session::resume_command;
 use crate::session::snapshot::{self, AnswersPosition, Continuation, RememberedOptions, SnapshotRef};
 use crate::session::snapshot_key::{KeyError, KeyFile, SnapshotKey};
@@ -112,7 +111,7 @@ pub fn print_resume_hint(
         Outcome::Suspended(Suspension::Interaction { question, line }) => {
             text.push_str(&format!(
                 "tissvm: suspended at line {line}, waiting for an answer to {}\n",
-                answers::describe(question)
+                question.describe()
             ));
             Some(question)
         }

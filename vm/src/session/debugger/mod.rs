@@ -399,7 +399,7 @@ impl<H: Host> Debugger<H> {
                 let mut text = self.stop_text("interrupted (Ctrl-C) at");
                 text.push_str(&format!(
                     "\nwaiting for an answer to {}: `continue` asks again; `save FILE` writes a snapshot",
-                    answers::describe(&question)
+                    question.describe()
                 ));
                 text
             }
@@ -408,7 +408,7 @@ impl<H: Host> Debugger<H> {
                 text.push_str(&format!(
                     "\nwaiting for an answer to {}: none is available (no terminal, --non-interactive, or the \
                      answers ran out)\n`save FILE` writes a snapshot; `tissvm resume FILE --answer {}` continues it",
-                    answers::describe(&question),
+                    question.describe(),
                     answers::expected_answers(&question)
                 ));
                 text

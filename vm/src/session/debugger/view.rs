@@ -13,7 +13,6 @@ use super::{Debugger, FIELD_LIMIT, LIST_CONTEXT, LOCALS_LIMIT, PRINT_LIMIT};
 use crate::host::Host;
 use crate::machine::value::{Record, Value};
 use crate::machine::{Outcome, Status, Suspension};
-use crate::session::answers;
 
 impl<H: Host> Debugger<H> {
     /// `line 7:5, step "Write the module", task "lint"` (and `, entering
@@ -109,7 +108,7 @@ impl<H: Host> Debugger<H> {
         }
         lines.push(format!("  {} at {}", self.code_name(at), self.position(at)));
         if let Status::Suspended(Suspension::Interaction { question, .. }) = &self.machine.status {
-            lines.push(format!("waiting for an answer to {}", answers::describe(question)));
+            lines.push(format!("waiting for an answer to {}", question.describe()));
         }
         lines.join("\n")
     }
