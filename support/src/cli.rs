@@ -65,6 +65,10 @@ pub fn no_color_requested() -> bool {
 /// `program` (never a bare panic for bad input) and exits 70.
 pub fn guarded_main(program: &'static str, run: fn() -> u8) -> u8 {
     std::panic::set_hook(Box::new(move |info| {
+        // The shell parser's panics are contained: its caller refuses the line.
+        if crate::shell::parse::parsing() {
+            return;
+        }
         eprintln!(
             "{program}: internal error: {info}\n\
              This is a bug in {program}, not in your plan; please report it with the input that caused it."

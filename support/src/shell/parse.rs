@@ -15,6 +15,7 @@ use brush_parser::ast::{
 };
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
+use std::cell::Cell;
 
 /// How deep command substitutions inside command substitutions are read;
 /// deeper ones make the reading fail rather than the stack overflow.
@@ -78,8 +79,29 @@ pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
         return Err(format!("the command nests more than {MAX_NESTING} levels deep"));
     }
     let mut reader = Reader { found: Vec::new(), options: options() };
-    reader.line(line, 0)?;
+    contained(|| reader.line(line, 0))?;
     Ok(reader.found)
+}
+
+thread_local! {
+    /// Set while this thread parses: a panic then is the parser's, contained.
+    static PARSING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is inside the shell parser, whose panics are
+/// contained (the binaries' panic hook says nothing of them).
+pub fn parsing() -> bool {
+    PARSING.with(Cell::get)
+}
+
+/// Runs the parser, a panic of its (it has had bugs that panic on hostile
+/// input) becoming a refusal: whatever a plan's RUN holds, reading it ends
+/// in commands or an error.
+fn contained(parse: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    PARSING.with(|p| p.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse));
+    PARSING.with(|p| p.set(false));
+    result.unwrap_or_else(|_| Err("the shell parser cannot read it".to_string()))
 }
 
 /// Words the shell gives a meaning of their own at the start of a command.
@@ -88,17 +110,40 @@ const RESERVED: &[&str] = &[
     "{", "}",
 ];
 
-/// The words of a line that is nothing but plain words (no quote, escape,
-/// expansion, glob, operator, assignment, comment or reserved word), which
-/// the shell only splits at blanks: most commands, read without the parser
-/// (`tissc compile` reads every RUN's command for its risk).
+/// The words of a line that is nothing but plain words and plain parameter
+/// expansions (`$name`, `${name}`: no quote, escape, substitution, glob,
+/// operator, assignment, comment or reserved word), which the shell only
+/// splits at blanks: most commands, read without the parser (`tissc
+/// compile` reads every RUN's command for its risk). A word with an
+/// expansion expands.
 fn plain_words(line: &str) -> Option<Vec<Word>> {
+    let bytes = line.as_bytes();
     let plain = |b: u8| b.is_ascii_alphanumeric() || b" \t_./:,+@%^-".contains(&b);
-    if !line.bytes().all(plain) {
-        return None;
+    let name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'$' if bytes.get(at + 1) == Some(&b'{') => {
+                let len = bytes[at + 2..].iter().take_while(|&&b| name(b)).count();
+                if len == 0 || bytes.get(at + 2 + len) != Some(&b'}') {
+                    return None;
+                }
+                at += len + 3;
+            }
+            b'$' => {
+                let len = bytes[at + 1..].iter().take_while(|&&b| name(b)).count();
+                if len == 0 || bytes[at + 1].is_ascii_digit() {
+                    return None;
+                }
+                at += len + 1;
+            }
+            b if plain(b) => at += 1,
+            _ => return None,
+        }
     }
-    let words: Vec<Word> =
-        line.split([' ', '\t']).filter(|w| !w.is_empty()).map(|w| Word::Literal(w.to_string())).collect();
+    let word =
+        |w: &str| if w.contains('$') { Word::Expands(w.to_string()) } else { Word::Literal(w.to_string()) };
+    let words: Vec<Word> = line.split([' ', '\t']).filter(|w| !w.is_empty()).map(word).collect();
     match words.first() {
         Some(first) if RESERVED.contains(&first.text()) => None,
         _ => Some(words),
