@@ -4,6 +4,39 @@
 //! caller's choice (`--color`, `NO_COLOR`, a terminal); JSON and JUnit never
 //! take a style.
 
+/// Text a command or a model produced, made safe for a terminal (SPEC §8):
+/// every control character but newline and tab — escape sequences, `\r`,
+/// bells, C1 codes — and the bidirectional overrides written out as
+/// `\x1b`, `\r`, `\u{202e}`, so that such text can neither move the cursor,
+/// retitle the terminal, reorder what is shown nor forge a `passed` line.
+/// JSON and log files keep the text exact.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            c if unsafe_char(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`escape_controls`] for text shown inside a line of ours: each line after
+/// the first indented by `indent`, so that a line of it never starts where
+/// ours do (`passed: …` at the start of a line is the report's alone).
+pub fn escape_indented(text: &str, indent: &str) -> String {
+    escape_controls(text.trim_end_matches('\n')).replace('\n', &format!("\n{indent}"))
+}
+
 /// How a piece of text reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tone {
@@ -46,6 +79,15 @@ impl Style {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_written_out() {
+        assert_eq!(escape_controls("plain\nlines\tand tabs"), "plain\nlines\tand tabs");
+        assert_eq!(
+            escape_controls("\x1b[2J\x1b]0;t\x07\rpassed\u{9b}\u{202e}x"),
+            "\\x1b[2J\\x1b]0;t\\x07\\rpassed\\x9b\\u{202e}x"
+        );
+    }
 
     #[test]
     fn plain_is_the_text_itself() {

@@ -1,6 +1,6 @@
 //! The text report: the summary after the step lines, and the failure report.
 
-use super::style::{Style, Tone};
+use super::style::{Style, Tone, escape_controls, escape_indented};
 use super::{RunReport, RunStatus};
 use crate::machine::Suspension;
 use crate::machine::failure::Failure;
@@ -24,7 +24,7 @@ impl RunReport {
                 if let Suspension::Interaction { question, line } = reason {
                     out.push_str(&format!(
                         "  waiting at line {line} for an answer to {}\n",
-                        question.describe()
+                        escape_controls(&question.describe())
                     ));
                 }
                 if let Some(s) = snapshot {
@@ -56,9 +56,10 @@ pub fn failure_text(f: &Failure, style: Style) -> String {
 /// The failure report up to the command's exit status, without its output
 /// (JUnit gives that in `<system-out>` and `<system-err>`).
 pub(super) fn failure_summary(f: &Failure, style: Style) -> String {
-    let mut out = format!("  {}: {}\n", style.paint(Tone::Bad, f.kind.name()), f.message);
+    let mut out =
+        format!("  {}: {}\n", style.paint(Tone::Bad, f.kind.name()), escape_indented(&f.message, "    "));
     if !f.step.is_empty() {
-        out.push_str(&format!("  in step: {}\n", f.step));
+        out.push_str(&format!("  in step: {}\n", escape_controls(&f.step)));
     }
     out.push_str(&format!("  at line {}, column {}\n", f.line, f.column));
     if let Some(c) = &f.condition {
@@ -73,7 +74,7 @@ pub(super) fn failure_summary(f: &Failure, style: Style) -> String {
         out.push_str(&format!("  {expr} = {shown}\n"));
     }
     if let Some(run) = &f.command {
-        out.push_str(&format!("  command: {}\n", run.command));
+        out.push_str(&format!("  command: {}\n", escape_controls(&run.command)));
         let timed_out = if run.timed_out { " (timed out)" } else { "" };
         out.push_str(&format!("  exit status: {}{timed_out}\n", run.exit_code));
     }
@@ -87,7 +88,7 @@ fn stream_text(name: &str, text: &str) -> String {
     }
     let mut out = format!("  {name}:\n");
     for line in text.lines() {
-        out.push_str(&format!("    {line}\n"));
+        out.push_str(&format!("    {}\n", escape_controls(line)));
     }
     out
 }

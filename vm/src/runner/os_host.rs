@@ -22,7 +22,7 @@ use crate::provider::Provider;
 use crate::provider::cassette::Recorder;
 use crate::report::effects::Effects;
 use crate::report::event_log::{EventLog, OutputTrim};
-use crate::report::style::{Style, Tone};
+use crate::report::style::{Style, Tone, escape_controls, escape_indented};
 use crate::session::answers::Reply;
 
 /// Where step lines and progress go.
@@ -95,6 +95,7 @@ impl OsHost {
     fn live(&mut self, text: &str) {
         if let Progress::Text { live: true } = self.progress {
             let elapsed = format_duration(self.started.elapsed().as_millis() as u64 / 100 * 100);
+            let text = escape_controls(text);
             let mut shown: String = text.chars().take(100).collect();
             if shown.len() < text.len() {
                 shown.push('…');
@@ -130,7 +131,7 @@ impl OsHost {
         self.clear_live();
         let stdin = std::io::stdin();
         let read = |prompt: &str| -> Option<String> {
-            eprint!("{prompt}");
+            eprint!("{}", escape_controls(prompt));
             let _ = std::io::stderr().flush();
             if !wait_for_stdin() {
                 eprintln!();
@@ -303,7 +304,7 @@ impl Host for OsHost {
                 eprint!("\r\x1b[2K");
             }
             streamed = true;
-            eprint!("{piece}");
+            eprint!("{}", escape_controls(piece));
             let _ = std::io::stderr().flush();
         });
         if streamed {
@@ -369,16 +370,21 @@ impl Host for OsHost {
                 let pad = "  ".repeat(event.depth as usize);
                 let (mark, tone) =
                     if event.outcome == "passed" { ("✓", Tone::Good) } else { ("✗", Tone::Bad) };
-                let result = self.style.paint(tone, &format!("{mark} {}", event.op));
+                let result = self.style.paint(tone, &format!("{mark} {}", escape_controls(event.op)));
                 self.step_line(&format!("{pad}{result}  ({})", format_duration(event.duration_ms)));
             }
-            "log" => self.step_line(&format!("  LOG {}", event.op)),
+            "log" => self.step_line(&format!("  LOG {}", escape_indented(event.op, "      "))),
             "budget_warning" => {
-                self.step_line(&format!("  {}: {}", self.style.paint(Tone::Warn, "warning"), event.op))
+                let warning = self.style.paint(Tone::Warn, "warning");
+                self.step_line(&format!("  {warning}: {}", escape_indented(event.op, "    ")))
             }
             "caught" => {
                 let caught = self.style.paint(Tone::Warn, "caught");
-                self.step_line(&format!("  {caught} {}: {}", event.outcome, event.op))
+                self.step_line(&format!(
+                    "  {caught} {}: {}",
+                    event.outcome,
+                    escape_indented(event.op, "    ")
+                ))
             }
             _ => {}
         }

@@ -15,3 +15,4 @@ mod report_html_browser;
 mod report_logs;
 mod report_step_ends;
 mod run_reports;
+mod terminal_text;
