@@ -23,6 +23,9 @@ pub struct HostOptions {
     /// The workspace (default: the current directory; for `resume`, the
     /// one the snapshot names if this user's key signed it).
     pub workdir: Option<PathBuf>,
+    /// `--allow-system-workdir`: `workdir` may name a directory a run
+    /// otherwise refuses (`/`, a system or shared directory, the home).
+    pub allow_system_workdir: bool,
     pub log_file: Option<PathBuf>,
     /// Bytes of each stream of each command the log file keeps.
     pub log_max_output: Option<usize>,

@@ -110,12 +110,15 @@ impl std::error::Error for Refusal {}
 /// The workspace a resumed run uses (absolute, canonical) and where it
 /// comes from: `given` (`--workdir`, made absolute) if there is one, else
 /// the snapshot's `claim` if `signed` (`Err`: why the snapshot is not
-/// signed by this user's key). `home` is the user's home directory.
+/// signed by this user's key). `home` is the user's home directory;
+/// `allow_system` (`--allow-system-workdir`) lets `given` be a directory
+/// otherwise refused.
 pub fn choose(
     given: Option<&Path>,
     claim: &Path,
     signed: Result<(), String>,
     home: Option<&Path>,
+    allow_system: bool,
 ) -> Result<(PathBuf, Basis), Refusal> {
     let (path, basis) = match (given, signed) {
         (Some(dir), _) => (dir, Basis::Given),
@@ -132,6 +135,8 @@ pub fn choose(
     }
     let home = home.and_then(|h| std::fs::canonicalize(h).ok());
     match refused_as(&resolved, home.as_deref()) {
+        // `--workdir DIR --allow-system-workdir`: the user's own call.
+        Some(_) if allow_system && basis == Basis::Given => Ok((resolved, basis)),
         Some(what) => Err(Refusal::System { path: path.to_path_buf(), resolved, basis, what }),
         None => Ok((resolved, basis)),
     }
@@ -168,7 +173,7 @@ mod tests {
 
     fn refusal(given: Option<&str>, claim: &str, signed: bool, home: Option<&Path>) -> String {
         let signed = if signed { Ok(()) } else { Err("it is not signed".into()) };
-        choose(given.map(Path::new), Path::new(claim), signed, home).unwrap_err().to_string()
+        choose(given.map(Path::new), Path::new(claim), signed, home, false).unwrap_err().to_string()
     }
 
     #[test]
@@ -176,7 +181,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let canonical = dir.path().canonicalize().unwrap();
         let claim = dir.path().to_str().unwrap();
-        assert_eq!(choose(None, dir.path(), Ok(()), None), Ok((canonical.clone(), Basis::Signed)));
+        assert_eq!(choose(None, dir.path(), Ok(()), None, false), Ok((canonical.clone(), Basis::Signed)));
         let text = refusal(None, claim, false, None);
         assert!(text.starts_with("it is not signed by your snapshot key (it is not signed)"), "{text}");
         assert!(text.contains(&format!("`{claim}`")), "{text}");
@@ -184,7 +189,10 @@ mod tests {
         let sub = canonical.join("sub");
         std::fs::create_dir(&sub).unwrap();
         let unsigned = Err("no".to_string());
-        assert_eq!(choose(Some(&sub), Path::new("/etc"), unsigned, None), Ok((sub.clone(), Basis::Given)));
+        assert_eq!(
+            choose(Some(&sub), Path::new("/etc"), unsigned, None, false),
+            Ok((sub.clone(), Basis::Given))
+        );
         assert_eq!(Basis::Given.to_string(), "from --workdir");
     }
 
@@ -228,7 +236,7 @@ mod tests {
         );
         let inside = home.join("project");
         std::fs::create_dir(&inside).unwrap();
-        assert!(choose(None, &inside, Ok(()), Some(home)).is_ok());
+        assert!(choose(None, &inside, Ok(()), Some(home), false).is_ok());
         let file = home.join("file");
         std::fs::write(&file, "").unwrap();
         assert!(

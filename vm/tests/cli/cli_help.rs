@@ -14,6 +14,7 @@ const PLAN: &str = "TASK \"Help\"\nSTEP \"s\" {\n    PAUSE \"go on?\"\n    RUN \
 /// help does not show can be checked to be refused.
 const ALL_FLAGS: &[&str] = &[
     "--workdir",
+    "--allow-system-workdir",
     "--output-format",
     "--report",
     "--log-file",
@@ -124,7 +125,12 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--shard" => "1/1".into(),
         "--report-dir" => path("reports"),
         "--continue-from-reports" => return vec![flag.into(), "--report-dir".into(), path("reports")],
-        "--dry-run" | "--non-interactive" | "--force" | "--raise-budget" | "--fail-fast" => {
+        "--dry-run"
+        | "--non-interactive"
+        | "--force"
+        | "--raise-budget"
+        | "--fail-fast"
+        | "--allow-system-workdir" => {
             return vec![flag.into()];
         }
         // A report file takes a json, junit or html report.
@@ -204,6 +210,10 @@ fn help_matches_what_is_accepted(
             continue;
         }
         args.extend(with_value(flag, fx.dir()));
+        // It says what --workdir may name, so it comes with one.
+        if flag == "--allow-system-workdir" && !args.iter().any(|a| a == "--workdir") {
+            args.extend(with_value("--workdir", fx.dir()));
+        }
         let (code, stderr) = invoke(fx.dir(), &args, input);
         assert_eq!(code, Some(expected), "`{subcommand} --help` shows {flag}, but {args:?} fails:\n{stderr}");
     }

@@ -285,6 +285,14 @@ fn a_fresh_run_refuses_a_system_directory_as_its_workspace() {
     for dir in ["/", "/etc", "/usr", "/tmp"] {
         assert!(!std::path::Path::new(dir).join("tiss-should-not-exist.txt").exists(), "written into {dir}");
     }
+    // Named explicitly with --allow-system-workdir, it is the user's call.
+    let run = crate::common::tissvm(
+        fx.root.path(),
+        &["run", &plan, "--workdir", home.to_str().unwrap(), "--allow-system-workdir"],
+        &[("HOME", home.to_str().unwrap())],
+    );
+    run.expect(0);
+    assert!(home.join("tiss-should-not-exist.txt").exists());
     // A directory of one's own, under a shared one, is fine.
     let ws = fx.path("mine");
     std::fs::create_dir(&ws).unwrap();

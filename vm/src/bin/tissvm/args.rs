@@ -21,6 +21,12 @@ pub struct HostArgs {
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
 
+    /// Let --workdir name a directory a run otherwise refuses as its
+    /// workspace: `/`, a system directory, a shared one such as `/tmp`
+    /// itself, or your home directory itself.
+    #[arg(long, requires = "workdir")]
+    pub allow_system_workdir: bool,
+
     /// Append one JSON object per event to FILE, command output included.
     /// With many plans, a directory: each plan's log is
     /// FILE/<plan path without extension>.jsonl.
@@ -133,6 +139,7 @@ impl HostArgs {
     pub fn options(&self) -> HostOptions {
         HostOptions {
             workdir: self.workdir.clone(),
+            allow_system_workdir: self.allow_system_workdir,
             log_file: self.log_file.clone(),
             log_max_output: self.log_max_output,
             budgets: self.budgets.clone(),

@@ -75,7 +75,8 @@ pub fn open_host(
     let caps = budget_caps(options)?;
     let policy = command_policy(remembered)?;
     let provider = model_provider(remembered)?;
-    let (workspace, sandbox) = workspace_and_sandbox(workdir, profile, remembered)?;
+    let allow_system = options.allow_system_workdir && options.workdir.is_some();
+    let (workspace, sandbox) = workspace_and_sandbox(workdir, profile, remembered, allow_system)?;
     let (queue, answers_file) = answers_given(program, first, used, options, remembered)?;
 
     // Step lines go where the progress goes: stdout for text output, else stderr.
@@ -170,13 +171,16 @@ fn workspace_and_sandbox(
     workdir: &Path,
     profile: Profile,
     remembered: &RememberedOptions,
+    allow_system: bool,
 ) -> Result<(Workspace, Sandbox), u8> {
     if !workdir.is_dir() {
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
         return Err(status::INVALID);
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    if let Some((resolved, what)) = workspace_claim::refused_fresh(workdir, home.as_deref()) {
+    if let Some((resolved, what)) =
+        workspace_claim::refused_fresh(workdir, home.as_deref()).filter(|_| !allow_system)
+    {
         let named = if workdir == Path::new(".") {
             format!("the current directory, `{}`,", resolved.display())
         } else {
@@ -184,7 +188,8 @@ fn workspace_and_sandbox(
         };
         eprintln!(
             "tissvm: the workspace is {named} which is {what}: a plan's files are never written there. Give \
-             --workdir naming a directory of your own"
+             --workdir naming a directory of your own (or, if you mean it, --workdir DIR \
+             --allow-system-workdir)"
         );
         return Err(status::INVALID);
     }

@@ -98,6 +98,7 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
         &snap.workspace,
         signed.clone(),
         home.as_deref(),
+        args.host.allow_system_workdir,
     ) {
         Ok(chosen) => chosen,
         Err(refusal) => {

@@ -27,7 +27,8 @@ pub fn refused_workspace(
     ) {
         return text;
     }
-    let usable = claim.is_absolute() && workspace_claim::choose(Some(claim), claim, Ok(()), home).is_ok();
+    let usable =
+        claim.is_absolute() && workspace_claim::choose(Some(claim), claim, Ok(()), home, false).is_ok();
     let dir = if usable { shell_word(&claim.display().to_string()) } else { "DIR".to_string() };
     let given: Vec<String> = arguments.iter().map(|arg| shell_word(&arg.to_string_lossy())).collect();
     text.push_str(&format!(":\n  tissvm {} --workdir {dir}", given.join(" ")));
