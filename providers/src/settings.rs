@@ -562,8 +562,8 @@ impl ProviderSettings {
 
     /// Takes the API key out of the process's environment (its variable
     /// scrubbed from the environment block and removed, so that no RUN
-    /// inherits it or reads it from `/proc`; the process made not dumpable
-    /// when there was one): from then on [`ProviderSettings::api_key`] gives
+    /// inherits it or reads it from `/proc`; the process made not
+    /// dumpable, key or not): from then on [`ProviderSettings::api_key`] gives
     /// it from memory.
     ///
     /// # Safety
