@@ -17,6 +17,10 @@
 # loader: built here with `cc`), so that the program's own start-up no longer
 # hides what each runner adds: tissvm, the Python and bash loops, against a
 # bare `vfork` + `execve` + `waitpid` loop in C (overhead = per iteration − bare).
+# Under `strict`, also a bubblewrap (`bwrap`) invocation giving the same
+# confinement (read-only root, minimal /dev, fresh /proc, empty /tmp and /run,
+# the workspace writable, every namespace, no capabilities, a new session)
+# for each `sh -c true`, where Debian's `bubblewrap` is installed.
 # Given another tissvm binary (e.g. a build of main), its `none` and `standard`
 # runs join the rounds, for this build's ratios against it.
 # Usage: benches/run_overhead.sh [N] [ROUNDS] [BASELINE_TISSVM]
@@ -64,7 +68,7 @@ C
 fi
 
 python3 - "$n" "$rounds" "$work" "$target/release/tissvm" "$baseline" "$static" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, shutil, statistics, subprocess, sys, time
 
 n, rounds, work, tissvm, baseline, static = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 devnull = os.open(os.devnull, os.O_RDWR)
@@ -139,6 +143,13 @@ if static:
 if strict:
     kinds["strict"] = lambda: per_run("runs.tiss", "strict")
     kinds["strict, sh -c"] = lambda: per_run("shell_runs.tiss", "strict")
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        ws = f"{work}/ws"
+        kinds["bwrap sh -c true"] = lambda: bare_spawn([
+            bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
+            "--bind", ws, ws, "--chdir", ws, "/bin/sh", "-c", "true"])
 samples = {k: [] for k in kinds}
 for _ in range(rounds):
     for kind, measure in kinds.items():
@@ -154,6 +165,8 @@ print(f"  standard / python subprocess.run      {med['standard'] / med['python']
 print(f"  standard / bash loop                  {med['standard'] / med['bash']:.2f}  (target ≤ 1.00)")
 if strict:
     print(f"  strict `true` / bare `sh -c true`     {med['strict, sh -c'] / med['bare sh -c true']:.2f}  (target ≤ 2.00)")
+    if "bwrap sh -c true" in med:
+        print(f"  strict `true` / bwrap `sh -c true`    {med['strict, sh -c'] / med['bwrap sh -c true']:.2f}  (target ≤ 0.30)")
 print("overheads over a bare spawn of /bin/true:")
 for kind in ["none", "standard", "strict", "python", "bash"]:
     if kind in med:

@@ -178,6 +178,9 @@ fn start_child(
         Some(clone_shared(&child, confined)?)
     };
     let Some((pid, pidfd)) = cloned else { return Ok(None) };
+    if confined.namespaces().is_some() {
+        watchdog::register(watchdog, pid);
+    }
     drop((out_w, err_w));
     let pidfd = if pidfd >= 0 {
         // SAFETY: the kernel made this descriptor for us.
@@ -227,25 +230,36 @@ fn clone_confined(
         return Ok(clone3_shared(args, child, confined, true)?.map(|pid| (pid, pidfd)));
     }
     debug_assert!(!shared, "only x86-64 shares memory with a confined child");
-    // SAFETY: without CLONE_VM the child has its own copy of this process,
-    // so returning from the system call on this stack is as after `fork`;
-    // the child only runs `Child::exec`, which never returns.
-    let mut pid = unsafe { libc::syscall(libc::SYS_clone3, &raw const args, size_of::<libc::clone_args>()) };
-    let mut joined = true;
-    if pid < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
-        joined = false;
-        pidfd = -1;
-        // SAFETY: as above; the child only runs `Child::exec`.
-        pid = i64::from(unsafe { libc::fork() });
-    }
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        // SAFETY: in the new child, which execs or exits.
-        unsafe { child.exec(confined, joined) }
-    }
-    Ok(Some((pid as libc::pid_t, pidfd)))
+    let namespaces = confined.namespaces();
+    let mut clone = || {
+        // SAFETY: without CLONE_VM the child has its own copy of this
+        // process, so returning from the system call on this stack is as
+        // after `fork`; the child only runs `Child::exec`, which never
+        // returns.
+        let mut pid =
+            unsafe { libc::syscall(libc::SYS_clone3, &raw const args, size_of::<libc::clone_args>()) };
+        let mut joined = true;
+        if pid < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+            joined = false;
+            pidfd = -1;
+            // SAFETY: as above; the child only runs `Child::exec`.
+            pid = i64::from(unsafe { libc::fork() });
+        }
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: in the new child, which execs or exits.
+            unsafe { child.exec(confined, joined) }
+        }
+        Ok(pid as libc::pid_t)
+    };
+    let pid = match namespaces {
+        // `strict`: the child starts in the sandbox's PID namespace.
+        Some(namespaces) => namespaces.children_in(clone)?,
+        None => clone()?,
+    };
+    Ok(Some((pid, pidfd)))
 }
 
 /// The unconfined child (`none`): no cgroup to start in. On x86-64
@@ -447,7 +461,12 @@ impl Child<'_> {
                 // Leading its group now: registered before any command of
                 // the RUN runs, so a SIGKILL of tissvm from here on still
                 // ends it (unregistered by the parent if the exec fails).
-                watchdog::register(self.watchdog, unsafe { libc::getpid() });
+                // In `strict`'s PID namespace its own pid is not the one
+                // tissvm sees: the parent registers it, and the init ends
+                // the namespace should tissvm die before.
+                if confined.namespaces().is_none() {
+                    watchdog::register(self.watchdog, unsafe { libc::getpid() });
+                }
                 unsafe { self.execute() }
             }
             Err(e) => e.raw_os_error().unwrap_or(libc::EPERM),
@@ -486,6 +505,7 @@ impl Child<'_> {
                     check(libc::dup2(fd, target))?;
                 }
             }
+            confined.enter_namespaces()?;
             match &self.launch.cwd {
                 ChildCwd::Descriptor(fd) => check(libc::fchdir(*fd))?,
                 ChildCwd::Path(path) => check(libc::chdir(path.as_ptr()))?,
@@ -528,7 +548,7 @@ fn dev_null() -> io::Result<&'static File> {
 }
 
 /// A close-on-exec pipe: (read end, write end).
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: `fds` has room for the two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
@@ -539,7 +559,7 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Reads until `buf` is full or end of file; returns how much was read.
-fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         // SAFETY: reading into the unfilled part of `buf`.

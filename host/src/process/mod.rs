@@ -312,6 +312,8 @@ fn spawn<'s>(
     }
     let cwd = match spec.cwd {
         WorkDir::Path(path) => Cwd::Path(path),
+        // A descriptor of the host's would lead out of `strict`'s view.
+        WorkDir::Held(dir) if spec.sandbox.enters_mount_namespace() => Cwd::Path(dir.real_path()),
         WorkDir::Held(dir) => Cwd::Descriptor(dir.descriptor()),
     };
     let launch = match words {

@@ -189,8 +189,8 @@ impl RunCgroups {
     /// compares the kill counts of the parent's cgroup and of the child's).
     pub fn kill(&self) -> bool {
         // The usual end of a RUN: nothing left in the cgroups, and no
-        // orphan of it waiting to be reaped.
-        if self.parts.iter().all(Part::empty) && !reaper::zombie_orphans() {
+        // orphan of it, alive or exited, anywhere else.
+        if self.parts.iter().all(Part::empty) && !reaper::has_orphans() {
             return false;
         }
         let killer = self.parts.iter().find(|p| p.kill);

@@ -5,8 +5,13 @@
 //! - `rlimits.rs`: no core dumps, a largest file, open files;
 //! - `reaper.rs`: tissvm a child subreaper, the sweep of a RUN's orphans;
 //! - `cgroup.rs`: the cgroups a RUN runs in (the kill, `pids`, `memory`);
-//! - `landlock.rs`: writes only in the workspace, `TMPDIR`, `/dev/null`;
-//! - `network.rs`: a network namespace with only loopback.
+//! - `landlock.rs`: writes only in the workspace, `TMPDIR`, `/dev/null`,
+//!   no device node, no signal or abstract socket out of the RUN;
+//! - `namespaces.rs`: `strict`'s mount, PID, UTS, IPC and network
+//!   namespaces, made once per plan by an init that sweeps them;
+//! - `mounts.rs`: the read-only view of the host with a minimal `/dev`;
+//! - `capabilities.rs`: every capability dropped;
+//! - `seccomp.rs`: the system calls nothing else covers.
 //!
 //! Invariants: a profile is enforced whole or refused before anything runs
 //! ([`Sandbox::prepare`] probes every mechanism; the refusal names what is
@@ -19,12 +24,15 @@
 //! subreaper's sweep ends the tree, and the report lists `cgroup_kill` as
 //! missing.
 
+pub mod capabilities;
 pub mod cgroup;
 pub mod landlock;
-pub mod network;
+pub mod mounts;
+pub mod namespaces;
 pub mod profile;
 pub mod reaper;
 pub mod rlimits;
+pub mod seccomp;
 
 use std::io;
 use std::os::fd::RawFd;
@@ -38,6 +46,7 @@ pub use profile::{Isolation, Limits, Profile};
 use crate::environment;
 use cgroup::{RunCgroups, Wanted};
 use landlock::{FsPolicy, FsRules};
+use namespaces::Namespaces;
 use rlimits::Rlimits;
 
 /// The `none` profile, for callers that confine nothing (tests, benches).
@@ -53,7 +62,10 @@ pub struct Sandbox {
     cgroups: Mutex<Vec<RunCgroups>>,
     cgroup_wanted: Option<Wanted>,
     fs: Option<FsRules>,
-    network: Option<network::Namespace>,
+    /// `strict`'s namespaces and their init. Dropped before `tmpdir`,
+    /// which its view binds.
+    namespaces: Option<Namespaces>,
+    seccomp: Option<seccomp::Filter>,
     /// `strict`'s private `TMPDIR`, removed with the sandbox.
     tmpdir: Option<tempfile::TempDir>,
 }
@@ -67,7 +79,8 @@ impl Sandbox {
             cgroups: Mutex::new(Vec::new()),
             cgroup_wanted: None,
             fs: None,
-            network: None,
+            namespaces: None,
+            seccomp: None,
             tmpdir: None,
         }
     }
@@ -119,28 +132,7 @@ impl Sandbox {
             sandbox.cgroup_wanted = Some(wanted);
         }
         if strict {
-            match private_tmpdir() {
-                Ok(tmpdir) => {
-                    let policy =
-                        FsPolicy { workspace: workspace.to_path_buf(), tmpdir: tmpdir.path().to_path_buf() };
-                    match FsRules::new(&policy) {
-                        Ok(rules) => {
-                            enforced.push("landlock");
-                            sandbox.fs = Some(rules);
-                        }
-                        Err(e) => missing.push(("landlock", e)),
-                    }
-                    sandbox.tmpdir = Some(tmpdir);
-                }
-                Err(e) => missing.push(("private_tmpdir", format!("cannot create a private TMPDIR: {e}"))),
-            }
-            match network::Namespace::new() {
-                Ok(namespace) => {
-                    enforced.push("network_namespace");
-                    sandbox.network = Some(namespace);
-                }
-                Err(e) => missing.push(("network_namespace", e)),
-            }
+            sandbox.prepare_strict(workspace, &mut enforced, &mut missing);
         }
         if !missing.is_empty() {
             return Err(Refusal { profile, missing });
@@ -149,6 +141,64 @@ impl Sandbox {
         sandbox.isolation.enforced = enforced;
         sandbox.rlimits = Some(Rlimits::new());
         Ok(sandbox)
+    }
+
+    /// `strict` beyond `standard`: the private `TMPDIR`, Landlock, the
+    /// namespaces and their view, no capabilities, seccomp.
+    fn prepare_strict(
+        &mut self,
+        workspace: &Path,
+        enforced: &mut Vec<&'static str>,
+        missing: &mut Vec<(&'static str, String)>,
+    ) {
+        let tmpdir = match private_tmpdir() {
+            Ok(tmpdir) => tmpdir,
+            Err(e) => {
+                return missing.push(("private_tmpdir", format!("cannot create a private TMPDIR: {e}")));
+            }
+        };
+        let policy = FsPolicy { workspace: workspace.to_path_buf(), tmpdir: tmpdir.path().to_path_buf() };
+        match FsRules::new(&policy) {
+            Ok(rules) => {
+                enforced.push("landlock");
+                if rules.scoped {
+                    enforced.push("landlock_scopes");
+                }
+                self.fs = Some(rules);
+            }
+            Err(e) => missing.push(("landlock", e)),
+        }
+        match Namespaces::new(&[workspace, tmpdir.path()]) {
+            Ok(namespaces) => {
+                enforced.extend([
+                    "mount_namespace",
+                    "read_only_root",
+                    "minimal_dev",
+                    "pid_namespace",
+                    "uts_namespace",
+                    "ipc_namespace",
+                    "network_namespace",
+                    "no_capabilities",
+                ]);
+                self.namespaces = Some(namespaces);
+            }
+            Err(e) => missing.push(("namespaces", e)),
+        }
+        match seccomp::Filter::new() {
+            Ok(filter) => {
+                enforced.push("seccomp");
+                self.seccomp = Some(filter);
+            }
+            Err(e) => missing.push(("seccomp", e)),
+        }
+        self.tmpdir = Some(tmpdir);
+    }
+
+    /// Whether a RUN enters a mount namespace of its own view: its working
+    /// directory must then be given by path (a descriptor would lead out
+    /// of the view).
+    pub fn enters_mount_namespace(&self) -> bool {
+        self.namespaces.is_some()
     }
 
     /// A new cgroup set: `standard`'s first RUN, or a second RUN in flight
@@ -208,7 +258,8 @@ impl Sandbox {
             sandbox: self,
             cgroups: None,
             rlimits: self.rlimits,
-            network: None,
+            namespaces: self.namespaces.as_ref(),
+            seccomp: self.seccomp.as_ref(),
             ruleset: None,
             ended: false,
         };
@@ -226,7 +277,6 @@ impl Sandbox {
             }
             None => None,
         };
-        confined.network = self.network.as_ref().map(network::Namespace::fd);
         confined.ruleset = self.fs.as_ref().map(FsRules::for_run).transpose()?;
         Ok(confined)
     }
@@ -281,14 +331,15 @@ pub struct Confined<'s> {
     cgroups: Option<RunCgroups>,
     /// `None` for `none`: a process group of its own, nothing else.
     rlimits: Option<Rlimits>,
-    network: Option<RawFd>,
+    namespaces: Option<&'s Namespaces>,
+    seccomp: Option<&'s seccomp::Filter>,
     ruleset: Option<RulesetCreated>,
     /// [`Confined::end`] has run: dropping it ends nothing more (a second
     /// sweep of the orphans would only cost a walk of `/proc`).
     ended: bool,
 }
 
-impl Confined<'_> {
+impl<'s> Confined<'s> {
     /// Whether the child is confined at all (not `none`).
     pub fn confines(&self) -> bool {
         self.rlimits.is_some()
@@ -298,7 +349,7 @@ impl Confined<'_> {
     /// not when it takes the Landlock ruleset (`restrict_self` consumes it,
     /// which would move it out of the parent's hands too).
     pub fn may_share_memory(&self) -> bool {
-        self.ruleset.is_none()
+        self.ruleset.is_none() && self.namespaces.is_none()
     }
 
     /// The cgroup v2 directory the child is to start in
@@ -307,11 +358,25 @@ impl Confined<'_> {
         self.cgroups.as_ref().and_then(RunCgroups::v2_dir)
     }
 
+    /// `strict`'s namespaces, whose PID namespace the child is to start in
+    /// ([`Namespaces::children_in`]).
+    pub fn namespaces(&self) -> Option<&'s Namespaces> {
+        self.namespaces
+    }
+
+    /// In the started child, first (before it enters its working
+    /// directory, by path): `strict`'s namespaces. Plain system calls.
+    pub fn enter_namespaces(&self) -> io::Result<()> {
+        self.namespaces.map_or(Ok(()), Namespaces::enter)
+    }
+
     /// In the started child, before `exec`: the confinement, in order. With
     /// `in_v2` the child already is in [`Confined::cgroup_dir`]; the other
     /// cgroups (v1 controllers) it joins here. Plain system calls only: no
     /// allocation, no lock, and (the child may share this process's memory,
     /// [`Confined::may_share_memory`]) no write but the ruleset's taking.
+    /// Whatever needs a capability comes before they are dropped; seccomp
+    /// comes last, as its filter refuses some of what comes before.
     pub fn in_child(&mut self, in_v2: bool) -> io::Result<()> {
         let Some(rlimits) = self.rlimits else {
             rustix::process::setpgid(None, None)?;
@@ -322,14 +387,15 @@ impl Confined<'_> {
             cgroups.join(!in_v2)?;
         }
         rlimits.apply()?;
-        if let Some(namespace) = self.network {
-            network::enter(namespace)?;
-        }
         rustix::thread::set_no_new_privs(true)?;
+        if self.namespaces.is_some() {
+            capabilities::drop_all()?;
+        }
         if let Some(ruleset) = self.ruleset.take() {
             landlock::enforce(ruleset)?;
         }
-        close_inherited()
+        close_inherited()?;
+        self.seccomp.map_or(Ok(()), seccomp::Filter::install)
     }
 
     /// Kills everything the RUN left behind (call once its shell is reaped):
@@ -337,6 +403,11 @@ impl Confined<'_> {
     pub fn end(&mut self) {
         if self.rlimits.is_none() || std::mem::replace(&mut self.ended, true) {
             return;
+        }
+        // Every orphan of a `strict` RUN is the init's: it kills them all.
+        // (Should the init be gone, the kernel has ended its namespace.)
+        if let Some(namespaces) = self.namespaces {
+            let _ = namespaces.sweep();
         }
         match self.cgroups.take() {
             // A cgroup that was killed is removed (dropped) rather than

@@ -86,20 +86,14 @@ pub fn sweep() -> usize {
     ended
 }
 
-/// Whether a child may be waiting to be reaped that is not claimed: false
-/// only when no child at all has exited unreaped (one `waitid`, nothing
-/// reaped). A caller that knows no orphan is alive can skip the sweep then.
-pub fn zombie_orphans() -> bool {
-    // SAFETY: an all-zero siginfo_t is a valid value; waitid fills it.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: plain syscall; WNOWAIT leaves the child to be reaped.
-    let r = unsafe { libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
-    if r != 0 {
-        // ECHILD: no child at all.
-        return std::io::Error::last_os_error().raw_os_error() != Some(libc::ECHILD);
-    }
-    // SAFETY: waitid succeeded, so `info` is initialized.
-    unsafe { info.si_pid() != 0 }
+/// Whether this process has a child it did not start on purpose, alive or
+/// not: an orphan of a RUN. Asked from the list of children, not from
+/// `waitid`, which sees only the exited ones: a process that left the RUN's
+/// cgroup (`clone3(CLONE_INTO_CGROUP)`) and its session is alive, outside
+/// the cgroup the kill empties, and still tissvm's.
+pub fn has_orphans() -> bool {
+    let claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+    children().iter().any(|pid| !claimed.contains(pid))
 }
 
 fn children_file(tid: i32) -> String {

@@ -9,3 +9,5 @@ mod common;
 mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;
+mod strict_as_root;
+mod tree_kill_escape;

@@ -311,7 +311,7 @@ fn a_daemon_left_by_a_sigkilled_tissvm_is_ended_by_the_next_run() {
 
 /// This test process's cgroup in the cgroup v2 tree (tissvm, its child,
 /// makes its RUNs' cgroups beneath it), if a v2 tree is mounted.
-fn own_v2_cgroup() -> Option<std::path::PathBuf> {
+pub(crate) fn own_v2_cgroup() -> Option<std::path::PathBuf> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?.to_string();
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;

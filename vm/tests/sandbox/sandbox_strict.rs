@@ -220,7 +220,7 @@ fn strict_is_refused_where_it_cannot_be_enforced() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("network_namespace (unshare(CLONE_NEWNET) failed: Operation not permitted"),
+        stderr.contains("namespaces (clone(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) failed: Operation not permitted"),
         "{stderr}"
     );
     assert!(stderr.contains("refusing to run with weaker isolation"), "{stderr}");
@@ -244,7 +244,7 @@ fn strict_is_refused_where_it_cannot_be_enforced() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["sandbox"]["enforced"], serde_json::json!([]), "{report}");
     let missing = report["sandbox"]["missing"].as_array().unwrap();
-    for mechanism in ["cgroup_pids", "cgroup_memory", "network_namespace"] {
+    for mechanism in ["cgroup_pids", "cgroup_memory", "namespaces"] {
         assert!(missing.iter().any(|m| m == mechanism), "{mechanism}: {report}");
     }
 }

@@ -1,0 +1,386 @@
+//! `strict`'s namespaces: mount, PID, UTS, IPC and network, made once per
+//! plan (making them costs milliseconds; entering them a few system calls),
+//! each RUN started inside them.
+//!
+//! At [`Namespaces::new`] tissvm forks an *init* into new namespaces. The
+//! init builds the file-system view ([`super::mounts`]), brings loopback up
+//! (the network namespace's only interface, so a test server on 127.0.0.1
+//! still works), says it is ready, and then waits on a pipe. It is PID 1 of
+//! the sandbox's PID namespace, so every orphan of a RUN (`setsid`, a double
+//! fork, a process that moved itself to another cgroup) becomes its child:
+//! after each RUN, tissvm asks it to kill every process of the namespace
+//! ([`Namespaces::sweep`]), and it answers once none is left. When tissvm
+//! exits, however it exits, the pipe closes, the init sweeps and exits, and
+//! the kernel ends whatever is still in the namespace.
+//!
+//! A RUN's first process starts in the PID namespace (tissvm's thread
+//! points its children there for the one `clone`, [`Namespaces::children_in`])
+//! and joins the others itself before `exec` ([`Namespaces::enter`]).
+//! Entering needs `CAP_SYS_ADMIN`: tissvm run as root.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::Mutex;
+
+use super::mounts::{self, Step};
+use super::reaper;
+use crate::spawn::{pipe, read_full};
+
+/// The namespaces of one plan's RUNs, held by descriptors, and their init.
+#[derive(Debug)]
+pub struct Namespaces {
+    init: libc::pid_t,
+    /// Requests to the init ([`Namespaces::sweep`]); closing it ends it.
+    requests: Option<OwnedFd>,
+    replies: OwnedFd,
+    /// One request at a time.
+    asking: Mutex<()>,
+    /// Joined by each RUN's child, in this order (the mount namespace last:
+    /// it changes the root and the working directory).
+    joined: [(OwnedFd, libc::c_int); 4],
+    pid: OwnedFd,
+    /// The PID namespace tissvm's own children belong in.
+    own_pid: OwnedFd,
+    /// The directory the view was built in (empty on the host).
+    _staging: tempfile::TempDir,
+}
+
+impl Namespaces {
+    /// Forks the init, has it build the view with `writable` (the
+    /// workspace and the private `TMPDIR`) the only writable places, and
+    /// waits until it is ready. The error names what failed.
+    pub fn new(writable: &[&Path]) -> Result<Namespaces, String> {
+        let fail = |what: &str, e: io::Error| format!("{what}: {e}");
+        let staging = tempfile::Builder::new()
+            .prefix("tissvm-root-")
+            .tempdir()
+            .map_err(|e| fail("a staging directory for the sandbox's root", e))?;
+        let canonical = |p: &Path| std::fs::canonicalize(p).map_err(|e| fail(&p.display().to_string(), e));
+        let root = canonical(staging.path())?;
+        let writable = writable.iter().map(|p| canonical(p)).collect::<Result<Vec<_>, _>>()?;
+        let steps = mounts::plan(&root, &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+            .map_err(|e| fail("the sandbox's file-system view", e))?;
+        let (requests_r, requests_w) = pipe().map_err(|e| fail("pipe", e))?;
+        let (replies_r, replies_w) = pipe().map_err(|e| fail("pipe", e))?;
+        let null = CString::new("/dev/null").expect("no NUL");
+        let init = Init {
+            steps: &steps,
+            requests: requests_r.as_raw_fd(),
+            replies: replies_w.as_raw_fd(),
+            null: &null,
+        };
+        let flags = libc::CLONE_NEWNS
+            | libc::CLONE_NEWPID
+            | libc::CLONE_NEWUTS
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWNET
+            | libc::SIGCHLD;
+        let pid = reaper::claimed(|| {
+            // SAFETY: without CLONE_VM the child runs on its own copy of
+            // this process; it only runs `Init::run`, which never returns.
+            let pid = unsafe { libc::syscall(libc::SYS_clone, flags as libc::c_ulong, 0, 0, 0, 0) };
+            match pid {
+                0 => unsafe { init.run() },
+                p if p < 0 => Err(io::Error::last_os_error()),
+                p => Ok((p as libc::pid_t, p as libc::pid_t)),
+            }
+        })
+        .map_err(|e| {
+            format!(
+                "clone(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) failed: {e}; \
+                 the namespaces need CAP_SYS_ADMIN: run tissvm as root (`strict` through an unprivileged user \
+                 namespace is not supported yet)"
+            )
+        })?;
+        drop((requests_r, replies_w));
+        let mut ready = [0u8; 8];
+        let got = read_full(&replies_r, &mut ready).ok();
+        let errno = i32::from_ne_bytes(ready[..4].try_into().expect("4 bytes"));
+        let step = i32::from_ne_bytes(ready[4..].try_into().expect("4 bytes"));
+        if got != Some(8) || errno != 0 {
+            reap(pid);
+            let what = usize::try_from(step)
+                .ok()
+                .and_then(|s| steps.get(s))
+                .map_or_else(|| "bringing loopback up".to_string(), Step::describe);
+            return Err(if got == Some(8) {
+                format!("the sandbox's init could not {what}: {}", io::Error::from_raw_os_error(errno))
+            } else {
+                "the sandbox's init ended before it was ready".to_string()
+            });
+        }
+        let open = |name: &str| -> Result<OwnedFd, String> {
+            std::fs::File::open(format!("/proc/{name}")).map(Into::into).map_err(|e| fail(name, e))
+        };
+        let opened = (|| {
+            let joined = [
+                (open(&format!("{pid}/ns/uts"))?, libc::CLONE_NEWUTS),
+                (open(&format!("{pid}/ns/ipc"))?, libc::CLONE_NEWIPC),
+                (open(&format!("{pid}/ns/net"))?, libc::CLONE_NEWNET),
+                (open(&format!("{pid}/ns/mnt"))?, libc::CLONE_NEWNS),
+            ];
+            Ok::<_, String>((joined, open(&format!("{pid}/ns/pid"))?, open("self/ns/pid")?))
+        })();
+        let (joined, pid_ns, own_pid) = match opened {
+            Ok(opened) => opened,
+            Err(e) => {
+                // The end of its pipe ends the init.
+                drop(requests_w);
+                reap(pid);
+                return Err(e);
+            }
+        };
+        Ok(Namespaces {
+            init: pid,
+            requests: Some(requests_w),
+            replies: replies_r,
+            asking: Mutex::new(()),
+            joined,
+            pid: pid_ns,
+            own_pid,
+            _staging: staging,
+        })
+    }
+
+    /// Runs `clone` (which starts a RUN's first process) with this thread's
+    /// children going into the sandbox's PID namespace, and puts the thread
+    /// back after. An error of the way back is returned all the same.
+    pub fn children_in<T>(&self, clone: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        setns(self.pid.as_raw_fd(), libc::CLONE_NEWPID)?;
+        let started = clone();
+        setns(self.own_pid.as_raw_fd(), libc::CLONE_NEWPID)?;
+        started
+    }
+
+    /// In a RUN's child before `exec`: joins the UTS, IPC, network and mount
+    /// namespaces (the root and working directory are then the view's
+    /// `/`). Plain system calls.
+    pub fn enter(&self) -> io::Result<()> {
+        for (fd, kind) in &self.joined {
+            setns(fd.as_raw_fd(), *kind)?;
+        }
+        Ok(())
+    }
+
+    /// Kills every process left in the PID namespace but its init, and
+    /// returns once the init has reaped them all (one round trip).
+    pub fn sweep(&self) -> io::Result<()> {
+        let _one = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        let requests = self.requests.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::EPIPE))?;
+        // SAFETY: a one-byte write from a valid buffer.
+        if unsafe { libc::write(requests.as_raw_fd(), b"k".as_ptr().cast(), 1) } != 1 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut done = [0u8; 1];
+        match read_full(&self.replies, &mut done)? {
+            1 => Ok(()),
+            _ => Err(io::Error::other("the sandbox's init has ended")),
+        }
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        // The init sweeps and exits at the end of its pipe.
+        self.requests = None;
+        reap(self.init);
+    }
+}
+
+/// Waits for the init to exit, and forgets it.
+fn reap(pid: libc::pid_t) {
+    // SAFETY: our own (claimed) child.
+    while unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) } < 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+    {}
+    reaper::release(pid);
+}
+
+fn setns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
+    // SAFETY: a plain system call on a namespace's descriptor.
+    if unsafe { libc::setns(fd, kind) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// What the init uses, made before the fork.
+struct Init<'a> {
+    steps: &'a [Step],
+    requests: RawFd,
+    replies: RawFd,
+    null: &'a CString,
+}
+
+impl Init<'_> {
+    /// The init's whole life: plain system calls, no allocation (it was
+    /// forked from a process with threads).
+    unsafe fn run(&self) -> ! {
+        // SAFETY: plain system calls on this process's own state.
+        unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+            self.close_others();
+            let (errno, step) = match self.build() {
+                Ok(()) => (0, -1),
+                Err((step, e)) => (e.raw_os_error().unwrap_or(libc::EPERM), step),
+            };
+            let mut ready = [0u8; 8];
+            ready[..4].copy_from_slice(&errno.to_ne_bytes());
+            ready[4..].copy_from_slice(&step.to_ne_bytes());
+            libc::write(self.replies, ready.as_ptr().cast(), 8);
+            if errno != 0 {
+                libc::_exit(1);
+            }
+            let mut request = [0u8; 1];
+            loop {
+                let n = libc::read(self.requests, request.as_mut_ptr().cast(), 1);
+                if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                sweep_namespace();
+                if n != 1 {
+                    libc::_exit(0);
+                }
+                libc::write(self.replies, b"d".as_ptr().cast(), 1);
+            }
+        }
+    }
+
+    /// Closes every descriptor but the two pipes, and points the standard
+    /// streams at `/dev/null` (nothing of tissvm's stays open here: a lock,
+    /// a report file, the other end of a pipe someone waits on).
+    unsafe fn close_others(&self) {
+        let (low, high) = (self.requests.min(self.replies), self.requests.max(self.replies));
+        for (first, last) in [(0, low - 1), (low + 1, high - 1), (high + 1, libc::c_int::MAX)] {
+            if first <= last {
+                // SAFETY: a plain system call.
+                unsafe {
+                    libc::syscall(libc::SYS_close_range, first as libc::c_uint, last as libc::c_uint, 0)
+                };
+            }
+        }
+        // SAFETY: plain system calls; 0, 1 and 2 are free now.
+        unsafe {
+            let null = libc::open(self.null.as_ptr(), libc::O_RDWR);
+            if null >= 0 {
+                for fd in 0..3 {
+                    if fd != null {
+                        libc::dup2(null, fd);
+                    }
+                }
+                if null > 2 {
+                    libc::close(null);
+                }
+            }
+        }
+    }
+
+    /// The view, then loopback; the error says at which step (-1: loopback).
+    unsafe fn build(&self) -> Result<(), (i32, io::Error)> {
+        for (index, step) in self.steps.iter().enumerate() {
+            // SAFETY: each step is plain system calls on C strings.
+            unsafe { run_step(step) }.map_err(|e| (index as i32, e))?;
+        }
+        loopback_up().map_err(|e| (-1, e))
+    }
+}
+
+/// One step of the view ([`mounts::plan`]).
+unsafe fn run_step(step: &Step) -> io::Result<()> {
+    let ptr = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+    let check = |r: libc::c_long| if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) };
+    // SAFETY: NUL-terminated strings and valid structures.
+    unsafe {
+        match step {
+            Step::Mount { source, target, fstype, flags, data } => {
+                check(libc::mount(ptr(source), target.as_ptr(), ptr(fstype), *flags, ptr(data).cast())
+                    as libc::c_long)
+            }
+            Step::SetAttr { target, set, recursive } => {
+                let attr = MountAttr { attr_set: *set, attr_clr: 0, propagation: 0, userns_fd: 0 };
+                let flags = if *recursive { libc::AT_RECURSIVE as libc::c_uint } else { 0 };
+                check(libc::syscall(
+                    libc::SYS_mount_setattr,
+                    libc::AT_FDCWD,
+                    target.as_ptr(),
+                    flags,
+                    &raw const attr,
+                    size_of::<MountAttr>(),
+                ))
+            }
+            Step::Mkdir(path) => {
+                if libc::mkdir(path.as_ptr(), 0o755) == 0 || *libc::__errno_location() == libc::EEXIST {
+                    Ok(())
+                } else {
+                    Err(io::Error::last_os_error())
+                }
+            }
+            Step::Touch(path) => {
+                let fd = libc::open(path.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+                check(fd as libc::c_long)?;
+                libc::close(fd);
+                Ok(())
+            }
+            Step::Symlink { to, link } => check(libc::symlink(to.as_ptr(), link.as_ptr()) as libc::c_long),
+            Step::Pivot(root) => {
+                let dot = c".".as_ptr();
+                check(libc::chdir(root.as_ptr()) as libc::c_long)?;
+                // The old root ends up beneath the new one, then detached.
+                check(libc::syscall(libc::SYS_pivot_root, dot, dot))?;
+                check(libc::umount2(dot, libc::MNT_DETACH) as libc::c_long)?;
+                check(libc::chdir(c"/".as_ptr()) as libc::c_long)
+            }
+        }
+    }
+}
+
+/// `struct mount_attr` of `linux/mount.h`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// In the init, as PID 1: kills every other process of the namespace and
+/// reaps until none is left.
+unsafe fn sweep_namespace() {
+    // SAFETY: plain system calls; -1 spares the init itself.
+    unsafe {
+        libc::kill(-1, libc::SIGKILL);
+        loop {
+            if libc::waitpid(-1, std::ptr::null_mut(), 0) < 0 && *libc::__errno_location() != libc::EINTR {
+                break;
+            }
+        }
+    }
+}
+
+/// `ip link set lo up`, with the `SIOCSIFFLAGS` ioctl.
+fn loopback_up() -> io::Result<()> {
+    // SAFETY: plain syscalls on a socket we own and close; `request` is a
+    // valid, zero-initialised ifreq naming `lo`.
+    unsafe {
+        let socket = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if socket < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (to, from) in request.ifr_name.iter_mut().zip(b"lo\0") {
+            *to = *from as libc::c_char;
+        }
+        let mut result = libc::ioctl(socket, libc::SIOCGIFFLAGS, &mut request);
+        if result == 0 {
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            result = libc::ioctl(socket, libc::SIOCSIFFLAGS, &request);
+        }
+        let error = io::Error::last_os_error();
+        libc::close(socket);
+        if result == 0 { Ok(()) } else { Err(error) }
+    }
+}
