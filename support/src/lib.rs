@@ -1,8 +1,9 @@
 //! `tiss-support`: plumbing the TissLang crates share that is neither
 //! language nor execution: the binaries' start-up and command line
 //! ([`cli`], [`cli_docs`]), files replaced atomically ([`atomic_write`]),
-//! I/O errors in messages ([`io_message`]), "did you mean" ([`suggest`]) and
-//! shell syntax ([`shell`]). It depends on no crate of the workspace.
+//! I/O errors in messages ([`io_message`]), "did you mean" ([`suggest`]),
+//! shell syntax ([`shell`]) and outside text made safe for a terminal
+//! ([`terminal_text`]). It depends on no crate of the workspace.
 
 pub mod atomic_write;
 pub mod cli;
@@ -11,3 +12,4 @@ pub mod io_message;
 pub mod secret;
 pub mod shell;
 pub mod suggest;
+pub mod terminal_text;

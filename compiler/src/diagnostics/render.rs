@@ -24,6 +24,7 @@ pub use codespan_reporting::term::termcolor;
 use termcolor::{ColorChoice, NoColor, WriteColor};
 
 use tiss_support::cli::{ColorArg, FormatArg, no_color_requested};
+use tiss_support::terminal_text::{escape_controls, picture_with_offsets};
 
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::source_file::SourceFile;
@@ -87,37 +88,56 @@ fn help_line(message: &str, replacement: &str) -> String {
     }
 }
 
-fn to_codespan(file: &SourceFile, diagnostic: &Diagnostic) -> cs::Diagnostic<()> {
+/// `diagnostic` for codespan, over `text` (the source, or its escaped
+/// copy, whose offsets `map` gives).
+fn to_codespan(text: &str, map: Option<&[usize]>, diagnostic: &Diagnostic) -> cs::Diagnostic<()> {
     let severity = match diagnostic.severity {
         Severity::Error => cs::Severity::Error,
         Severity::Warning => cs::Severity::Warning,
     };
-    let mut labels = vec![cs::Label::primary((), clamp(&file.text, diagnostic.span))];
+    let range = |span: Span| match map {
+        Some(map) => {
+            let clamped = |i: u32| map[(i as usize).min(map.len() - 1)];
+            clamped(span.start)..clamped(span.end).max(clamped(span.start))
+        }
+        None => clamp(text, span),
+    };
+    let shown = |message: &str| escape_controls(message).into_owned();
+    let mut labels = vec![cs::Label::primary((), range(diagnostic.span))];
     labels.extend(
         diagnostic
             .labels
             .iter()
-            .map(|l| cs::Label::secondary((), clamp(&file.text, l.span)).with_message(&l.message)),
+            .map(|l| cs::Label::secondary((), range(l.span)).with_message(shown(&l.message))),
     );
     let notes = diagnostic
         .notes
         .iter()
         .map(|n| format!("note: {n}"))
         .chain(diagnostic.suggestions.iter().map(|s| help_line(&s.message, &s.replacement)))
+        .map(|note| shown(&note))
         .collect();
     cs::Diagnostic::new(severity)
         .with_code(diagnostic.code.as_str())
-        .with_message(&diagnostic.message)
+        .with_message(shown(&diagnostic.message))
         .with_labels(labels)
         .with_notes(notes)
 }
 
-/// Writes `diagnostics` of `file` in the human format.
+/// Writes `diagnostics` of `file` in the human format. A plan's control
+/// characters are shown as their pictures (`␛`) in the source, keeping its
+/// columns and carets, and written out (`\x1b`) in the messages that quote
+/// it: a plan cannot drive the terminal of whoever compiles it (SPEC §8).
 pub fn emit_human(out: &mut dyn WriteColor, file: &SourceFile, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    let files = SimpleFile::new(file.name.as_str(), file.text.as_str());
+    let escaped = picture_with_offsets(&file.text);
+    let (text, map) = match &escaped {
+        Some((text, map)) => (text.as_str(), Some(map.as_slice())),
+        None => (file.text.as_str(), None),
+    };
+    let files = SimpleFile::new(file.name.as_str(), text);
     let config = config();
     for diagnostic in diagnostics {
-        term::emit(out, &config, &files, &to_codespan(file, diagnostic)).map_err(files_error)?;
+        term::emit(out, &config, &files, &to_codespan(text, map, diagnostic)).map_err(files_error)?;
     }
     Ok(())
 }

@@ -211,30 +211,30 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
     let m = &program.module;
     let manifest = &m.manifest;
     let mut out = String::new();
-    out.push_str(&format!("task: {}\n", program.string(m.task)));
+    out.push_str(&format!("task: {}\n", shown(program.string(m.task))));
     out.push_str(&format!("hash: {}\n", program.hash()));
     let taint = taint::analyze(&program.module);
     let (risk_level, reasons) = risk(program, &taint);
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
     out.push_str(&format!("risk: {}\n", level(risk_level)));
     for r in &reasons {
-        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level), r.line, r.text));
+        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level), r.line, shown(&r.text)));
     }
     out.push_str("steps:\n");
     for &s in &program.top_level_steps {
         let info = &m.steps[s as usize];
-        out.push_str(&format!("  line {:>4}  {}\n", info.line, program.string(info.name)));
+        out.push_str(&format!("  line {:>4}  {}\n", info.line, shown(program.string(info.name))));
     }
     section(
         &mut out,
         "commands",
         manifest.commands.iter().map(|c| {
-            let mut text = format!("line {:>4}  {}", c.line, program.string(c.text));
+            let mut text = format!("line {:>4}  {}", c.line, shown(program.string(c.text)));
             if c.dynamic {
                 text.push_str("  [dynamic]");
             }
             if c.dir != NONE {
-                text.push_str(&format!("  [in {}]", program.string(c.dir)));
+                text.push_str(&format!("  [in {}]", shown(program.string(c.dir))));
             }
             if let Some(t) = c.timeout_ms {
                 text.push_str(&format!("  [timeout {}]", format_duration(t)));
@@ -242,8 +242,8 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             if let Some(policy) = policy {
                 let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
                 let shown = match decision {
-                    "deny" => format!("{}: {why}", style.paint(Tone::Bad, "denied")),
-                    "approve" => format!("{}: {why}", style.paint(Tone::Warn, "needs approval")),
+                    "deny" => format!("{}: {}", style.paint(Tone::Bad, "denied"), shown(&why)),
+                    "approve" => format!("{}: {}", style.paint(Tone::Warn, "needs approval"), shown(&why)),
                     "run" => "allowed".to_string(),
                     _ => "policy decides at run time".to_string(),
                 };
@@ -257,28 +257,33 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
         "paths",
         manifest.paths.iter().map(|p| {
             let dynamic = if p.dynamic { "  [dynamic]" } else { "" };
-            format!("line {:>4}  {:<16} {}{dynamic}", p.line, access_name(p.access), program.string(p.path))
+            format!(
+                "line {:>4}  {:<16} {}{dynamic}",
+                p.line,
+                access_name(p.access),
+                shown(program.string(p.path))
+            )
         }),
     );
     section(
         &mut out,
         "prompts",
         manifest.prompts.iter().map(|p| {
-            let context: Vec<&str> = p.context.iter().map(|&c| program.string(c)).collect();
+            let context: Vec<String> = p.context.iter().map(|&c| shown(program.string(c))).collect();
             let with = if context.is_empty() {
                 "default context".to_string()
             } else {
                 format!("with {}", context.join(", "))
             };
-            format!("line {:>4}  {}  [{with}]", p.line, program.string(p.query))
+            format!("line {:>4}  {}  [{with}]", p.line, shown(program.string(p.query)))
         }),
     );
     section(
         &mut out,
         "human interactions",
         manifest.interactions.iter().map(|i| {
-            let text = if i.text == NONE { String::new() } else { program.string(i.text).to_string() };
-            let options: Vec<&str> = i.options.iter().map(|&o| program.string(o)).collect();
+            let text = if i.text == NONE { String::new() } else { shown(program.string(i.text)) };
+            let options: Vec<String> = i.options.iter().map(|&o| shown(program.string(o))).collect();
             let options =
                 if options.is_empty() { String::new() } else { format!("  [{}]", options.join(" | ")) };
             format!("line {:>4}  {:<6} {text}{options}", i.line, interaction_name(i.kind))
@@ -300,7 +305,7 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
     section(
         &mut out,
         "environment",
-        manifest.env.iter().map(|&(n, line)| format!("line {line:>4}  {}", program.string(n))),
+        manifest.env.iter().map(|&(n, line)| format!("line {line:>4}  {}", shown(program.string(n)))),
     );
     section(
         &mut out,
@@ -316,6 +321,14 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             })),
     );
     out
+}
+
+/// Text from the plan (strings, names, commands) as one line of the
+/// listing, its control characters written out: a plan is reviewed with
+/// `inspect` before it runs, and must not be able to drive the reviewer's
+/// terminal nor start a line of its own (SPEC §8).
+fn shown(text: &str) -> String {
+    crate::report::style::escape_controls(text).replace('\n', "\\n")
 }
 
 fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {

@@ -4,31 +4,7 @@
 //! caller's choice (`--color`, `NO_COLOR`, a terminal); JSON and JUnit never
 //! take a style.
 
-/// Text a command or a model produced, made safe for a terminal (SPEC §8):
-/// every control character but newline and tab — escape sequences, `\r`,
-/// bells, C1 codes — and the bidirectional overrides written out as
-/// `\x1b`, `\r`, `\u{202e}`, so that such text can neither move the cursor,
-/// retitle the terminal, reorder what is shown nor forge a `passed` line.
-/// JSON and log files keep the text exact.
-pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.contains(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '\r' => out.push_str("\\r"),
-            c if unsafe_char(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use tiss_support::terminal_text::escape_controls;
 
 /// [`escape_controls`] for text shown inside a line of ours: each line after
 /// the first indented by `indent`, so that a line of it never starts where

@@ -13,6 +13,7 @@ use super::{Debugger, FIELD_LIMIT, LIST_CONTEXT, LOCALS_LIMIT, PRINT_LIMIT};
 use crate::host::Host;
 use crate::machine::value::{Record, Value};
 use crate::machine::{Outcome, Status, Suspension};
+use crate::report::style::escape_controls;
 
 impl<H: Host> Debugger<H> {
     /// `line 7:5, step "Write the module", task "lint"` (and `, entering
@@ -54,8 +55,12 @@ impl<H: Host> Debugger<H> {
         self.source.as_ref().ok().map(|s| s.text.as_str())
     }
 
-    pub(super) fn source_line(&self, line: u32) -> Option<&str> {
-        self.source()?.lines().nth((line as usize).checked_sub(1)?)
+    /// A line of the plan as shown: its control characters written out,
+    /// as a plan may carry them to drive the terminal of whoever steps
+    /// through it (SPEC §8).
+    pub(super) fn source_line(&self, line: u32) -> Option<String> {
+        let text = self.source()?.lines().nth((line as usize).checked_sub(1)?)?;
+        Some(escape_controls(text).into_owned())
     }
 
     /// The line the session stands at: the next instruction's, or where the
@@ -269,7 +274,9 @@ impl<H: Host> Debugger<H> {
             .map(|n| {
                 let here = if Some(n) == current { "->" } else { "  " };
                 let mark = if marked.contains(&n) { "*" } else { " " };
-                format!("{here}{mark} {n:>width$} | {}", lines[(n - 1) as usize]).trim_end().to_string()
+                format!("{here}{mark} {n:>width$} | {}", escape_controls(lines[(n - 1) as usize]))
+                    .trim_end()
+                    .to_string()
             })
             .collect::<Vec<_>>()
             .join("\n")
