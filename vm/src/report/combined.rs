@@ -18,6 +18,9 @@ pub enum PlanStatus {
     Passed,
     Failed,
     Suspended,
+    /// Suspended, and another resume holds its snapshot now: a later
+    /// continue resumes it. Its exit status is a suspended plan's (3).
+    Busy,
     BudgetExceeded,
     SecurityViolation,
     /// The plan could not run: it does not compile, its bytecode is invalid
@@ -44,6 +47,7 @@ impl PlanStatus {
             PlanStatus::Passed => "PASS",
             PlanStatus::Failed => "FAIL",
             PlanStatus::Suspended => "SUSP",
+            PlanStatus::Busy => "BUSY",
             PlanStatus::BudgetExceeded => "BUDGET",
             PlanStatus::SecurityViolation => "SECURITY",
             PlanStatus::Error => "ERROR",
@@ -54,14 +58,14 @@ impl PlanStatus {
     pub fn tone(self) -> Tone {
         match self {
             PlanStatus::Passed => Tone::Good,
-            PlanStatus::Suspended => Tone::Warn,
+            PlanStatus::Suspended | PlanStatus::Busy => Tone::Warn,
             _ => Tone::Bad,
         }
     }
 
     /// Counts against `--max-failures`.
     pub fn is_failure(self) -> bool {
-        !matches!(self, PlanStatus::Passed | PlanStatus::Suspended)
+        !matches!(self, PlanStatus::Passed | PlanStatus::Suspended | PlanStatus::Busy)
     }
 }
 
@@ -95,7 +99,7 @@ impl Summary {
         match PlanStatus::from_exit_code(exit_code) {
             PlanStatus::Passed => self.passed += 1,
             PlanStatus::Failed | PlanStatus::Error => self.failed += 1,
-            PlanStatus::Suspended => self.suspended += 1,
+            PlanStatus::Suspended | PlanStatus::Busy => self.suspended += 1,
             PlanStatus::BudgetExceeded => self.budget_exceeded += 1,
             PlanStatus::SecurityViolation => self.security_violation += 1,
         }
@@ -117,7 +121,7 @@ impl Summary {
     pub fn status_name(&self) -> &'static str {
         match PlanStatus::from_exit_code(self.worst) {
             PlanStatus::Passed => "passed",
-            PlanStatus::Suspended => "suspended",
+            PlanStatus::Suspended | PlanStatus::Busy => "suspended",
             PlanStatus::BudgetExceeded => "budget_exceeded",
             PlanStatus::SecurityViolation => "security_violation",
             PlanStatus::Failed | PlanStatus::Error => "failed",

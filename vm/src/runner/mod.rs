@@ -32,6 +32,7 @@ pub mod status {
     /// Bad arguments, or a plan that does not compile, or bytecode that is
     /// invalid, corrupt or of an unsupported version.
     pub const INVALID: u8 = 2;
+    pub const SUSPENDED: u8 = 3;
     pub const SECURITY: u8 = 5;
     pub const INTERNAL: u8 = 70;
 }

@@ -34,6 +34,9 @@ pub struct HostOptions {
     pub non_interactive: bool,
     /// The answers file.
     pub answers: Option<PathBuf>,
+    /// The plan this run is of a run of many: it takes the answers file's
+    /// entries that name it or none, and ignores the file if it asks nothing.
+    pub answers_plan: Option<PathBuf>,
     pub sandbox_profile: Option<Profile>,
     pub max_procs: Option<u64>,
     /// A size, e.g. `4G`, as given.
@@ -189,6 +192,11 @@ pub struct ManyOptions {
     pub report_dir: Option<PathBuf>,
     /// Go on from the reports already in `report_dir`.
     pub continue_from_reports: bool,
+    /// With `continue_from_reports`: let the budgets, limits and profile
+    /// given loosen the resumed plans' (as `resume --raise-budget`).
+    pub raise_budget: bool,
+    /// Start over the plans `report_dir` holds unfinished.
+    pub restart: bool,
     /// How each plan's own `tissvm run` is started; `Err` says why it
     /// cannot be.
     pub invocation: Result<Invocation, String>,

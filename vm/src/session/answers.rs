@@ -4,8 +4,10 @@
 //! when the host consumes it ([`Reply::answer`]): a `line` that is not the
 //! interaction's, or an answer of the wrong kind, is refused there; the file
 //! is also checked against the plan before anything runs ([`check_plan`]).
+//! With many plans (SPEC §9) an entry may name its plan; each plan takes
+//! the entries that name it or none ([`for_plan`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 use tisslang::isa::Instr;
@@ -178,10 +180,18 @@ impl Reply {
     }
 }
 
+/// An entry of an `--answers` file: its reply, and the plan it names, if
+/// it names one (with many plans).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub plan: Option<PathBuf>,
+    pub reply: Reply,
+}
+
 /// Parses an `--answers` file: a JSON array of
-/// `{"answer": "continue" | "approve" | "reject" | "<n>", "comment": "...", "line": N}`
-/// (`comment` and `line` optional). `name` names the file in messages.
-pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Reply>, String> {
+/// `{"answer": "continue" | "approve" | "reject" | "<n>", "comment": "...", "line": N, "plan": "path"}`
+/// (`comment`, `line` and `plan` optional). `name` names the file in messages.
+pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Entry>, String> {
     let value: Json = serde_json::from_slice(bytes).map_err(|e| format!("{name}: not valid JSON: {e}"))?;
     let Json::Array(entries) = value else {
         return Err(format!(
@@ -194,9 +204,11 @@ pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Reply>, String> {
         let Json::Object(fields) = entry else {
             return Err(format!("{origin}: expected an object such as {{\"answer\": \"continue\"}}"));
         };
-        if let Some(key) = fields.keys().find(|k| !matches!(k.as_str(), "answer" | "comment" | "line")) {
+        if let Some(key) =
+            fields.keys().find(|k| !matches!(k.as_str(), "answer" | "comment" | "line" | "plan"))
+        {
             return Err(format!(
-                "{origin}: unknown key `{key}` (an entry has `answer`, `comment` and `line`)"
+                "{origin}: unknown key `{key}` (an entry has `answer`, `comment`, `line` and `plan`)"
             ));
         }
         let word = match fields.get("answer") {
@@ -219,9 +231,40 @@ pub fn parse_file(bytes: &[u8], name: &str) -> Result<Vec<Reply>, String> {
             },
             Some(_) => return Err(format!("{origin}: `line` must be a number")),
         };
-        out.push(Reply { word, comment, line, origin, entry: Some(i as u32) });
+        let plan = match fields.get("plan") {
+            None | Some(Json::Null) => None,
+            Some(Json::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
+            Some(_) => return Err(format!("{origin}: `plan` must be a plan's path, as the run names it")),
+        };
+        out.push(Entry { plan, reply: Reply { word, comment, line, origin, entry: Some(i as u32) } });
     }
     Ok(out)
+}
+
+/// The replies of `entries` for the plan `plan` of a run of many: those
+/// that name it (the same file) or no plan, in order. For a run of one
+/// plan (`None`), an entry that names a plan is refused.
+pub fn for_plan(entries: Vec<Entry>, plan: Option<&Path>) -> Result<Vec<Reply>, String> {
+    let mut replies = Vec::with_capacity(entries.len());
+    for Entry { plan: named, reply } in entries {
+        match (named, plan) {
+            (None, _) => replies.push(reply),
+            (Some(named), Some(plan)) => {
+                if same_file(&named, plan) {
+                    replies.push(reply);
+                }
+            }
+            (Some(named), None) => {
+                return Err(format!(
+                    "{} names the plan `{}`: entries name their plan in a run of many plans; for one plan, \
+                     leave `plan` out",
+                    reply.origin,
+                    named.display()
+                ));
+            }
+        }
+    }
+    Ok(replies)
 }
 
 /// Where a resumed run starts in the answers file `given` (0-based): after
@@ -251,24 +294,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// interaction of the plan. `runs_ask`: the command policy may ask about
 /// a RUN, so every RUN is an interaction too.
 pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<(), String> {
-    let line_of = |pc: usize| module.position(pc as u32).map_or(0, |(line, _)| line);
-    let interactions: Vec<(u32, Kind)> = module
-        .code
-        .iter()
-        .enumerate()
-        .filter_map(|(pc, instr)| {
-            let kind = match instr {
-                Instr::Pause {} => Kind::Pause,
-                Instr::Review { .. } => Kind::Review,
-                Instr::Run { .. } if runs_ask => Kind::Approval,
-                Instr::Choose { choice } => {
-                    Kind::Choose(module.choices.get(*choice as usize).map_or(0, |c| c.options.len()))
-                }
-                _ => return None,
-            };
-            Some((line_of(pc), kind))
-        })
-        .collect();
+    let interactions = interactions(module, runs_ask);
     for reply in replies {
         let word = reply.word.text();
         match reply.line {
@@ -316,6 +342,34 @@ pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<
         }
     }
     Ok(())
+}
+
+/// Whether the plan asks a human anything: a PAUSE, REQUEST_REVIEW or
+/// CHOOSE, or (`runs_ask`) a RUN the command policy may ask about.
+pub fn asks(module: &Module, runs_ask: bool) -> bool {
+    !interactions(module, runs_ask).is_empty()
+}
+
+/// The plan's interactions: each one's source line and kind.
+fn interactions(module: &Module, runs_ask: bool) -> Vec<(u32, Kind)> {
+    let line_of = |pc: usize| module.position(pc as u32).map_or(0, |(line, _)| line);
+    module
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(pc, instr)| {
+            let kind = match instr {
+                Instr::Pause {} => Kind::Pause,
+                Instr::Review { .. } => Kind::Review,
+                Instr::Run { .. } if runs_ask => Kind::Approval,
+                Instr::Choose { choice } => {
+                    Kind::Choose(module.choices.get(*choice as usize).map_or(0, |c| c.options.len()))
+                }
+                _ => return None,
+            };
+            Some((line_of(pc), kind))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -390,6 +444,7 @@ mod tests {
             "a.json",
         )
         .unwrap();
+        let ok: Vec<Reply> = ok.into_iter().map(|e| e.reply).collect();
         assert_eq!(ok.len(), 3);
         assert_eq!(
             (ok[0].word, ok[0].line, ok[0].comment.as_deref()),
@@ -408,9 +463,24 @@ mod tests {
             (br#"[{"answer": "approve", "line": 0}]"#, "line number from 1"),
             (br#"[{"answer": "approve", "line": "3"}]"#, "must be a number"),
             (br#"[{"answer": "approve", "comment": 3}]"#, "must be a string"),
+            (br#"[{"answer": "approve", "plan": 3}]"#, "`plan` must be a plan's path"),
         ] {
             let e = parse_file(bad, "a.json").unwrap_err();
             assert!(e.contains(says), "{e} (expected {says})");
         }
+    }
+
+    #[test]
+    fn each_plan_takes_the_entries_that_name_it_or_none() {
+        let file = br#"[{"answer": "continue", "plan": "a.tiss"}, {"answer": "approve"}, {"answer": "2", "plan": "./b.tiss"}]"#;
+        let entries = parse_file(file, "x.json").unwrap();
+        let words = |plan: &str| -> Vec<Word> {
+            for_plan(entries.clone(), Some(Path::new(plan))).unwrap().iter().map(|r| r.word).collect()
+        };
+        assert_eq!(words("a.tiss"), [Word::Continue, Word::Approve]);
+        assert_eq!(words("b.tiss"), [Word::Approve, Word::Option(2)]);
+        assert_eq!(words("c.tiss"), [Word::Approve]);
+        let e = for_plan(entries, None).unwrap_err();
+        assert!(e.contains("x.json entry 1 names the plan `a.tiss`"), "{e}");
     }
 }

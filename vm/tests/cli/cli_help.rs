@@ -52,6 +52,7 @@ const ALL_FLAGS: &[&str] = &[
     "--shard",
     "--report-dir",
     "--continue-from-reports",
+    "--restart",
     "--dry-run",
     "--plan",
     "--answer",
@@ -124,7 +125,9 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--max-failures" => "1".into(),
         "--shard" => "1/1".into(),
         "--report-dir" => path("reports"),
-        "--continue-from-reports" => return vec![flag.into(), "--report-dir".into(), path("reports")],
+        "--continue-from-reports" | "--restart" => {
+            return vec![flag.into(), "--report-dir".into(), path("reports")];
+        }
         "--dry-run"
         | "--non-interactive"
         | "--force"
@@ -213,6 +216,10 @@ fn help_matches_what_is_accepted(
         // It says what --workdir may name, so it comes with one.
         if flag == "--allow-system-workdir" && !args.iter().any(|a| a == "--workdir") {
             args.extend(with_value("--workdir", fx.dir()));
+        }
+        // With many plans it is a rule of the continue.
+        if flag == "--raise-budget" && subcommand == "run" {
+            args.extend(with_value("--continue-from-reports", fx.dir()));
         }
         let (code, stderr) = invoke(fx.dir(), &args, input);
         assert_eq!(code, Some(expected), "`{subcommand} --help` shows {flag}, but {args:?} fails:\n{stderr}");

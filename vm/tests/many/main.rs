@@ -6,5 +6,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_guards;
 mod many_plans;
 mod slurm_cluster;

@@ -64,9 +64,9 @@ fn a_directory_runs_every_plan_below_it_with_a_line_each_and_the_worst_status() 
         last.starts_with("2 passed, 1 failed, 0 suspended, 0 budget_exceeded, 0 security_violation in "),
         "{last}"
     );
-    // Each plan in its own workspace, WORKDIR/<plan path without extension>/.
-    assert_eq!(std::fs::read_to_string(root.path().join("ws/suite/a/out.txt")).unwrap(), "a\n");
-    assert!(root.path().join("ws/suite/deep/b").is_dir());
+    // Each plan in its own workspace, WORKDIR/<plan path>/.
+    assert_eq!(std::fs::read_to_string(root.path().join("ws/suite/a.tiss/out.txt")).unwrap(), "a\n");
+    assert!(root.path().join("ws/suite/deep/b.tiss").is_dir());
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     assert!(run.stdout.contains("2 plan(s) not started: --max-failures was reached"), "{}", run.stdout);
     assert!(!root.path().join("ws/suite/two-ran").exists());
     // Workspaces are made ahead of their plans; those of plans not started are removed.
-    assert!(!root.path().join("ws/suite/2").exists() && !root.path().join("ws/suite/3").exists());
+    assert!(!root.path().join("ws/suite/2.tiss").exists() && !root.path().join("ws/suite/3.tiss").exists());
     let run =
         tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
     run.expect(1);
@@ -187,7 +187,7 @@ fn report_dir_and_collect_merge_the_shards_into_one_report() {
         let shard = format!("{k}/2");
         tissvm(root.path(), &["run", "suite", "--shard", &shard, "--report-dir", "reports"], &[]);
     }
-    assert!(root.path().join("reports/suite/c/d.json").is_file());
+    assert!(root.path().join("reports/suite/c/d.tiss.json").is_file());
     let text = tissvm(root.path(), &["collect", "reports"], &[]);
     text.expect(1);
     assert!(text.stdout.contains("FAIL"), "{}", text.stdout);
@@ -250,8 +250,8 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
             root.path(),
             &["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"],
         );
-        wait_for(&root.path().join("ws/suite/x/count.txt"));
-        wait_for(&root.path().join("ws/suite/y/count.txt"));
+        wait_for(&root.path().join("ws/suite/x.tiss/count.txt"));
+        wait_for(&root.path().join("ws/suite/y.tiss/count.txt"));
         // SAFETY: a signal to our own child.
         unsafe { libc::kill(child.id() as i32, signal) };
         let run = finish(child);
@@ -269,12 +269,15 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         assert!(resume.ends_with("--continue-from-reports"), "{resume}");
         for plan in ["x", "y"] {
             let report: Json = serde_json::from_slice(
-                &std::fs::read(root.path().join(format!("reports/suite/{plan}.json"))).unwrap(),
+                &std::fs::read(root.path().join(format!("reports/suite/{plan}.tiss.json"))).unwrap(),
             )
             .unwrap();
             assert_eq!(report["status"], "suspended");
             assert!(
-                report["snapshot"].as_str().unwrap().contains(&format!("reports/suite/{plan}.snapshots/"))
+                report["snapshot"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("reports/suite/{plan}.tiss.snapshots/"))
             );
         }
 
@@ -284,13 +287,13 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         assert!(again.stdout.starts_with("PASS"), "{}", again.stdout);
         for plan in ["x", "y"] {
             let count =
-                std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}/count.txt"))).unwrap();
+                std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}.tiss/count.txt"))).unwrap();
             assert_eq!(
                 count, "once\nlast\n",
                 "signal {signal}, plan {plan}: an effect ran twice or not at all"
             );
         }
-        assert!(root.path().join("reports/suite/z.json").is_file());
+        assert!(root.path().join("reports/suite/z.tiss.json").is_file());
     }
 }
 
@@ -319,10 +322,10 @@ fn options_reach_every_plan_and_log_file_names_a_directory() {
     run.expect(4);
     assert_eq!(run.json()["summary"]["passed"], 1);
     assert_eq!(run.json()["summary"]["budget_exceeded"], 1);
-    let log = std::fs::read_to_string(root.path().join("logs/suite/a.jsonl")).unwrap();
+    let log = std::fs::read_to_string(root.path().join("logs/suite/a.tiss.jsonl")).unwrap();
     let events: Vec<Json> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(events.iter().any(|e| e["op"].as_str().is_some_and(|op| op.contains("echo a"))), "{log}");
-    assert!(root.path().join("logs/suite/b/c.jsonl").is_file());
+    assert!(root.path().join("logs/suite/b/c.tiss.jsonl").is_file());
 }
 
 #[test]
@@ -372,7 +375,7 @@ fn record_with_many_plans_gives_each_plan_its_own_cassette() {
     );
     run.expect(0);
     for (plan, query) in [("a", "say a"), ("deep/b", "say b")] {
-        let cassette = root.path().join(format!("cas/suite/{plan}.cassette.json"));
+        let cassette = root.path().join(format!("cas/suite/{plan}.tiss.cassette.json"));
         let text =
             std::fs::read_to_string(&cassette).unwrap_or_else(|e| panic!("{}: {e}", cassette.display()));
         let entries = serde_json::from_str::<Json>(&text).unwrap()["entries"].as_array().unwrap().len();
@@ -418,12 +421,14 @@ fn a_plan_that_cannot_start_gets_a_report_that_collect_shows() {
     assert_eq!(lines_starting(&run, "ERROR").len(), 2, "{}", run.stdout);
 
     let typo: Json =
-        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/typo.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/typo.tiss.json")).unwrap())
+            .unwrap();
     assert_eq!((typo["status"].as_str(), typo["exit_code"].as_u64()), (Some("invalid"), Some(2)), "{typo}");
     assert_eq!(typo["diagnostics"][0]["code"], "E0101", "{typo}");
     assert_eq!(typo["diagnostics"][0]["line"], 4, "{typo}");
     let gone: Json =
-        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/gone.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/gone.tiss.json")).unwrap())
+            .unwrap();
     assert_eq!(gone["status"], "invalid", "{gone}");
     assert!(gone["error"].as_str().is_some_and(|e| e.contains("cannot read")), "{gone}");
 
@@ -482,8 +487,8 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
     let root = suite(&[("x.tiss", killed_plan("x")), ("y.tiss", killed_plan("y"))]);
     let args = ["run", "suite", "-j", "2", "--workdir", "ws", "--report-dir", "reports"];
     let parent = crate::common::start(root.path(), &args);
-    wait_for(&root.path().join("ws/suite/x/started"));
-    wait_for(&root.path().join("ws/suite/y/started"));
+    wait_for(&root.path().join("ws/suite/x.tiss/started"));
+    wait_for(&root.path().join("ws/suite/y.tiss/started"));
     let plans = children(parent.id());
     assert_eq!(plans.len(), 2, "a tissvm per plan: {plans:?}");
     // SAFETY: SIGKILL to our own child and its children.
@@ -494,8 +499,8 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
     }
     finish(parent);
     for plan in ["x", "y"] {
-        assert!(!root.path().join(format!("reports/suite/{plan}.json")).exists(), "killed: no report");
-        assert!(root.path().join(format!("reports/suite/{plan}.snapshots/checkpoint.snap")).is_file());
+        assert!(!root.path().join(format!("reports/suite/{plan}.tiss.json")).exists(), "killed: no report");
+        assert!(root.path().join(format!("reports/suite/{plan}.tiss.snapshots/checkpoint.snap")).is_file());
     }
 
     let again = tissvm(root.path(), &[&args[..], &["--continue-from-reports"]].concat(), &[]);
@@ -503,17 +508,18 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
     assert_eq!(lines_starting(&again, "PASS").len(), 2, "{}\n{}", again.stdout, again.stderr);
     for plan in ["x", "y"] {
         let read = |file: &str| {
-            std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}/{file}"))).unwrap()
+            std::fs::read_to_string(root.path().join(format!("ws/suite/{plan}.tiss/{file}"))).unwrap()
         };
         assert_eq!(read("count.txt"), "once\nlast\n", "plan {plan}: an effect before the kill ran again");
         assert_eq!(read("appended.txt"), "once\n", "plan {plan}");
         assert_eq!(read("tries.txt"), "try\ntry\n", "plan {plan}: the RUN in flight runs again, once");
         let report: Json = serde_json::from_slice(
-            &std::fs::read(root.path().join(format!("reports/suite/{plan}.json"))).unwrap(),
+            &std::fs::read(root.path().join(format!("reports/suite/{plan}.tiss.json"))).unwrap(),
         )
         .unwrap();
         assert_eq!(report["status"], "passed", "{report}");
-        let left = tiss_test_support::listing(&root.path().join(format!("reports/suite/{plan}.snapshots")));
+        let left =
+            tiss_test_support::listing(&root.path().join(format!("reports/suite/{plan}.tiss.snapshots")));
         assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
     }
 }
@@ -527,7 +533,7 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
     let root = suite(&[("x.tiss", killed_plan("x"))]);
     let args = ["run", "suite", "--workdir", "ws", "--report-dir", "reports", "--output-format", "json"];
     let parent = crate::common::start(root.path(), &args);
-    wait_for(&root.path().join("ws/suite/x/started"));
+    wait_for(&root.path().join("ws/suite/x.tiss/started"));
     let plans = children(parent.id());
     assert_eq!(plans.len(), 1, "a tissvm for the plan: {plans:?}");
     // SAFETY: SIGKILL to our own child's child.
@@ -535,9 +541,10 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
     let run = finish(parent);
     assert_eq!(run.code, Some(137), "the plan's status: {}", run.stderr);
     let report: Json =
-        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.tiss.json")).unwrap())
+            .unwrap();
     assert_eq!(report["status"], "error", "{report}");
-    let checkpoint = root.path().join("reports/suite/x.snapshots/checkpoint.snap");
+    let checkpoint = root.path().join("reports/suite/x.tiss.snapshots/checkpoint.snap");
     assert!(checkpoint.is_file(), "the checkpoint is kept");
     assert_eq!(
         report["checkpoint"].as_str(),
@@ -548,14 +555,16 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
 
     let again = tissvm(root.path(), &[&args[..6], &["--continue-from-reports"]].concat(), &[]);
     again.expect(0);
-    let read = |file: &str| std::fs::read_to_string(root.path().join(format!("ws/suite/x/{file}"))).unwrap();
+    let read =
+        |file: &str| std::fs::read_to_string(root.path().join(format!("ws/suite/x.tiss/{file}"))).unwrap();
     assert_eq!(read("count.txt"), "once\nlast\n", "the effect before the kill did not run again");
     assert_eq!(read("appended.txt"), "once\n");
     assert_eq!(read("tries.txt"), "try\ntry\n", "the RUN in flight ran again, once");
     let report: Json =
-        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.tiss.json")).unwrap())
+            .unwrap();
     assert_eq!(report["status"], "passed", "{report}");
-    let left = tiss_test_support::listing(&root.path().join("reports/suite/x.snapshots"));
+    let left = tiss_test_support::listing(&root.path().join("reports/suite/x.tiss.snapshots"));
     assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
 }
 

@@ -140,8 +140,11 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
         run.stdout,
         run.stderr
     );
-    assert_eq!(report(&root.path().join("reports/plans/more/b.json"))["failure"]["kind"], "assertion_failed");
-    assert!(root.path().join("reports/workspaces/plans/more/c/c.txt").is_file());
+    assert_eq!(
+        report(&root.path().join("reports/plans/more/b.tiss.json"))["failure"]["kind"],
+        "assertion_failed"
+    );
+    assert!(root.path().join("reports/workspaces/plans/more/c.tiss/c.txt").is_file());
     let script = std::fs::read_to_string(root.path().join("reports/tissvm-slurm.sh")).unwrap();
     for option in ["--array=1-2", "--signal=B:USR1@60", "--requeue"] {
         assert!(script.contains(option), "{option} missing from:\n{script}");
@@ -177,9 +180,9 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
         ],
     );
     run.expect(5);
-    let denied = report(&root.path().join("opts-reports/opts/p.json"));
+    let denied = report(&root.path().join("opts-reports/opts/p.tiss.json"));
     assert_eq!(denied["status"], "security_violation", "{denied}");
-    assert!(root.path().join("opts-reports/workspaces/opts/p/ok.txt").is_file());
+    assert!(root.path().join("opts-reports/workspaces/opts/p.tiss/ok.txt").is_file());
     let script = std::fs::read_to_string(root.path().join("opts-reports/tissvm-slurm.sh")).unwrap();
     assert!(script.contains("--max-procs=9"), "{script}");
 
@@ -253,7 +256,7 @@ fn interrupted(
         .unwrap_or_else(|| panic!("no job id:\n{}", submitted.stderr))
         .to_string();
     let task = format!("{job}_1");
-    let effects = root.join(name).join("workspaces/long/long/effects.txt");
+    let effects = root.join(name).join("workspaces/long/long.tiss/effects.txt");
     let began = Instant::now();
     while !effects.exists() {
         assert!(
@@ -271,7 +274,7 @@ fn interrupted(
     // Slurm holds a requeued job back a while (BeginTime): let it start
     // now. Done when the job has left the queue with its plan's report final.
     let dir = root.join(name);
-    let report_file = dir.join("long/long.json");
+    let report_file = dir.join("long/long.tiss.json");
     let began = Instant::now();
     let mut gone_since: Option<Instant> = None;
     loop {
@@ -312,7 +315,7 @@ fn interrupted(
     assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
     assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");
-    let written = tiss_test_support::listing(&dir.join("long/long.snapshots"));
+    let written = tiss_test_support::listing(&dir.join("long/long.tiss.snapshots"));
     assert_eq!(
         written.len(),
         snapshots,

@@ -29,7 +29,7 @@ pub struct HostArgs {
 
     /// Append one JSON object per event to FILE, command output included.
     /// With many plans, a directory: each plan's log is
-    /// FILE/<plan path without extension>.jsonl.
+    /// FILE/<plan path>.jsonl.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
@@ -52,8 +52,16 @@ pub struct HostArgs {
     /// answers the k-th interaction of the run, each `{"answer": "continue" |
     /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
     /// (`comment` and `line` optional). When they run out, the run suspends.
+    /// With many plans an entry may name its plan (`"plan": "path"`): each
+    /// plan takes those naming it or none; a plan that asks nothing ignores
+    /// the file.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+
+    /// Set by a run of many plans for each plan's own `tissvm`: the plan
+    /// whose entries of --answers this run takes.
+    #[arg(long, value_name = "PLAN", requires = "answers", hide = true)]
+    pub answers_plan: Option<PathBuf>,
 
     /// Isolation of RUN: `standard` (the default: an allowlisted environment,
     /// a session of its own, no new privileges, rlimits, the whole process
@@ -145,6 +153,7 @@ impl HostArgs {
             budgets: self.budgets.clone(),
             non_interactive: self.non_interactive,
             answers: self.answers.clone(),
+            answers_plan: self.answers_plan.clone(),
             sandbox_profile: self.sandbox_profile.map(SandboxProfileArg::profile),
             max_procs: self.max_procs,
             max_memory: self.max_memory.clone(),

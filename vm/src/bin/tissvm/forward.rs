@@ -1,7 +1,8 @@
 //! The options each plan's `tissvm run` gets from the command line of the
 //! run of many plans: every option given there, as given, except those
 //! this run decides per plan (the plans, `--workdir`, `--output-format`,
-//! `--snapshot-dir`, `--log-file`, `--record`) and its own (`-j`, `--shard`, `--report-dir`, ...).
+//! `--snapshot-dir`, `--log-file`, `--record`, `--answers-plan`) and its own (`-j`, `--shard`,
+//! `--report-dir`, `--restart`, ...).
 //! Likewise the run options `tissvm slurm` gives each task's `tissvm run`.
 //! Read back from clap's matches, so an option added to `run` is passed on
 //! without a change here.
@@ -21,6 +22,9 @@ pub const DECIDED_PER_PLAN: &[&str] = &[
     "shard",
     "report_dir",
     "continue_from_reports",
+    "raise_budget",
+    "restart",
+    "answers_plan",
     "workdir",
     "output_format",
     "report",

@@ -62,18 +62,36 @@ pub struct ManyArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
 
-    /// Write each plan's JSON report to DIR/<plan path without
-    /// extension>.json, and a suspended plan's snapshot under
-    /// DIR/<plan path without extension>.snapshots/; `tissvm collect DIR`
-    /// merges the reports.
+    /// Write each plan's JSON report to DIR/<plan path>.json, and a
+    /// suspended plan's snapshot under DIR/<plan path>.snapshots/ (the path
+    /// with its extension, `..` as `_up`); `tissvm collect DIR` merges the
+    /// reports. A run into DIR while it holds unfinished plans needs
+    /// --continue-from-reports or --restart.
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
 
     /// With --report-dir: go on from the reports already there, as a
     /// requeued Slurm task does. A plan whose report is final is not run
-    /// again; a suspended one resumes from its snapshot; the others start.
-    #[arg(long, requires = "report_dir")]
+    /// again; a suspended one resumes from its snapshot, with this command's
+    /// options under the rules of `resume` (--budget, --max-procs and
+    /// --max-memory only lower a cap, --sandbox-profile only strengthens;
+    /// --policy and --answers apply); one another resume holds is `busy`,
+    /// left for a later continue; the others start.
+    #[arg(long, requires = "report_dir", conflicts_with = "restart")]
     pub continue_from_reports: bool,
+
+    /// With --continue-from-reports: let --budget, --max-procs and
+    /// --max-memory raise the resumed plans' caps, and --sandbox-profile
+    /// loosen their profile (as `resume --raise-budget`).
+    #[arg(long, requires = "continue_from_reports")]
+    pub raise_budget: bool,
+
+    /// With --report-dir: start over the plans an earlier run left
+    /// unfinished there (suspended, or killed with a checkpoint), their
+    /// effects running again; without it, or --continue-from-reports, such
+    /// a run is refused.
+    #[arg(long, requires = "report_dir")]
+    pub restart: bool,
 }
 
 #[derive(Args)]
@@ -180,7 +198,7 @@ pub struct CollectArgs {
 
 #[derive(Args)]
 #[command(mut_arg("workdir", |arg| arg.value_name("WORKDIR").help(
-    "The plans' workspaces, WORKDIR/<plan path without extension>/ (default: DIR/workspaces)"
+    "The plans' workspaces, WORKDIR/<plan path>/ (default: DIR/workspaces)"
 )))]
 pub struct SlurmArgs {
     /// The plans: files, or directories (every `.tiss` below them, sorted).
@@ -241,6 +259,8 @@ impl RunArgs {
                 shard: many.shard,
                 report_dir: many.report_dir.clone(),
                 continue_from_reports: many.continue_from_reports,
+                raise_budget: many.raise_budget,
+                restart: many.restart,
                 invocation: Ok(Invocation::default()),
             },
         };

@@ -229,12 +229,18 @@ fn answers_given(
     let mut queue: VecDeque<Reply> = first.into_iter().collect();
     let Some(path) = &options.answers else { return Ok((queue, None)) };
     let name = path.display().to_string();
+    let runs_ask = remembered.policy.may_ask();
+    // One plan of many that asks nothing ignores the file (SPEC §9).
+    if options.answers_plan.is_some() && !answers::asks(&program.module, runs_ask) {
+        return Ok((queue, None));
+    }
     let replies = match std::fs::read(path) {
         Ok(bytes) => answers::parse_file(&bytes, &name),
         Err(e) => Err(format!("{name}: cannot read it: {}", io_message(&e))),
     };
     let replies = match replies
-        .and_then(|r| answers::check_plan(&r, &program.module, remembered.policy.may_ask()).map(|()| r))
+        .and_then(|entries| answers::for_plan(entries, options.answers_plan.as_deref()))
+        .and_then(|r| answers::check_plan(&r, &program.module, runs_ask).map(|()| r))
     {
         Ok(r) => r,
         Err(e) => {
@@ -250,8 +256,9 @@ fn answers_given(
             } else {
                 String::new()
             };
+            let whose = if options.answers_plan.is_some() { " for this plan" } else { "" };
             eprintln!(
-                "tissvm: --answers `{name}`: the run used this file before; going on from its entry {}{left}",
+                "tissvm: --answers `{name}`: the run used this file before; going on from its entry {}{whose}{left}",
                 skip + 1
             );
         }

@@ -1,5 +1,5 @@
 //! Each plan's checkpoint in the report directory (`--checkpoint`, see
-//! `runner/execute/checkpoint.rs`): `DIR/<plan path without extension>.snapshots/
+//! `runner/execute/checkpoint.rs`): `DIR/<plan path>.snapshots/
 //! checkpoint.snap`, kept by the plan's `tissvm` before each effect. A plan
 //! that left no report — its `tissvm`, and this one, were killed outright —
 //! is resumed from it by `--continue-from-reports`, after it is renamed
@@ -16,9 +16,19 @@ pub fn path(report_dir: &Path, key: &Path) -> PathBuf {
     snapshots(report_dir, key).join("checkpoint.snap")
 }
 
+/// Where plan `key`'s checkpoint goes when it is resumed from.
+pub fn killed_path(report_dir: &Path, key: &Path) -> PathBuf {
+    snapshots(report_dir, key).join("killed.snap")
+}
+
+/// Whether plan `key` left a checkpoint (nothing is changed).
+pub fn left(report_dir: &Path, key: &Path) -> bool {
+    path(report_dir, key).is_file() || killed_path(report_dir, key).is_file()
+}
+
 /// The checkpoint to resume plan `key` from, if it left one: the newest.
 pub fn killed(report_dir: &Path, key: &Path) -> Option<PathBuf> {
-    let killed = snapshots(report_dir, key).join("killed.snap");
+    let killed = killed_path(report_dir, key);
     let checkpoint = path(report_dir, key);
     if checkpoint.is_file() {
         std::fs::rename(&checkpoint, &killed).ok()?;

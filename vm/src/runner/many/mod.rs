@@ -7,6 +7,7 @@
 //! read back one plan at a time: its memory does not grow with the
 //! number of plans' outputs.
 
+mod answers;
 mod checkpoints;
 pub mod collect;
 pub mod plans;
@@ -33,8 +34,9 @@ use crate::runner::color;
 use crate::runner::options::{Invocation, OutputFormat, RunOptions};
 use crate::runner::status;
 use plans::with_suffix;
-use reports::{Earlier, earlier, report_from};
+use reports::{Earlier, earlier, report_from, unfinished};
 use tiss_support::io_message::io_message;
+use workspaces::Workspace;
 
 /// A plan that runs now.
 struct Running {
@@ -79,6 +81,12 @@ struct Suite<'a> {
     plans: Vec<PathBuf>,
     /// Each plan's exit status once it ended (or its earlier report's).
     outcomes: Vec<Option<i32>>,
+    /// Each plan started as a resume of its snapshot.
+    resumed: Vec<bool>,
+    /// The report of a plan whose report in the report directory is left as
+    /// it was for a later continue (busy, or its resume refused): this run's
+    /// output shows this one.
+    told: Vec<Option<Json>>,
     /// The JSON reports (without --report-dir, for JSON and JUnit output)
     /// and the stderr of the plans that did not pass, until they are read.
     scratch: tempfile::TempDir,
@@ -121,9 +129,9 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         return Err("--dry-run lists the effects of one plan: give one plan file".into());
     }
     args.report.check()?;
-    let mut plans = plans::expand(&args.plans)?;
-    if let Some(shard) = many.shard {
-        plans = shard.select(plans);
+    let mut plans = plans::once_each(plans::expand(&args.plans)?);
+    if let Some(file) = &args.host.answers {
+        answers::check(file, &plans)?;
     }
     if many.jobs == Some(0) {
         return Err("-j 0 would run nothing: give at least 1".into());
@@ -132,6 +140,13 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         return Err("--max-failures 0 would start nothing: give at least 1 (or --fail-fast)".into());
     }
     let (record_dir, key) = make_directories(args)?;
+    plans::check_apart(&plans, |key| claims(args, record_dir.as_deref(), key))?;
+    if let Some(shard) = many.shard {
+        plans = shard.select(plans);
+    }
+    if let (Some(dir), false) = (&many.report_dir, many.continue_from_reports || many.restart) {
+        refuse_unfinished(dir, &plans)?;
+    }
     let jobs =
         many.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     if args.snapshot.checkpoint.is_some() {
@@ -148,6 +163,8 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
     Ok(Suite {
         args,
         outcomes: vec![None; plans.len()],
+        resumed: vec![false; plans.len()],
+        told: vec![None; plans.len()],
         workspaces: workspaces::Ahead::start(plans.clone(), args.host.workdir.clone(), jobs),
         bar: progress_bar(plans.len()),
         plans,
@@ -163,6 +180,42 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
         not_passed: Vec::new(),
         format: args.report.output_format,
     })
+}
+
+/// What plan `key` keeps on files of its own: its workspace, report,
+/// snapshots, log and cassette, where this run puts them.
+fn claims(args: &RunOptions, record_dir: Option<&Path>, key: &Path) -> Vec<PathBuf> {
+    let mut claims = Vec::new();
+    claims.extend(args.host.workdir.as_ref().map(|dir| dir.join(key)));
+    if let Some(dir) = &args.many.report_dir {
+        claims.extend([dir.join(with_suffix(key, ".json")), dir.join(with_suffix(key, ".snapshots"))]);
+    }
+    claims.extend(args.host.log_file.as_ref().map(|dir| dir.join(with_suffix(key, ".jsonl"))));
+    claims.extend(record_dir.map(|dir| dir.join(with_suffix(key, ".cassette.json"))));
+    claims
+}
+
+/// Refuses to start over plans an earlier attempt left unfinished in the
+/// report directory `dir`: their effects would run twice (SPEC §9).
+fn refuse_unfinished(dir: &Path, plans: &[PathBuf]) -> Result<(), String> {
+    let found = unfinished(dir, plans);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = found.iter().take(10).map(String::as_str).collect();
+    let more = if found.len() > shown.len() {
+        format!(" and {} more", found.len() - shown.len())
+    } else {
+        String::new()
+    };
+    Err(format!(
+        "--report-dir `{}` holds {} unfinished plan(s) of an earlier run: {}{more}; starting them over would \
+         run the effects they had again. Add --continue-from-reports to go on where they stopped, or \
+         --restart to start them over",
+        dir.display(),
+        found.len(),
+        shown.join(", ")
+    ))
 }
 
 /// Makes the directories the plans' files go into: the report directory,
@@ -300,16 +353,23 @@ impl Suite<'_> {
                 self.ended(index, code, duration, None, None);
                 return Ok(None);
             }
-            Some(Earlier::Suspended(snapshot)) => {
-                // The snapshot names the workspace it goes on in.
+            // Another resume has it: its report stays, for a later continue.
+            Some(Earlier::Busy(busy)) => {
                 workspace.discard();
-                command.arg("resume").arg(snapshot).arg("--output-format=json");
+                let report = busy.report(&plan.display().to_string());
+                let _ =
+                    std::fs::write(self.scratch_file(index, "err"), format!("tissvm: {}\n", report["error"]));
+                self.told[index] = Some(report);
+                self.ended(index, status::SUSPENDED as i32, Duration::ZERO, None, None);
+                return Ok(None);
+            }
+            Some(Earlier::Suspended(snapshot)) => {
+                self.resume(&mut command, index, &snapshot, false, workspace)
             }
             // Resumed before it was killed, or marked by a resume that was:
             // --force, the effect in flight running again.
             Some(Earlier::Killed(checkpoint)) => {
-                workspace.discard();
-                command.arg("resume").arg(checkpoint).arg("--force").arg("--output-format=json");
+                self.resume(&mut command, index, &checkpoint, true, workspace)
             }
             None => {
                 if workspace.temporary {
@@ -327,6 +387,44 @@ impl Suite<'_> {
         }
         let (pid, output) = self.spawn(command, slot)?;
         Ok(Some(Running { index, pid, started: Instant::now(), temporary, output }))
+    }
+
+    /// `command` as the `tissvm resume` of plan `index` from `snapshot`
+    /// (`force`: a checkpoint, resumed before it was killed), with the
+    /// options of this command line under the rules of resume (SPEC §9):
+    /// its budgets, profile, policy and answers; `--workdir` gives the plan
+    /// its workspace below it, else the snapshot's is used.
+    fn resume(
+        &mut self,
+        command: &mut Command,
+        index: usize,
+        snapshot: &Path,
+        force: bool,
+        workspace: Workspace,
+    ) {
+        self.resumed[index] = true;
+        command.arg("resume").arg(snapshot).arg("--output-format=json");
+        if force {
+            command.arg("--force");
+        }
+        if self.args.many.raise_budget {
+            command.arg("--raise-budget");
+        }
+        if self.args.host.workdir.is_some() {
+            command.arg("--workdir").arg(std::path::absolute(&workspace.path).unwrap_or(workspace.path));
+        } else {
+            workspace.discard();
+        }
+        self.pass_on(command, &self.plans[index]);
+    }
+
+    /// The options given that every plan's `tissvm` gets as they are, and
+    /// the plan whose entries of the answers file it takes.
+    fn pass_on(&self, command: &mut Command, plan: &Path) {
+        command.args(&self.invocation.passed_on);
+        if self.args.host.answers.is_some() {
+            command.arg("--answers-plan").arg(plan);
+        }
     }
 
     /// `command` as the `tissvm run` of `plan` (its key `key`) in `workspace`:
@@ -353,7 +451,7 @@ impl Suite<'_> {
             }
             command.arg("--record").arg(cassette);
         }
-        command.args(&self.invocation.passed_on);
+        self.pass_on(command, plan);
     }
 
     /// Starts `command` in `slot`, its stdin /dev/null and its output
@@ -389,7 +487,7 @@ impl Suite<'_> {
         temporary: Option<PathBuf>,
         output: Option<Captured>,
     ) {
-        let plan_status = PlanStatus::from_exit_code(code);
+        let plan_status = self.plan_status(index, code);
         self.outcomes[index] = Some(code);
         self.summary.add(code);
         if plan_status.is_failure() {
@@ -443,14 +541,20 @@ impl Suite<'_> {
     /// Returns whether the plan's checkpoint is to be kept: its `tissvm`
     /// wrote no report and left one, which the report made for it names
     /// (see [`report_from`]).
-    fn keep(&self, index: usize, code: i32, output: Captured) -> Result<bool, String> {
+    fn keep(&mut self, index: usize, code: i32, output: Captured) -> Result<bool, String> {
         if PlanStatus::from_exit_code(code) != PlanStatus::Passed {
             let stderr = Captured::read(output.stderr);
             std::fs::write(self.scratch_file(index, "err"), stderr)
                 .map_err(|e| format!("cannot keep its output: {}", io_message(&e)))?;
         }
+        let plan = self.plans[index].display().to_string();
+        // A resume refused (exit 2) ran nothing: the earlier report, and the
+        // snapshot or checkpoint it names, stay for a later continue.
+        if self.resumed[index] && code == status::INVALID as i32 {
+            self.told[index] = Some(report_from(Some(&Captured::read(output.stdout)), &plan, code, None));
+            return Ok(true);
+        }
         if let (Some(target), Some(dir)) = (self.report_path(index), &self.report_dir) {
-            let plan = self.plans[index].display().to_string();
             let checkpoint = Some(checkpoints::path(dir, &plans::key(&self.plans[index])))
                 .filter(|c| c.is_file())
                 .map(|c| std::path::absolute(&c).unwrap_or(c));
@@ -472,6 +576,15 @@ impl Suite<'_> {
         Ok(false)
     }
 
+    /// What plan `index` ended as, with exit status `code`: busy if another
+    /// resume held its snapshot.
+    fn plan_status(&self, index: usize, code: i32) -> PlanStatus {
+        match &self.told[index] {
+            Some(report) if report["status"] == "busy" => PlanStatus::Busy,
+            _ => PlanStatus::from_exit_code(code),
+        }
+    }
+
     /// Where plan `index`'s report goes in the report directory, if there is one.
     fn report_path(&self, index: usize) -> Option<PathBuf> {
         Some(self.report_dir.as_ref()?.join(with_suffix(&plans::key(&self.plans[index]), ".json")))
@@ -480,6 +593,9 @@ impl Suite<'_> {
     /// Plan `index`'s JSON report, with its path as `plan`: the one its
     /// `tissvm run` wrote, or one saying why there is none.
     fn report(&self, index: usize) -> Json {
+        if let Some(report) = &self.told[index] {
+            return report.clone();
+        }
         let plan = self.plans[index].display().to_string();
         let source = self.report_path(index).unwrap_or_else(|| self.scratch_file(index, "out"));
         let code = self.outcomes[index].unwrap_or(status::INTERNAL as i32);
@@ -527,7 +643,7 @@ impl Suite<'_> {
     ) -> std::io::Result<()> {
         let style = color::stdout();
         for &index in &self.not_passed {
-            let plan_status = PlanStatus::from_exit_code(self.outcomes[index].unwrap_or(0));
+            let plan_status = self.plan_status(index, self.outcomes[index].unwrap_or(0));
             let label = style.paint(plan_status.tone(), plan_status.label());
             writeln!(out, "\n── {label} {} ──", self.plans[index].display())?;
             match std::fs::read(self.scratch_file(index, "err")) {
@@ -563,24 +679,51 @@ impl Suite<'_> {
         if self.summary.suspended == 0 && !(interrupted && not_started > 0) {
             return Ok(());
         }
-        if self.report_dir.is_some() {
-            let arguments = self.invocation.arguments.iter();
-            let mut words: Vec<String> = arguments.map(|a| shell_word(&a.to_string_lossy())).collect();
-            if !self.args.many.continue_from_reports {
-                words.push("--continue-from-reports".into());
-            }
-            writeln!(
-                out,
-                "tissvm: to resume the suspended plans and run those not started:\n  tissvm {}",
-                words.join(" ")
-            )
-        } else {
-            writeln!(
+        if self.report_dir.is_none() {
+            return writeln!(
                 out,
                 "tissvm: each suspended plan's report above names the command that resumes it (with --report-dir, \
                  one command resumes them all)"
-            )
+            );
         }
+        let arguments = self.invocation.arguments.iter().filter(|a| *a != "--restart");
+        let mut words: Vec<String> = arguments.map(|a| shell_word(&a.to_string_lossy())).collect();
+        if !self.args.many.continue_from_reports {
+            words.push("--continue-from-reports".into());
+        }
+        // Without its answer, a plan waiting for one would only suspend again.
+        let wanted: Vec<String> = (0..self.plans.len())
+            .filter(|&i| self.plan_status(i, self.outcomes[i].unwrap_or(0)) == PlanStatus::Suspended)
+            .filter_map(|i| {
+                let snapshot = self.report(i)["snapshot"].as_str().map(PathBuf::from)?;
+                answers::wanted(&self.plans[i], &snapshot).map(|entry| entry.to_string())
+            })
+            .collect();
+        if !wanted.is_empty() {
+            let file = match &self.args.host.answers {
+                Some(file) => format!("add to `{}` an entry for each", file.display()),
+                None => {
+                    words.extend(["--answers".into(), "answers.json".into()]);
+                    "write them into answers.json, a JSON array".into()
+                }
+            };
+            let pick = if wanted.iter().any(|w| w.contains('|')) {
+                " (of `approve|reject` and the like, pick one)"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "tissvm: {} suspended plan(s) wait for an answer; {file}{pick}:\n  [\n    {}\n  ]",
+                wanted.len(),
+                wanted.join(",\n    ")
+            )?;
+        }
+        writeln!(
+            out,
+            "tissvm: to resume the suspended plans and run those not started:\n  tissvm {}",
+            words.join(" ")
+        )
     }
 }
 

@@ -79,19 +79,73 @@ impl Shard {
     }
 }
 
-/// The name a plan's workspace and report take under their directories:
-/// its path without the extension, made relative (`/` and `..` cannot lead
-/// outside: a leading `/` is dropped, `..` becomes `_up`).
+/// The name a plan's workspace, report and snapshots take under their
+/// directories (SPEC §9): its path with the extension kept (`x.tiss` and
+/// `x.tbc` are two plans), made relative and mapped one to one, so that no
+/// two plans share a name: `..` becomes `_up`, a leading `/` `_root`, and a
+/// part that starts with `_` gets one more (`_up/z.tiss` is `__up/z.tiss`,
+/// `../z.tiss` is `_up/z.tiss`); `.` parts are left out.
 pub fn key(plan: &Path) -> PathBuf {
     let mut key = PathBuf::new();
-    for component in plan.with_extension("").components() {
+    for component in plan.components() {
         match component {
+            Component::Normal(part) if part.as_encoded_bytes().starts_with(b"_") => {
+                let mut escaped = std::ffi::OsString::from("_");
+                escaped.push(part);
+                key.push(escaped);
+            }
             Component::Normal(part) => key.push(part),
             Component::ParentDir => key.push("_up"),
-            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            Component::RootDir | Component::Prefix(_) => key.push("_root"),
+            Component::CurDir => {}
         }
     }
-    if key.as_os_str().is_empty() { PathBuf::from("plan") } else { key }
+    key
+}
+
+/// `plans` with each file once (SPEC §9: a plan named twice runs once), in
+/// the order first named: two names of one file (`a.tiss`, `./a.tiss`, a
+/// symbolic link to it) are one plan.
+pub fn once_each(plans: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    plans
+        .into_iter()
+        .filter(|plan| seen.insert(std::fs::canonicalize(plan).unwrap_or_else(|_| key(plan))))
+        .collect()
+}
+
+/// Refuses plans whose files would meet: `claims` gives, for a plan, the
+/// paths its workspace, report, snapshots, log and cassette take. Keys are
+/// one to one, so only plan names made to meet (a plan `q` and another
+/// `q.json/r.tiss`: `q`'s report is `q.json`) are refused, naming both.
+pub fn check_apart(plans: &[PathBuf], claims: impl Fn(&Path) -> Vec<PathBuf>) -> Result<(), String> {
+    let mut owner: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let met = |index: usize, other: usize, claim: &Path| {
+        format!(
+            "the plans `{}` and `{}` would share files: `{}` is, or lies within, what `{}` keeps; rename one \
+             of them, or run them apart",
+            plans[index].display(),
+            plans[other].display(),
+            claim.display(),
+            plans[other].display()
+        )
+    };
+    for (index, plan) in plans.iter().enumerate() {
+        for claim in claims(&key(plan)) {
+            let claim = std::path::absolute(&claim).unwrap_or(claim);
+            match owner.insert(claim.clone(), index) {
+                Some(other) if other != index => return Err(met(index, other, &claim)),
+                _ => {}
+            }
+        }
+    }
+    for (claim, &index) in &owner {
+        // An ancestor of one plan's claim must be no other plan's.
+        if let Some(&other) = claim.ancestors().skip(1).find_map(|a| owner.get(a).filter(|&&o| o != index)) {
+            return Err(met(index, other, claim));
+        }
+    }
+    Ok(())
 }
 
 /// `key` with `suffix` added to its last part (`a/b` + `.json`: `a/b.json`).
@@ -125,10 +179,24 @@ mod tests {
     }
 
     #[test]
-    fn keys_stay_below_their_directory() {
-        assert_eq!(key(Path::new("suite/a/b.tiss")), PathBuf::from("suite/a/b"));
-        assert_eq!(key(Path::new("/abs/p.tiss")), PathBuf::from("abs/p"));
-        assert_eq!(key(Path::new("../up/p.tiss")), PathBuf::from("_up/up/p"));
-        assert_eq!(key(Path::new("./p.tbc")), PathBuf::from("p"));
+    fn keys_stay_below_their_directory_and_are_one_to_one() {
+        assert_eq!(key(Path::new("suite/a/b.tiss")), PathBuf::from("suite/a/b.tiss"));
+        assert_eq!(key(Path::new("/abs/p.tiss")), PathBuf::from("_root/abs/p.tiss"));
+        assert_eq!(key(Path::new("../up/p.tiss")), PathBuf::from("_up/up/p.tiss"));
+        assert_eq!(key(Path::new("./p.tbc")), PathBuf::from("p.tbc"));
+        let names =
+            ["x.tiss", "x.tbc", "x", "../z.tiss", "_up/z.tiss", "__up/z.tiss", "/z.tiss", "_root/z.tiss"];
+        let keys: std::collections::HashSet<PathBuf> = names.iter().map(|n| key(Path::new(n))).collect();
+        assert_eq!(keys.len(), names.len(), "{keys:?}");
+    }
+
+    #[test]
+    fn plans_whose_files_would_meet_are_refused() {
+        let report = |key: &Path| vec![Path::new("/r").join(with_suffix(key, ".json"))];
+        let apart = [PathBuf::from("a/b.tiss"), PathBuf::from("a.tiss")];
+        assert_eq!(check_apart(&apart, report), Ok(()));
+        let meeting = [PathBuf::from("q"), PathBuf::from("q.json/r.tiss")];
+        let e = check_apart(&meeting, report).unwrap_err();
+        assert!(e.contains("`q`") && e.contains("`q.json/r.tiss`"), "{e}");
     }
 }

@@ -1,5 +1,6 @@
-//! The plans' fresh workspaces (SPEC §9): `WORKDIR/<plan path without
-//! extension>/`, or a temporary directory. Made ahead of their plans, in the
+//! The plans' fresh workspaces (SPEC §9): `WORKDIR/<plan path>/` (the
+//! plan's key, `plans::key`: no two plans share one, none holds another's),
+//! or a temporary directory. Made ahead of their plans, in the
 //! order of the list, on a thread of their own: a directory costs up to a
 //! millisecond on a busy disk, which would otherwise stand between one
 //! plan's end and the next one's start (`benches/many_plans.sh`).
@@ -85,7 +86,7 @@ fn make(plan: &Path, workdir: Option<&Path>) -> Result<Workspace, String> {
             Ok(Workspace { path, temporary: false, created })
         }
         None => {
-            let stem = key.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = key.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let path = tempfile::Builder::new()
                 .prefix(&format!("tiss-{stem}-"))
                 .tempdir()
