@@ -160,6 +160,12 @@ fn start_child(
     // started. The read of that pipe would wait for the exec to finish
     // closing descriptors, well after CLONE_VFORK let this thread go.
     let fail = if shared { None } else { Some(pipe()?) };
+    // An ordinary user's `strict` child starts the RUN itself, and says
+    // which pid it has here.
+    let relay = match confined.namespaces() {
+        Some(namespaces) if namespaces.child_joins_pid_namespace() => Some(pipe()?),
+        _ => None,
+    };
     let null = dev_null()?;
     let argv = pointers(&launch.argv);
     let envp = pointers(&launch.envp);
@@ -169,6 +175,7 @@ fn start_child(
         envp: &envp,
         stdio: [null.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
         fail: fail.as_ref().map(|(_, w)| w.as_raw_fd()),
+        relay: relay.as_ref().map(|(_, w)| w.as_raw_fd()),
         errno: AtomicI32::new(0),
         watchdog,
     };
@@ -177,7 +184,25 @@ fn start_child(
     } else {
         Some(clone_shared(&child, confined)?)
     };
-    let Some((pid, pidfd)) = cloned else { return Ok(None) };
+    let Some((mut pid, mut pidfd)) = cloned else { return Ok(None) };
+    if let Some((relay_r, relay_w)) = relay {
+        drop(relay_w);
+        let mut started = [0u8; 4];
+        let got = read_full(&relay_r, &mut started)?;
+        // SAFETY: our own child, which exits once it has started the RUN
+        // (or failed to: then its errno follows on the failure pipe); the
+        // descriptor is the one the kernel made for it.
+        unsafe {
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+            if pidfd >= 0 {
+                libc::close(pidfd);
+            }
+        }
+        pidfd = -1;
+        if got == started.len() {
+            pid = i32::from_ne_bytes(started);
+        }
+    }
     if confined.namespaces().is_some() {
         watchdog::register(watchdog, pid);
     }
@@ -255,9 +280,10 @@ fn clone_confined(
         Ok(pid as libc::pid_t)
     };
     let pid = match namespaces {
-        // `strict`: the child starts in the sandbox's PID namespace.
-        Some(namespaces) => namespaces.children_in(clone)?,
-        None => clone()?,
+        // `strict`: the child starts in the sandbox's PID namespace (or, an
+        // ordinary user's, starts the RUN there itself).
+        Some(namespaces) if !namespaces.child_joins_pid_namespace() => namespaces.children_in(clone)?,
+        _ => clone()?,
     };
     Ok(Some((pid, pidfd)))
 }
@@ -447,6 +473,9 @@ struct Child<'a> {
     /// Where the errno of a failure goes: this pipe for a child on its own
     /// copy of memory, else [`Child::errno`].
     fail: Option<RawFd>,
+    /// Where the child that starts the RUN in an ordinary user's PID
+    /// namespace sends the RUN's pid ([`Child::relay`]).
+    relay: Option<RawFd>,
     errno: AtomicI32,
     /// Where the child registers its group before it execs.
     watchdog: &'static Table,
@@ -506,12 +535,37 @@ impl Child<'_> {
                 }
             }
             confined.enter_namespaces()?;
+            if let Some(relay) = self.relay {
+                self.relay(relay)?;
+            }
             match &self.launch.cwd {
                 ChildCwd::Descriptor(fd) => check(libc::fchdir(*fd))?,
                 ChildCwd::Path(path) => check(libc::chdir(path.as_ptr()))?,
             }
         }
         confined.in_child(joined)
+    }
+
+    /// In an ordinary user's `strict` sandbox, where this child has joined
+    /// the PID namespace for its children only: starts the RUN's process
+    /// there as tissvm's child (`CLONE_PARENT`), sends its pid (as tissvm
+    /// sees it) down `relay` and exits; the new process goes on with the
+    /// rest. Plain system calls, on this child's own copy of memory.
+    unsafe fn relay(&self, relay: RawFd) -> io::Result<()> {
+        // SAFETY: without CLONE_VM both go on, each on its own copy, as
+        // after `fork`.
+        let pid = unsafe {
+            libc::syscall(libc::SYS_clone, (libc::CLONE_PARENT | libc::SIGCHLD) as libc::c_ulong, 0, 0, 0, 0)
+        };
+        match pid {
+            0 => Ok(()),
+            p if p < 0 => Err(io::Error::last_os_error()),
+            // SAFETY: plain system calls; this child ends here.
+            p => unsafe {
+                libc::write(relay, (p as i32).to_ne_bytes().as_ptr().cast(), 4);
+                libc::_exit(0)
+            },
+        }
     }
 
     /// Tries each candidate as `execvp` would; returns the errno to report.

@@ -16,7 +16,13 @@
 //! A RUN's first process starts in the PID namespace (tissvm's thread
 //! points its children there for the one `clone`, [`Namespaces::children_in`])
 //! and joins the others itself before `exec` ([`Namespaces::enter`]).
-//! Entering needs `CAP_SYS_ADMIN`: tissvm run as root.
+//! As an ordinary user the init is made in a user namespace of its own too
+//! (the user's uid and gid mapped to themselves), which gives it, and each
+//! RUN's child that joins it, the capabilities the rest needs; such a child
+//! cannot be started in the PID namespace by tissvm (entering one needs
+//! `CAP_SYS_ADMIN` where tissvm is), so it joins it for its children and
+//! starts the RUN as tissvm's child there (`clone(CLONE_PARENT)`,
+//! `spawn.rs`).
 
 use std::ffi::CString;
 use std::io;
@@ -37,9 +43,13 @@ pub struct Namespaces {
     replies: OwnedFd,
     /// One request at a time.
     asking: Mutex<()>,
-    /// Joined by each RUN's child, in this order (the mount namespace last:
-    /// it changes the root and the working directory).
-    joined: [(OwnedFd, libc::c_int); 4],
+    /// Joined by each RUN's child, in this order (the user namespace first:
+    /// it gives the rights to join the others; the mount namespace last: it
+    /// changes the root and the working directory).
+    joined: Vec<(OwnedFd, libc::c_int)>,
+    /// Made by an ordinary user, in a user namespace of its own: tissvm
+    /// cannot point its children at the PID namespace, the child does.
+    user: bool,
     pid: OwnedFd,
     /// The PID namespace tissvm's own children belong in.
     own_pid: OwnedFd,
@@ -65,17 +75,24 @@ impl Namespaces {
         let (requests_r, requests_w) = pipe().map_err(|e| fail("pipe", e))?;
         let (replies_r, replies_w) = pipe().map_err(|e| fail("pipe", e))?;
         let null = CString::new("/dev/null").expect("no NUL");
+        // SAFETY: plain system calls.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        // As an ordinary user, a user namespace of its own gives the init
+        // (and each RUN that joins it) the capabilities the rest needs.
+        let user = uid != 0;
         let init = Init {
             steps: &steps,
             requests: requests_r.as_raw_fd(),
             replies: replies_w.as_raw_fd(),
             null: &null,
+            wait_for_maps: user,
         };
         let flags = libc::CLONE_NEWNS
             | libc::CLONE_NEWPID
             | libc::CLONE_NEWUTS
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWNET
+            | if user { libc::CLONE_NEWUSER } else { 0 }
             | libc::SIGCHLD;
         let pid = reaper::claimed(|| {
             // SAFETY: without CLONE_VM the child runs on its own copy of
@@ -88,13 +105,59 @@ impl Namespaces {
             }
         })
         .map_err(|e| {
-            format!(
-                "clone(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) failed: {e}; \
-                 the namespaces need CAP_SYS_ADMIN: run tissvm as root (`strict` through an unprivileged user \
-                 namespace is not supported yet)"
-            )
+            if user {
+                format!(
+                    "clone(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | \
+                     CLONE_NEWNET) failed: {e}; as an ordinary user `strict` needs unprivileged user namespaces \
+                     (`kernel.unprivileged_userns_clone`, `user.max_user_namespaces` > 0, no AppArmor \
+                     `restrict_unprivileged_userns`), or tissvm run as root"
+                )
+            } else {
+                format!(
+                    "clone(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) failed: {e}; \
+                     a kernel with namespaces (CONFIG_NAMESPACES)"
+                )
+            }
         })?;
         drop((requests_r, replies_w));
+        // The namespaces are held from the start: an ordinary user's init
+        // is dumpable (its `ns` files open to tissvm) only until mapped.
+        let open = |name: &str| -> Result<OwnedFd, String> {
+            std::fs::File::open(format!("/proc/{name}")).map(Into::into).map_err(|e| fail(name, e))
+        };
+        let opened = (|| {
+            if user {
+                map_user(pid, uid, gid, &replies_r)
+                    .map_err(|e| format!("the sandbox's user namespace: {e}"))?;
+            }
+            let mut joined = Vec::new();
+            if user {
+                joined.push((open(&format!("{pid}/ns/user"))?, libc::CLONE_NEWUSER));
+            }
+            for (name, kind) in [
+                ("uts", libc::CLONE_NEWUTS),
+                ("ipc", libc::CLONE_NEWIPC),
+                ("net", libc::CLONE_NEWNET),
+                ("mnt", libc::CLONE_NEWNS),
+            ] {
+                joined.push((open(&format!("{pid}/ns/{name}"))?, kind));
+            }
+            let held = (joined, open(&format!("{pid}/ns/pid"))?, open("self/ns/pid")?);
+            // SAFETY: a one-byte write from a valid buffer.
+            if user && unsafe { libc::write(requests_w.as_raw_fd(), b"g".as_ptr().cast(), 1) } != 1 {
+                return Err(fail("the sandbox's init", io::Error::last_os_error()));
+            }
+            Ok::<_, String>(held)
+        })();
+        let (joined, pid_ns, own_pid) = match opened {
+            Ok(opened) => opened,
+            Err(e) => {
+                // The end of its pipe ends the init.
+                drop(requests_w);
+                reap(pid);
+                return Err(e);
+            }
+        };
         let mut ready = [0u8; 8];
         let got = read_full(&replies_r, &mut ready).ok();
         let errno = i32::from_ne_bytes(ready[..4].try_into().expect("4 bytes"));
@@ -111,37 +174,25 @@ impl Namespaces {
                 "the sandbox's init ended before it was ready".to_string()
             });
         }
-        let open = |name: &str| -> Result<OwnedFd, String> {
-            std::fs::File::open(format!("/proc/{name}")).map(Into::into).map_err(|e| fail(name, e))
-        };
-        let opened = (|| {
-            let joined = [
-                (open(&format!("{pid}/ns/uts"))?, libc::CLONE_NEWUTS),
-                (open(&format!("{pid}/ns/ipc"))?, libc::CLONE_NEWIPC),
-                (open(&format!("{pid}/ns/net"))?, libc::CLONE_NEWNET),
-                (open(&format!("{pid}/ns/mnt"))?, libc::CLONE_NEWNS),
-            ];
-            Ok::<_, String>((joined, open(&format!("{pid}/ns/pid"))?, open("self/ns/pid")?))
-        })();
-        let (joined, pid_ns, own_pid) = match opened {
-            Ok(opened) => opened,
-            Err(e) => {
-                // The end of its pipe ends the init.
-                drop(requests_w);
-                reap(pid);
-                return Err(e);
-            }
-        };
         Ok(Namespaces {
             init: pid,
             requests: Some(requests_w),
             replies: replies_r,
             asking: Mutex::new(()),
             joined,
+            user,
             pid: pid_ns,
             own_pid,
             _staging: staging,
         })
+    }
+
+    /// Whether a RUN's child joins the PID namespace itself (an ordinary
+    /// user's sandbox, [`Namespaces::enter`]) and so must start the RUN as
+    /// a process of tissvm's in it (`spawn.rs`), rather than tissvm starting
+    /// it there ([`Namespaces::children_in`]).
+    pub fn child_joins_pid_namespace(&self) -> bool {
+        self.user
     }
 
     /// Runs `clone` (which starts a RUN's first process) with this thread's
@@ -160,6 +211,10 @@ impl Namespaces {
     pub fn enter(&self) -> io::Result<()> {
         for (fd, kind) in &self.joined {
             setns(fd.as_raw_fd(), *kind)?;
+        }
+        if self.user {
+            // For its children only: the RUN is started by `spawn.rs`.
+            setns(self.pid.as_raw_fd(), libc::CLONE_NEWPID)?;
         }
         Ok(())
     }
@@ -189,6 +244,19 @@ impl Drop for Namespaces {
     }
 }
 
+/// Maps the user's own uid and gid into the init's user namespace (the RUN
+/// sees and makes files as itself).
+fn map_user(pid: libc::pid_t, uid: libc::uid_t, gid: libc::gid_t, replies: &OwnedFd) -> io::Result<()> {
+    // The init says when its files can be written.
+    let mut dumpable = [0u8; 1];
+    if read_full(replies, &mut dumpable)? != 1 {
+        return Err(io::Error::other("the init ended before its ids were mapped"));
+    }
+    std::fs::write(format!("/proc/{pid}/setgroups"), "deny")?;
+    std::fs::write(format!("/proc/{pid}/uid_map"), format!("{uid} {uid} 1"))?;
+    std::fs::write(format!("/proc/{pid}/gid_map"), format!("{gid} {gid} 1"))
+}
+
 /// Waits for the init to exit, and forgets it.
 fn reap(pid: libc::pid_t) {
     // SAFETY: our own (claimed) child.
@@ -212,6 +280,8 @@ struct Init<'a> {
     requests: RawFd,
     replies: RawFd,
     null: &'a CString,
+    /// In a new user namespace: wait for tissvm to map the user's ids.
+    wait_for_maps: bool,
 }
 
 impl Init<'_> {
@@ -224,6 +294,19 @@ impl Init<'_> {
             libc::sigfillset(&mut all);
             libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
             self.close_others();
+            if self.wait_for_maps {
+                // tissvm is not dumpable (its memory holds the key), and
+                // neither is this copy of it, so its /proc files are
+                // root's: tissvm could not write the maps. Dumpable only
+                // until they are written, before any RUN exists.
+                libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
+                let mut go = [0u8; 1];
+                libc::write(self.replies, b"m".as_ptr().cast(), 1);
+                if libc::read(self.requests, go.as_mut_ptr().cast(), 1) != 1 {
+                    libc::_exit(1);
+                }
+                libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            }
             let (errno, step) = match self.build() {
                 Ok(()) => (0, -1),
                 Err((step, e)) => (e.raw_os_error().unwrap_or(libc::EPERM), step),

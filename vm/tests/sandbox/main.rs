@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod as_nobody;
 mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;
