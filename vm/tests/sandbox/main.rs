@@ -9,3 +9,4 @@ mod common;
 mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;
+mod taint_kept;
