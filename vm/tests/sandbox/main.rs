@@ -10,3 +10,4 @@ mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;
 mod taint_kept;
+mod taint_props;
