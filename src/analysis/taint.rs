@@ -9,13 +9,22 @@
 //! keep every source any path stored in them (a union over the arms of
 //! IF, TRY and CHOOSE), so a flow is listed if some path may carry it.
 //! What carries taint: LOAD and STORE, interpolation (`${x}`, RUN's quoted
-//! form included), ENV (every later RUN's environment holds it), and WRITE
-//! FROM (a later READ of that file also carries the written sources).
-//! Booleans, records' fields and the control flow a condition decides do
-//! not carry it.
+//! form included), ENV (every later RUN's environment holds it), WRITE
+//! FROM (a later READ of that file also carries the written sources), a
+//! caught failure (`e.MESSAGE` carries the data the failing instruction
+//! took, and a model's whenever PROMPT_AGENT fails), and LAST_RUN (its
+//! STDOUT, STDERR and COMMAND carry what its command and environment held).
+//! Integers, durations, booleans and the control flow a condition decides
+//! do not carry it.
+//!
+//! The analysis may over-approximate, never under: a variable, LAST_RUN
+//! and a caught error keep every source stored in them earlier in
+//! instruction order, on any path, even after a clean value replaced it;
+//! every instruction that can fail inside a TRY counts as failing.
 
 use crate::isa::{Instr, run_flags};
 use crate::module::{Constant, Module, NONE};
+use crate::types::Field;
 
 /// Past this many instructions walked, CALLs are no longer expanded (a task
 /// called from many places, calling others that are, would repeat
@@ -95,12 +104,15 @@ struct Walker<'m> {
     stack: Vec<Sym>,
     slots: Vec<Sources>,
     env: Sources,
+    /// What the text fields of LAST_RUN may hold: every RUN's so far.
+    last_run: Sources,
     /// Files written with tainted data (constant paths), with its sources;
     /// a written path that is not a constant taints every later READ.
     files: Vec<(Option<String>, Sources)>,
     /// Lines of WRITEs and APPENDs of model output so far.
     model_writes: Vec<u32>,
-    calls: Vec<u32>,
+    /// The tasks being walked, with the pc of the CALL that entered each.
+    calls: Vec<(u32, u32)>,
     walked: usize,
     report: TaintReport,
 }
@@ -113,6 +125,7 @@ pub fn analyze(module: &Module) -> TaintReport {
         stack: Vec::new(),
         slots: vec![Vec::new(); module.slots.len()],
         env: Vec::new(),
+        last_run: Vec::new(),
         files: Vec::new(),
         model_writes: Vec::new(),
         calls: Vec::new(),
@@ -133,6 +146,33 @@ impl Walker<'_> {
         self.stack.pop().unwrap_or_default()
     }
 
+    /// `instr` at `pc` may fail with a catchable failure whose message
+    /// quotes its operands (and, for a PROMPT, the model's server): what
+    /// they hold reaches the error record of the TRY that catches it, found
+    /// as the VM finds it (innermost at `pc`, then at each CALL out).
+    fn failure_at(&mut self, instr: Instr, pc: u32, line: u32) {
+        let mut sources = Vec::new();
+        let (pops, _) = instr.stack_effect();
+        for sym in self.stack.iter().rev().take(pops as usize) {
+            join(&mut sources, &sym.sources);
+        }
+        if matches!(instr, Instr::Prompt { .. }) {
+            join(&mut sources, &[Source { kind: SourceKind::Prompt, line }]);
+        }
+        if sources.is_empty() {
+            return;
+        }
+        let handlers = &self.module.handlers;
+        let sites = std::iter::once(pc).chain(self.calls.iter().rev().map(|&(_, at)| at));
+        let handler = sites.filter_map(|at| handlers.iter().find(|h| h.start <= at && at < h.end)).next();
+        if let Some(h) = handler
+            && h.catch_slot != NONE
+            && let Some(cell) = self.slots.get_mut(h.catch_slot as usize)
+        {
+            join(cell, &sources);
+        }
+    }
+
     /// Walks `[start, end)` in instruction order.
     fn walk(&mut self, start: u32, end: u32) {
         let module = self.module;
@@ -140,6 +180,9 @@ impl Walker<'_> {
             self.walked += 1;
             let Some(&instr) = module.code.get(pc as usize) else { return };
             let (line, column) = module.position(pc).unwrap_or((0, 0));
+            if may_fail(instr) {
+                self.failure_at(instr, pc, line);
+            }
             match instr {
                 Instr::PushConst { index } => {
                     let text = match module.constants.get(index as usize) {
@@ -157,6 +200,16 @@ impl Walker<'_> {
                     if let Some(cell) = self.slots.get_mut(slot as usize) {
                         join(cell, &value.sources);
                     }
+                }
+                Instr::LastRun {} => self.stack.push(Sym { sources: self.last_run.clone(), text: None }),
+                Instr::Field { field } => {
+                    let record = self.pop();
+                    let text = matches!(
+                        Field::from_u8(field),
+                        Some(Field::Stdout | Field::Stderr | Field::Command | Field::Message)
+                    );
+                    let sources = if text { record.sources } else { Vec::new() };
+                    self.stack.push(Sym { sources, text: None });
                 }
                 Instr::Interp { holes, .. } | Instr::InterpShell { holes, .. } => {
                     let mut sources = Vec::new();
@@ -207,6 +260,7 @@ impl Walker<'_> {
                     }
                     let mut sources = self.pop().sources;
                     join(&mut sources, &self.env);
+                    join(&mut self.last_run, &sources);
                     self.report.flows.extend(sources.into_iter().map(|source| Flow {
                         source,
                         run_line: line,
@@ -219,9 +273,11 @@ impl Walker<'_> {
                 Instr::Call { task } => {
                     let entry = module.tasks.get(task as usize).map(|t| t.entry);
                     match entry {
-                        Some(entry) if !self.calls.contains(&task) && self.walked < MAX_WALKED => {
+                        Some(entry)
+                            if !self.calls.iter().any(|&(t, _)| t == task) && self.walked < MAX_WALKED =>
+                        {
                             let end = module.task_end(entry);
-                            self.calls.push(task);
+                            self.calls.push((task, pc));
                             self.walk(entry, end);
                             self.calls.pop();
                         }
@@ -241,4 +297,25 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether `instr` can fail with a failure TRY catches, its message made
+/// from its operands (SPEC §5); the VM's `operands_tainted` agrees.
+fn may_fail(instr: Instr) -> bool {
+    matches!(
+        instr,
+        Instr::Fail { .. }
+            | Instr::Run { .. }
+            | Instr::Write {}
+            | Instr::Append {}
+            | Instr::Read { .. }
+            | Instr::Mkdir {}
+            | Instr::Delete { .. }
+            | Instr::FileExists {}
+            | Instr::FileIsEmpty {}
+            | Instr::FileContains {}
+            | Instr::MatchesDynamic {}
+            | Instr::Prompt { .. }
+            | Instr::Review { .. }
+    )
 }

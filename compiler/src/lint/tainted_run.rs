@@ -60,26 +60,36 @@ pub(super) fn check(cx: &mut Lint<'_>) {
 const MAX_PASSES: usize = 8;
 
 /// Whether data from a READ or PROMPT_AGENT may reach some RUN, judged by
-/// variable names alone: the variables those bind, then (to a fixed point)
-/// every VAR made from one of them, must be read by a RUN's command or
-/// directory or by an ENV's value (ENV reaches every later RUN). It errs
-/// towards yes where the bytecode walk would say no (order is ignored, a
-/// field of a variable counts as the variable: STORE is the only way
-/// taint moves between variables, and only VAR lowers to it), so when it
-/// says no there is no flow, and lowering the plan to look is skipped:
-/// that was most of `tissc check`'s time on a large plan.
+/// variable names alone: the variables those bind and every `CATCH AS`
+/// variable (a caught failure's message may quote any of them), then (to
+/// a fixed point) every VAR made from one of them, must be read by a RUN's
+/// command or directory or by an ENV's value (ENV reaches every later RUN).
+/// LAST_RUN needs no rule: it is tainted only after a RUN that is, which
+/// this already answers yes for. It errs towards yes where the bytecode
+/// walk would say no (order is ignored, a field of a variable counts as
+/// the variable: besides a caught failure, STORE is the only way taint
+/// moves between variables, and only VAR lowers to it), so when it says no
+/// there is no flow, and lowering the plan to look is skipped: that was
+/// most of `tissc check`'s time on a large plan.
 fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
     let mut tainted: FxHashSet<&str> = FxHashSet::default();
+    let mut caught: Vec<&str> = Vec::new();
+    let mut sourced = false;
     let mut copies: Vec<(&Ident, &Expr)> = Vec::new();
     let mut sinks: Vec<&Path> = Vec::new();
     for stmt in statements {
         match &stmt.kind {
             StmtKind::Read { var, .. } => {
+                sourced = true;
                 tainted.insert(var.name.as_str());
             }
-            StmtKind::PromptAgent { into: Some(var), .. } => {
-                tainted.insert(var.name.as_str());
+            StmtKind::PromptAgent { into, .. } => {
+                sourced = true;
+                if let Some(var) = into {
+                    tainted.insert(var.name.as_str());
+                }
             }
+            StmtKind::Try { catch_var: Some(var), .. } => caught.push(var.name.as_str()),
             StmtKind::Var { name, value } => copies.push((name, value)),
             StmtKind::Run { command, dir, .. } => {
                 let mut sink = visit::reads(|p| sinks.push(p));
@@ -92,9 +102,10 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
             _ => {}
         }
     }
-    if tainted.is_empty() || sinks.is_empty() {
+    if !sourced || sinks.is_empty() {
         return false;
     }
+    tainted.extend(caught);
     let reads_tainted = |tainted: &FxHashSet<&str>, path: &Path| matches!(&path.root, PathRoot::Var { ident } if tainted.contains(ident.name.as_str()));
     for pass in 0.. {
         if pass == MAX_PASSES {
@@ -147,6 +158,12 @@ mod tests {
             "TASK \"t\"\nDEFINE_TASK \"u\" {\n    RUN \"echo ${a}\"\n}\nSTEP \"s\" {\n    VAR a = \"x\"\n    \
              PROMPT_AGENT \"q\" INTO a\n    CALL \"u\"\n}\n"
                 .to_string(),
+            // A caught failure: the MESSAGE a model's text was put in, and a failed model request.
+            step("    PROMPT_AGENT \"q\" INTO x\n    TRY {\n        ASSERT x == \"y\" MESSAGE \"${x}\"\n    } \
+                  CATCH AS e {\n        RUN \"echo ${e.MESSAGE}\"\n    }"),
+            step("    TRY {\n        PROMPT_AGENT \"q\"\n    } CATCH AS e {\n        RUN \"echo ${e.MESSAGE}\"\n    }"),
+            // LAST_RUN of a RUN whose command held a file's text.
+            step("    READ \"x\" AS f\n    RUN \"cat ${f}\"\n    RUN \"echo ${LAST_RUN.STDOUT}\""),
         ];
         for plan in plans {
             let frontend = crate::frontend("t.tiss", plan.as_bytes());

@@ -210,10 +210,21 @@ impl Machine {
         let Some(&instr) = program.module.code.get(pc as usize) else {
             return self.stop(Outcome::Trapped(format!("pc {pc} is past the end of the code")));
         };
+        let tainted = self.operands_tainted(instr);
         match self.exec(instr, program, host) {
             Ok(flow) => flow,
-            Err(exec) => self.exceptional(program, host, exec, pc),
+            Err(exec) => self.exceptional(program, host, exec, pc, tainted),
         }
+    }
+
+    /// Whether a failure of `instr` may quote tainted data: it takes a
+    /// tainted operand (an ASSERT's built MESSAGE, a READ's path, a RUN's
+    /// command), or it asks a model, whose server's words an error quotes.
+    /// `tisslang::analysis::taint` follows the same rule.
+    fn operands_tainted(&self, instr: Instr) -> bool {
+        let (pops, _) = instr.stack_effect();
+        let from = self.stack.len().saturating_sub(pops as usize);
+        matches!(instr, Instr::Prompt { .. }) || self.stack[from..].iter().any(Value::is_tainted)
     }
 
     /// Runs an instruction that `Op` does not pre-decode: each arm names

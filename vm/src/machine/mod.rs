@@ -122,6 +122,9 @@ pub struct Machine {
     #[serde(deserialize_with = "state_limits::slots")]
     pub slots: Vec<Option<Value>>,
     pub last_run: Option<RunResult>,
+    /// The last RUN's command or environment held tainted data: its
+    /// LAST_RUN text fields are tainted (SPEC §8).
+    pub last_run_tainted: bool,
     /// Run totals per dimension, in `Dim::ALL` order (time in ms).
     pub meters: PerDim<u64>,
     /// Caps per dimension (the lower of SET_BUDGET and `--budget`).
@@ -177,6 +180,7 @@ impl Machine {
             // Not `vec![None; n]`: that clones `None` element by element.
             slots: std::iter::repeat_with(|| None).take(program.module.slots.len()).collect(),
             last_run: None,
+            last_run_tainted: false,
             meters: PerDim::default(),
             budgets: PerDim::default(),
             fuel_limit: u64::MAX,

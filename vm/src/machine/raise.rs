@@ -15,6 +15,17 @@ use crate::machine::program::Program;
 use crate::machine::value::{ErrorRecord, Record, Value};
 use crate::machine::{Machine, Outcome, Status, StepRecord, StepStatus, Suspension};
 
+/// A failure on its way to a TRY or the end of the run.
+pub(super) struct Raised {
+    pub(super) kind: FailureKind,
+    pub(super) message: String,
+    /// The failing instruction took tainted data or asked a model, so the
+    /// message may quote it: a caught `e.MESSAGE` stays tainted (SPEC §8).
+    pub(super) tainted: bool,
+    /// The ASSERT that failed, for the report's condition and values.
+    pub(super) assertion: Option<u32>,
+}
+
 impl Machine {
     #[cold]
     #[inline(never)]
@@ -58,7 +69,8 @@ impl Machine {
             Some(a) => format!("`{}` is false", program.string(a.condition)),
             None => "the condition is false".to_string(),
         };
-        self.exceptional(program, host, Exec::Assert(assertion, message), pc)
+        // The MESSAGE is a constant here: built ones are FAIL's.
+        self.exceptional(program, host, Exec::Assert(assertion, message), pc, false)
     }
 
     #[cold]
@@ -82,7 +94,8 @@ impl Machine {
         self.stop(outcome)
     }
 
-    /// An instruction that did not simply complete.
+    /// An instruction that did not simply complete; `tainted`: a failure's
+    /// message may hold tainted data (see [`Raised::tainted`]).
     #[cold]
     pub(super) fn exceptional(
         &mut self,
@@ -90,11 +103,15 @@ impl Machine {
         host: &mut dyn Host,
         exec: Exec,
         pc: u32,
+        tainted: bool,
     ) -> Flow {
         let outcome = match exec {
-            Exec::Raise((kind, message)) => self.raise(program, host, kind, message, pc, None),
+            Exec::Raise((kind, message)) => {
+                self.raise(program, host, Raised { kind, message, tainted, assertion: None }, pc)
+            }
             Exec::Assert(assertion, message) => {
-                self.raise(program, host, FailureKind::AssertionFailed, message, pc, Some(assertion))
+                let kind = FailureKind::AssertionFailed;
+                self.raise(program, host, Raised { kind, message, tainted, assertion: Some(assertion) }, pc)
             }
             Exec::Budget(stop) => self.budget_failure(program, host, *stop, pc),
             Exec::Suspend(question) => {
@@ -123,7 +140,7 @@ impl Machine {
     pub(super) fn observe(&self, path: &PathRef) -> Option<Value> {
         let mut value = match path.root {
             PathRootRef::Slot(slot) => self.slots.get(slot as usize)?.clone()?,
-            PathRootRef::LastRun => Value::Record(Box::new(Record::LastRun(self.last_run.clone()?))),
+            PathRootRef::LastRun => self.last_run_record()?,
             PathRootRef::Cost => Value::Record(Box::new(Record::Cost(self.step_spending()))),
         };
         for &field in &path.fields {
@@ -141,11 +158,10 @@ impl Machine {
         &mut self,
         program: &Program,
         host: &mut dyn Host,
-        kind: FailureKind,
-        message: String,
+        raised: Raised,
         fail_pc: u32,
-        assertion: Option<u32>,
     ) -> Outcome {
+        let Raised { kind, message, tainted, assertion } = raised;
         let (line, column) = program.module.position(fail_pc).unwrap_or((0, 0));
         let step = self.step_path(program);
         if kind.catchable() {
@@ -166,6 +182,7 @@ impl Machine {
                         message: message.clone(),
                         step: innermost,
                         line: i64::from(line),
+                        tainted,
                     };
                     if h.catch_slot != NONE
                         && let Some(cell) = self.slots.get_mut(h.catch_slot as usize)

@@ -19,11 +19,19 @@ pub struct ErrorRecord {
     pub message: String,
     pub step: String,
     pub line: i64,
+    /// The failing instruction took tainted data (an ASSERT's MESSAGE, a
+    /// READ's path) or was a model request: `e.MESSAGE` is tainted (SPEC §8).
+    pub tainted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Record {
-    LastRun(RunResult),
+    /// `tainted`: the command or its environment held tainted data, so
+    /// its text fields are tainted (SPEC §8).
+    LastRun {
+        run: RunResult,
+        tainted: bool,
+    },
     /// Spending per dimension, in `Dim::ALL` order (time in ms).
     Cost(PerDim<u64>),
     Error(ErrorRecord),
@@ -137,7 +145,7 @@ impl Value {
 impl Record {
     pub fn kind_name(&self) -> &'static str {
         match self {
-            Record::LastRun(_) => "LAST_RUN",
+            Record::LastRun { .. } => "LAST_RUN",
             Record::Cost(_) => "COST",
             Record::Error(_) => "error",
             Record::Review { .. } => "review",
@@ -149,16 +157,16 @@ impl Record {
     pub fn field(&self, field: Field) -> Option<Value> {
         use Field::*;
         Some(match (self, field) {
-            (Record::LastRun(r), Stdout) => Value::Str(r.stdout.as_str().into()),
-            (Record::LastRun(r), Stderr) => Value::Str(r.stderr.as_str().into()),
-            (Record::LastRun(r), ExitCode) => Value::Int(r.exit_code),
-            (Record::LastRun(r), Duration) => Value::Duration(r.duration_ms),
-            (Record::LastRun(r), TimedOut) => Value::Bool(r.timed_out),
-            (Record::LastRun(r), Command) => Value::Str(r.command.as_str().into()),
+            (Record::LastRun { run, tainted }, Stdout) => text(&run.stdout, *tainted),
+            (Record::LastRun { run, tainted }, Stderr) => text(&run.stderr, *tainted),
+            (Record::LastRun { run, .. }, ExitCode) => Value::Int(run.exit_code),
+            (Record::LastRun { run, .. }, Duration) => Value::Duration(run.duration_ms),
+            (Record::LastRun { run, .. }, TimedOut) => Value::Bool(run.timed_out),
+            (Record::LastRun { run, tainted }, Command) => text(&run.command, *tainted),
             (Record::Cost(c), f) => cost_field(c, f)?,
             (Record::Estimate(b), f) => estimate_field(b, f)?,
             (Record::Error(e), Kind) => Value::Str(e.kind.as_str().into()),
-            (Record::Error(e), Message) => Value::Str(e.message.as_str().into()),
+            (Record::Error(e), Message) => text(&e.message, e.tainted),
             (Record::Error(e), Step) => Value::Str(e.step.as_str().into()),
             (Record::Error(e), Line) => Value::Int(e.line),
             (Record::Review { approved, .. }, Approved) => Value::Bool(*approved),
@@ -166,6 +174,12 @@ impl Record {
             _ => return None,
         })
     }
+}
+
+/// A record's text field, tainted if the record is. Integers, durations
+/// and booleans carry no free text and stay clean (as typed answers, §12).
+fn text(s: &str, tainted: bool) -> Value {
+    if tainted { Value::Tainted(s.into()) } else { Value::Str(s.into()) }
 }
 
 fn dim_value(dim: Dim, amount: u64) -> Value {

@@ -27,9 +27,15 @@ impl Machine {
     }
 
     pub(in crate::machine) fn push_last_run(&mut self) -> Result<(), Exec> {
-        let run = self.last_run.clone().ok_or_else(|| Exec::Trap("LAST_RUN before any RUN".into()))?;
-        self.push(Value::Record(Box::new(Record::LastRun(run))));
+        let run = self.last_run_record().ok_or_else(|| Exec::Trap("LAST_RUN before any RUN".into()))?;
+        self.push(run);
         Ok(())
+    }
+
+    /// The `LAST_RUN` record, with its taint; `None` before any RUN.
+    pub fn last_run_record(&self) -> Option<Value> {
+        let run = self.last_run.clone()?;
+        Some(Value::Record(Box::new(Record::LastRun { run, tainted: self.last_run_tainted })))
     }
 
     /// COST: what the current step has spent so far.

@@ -111,6 +111,8 @@ impl Machine {
             None
         };
         let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
+        // Read before the pop: what the command held taints LAST_RUN.
+        let tainted = self.stack.last().is_some_and(Value::is_tainted) || self.env_tainted;
         let command = self.pop_str()?.to_string();
         self.charge(Dim::RunCount, 1, "this RUN")?;
         self.sync_time(host);
@@ -157,6 +159,7 @@ impl Machine {
                 host.log(&event);
                 let killed_by_budget = limited_by_budget && run.timed_out;
                 self.last_run = Some(run);
+                self.last_run_tainted = tainted;
                 if killed_by_budget {
                     // The command ran until the time left ran out: the cap is spent.
                     let cap = self.budgets[Dim::ExecutionTime].unwrap_or(0);

@@ -194,10 +194,10 @@ impl<H: Host> Debugger<H> {
     pub(super) fn lookup(&self, name: &str) -> Result<Value, String> {
         match name {
             "LAST_RUN" => {
-                return match &self.machine.last_run {
-                    Some(run) => Ok(Value::Record(Box::new(Record::LastRun(run.clone())))),
-                    None => Err("LAST_RUN is not set: no RUN has happened yet".into()),
-                };
+                return self
+                    .machine
+                    .last_run_record()
+                    .ok_or_else(|| "LAST_RUN is not set: no RUN has happened yet".into());
             }
             "COST" => return Ok(Value::Record(Box::new(Record::Cost(self.spending())))),
             _ => {}

@@ -230,7 +230,7 @@ fn fits_type(value: &Value, ty: ValueType) -> bool {
         (Value::Bool(_), T::Bool) => true,
         (Value::Record(r), _) => matches!(
             (r.as_ref(), ty),
-            (Record::LastRun(_), T::LastRun)
+            (Record::LastRun { .. }, T::LastRun)
                 | (Record::Cost(_), T::Cost)
                 | (Record::Error(_), T::Error)
                 | (Record::Review { .. }, T::Review)

@@ -1,0 +1,171 @@
+//! Taint is never dropped (SPEC §8) through `tissvm`: model text put in a
+//! caught failure's message (an ASSERT's MESSAGE, a READ's path, a failed
+//! model request) comes back tainted as `e.MESSAGE`, and the text fields
+//! of LAST_RUN after a RUN whose command held tainted data are tainted;
+//! `[taint] run` decides on them and `tissvm inspect` lists the flows.
+
+use serde_json::Value as Json;
+
+use crate::common::{Fixture, Run};
+
+/// A plan of one step whose statements are `lines`, the first at line 3.
+fn step(lines: &[&str]) -> String {
+    let body: String = lines.iter().map(|l| format!("    {l}\n")).collect();
+    format!("TASK \"t\"\nSTEP \"s\" {{\n{body}}}\n")
+}
+
+struct Taint {
+    fx: Fixture,
+    mock: String,
+}
+
+impl Taint {
+    fn new() -> Taint {
+        let fx = Fixture::new();
+        let mock = fx.path("mock.json");
+        std::fs::write(&mock, r#"[{"match": ".", "answer": "model-said"}]"#).unwrap();
+        let mock = mock.to_str().unwrap().to_string();
+        Taint { fx, mock }
+    }
+
+    /// Runs `plan` under `[taint] run = RULE` with the mock model.
+    fn run(&self, plan: &str, rule: &str, extra: &[&str]) -> Run {
+        let policy = self.fx.path("p.toml");
+        std::fs::write(&policy, format!("[taint]\nrun = \"{rule}\"\n")).unwrap();
+        let args = [
+            &["--output-format", "json", "--policy", policy.to_str().unwrap(), "--mock-answers", &self.mock]
+                [..],
+            extra,
+        ]
+        .concat();
+        self.fx.run(plan, &args)
+    }
+
+    /// Under deny: refused at `line` with `command` named, or (`None`) passed.
+    #[track_caller]
+    fn denied_at(&self, plan: &str, refused: Option<(u32, &str)>) {
+        let run = self.run(plan, "deny", &[]);
+        let report = run.json();
+        match refused {
+            Some((line, command)) => {
+                run.expect(5);
+                let f = &report["failure"];
+                assert_eq!(f["kind"], "security_violation", "{report:#}");
+                assert_eq!(f["line"], line, "{report:#}");
+                let message = f["message"].as_str().unwrap();
+                assert!(message.contains(&format!("`{command}` is denied: it holds data")), "{message}");
+            }
+            None => {
+                assert_eq!(report["status"], "passed", "{report:#}\n{}", run.stderr);
+            }
+        }
+    }
+
+    /// `tissvm inspect`'s flows as (source, source line, RUN line).
+    fn flows(&self, plan: &str) -> Vec<(String, u64, u64)> {
+        let path = self.fx.write_plan(plan);
+        let run = self.fx.tissvm(&["inspect", &path, "--output-format", "json"]);
+        run.expect(0);
+        let report = run.json();
+        let flows = report["taint"]["flows"].as_array().expect("flows").clone();
+        flows
+            .iter()
+            .map(|f: &Json| {
+                let n = |k: &str| f[k].as_u64().unwrap();
+                (f["source"].as_str().unwrap().to_string(), n("source_line"), n("run_line"))
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn an_assert_message_caught_keeps_the_models_taint() {
+    let t = Taint::new();
+    let plan = step(&[
+        "PROMPT_AGENT \"name\" INTO x",
+        "TRY {",
+        "    ASSERT x == \"never\" MESSAGE \"saw ${x}\"",
+        "} CATCH AS e {",
+        "    RUN \"echo ${e.KIND} ${e.LINE}\"",
+        "    RUN \"echo ${e.MESSAGE}\"",
+        "}",
+    ]);
+    t.denied_at(&plan, Some((8, "echo 'saw model-said'")));
+    assert_eq!(t.flows(&plan), [("PROMPT_AGENT".to_string(), 3, 8)]);
+    let text = t.fx.tissvm(&["inspect", &t.fx.write_plan(&plan)]);
+    assert!(text.stdout.contains("line    3  PROMPT_AGENT → line 8 RUN"), "{}", text.stdout);
+    // The same with a constant MESSAGE: clean, and it runs.
+    let clean = plan.replace("\"saw ${x}\"", "\"saw it\"");
+    t.denied_at(&clean, None);
+    assert_eq!(t.flows(&clean), []);
+}
+
+#[test]
+fn a_read_errors_message_keeps_its_paths_taint() {
+    let t = Taint::new();
+    let plan = step(&[
+        "PROMPT_AGENT \"name\" INTO x",
+        "TRY {",
+        "    READ \"no-${x}.txt\" AS y",
+        "} CATCH AS e {",
+        "    RUN \"echo ${e.MESSAGE}\"",
+        "}",
+    ]);
+    t.denied_at(&plan, Some((7, "echo 'cannot read `no-model-said.txt`: no such file'")));
+    assert_eq!(t.flows(&plan), [("PROMPT_AGENT".to_string(), 3, 7)]);
+    // A failed model request (the mock has no answer for it): its message
+    // may quote the model's server, so it is tainted too.
+    let plan = step(&[
+        "TRY {",
+        "    PROMPT_AGENT \"q\" INTO x",
+        "} CATCH AS e {",
+        "    RUN \"echo caught\"",
+        "    RUN \"echo ${e.MESSAGE}\"",
+        "}",
+    ]);
+    std::fs::write(&t.mock, r#"[{"match": "^never$", "answer": "x"}]"#).unwrap();
+    let run = t.run(&plan, "deny", &[]);
+    run.expect(5);
+    let report = run.json();
+    assert_eq!(report["failure"]["line"], 7, "{report:#}");
+    assert_eq!(report["cost"]["run_count"], 1, "the clean echo ran");
+    assert_eq!(t.flows(&plan), [("PROMPT_AGENT".to_string(), 4, 7)]);
+}
+
+#[test]
+fn last_run_after_a_tainted_command_is_tainted() {
+    let t = Taint::new();
+    let plan = step(&[
+        "PROMPT_AGENT \"name\" INTO x",
+        "RUN \"echo ${x}\"",
+        "RUN \"echo ${LAST_RUN.STDOUT}\"",
+        "RUN \"echo ${LAST_RUN.EXIT_CODE} ${LAST_RUN.TIMED_OUT}\"",
+        "RUN \"echo ${LAST_RUN.COMMAND}\"",
+    ]);
+    t.denied_at(&plan, Some((4, "echo 'model-said'")));
+    // Approving each RUN that asks: the log says which did.
+    let answers = t.fx.path("a.json");
+    std::fs::write(&answers, r#"[{"answer": "approve"}, {"answer": "approve"}, {"answer": "approve"}]"#)
+        .unwrap();
+    let log = t.fx.path("log.jsonl");
+    let run = t.run(
+        &plan,
+        "approve",
+        &["--answers", answers.to_str().unwrap(), "--log-file", log.to_str().unwrap()],
+    );
+    run.expect(0);
+    let asked: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .filter(|e| e["event"] == "approval")
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    // Line 5 echoes line 4's output; line 6 holds only numbers, so it and
+    // its LAST_RUN (line 7's command) are clean.
+    assert_eq!(asked, [4, 5]);
+    // Statically LAST_RUN keeps what every earlier RUN held: line 7 is
+    // listed (the analysis over-approximates, never under).
+    let p = "PROMPT_AGENT".to_string();
+    assert_eq!(t.flows(&plan), [(p.clone(), 3, 4), (p.clone(), 3, 5), (p, 3, 7)]);
+}
