@@ -91,6 +91,11 @@ pub enum VerifyError {
     StepParent { step: usize, parent: u32 },
     /// A choice has no option, so `CHOOSE` could go nowhere.
     EmptyChoice { choice: usize },
+    /// A regex entry names a pattern an earlier one names (the compiler
+    /// emits each once: each is compiled when the module is loaded).
+    RegexRepeated { regex: usize, earlier: usize },
+    /// More regexes than any plan needs, each compiled at load time.
+    TooManyRegexes { count: usize },
     /// A line-table entry names an instruction that does not exist.
     LineOutOfRange { entry: usize, pc: u32, len: usize },
     /// The line table is not sorted by pc.
@@ -177,6 +182,14 @@ impl fmt::Display for VerifyError {
                 write!(f, "steps[{step}]: parent {parent} is not an earlier step")
             }
             VerifyError::EmptyChoice { choice } => write!(f, "choices[{choice}]: has no options"),
+            VerifyError::RegexRepeated { regex, earlier } => {
+                write!(f, "regexes[{regex}]: the pattern of regexes[{earlier}] again (each is compiled once)")
+            }
+            VerifyError::TooManyRegexes { count } => write!(
+                f,
+                "{count} regular expressions, more than the {} a module may compile",
+                super::MAX_REGEXES
+            ),
             VerifyError::LineOutOfRange { entry, pc, len } => {
                 write!(f, "lines[{entry}]: pc {pc} is outside the code ({len} instructions)")
             }

@@ -52,6 +52,10 @@ use crate::module::Module;
 /// carried) a module may take per instruction and table entry.
 pub const WORK_PER_ITEM: u64 = 16;
 
+/// The most regular expressions a module may have: each is compiled when
+/// it is loaded (a few KiB and more each), and a plan has a handful.
+pub const MAX_REGEXES: usize = 4096;
+
 /// Checks that `module` is safe to run (see the module documentation), and
 /// returns what is known at each instruction.
 pub fn verify(module: &Module) -> Result<Facts> {

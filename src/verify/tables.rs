@@ -150,8 +150,18 @@ impl Checker<'_> {
             self.optional(entry("handlers", i), "catch slot", h.catch_slot, Table::Slots)?;
             self.slot_receives(entry("handlers", i), h.catch_slot, ValueType::Error)?;
         }
+        // Each is compiled at load time, a few KiB at least: a table of the
+        // same pattern many times over would take gigabytes from a small file.
+        if m.regexes.len() > super::MAX_REGEXES {
+            return Err(VerifyError::TooManyRegexes { count: m.regexes.len() });
+        }
+        let mut patterns = std::collections::HashMap::with_capacity(m.regexes.len());
         for (i, &regex) in m.regexes.iter().enumerate() {
             self.string(entry("regexes", i), "pattern string", regex)?;
+            if let Some(&earlier) = patterns.get(&regex) {
+                return Err(VerifyError::RegexRepeated { regex: i, earlier });
+            }
+            patterns.insert(regex, i);
         }
         for (i, t) in m.templates.iter().enumerate() {
             for (j, part) in t.parts.iter().enumerate() {

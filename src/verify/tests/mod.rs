@@ -442,3 +442,14 @@ fn assertion_table_entries() {
 
 mod bindings;
 mod types;
+
+#[test]
+fn each_regex_is_compiled_once() {
+    let mut m = module(&[Instr::Halt {}], 0);
+    m.regexes = vec![0];
+    verify(&m).unwrap();
+    m.regexes = vec![0, 0];
+    assert_eq!(err(&m), VerifyError::RegexRepeated { regex: 1, earlier: 0 });
+    m.regexes = vec![0; MAX_REGEXES + 1];
+    assert_eq!(err(&m), VerifyError::TooManyRegexes { count: MAX_REGEXES + 1 });
+}

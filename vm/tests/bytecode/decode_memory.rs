@@ -29,14 +29,19 @@ fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
     file
 }
 
-const MIB: u64 = 1 << 20;
+pub(crate) const MIB: u64 = 1 << 20;
 
-/// What a `tissvm` child did: its exit status, its stderr, its peak RSS in bytes.
-struct Measured {
-    code: i32,
-    stderr: String,
-    peak: u64,
+/// What a `tissvm` child did: its exit status (-1 if killed: still running
+/// after [`DEADLINE_MS`]), its stderr, its peak RSS in bytes, its wall time.
+pub(crate) struct Measured {
+    pub code: i32,
+    pub stderr: String,
+    pub peak: u64,
+    pub elapsed_ms: u64,
 }
+
+/// How long a measured `tissvm` may run before it is killed.
+const DEADLINE_MS: u64 = 30_000;
 
 /// Where [`measuring_parent`] finds its command: the arguments of `tissvm`,
 /// separated by this variable's separator, and the directory it runs in.
@@ -50,7 +55,7 @@ const SEPARATOR: char = '\u{1f}';
 /// files: so `tissvm` is started from a fresh, small process — this test
 /// binary running [`measuring_parent`] alone — which reaps it with `wait4`
 /// and prints its exit status and peak.
-fn tissvm(dir: &Path, args: &[&str]) -> Measured {
+pub(crate) fn tissvm(dir: &Path, args: &[&str]) -> Measured {
     // The test's name as the harness knows it: its path below the binary's root.
     let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
     let name = if module.is_empty() {
@@ -70,11 +75,13 @@ fn tissvm(dir: &Path, args: &[&str]) -> Measured {
         .lines()
         .find_map(|l| Some(l.split_once("measured: ")?.1))
         .unwrap_or_else(|| panic!("no measurement:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    let (code, peak) = line.split_once(' ').unwrap();
+    let mut parts = line.split(' ').map(|n| n.parse::<i64>().unwrap());
+    let (code, peak, elapsed_ms) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
     Measured {
-        code: code.parse().unwrap(),
+        code: code as i32,
         stderr: std::fs::read_to_string(dir.join("stderr")).unwrap(),
-        peak: peak.parse().unwrap(),
+        peak: peak as u64,
+        elapsed_ms: elapsed_ms as u64,
     }
 }
 
@@ -96,15 +103,27 @@ fn measuring_parent() {
         .spawn()
         .expect("run tissvm");
     let pid = child.id() as libc::pid_t;
+    let started = std::time::Instant::now();
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet reaped (`child` is never waited on).
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    loop {
+        // SAFETY: `pid` is our child, not yet reaped (`child` is never waited on).
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(reaped >= 0, "wait4: {}", std::io::Error::last_os_error());
+        if reaped == pid {
+            break;
+        }
+        if started.elapsed().as_millis() as u64 > DEADLINE_MS {
+            // SAFETY: our child, not yet reaped: the pid is still its own.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let elapsed = started.elapsed().as_millis();
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
     // ru_maxrss is in KiB on Linux.
-    println!("measured: {code} {}", usage.ru_maxrss as u64 * 1024);
+    println!("measured: {code} {} {elapsed}", usage.ru_maxrss as u64 * 1024);
 }
 
 /// Asserts the run was refused in words with exit 2 saying `says`, its

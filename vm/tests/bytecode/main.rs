@@ -13,3 +13,4 @@ mod resealed;
 mod decode_memory;
 mod fuzz_seeds;
 mod hostile_bytecode;
+mod table_memory;

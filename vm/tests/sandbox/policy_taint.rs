@@ -352,22 +352,26 @@ fn inspect_lists_the_flows_and_raises_the_risk() {
 
 #[test]
 fn an_answer_to_an_approval_answers_that_run_only() {
-    // Resumed under a policy that no longer asks, the RUN runs, and the
-    // `--answer` given for it does not approve the REQUEST_REVIEW after it.
+    // Resumed under a policy that no longer asks, the RUN would start
+    // unasked and the `--answer` given for it go to the REQUEST_REVIEW
+    // after it: refused before anything runs (issue 25, item 18). Without
+    // the answer, the RUN runs as that policy says.
     let fx = Fixture::new();
     let ask = fx.write("ask.toml", "[commands]\napprove = [\"touch *\"]\n");
     let open = fx.write("open.toml", "[commands]\ndeny = []\n");
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n    REQUEST_REVIEW \"ship?\"\n}\n";
     let snap = snapshot(fx.run_json(plan, &["--policy", &ask]).expect(3));
     let resumed = fx.resume(&snap, &["--policy", &open, "--answer", "approve"]);
-    assert_ne!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert_eq!(resumed.code, Some(2), "{}", resumed.stderr);
     assert!(
-        resumed
-            .stderr
-            .contains("is for line 3, but the interaction it answers is the REQUEST_REVIEW at line 4"),
+        resumed.stderr.contains(
+            "waits for the approval of `touch made`, which the command policy in force does not ask"
+        ),
         "{}",
         resumed.stderr
     );
+    assert!(!fx.made("made"), "nothing ran");
+    fx.resume(&snap, &["--policy", &open]).expect(3);
     assert!(fx.made("made"));
 }
 

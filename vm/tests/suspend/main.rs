@@ -19,3 +19,4 @@ mod suspend_sigint;
 
 mod debug_session;
 mod hostile_snapshots;
+mod resume_mutations;

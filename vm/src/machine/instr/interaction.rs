@@ -2,15 +2,15 @@
 //! a RUN the command policy holds for approval (SPEC §8). Without an
 //! answer yet, each suspends and runs again from the start when answered.
 
-use tisslang::isa::{NO_SLOT, run_flags};
+use tisslang::isa::{Instr, NO_SLOT, run_flags};
 use tisslang::module::NONE;
 
 use crate::host::{Answer, Host, Question};
-use crate::machine::Machine;
 use crate::machine::failure::FailureKind;
 use crate::machine::flow::Exec;
 use crate::machine::program::Program;
 use crate::machine::value::{Record, Value};
+use crate::machine::{Machine, Status, Suspension};
 use crate::policy::Verdict;
 
 impl Machine {
@@ -89,13 +89,8 @@ impl Machine {
         host: &mut dyn Host,
     ) -> Result<(), Exec> {
         let Some(policy) = self.policy.clone() else { return Ok(()) };
-        let above = usize::from(flags & run_flags::TIMEOUT != 0) + usize::from(flags & run_flags::DIR != 0);
-        let value = self
-            .stack
-            .len()
-            .checked_sub(1 + above)
-            .and_then(|i| self.stack.get(i))
-            .ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
+        let value =
+            self.command_operand(flags).ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
         let command = value.text().ok_or_else(|| Exec::Trap("the command is not a string".into()))?;
         let tainted = value.is_tainted() || self.env_tainted;
         let reason = match policy.decide(command, tainted) {
@@ -120,6 +115,32 @@ impl Machine {
             FailureKind::ReviewRejected,
             format!("`{command}` was not approved to run ({reason}; {why})"),
         )))
+    }
+
+    /// The command of a RUN with `flags` about to start: below its `IN`
+    /// directory and its timeout on the operand stack.
+    pub(crate) fn command_operand(&self, flags: u8) -> Option<&Value> {
+        let above = usize::from(flags & run_flags::TIMEOUT != 0) + usize::from(flags & run_flags::DIR != 0);
+        self.stack.len().checked_sub(1 + above).and_then(|i| self.stack.get(i))
+    }
+
+    /// The command of the RUN this run waits to have approved, if the
+    /// command policy in force (given on resume) no longer asks for that:
+    /// the RUN would run, or be refused, without asking, and an answer
+    /// given for its approval would go to a later question instead.
+    pub fn approval_not_asked(&self, program: &Program) -> Option<String> {
+        let Status::Suspended(Suspension::Interaction { question: Question::Approval { .. }, .. }) =
+            &self.status
+        else {
+            return None;
+        };
+        let Some(Instr::Run { flags }) = program.module.code.get(self.pc as usize) else { return None };
+        let value = self.command_operand(*flags)?;
+        let command = value.text()?;
+        let asks = self.policy.as_ref().is_some_and(|policy| {
+            matches!(policy.decide(command, value.is_tainted() || self.env_tainted), Verdict::Approve(_))
+        });
+        (!asks).then(|| command.to_string())
     }
 
     /// Asks `question`, which takes approve or reject (REQUEST_REVIEW, a RUN

@@ -17,7 +17,7 @@ use crate::host::Host;
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome};
 use crate::report::effects::Effects;
-use crate::report::style::Tone;
+use crate::report::style::{Tone, escape_controls};
 use crate::report::{RunReport, RunStatus, failure_text};
 use crate::runner::options::{HostOptions, OutputFormat, ReportOptions};
 use crate::runner::os_host::{OsHost, Progress};
@@ -69,6 +69,19 @@ pub fn execute(
         };
     let Start { program, mut machine, bytecode, workdir, mut resumed, checkpoint, .. } = start;
     machine.set_policy(policy);
+    // Else the RUN would start unasked, and its answer go to a later question.
+    if !host.answers.is_empty()
+        && let Some(command) = machine.approval_not_asked(&program)
+    {
+        eprintln!(
+            "tissvm: the run waits for the approval of `{}`, which the command policy in force does not ask \
+             for: that RUN would start (or be refused) unasked, and the answer given for it would go to a later \
+             question. Nothing ran. Resume without --answer and --answers to go by this policy, or give the \
+             run's policy again with --policy",
+            escape_controls(&command)
+        );
+        return status::INVALID;
+    }
     let checkpoint =
         match checkpoint.map(|path| Checkpoint::open(&path, &program, bytecode.as_deref())).transpose() {
             Ok(c) => c,

@@ -5,12 +5,17 @@
 //! unit, each CALL frame returning after a CALL of the unit it runs, the
 //! open steps those of each unit on the way, the operand stack of the types
 //! the pc expects, every variable and LAST_RUN that every path binds bound
-//! (with its declared type), and meters a run can reach. A machine that
+//! (with its declared type), ENV variables the code sets, meters a run can
+//! reach, and the question it waits on the one its instruction asks there
+//! (so the answer given on resume is taken by that instruction and by no
+//! later one, after effects have run). A machine that
 //! passes resumes as a fresh run would have continued: the verifier's
 //! guarantees hold for it, so it reaches no internal error.
 
+use std::collections::HashSet;
+
 use tisslang::isa::Instr;
-use tisslang::module::Module;
+use tisslang::module::{Module, NONE};
 use tisslang::types::ValueType;
 use tisslang::verify::{Facts, PcFacts, Unit};
 
@@ -41,12 +46,56 @@ pub(super) fn check_state(machine: &Machine, module: &Module, facts: &Facts) -> 
         return Err(format!("pc {} is past the end of the code ({code} instructions)", machine.pc));
     }
     variables(machine, module)?;
+    environment(machine, module)?;
     meters(machine, module)?;
     asked(machine)?;
     let levels = levels(machine, module, facts)?;
     steps(machine, &levels)?;
     stack(machine, &levels)?;
-    bound(machine, module, &levels)
+    bound(machine, module, &levels)?;
+    waiting(machine, module)
+}
+
+/// The question a suspended run waits on is the one the instruction at
+/// the pc asks in this state, at its line: the answer given on resume is
+/// checked against it, and the instruction, run again, asks it again, so
+/// the answer is taken by that instruction and by no later one. (What a
+/// RUN's approval asks for besides its command is the policy's to say.)
+fn waiting(machine: &Machine, module: &Module) -> Result<(), String> {
+    let Status::Suspended(Suspension::Interaction { question, line }) = &machine.status else {
+        return Ok(());
+    };
+    let pc = machine.pc;
+    let top = || machine.stack.last().map(Value::to_text).unwrap_or_default();
+    let fits = match (question, &module.code[pc as usize]) {
+        (Question::Pause { message }, Instr::Pause {})
+        | (Question::Review { message }, Instr::Review { .. }) => *message == top(),
+        (Question::Choose { prompt, options }, Instr::Choose { choice }) => {
+            module.choices.get(*choice as usize).is_some_and(|table| {
+                let asked = (table.prompt != NONE).then(|| module.string(table.prompt).unwrap_or_default());
+                prompt.as_deref() == asked
+                    && options.len() == table.options.len()
+                    && options.iter().zip(&table.options).all(|(o, t)| module.string(t.label) == Some(o))
+            })
+        }
+        (Question::Approval { command, .. }, Instr::Run { flags }) => {
+            machine.command_operand(*flags).and_then(Value::text).is_some_and(|c| **c == **command)
+        }
+        _ => false,
+    };
+    if !fits {
+        return Err(format!(
+            "it waits for an answer to {}, which the code at pc {pc} does not ask",
+            question.describe()
+        ));
+    }
+    let at = module.position(pc).map_or(0, |(line, _)| line);
+    if *line != at {
+        return Err(format!(
+            "it waits for an answer at line {line}, but the question at pc {pc} is at line {at}"
+        ));
+    }
+    Ok(())
 }
 
 /// The prompts asked, by fingerprint: sorted and each once (the machine
@@ -86,6 +135,32 @@ fn variables(machine: &Machine, module: &Module) -> Result<(), String> {
                 value.type_name(),
                 slot.ty.name()
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Each ENV variable is one an ENV of the code sets, once: its name goes
+/// into every later RUN's environment as it stands.
+fn environment(machine: &Machine, module: &Module) -> Result<(), String> {
+    if machine.env.is_empty() {
+        return Ok(());
+    }
+    let names: HashSet<&str> = module
+        .code
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Env { name } => module.string(*name),
+            _ => None,
+        })
+        .collect();
+    let mut seen = HashSet::with_capacity(machine.env.len());
+    for (name, _) in &machine.env {
+        if !names.contains(name.as_str()) {
+            return Err(format!("ENV variable `{}` is set by no ENV of the code", name.escape_debug()));
+        }
+        if !seen.insert(name.as_str()) {
+            return Err(format!("ENV variable `{}` is set twice", name.escape_debug()));
         }
     }
     Ok(())

@@ -497,6 +497,19 @@ fn a_state_the_code_cannot_continue_from_is_refused() {
     assert!(text.starts_with("the operand stack holds [], but at pc "), "{text}");
     assert!(text.ends_with(" it holds [string]"), "{text}");
     assert!(bad(&|m| m.stack[0] = Value::Int(4)).contains("holds [integer]"));
+    // The question waited on is the PAUSE's own, at its line (issue 25, item 18).
+    let Status::Suspended(Suspension::Interaction { question, line }) = machine.status.clone() else {
+        panic!("{:?}", machine.status)
+    };
+    let waiting =
+        |question: Question, line: u32| Status::Suspended(Suspension::Interaction { question, line });
+    let other = Question::Pause { message: "another".into() };
+    let text = bad(&|m| m.status = waiting(other.clone(), line));
+    assert!(text.contains("waits for an answer to PAUSE \"another\", which the code at pc"), "{text}");
+    let review = Question::Review { message: machine.stack[0].to_text() };
+    assert!(bad(&|m| m.status = waiting(review.clone(), line)).contains("does not ask"));
+    let text = bad(&|m| m.status = waiting(question.clone(), line + 1));
+    assert!(text.contains(&format!("waits for an answer at line {}", line + 1)), "{text}");
     // Running at the STEP_EXIT of `inner` with no step open.
     let exit = module.code.iter().position(|i| matches!(i, Instr::StepExit { .. })).unwrap() as u32;
     let text = bad(&|m| {

@@ -1,0 +1,162 @@
+//! Every table of a `.tbc` claiming millions of entries (issue 25, item
+//! 19): a real module's table has its count raised by K and K copies of
+//! one of its entries inserted, re-sealed, and the real `tissvm run` of
+//! each must refuse or finish within seconds and within ten times the
+//! file's size plus 64 MiB of memory, whatever the table holds. Before the
+//! fix, K regular expressions were each compiled (300,000 took 20 s and
+//! 1.8 GB in a debug build). Three tables still escape, and are listed as
+//! such ([`KNOWN_TO_ESCAPE`]): what they repeat is text the run copies
+//! (a template's parts, a prompt's context, a CHOOSE's options), which
+//! no decoding budget sees.
+
+use crate::decode_memory::{MIB, Measured, tissvm};
+use crate::resealed::tbc_of;
+use tisslang::module::{LineEntry, Module};
+
+/// A plan with an entry in every table a module has.
+const PLAN: &str = r#"#TISS! Language=Python
+TASK "Every table"
+SET_BUDGET RUN_COUNT = 10
+DEFINE_TASK "helper" {
+    RUN "true" TIMEOUT 5s
+}
+STEP "one" {
+    VAR name = "out.txt"
+    ENV GREETING = "hi"
+    RUN "echo ${name}" TIMEOUT 5s
+    ASSERT LAST_RUN.STDOUT MATCHES "^out" MESSAGE "no ${name}"
+    TRY {
+        ASSERT LAST_RUN.EXIT_CODE == 0
+    } CATCH AS e {
+        LOG "caught ${e.MESSAGE}"
+    }
+    CALL "helper"
+    ESTIMATE_COST INTO est {
+        RUN "true"
+    }
+    PROMPT_AGENT "say ${name}" WITH name INTO said
+    CHOOSE "which" {
+        OPTION "a" { LOG "a" }
+        OPTION "b" { LOG "b" }
+    }
+    WRITE "out.txt" <<TEXT
+${said}
+TEXT
+}
+"#;
+
+/// The tables whose copies a run still turns into text beyond the bound
+/// (issue 25, item 19, left open): the test fails when one of them no
+/// longer does, so that this list is kept true.
+const KNOWN_TO_ESCAPE: [&str; 3] = ["template parts", "prompt context", "choice options"];
+
+/// How each table gets one more entry, at its front: a copy of its first.
+type Grow = fn(&mut Module);
+
+fn front<T: Clone>(v: &mut Vec<T>) {
+    let first = v.first().expect("the table has an entry").clone();
+    v.insert(0, first);
+}
+
+fn tables() -> Vec<(&'static str, Grow)> {
+    vec![
+        ("metadata", |m| front(&mut m.metadata)),
+        ("constants", |m| front(&mut m.constants)),
+        ("slots", |m| front(&mut m.slots)),
+        ("lines", |m| m.lines.insert(0, LineEntry { pc: 0, line: 0, column: 0 })),
+        ("steps", |m| front(&mut m.steps)),
+        ("tasks", |m| front(&mut m.tasks)),
+        ("handlers", |m| front(&mut m.handlers)),
+        ("regexes", |m| front(&mut m.regexes)),
+        ("templates", |m| front(&mut m.templates)),
+        ("template parts", |m| front(&mut m.templates[0].parts)),
+        ("assertions", |m| front(&mut m.assertions)),
+        ("observed values", |m| {
+            front(&mut m.assertions.iter_mut().find(|a| !a.observed.is_empty()).unwrap().observed)
+        }),
+        ("fields of a path", |m| {
+            let o = m.assertions.iter_mut().flat_map(|a| &mut a.observed).find(|o| !o.path.fields.is_empty());
+            front(&mut o.unwrap().path.fields)
+        }),
+        ("prompts", |m| front(&mut m.prompts)),
+        ("prompt context", |m| front(&mut m.prompts[0].context)),
+        ("choices", |m| front(&mut m.choices)),
+        ("choice options", |m| front(&mut m.choices[0].options)),
+        ("estimates", |m| front(&mut m.estimates)),
+        ("manifest commands", |m| front(&mut m.manifest.commands)),
+        ("manifest paths", |m| front(&mut m.manifest.paths)),
+        ("manifest prompts", |m| front(&mut m.manifest.prompts)),
+        ("manifest prompt context", |m| front(&mut m.manifest.prompts[0].context)),
+        ("manifest interactions", |m| front(&mut m.manifest.interactions)),
+        ("manifest interaction options", |m| {
+            front(&mut m.manifest.interactions.iter_mut().find(|i| !i.options.is_empty()).unwrap().options)
+        }),
+        ("manifest budgets", |m| front(&mut m.manifest.budgets)),
+        ("manifest env", |m| front(&mut m.manifest.env)),
+        ("risk reasons", |m| front(&mut m.manifest.risk.reasons)),
+    ]
+}
+
+/// `bytecode` with the table `grow` adds to holding as many more entries
+/// as `bytes` of them take: the count is where the encodings of the module
+/// with and without the one more entry first differ (a one-byte count),
+/// the entry's bytes after it. Also how many entries were added.
+fn inflated(bytecode: &[u8], grow: Grow, bytes: usize) -> (Vec<u8>, u32) {
+    let header = tisslang::container::HEADER_LEN;
+    let module = tisslang::container::decode(bytecode).unwrap();
+    let mut more = module.clone();
+    grow(&mut more);
+    let (a, b) = (&bytecode[header..], tisslang::container::encode(&more));
+    let b = &b[header..];
+    let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap();
+    assert!(a[at] < 250 && b[at] < 251, "a one-byte count");
+    let (per, size) = (u32::from(b[at] - a[at]), b.len() - a.len());
+    let entry = &b[at + 1..at + 1 + size];
+    let k = (bytes / size) as u32;
+    let count = u32::from(a[at]) + k * per;
+    let mut payload = Vec::with_capacity(a.len() + k as usize * size + 5);
+    payload.extend_from_slice(&a[..at]);
+    payload.extend_from_slice(&[&[0xFCu8][..], &count.to_le_bytes()].concat());
+    for _ in 0..k {
+        payload.extend_from_slice(entry);
+    }
+    payload.extend_from_slice(&a[at + 1..]);
+    let mut file = [&bytecode[..header], &payload].concat();
+    tisslang::codec::seal::seal(&mut file, header);
+    (file, k)
+}
+
+#[test]
+fn no_table_claiming_millions_of_entries_escapes_the_memory_or_time_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytecode = tbc_of("every table", PLAN);
+    let mut over = Vec::new();
+    for (name, grow) in tables() {
+        {
+            let (tbc, k) = inflated(&bytecode, grow, 4_000_000);
+            let path = dir.path().join("inflated.tbc");
+            std::fs::write(&path, &tbc).unwrap();
+            let ws = dir.path().join("ws");
+            let _ = std::fs::remove_dir_all(&ws);
+            std::fs::create_dir(&ws).unwrap();
+            let run: Measured = tissvm(
+                dir.path(),
+                &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"],
+            );
+            let file = tbc.len() as u64;
+            let said = run.stderr.lines().last().unwrap_or("").to_string();
+            eprintln!(
+                "{name} +{k}: {:.1} MiB file, exit {}, {:.1} MiB peak, {} ms: {said}",
+                file as f64 / MIB as f64,
+                run.code,
+                run.peak as f64 / MIB as f64,
+                run.elapsed_ms
+            );
+            crate::resealed::assert_defined_exit(name, Some(run.code), "", &run.stderr);
+            if run.peak > 10 * file + 64 * MIB || run.elapsed_ms > 10_000 {
+                over.push(name);
+            }
+        }
+    }
+    assert_eq!(over, KNOWN_TO_ESCAPE, "the tables over the bound");
+}
