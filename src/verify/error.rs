@@ -96,6 +96,15 @@ pub enum VerifyError {
     RegexRepeated { regex: usize, earlier: usize },
     /// More regexes than any plan needs, each compiled at load time.
     TooManyRegexes { count: usize },
+    /// A template with two text parts in a row (the compiler joins them):
+    /// how a table of copies would make a run build text without end.
+    TemplateTextRepeated { template: usize, part: usize },
+    /// A template whose text adds up to far more than the module holds.
+    TemplateTooLong { template: usize, bytes: usize, limit: usize },
+    /// A prompt naming one variable twice in its context.
+    ContextRepeated { prompt: usize, entry: usize },
+    /// A CHOOSE with more options than [`super::MAX_CHOICE_OPTIONS`].
+    TooManyOptions { choice: usize, count: usize },
     /// A line-table entry names an instruction that does not exist.
     LineOutOfRange { entry: usize, pc: u32, len: usize },
     /// The line table is not sorted by pc.
@@ -185,6 +194,22 @@ impl fmt::Display for VerifyError {
             VerifyError::RegexRepeated { regex, earlier } => {
                 write!(f, "regexes[{regex}]: the pattern of regexes[{earlier}] again (each is compiled once)")
             }
+            VerifyError::TemplateTextRepeated { template, part } => write!(
+                f,
+                "templates[{template}].parts[{part}]: a text part right after another (the compiler joins them)"
+            ),
+            VerifyError::TemplateTooLong { template, bytes, limit } => write!(
+                f,
+                "templates[{template}]: {bytes} bytes of text, more than the {limit} the module's strings allow"
+            ),
+            VerifyError::ContextRepeated { prompt, entry } => {
+                write!(f, "prompts[{prompt}].context[{entry}]: a variable the context already names")
+            }
+            VerifyError::TooManyOptions { choice, count } => write!(
+                f,
+                "choices[{choice}]: {count} options, more than the {} a CHOOSE may offer",
+                super::MAX_CHOICE_OPTIONS
+            ),
             VerifyError::TooManyRegexes { count } => write!(
                 f,
                 "{count} regular expressions, more than the {} a module may compile",

@@ -56,6 +56,16 @@ pub const WORK_PER_ITEM: u64 = 16;
 /// it is loaded (a few KiB and more each), and a plan has a handful.
 pub const MAX_REGEXES: usize = 4096;
 
+/// The most options a CHOOSE may offer (a person picks one; SPEC is silent,
+/// the compiler refuses more, E0110): each becomes text the run shows,
+/// writes and keeps in a snapshot.
+pub const MAX_CHOICE_OPTIONS: usize = 1000;
+
+/// What one template's text may add up to beyond all the text the module
+/// holds: the compiler stores a repeated piece of a template once, so its
+/// text may exceed the string table a little, never by multiples.
+pub const TEMPLATE_TEXT_SLACK: usize = 1 << 20;
+
 /// Checks that `module` is safe to run (see the module documentation), and
 /// returns what is known at each instruction.
 pub fn verify(module: &Module) -> Result<Facts> {

@@ -163,11 +163,24 @@ impl Checker<'_> {
             }
             patterns.insert(regex, i);
         }
+        // What a template builds is bounded by what the module holds: no two
+        // text parts in a row, its text no longer than all the module's.
+        let limit = m.strings.text_len().saturating_add(super::TEMPLATE_TEXT_SLACK);
         for (i, t) in m.templates.iter().enumerate() {
+            let mut bytes = 0usize;
+            let mut after_text = false;
             for (j, part) in t.parts.iter().enumerate() {
                 if let TemplatePart::Text(s) = *part {
                     self.string(nested("templates", i, "parts", j), "text string", s)?;
+                    if after_text {
+                        return Err(VerifyError::TemplateTextRepeated { template: i, part: j });
+                    }
+                    bytes = bytes.saturating_add(m.strings.get(s).map_or(0, str::len));
+                    if bytes > limit {
+                        return Err(VerifyError::TemplateTooLong { template: i, bytes, limit });
+                    }
                 }
+                after_text = matches!(part, TemplatePart::Text(_));
             }
         }
         for (i, a) in m.assertions.iter().enumerate() {
@@ -185,8 +198,12 @@ impl Checker<'_> {
             }
         }
         for (i, p) in m.prompts.iter().enumerate() {
+            let mut named = std::collections::HashSet::with_capacity(p.context.len().min(self.m.slots.len()));
             for (j, &slot) in p.context.iter().enumerate() {
                 self.index(nested("prompts", i, "context", j), "slot", slot, Table::Slots)?;
+                if !named.insert(slot) {
+                    return Err(VerifyError::ContextRepeated { prompt: i, entry: j });
+                }
             }
             self.optional(entry("prompts", i), "INTO slot", p.into, Table::Slots)?;
             self.slot_receives(entry("prompts", i), p.into, ValueType::Str)?;
@@ -195,6 +212,9 @@ impl Checker<'_> {
             self.optional(entry("choices", i), "prompt string", c.prompt, Table::Strings)?;
             if c.options.is_empty() {
                 return Err(VerifyError::EmptyChoice { choice: i });
+            }
+            if c.options.len() > super::MAX_CHOICE_OPTIONS {
+                return Err(VerifyError::TooManyOptions { choice: i, count: c.options.len() });
             }
             for (j, o) in c.options.iter().enumerate() {
                 let site = nested("choices", i, "options", j);

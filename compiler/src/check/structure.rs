@@ -1,7 +1,8 @@
 //! The shape of a plan (SPEC §2): one `TASK` before every other item, at most
 //! one `SETUP` and before every `STEP`, unique `DEFINE_TASK` names, `CHOOSE`
-//! with two options or more, and a satisfiable `#TISS_VERSION`.
+//! with two options to 1,000, and a satisfiable `#TISS_VERSION`.
 
+use tisslang::verify::MAX_CHOICE_OPTIONS;
 use tisslang::version::LANGUAGE_VERSION;
 
 use crate::diagnostics::Diagnostic;
@@ -149,22 +150,30 @@ pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
     }
 }
 
-/// `CHOOSE` needs two options or more (a choice of one is no choice).
+/// `CHOOSE` needs two options or more (a choice of one is no choice), and
+/// at most [`MAX_CHOICE_OPTIONS`] (a person picks one; the verifier refuses
+/// more, as each becomes text the run shows and keeps).
 pub(crate) fn check_choose(cx: &mut Ctx<'_>, stmt_span: Span, options: &[ChooseOption]) {
-    if options.len() < 2 {
-        let found = match options.len() {
-            0 => "no option".to_string(),
-            n => format!("{n} option"),
-        };
-        cx.emit(
-            Diagnostic::error(
-                codes::CHOOSE_TOO_FEW_OPTIONS,
-                keyword_span(stmt_span, "CHOOSE"),
-                format!("`CHOOSE` has {found}; it needs at least two"),
-            )
-            .with_note("add another `OPTION \"...\" { ... }`, or drop the CHOOSE and keep its block"),
-        );
-    }
+    let (found, fix) = match options.len() {
+        0 => ("no option; it needs at least two".to_string(), "add two `OPTION \"...\" { ... }`"),
+        1 => (
+            "1 option; it needs at least two".to_string(),
+            "add another `OPTION \"...\" { ... }`, or drop the CHOOSE and keep its block",
+        ),
+        n if n > MAX_CHOICE_OPTIONS => (
+            format!("{n} options; it may offer at most {MAX_CHOICE_OPTIONS}"),
+            "split the choice in two, a CHOOSE of groups and a CHOOSE within the group chosen",
+        ),
+        _ => return,
+    };
+    cx.emit(
+        Diagnostic::error(
+            codes::CHOOSE_OPTION_COUNT,
+            keyword_span(stmt_span, "CHOOSE"),
+            format!("`CHOOSE` has {found}"),
+        )
+        .with_note(fix),
+    );
 }
 
 /// The leading keyword of an item or statement (spans start at the keyword),

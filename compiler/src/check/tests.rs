@@ -177,6 +177,9 @@ fn choose_needs_two_options() {
     let body = "  CHOOSE \"pick\" { OPTION \"only\" { } }";
     assert_eq!(in_step(body), vec![d("E0110", 3, 3, &[])]);
     assert_eq!(in_step("CHOOSE { OPTION \"a\" { } OPTION \"b\" { } }"), vec![]);
+    let options = |n: usize| (0..n).map(|i| format!("OPTION \"o{i}\" {{ }} ")).collect::<String>();
+    assert_eq!(in_step(&format!("  CHOOSE {{ {} }}", options(1000))), vec![]);
+    assert_eq!(in_step(&format!("  CHOOSE {{ {} }}", options(1001))), vec![d("E0110", 3, 3, &[])]);
 }
 
 #[test]

@@ -52,7 +52,7 @@ codes! {
     DUPLICATE_SETUP = "E0107", "more than one `SETUP`";
     DEFINE_NOT_TOP_LEVEL = "E0108", "`DEFINE_TASK` inside a block";
     RESERVED_PARALLEL = "E0109", "`PARALLEL` is reserved for TissLang 1.1";
-    CHOOSE_TOO_FEW_OPTIONS = "E0110", "`CHOOSE` needs at least two options";
+    CHOOSE_OPTION_COUNT = "E0110", "`CHOOSE` needs two options and at most 1,000";
     RESERVED_WORD_AS_NAME = "E0111", "a reserved word used as a name";
     // Names, types and flow (checks after parsing).
     UNDEFINED_VARIABLE = "E0200", "undefined variable";

@@ -136,7 +136,13 @@ impl Unit<'_, '_> {
                 let context: Vec<u32> = if with.is_empty() {
                     self.tables.read_slots()
                 } else {
-                    with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect()
+                    // A name given twice is sent once (the verifier refuses a
+                    // context that repeats one).
+                    let mut context: Vec<u32> =
+                        with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect();
+                    let mut seen = std::collections::HashSet::new();
+                    context.retain(|slot| seen.insert(*slot));
+                    context
                 };
                 let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.name, ValueType::Str));
                 let prompt = self.tables.prompts.len() as u32;

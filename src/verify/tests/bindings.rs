@@ -166,7 +166,8 @@ fn a_call_binds_what_the_task_binds_on_every_path() {
 #[test]
 fn a_module_built_to_take_long_is_refused() {
     // Many variables bound on one path to a join that a CHOOSE enters by
-    // each of its many options: each way in looks at every variable.
+    // each of its many options (as many as a CHOOSE may have): each way in
+    // looks at every variable.
     const N: u32 = 2_000;
     let mut b = Builder::new();
     b.str_const("v");
@@ -185,7 +186,7 @@ fn a_module_built_to_take_long_is_refused() {
     b.patch(other, join);
     let option = |target| ChoiceOption { label: 0, target };
     b.m.choices.push(Choice { prompt: NONE, options: vec![option(binds), option(other)] });
-    b.m.choices.push(Choice { prompt: NONE, options: vec![option(join); N as usize] });
+    b.m.choices.push(Choice { prompt: NONE, options: vec![option(join); crate::verify::MAX_CHOICE_OPTIONS] });
     let e = err(&b.finish(1));
     assert!(matches!(e, VerifyError::TooComplex { .. }), "{e}");
     assert!(e.to_string().contains("more than the"), "{e}");

@@ -409,13 +409,15 @@ fn every_operand_pushed_out_of_range_is_refused() {
 
 #[test]
 fn many_uses_of_one_large_table_entry_stay_linear() {
-    // 50,000 CHOOSEs of one 50,001-option choice, and 50,000 (unreachable)
-    // INTERPs of one 50,000-hole template: quadratic work would take minutes.
+    // 50,000 CHOOSEs of one choice of as many options as a CHOOSE may have,
+    // and 50,000 (unreachable) INTERPs of one 50,000-hole template:
+    // quadratic work would take minutes.
     const N: u32 = 50_000;
     let mut b = Builder::new();
     let t = b.template(vec![TemplatePart::Hole; N as usize]);
     // Every option leads forward, to the HALT after the CHOOSEs.
-    let options = (0..=N).map(|_| ChoiceOption { label: 0, target: N }).collect();
+    let options =
+        (0..crate::verify::MAX_CHOICE_OPTIONS).map(|_| ChoiceOption { label: 0, target: N }).collect();
     b.m.choices.push(Choice { prompt: NONE, options });
     for _ in 0..N {
         b.emit(Instr::Choose { choice: 0 });
@@ -452,4 +454,17 @@ fn each_regex_is_compiled_once() {
     assert_eq!(err(&m), VerifyError::RegexRepeated { regex: 1, earlier: 0 });
     m.regexes = vec![0; MAX_REGEXES + 1];
     assert_eq!(err(&m), VerifyError::TooManyRegexes { count: MAX_REGEXES + 1 });
+}
+
+#[test]
+fn tables_that_would_make_a_run_copy_text_without_end_are_refused() {
+    // Two text parts in a row: the compiler joins them.
+    let mut m = sample();
+    m.templates.push(Template { parts: vec![TemplatePart::Text(0), TemplatePart::Text(0)] });
+    assert!(matches!(err(&m), VerifyError::TemplateTextRepeated { part: 1, .. }), "{}", err(&m));
+    // A context naming one variable twice.
+    let mut m = sample();
+    assert!(!m.slots.is_empty());
+    m.prompts.push(crate::module::PromptInfo { context: vec![0, 0], default_context: false, into: NONE });
+    assert!(matches!(err(&m), VerifyError::ContextRepeated { entry: 1, .. }), "{}", err(&m));
 }

@@ -288,8 +288,9 @@ fn a_daemon_left_by_a_sigkilled_tissvm_is_ended_by_the_next_run() {
     let m = &marker.0;
     // The daemon says when it has left the group (a kill before its
     // `setsid` would end it with the group).
-    let plan_path =
-        f.write_plan(&plan(&format!("    RUN \"setsid sh -c 'touch daemon-ready; exec sleep {m}' & sleep {m}\"")));
+    let plan_path = f.write_plan(&plan(&format!(
+        "    RUN \"setsid sh -c 'touch daemon-ready; exec sleep {m}' & sleep {m}\""
+    )));
     let mut child = crate::common::command()
         .args(["run", &plan_path, "--workdir", f.ws().to_str().unwrap()])
         .stdin(std::process::Stdio::null())
