@@ -53,8 +53,9 @@ use crate::module::Module;
 pub const WORK_PER_ITEM: u64 = 16;
 
 /// The most regular expressions a module may have: each is compiled when
-/// it is loaded (a few KiB and more each), and a plan has a handful.
-pub const MAX_REGEXES: usize = 4096;
+/// it is loaded, up to `tiss_support::regex_limits`' sizes (a few hundred
+/// KiB), and a plan has a handful; `tissc` refuses more (E0209).
+pub const MAX_REGEXES: usize = 100;
 
 /// The most options a CHOOSE may offer (a person picks one; SPEC is silent,
 /// the compiler refuses more, E0110): each becomes text the run shows,

@@ -2,13 +2,15 @@
 //! language nor execution: the binaries' start-up and command line
 //! ([`cli`], [`cli_docs`]), files replaced atomically ([`atomic_write`]),
 //! I/O errors in messages ([`io_message`]), "did you mean" ([`suggest`]),
-//! shell syntax ([`shell`]) and outside text made safe for a terminal
+//! MATCHES patterns compiled within bounds ([`regex_limits`]), shell
+//! syntax ([`shell`]) and outside text made safe for a terminal
 //! ([`terminal_text`]). It depends on no crate of the workspace.
 
 pub mod atomic_write;
 pub mod cli;
 pub mod cli_docs;
 pub mod io_message;
+pub mod regex_limits;
 pub mod secret;
 pub mod shell;
 pub mod suggest;

@@ -72,11 +72,15 @@ pub(crate) fn split_duration(text: &str) -> Option<(&str, &str)> {
 #[derive(Default)]
 pub(crate) struct Regexes<'a> {
     valid: HashSet<&'a str>,
+    /// Whether the plan was told it has too many patterns (once is enough).
+    too_many: bool,
 }
 
 /// Above this rough size (literal bytes and class ranges, times repetition
-/// counts) a pattern is compiled in full to see whether it fits.
-const COMPILE_IN_FULL: u64 = 50_000;
+/// counts) a pattern is compiled in full to see whether it fits the limits
+/// `tissvm` loads it within (`tiss_support::regex_limits`): a unit of it
+/// compiles to about 16 bytes, so this is a sixth of the limit, with room.
+const COMPILE_IN_FULL: u64 = 2_000;
 
 impl<'a> Regexes<'a> {
     pub(crate) fn check(&mut self, cx: &mut Ctx<'_>, lit: &'a StrLit) {
@@ -87,10 +91,35 @@ impl<'a> Regexes<'a> {
         let error = match regex_syntax::Parser::new().parse(pattern) {
             Err(e) => Some(e.to_string()),
             Ok(hir) if weight(&hir) > COMPILE_IN_FULL => {
-                regex::Regex::new(pattern).err().map(|e| e.to_string())
+                tiss_support::regex_limits::compile(pattern).err().map(|e| {
+                    format!(
+                        "{e}\nerror: it compiles to more than the {} KiB a pattern may take; an ASCII class \
+                         (`(?-u:\\w)`, `[0-9]`) or a smaller repetition is much smaller",
+                        tiss_support::regex_limits::COMPILED_SIZE >> 10
+                    )
+                })
             }
             Ok(_) => None,
         };
+        if error.is_none() && self.valid.len() >= tisslang::verify::MAX_REGEXES {
+            if std::mem::replace(&mut self.too_many, true) {
+                return;
+            }
+            cx.emit(
+                Diagnostic::error(
+                    codes::INVALID_REGEX,
+                    lit.span,
+                    format!(
+                        "a plan may MATCH at most {} different patterns; this is one more",
+                        tisslang::verify::MAX_REGEXES
+                    ),
+                )
+                .with_note(
+                    "each is compiled when the plan is loaded; match a variable's pattern, or fewer patterns",
+                ),
+            );
+            return;
+        }
         match error {
             None => {
                 self.valid.insert(pattern);

@@ -69,7 +69,7 @@ impl Program {
         let mut regexes = Vec::with_capacity(module.regexes.len());
         for &index in &module.regexes {
             let pattern = module.string(index).unwrap_or("");
-            let regex = Regex::new(pattern)
+            let regex = tiss_support::regex_limits::compile(pattern)
                 .map_err(|e| format!("regex {index} (`{pattern}`) does not compile: {e}"))?;
             regexes.push(regex);
         }

@@ -157,3 +157,36 @@ fn no_table_claiming_millions_of_entries_escapes_the_memory_or_time_bound() {
     }
     assert_eq!(over, Vec::<&str>::new(), "the tables over the bound");
 }
+
+/// A plan of `n` different patterns, each compiling to about 200 KB (a
+/// Unicode class repeated), the largest there may be.
+fn patterns_plan(n: usize) -> String {
+    let asserts: String = (0..n).map(|i| format!("    ASSERT t MATCHES \"\\\\w{{4}}x{i}|abc\"\n")).collect();
+    format!("TASK \"patterns\"\nSTEP \"s\" {{\n    VAR t = \"abc\"\n{asserts}}}\n")
+}
+
+#[test]
+fn the_most_and_largest_patterns_a_plan_may_have_stay_within_the_bound() {
+    // Before the limits, 1,000 patterns of `\w{15}` (a 67 KB `.tbc`) took
+    // 2 GB and 23 s to load; 1,000 of `\w{150}`, 9.6 GB and 208 s.
+    let n = tisslang::verify::MAX_REGEXES;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("patterns.tbc");
+    let tbc = tbc_of("patterns", &patterns_plan(n));
+    std::fs::write(&path, &tbc).unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let run: Measured = tissvm(
+        dir.path(),
+        &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let bound = 10 * tbc.len() as u64 + 64 * MIB;
+    assert!(run.peak <= bound, "{n} patterns: {} MiB peak, over {} MiB", run.peak / MIB, bound / MIB);
+    // One more is refused when compiled, and a pattern beyond the size.
+    let more = tiss_compiler::compile("more", patterns_plan(n + 1).as_bytes(), Default::default());
+    assert!(more.is_err(), "{} patterns compiled", n + 1);
+    let large = "TASK \"t\"\nSTEP \"s\" {\n    VAR t = \"a\"\n    ASSERT t MATCHES \"\\\\w{15}\"\n}\n";
+    let refused = tiss_compiler::compile("large", large.as_bytes(), Default::default()).err().unwrap();
+    assert!(refused.diagnostics.iter().any(|d| d.message.contains("256 KiB")), "{:?}", refused.diagnostics);
+}

@@ -128,7 +128,7 @@ impl Machine {
     pub(in crate::machine) fn matches_dynamic(&mut self) -> Result<(), Exec> {
         let pattern = self.pop_str()?;
         let text = self.pop_str()?;
-        let re = regex::Regex::new(&pattern).map_err(|e| {
+        let re = tiss_support::regex_limits::compile(&pattern).map_err(|e| {
             Exec::Raise((
                 FailureKind::CommandError,
                 format!("`{pattern}` is not a valid regular expression: {e}"),
