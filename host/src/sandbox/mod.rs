@@ -278,6 +278,9 @@ impl Sandbox {
             None => None,
         };
         confined.ruleset = self.fs.as_ref().map(FsRules::for_run).transpose()?;
+        if let Some(namespaces) = &self.namespaces {
+            namespaces.cover_new_sockets()?;
+        }
         Ok(confined)
     }
 }

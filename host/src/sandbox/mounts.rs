@@ -11,8 +11,9 @@
 //!   a private `pts`; no disk, no other device;
 //! - `/tmp`, `/var/tmp`, `/run` and `/dev/shm` empty and read-only, and each
 //!   path-named unix socket elsewhere the host has bound (`/proc/net/unix`)
-//!   covered: a service listening on a socket is out of reach (a network
-//!   namespace does not cover path-named sockets);
+//!   covered, then and before each RUN: a service listening on a socket is
+//!   out of reach (a network namespace does not cover path-named sockets,
+//!   nor does Landlock up to ABI 7);
 //! - the workspace and the private `TMPDIR` at their own paths, the only
 //!   writable places, `nosuid`, `nodev`.
 //!
@@ -87,8 +88,9 @@ impl Step {
 }
 
 /// The steps that build the view in `staging` (an empty directory), with
-/// `writable` (canonical paths) the only writable places.
-pub fn plan(staging: &Path, writable: &[&Path]) -> io::Result<Vec<Step>> {
+/// `writable` (canonical paths) the only writable places and `sockets`
+/// ([`reachable_sockets`]) covered.
+pub fn plan(staging: &Path, writable: &[&Path], sockets: &[PathBuf]) -> io::Result<Vec<Step>> {
     let c = |path: &Path| {
         CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))
@@ -188,14 +190,8 @@ pub fn plan(staging: &Path, writable: &[&Path]) -> io::Result<Vec<Step>> {
     for dir in &hidden {
         steps.push(Step::SetAttr { target: c(&inside(dir))?, set: ATTR_RDONLY, recursive: false });
     }
-    for socket in host_sockets() {
-        let reachable = !hidden.iter().any(|d| socket.starts_with(d))
-            && !writable.iter().any(|d| socket.starts_with(d))
-            && !socket.starts_with("/proc")
-            && !socket.starts_with("/dev");
-        if reachable {
-            steps.push(bind(Path::new("/dev/null"), &inside(&socket), 0)?);
-        }
+    for socket in sockets {
+        steps.push(bind(Path::new("/dev/null"), &inside(socket), 0)?);
     }
     steps.push(Step::Pivot(c(staging)?));
     Ok(steps)
@@ -211,6 +207,23 @@ fn hidden_dirs() -> Vec<PathBuf> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// The path-named unix sockets bound on the host now that a RUN would reach
+/// in the view: not beneath a directory shown empty, the `writable` ones
+/// (the RUN's own), `/proc` or `/dev`. Read when the view is built, and
+/// again before each RUN, for sockets bound since (`Namespaces::cover`).
+pub fn reachable_sockets<P: AsRef<Path>>(writable: &[P]) -> Vec<PathBuf> {
+    let hidden = hidden_dirs();
+    host_sockets()
+        .into_iter()
+        .filter(|socket| {
+            !hidden.iter().any(|d| socket.starts_with(d))
+                && !writable.iter().any(|d| socket.starts_with(d))
+                && !socket.starts_with("/proc")
+                && !socket.starts_with("/dev")
+        })
+        .collect()
 }
 
 /// The path-named unix sockets bound on the host now, as canonical paths.

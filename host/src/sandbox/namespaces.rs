@@ -24,10 +24,12 @@
 //! starts the RUN as tissvm's child there (`clone(CLONE_PARENT)`,
 //! `spawn.rs`).
 
+use std::collections::HashSet;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::path::Path;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::mounts::{self, Step};
@@ -41,8 +43,11 @@ pub struct Namespaces {
     /// Requests to the init ([`Namespaces::sweep`]); closing it ends it.
     requests: Option<OwnedFd>,
     replies: OwnedFd,
-    /// One request at a time.
-    asking: Mutex<()>,
+    /// One request at a time; the host's sockets covered in the view.
+    asking: Mutex<HashSet<PathBuf>>,
+    /// The workspace and the private `TMPDIR`, canonical: sockets there are
+    /// the RUN's own.
+    writable: Vec<PathBuf>,
     /// Joined by each RUN's child, in this order (the user namespace first:
     /// it gives the rights to join the others; the mount namespace last: it
     /// changes the root and the working directory).
@@ -70,7 +75,8 @@ impl Namespaces {
         let canonical = |p: &Path| std::fs::canonicalize(p).map_err(|e| fail(&p.display().to_string(), e));
         let root = canonical(staging.path())?;
         let writable = writable.iter().map(|p| canonical(p)).collect::<Result<Vec<_>, _>>()?;
-        let steps = mounts::plan(&root, &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        let sockets = mounts::reachable_sockets(&writable);
+        let steps = mounts::plan(&root, &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &sockets)
             .map_err(|e| fail("the sandbox's file-system view", e))?;
         let (requests_r, requests_w) = pipe().map_err(|e| fail("pipe", e))?;
         let (replies_r, replies_w) = pipe().map_err(|e| fail("pipe", e))?;
@@ -178,7 +184,8 @@ impl Namespaces {
             init: pid,
             requests: Some(requests_w),
             replies: replies_r,
-            asking: Mutex::new(()),
+            asking: Mutex::new(sockets.into_iter().collect()),
+            writable,
             joined,
             user,
             pid: pid_ns,
@@ -223,14 +230,57 @@ impl Namespaces {
     /// returns once the init has reaped them all (one round trip).
     pub fn sweep(&self) -> io::Result<()> {
         let _one = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        self.ask(b"k").map(drop)
+    }
+
+    /// Before a RUN: covers each path-named socket the host has bound since
+    /// the view was built (as the view covers those bound before), so that
+    /// no service that started meanwhile is in the RUN's reach. A socket
+    /// that cannot be covered refuses the RUN. One read of
+    /// `/proc/net/unix`; a round trip to the init per new socket.
+    pub fn cover_new_sockets(&self) -> io::Result<()> {
+        let mut covered = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        for socket in mounts::reachable_sockets(&self.writable) {
+            if covered.contains(&socket) {
+                continue;
+            }
+            let path = socket.as_os_str().as_bytes();
+            if path.len() >= PATH_MAX {
+                return Err(io::Error::other(format!(
+                    "{}: a socket's path too long to cover",
+                    socket.display()
+                )));
+            }
+            let request = [&b"c"[..], &(path.len() as u32).to_ne_bytes(), path].concat();
+            // A socket gone meanwhile needs no cover.
+            match self.ask(&request)? {
+                0 | libc::ENOENT => {}
+                errno => {
+                    return Err(io::Error::other(format!(
+                        "cannot cover the socket {} in the sandbox's view: {}",
+                        socket.display(),
+                        io::Error::from_raw_os_error(errno)
+                    )));
+                }
+            }
+            covered.insert(socket);
+        }
+        Ok(())
+    }
+
+    /// Sends `request` to the init and returns its one-byte answer (an
+    /// errno, or 0).
+    fn ask(&self, request: &[u8]) -> io::Result<i32> {
         let requests = self.requests.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::EPIPE))?;
-        // SAFETY: a one-byte write from a valid buffer.
-        if unsafe { libc::write(requests.as_raw_fd(), b"k".as_ptr().cast(), 1) } != 1 {
+        // SAFETY: a write from a valid buffer (a pipe takes up to PIPE_BUF
+        // bytes at once, more than a request is).
+        let wrote = unsafe { libc::write(requests.as_raw_fd(), request.as_ptr().cast(), request.len()) };
+        if wrote != request.len() as isize {
             return Err(io::Error::last_os_error());
         }
-        let mut done = [0u8; 1];
-        match read_full(&self.replies, &mut done)? {
-            1 => Ok(()),
+        let mut answer = [0u8; 1];
+        match read_full(&self.replies, &mut answer)? {
+            1 => Ok(i32::from(answer[0])),
             _ => Err(io::Error::other("the sandbox's init has ended")),
         }
     }
@@ -273,6 +323,9 @@ fn setns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// The longest path a cover request carries (`PATH_MAX`).
+const PATH_MAX: usize = 4096;
 
 /// What the init uses, made before the fork.
 struct Init<'a> {
@@ -319,16 +372,55 @@ impl Init<'_> {
                 libc::_exit(1);
             }
             let mut request = [0u8; 1];
+            let mut path = [0u8; PATH_MAX + 1];
             loop {
                 let n = libc::read(self.requests, request.as_mut_ptr().cast(), 1);
                 if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                sweep_namespace();
-                if n != 1 {
-                    libc::_exit(0);
-                }
-                libc::write(self.replies, b"d".as_ptr().cast(), 1);
+                let answer = match (n, request[0]) {
+                    (1, b'c') => self.cover(&mut path),
+                    (1, _) => {
+                        sweep_namespace();
+                        0
+                    }
+                    _ => {
+                        sweep_namespace();
+                        libc::_exit(0)
+                    }
+                };
+                libc::write(self.replies, [answer as u8].as_ptr().cast(), 1);
+            }
+        }
+    }
+
+    /// In the init: a `c` request's path (its length, then its bytes) read
+    /// into `path`, and `/dev/null` bound over it; the errno, or 0.
+    unsafe fn cover(&self, path: &mut [u8; PATH_MAX + 1]) -> i32 {
+        let mut length = [0u8; 4];
+        // SAFETY: reads into buffers of the sizes given.
+        unsafe {
+            if libc::read(self.requests, length.as_mut_ptr().cast(), 4) != 4 {
+                return libc::EIO;
+            }
+            let length = u32::from_ne_bytes(length) as usize;
+            if length >= PATH_MAX
+                || libc::read(self.requests, path.as_mut_ptr().cast(), length) != length as isize
+            {
+                return libc::EIO;
+            }
+            path[length] = 0;
+            if libc::mount(
+                self.null.as_ptr(),
+                path.as_ptr().cast(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ) == 0
+            {
+                0
+            } else {
+                *libc::__errno_location()
             }
         }
     }

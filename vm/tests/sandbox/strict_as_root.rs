@@ -355,3 +355,62 @@ fn every_capability_is_dropped() {
         assert_eq!(out.lines().next(), Some(uid.to_string().as_str()), "{who:?}: {out}");
     }
 }
+
+#[test]
+fn a_socket_bound_after_the_plan_started_is_out_of_reach_of_the_next_run() {
+    for who in BOTH {
+        let f = Fixture::new();
+        let dir = outside(who);
+        let path = dir.path().join("late.sock");
+        let p = path.to_str().unwrap();
+        // The first RUN says it has started and waits; the service starts
+        // then; the second RUN tries it.
+        let plan_path = f.write_plan(&plan(&format!(
+            "    RUN \"touch started; while [ ! -e go ]; do sleep 0.02; done\" TIMEOUT 30s\n    \
+             RUN \"python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\\\"{p}\\\")' \
+             2>/dev/null; echo $?\" TIMEOUT 30s\n    ASSERT LAST_RUN.STDOUT == \"1\\n\""
+        )));
+        let ws = f.ws();
+        let args = ["run", &plan_path, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
+        let nobody;
+        let mut command = match who {
+            Who::Root => {
+                let mut c = crate::common::command();
+                c.args(args).current_dir(f.root.path()).stdin(Stdio::null());
+                c
+            }
+            Who::Nobody => {
+                nobody = match Nobody::new() {
+                    Ok(nobody) => nobody,
+                    Err(why) => {
+                        skip::<()>(&why);
+                        continue;
+                    }
+                };
+                give(&[f.root.path()]);
+                nobody.command(f.root.path(), &args, &[])
+            }
+        };
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let deadline = std::time::Instant::now() + crate::common::marker::DEADLINE;
+        while !ws.join("started").exists() && child.try_wait().unwrap().is_none() {
+            assert!(std::time::Instant::now() < deadline, "{who:?}: the first RUN never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let listener = UnixListener::bind(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::fs::write(ws.join("go"), "").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if crate::common::strict_refused(out.status.code(), &stderr) {
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{who:?}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(
+            listener.accept().map(drop).unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock,
+            "{who:?}"
+        );
+    }
+}
