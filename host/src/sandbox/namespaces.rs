@@ -272,11 +272,18 @@ impl Namespaces {
     /// errno, or 0).
     fn ask(&self, request: &[u8]) -> io::Result<i32> {
         let requests = self.requests.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::EPIPE))?;
-        // SAFETY: a write from a valid buffer (a pipe takes up to PIPE_BUF
-        // bytes at once, more than a request is).
-        let wrote = unsafe { libc::write(requests.as_raw_fd(), request.as_ptr().cast(), request.len()) };
-        if wrote != request.len() as isize {
-            return Err(io::Error::last_os_error());
+        // A request may be longer than a pipe takes at once.
+        let mut sent = 0;
+        while sent < request.len() {
+            // SAFETY: a write from the unsent part of a valid buffer.
+            let n = unsafe {
+                libc::write(requests.as_raw_fd(), request[sent..].as_ptr().cast(), request.len() - sent)
+            };
+            match n {
+                n if n > 0 => sent += n as usize,
+                _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+                _ => return Err(io::Error::last_os_error()),
+            }
         }
         let mut answer = [0u8; 1];
         match read_full(&self.replies, &mut answer)? {
@@ -398,18 +405,16 @@ impl Init<'_> {
     /// into `path`, and `/dev/null` bound over it; the errno, or 0.
     unsafe fn cover(&self, path: &mut [u8; PATH_MAX + 1]) -> i32 {
         let mut length = [0u8; 4];
-        // SAFETY: reads into buffers of the sizes given.
+        if !read_all(self.requests, &mut length) {
+            return libc::EIO;
+        }
+        let length = u32::from_ne_bytes(length) as usize;
+        if length >= PATH_MAX || !read_all(self.requests, &mut path[..length]) {
+            return libc::EIO;
+        }
+        path[length] = 0;
+        // SAFETY: a NUL-terminated path and `/dev/null`.
         unsafe {
-            if libc::read(self.requests, length.as_mut_ptr().cast(), 4) != 4 {
-                return libc::EIO;
-            }
-            let length = u32::from_ne_bytes(length) as usize;
-            if length >= PATH_MAX
-                || libc::read(self.requests, path.as_mut_ptr().cast(), length) != length as isize
-            {
-                return libc::EIO;
-            }
-            path[length] = 0;
             if libc::mount(
                 self.null.as_ptr(),
                 path.as_ptr().cast(),
@@ -462,6 +467,21 @@ impl Init<'_> {
         }
         loopback_up().map_err(|e| (-1, e))
     }
+}
+
+/// In the init: fills `buf` from `fd` (a request may come in pieces).
+/// Plain system calls.
+fn read_all(fd: RawFd, buf: &mut [u8]) -> bool {
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: reading into the unfilled part of `buf`.
+        match unsafe { libc::read(fd, buf[got..].as_mut_ptr().cast(), buf.len() - got) } {
+            n if n > 0 => got += n as usize,
+            n if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// One step of the view ([`mounts::plan`]).
