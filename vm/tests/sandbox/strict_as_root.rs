@@ -8,8 +8,9 @@
 //! namespace of its own.
 //!
 //! The files and sockets "outside" live in Cargo's scratch directory for
-//! tests (beneath the checkout), not in `/tmp`, which `strict` shows empty:
-//! a place the RUN can see, read-only.
+//! tests (beneath the checkout) or, for a checkout beneath `/tmp`, the home
+//! directory: not in `/tmp`, which `strict` shows empty, but a place the RUN
+//! can see, read-only.
 //!
 //! Skipped where `strict` is refused or `nobody` cannot be used (not root,
 //! no `setpriv`); with `CI=true` that fails instead.
@@ -39,9 +40,23 @@ enum Who {
 const BOTH: [Who; 2] = [Who::Root, Who::Nobody];
 
 /// A directory the RUN sees (read-only) outside its workspace, owned by
-/// whoever runs tissvm.
+/// whoever runs tissvm: in Cargo's scratch directory, or (a checkout
+/// beneath `/tmp`, which `strict` shows empty) in `/var/cache`; one that
+/// `nobody` can reach too.
 fn outside(who: Who) -> tempfile::TempDir {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let shown = |dir: &Path| {
+        let Ok(dir) = std::fs::canonicalize(dir) else { return false };
+        !["/tmp", "/var/tmp", "/run", "/dev/shm"].iter().any(|h| dir.starts_with(h))
+            && dir
+                .ancestors()
+                .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    };
+    let place = [Path::new(env!("CARGO_TARGET_TMPDIR")), Path::new("/var/cache"), Path::new("/srv")]
+        .into_iter()
+        .find(|d| shown(d))
+        .expect("a directory outside /tmp that the RUN sees");
+    let dir = tempfile::Builder::new().prefix(".tiss-outside-").tempdir_in(place).unwrap();
     if who == Who::Nobody {
         give(&[dir.path()]);
     }
@@ -158,14 +173,15 @@ fn metadata_outside_the_workspace_cannot_change() {
             &f,
             who,
             &format!(
-                "chmod 4777 {v}; echo chmod=$?; chown 1:1 {v}; echo chown=$?; touch -d 2001-01-01 {v}; \
+                "test -f {v} && echo seen; chmod 4777 {v}; echo chmod=$?; chown 1:1 {v}; echo chown=$?; touch -d 2001-01-01 {v}; \
                  echo touch=$?; python3 -c 'import os; os.setxattr(\"{v}\", \"user.tiss\", b\"1\")' 2>/dev/null; \
-                 echo xattr=$?; echo x >> {v}; echo append=$?; rm -f {v}; echo rm=$?"
+                 echo xattr=$?; echo x >> {v}; echo append=$?; rm {v} 2>/dev/null; echo rm=$?"
             ),
             &[],
         ) else {
             continue;
         };
+        assert!(out.starts_with("seen"), "{who:?}: the RUN does not see the file it attacks:\n{out}");
         for op in ["chmod", "chown", "touch", "xattr", "append", "rm"] {
             assert!(!out.contains(&format!("{op}=0")), "{who:?}: {op} succeeded:\n{out}");
         }
