@@ -3,7 +3,8 @@
 # compile, with a real local model (SmolLM2-135M-Instruct on llama.cpp,
 # tools/local-llm-server), with and without the TissLang grammar: on the first
 # attempt, and after up to MAX_REPAIRS repairs; and how many of those have a
-# STEP at all (a plan of only a TASK compiles, and does nothing). Each goal's
+# STEP holding a statement (a plan of a TASK and comments compiles, and does
+# nothing), read from `tissc parse --emit ast-json`. Each goal's
 # JSON result is kept in OUT_DIR; the last lines are the summary. MODES (an
 # environment variable, default "grammar no-grammar") picks the runs.
 #   benches/generate_rate.sh [GOALS] [MAX_TOKENS] [MAX_REPAIRS] [TISSC] [OUT_DIR]
@@ -35,19 +36,26 @@ for mode in $MODES; do
         "$TISSC" generate "$goal" --provider completion --template chatml --base-url "$url" \
             --max-tokens "$MAX_TOKENS" --max-repairs "$MAX_REPAIRS" "${flag[@]}" \
             --output-format json >"$result" 2>"$OUT/$mode-$n.stderr" || true
-        read -r status attempts first_errors has_step < <(python3 -c '
-import json, re, sys
+        read -r status attempts first_errors < <(python3 -c '
+import json, sys
 r = json.load(open(sys.argv[1]))
 a = r["attempts"]
-step = r["status"] == "compiled" and re.search(r"^\s*STEP\b", r["plan"] or "", re.M) is not None
-print(r["status"], len(a), len(a[0]["errors"]) if a else -1, "yes" if step else "no")' "$result")
+print(r["status"], len(a), len(a[0]["errors"]) if a else -1)' "$result")
+        has_step=no
+        if [ "$status" = compiled ]; then
+            python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plan"], end="")' "$result" >"$OUT/$mode-$n.tiss"
+            "$TISSC" parse --emit ast-json "$OUT/$mode-$n.tiss" | python3 -c '
+import json, sys
+items = json.load(sys.stdin)
+sys.exit(0 if any(i["type"] == "STEP" and i["body"]["commands"] for i in items) else 1)' && has_step=yes
+        fi
         total=$((total + 1))
         [ "$status" = compiled ] && repaired=$((repaired + 1))
         [ "$status" = compiled ] && [ "$attempts" = 1 ] && first=$((first + 1))
         [ "$has_step" = yes ] && stepped=$((stepped + 1))
-        printf '%-10s goal %2d: %-14s after %d attempt(s), first attempt %s errors, a STEP: %s, %ss\n' \
+        printf '%-10s goal %2d: %-14s after %d attempt(s), first attempt %s errors, a STEP with statements: %s, %ss\n' \
             "$mode" "$n" "$status" "$attempts" "$first_errors" "$has_step" "$(( $(date +%s) - start ))"
     done < "$GOALS"
-    echo "$mode: $first/$total compile on the first attempt, $repaired/$total after up to $MAX_REPAIRS repairs ($stepped with a STEP)"
+    echo "$mode: $first/$total compile on the first attempt, $repaired/$total after up to $MAX_REPAIRS repairs ($stepped with a STEP holding statements)"
 done
 echo "results: $OUT"

@@ -148,7 +148,7 @@ enum Command {
         #[arg(long, conflicts_with = "code")]
         list: bool,
     },
-    /// Print the grammar of TissLang: GBNF (what `generate` sends to llama.cpp) or W3C EBNF.
+    /// Print the grammar of TissLang: GBNF (`generate` sends llama.cpp a stricter form) or W3C EBNF.
     ///
     /// It accepts every plan the parser accepts, and a little more (names
     /// that are reserved words, words written together, a heredoc ended by

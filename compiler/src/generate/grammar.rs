@@ -1,12 +1,41 @@
-//! The grammar of TissLang that `tissc grammar` prints and `tissc generate`
-//! sends: `tiss.gbnf`, kept as llama.cpp's GBNF (the form servers take), and
-//! the same rules in W3C EBNF (the notation of the XML specification, which
-//! GBNF is a dialect of) for readers and other tools, translated here so
-//! that there is one grammar. `compiler/tests/generate/grammar.rs` holds the GBNF to
-//! the parser with llama.cpp's own recogniser.
+//! The grammar of TissLang that `tissc grammar` prints: `tiss.gbnf`, kept as
+//! llama.cpp's GBNF (the form servers take), and the same rules in W3C EBNF
+//! (the notation of the XML specification, which GBNF is a dialect of) for
+//! readers and other tools, translated here so that there is one grammar.
+//! `tissc generate` sends a stricter form of it, [`plan_gbnf`].
+//! `compiler/tests/generate/grammar.rs` holds the GBNF to the parser, and
+//! `plan_grammar.rs` the plan grammar to the compiler, with llama.cpp's own
+//! recogniser.
 
 /// The grammar, as llama.cpp's GBNF.
 pub const GBNF: &str = include_str!("tiss.gbnf");
+
+/// The rules `tissc generate`'s grammar has in place of [`GBNF`]'s of the
+/// same names, and a few of its own (`plan.gbnf` says why).
+const PLAN_RULES: &str = include_str!("plan.gbnf");
+
+/// The grammar `tissc generate` sends: [`GBNF`] without the rules
+/// `plan.gbnf` defines, then `plan.gbnf`. Written as an edit of the
+/// language's rules so that a statement the language gains reaches it too.
+pub fn plan_gbnf() -> String {
+    let replaced: Vec<&str> = PLAN_RULES.lines().filter_map(rule_name).collect();
+    let mut out = String::with_capacity(GBNF.len() + PLAN_RULES.len());
+    // Every rule of tiss.gbnf is one line; a line that starts none (a comment,
+    // a blank) ends the rule before it.
+    for line in GBNF.lines() {
+        if !rule_name(line).is_some_and(|name| replaced.contains(&name)) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str(PLAN_RULES);
+    out
+}
+
+/// The rule a line of GBNF defines, if it starts one.
+fn rule_name(line: &str) -> Option<&str> {
+    line.split_once(" ::= ").map(|(name, _)| name).filter(|n| !n.is_empty() && !n.starts_with([' ', '#']))
+}
 
 /// [`GBNF`] in W3C EBNF: comments become `/* */`, escapes inside literals
 /// and classes become `#xN` (W3C strings have no escapes), and a counted
@@ -209,6 +238,19 @@ mod tests {
         assert_eq!(ebnf_line("d ::= [0-9]{1,3}"), "d ::= [0-9] [0-9]? [0-9]?");
         assert_eq!(ebnf_line(r#"e ::= ("a" b){2}"#), r#"e ::= ("a" b) ("a" b)"#);
         assert_eq!(ebnf_line("f ::= x{1,}"), "f ::= x x*");
+    }
+
+    #[test]
+    fn the_plan_grammar_defines_each_rule_once() {
+        let plan = plan_gbnf();
+        let mut names: Vec<&str> = plan.lines().filter_map(rule_name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "{plan}");
+        assert!(plan.contains("root ::= pragmas") && !plan.contains("root ::= \"\\uFEFF\""), "{plan}");
+        // Every rule the language has is still there, replaced or not.
+        assert!(GBNF.lines().filter_map(rule_name).all(|name| names.contains(&name)));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `tissc generate` (SPEC §7): a model writes a plan for a goal, the
 //! compiler checks it, and its diagnostics go back to the model with its
 //! plan until the plan compiles or the repairs run out. Each answer first
-//! gets the certain fixes of `tissc fix` (`crate::fix`). `grammar.rs` is the
-//! grammar sent with the requests, `prompt.rs` what the model is told,
+//! gets the certain fixes of `tissc fix` (`crate::fix`). `grammar.rs` holds the
+//! language's grammar and the plan grammar sent with the requests, `prompt.rs` what the model is told,
 //! `reply.rs` how the plan is taken from its answer. The command line
 //! (files, output formats, exit statuses) is in `bin/tissc.rs`.
 

@@ -1,13 +1,26 @@
 //! `tissc generate` against a real llama.cpp server with a real 135M model
 //! (`tools/local-llm-server`, started as the VM's provider tests start it):
-//! the request carries the TissLang grammar, which llama.cpp parses and
-//! samples under, so what the model writes is TissLang whatever it would
-//! have written unconstrained. With `CI=true` a missing server fails the
-//! test; elsewhere it is skipped loudly.
+//! the request carries the plan grammar, which llama.cpp parses and samples
+//! under, so what the model writes is a TissLang plan with steps whatever it
+//! would have written unconstrained. With `CI=true` a missing server fails
+//! the test; elsewhere it is skipped loudly.
 
 use std::process::Command;
 
 use serde_json::Value;
+use tiss_compiler::syntax::ast::Item;
+use tiss_compiler::syntax::token::TokenKind;
+
+/// How many comments stand after the plan's first token that is not a
+/// pragma (TASK): a comment is what lies between tokens from a `#`.
+fn comments_after_task(plan: &str) -> usize {
+    let tokens = tiss_compiler::lexer::lex(plan).tokens;
+    let first = tokens.iter().position(|t| !matches!(t.kind, TokenKind::Pragma(_))).unwrap_or(0);
+    tokens[first..]
+        .windows(2)
+        .map(|w| plan[w[0].span.end as usize..w[1].span.start as usize].matches('#').count())
+        .sum()
+}
 
 #[test]
 fn the_grammar_makes_a_small_model_write_tisslang() {
@@ -40,14 +53,20 @@ fn the_grammar_makes_a_small_model_write_tisslang() {
     assert_ne!(json["status"], "provider_error", "{json:#}");
     assert!(stderr.contains("constrained by the TissLang grammar"), "{stderr}");
     // Unconstrained, this model answers in prose (see the README's figures);
-    // under the grammar every answer is TissLang, cut short at worst by
-    // --max-tokens, and one of them parses whole.
+    // under the language grammar it wrote a TASK and empty comments; under
+    // the plan grammar no answer has a comment after TASK, and the plan
+    // compiles with a STEP that holds statements.
     let plans: Vec<&str> =
         json["attempts"].as_array().unwrap().iter().map(|a| a["plan"].as_str().unwrap()).collect();
+    for plan in &plans {
+        assert_eq!(comments_after_task(plan), 0, "{plan}");
+    }
+    assert_eq!(json["status"], "compiled", "{json:#}");
+    let plan = json["plan"].as_str().unwrap();
+    let (parsed, _) = tiss_compiler::parser::parse(plan);
     assert!(
-        plans.iter().any(|plan| tiss_compiler::parser::parse(plan).1.is_empty()),
-        "no answer parses:\n{}",
-        plans.join("\n----\n")
+        parsed.items.iter().any(|item| matches!(item, Item::Step(step) if !step.body.commands.is_empty())),
+        "no STEP with a statement:\n{plan}"
     );
     assert!(json["usage"]["tokens"].as_u64().unwrap() > 0 && !json["usage"]["estimated"].as_bool().unwrap());
 }

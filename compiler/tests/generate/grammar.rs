@@ -11,12 +11,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
+pub(super) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// The recogniser's path, or `None` after a SKIP message outside CI.
-fn validator() -> Option<PathBuf> {
+pub(super) fn validator() -> Option<PathBuf> {
     let script = repo().join("tools/local-llm-server");
     let out = Command::new("bash").arg(&script).arg("gbnf-validator").output();
     let why = match out {
@@ -52,7 +52,7 @@ fn grammar_file(dir: &Path) -> PathBuf {
 }
 
 /// Whether the grammar accepts `plan`, by the recogniser's own verdict.
-fn accepts(validator: &Path, grammar: &Path, dir: &Path, plan: &str) -> bool {
+pub(super) fn accepts(validator: &Path, grammar: &Path, dir: &Path, plan: &str) -> bool {
     let input = dir.join("input.tiss");
     std::fs::write(&input, plan).unwrap();
     let out = Command::new(validator).arg(grammar).arg(&input).output().unwrap();
@@ -159,7 +159,7 @@ fn parser_test_plans() -> Vec<String> {
 
 /// Plans the compiler refuses for their syntax or their structure (the
 /// TASK first, statements only in blocks).
-fn invalid_plans() -> Vec<String> {
+pub(super) fn invalid_plans() -> Vec<String> {
     let whole = [
         "STEP \"a\" { }",
         "TASK \"t\" STEP \"a\" { RUN \"x\"",

@@ -5,4 +5,5 @@
 
 mod generate_real;
 mod grammar;
+mod plan_grammar;
 mod tissc_generate;

@@ -242,7 +242,7 @@ fn openai_requests_carry_the_grammar_and_the_repair() {
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let first: Value = serde_json::from_str(&requests[0].body).unwrap();
-    assert_eq!(first["grammar"], tiss_compiler::generate::grammar::GBNF);
+    assert_eq!(first["grammar"], tiss_compiler::generate::grammar::plan_gbnf());
     assert_eq!(first["messages"][0]["role"], "system");
     assert!(
         first["messages"][0]["content"]

@@ -37,8 +37,9 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     max_repairs: u32,
     /// Send no grammar. By default the requests of `--provider completion` (llama.cpp's /completion) and
-    /// `--provider openai` carry TissLang's GBNF grammar (`tissc grammar`), so the model can only write
-    /// plans that parse; an OpenAI-compatible server that refuses the field needs this flag.
+    /// `--provider openai` carry a GBNF grammar of plans (`tissc grammar`'s, stricter: pragmas, TASK, then
+    /// steps of statements, few comments), so the model can only write plans that parse; an
+    /// OpenAI-compatible server that refuses the field needs this flag.
     #[arg(long)]
     no_grammar: bool,
     /// `text`: progress on stderr, the plan on stdout when there is no -o. `json`: one object on stdout,
@@ -57,7 +58,7 @@ enum OutputFormat {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum GrammarFormat {
-    /// llama.cpp's GBNF, as `tissc generate` sends it.
+    /// llama.cpp's GBNF (`tissc generate` sends a stricter form of it).
     Gbnf,
     /// The same rules in W3C EBNF (the XML specification's notation).
     Ebnf,
@@ -113,7 +114,8 @@ pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
             return status::USAGE;
         }
     };
-    let grammar = (!args.no_grammar && generate::sends_grammar(&settings)).then_some(grammar::GBNF);
+    let plan_grammar = (!args.no_grammar && generate::sends_grammar(&settings)).then(grammar::plan_gbnf);
+    let grammar = plan_grammar.as_deref();
     let name = args
         .output
         .as_deref()
