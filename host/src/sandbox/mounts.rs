@@ -90,7 +90,7 @@ impl Step {
 /// The steps that build the view in `staging` (an empty directory), with
 /// `writable` (canonical paths) the only writable places and `sockets`
 /// ([`reachable_sockets`]) covered.
-pub fn plan(staging: &Path, writable: &[&Path], sockets: &[PathBuf]) -> io::Result<Vec<Step>> {
+pub fn plan(staging: &Path, writable: &[&Path], sockets: &[Socket]) -> io::Result<Vec<Step>> {
     let c = |path: &Path| {
         CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))
@@ -165,7 +165,7 @@ pub fn plan(staging: &Path, writable: &[&Path], sockets: &[PathBuf]) -> io::Resu
         steps.push(Step::Symlink { to: text(to), link: c(&dev.join(link))? });
     }
     let hidden = hidden_dirs();
-    for dir in &hidden {
+    for dir in hidden {
         steps.push(mount(Some("tmpfs"), &inside(dir), Some("tmpfs"), quiet, Some("mode=0755,size=64k"))?);
     }
     let mut writable: Vec<&Path> = writable.to_vec();
@@ -187,18 +187,24 @@ pub fn plan(staging: &Path, writable: &[&Path], sockets: &[PathBuf]) -> io::Resu
         });
     }
     steps.push(Step::SetAttr { target: c(&dev)?, set: ATTR_RDONLY, recursive: false });
-    for dir in &hidden {
+    for dir in hidden {
         steps.push(Step::SetAttr { target: c(&inside(dir))?, set: ATTR_RDONLY, recursive: false });
     }
-    for socket in sockets {
+    for (socket, _) in sockets {
         steps.push(bind(Path::new("/dev/null"), &inside(socket), 0)?);
     }
     steps.push(Step::Pivot(c(staging)?));
     Ok(steps)
 }
 
-/// [`HIDDEN`] as the directories they are (`/var/run` is often `/run`).
-fn hidden_dirs() -> Vec<PathBuf> {
+/// [`HIDDEN`] as the directories they are (`/var/run` is often `/run`),
+/// found once per process (asked again before each RUN).
+fn hidden_dirs() -> &'static [PathBuf] {
+    static DIRS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    DIRS.get_or_init(find_hidden_dirs)
+}
+
+fn find_hidden_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = HIDDEN
         .iter()
         .filter_map(|d| std::fs::canonicalize(d).ok())
@@ -209,15 +215,20 @@ fn hidden_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// A path-named socket of the host: its canonical path and its inode (a
+/// service that starts again makes a new one at the same path, and the
+/// cover of the old, on a file since removed, is gone with it).
+pub type Socket = (PathBuf, u64);
+
 /// The path-named unix sockets bound on the host now that a RUN would reach
 /// in the view: not beneath a directory shown empty, the `writable` ones
 /// (the RUN's own), `/proc` or `/dev`. Read when the view is built, and
 /// again before each RUN, for sockets bound since (`Namespaces::cover`).
-pub fn reachable_sockets<P: AsRef<Path>>(writable: &[P]) -> Vec<PathBuf> {
+pub fn reachable_sockets<P: AsRef<Path>>(writable: &[P]) -> Vec<Socket> {
     let hidden = hidden_dirs();
     host_sockets()
         .into_iter()
-        .filter(|socket| {
+        .filter(|(socket, _)| {
             !hidden.iter().any(|d| socket.starts_with(d))
                 && !writable.iter().any(|d| socket.starts_with(d))
                 && !socket.starts_with("/proc")
@@ -226,17 +237,20 @@ pub fn reachable_sockets<P: AsRef<Path>>(writable: &[P]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The path-named unix sockets bound on the host now, as canonical paths.
-fn host_sockets() -> Vec<PathBuf> {
-    use std::os::unix::fs::FileTypeExt;
+/// The path-named unix sockets bound on the host now.
+fn host_sockets() -> Vec<Socket> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let Ok(table) = std::fs::read_to_string("/proc/net/unix") else { return Vec::new() };
-    let mut sockets: Vec<PathBuf> = table
+    let mut sockets: Vec<Socket> = table
         .lines()
         .skip(1)
         .filter_map(|line| line.split_whitespace().nth(7))
         .filter(|path| path.starts_with('/'))
         .filter_map(|path| std::fs::canonicalize(path).ok())
-        .filter(|path| std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket()))
+        .filter_map(|path| {
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            meta.file_type().is_socket().then(|| (path, meta.ino()))
+        })
         .collect();
     sockets.sort();
     sockets.dedup();

@@ -44,7 +44,7 @@ pub struct Namespaces {
     requests: Option<OwnedFd>,
     replies: OwnedFd,
     /// One request at a time; the host's sockets covered in the view.
-    asking: Mutex<HashSet<PathBuf>>,
+    asking: Mutex<HashSet<mounts::Socket>>,
     /// The workspace and the private `TMPDIR`, canonical: sockets there are
     /// the RUN's own.
     writable: Vec<PathBuf>,
@@ -240,10 +240,11 @@ impl Namespaces {
     /// `/proc/net/unix`; a round trip to the init per new socket.
     pub fn cover_new_sockets(&self) -> io::Result<()> {
         let mut covered = self.asking.lock().unwrap_or_else(|e| e.into_inner());
-        for socket in mounts::reachable_sockets(&self.writable) {
-            if covered.contains(&socket) {
+        for found in mounts::reachable_sockets(&self.writable) {
+            if covered.contains(&found) {
                 continue;
             }
+            let socket = &found.0;
             let path = socket.as_os_str().as_bytes();
             if path.len() >= PATH_MAX {
                 return Err(io::Error::other(format!(
@@ -263,7 +264,7 @@ impl Namespaces {
                     )));
                 }
             }
-            covered.insert(socket);
+            covered.insert(found);
         }
         Ok(())
     }
