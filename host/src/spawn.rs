@@ -613,7 +613,8 @@ pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Reads until `buf` is full or end of file; returns how much was read.
-pub(crate) fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+/// Plain system calls (the sandbox's init reads its requests with it).
+pub(crate) fn read_full(fd: &impl AsRawFd, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         // SAFETY: reading into the unfilled part of `buf`.

@@ -406,11 +406,11 @@ impl Init<'_> {
     /// into `path`, and `/dev/null` bound over it; the errno, or 0.
     unsafe fn cover(&self, path: &mut [u8; PATH_MAX + 1]) -> i32 {
         let mut length = [0u8; 4];
-        if !read_all(self.requests, &mut length) {
+        if read_full(&self.requests, &mut length).ok() != Some(length.len()) {
             return libc::EIO;
         }
         let length = u32::from_ne_bytes(length) as usize;
-        if length >= PATH_MAX || !read_all(self.requests, &mut path[..length]) {
+        if length >= PATH_MAX || read_full(&self.requests, &mut path[..length]).ok() != Some(length) {
             return libc::EIO;
         }
         path[length] = 0;
@@ -468,21 +468,6 @@ impl Init<'_> {
         }
         loopback_up().map_err(|e| (-1, e))
     }
-}
-
-/// In the init: fills `buf` from `fd` (a request may come in pieces).
-/// Plain system calls.
-fn read_all(fd: RawFd, buf: &mut [u8]) -> bool {
-    let mut got = 0;
-    while got < buf.len() {
-        // SAFETY: reading into the unfilled part of `buf`.
-        match unsafe { libc::read(fd, buf[got..].as_mut_ptr().cast(), buf.len() - got) } {
-            n if n > 0 => got += n as usize,
-            n if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
-            _ => return false,
-        }
-    }
-    true
 }
 
 /// One step of the view ([`mounts::plan`]).

@@ -8,8 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use tiss_test_support::Run;
-
 /// `nobody`'s uid and gid on Debian.
 pub const NOBODY: u32 = 65534;
 
@@ -66,11 +64,6 @@ impl Nobody {
             command.env(name, value);
         }
         command
-    }
-
-    /// [`Nobody::command`] run to its end.
-    pub fn tissvm(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-        self.command(cwd, args, env).output().expect("run tissvm as nobody").into()
     }
 }
 

@@ -20,7 +20,7 @@ use std::os::linux::net::SocketAddrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::{SocketAddr, UnixListener};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::as_nobody::{NOBODY, Nobody, give};
@@ -63,25 +63,38 @@ fn outside(who: Who) -> tempfile::TempDir {
     dir
 }
 
-/// `tissvm ARGS` in the fixture as `who`, or `None` (the test skips,
-/// loudly; under `CI=true` it fails) where that cannot be done.
-fn tissvm(f: &Fixture, who: Who, args: &[&str], env: &[(&str, &str)]) -> Option<tiss_test_support::Run> {
-    match who {
+/// `tissvm ARGS` in the fixture as `who`, with its stdout and stderr
+/// piped, and what must live as long as it does (`nobody`'s cgroups); or
+/// `None` (the test skips, loudly; under `CI=true` it fails) where that
+/// cannot be done.
+fn command(f: &Fixture, who: Who, args: &[&str], env: &[(&str, &str)]) -> Option<(Command, Option<Nobody>)> {
+    let (mut command, nobody) = match who {
         Who::Root => {
             // SAFETY: a plain system call.
             if unsafe { libc::geteuid() } != 0 {
                 return skip("the attacks as root need the tests started as root");
             }
-            Some(crate::common::tissvm(f.root.path(), args, env))
+            let mut c = crate::common::command();
+            c.args(args).current_dir(f.root.path()).stdin(Stdio::null()).envs(env.iter().copied());
+            (c, None)
         }
-        Who::Nobody => match Nobody::new() {
-            Ok(nobody) => {
-                give(&[f.root.path()]);
-                Some(nobody.tissvm(f.root.path(), args, env))
-            }
-            Err(why) => skip(&why),
-        },
-    }
+        Who::Nobody => {
+            let nobody = match Nobody::new() {
+                Ok(nobody) => nobody,
+                Err(why) => return skip(&why),
+            };
+            give(&[f.root.path()]);
+            (nobody.command(f.root.path(), args, env), Some(nobody))
+        }
+    };
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    Some((command, nobody))
+}
+
+/// [`command`] run to its end.
+fn tissvm(f: &Fixture, who: Who, args: &[&str], env: &[(&str, &str)]) -> Option<tiss_test_support::Run> {
+    let (mut command, _nobody) = command(f, who, args, env)?;
+    Some(command.output().expect("run tissvm").into())
 }
 
 fn skip<T>(why: &str) -> Option<T> {
@@ -247,31 +260,8 @@ fn a_run_that_kills_tissvm_does_not_stop_the_report() {
         ));
         let ws = f.ws();
         let args = ["run", &plan_path, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
-        let nobody;
-        let mut command = match who {
-            Who::Root => {
-                // SAFETY: a plain system call.
-                if unsafe { libc::geteuid() } != 0 {
-                    skip::<()>("the attacks as root need the tests started as root");
-                    continue;
-                }
-                let mut c = crate::common::command();
-                c.args(args).current_dir(f.root.path()).stdin(Stdio::null());
-                c
-            }
-            Who::Nobody => {
-                nobody = match Nobody::new() {
-                    Ok(nobody) => nobody,
-                    Err(why) => {
-                        skip::<()>(&why);
-                        continue;
-                    }
-                };
-                give(&[f.root.path()]);
-                nobody.command(f.root.path(), &args, &[])
-            }
-        };
-        let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let Some((mut command, _nobody)) = command(&f, who, &args, &[]) else { continue };
+        let child = command.spawn().unwrap();
         std::fs::write(ws.join("tissvm.pid"), child.id().to_string()).unwrap();
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -388,26 +378,8 @@ fn a_socket_bound_after_the_plan_started_is_out_of_reach_of_the_next_run() {
         )));
         let ws = f.ws();
         let args = ["run", &plan_path, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
-        let nobody;
-        let mut command = match who {
-            Who::Root => {
-                let mut c = crate::common::command();
-                c.args(args).current_dir(f.root.path()).stdin(Stdio::null());
-                c
-            }
-            Who::Nobody => {
-                nobody = match Nobody::new() {
-                    Ok(nobody) => nobody,
-                    Err(why) => {
-                        skip::<()>(&why);
-                        continue;
-                    }
-                };
-                give(&[f.root.path()]);
-                nobody.command(f.root.path(), &args, &[])
-            }
-        };
-        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let Some((mut command, _nobody)) = command(&f, who, &args, &[]) else { continue };
+        let mut child = command.spawn().unwrap();
         let deadline = std::time::Instant::now() + crate::common::marker::DEADLINE;
         while !ws.join("started").exists() && child.try_wait().unwrap().is_none() {
             assert!(std::time::Instant::now() < deadline, "{who:?}: the first RUN never started");
