@@ -174,7 +174,7 @@ impl Want {
             Want::Bool => ty == T::Bool,
             Want::Scalar => ty.is_scalar(),
             Want::Ordered => matches!(ty, T::Int | T::Duration),
-            Want::Record => !ty.is_scalar(),
+            Want::Record => ty.is_record(),
             Want::Like | Want::SlotType | Want::Any => true,
         }
     }

@@ -4,6 +4,7 @@
 //! this crate defines. It knows nothing about syntax or execution.
 
 pub mod analysis;
+pub mod answer;
 pub mod codec;
 pub mod container;
 pub mod cost;

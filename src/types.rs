@@ -16,6 +16,10 @@ pub enum ValueType {
     Error,
     Review,
     Estimate,
+    /// A typed model answer that is a list or a record: the index of its
+    /// shape in the module's table (`answer::Shape`). Its leaves, once
+    /// taken out (`MEMBER`), are plain strings, integers and booleans.
+    Answer(u32),
 }
 
 impl ValueType {
@@ -30,12 +34,18 @@ impl ValueType {
             ValueType::Error => "error record",
             ValueType::Review => "review record",
             ValueType::Estimate => "estimate record",
+            ValueType::Answer(_) => "typed answer (list or record)",
         }
     }
 
     /// A string, integer, duration or boolean: not a record.
     pub fn is_scalar(self) -> bool {
         matches!(self, ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool)
+    }
+
+    /// One of the built-in records that `FIELD` reads (not a typed answer).
+    pub fn is_record(self) -> bool {
+        !self.is_scalar() && !matches!(self, ValueType::Answer(_))
     }
 
     /// The type of `field` on a record of this type, if it has that field
@@ -51,7 +61,9 @@ impl ValueType {
             ValueType::Estimate => ValueType::Cost.field(field).is_some() || field.is_min(),
             ValueType::Error => matches!(field, Kind | Message | Step | Line),
             ValueType::Review => matches!(field, Approved | Comment),
-            ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool => false,
+            ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool | ValueType::Answer(_) => {
+                false
+            }
         };
         has.then(|| field.value_type())
     }
