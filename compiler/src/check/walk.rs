@@ -126,6 +126,8 @@ impl<'a> Walker<'a, '_, '_> {
                 let ty = self.expr(operand);
                 values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
             }
+            // typed answers: lead
+            CondKind::Exists { .. } => {}
             CondKind::StrTest { lhs, op, rhs, .. } => {
                 // `answer CONTAINS done`: the operands are strings, so a bare
                 // word nothing binds is text without its quotes.

@@ -41,6 +41,7 @@ codes! {
     MALFORMED_PRAGMA = "E0010", "malformed or misplaced pragma";
     VERSION_NOT_SATISFIED = "E0011", "`#TISS_VERSION` is not satisfied by this compiler";
     INVALID_HEREDOC_TAG = "E0012", "heredoc tag must be an uppercase word";
+    VERSION_TOO_OLD_FOR_CONSTRUCT = "E0013", "a TissLang 1.1 construct under a `#TISS_VERSION` that admits 1.0";
     // Structure and syntax (SPEC §2-4, §10).
     UNEXPECTED_TOKEN = "E0100", "unexpected token";
     MISSPELLED_KEYWORD = "E0101", "misspelled or wrongly cased keyword";
@@ -51,9 +52,10 @@ codes! {
     SETUP_AFTER_STEP = "E0106", "`SETUP` after a `STEP`";
     DUPLICATE_SETUP = "E0107", "more than one `SETUP`";
     DEFINE_NOT_TOP_LEVEL = "E0108", "`DEFINE_TASK` inside a block";
-    RESERVED_PARALLEL = "E0109", "`PARALLEL` is reserved for TissLang 1.1";
+    RESERVED_PARALLEL = "E0109", "`PARALLEL` is reserved for a later TissLang";
     CHOOSE_OPTION_COUNT = "E0110", "`CHOOSE` needs two options and at most 1,000";
     RESERVED_WORD_AS_NAME = "E0111", "a reserved word used as a name";
+    TYPE_NOT_TOP_LEVEL = "E0112", "`TYPE` inside a block";
     // Names, types and flow (checks after parsing).
     UNDEFINED_VARIABLE = "E0200", "undefined variable";
     UNDEFINED_TASK = "E0201", "`CALL` of a task that is not defined";

@@ -93,6 +93,7 @@ fn item_start(item: &Item) -> usize {
         | Item::DefineTask { span, .. } => *span,
         Item::Step(step) => step.span,
         Item::SetBudget(budget) => budget.span,
+        Item::TypeDef(def) => def.span,
     };
     span.start as usize
 }

@@ -317,6 +317,10 @@ impl<'a> Lexer<'a> {
             b'<' => (TokenKind::Lt, 1),
             b'>' if two(b'=') => (TokenKind::Ge, 2),
             b'>' => (TokenKind::Gt, 1),
+            // `||` is another language's OR (see `unexpected`).
+            b'|' if !two(b'|') => (TokenKind::Pipe, 1),
+            b'?' => (TokenKind::Question, 1),
+            b':' => (TokenKind::Colon, 1),
             _ => {
                 self.unexpected(start);
                 return;

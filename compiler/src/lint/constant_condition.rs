@@ -107,7 +107,7 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
                 CmpOp::Ge => ordering.is_ge(),
             })
         }
-        CondKind::File { .. } => None,
+        CondKind::File { .. } | CondKind::Exists { .. } => None,
     }
 }
 

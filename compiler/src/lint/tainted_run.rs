@@ -85,8 +85,8 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
             }
             StmtKind::PromptAgent { into, .. } => {
                 sourced = true;
-                if let Some(var) = into {
-                    tainted.insert(var.name.as_str());
+                if let Some(into) = into {
+                    tainted.insert(into.var.name.as_str());
                 }
             }
             StmtKind::Try { catch_var: Some(var), .. } => caught.push(var.name.as_str()),

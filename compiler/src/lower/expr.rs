@@ -152,6 +152,8 @@ impl Unit<'_, '_> {
                 self.expr(operand);
                 self.emit(Instr::IsEmpty {});
             }
+            // typed answers: lead (a placeholder: FALSE)
+            CondKind::Exists { .. } => self.bool_const(false),
             CondKind::StrTest { lhs, negated, op, rhs } => {
                 self.expr(lhs);
                 let literal_regex = match (&rhs.kind, op) {
@@ -250,6 +252,8 @@ impl Unit<'_, '_> {
             CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => {
                 visit_expr(self, operand, out)
             }
+            // typed answers: lead
+            CondKind::Exists { .. } => {}
             CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
                 visit_expr(self, lhs, out);
                 visit_expr(self, rhs, out);

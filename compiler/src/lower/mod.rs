@@ -103,6 +103,8 @@ fn lower_main<I: std::borrow::Borrow<Item>>(
                 main.budget(budget);
             }
             Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::DefineTask { .. } => {}
+            // typed answers: lead
+            Item::TypeDef(_) => {}
         }
     }
     main.emit(Instr::Halt {});

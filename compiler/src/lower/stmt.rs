@@ -144,7 +144,8 @@ impl Unit<'_, '_> {
                     context.retain(|slot| seen.insert(*slot));
                     context
                 };
-                let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.name, ValueType::Str));
+                // typed answers: lead (`i.ty` is ignored: the answer is bound as text)
+                let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.var.name, ValueType::Str));
                 let prompt = self.tables.prompts.len() as u32;
                 self.tables.prompts.push(PromptInfo {
                     context: context.clone(),
@@ -389,7 +390,8 @@ fn declare_block<'p>(
                 }
             },
             StmtKind::PromptAgent { into: Some(i), .. } => {
-                tables.slot(&i.name, ValueType::Str);
+                // typed answers: lead
+                tables.slot(&i.var.name, ValueType::Str);
             }
             StmtKind::RequestReview { into: Some(i), .. } => {
                 tables.slot(&i.name, ValueType::Review);

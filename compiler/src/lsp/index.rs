@@ -40,6 +40,8 @@ pub(crate) enum OutlineKind {
     Step,
     Option,
     DefineTask,
+    /// `TYPE Name = …`
+    Type,
 }
 
 /// One entry of the document outline.
@@ -91,6 +93,11 @@ impl Index {
                     let children = w.nested(body);
                     let name_text = w.name_of(name);
                     w.outline.push(entry(OutlineKind::DefineTask, name_text, *span, name.span, children));
+                }
+                Item::TypeDef(def) => {
+                    w.visit_item(item);
+                    let name = def.name.name.to_string();
+                    w.outline.push(entry(OutlineKind::Type, name, def.span, def.name.span, Vec::new()));
                 }
                 Item::Header { .. } | Item::Version { .. } | Item::SetBudget(_) => w.visit_item(item),
             }

@@ -16,7 +16,10 @@ pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {
         Kw::READ => {
             ("READ string AS ident", "Read a UTF-8 text file of the workspace into a string variable.")
         }
-        Kw::AS => ("READ string AS ident / CATCH AS ident", "Names the variable READ or CATCH binds."),
+        Kw::AS => (
+            "READ string AS ident / CATCH AS ident / INTO ident AS type",
+            "Names the variable READ or CATCH binds; after PROMPT_AGENT's INTO, the answer's type.",
+        ),
         Kw::WRITE => (
             "WRITE string heredoc | WRITE string FROM expr",
             "Write the file atomically, creating parent directories.",
@@ -58,8 +61,8 @@ pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {
             ("TRY block CATCH [AS ident] block", "The handler; AS e binds e.KIND, e.MESSAGE, e.STEP, e.LINE.")
         }
         Kw::PROMPT_AGENT => (
-            "PROMPT_AGENT string [WITH ident {, ident}] [INTO ident]",
-            "Ask the configured language model; store the answer text (without INTO it is only logged).",
+            "PROMPT_AGENT string [WITH ident {, ident}] [INTO ident [AS type]]",
+            "Ask the configured language model; store the answer text, or with `AS type` the answer as data of that type (without INTO it is only logged).",
         ),
         Kw::WITH => {
             ("PROMPT_AGENT string WITH ident {, ident}", "Variables whose values go with the prompt.")
@@ -93,9 +96,14 @@ pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {
             "The last RUN's result: STDOUT, STDERR, EXIT_CODE, DURATION, TIMED_OUT, COMMAND.",
         ),
         Kw::FILE => ("FILE string (EXISTS | IS_EMPTY | CONTAINS expr)", "A test on a file of the workspace."),
-        Kw::EXISTS => ("FILE string EXISTS", "Whether the file exists."),
-        Kw::IS_EMPTY => ("expr IS_EMPTY / FILE string IS_EMPTY", "Whether a string or a file is empty."),
-        Kw::CONTAINS => ("a [NOT] CONTAINS b", "Whether a string contains another."),
+        Kw::EXISTS => (
+            "FILE string EXISTS / expr EXISTS",
+            "Whether the file exists; after an optional field of a typed answer, whether the field is present.",
+        ),
+        Kw::IS_EMPTY => {
+            ("expr IS_EMPTY / FILE string IS_EMPTY", "Whether a string, a list or a file is empty.")
+        }
+        Kw::CONTAINS => ("a [NOT] CONTAINS b", "Whether a string contains another, or a list holds a value."),
         Kw::STARTS_WITH => ("a [NOT] STARTS_WITH b", "Whether a string starts with another."),
         Kw::ENDS_WITH => ("a [NOT] ENDS_WITH b", "Whether a string ends with another."),
         Kw::MATCHES => ("a [NOT] MATCHES \"regex\"", "Whether a string matches a regular expression."),
@@ -103,6 +111,15 @@ pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {
         Kw::OR => ("cond OR cond", "Either condition."),
         Kw::NOT => ("NOT cond", "The condition's negation."),
         Kw::TRUE | Kw::FALSE => ("TRUE | FALSE", "A boolean."),
+        Kw::TYPE => (
+            "TYPE Name = type",
+            "Names the shape of a model's answer (TissLang 1.1); top level, after TASK. Used as `PROMPT_AGENT … INTO x AS Name`.",
+        ),
+        Kw::LIST => ("LIST OF type", "A list of values of one type (in a TYPE or after `INTO x AS`)."),
+        Kw::OF => ("LIST OF type", "The element type of a list."),
+        Kw::STRING => ("STRING", "The type of text (in a TYPE or after `INTO x AS`)."),
+        Kw::INT => ("INT", "The type of 64-bit integers (in a TYPE or after `INTO x AS`)."),
+        Kw::BOOL => ("BOOL", "The type of TRUE and FALSE (in a TYPE or after `INTO x AS`)."),
         Kw::STDOUT => ("LAST_RUN.STDOUT", "The last RUN's standard output (a string)."),
         Kw::STDERR => ("LAST_RUN.STDERR", "The last RUN's standard error (a string)."),
         Kw::EXIT_CODE => ("LAST_RUN.EXIT_CODE", "The last RUN's exit status (an integer; 124 on timeout)."),

@@ -1,5 +1,5 @@
 //! Document symbols: the outline of TASK, SETUP, the STEP tree (CHOOSE
-//! options included) and DEFINE_TASK.
+//! options included), DEFINE_TASK and TYPE.
 
 use lsp_types::{DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, SymbolKind};
 
@@ -23,6 +23,7 @@ fn symbol(analysis: &Analysis, o: &Outline) -> DocumentSymbol {
         OutlineKind::Step => (SymbolKind::NAMESPACE, "STEP"),
         OutlineKind::Option => (SymbolKind::ENUM_MEMBER, "OPTION"),
         OutlineKind::DefineTask => (SymbolKind::FUNCTION, "DEFINE_TASK"),
+        OutlineKind::Type => (SymbolKind::STRUCT, "TYPE"),
     };
     let text = analysis.text();
     let children: Vec<DocumentSymbol> = o.children.iter().map(|c| symbol(analysis, c)).collect();

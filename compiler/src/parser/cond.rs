@@ -5,14 +5,17 @@ use smallvec::SmallVec;
 use super::{PResult, Parser};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrOp};
+use crate::syntax::ast::{
+    CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrLit, StrOp,
+};
 use crate::syntax::span::Span;
 
 use crate::syntax::token::{Kw, TokenKind};
 
 /// Words that may follow an expression inside a condition.
+/// (`[1..5]` are the string operators, which `NOT` may precede.)
 const CONDITION_OPERATORS: &[Kw] =
-    &[Kw::IS_EMPTY, Kw::CONTAINS, Kw::STARTS_WITH, Kw::ENDS_WITH, Kw::MATCHES, Kw::NOT];
+    &[Kw::IS_EMPTY, Kw::CONTAINS, Kw::STARTS_WITH, Kw::ENDS_WITH, Kw::MATCHES, Kw::NOT, Kw::EXISTS];
 
 impl Parser<'_> {
     /// `cond = conj { OR conj }`
@@ -163,6 +166,18 @@ impl Parser<'_> {
                         self.bump();
                         CondKind::IsEmpty { operand: lhs }
                     }
+                    Some(Kw::EXISTS) => {
+                        self.bump();
+                        if let ExprKind::Str { value } = lhs.kind {
+                            return Ok(self.file_exists_without_file(*value, start));
+                        }
+                        CondKind::Exists { operand: lhs }
+                    }
+                    Some(Kw::NOT)
+                        if matches!(self.peek_nth_kind(1), TokenKind::Kw(Kw::EXISTS | Kw::IS_EMPTY)) =>
+                    {
+                        return Ok(self.not_after_operand(lhs));
+                    }
                     Some(kw) => {
                         self.bump();
                         let (negated, kw) = if kw == Kw::NOT {
@@ -223,6 +238,47 @@ impl Parser<'_> {
             .with_fix("write", span, fix),
         );
         Cond { kind: CondKind::Not { operand: Box::new(file) }, span }
+    }
+
+    /// `"p" EXISTS` (consumed, from `start`): a string is no optional
+    /// field, so this is a file test without its `FILE`; reported with it
+    /// and taken as it.
+    fn file_exists_without_file(&mut self, path: StrLit, start: Span) -> Cond {
+        let span = self.since(start);
+        let fix = format!("FILE {}", self.text(span));
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                span,
+                format!("whether a file exists is tested with `FILE`: `{fix}`"),
+            )
+            .with_fix("write", span, fix),
+        );
+        Cond { kind: CondKind::File { path: Box::new(path), test: FileTest::Exists }, span }
+    }
+
+    /// `x NOT EXISTS` / `x NOT IS_EMPTY` (the `NOT` current): reported with
+    /// the test rewritten as `NOT x EXISTS`, and taken as that.
+    fn not_after_operand(&mut self, operand: Expr) -> Cond {
+        let not = self.bump();
+        let test = self.bump();
+        let span = self.since(operand.span);
+        let fix = format!("NOT {} {}", self.text(operand.span), self.text(test.span));
+        let kind = if test.kind == TokenKind::Kw(Kw::EXISTS) {
+            CondKind::Exists { operand }
+        } else {
+            CondKind::IsEmpty { operand }
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                not.span,
+                format!("`NOT` negates the whole test, so it stands first: `{fix}`"),
+            )
+            .with_fix("write", span, fix),
+        );
+        let inner = Cond { kind, span };
+        Cond { kind: CondKind::Not { operand: Box::new(inner) }, span }
     }
 
     /// A comparison operator of another language, written as two tokens with

@@ -11,6 +11,7 @@
 mod cond;
 pub(crate) mod dialect;
 mod stmt;
+mod types;
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
@@ -459,11 +460,11 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 TokenKind::Ident if self.stray_closer().is_some() => continue,
-                TokenKind::Ident => match self.keyword_typo(ALL_STARTS, "a statement") {
+                TokenKind::Ident => match self.keyword_typo(TOP_LEVEL_STARTS, "a statement") {
                     Some(kw) => self.item(kw, &mut items),
-                    None => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
+                    None => Err(self.expected(ITEM_EXPECTED)),
                 },
-                _ => Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`")),
+                _ => Err(self.expected(ITEM_EXPECTED)),
             };
             if result.is_err() {
                 self.recover_item(from);
@@ -500,6 +501,7 @@ impl<'a> Parser<'a> {
                 Item::DefineTask { name, body, span: self.since(start) }
             }
             Kw::SET_BUDGET => Item::SetBudget(self.budget(start)?),
+            Kw::TYPE => Item::TypeDef(Box::new(self.typedef_rest(start)?)),
             kw if kw.starts_statement() => {
                 // Parse it anyway, so its own errors are reported too, then drop it.
                 let mark = self.stmts.len();
@@ -517,26 +519,31 @@ impl<'a> Parser<'a> {
                             kw.as_str()
                         ),
                     )
-                    .with_note("only TASK, SETUP, STEP, DEFINE_TASK and SET_BUDGET stand at the top level"),
+                    .with_note(
+                        "only TASK, SETUP, STEP, DEFINE_TASK, SET_BUDGET and TYPE stand at the top level",
+                    ),
                 ));
             }
             _ => {
                 self.pos -= 1;
-                return Err(self.expected("`TASK`, `SETUP`, `STEP`, `DEFINE_TASK` or `SET_BUDGET`"));
+                return Err(self.expected(ITEM_EXPECTED));
             }
         };
         items.push(item);
         Ok(())
     }
 
-    /// `PARALLEL` is reserved for 1.1: report it and skip its block.
+    /// `PARALLEL` is reserved for a later TissLang: report it and skip its block.
     fn parallel(&mut self) {
         let tok = self.bump();
         self.diagnostics.push(
             Diagnostic::error(
                 codes::RESERVED_PARALLEL,
                 tok.span,
-                "`PARALLEL` is reserved for TissLang 1.1 (concurrent steps); this compiler implements 1.0",
+                format!(
+                    "`PARALLEL` is reserved for a later TissLang (concurrent steps); this compiler implements {}",
+                    tisslang::version::LANGUAGE_VERSION
+                ),
             )
             .with_note("run the steps one after the other: write them as consecutive `STEP`s"),
         );
@@ -549,6 +556,39 @@ impl<'a> Parser<'a> {
         }
     }
 }
+
+/// What stands at the top level, for "expected …" messages.
+const ITEM_EXPECTED: &str = "`TASK`, `SETUP`, `STEP`, `DEFINE_TASK`, `SET_BUDGET` or `TYPE`";
+
+/// Keywords that may begin something at the top level (an item, or a
+/// statement standing there by mistake), for typo detection: TYPE stands
+/// only there, so a word in a block that looks like it is no misspelling.
+const TOP_LEVEL_STARTS: &[Kw] = &[
+    Kw::TASK,
+    Kw::SETUP,
+    Kw::STEP,
+    Kw::DEFINE_TASK,
+    Kw::SET_BUDGET,
+    Kw::TYPE,
+    Kw::READ,
+    Kw::WRITE,
+    Kw::APPEND,
+    Kw::MKDIR,
+    Kw::DELETE,
+    Kw::RUN,
+    Kw::ENV,
+    Kw::LOG,
+    Kw::ASSERT,
+    Kw::VAR,
+    Kw::IF,
+    Kw::TRY,
+    Kw::CALL,
+    Kw::PROMPT_AGENT,
+    Kw::PAUSE,
+    Kw::REQUEST_REVIEW,
+    Kw::CHOOSE,
+    Kw::ESTIMATE_COST,
+];
 
 /// Keywords that may begin an item or a statement, for typo detection.
 const ALL_STARTS: &[Kw] = &[

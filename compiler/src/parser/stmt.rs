@@ -3,7 +3,9 @@
 use super::{ALL_STARTS, PResult, Parser, Reported};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Budget, ChooseOption, Content, DurationLit, Else, IfStmt, Stmt, StmtKind};
+use crate::syntax::ast::{
+    Budget, ChooseOption, Content, DurationLit, Else, IfStmt, PromptInto, Stmt, StmtKind,
+};
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, TokenKind};
 use tisslang::cost::Dim;
@@ -131,7 +133,13 @@ impl Parser<'_> {
                         with.push(self.binding_name("a variable name after `,`")?);
                     }
                 }
-                let into = self.optional_into()?.map(Box::new);
+                let into = match self.optional_into()? {
+                    Some(var) => {
+                        let ty = if self.eat_kw_or_typo(Kw::AS) { Some(self.type_expr()?) } else { None };
+                        Some(Box::new(PromptInto { var, ty }))
+                    }
+                    None => None,
+                };
                 StmtKind::PromptAgent { query, with, into }
             }
             Kw::PAUSE => StmtKind::Pause { message: self.string("the message for the human, a string")? },
@@ -156,6 +164,21 @@ impl Parser<'_> {
                         "`DEFINE_TASK` must stand at the top level, not inside a block",
                     )
                     .with_note("move the definition out of the block; `CALL` it from here"),
+                ));
+            }
+            Kw::TYPE => {
+                // Parse the type for its own errors, then drop it.
+                let _ = self.typedef_rest(start)?;
+                return Err(self.error(
+                    Diagnostic::error(
+                        codes::TYPE_NOT_TOP_LEVEL,
+                        self.since(start),
+                        "`TYPE` must stand at the top level, after `TASK`, not inside a block",
+                    )
+                    .with_note(
+                        "move the definition out of the block; a type may also be written in place, \
+                         `PROMPT_AGENT \"…\" INTO x AS { … }`",
+                    ),
                 ));
             }
             Kw::TASK | Kw::SETUP => {

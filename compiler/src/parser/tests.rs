@@ -48,6 +48,7 @@ fn top_level_items() {
             Item::Step(_) => "step",
             Item::DefineTask { .. } => "define",
             Item::SetBudget(_) => "budget",
+            Item::TypeDef(_) => "type",
         })
         .collect();
     assert_eq!(kinds, ["header", "version", "task", "budget", "setup", "step", "define"]);
@@ -191,7 +192,7 @@ fn try_call_prompt_and_humans() {
     match one("PROMPT_AGENT \"fix it\" WITH a, b INTO answer") {
         StmtKind::PromptAgent { with, into: Some(into), .. } => {
             assert_eq!(with.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-            assert_eq!(into.name, "answer");
+            assert_eq!(into.var.name, "answer");
         }
         other => panic!("{other:?}"),
     }
@@ -305,4 +306,170 @@ fn tokens_scanned_in_chunks_lose_nothing() {
         let StmtKind::Log { message } = &stmt.kind else { panic!("{stmt:?}") };
         assert_eq!(message.parts.len(), 2, "{message:?}");
     }
+}
+
+// ---- TissLang 1.1: typed answers (SPEC §12) ----------------------------------
+
+/// The first TYPE of a plan.
+fn typedef(src: &str) -> TypeDef {
+    let plan = parse_ok(src);
+    plan.items
+        .into_iter()
+        .find_map(|i| match i {
+            Item::TypeDef(def) => Some(*def),
+            _ => None,
+        })
+        .expect("a TYPE")
+}
+
+/// A type written compactly, to compare shapes: `{a:INT,b?:[STRING]}`, `"x"|"y"`, `Name`.
+fn shape(ty: &TypeExpr) -> String {
+    match &ty.kind {
+        TypeKind::String => "STRING".into(),
+        TypeKind::Int => "INT".into(),
+        TypeKind::Bool => "BOOL".into(),
+        TypeKind::Enum { literals } => {
+            literals.iter().map(|l| format!("\"{}\"", lit(l))).collect::<Vec<_>>().join("|")
+        }
+        TypeKind::List { element } => format!("[{}]", shape(element)),
+        TypeKind::Record { fields } => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{}{}:{}", f.name.name, if f.optional { "?" } else { "" }, shape(&f.ty)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        TypeKind::Named { name } => name.name.to_string(),
+    }
+}
+
+#[test]
+fn typedefs_of_every_kind() {
+    let src = "#TISS_VERSION >= 1.1\nTASK \"review a change\"\nTYPE Review = { verdict: \"approve\" | \"reject\", reasons: LIST OF STRING, risk: INT, files?: LIST OF STRING }\n";
+    let def = typedef(src);
+    assert_eq!(def.name.name, "Review");
+    assert_eq!(shape(&def.ty), "{verdict:\"approve\"|\"reject\",reasons:[STRING],risk:INT,files?:[STRING]}");
+    assert_eq!(&src[def.span.range()], src.lines().nth(2).unwrap());
+    let TypeKind::Record { fields } = &def.ty.kind else { panic!() };
+    assert_eq!(&src[fields[3].span.range()], "files?: LIST OF STRING");
+    let TypeKind::Enum { literals } = &fields[0].ty.kind else { panic!() };
+    assert_eq!(&src[literals[1].span.range()], "\"reject\"");
+
+    let t = |body: &str| shape(&typedef(&format!("TASK \"t\"\nTYPE T = {body}\n")).ty);
+    assert_eq!(t("STRING"), "STRING");
+    assert_eq!(t("INT"), "INT");
+    assert_eq!(t("BOOL"), "BOOL");
+    assert_eq!(t("\"one\""), "\"one\"");
+    assert_eq!(t("LIST OF LIST OF Review"), "[[Review]]");
+    assert_eq!(t("Other"), "Other");
+    // Fields over several lines, a trailing comma, records nested, any word as a field name.
+    assert_eq!(
+        t("{\n    a: { b: BOOL },\n    KIND?: LIST OF { c: \"x\" | \"y\" },\n    type: STRING,\n}"),
+        "{a:{b:BOOL},KIND?:[{c:\"x\"|\"y\"}],type:STRING}"
+    );
+}
+
+#[test]
+fn prompt_into_as_type_and_exists() {
+    match one("PROMPT_AGENT \"q\" WITH diff INTO r AS Review") {
+        StmtKind::PromptAgent { with, into: Some(into), .. } => {
+            assert_eq!(with.len(), 1);
+            assert_eq!(into.var.name, "r");
+            assert_eq!(shape(into.ty.as_ref().unwrap()), "Review");
+        }
+        other => panic!("{other:?}"),
+    }
+    match one("PROMPT_AGENT \"q\" INTO r AS { ok: BOOL, notes?: LIST OF STRING }") {
+        StmtKind::PromptAgent { into: Some(into), .. } => {
+            assert_eq!(shape(into.ty.as_ref().unwrap()), "{ok:BOOL,notes?:[STRING]}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(one("PROMPT_AGENT \"q\" INTO r"), StmtKind::PromptAgent { into: Some(i), .. } if i.ty.is_none())
+    );
+    // The statement ends with the type: the next one starts after it.
+    let all = stmts("PROMPT_AGENT \"q\" INTO n AS INT LOG \"${n}\"");
+    assert_eq!(all.len(), 2);
+    let cond = |src: &str| match one(&format!("ASSERT {src}")) {
+        StmtKind::Assert { condition, .. } => condition.kind,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(cond("r.files EXISTS"), CondKind::Exists { .. }));
+    assert!(matches!(cond("NOT r.files EXISTS"), CondKind::Not { .. }));
+    match cond("r.files EXISTS AND r.files CONTAINS \"a.py\"") {
+        CondKind::And { operands } => {
+            assert!(matches!(operands[0].kind, CondKind::Exists { .. }));
+            assert!(matches!(operands[1].kind, CondKind::StrTest { op: StrOp::Contains, .. }));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(cond("r.reasons IS_EMPTY"), CondKind::IsEmpty { .. }));
+}
+
+/// Each error's code, message and first replacement.
+fn type_errs(src: &str) -> Vec<(&'static str, String, String)> {
+    let (_, all) = super::parse(src);
+    all.into_iter()
+        .map(|d| {
+            let fix = d.suggestions.first().map(|s| s.replacement.clone()).unwrap_or_default();
+            (d.code.as_str(), d.message, fix)
+        })
+        .collect()
+}
+
+#[test]
+fn type_errors_teach() {
+    let in_type = |body: &str| type_errs(&format!("TASK \"t\"\nTYPE T = {body}\nSTEP \"s\" {{ }}\n"));
+    let one_err = |errs: Vec<(&'static str, String, String)>| {
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        errs.into_iter().next().unwrap()
+    };
+    let (code, message, fix) = one_err(in_type("{ files?: LIST STRING }"));
+    assert_eq!((code, fix.as_str()), ("E0100", "LIST OF"));
+    assert!(message.contains("expected `OF`"), "{message}");
+    let (code, message, fix) = one_err(in_type("\"a\" | b"));
+    assert_eq!((code, fix.as_str()), ("E0100", "\"b\""));
+    assert!(message.contains("strings"), "{message}");
+    let (code, message, _) = one_err(in_type("{}"));
+    assert_eq!(code, "E0100");
+    assert!(message.contains("at least one field"), "{message}");
+    assert_eq!(one_err(in_type("string")).2, "STRING");
+    assert_eq!(one_err(in_type("{ n: Int }")).2, "INT");
+    assert_eq!(one_err(in_type("{ \"verdict\": BOOL }")).2, "verdict");
+    assert_eq!(one_err(in_type("{ a: INT b: BOOL }")).2, ",");
+    assert_eq!(one_err(in_type("{ a INT }")).2, ":");
+    assert_eq!(one_err(in_type("{ a = INT }")).2, ":");
+    assert_eq!(one_err(in_type("{ files: LIST OF STRING? }")).2, "?: LIST OF STRING");
+    assert_eq!(one_err(in_type("\"a\" OR \"b\"")).2, "|");
+    let (_, message, _) = one_err(in_type("\"a ${x}\""));
+    assert!(message.contains("plain text"), "{message}");
+    let (_, message, _) = one_err(in_type("STRING | INT"));
+    assert!(message.contains("one of several types"), "{message}");
+    let (_, message, _) = one_err(in_type("{ a: INT"));
+    assert!(message.contains("never closed") || message.contains("expected"), "{message}");
+    // A missing `=`, and `:` in its place.
+    assert_eq!(one_err(type_errs("TASK \"t\"\nTYPE T { a: INT }\n")).2, " =");
+    assert_eq!(one_err(type_errs("TASK \"t\"\nTYPE T: INT\n")).2, "=");
+    // A reserved word as the name; a lowercase TYPE at the top level.
+    assert_eq!(one_err(type_errs("TASK \"t\"\nTYPE STRING = INT\n")).0, "E0111");
+    assert_eq!(one_err(type_errs("TASK \"t\"\ntype T = INT\n")).2, "TYPE");
+    // Inside a block: E0112, and the rest of the block still parses.
+    let (_, all) = super::parse("TASK \"t\"\nSTEP \"s\" {\n    TYPE T = INT\n    RUN \"x\"\n}\n");
+    assert_eq!(all.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(), ["E0112"]);
+    // A broken record is skipped whole: its keyword-named fields are not read as items.
+    let errs = in_type("{ a: INT, STEP: 5, RUN: STRING }");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+}
+
+#[test]
+fn exists_errors_teach() {
+    let assert_errs = |cond: &str| type_errs(&format!("TASK \"t\"\nSTEP \"s\" {{\n    ASSERT {cond}\n}}\n"));
+    let errs = assert_errs("r.files NOT EXISTS");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].2, "NOT r.files EXISTS");
+    let errs = assert_errs("\"a.txt\" EXISTS");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].2, "FILE \"a.txt\" EXISTS");
+    assert_eq!(assert_errs("r.files exists")[0].2, "EXISTS");
 }

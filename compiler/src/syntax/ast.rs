@@ -47,6 +47,62 @@ pub enum Item {
         span: Span,
     },
     SetBudget(Budget),
+    /// `TYPE Name = type` (TissLang 1.1; boxed: keeps `Item` at 72 bytes).
+    TypeDef(Box<TypeDef>),
+}
+
+/// `TYPE Name = type`: a named shape for a model's answer (SPEC §12).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeDef {
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub span: Span,
+}
+
+/// A type as written: after `TYPE Name =`, after `INTO x AS`, or inside
+/// another type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeExpr {
+    #[serde(flatten)]
+    pub kind: TypeKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TypeKind {
+    /// `STRING`
+    String,
+    /// `INT`
+    Int,
+    /// `BOOL`
+    Bool,
+    /// `"low" | "high"`: plain literals (no `${}`), each with its span.
+    Enum { literals: Vec<StrLit> },
+    /// `LIST OF type`
+    List { element: Box<TypeExpr> },
+    /// `{ name: type, other?: type }`
+    Record { fields: Vec<FieldDecl> },
+    /// A name given by TYPE.
+    Named { name: Ident },
+}
+
+/// One field of a record type: `name: type`, or `name?: type` when the
+/// answer may leave it out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldDecl {
+    pub name: Ident,
+    pub optional: bool,
+    pub ty: TypeExpr,
+    pub span: Span,
+}
+
+/// `INTO x [AS type]` of a PROMPT_AGENT.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromptInto {
+    pub var: Ident,
+    /// `AS T` (TissLang 1.1): the answer is data of this type, not text.
+    pub ty: Option<TypeExpr>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,7 +143,7 @@ pub struct Stmt {
 
 /// A statement. Every block holds its statements by value, so the largest
 /// variant sets the size of all: a condition is boxed, and so are the rare
-/// names of TRY's CATCH and PROMPT_AGENT's INTO and TRY's handler, which
+/// name of TRY's CATCH, PROMPT_AGENT's INTO (its name and type) and TRY's handler, which
 /// keeps a statement at 72 bytes (a test holds it there).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
@@ -106,7 +162,7 @@ pub enum StmtKind {
     If(Box<IfStmt>),
     Try { body: Block, catch_var: Option<Box<Ident>>, handler: Box<Block> },
     Call { task: StrLit },
-    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Box<Ident>> },
+    PromptAgent { query: StrLit, with: Vec<Ident>, into: Option<Box<PromptInto>> },
     Pause { message: StrLit },
     RequestReview { message: StrLit, into: Option<Ident> },
     Choose { prompt: Option<StrLit>, options: Vec<ChooseOption> },
@@ -290,6 +346,11 @@ pub enum CondKind {
         test: FileTest,
     },
     IsEmpty {
+        operand: Expr,
+    },
+    /// `expr EXISTS`: an optional field of a typed answer is present
+    /// (TissLang 1.1; `FILE "p" EXISTS` is [`CondKind::File`]).
+    Exists {
         operand: Expr,
     },
     /// `a [NOT] CONTAINS b` and friends.

@@ -37,6 +37,8 @@ keywords! {
     PROMPT_AGENT, WITH, INTO, PAUSE, REQUEST_REVIEW, CHOOSE, OPTION, ESTIMATE_COST,
     SET_BUDGET, COST, LAST_RUN, FILE, EXISTS, IS_EMPTY, CONTAINS, STARTS_WITH, ENDS_WITH,
     MATCHES, AND, OR, NOT, TRUE, FALSE,
+    // TissLang 1.1: typed model answers (SPEC §12).
+    TYPE, LIST, OF, STRING, INT, BOOL,
     // Field and dimension names.
     STDOUT, STDERR, EXIT_CODE, DURATION, TIMED_OUT, COMMAND, API_CALLS, TOKEN_COUNT,
     EXECUTION_TIME, RUN_COUNT, INSTRUCTIONS, KIND, APPROVED, COMMENT, LINE,
@@ -68,7 +70,8 @@ impl Kw {
     ];
 
     /// Keywords that begin a top-level item.
-    pub const ITEM_STARTS: &'static [Kw] = &[Kw::TASK, Kw::SETUP, Kw::STEP, Kw::DEFINE_TASK, Kw::SET_BUDGET];
+    pub const ITEM_STARTS: &'static [Kw] =
+        &[Kw::TASK, Kw::SETUP, Kw::STEP, Kw::DEFINE_TASK, Kw::SET_BUDGET, Kw::TYPE];
 
     pub fn starts_statement(self) -> bool {
         Kw::STATEMENT_STARTS.contains(&self)
@@ -97,6 +100,12 @@ pub enum TokenKind {
     Dot,
     /// `=`
     Assign,
+    /// `|`, between the literals of an enum type.
+    Pipe,
+    /// `?`, after an optional field's name.
+    Question,
+    /// `:`, between a field's name and its type.
+    Colon,
     EqEq,
     NotEq,
     Lt,
@@ -124,6 +133,9 @@ impl TokenKind {
             TokenKind::Comma => "`,`",
             TokenKind::Dot => "`.`",
             TokenKind::Assign => "`=`",
+            TokenKind::Pipe => "`|`",
+            TokenKind::Question => "`?`",
+            TokenKind::Colon => "`:`",
             TokenKind::EqEq => "`==`",
             TokenKind::NotEq => "`!=`",
             TokenKind::Lt => "`<`",

@@ -16,7 +16,8 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::syntax::ast::{Block, ChooseOption, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest};
-use crate::syntax::ast::{Ident, IfStmt, Item, Path, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::syntax::ast::{FieldDecl, Ident, IfStmt, Item, Path, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::syntax::ast::{PromptInto, TypeDef, TypeExpr, TypeKind};
 
 /// What binds a variable (SPEC §3), with what a binding's type needs.
 #[derive(Clone, Copy)]
@@ -27,7 +28,8 @@ pub(crate) enum Binder<'a> {
     Var(&'a Expr),
     /// `TRY … CATCH AS e`: the error caught.
     Catch,
-    /// `PROMPT_AGENT … INTO x`: the answer.
+    /// `PROMPT_AGENT … INTO x [AS T]`: the answer (its type in the
+    /// statement's [`PromptInto`]).
     PromptAgent,
     /// `REQUEST_REVIEW … INTO x`: the review.
     RequestReview,
@@ -86,6 +88,31 @@ pub(crate) trait Visitor<'a> {
         walk_strlit(self, lit);
     }
 
+    /// `TYPE Name = type` (TissLang 1.1).
+    fn visit_typedef(&mut self, def: &'a TypeDef) {
+        walk_typedef(self, def);
+    }
+
+    /// A type as written: a TYPE's, one after `INTO x AS`, and (from
+    /// [`walk_type`]) each type inside another.
+    fn visit_type(&mut self, ty: &'a TypeExpr) {
+        walk_type(self, ty);
+    }
+
+    /// One field of a record type.
+    fn visit_field(&mut self, field: &'a FieldDecl) {
+        walk_field(self, field);
+    }
+
+    /// A type's name where a type is used (`AS Review`, `LIST OF Review`),
+    /// not where TYPE gives it.
+    fn visit_type_name(&mut self, _ident: &'a Ident) {}
+
+    /// PROMPT_AGENT's `INTO x [AS type]`: by default the type, then the binding.
+    fn visit_prompt_into(&mut self, into: &'a PromptInto) {
+        walk_prompt_into(self, into);
+    }
+
     /// A path read: an expression, or `${…}` in a string.
     fn visit_path(&mut self, _path: &'a Path) {}
 
@@ -122,7 +149,36 @@ pub(crate) fn walk_item<'a, V: Visitor<'a> + ?Sized>(v: &mut V, item: &'a Item) 
             v.visit_block(body);
         }
         Item::SetBudget(budget) => v.visit_expr(&budget.value),
+        Item::TypeDef(def) => v.visit_typedef(def),
     }
+}
+
+pub(crate) fn walk_typedef<'a, V: Visitor<'a> + ?Sized>(v: &mut V, def: &'a TypeDef) {
+    v.visit_type(&def.ty);
+}
+
+pub(crate) fn walk_type<'a, V: Visitor<'a> + ?Sized>(v: &mut V, ty: &'a TypeExpr) {
+    match &ty.kind {
+        TypeKind::String | TypeKind::Int | TypeKind::Bool | TypeKind::Enum { .. } => {}
+        TypeKind::List { element } => v.visit_type(element),
+        TypeKind::Record { fields } => {
+            for field in fields {
+                v.visit_field(field);
+            }
+        }
+        TypeKind::Named { name } => v.visit_type_name(name),
+    }
+}
+
+pub(crate) fn walk_field<'a, V: Visitor<'a> + ?Sized>(v: &mut V, field: &'a FieldDecl) {
+    v.visit_type(&field.ty);
+}
+
+pub(crate) fn walk_prompt_into<'a, V: Visitor<'a> + ?Sized>(v: &mut V, into: &'a PromptInto) {
+    if let Some(ty) = &into.ty {
+        v.visit_type(ty);
+    }
+    v.visit_bind(&into.var, Binder::PromptAgent);
 }
 
 pub(crate) fn walk_block<'a, V: Visitor<'a> + ?Sized>(v: &mut V, block: &'a Block) {
@@ -180,8 +236,8 @@ pub(crate) fn walk_stmt<'a, V: Visitor<'a> + ?Sized>(v: &mut V, stmt: &'a Stmt) 
             for ident in with {
                 v.visit_with(ident);
             }
-            if let Some(x) = into {
-                v.visit_bind(x, Binder::PromptAgent);
+            if let Some(into) = into {
+                v.visit_prompt_into(into);
             }
         }
         StmtKind::RequestReview { message, into } => {
@@ -238,7 +294,9 @@ pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) 
                 v.visit_expr(needle);
             }
         }
-        CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => v.visit_expr(operand),
+        CondKind::IsEmpty { operand } | CondKind::Exists { operand } | CondKind::Expr { expr: operand } => {
+            v.visit_expr(operand)
+        }
         CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
             v.visit_expr(lhs);
             v.visit_expr(rhs);
@@ -319,7 +377,11 @@ pub(crate) fn item_body(item: &Item) -> Option<&Block> {
     match item {
         Item::Setup { body, .. } | Item::DefineTask { body, .. } => Some(body),
         Item::Step(step) => Some(&step.body),
-        Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::SetBudget(_) => None,
+        Item::Header { .. }
+        | Item::Version { .. }
+        | Item::Task { .. }
+        | Item::SetBudget(_)
+        | Item::TypeDef(_) => None,
     }
 }
 
