@@ -7,6 +7,17 @@
 //!   in order a blank line, `### NAME`, and its value in a fenced block
 //!   whose fence is three backticks, or one more than the longest run of
 //!   backticks in the value.
+//!
+//! A typed PROMPT_AGENT (SPEC §12) sends the same two messages; its answer
+//! format goes in the API's own field, not in the text. Its repair request,
+//! when the answer did not validate, adds two messages after them:
+//!
+//! - an assistant message, the invalid answer as it was received;
+//! - a user message, [`repair_message`]: [`REPAIR_HEAD`], the validation
+//!   errors (one per line, a final line ending dropped), [`REPAIR_TAIL`].
+//!
+//! The repair is part of layout 1: adding it changed no byte of any request
+//! sent before it existed.
 
 use crate::PromptRequest;
 
@@ -17,6 +28,19 @@ pub const LAYOUT_VERSION: u32 = 1;
 pub const SYSTEM: &str = "You are called by a TissLang plan (prompt layout 1). Answer the request in the user \
                           message. The context follows the request: each variable's name as a heading, then its \
                           value in a fenced block.";
+
+/// The repair request's last message begins with this, then the errors.
+pub const REPAIR_HEAD: &str = "Your answer does not fit the required JSON Schema:\n";
+
+/// The repair request's last message ends with this, after the errors.
+pub const REPAIR_TAIL: &str = "\nAnswer again with only the corrected JSON.";
+
+/// The repair request's user message: [`REPAIR_HEAD`], the validation
+/// `errors` (one per line) without a final line ending, [`REPAIR_TAIL`].
+pub fn repair_message(errors: &str) -> String {
+    let errors = errors.strip_suffix('\n').map_or(errors, |e| e.strip_suffix('\r').unwrap_or(e));
+    format!("{REPAIR_HEAD}{errors}{REPAIR_TAIL}")
+}
 
 /// The user message: the query, then each context variable fenced.
 pub fn user_message(request: &PromptRequest) -> String {
@@ -62,6 +86,16 @@ mod tests {
             "Fix the bug.\n\n### SOURCE\n```\nfn main() {}\n```\n\n### LAST_RUN.EXIT_CODE\n```\n1\n```"
         );
         assert_eq!(user_message(&request("q", &[])), "q");
+    }
+
+    #[test]
+    fn the_repair_message_is_the_errors_between_fixed_lines() {
+        let expected = "Your answer does not fit the required JSON Schema:\n$.risk: expected an integer\n\
+                        $: missing field `reasons`\nAnswer again with only the corrected JSON.";
+        let errors = "$.risk: expected an integer\n$: missing field `reasons`";
+        assert_eq!(repair_message(errors), expected);
+        assert_eq!(repair_message(&format!("{errors}\n")), expected);
+        assert_eq!(repair_message(&format!("{errors}\r\n")), expected);
     }
 
     #[test]

@@ -9,8 +9,11 @@
 //! explicit messages (`tissc generate`), which PROMPT_AGENT's requests are
 //! made into. `cassette.rs` is the recorded-answers format that `--record`
 //! writes and the `replay` provider (`replay.rs`) answers from.
+//! `answer_format.rs` holds what a typed PROMPT_AGENT adds to its request
+//! (SPEC §12): the JSON Schema of its answer, and its repair request.
 
 pub mod answer;
+mod answer_format;
 mod backends;
 pub mod cassette;
 pub mod chat;
@@ -22,6 +25,8 @@ pub mod template;
 /// The providers, one module each, at the crate's top where their users
 /// name them (`tiss_providers::mock::MockProvider`).
 pub use backends::{completion, mock, ollama, openai, replay};
+
+pub use answer_format::{AnswerFormat, Repair};
 
 /// A question to a language model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,6 +49,16 @@ pub struct PromptRequest {
     /// line: what a cassette keeps of it, never sent.
     pub step: String,
     pub line: u32,
+    /// A typed PROMPT_AGENT (SPEC §12): the answer must be JSON of this
+    /// schema, which each provider asks for in its API's own field
+    /// (`answer_format.rs`). Never with a `grammar`.
+    pub answer_format: Option<AnswerFormat>,
+    /// The one repair request of a typed prompt whose answer did not
+    /// validate: the layout's two messages, then the invalid answer as the
+    /// assistant's and the errors as the user's (`layout::repair_message`).
+    /// It has its own `index` (the next prompt place) and the same
+    /// `answer_format`.
+    pub repair: Option<Repair>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +105,9 @@ pub trait Provider {
     fn name(&self) -> &str;
     /// Asks the model; `shown` gets each piece of a streamed answer as it
     /// comes (for a terminal). A live provider sends the layout's two
-    /// messages as a chat; `mock` and `replay` answer from their scripts.
+    /// messages as a chat (four for a repair request), with the answer
+    /// format in its API's field; `mock` and `replay` answer from their
+    /// scripts.
     fn complete(
         &mut self,
         request: &PromptRequest,

@@ -97,6 +97,7 @@ pub fn generate(goal: &str, provider: &mut dyn Provider, options: Options<'_>) -
         let request = ChatRequest {
             messages,
             grammar: options.grammar.map(str::to_string),
+            answer_format: None,
             requests_allowed: None,
             index,
         };

@@ -12,10 +12,19 @@
 //!   one; streamed as SSE, each event a piece of `content`, the last with
 //!   `stop: true` and the usage, `tokens_evaluated` + `tokens_predicted`.
 //!
-//! A grammar is refused for `/completions`: what servers do with an unknown
-//! field varies (many ignore it), and an answer that was meant to be
-//! constrained must not come back unconstrained without a word. Bodies have
-//! their fields in a fixed order, so the same inputs send the same bytes.
+//! A typed PROMPT_AGENT (SPEC §12) sends its answer's JSON Schema to
+//! llama.cpp's `/completion` as `json_schema` (llama.cpp makes a grammar of
+//! it), where a grammar would go; its repair request renders the layout's
+//! two messages, the invalid answer and the repair message with the
+//! template, as a conversation. A request with both a grammar and a schema
+//! is refused.
+//!
+//! A grammar and a schema are refused for `/completions`: what servers do
+//! with an unknown field varies (many ignore it: llama.cpp's own
+//! `/v1/completions` ignores `response_format`, and OpenAI's takes neither
+//! that nor `json_schema`), and an answer that was meant to be constrained
+//! must not come back unconstrained without a word. Bodies have their fields
+//! in a fixed order, so the same inputs send the same bytes.
 
 use serde_json::{Value, json};
 
@@ -74,12 +83,15 @@ impl Completion {
     }
 
     /// The request body: the messages (a PROMPT_AGENT's are the layout's
-    /// two) rendered with the template, the sampling settings, the grammar.
+    /// two, four for a repair) rendered with the template, the sampling
+    /// settings, the grammar or the answer's schema. Refused: both, and
+    /// either for an OpenAI-style `/completions`.
     pub fn body(&self, request: &ChatRequest) -> Result<Vec<u8>, String> {
         Ok(self.body_json(request)?.to_string().into_bytes())
     }
 
     fn body_json(&self, request: &ChatRequest) -> Result<Value, String> {
+        request.check_constraints()?;
         let prompt = self.template.render_chat(&request.messages);
         let s = &self.settings;
         let mut body = json!({});
@@ -104,6 +116,18 @@ impl Completion {
                 ));
             }
             body["grammar"] = json!(grammar);
+        }
+        if let Some(format) = &request.answer_format {
+            if self.api == Api::OpenAi {
+                return Err(format!(
+                    "an answer's JSON Schema (of `{}`) is sent only to llama.cpp's {{base}}/completion (as \
+                     json_schema), and `{}` is an OpenAI-style /completions endpoint (its base ends in /v1), \
+                     which has no field that servers agree on: give llama.cpp's base without /v1, or use \
+                     --provider openai, whose /chat/completions takes response_format",
+                    format.name, self.url
+                ));
+            }
+            body["json_schema"] = format.schema.clone();
         }
         body["stream"] = json!(true);
         if self.api == Api::OpenAi {
@@ -300,6 +324,48 @@ mod tests {
         let e = p.body(&request(Some("root ::= \"x\""))).unwrap_err();
         assert!(
             e.contains("grammar is sent only to llama.cpp") && e.contains("http://h/v1/completions"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_typed_request_sends_its_schema_to_llama_cpp_and_is_refused_by_completions() {
+        let schema = json!({"type": "string", "enum": ["yes", "no"]});
+        let typed = PromptRequest {
+            answer_format: Some(crate::AnswerFormat { name: "YesNo".into(), schema }),
+            ..prompt_request(None)
+        };
+        let p = provider(None, "chatml");
+        let prompt = serde_json::to_string(&Template::ChatMl.render(layout::SYSTEM, "Say hi.")).unwrap();
+        let expected = |prompt: &str| {
+            format!(
+                r#"{{"prompt":{prompt},"n_predict":1024,"temperature":0.0,"json_schema":{{"type":"string","enum":["yes","no"]}},"stream":true}}"#
+            )
+        };
+        let body = String::from_utf8(p.body(&ChatRequest::from_prompt(&typed)).unwrap()).unwrap();
+        assert_eq!(body, expected(&prompt));
+        assert_eq!(p.wire(&typed).unwrap().body.to_string(), body);
+        // The repair: four messages, rendered as a conversation.
+        let repair = PromptRequest {
+            repair: Some(crate::Repair { answer: "maybe".into(), errors: "$: not JSON".into() }),
+            ..typed.clone()
+        };
+        let rendered = format!(
+            "<|im_start|>system\n{}<|im_end|>\n<|im_start|>user\nSay hi.<|im_end|>\n<|im_start|>assistant\n\
+             maybe<|im_end|>\n<|im_start|>user\nYour answer does not fit the required JSON Schema:\n$: not JSON\n\
+             Answer again with only the corrected JSON.<|im_end|>\n<|im_start|>assistant\n",
+            layout::SYSTEM
+        );
+        let body = String::from_utf8(p.body(&ChatRequest::from_prompt(&repair)).unwrap()).unwrap();
+        assert_eq!(body, expected(&serde_json::to_string(&rendered).unwrap()));
+        assert_eq!(p.wire(&repair).unwrap().body.to_string(), body);
+        let both = PromptRequest { grammar: Some("root ::= \"a\"".into()), ..typed.clone() };
+        assert!(p.wire(&both).unwrap_err().contains("not both"));
+        let v1 = provider(Some("http://h/v1"), "chatml");
+        let e = v1.wire(&typed).unwrap_err();
+        assert!(
+            e.contains("JSON Schema (of `YesNo`) is sent only to llama.cpp's {base}/completion")
+                && e.contains("`http://h/v1/completions` is an OpenAI-style /completions endpoint"),
             "{e}"
         );
     }

@@ -17,6 +17,20 @@
 //! A chat request (`tissc generate`) is answered the same way, its
 //! [`ChatRequest::index`] and its last user message standing for the
 //! prompt's index and query; it takes a grammar and has no use for it.
+//!
+//! A typed PROMPT_AGENT (SPEC §12) is answered as scripted too: the mock
+//! ignores the answer's schema (the VM validates what it answers, so a
+//! script can give an invalid answer on purpose). A repair request is just
+//! another request: the VM gives it the next prompt place, so in a file of
+//! strings the repair's answer comes right after the invalid one
+//! (`["{\"risk\": \"high\"}", "{\"risk\": 3}"]` answers a typed prompt whose
+//! first answer does not validate, then its repair); a file of patterns is
+//! matched against the repair message (the last user message: `Your answer
+//! does not fit the required JSON Schema:`, the errors, ...) rather than the
+//! query, so that an entry can answer repairs. A request with both a grammar
+//! and an answer format is refused, as every provider refuses it. What the
+//! mock would be asked ([`Provider::wire`], what `--record` keys) holds the
+//! messages and the answer format, so another schema is another request.
 
 use std::fmt;
 use tiss_support::io_message::io_message;
@@ -97,9 +111,22 @@ impl Provider for MockProvider {
         request: &PromptRequest,
         _: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
-        let text = self.answer(request.index, &request.query, "the run's PROMPT_AGENT").map_err(failed)?;
         let prompt_chars: usize =
             request.query.len() + request.context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        if request.repair.is_some() {
+            // Answered by the repair message; counted as the prompt plus the
+            // two messages the repair adds.
+            let chat = ChatRequest::from_prompt(request);
+            chat.check_constraints().map_err(refused)?;
+            let what = "the repair request, the run's prompt";
+            let text = self.answer(request.index, chat.last_user(), what).map_err(failed)?;
+            let added: usize = chat.messages[2..].iter().map(|m| m.content.len()).sum();
+            return Ok(counted(prompt_chars + added, text));
+        }
+        if request.grammar.is_some() && request.answer_format.is_some() {
+            ChatRequest::from_prompt(request).check_constraints().map_err(refused)?;
+        }
+        let text = self.answer(request.index, &request.query, "the run's PROMPT_AGENT").map_err(failed)?;
         Ok(counted(prompt_chars, text))
     }
 
@@ -108,20 +135,32 @@ impl Provider for MockProvider {
         request: &ChatRequest,
         _: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
+        request.check_constraints().map_err(refused)?;
         let text = self.answer(request.index, request.last_user(), "request").map_err(failed)?;
         Ok(counted(request.messages.iter().map(|m| m.content.len()).sum(), text))
     }
 
-    /// The mock sends nothing: its request is the layout's two messages, what
-    /// a model would be asked (no endpoint).
+    /// The mock sends nothing: its request is the layout's messages, what a
+    /// model would be asked (no endpoint), and the answer format (its name
+    /// and schema as the VM gave them) when there is one.
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        let body = serde_json::json!({ "messages": ChatRequest::from_prompt(request).messages_json() });
+        let chat = ChatRequest::from_prompt(request);
+        chat.check_constraints()?;
+        let mut body = serde_json::json!({ "messages": chat.messages_json() });
+        if let Some(format) = &chat.answer_format {
+            body["answer_format"] = serde_json::json!({"name": format.name, "schema": format.schema});
+        }
         Ok(Wire { endpoint: String::new(), body })
     }
 }
 
 fn failed(message: String) -> PromptError {
     PromptError { message, requests: 1, out_of_calls: false }
+}
+
+/// A request refused before it is answered: none counted.
+fn refused(message: String) -> PromptError {
+    PromptError { message, requests: 0, out_of_calls: false }
 }
 
 /// The answer, its tokens counted as the static estimate counts them
@@ -287,6 +326,75 @@ mod tests {
                 && e.contains("(patterns: `^Fix`)"),
             "{e}"
         );
+    }
+
+    fn typed(index: u32, repair: Option<(&str, &str)>) -> PromptRequest {
+        PromptRequest {
+            query: "Review.".into(),
+            index,
+            answer_format: Some(crate::AnswerFormat {
+                name: "Review".into(),
+                schema: serde_json::json!({"type": "object"}),
+            }),
+            repair: repair
+                .map(|(answer, errors)| crate::Repair { answer: answer.into(), errors: errors.into() }),
+            ..Default::default()
+        }
+    }
+
+    fn text(mock: &mut MockProvider, request: &PromptRequest) -> Result<String, String> {
+        mock.complete(request, &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_typed_prompt_and_its_repair_are_answered_in_order_the_schema_ignored() {
+        let mut mock = scripted(r#"["{\"risk\": \"high\"}", "{\"risk\": 3}"]"#);
+        assert_eq!(text(&mut mock, &typed(0, None)).unwrap(), r#"{"risk": "high"}"#);
+        let repair = typed(1, Some((r#"{"risk": "high"}"#, "$.risk: not an integer")));
+        let answered = mock.complete(&repair, &mut |_| {}).unwrap();
+        assert_eq!(answered.text, r#"{"risk": 3}"#);
+        let sent = "Review.".len()
+            + r#"{"risk": "high"}"#.len()
+            + crate::layout::repair_message("$.risk: not an integer").len();
+        assert_eq!(answered.tokens, (sent as u64).div_ceil(4) + 3);
+        let e = text(&mut mock, &typed(2, Some(("x", "y")))).unwrap_err();
+        assert!(e.contains("has 2 answers and this is the repair request, the run's prompt number 3"), "{e}");
+        // Unscripted, a repair is answered by its message.
+        let plain = text(&mut MockProvider::default(), &repair).unwrap();
+        assert!(
+            plain.starts_with("mock answer to: Your answer does not fit the required JSON Schema:"),
+            "{plain}"
+        );
+    }
+
+    #[test]
+    fn patterns_answer_a_repair_by_its_message() {
+        let mut mock = scripted(
+            r#"[{"match": "^Your answer does not fit", "answer": "{\"risk\": 3}"}, {"match": "Review", "answer": "bad"}]"#,
+        );
+        assert_eq!(text(&mut mock, &typed(0, None)).unwrap(), "bad");
+        let repair = typed(1, Some(("bad", "$: not JSON")));
+        assert_eq!(text(&mut mock, &repair).unwrap(), r#"{"risk": 3}"#);
+    }
+
+    #[test]
+    fn the_mocks_wire_holds_the_answer_format_and_both_constraints_are_refused() {
+        let mock = MockProvider::default();
+        let wire = mock.wire(&typed(0, None)).unwrap();
+        assert_eq!(
+            wire.body["answer_format"],
+            serde_json::json!({"name": "Review", "schema": {"type": "object"}})
+        );
+        assert_eq!(wire.body["messages"].as_array().unwrap().len(), 2);
+        let repair = mock.wire(&typed(1, Some(("a", "e")))).unwrap();
+        assert_eq!(repair.body["messages"].as_array().unwrap().len(), 4);
+        assert_eq!(repair.body["answer_format"], wire.body["answer_format"]);
+        let untyped = mock.wire(&PromptRequest { query: "q".into(), ..Default::default() }).unwrap();
+        assert!(untyped.body.get("answer_format").is_none());
+        let both = PromptRequest { grammar: Some("root ::= \"a\"".into()), ..typed(0, None) };
+        assert!(mock.wire(&both).unwrap_err().contains("not both"));
+        let e = MockProvider::default().complete(&both, &mut |_| {}).unwrap_err();
+        assert!(e.message.contains("not both") && e.requests == 0, "{e:?}");
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! failure with the server's text. A last object without both counts (older
 //! servers leave `prompt_eval_count` out when the prompt was cached) gets
 //! the layout's estimate, marked as one, rather than a count too low.
+//!
+//! A typed PROMPT_AGENT (SPEC §12) adds `"format": SCHEMA` after the
+//! messages: Ollama constrains the answer to that JSON Schema. Its repair
+//! request is the same body with two more messages. A GBNF grammar is
+//! refused (the API has no field for one), so a request with both is too.
 
 use serde_json::{Value, json};
 
@@ -49,7 +54,8 @@ impl Ollama {
     }
 
     /// The request body: model, the messages (a PROMPT_AGENT's are the
-    /// layout's two), streaming, the sampling options.
+    /// layout's two, four for a repair), the answer format if there is one,
+    /// streaming, the sampling options.
     pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
         self.body_json(request).to_string().into_bytes()
     }
@@ -62,16 +68,21 @@ impl Ollama {
         if let Some(seed) = self.settings.seed {
             options["seed"] = json!(seed);
         }
-        json!({
+        let mut body = json!({
             "model": self.model,
             "messages": request.messages_json(),
-            "stream": true,
-            "options": options,
-        })
+        });
+        if let Some(format) = &request.answer_format {
+            body["format"] = format.schema.clone();
+        }
+        body["stream"] = json!(true);
+        body["options"] = options;
+        body
     }
 
     /// A grammar is refused: Ollama's API has no place for one.
     fn check(request: &ChatRequest) -> Result<(), String> {
+        request.check_constraints()?;
         match request.grammar {
             Some(_) => Err("Ollama's /api/chat takes no GBNF grammar; use --provider completion against a \
                             llama.cpp server for grammar-constrained answers"
@@ -213,6 +224,45 @@ mod tests {
         assert_eq!(String::from_utf8(body).unwrap(), expected);
         let with_seed = provider(Some(7)).body(&request());
         assert!(String::from_utf8(with_seed).unwrap().ends_with(r#""temperature":0.0,"seed":7}}"#));
+    }
+
+    #[test]
+    fn a_typed_request_sends_its_schema_as_format_and_so_does_its_repair() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let typed = PromptRequest {
+            answer_format: Some(crate::AnswerFormat { name: "N".into(), schema }),
+            ..prompt()
+        };
+        let expected = |more: &str| {
+            format!(
+                concat!(
+                    r#"{{"model":"llama3.2","messages":[{{"role":"system","content":"{}"}},"#,
+                    r#"{{"role":"user","content":"Say hi.\n\n### X\n```\n1\n```"}}{}],"#,
+                    r#""format":{{"type":"object","properties":{{"n":{{"type":"integer"}}}},"required":["n"]}},"#,
+                    r#""stream":true,"options":{{"num_predict":1024,"temperature":0.0}}}}"#
+                ),
+                layout::SYSTEM,
+                more
+            )
+        };
+        let ollama = provider(None);
+        let body = String::from_utf8(ollama.body(&ChatRequest::from_prompt(&typed))).unwrap();
+        assert_eq!(body, expected(""));
+        assert_eq!(ollama.wire(&typed).unwrap().body.to_string(), body);
+        let repair = PromptRequest {
+            repair: Some(crate::Repair { answer: "{}".into(), errors: "$: missing field `n`".into() }),
+            ..typed.clone()
+        };
+        let body = String::from_utf8(ollama.body(&ChatRequest::from_prompt(&repair))).unwrap();
+        assert_eq!(
+            body,
+            expected(
+                r#",{"role":"assistant","content":"{}"},{"role":"user","content":"Your answer does not fit the required JSON Schema:\n$: missing field `n`\nAnswer again with only the corrected JSON."}"#
+            )
+        );
+        assert_eq!(ollama.wire(&repair).unwrap().body.to_string(), body);
+        let both = PromptRequest { grammar: Some("root ::= \"a\"".into()), ..typed };
+        assert!(ollama.wire(&both).unwrap_err().contains("not both"));
     }
 
     #[test]

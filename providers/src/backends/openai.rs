@@ -9,6 +9,15 @@
 //! in this API cached prompt tokens are part of `prompt_tokens` and
 //! reasoning tokens part of `completion_tokens`, so both are counted. A
 //! server that reports no usage gets the layout's estimate, marked as one.
+//!
+//! A typed PROMPT_AGENT (SPEC §12) adds, after the sampling settings,
+//! `"response_format": {"type": "json_schema", "json_schema": {"name": NAME,
+//! "strict": true, "schema": SCHEMA}}`: the schema as the VM derived it
+//! (strict mode's rules, every property required and records closed, are
+//! the VM's), NAME the type's name made to fit OpenAI's rule
+//! ([`schema_name`]). Its repair request is the same body with two more
+//! messages. A GBNF `grammar` (llama.cpp's field, `tissc generate`) goes in
+//! the same place; a request with both is refused, nothing sent.
 
 use serde_json::{Value, json};
 
@@ -40,8 +49,9 @@ impl OpenAi {
     }
 
     /// The request body: model, the messages (a PROMPT_AGENT's are the
-    /// layout's two), the sampling settings, the grammar if there is one,
-    /// streaming with usage.
+    /// layout's two, four for a repair), the sampling settings, the grammar
+    /// or the answer format if there is one, streaming with usage. A request
+    /// with both is refused by [`Provider::chat`] and [`Provider::wire`].
     pub fn body(&self, request: &ChatRequest) -> Vec<u8> {
         self.body_json(request).to_string().into_bytes()
     }
@@ -63,6 +73,12 @@ impl OpenAi {
         if let Some(grammar) = &request.grammar {
             body["grammar"] = json!(grammar);
         }
+        if let Some(format) = &request.answer_format {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": schema_name(&format.name), "strict": true, "schema": format.schema},
+            });
+        }
         body["stream"] = json!(true);
         body["stream_options"] = json!({"include_usage": true});
         body
@@ -79,6 +95,11 @@ impl Provider for OpenAi {
         request: &ChatRequest,
         shown: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
+        request.check_constraints().map_err(|message| PromptError {
+            message,
+            requests: 0,
+            out_of_calls: false,
+        })?;
         let body = self.body(request);
         let key = self.settings.api_key();
         let post = Post {
@@ -92,11 +113,24 @@ impl Provider for OpenAi {
     }
 
     fn wire(&self, request: &PromptRequest) -> Result<Wire, String> {
-        Ok(Wire {
-            endpoint: http::path_of(&self.url).into(),
-            body: self.body_json(&ChatRequest::from_prompt(request)),
-        })
+        let request = ChatRequest::from_prompt(request);
+        request.check_constraints()?;
+        Ok(Wire { endpoint: http::path_of(&self.url).into(), body: self.body_json(&request) })
     }
+}
+
+/// The longest name OpenAI takes for a schema.
+const MAX_SCHEMA_NAME: usize = 64;
+
+/// `name` as OpenAI takes a schema's name, `^[a-zA-Z0-9_-]{1,64}$`: each
+/// other character made `_`, the first 64 kept; `answer` for an empty one.
+pub fn schema_name(name: &str) -> String {
+    let fitted: String = name
+        .chars()
+        .take(MAX_SCHEMA_NAME)
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .collect();
+    if fitted.is_empty() { "answer".into() } else { fitted }
 }
 
 /// Where an OpenAI-style answer keeps its text: chat completions and the
@@ -297,6 +331,69 @@ mod tests {
         let chat = ChatRequest { grammar: Some("root ::= \"a\"".into()), ..request() };
         let body = String::from_utf8(provider(None).body(&chat)).unwrap();
         assert!(body.contains(r#""temperature":0.0,"grammar":"root ::= \"a\"","stream":true"#), "{body}");
+    }
+
+    fn typed() -> PromptRequest {
+        let schema = json!({"type": "object", "properties": {"colour": {"type": "string", "enum": ["red", "blue"]}},
+                            "required": ["colour"], "additionalProperties": false});
+        PromptRequest {
+            answer_format: Some(crate::AnswerFormat { name: "Colour".into(), schema }),
+            ..prompt()
+        }
+    }
+
+    const SCHEMA: &str = concat!(
+        r#"{"type":"object","properties":{"colour":{"type":"string","enum":["red","blue"]}},"#,
+        r#""required":["colour"],"additionalProperties":false}"#
+    );
+
+    #[test]
+    fn a_typed_request_asks_for_its_schema_and_so_does_its_repair() {
+        let expected = |messages: &str| {
+            format!(
+                concat!(
+                    r#"{{"model":"smollm2","messages":[{{"role":"system","content":"{}"}},"#,
+                    r#"{{"role":"user","content":"Say hi.\n\n### X\n```\n1\n```"}}{}],"max_tokens":1024,"#,
+                    r#""temperature":0.0,"response_format":{{"type":"json_schema","json_schema":{{"name":"Colour","#,
+                    r#""strict":true,"schema":{}}}}},"stream":true,"stream_options":{{"include_usage":true}}}}"#
+                ),
+                layout::SYSTEM,
+                messages,
+                SCHEMA
+            )
+        };
+        let p = provider(None);
+        let body = String::from_utf8(p.body(&ChatRequest::from_prompt(&typed()))).unwrap();
+        assert_eq!(body, expected(""));
+        assert_eq!(p.wire(&typed()).unwrap().body.to_string(), body);
+        let repair = PromptRequest {
+            repair: Some(crate::Repair {
+                answer: "{\"colour\":\"green\"}".into(),
+                errors: "$.colour: not red or blue".into(),
+            }),
+            ..typed()
+        };
+        let body = String::from_utf8(p.body(&ChatRequest::from_prompt(&repair))).unwrap();
+        assert_eq!(
+            body,
+            expected(
+                r#",{"role":"assistant","content":"{\"colour\":\"green\"}"},{"role":"user","content":"Your answer does not fit the required JSON Schema:\n$.colour: not red or blue\nAnswer again with only the corrected JSON."}"#
+            )
+        );
+        assert_eq!(p.wire(&repair).unwrap().body.to_string(), body);
+        let both = PromptRequest { grammar: Some("root ::= \"a\"".into()), ..typed() };
+        assert!(p.wire(&both).unwrap_err().contains("not both"));
+    }
+
+    #[test]
+    fn a_schema_name_fits_openais_rule() {
+        assert_eq!(schema_name("Review"), "Review");
+        assert_eq!(schema_name("a-b_C9"), "a-b_C9");
+        assert_eq!(schema_name("Revue critiquée v2.1"), "Revue_critiqu_e_v2_1");
+        assert_eq!(schema_name(""), "answer");
+        let long = "T".repeat(70);
+        assert_eq!(schema_name(&long), "T".repeat(64));
+        assert_eq!(schema_name(&"é".repeat(70)), "_".repeat(64));
     }
 
     #[test]

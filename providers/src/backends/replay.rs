@@ -6,11 +6,20 @@
 //! n-th time the run asks the same request (counted by the machine, across
 //! resume) gets the answer recorded for the n-th time.
 //!
-//! A miss is a failure naming the nearest recorded entry (on the same source
-//! line if there is one, else the one with the fewest differences) and the
-//! fields of the request that differ, or, when the request was recorded but
-//! fewer times, how many. A replayed answer counts one API_CALLS and its
+//! A miss is a failure naming the nearest recorded entry (the one with the
+//! fewest differences, an array item missing or added counting one, among
+//! those of the same source line if there are some) and the fields of the
+//! request that differ, or, when the request was recorded but fewer times,
+//! how many. A replayed answer counts one API_CALLS and its
 //! recorded tokens; the retries the recording needed are not replayed.
+//!
+//! A typed PROMPT_AGENT (SPEC §12) needs nothing more: its answer format is
+//! part of the body the recorded provider would send, so a plan whose type
+//! changed (another schema) misses, naming the schema's fields that differ;
+//! its repair request, whose body holds the invalid answer and the errors,
+//! is an entry of its own, on the same step and line, replayed when the run
+//! asks the same repair (the recorded invalid answer, replayed, gets the
+//! same errors).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -81,8 +90,9 @@ impl Replay {
                 "the cassette `{path}` has no entries: record one with --record FILE and a live provider"
             );
         };
+        let what = if request.repair.is_some() { "the repair request" } else { "the request" };
         let where_ =
-            format!("the request of line {} ({provider} {})", request.line, shown_endpoint(&wire.endpoint));
+            format!("{what} of line {} ({provider} {})", request.line, shown_endpoint(&wire.endpoint));
         // Recorded, but fewer times than the run asks it.
         for (provider, _, key) in asked {
             let recorded = self.cassette.entries.iter().filter(|e| e.key == *key).count();
@@ -121,7 +131,15 @@ impl Replay {
         let nearest = candidates
             .into_iter()
             .enumerate()
-            .map(|(n, e)| (differences(e).len(), n, e))
+            .map(|(n, e)| {
+                // Items missing or added weigh one each: a repair request is
+                // nearer the recorded repair than the request it repairs.
+                let gap = asked
+                    .iter()
+                    .find(|(p, _, _)| *p == e.provider)
+                    .map_or(0, |(_, wire, _)| length_gap(&e.request, &wire.body));
+                (differences(e).len() + gap, n, e)
+            })
             .min_by_key(|(count, n, _)| (*count, *n))
             .map(|(_, _, e)| e);
         let Some(entry) = nearest else {
@@ -226,12 +244,22 @@ fn diff(recorded: &Value, now: &Value, path: &mut String, out: &mut Vec<String>)
                 path.truncate(len);
             }
         }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+        // Item by item, then the count if it differs (a repair request has
+        // two messages more than the request it repairs).
+        (Value::Array(a), Value::Array(b)) => {
             for (n, (x, y)) in a.iter().zip(b).enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{n}]"));
                 diff(x, y, path, out);
                 path.truncate(len);
+            }
+            if a.len() != b.len() {
+                out.push(format!(
+                    "{} (recorded {}, now {})",
+                    field(path),
+                    plural(a.len() as u64, "item"),
+                    b.len()
+                ));
             }
         }
         // A long text (a message) from where it differs.
@@ -242,6 +270,20 @@ fn diff(recorded: &Value, now: &Value, path: &mut String, out: &mut Vec<String>)
             out.push(format!("{} (recorded {}, now {})", field(path), shorten(a), shorten(b)))
         }
         _ => {}
+    }
+}
+
+/// How many array items one of `a` and `b` has that the other lacks, at
+/// the same places.
+fn length_gap(a: &Value, b: &Value) -> usize {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.iter().filter_map(|(k, x)| b.get(k).map(|y| length_gap(x, y))).sum()
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len().abs_diff(b.len()) + a.iter().zip(b).map(|(x, y)| length_gap(x, y)).sum::<usize>()
+        }
+        _ => 0,
     }
 }
 
@@ -369,6 +411,72 @@ mod tests {
         assert!(e.contains("of line 3"), "{e}");
         let expected = r#"messages[1].content (from character 31: recorded …"he sky at noon on a clear day, in one word.", now …"he sky at dusk on a clear day, in one word.")"#;
         assert!(e.contains(expected), "{e}");
+    }
+
+    fn typed(schema: Value, repair: Option<&str>) -> PromptRequest {
+        PromptRequest {
+            answer_format: Some(crate::AnswerFormat { name: "Colour".into(), schema }),
+            repair: repair
+                .map(|answer| crate::Repair { answer: answer.into(), errors: "$: not JSON".into() }),
+            ..request("Name a colour.", 5)
+        }
+    }
+
+    #[test]
+    fn a_typed_prompt_and_its_repair_are_entries_of_their_own_and_another_schema_misses() {
+        let settings = openai("m", 0.0);
+        let live = crate::build(&settings).unwrap();
+        let file = tempfile_path::Path::new();
+        let mut recorder = Recorder::new(file.0.clone(), Cassette::default());
+        let schema = serde_json::json!({"type": "string", "enum": ["red", "blue"]});
+        let answered = |text: &str| PromptResponse {
+            text: text.into(),
+            tokens: 5,
+            estimated: false,
+            requests: 1,
+            finish_reason: Some("stop".into()),
+        };
+        // The repair keeps the step, the line and (its body being another) occurrence 0.
+        for (request, text) in
+            [(typed(schema.clone(), None), "crimson"), (typed(schema.clone(), Some("crimson")), "\"red\"")]
+        {
+            recorder.record(live.name(), live.wire(&request).unwrap(), &request, &answered(text));
+        }
+        let entries = &recorder.cassette.entries;
+        assert_eq!(entries.len(), 2);
+        assert_ne!(entries[0].key, entries[1].key);
+        assert_eq!((entries[1].occurrence, entries[1].line, entries[1].step.as_str()), (0, 5, "Ask"));
+        std::fs::write(&file.0, recorder.cassette.to_bytes()).unwrap();
+
+        let mut answers = replay(&settings, &file);
+        let mut ask = |request: &PromptRequest| {
+            answers.complete(request, &mut |_| {}).map(|r| r.text).map_err(|e| e.message)
+        };
+        assert_eq!(ask(&typed(schema.clone(), None)).unwrap(), "crimson");
+        assert_eq!(ask(&typed(schema.clone(), Some("crimson"))).unwrap(), "\"red\"");
+        // The same query with another schema: a miss, the schema named.
+        let other = serde_json::json!({"type": "string", "enum": ["red", "green"]});
+        let e = ask(&typed(other.clone(), None)).unwrap_err();
+        assert!(e.contains("has no answer for the request of line 5"), "{e}");
+        assert!(
+            e.contains(r#"response_format.json_schema.schema.enum[1] (recorded "blue", now "green")"#),
+            "{e}"
+        );
+        // Untyped: the format is absent.
+        let e = ask(&request("Name a colour.", 5)).unwrap_err();
+        assert!(e.contains("response_format (recorded {\"type\":\"json_schema\""), "{e}");
+        assert!(e.contains("now absent)"), "{e}");
+        // A repair of another answer: the nearest is the recorded repair.
+        let e = ask(&typed(schema.clone(), Some("scarlet"))).unwrap_err();
+        assert!(e.contains("has no answer for the repair request of line 5"), "{e}");
+        assert!(e.contains(r#"messages[2].content (recorded "crimson", now "scarlet")"#), "{e}");
+
+        // A repair whose first request was recorded alone: two messages more.
+        let mut only_first = recorder.cassette.clone();
+        only_first.entries.truncate(1);
+        std::fs::write(&file.0, only_first.to_bytes()).unwrap();
+        let e = replay(&settings, &file).complete(&typed(schema, Some("crimson")), &mut |_| {}).unwrap_err();
+        assert!(e.message.contains("messages (recorded 2 items, now 4)"), "{}", e.message);
     }
 
     #[test]

@@ -81,6 +81,8 @@ impl Machine {
             occurrence,
             step: self.step_path(program),
             line: program.line(self.pc - 1),
+            answer_format: None,
+            repair: None,
         };
         let result = host.prompt(&request);
         let duration_ms = host.now_ms().saturating_sub(started);
