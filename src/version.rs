@@ -11,7 +11,7 @@ pub struct Version {
 }
 
 /// The language version this toolchain implements.
-pub const LANGUAGE_VERSION: Version = Version { major: 1, minor: 0, patch: 0 };
+pub const LANGUAGE_VERSION: Version = Version { major: 1, minor: 1, patch: 0 };
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -110,13 +110,19 @@ mod tests {
     }
 
     #[test]
-    fn comparisons_against_1_0_0() {
+    fn comparisons_against_1_1_0() {
+        assert_eq!(LANGUAGE_VERSION, v(1, 1, 0));
         assert!(req(">=", v(1, 0, 0)).matches(LANGUAGE_VERSION));
-        assert!(!req(">", v(1, 0, 0)).matches(LANGUAGE_VERSION));
-        assert!(req("==", v(1, 0, 0)).matches(LANGUAGE_VERSION));
-        assert!(req("<=", v(1, 0, 0)).matches(LANGUAGE_VERSION));
-        assert!(!req("<", v(1, 0, 0)).matches(LANGUAGE_VERSION));
-        assert!(!req(">=", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(req(">=", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(req(">", v(1, 0, 0)).matches(LANGUAGE_VERSION));
+        assert!(!req(">", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(req("==", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(!req("==", v(1, 0, 0)).matches(LANGUAGE_VERSION));
+        assert!(req("<=", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(!req("<=", v(1, 0, 0)).matches(LANGUAGE_VERSION));
+        assert!(!req("<", v(1, 1, 0)).matches(LANGUAGE_VERSION));
+        assert!(req("^", v(1, 0, 0)).matches(LANGUAGE_VERSION));
+        assert!(!req(">=", v(1, 2, 0)).matches(LANGUAGE_VERSION));
     }
 
     #[test]

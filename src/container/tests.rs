@@ -232,7 +232,7 @@ fn versions_and_flags() {
     let mut bytes = encode(&tiny());
     bytes[10..12].copy_from_slice(&2u16.to_le_bytes());
     let e = decode(&bytes).unwrap_err();
-    assert_eq!(e.to_string(), "compiled for TissLang 2.0.0, but this VM implements TissLang 1.0.0");
+    assert_eq!(e.to_string(), "compiled for TissLang 2.0.0, but this VM implements TissLang 1.1.0");
 
     let mut bytes = encode(&tiny());
     bytes[16] = 0x80;

@@ -17,6 +17,7 @@ mod names;
 mod structure;
 mod symbols;
 pub(crate) mod types;
+mod version_gate;
 mod walk;
 
 #[cfg(test)]
@@ -39,6 +40,7 @@ pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
     let order = calls::check(&syms, &mut cx);
     walk::check(plan, &syms, &var_types, &mut cx);
     flow::check(plan, &syms, &order, &mut cx);
+    version_gate::check(plan, &mut cx);
 }
 
 /// Each variable with its type (`None` where no binding has a type that

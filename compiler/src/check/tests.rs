@@ -191,12 +191,13 @@ fn duplicate_define() {
 
 #[test]
 fn version_not_satisfied() {
-    let src = "#TISS_VERSION >= 1.1\nTASK \"t\"\n";
+    let src = "#TISS_VERSION >= 1.2\nTASK \"t\"\n";
     assert_eq!(diags(src), vec![d("E0011", 1, 1, &[])]);
-    assert!(messages(src)[0].contains("implements 1.0.0"));
+    assert!(messages(src)[0].contains("implements 1.1.0"));
     assert_eq!(diags("#TISS_VERSION < 1.0\nTASK \"t\"\n").len(), 1);
+    assert_eq!(diags("#TISS_VERSION == 1.0.0\nTASK \"t\"\n").len(), 1);
     assert_eq!(diags("#TISS_VERSION ^1.0\nTASK \"t\"\n"), vec![]);
-    assert_eq!(diags("#TISS_VERSION == 1.0.0\nTASK \"t\"\n"), vec![]);
+    assert_eq!(diags("#TISS_VERSION == 1.1.0\nTASK \"t\"\n"), vec![]);
 }
 
 // ---- names -------------------------------------------------------------------

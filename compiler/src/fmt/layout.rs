@@ -5,8 +5,11 @@
 //! [`Kw::ITEM_STARTS`] or [`Kw::STATEMENT_STARTS`], or `OPTION`, that is not
 //! a field after `.` and not the `IF` of `ELSE IF`), after `{`, at `}`, and
 //! after a pragma or a heredoc. `ELSE` and `CATCH` stay on the line of the `}`
-//! before them, and an empty block stays `{}`.
+//! before them, and an empty block stays `{}`. Inside a type, lines break
+//! only where [`Types`] says (around the fields of a record too long for
+//! one line).
 
+use super::types::Types;
 use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// One output line: tokens `first..=last`, at an indentation depth.
@@ -19,16 +22,16 @@ pub struct Line {
 
 /// The lines of a token stream (without its `Eof`). `empty_block(i)` says
 /// whether the `}` at `i` may join the `{` before it (no comment between).
-pub fn lines(tokens: &[Token], empty_block: impl Fn(usize) -> bool) -> Vec<Line> {
+pub fn lines(tokens: &[Token], empty_block: impl Fn(usize) -> bool, types: &Types) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     let mut depth = 0usize;
     for (i, token) in tokens.iter().enumerate() {
         let starts_line = match i.checked_sub(1).map(|p| tokens[p].kind) {
             None => true,
-            Some(prev) => {
+            Some(prev) => types.breaks_before(tokens, i).unwrap_or_else(|| {
                 breaks_between(prev, token.kind, depth)
                     && !(prev == TokenKind::LBrace && token.kind == TokenKind::RBrace && empty_block(i))
-            }
+            }),
         };
         if token.kind == TokenKind::RBrace {
             depth = depth.saturating_sub(1);
@@ -64,6 +67,6 @@ fn breaks_between(prev: TokenKind, next: TokenKind, depth: usize) -> bool {
 pub fn joined(prev: TokenKind, next: TokenKind) -> bool {
     use TokenKind as T;
     matches!(prev, T::LParen | T::Dot)
-        || matches!(next, T::Comma | T::RParen | T::Dot)
+        || matches!(next, T::Comma | T::RParen | T::Dot | T::Colon | T::Question)
         || (prev == T::LBrace && next == T::RBrace)
 }

@@ -14,6 +14,7 @@ mod comments;
 mod layout;
 mod printer;
 pub mod same_meaning;
+mod types;
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
@@ -44,8 +45,9 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
         fault(stray.offset, "text between tokens that is neither blank nor a comment".into())
     })?;
     let code_tokens = &lexed.tokens[..lexed.tokens.len() - 1];
-    let lines = layout::lines(code_tokens, |i| gaps[i].comments().next().is_none());
-    let (text, mut printed) = printer::Printer::new(source, &lexed.tokens, &gaps).print(&lines);
+    let mut types = types::Types::new(&plan, code_tokens, &gaps);
+    let lines = types.lay_out(source, code_tokens, |i| gaps[i].comments().next().is_none());
+    let (text, mut printed) = printer::Printer::new(source, &lexed.tokens, &gaps, &types).print(&lines);
 
     // Every comment exactly once.
     let mut expected: Vec<usize> = gaps.iter().flat_map(|gap| gap.comments().map(|c| c.start)).collect();

@@ -7,15 +7,16 @@
 //! comment between two tokens of one line (a statement written over several
 //! lines) moves to its own line before that line (one that starts like a
 //! pragma, `#TISS`, to the end of the line instead). Blank lines: one between
-//! top-level items (adjacent `SET_BUDGET`s keep the source's choice), none
+//! top-level items (adjacent `SET_BUDGET`s, and adjacent `TYPE`s, keep the source's choice), none
 //! after `{` or before `}`, and elsewhere at most one where the source had
 //! any.
 
 use super::comments::{Comment, Gap, GapLine, heredoc_parts};
 use super::layout::{Line, joined};
+use super::types::Types;
 use crate::syntax::token::{Kw, Token, TokenKind};
 
-const INDENT: &str = "    ";
+pub(super) const INDENT: &str = "    ";
 
 /// The lexer reads a line starting with `#TISS`, in any case, as a pragma.
 fn reads_as_pragma(comment: &str) -> bool {
@@ -27,19 +28,25 @@ pub struct Printer<'a> {
     /// The plan's tokens, `Eof` last.
     tokens: &'a [Token],
     gaps: &'a [Gap<'a>],
+    /// The commas a type's layout drops or adds.
+    types: &'a Types,
     out: String,
     /// Where each printed comment starts, in printing order.
     printed: Vec<usize>,
+    /// The keyword of the last top-level item printed.
+    last_item: Option<Kw>,
 }
 
 impl<'a> Printer<'a> {
-    pub fn new(src: &'a str, tokens: &'a [Token], gaps: &'a [Gap<'a>]) -> Printer<'a> {
+    pub fn new(src: &'a str, tokens: &'a [Token], gaps: &'a [Gap<'a>], types: &'a Types) -> Printer<'a> {
         Printer {
             src,
             tokens,
             gaps,
+            types,
             out: String::with_capacity(src.len() + src.len() / 8),
             printed: Vec::new(),
+            last_item: None,
         }
     }
 
@@ -48,6 +55,9 @@ impl<'a> Printer<'a> {
         let mut prev: Option<Line> = None;
         for &line in lines {
             self.before(prev, Some(line), &self.gaps[line.first]);
+            if let Some(kw) = self.item_keyword(line) {
+                self.last_item = Some(kw);
+            }
             let indent = self.comment_depth(line);
             let ends_in_heredoc = matches!(self.tokens[line.last].kind, TokenKind::Heredoc(_));
             let mut at_end = Vec::new();
@@ -93,11 +103,14 @@ impl<'a> Printer<'a> {
         if closes && lines.last() == Some(&GapLine::Blank) {
             lines.pop();
         }
-        let keep_leading = match (prev, next) {
+        let item = next.and_then(|n| self.item_keyword(n));
+        let keep_leading = match (prev, item) {
             (None, _) => false,
             (Some(p), _) if self.tokens[p.last].kind == TokenKind::LBrace => false,
-            (Some(p), Some(n)) if self.is_item(n) => {
-                !(self.is_budget(p) && self.is_budget(n)) || self.had_leading_blank(gap)
+            // Adjacent SET_BUDGETs, and adjacent TYPEs, keep the source's choice.
+            (Some(_), Some(kw)) => {
+                !(matches!(kw, Kw::SET_BUDGET | Kw::TYPE) && self.last_item == Some(kw))
+                    || self.had_leading_blank(gap)
             }
             _ => self.had_leading_blank(gap),
         };
@@ -118,13 +131,12 @@ impl<'a> Printer<'a> {
         gap.lines.first() == Some(&GapLine::Blank)
     }
 
-    fn is_item(&self, line: Line) -> bool {
-        line.depth == 0
-            && matches!(self.tokens[line.first].kind, TokenKind::Kw(kw) if Kw::ITEM_STARTS.contains(&kw))
-    }
-
-    fn is_budget(&self, line: Line) -> bool {
-        line.depth == 0 && self.tokens[line.first].kind == TokenKind::Kw(Kw::SET_BUDGET)
+    /// The keyword of the top-level item a line starts, if it starts one.
+    fn item_keyword(&self, line: Line) -> Option<Kw> {
+        match self.tokens[line.first].kind {
+            TokenKind::Kw(kw) if line.depth == 0 && Kw::ITEM_STARTS.contains(&kw) => Some(kw),
+            _ => None,
+        }
     }
 
     /// Comments before a `}` belong to the block it closes.
@@ -152,11 +164,16 @@ impl<'a> Printer<'a> {
     /// The tokens of one line, without its line end.
     fn line(&mut self, line: Line) {
         self.indent(line.depth);
+        let mut prev: Option<TokenKind> = None;
         for i in line.first..=line.last {
+            if self.types.dropped(self.tokens, i) {
+                continue;
+            }
             let token = self.tokens[i];
-            if i > line.first && !joined(self.tokens[i - 1].kind, token.kind) {
+            if prev.is_some_and(|p| !joined(p, token.kind)) {
                 self.out.push(' ');
             }
+            prev = Some(token.kind);
             match token.kind {
                 TokenKind::Heredoc(_) => {
                     let parts = heredoc_parts(self.src, token);
@@ -174,6 +191,9 @@ impl<'a> Printer<'a> {
                 }
                 // Strings and numbers exactly as written.
                 _ => self.out.push_str(&self.src[token.span.range()]),
+            }
+            if self.types.comma_after(self.tokens, i) {
+                self.out.push(',');
             }
         }
     }

@@ -263,7 +263,7 @@ fn help_and_version() {
     let o = tissc(dir.path(), &["--version"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).starts_with(concat!("tissc ", env!("CARGO_PKG_VERSION"))), "{}", stdout(&o));
-    assert!(stdout(&o).contains("TissLang 1.0.0"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("TissLang 1.1.0"), "{}", stdout(&o));
 }
 
 #[test]

@@ -157,3 +157,45 @@ fn a_comment_inside_a_statement_moves_above_it_unless_it_would_read_as_a_pragma(
         "TASK \"t\"\n\nSTEP \"s\" {\n    # one\n    ASSERT TRUE AND TRUE OR FALSE #TISS! x=y # two\n}\n"
     );
 }
+
+#[test]
+fn a_type_stays_on_its_line_when_it_fits_and_breaks_its_records_when_not() {
+    let out = formatted(
+        "types",
+        "TASK \"t\"\nTYPE A={a:INT,b?:LIST OF STRING,}\nTYPE B = { first_field_name: STRING, second_field_name: LIST OF STRING, third_field_name: INT, x: INT }\n",
+    );
+    assert_eq!(
+        out,
+        "TASK \"t\"\n\nTYPE A = { a: INT, b?: LIST OF STRING }\nTYPE B = {\n    first_field_name: STRING,\n    \
+         second_field_name: LIST OF STRING,\n    third_field_name: INT,\n    x: INT,\n}\n"
+    );
+    // Exactly 100 columns fit; 101 do not.
+    let fits = format!("TASK \"t\"\n\nTYPE C = {{ a: \"{}\" }}\n", "x".repeat(100 - 18));
+    assert_eq!(fits.lines().nth(2).unwrap().chars().count(), 100);
+    assert_eq!(formatted("fits", &fits), fits);
+    let too_long = format!("TASK \"t\"\n\nTYPE C = {{ a: \"{}\" }}\n", "x".repeat(101 - 18));
+    assert_eq!(
+        formatted("too long", &too_long),
+        format!("TASK \"t\"\n\nTYPE C = {{\n    a: \"{}\",\n}}\n", "x".repeat(83))
+    );
+}
+
+#[test]
+fn a_typed_prompt_keeps_its_type_on_its_line_and_a_comment_keeps_its_field() {
+    let out = formatted(
+        "typed prompt",
+        "TASK \"t\"\nSTEP \"s\" {\nPROMPT_AGENT \"q\"   INTO r AS\n  LIST   OF {ok:BOOL}\nPROMPT_AGENT \"q\" INTO v AS { a: INT, # why\n b: \"x\"|\"y\" }\nIF v.a EXISTS { }\n}\n",
+    );
+    assert_eq!(
+        out,
+        "TASK \"t\"\n\nSTEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS LIST OF { ok: BOOL }\n    \
+         PROMPT_AGENT \"q\" INTO v AS {\n        a: INT, # why\n        b: \"x\" | \"y\",\n    }\n    \
+         IF v.a EXISTS {}\n}\n"
+    );
+}
+
+#[test]
+fn adjacent_types_keep_the_blank_lines_of_the_source() {
+    let src = "TASK \"t\"\n\nTYPE A = INT\nTYPE B = BOOL\n\nTYPE C = STRING\n\nSTEP \"s\" {}\n";
+    assert_eq!(formatted("adjacent", src), src);
+}

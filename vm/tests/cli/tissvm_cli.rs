@@ -149,7 +149,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
 
     let o = tissvm(dir.path(), &["--version"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).contains("TissLang 1.0.0"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("TissLang 1.1.0"), "{}", stdout(&o));
 
     for args in [&[][..], &["run", "x.tbc"][..], &["disasm"][..], &["disasm", "a", "b"][..]] {
         let o = tissvm(dir.path(), args);
