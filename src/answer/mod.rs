@@ -7,12 +7,16 @@
 //! Both sides use it: the compiler builds shapes and their schemas, the VM
 //! validates answers and prints them.
 
+pub mod render;
 pub mod schema;
 pub mod shape;
+pub mod validate;
 pub mod value;
 
+pub use render::{to_json, to_text, write_json};
 pub use schema::{schema, schema_text};
 pub use shape::{Shape, ShapeField, Shapes};
+pub use validate::{Invalid, parse};
 pub use value::AnswerValue;
 
 /// The tests' shape table, SPEC §12's `Review` with a nested record:
