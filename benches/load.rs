@@ -36,6 +36,7 @@ fn synthetic(chunks: u32) -> Module {
         templates: Vec::new(),
         assertions: Vec::new(),
         prompts: Vec::new(),
+        shapes: Vec::new(),
         choices: Vec::new(),
         estimates: Vec::new(),
         bound: CostBound::ZERO,

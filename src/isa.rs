@@ -138,6 +138,15 @@ pub enum Want {
     Ordered,
     /// A record that has the field `FIELD` names.
     Record,
+    /// A typed answer that is a record (`MEMBER`, `HAS_MEMBER`).
+    AnswerRecord,
+    /// A typed answer that is a list.
+    AnswerList,
+    /// A value of the type of the elements of the list taken just before it.
+    Element,
+    /// What can be printed into text: a single value, or a typed answer
+    /// (as JSON; inside a RUN, a list as one word per element).
+    Printable,
     /// The type of the value taken just before it (the two sides of a comparison).
     Like,
     /// The declared type of the instruction's variable (`STORE`'s slot).
@@ -157,6 +166,10 @@ impl Want {
             Want::Scalar => "a single value (string, integer, duration or boolean)",
             Want::Ordered => "an integer or a duration",
             Want::Record => "a record",
+            Want::AnswerRecord => "a typed record",
+            Want::AnswerList => "a typed list",
+            Want::Element => "a value of the list's element type",
+            Want::Printable => "a single value or a typed answer",
             Want::Like => "a value of the same type as the other side",
             Want::SlotType => "a value of the variable's declared type",
             Want::Any => "a value",
@@ -175,7 +188,10 @@ impl Want {
             Want::Scalar => ty.is_scalar(),
             Want::Ordered => matches!(ty, T::Int | T::Duration),
             Want::Record => ty.is_record(),
-            Want::Like | Want::SlotType | Want::Any => true,
+            // Which shape, record or list, is the verifier's to check.
+            Want::AnswerRecord | Want::AnswerList => matches!(ty, T::Answer(_)),
+            Want::Printable => ty.is_scalar() || matches!(ty, T::Answer(_)),
+            Want::Like | Want::SlotType | Want::Element | Want::Any => true,
         }
     }
 }
@@ -230,7 +246,8 @@ const ORDERING: Takes =
     Takes::List(&[arg(Want::Ordered, "the left side"), arg(Want::Like, "the right side")]);
 const PATH: Takes = Takes::List(&[arg(Want::Str, "the path")]);
 const MESSAGE: Takes = Takes::List(&[arg(Want::Str, "the message")]);
-const PATH_CONTENT: Takes = Takes::List(&[arg(Want::Str, "the path"), arg(Want::Scalar, "the content")]);
+const PATH_CONTENT: Takes = Takes::List(&[arg(Want::Str, "the path"), arg(Want::Printable, "the content")]);
+const ANSWER_RECORD: Takes = Takes::List(&[arg(Want::AnswerRecord, "the typed record")]);
 
 /// RUN's values: the command [, the `IN` dir] [, the timeout] (see `run_flags`).
 fn run_args(flags: u8) -> Takes {
@@ -265,6 +282,8 @@ pub enum Gives {
     Slot(u32),
     /// Field `field` (a `Field` number) of the record taken.
     Field(u8),
+    /// Field `index` of the typed record taken: its shape's stack type.
+    Member(u32),
 }
 
 macro_rules! isa {
@@ -369,11 +388,20 @@ isa! {
     /// Pop a record, push its field `field` (a `Field` number).
     0x07 Field { field: u8 } "FIELD" takes Takes::List(const { &[arg(Want::Record, "the record")] }), gives Gives::Field(field), Plain;
     /// Pop `holes` values, push the string of template `template` with them inserted.
-    0x08 Interp { template: u32, holes: u32 } "INTERP" takes Takes::Repeat(arg(Want::Scalar, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
-    /// As `INTERP`, but every inserted value is shell-quoted as one word (RUN strings).
-    0x09 InterpShell { template: u32, holes: u32 } "INTERP_SHELL" takes Takes::Repeat(arg(Want::Scalar, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
+    0x08 Interp { template: u32, holes: u32 } "INTERP" takes Takes::Repeat(arg(Want::Printable, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
+    /// As `INTERP`, but every inserted value is shell-quoted as one word (RUN
+    /// strings), and a typed list as one word per element.
+    0x09 InterpShell { template: u32, holes: u32 } "INTERP_SHELL" takes Takes::Repeat(arg(Want::Printable, "a value to insert"), holes), gives Gives::Value(ValueType::Str), Plain;
     /// Push the record of static estimate `estimate` (ESTIMATE_COST), logging it.
     0x0A Estimate { estimate: u32 } "ESTIMATE" takes NOTHING, gives Gives::Value(ValueType::Estimate), Plain;
+    /// Pop a typed record; push its field `index` (present: `HAS_MEMBER` came first).
+    0x0B Member { index: u32 } "MEMBER" takes ANSWER_RECORD, gives Gives::Member(index), Plain;
+    /// Pop a typed record; push whether its optional field `index` is present.
+    0x0C HasMember { index: u32 } "HAS_MEMBER" takes ANSWER_RECORD, gives Gives::Value(ValueType::Bool), Plain;
+    /// Pop a value, then a typed list; push whether an element equals the value.
+    0x0D ListContains {} "LIST_CONTAINS" takes Takes::List(const { &[arg(Want::AnswerList, "the list"), arg(Want::Element, "the value to find")] }), gives Gives::Value(ValueType::Bool), Plain;
+    /// Pop a typed list; push whether it has no elements.
+    0x0E ListIsEmpty {} "LIST_IS_EMPTY" takes Takes::List(const { &[arg(Want::AnswerList, "the list")] }), gives Gives::Value(ValueType::Bool), Plain;
 
     // ---- tests -------------------------------------------------------------------
     0x10 Eq {} "EQ" takes EQUALITY, gives Gives::Value(ValueType::Bool), Plain;
@@ -435,7 +463,7 @@ isa! {
     0x35 Delete { recursive: u8 } "DELETE" takes PATH, gives Gives::Nothing, Plain;
     0x36 Log {} "LOG" takes MESSAGE, gives Gives::Nothing, Plain;
     /// Pop a value; set environment variable `name` (a string index) for later RUNs.
-    0x37 Env { name: u32 } "ENV" takes Takes::List(const { &[arg(Want::Scalar, "the value")] }), gives Gives::Nothing, Plain;
+    0x37 Env { name: u32 } "ENV" takes Takes::List(const { &[arg(Want::Printable, "the value")] }), gives Gives::Nothing, Plain;
     /// Pop the query; ask the model as prompt `prompt` describes (context, INTO slot).
     0x38 Prompt { prompt: u32 } "PROMPT" takes Takes::List(const { &[arg(Want::Str, "the query")] }), gives Gives::Nothing, Prompt;
     /// Pop a message; wait for a human to continue.

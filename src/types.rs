@@ -61,9 +61,11 @@ impl ValueType {
             ValueType::Estimate => ValueType::Cost.field(field).is_some() || field.is_min(),
             ValueType::Error => matches!(field, Kind | Message | Step | Line),
             ValueType::Review => matches!(field, Approved | Comment),
-            ValueType::Str | ValueType::Int | ValueType::Duration | ValueType::Bool | ValueType::Answer(_) => {
-                false
-            }
+            ValueType::Str
+            | ValueType::Int
+            | ValueType::Duration
+            | ValueType::Bool
+            | ValueType::Answer(_) => false,
         };
         has.then(|| field.value_type())
     }

@@ -19,6 +19,8 @@
 //!   source text (with its `${...}`, which the minimum leaves out). The
 //!   context variables are those named by `WITH`, or without `WITH` every
 //!   variable bound by a READ that is not inside ESTIMATE_COST, plus `LAST_RUN`.
+//! - A typed prompt (`INTO x AS T`) may send one repair request: `[1, 2]`
+//!   `API_CALLS` and twice the token maximum ([`add_repair`]).
 //! - Paths merge by [`CostBound::either`]; a TRY's handler is entered with
 //!   [`handler_entry`].
 
@@ -50,6 +52,15 @@ pub fn add_instruction(acc: &mut CostBound, instr: &Instr) {
         CostClass::Run => acc.add(Dim::RunCount, 1),
         CostClass::Prompt => acc.add(Dim::ApiCalls, 1),
     }
+}
+
+/// What a typed PROMPT_AGENT (SPEC §12) may add for its one repair
+/// request: up to one more `API_CALLS` and up to the prompt's token maximum
+/// again (`max_tokens`), none of it certain — `[1, 2]` calls in all, and
+/// twice the untyped token bound.
+pub fn add_repair(acc: &mut CostBound, max_tokens: u64) {
+    acc.add_range(Dim::ApiCalls, 0, 1);
+    acc.add_range(Dim::TokenCount, 0, max_tokens);
 }
 
 /// The default `[min, max]` execution time of a RUN, in milliseconds: up to

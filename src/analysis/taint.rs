@@ -22,9 +22,10 @@
 //! instruction order, on any path, even after a clean value replaced it;
 //! every instruction that can fail inside a TRY counts as failing.
 
+use crate::answer::shape::{Shape, holds_text};
 use crate::isa::{Instr, run_flags};
 use crate::module::{Constant, Module, NONE};
-use crate::types::Field;
+use crate::types::{Field, ValueType};
 
 /// Past this many instructions walked, CALLs are no longer expanded (a task
 /// called from many places, calling others that are, would repeat
@@ -97,6 +98,9 @@ fn join(into: &mut Sources, from: &[Source]) {
 struct Sym {
     sources: Sources,
     text: Option<String>,
+    /// A typed answer's shape (a list or record), to know which of its
+    /// fields hold text.
+    shape: Option<u32>,
 }
 
 struct Walker<'m> {
@@ -189,11 +193,15 @@ impl Walker<'_> {
                         Some(Constant::Str(s)) => Some(module.string(*s).unwrap_or("").to_string()),
                         _ => None,
                     };
-                    self.stack.push(Sym { sources: Vec::new(), text });
+                    self.stack.push(Sym { sources: Vec::new(), text, shape: None });
                 }
                 Instr::Load { slot } => {
                     let sources = self.slots.get(slot as usize).cloned().unwrap_or_default();
-                    self.stack.push(Sym { sources, text: None });
+                    let shape = match module.slots.get(slot as usize).map(|s| s.ty) {
+                        Some(ValueType::Answer(shape)) => Some(shape),
+                        _ => None,
+                    };
+                    self.stack.push(Sym { sources, text: None, shape });
                 }
                 Instr::Store { slot } => {
                     let value = self.pop();
@@ -201,7 +209,9 @@ impl Walker<'_> {
                         join(cell, &value.sources);
                     }
                 }
-                Instr::LastRun {} => self.stack.push(Sym { sources: self.last_run.clone(), text: None }),
+                Instr::LastRun {} => {
+                    self.stack.push(Sym { sources: self.last_run.clone(), text: None, shape: None })
+                }
                 Instr::Field { field } => {
                     let record = self.pop();
                     let text = matches!(
@@ -209,14 +219,14 @@ impl Walker<'_> {
                         Some(Field::Stdout | Field::Stderr | Field::Command | Field::Message)
                     );
                     let sources = if text { record.sources } else { Vec::new() };
-                    self.stack.push(Sym { sources, text: None });
+                    self.stack.push(Sym { sources, text: None, shape: None });
                 }
                 Instr::Interp { holes, .. } | Instr::InterpShell { holes, .. } => {
                     let mut sources = Vec::new();
                     for _ in 0..holes {
                         join(&mut sources, &self.pop().sources);
                     }
-                    self.stack.push(Sym { sources, text: None });
+                    self.stack.push(Sym { sources, text: None, shape: None });
                 }
                 Instr::Read { slot } => {
                     let path = self.pop();
@@ -232,10 +242,28 @@ impl Walker<'_> {
                 }
                 Instr::Prompt { prompt } => {
                     self.pop();
-                    let into = module.prompts.get(prompt as usize).map_or(NONE, |p| p.into);
-                    if let Some(cell) = self.slots.get_mut(into as usize) {
+                    let info = module.prompts.get(prompt as usize);
+                    let into = info.map_or(NONE, |p| p.into);
+                    // A typed answer without a STRING in it carries no free
+                    // text: validated integers, booleans and enum literals
+                    // are clean (SPEC §8, §12).
+                    let text =
+                        info.and_then(|p| p.answer).is_none_or(|a| holds_text(&module.shapes, a.shape));
+                    if text && let Some(cell) = self.slots.get_mut(into as usize) {
                         join(cell, &[Source { kind: SourceKind::Prompt, line }]);
                     }
+                }
+                Instr::Member { index } => {
+                    let record = self.pop();
+                    let field = match record.shape.and_then(|s| module.shapes.get(s as usize)) {
+                        Some(Shape::Record(fields)) => fields.get(index as usize).map(|f| f.shape),
+                        _ => None,
+                    };
+                    // A field without a STRING in it is clean; one whose
+                    // shape is unknown (a module the verifier refuses) is not.
+                    let text = field.is_none_or(|f| holds_text(&module.shapes, f));
+                    let sources = if text { record.sources } else { Vec::new() };
+                    self.stack.push(Sym { sources, text: None, shape: field });
                 }
                 Instr::Write {} | Instr::Append {} => {
                     let content = self.pop();

@@ -14,16 +14,25 @@ use crate::types::ValueType;
 /// One shape. `N` is how a name is held: a string index in the module, the
 /// text itself once resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound(deserialize = "N: Deserialize<'de>"))]
 pub enum Shape<N = u32> {
     Str,
     Int,
     Bool,
     /// One of these literals (at least one, each once).
-    Enum(Vec<N>),
+    Enum(#[serde(deserialize_with = "bounded::literals")] Vec<N>),
     /// A list of values of the shape at this index.
     List(u32),
     /// Named fields in declared order (names unique).
-    Record(Vec<ShapeField<N>>),
+    Record(#[serde(deserialize_with = "bounded::fields")] Vec<ShapeField<N>>),
+}
+
+/// Decoding claims each list's memory before allocating it (`codec/decode_budget.rs`).
+mod bounded {
+    crate::bounded_vecs! {
+        literals: "literals of an enum shape",
+        fields: "fields of a record shape",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -59,6 +68,19 @@ impl<N> Shape<N> {
     }
 }
 
+/// Whether a value of shape `index` in `table` can hold free text (a
+/// `STRING` somewhere inside); an index out of range is taken to (the
+/// verifier refuses such a module, and text is the safe guess).
+pub fn holds_text<N>(table: &[Shape<N>], index: u32) -> bool {
+    match table.get(index as usize) {
+        None | Some(Shape::Str) => true,
+        Some(Shape::Int | Shape::Bool | Shape::Enum(_)) => false,
+        // Children lie below their parent: the recursion ends.
+        Some(Shape::List(e)) => *e >= index || holds_text(table, *e),
+        Some(Shape::Record(fields)) => fields.iter().any(|f| f.shape >= index || holds_text(table, f.shape)),
+    }
+}
+
 /// A module's shape table with its names resolved to text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Shapes {
@@ -82,7 +104,9 @@ impl Shapes {
         string: impl Fn(u32) -> Option<&'a str>,
     ) -> Result<Shapes, String> {
         let name = |i: usize, n: u32| {
-            string(n).map(Box::from).ok_or_else(|| format!("shape {i} names string {n}, which does not exist"))
+            string(n)
+                .map(Box::from)
+                .ok_or_else(|| format!("shape {i} names string {n}, which does not exist"))
         };
         let mut shapes = Vec::with_capacity(table.len());
         for (i, shape) in table.iter().enumerate() {
@@ -103,7 +127,9 @@ impl Shapes {
                 Shape::Record(fields) => Shape::Record(
                     fields
                         .iter()
-                        .map(|f| Ok(ShapeField { name: name(i, f.name)?, optional: f.optional, shape: f.shape }))
+                        .map(|f| {
+                            Ok(ShapeField { name: name(i, f.name)?, optional: f.optional, shape: f.shape })
+                        })
                         .collect::<Result<_, String>>()?,
                 ),
             });
@@ -134,12 +160,7 @@ impl Shapes {
     /// Whether a value of shape `index` can hold free text (a `STRING`
     /// somewhere inside): such values are tainted, others are clean (SPEC §8).
     pub fn holds_text(&self, index: u32) -> bool {
-        match self.at(index) {
-            Shape::Str => true,
-            Shape::Int | Shape::Bool | Shape::Enum(_) => false,
-            Shape::List(e) => self.holds_text(*e),
-            Shape::Record(fields) => fields.iter().any(|f| self.holds_text(f.shape)),
-        }
+        holds_text(&self.shapes, index)
     }
 
     /// The type as written in TissLang, for messages and the debugger:
@@ -156,7 +177,9 @@ impl Shapes {
             Shape::Record(fields) => {
                 let fields: Vec<String> = fields
                     .iter()
-                    .map(|f| format!("{}{}: {}", f.name, if f.optional { "?" } else { "" }, self.describe(f.shape)))
+                    .map(|f| {
+                        format!("{}{}: {}", f.name, if f.optional { "?" } else { "" }, self.describe(f.shape))
+                    })
                     .collect();
                 format!("{{ {} }}", fields.join(", "))
             }

@@ -116,7 +116,8 @@ fn sample() -> Module {
                 path: PathRef { root: PathRootRef::LastRun, fields: vec![Field::ExitCode as u8] },
             }],
         }],
-        prompts: vec![PromptInfo { context: vec![0], default_context: false, into: NONE }],
+        prompts: vec![PromptInfo { context: vec![0], default_context: false, into: NONE, answer: None }],
+        shapes: Vec::new(),
         choices: vec![Choice {
             prompt: 14,
             options: vec![ChoiceOption { label: 15, target: 19 }, ChoiceOption { label: 16, target: 20 }],
@@ -291,7 +292,7 @@ fn bad_indices_never_panic() {
             path: PathRef { root: PathRootRef::Slot(big), fields: vec![99] },
         }],
     });
-    m.prompts.push(PromptInfo { context: vec![big], default_context: true, into: big });
+    m.prompts.push(PromptInfo { context: vec![big], default_context: true, into: big, answer: None });
     m.choices.push(Choice { prompt: big, options: vec![ChoiceOption { label: big, target: big }] });
     m.manifest.commands[0].text = big;
     m.manifest.commands[0].dir = big;
@@ -330,6 +331,7 @@ fn bad_indices_never_panic() {
         templates: vec![],
         assertions: vec![],
         prompts: vec![],
+        shapes: Vec::new(),
         choices: vec![],
         estimates: vec![],
         bound: CostBound::ZERO,

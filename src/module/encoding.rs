@@ -16,6 +16,7 @@ pub(super) mod bounded {
         templates: "templates",
         assertions: "assertions",
         prompts: "prompts",
+        shapes: "answer shapes",
         choices: "choices",
         estimates: "cost estimates",
         template_parts: "template parts",

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::answer::Shape;
 use crate::cost::bound::CostBound;
 use crate::isa::Instr;
 use crate::types::ValueType;
@@ -68,6 +69,10 @@ pub struct Module {
     pub assertions: Vec<Assertion>,
     #[serde(deserialize_with = "bounded::prompts")]
     pub prompts: Vec<PromptInfo>,
+    /// The shapes of typed answers (`INTO x AS T`), each referring only to
+    /// shapes before it.
+    #[serde(deserialize_with = "bounded::shapes")]
+    pub shapes: Vec<Shape>,
     #[serde(deserialize_with = "bounded::choices")]
     pub choices: Vec<Choice>,
     /// The static bounds bound by `ESTIMATE_COST` blocks.
@@ -208,6 +213,19 @@ pub struct PromptInfo {
     /// Slot receiving the answer (`INTO`), or `NONE`.
     #[serde(with = "opt_index")]
     pub into: u32,
+    /// `INTO x AS T`: what the answer must be (TissLang 1.1).
+    pub answer: Option<PromptAnswer>,
+}
+
+/// A typed prompt's answer: its shape, and what the providers are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptAnswer {
+    /// Index in `Module::shapes`.
+    pub shape: u32,
+    /// String index of the schema's name (the TYPE's name, or `answer`).
+    pub name: u32,
+    /// String index of the shape's JSON Schema, derived once by the compiler.
+    pub schema: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,6 +23,7 @@ pub enum Table {
     Steps,
     Tasks,
     ManifestPrompts,
+    Shapes,
 }
 
 impl Table {
@@ -40,6 +41,7 @@ impl Table {
             Table::Steps => "steps",
             Table::Tasks => "tasks",
             Table::ManifestPrompts => "manifest.prompts",
+            Table::Shapes => "shapes",
         }
     }
 }
@@ -162,6 +164,15 @@ pub enum VerifyError {
     BackwardJump { site: Site, what: &'static str, target: u32 },
     /// Tasks call each other in a cycle: frames would grow without bound.
     CallCycle { task: u32 },
+    /// The shape table is malformed (a forward reference, a name twice, ...).
+    BadShape { reason: String },
+    /// A typed answer on the stack whose shape is a leaf (leaves are plain values).
+    LeafAnswer { site: Site, shape: u32 },
+    /// A typed answer of the wrong shape for the instruction (`MEMBER` of a
+    /// list, `LIST_CONTAINS` of a record, a record inserted into a RUN).
+    WrongShape { pc: u32, mnemonic: &'static str, what: &'static str, expected: &'static str, shape: u32 },
+    /// `MEMBER` or `HAS_MEMBER` of a field the record shape does not have.
+    NoSuchMember { pc: u32, mnemonic: &'static str, index: u32, shape: u32 },
 }
 
 impl fmt::Display for VerifyError {
@@ -336,6 +347,16 @@ impl fmt::Display for VerifyError {
                 f,
                 "{site}: {what} {target} goes backwards; plans have no loops, so every transfer must go forward"
             ),
+            VerifyError::BadShape { reason } => write!(f, "shapes: {reason}"),
+            VerifyError::LeafAnswer { site, shape } => {
+                write!(f, "{site}: shape {shape} is a plain value, not a list or record")
+            }
+            VerifyError::WrongShape { pc, mnemonic, what, expected, shape } => {
+                write!(f, "pc {pc} ({mnemonic}): {what} must be {expected}, but its shape {shape} is not")
+            }
+            VerifyError::NoSuchMember { pc, mnemonic, index, shape } => {
+                write!(f, "pc {pc} ({mnemonic}): the record of shape {shape} has no field {index}")
+            }
             VerifyError::CallCycle { task } => {
                 write!(
                     f,

@@ -25,6 +25,7 @@
 //! definite-assignment pass, `bindings.rs`, walks), and the calls each unit
 //! makes (`calls.rs`).
 
+use crate::answer::Shape;
 use crate::isa::{Gives, Instr, Want};
 use crate::module::{Constant, Module, NONE};
 use crate::types::{Field, ValueType};
@@ -243,6 +244,7 @@ impl Interpreter<'_> {
         // instruction wants; `Like` is checked once the value below is seen.
         let mut below = state.stack;
         let mut above: Option<ValueType> = None;
+        let mut element: Option<ValueType> = None;
         for k in (0..pops).rev() {
             let found = self.flow.types.top(below);
             below = self.flow.types.pop(below);
@@ -252,6 +254,7 @@ impl Interpreter<'_> {
             let arg = takes.get(k);
             match arg.want {
                 Want::Like => above = Some(found),
+                Want::Element => element = Some(found),
                 Want::SlotType => self.stored(pc, instr, found)?,
                 want if !want.accepts(found) => {
                     return Err(VerifyError::WrongType {
@@ -261,6 +264,31 @@ impl Interpreter<'_> {
                         expected: want,
                         found,
                     });
+                }
+                Want::AnswerRecord => {
+                    let index = match instr {
+                        Instr::Member { index } | Instr::HasMember { index } => index,
+                        _ => u32::MAX,
+                    };
+                    self.member(pc, mnemonic(), arg.what, found, index)?;
+                }
+                Want::AnswerList => {
+                    let items = self.list_items(pc, mnemonic(), arg.what, found)?;
+                    if let Some(needle) = element.take().filter(|&needle| needle != items) {
+                        return Err(VerifyError::NotAlike {
+                            pc,
+                            mnemonic: mnemonic(),
+                            left: items,
+                            right: needle,
+                        });
+                    }
+                }
+                // Inside a RUN a list becomes one word per element: only a
+                // list of plain values can.
+                Want::Printable if matches!(instr, Instr::InterpShell { .. }) => {
+                    if let ValueType::Answer(_) = found {
+                        self.list_items(pc, mnemonic(), arg.what, found)?;
+                    }
                 }
                 _ => {}
             }
@@ -277,6 +305,11 @@ impl Interpreter<'_> {
             }),
             Gives::Slot(slot) => Some(self.m.slots[slot as usize].ty),
             // FIELD takes one value: the record on top.
+            Gives::Member(index) => {
+                let record = self.flow.types.top(state.stack);
+                let field = self.member(pc, mnemonic(), "the typed record", record, index)?;
+                Some(self.m.shapes[field as usize].value_type(field))
+            }
             Gives::Field(field) => {
                 let record = self.flow.types.top(state.stack);
                 match Field::from_u8(field).and_then(|f| record.field(f)) {
@@ -366,6 +399,49 @@ impl Interpreter<'_> {
     }
 
     /// STORE's value must be of its variable's declared type.
+    /// The shape of field `index` of `found`, which must be a typed record that has it.
+    fn member(
+        &self,
+        pc: u32,
+        mnemonic: &'static str,
+        what: &'static str,
+        found: ValueType,
+        index: u32,
+    ) -> Result<u32> {
+        let ValueType::Answer(shape) = found else {
+            return Err(VerifyError::WrongType { pc, mnemonic, what, expected: Want::AnswerRecord, found });
+        };
+        match &self.m.shapes[shape as usize] {
+            Shape::Record(fields) => match fields.get(index as usize) {
+                Some(field) => Ok(field.shape),
+                None => Err(VerifyError::NoSuchMember { pc, mnemonic, index, shape }),
+            },
+            _ => Err(VerifyError::WrongShape { pc, mnemonic, what, expected: "a record", shape }),
+        }
+    }
+
+    /// The stack type of the elements of `found`, which must be a typed list
+    /// of plain values (strings, integers, booleans, enum literals).
+    fn list_items(
+        &self,
+        pc: u32,
+        mnemonic: &'static str,
+        what: &'static str,
+        found: ValueType,
+    ) -> Result<ValueType> {
+        let ValueType::Answer(shape) = found else {
+            return Err(VerifyError::WrongType { pc, mnemonic, what, expected: Want::AnswerList, found });
+        };
+        let expected = "a list of plain values";
+        match self.m.shapes[shape as usize] {
+            Shape::List(items) => match self.m.shapes[items as usize].value_type(items) {
+                ValueType::Answer(_) => Err(VerifyError::WrongShape { pc, mnemonic, what, expected, shape }),
+                ty => Ok(ty),
+            },
+            _ => Err(VerifyError::WrongShape { pc, mnemonic, what, expected, shape }),
+        }
+    }
+
     fn stored(&self, pc: u32, instr: Instr, found: ValueType) -> Result {
         let Instr::Store { slot } = instr else { return Ok(()) };
         let declared = self.m.slots[slot as usize];

@@ -82,6 +82,9 @@ impl Checker<'_> {
                 Instr::Env { name } => self.string(site, "name string", name)?,
                 Instr::Prompt { prompt } => self.index(site, "prompt", prompt, Table::Prompts)?,
                 Instr::SetBudget { dim } => self.dim(site, dim)?,
+                // Checked against the record's shape by the flow pass.
+                Instr::Member { .. } | Instr::HasMember { .. } => {}
+                Instr::ListContains {} | Instr::ListIsEmpty {} => {}
                 Instr::Pop {}
                 | Instr::LastRun {}
                 | Instr::Cost {}

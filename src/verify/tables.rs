@@ -4,6 +4,7 @@
 //! code, the line table is sorted, and a variable that a table fills (a
 //! caught error, a prompt's answer) is declared with that type.
 
+use crate::answer::{Shape, Shapes};
 use crate::cost::Dim;
 use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
 use crate::types::{Field, ValueType};
@@ -32,6 +33,7 @@ impl Checker<'_> {
             Table::Steps => self.m.steps.len(),
             Table::Tasks => self.m.tasks.len(),
             Table::ManifestPrompts => self.m.manifest.prompts.len(),
+            Table::Shapes => self.m.shapes.len(),
         };
         if (index as usize) < len {
             Ok(())
@@ -82,6 +84,16 @@ impl Checker<'_> {
         }
     }
 
+    /// A shape index that a typed answer on the stack may have: in range,
+    /// and a list or a record (a leaf is a plain value).
+    pub(super) fn composite(&self, site: Site, shape: u32) -> Result {
+        self.index(site, "answer shape", shape, Table::Shapes)?;
+        match self.m.shapes[shape as usize] {
+            Shape::List(_) | Shape::Record(_) => Ok(()),
+            _ => Err(VerifyError::LeafAnswer { site, shape }),
+        }
+    }
+
     /// A variable (in range, or `NONE`) that receives a value of type
     /// `receives` must be declared with it.
     pub(super) fn slot_receives(&self, site: Site, slot: u32, receives: ValueType) -> Result {
@@ -112,8 +124,15 @@ impl Checker<'_> {
                 self.string(entry("constants", i), "string", s)?;
             }
         }
+        // Shapes first: slots and prompts refer to them.
+        if let Err(reason) = Shapes::resolve(&m.shapes, |n| m.string(n)) {
+            return Err(VerifyError::BadShape { reason });
+        }
         for (i, slot) in m.slots.iter().enumerate() {
             self.string(entry("slots", i), "name string", slot.name)?;
+            if let ValueType::Answer(shape) = slot.ty {
+                self.composite(entry("slots", i), shape)?;
+            }
         }
         let mut previous = None;
         for (i, line) in m.lines.iter().enumerate() {
@@ -206,7 +225,16 @@ impl Checker<'_> {
                 }
             }
             self.optional(entry("prompts", i), "INTO slot", p.into, Table::Slots)?;
-            self.slot_receives(entry("prompts", i), p.into, ValueType::Str)?;
+            let answer = match p.answer {
+                None => ValueType::Str,
+                Some(a) => {
+                    self.index(entry("prompts", i), "answer shape", a.shape, Table::Shapes)?;
+                    self.string(entry("prompts", i), "schema name string", a.name)?;
+                    self.string(entry("prompts", i), "schema string", a.schema)?;
+                    m.shapes[a.shape as usize].value_type(a.shape)
+                }
+            };
+            self.slot_receives(entry("prompts", i), p.into, answer)?;
         }
         for (i, c) in m.choices.iter().enumerate() {
             self.optional(entry("choices", i), "prompt string", c.prompt, Table::Strings)?;

@@ -8,6 +8,7 @@
 //! so it costs the size of that summary. Output order never depends on
 //! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
+pub(crate) mod answers;
 mod calls;
 mod dialect;
 mod flow;
@@ -35,21 +36,32 @@ use crate::syntax::span::Span;
 pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
     let mut cx = Ctx::new(src, diagnostics);
     structure::check(plan, &mut cx);
-    let syms = symbols::collect(plan);
-    let var_types = types::resolve(&syms, &mut cx);
+    let answers = answers::table::collect(plan, &mut cx);
+    let syms = symbols::collect(plan, &answers);
+    let var_types = types::resolve(&syms, &answers.shapes, &mut cx);
     let order = calls::check(&syms, &mut cx);
-    walk::check(plan, &syms, &var_types, &mut cx);
+    walk::check(plan, &syms, &var_types, &answers, &mut cx);
     flow::check(plan, &syms, &order, &mut cx);
+    answers::presence::check(plan, &syms, &var_types, &answers, &mut cx);
     version_gate::check(plan, &mut cx);
 }
 
 /// Each variable with its type (`None` where no binding has a type that
 /// can be known), in the order of first binding: what the language
 /// server shows on hover and offers after `x.`.
-pub(crate) fn variable_types(plan: &Plan) -> Vec<(&str, Option<types::ty::Ty>)> {
-    let syms = symbols::collect(plan);
-    let types = types::infer(&syms);
-    syms.vars.iter().map(|var| var.name).zip(types).collect()
+pub(crate) fn variable_types(plan: &Plan) -> (Vec<(&str, Option<types::ty::Ty>)>, answers::AnswerTypes) {
+    let answers = answer_types(plan);
+    let syms = symbols::collect(plan, &answers);
+    let types = types::infer(&syms, &answers.shapes);
+    (syms.vars.iter().map(|var| var.name).zip(types).collect(), answers)
+}
+
+/// The plan's answer types, without their errors (the checks report
+/// those): for the language server and the lowering, which runs only on
+/// plans without errors.
+pub(crate) fn answer_types(plan: &Plan) -> answers::AnswerTypes {
+    let mut quiet = Vec::new();
+    answers::table::collect(plan, &mut Ctx::new("", &mut quiet))
 }
 
 /// What every check needs: the source text and the diagnostics sink.

@@ -118,7 +118,7 @@ pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
                 (*span, "DEFINE_TASK")
             }
             Item::SetBudget(budget) => (budget.span, "SET_BUDGET"),
-            // typed answers: lead (only TASK-first here; unique names are the type checks')
+            // Unique names are `answers/table.rs`'s to check.
             Item::TypeDef(def) => (def.span, "TYPE"),
         };
         if task.is_none() && before_task.is_none() {

@@ -10,6 +10,8 @@ use crate::syntax::ast::{Block, Cond, Expr, Ident, Item, Plan, Stmt, StmtKind, S
 use crate::syntax::span::Span;
 use crate::syntax::visit::{self, Binder, Visitor};
 
+use super::answers::AnswerTypes;
+use super::types::shape_ty;
 use super::types::ty::Rec;
 use super::types::ty::Ty;
 
@@ -120,7 +122,9 @@ impl<'a> Symbols<'a> {
     }
 }
 
-pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
+/// `answers`: the plan's answer types, which give a typed PROMPT_AGENT's
+/// variable its type.
+pub(crate) fn collect<'a>(plan: &'a Plan, answers: &AnswerTypes) -> Symbols<'a> {
     // Guesses that save most of the rehashing and copying on big plans; an
     // item holds at most one task.
     let capacity = plan.items.len() * 2;
@@ -132,18 +136,20 @@ pub(crate) fn collect(plan: &Plan) -> Symbols<'_> {
             task_ids: NameMap::with_capacity_and_hasher(plan.items.len(), Default::default()),
         },
         task: None,
+        answers,
     };
     visit::walk_plan(&mut c, plan);
     c.syms
 }
 
-struct Collector<'a> {
+struct Collector<'a, 't> {
     syms: Symbols<'a>,
+    answers: &'t AnswerTypes,
     /// The DEFINE_TASK being walked, if any.
     task: Option<usize>,
 }
 
-impl<'a> Collector<'a> {
+impl<'a> Collector<'a, '_> {
     fn bind(&mut self, name: &'a str, span: Span, source: BindSource<'a>) {
         let binding = Binding { span, source };
         let vars = &mut self.syms.vars;
@@ -159,7 +165,7 @@ impl<'a> Collector<'a> {
 
 /// Only bindings, CALLs and DEFINE_TASKs matter here: what statements read
 /// is not walked.
-impl<'a> Visitor<'a> for Collector<'a> {
+impl<'a> Visitor<'a> for Collector<'a, '_> {
     fn visit_item(&mut self, item: &'a Item) {
         let Item::DefineTask { name, body, .. } = item else { return visit::walk_item(self, item) };
         let index = self.syms.tasks.len() as u32;
@@ -187,7 +193,13 @@ impl<'a> Visitor<'a> for Collector<'a> {
     fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
         let source = match binder {
             Binder::Var(value) => BindSource::Expr(value),
-            Binder::Read | Binder::PromptAgent => BindSource::Fixed(Ty::Str),
+            Binder::Read => BindSource::Fixed(Ty::Str),
+            // `INTO x AS T`: T's type; an untyped answer is text.
+            Binder::PromptAgent => BindSource::Fixed(
+                self.answers
+                    .prompt(ident.span.start)
+                    .map_or(Ty::Str, |&(shape, _)| shape_ty(&self.answers.shapes, shape)),
+            ),
             Binder::Catch => BindSource::Fixed(Ty::Record(Rec::Error)),
             Binder::RequestReview => BindSource::Fixed(Ty::Record(Rec::Review)),
             Binder::EstimateCost => BindSource::Fixed(Ty::Record(Rec::Estimate)),

@@ -7,7 +7,10 @@ use crate::syntax::ast::{Cond, CondKind, Content, Expr, ExprKind, FileTest, Iden
 use crate::syntax::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 use crate::syntax::visit::{self, Visitor};
 
+use tisslang::answer::Shape;
+
 use super::Ctx;
+use super::answers::{self, AnswerTypes, uses};
 use super::dialect;
 use super::literals::{self, PathUse, Regexes};
 use super::names;
@@ -18,14 +21,21 @@ use super::types::ty::Ty;
 use super::types::values;
 use super::types::{self, VarTypes};
 
-pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, types: &VarTypes, cx: &mut Ctx<'_>) {
-    let mut w = Walker { syms, types, cx, regexes: Regexes::default() };
+pub(crate) fn check(
+    plan: &Plan,
+    syms: &Symbols<'_>,
+    types: &VarTypes,
+    answers: &AnswerTypes,
+    cx: &mut Ctx<'_>,
+) {
+    let mut w = Walker { syms, types, answers, cx, regexes: Regexes::default() };
     visit::walk_plan(&mut w, plan);
 }
 
 struct Walker<'a, 'c, 's> {
     syms: &'a Symbols<'a>,
     types: &'a VarTypes,
+    answers: &'a AnswerTypes,
     cx: &'c mut Ctx<'s>,
     regexes: Regexes<'a>,
 }
@@ -57,7 +67,7 @@ impl<'a> Visitor<'a> for Walker<'a, '_, '_> {
             StmtKind::Mkdir { path } => self.path_lit(path, PathUse::Mkdir),
             StmtKind::Delete { path, .. } => self.path_lit(path, PathUse::Delete),
             StmtKind::Run { command, dir, .. } => {
-                self.strlit(command);
+                self.strlit_in(command, true);
                 if let Some(dir) = dir {
                     self.path_lit(dir, PathUse::RunIn);
                 }
@@ -124,10 +134,22 @@ impl<'a> Walker<'a, '_, '_> {
             }
             CondKind::IsEmpty { operand } => {
                 let ty = self.expr(operand);
-                values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
+                let list = answers::shape_of(self.answers, self.syms, self.types, operand)
+                    .is_some_and(|s| matches!(self.answers.shapes.get(s), Some(Shape::List(_))));
+                if !list {
+                    values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
+                }
             }
-            // typed answers: lead
-            CondKind::Exists { .. } => {}
+            CondKind::Exists { operand } => {
+                self.expr(operand);
+                let record = match &operand.kind {
+                    ExprKind::Path { path } if !path.fields.is_empty() => {
+                        answers::shape_upto(self.answers, self.syms, self.types, path, path.fields.len() - 1)
+                    }
+                    _ => None,
+                };
+                uses::exists(self.cx, self.answers, operand, record);
+            }
             CondKind::StrTest { lhs, op, rhs, .. } => {
                 // `answer CONTAINS done`: the operands are strings, so a bare
                 // word nothing binds is text without its quotes.
@@ -144,6 +166,16 @@ impl<'a> Walker<'a, '_, '_> {
                     return;
                 }
                 let lty = self.expr(lhs);
+                if *op == StrOp::Contains {
+                    let list = answers::shape_of(self.answers, self.syms, self.types, lhs);
+                    let rty = self.expr(rhs);
+                    if uses::list_contains(self.cx, self.answers, (lhs, list), (rhs, rty)) {
+                        return;
+                    }
+                    values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
+                    values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
+                    return;
+                }
                 values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
                 values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
@@ -164,6 +196,14 @@ impl<'a> Walker<'a, '_, '_> {
                     return;
                 }
                 let rty = self.expr(rhs);
+                if uses::compared(self.cx, self.answers, cond, [(lhs, lty), (rhs, rty)]) {
+                    return;
+                }
+                for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+                    if let Some(shape) = answers::shape_of(self.answers, self.syms, self.types, side) {
+                        uses::enum_literal(self.cx, self.answers, shape, other);
+                    }
+                }
                 values::compare(self.cx, cond, (lhs, lty), *op, (rhs, rty));
             }
             CondKind::Expr { expr } => {
@@ -194,16 +234,24 @@ impl<'a> Walker<'a, '_, '_> {
             PathRoot::LastRun { .. } => Ty::Record(Rec::LastRun),
             PathRoot::Cost { .. } => Ty::Record(Rec::Cost),
         };
-        types::fields_ty(self.cx, path, root)
+        types::fields_ty(self.cx, &self.answers.shapes, path, root)
     }
 
-    /// A string's interpolations: each must name a single value.
     fn strlit(&mut self, lit: &'a StrLit) {
+        self.strlit_in(lit, false);
+    }
+
+    /// A string's interpolations: each must name a single value or a typed
+    /// answer (printed as JSON; in a RUN, `run`, only a list of plain values).
+    fn strlit_in(&mut self, lit: &'a StrLit, run: bool) {
         dialect::braces_not_interpolation(self.cx, self.syms, lit);
         for part in &lit.parts {
             if let StrPart::Interp { path } = part {
                 let ty = self.path(path);
                 values::interpolated(self.cx, path, ty);
+                if run {
+                    uses::run_hole(self.cx, self.answers, path, ty);
+                }
             }
         }
     }

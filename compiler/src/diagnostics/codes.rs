@@ -75,6 +75,14 @@ codes! {
     RECORD_AS_VALUE = "E0215", "a record used where a single value is needed";
     FIELD_OF_NON_RECORD = "E0216", "field access on a value that is not a record";
     FILE_PATH_NAMES_DIRECTORY = "E0217", "a file path ends in `/`";
+    UNKNOWN_TYPE = "E0218", "a type name that no `TYPE` defines";
+    DUPLICATE_TYPE = "E0219", "`TYPE` name defined twice";
+    RECURSIVE_TYPE = "E0220", "a `TYPE` that contains itself, or nests too deeply";
+    NAME_TWICE_IN_TYPE = "E0221", "a field or enum literal given twice in one type";
+    NOT_IN_ENUM = "E0222", "an enum compared with a literal outside it";
+    OPTIONAL_NOT_ESTABLISHED = "E0223", "an optional field read where `EXISTS` is not established";
+    ANSWER_INTO_RUN = "E0224", "a record, or a list of records or lists, inserted into a `RUN`";
+    EXISTS_OF_REQUIRED = "E0225", "`EXISTS` of something that is not an optional field";
     // Tools (SPEC §9).
     FORMATTER_FAULT = "E0900", "`tissc fmt` failed its own checks (a bug in the formatter)";
     // Lint warnings (SPEC §9 `tissc lint`), in the SPEC's order.

@@ -47,7 +47,10 @@ impl Unit<'_, '_> {
             ExprKind::Int { .. } => ValueType::Int,
             ExprKind::Duration { .. } => ValueType::Duration,
             ExprKind::Bool { .. } => ValueType::Bool,
-            ExprKind::Path { path } => self.path_ref(path).1,
+            ExprKind::Path { path } => match static_type(expr, self.tables) {
+                Some(ty) if self.answer_root(path).is_some() => ty,
+                _ => self.path_ref(path).1,
+            },
         }
     }
 
@@ -72,8 +75,22 @@ impl Unit<'_, '_> {
         (PathRef { root, fields }, ty)
     }
 
-    /// Pushes a path's value; returns its type.
+    /// Pushes a path's value; returns its type. A typed answer's fields
+    /// are `MEMBER`s, the built-in records' `FIELD`s.
     pub(super) fn path(&mut self, path: &Path) -> ValueType {
+        if let Some(slot) = self.answer_root(path) {
+            self.emit(Instr::Load { slot });
+            let mut ty = self.tables.slot_type(slot);
+            for f in &path.fields {
+                let ValueType::Answer(shape) = ty else { break };
+                // The checker guarantees the field exists on this record.
+                let Some((index, field)) = self.tables.answers.shapes.field(shape, &f.name) else { break };
+                let field_shape = field.shape;
+                self.emit(Instr::Member { index: index as u32 });
+                ty = self.tables.shape_type(field_shape);
+            }
+            return ty;
+        }
         let (path_ref, ty) = self.path_ref(path);
         match path_ref.root {
             PathRootRef::Slot(slot) => self.emit(Instr::Load { slot }),
@@ -84,6 +101,30 @@ impl Unit<'_, '_> {
             self.emit(Instr::Field { field });
         }
         ty
+    }
+
+    /// The slot of a path's root when it holds a typed list or record.
+    fn answer_root(&self, path: &Path) -> Option<u32> {
+        let PathRoot::Var { ident } = &path.root else { return None };
+        let slot = self.tables.existing_slot(&ident.name)?;
+        matches!(self.tables.slot_type(slot), ValueType::Answer(_)).then_some(slot)
+    }
+
+    /// `r.files EXISTS`: the record, then whether it has the field.
+    fn exists(&mut self, operand: &Expr) {
+        let ExprKind::Path { path } = &operand.kind else { return self.bool_const(false) };
+        let Some((last, init)) = path.fields.split_last() else { return self.bool_const(false) };
+        let parent =
+            Path { root: path.root.clone(), fields: init.iter().cloned().collect(), span: path.span };
+        let ty = self.path(&parent);
+        let index = match ty {
+            ValueType::Answer(shape) => {
+                self.tables.answers.shapes.field(shape, &last.name).map(|(i, _)| i as u32)
+            }
+            _ => None,
+        };
+        // The checker guarantees a typed record with that optional field.
+        self.emit(Instr::HasMember { index: index.unwrap_or(u32::MAX) });
     }
 
     /// Pushes a string literal: a constant, or its holes then `INTERP`
@@ -149,13 +190,24 @@ impl Unit<'_, '_> {
                 };
             }
             CondKind::IsEmpty { operand } => {
-                self.expr(operand);
-                self.emit(Instr::IsEmpty {});
+                let ty = self.expr(operand);
+                self.emit(if matches!(ty, ValueType::Answer(_)) {
+                    Instr::ListIsEmpty {}
+                } else {
+                    Instr::IsEmpty {}
+                });
             }
-            // typed answers: lead (a placeholder: FALSE)
-            CondKind::Exists { .. } => self.bool_const(false),
+            CondKind::Exists { operand } => self.exists(operand),
             CondKind::StrTest { lhs, negated, op, rhs } => {
-                self.expr(lhs);
+                let lty = self.expr(lhs);
+                if let (ValueType::Answer(_), StrOp::Contains) = (lty, op) {
+                    self.expr(rhs);
+                    self.emit(Instr::ListContains {});
+                    if *negated {
+                        self.emit(Instr::Not {});
+                    }
+                    return;
+                }
                 let literal_regex = match (&rhs.kind, op) {
                     (ExprKind::Str { value }, StrOp::Matches) => value.as_literal(),
                     _ => None,
@@ -233,6 +285,17 @@ impl Unit<'_, '_> {
     pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
             if let ExprKind::Path { path } = &expr.kind {
+                // A typed answer is observed whole (its JSON), by its name.
+                if let (Some(slot), PathRoot::Var { ident }) = (unit.answer_root(path), &path.root) {
+                    let text_index = unit.tables.source_string(ident.span);
+                    if !out.iter().any(|o| o.text == text_index) {
+                        out.push(Observed {
+                            text: text_index,
+                            path: PathRef { root: PathRootRef::Slot(slot), fields: Vec::new() },
+                        });
+                    }
+                    return;
+                }
                 let text_index = unit.tables.source_string(path.span);
                 if !out.iter().any(|o| o.text == text_index) {
                     let (path, _) = unit.path_ref(path);
@@ -249,11 +312,9 @@ impl Unit<'_, '_> {
             CondKind::Not { operand } => self.observed(operand, out),
             CondKind::File { test: FileTest::Contains { needle }, .. } => visit_expr(self, needle, out),
             CondKind::File { .. } => {}
-            CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => {
-                visit_expr(self, operand, out)
-            }
-            // typed answers: lead
-            CondKind::Exists { .. } => {}
+            CondKind::IsEmpty { operand }
+            | CondKind::Expr { expr: operand }
+            | CondKind::Exists { operand } => visit_expr(self, operand, out),
             CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
                 visit_expr(self, lhs, out);
                 visit_expr(self, rhs, out);
@@ -277,7 +338,10 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
                 PathRoot::Cost { .. } => ValueType::Cost,
             };
             for f in &path.fields {
-                if let Some(field) = Field::from_name(&f.name) {
+                if let ValueType::Answer(shape) = ty {
+                    let (_, field) = tables.answers.shapes.field(shape, &f.name)?;
+                    ty = tables.shape_type(field.shape);
+                } else if let Some(field) = Field::from_name(&f.name) {
                     ty = field.value_type();
                 }
             }

@@ -57,6 +57,7 @@ pub fn lower_owned(plan: Plan, file: &SourceFile, options: LowerOptions) -> Modu
 /// (TASK and `#TISS!`), which are interned last.
 fn lower_tasks<'f>(plan: &Plan, file: &'f SourceFile) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>) {
     let mut tables = Tables::new(file);
+    tables.answers = crate::check::answer_types(plan);
     stmt::declare_slots(plan, &mut tables);
     let tasks = task_order(plan);
     tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();
@@ -102,9 +103,12 @@ fn lower_main<I: std::borrow::Borrow<Item>>(
                 main.line(budget.span);
                 main.budget(budget);
             }
-            Item::Header { .. } | Item::Version { .. } | Item::Task { .. } | Item::DefineTask { .. } => {}
-            // typed answers: lead
-            Item::TypeDef(_) => {}
+            // A TYPE is in the shape table (`Tables::answers`), not the code.
+            Item::Header { .. }
+            | Item::Version { .. }
+            | Item::Task { .. }
+            | Item::DefineTask { .. }
+            | Item::TypeDef(_) => {}
         }
     }
     main.emit(Instr::Halt {});

@@ -24,9 +24,13 @@ pub fn add_run_time(acc: &mut CostBound, timeout_ms: Option<u64>) {
 }
 
 /// A prompt's tokens (`query` as the manifest records it).
-pub fn add_prompt_tokens(acc: &mut CostBound, query: &str, context_vars: usize) {
+/// A typed prompt (`typed`) may also send its one repair request.
+pub fn add_prompt_tokens(acc: &mut CostBound, query: &str, context_vars: usize, typed: bool) {
     let (min, max) = cost_model::prompt_tokens(query, context_vars);
     acc.add_range(Dim::TokenCount, min, max);
+    if typed {
+        cost_model::add_repair(acc, max);
+    }
 }
 
 /// The bound of a TRY: the completed body, or a failure anywhere in it

@@ -144,13 +144,18 @@ impl Unit<'_, '_> {
                     context.retain(|slot| seen.insert(*slot));
                     context
                 };
-                // typed answers: lead (`i.ty` is ignored: the answer is bound as text)
-                let into_slot = into.as_ref().map_or(NONE, |i| self.tables.slot(&i.var.name, ValueType::Str));
+                let answer = into.as_ref().and_then(|i| self.tables.prompt_answer(i.var.span.start));
+                let into_slot = into.as_ref().map_or(NONE, |i| {
+                    let ty = answer.as_ref().map_or(ValueType::Str, |a| self.tables.shape_type(a.0));
+                    self.tables.slot(&i.var.name, ty)
+                });
+                let answer = answer.map(|(shape, name)| self.tables.prompt_answer_entry(shape, &name));
                 let prompt = self.tables.prompts.len() as u32;
                 self.tables.prompts.push(PromptInfo {
                     context: context.clone(),
                     default_context: with.is_empty(),
                     into: into_slot,
+                    answer,
                 });
                 self.emit(Instr::Prompt { prompt });
                 let context_vars =
@@ -161,7 +166,8 @@ impl Unit<'_, '_> {
                     Some(text) => text,
                     None => self.tables.raw_text(query),
                 };
-                path_cost::add_prompt_tokens(&mut self.acc, query_text, context_vars);
+                let typed = self.tables.prompts[prompt as usize].answer.is_some();
+                path_cost::add_prompt_tokens(&mut self.acc, query_text, context_vars, typed);
                 self.record_prompt(query, with, stmt.span);
             }
             StmtKind::Pause { message } => {
@@ -390,8 +396,9 @@ fn declare_block<'p>(
                 }
             },
             StmtKind::PromptAgent { into: Some(i), .. } => {
-                // typed answers: lead
-                tables.slot(&i.var.name, ValueType::Str);
+                let ty =
+                    tables.prompt_answer(i.var.span.start).map_or(ValueType::Str, |a| tables.shape_type(a.0));
+                tables.slot(&i.var.name, ty);
             }
             StmtKind::RequestReview { into: Some(i), .. } => {
                 tables.slot(&i.name, ValueType::Review);

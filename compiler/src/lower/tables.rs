@@ -3,17 +3,19 @@
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use lasso::{Rodeo, Spur};
+use tisslang::answer::{Shape, ShapeField};
 use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
 use tisslang::module::strings::StringTable;
 use tisslang::module::{
-    Assertion, Choice, Constant, Manifest, Module, PromptInfo, Risk, Slot, Source, StepInfo, TaskInfo,
-    Template,
+    Assertion, Choice, Constant, Manifest, Module, PromptAnswer, PromptInfo, Risk, Slot, Source, StepInfo,
+    TaskInfo, Template,
 };
 use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
 
 use super::{LowerOptions, UnitCode};
+use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
 use crate::syntax::ast::{Item, StrLit, StrPart};
 use crate::syntax::span::Span;
@@ -44,6 +46,9 @@ pub(crate) struct Tables<'f> {
     pub(crate) regexes: Vec<u32>,
     pub(crate) assertions: Vec<Assertion>,
     pub(crate) prompts: Vec<PromptInfo>,
+    /// The plan's answer types (`INTO x AS T`), as the checker resolved them:
+    /// their shapes become the module's table, in the same order.
+    pub(crate) answers: AnswerTypes,
     pub(crate) choices: Vec<Choice>,
     pub(crate) estimates: Vec<CostBound>,
     pub(crate) steps: Vec<StepInfo>,
@@ -79,6 +84,7 @@ impl<'f> Tables<'f> {
             regexes: Vec::new(),
             assertions: Vec::new(),
             prompts: Vec::new(),
+            answers: AnswerTypes::default(),
             choices: Vec::new(),
             estimates: Vec::new(),
             steps: Vec::new(),
@@ -178,6 +184,47 @@ impl<'f> Tables<'f> {
         self.slots.push(Slot { name: name_index, ty });
         self.slot_index.insert(name.to_string(), slot);
         slot
+    }
+
+    /// `INTO x AS T` where `x` starts at `at`: T's shape and schema name.
+    pub(crate) fn prompt_answer(&self, at: u32) -> Option<(u32, String)> {
+        self.answers.prompt(at).cloned()
+    }
+
+    /// The stack type of a value of shape `shape`.
+    pub(crate) fn shape_type(&self, shape: u32) -> ValueType {
+        self.answers.shapes.get(shape).map_or(ValueType::Str, |s| s.value_type(shape))
+    }
+
+    /// A typed prompt's answer entry: its JSON Schema derived here, once.
+    pub(crate) fn prompt_answer_entry(&mut self, shape: u32, name: &str) -> PromptAnswer {
+        let schema = tisslang::answer::schema::schema_text(&self.answers.shapes, shape);
+        PromptAnswer { shape, name: self.string(name), schema: self.string(&schema) }
+    }
+
+    /// The answer shapes with their names interned.
+    fn module_shapes(&mut self) -> Vec<Shape> {
+        let shapes = std::mem::take(&mut self.answers.shapes.shapes);
+        shapes
+            .iter()
+            .map(|shape| match shape {
+                Shape::Str => Shape::Str,
+                Shape::Int => Shape::Int,
+                Shape::Bool => Shape::Bool,
+                Shape::List(e) => Shape::List(*e),
+                Shape::Enum(names) => Shape::Enum(names.iter().map(|n| self.string(n)).collect()),
+                Shape::Record(fields) => Shape::Record(
+                    fields
+                        .iter()
+                        .map(|f| ShapeField {
+                            name: self.string(&f.name),
+                            optional: f.optional,
+                            shape: f.shape,
+                        })
+                        .collect(),
+                ),
+            })
+            .collect()
     }
 
     /// Declares a variable whose type is not known yet.
@@ -336,6 +383,7 @@ impl<'f> Tables<'f> {
 
         let mut manifest = std::mem::take(&mut self.manifest);
         manifest.risk = risk;
+        let shapes = self.module_shapes();
         let strings = string_table(self.strings, &self.within);
         Module {
             language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
@@ -354,6 +402,7 @@ impl<'f> Tables<'f> {
             templates: self.templates,
             assertions: self.assertions,
             prompts: self.prompts,
+            shapes,
             choices: self.choices,
             estimates: self.estimates,
             bound,

@@ -177,7 +177,7 @@ fn variables(doc: &Document, offset: usize) -> Vec<CompletionItem> {
             // Positions of the stale analysis are not this text's: its names all count.
             let in_scope = i > 0 || (o.span.end as usize) < offset || in_task(o.span.start);
             if in_scope && seen.insert(o.name.as_str()) {
-                let ty = analysis.variable_type(&o.name).map_or("", Ty::describe);
+                let ty = analysis.variable_type(&o.name).map_or(String::new(), |t| analysis.describe_type(t));
                 items.push(CompletionItem {
                     label: o.name.clone(),
                     kind: Some(CompletionItemKind::VARIABLE),
@@ -199,6 +199,26 @@ fn variables(doc: &Document, offset: usize) -> Vec<CompletionItem> {
 }
 
 fn fields(doc: &Document, root: &str) -> Vec<CompletionItem> {
+    // A typed answer's record: its own fields, with their types.
+    for analysis in analyses(doc) {
+        if let Some(Ty::Answer(shape)) = analysis.variable_type(root)
+            && let Some(tisslang::answer::Shape::Record(fields)) = analysis.answer_shapes.get(shape)
+        {
+            return fields
+                .iter()
+                .map(|f| CompletionItem {
+                    label: f.name.to_string(),
+                    kind: Some(CompletionItemKind::FIELD),
+                    detail: Some(format!(
+                        "{}{}",
+                        analysis.answer_shapes.describe(f.shape),
+                        if f.optional { " (optional: test it with EXISTS)" } else { "" }
+                    )),
+                    ..CompletionItem::default()
+                })
+                .collect();
+        }
+    }
     let rec = match Kw::from_word(root) {
         Some(Kw::LAST_RUN) => Some(Rec::LastRun),
         Some(Kw::COST) => Some(Rec::Cost),

@@ -28,6 +28,8 @@ pub(crate) struct Analysis {
     pub index: Index,
     /// Every variable with its type, in order of first binding.
     pub variables: Vec<(String, Option<Ty>)>,
+    /// The plan's answer types, for hover and completion on typed answers.
+    pub answer_shapes: tisslang::answer::Shapes,
     /// The plan lowered, for its step bounds: only for a plan without errors.
     module: OnceCell<Option<Module>>,
 }
@@ -39,15 +41,22 @@ impl Analysis {
         crate::lint::add_warnings(&mut frontend);
         let lines = LineIndex::new(&frontend.file.text);
         let index = Index::build(&frontend.plan, &frontend.file.text);
-        let variables = crate::check::variable_types(&frontend.plan)
-            .into_iter()
-            .map(|(name, ty)| (name.to_string(), ty))
-            .collect();
-        Analysis { frontend, lines, index, variables, module: OnceCell::new() }
+        let (variables, answers) = crate::check::variable_types(&frontend.plan);
+        let variables = variables.into_iter().map(|(name, ty)| (name.to_string(), ty)).collect();
+        let answer_shapes = answers.shapes;
+        Analysis { frontend, lines, index, variables, answer_shapes, module: OnceCell::new() }
     }
 
     pub(crate) fn text(&self) -> &str {
         &self.frontend.file.text
+    }
+
+    /// A type as a user reads it: a typed answer as its TissLang type.
+    pub(crate) fn describe_type(&self, ty: Ty) -> String {
+        match ty {
+            Ty::Answer(shape) => self.answer_shapes.describe(shape),
+            other => other.describe().to_string(),
+        }
     }
 
     pub(crate) fn variable_type(&self, name: &str) -> Option<Ty> {

@@ -10,6 +10,7 @@ use super::Failure;
 use super::documents::{Analysis, Documents};
 use super::index::{Occurrence, OccurrenceKind, Outline, OutlineKind};
 use super::keywords;
+use crate::check::types::ty::Ty;
 use crate::syntax::token::{Kw, TokenKind};
 
 pub(crate) fn hover(docs: &Documents, params: HoverParams) -> Result<Option<Hover>, Failure> {
@@ -20,6 +21,8 @@ pub(crate) fn hover(docs: &Documents, params: HoverParams) -> Result<Option<Hove
     };
     let text = if let Some(occurrence) = analysis.index.occurrence_at(offset) {
         Some(symbol(analysis, occurrence))
+    } else if let Some(field) = answer_field_at(analysis, offset) {
+        Some(field)
     } else if let Some(step) = step_at(&analysis.index.outline, offset) {
         Some(step_bound(analysis, step))
     } else {
@@ -40,7 +43,7 @@ fn symbol(analysis: &Analysis, of: &Occurrence) -> String {
     if of.kind.is_variable() {
         let ty = analysis
             .variable_type(&of.name)
-            .map_or("of a type not known (see its diagnostics)", |t| t.describe());
+            .map_or("of a type not known (see its diagnostics)".to_string(), |t| analysis.describe_type(t));
         let mut text = format!("`{}`: {ty}\n\nbound", of.name);
         let bindings: Vec<String> = analysis
             .index
@@ -124,6 +127,39 @@ fn describe(bound: &CostBound) -> String {
 
 /// The keyword under `offset`, if it is one in the code (not in a string,
 /// heredoc or comment: the lexer tells).
+/// A field of a typed answer at `offset` (`verdict` in `r.verdict`): its
+/// declared form and type.
+fn answer_field_at(analysis: &Analysis, offset: usize) -> Option<String> {
+    let text = analysis.text();
+    let is_part = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let start =
+        text[..offset].char_indices().rev().find(|&(_, c)| !is_part(c)).map_or(0, |(i, c)| i + c.len_utf8());
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let end = text[offset..].find(|c: char| !is_word(c)).map_or(text.len(), |i| offset + i);
+    let mut parts = text[start..end].split('.');
+    let root = parts.next()?;
+    let Some(Ty::Answer(mut shape)) = analysis.variable_type(root) else { return None };
+    let fields: Vec<&str> = parts.collect();
+    let (last, init) = fields.split_last()?;
+    for name in init {
+        shape = analysis.answer_shapes.field(shape, name)?.1.shape;
+    }
+    let (_, field) = analysis.answer_shapes.field(shape, last)?;
+    let optional = if field.optional { "?" } else { "" };
+    let path = text[start..end].to_string();
+    let mut out = format!(
+        "```tiss
+{last}{optional}: {}
+```
+a field of `{root}`'s typed answer",
+        analysis.answer_shapes.describe(field.shape)
+    );
+    if field.optional {
+        out.push_str(&format!("; optional: read it where `{path} EXISTS` holds"));
+    }
+    Some(out)
+}
+
 fn keyword_at(text: &str, offset: usize) -> Option<Kw> {
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     // The character before the word may be several bytes long.

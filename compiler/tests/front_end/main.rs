@@ -9,3 +9,4 @@ mod fmt;
 mod fmt_props;
 mod frontend_fuzz;
 mod render;
+mod typed_answers;

@@ -18,9 +18,12 @@
 //! [`ChatRequest::index`] and its last user message standing for the
 //! prompt's index and query; it takes a grammar and has no use for it.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) is answered as scripted too: the mock
-//! ignores the answer's schema (the VM validates what it answers, so a
-//! script can give an invalid answer on purpose). A repair request is just
+//! A typed PROMPT_AGENT (SPEC §12) is answered as scripted too: with a
+//! script the mock ignores the answer's schema (the VM validates what it
+//! answers, so a script can give an invalid answer on purpose); without
+//! one it answers the smallest value of the schema (the first enum literal,
+//! `0`, `false`, `"mock answer"`, an empty list, `null` for an optional
+//! field), so a typed plan runs offline as an untyped one does. A repair request is just
 //! another request: the VM gives it the next prompt place, so in a file of
 //! strings the repair's answer comes right after the invalid one
 //! (`["{\"risk\": \"high\"}", "{\"risk\": 3}"]` answers a typed prompt whose
@@ -72,9 +75,18 @@ impl MockProvider {
 
     /// The answer to the `index`-th request (`what` names it in a message),
     /// whose query is `query`.
-    fn answer(&self, index: u32, query: &str, what: &str) -> Result<String, String> {
+    fn answer(
+        &self,
+        index: u32,
+        query: &str,
+        what: &str,
+        schema: Option<&serde_json::Value>,
+    ) -> Result<String, String> {
         let Some((path, script)) = &self.script else {
-            return Ok(format!("mock answer to: {query}"));
+            return Ok(match schema {
+                Some(schema) => smallest(schema).to_string(),
+                None => format!("mock answer to: {query}"),
+            });
         };
         match script {
             Script::InOrder(answers) => answers.get(index as usize).cloned().ok_or_else(|| {
@@ -119,14 +131,17 @@ impl Provider for MockProvider {
             let chat = ChatRequest::from_prompt(request);
             chat.check_constraints().map_err(refused)?;
             let what = "the repair request, the run's prompt";
-            let text = self.answer(request.index, chat.last_user(), what).map_err(failed)?;
+            let schema = request.answer_format.as_ref().map(|f| &f.schema);
+            let text = self.answer(request.index, chat.last_user(), what, schema).map_err(failed)?;
             let added: usize = chat.messages[2..].iter().map(|m| m.content.len()).sum();
             return Ok(counted(prompt_chars + added, text));
         }
         if request.grammar.is_some() && request.answer_format.is_some() {
             ChatRequest::from_prompt(request).check_constraints().map_err(refused)?;
         }
-        let text = self.answer(request.index, &request.query, "the run's PROMPT_AGENT").map_err(failed)?;
+        let schema = request.answer_format.as_ref().map(|f| &f.schema);
+        let text =
+            self.answer(request.index, &request.query, "the run's PROMPT_AGENT", schema).map_err(failed)?;
         Ok(counted(prompt_chars, text))
     }
 
@@ -136,7 +151,8 @@ impl Provider for MockProvider {
         _: &mut dyn FnMut(&str),
     ) -> Result<PromptResponse, PromptError> {
         request.check_constraints().map_err(refused)?;
-        let text = self.answer(request.index, request.last_user(), "request").map_err(failed)?;
+        let schema = request.answer_format.as_ref().map(|f| &f.schema);
+        let text = self.answer(request.index, request.last_user(), "request", schema).map_err(failed)?;
         Ok(counted(request.messages.iter().map(|m| m.content.len()).sum(), text))
     }
 
@@ -151,6 +167,31 @@ impl Provider for MockProvider {
             body["answer_format"] = serde_json::json!({"name": format.name, "schema": format.schema});
         }
         Ok(Wire { endpoint: String::new(), body })
+    }
+}
+
+/// The smallest value a schema of the VM's (`tisslang::answer::schema`)
+/// admits. Its depth is the schema's, which the compiler bounds.
+fn smallest(schema: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if schema.get("anyOf").is_some() {
+        return Value::Null;
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => Value::from(0),
+        Some("boolean") => Value::Bool(false),
+        Some("array") => Value::Array(Vec::new()),
+        Some("object") => Value::Object(
+            schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|props| props.iter().map(|(k, v)| (k.clone(), smallest(v))).collect())
+                .unwrap_or_default(),
+        ),
+        _ => Value::from("mock answer"),
     }
 }
 
@@ -300,6 +341,33 @@ mod tests {
     }
 
     #[test]
+    fn without_answers_a_typed_prompt_gets_the_smallest_valid_answer() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "verdict": {"type": "string", "enum": ["approve", "reject"]},
+                "reasons": {"type": "array", "items": {"type": "string"}},
+                "risk": {"type": "integer"},
+                "ok": {"type": "boolean"},
+                "note": {"type": "string"},
+                "files": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+            },
+            "required": ["verdict", "reasons", "risk", "ok", "note", "files"],
+            "additionalProperties": false,
+        });
+        let request = PromptRequest {
+            query: "review".into(),
+            answer_format: Some(crate::AnswerFormat { name: "Review".into(), schema }),
+            ..Default::default()
+        };
+        let answer = MockProvider::default().complete(&request, &mut |_| {}).unwrap().text;
+        assert_eq!(
+            answer,
+            r#"{"verdict":"approve","reasons":[],"risk":0,"ok":false,"note":"mock answer","files":null}"#
+        );
+    }
+
+    #[test]
     fn strings_answer_prompts_in_order_and_run_out_in_words() {
         let mut mock = scripted(r#"["one", "two"]"#);
         assert_eq!(ask(&mut mock, "q", 0).unwrap(), "one");
@@ -359,12 +427,9 @@ mod tests {
         assert_eq!(answered.tokens, (sent as u64).div_ceil(4) + 3);
         let e = text(&mut mock, &typed(2, Some(("x", "y")))).unwrap_err();
         assert!(e.contains("has 2 answers and this is the repair request, the run's prompt number 3"), "{e}");
-        // Unscripted, a repair is answered by its message.
+        // Unscripted, a repair gets the schema's smallest value, as the prompt does.
         let plain = text(&mut MockProvider::default(), &repair).unwrap();
-        assert!(
-            plain.starts_with("mock answer to: Your answer does not fit the required JSON Schema:"),
-            "{plain}"
-        );
+        assert_eq!(plain, text(&mut MockProvider::default(), &typed(0, None)).unwrap());
     }
 
     #[test]

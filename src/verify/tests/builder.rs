@@ -37,6 +37,7 @@ impl Builder {
                 templates: Vec::new(),
                 assertions: Vec::new(),
                 prompts: Vec::new(),
+                shapes: Vec::new(),
                 choices: Vec::new(),
                 estimates: Vec::new(),
                 bound: CostBound::ZERO,
@@ -196,8 +197,13 @@ pub(crate) fn sample() -> Module {
         ],
     });
     b.m.assertions.push(Assertion { condition, message: NONE, observed: Vec::new() });
-    b.m.prompts.push(PromptInfo { context: vec![v_content, v_name], default_context: false, into: v_answer });
-    b.m.prompts.push(PromptInfo { context: Vec::new(), default_context: true, into: NONE });
+    b.m.prompts.push(PromptInfo {
+        context: vec![v_content, v_name],
+        default_context: false,
+        into: v_answer,
+        answer: None,
+    });
+    b.m.prompts.push(PromptInfo { context: Vec::new(), default_context: true, into: NONE, answer: None });
 
     // ---- main code --------------------------------------------------------
     b.emit(Instr::StepEnter { step: main_step });

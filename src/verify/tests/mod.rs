@@ -442,6 +442,7 @@ fn assertion_table_entries() {
     assert!(err(&m).to_string().starts_with("templates[2].parts[1]"));
 }
 
+mod answers;
 mod bindings;
 mod types;
 
@@ -465,6 +466,11 @@ fn tables_that_would_make_a_run_copy_text_without_end_are_refused() {
     // A context naming one variable twice.
     let mut m = sample();
     assert!(!m.slots.is_empty());
-    m.prompts.push(crate::module::PromptInfo { context: vec![0, 0], default_context: false, into: NONE });
+    m.prompts.push(crate::module::PromptInfo {
+        context: vec![0, 0],
+        default_context: false,
+        into: NONE,
+        answer: None,
+    });
     assert!(matches!(err(&m), VerifyError::ContextRepeated { entry: 1, .. }), "{}", err(&m));
 }

@@ -85,7 +85,7 @@ fn a_variable_holds_its_declared_type() {
         "handlers[0]: slot 0 is declared a string, but it receives a error record here"
     );
     let mut m = code(&[Instr::Halt {}], 0);
-    m.prompts.push(PromptInfo { context: Vec::new(), default_context: true, into: 2 });
+    m.prompts.push(PromptInfo { context: Vec::new(), default_context: true, into: 2, answer: None });
     assert!(matches!(err(&m), VerifyError::SlotType { slot: 2, declared: ValueType::Review, .. }));
 }
 
@@ -118,7 +118,7 @@ fn each_instruction_takes_its_types() {
     }
     let e = err(&b.finish(1));
     assert!(
-        matches!(e, VerifyError::WrongType { expected: Want::Scalar, found: ValueType::Cost, .. }),
+        matches!(e, VerifyError::WrongType { expected: Want::Printable, found: ValueType::Cost, .. }),
         "{e}"
     );
 }

@@ -14,6 +14,8 @@ pub enum FailureKind {
     BudgetExceeded,
     SecurityViolation,
     ProviderError,
+    /// A typed answer that does not fit its type after one repair (§12).
+    InvalidAnswer,
 }
 
 impl FailureKind {
@@ -25,6 +27,7 @@ impl FailureKind {
             FailureKind::BudgetExceeded => "budget_exceeded",
             FailureKind::SecurityViolation => "security_violation",
             FailureKind::ProviderError => "provider_error",
+            FailureKind::InvalidAnswer => "invalid_answer",
         }
     }
 
@@ -36,6 +39,7 @@ impl FailureKind {
                 | FailureKind::CommandError
                 | FailureKind::ReviewRejected
                 | FailureKind::ProviderError
+                | FailureKind::InvalidAnswer
         )
     }
 
@@ -45,7 +49,8 @@ impl FailureKind {
             FailureKind::AssertionFailed
             | FailureKind::CommandError
             | FailureKind::ReviewRejected
-            | FailureKind::ProviderError => 1,
+            | FailureKind::ProviderError
+            | FailureKind::InvalidAnswer => 1,
             FailureKind::BudgetExceeded => 4,
             FailureKind::SecurityViolation => 5,
         }

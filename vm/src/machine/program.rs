@@ -6,6 +6,8 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 
 use regex::Regex;
+use tiss_providers::AnswerFormat;
+use tisslang::answer::Shapes;
 use tisslang::isa::Instr;
 use tisslang::module::{Constant, Module, NONE};
 
@@ -60,6 +62,10 @@ pub struct Program {
     /// Steps entered from the main code at depth 0: the plan's top-level
     /// steps (SETUP included), in order. These are the report's steps.
     pub top_level_steps: Vec<u32>,
+    /// The module's answer shapes with their names resolved (§12).
+    pub shapes: Shapes,
+    /// Each prompt's answer format (its schema parsed once), `None` untyped.
+    pub(crate) answer_formats: Vec<Option<AnswerFormat>>,
 }
 
 impl Program {
@@ -85,7 +91,31 @@ impl Program {
             })
             .collect();
         let (ops, const_strs) = predecode(&module);
-        Ok(Program { module, hash: OnceCell::new(), regexes, ops, const_strs, top_level_steps })
+        let shapes = Shapes::resolve(&module.shapes, |n| module.string(n))?;
+        let answer_formats = module
+            .prompts
+            .iter()
+            .map(|p| {
+                let Some(answer) = p.answer else { return Ok(None) };
+                let text = module.string(answer.schema).unwrap_or("");
+                let schema =
+                    serde_json::from_str(text).map_err(|e| format!("a prompt's schema is not JSON: {e}"))?;
+                Ok(Some(AnswerFormat {
+                    name: module.string(answer.name).unwrap_or("answer").to_string(),
+                    schema,
+                }))
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Program {
+            module,
+            hash: OnceCell::new(),
+            regexes,
+            ops,
+            const_strs,
+            top_level_steps,
+            shapes,
+            answer_formats,
+        })
     }
 
     /// The module's content hash (`tisslang::container::content_hash`).

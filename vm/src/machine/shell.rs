@@ -13,6 +13,10 @@ use tiss_support::shell::scan::{self, Quote};
 pub enum Piece<'a> {
     Text(&'a str),
     Value(&'a str),
+    /// A typed list's elements (SPEC §12): one quoted word each where the
+    /// hole is unquoted (none for an empty list); inside the plan's own
+    /// quotes, where words cannot be made, the elements joined by spaces.
+    Words(&'a [String]),
 }
 
 /// Joins a command's pieces, escaping each value for its quoting context.
@@ -26,6 +30,15 @@ pub fn build_command<'a>(pieces: impl IntoIterator<Item = Piece<'a>>) -> String 
                 state = scan::quote_after(text, state);
             }
             Piece::Value(value) => out.push_str(&quote::escape_for(value, state)),
+            Piece::Words(words) if state == Quote::None => {
+                for (i, word) in words.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(&quote::escape_for(word, state));
+                }
+            }
+            Piece::Words(words) => out.push_str(&quote::escape_for(&words.join(" "), state)),
         }
     }
     out

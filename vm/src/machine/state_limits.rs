@@ -156,6 +156,12 @@ pub(crate) fn shared_str<'de, D: Deserializer<'de>>(d: D) -> Result<Rc<str>, D::
     d.deserialize_str(Text)
 }
 
+/// A shared record value (a typed answer): claimed as [`boxed_record`].
+pub(crate) fn shared_record<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Rc<T>, D::Error> {
+    claim(1, size_of::<T>(), "record").map_err(D::Error::custom)?;
+    T::deserialize(d).map(Rc::new)
+}
+
 /// A record value (any boxed `T`): its box claimed before it is allocated.
 /// Generic, so this file needs nothing of `value.rs`, which decodes with it.
 pub(crate) fn boxed_record<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Box<T>, D::Error> {

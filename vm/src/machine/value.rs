@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use tisslang::answer::{AnswerValue, Shape, Shapes};
 use tisslang::cost::bound::CostBound;
 use tisslang::cost::{Dim, DimUnit, PerDim};
 use tisslang::types::Field;
@@ -57,6 +58,48 @@ pub enum Value {
     /// `Str` in every operation; only the policy's `[taint] run` tells them
     /// apart. Last, so the other variants keep their numbers on the wire.
     Tainted(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
+    /// A typed model answer that is a list or a record (SPEC §12).
+    /// Shared: LOAD copies a pointer, not the tree.
+    Answer(#[serde(deserialize_with = "crate::machine::state_limits::shared_record")] Rc<Answer>),
+}
+
+/// A validated typed answer: its tree, and its JSON text (how it prints),
+/// made once when the answer is checked or taken out of a larger one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// Its shape in the module's table: a list or a record.
+    pub shape: u32,
+    pub value: AnswerValue,
+    #[serde(deserialize_with = "crate::machine::state_limits::shared_str")]
+    pub json: Rc<str>,
+    /// The shape holds a `STRING` somewhere: the text is the model's (§8).
+    pub tainted: bool,
+}
+
+impl Answer {
+    /// The answer `value` of composite shape `shape`.
+    pub fn new(shapes: &Shapes, shape: u32, value: AnswerValue) -> Answer {
+        let mut json = String::new();
+        tisslang::answer::render::write_json(shapes, shape, &value, &mut json);
+        Answer { shape, value, json: json.into(), tainted: shapes.holds_text(shape) }
+    }
+
+    /// A value of shape `shape` on the stack: a leaf as a plain value (a
+    /// `STRING` tainted, an integer, boolean or enum literal clean), a list
+    /// or record as a typed answer. `None` where the value does not follow
+    /// the shape (only a forged snapshot could hold one).
+    pub fn stack_value(shapes: &Shapes, shape: u32, value: &AnswerValue) -> Option<Value> {
+        Some(match (shapes.get(shape)?, value) {
+            (Shape::Str, AnswerValue::Str(s)) => Value::Tainted(Rc::clone(s)),
+            (Shape::Enum(_), AnswerValue::Str(s)) => Value::Str(Rc::clone(s)),
+            (Shape::Int, AnswerValue::Int(i)) => Value::Int(*i),
+            (Shape::Bool, AnswerValue::Bool(b)) => Value::Bool(*b),
+            (Shape::List(_), AnswerValue::List(_)) | (Shape::Record(_), AnswerValue::Record(_)) => {
+                Value::Answer(Rc::new(Answer::new(shapes, shape, value.clone())))
+            }
+            _ => return None,
+        })
+    }
 }
 
 /// By hand so it inlines into the dispatch loop (LOAD copies a value on
@@ -72,6 +115,7 @@ impl Clone for Value {
             Value::Duration(d) => Value::Duration(*d),
             Value::Bool(b) => Value::Bool(*b),
             Value::Record(r) => clone_record(r),
+            Value::Answer(a) => Value::Answer(Rc::clone(a)),
         }
     }
 }
@@ -93,6 +137,7 @@ impl Value {
         match self {
             Value::Str(s) | Value::Tainted(s) => drop(s),
             Value::Record(r) => drop_record(r),
+            Value::Answer(a) => drop(a),
             Value::Int(_) | Value::Duration(_) | Value::Bool(_) => {}
         }
     }
@@ -107,6 +152,7 @@ impl Value {
             Value::Duration(ms) => format_duration(*ms),
             Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
             Value::Record(r) => format!("<{} record>", r.kind_name()),
+            Value::Answer(a) => a.json.to_string(),
         }
     }
 
@@ -120,7 +166,11 @@ impl Value {
     }
 
     pub fn is_tainted(&self) -> bool {
-        matches!(self, Value::Tainted(_))
+        match self {
+            Value::Tainted(_) => true,
+            Value::Answer(a) => a.tainted,
+            _ => false,
+        }
     }
 
     /// Equality as the plan sees it: a tainted string equals the same text.
@@ -138,6 +188,7 @@ impl Value {
             Value::Duration(_) => "duration",
             Value::Bool(_) => "boolean",
             Value::Record(_) => "record",
+            Value::Answer(_) => "typed answer",
         }
     }
 }

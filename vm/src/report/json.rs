@@ -70,7 +70,8 @@ fn cost_json(cost: &PerDim<u64>) -> Json {
 }
 
 /// A value the failure saw, with its type: integers and booleans as JSON's,
-/// a duration as its milliseconds (as every `_ms` field), `null` if unread.
+/// a duration as its milliseconds (as every `_ms` field), a typed answer as
+/// its JSON, `null` if unread.
 fn value_json(value: Option<&Value>) -> Json {
     match value {
         Some(Value::Str(s) | Value::Tainted(s)) => json!(&**s),
@@ -78,6 +79,8 @@ fn value_json(value: Option<&Value>) -> Json {
         Some(Value::Duration(ms)) => json!(ms),
         Some(Value::Bool(b)) => json!(b),
         Some(record @ Value::Record(_)) => json!(record.to_text()),
+        // A typed answer as the JSON it is (SPEC §12).
+        Some(Value::Answer(a)) => serde_json::from_str(&a.json).unwrap_or_else(|_| json!(&*a.json)),
         None => Json::Null,
     }
 }

@@ -47,18 +47,21 @@ fn run_example(name: &str) {
     let interactive = !manifest["interactions"].as_array().expect("interactions").is_empty();
 
     let ws = tempfile::tempdir().unwrap();
-    let out = tissvm(
-        &[
-            "run",
-            "--non-interactive",
-            "--output-format",
-            "json",
-            plan.to_str().unwrap(),
-            "--workdir",
-            ws.path().to_str().unwrap(),
-        ],
-        ws.path(),
-    );
+    // A typed example's scripted answers lie beside it (`triage.answers.json`).
+    let answers = plan.with_extension("answers.json");
+    let mut args = vec![
+        "run",
+        "--non-interactive",
+        "--output-format",
+        "json",
+        plan.to_str().unwrap(),
+        "--workdir",
+        ws.path().to_str().unwrap(),
+    ];
+    if answers.is_file() {
+        args.extend(["--mock-answers", answers.to_str().unwrap()]);
+    }
+    let out = tissvm(&args, ws.path());
     let report: Json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{name}: no JSON report ({e}): {}\n{}", text(&out.stdout), text(&out.stderr))
     });
@@ -129,6 +132,8 @@ examples! {
     hello => "hello.tiss",
     reviewed_release => "reviewed_release.tiss",
     subtasks => "subtasks.tiss",
+    test_selection => "test_selection.tiss",
+    triage => "triage.tiss",
 }
 
 /// A new example needs a line in `examples!` above, so it is run too.

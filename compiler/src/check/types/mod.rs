@@ -5,6 +5,7 @@ use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{ExprKind, Ident, Path, PathRoot};
 use tiss_support::suggest;
+use tisslang::answer::{Shape, Shapes};
 
 use super::Ctx;
 use super::symbols::{BindSource, Symbols};
@@ -19,12 +20,12 @@ pub(crate) type VarTypes = Vec<Option<Ty>>;
 
 /// Gives every variable the type of its first typed binding, then reports
 /// every later binding of another type (E0206).
-pub(crate) fn resolve(syms: &Symbols<'_>, cx: &mut Ctx<'_>) -> VarTypes {
-    let types = infer(syms);
+pub(crate) fn resolve(syms: &Symbols<'_>, shapes: &Shapes, cx: &mut Ctx<'_>) -> VarTypes {
+    let types = infer(syms, shapes);
     for var in &syms.vars {
         let mut first = None;
         for binding in var.bindings() {
-            let Some(bty) = binding_ty(syms, &types, &binding.source) else { continue };
+            let Some(bty) = binding_ty(syms, shapes, &types, &binding.source) else { continue };
             let Some((first_span, ty)) = first else {
                 first = Some((binding.span, bty));
                 continue;
@@ -53,7 +54,7 @@ pub(crate) fn resolve(syms: &Symbols<'_>, cx: &mut Ctx<'_>) -> VarTypes {
 
 /// The type of one binding given the variable types known so far
 /// (`None` if it depends on a variable whose type is not known).
-fn binding_ty(syms: &Symbols<'_>, types: &VarTypes, source: &BindSource<'_>) -> Option<Ty> {
+fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &BindSource<'_>) -> Option<Ty> {
     let expr = match source {
         BindSource::Fixed(ty) => return Some(*ty),
         BindSource::Expr(expr) => expr,
@@ -69,7 +70,7 @@ fn binding_ty(syms: &Symbols<'_>, types: &VarTypes, source: &BindSource<'_>) -> 
                 PathRoot::LastRun { .. } => Ty::Record(Rec::LastRun),
                 PathRoot::Cost { .. } => Ty::Record(Rec::Cost),
             };
-            path.fields.iter().try_fold(root, |ty, f| ty.record()?.field(&f.name))
+            path.fields.iter().try_fold(root, |ty, f| field_of(shapes, ty, &f.name))
         }
     }
 }
@@ -99,7 +100,7 @@ enum State {
 /// type is known. `VAR y = x` needs x first; an explicit stack (not
 /// recursion) follows such chains, so a long chain cannot overflow the stack,
 /// and a cycle (`VAR a = b` ... `VAR b = a`) just leaves the binding untyped.
-pub(crate) fn infer(syms: &Symbols<'_>) -> VarTypes {
+pub(crate) fn infer(syms: &Symbols<'_>, shapes: &Shapes) -> VarTypes {
     let n = syms.vars.len();
     let mut types: VarTypes = vec![None; n];
     let mut state = vec![State::Unvisited; n];
@@ -124,7 +125,7 @@ pub(crate) fn infer(syms: &Symbols<'_>) -> VarTypes {
                 stack.push((dep, 0));
                 continue;
             }
-            match binding_ty(syms, &types, &binding.source) {
+            match binding_ty(syms, shapes, &types, &binding.source) {
                 Some(ty) => {
                     types[var as usize] = Some(ty);
                     state[var as usize] = State::Done;
@@ -137,11 +138,62 @@ pub(crate) fn infer(syms: &Symbols<'_>) -> VarTypes {
     types
 }
 
+/// The type a value of shape `shape` has in the checker: a leaf is a
+/// string (an enum too), an integer or a boolean; a list or record stays a
+/// typed answer.
+pub(crate) fn shape_ty(shapes: &Shapes, shape: u32) -> Ty {
+    match shapes.get(shape) {
+        Some(Shape::Int) => Ty::Int,
+        Some(Shape::Bool) => Ty::Bool,
+        Some(Shape::List(_) | Shape::Record(_)) => Ty::Answer(shape),
+        Some(Shape::Str | Shape::Enum(_)) | None => Ty::Str,
+    }
+}
+
+/// The type of field `name` of a value of type `ty`, if it has one.
+fn field_of(shapes: &Shapes, ty: Ty, name: &str) -> Option<Ty> {
+    match ty {
+        Ty::Record(rec) => rec.field(name),
+        Ty::Answer(shape) => shapes.field(shape, name).map(|(_, f)| shape_ty(shapes, f.shape)),
+        _ => None,
+    }
+}
+
 /// Applies a path's fields to the type of its root, reporting the first
 /// field that does not exist (E0202) or is taken of a non-record (E0216).
-pub(crate) fn fields_ty(cx: &mut Ctx<'_>, path: &Path, root: Ty) -> Option<Ty> {
+pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: &Path, root: Ty) -> Option<Ty> {
     let mut ty = root;
     for (i, field) in path.fields.iter().enumerate() {
+        if let Ty::Answer(shape) = ty {
+            match shapes.get(shape) {
+                Some(Shape::Record(fields)) => match field_of(shapes, ty, &field.name) {
+                    Some(t) => ty = t,
+                    None => {
+                        cx.emit(unknown_answer_field(shapes, path, i, fields, field));
+                        return None;
+                    }
+                },
+                _ => {
+                    let owner = path_text(path, i);
+                    cx.emit(
+                        Diagnostic::error(
+                            codes::FIELD_OF_NON_RECORD,
+                            field.span,
+                            format!(
+                                "`{owner}` is a list ({}): it has no field `{}`",
+                                shapes.describe(shape),
+                                field.name
+                            ),
+                        )
+                        .with_note(format!(
+                            "test a list with `{owner} CONTAINS value` or `{owner} IS_EMPTY`"
+                        )),
+                    );
+                    return None;
+                }
+            }
+            continue;
+        }
         let Some(rec) = ty.record() else {
             cx.emit(non_record(path, i, ty, field));
             return None;
@@ -155,6 +207,29 @@ pub(crate) fn fields_ty(cx: &mut Ctx<'_>, path: &Path, root: Ty) -> Option<Ty> {
         }
     }
     Some(ty)
+}
+
+fn unknown_answer_field(
+    shapes: &Shapes,
+    path: &Path,
+    i: usize,
+    fields: &[tisslang::answer::ShapeField<Box<str>>],
+    field: &Ident,
+) -> Diagnostic {
+    let owner = path_text(path, i);
+    let mut d = Diagnostic::error(
+        codes::UNKNOWN_FIELD,
+        field.span,
+        format!("`{owner}` (a typed record) has no field `{}`", field.name),
+    );
+    if let Some(best) = suggest::closest(&field.name, fields.iter().map(|f| &*f.name)) {
+        d = d.with_suggestion("a field with a similar name exists", field.span, best);
+    }
+    let list: Vec<String> = fields
+        .iter()
+        .map(|f| format!("{}{}: {}", f.name, if f.optional { "?" } else { "" }, shapes.describe(f.shape)))
+        .collect();
+    d.with_note(format!("its fields are {}", list.join(", ")))
 }
 
 fn unknown_field(path: &Path, i: usize, rec: Rec, field: &Ident) -> Diagnostic {

@@ -9,6 +9,10 @@ pub(crate) enum Ty {
     Duration,
     Bool,
     Record(Rec),
+    /// A typed model answer that is a list or a record: its shape in the
+    /// plan's answer table (`check/answers`). Its leaves are `Str` (an enum
+    /// too), `Int` and `Bool`.
+    Answer(u32),
 }
 
 impl Ty {
@@ -20,6 +24,7 @@ impl Ty {
             Ty::Duration => "a duration",
             Ty::Bool => "a boolean",
             Ty::Record(rec) => rec.describe(),
+            Ty::Answer(_) => "a typed answer (a list or record)",
         }
     }
 

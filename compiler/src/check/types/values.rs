@@ -218,6 +218,7 @@ fn noun(ty: Ty) -> &'static str {
         Ty::Duration => "duration",
         Ty::Bool => "boolean",
         Ty::Record(_) => "record",
+        Ty::Answer(_) => "typed answer",
     }
 }
 

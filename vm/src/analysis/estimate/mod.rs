@@ -336,8 +336,12 @@ impl<'m> Analysis<'m> {
                 }
                 Instr::Prompt { prompt } => {
                     let (min, max) = self.prompt_tokens.get(prompt as usize).copied().unwrap_or((0, 0));
+                    let typed = m.prompts.get(prompt as usize).is_some_and(|p| p.answer.is_some());
                     if let Some(o) = &mut out {
                         o.add_range(Dim::TokenCount, min, max);
+                        if typed {
+                            cost_model::add_repair(o, max);
+                        }
                     }
                 }
                 Instr::Call { task } => {

@@ -1,6 +1,7 @@
 //! Instructions that compute a value from the stack, the constants and
 //! records, with no effect outside the machine.
 
+use tisslang::answer::AnswerValue;
 use tisslang::cost::Dim;
 use tisslang::module::{Constant, TemplatePart};
 use tisslang::types::Field;
@@ -11,7 +12,7 @@ use crate::machine::failure::FailureKind;
 use crate::machine::flow::Exec;
 use crate::machine::program::Program;
 use crate::machine::shell::{Piece, build_command};
-use crate::machine::value::{Record, Value};
+use crate::machine::value::{Answer, Record, Value};
 
 impl Machine {
     pub(in crate::machine) fn push_const(&mut self, index: u32, program: &Program) -> Result<(), Exec> {
@@ -69,7 +70,15 @@ impl Machine {
         let at =
             self.stack.len().checked_sub(holes as usize).ok_or_else(|| Exec::Trap("underflow".into()))?;
         let tainted = self.stack[at..].iter().any(Value::is_tainted);
-        let values: Vec<String> = self.stack.drain(at..).map(|v| v.to_text()).collect();
+        // Inside a RUN a typed list is its elements, one word each (§12).
+        let values: Vec<Hole> = self
+            .stack
+            .drain(at..)
+            .map(|v| match v {
+                Value::Answer(a) if shell => Hole::Words(list_words(&a)),
+                v => Hole::Text(v.to_text()),
+            })
+            .collect();
         let parts = &program
             .module
             .templates
@@ -79,14 +88,19 @@ impl Machine {
         let mut next = values.iter();
         let pieces = parts.iter().map(|part| match part {
             TemplatePart::Text(s) => Piece::Text(program.string(*s)),
-            TemplatePart::Hole => Piece::Value(next.next().map_or("", String::as_str)),
+            TemplatePart::Hole => match next.next() {
+                Some(Hole::Text(t)) => Piece::Value(t),
+                Some(Hole::Words(w)) => Piece::Words(w),
+                None => Piece::Value(""),
+            },
         });
         let out = if shell {
             build_command(pieces)
         } else {
             pieces
                 .map(|p| match p {
-                    Piece::Text(t) | Piece::Value(t) => t,
+                    Piece::Text(t) | Piece::Value(t) => t.to_string(),
+                    Piece::Words(w) => w.join(" "),
                 })
                 .collect()
         };
@@ -146,5 +160,28 @@ impl Machine {
         self.env.retain(|(n, _)| *n != name);
         self.env.push((name, value));
         Ok(())
+    }
+}
+
+/// A value to insert into a template.
+enum Hole {
+    Text(String),
+    Words(Vec<String>),
+}
+
+/// The elements of a typed list of plain values, as text (the verifier
+/// lets only such a list into a RUN).
+fn list_words(answer: &Answer) -> Vec<String> {
+    match &answer.value {
+        AnswerValue::List(items) => items
+            .iter()
+            .map(|item| match item {
+                AnswerValue::Str(s) => s.to_string(),
+                AnswerValue::Int(i) => i.to_string(),
+                AnswerValue::Bool(b) => b.to_string(),
+                AnswerValue::List(_) | AnswerValue::Record(_) => String::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }

@@ -5,12 +5,18 @@ use tisslang::cost::Dim;
 use tisslang::cost::bound::CostBound;
 use tisslang::module::NONE;
 
+use tiss_providers::Repair;
+use tisslang::answer::validate;
+
 use crate::host::{Event, Host, PromptRequest};
 use crate::machine::Machine;
 use crate::machine::failure::{BudgetStop, FailureKind};
 use crate::machine::flow::{Exec, budget};
 use crate::machine::program::Program;
-use crate::machine::value::Value;
+use crate::machine::value::{Answer, Value};
+
+/// How much of an invalid answer its failure quotes, in characters.
+const ANSWER_HEAD: usize = 200;
 
 /// A prompt's identity within a run: the first 16 bytes of the SHA-256 of its
 /// query and each context name and value, each with its length first.
@@ -54,6 +60,7 @@ impl Machine {
             context.push(("LAST_RUN.EXIT_CODE".to_string(), run.exit_code.to_string()));
         }
         let into = info.into;
+        let answer = info.answer;
         // Preflight on tokens: what is certain of the prompt as it will be
         // sent (query and context, a token per 8 bytes) must fit, and the
         // estimate with the completion allowance may not (a warning).
@@ -65,39 +72,83 @@ impl Machine {
         let mut bound = CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;
-        self.sync_time(host);
-        let calls = Dim::ApiCalls;
-        let requests_allowed = self.budgets[calls].map(|cap| cap.saturating_sub(self.meters[calls]));
-        let started = host.now_ms();
-        let index = self.prompts;
-        self.prompts = self.prompts.saturating_add(1);
         let occurrence = self.count_asked(prompt_fingerprint(&query, &context));
-        let request = PromptRequest {
+        let mut request = PromptRequest {
             query: query.clone(),
             context,
-            requests_allowed,
-            index,
-            grammar: None,
             occurrence,
             step: self.step_path(program),
             line: program.line(self.pc - 1),
-            answer_format: None,
-            repair: None,
+            answer_format: program.answer_formats.get(prompt as usize).cloned().flatten(),
+            ..Default::default()
         };
-        let result = host.prompt(&request);
+        let text = self.ask(program, host, &mut request)?;
+        let Some(answer) = answer else {
+            if into != NONE {
+                self.store(into, Value::Tainted(text.into()))?;
+            }
+            return self.check_time();
+        };
+        // A typed answer is checked whatever the provider promised; an
+        // invalid one gets one repair request, with the errors (§12).
+        let shapes = &program.shapes;
+        let value = match validate::parse(shapes, answer.shape, &text) {
+            Ok(value) => value,
+            Err(invalid) => {
+                self.charge(Dim::ApiCalls, 1, "the repair request of this typed PROMPT_AGENT")?;
+                request.repair = Some(Repair { answer: text, errors: invalid.errors.join("\n") });
+                let text = self.ask(program, host, &mut request)?;
+                validate::parse(shapes, answer.shape, &text).map_err(|invalid| {
+                    let name = program.string(answer.name);
+                    let head: String = text.chars().take(ANSWER_HEAD).collect();
+                    let more = if head.len() < text.len() { " …" } else { "" };
+                    Exec::Raise((
+                        FailureKind::InvalidAnswer,
+                        format!(
+                            "the model's answer does not fit the type `{name}` ({}), even after a repair \
+                             request: {invalid}; the answer began: {head:?}{more}",
+                            shapes.describe(answer.shape)
+                        ),
+                    ))
+                })?
+            }
+        };
+        if into != NONE {
+            let value = Answer::stack_value(shapes, answer.shape, &value)
+                .ok_or_else(|| Exec::Trap("a validated answer does not follow its shape".into()))?;
+            self.store(into, value)?;
+        }
+        self.check_time()
+    }
+
+    /// Sends `request` (its place in the run taken here) and meters it:
+    /// every request sent counts one API_CALLS, retries included (SPEC §7),
+    /// and the reported tokens count against TOKEN_COUNT. The answer's text.
+    fn ask(
+        &mut self,
+        program: &Program,
+        host: &mut dyn Host,
+        request: &mut PromptRequest,
+    ) -> Result<String, Exec> {
+        self.sync_time(host);
+        let calls = Dim::ApiCalls;
+        request.requests_allowed = self.budgets[calls].map(|cap| cap.saturating_sub(self.meters[calls]));
+        request.index = self.prompts;
+        self.prompts = self.prompts.saturating_add(1);
+        let started = host.now_ms();
+        let result = host.prompt(request);
         let duration_ms = host.now_ms().saturating_sub(started);
         self.sync_time(host);
-        // Every request sent counts, retries included (SPEC §7).
         let requests = match &result {
             Ok(r) => r.requests,
             Err(e) => e.requests,
         };
-        let spent_before = self.meters[calls];
-        self.meters[calls] = spent_before.saturating_add(requests);
+        self.meters[calls] = self.meters[calls].saturating_add(requests);
+        let query = request.query.as_str();
         let response = match result {
             Ok(r) => r,
             Err(e) => {
-                self.log(program, host, "prompt", &query, "failed", duration_ms);
+                self.log(program, host, "prompt", query, "failed", duration_ms);
                 if e.out_of_calls {
                     let cap = self.budgets[calls].unwrap_or(0);
                     let what = format!("a retry of this PROMPT_AGENT (after: {})", e.message);
@@ -121,20 +172,20 @@ impl Machine {
         if !finish.is_empty() {
             details.push(("finish_reason", finish));
         }
+        if request.repair.is_some() {
+            details.push(("repair", "true"));
+        }
         let event = Event {
             event: "prompt",
             step: self.current_step_name(program),
             depth: self.steps.len() as u32,
             line: program.line(self.pc - 1),
-            op: &query,
+            op: query,
             outcome: "ok",
             duration_ms,
             details: &details,
         };
         host.log(&event);
-        if into != NONE {
-            self.store(into, Value::Tainted(response.text.into()))?;
-        }
         // The provider's reported usage counts against TOKEN_COUNT after the fact.
         if let Some(cap) = self.budgets[Dim::TokenCount]
             && self.meters[Dim::TokenCount] > cap
@@ -142,7 +193,7 @@ impl Machine {
             let how = " (the model's reported usage)";
             return Err(budget(BudgetStop::crossed(Dim::TokenCount, cap, self.meters[Dim::TokenCount], how)));
         }
-        self.check_time()
+        Ok(response.text)
     }
 
     /// Counts one more asking of the prompt with `fingerprint`; how many

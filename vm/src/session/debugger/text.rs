@@ -55,6 +55,14 @@ pub fn show(value: &Value, limit: usize) -> String {
                 .collect();
             format!("{{{}}}", fields.join(", "))
         }
+        // A typed answer as its JSON, shortened like a string; escaped so a
+        // model cannot write to the terminal.
+        Value::Answer(a) => {
+            let json = tiss_support::terminal_text::escape_controls(&a.json);
+            let json = if json.chars().count() > limit { quote(&json, limit) } else { json.into_owned() };
+            let taint = if a.tainted { " (tainted: its strings are a model's)" } else { "" };
+            format!("{json}{taint}")
+        }
     }
 }
 

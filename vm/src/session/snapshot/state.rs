@@ -14,13 +14,14 @@
 
 use std::collections::HashSet;
 
+use tisslang::answer::Shapes;
 use tisslang::isa::Instr;
 use tisslang::module::{Module, NONE};
 use tisslang::types::ValueType;
 use tisslang::verify::{Facts, PcFacts, Unit};
 
 use crate::host::Question;
-use crate::machine::value::{Record, Value};
+use crate::machine::value::{Answer, Record, Value};
 use crate::machine::{Machine, Status, Suspension};
 
 /// Whether `machine` is a state `module` can continue from; why not, in words.
@@ -45,13 +46,14 @@ pub(super) fn check_state(machine: &Machine, module: &Module, facts: &Facts) -> 
     if machine.pc as usize >= code {
         return Err(format!("pc {} is past the end of the code ({code} instructions)", machine.pc));
     }
-    variables(machine, module)?;
+    let shapes = Shapes::resolve(&module.shapes, |n| module.string(n))?;
+    variables(machine, module, &shapes)?;
     environment(machine, module)?;
     meters(machine, module)?;
     asked(machine)?;
     let levels = levels(machine, module, facts)?;
     steps(machine, &levels)?;
-    stack(machine, &levels)?;
+    stack(machine, &levels, &shapes)?;
     bound(machine, module, &levels)?;
     waiting(machine, module)
 }
@@ -117,7 +119,7 @@ fn asked(machine: &Machine) -> Result<(), String> {
 
 /// Each bound variable holds a value of its declared type, so a LOAD never
 /// hands an instruction a value it cannot take.
-fn variables(machine: &Machine, module: &Module) -> Result<(), String> {
+fn variables(machine: &Machine, module: &Module, shapes: &Shapes) -> Result<(), String> {
     if machine.slots.len() != module.slots.len() {
         return Err(format!(
             "{} variable slots, the bytecode has {}",
@@ -127,7 +129,7 @@ fn variables(machine: &Machine, module: &Module) -> Result<(), String> {
     }
     for (i, (value, slot)) in machine.slots.iter().zip(&module.slots).enumerate() {
         if let Some(value) = value
-            && !fits_type(value, slot.ty)
+            && !fits_type(value, slot.ty, shapes)
         {
             return Err(format!(
                 "slot {i}: variable `{}` holds a {}, but the bytecode declares it a {}",
@@ -258,11 +260,11 @@ fn steps(machine: &Machine, levels: &[Level]) -> Result<(), String> {
 }
 
 /// A task is called with an empty stack, so the stack is the innermost unit's.
-fn stack(machine: &Machine, levels: &[Level]) -> Result<(), String> {
+fn stack(machine: &Machine, levels: &[Level], shapes: &Shapes) -> Result<(), String> {
     let Some(level) = levels.last() else { return Ok(()) };
     let expected = &level.facts.stack;
     let fits = machine.stack.len() == expected.len()
-        && machine.stack.iter().zip(expected).all(|(value, &ty)| fits_type(value, ty));
+        && machine.stack.iter().zip(expected).all(|(value, &ty)| fits_type(value, ty, shapes));
     if !fits {
         let held: Vec<&str> = machine.stack.iter().map(Value::type_name).collect();
         let wanted: Vec<&str> = expected.iter().map(|t| t.name()).collect();
@@ -296,9 +298,17 @@ fn bound(machine: &Machine, module: &Module, levels: &[Level]) -> Result<(), Str
 }
 
 /// Whether a value is of static type `ty`.
-fn fits_type(value: &Value, ty: ValueType) -> bool {
+fn fits_type(value: &Value, ty: ValueType, shapes: &Shapes) -> bool {
     use ValueType as T;
     match (value, ty) {
+        // A typed answer: its shape, a tree that follows it, and the text and
+        // taint the VM would have made of that tree.
+        (Value::Answer(a), T::Answer(shape)) => {
+            a.shape == shape && a.value.conforms(shapes, shape) && {
+                let made = Answer::new(shapes, shape, a.value.clone());
+                made.json == a.json && made.tainted == a.tainted
+            }
+        }
         (Value::Str(_) | Value::Tainted(_), T::Str)
         | (Value::Int(_), T::Int)
         | (Value::Duration(_), T::Duration) => true,

@@ -1,0 +1,50 @@
+//! Typed answers at compile time (SPEC §12): the table of every type the
+//! plan names (`table.rs`: TYPE items and inline types after `AS`, resolved
+//! to one shape table, each distinct shape once), and the rule that an
+//! optional field is read only where `EXISTS` holds (`presence.rs`).
+
+pub(crate) mod presence;
+pub(crate) mod table;
+pub(crate) mod uses;
+
+pub(crate) use table::AnswerTypes;
+
+use tisslang::answer::Shape;
+
+use crate::syntax::ast::{Expr, ExprKind, Path, PathRoot};
+
+use super::symbols::Symbols;
+use super::types::VarTypes;
+use super::types::ty::Ty;
+
+/// The shape of what `expr` reads when it is a path into a typed answer
+/// (`r.risk`, `r.files`, `r`), leaves included: what the enum and list
+/// checks look at. `None` for anything else, or a path with a bad field.
+pub(crate) fn shape_of(
+    answers: &AnswerTypes,
+    syms: &Symbols<'_>,
+    types: &VarTypes,
+    expr: &Expr,
+) -> Option<u32> {
+    let ExprKind::Path { path } = &expr.kind else { return None };
+    shape_upto(answers, syms, types, path, path.fields.len())
+}
+
+/// The shape of `path` up to field `upto` (exclusive), as [`shape_of`].
+pub(crate) fn shape_upto(
+    answers: &AnswerTypes,
+    syms: &Symbols<'_>,
+    types: &VarTypes,
+    path: &Path,
+    upto: usize,
+) -> Option<u32> {
+    let PathRoot::Var { ident } = &path.root else { return None };
+    let Some(Ty::Answer(mut shape)) = types[syms.var(&ident.name)? as usize] else { return None };
+    for field in &path.fields[..upto] {
+        match answers.shapes.get(shape)? {
+            Shape::Record(_) => shape = answers.shapes.field(shape, &field.name)?.1.shape,
+            _ => return None,
+        }
+    }
+    Some(shape)
+}

@@ -1,0 +1,281 @@
+//! The plan's answer types: every `TYPE Name = …` and every type written
+//! after `INTO x AS`, resolved to one table of shapes (`tisslang::answer`),
+//! each distinct shape once, children before their parents — the order the
+//! module's table needs. Errors: a type name no TYPE defines (E0218), a
+//! TYPE defined twice (E0219), a TYPE that contains itself (E0220), a field
+//! or enum literal given twice (E0221).
+
+use std::collections::HashMap;
+
+use tiss_support::suggest;
+use tisslang::answer::{Shape, ShapeField, Shapes};
+
+use crate::check::Ctx;
+use crate::check::symbols::NameMap;
+use crate::diagnostics::{Diagnostic, codes};
+use crate::syntax::ast::{Item, Plan, Stmt, StmtKind, TypeDef, TypeExpr, TypeKind};
+use crate::syntax::visit::{self, Visitor};
+
+/// How deep a type may nest (`LIST OF LIST OF …`): far beyond any real
+/// answer, and it keeps the resolver's recursion bounded.
+const MAX_DEPTH: usize = 32;
+
+/// How many parts a prompt's type may spell out to (its schema's size).
+const MAX_EXPANDED: u64 = 10_000;
+
+/// The parts a shape spells out to, each child counted at each use;
+/// saturating, children first (they lie below their parents).
+fn expanded_size(shapes: &Shapes, shape: u32) -> u64 {
+    let mut sizes: Vec<u64> = Vec::with_capacity(shape as usize + 1);
+    for s in &shapes.shapes[..=shape as usize] {
+        let size = match s {
+            Shape::Str | Shape::Int | Shape::Bool => 1,
+            Shape::Enum(names) => 1 + names.len() as u64,
+            Shape::List(e) => 1u64.saturating_add(sizes[*e as usize]),
+            Shape::Record(fields) => {
+                fields.iter().fold(1u64, |n, f| n.saturating_add(1 + sizes[f.shape as usize]))
+            }
+        };
+        sizes.push(size);
+    }
+    sizes[shape as usize]
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct AnswerTypes {
+    pub shapes: Shapes,
+    /// TYPE name → its shape (absent if it could not be resolved).
+    pub named: HashMap<String, u32>,
+    /// `INTO x AS T`, keyed by the start of `x`'s span: T's shape and the
+    /// name its schema is sent with (the TYPE's name, or `answer`).
+    pub prompts: HashMap<u32, (u32, String)>,
+}
+
+impl AnswerTypes {
+    /// The shape and schema name of the prompt whose INTO name starts at `at`.
+    pub(crate) fn prompt(&self, at: u32) -> Option<&(u32, String)> {
+        self.prompts.get(&at)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Resolving,
+    Done(Option<u32>),
+}
+
+struct Builder<'p, 'c, 's> {
+    cx: &'c mut Ctx<'s>,
+    defs: NameMap<'p, &'p TypeDef>,
+    state: HashMap<&'p str, State>,
+    index: HashMap<Shape<Box<str>>, u32>,
+    out: AnswerTypes,
+}
+
+pub(crate) fn collect(plan: &Plan, cx: &mut Ctx<'_>) -> AnswerTypes {
+    let mut b = Builder {
+        cx,
+        defs: NameMap::default(),
+        state: HashMap::new(),
+        index: HashMap::new(),
+        out: AnswerTypes::default(),
+    };
+    for item in &plan.items {
+        if let Item::TypeDef(def) = item {
+            if let Some(first) = b.defs.get(&*def.name.name) {
+                let line = b.cx.line(first.name.span);
+                b.cx.emit(
+                    Diagnostic::error(
+                        codes::DUPLICATE_TYPE,
+                        def.name.span,
+                        format!("`TYPE {}` is defined twice (first on line {line})", def.name.name),
+                    )
+                    .with_label(first.name.span, "first defined here")
+                    .with_note("a type has one definition; rename one of them"),
+                );
+                continue;
+            }
+            b.defs.insert(&def.name.name, def);
+        }
+    }
+    for item in &plan.items {
+        if let Item::TypeDef(def) = item {
+            b.named(&def.name.name);
+        }
+    }
+    let mut prompts = Prompts { b: &mut b };
+    visit::walk_plan(&mut prompts, plan);
+    b.out
+}
+
+/// Every `INTO x AS T`, wherever it is.
+struct Prompts<'b, 'p, 'c, 's> {
+    b: &'b mut Builder<'p, 'c, 's>,
+}
+
+impl<'p> Visitor<'p> for Prompts<'_, 'p, '_, '_> {
+    fn visit_stmt(&mut self, stmt: &'p Stmt) {
+        if let StmtKind::PromptAgent { into: Some(into), .. } = &stmt.kind
+            && let Some(ty) = &into.ty
+        {
+            let name = match &ty.kind {
+                TypeKind::Named { name } => name.name.to_string(),
+                _ => "answer".to_string(),
+            };
+            if let Some(shape) = self.b.resolve(ty, 0) {
+                // Its schema spells every use of a named type out in full:
+                // a type reused at each level grows without a bound.
+                let parts = expanded_size(&self.b.out.shapes, shape);
+                if parts > MAX_EXPANDED {
+                    self.b.cx.emit(
+                        Diagnostic::error(
+                            codes::RECURSIVE_TYPE,
+                            ty.span,
+                            format!(
+                                "this type spells out to more than {MAX_EXPANDED} parts (fields, literals and \
+                                 elements, each use of a named type counted again): its JSON Schema would be too large to send"
+                            ),
+                        )
+                        .with_note("use fewer nested uses of the same type, or ask for the parts in separate prompts"),
+                    );
+                } else {
+                    self.b.out.prompts.insert(into.var.span.start, (shape, name));
+                }
+            }
+        }
+        visit::walk_stmt(self, stmt);
+    }
+}
+
+impl<'p> Builder<'p, '_, '_> {
+    /// The shape of `TYPE name`, resolving it on first use.
+    fn named(&mut self, name: &'p str) -> Option<u32> {
+        match self.state.get(name) {
+            Some(State::Done(shape)) => return *shape,
+            Some(State::Resolving) => return None,
+            None => {}
+        }
+        let def = *self.defs.get(name)?;
+        self.state.insert(name, State::Resolving);
+        let shape = self.resolve(&def.ty, 0);
+        self.state.insert(name, State::Done(shape));
+        if let Some(shape) = shape {
+            self.out.named.insert(name.to_string(), shape);
+        }
+        shape
+    }
+
+    fn resolve(&mut self, ty: &'p TypeExpr, depth: usize) -> Option<u32> {
+        if depth > MAX_DEPTH {
+            self.cx.emit(Diagnostic::error(
+                codes::RECURSIVE_TYPE,
+                ty.span,
+                format!("this type nests more than {MAX_DEPTH} levels deep"),
+            ));
+            return None;
+        }
+        let shape = match &ty.kind {
+            TypeKind::String => Shape::Str,
+            TypeKind::Int => Shape::Int,
+            TypeKind::Bool => Shape::Bool,
+            TypeKind::Enum { literals } => {
+                let mut names: Vec<Box<str>> = Vec::with_capacity(literals.len());
+                for lit in literals {
+                    let text = lit.as_literal().unwrap_or("");
+                    if names.iter().any(|n| **n == *text) {
+                        self.cx.emit(
+                            Diagnostic::error(
+                                codes::NAME_TWICE_IN_TYPE,
+                                lit.span,
+                                format!("the enum lists \"{}\" twice", text.escape_default()),
+                            )
+                            .with_note("each literal of an enum is listed once"),
+                        );
+                        continue;
+                    }
+                    names.push(text.into());
+                }
+                Shape::Enum(names)
+            }
+            TypeKind::List { element } => Shape::List(self.resolve(element, depth + 1)?),
+            TypeKind::Record { fields } => {
+                let mut out: Vec<ShapeField<Box<str>>> = Vec::with_capacity(fields.len());
+                let mut ok = true;
+                for field in fields {
+                    if out.iter().any(|f| *f.name == *field.name.name) {
+                        self.cx.emit(
+                            Diagnostic::error(
+                                codes::NAME_TWICE_IN_TYPE,
+                                field.name.span,
+                                format!("the record has two fields named `{}`", field.name.name),
+                            )
+                            .with_note("field names in a record are unique"),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    match self.resolve(&field.ty, depth + 1) {
+                        Some(shape) => out.push(ShapeField {
+                            name: (*field.name.name).into(),
+                            optional: field.optional,
+                            shape,
+                        }),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                Shape::Record(out)
+            }
+            TypeKind::Named { name } => return self.reference(name, ty),
+        };
+        Some(self.intern(shape))
+    }
+
+    /// A type named where a type is expected.
+    fn reference(&mut self, name: &'p crate::syntax::ast::Ident, ty: &TypeExpr) -> Option<u32> {
+        if !self.defs.contains_key(&*name.name) {
+            let mut d = Diagnostic::error(
+                codes::UNKNOWN_TYPE,
+                ty.span,
+                format!("no `TYPE {}` is defined", name.name),
+            );
+            let names: Vec<&str> = self.defs.keys().copied().collect();
+            if let Some(best) = suggest::closest(&name.name, names.iter().copied()) {
+                d = d.with_suggestion("a type with a similar name exists", name.span, best);
+            } else {
+                d = d.with_note(format!(
+                    "define it at the top level, after TASK: `TYPE {} = {{ field: STRING }}`; the built-in types are STRING, INT and BOOL",
+                    name.name
+                ));
+            }
+            self.cx.emit(d);
+            return None;
+        }
+        if self.state.get(&*name.name) == Some(&State::Resolving) {
+            self.cx.emit(
+                Diagnostic::error(
+                    codes::RECURSIVE_TYPE,
+                    name.span,
+                    format!("`{}` contains itself: an answer of this type could never end", name.name),
+                )
+                .with_note("a type may use other types, but not itself, directly or through others"),
+            );
+            return None;
+        }
+        let def = self.defs[&*name.name];
+        self.named(&def.name.name)
+    }
+
+    /// The index of `shape`, added after its children if it is new.
+    fn intern(&mut self, shape: Shape<Box<str>>) -> u32 {
+        if let Some(&i) = self.index.get(&shape) {
+            return i;
+        }
+        let i = self.out.shapes.shapes.len() as u32;
+        self.index.insert(shape.clone(), i);
+        self.out.shapes.shapes.push(shape);
+        i
+    }
+}
