@@ -39,7 +39,7 @@ const CASES: &[Case] = &[
         "E0013",
         "#TISS_VERSION >= 1.0\nTASK \"t\"\nSTEP \"s\" { PROMPT_AGENT \"q\" INTO n AS INT }\n",
         3,
-        36,
+        39,
         "#TISS_VERSION >= 1.1",
     ),
     case("E0100", "TASK \"t\"\nSTEP \"s\" { RUN }\n", 2, 16, ""),
