@@ -23,11 +23,11 @@ const TYPED_ANSWERS: Version = Version { major: 1, minor: 1, patch: 0 };
 const FIXED_PRAGMA: &str = "#TISS_VERSION >= 1.1";
 
 pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
-    let old: Vec<(VersionReq, Span)> = plan
+    let old: Vec<Span> = plan
         .items
         .iter()
         .filter_map(|item| match item {
-            Item::Version { requirement, span } if admits_older(requirement) => Some((*requirement, *span)),
+            Item::Version { requirement, span } if admits_older(requirement) => Some(*span),
             _ => None,
         })
         .collect();
@@ -38,14 +38,15 @@ pub(crate) fn check(plan: &Plan, cx: &mut Ctx<'_>) {
     visit::walk_plan(&mut found, plan);
     let Some(&(first, what)) = found.uses.iter().min_by_key(|(span, _)| span.start) else { return };
     let more = found.uses.len() - 1;
-    for (requirement, pragma) in old {
+    for pragma in old {
         let line = cx.line(pragma);
+        let written = cx.text(pragma).trim_end();
         let mut d = Diagnostic::error(
             codes::VERSION_TOO_OLD_FOR_CONSTRUCT,
             first,
             format!(
-                "{what} is TissLang 1.1, but `#TISS_VERSION {requirement}` (line {line}) admits an older \
-                 version, which does not have it"
+                "{what} is TissLang 1.1, but `{written}` (line {line}) admits an older version, which \
+                 does not have it"
             ),
         )
         .with_label(pragma, "admits a version below 1.1")

@@ -251,6 +251,11 @@ mod tests {
         assert!(plan.contains("root ::= pragmas") && !plan.contains("root ::= \"\\uFEFF\""), "{plan}");
         // Every rule the language has is still there, replaced or not.
         assert!(GBNF.lines().filter_map(rule_name).all(|name| names.contains(&name)));
+        // Typed answers (1.1) are the language's, not a generated plan's (its pragmas say 1.0).
+        assert!(GBNF.contains("(ws1 \"AS\" type-after-word)?") && GBNF.contains("| \"EXISTS\" |"));
+        let rule = |name: &str| plan.lines().find(|l| rule_name(l) == Some(name)).unwrap_or_default();
+        assert!(!rule("prompt").contains("\"AS\"") && !rule("test").contains("EXISTS"), "{plan}");
+        assert!(!rule("item").contains("typedef"), "{plan}");
     }
 
     #[test]
@@ -260,5 +265,7 @@ mod tests {
         assert_eq!(rules(&ebnf), rules(GBNF));
         assert!(ebnf.contains(r#"escape ::= "\" ([\"ntr$] | "u{" [0-9a-fA-F] [0-9a-fA-F]? "#), "{ebnf}");
         assert!(ebnf.lines().all(|l| !l.starts_with('#')), "{ebnf}");
+        assert!(ebnf.contains("typedef ::= \"TYPE\" ws1 name ws \"=\" ws type"), "{ebnf}");
+        assert!(ebnf.contains("literal ::= '\"' literal-part* \"$\"* '\"'"), "{ebnf}");
     }
 }

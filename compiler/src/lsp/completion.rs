@@ -1,8 +1,10 @@
 //! Completion at the cursor, from what the lexer makes of the text before
 //! it: record fields after `x.` (`LAST_RUN.`, `COST.`, a variable of a
-//! record type), task names after CALL, variables inside `${…}`, nothing
-//! inside a string, heredoc or comment, and elsewhere the keywords, the
-//! variables in scope, `LAST_RUN` and `COST`.
+//! record type), task names after CALL, variables inside `${…}`, types
+//! where a type stands (after `INTO x AS`, `TYPE T =`, `LIST OF` and a
+//! record field's `:`: `STRING`, `INT`, `BOOL`, `LIST` and the plan's TYPE
+//! names), nothing inside a string, heredoc or comment, and elsewhere the
+//! keywords, the variables in scope, `LAST_RUN` and `COST`.
 //!
 //! Variables are global to a run (SPEC §3), so "in scope" means: bound
 //! somewhere before the cursor, or in a DEFINE_TASK body (a CALL binds it).
@@ -31,6 +33,7 @@ pub(crate) fn completion(
         Context::Fields { root } => fields(doc, &root),
         Context::Tasks { quoted } => tasks(doc, quoted),
         Context::Interpolation => variables(doc, offset),
+        Context::Types => types(doc),
         Context::Code => {
             let mut items = keyword_items();
             items.extend(variables(doc, offset));
@@ -53,6 +56,8 @@ enum Context {
     },
     /// Inside `${` in a string.
     Interpolation,
+    /// Where a type stands.
+    Types,
     Code,
 }
 
@@ -97,6 +102,19 @@ fn context(text: &str, offset: usize) -> Context {
         }
         Some(TokenKind::Heredoc(_)) if last_end == offset => Context::Nothing,
         Some(TokenKind::Kw(Kw::CALL)) => Context::Tasks { quoted: false },
+        Some(TokenKind::Kw(Kw::OF) | TokenKind::Colon) => Context::Types,
+        // `INTO x AS`, `TYPE T =`.
+        Some(TokenKind::Kw(Kw::AS) | TokenKind::Assign)
+            if tokens.len() >= 3
+                && tokens[tokens.len() - 2].kind == TokenKind::Ident
+                && matches!(
+                    (tokens[tokens.len() - 3].kind, last.map(|t| t.kind)),
+                    (TokenKind::Kw(Kw::INTO), Some(TokenKind::Kw(Kw::AS)))
+                        | (TokenKind::Kw(Kw::TYPE), Some(TokenKind::Assign))
+                ) =>
+        {
+            Context::Types
+        }
         // A new name is being written.
         Some(TokenKind::Kw(Kw::AS | Kw::INTO | Kw::VAR | Kw::ENV)) => Context::Nothing,
         _ => Context::Code,
@@ -236,6 +254,38 @@ fn fields(doc: &Document, root: &str) -> Vec<CompletionItem> {
         .collect()
 }
 
+/// The types: `STRING`, `INT`, `BOOL`, `LIST` (with their help), and
+/// the names the plan's TYPEs give.
+fn types(doc: &Document) -> Vec<CompletionItem> {
+    let mut items: Vec<CompletionItem> = [Kw::STRING, Kw::INT, Kw::BOOL, Kw::LIST]
+        .into_iter()
+        .map(|kw| {
+            let (form, effect) = keywords::help(kw);
+            CompletionItem {
+                label: kw.as_str().to_string(),
+                kind: Some(CompletionItemKind::KEYWORD),
+                detail: Some(form.to_string()),
+                documentation: Some(lsp_types::Documentation::String(effect.to_string())),
+                ..CompletionItem::default()
+            }
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for analysis in analyses(doc) {
+        for o in analysis.index.outline.iter().filter(|o| o.kind == OutlineKind::Type) {
+            if seen.insert(o.name.as_str()) {
+                items.push(CompletionItem {
+                    label: o.name.clone(),
+                    kind: Some(CompletionItemKind::STRUCT),
+                    detail: Some("TYPE".to_string()),
+                    ..CompletionItem::default()
+                });
+            }
+        }
+    }
+    items
+}
+
 fn tasks(doc: &Document, quoted: bool) -> Vec<CompletionItem> {
     let mut seen = std::collections::HashSet::new();
     let mut items = Vec::new();
@@ -281,5 +331,13 @@ mod tests {
         assert_eq!(at("STEP \"s\" {\n  VAR |"), Context::Nothing);
         assert_eq!(at("STEP \"s\" {\n  RUN \"x\" # a comment\n  |"), Context::Code);
         assert_eq!(at("STEP \"s\" {\n  RU|"), Context::Code);
+        // Where a type stands (TissLang 1.1).
+        assert_eq!(at("STEP \"s\" {\n  PROMPT_AGENT \"q\" INTO r AS |"), Context::Types);
+        assert_eq!(at("STEP \"s\" {\n  PROMPT_AGENT \"q\" INTO r AS Rev|"), Context::Types);
+        assert_eq!(at("TYPE T = |"), Context::Types);
+        assert_eq!(at("TYPE T = { a: LIST OF |"), Context::Types);
+        assert_eq!(at("TYPE T = { a: INT, b?: |"), Context::Types);
+        assert_eq!(at("STEP \"s\" {\n  READ \"f\" AS |"), Context::Nothing);
+        assert_eq!(at("STEP \"s\" {\n  VAR x = |"), Context::Code);
     }
 }

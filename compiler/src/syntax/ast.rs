@@ -48,6 +48,8 @@ pub enum Item {
     },
     SetBudget(Budget),
     /// `TYPE Name = type` (TissLang 1.1; boxed: keeps `Item` at 72 bytes).
+    /// In JSON `"type": "TYPE"`, the keyword, as every other item.
+    #[serde(rename = "TYPE")]
     TypeDef(Box<TypeDef>),
 }
 

@@ -1,7 +1,7 @@
 //! `tissc parse FILE --emit ast-json`: the AST as JSON, for tools and LLMs.
 //!
 //! The output is the list of the plan's top-level items (pragmas, `TASK`,
-//! `SETUP`, `STEP`, `DEFINE_TASK`, `SET_BUDGET`), each an object with `type`,
+//! `SETUP`, `STEP`, `DEFINE_TASK`, `SET_BUDGET`, `TYPE`), each an object with `type`,
 //! its arguments and `span`, nested the same way for statements. The AST
 //! serializes spans as byte offsets (`[start, end]` or
 //! `{"start", "end"}`); here every `span` and
@@ -204,5 +204,47 @@ mod tests {
         assert_eq!(v["span"], serde_json::json!({"line": 1, "column": 2, "end_line": 1, "end_column": 4}));
         assert_eq!(v["spans"], serde_json::json!([0, 1]));
         assert_eq!(v["x"]["span"], "x");
+    }
+
+    /// TissLang 1.1's nodes: a TYPE item (`"type": "TYPE"`), each kind of
+    /// type (`"kind"`), PROMPT_AGENT's `into` with its `ty`, and EXISTS.
+    #[test]
+    fn typed_answers_serialize() {
+        let src = "TASK \"t\"\nTYPE R = { v: \"a\" | \"b\", f?: LIST OF STRING, n: INT, o: BOOL, s: STRING, r: Other }\n\
+                   STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS R\n    PROMPT_AGENT \"q\" INTO t\n    IF r.f EXISTS { }\n}\n";
+        let (plan, diagnostics) = crate::parser::parse(src);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let file = SourceFile::new("p.tiss", src.to_string());
+        let value = to_value(&file, &plan);
+        let def = &value[1];
+        assert_eq!(def["type"], "TYPE");
+        assert_eq!(def["name"]["name"], "R");
+        assert_eq!(def["span"], serde_json::json!({"line": 2, "column": 1, "end_line": 2, "end_column": 84}));
+        let fields = &def["ty"]["fields"];
+        assert_eq!(def["ty"]["kind"], "record");
+        let kinds: Vec<&str> =
+            fields.as_array().unwrap().iter().map(|f| f["ty"]["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["enum", "list", "int", "bool", "string", "named"]);
+        assert_eq!(fields[0]["ty"]["literals"][1]["parts"][0]["text"], "b");
+        assert_eq!(fields[1]["optional"], true);
+        assert_eq!(fields[1]["ty"]["element"]["kind"], "string");
+        assert_eq!(fields[1]["span"]["column"], 26);
+        assert_eq!(fields[5]["ty"]["name"]["name"], "Other");
+        let body = &value[2]["body"]["commands"];
+        assert_eq!(body[0]["into"]["var"]["name"], "r");
+        assert_eq!(
+            body[0]["into"]["ty"],
+            serde_json::json!({
+                "kind": "named",
+                "name": {"name": "R", "span": {"line": 4, "column": 32, "end_line": 4, "end_column": 33}},
+                "span": {"line": 4, "column": 32, "end_line": 4, "end_column": 33},
+            })
+        );
+        assert_eq!(body[1]["into"]["ty"], serde_json::Value::Null);
+        assert_eq!(body[2]["condition"]["kind"], "exists");
+        assert_eq!(body[2]["condition"]["operand"]["kind"], "path");
+        // The pretty form is the same JSON.
+        let reparsed: Value = serde_json::from_str(&to_string_pretty(&file, &plan)).unwrap();
+        assert_eq!(reparsed, value);
     }
 }

@@ -413,3 +413,75 @@ pub(crate) fn blocks_of(stmt: &Stmt) -> SmallVec<[(&Block, bool); 2]> {
         _ => SmallVec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a walk met, in order.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl<'a> Visitor<'a> for Log {
+        fn visit_typedef(&mut self, def: &'a TypeDef) {
+            self.0.push(format!("typedef {}", def.name.name));
+            walk_typedef(self, def);
+        }
+
+        fn visit_type(&mut self, ty: &'a TypeExpr) {
+            let kind = serde_json::to_value(ty).unwrap()["kind"].as_str().unwrap().to_string();
+            self.0.push(format!("type {kind}"));
+            walk_type(self, ty);
+        }
+
+        fn visit_field(&mut self, field: &'a FieldDecl) {
+            self.0.push(format!("field {}", field.name.name));
+            walk_field(self, field);
+        }
+
+        fn visit_type_name(&mut self, ident: &'a Ident) {
+            self.0.push(format!("type name {}", ident.name));
+        }
+
+        fn visit_path(&mut self, path: &'a Path) {
+            if let crate::syntax::ast::PathRoot::Var { ident } = &path.root {
+                self.0.push(format!("path {}", ident.name));
+            }
+        }
+
+        fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
+            self.0.push(format!("bind {} ({})", ident.name, binder.statement()));
+        }
+    }
+
+    #[test]
+    fn types_prompt_intos_and_exists_are_walked() {
+        let src = "TASK \"t\"\nTYPE R = { a: LIST OF Other, b?: { c: \"x\" | \"y\" } }\n\
+                   STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS LIST OF R\n    IF r.b EXISTS { }\n}\n";
+        let (plan, diagnostics) = crate::parser::parse(src);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let mut log = Log::default();
+        walk_plan(&mut log, &plan);
+        assert_eq!(
+            log.0,
+            [
+                "typedef R",
+                "type record",
+                "field a",
+                "type list",
+                "type named",
+                "type name Other",
+                "field b",
+                "type record",
+                "field c",
+                "type enum",
+                // The answer's type, then the name it binds.
+                "type list",
+                "type named",
+                "type name R",
+                "bind r (PROMPT_AGENT … INTO)",
+                "path r",
+            ]
+        );
+    }
+}

@@ -277,6 +277,40 @@ fn completion_offers_keywords_variables_fields_and_tasks() {
 }
 
 #[test]
+fn typed_answers_complete_types_outline_types_and_explain_their_keywords() {
+    let plan = "#TISS_VERSION >= 1.1\nTASK \"t\"\nTYPE Review = { verdict: \"approve\" | \"reject\", files?: LIST OF STRING }\n\
+                STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS Review\n}\n";
+    let mut client = Client::start();
+    client.open(plan);
+    // After `INTO r AS`: the types, the plan's TYPE names with them.
+    let (line, character) = find(plan, "Review\n}");
+    let items = labels(&client.ok("textDocument/completion", at(line, character)));
+    assert_eq!(items, ["STRING", "INT", "BOOL", "LIST", "Review"]);
+    // After a field's `:` too.
+    let (line, character) = find(plan, "LIST OF");
+    assert_eq!(labels(&client.ok("textDocument/completion", at(line, character))).len(), 5);
+    // Keywords are offered, TYPE among them, with their help.
+    let (line, _) = find(plan, "PROMPT_AGENT");
+    let items = labels(&client.ok("textDocument/completion", at(line, 4)));
+    for expected in ["TYPE", "LIST", "STRING", "EXISTS"] {
+        assert!(items.contains(&expected.to_string()), "{expected} missing from {items:?}");
+    }
+    let (line, character) = find(plan, "TYPE");
+    let hover = client.ok("textDocument/hover", at(line, character + 1));
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("TYPE Name = type"), "{hover}");
+    // The outline lists the TYPE.
+    let symbols = client.ok("textDocument/documentSymbol", json!({"textDocument": {"uri": URI}}));
+    let names: Vec<(&str, &str)> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["detail"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("t", "TASK"), ("Review", "TYPE"), ("s", "STEP")]);
+    assert_eq!(client.finish(), Ending::Clean);
+}
+
+#[test]
 fn completion_counts_utf16_before_the_cursor_and_survives_a_half_typed_edit() {
     let mut client = Client::start();
     let text = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"true\"\n    VAR x = \"a\"\n}\n";

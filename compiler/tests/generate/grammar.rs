@@ -91,6 +91,10 @@ fn parser_test_plans() -> Vec<String> {
         "#TISS! Language=Python\n#TISS_VERSION ^1.0\nTASK \"t\"\nSET_BUDGET RUN_COUNT = 3\nSETUP \"prep\" { LOG \"a\" }\nSTEP \"one\" { }\nDEFINE_TASK \"sub\" { LOG \"b\" }\n",
         "TASK \"t\" SETUP { }",
         "TASK \"t\" STEP \"a\" { RUN \"x\" ASSERT LAST_RUN.EXIT_CODE == 0 }",
+        // TissLang 1.1: types of model answers.
+        "#TISS_VERSION >= 1.1\nTASK \"review a change\"\nTYPE Review = { verdict: \"approve\" | \"reject\", reasons: LIST OF STRING, risk: INT, files?: LIST OF STRING }\n",
+        "TASK \"t\"\nTYPE T = STRING\nTYPE U=INT TYPE V = BOOL\nTYPE E = \"one\"\nTYPE L = LIST OF LIST OF T\nTYPE N = Other\n",
+        "TASK \"t\"\nTYPE R = {\n    a: { b: BOOL },\n    KIND ? : LIST OF{c:\"x\"|\"y $5 {z}\"},\n    type: STRING,\n}\n",
     ];
     let bodies = [
         "READ \"a.txt\" AS content",
@@ -141,6 +145,12 @@ fn parser_test_plans() -> Vec<String> {
         "CHOOSE \"how?\" { OPTION \"fast\" { } STEP \"slow\" { } }",
         "ESTIMATE_COST INTO est { RUN \"x\" }",
         "ESTIMATE_COST { }",
+        "PROMPT_AGENT \"q\" WITH diff INTO r AS Review",
+        "PROMPT_AGENT \"q\" INTO r AS { ok: BOOL, notes?: LIST OF STRING }",
+        "PROMPT_AGENT \"q\" INTO r AS\"a\"|\"b\"",
+        "PROMPT_AGENT \"q\" INTO n AS INT LOG \"${n}\"",
+        "ASSERT r.files EXISTS",
+        "ASSERT NOT r.files EXISTS AND r.files CONTAINS \"a.py\" OR r.reasons IS_EMPTY",
         "SET_BUDGET EXECUTION_TIME = 5m",
         "STEP \"inner\" { STEP \"deeper\" { } }",
         // The lexer's own cases: escapes, `$` and braces in strings, numbers, comments.
@@ -162,6 +172,7 @@ fn parser_test_plans() -> Vec<String> {
 pub(super) fn invalid_plans() -> Vec<String> {
     let whole = [
         "STEP \"a\" { }",
+        "TYPE T = INT\nTASK \"t\"",
         "TASK \"t\" STEP \"a\" { RUN \"x\"",
         "TASK t",
         "TASK \"t\" LOG \"top level\"",
@@ -188,6 +199,14 @@ pub(super) fn invalid_plans() -> Vec<String> {
         "ASSERT FILE \"a\" NOT EXISTS",
         "DEFINE_TASK \"inner\" { }",
         "VAR d = -5s",
+        // TissLang 1.1: types written wrong.
+        "TYPE T = INT",
+        "PROMPT_AGENT \"q\" INTO r AS { }",
+        "PROMPT_AGENT \"q\" INTO r AS LIST STRING",
+        "PROMPT_AGENT \"q\" INTO r AS \"a\" | b",
+        "PROMPT_AGENT \"q\" INTO r AS \"a ${x}\"",
+        "PROMPT_AGENT \"q\" INTO r AS STRING | INT",
+        "PROMPT_AGENT \"q\" INTO r AS { a INT }",
     ];
     let mut plans: Vec<String> = whole.iter().map(|s| s.to_string()).collect();
     plans.extend(bodies.iter().map(|b| in_step(b)));
