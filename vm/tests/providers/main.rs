@@ -14,3 +14,4 @@ mod provider_openai;
 mod provider_real;
 mod provider_secrets;
 mod provider_settings;
+mod typed_answers;

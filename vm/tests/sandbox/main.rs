@@ -11,6 +11,7 @@ mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;
 mod strict_as_root;
+mod taint_by_type;
 mod taint_kept;
 mod taint_props;
 mod tree_kill_escape;

@@ -467,3 +467,31 @@ fn ctrl_c_pauses_a_running_command_and_the_session_goes_on() {
     assert!(text.ends_with("(tissvm) print x\n`x` is not bound yet (a string variable)\n"), "{text}");
     assert!(started.elapsed() < Duration::from_secs(20), "the 30 s command did not run");
 }
+
+/// A typed answer in the debugger (SPEC §12): `print` shows it as JSON with
+/// its taint, follows its fields, names its type in `locals`, and refuses a
+/// field the type lacks naming the type.
+#[test]
+fn typed_answers_print_as_json_and_by_field() {
+    let plan = "TASK \"t\"
+TYPE Plan = { env: \"staging\" | \"prod\", note: STRING, tags: LIST OF STRING }
+STEP \"ask\" {
+    PROMPT_AGENT \"Plan it.\" INTO p AS Plan
+    LOG \"${p.env}\"
+}
+";
+    let dir = workspace("plan.tiss", plan);
+    let o = tissvm(
+        dir.path(),
+        &["debug", "plan.tiss", "--break", "5"],
+        "continue\nprint p\nprint p.env\nprint p.nope\nlocals\nquit\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let json = r#"{"env":"staging","note":"mock answer","tags":[]}"#;
+    assert!(out.contains(&format!("p = {json} (tainted: its strings are a model's)")), "{out}");
+    assert!(out.contains("p.env = \"staging\"\n"), "{out}");
+    let ty = r#"{ env: "staging" | "prod", note: STRING, tags: LIST OF STRING }"#;
+    assert!(out.contains(&format!("`p` ({ty}) has no field `nope`")), "{out}");
+    assert!(out.contains(&format!("p: {ty} = {json}")), "{out}");
+}

@@ -610,3 +610,34 @@ fn every_printed_resume_command_works_when_pasted() {
         }
     }
 }
+
+/// A typed answer (SPEC §12) kept across a suspension: the snapshot holds
+/// the validated value, the resumed process reads its fields, and its
+/// strings are still tainted there (a RUN of one is refused under deny).
+#[test]
+fn a_typed_answer_survives_a_resume_with_its_taint() {
+    let fx = Fixture::new();
+    let answers = fx.write("answers.json", r#"["{\"env\": \"prod\", \"note\": \"x; rm -rf ~\", \"n\": 3}"]"#);
+    let policy = fx.write("p.toml", "[taint]\nrun = \"deny\"\n");
+    let plan = "TASK \"Typed across a resume\"
+TYPE Plan = { env: \"staging\" | \"prod\", note: STRING, n: INT }
+STEP \"ask\" {
+    PROMPT_AGENT \"Plan it.\" INTO p AS Plan
+    PAUSE \"Deploy ${p.env}?\"
+    RUN \"echo ${p.env} ${p.n}\" TIMEOUT 5s
+    ASSERT LAST_RUN.STDOUT == \"prod 3\\n\"
+    LOG \"${p}\"
+    RUN \"echo ${p.note}\" TIMEOUT 5s
+}
+";
+    let run = fx.run_json(plan, &["--mock-answers", &answers, "--policy", &policy]);
+    run.expect(3);
+    let snap = run.snapshot();
+    assert!(run.stderr.contains("PAUSE \"Deploy prod?\""), "{}", run.stderr);
+    let done = fx.resume(&snap, &["--answer", "continue", "--policy", &policy]);
+    done.expect(5);
+    let report = done.json();
+    assert_eq!(report["steps"][0]["logs"][0], r#"{"env":"prod","note":"x; rm -rf ~","n":3}"#, "{report:#}");
+    assert_eq!(report["failure"]["kind"], "security_violation", "{report:#}");
+    assert_eq!(report["failure"]["line"], 9, "{report:#}");
+}

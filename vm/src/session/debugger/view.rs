@@ -11,7 +11,7 @@ use tisslang::types::Field;
 use super::text::{a, ended_name, record_fields, show};
 use super::{Debugger, FIELD_LIMIT, LIST_CONTEXT, LOCALS_LIMIT, PRINT_LIMIT};
 use crate::host::Host;
-use crate::machine::value::{Record, Value};
+use crate::machine::value::{Answer, Record, Value};
 use crate::machine::{Outcome, Status, Suspension};
 use crate::report::style::escape_controls;
 
@@ -146,6 +146,27 @@ impl<H: Host> Debugger<H> {
         };
         let mut path = root.to_string();
         for name in parts {
+            // A typed answer's field (SPEC §12): a leaf as its value, a list
+            // or record as a typed answer again.
+            if let Value::Answer(answer) = &value {
+                let shapes = &self.program.shapes;
+                let Some((index, field)) = shapes.field(answer.shape, name) else {
+                    return format!("`{path}` ({}) has no field `{name}`", shapes.describe(answer.shape));
+                };
+                let tisslang::answer::AnswerValue::Record(values) = &answer.value else {
+                    return format!("`{path}` is not a record");
+                };
+                match values.get(index).and_then(|v| v.as_ref()) {
+                    Some(v) => match Answer::stack_value(shapes, field.shape, v) {
+                        Some(v) => value = v,
+                        None => return format!("`{path}.{name}` does not follow its type"),
+                    },
+                    None => return format!("{arg} is absent (an optional field the answer left out)"),
+                }
+                path.push('.');
+                path.push_str(name);
+                continue;
+            }
             let Value::Record(record) = &value else {
                 return format!("`{path}` is {}: it has no field `{name}`", a(value.type_name()));
             };
@@ -234,12 +255,11 @@ impl<H: Host> Debugger<H> {
             .zip(&self.machine.slots)
             .filter_map(|(slot, value)| {
                 let value = value.as_ref()?;
-                Some(format!(
-                    "{}: {} = {}",
-                    self.program.string(slot.name),
-                    slot.ty.name(),
-                    show(value, LOCALS_LIMIT)
-                ))
+                let ty = match slot.ty {
+                    tisslang::types::ValueType::Answer(shape) => self.program.shapes.describe(shape),
+                    ty => ty.name().to_string(),
+                };
+                Some(format!("{}: {ty} = {}", self.program.string(slot.name), show(value, LOCALS_LIMIT)))
             })
             .collect();
         if lines.is_empty() { "no variable is bound yet".into() } else { lines.join("\n") }
