@@ -290,6 +290,12 @@ fn deep_nesting_is_refused_not_overflowed() {
     assert!(!parse_errs(&src).is_empty());
     let src = format!("TASK \"t\" STEP \"s\" {{ IF a {{ }} {} }}", "ELSE IF a { } ".repeat(depth));
     assert!(!parse_errs(&src).is_empty());
+    let src = format!("TASK \"t\" TYPE T = {}INT", "LIST OF ".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
+    let src = format!("TASK \"t\" TYPE T = {}INT{}", "{ a: ".repeat(depth), " }".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
+    let src = format!("TASK \"t\" TYPE T = {}INT", "{ a: ".repeat(depth));
+    assert!(!parse_errs(&src).is_empty());
 }
 
 #[test]
