@@ -4,7 +4,8 @@
 //! run (a prompt inside `ESTIMATE_COST` is only costed), at the
 //! TASK line; the suggestion caps `API_CALLS` at what the plan can ask: every prompt on
 //! every path, a CALLed task's once per CALL, three requests each (the
-//! first and the default two retries).
+//! first and the default two retries), and a typed one twice (its repair
+//! request, SPEC §12).
 
 use rustc_hash::FxHashMap;
 
@@ -68,7 +69,8 @@ fn caps_models(dim: Dim) -> bool {
     matches!(dim, Dim::TokenCount | Dim::ApiCalls)
 }
 
-/// The most prompts a run can send: every PROMPT_AGENT of SETUP and the
+/// The most prompts a run can send (a typed one and its repair count two):
+/// every PROMPT_AGENT of SETUP and the
 /// steps, a CALLed task's as many times as it is called (calls form no
 /// cycle: the checker refuses one).
 fn most_prompts(plan: &Plan) -> u64 {
@@ -92,6 +94,8 @@ fn in_block<'a>(
     let mut count = 0u64;
     for stmt in &block.commands {
         count = count.saturating_add(match &stmt.kind {
+            // A typed answer may need its one repair request.
+            StmtKind::PromptAgent { into: Some(into), .. } if into.ty.is_some() => 2,
             StmtKind::PromptAgent { .. } => 1,
             StmtKind::EstimateCost { .. } => 0,
             StmtKind::Call { task } => match task.as_literal().and_then(|n| tasks.get(n).map(|b| (n, *b))) {

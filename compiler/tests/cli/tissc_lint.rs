@@ -135,6 +135,11 @@ fn w0005_prompt_without_budget() {
     let only_estimated = "TASK \"t\"\n\nSTEP \"s\" {\n    ESTIMATE_COST INTO e {\n        PROMPT_AGENT \"q\"\n    }\n    \
                           ASSERT e.API_CALLS <= 1\n}\n";
     assert_eq!(found(only_estimated, "W0005"), Vec::<u64>::new());
+    // A typed prompt may send its repair too: six requests, three tries each.
+    let typed = "TASK \"t\"\n\nSTEP \"s\" {\n    PROMPT_AGENT \"q\" INTO n AS INT\n    LOG \"${n}\"\n}\n";
+    let diagnostics = tiss_compiler::lint::lint_source("t.tiss", typed);
+    let warning = diagnostics.iter().find(|d| d.code.as_str() == "W0005").expect("W0005");
+    assert!(warning.suggestions[0].replacement.ends_with("SET_BUDGET API_CALLS = 6"), "{warning:?}");
 }
 
 #[test]

@@ -123,4 +123,7 @@ fn types_are_checked() {
                    PROMPT_AGENT \"which?\" INTO w AS \"a\" | \"b\"\n    ASSERT w == \"a\"\n    \
                    PROMPT_AGENT \"files?\" INTO fs AS LIST OF STRING\n    ASSERT fs CONTAINS \"x\"\n}\n";
     assert_eq!(codes(scalars), Vec::<&str>::new());
+    // An enum answer bound to a plain variable keeps its literals.
+    let outside = scalars.replace("ASSERT w == \"a\"", "ASSERT w == \"c\"");
+    assert_eq!(codes(&outside), vec!["E0222"]);
 }

@@ -39,7 +39,15 @@ pub(crate) fn shape_upto(
     upto: usize,
 ) -> Option<u32> {
     let PathRoot::Var { ident } = &path.root else { return None };
-    let Some(Ty::Answer(mut shape)) = types[syms.var(&ident.name)? as usize] else { return None };
+    let var = syms.var(&ident.name)?;
+    let Some(Ty::Answer(mut shape)) = types[var as usize] else {
+        // A variable every binding of which is `INTO x AS` one enum (or
+        // other leaf): that shape.
+        let mut bindings =
+            syms.vars[var as usize].bindings().map(|b| answers.prompt(b.span.start).map(|p| p.0));
+        let first = bindings.next()??;
+        return (upto == 0 && bindings.all(|b| b == Some(first))).then_some(first);
+    };
     for field in &path.fields[..upto] {
         match answers.shapes.get(shape)? {
             Shape::Record(_) => shape = answers.shapes.field(shape, &field.name)?.1.shape,
