@@ -24,7 +24,7 @@ use crate::session::snapshot::RememberedOptions;
 use crate::session::snapshot_key::KeyFile;
 use tisslang::module::Module;
 
-use crate::runner::execute::host::{OpenedHost, open_host, open_recorder};
+use crate::runner::execute::host::{OpenedHost, open_host, open_journal, open_recorder};
 use crate::runner::options::HostOptions;
 use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::status;
@@ -79,9 +79,11 @@ fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHos
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
     let recorder = open_recorder(&remembered.provider, false)?;
+    let journal = open_journal(options, &program, None, false)?;
     let OpenedHost { mut host, answers_file, caps, policy } =
         open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;
+    host.journal = journal;
     for (dim, value) in caps {
         machine.cap(dim, value);
     }

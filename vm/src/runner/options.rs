@@ -45,6 +45,10 @@ pub struct HostOptions {
     /// The command policy file.
     pub policy: Option<PathBuf>,
     pub provider: ProviderFlags,
+    /// `--journal`: record what the run takes from outside (SPEC §13).
+    pub journal: Option<PathBuf>,
+    /// Bytes of one output the journal keeps whole (above: head, tail, hash).
+    pub journal_max_output: Option<usize>,
 }
 
 impl HostOptions {

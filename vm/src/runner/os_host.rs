@@ -24,6 +24,9 @@ use crate::report::effects::Effects;
 use crate::report::event_log::{EventLog, OutputTrim};
 use crate::report::style::{Style, Tone, escape_controls, escape_indented};
 use crate::session::answers::Reply;
+use crate::session::journal::writer::JournalWriter;
+use crate::session::journal::{Entry, Failed, Kept, PromptFailed, PromptRecord, RunRecord, prompt_key};
+use tisslang::codec::seal::sha256;
 
 /// Where step lines and progress go.
 pub enum Progress {
@@ -46,6 +49,8 @@ pub struct OsHost {
     /// `--record`: every answer the provider gives goes into this cassette,
     /// which the session writes out.
     pub recorder: Option<Recorder>,
+    /// `--journal`: what the run takes from outside, appended as it comes.
+    pub journal: Option<JournalWriter>,
     pub log: Option<EventLog>,
     /// The effects so far, for the report.
     pub effects: Effects,
@@ -77,6 +82,7 @@ impl OsHost {
             sandbox: Sandbox::none(),
             provider,
             recorder: None,
+            journal: None,
             log: None,
             effects: Effects::default(),
             progress,
@@ -190,6 +196,168 @@ fn review(read: &dyn Fn(&str) -> Option<String>, asked: &str) -> Option<Answer> 
 
 impl Host for OsHost {
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
+        let result = self.run_live(request);
+        self.journal(|cap| Entry::Run {
+            command: request.command.clone(),
+            dir: request.dir.clone(),
+            timeout_ms: request.timeout_ms,
+            result: match &result {
+                Ok(r) => Ok(RunRecord {
+                    stdout: Kept::of(&r.stdout, cap),
+                    stderr: Kept::of(&r.stderr, cap),
+                    exit_code: r.exit_code,
+                    duration_ms: r.duration_ms,
+                    timed_out: r.timed_out,
+                }),
+                Err(e) => Err(e.into()),
+            },
+        });
+        result
+    }
+
+    fn read(&mut self, path: &str) -> Result<String, HostError> {
+        let result = self.workspace.read(path).map_err(host_error);
+        self.journal(|cap| Entry::Read {
+            path: path.to_string(),
+            result: result.as_ref().map(|text| Kept::of(text, cap)).map_err(Failed::from),
+        });
+        result
+    }
+
+    fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
+        let result = self.workspace.write(path, content, append).map_err(host_error);
+        if self.journal.is_some() {
+            // The file as it now is, for a restart to check it still is.
+            let file = match &result {
+                Ok(()) if append => self.workspace.read(path).ok().map(|t| sha256(t.as_bytes())),
+                Ok(()) => Some(sha256(content.as_bytes())),
+                Err(_) => None,
+            };
+            self.journal(|_| Entry::Write {
+                path: path.to_string(),
+                append,
+                content: sha256(content.as_bytes()),
+                file,
+                result: result.as_ref().map(|_| ()).map_err(Failed::from),
+            });
+        }
+        result
+    }
+
+    fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
+        let result = self.workspace.mkdir(path).map_err(host_error);
+        self.journal(|_| Entry::Mkdir {
+            path: path.to_string(),
+            result: result.clone().map_err(|e| (&e).into()),
+        });
+        result
+    }
+
+    fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
+        let result = self.workspace.delete(path, recursive).map_err(host_error);
+        self.journal(|_| Entry::Delete {
+            path: path.to_string(),
+            recursive,
+            result: result.clone().map_err(|e| (&e).into()),
+        });
+        result
+    }
+
+    fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError> {
+        let result = self.workspace.file_test(path, query).map_err(host_error);
+        self.journal(|_| Entry::FileTest {
+            path: path.to_string(),
+            query: format!("{query:?}"),
+            result: result.clone().map_err(|e| (&e).into()),
+        });
+        result
+    }
+
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
+        let result = self.prompt_live(request);
+        self.journal(|cap| Entry::Prompt {
+            key: prompt_key(request),
+            query: request.query.clone(),
+            result: match &result {
+                Ok(r) => Ok(PromptRecord {
+                    text: Kept::of(&r.text, cap),
+                    tokens: r.tokens,
+                    estimated: r.estimated,
+                    requests: r.requests,
+                    finish_reason: r.finish_reason.clone(),
+                }),
+                Err(e) => Err(PromptFailed {
+                    message: e.message.clone(),
+                    requests: e.requests,
+                    out_of_calls: e.out_of_calls,
+                }),
+            },
+        });
+        result
+    }
+
+    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+        let answer = self.ask_live(question, line)?;
+        self.journal(|_| Entry::Answer { line, question: question.clone(), answer: answer.clone() });
+        Some(answer)
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        let ms = self.started.elapsed().as_millis() as u64;
+        self.journal(|_| Entry::Clock { ms });
+        ms
+    }
+
+    fn persist(&mut self) -> Result<(), String> {
+        let Some(recorder) = &self.recorder else { return Ok(()) };
+        let bytes = recorder.cassette.to_bytes();
+        // Private like a snapshot: it holds what the prompts carried (the plan's values).
+        tiss_support::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
+            .map_err(|e| format!("the cassette `{}` could not be written: {e}", recorder.path.display()))
+    }
+
+    fn log(&mut self, event: &Event<'_>) {
+        if let Some(log) = &mut self.log {
+            log.write(event);
+        }
+        self.effects.record(event);
+        match event.event {
+            "step_start" => self.live(&format!("STEP {}", event.op)),
+            "step_end" => {
+                let pad = "  ".repeat(event.depth as usize);
+                let (mark, tone) =
+                    if event.outcome == "passed" { ("✓", Tone::Good) } else { ("✗", Tone::Bad) };
+                let result = self.style.paint(tone, &format!("{mark} {}", escape_controls(event.op)));
+                self.step_line(&format!("{pad}{result}  ({})", format_duration(event.duration_ms)));
+            }
+            "log" => self.step_line(&format!("  LOG {}", escape_indented(event.op, "      "))),
+            "budget_warning" => {
+                let warning = self.style.paint(Tone::Warn, "warning");
+                self.step_line(&format!("  {warning}: {}", escape_indented(event.op, "    ")))
+            }
+            "caught" => {
+                let caught = self.style.paint(Tone::Warn, "caught");
+                self.step_line(&format!(
+                    "  {caught} {}: {}",
+                    event.outcome,
+                    escape_indented(event.op, "    ")
+                ))
+            }
+            _ => {}
+        }
+    }
+}
+
+impl OsHost {
+    /// Appends to the journal, if there is one, what `entry` makes with its cap.
+    fn journal(&mut self, entry: impl FnOnce(usize) -> Entry) {
+        if let Some(journal) = &mut self.journal {
+            let entry = entry(journal.cap);
+            journal.record(&entry);
+        }
+    }
+
+    fn run_live(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
         self.live(&format!("RUN {}", request.command));
         let dir = self.workspace.dir_for_run(request.dir.as_deref()).map_err(host_error)?;
         let env = self.sandbox.environment(self.workspace.root(), &self.env_allow, &request.env);
@@ -271,27 +439,7 @@ impl Host for OsHost {
         Ok(run_result(run))
     }
 
-    fn read(&mut self, path: &str) -> Result<String, HostError> {
-        self.workspace.read(path).map_err(host_error)
-    }
-
-    fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
-        self.workspace.write(path, content, append).map_err(host_error)
-    }
-
-    fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
-        self.workspace.mkdir(path).map_err(host_error)
-    }
-
-    fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
-        self.workspace.delete(path, recursive).map_err(host_error)
-    }
-
-    fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError> {
-        self.workspace.file_test(path, query).map_err(host_error)
-    }
-
-    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
+    fn prompt_live(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
         self.live(&format!("PROMPT_AGENT {}", request.query));
         let mut streamed = false;
         let show = self.show_tokens;
@@ -321,15 +469,7 @@ impl Host for OsHost {
         result.map_err(|e| PromptError { message: format!("{name}: {}", e.message), ..e })
     }
 
-    fn persist(&mut self) -> Result<(), String> {
-        let Some(recorder) = &self.recorder else { return Ok(()) };
-        let bytes = recorder.cassette.to_bytes();
-        // Private like a snapshot: it holds what the prompts carried (the plan's values).
-        tiss_support::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
-            .map_err(|e| format!("the cassette `{}` could not be written: {e}", recorder.path.display()))
-    }
-
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+    fn ask_live(&mut self, question: &Question, line: u32) -> Option<Answer> {
         if self.answer_error.is_some() {
             return None;
         }
@@ -353,41 +493,6 @@ impl Host for OsHost {
         let answer = self.ask_terminal(question, line)?;
         self.log_answer(question, line, &answer, "terminal");
         Some(answer)
-    }
-
-    fn now_ms(&mut self) -> u64 {
-        self.started.elapsed().as_millis() as u64
-    }
-
-    fn log(&mut self, event: &Event<'_>) {
-        if let Some(log) = &mut self.log {
-            log.write(event);
-        }
-        self.effects.record(event);
-        match event.event {
-            "step_start" => self.live(&format!("STEP {}", event.op)),
-            "step_end" => {
-                let pad = "  ".repeat(event.depth as usize);
-                let (mark, tone) =
-                    if event.outcome == "passed" { ("✓", Tone::Good) } else { ("✗", Tone::Bad) };
-                let result = self.style.paint(tone, &format!("{mark} {}", escape_controls(event.op)));
-                self.step_line(&format!("{pad}{result}  ({})", format_duration(event.duration_ms)));
-            }
-            "log" => self.step_line(&format!("  LOG {}", escape_indented(event.op, "      "))),
-            "budget_warning" => {
-                let warning = self.style.paint(Tone::Warn, "warning");
-                self.step_line(&format!("  {warning}: {}", escape_indented(event.op, "    ")))
-            }
-            "caught" => {
-                let caught = self.style.paint(Tone::Warn, "caught");
-                self.step_line(&format!(
-                    "  {caught} {}: {}",
-                    event.outcome,
-                    escape_indented(event.op, "    ")
-                ))
-            }
-            _ => {}
-        }
     }
 }
 

@@ -8,6 +8,7 @@ mod common;
 
 mod budgets;
 mod dry_run_arms;
+mod journal;
 mod machine;
 mod process_big_output;
 mod run_hostile;

@@ -96,6 +96,21 @@ pub struct HostArgs {
 
     #[command(flatten)]
     pub provider: ProviderFlags,
+
+    /// Record in FILE everything the run takes from outside the VM (each
+    /// RUN's result, each READ, each file test, each model and human answer,
+    /// each clock reading, the hash of each file written), one checksummed
+    /// frame per event as it happens, with the bytecode: what `tissvm replay`
+    /// runs the plan again from. A new FILE; `resume` given the journal of
+    /// the run it resumes continues it.
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+
+    /// The longest output (a command's stream, a file read, a model's
+    /// answer) the journal keeps whole, in bytes; above it, its head, tail,
+    /// length and SHA-256 (default and most: 64 MiB).
+    #[arg(long, value_name = "BYTES", requires = "journal")]
+    pub journal_max_output: Option<usize>,
 }
 
 /// How the run reports (`run`, `resume`).
@@ -158,6 +173,8 @@ impl HostArgs {
             max_procs: self.max_procs,
             max_memory: self.max_memory.clone(),
             env_allow: self.env_allow.clone(),
+            journal: self.journal.clone(),
+            journal_max_output: self.journal_max_output,
             policy: self.policy.clone(),
             provider: self.provider.clone(),
         }

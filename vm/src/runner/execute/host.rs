@@ -23,6 +23,8 @@ use crate::runner::options::{HostOptions, parse_budget};
 use crate::runner::os_host::{OsHost, Progress, stdin_is_terminal};
 use crate::runner::{color, status};
 use crate::session::answers::{self, Reply};
+use crate::session::journal::writer::JournalWriter;
+use crate::session::journal::{Entry, MAX_OUTPUT_CAP};
 use crate::session::snapshot::{AnswersPosition, RememberedOptions};
 use crate::session::workspace_claim;
 use tiss_host::sandbox::{Profile, Sandbox};
@@ -292,6 +294,42 @@ fn open_log(remembered: &RememberedOptions) -> Result<Option<EventLog>, u8> {
             Err(status::INVALID)
         }
     }
+}
+
+/// `--journal`: a new journal opened with the run's bytecode, or, for a
+/// resumed run given the journal it recorded, that journal continued.
+/// Refused (told, exit status 2) before anything runs.
+pub fn open_journal(
+    options: &HostOptions,
+    program: &Program,
+    bytecode: Option<&[u8]>,
+    resumed: bool,
+) -> Result<Option<JournalWriter>, u8> {
+    let Some(path) = &options.journal else { return Ok(None) };
+    let refuse = |message: String| {
+        eprintln!("tissvm: {message}");
+        status::INVALID
+    };
+    let cap = options.journal_max_output.unwrap_or(MAX_OUTPUT_CAP);
+    if cap > MAX_OUTPUT_CAP {
+        return Err(refuse(format!(
+            "--journal-max-output {cap} is more than the journal keeps of one output ({MAX_OUTPUT_CAP} bytes)"
+        )));
+    }
+    let bytecode = bytecode.map_or_else(|| tisslang::container::encode(&program.module), <[u8]>::to_vec);
+    let module_hash = program.hash().to_string();
+    let start = Entry::Start {
+        tissvm: env!("CARGO_PKG_VERSION").into(),
+        module_hash: module_hash.clone(),
+        bytecode,
+        resumed,
+    };
+    let opened = if resumed && path.exists() {
+        JournalWriter::append(path, cap, &module_hash, &start)
+    } else {
+        JournalWriter::create(path, cap, &start)
+    };
+    opened.map(Some).map_err(|e| refuse(e.message))
 }
 
 /// The cassette `--record` names: a fresh run records a new one (replacing

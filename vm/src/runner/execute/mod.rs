@@ -31,7 +31,7 @@ use tisslang::cost::Dim;
 
 use checkpoint::Checkpoint;
 use dispatch::Dispatch;
-use host::{AnswersFile, OpenedHost, answers_left, open_host, open_recorder};
+use host::{AnswersFile, OpenedHost, answers_left, open_host, open_journal, open_recorder};
 use mark::Mark;
 pub use mark::Resumed;
 use suspend::{Kept, Parts, keep_suspended, print_resume_hint};
@@ -167,10 +167,12 @@ fn open(
         _ => Progress::Quiet,
     };
     let recorder = open_recorder(&remembered.provider, start.resumed.is_some())?;
+    let journal = open_journal(options, &start.program, start.bytecode.as_deref(), start.resumed.is_some())?;
     let used = start.resumed.as_ref().and_then(|r| r.answers.as_ref());
     let mut opened =
         open_host(&start.program, &start.workdir, start.first.take(), used, options, remembered, progress)?;
     opened.host.recorder = recorder;
+    opened.host.journal = journal;
     Ok(opened)
 }
 
@@ -197,6 +199,9 @@ impl Ended {
         }
         if let Err(e) = host.persist() {
             eprintln!("tissvm: {e}");
+        }
+        if let Some(e) = host.journal.as_mut().and_then(|j| j.error.take()) {
+            eprintln!("tissvm: {e}: the journal ends before the run did");
         }
         Ended {
             answer_error,

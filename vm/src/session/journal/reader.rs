@@ -1,0 +1,101 @@
+//! Streams a journal's frames back, one at a time (a journal of a gigabyte
+//! is never held whole): the header checked first, then each frame's
+//! length and CRC. A frame cut short, or a bad last frame, is a torn tail
+//! (a crash while it was written): reading ends there and says so. A bad
+//! frame with more after it is corruption, refused with its offset.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use super::{Entry, FRAME_HEAD, HEADER_LEN, JOURNAL_VERSION, JournalError, MAGIC, MAX_FRAME, decode};
+
+pub struct JournalReader {
+    reader: BufReader<File>,
+    offset: u64,
+    len: u64,
+    name: String,
+}
+
+/// What comes next in a journal.
+#[derive(Debug)]
+pub enum Next {
+    /// An entry and the offset of its frame.
+    Entry(u64, Entry),
+    /// The last frame was cut short (or its bytes never all reached the
+    /// disk): the journal ends at this offset.
+    Torn(u64),
+    End,
+}
+
+impl JournalReader {
+    pub fn open(path: &Path) -> Result<JournalReader, JournalError> {
+        let name = path.display().to_string();
+        let fail = |message: String| JournalError { message };
+        let file = File::open(path).map_err(|e| fail(format!("the journal `{name}` cannot be read: {e}")))?;
+        let len =
+            file.metadata().map_err(|e| fail(format!("the journal `{name}` cannot be read: {e}")))?.len();
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let mut header = [0u8; HEADER_LEN];
+        if len < HEADER_LEN as u64 || reader.read_exact(&mut header).is_err() || header[..8] != MAGIC {
+            return Err(fail(format!("`{name}` is not a TissLang journal (no journal magic number)")));
+        }
+        let version = u16::from_le_bytes([header[8], header[9]]);
+        if version != JOURNAL_VERSION {
+            return Err(fail(format!(
+                "the journal `{name}` is of format {version}, and this tissvm reads format {JOURNAL_VERSION}"
+            )));
+        }
+        Ok(JournalReader { reader, offset: HEADER_LEN as u64, len, name })
+    }
+
+    /// The offset of the next frame: where a torn tail would be cut.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    pub fn next(&mut self) -> Result<Next, JournalError> {
+        let at = self.offset;
+        let left = self.len - at;
+        if left == 0 {
+            return Ok(Next::End);
+        }
+        if left < FRAME_HEAD as u64 {
+            return Ok(Next::Torn(at));
+        }
+        let mut head = [0u8; FRAME_HEAD];
+        self.read(&mut head)?;
+        let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as u64;
+        let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        let end = at + FRAME_HEAD as u64 + size;
+        if end > self.len {
+            return Ok(Next::Torn(at));
+        }
+        if size > MAX_FRAME as u64 {
+            return Err(self.corrupt(at, &format!("a frame of {size} bytes, more than any entry")));
+        }
+        let mut payload = vec![0u8; size as usize];
+        self.read(&mut payload)?;
+        self.offset = end;
+        if tisslang::codec::crc32::crc32(&payload) != crc {
+            if end == self.len {
+                return Ok(Next::Torn(at));
+            }
+            return Err(self.corrupt(at, "its checksum does not match"));
+        }
+        match decode(&payload) {
+            Ok(entry) => Ok(Next::Entry(at, entry)),
+            Err(e) => Err(self.corrupt(at, &format!("its entry does not decode ({e})"))),
+        }
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<(), JournalError> {
+        self.reader
+            .read_exact(buf)
+            .map_err(|e| JournalError { message: format!("the journal `{}` cannot be read: {e}", self.name) })
+    }
+
+    fn corrupt(&self, at: u64, why: &str) -> JournalError {
+        JournalError { message: format!("the journal `{}` is corrupt at byte {at}: {why}", self.name) }
+    }
+}

@@ -1,0 +1,118 @@
+//! The journal (SPEC §13) through `tissvm run` and `resume`: every event the
+//! run took from outside, in order, with the bytecode; outputs above the
+//! cap kept as head, tail, length and hash; an existing file refused; a
+//! resumed run continuing the journal of the run it resumes.
+
+use std::path::Path;
+
+use tiss_vm::session::journal::reader::{JournalReader, Next};
+use tiss_vm::session::journal::{Entry, Kept};
+
+use crate::common::Fixture;
+
+fn entries(path: &Path) -> Vec<Entry> {
+    let mut reader = JournalReader::open(path).unwrap();
+    let mut out = Vec::new();
+    loop {
+        match reader.next().unwrap() {
+            Next::Entry(_, e) => out.push(e),
+            Next::Torn(at) => panic!("a torn tail at {at}"),
+            Next::End => return out,
+        }
+    }
+}
+
+/// The kinds of `entries` without the clock readings.
+fn kinds(entries: &[Entry]) -> Vec<&'static str> {
+    entries.iter().map(Entry::kind).filter(|k| *k != "clock").collect()
+}
+
+const PLAN: &str = "TASK \"journal\"
+STEP \"s\" {
+    WRITE \"a.txt\" FROM \"one\"
+    APPEND \"a.txt\" FROM \"two\"
+    READ \"a.txt\" AS a
+    RUN \"echo out; head -c 3000 /dev/zero | tr '\\\\0' x >&2\" TIMEOUT 10s
+    ASSERT FILE \"a.txt\" EXISTS
+    PROMPT_AGENT \"Say ${a}\" INTO answer
+    MKDIR \"d\"
+    DELETE \"d\"
+    PAUSE \"Go on?\"
+    LOG \"${answer}\"
+}
+";
+
+#[test]
+fn a_run_journals_what_it_took_from_outside_in_order() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let answers = fx.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    let run = fx.run(
+        PLAN,
+        &[
+            "--journal",
+            journal.to_str().unwrap(),
+            "--journal-max-output",
+            "1000",
+            "--answers",
+            answers.to_str().unwrap(),
+            "--output-format",
+            "json",
+        ],
+    );
+    run.expect(0);
+    let all = entries(&journal);
+    assert_eq!(
+        kinds(&all),
+        ["start", "write", "append", "read", "run", "file_test", "prompt", "mkdir", "delete", "answer"]
+    );
+    assert!(all.iter().filter(|e| e.kind() == "clock").count() >= 4, "{all:?}");
+    let Entry::Start { bytecode, resumed: false, .. } = &all[0] else { panic!("{:?}", all[0]) };
+    assert!(tisslang::container::load(bytecode).is_ok(), "the journal carries loadable bytecode");
+    let find = |kind: &str| all.iter().find(|e| e.kind() == kind).unwrap();
+    let Entry::Write { file: Some(first), .. } = find("write") else { panic!() };
+    let Entry::Write { file: Some(after), .. } = find("append") else { panic!() };
+    assert_eq!(*first, tisslang::codec::seal::sha256(b"one"));
+    assert_eq!(*after, tisslang::codec::seal::sha256(b"onetwo"), "the file as the append left it");
+    let Entry::Read { result: Ok(Kept::Whole(text)), .. } = find("read") else { panic!() };
+    assert_eq!(text, "onetwo");
+    let Entry::Run { result: Ok(run), .. } = find("run") else { panic!() };
+    assert_eq!(run.stdout, Kept::Whole("out\n".into()));
+    let Kept::Cut { head, tail, bytes, sha256 } = &run.stderr else { panic!("{:?}", run.stderr) };
+    assert_eq!((head.len(), tail.len(), *bytes), (500, 500, 3000));
+    assert_eq!(*sha256, tisslang::codec::seal::sha256(&[b'x'; 3000]));
+    let Entry::Prompt { result: Ok(answer), .. } = find("prompt") else { panic!() };
+    assert_eq!(answer.text, Kept::Whole("mock answer to: Say onetwo".into()));
+
+    // A journal is never written over.
+    let again = fx.run(PLAN, &["--journal", journal.to_str().unwrap()]);
+    again.expect(2);
+    assert!(again.stderr.contains("exists: give a new file"), "{}", again.stderr);
+}
+
+#[test]
+fn resume_continues_the_journal_of_the_run_it_resumes() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(PLAN, &["--journal", j, "--non-interactive", "--output-format", "json"]);
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let before = entries(&journal).len();
+    let done = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);
+    done.expect(0);
+    let all = entries(&journal);
+    assert!(matches!(all[before], Entry::Start { resumed: true, .. }), "{:?}", &all[before..]);
+    assert_eq!(kinds(&all[before..]), ["start", "answer"]);
+
+    // Another plan's journal is not continued.
+    let other = fx.path("other.journal");
+    let o = other.to_str().unwrap();
+    fx.run("TASK \"other\"\nSTEP \"s\" { LOG \"x\" }\n", &["--journal", o]).expect(0);
+    let run = fx.run(PLAN, &["--non-interactive", "--output-format", "json"]);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let refused = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", o]);
+    refused.expect(2);
+    assert!(refused.stderr.contains("recorded another plan"), "{}", refused.stderr);
+}
