@@ -14,8 +14,8 @@ fn entries(path: &Path) -> Vec<Entry> {
     let mut reader = JournalReader::open(path).unwrap();
     let mut out = Vec::new();
     loop {
-        match reader.next().unwrap() {
-            Next::Entry(_, e) => out.push(e),
+        match reader.next_entry().unwrap() {
+            Next::Entry(_, e) => out.push(*e),
             Next::Torn(at) => panic!("a torn tail at {at}"),
             Next::End => return out,
         }

@@ -21,7 +21,7 @@ pub struct JournalReader {
 #[derive(Debug)]
 pub enum Next {
     /// An entry and the offset of its frame.
-    Entry(u64, Entry),
+    Entry(u64, Box<Entry>),
     /// The last frame was cut short (or its bytes never all reached the
     /// disk): the journal ends at this offset.
     Torn(u64),
@@ -54,7 +54,7 @@ impl JournalReader {
         self.offset
     }
 
-    pub fn next(&mut self) -> Result<Next, JournalError> {
+    pub fn next_entry(&mut self) -> Result<Next, JournalError> {
         let at = self.offset;
         let left = self.len - at;
         if left == 0 {
@@ -84,7 +84,7 @@ impl JournalReader {
             return Err(self.corrupt(at, "its checksum does not match"));
         }
         match decode(&payload) {
-            Ok(entry) => Ok(Next::Entry(at, entry)),
+            Ok(entry) => Ok(Next::Entry(at, Box::new(entry))),
             Err(e) => Err(self.corrupt(at, &format!("its entry does not decode ({e})"))),
         }
     }

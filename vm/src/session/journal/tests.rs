@@ -10,8 +10,8 @@ fn entries(path: &std::path::Path) -> (Vec<(u64, Entry)>, Option<u64>) {
     let mut reader = JournalReader::open(path).unwrap();
     let mut out = Vec::new();
     loop {
-        match reader.next().unwrap() {
-            Next::Entry(at, e) => out.push((at, e)),
+        match reader.next_entry().unwrap() {
+            Next::Entry(at, e) => out.push((at, *e)),
             Next::Torn(at) => return (out, Some(at)),
             Next::End => return (out, None),
         }
@@ -69,8 +69,8 @@ fn a_torn_tail_is_dropped_and_corruption_before_the_end_is_refused() {
     bad[second + FRAME_HEAD] ^= 0xFF;
     std::fs::write(&path, &bad).unwrap();
     let mut reader = JournalReader::open(&path).unwrap();
-    reader.next().unwrap();
-    let e = reader.next().unwrap_err();
+    reader.next_entry().unwrap();
+    let e = reader.next_entry().unwrap_err();
     assert!(e.message.contains(&format!("corrupt at byte {second}")), "{e}");
     // Not a journal, another version.
     std::fs::write(&path, b"TISSSNAP\x01\x00").unwrap();

@@ -56,9 +56,10 @@ impl JournalWriter {
     ) -> Result<JournalWriter, JournalError> {
         let mut reader = JournalReader::open(path)?;
         let end = loop {
-            match reader.next()? {
-                Next::Entry(at, Entry::Start { module_hash: recorded, .. })
-                    if at == HEADER_LEN as u64 && recorded != module_hash =>
+            match reader.next_entry()? {
+                Next::Entry(at, entry)
+                    if at == HEADER_LEN as u64
+                        && matches!(&*entry, Entry::Start { module_hash: recorded, .. } if recorded != module_hash) =>
                 {
                     return Err(JournalError {
                         message: format!(
