@@ -297,9 +297,7 @@ impl Host for OsHost {
     }
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
-        let answer = self.ask_live(question, line)?;
-        self.journal(|_| Entry::Answer { line, question: question.clone(), answer: answer.clone() });
-        Some(answer)
+        self.ask_live(question, line)
     }
 
     fn now_ms(&mut self) -> u64 {
@@ -350,7 +348,7 @@ impl Host for OsHost {
 
 impl OsHost {
     /// Appends to the journal, if there is one, what `entry` makes with its cap.
-    fn journal(&mut self, entry: impl FnOnce(usize) -> Entry) {
+    pub(crate) fn journal(&mut self, entry: impl FnOnce(usize) -> Entry) {
         if let Some(journal) = &mut self.journal {
             let entry = entry(journal.cap);
             journal.record(&entry);
@@ -497,8 +495,14 @@ impl OsHost {
 }
 
 impl OsHost {
-    /// Records an answer in the log file and the report's effects.
-    fn log_answer(&mut self, question: &Question, line: u32, answer: &Answer, origin: &str) {
+    /// Records an answer in the journal, the log file and the report's effects.
+    pub(crate) fn log_answer(&mut self, question: &Question, line: u32, answer: &Answer, origin: &str) {
+        self.journal(|_| Entry::Answer {
+            line,
+            question: question.clone(),
+            answer: answer.clone(),
+            origin: origin.to_string(),
+        });
         let (outcome, comment) = match answer {
             Answer::Continue => ("continue".to_string(), ""),
             Answer::Review { approved, comment } => {

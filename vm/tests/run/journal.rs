@@ -65,7 +65,20 @@ fn a_run_journals_what_it_took_from_outside_in_order() {
     let all = entries(&journal);
     assert_eq!(
         kinds(&all),
-        ["start", "write", "append", "read", "run", "file_test", "prompt", "mkdir", "delete", "answer"]
+        [
+            "start",
+            "sandbox",
+            "write",
+            "append",
+            "read",
+            "run",
+            "file_test",
+            "prompt",
+            "mkdir",
+            "delete",
+            "answer",
+            "end"
+        ]
     );
     assert!(all.iter().filter(|e| e.kind() == "clock").count() >= 4, "{all:?}");
     let Entry::Start { bytecode, resumed: false, .. } = &all[0] else { panic!("{:?}", all[0]) };
@@ -99,12 +112,15 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     let run = fx.run(PLAN, &["--journal", j, "--non-interactive", "--output-format", "json"]);
     run.expect(3);
     let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let snapshot_path = snapshot.clone();
     let before = entries(&journal).len();
     let done = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);
     done.expect(0);
     let all = entries(&journal);
     assert!(matches!(all[before], Entry::Start { resumed: true, .. }), "{:?}", &all[before..]);
-    assert_eq!(kinds(&all[before..]), ["start", "answer"]);
+    assert_eq!(kinds(&all[before..]), ["start", "sandbox", "answer", "end"]);
+    let Entry::End { status, snapshot } = &all[before - 1] else { panic!("{:?}", all[before - 1]) };
+    assert_eq!((status.as_str(), snapshot.as_deref()), ("suspended", Some(snapshot_path.as_str())));
 
     // Another plan's journal is not continued.
     let other = fx.path("other.journal");

@@ -173,6 +173,12 @@ fn open(
         open_host(&start.program, &start.workdir, start.first.take(), used, options, remembered, progress)?;
     opened.host.recorder = recorder;
     opened.host.journal = journal;
+    let isolation = opened.host.sandbox.isolation().clone();
+    opened.host.journal(|_| crate::session::journal::Entry::Sandbox {
+        profile: isolation.profile.name().to_string(),
+        enforced: isolation.enforced.iter().map(|s| s.to_string()).collect(),
+        missing: isolation.missing.iter().map(|s| s.to_string()).collect(),
+    });
     Ok(opened)
 }
 
@@ -184,6 +190,8 @@ struct Ended {
     workspace: PathBuf,
     isolation: Isolation,
     effects: Effects,
+    /// The journal, to which the report's status is added last.
+    journal: Option<crate::session::journal::writer::JournalWriter>,
 }
 
 impl Ended {
@@ -200,15 +208,14 @@ impl Ended {
         if let Err(e) = host.persist() {
             eprintln!("tissvm: {e}");
         }
-        if let Some(e) = host.journal.as_mut().and_then(|j| j.error.take()) {
-            eprintln!("tissvm: {e}: the journal ends before the run did");
-        }
+
         Ended {
             answer_error,
             answers_left,
             workspace: host.workspace.root().to_path_buf(),
             isolation: host.sandbox.isolation().clone(),
             effects: std::mem::take(&mut host.effects),
+            journal: host.journal.take(),
         }
     }
 }
@@ -241,10 +248,17 @@ impl Finished<'_> {
     /// Writes the report where `reporting` says (a failure also on stderr
     /// when the report is not text), and records in the snapshot resumed
     /// how its run ended; the exit status.
-    fn report(&self, snapshot: Option<PathBuf>, ended: Ended, reporting: &ReportOptions) -> u8 {
+    fn report(&self, snapshot: Option<PathBuf>, mut ended: Ended, reporting: &ReportOptions) -> u8 {
         let suspended = snapshot.is_some();
         let snapshot = snapshot.map(|p| p.display().to_string());
-        let mut report = RunReport::new(self.program, self.machine, self.outcome, snapshot);
+        let mut report = RunReport::new(self.program, self.machine, self.outcome, snapshot.clone());
+        if let Some(journal) = &mut ended.journal {
+            let status = report.status_name().to_string();
+            journal.record(&crate::session::journal::Entry::End { status, snapshot });
+            if let Some(e) = journal.error.take() {
+                eprintln!("tissvm: {e}: the journal ends before the run did");
+            }
+        }
         report.sandbox = Some(ended.isolation);
         report.effects = ended.effects;
         if let (Some(mark), false) = (self.mark, suspended) {

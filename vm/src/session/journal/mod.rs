@@ -84,15 +84,28 @@ pub enum Entry {
         query: String,
         result: Result<PromptRecord, PromptFailed>,
     },
-    /// A human's answer to the question at `line`.
+    /// A human's answer to the question at `line`, and where it came from
+    /// (`terminal`, an answers file's entry, `--answer`).
     Answer {
         line: u32,
         question: Question,
         answer: Answer,
+        origin: String,
     },
     /// A reading of the run's clock, in milliseconds.
     Clock {
         ms: u64,
+    },
+    /// The isolation RUN had (the report's `sandbox`), once the host is set up.
+    Sandbox {
+        profile: String,
+        enforced: Vec<String>,
+        missing: Vec<String>,
+    },
+    /// The run stopped: how (the report's status) and, suspended, its snapshot.
+    End {
+        status: String,
+        snapshot: Option<String>,
     },
 }
 
@@ -111,6 +124,8 @@ impl Entry {
             Entry::Prompt { .. } => "prompt",
             Entry::Answer { .. } => "answer",
             Entry::Clock { .. } => "clock",
+            Entry::Sandbox { .. } => "sandbox",
+            Entry::End { .. } => "end",
         }
     }
 }
