@@ -19,6 +19,7 @@ pub mod options;
 pub mod os_host;
 pub mod plan;
 pub mod providers;
+pub mod replay;
 mod report_out;
 pub mod resume;
 pub mod run;

@@ -11,6 +11,7 @@ mod dry_run_arms;
 mod journal;
 mod machine;
 mod process_big_output;
+mod replay;
 mod run_hostile;
 mod run_process_tree;
 mod run_statements;

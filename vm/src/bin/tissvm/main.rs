@@ -152,6 +152,18 @@ enum Command {
     /// your home directory itself are refused whichever way they are named.
     /// The workspace used is printed before anything runs.
     Resume(subcommands::ResumeArgs),
+    /// Run a plan again from its journal alone (`run --journal FILE`): no
+    /// process started, no file written, no model or human asked; the report
+    /// is the recorded run's, byte for byte.
+    ///
+    /// The bytecode is the journal's, or PLAN's: a changed plan replays up to
+    /// the first effect that differs from the journal and stops there,
+    /// `diverged` (exit 1), naming the line, the step, and what was recorded
+    /// against what the plan asks; --strict refuses any change (exit 2). An
+    /// output the journal kept only in part stops the replay at the effect
+    /// that needs it (exit 2); a corrupt journal is refused (exit 2), one cut
+    /// short replays up to where it ends.
+    Replay(subcommands::ReplayArgs),
     /// Print the plan's manifest for approval: every command, path, model and
     /// human interaction, budget, every flow of data from a model or a file
     /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
@@ -253,6 +265,7 @@ fn run() -> u8 {
         Command::Estimate(args) => runner::estimate::run(out, &args.options()),
         Command::Run(args) => runner::run::run(out, &args.options()),
         Command::Resume(args) => runner::resume::resume(out, &args.options()),
+        Command::Replay(args) => runner::replay::replay(out, &args.options()),
         Command::Debug(args) => runner::debug::debug(out, &args.options()),
         Command::Providers(args) => runner::providers::providers(&args.provider),
         Command::Collect(args) => runner::many::collect::collect(&args.dir, &args.report.options()),

@@ -11,6 +11,7 @@ use tiss_vm::runner::estimate::EstimateOptions;
 use tiss_vm::runner::many::plans::Shard;
 use tiss_vm::runner::many::slurm::SlurmOptions;
 use tiss_vm::runner::options::{Invocation, ManyOptions, RunOptions};
+use tiss_vm::runner::replay::ReplayOptions;
 use tiss_vm::runner::resume::ResumeOptions;
 
 use super::args::{HostArgs, ReportArgs, SnapshotArgs};
@@ -92,6 +93,36 @@ pub struct ManyArgs {
     /// a run is refused.
     #[arg(long, requires = "report_dir")]
     pub restart: bool,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The journal a run recorded with --journal.
+    #[arg(value_name = "JOURNAL")]
+    pub journal: PathBuf,
+
+    /// Replay this plan (source or bytecode) instead of the journal's bytecode.
+    #[arg(value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+
+    /// Refuse a PLAN whose bytecode differs from the journal's (exit 2)
+    /// rather than replay it up to the first effect that differs.
+    #[arg(long, requires = "plan")]
+    pub strict: bool,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+impl ReplayArgs {
+    pub fn options(&self) -> ReplayOptions {
+        ReplayOptions {
+            journal: self.journal.clone(),
+            plan: self.plan.clone(),
+            strict: self.strict,
+            report: self.report.options(),
+        }
+    }
 }
 
 #[derive(Args)]

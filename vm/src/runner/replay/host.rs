@@ -1,0 +1,286 @@
+//! The host of a replay: every effect answered from the journal, nothing
+//! done (no process started, no file written, no model or human asked).
+//! Each request is checked against the entry the recorded run made at
+//! that point; the first that differs stops the replay (`diverged`), as
+//! does an output the journal did not keep whole (it cannot be given back).
+//! What the run shows (step lines, the log, the report's effects) goes
+//! through an [`OsHost`] whose workspace is an empty directory it never
+//! touches, so a replay prints what the run printed.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use crate::host::{
+    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    RunRequest, RunResult,
+};
+use crate::runner::os_host::OsHost;
+use crate::session::journal::reader::{JournalReader, Next};
+use crate::session::journal::{Entry, Kept, prompt_key};
+
+/// Why a replay stops before its plan does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The plan asks for another effect than the one recorded here.
+    Diverged { recorded: String, requested: String },
+    /// The effect's recorded output was kept only in part.
+    Incomplete { what: String },
+    /// The journal cannot be read on from here.
+    Unreadable(String),
+}
+
+pub struct ReplayHost {
+    pub shown: OsHost,
+    /// The shown host's workspace: empty, and removed when the replay ends.
+    _empty: tempfile::TempDir,
+    reader: JournalReader,
+    next: Option<Entry>,
+    /// Where the journal ended cut short, if it did.
+    pub torn: Option<u64>,
+    last_clock: u64,
+    pub stop: Option<Stop>,
+    /// Set with `stop`, read by the dispatch loop's stop check.
+    pub stopped: Rc<Cell<bool>>,
+}
+
+impl ReplayHost {
+    /// `reader` stands after the entries already taken (the first `start`).
+    pub fn new(shown: OsHost, empty: tempfile::TempDir, reader: JournalReader) -> ReplayHost {
+        ReplayHost {
+            shown,
+            _empty: empty,
+            reader,
+            next: None,
+            torn: None,
+            last_clock: 0,
+            stop: None,
+            stopped: Rc::new(Cell::new(false)),
+        }
+    }
+
+    /// The next entry, not taken.
+    pub fn peek(&mut self) -> Option<&Entry> {
+        if self.next.is_none() && self.stop.is_none() && self.torn.is_none() {
+            match self.reader.next_entry() {
+                Ok(Next::Entry(_, entry)) => self.next = Some(*entry),
+                Ok(Next::Torn(at)) => self.torn = Some(at),
+                Ok(Next::End) => {}
+                Err(e) => self.halt(Stop::Unreadable(e.message)),
+            }
+        }
+        self.next.as_ref()
+    }
+
+    pub fn take(&mut self) -> Option<Entry> {
+        self.peek();
+        self.next.take()
+    }
+
+    fn halt(&mut self, stop: Stop) {
+        if self.stop.is_none() {
+            self.stop = Some(stop);
+        }
+        self.stopped.set(true);
+    }
+
+    /// The next entry that is not a clock reading (those are taken on the
+    /// way, their time kept), if it is of the kind `requested` describes
+    /// for `matches`; else the replay has diverged.
+    fn effect(
+        &mut self,
+        requested: impl FnOnce() -> String,
+        matches: impl FnOnce(&Entry) -> bool,
+    ) -> Option<Entry> {
+        while let Some(Entry::Clock { ms }) = self.peek() {
+            self.last_clock = *ms;
+            self.next = None;
+        }
+        if self.stop.is_some() {
+            return None;
+        }
+        let fits = self.peek().map(matches);
+        match fits {
+            Some(true) => self.next.take(),
+            _ => {
+                let recorded = self.next.as_ref().map_or_else(|| self.journal_end(), describe);
+                let requested = requested();
+                self.halt(Stop::Diverged { recorded, requested });
+                None
+            }
+        }
+    }
+
+    fn journal_end(&self) -> String {
+        match self.torn {
+            Some(at) => format!("nothing more (the journal ends at byte {at}, cut short)"),
+            None => "nothing more (the recorded run stopped here)".to_string(),
+        }
+    }
+
+    /// Text the journal kept whole, or a stop: `what` names the effect.
+    fn whole(&mut self, kept: &Kept, what: impl FnOnce() -> String) -> Option<String> {
+        match kept.whole() {
+            Some(text) => Some(text.to_string()),
+            None => {
+                self.halt(Stop::Incomplete { what: what() });
+                None
+            }
+        }
+    }
+}
+
+const STOPPED: &str = "the replay stopped here";
+
+fn stopped() -> HostError {
+    HostError::Command(STOPPED.into())
+}
+
+/// An entry as a replay names it.
+pub fn describe(entry: &Entry) -> String {
+    match entry {
+        Entry::Run { command, .. } => format!("RUN `{command}`"),
+        Entry::Read { path, .. } => format!("READ \"{path}\""),
+        Entry::Write { path, append: false, .. } => format!("WRITE \"{path}\""),
+        Entry::Write { path, append: true, .. } => format!("APPEND \"{path}\""),
+        Entry::Mkdir { path, .. } => format!("MKDIR \"{path}\""),
+        Entry::Delete { path, .. } => format!("DELETE \"{path}\""),
+        Entry::FileTest { path, .. } => format!("a test of FILE \"{path}\""),
+        Entry::Prompt { query, .. } => format!("PROMPT_AGENT \"{query}\""),
+        Entry::Answer { line, .. } => format!("a human's answer (line {line})"),
+        Entry::Start { resumed: true, .. } | Entry::End { .. } => "the end of a suspended run".into(),
+        other => other.kind().to_string(),
+    }
+}
+
+fn failed<T>(result: &Result<T, crate::session::journal::Failed>) -> Result<&T, HostError> {
+    result.as_ref().map_err(HostError::from)
+}
+
+impl Host for ReplayHost {
+    fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
+        let asked = || format!("RUN `{}`", request.command);
+        let same = |e: &Entry| {
+            matches!(e, Entry::Run { command, dir, timeout_ms, .. }
+                if *command == request.command && *dir == request.dir && *timeout_ms == request.timeout_ms)
+        };
+        let Some(Entry::Run { result, .. }) = self.effect(asked, same) else { return Err(stopped()) };
+        let record = failed(&result)?;
+        let what = || format!("RUN `{}` at line {}", request.command, request.line);
+        let stdout = self.whole(&record.stdout, what).ok_or_else(stopped)?;
+        let what = || format!("RUN `{}` at line {}", request.command, request.line);
+        let stderr = self.whole(&record.stderr, what).ok_or_else(stopped)?;
+        Ok(RunResult {
+            command: request.command.clone(),
+            stdout,
+            stderr,
+            exit_code: record.exit_code,
+            duration_ms: record.duration_ms,
+            timed_out: record.timed_out,
+        })
+    }
+
+    fn read(&mut self, path: &str) -> Result<String, HostError> {
+        let asked = || format!("READ \"{path}\"");
+        let Some(Entry::Read { result, .. }) =
+            self.effect(asked, |e| matches!(e, Entry::Read { path: p, .. } if p == path))
+        else {
+            return Err(stopped());
+        };
+        let kept = failed(&result)?.clone();
+        self.whole(&kept, || format!("READ \"{path}\"")).ok_or_else(stopped)
+    }
+
+    fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
+        let digest = tisslang::codec::seal::sha256(content.as_bytes());
+        let verb = if append { "APPEND" } else { "WRITE" };
+        let asked = || format!("{verb} \"{path}\" (other content)");
+        let same = |e: &Entry| matches!(e, Entry::Write { path: p, append: a, content: c, .. } if p == path && *a == append && *c == digest);
+        let Some(Entry::Write { result, .. }) = self.effect(asked, same) else { return Err(stopped()) };
+        failed(&result).map(|_| ())
+    }
+
+    fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
+        let asked = || format!("MKDIR \"{path}\"");
+        let Some(Entry::Mkdir { result, .. }) =
+            self.effect(asked, |e| matches!(e, Entry::Mkdir { path: p, .. } if p == path))
+        else {
+            return Err(stopped());
+        };
+        failed(&result).map(|_| ())
+    }
+
+    fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
+        let asked = || format!("DELETE \"{path}\"");
+        let same = |e: &Entry| matches!(e, Entry::Delete { path: p, recursive: r, .. } if p == path && *r == recursive);
+        let Some(Entry::Delete { result, .. }) = self.effect(asked, same) else { return Err(stopped()) };
+        failed(&result).map(|_| ())
+    }
+
+    fn file_test(&mut self, path: &str, query: FileQuery<'_>) -> Result<bool, HostError> {
+        let query = format!("{query:?}");
+        let asked = || format!("a test of FILE \"{path}\"");
+        let same =
+            |e: &Entry| matches!(e, Entry::FileTest { path: p, query: q, .. } if p == path && *q == query);
+        let Some(Entry::FileTest { result, .. }) = self.effect(asked, same) else { return Err(stopped()) };
+        failed(&result).copied()
+    }
+
+    fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError> {
+        let key = prompt_key(request);
+        let asked = || format!("PROMPT_AGENT \"{}\"", request.query);
+        let refused = || PromptError { message: STOPPED.into(), requests: 0, out_of_calls: false };
+        let Some(Entry::Prompt { result, .. }) =
+            self.effect(asked, |e| matches!(e, Entry::Prompt { key: k, .. } if *k == key))
+        else {
+            return Err(refused());
+        };
+        let record = result.map_err(|f| PromptError {
+            message: f.message,
+            requests: f.requests,
+            out_of_calls: f.out_of_calls,
+        })?;
+        let what = || format!("the answer to PROMPT_AGENT at line {}", request.line);
+        let text = self.whole(&record.text, what).ok_or_else(refused)?;
+        Ok(PromptResponse {
+            text,
+            tokens: record.tokens,
+            estimated: record.estimated,
+            requests: record.requests,
+            finish_reason: record.finish_reason,
+        })
+    }
+
+    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+        // The recorded run suspended here: it has no answer.
+        while let Some(Entry::Clock { ms }) = self.peek() {
+            self.last_clock = *ms;
+            self.next = None;
+        }
+        if matches!(self.peek(), Some(Entry::End { .. }) | None) && self.stop.is_none() {
+            return None;
+        }
+        let asked = || crate::session::answers::statement(question).to_string();
+        let Some(Entry::Answer { answer, origin, .. }) =
+            self.effect(asked, |e| matches!(e, Entry::Answer { question: q, .. } if q == question))
+        else {
+            return None;
+        };
+        self.shown.log_answer(question, line, &answer, &origin);
+        Some(answer)
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        if let Some(Entry::Clock { ms }) = self.peek() {
+            self.last_clock = *ms;
+            self.next = None;
+        }
+        self.last_clock
+    }
+
+    fn log(&mut self, event: &Event<'_>) {
+        // What follows a stop is the replay's end, not the recorded run's.
+        if self.stop.is_none() {
+            self.shown.log(event);
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! `tissvm replay JOURNAL [PLAN]` (SPEC §13): the plan run again from its
+//! journal alone, no effect carried out (`host.rs`), and its report given
+//! as the recorded run gave it. The bytecode is the journal's, or PLAN's:
+//! a changed plan replays up to the first effect that differs, where it
+//! stops as `diverged` (exit 1), naming the line, the step, and what was
+//! recorded against what is asked; `--strict` refuses any change (exit 2).
+//! A recorded run that was suspended and resumed replays as one run.
+
+pub mod host;
+
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use serde_json::json;
+use tiss_host::sandbox::{Isolation, Profile};
+use tiss_host::workspace::Workspace;
+
+use crate::machine::program::Program;
+use crate::machine::{Machine, Outcome};
+use crate::provider::mock::MockProvider;
+use crate::report::RunReport;
+use crate::report::style::escape_controls;
+use crate::runner::options::{OutputFormat, ReportOptions};
+use crate::runner::os_host::{OsHost, Progress};
+use crate::runner::plan::{Diagnostics, load_plan};
+use crate::runner::{color, status};
+use crate::session::journal::Entry;
+use crate::session::journal::reader::{JournalReader, Next};
+use host::{ReplayHost, Stop, describe};
+
+pub struct ReplayOptions {
+    pub journal: PathBuf,
+    /// Replay this plan instead of the journal's bytecode.
+    pub plan: Option<PathBuf>,
+    /// Refuse a plan whose bytecode differs from the journal's.
+    pub strict: bool,
+    pub report: ReportOptions,
+}
+
+/// Replays; the exit status (the recorded run's, `diverged` 1, a journal
+/// or plan that cannot be replayed 2).
+pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
+    let refuse = |message: String| {
+        eprintln!("tissvm: {message}");
+        status::INVALID
+    };
+    if let Err(e) = options.report.check() {
+        return refuse(e);
+    }
+    let mut reader = match JournalReader::open(&options.journal) {
+        Ok(r) => r,
+        Err(e) => return refuse(e.message),
+    };
+    let name = options.journal.display();
+    let (recorded_hash, bytecode) = match reader.next_entry() {
+        Ok(Next::Entry(_, entry)) => match *entry {
+            Entry::Start { module_hash, bytecode, .. } => (module_hash, bytecode),
+            other => {
+                return refuse(format!("the journal `{name}` starts with {}, not its bytecode", other.kind()));
+            }
+        },
+        Ok(_) => return refuse(format!("the journal `{name}` holds no entry")),
+        Err(e) => return refuse(e.message),
+    };
+    let module = match &options.plan {
+        Some(path) => match load_plan(out, path) {
+            Ok(plan) => plan.module,
+            Err(refused) => return refused.report(&options.report),
+        },
+        None => match tisslang::container::load(&bytecode) {
+            Ok(m) => m,
+            Err(e) => return refuse(format!("the journal `{name}` holds bytecode that does not load: {e}")),
+        },
+    };
+    let program = match Program::new(module) {
+        Ok(p) => p,
+        Err(e) => return refuse(e),
+    };
+    if program.hash() != recorded_hash {
+        if options.strict {
+            return refuse(format!(
+                "the plan's bytecode differs from the one the journal `{name}` recorded (--strict refuses any change)"
+            ));
+        }
+        eprintln!(
+            "tissvm: note: the plan differs from the recorded one: it replays up to the first effect that differs"
+        );
+    }
+    let mut host = match replay_host(reader, options.report.output_format) {
+        Ok(h) => h,
+        Err(e) => return refuse(e),
+    };
+    let isolation = match host.peek() {
+        Some(Entry::Sandbox { .. }) => sandbox(host.take()),
+        _ => None,
+    };
+    let mut machine = Machine::new(&program);
+    let (last_pc, last_step) = (Rc::new(Cell::new(0u32)), Rc::new(Cell::new(None)));
+    let stopped = Rc::clone(&host.stopped);
+    let mut snapshot = None;
+    let outcome = loop {
+        let outcome = machine.run_until(&program, &mut host, |m| {
+            last_pc.set(m.pc);
+            last_step.set(m.steps.last().map(|s| s.step));
+            stopped.get()
+        });
+        if stopped.get() || !matches!(outcome, Outcome::Suspended(_)) {
+            break outcome;
+        }
+        // The recorded run stopped here; it went on if it was resumed.
+        if let Some(Entry::End { snapshot: kept, .. }) = host.take() {
+            snapshot = kept;
+        }
+        if !matches!(host.peek(), Some(Entry::Start { resumed: true, .. })) {
+            break outcome;
+        }
+        host.take();
+        if let Some(Entry::Sandbox { .. }) = host.peek() {
+            host.take();
+        }
+        // The resumed run's report lists its own effects, as it did.
+        host.shown.effects = Default::default();
+    };
+    if host.stop.is_none() && !matches!(outcome, Outcome::Suspended(_)) {
+        left_over(&mut host);
+    }
+    let line = program.line(last_pc.get());
+    let step =
+        last_step.get().and_then(|s| program.module.steps.get(s as usize)).map(|s| program.string(s.name));
+    match host.stop.take() {
+        Some(Stop::Diverged { recorded, requested }) => {
+            return diverged(&options.report, line, step, &recorded, &requested);
+        }
+        Some(Stop::Incomplete { what }) => {
+            return refuse(format!(
+                "the replay needs the whole output of {what}, which the journal `{name}` kept only in part \
+                 (above its --journal-max-output): it stops there"
+            ));
+        }
+        Some(Stop::Unreadable(message)) => return refuse(message),
+        None => {}
+    }
+    if let Some(at) = host.torn {
+        eprintln!("tissvm: note: the journal `{name}` ends cut short at byte {at}: replayed up to there");
+    }
+    let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
+    report.sandbox = isolation;
+    report.effects = std::mem::take(&mut host.shown.effects);
+    deliver(&report, &options.report)
+}
+
+/// The host that answers from `reader`, showing what the run showed.
+fn replay_host(reader: JournalReader, format: OutputFormat) -> Result<ReplayHost, String> {
+    // An empty directory of its own: the replay never touches it, but the
+    // host that shows the run wants a workspace.
+    let empty = tempfile::tempdir().map_err(|e| format!("cannot make a directory for the replay: {e}"))?;
+    let workspace = Workspace::open(empty.path())
+        .map_err(|e| format!("cannot make a directory for the replay: {e:?}"))?;
+    let progress = match format {
+        OutputFormat::Text => Progress::Text { live: false },
+        _ => Progress::Quiet,
+    };
+    let mut shown = OsHost::new(workspace, Box::new(MockProvider::default()), progress);
+    shown.style = match format {
+        OutputFormat::Text => color::stdout(),
+        _ => color::stderr(),
+    };
+    Ok(ReplayHost::new(shown, empty, reader))
+}
+
+/// The report's `sandbox`, as the journal recorded it.
+fn sandbox(entry: Option<Entry>) -> Option<Isolation> {
+    let Some(Entry::Sandbox { profile, enforced, missing }) = entry else { return None };
+    // Names the report prints; kept for the replay's short life.
+    let leak = |names: Vec<String>| names.into_iter().map(|n| &*Box::leak(n.into_boxed_str())).collect();
+    Some(Isolation {
+        profile: Profile::from_name(&profile)?,
+        enforced: leak(enforced),
+        missing: leak(missing),
+    })
+}
+
+/// The plan ended: the journal must hold nothing more it took from outside.
+fn left_over(host: &mut ReplayHost) {
+    while let Some(Entry::Clock { .. }) = host.peek() {
+        host.take();
+    }
+    match host.peek() {
+        None | Some(Entry::End { .. }) => {}
+        Some(entry) => {
+            let recorded = describe(entry);
+            host.stop = Some(Stop::Diverged { recorded, requested: "nothing more (the plan ended)".into() });
+        }
+    }
+}
+
+fn diverged(reporting: &ReportOptions, line: u32, step: Option<&str>, recorded: &str, requested: &str) -> u8 {
+    let code = 1;
+    let text = match reporting.output_format {
+        OutputFormat::Json => {
+            let report = json!({
+                "status": "diverged",
+                "exit_code": code,
+                "line": line,
+                "step": step,
+                "recorded": recorded,
+                "requested": requested,
+            });
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        _ => {
+            let step = step.map(|s| format!(" (step \"{}\")", escape_controls(s))).unwrap_or_default();
+            format!(
+                "diverged at line {line}{step}: the journal recorded {}, the plan asks for {}\n",
+                escape_controls(recorded),
+                escape_controls(requested)
+            )
+        }
+    };
+    if reporting.output_format != OutputFormat::Text {
+        eprint!("{text}");
+    }
+    reporting.deliver(&text, code)
+}
+
+/// The report, as `run` gives it.
+fn deliver(report: &RunReport, reporting: &ReportOptions) -> u8 {
+    let text = match reporting.output_format {
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        OutputFormat::Junit => report.to_junit(),
+        OutputFormat::Html => crate::report::html::render(&report.to_json()),
+        OutputFormat::Text => report.to_text(color::stdout()),
+    };
+    if let (
+        OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html,
+        crate::report::RunStatus::Failed(f),
+    ) = (reporting.output_format, &report.status)
+    {
+        eprint!("{}", crate::report::failure_text(f, color::stderr()));
+    }
+    reporting.deliver(&text, report.exit_code() as u8)
+}

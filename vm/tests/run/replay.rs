@@ -1,0 +1,253 @@
+//! `tissvm replay` (SPEC §13): the report of a replay is the recorded run's,
+//! byte for byte, for every example plan, with nothing started or written;
+//! a changed plan stops at the first effect that differs (`diverged`, exit
+//! 1), `--strict` refuses it; an output kept in part, or a corrupt journal,
+//! is exit 2; a run suspended and resumed replays as one.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Fixture, Run};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// Writes `text` to `name` beside the workspace; its path.
+fn write(fx: &Fixture, name: &str, text: &str) -> String {
+    let path = fx.path(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// `tissvm replay` with `args`.
+fn replay(fx: &Fixture, args: &[&str]) -> Run {
+    fx.tissvm(&[&["replay"][..], args].concat())
+}
+
+#[test]
+fn every_example_replays_to_the_same_report() {
+    let mut plans: Vec<PathBuf> = std::fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tiss"))
+        .collect();
+    plans.sort();
+    assert!(plans.len() >= 10);
+    for plan in plans {
+        let fx = Fixture::new();
+        let journal = fx.path("run.journal");
+        let mut args = vec![
+            "--journal".to_string(),
+            journal.display().to_string(),
+            "--non-interactive".into(),
+            "--output-format".into(),
+            "json".into(),
+        ];
+        let answers = plan.with_extension("answers.json");
+        if answers.is_file() {
+            args.extend(["--mock-answers".into(), answers.display().to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let recorded = fx.run(&std::fs::read_to_string(&plan).unwrap(), &args);
+        let replayed = replay(&fx, &[journal.to_str().unwrap(), "--output-format", "json"]);
+        let name = plan.display();
+        assert_eq!(replayed.code, recorded.code, "{name}: {}", replayed.stderr);
+        assert_eq!(replayed.stdout, recorded.stdout, "{name}: the replay's report differs");
+    }
+}
+
+#[test]
+fn a_replay_starts_nothing_and_writes_nothing() {
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("marker");
+    let plan = format!(
+        "TASK \"t\"\nSTEP \"s\" {{\n    WRITE \"w.txt\" FROM \"x\"\n    RUN \"touch {}; echo ran\" TIMEOUT 5s\n    \
+         ASSERT LAST_RUN.STDOUT == \"ran\\n\"\n    MKDIR \"d\"\n}}\n",
+        marker.display()
+    );
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let recorded = fx.run(&plan, &["--journal", j, "--output-format", "json"]);
+    recorded.expect(0);
+    assert!(marker.exists());
+    std::fs::remove_file(&marker).unwrap();
+    let ws = fx.ws();
+    for entry in std::fs::read_dir(&ws).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) }.unwrap();
+    }
+    // From the workspace itself: still nothing is written there.
+    let replayed = crate::common::tissvm(&ws, &["replay", j, "--output-format", "json"], &[]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, recorded.stdout);
+    assert!(!marker.exists(), "the command ran again");
+    assert_eq!(std::fs::read_dir(&ws).unwrap().count(), 0, "the replay wrote into the workspace");
+}
+
+const PLAN: &str = "TASK \"t\"
+STEP \"build\" {
+    RUN \"echo one\" TIMEOUT 5s
+    ASSERT LAST_RUN.EXIT_CODE == 0
+}
+STEP \"test\" {
+    RUN \"head -c 100 /dev/zero | tr '\\\\0' x\" TIMEOUT 5s
+    PROMPT_AGENT \"Summarise ${LAST_RUN.EXIT_CODE}\" INTO s
+    LOG \"${s}\"
+}
+";
+
+#[test]
+fn a_changed_plan_stops_at_the_first_effect_that_differs() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    fx.run(PLAN, &["--journal", j]).expect(0);
+    // The same plan: the same report; a comment changes nothing either.
+    let same = write(&fx, "same.tiss", &format!("# a comment\n{PLAN}"));
+    replay(&fx, &[j, &same]).expect(0);
+    // Another command in the second step.
+    let edited = write(&fx, "edited.tiss", &PLAN.replace("head -c 100", "head -c 99"));
+    let out = replay(&fx, &[j, &edited, "--output-format", "json"]);
+    out.expect(1);
+    let report = out.json();
+    assert_eq!(report["status"], "diverged");
+    assert_eq!(report["line"], 7);
+    assert_eq!(report["step"], "test");
+    assert!(report["recorded"].as_str().unwrap().contains("head -c 100"), "{report:#}");
+    assert!(report["requested"].as_str().unwrap().contains("head -c 99"), "{report:#}");
+    // A prompt asked otherwise.
+    let asked = write(&fx, "asked.tiss", &PLAN.replace("Summarise", "Sum up"));
+    let out = replay(&fx, &[j, &asked]);
+    out.expect(1);
+    assert!(out.stdout.contains("diverged at line 8 (step \"test\")"), "{}", out.stdout);
+    // A plan that ends early: the journal holds more.
+    let short = write(
+        &fx,
+        "short.tiss",
+        &PLAN.replace("ASSERT LAST_RUN.EXIT_CODE == 0", "ASSERT LAST_RUN.EXIT_CODE == 7"),
+    );
+    let out = replay(&fx, &[j, &short, "--output-format", "json"]);
+    out.expect(1);
+    assert_eq!(out.json()["requested"], "nothing more (the plan ended)");
+    // --strict refuses any change to the bytecode.
+    let out = replay(&fx, &[j, &same, "--strict"]);
+    out.expect(2);
+    assert!(out.stderr.contains("--strict refuses any change"), "{}", out.stderr);
+}
+
+#[test]
+fn an_output_kept_in_part_or_a_corrupt_journal_is_refused() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    fx.run(PLAN, &["--journal", j, "--journal-max-output", "50"]).expect(0);
+    let out = replay(&fx, &[j]);
+    out.expect(2);
+    assert!(out.stderr.contains("needs the whole output of RUN `head -c 100"), "{}", out.stderr);
+    assert!(out.stderr.contains("at line 7"), "{}", out.stderr);
+
+    let journal = fx.path("whole.journal");
+    let j = journal.to_str().unwrap();
+    fx.run(PLAN, &["--journal", j]).expect(0);
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xFF;
+    let corrupt = fx.path("corrupt.journal");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let out = replay(&fx, &[corrupt.to_str().unwrap()]);
+    out.expect(2);
+    assert!(out.stderr.contains("is corrupt at byte"), "{}", out.stderr);
+    let out = replay(&fx, &[write(&fx, "plan.tiss", PLAN).as_str()]);
+    out.expect(2);
+    assert!(out.stderr.contains("not a TissLang journal"), "{}", out.stderr);
+}
+
+#[test]
+fn a_suspended_and_resumed_run_replays_as_one() {
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo a\" TIMEOUT 5s\n    PAUSE \"Go on?\"\n    RUN \"echo b\" TIMEOUT 5s\n    \
+                ASSERT LAST_RUN.STDOUT == \"b\\n\"\n}\n";
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let done =
+        fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);
+    done.expect(0);
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, done.stdout);
+}
+
+/// A plan of `seed`'s own: steps of RUNs with varied output and status,
+/// WRITEs, APPENDs and READs, file tests, prompts, PAUSEs answered in
+/// advance, branches on what a RUN did; and the answers its PAUSEs take.
+fn generated(seed: u64) -> (String, usize) {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut plan = format!("TASK \"generated {seed}\"\n");
+    let (mut files, mut pauses, mut ran) = (Vec::new(), 0, false);
+    for step in 0..1 + next(3) {
+        plan.push_str(&format!("STEP \"step {step}\" {{\n"));
+        for i in 0..2 + next(7) {
+            let n = step * 10 + i;
+            let line = match next(9) {
+                0 | 1 => {
+                    ran = true;
+                    let text = "abc xyz ".repeat(next(40) as usize);
+                    format!("RUN \"printf '{text}{n}'; exit {}\" TIMEOUT 5s", next(3))
+                }
+                2 => {
+                    files.push(n);
+                    format!("WRITE \"f{n}.txt\" FROM \"text {n} {}\"", next(1000))
+                }
+                3 if !files.is_empty() => {
+                    let f = files[next(files.len() as u64) as usize];
+                    format!("APPEND \"f{f}.txt\" FROM \" more\"")
+                }
+                4 if !files.is_empty() => {
+                    let f = files[next(files.len() as u64) as usize];
+                    format!("READ \"f{f}.txt\" AS v{n}\n    LOG \"${{v{n}}}\"")
+                }
+                5 => format!("IF FILE \"f{}.txt\" EXISTS {{\n        LOG \"there\"\n    }}", next(40)),
+                6 => format!("PROMPT_AGENT \"question {n}\" INTO p{n}\n    LOG \"${{p{n}}}\""),
+                7 => {
+                    pauses += 1;
+                    format!("PAUSE \"go on {n}?\"")
+                }
+                _ if ran => "IF LAST_RUN.EXIT_CODE == 0 {\n        LOG \"ok ${LAST_RUN.STDOUT}\"\n    } ELSE {\n        LOG \"failed\"\n    }".to_string(),
+                _ => format!("LOG \"nothing {n}\""),
+            };
+            plan.push_str(&format!("    {line}\n"));
+        }
+        plan.push_str("}\n");
+    }
+    (plan, pauses)
+}
+
+#[test]
+fn two_hundred_generated_plans_replay_to_the_same_report() {
+    for seed in 0..200 {
+        let (plan, pauses) = generated(seed);
+        let fx = Fixture::new();
+        let answers = fx.path("answers.json");
+        std::fs::write(
+            &answers,
+            serde_json::to_string(&vec![serde_json::json!({"answer": "continue"}); pauses]).unwrap(),
+        )
+        .unwrap();
+        let journal = fx.path("run.journal");
+        let j = journal.to_str().unwrap();
+        let recorded = fx
+            .run(&plan, &["--journal", j, "--answers", answers.to_str().unwrap(), "--output-format", "json"]);
+        assert!(matches!(recorded.code, Some(0 | 1)), "seed {seed}: {}\n{plan}", recorded.stderr);
+        let replayed = replay(&fx, &[j, "--output-format", "json"]);
+        assert_eq!(replayed.code, recorded.code, "seed {seed}: {}\n{plan}", replayed.stderr);
+        assert_eq!(replayed.stdout, recorded.stdout, "seed {seed}:\n{plan}");
+    }
+}
