@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 const SUBCOMMANDS: &[&str] = &[
     "run",
     "resume",
+    "replay",
     "inspect",
     "disasm",
     "estimate",

@@ -19,6 +19,8 @@ const ALL_FLAGS: &[&str] = &[
     "--report",
     "--log-file",
     "--log-max-output",
+    "--journal",
+    "--journal-max-output",
     "--budget",
     "--non-interactive",
     "--answers",
@@ -90,6 +92,9 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         "--output-format" => "json".into(),
         "--log-file" => path("log.jsonl"),
         "--log-max-output" => "4096".into(),
+        "--journal" => path("run.journal"),
+        // It needs --journal: alone, refused as an unknown flag would be.
+        "--journal-max-output" => "4096".into(),
         "--budget" => "RUN_COUNT=5".into(),
         "--answers" => path("answers.json"),
         "--snapshot-dir" => path("snaps"),

@@ -133,6 +133,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
         [
             "run",
             "resume",
+            "replay",
             "inspect",
             "disasm",
             "estimate",

@@ -108,8 +108,9 @@ pub struct HostArgs {
 
     /// The longest output (a command's stream, a file read, a model's
     /// answer) the journal keeps whole, in bytes; above it, its head, tail,
-    /// length and SHA-256 (default and most: 64 MiB).
-    #[arg(long, value_name = "BYTES", requires = "journal")]
+    /// length and SHA-256 (default and most: 64 MiB). Without --journal it
+    /// has nothing to bound.
+    #[arg(long, value_name = "BYTES")]
     pub journal_max_output: Option<usize>,
 }
 

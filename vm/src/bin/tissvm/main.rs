@@ -41,7 +41,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
-/// run from its snapshot (`resume`); step through it (`debug`); or compute
+/// run from its snapshot (`resume`); run it again from its journal
+/// (`replay`); step through it (`debug`); or compute
 /// its static cost bounds without running it (`estimate`). Many plans run
 /// at once with `run PLAN|DIR... -j N`, their reports merge with `collect`,
 /// and `slurm` runs them on a Slurm cluster.

@@ -57,7 +57,10 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Ok(Next::Entry(_, entry)) => match *entry {
             Entry::Start { module_hash, bytecode, .. } => (module_hash, bytecode),
             other => {
-                return refuse(format!("the journal `{name}` starts with {}, not its bytecode", other.kind()));
+                return refuse(format!(
+                    "the journal `{name}` starts with {}, not its bytecode",
+                    other.kind()
+                ));
             }
         },
         Ok(_) => return refuse(format!("the journal `{name}` holds no entry")),
