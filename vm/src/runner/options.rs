@@ -49,6 +49,21 @@ pub struct HostOptions {
     pub journal: Option<PathBuf>,
     /// Bytes of one output the journal keeps whole (above: head, tail, hash).
     pub journal_max_output: Option<usize>,
+    /// Restart the run `journal` recorded from this point, taking what came
+    /// before from it (SPEC §13); the new run's journal is `new_journal`.
+    pub restart: Option<RestartFrom>,
+    pub new_journal: Option<PathBuf>,
+}
+
+/// Where a restarted run goes live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartFrom {
+    /// The first top-level STEP of this name.
+    Step(String),
+    /// The top-level STEP the recorded run failed in.
+    Failed,
+    /// The top-level STEP written on this line.
+    Line(u32),
 }
 
 impl HostOptions {

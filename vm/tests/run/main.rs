@@ -12,6 +12,7 @@ mod journal;
 mod machine;
 mod process_big_output;
 mod replay;
+mod restart;
 mod run_hostile;
 mod run_process_tree;
 mod run_statements;

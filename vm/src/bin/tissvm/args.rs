@@ -176,6 +176,8 @@ impl HostArgs {
             env_allow: self.env_allow.clone(),
             journal: self.journal.clone(),
             journal_max_output: self.journal_max_output,
+            restart: None,
+            new_journal: None,
             policy: self.policy.clone(),
             provider: self.provider.clone(),
         }

@@ -10,7 +10,7 @@ use tiss_vm::runner::debug::DebugOptions;
 use tiss_vm::runner::estimate::EstimateOptions;
 use tiss_vm::runner::many::plans::Shard;
 use tiss_vm::runner::many::slurm::SlurmOptions;
-use tiss_vm::runner::options::{Invocation, ManyOptions, RunOptions};
+use tiss_vm::runner::options::{Invocation, ManyOptions, RestartFrom, RunOptions};
 use tiss_vm::runner::replay::ReplayOptions;
 use tiss_vm::runner::resume::ResumeOptions;
 
@@ -29,6 +29,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    #[command(flatten, next_help_heading = "Restart")]
+    pub restart: RestartArgs,
+
     #[command(flatten)]
     pub host: HostArgs,
 
@@ -40,6 +43,29 @@ pub struct RunArgs {
 
     #[command(flatten, next_help_heading = "Many plans")]
     pub many: ManyArgs,
+}
+
+/// Restart a recorded run from a step: `run PLAN --journal J --from-step NAME`.
+#[derive(Args)]
+pub struct RestartArgs {
+    /// Restart the run --journal recorded from the first top-level STEP of
+    /// this name: what came before is taken from the journal, not run again
+    /// (after checking that every file it wrote still holds what it wrote),
+    /// then the run goes on live. The plan may have changed after that step.
+    #[arg(long, value_name = "NAME", requires = "journal", conflicts_with_all = ["from_failed", "from_line"])]
+    pub from_step: Option<String>,
+
+    /// Restart the run --journal recorded from the top-level STEP it failed in.
+    #[arg(long, requires = "journal", conflicts_with = "from_line")]
+    pub from_failed: bool,
+
+    /// Restart the run --journal recorded from the top-level STEP on line N.
+    #[arg(long, value_name = "N", requires = "journal")]
+    pub from_line: Option<u32>,
+
+    /// The restarted run's own journal: the events taken over, then its own.
+    #[arg(long, value_name = "FILE")]
+    pub new_journal: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -295,6 +321,14 @@ impl RunArgs {
                 invocation: Ok(Invocation::default()),
             },
         };
+        let restart = &self.restart;
+        options.host.restart = match (&restart.from_step, restart.from_failed, restart.from_line) {
+            (Some(name), ..) => Some(RestartFrom::Step(name.clone())),
+            (_, true, _) => Some(RestartFrom::Failed),
+            (_, _, Some(line)) => Some(RestartFrom::Line(line)),
+            _ => None,
+        };
+        options.host.new_journal = restart.new_journal.clone();
         // Read back from the command line only for the plans' own runs.
         if options.many.wanted(&options.plans) {
             options.many.invocation = invocation("run", DECIDED_PER_PLAN);

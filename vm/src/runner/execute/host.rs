@@ -305,7 +305,9 @@ pub fn open_journal(
     bytecode: Option<&[u8]>,
     resumed: bool,
 ) -> Result<Option<JournalWriter>, u8> {
-    let Some(path) = &options.journal else { return Ok(None) };
+    // A restart reads --journal, and journals into --new-journal.
+    let path = if options.restart.is_some() { &options.new_journal } else { &options.journal };
+    let Some(path) = path else { return Ok(None) };
     let refuse = |message: String| {
         eprintln!("tissvm: {message}");
         status::INVALID

@@ -9,6 +9,7 @@ mod checkpoint;
 mod dispatch;
 pub mod host;
 pub mod mark;
+mod restart;
 mod suspend;
 
 use std::path::PathBuf;
@@ -106,6 +107,12 @@ pub fn execute(
         eprintln!("tissvm: {warning}: cannot handle Ctrl-C ({e}); it will end the run without a snapshot");
     }
 
+    if let Some(from) = &options.restart {
+        host = match restart::take_over(&program, &mut machine, host, options, from) {
+            Ok(host) => host,
+            Err(code) => return code,
+        };
+    }
     let dispatch = Dispatch {
         program: &program,
         checkpoint: checkpoint.as_ref(),
@@ -254,7 +261,11 @@ impl Finished<'_> {
         let mut report = RunReport::new(self.program, self.machine, self.outcome, snapshot.clone());
         if let Some(journal) = &mut ended.journal {
             let status = report.status_name().to_string();
-            journal.record(&crate::session::journal::Entry::End { status, snapshot });
+            let failed_step = match &report.status {
+                crate::report::RunStatus::Failed(f) => f.step.split(" > ").next().map(str::to_string),
+                _ => None,
+            };
+            journal.record(&crate::session::journal::Entry::End { status, snapshot, failed_step });
             if let Some(e) = journal.error.take() {
                 eprintln!("tissvm: {e}: the journal ends before the run did");
             }

@@ -31,8 +31,9 @@ pub enum Stop {
 
 pub struct ReplayHost {
     pub shown: OsHost,
-    /// The shown host's workspace: empty, and removed when the replay ends.
-    _empty: tempfile::TempDir,
+    /// The shown host's workspace when it is only for show: empty, and
+    /// removed when the replay ends.
+    _empty: Option<tempfile::TempDir>,
     reader: JournalReader,
     next: Option<Entry>,
     /// Where the journal ended cut short, if it did.
@@ -45,7 +46,7 @@ pub struct ReplayHost {
 
 impl ReplayHost {
     /// `reader` stands after the entries already taken (the first `start`).
-    pub fn new(shown: OsHost, empty: tempfile::TempDir, reader: JournalReader) -> ReplayHost {
+    pub fn new(shown: OsHost, empty: Option<tempfile::TempDir>, reader: JournalReader) -> ReplayHost {
         ReplayHost {
             shown,
             _empty: empty,
@@ -76,6 +77,16 @@ impl ReplayHost {
         self.next.take()
     }
 
+    /// Takes the next entry as what the run took from outside: a restarted
+    /// run's new journal ([`OsHost::journal`]) gets it too, so it is complete.
+    fn consume(&mut self) -> Option<Entry> {
+        let entry = self.take()?;
+        if let Some(journal) = &mut self.shown.journal {
+            journal.record(&entry);
+        }
+        Some(entry)
+    }
+
     fn halt(&mut self, stop: Stop) {
         if self.stop.is_none() {
             self.stop = Some(stop);
@@ -93,14 +104,14 @@ impl ReplayHost {
     ) -> Option<Entry> {
         while let Some(Entry::Clock { ms }) = self.peek() {
             self.last_clock = *ms;
-            self.next = None;
+            self.consume();
         }
         if self.stop.is_some() {
             return None;
         }
         let fits = self.peek().map(matches);
         match fits {
-            Some(true) => self.next.take(),
+            Some(true) => self.consume(),
             _ => {
                 let recorded = self.next.as_ref().map_or_else(|| self.journal_end(), describe);
                 let requested = requested();
@@ -254,7 +265,7 @@ impl Host for ReplayHost {
         // The recorded run suspended here: it has no answer.
         while let Some(Entry::Clock { ms }) = self.peek() {
             self.last_clock = *ms;
-            self.next = None;
+            self.consume();
         }
         if matches!(self.peek(), Some(Entry::End { .. }) | None) && self.stop.is_none() {
             return None;
@@ -265,14 +276,17 @@ impl Host for ReplayHost {
         else {
             return None;
         };
+        // Shown and logged; journaled (a restart's) by `consume` already.
+        let journal = self.shown.journal.take();
         self.shown.log_answer(question, line, &answer, &origin);
+        self.shown.journal = journal;
         Some(answer)
     }
 
     fn now_ms(&mut self) -> u64 {
         if let Some(Entry::Clock { ms }) = self.peek() {
             self.last_clock = *ms;
-            self.next = None;
+            self.consume();
         }
         self.last_clock
     }

@@ -169,7 +169,7 @@ fn replay_host(reader: JournalReader, format: OutputFormat) -> Result<ReplayHost
         OutputFormat::Text => color::stdout(),
         _ => color::stderr(),
     };
-    Ok(ReplayHost::new(shown, empty, reader))
+    Ok(ReplayHost::new(shown, Some(empty), reader))
 }
 
 /// The report's `sandbox`, as the journal recorded it.

@@ -102,10 +102,12 @@ pub enum Entry {
         enforced: Vec<String>,
         missing: Vec<String>,
     },
-    /// The run stopped: how (the report's status) and, suspended, its snapshot.
+    /// The run stopped: how (the report's status), suspended its snapshot,
+    /// failed the top-level step it failed in (what `--from-failed` restarts).
     End {
         status: String,
         snapshot: Option<String>,
+        failed_step: Option<String>,
     },
 }
 
