@@ -28,6 +28,9 @@ pub struct InspectOptions {
 /// Prints the plan's manifest; the exit status.
 pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
     let path = options.plan.as_path();
+    if crate::runner::replay::summary::is_journal(path) {
+        return inspect_journal(path, options.json);
+    }
     let policy = match options.policy.as_deref().map(read_policy_file).transpose() {
         Ok(policy) => policy,
         Err(e) => {
@@ -94,5 +97,21 @@ pub fn disasm(out: &mut Diagnostics, path: &Path) -> u8 {
             write_stdout(PROGRAM, &listing, status::OK)
         }
         Err(refused) => refused.status(),
+    }
+}
+
+/// `inspect JOURNAL`: what a journal holds (`replay/summary.rs`).
+fn inspect_journal(path: &Path, json: bool) -> u8 {
+    use crate::runner::replay::summary;
+    match summary::summary(path) {
+        Ok(summary) if json => {
+            let text = serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n";
+            write_stdout(PROGRAM, &text, status::OK)
+        }
+        Ok(summary) => write_stdout(PROGRAM, &summary::text(&summary), status::OK),
+        Err(e) => {
+            eprintln!("tissvm: {e}");
+            status::INVALID
+        }
     }
 }

@@ -596,3 +596,25 @@ fn checkpoint_keeps_one_run_resumable_after_a_sigkill() {
     many.expect(2);
     assert!(many.stderr.contains("--report-dir keeps a checkpoint for each plan"), "{}", many.stderr);
 }
+
+/// With --report-dir each plan keeps its journal there (SPEC §13), which
+/// replays to the plan's report; `--journal DIR` names another directory.
+#[test]
+fn each_plan_of_many_keeps_a_journal_that_replays_to_its_report() {
+    let root = suite(&[("a.tiss", plan("a", "echo a")), ("sub/b.tiss", plan("b", "date +%N"))]);
+    let dir = root.path();
+    tissvm(dir, &["run", "suite", "--report-dir", "reports", "-j", "2"], &[]).expect(0);
+    for key in ["suite/a.tiss", "suite/sub/b.tiss"] {
+        let journal = dir.join("reports").join(format!("{key}.journal"));
+        let replayed = tissvm(dir, &["replay", journal.to_str().unwrap(), "--output-format", "json"], &[]);
+        replayed.expect(0);
+        let mut report: Json = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("reports").join(format!("{key}.json"))).unwrap(),
+        )
+        .unwrap();
+        report.as_object_mut().unwrap().remove("plan");
+        assert_eq!(replayed.json(), report, "{key}");
+    }
+    tissvm(dir, &["run", "suite", "--journal", "journals", "-j", "2"], &[]).expect(0);
+    assert!(dir.join("journals/suite/sub/b.tiss.journal").is_file());
+}

@@ -132,3 +132,33 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     refused.expect(2);
     assert!(refused.stderr.contains("recorded another plan"), "{}", refused.stderr);
 }
+
+#[test]
+fn inspect_summarises_a_journal() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let answers = fx.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    fx.run(PLAN, &["--journal", j, "--journal-max-output", "1000", "--answers", answers.to_str().unwrap()])
+        .expect(0);
+    let out = fx.tissvm(&["inspect", j, "--output-format", "json"]);
+    out.expect(0);
+    let summary = out.json();
+    assert_eq!(summary["task"], "journal");
+    assert_eq!(summary["events"]["run"], 1);
+    assert_eq!(summary["events"]["prompt"], 1);
+    assert_eq!(summary["outputs_kept_in_part"], 1, "the stderr of 3000 bytes");
+    assert_eq!(summary["files_written"][0]["path"], "a.txt");
+    assert_eq!(summary["ended"]["status"], "passed");
+    let text = fx.tissvm(&["inspect", j]);
+    text.expect(0);
+    assert!(text.stdout.contains("of \"journal\""), "{}", text.stdout);
+    assert!(text.stdout.contains("wrote a.txt sha256 "), "{}", text.stdout);
+    // Cut short: said so.
+    let bytes = std::fs::read(&journal).unwrap();
+    std::fs::write(&journal, &bytes[..bytes.len() - 3]).unwrap();
+    let text = fx.tissvm(&["inspect", j]);
+    text.expect(0);
+    assert!(text.stdout.contains("cut short at byte"), "{}", text.stdout);
+}

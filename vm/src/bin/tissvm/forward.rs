@@ -1,7 +1,7 @@
 //! The options each plan's `tissvm run` gets from the command line of the
 //! run of many plans: every option given there, as given, except those
 //! this run decides per plan (the plans, `--workdir`, `--output-format`,
-//! `--snapshot-dir`, `--log-file`, `--record`, `--answers-plan`) and its own (`-j`, `--shard`,
+//! `--snapshot-dir`, `--log-file`, `--record`, `--journal`, `--answers-plan`) and its own (`-j`, `--shard`,
 //! `--report-dir`, `--restart`, ...).
 //! Likewise the run options `tissvm slurm` gives each task's `tissvm run`.
 //! Read back from clap's matches, so an option added to `run` is passed on
@@ -32,6 +32,7 @@ pub const DECIDED_PER_PLAN: &[&str] = &[
     "checkpoint",
     "log_file",
     "record",
+    "journal",
 ];
 
 /// This process's invocation, with the options of its `subcommand` to pass

@@ -192,7 +192,14 @@ fn claims(args: &RunOptions, record_dir: Option<&Path>, key: &Path) -> Vec<PathB
     }
     claims.extend(args.host.log_file.as_ref().map(|dir| dir.join(with_suffix(key, ".jsonl"))));
     claims.extend(record_dir.map(|dir| dir.join(with_suffix(key, ".cassette.json"))));
+    claims.extend(journal_dir(args).map(|dir| dir.join(with_suffix(key, ".journal"))));
     claims
+}
+
+/// Where each plan's journal goes: `--journal`, which names a directory
+/// with many plans, else the report directory (SPEC §13: one per plan).
+fn journal_dir(args: &RunOptions) -> Option<&Path> {
+    args.host.journal.as_deref().or(args.many.report_dir.as_deref())
 }
 
 /// Refuses to start over plans an earlier attempt left unfinished in the
@@ -410,6 +417,13 @@ impl Suite<'_> {
         if self.args.many.raise_budget {
             command.arg("--raise-budget");
         }
+        // The plan's journal goes on with its run.
+        let key = plans::key(&self.plans[index]);
+        if let Some(journal) = journal_dir(self.args).map(|dir| dir.join(with_suffix(&key, ".journal")))
+            && journal.is_file()
+        {
+            command.arg("--journal").arg(journal);
+        }
         if self.args.host.workdir.is_some() {
             command.arg("--workdir").arg(std::path::absolute(&workspace.path).unwrap_or(workspace.path));
         } else {
@@ -443,6 +457,16 @@ impl Suite<'_> {
                 let _ = std::fs::create_dir_all(parent);
             }
             command.arg("--log-file").arg(log);
+        }
+        if let Some(dir) = journal_dir(self.args) {
+            let journal = dir.join(with_suffix(key, ".journal"));
+            if let Some(parent) = journal.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            // A fresh run of this plan starts it over (an unfinished one is
+            // refused before, unless --restart): its old journal goes.
+            let _ = std::fs::remove_file(&journal);
+            command.arg("--journal").arg(journal);
         }
         if let Some(dir) = &self.record_dir {
             let cassette = dir.join(with_suffix(key, ".cassette.json"));

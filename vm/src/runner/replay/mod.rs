@@ -7,6 +7,7 @@
 //! A recorded run that was suspended and resumed replays as one run.
 
 pub mod host;
+pub mod summary;
 
 use std::cell::Cell;
 use std::path::PathBuf;
