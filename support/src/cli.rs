@@ -31,6 +31,25 @@ pub fn write_stdout(program: &str, text: &str, code: u8) -> u8 {
     }
 }
 
+/// Prints `text` and a newline on stdout, as `println!` does, except that a
+/// closed pipe (`tissvm run plan.tiss | head -1`) is not an error: the line
+/// is dropped, as are all later ones (the program goes on, and ends with its
+/// own status, saying nothing); another failure is told once on stderr.
+pub fn print_line(program: &str, text: &str) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.write_all(b"\n")) {
+        CLOSED.store(true, Ordering::Relaxed);
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("{program}: cannot write to stdout: {}", io_message(&e));
+        }
+    }
+}
+
 /// `--error-format`: how diagnostics are printed on stderr.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum FormatArg {

@@ -126,7 +126,7 @@ impl OsHost {
         }
         self.clear_live();
         match self.progress {
-            Progress::Text { .. } => println!("{text}"),
+            Progress::Text { .. } => tiss_support::cli::print_line(crate::runner::PROGRAM, text),
             Progress::Quiet => eprintln!("{text}"),
         }
     }

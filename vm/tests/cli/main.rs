@@ -9,6 +9,7 @@ mod common;
 mod checkpoint;
 mod cli_docs;
 mod cli_help;
+mod closed_pipe;
 mod invalid_plan_reports;
 mod readme_commands;
 mod run_examples;

@@ -551,7 +551,7 @@ impl Suite<'_> {
         let text_output = self.format == OutputFormat::Text;
         self.bar.suspend(|| {
             if text_output {
-                println!("{line}");
+                tiss_support::cli::print_line(crate::runner::PROGRAM, &line);
             } else {
                 eprintln!("{line}");
             }

@@ -53,10 +53,11 @@ pub fn slurm(args: &SlurmOptions) -> u8 {
     match submit(args) {
         Ok((job, plans)) if args.wait => wait_and_collect(args, &job, plans),
         Ok((job, _)) => {
-            println!(
+            let text = format!(
                 "tissvm: submitted job array {job}; when it has ended:\n  tissvm collect {}",
                 shell_word(&args.report_dir.display().to_string())
             );
+            tiss_support::cli::print_line(crate::runner::PROGRAM, &text);
             status::OK
         }
         Err(e) => {
