@@ -568,3 +568,29 @@ fn exit_without_shutdown_is_abrupt() {
     client.notify("exit", Value::Null);
     assert_eq!(client.server.take().unwrap().join().unwrap(), Ending::Abrupt);
 }
+
+#[test]
+fn typed_answers_hover_and_complete_their_fields() {
+    let plan = "#TISS_VERSION >= 1.1\nTASK \"t\"\nTYPE Review = { verdict: \"approve\" | \"reject\", files?: LIST OF STRING }\n\
+                STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS Review\n    IF r.files EXISTS {\n        LOG \"${r.verdict}\"\n    }\n}\n";
+    let mut client = Client::start();
+    client.open(plan);
+    // The variable: its type as written.
+    let (line, character) = find(plan, "r.files EXISTS");
+    let hover = client.ok("textDocument/hover", at(line, character));
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("`r`: { verdict: \"approve\" | \"reject\", files?: LIST OF STRING }"), "{text}");
+    // A field: its declared form, optional said so.
+    let hover = client.ok("textDocument/hover", at(line, character + 3));
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("files?: LIST OF STRING"), "{text}");
+    assert!(text.contains("read it where `r.files EXISTS` holds"), "{text}");
+    let (line, character) = find(plan, "verdict}");
+    let text = client.ok("textDocument/hover", at(line, character + 1))["contents"]["value"].clone();
+    assert!(text.as_str().unwrap().contains("verdict: \"approve\" | \"reject\""), "{text}");
+    // After `r.`: its fields, with their types.
+    let result = client.ok("textDocument/completion", at(line, character));
+    assert_eq!(labels(&result), ["verdict", "files"]);
+    assert_eq!(result[1]["detail"], "LIST OF STRING (optional: test it with EXISTS)");
+    assert_eq!(client.finish(), Ending::Clean);
+}
