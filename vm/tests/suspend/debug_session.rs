@@ -134,7 +134,7 @@ name: string = "world"
     9 | world
 (tissvm) contineu
 unknown command `contineu`; did you mean `continue`?
-commands: break, delete, continue, step, next, print, locals, where, list, save, quit, help
+commands: break, delete, continue, step, next, back, reverse-continue, print, locals, where, list, save, quit, help
 (tissvm) continue
 the plan ended: passed
 (tissvm) print done
@@ -494,4 +494,43 @@ STEP \"ask\" {
     let ty = r#"{ env: "staging" | "prod", note: STRING, tags: LIST OF STRING }"#;
     assert!(out.contains(&format!("`p` ({ty}) has no field `nope`")), "{out}");
     assert!(out.contains(&format!("p: {ty} = {json}")), "{out}");
+}
+
+/// Stepping backwards (SPEC §13): `back` returns to the statement before
+/// with the machine as it stood there; going forward again replays what
+/// the run took from outside — the RUN does not run twice, its output is
+/// the one it had — and `reverse-continue` goes back to the last breakpoint
+/// passed; a snapshot is refused while replaying.
+#[test]
+fn back_and_reverse_continue_replay_without_doing_anything_twice() {
+    let plan = "TASK \"back\"
+STEP \"s\" {
+    RUN \"echo x >> count.txt; date +%N\" TIMEOUT 5s
+    VAR first = LAST_RUN.STDOUT
+    WRITE \"a.txt\" FROM \"one\"
+    RUN \"wc -l < count.txt\" TIMEOUT 5s
+    LOG \"${LAST_RUN.STDOUT}\"
+}
+";
+    let dir = workspace("plan.tiss", plan);
+    let o = tissvm(
+        dir.path(),
+        &["debug", "plan.tiss", "--break", "3"],
+        "continue\nstep\nstep\nprint first\nback\nback\nprint LAST_RUN.STDOUT\nsave x.snap\nstep\nstep\nprint first\n\
+         break 6\ncontinue\nstep\nprint LAST_RUN.STDOUT\nreverse-continue\nback\nback\ncontinue\ncontinue\nquit\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let first = out.lines().find_map(|l| l.strip_prefix("first = ")).expect("first printed").to_string();
+    assert!(out.contains("back at line 4:5"), "{out}");
+    assert!(out.contains("back at line 3:5"), "{out}");
+    assert!(out.contains("LAST_RUN is not set: no RUN has happened yet"), "{out}");
+    assert!(out.contains("the session went back"), "save refused while replaying: {out}");
+    // Forward again: the same output, the command not run again.
+    assert_eq!(out.lines().filter(|l| l.starts_with("first = ")).count(), 2, "{out}");
+    assert!(out.lines().filter_map(|l| l.strip_prefix("first = ")).all(|f| f == first), "{out}");
+    assert!(out.contains("LAST_RUN.STDOUT = \"1\\n\""), "the first RUN ran once: {out}");
+    assert!(out.contains("back at breakpoint 2, line 6:5"), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("count.txt")).unwrap(), "x\n");
+    assert!(out.contains("the plan ended: passed"), "{out}");
 }

@@ -54,6 +54,7 @@ use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, Snapsho
 use crate::session::snapshot_key::{KeyError, KeyFile};
 
 mod breakpoints;
+mod rewind;
 mod text;
 mod view;
 
@@ -201,7 +202,15 @@ pub struct Debugger<H: Host> {
     repeat: Option<&'static str>,
     /// The plan's text to show, or why there is none.
     source: Result<SourceText, Unavailable>,
+    /// What the run took from outside, to replay when going back.
+    tape: rewind::Tape,
+    /// The machine at each statement the run reached, with where the tape
+    /// stood there (at most [`HISTORY`], the oldest dropped first).
+    history: std::collections::VecDeque<(Machine, usize)>,
 }
+
+/// Statements `back` can go back over.
+const HISTORY: usize = 10_000;
 
 impl<H: Host> Debugger<H> {
     /// A session over `machine` (fresh, or read from a snapshot). Call
@@ -230,6 +239,8 @@ impl<H: Host> Debugger<H> {
             stops,
             repeat: None,
             source,
+            tape: rewind::Tape::default(),
+            history: std::collections::VecDeque::new(),
         }
     }
 
@@ -259,6 +270,7 @@ impl<H: Host> Debugger<H> {
             return Reply::text(self.go(Mode::Step, false));
         }
         let header = if fresh { "paused before the first statement at" } else { "paused at" };
+        self.history.push_back((self.machine.clone(), self.tape.position.get()));
         Reply::text(self.stop_text(header))
     }
 
@@ -318,6 +330,8 @@ impl<H: Host> Debugger<H> {
             "continue" => self.go(Mode::Continue, true),
             "step" => self.go(Mode::Step, true),
             "next" => self.go(Mode::Next(self.machine.frames.len()), true),
+            "back" => self.back(false),
+            "reverse-continue" => self.back(true),
             "print" => self.print(arg),
             "locals" => self.locals(),
             "where" => self.where_text(),
@@ -348,11 +362,22 @@ impl<H: Host> Debugger<H> {
         let mut last = (self.machine.pc, self.machine.frames.len());
         let mut hits: Vec<u32> = Vec::new();
         let killed_before = interrupt::killed_runs();
-        let outcome = self.machine.run_until(program, &mut self.host, |m| {
+        let position = std::rc::Rc::clone(&self.tape.position);
+        let history = &mut self.history;
+        let mut host = rewind::Rewind { live: &mut self.host, tape: &mut self.tape };
+        let outcome = self.machine.run_until(program, &mut host, |m| {
             // The hot path: most instructions start no statement.
             let flags = stops.get(m.pc as usize).copied().unwrap_or(0);
             if flags == 0 {
                 return false;
+            }
+            // Every statement reached is a place `back` can return to (the
+            // one the session stands at is kept already).
+            if !(skip_first && m.meters[Dim::Instructions] == start) {
+                if history.len() == HISTORY {
+                    history.pop_front();
+                }
+                history.push_back((m.clone(), position.get()));
             }
             // Ctrl-C pauses at the next statement: no effect can come first.
             if interrupt::requested_fast() {
@@ -428,6 +453,72 @@ impl<H: Host> Debugger<H> {
         text
     }
 
+    /// `back`: to the statement before this one; `reverse-continue`
+    /// (`to_break`): to the last earlier one a breakpoint stops at, or the
+    /// first kept. The machine is the one kept there; what the run takes
+    /// from outside from there on comes from the tape.
+    fn back(&mut self, to_break: bool) -> String {
+        let instructions = |m: &Machine| m.meters[Dim::Instructions];
+        // Standing at the last statement kept: it is not "before".
+        if self.ended.is_none()
+            && self.history.back().is_some_and(|(m, _)| instructions(m) == instructions(&self.machine))
+            && self.history.len() > 1
+        {
+            self.history.pop_back();
+        }
+        if self.history.is_empty()
+            || (self.ended.is_none() && self.history.len() == 1 && {
+                let (m, _) = &self.history[0];
+                instructions(m) == instructions(&self.machine)
+            })
+        {
+            return "at the first statement the session reached: nothing before it".into();
+        }
+        let mut hits = Vec::new();
+        if to_break {
+            while self.history.len() > 1 {
+                let here = {
+                    let (m, _) = &self.history[self.history.len() - 1];
+                    (m.pc, m.frames.len())
+                };
+                let last = {
+                    let (m, _) = &self.history[self.history.len() - 2];
+                    (m.pc, m.frames.len())
+                };
+                if self.stops.get(here.0 as usize).is_some_and(|f| f & BREAK != 0) {
+                    hits = hits_at(&self.breakpoints, &self.program, last, here);
+                    if !hits.is_empty() {
+                        break;
+                    }
+                }
+                self.history.pop_back();
+            }
+        }
+        let Some((machine, position)) = self.history.back().cloned() else {
+            return "nothing kept to go back to".into();
+        };
+        self.machine = machine;
+        self.tape.rewind_to(position);
+        self.ended = None;
+        let header = match hits.as_slice() {
+            [] if to_break => "no breakpoint before: back at the first statement kept,".to_string(),
+            [] => "back at".to_string(),
+            [one] => format!("back at breakpoint {one},"),
+            many => {
+                let ids: Vec<String> = many.iter().map(u32::to_string).collect();
+                format!("back at breakpoints {},", ids.join(", "))
+            }
+        };
+        let mut text = self.stop_text(&header);
+        if self.tape.replaying() {
+            text.push_str(
+                "
+(what the run did from here on is replayed, not done again, until it goes further)",
+            );
+        }
+        text
+    }
+
     /// `HEADER line L:C, ...` and the source line.
     fn stop_text(&self, header: &str) -> String {
         let mut text = format!("{header} {}", self.here());
@@ -439,6 +530,13 @@ impl<H: Host> Debugger<H> {
     }
 
     fn save(&mut self, arg: &str) -> String {
+        // Its effects from here on happened already: a resumed snapshot
+        // would do them again.
+        if self.tape.replaying() {
+            return "the session went back: what the run did from here on happened already, and a snapshot \
+                    resumed would do it again; go on (continue) to where the run stood, then save"
+                .into();
+        }
         let file = match unquote(arg) {
             Ok(f) if !f.is_empty() => f,
             Ok(_) => return "save needs a file name: save FILE".into(),

@@ -19,6 +19,18 @@ pub(super) const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("continue", "c", "continue", "run until a breakpoint, the end, a failure or a suspension"),
     ("step", "s", "step", "run to the next statement, into CALLs"),
     ("next", "n", "next", "run to the next statement, over CALLs"),
+    (
+        "back",
+        "",
+        "back",
+        "go back to the statement before (what the run did from there is replayed, not done again)",
+    ),
+    (
+        "reverse-continue",
+        "rc",
+        "reverse-continue",
+        "go back to the last breakpoint passed (or the first statement)",
+    ),
     ("print", "p", "print NAME | NAME.FIELD | LAST_RUN | COST", "show a value"),
     ("locals", "", "locals", "every bound variable with its type and value"),
     ("where", "", "where", "the current line, the step path and the call stack"),

@@ -154,10 +154,10 @@ fn unknown_commands_suggest_and_list_the_commands() {
         &["contineu", "frobnicate", "where now", "s x"],
         r#"> contineu
 unknown command `contineu`; did you mean `continue`?
-commands: break, delete, continue, step, next, print, locals, where, list, save, quit, help
+commands: break, delete, continue, step, next, back, reverse-continue, print, locals, where, list, save, quit, help
 > frobnicate
 unknown command `frobnicate`
-commands: break, delete, continue, step, next, print, locals, where, list, save, quit, help
+commands: break, delete, continue, step, next, back, reverse-continue, print, locals, where, list, save, quit, help
 > where now
 `where` takes no argument
 > s x
