@@ -612,7 +612,10 @@ fn each_plan_of_many_keeps_a_journal_that_replays_to_its_report() {
             &std::fs::read_to_string(dir.join("reports").join(format!("{key}.json"))).unwrap(),
         )
         .unwrap();
-        report.as_object_mut().unwrap().remove("plan");
+        let object = report.as_object_mut().unwrap();
+        object.remove("plan");
+        let linked = object.remove("journal").expect("the report links its journal");
+        assert_eq!(linked.as_str().map(Path::new), Some(std::path::absolute(&journal).unwrap().as_path()));
         assert_eq!(replayed.json(), report, "{key}");
     }
     tissvm(dir, &["run", "suite", "--journal", "journals", "-j", "2"], &[]).expect(0);

@@ -42,7 +42,8 @@ pub fn section(report: &Json, index: Option<usize>) -> String {
     out
 }
 
-/// The line under the heading: task, exit status, duration, snapshot, sandbox.
+/// The line under the heading: task, exit status, duration, snapshot,
+/// sandbox, and the journal a run of many kept.
 fn meta(report: &Json) -> String {
     let mut parts = Vec::new();
     let task = plain(&report["task"]);
@@ -60,6 +61,15 @@ fn meta(report: &Json) -> String {
             "<p class=\"meta\">Suspended; its snapshot is <code>{0}</code>: continue with \
              <code>tissvm resume {0}</code>.</p>\n",
             text(snapshot)
+        ));
+    }
+    if let Some(journal) = report["journal"].as_str() {
+        let href = journal.replace('%', "%25").replace('"', "%22").replace(' ', "%20");
+        out.push_str(&format!(
+            "<p class=\"meta\">Its journal: <a href=\"file://{}\"><code>{1}</code></a>; run it again without \
+             running anything with <code>tissvm replay {1}</code>.</p>\n",
+            text(&href),
+            text(journal)
         ));
     }
     out

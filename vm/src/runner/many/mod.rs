@@ -582,8 +582,17 @@ impl Suite<'_> {
             let checkpoint = Some(checkpoints::path(dir, &plans::key(&self.plans[index])))
                 .filter(|c| c.is_file())
                 .map(|c| std::path::absolute(&c).unwrap_or(c));
-            let report =
+            let mut report =
                 report_from(Some(&Captured::read(output.stdout)), &plan, code, checkpoint.as_deref());
+            // The plan's journal, which `tissvm replay` runs it again from.
+            let key = plans::key(&self.plans[index]);
+            if let Some(journal) = journal_dir(self.args).map(|d| d.join(with_suffix(&key, ".journal")))
+                && journal.is_file()
+                && let Some(object) = report.as_object_mut()
+            {
+                let journal = std::path::absolute(&journal).unwrap_or(journal);
+                object.insert("journal".into(), Json::String(journal.display().to_string()));
+            }
             let mut text = serde_json::to_vec_pretty(&report).unwrap_or_default();
             text.push(b'\n');
             target
