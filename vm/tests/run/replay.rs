@@ -251,3 +251,58 @@ fn two_hundred_generated_plans_replay_to_the_same_report() {
         assert_eq!(replayed.stdout, recorded.stdout, "seed {seed}:\n{plan}");
     }
 }
+
+/// Each kind of edit stops the replay at its own line, naming both effects.
+#[test]
+fn every_kind_of_edit_diverges_at_its_line() {
+    let plan = "TASK \"t\"
+STEP \"s\" {
+    WRITE \"a.txt\" FROM \"one\"
+    READ \"a.txt\" AS a
+    MKDIR \"d\"
+    PAUSE \"Go on?\"
+    ASSERT FILE \"a.txt\" EXISTS
+    DELETE \"d\"
+}
+";
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let answers = fx.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    fx.run(plan, &["--journal", j, "--answers", answers.to_str().unwrap()]).expect(0);
+    for (from, to, line, recorded, requested) in [
+        ("FROM \"one\"", "FROM \"two\"", 3, "WRITE \"a.txt\"", "WRITE \"a.txt\" (other content)"),
+        ("READ \"a.txt\"", "READ \"b.txt\"", 4, "READ \"a.txt\"", "READ \"b.txt\""),
+        ("MKDIR \"d\"", "MKDIR \"e\"", 5, "MKDIR \"d\"", "MKDIR \"e\""),
+        (
+            "FILE \"a.txt\" EXISTS",
+            "FILE \"c.txt\" EXISTS",
+            7,
+            "a test of FILE \"a.txt\"",
+            "a test of FILE \"c.txt\"",
+        ),
+        ("DELETE \"d\"", "DELETE \"a.txt\"", 8, "DELETE \"d\"", "DELETE \"a.txt\""),
+    ] {
+        let edited = write(&fx, "edited.tiss", &plan.replace(from, to));
+        let out = replay(&fx, &[j, &edited, "--output-format", "json"]);
+        out.expect(1);
+        let report = out.json();
+        assert_eq!(report["line"], line, "{from}: {report:#}");
+        assert_eq!(report["recorded"], recorded, "{from}");
+        assert_eq!(report["requested"], requested, "{from}");
+    }
+    // A question asked otherwise: the recorded answer was to another.
+    let edited = write(&fx, "edited.tiss", &plan.replace("PAUSE \"Go on?\"", "REQUEST_REVIEW \"Go on?\""));
+    let out = replay(&fx, &[j, &edited, "--output-format", "json"]);
+    out.expect(1);
+    assert_eq!(out.json()["line"], 6);
+
+    // A journal cut short replays up to where it ends, and says so.
+    let bytes = std::fs::read(&journal).unwrap();
+    let cut = fx.path("cut.journal");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let out = replay(&fx, &[cut.to_str().unwrap(), "--output-format", "json"]);
+    out.expect(1);
+    assert!(out.json()["recorded"].as_str().unwrap().contains("the journal ends at byte"), "{}", out.stdout);
+}
