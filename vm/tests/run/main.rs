@@ -8,11 +8,8 @@ mod common;
 
 mod budgets;
 mod dry_run_arms;
-mod journal;
 mod machine;
 mod process_big_output;
-mod replay;
-mod restart;
 mod run_hostile;
 mod run_process_tree;
 mod run_statements;
