@@ -130,7 +130,7 @@ enum Command {
         strip: bool,
     },
     /// Print a readable listing of a bytecode file: header, constants, strings,
-    /// slots, the code with its source lines, and every table.
+    /// slots, answer shapes, the code with its source lines, and every table.
     ///
     /// The file is loaded as the VM loads it (checksum, versions, verifier); one
     /// that fails is refused with exit status 2.
