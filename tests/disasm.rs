@@ -40,10 +40,19 @@ fn c_program() {
     insta::assert_snapshot!(listing("c_program"));
 }
 
+/// A typed answer (TissLang 1.1): the shapes table, the slot's shape and
+/// the prompt's shape and schema.
+#[test]
+fn triage() {
+    insta::assert_snapshot!(listing("triage"));
+}
+
 /// What the VM loads from the `.tbc` lists the same as what the compiler built.
 #[test]
 fn listing_survives_the_file_format() {
-    for name in ["hello", "subtasks", "reviewed_release", "config_edit", "c_program"] {
+    for name in
+        ["hello", "subtasks", "reviewed_release", "config_edit", "c_program", "triage", "test_selection"]
+    {
         let module = compile_example(name);
         let loaded = tisslang::container::load(&tisslang::container::encode(&module)).expect("loads");
         let hash = tisslang::container::content_hash(&module);

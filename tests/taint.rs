@@ -13,7 +13,7 @@ fn report(src: &str) -> TaintReport {
 
 /// A flow into the RUN at `run_line`, which starts at column 5.
 fn flow(kind: SourceKind, line: u32, run_line: u32) -> Flow {
-    Flow { source: Source { kind, line }, run_line, run_column: 5 }
+    Flow { source: Source::untyped(kind, line), run_line, run_column: 5 }
 }
 
 #[test]
@@ -156,4 +156,74 @@ fn last_run_text_carries_what_its_command_held() {
     // Line 4 and line 8 hold only numbers; line 9 the STDOUT kept in `out`,
     // and lines 10 and 11 follow the tainted RUN of line 9.
     assert_eq!(flows(&r), [(Prompt, 5, 6), (Prompt, 5, 9), (Prompt, 5, 10), (Prompt, 5, 11)]);
+}
+
+/// Each flow as (source line, the part of a typed answer it names or
+/// `-`, RUN line).
+fn parts(r: &TaintReport, flows: &[Flow]) -> Vec<(u32, String, u32)> {
+    flows
+        .iter()
+        .map(|f| (f.source.line, r.field(&f.source).map_or("-".into(), |a| a.path.clone()), f.run_line))
+        .collect()
+}
+
+fn part(line: u32, path: &str, run_line: u32) -> (u32, String, u32) {
+    (line, path.to_string(), run_line)
+}
+
+#[test]
+fn a_typed_answer_is_followed_field_by_field() {
+    let r = report(
+        "TASK \"t\"\nTYPE T = { severity: \"low\" | \"high\", summary: STRING, n: INT, tags: LIST OF STRING, \
+         who: { name: STRING, admin: BOOL } }\nSTEP \"s\" {\n    PROMPT_AGENT \"q\" INTO t AS T\n    \
+         RUN \"echo ${t.severity} ${t.n}\"\n    RUN \"echo ${t.summary}\"\n    VAR w = t.who\n    \
+         RUN \"echo ${w.admin} ${t.tags}\"\n    RUN \"echo ${w.name}\"\n    WRITE \"t.json\" FROM t\n}\n",
+    );
+    // Tainted: the STRING parts, each named, from the PROMPT_AGENT at line 4.
+    assert_eq!(
+        parts(&r, &r.flows),
+        [part(4, "t.summary", 6), part(4, "t.tags", 8), part(4, "t.who.name", 9)]
+    );
+    // Clean: the enum, the INT and the BOOL reach their RUNs too, as clean flows.
+    assert_eq!(
+        parts(&r, &r.clean_flows),
+        [part(4, "t.severity", 5), part(4, "t.n", 5), part(4, "t.who.admin", 8)]
+    );
+    let by_path =
+        |p: &str| r.fields.iter().find(|f| f.path == p).unwrap_or_else(|| panic!("{p}: {:?}", r.fields));
+    assert!(!by_path("t.severity").tainted && by_path("t.summary").tainted && by_path("t.who").tainted);
+    assert!(r.fields.iter().all(|f| f.prompt == 0));
+    // The whole answer holds text: writing it is writing model output (no RUN after it here).
+    assert!(r.model_code_runs.is_empty());
+}
+
+#[test]
+fn a_clean_answer_is_no_taint_anywhere() {
+    // Written to a file that a RUN then runs: no free text, no model code.
+    let r = report(
+        "TASK \"t\"\nTYPE T = { env: \"staging\" | \"prod\", n: INT }\nSTEP \"s\" {\n    \
+         PROMPT_AGENT \"q\" INTO t AS T\n    PROMPT_AGENT \"q\" INTO k AS LIST OF INT\n    \
+         WRITE \"t.json\" FROM t\n    ENV N = \"${t.n}\"\n    RUN \"sh t.json ${k}\"\n}\n",
+    );
+    assert!(r.flows.is_empty(), "{:?}", r.flows);
+    assert!(r.model_code_runs.is_empty());
+    // The RUN's environment holds `t.n`; its command the whole of `k`.
+    assert_eq!(parts(&r, &r.clean_flows), [part(4, "t.n", 8), part(5, "k", 8)]);
+    // An untyped answer and a READ name no part.
+    let r = step(&["PROMPT_AGENT \"q\" INTO x", "READ \"f\" AS y", "RUN \"echo ${x} ${y}\""]);
+    assert_eq!(parts(&r, &r.flows), [part(3, "-", 5), part(4, "-", 5)]);
+    assert!(r.fields.is_empty() && r.clean_flows.is_empty());
+}
+
+#[test]
+fn a_typed_answer_rebound_keeps_each_prompts_parts() {
+    // Two prompts into one variable: a field read after both may come from either.
+    let r = report(
+        "TASK \"t\"\nTYPE T = { s: STRING, e: \"a\" | \"b\" }\nSTEP \"s\" {\n    PROMPT_AGENT \"one\" INTO t AS T\n    \
+         IF t.e == \"a\" {\n        PROMPT_AGENT \"two\" INTO t AS T\n    }\n    RUN \"echo ${t.s} ${t.e}\"\n}\n",
+    );
+    assert_eq!(parts(&r, &r.flows), [part(4, "t.s", 8), part(6, "t.s", 8)]);
+    assert_eq!(parts(&r, &r.clean_flows), [part(4, "t.e", 8), part(6, "t.e", 8)]);
+    let prompts: Vec<u32> = r.fields.iter().filter(|f| f.path == "t.s").map(|f| f.prompt).collect();
+    assert_eq!(prompts, [0, 1]);
 }

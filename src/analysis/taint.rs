@@ -21,6 +21,15 @@
 //! and a caught error keep every source stored in them earlier in
 //! instruction order, on any path, even after a clean value replaced it;
 //! every instruction that can fail inside a TRY counts as failing.
+//!
+//! A typed answer (`INTO t AS T`, SPEC §12) is followed part by part: its
+//! source names the part a value derives from (`t`, then `t.severity` after
+//! MEMBER), so a flow says which field reaches the RUN. A part without a
+//! STRING in it (an INT, a BOOL, an enum, or lists and records of those)
+//! carries no free text: it is clean, and reaches a RUN as a *clean flow*
+//! (listed by `tissvm inspect`, never counted as taint).
+
+use std::collections::HashMap;
 
 use crate::answer::shape::{Shape, holds_text};
 use crate::isa::{Instr, run_flags};
@@ -48,14 +57,41 @@ impl SourceKind {
     }
 }
 
-/// A statement that makes tainted data: its kind and source line.
+/// A statement that makes data from outside the plan: its kind and source
+/// line, and for a typed answer which part of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Source {
     pub kind: SourceKind,
     pub line: u32,
+    /// The part of a typed answer (`t`, `t.severity`): an index into
+    /// [`TaintReport::fields`]. `NONE` for an untyped answer, a file, and
+    /// the message of a failed model request.
+    pub field: u32,
 }
 
-/// Tainted data that reaches a RUN.
+impl Source {
+    /// A source that is text as a whole (not a part of a typed answer).
+    pub fn untyped(kind: SourceKind, line: u32) -> Source {
+        Source { kind, line, field: NONE }
+    }
+}
+
+/// A part of a typed answer that a value derives from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerField {
+    /// The prompt's index in `Module::prompts`.
+    pub prompt: u32,
+    /// The part as the plan reads it: the INTO variable, then its fields
+    /// (`t`, `t.severity`, `r.author.name`).
+    pub path: String,
+    /// Its index in `Module::shapes`.
+    pub shape: u32,
+    /// Whether it can hold free text (a STRING somewhere inside): then it
+    /// is tainted, else clean (SPEC §8, §12).
+    pub tainted: bool,
+}
+
+/// Data that reaches a RUN.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Flow {
     pub source: Source,
@@ -73,12 +109,34 @@ pub struct ModelCodeRun {
 
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct TaintReport {
-    /// Sorted by RUN line, then source; each once.
+    /// Tainted data into a RUN: sorted (by source, then RUN), each once.
     pub flows: Vec<Flow>,
+    /// Clean parts of typed answers that reach a RUN (no free text, so not
+    /// taint), sorted the same way.
+    pub clean_flows: Vec<Flow>,
+    /// The parts of typed answers the sources of both name.
+    pub fields: Vec<AnswerField>,
     pub model_code_runs: Vec<ModelCodeRun>,
     /// CALLs were left unexpanded past [`MAX_WALKED`]: flows through them
     /// may be missing.
     pub incomplete: bool,
+}
+
+impl TaintReport {
+    /// Whether data from `source` is tainted: all of it is but a clean part
+    /// of a typed answer.
+    pub fn tainted(&self, source: &Source) -> bool {
+        tainted(&self.fields, source)
+    }
+
+    /// The part of a typed answer `source` names, if it names one.
+    pub fn field(&self, source: &Source) -> Option<&AnswerField> {
+        self.fields.get(source.field as usize)
+    }
+}
+
+fn tainted(fields: &[AnswerField], source: &Source) -> bool {
+    fields.get(source.field as usize).is_none_or(|f| f.tainted)
 }
 
 /// The sources a value derives from, sorted, each once.
@@ -118,6 +176,10 @@ struct Walker<'m> {
     /// The tasks being walked, with the pc of the CALL that entered each.
     calls: Vec<(u32, u32)>,
     walked: usize,
+    /// The parts of typed answers named so far, and each one's index by
+    /// (parent part, field position), a whole answer by (`NONE`, prompt).
+    fields: Vec<AnswerField>,
+    field_index: HashMap<(u32, u32), u32>,
     report: TaintReport,
 }
 
@@ -134,12 +196,17 @@ pub fn analyze(module: &Module) -> TaintReport {
         model_writes: Vec::new(),
         calls: Vec::new(),
         walked: 0,
+        fields: Vec::new(),
+        field_index: HashMap::new(),
         report: TaintReport::default(),
     };
     walker.walk(0, main_end.min(code_len));
     let mut report = walker.report;
+    report.fields = walker.fields;
     report.flows.sort();
     report.flows.dedup();
+    report.clean_flows.sort();
+    report.clean_flows.dedup();
     report.model_code_runs.sort();
     report.model_code_runs.dedup();
     report
@@ -148,6 +215,37 @@ pub fn analyze(module: &Module) -> TaintReport {
 impl Walker<'_> {
     fn pop(&mut self) -> Sym {
         self.stack.pop().unwrap_or_default()
+    }
+
+    /// The index of the part `key` names, added as `make` says if new.
+    fn intern(&mut self, key: (u32, u32), make: impl FnOnce() -> AnswerField) -> u32 {
+        if let Some(&index) = self.field_index.get(&key) {
+            return index;
+        }
+        let index = u32::try_from(self.fields.len()).unwrap_or(NONE);
+        self.fields.push(make());
+        self.field_index.insert(key, index);
+        index
+    }
+
+    /// The whole answer of typed prompt `prompt`, of shape `shape`, held
+    /// by the variable named `name`.
+    fn answer_root(&mut self, prompt: u32, name: &str, shape: u32) -> u32 {
+        let shapes = &self.module.shapes;
+        let tainted = holds_text(shapes, shape);
+        self.intern((NONE, prompt), || AnswerField { prompt, path: name.to_string(), shape, tainted })
+    }
+
+    /// Field `index` of the part `parent`, if that is a record that has it.
+    fn member(&mut self, parent: u32, index: u32) -> Option<u32> {
+        let module = self.module;
+        let of = self.fields.get(parent as usize)?;
+        let Some(Shape::Record(fields)) = module.shapes.get(of.shape as usize) else { return None };
+        let field = fields.get(index as usize)?;
+        let (prompt, shape) = (of.prompt, field.shape);
+        let path = format!("{}.{}", of.path, module.string(field.name).unwrap_or("?"));
+        let tainted = holds_text(&module.shapes, shape);
+        Some(self.intern((parent, index), || AnswerField { prompt, path, shape, tainted }))
     }
 
     /// `instr` at `pc` may fail with a catchable failure whose message
@@ -161,7 +259,7 @@ impl Walker<'_> {
             join(&mut sources, &sym.sources);
         }
         if matches!(instr, Instr::Prompt { .. }) {
-            join(&mut sources, &[Source { kind: SourceKind::Prompt, line }]);
+            join(&mut sources, &[Source::untyped(SourceKind::Prompt, line)]);
         }
         if sources.is_empty() {
             return;
@@ -230,7 +328,7 @@ impl Walker<'_> {
                 }
                 Instr::Read { slot } => {
                     let path = self.pop();
-                    let mut sources = vec![Source { kind: SourceKind::Read, line }];
+                    let mut sources = vec![Source::untyped(SourceKind::Read, line)];
                     for (file, written) in &self.files {
                         if file.is_none() || path.text.is_none() || *file == path.text {
                             join(&mut sources, written);
@@ -244,13 +342,21 @@ impl Walker<'_> {
                     self.pop();
                     let info = module.prompts.get(prompt as usize);
                     let into = info.map_or(NONE, |p| p.into);
-                    // A typed answer without a STRING in it carries no free
-                    // text: validated integers, booleans and enum literals
-                    // are clean (SPEC §8, §12).
-                    let text =
-                        info.and_then(|p| p.answer).is_none_or(|a| holds_text(&module.shapes, a.shape));
-                    if text && let Some(cell) = self.slots.get_mut(into as usize) {
-                        join(cell, &[Source { kind: SourceKind::Prompt, line }]);
+                    // A typed answer names its parts as they are read; one
+                    // without a STRING in it carries no free text:
+                    // validated integers, booleans and enum literals are
+                    // clean (SPEC §8, §12).
+                    let name = module.slots.get(into as usize).and_then(|s| module.string(s.name));
+                    let source = match (info.and_then(|p| p.answer), name) {
+                        (Some(answer), Some(name)) => Source {
+                            kind: SourceKind::Prompt,
+                            line,
+                            field: self.answer_root(prompt, name, answer.shape),
+                        },
+                        _ => Source::untyped(SourceKind::Prompt, line),
+                    };
+                    if let Some(cell) = self.slots.get_mut(into as usize) {
+                        join(cell, &[source]);
                     }
                 }
                 Instr::Member { index } => {
@@ -262,14 +368,29 @@ impl Walker<'_> {
                     // A field without a STRING in it is clean; one whose
                     // shape is unknown (a module the verifier refuses) is not.
                     let text = field.is_none_or(|f| holds_text(&module.shapes, f));
-                    let sources = if text { record.sources } else { Vec::new() };
+                    let mut sources = Vec::with_capacity(record.sources.len());
+                    for source in &record.sources {
+                        // A part of a typed answer: the field of that part.
+                        let member = match source.field {
+                            NONE => None,
+                            parent => self.member(parent, index),
+                        };
+                        match member {
+                            Some(field) => join(&mut sources, &[Source { field, ..*source }]),
+                            None if text => join(&mut sources, &[*source]),
+                            None => {}
+                        }
+                    }
                     self.stack.push(Sym { sources, text: None, shape: field });
                 }
                 Instr::Write {} | Instr::Append {} => {
                     let content = self.pop();
                     let path = self.pop();
                     if !content.sources.is_empty() {
-                        if content.sources.iter().any(|s| s.kind == SourceKind::Prompt) {
+                        // Model output is its free text: not clean parts of a typed answer.
+                        let fields = &self.fields;
+                        if content.sources.iter().any(|s| s.kind == SourceKind::Prompt && tainted(fields, s))
+                        {
                             self.model_writes.push(line);
                         }
                         self.files.push((path.text, content.sources));
@@ -289,11 +410,14 @@ impl Walker<'_> {
                     let mut sources = self.pop().sources;
                     join(&mut sources, &self.env);
                     join(&mut self.last_run, &sources);
-                    self.report.flows.extend(sources.into_iter().map(|source| Flow {
-                        source,
-                        run_line: line,
-                        run_column: column,
-                    }));
+                    for source in sources {
+                        let flow = Flow { source, run_line: line, run_column: column };
+                        if tainted(&self.fields, &source) {
+                            self.report.flows.push(flow);
+                        } else {
+                            self.report.clean_flows.push(flow);
+                        }
+                    }
                     self.report.model_code_runs.extend(
                         self.model_writes.iter().map(|&w| ModelCodeRun { write_line: w, run_line: line }),
                     );

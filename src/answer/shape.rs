@@ -166,24 +166,69 @@ impl Shapes {
     /// The type as written in TissLang, for messages and the debugger:
     /// `LIST OF STRING`, `{ verdict: "approve" | "reject", files?: LIST OF STRING }`.
     pub fn describe(&self, index: u32) -> String {
-        match self.at(index) {
-            Shape::Str => "STRING".into(),
-            Shape::Int => "INT".into(),
-            Shape::Bool => "BOOL".into(),
-            Shape::Enum(names) => {
-                names.iter().map(|n| format!("\"{}\"", n.escape_default())).collect::<Vec<_>>().join(" | ")
+        self.describe_within(index, usize::MAX)
+    }
+
+    /// [`Self::describe`], cut with `…` once it is longer than `limit`
+    /// bytes: a table may use a shape twice at every level, and its text
+    /// then doubles with each (the compiler bounds a prompt's type, a
+    /// hand-made module does not). Listings of modules use this.
+    pub fn describe_within(&self, index: u32, limit: usize) -> String {
+        let mut out = String::new();
+        if !self.write_described(index, limit, &mut out) {
+            let mut end = limit.min(out.len());
+            while !out.is_char_boundary(end) {
+                end -= 1;
             }
-            Shape::List(e) => format!("LIST OF {}", self.describe(*e)),
+            out.truncate(end);
+            out.push('…');
+        }
+        out
+    }
+
+    /// Appends the text of shape `index` to `out`; false once `out` is
+    /// past `limit` (every level adds text, so the recursion ends there).
+    fn write_described(&self, index: u32, limit: usize, out: &mut String) -> bool {
+        if out.len() > limit {
+            return false;
+        }
+        match self.at(index) {
+            Shape::Str => out.push_str("STRING"),
+            Shape::Int => out.push_str("INT"),
+            Shape::Bool => out.push_str("BOOL"),
+            Shape::Enum(names) => {
+                for (i, n) in names.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(" | ");
+                    }
+                    out.push_str(&format!("\"{}\"", n.escape_default()));
+                    if out.len() > limit {
+                        return false;
+                    }
+                }
+            }
+            Shape::List(e) => {
+                out.push_str("LIST OF ");
+                if !self.write_described(*e, limit, out) {
+                    return false;
+                }
+            }
             Shape::Record(fields) => {
-                let fields: Vec<String> = fields
-                    .iter()
-                    .map(|f| {
-                        format!("{}{}: {}", f.name, if f.optional { "?" } else { "" }, self.describe(f.shape))
-                    })
-                    .collect();
-                format!("{{ {} }}", fields.join(", "))
+                out.push_str("{ ");
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&f.name);
+                    out.push_str(if f.optional { "?: " } else { ": " });
+                    if !self.write_described(f.shape, limit, out) {
+                        return false;
+                    }
+                }
+                out.push_str(" }");
             }
         }
+        out.len() <= limit
     }
 }
 
@@ -213,6 +258,24 @@ mod tests {
         assert_eq!(shapes.field(3, "files").unwrap().0, 1);
         assert_eq!(shapes.at(3).value_type(3), ValueType::Answer(3));
         assert_eq!(shapes.at(0).value_type(0), ValueType::Str);
+    }
+
+    #[test]
+    fn a_description_is_cut_at_its_limit() {
+        let review = crate::answer::review();
+        let whole = review.describe(7);
+        assert_eq!(review.describe_within(7, whole.len()), whole);
+        let cut = review.describe_within(7, 20);
+        assert_eq!(cut, format!("{}…", &whole[..20]));
+        // Each level uses the one below twice: 2^40 fields written out in full.
+        let mut shapes = vec![Shape::Int];
+        for i in 0..40 {
+            let field = |name: &str| ShapeField { name: name.into(), optional: false, shape: i };
+            shapes.push(Shape::Record(vec![field("a"), field("b")]));
+        }
+        let text = Shapes { shapes }.describe_within(40, 100);
+        assert!(text.starts_with("{ a: { a: { a: ") && text.ends_with('…'), "{text}");
+        assert_eq!(text.chars().count(), 101);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The disassembler: a readable listing of a [`Module`] (`tissc disasm`,
 //! `tissvm disasm`).
 //!
-//! The listing is a header, the constant, string and slot tables, the code
-//! with the source lines it came from interleaved, then every other table and
-//! the manifest. Mnemonics and operand names come from the instruction table
+//! The listing is a header, the constant, string, slot and answer shape
+//! tables, the code with the source lines it came from interleaved, then
+//! every other table and the manifest. Mnemonics and operand names come from the instruction table
 //! in `isa.rs`; this file only adds what the operands mean (the constant a
 //! `PUSH_CONST` pushes, the slot a `LOAD` reads, ...).
 //!
@@ -21,6 +21,7 @@ use crate::duration::literal as duration;
 use crate::isa::{Instr, NO_SLOT};
 use crate::module::kept_source::{self, Source, SourceText, Unavailable};
 use crate::module::{Constant, Module, NONE, PathRef, PathRootRef, Template, TemplatePart};
+use crate::types::ValueType;
 use text::{
     bad, bound_inline, dim_name, escape, field_name, flags, is_plain_name, plural, printable, quote, shorten,
     shorten_quoted,
@@ -55,6 +56,7 @@ pub fn disassemble_with_source(
     d.constants();
     d.strings();
     d.slots();
+    d.shapes();
     d.code();
     d.steps();
     d.tasks();
@@ -323,7 +325,12 @@ impl Disasm<'_> {
         let m = self.m;
         self.section("slots", m.slots.len());
         for (i, s) in m.slots.iter().enumerate() {
-            line!(self, "  %{i:<4} {}: {}", self.name(s.name), s.ty.name());
+            match s.ty {
+                ValueType::Answer(shape) => {
+                    line!(self, "  %{i:<4} {}: {} #{shape}", self.name(s.name), s.ty.name())
+                }
+                ty => line!(self, "  %{i:<4} {}: {}", self.name(s.name), ty.name()),
+            }
         }
     }
 
@@ -439,7 +446,12 @@ impl Disasm<'_> {
             Instr::Env { name } => Some(self.name(name)),
             Instr::Prompt { prompt } => Some(match self.m.prompts.get(prompt as usize) {
                 Some(p) => {
-                    format!("{}, INTO {}", self.context(&p.context, p.default_context), self.opt_slot(p.into))
+                    let answer = p.answer.map_or(String::new(), |a| format!(" AS #{}", a.shape));
+                    format!(
+                        "{}, INTO {}{answer}",
+                        self.context(&p.context, p.default_context),
+                        self.opt_slot(p.into)
+                    )
                 }
                 None => bad(prompt),
             }),

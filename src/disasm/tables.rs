@@ -3,12 +3,63 @@
 use std::fmt::Write as _;
 
 use super::Disasm;
-use super::text::{access, amount, bound_inline, dim_name, level, plural, printable};
+use super::text::{access, amount, bad, bound_inline, dim_name, level, plural, printable};
+use crate::answer::{Shape, Shapes};
 use crate::cost::Dim;
 use crate::duration::literal as duration;
 use crate::module::{NONE, TemplatePart};
 
+/// A shape's description is cut past this many bytes: a shape used twice at
+/// every level doubles its text with each (the compiler bounds a prompt's
+/// type; a module made by hand need not).
+const DESCRIBED: usize = 400;
+
 impl Disasm<'_> {
+    /// The answer shapes (TissLang 1.1), each as its type reads in a plan.
+    /// A table that does not resolve (a module the verifier refuses) is
+    /// shown as it is, children by index, with why.
+    pub(super) fn shapes(&mut self) {
+        let m = self.m;
+        self.section("shapes", m.shapes.len());
+        if m.shapes.is_empty() {
+            return;
+        }
+        match Shapes::resolve(&m.shapes, |n| m.string(n)) {
+            Ok(shapes) => {
+                for i in 0..m.shapes.len() {
+                    line!(self, "  #{i:<4} {}", printable(&shapes.describe_within(i as u32, DESCRIBED)));
+                }
+            }
+            Err(why) => {
+                line!(self, "  (does not resolve: {})", printable(&why));
+                for (i, shape) in m.shapes.iter().enumerate() {
+                    line!(self, "  #{i:<4} {}", self.raw_shape(shape));
+                }
+            }
+        }
+    }
+
+    /// A shape of the module as it is: names as strings, children by index.
+    fn raw_shape(&self, shape: &Shape) -> String {
+        match shape {
+            Shape::Str => "STRING".into(),
+            Shape::Int => "INT".into(),
+            Shape::Bool => "BOOL".into(),
+            Shape::Enum(names) => names.iter().map(|&n| self.string_short(n)).collect::<Vec<_>>().join(" | "),
+            Shape::List(e) => format!("LIST OF #{e}"),
+            Shape::Record(fields) => {
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|f| {
+                        let optional = if f.optional { "?" } else { "" };
+                        format!("{}{optional}: #{}", self.name(f.name), f.shape)
+                    })
+                    .collect();
+                format!("{{ {} }}", fields.join(", "))
+            }
+        }
+    }
+
     pub(super) fn steps(&mut self) {
         let m = self.m;
         self.section("steps", m.steps.len());
@@ -93,9 +144,21 @@ impl Disasm<'_> {
         let m = self.m;
         self.section("prompts", m.prompts.len());
         for (i, p) in m.prompts.iter().enumerate() {
+            // A typed answer: its shape, and the name and schema it is sent with.
+            let answer = match p.answer {
+                Some(a) => {
+                    let shape = if (a.shape as usize) < m.shapes.len() {
+                        format!("#{}", a.shape)
+                    } else {
+                        bad(a.shape)
+                    };
+                    format!("  AS {shape}  schema {} ${}", self.string_full(a.name), a.schema)
+                }
+                None => String::new(),
+            };
             line!(
                 self,
-                "  #{i:<4} {}  INTO {}",
+                "  #{i:<4} {}  INTO {}{answer}",
                 self.context(&p.context, p.default_context),
                 self.opt_slot(p.into)
             );

@@ -293,6 +293,14 @@ fn bad_indices_never_panic() {
         }],
     });
     m.prompts.push(PromptInfo { context: vec![big], default_context: true, into: big, answer: None });
+    m.prompts.push(PromptInfo {
+        context: vec![],
+        default_context: false,
+        into: big,
+        answer: Some(PromptAnswer { shape: big, name: big, schema: big }),
+    });
+    m.shapes.push(crate::answer::Shape::Enum(vec![big]));
+    m.slots.push(Slot { name: 0, ty: ValueType::Answer(big) });
     m.choices.push(Choice { prompt: big, options: vec![ChoiceOption { label: big, target: big }] });
     m.manifest.commands[0].text = big;
     m.manifest.commands[0].dir = big;
@@ -351,4 +359,61 @@ fn escaping_and_shortening() {
     assert_eq!(shorten("ééééééééééé", 6), "éé...é");
     assert_eq!(shorten_quoted("\"\\n\\n\\n\\n\\n\\u{1B}x\"", 5), "\"\\n\\n...\"");
     assert_eq!(printable("a\tb\u{7}\n"), "a\tb\\u{7}\\n");
+}
+
+#[test]
+fn shapes_and_typed_prompts() {
+    use crate::answer::{Shape, ShapeField};
+    let mut m = sample();
+    // `{ e?: "a" | "b", tags: LIST OF STRING }`, names from the string table.
+    m.shapes = vec![
+        Shape::Enum(vec![15, 16]),
+        Shape::Str,
+        Shape::List(1),
+        Shape::Record(vec![
+            ShapeField { name: 17, optional: true, shape: 0 },
+            ShapeField { name: 7, optional: false, shape: 2 },
+        ]),
+    ];
+    m.slots[0].ty = ValueType::Answer(3);
+    m.prompts = vec![PromptInfo {
+        context: vec![],
+        default_context: true,
+        into: 0,
+        answer: Some(PromptAnswer { shape: 3, name: 14, schema: 18 }),
+    }];
+    let text = disassemble(&m, "h");
+    let expect = "\nshapes (4):\n  #0    \"a\" | \"b\"\n  #1    STRING\n  #2    LIST OF STRING\n  \
+                  #3    { e?: \"a\" | \"b\", f: LIST OF STRING }\n\ncode (";
+    assert!(text.contains(expect), "{text}");
+    assert!(text.contains("  %0    f: typed answer (list or record) #3\n"), "{text}");
+    assert!(
+        text.contains("  #0    WITH default context  INTO %0 f  AS #3  schema \"Pick one\" $18\n"),
+        "{text}"
+    );
+
+    // A table that does not resolve is shown as it is, with why.
+    m.shapes.push(Shape::List(9));
+    m.shapes.push(Shape::Record(vec![ShapeField { name: 1_000_000, optional: false, shape: 0 }]));
+    m.prompts[0].answer = Some(PromptAnswer { shape: 77, name: 14, schema: 18 });
+    let text = disassemble(&m, "h");
+    assert!(
+        text.contains("shapes (6):\n  (does not resolve: shape 4 refers to shape 9, not one before it)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  #3    { e?: #0, f: #2 }\n  #4    LIST OF #9\n  #5    { <bad index 1000000>: #0 }\n"),
+        "{text}"
+    );
+    assert!(text.contains("INTO %0 f  AS <bad index 77>  schema"), "{text}");
+
+    // A shape used twice at every level is cut, not written out 2^40 times.
+    m.shapes = vec![Shape::Int];
+    for i in 0..40 {
+        let field = |name| ShapeField { name, optional: false, shape: i };
+        m.shapes.push(Shape::Record(vec![field(15), field(16)]));
+    }
+    let text = disassemble(&m, "h");
+    let last = text.lines().find(|l| l.starts_with("  #40   ")).expect("shape 40");
+    assert!(last.ends_with('…') && last.len() < 500, "{last}");
 }

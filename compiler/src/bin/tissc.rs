@@ -3,7 +3,7 @@
 //! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
 //! unreadable input file, bytecode given where source is read (a file is
 //! source unless it starts with the `.tbc` magic), an unwritable output file, an unknown code for
-//! `explain`, a `.tbc` that is invalid, corrupt or of an unsupported version),
+//! `explain`, an unknown TYPE for `schema`, a `.tbc` that is invalid, corrupt or of an unsupported version),
 //! 70 internal errors. Diagnostics go to stderr in either `--error-format`;
 //! stdout carries only what a command produces (the AST JSON, an explanation,
 //! a listing).
@@ -61,7 +61,7 @@ mod status {
 #[command(
     name = "tissc",
     about = "The TissLang compiler: check and compile plans, disassemble bytecode, print syntax trees, \
-             explain error codes, print the grammar, have a language model write a plan",
+             explain error codes, print the grammar or a type's JSON Schema, have a language model write a plan",
     after_help = "Exit status: 0 success, 1 compile errors (for generate: no plan compiled, or the model could \
                   not be asked), 2 usage error (or a .tbc that is invalid, corrupt or of an unsupported version), \
                   70 internal error."
@@ -130,7 +130,7 @@ enum Command {
         strip: bool,
     },
     /// Print a readable listing of a bytecode file: header, constants, strings,
-    /// slots, the code with its source lines, and every table.
+    /// slots, answer shapes, the code with its source lines, and every table.
     ///
     /// The file is loaded as the VM loads it (checksum, versions, verifier); one
     /// that fails is refused with exit status 2.
@@ -157,6 +157,21 @@ enum Command {
         /// `gbnf` (llama.cpp's grammar format) or `ebnf` (W3C EBNF).
         #[arg(long, value_enum, default_value_t = generate::GrammarFormat::Gbnf, value_name = "FORMAT")]
         format: generate::GrammarFormat,
+    },
+    /// Print the JSON Schema of a plan's `TYPE` (SPEC §12): what a
+    /// `PROMPT_AGENT … INTO x AS TYPE` asks the model's answer to keep to.
+    ///
+    /// It is the schema the VM sends the provider, pretty-printed. A plan
+    /// with errors gets its diagnostics and exit status 1; a TYPE the plan
+    /// does not define is a usage error (exit status 2) naming the nearest
+    /// ones it does.
+    Schema {
+        /// The plan (`.tiss`).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The name of a `TYPE` the plan defines.
+        #[arg(value_name = "TYPE")]
+        type_name: String,
     },
     /// Have a language model write a plan for GOAL, compile it, and send its
     /// diagnostics back until it compiles (SPEC §7).
@@ -264,6 +279,7 @@ fn run() -> u8 {
         Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
         Command::Grammar { format } => generate::grammar(format),
+        Command::Schema { file, type_name } => schema(&mut out, &file, &type_name),
         Command::Generate(args) => generate::generate(&args, format),
         Command::Fmt(args) => fmt::fmt(&mut out, &args),
         Command::Completions { shell } => {
@@ -425,6 +441,30 @@ fn disasm(path: &Path) -> u8 {
         Err(e) => {
             eprintln!("tissc: {name}: {e}");
             status::USAGE
+        }
+    }
+}
+
+/// `tissc schema FILE TYPE`: the schema as the VM sends it, pretty-printed.
+fn schema(out: &mut Output, path: &Path, name: &str) -> u8 {
+    let Some(frontend) = load(path) else {
+        return status::USAGE;
+    };
+    out.report("compile", &frontend);
+    if frontend.has_errors() {
+        return status::COMPILE_ERRORS;
+    }
+    match tiss_compiler::check::type_schema(&frontend.plan, name) {
+        Ok(schema) => {
+            let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+            write_stdout(PROGRAM, &format!("{text}\n"), status::OK)
+        }
+        Err(e) => {
+            eprintln!("tissc: {}", e.message(name, &path.display().to_string()));
+            match e {
+                tiss_compiler::check::TypeSchemaError::Unknown { .. } => status::USAGE,
+                tiss_compiler::check::TypeSchemaError::TooLarge => status::COMPILE_ERRORS,
+            }
         }
     }
 }

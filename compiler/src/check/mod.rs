@@ -9,6 +9,7 @@
 //! hash-map iteration (the front end sorts diagnostics by span afterwards).
 
 pub(crate) mod answers;
+pub use answers::schema::{TypeSchemaError, type_schema};
 mod calls;
 mod dialect;
 mod flow;

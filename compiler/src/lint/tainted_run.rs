@@ -12,7 +12,7 @@ use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lower::{self, LowerOptions};
 use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
-use tisslang::analysis::taint::{self, Source};
+use tisslang::analysis::taint::{self, SourceKind};
 
 use super::Lint;
 use crate::syntax::visit::{self, Visitor};
@@ -29,19 +29,39 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     }
     let module = lower::lower(cx.plan, cx.file, LowerOptions { strip_source: true });
     let report = taint::analyze(&module);
-    // Sources by the RUN's (line, column).
-    let mut flows: BTreeMap<(u32, u32), Vec<Source>> = BTreeMap::new();
+    // Sources by the RUN's (line, column): each statement once, with the
+    // parts of a typed answer that carry its data (only the tainted ones
+    // are flows).
+    let mut flows: BTreeMap<(u32, u32), Vec<Origin<'_>>> = BTreeMap::new();
     for flow in &report.flows {
         let sources = flows.entry((flow.run_line, flow.run_column)).or_default();
-        if !sources.contains(&flow.source) {
-            sources.push(flow.source);
+        let (kind, line) = (flow.source.kind, flow.source.line);
+        let at = match sources.iter().position(|s| (s.0, s.1) == (kind, line)) {
+            Some(at) => at,
+            None => {
+                sources.push((kind, line, Vec::new()));
+                sources.len() - 1
+            }
+        };
+        if let Some(field) = report.field(&flow.source)
+            && !sources[at].2.contains(&field.path.as_str())
+        {
+            sources[at].2.push(&field.path);
         }
     }
     for span in runs {
         let at = cx.file.line_col(span.start as usize);
         let Some(sources) = flows.get(&(at.line as u32, at.column as u32)) else { continue };
-        let from: Vec<String> =
-            sources.iter().map(|s| format!("{} (line {})", s.kind.statement(), s.line)).collect();
+        let from: Vec<String> = sources
+            .iter()
+            .map(|(kind, line, fields)| match &fields[..] {
+                [] => format!("{} (line {line})", kind.statement()),
+                fields => {
+                    let fields: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+                    format!("{} (line {line}: {})", kind.statement(), fields.join(", "))
+                }
+            })
+            .collect();
         cx.warn(
             Diagnostic::warning(
                 codes::TAINTED_RUN,
@@ -55,6 +75,10 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         );
     }
 }
+
+/// A statement whose data reaches a RUN: its kind, its line, and the
+/// tainted parts of a typed answer that carry it (`t.summary`).
+type Origin<'r> = (SourceKind, u32, Vec<&'r str>);
 
 /// Past this many passes over the VARs, [`may_flow`] gives up and says yes.
 const MAX_PASSES: usize = 8;

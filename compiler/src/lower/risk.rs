@@ -4,13 +4,15 @@
 //!
 //! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
 //! a pipe into a shell, and language-model output interpolated into a
-//! command. Medium: `chmod 777`, commands
+//! command (not a typed answer's part without a STRING in it: a validated
+//! INT, BOOL or enum value is clean, SPEC §12). Medium: `chmod 777`, commands
 //! built at run time, package installs and pushes, recursive DELETE, paths
 //! computed at run time, environment that changes how programs load.
 //! Prompts (their context leaves the machine) are medium too. Everything
 //! else is low.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
+use tisslang::answer::{Shape, Shapes};
 use tisslang::module::{Manifest, NONE, PathAccess, Risk, RiskKind, RiskLevel, RiskReason};
 
 use super::tables::Tables;
@@ -26,14 +28,14 @@ pub(super) fn assess(tables: &mut Tables<'_>) -> Risk {
 fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     let mut reasons = Vec::new();
     let mut add = |kind: RiskKind, subject: u32, line: u32| reasons.push(RiskReason { kind, subject, line });
-    // Variables a PROMPT_AGENT fills, by name string.
-    let model_outputs: FxHashSet<u32> = tables
-        .prompts
-        .iter()
-        .filter(|p| p.into != NONE)
-        .filter_map(|p| tables.slots.get(p.into as usize))
-        .map(|slot| slot.name)
-        .collect();
+    // Variables a PROMPT_AGENT fills, by name string, with the shape of
+    // each answer they may hold (`None`: untyped, free text).
+    let mut model_outputs: FxHashMap<u32, Vec<Option<u32>>> = FxHashMap::default();
+    for p in tables.prompts.iter().filter(|p| p.into != NONE) {
+        if let Some(slot) = tables.slots.get(p.into as usize) {
+            model_outputs.entry(slot.name).or_default().push(p.answer.map(|a| a.shape));
+        }
+    }
 
     for command in &manifest.commands {
         let line = command.line;
@@ -56,8 +58,10 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         if found.world_writable {
             add(RiskKind::WorldWritable, NONE, line);
         }
-        for name in interpolated_names(tables.text_of(command.text)) {
-            if let Some(index) = tables.existing_string(name).filter(|i| model_outputs.contains(i)) {
+        for (name, fields) in interpolated_paths(tables.text_of(command.text)) {
+            let Some(index) = tables.existing_string(name) else { continue };
+            let Some(answers) = model_outputs.get(&index) else { continue };
+            if answers.iter().any(|&shape| may_hold_text(&tables.answers.shapes, shape, fields)) {
                 add(RiskKind::ModelOutputInCommand, index, line);
             }
         }
@@ -95,11 +99,30 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     Risk { level, reasons }
 }
 
-/// The variable names a command interpolates: `x` in `${x}` and `${x.FIELD}`.
-fn interpolated_names(text: &str) -> impl Iterator<Item = &str> {
+/// The paths a command interpolates, as (variable, fields): `x` in `${x}`,
+/// `x` and `a.b` in `${x.a.b}`.
+fn interpolated_paths(text: &str) -> impl Iterator<Item = (&str, &str)> {
     memchr::memchr_iter(b'$', text.as_bytes()).filter_map(|at| {
         let rest = text.get(at + 1..)?.strip_prefix('{')?;
-        let end = rest.find(['}', '.'])?;
-        Some(&rest[..end])
+        let path = &rest[..rest.find('}')?];
+        Some(path.split_once('.').unwrap_or((path, "")))
     })
+}
+
+/// Whether the part `fields` (dot-separated; empty for the whole) of an
+/// answer of shape `shape` can hold free text: an untyped answer, or a typed
+/// one whose part has a STRING in it. A path the shapes do not know is
+/// taken to (the checks refuse it before lowering).
+fn may_hold_text(shapes: &Shapes, shape: Option<u32>, fields: &str) -> bool {
+    let Some(mut shape) = shape else { return true };
+    for field in fields.split('.').filter(|f| !f.is_empty()) {
+        match shapes.get(shape) {
+            Some(Shape::Record(_)) => match shapes.field(shape, field) {
+                Some((_, f)) => shape = f.shape,
+                None => return true,
+            },
+            _ => return true,
+        }
+    }
+    shapes.holds_text(shape)
 }

@@ -1,6 +1,6 @@
 use tisslang::cost::Dim;
 use tisslang::isa::Instr;
-use tisslang::module::{Module, PathAccess, RiskLevel};
+use tisslang::module::{Module, PathAccess, RiskKind, RiskLevel};
 
 use super::LowerOptions;
 
@@ -118,6 +118,25 @@ fn manifest_and_risk() {
     let calm = in_step("RUN \"make test\" TIMEOUT 1m\nASSERT LAST_RUN.EXIT_CODE == 0");
     assert_eq!(calm.manifest.risk.level, RiskLevel::Low);
     assert!(calm.manifest.risk.reasons.is_empty());
+}
+
+#[test]
+fn a_typed_answers_clean_fields_in_a_command_are_no_model_output() {
+    let m = compile(
+        "TASK \"t\"\nTYPE T = { e: \"a\" | \"b\", n: INT, s: STRING, who: { ok: BOOL, name: STRING } }\n\
+         STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO t AS T\n    PROMPT_AGENT \"q\" INTO k AS LIST OF INT\n    \
+         RUN \"echo ${t.e} ${t.n} ${t.who.ok} ${k}\"\n    RUN \"echo ${t.s}\"\n    RUN \"echo ${t.who.name}\"\n}\n",
+    );
+    let reasons: Vec<(u32, String)> = m
+        .manifest
+        .risk
+        .reasons
+        .iter()
+        .filter(|r| r.kind == RiskKind::ModelOutputInCommand)
+        .map(|r| (r.line, m.risk_text(r)))
+        .collect();
+    let output = |line| (line, "language-model output `t` flows into a command".to_string());
+    assert_eq!(reasons, [output(7), output(8)]);
 }
 
 #[test]

@@ -13,6 +13,7 @@ const SUBCOMMANDS: &[&str] = &[
     "disasm",
     "explain",
     "grammar",
+    "schema",
     "generate",
     "fmt",
     "completions",

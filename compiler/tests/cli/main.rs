@@ -11,3 +11,4 @@ mod teaching_errors;
 mod tissc_cli;
 mod tissc_compile;
 mod tissc_lint;
+mod tissc_schema;

@@ -189,6 +189,21 @@ fn w0008_tainted_run() {
 }
 
 #[test]
+fn w0008_names_the_tainted_fields_of_a_typed_answer() {
+    // Line 9 takes only the enum (clean); line 11 the STRING too.
+    let typed = plan(
+        "TYPE T = { e: \"a\" | \"b\", s: STRING, n: INT }\n\nSTEP \"s\" {\n    PROMPT_AGENT \"q\" INTO t AS T\n    \
+         RUN \"echo ${t.e} ${t.n}\" TIMEOUT 1m\n    ASSERT LAST_RUN.EXIT_CODE == 0\n    \
+         RUN \"echo ${t.s} ${t.e}\" TIMEOUT 1m\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n",
+    );
+    assert_eq!(found(&typed, "W0008"), [11]);
+    let (_, d) = lint_json(&typed, &[]);
+    let w = d.iter().find(|d| d["code"] == "W0008").unwrap();
+    let message = w["message"].as_str().unwrap();
+    assert_eq!(message, "this command may run with data from PROMPT_AGENT (line 8: `t.s`)");
+}
+
+#[test]
 fn exit_statuses_and_check_shows_warnings() {
     let warned = plan("STEP \"s\" {\n    RUN \"make\"\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n");
     let (code, d) = lint_json(&warned, &[]);

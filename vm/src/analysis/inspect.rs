@@ -1,15 +1,18 @@
 //! `tissvm inspect`: the plan's manifest for approval — task, steps, every
 //! command, every path and how it is used, model and human interactions,
-//! budgets, environment, where data from a model or a file may reach a
-//! command (`analysis/taint.rs`), the risk level with its reasons, and the
-//! hash. The risk is the compiler's (kept in the module), raised to high
-//! for every taint flow into a RUN and every RUN after a WRITE of model
-//! output.
+//! each typed prompt with its type, its schema and which of its fields
+//! reach which RUN, budgets, environment, where data from a model or a file
+//! may reach a command (`analysis/taint.rs`), the risk level with its
+//! reasons, and the hash. The risk is the compiler's (kept in the module),
+//! raised to high for every taint flow into a RUN and every RUN after a
+//! WRITE of model output.
 
 use serde_json::{Value as Json, json};
 use tisslang::module::{InteractionKind, NONE, PathAccess, RiskKind, RiskLevel};
 
-use crate::analysis::taint::{self, SourceKind, TaintReport};
+use tisslang::isa::Instr;
+
+use crate::analysis::taint::{self, Flow, SourceKind, TaintReport};
 use crate::policy::{Policy, Verdict};
 
 use crate::machine::program::Program;
@@ -75,10 +78,14 @@ fn risk(program: &Program, taint: &TaintReport) -> (RiskLevel, Vec<Reason>) {
                 .iter()
                 .any(|r| r.kind == RiskKind::ModelOutputInCommand && r.line == flow.run_line);
         if !said {
+            let what = match taint.field(&flow.source) {
+                Some(field) => format!("`{}`", field.path),
+                None => "data".to_string(),
+            };
             reasons.push(Reason {
                 level: RiskLevel::High,
                 text: format!(
-                    "the command holds data from the {} at line {} (tainted)",
+                    "the command holds {what} from the {} at line {} (tainted)",
                     flow.source.kind.statement(),
                     flow.source.line
                 ),
@@ -138,6 +145,87 @@ fn verdict(
     }
 }
 
+/// A type's description is cut past this many bytes (a module may be made
+/// by hand, and a shape used twice at every level doubles it each time).
+const DESCRIBED: usize = 2000;
+
+/// In the text listing a schema is cut past this many characters (the
+/// JSON shows it whole).
+const SCHEMA_SHOWN: usize = 400;
+
+/// A typed prompt (`INTO t AS T`, SPEC §12) as inspect lists it.
+struct TypedPrompt<'p> {
+    line: u32,
+    /// The INTO variable.
+    into: &'p str,
+    /// The schema's name: the TYPE's, or `answer` for a type written in place.
+    name: &'p str,
+    /// The type as written.
+    ty: String,
+    /// The schema the VM sends.
+    schema: &'p Json,
+    reaches: Vec<Reach>,
+}
+
+/// A part of a typed answer that reaches a RUN.
+struct Reach {
+    /// As the plan reads it: `t.severity`.
+    path: String,
+    ty: String,
+    tainted: bool,
+    run_line: u32,
+}
+
+/// Every typed prompt in the module's order, with the parts of its answer
+/// the taint walk saw reach a RUN (tainted or clean), by RUN line.
+fn typed_prompts<'p>(program: &'p Program, taint: &TaintReport) -> Vec<TypedPrompt<'p>> {
+    let m = &program.module;
+    let mut lines = vec![0; m.prompts.len()];
+    for (pc, instr) in m.code.iter().enumerate() {
+        if let Instr::Prompt { prompt } = *instr
+            && let Some(line) = lines.get_mut(prompt as usize)
+        {
+            *line = m.position(pc as u32).map_or(0, |(line, _)| line);
+        }
+    }
+    let describe = |shape: u32| match program.shapes.get(shape) {
+        Some(_) => program.shapes.describe_within(shape, DESCRIBED),
+        None => "?".to_string(),
+    };
+    let mut out = Vec::new();
+    for (i, p) in m.prompts.iter().enumerate() {
+        let (Some(answer), Some(Some(format))) = (p.answer, program.answer_formats.get(i)) else { continue };
+        let reached = |flow: &&Flow| taint.field(&flow.source).is_some_and(|f| f.prompt as usize == i);
+        let mut reaches: Vec<(u32, u32, Reach)> = taint
+            .flows
+            .iter()
+            .chain(&taint.clean_flows)
+            .filter(reached)
+            .filter_map(|flow| {
+                let field = taint.field(&flow.source)?;
+                let reach = Reach {
+                    path: field.path.clone(),
+                    ty: describe(field.shape),
+                    tainted: field.tainted,
+                    run_line: flow.run_line,
+                };
+                Some((flow.run_line, flow.run_column, reach))
+            })
+            .collect();
+        reaches.sort_by(|a, b| (a.0, a.1, &a.2.path).cmp(&(b.0, b.1, &b.2.path)));
+        reaches.dedup_by(|a, b| (a.0, a.1, &a.2.path) == (b.0, b.1, &b.2.path));
+        out.push(TypedPrompt {
+            line: lines[i],
+            into: m.slots.get(p.into as usize).map_or("", |s| program.string(s.name)),
+            name: &format.name,
+            ty: describe(answer.shape),
+            schema: &format.schema,
+            reaches: reaches.into_iter().map(|(_, _, r)| r).collect(),
+        });
+    }
+    out
+}
+
 pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
     let m = &program.module;
     let manifest = &m.manifest;
@@ -176,6 +264,16 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
             "context": p.context.iter().map(|&c| program.string(c)).collect::<Vec<_>>(),
             "line": p.line,
         })).collect::<Vec<_>>(),
+        "typed_prompts": typed_prompts(program, &taint).iter().map(|t| json!({
+            "line": t.line,
+            "into": t.into,
+            "name": t.name,
+            "type": t.ty,
+            "schema": t.schema,
+            "reaches": t.reaches.iter().map(|r| json!({
+                "field": r.path, "type": r.ty, "tainted": r.tainted, "run_line": r.run_line,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
         "interactions": manifest.interactions.iter().map(|i| json!({
             "kind": interaction_name(i.kind),
             "text": opt_string(program, i.text),
@@ -189,9 +287,16 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
         })).collect::<Vec<_>>(),
         "env": manifest.env.iter().map(|&(name, line)| json!({"name": program.string(name), "line": line})).collect::<Vec<_>>(),
         "taint": {
-            "flows": taint.flows.iter().map(|f| json!({
-                "source": f.source.kind.statement(), "source_line": f.source.line, "run_line": f.run_line,
-            })).collect::<Vec<_>>(),
+            "flows": taint.flows.iter().map(|f| {
+                let mut flow = json!({
+                    "source": f.source.kind.statement(), "source_line": f.source.line, "run_line": f.run_line,
+                });
+                // A typed answer's flow names the field it carries.
+                if let Some(field) = taint.field(&f.source) {
+                    flow["field"] = json!(field.path);
+                }
+                flow
+            }).collect::<Vec<_>>(),
             "model_code_runs": taint.model_code_runs.iter().map(|r| json!({
                 "write_line": r.write_line, "run_line": r.run_line,
             })).collect::<Vec<_>>(),
@@ -278,6 +383,37 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             format!("line {:>4}  {}  [{with}]", p.line, shown(program.string(p.query)))
         }),
     );
+    let typed = typed_prompts(program, &taint);
+    section(
+        &mut out,
+        "typed prompts",
+        typed.iter().map(|t| {
+            let mut text = format!("line {:>4}  INTO {} AS ", t.line, shown(t.into));
+            if t.name != "answer" {
+                text.push_str(&format!("{} = ", shown(t.name)));
+            }
+            text.push_str(&shown(&t.ty));
+            let schema = t.schema.to_string();
+            let cut = match schema.char_indices().nth(SCHEMA_SHOWN) {
+                Some((at, _)) => format!("{}… ({} bytes; JSON shows it whole)", &schema[..at], schema.len()),
+                None => schema,
+            };
+            text.push_str(&format!("\n             schema {}", shown(&cut)));
+            if t.reaches.is_empty() {
+                text.push_str("\n             reaches no RUN");
+            }
+            for r in &t.reaches {
+                let taint = if r.tainted { style.paint(Tone::Bad, "tainted") } else { "clean".to_string() };
+                text.push_str(&format!(
+                    "\n             {} ({}, {taint}) → line {} RUN",
+                    shown(&r.path),
+                    shown(&r.ty),
+                    r.run_line
+                ));
+            }
+            text
+        }),
+    );
     section(
         &mut out,
         "human interactions",
@@ -314,7 +450,13 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             .flows
             .iter()
             .map(|f| {
-                format!("line {:>4}  {} → line {} RUN", f.source.line, f.source.kind.statement(), f.run_line)
+                let field = taint.field(&f.source).map_or(String::new(), |a| format!(" {}", shown(&a.path)));
+                format!(
+                    "line {:>4}  {}{field} → line {} RUN",
+                    f.source.line,
+                    f.source.kind.statement(),
+                    f.run_line
+                )
             })
             .chain(taint.model_code_runs.iter().map(|r| {
                 format!("line {:>4}  WRITE of model output → line {} RUN", r.write_line, r.run_line)

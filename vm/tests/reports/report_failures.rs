@@ -341,3 +341,40 @@ fn a_command_killed_by_its_timeout_says_so() {
     assert_eq!(report["failure"]["command"]["exit_code"], 124);
     assert!(text.stdout.contains("  exit status: 124 (timed out)\n"), "{}", text.stdout);
 }
+
+// ---------------------------------------------------------------- typed answers
+
+/// A failed ASSERT on a typed answer's fields shows the answer whole, as the
+/// JSON it is (SPEC §12), under the name the plan gave it: the compiler
+/// observes the root of a typed path. A list is a JSON array, a leaf (an
+/// enum) a JSON string.
+#[test]
+fn a_typed_answer_is_shown_as_json_in_actual() {
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nTYPE Review = { verdict: \"approve\" | \"reject\", risk: INT, files?: LIST OF STRING, why: STRING }\n\
+                STEP \"s\" {\n    PROMPT_AGENT \"Review.\" INTO r AS Review\n    PROMPT_AGENT \"Lines?\" INTO k AS LIST OF INT\n    \
+                PROMPT_AGENT \"Ship?\" INTO v AS \"yes\" | \"no\"\n    \
+                ASSERT r.verdict == \"approve\" OR r.risk < 3 OR k IS_EMPTY OR v == \"yes\" MESSAGE \"not approved\"\n}\n";
+    let answers = fx.path("answers.json");
+    let review = r#"{"verdict": "reject", "risk": 4, "files": ["a.py", "b c.py"], "why": "x\ny \"quoted\""}"#;
+    std::fs::write(&answers, serde_json::to_string(&[review, "[3, 5]", "\"no\""]).unwrap()).unwrap();
+    let (text, report) = fx.both(plan, &["--mock-answers", answers.to_str().unwrap()], 1);
+    let failure = &report["failure"];
+    assert_eq!(failure["kind"], "assertion_failed", "{report:#}");
+    assert_eq!(failure["message"], "not approved");
+    assert_eq!(
+        failure["actual"],
+        serde_json::json!({
+            "r": {"verdict": "reject", "risk": 4, "files": ["a.py", "b c.py"], "why": "x\ny \"quoted\""},
+            "k": [3, 5],
+            "v": "no",
+        }),
+        "the answer as JSON, not a string of it: {report:#}"
+    );
+    // Key order is the answer's, as validated.
+    let keys: Vec<&String> = failure["actual"]["r"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["verdict", "risk", "files", "why"]);
+    // The text report shows each once, by its name.
+    assert!(text.stdout.contains("  r = {"), "{}", text.stdout);
+    assert!(text.stdout.contains("  k = [3,5]"), "{}", text.stdout);
+}

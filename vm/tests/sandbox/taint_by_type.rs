@@ -93,3 +93,99 @@ fn an_answer_without_strings_is_clean_whole() {
     inspect.expect(0);
     assert_eq!(inspect.json()["taint"]["flows"], serde_json::json!([]));
 }
+
+/// `tissvm inspect` lists each typed prompt with its type as written, the
+/// schema the VM sends, and which of its fields reach which RUN, clean or
+/// tainted; a taint flow from a typed answer names its field.
+#[test]
+fn inspect_lists_typed_prompts_and_the_fields_that_reach_each_run() {
+    let fx = Fixture::new();
+    let path = fx.write_plan(&plan(&[
+        "RUN \"echo ${r.env} ${r.risk}\" TIMEOUT 5s",
+        "VAR s = r.summary",
+        "RUN \"echo ${s}\" TIMEOUT 5s",
+        "PROMPT_AGENT \"How many?\" INTO n AS INT",
+    ]));
+    let inspect = fx.tissvm(&["inspect", &path, "--output-format", "json"]);
+    inspect.expect(0);
+    let json = inspect.json();
+    let typed = json["typed_prompts"].as_array().expect("typed_prompts");
+    assert_eq!(typed.len(), 2, "{json:#}");
+    let deploy = &typed[0];
+    assert_eq!(
+        (&deploy["line"], &deploy["into"], &deploy["name"]),
+        (&4.into(), &"r".into(), &"Deploy".into())
+    );
+    assert_eq!(
+        deploy["type"],
+        "{ risk: INT, env: \"staging\" | \"prod\", ok: BOOL, summary: STRING, tags: LIST OF STRING, envs: LIST OF \"staging\" | \"prod\" }"
+    );
+    let schema = &deploy["schema"];
+    let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["risk", "env", "ok", "summary", "tags", "envs"], "declared order, as sent");
+    assert_eq!(
+        schema["properties"]["env"],
+        serde_json::json!({"type": "string", "enum": ["staging", "prod"]})
+    );
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        deploy["reaches"],
+        serde_json::json!([
+            {"field": "r.env", "type": "\"staging\" | \"prod\"", "tainted": false, "run_line": 5},
+            {"field": "r.risk", "type": "INT", "tainted": false, "run_line": 5},
+            {"field": "r.summary", "type": "STRING", "tainted": true, "run_line": 7},
+        ])
+    );
+    assert_eq!(
+        typed[1],
+        serde_json::json!({"line": 8, "into": "n", "name": "answer", "type": "INT",
+                           "schema": {"type": "integer"}, "reaches": []})
+    );
+    assert_eq!(
+        json["taint"]["flows"],
+        serde_json::json!([{"source": "PROMPT_AGENT", "source_line": 4, "run_line": 7, "field": "r.summary"}])
+    );
+    let reasons = json["risk"]["reasons"].as_array().unwrap();
+    assert!(
+        reasons.iter().any(|r| r["reason"]
+            == "the command holds `r.summary` from the PROMPT_AGENT at line 4 (tainted)"
+            && r["line"] == 7),
+        "{reasons:#?}"
+    );
+
+    let text = fx.tissvm(&["inspect", &path]);
+    text.expect(0);
+    let out = &text.stdout;
+    assert!(
+        out.contains(
+            "typed prompts:\n  line    4  INTO r AS Deploy = { risk: INT, env: \"staging\" | \"prod\", ok: BOOL, \
+             summary: STRING, tags: LIST OF STRING, envs: LIST OF \"staging\" | \"prod\" }\n             \
+             schema {\"type\":\"object\",\"properties\":{\"risk\":{\"type\":\"integer\"},"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\n             r.env (\"staging\" | \"prod\", clean) → line 5 RUN\n             \
+             r.risk (INT, clean) → line 5 RUN\n             r.summary (STRING, tainted) → line 7 RUN\n  \
+             line    8  INTO n AS INT\n             schema {\"type\":\"integer\"}\n             reaches no RUN\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("taint flows:\n  line    4  PROMPT_AGENT r.summary → line 7 RUN\n"), "{out}");
+}
+
+#[test]
+fn inspect_of_the_triage_example_shows_its_enum_reaching_the_run_clean() {
+    let fx = Fixture::new();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/triage.tiss");
+    let inspect = fx.tissvm(&["inspect", example, "--output-format", "json"]);
+    inspect.expect(0);
+    let json = inspect.json();
+    assert_eq!(json["typed_prompts"][0]["name"], "Triage");
+    assert_eq!(
+        json["typed_prompts"][0]["reaches"],
+        serde_json::json!([{"field": "t.severity", "type": "\"low\" | \"medium\" | \"high\"", "tainted": false, "run_line": 31}])
+    );
+    assert_eq!(json["taint"]["flows"], serde_json::json!([]));
+}

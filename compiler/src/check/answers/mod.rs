@@ -1,9 +1,11 @@
 //! Typed answers at compile time (SPEC §12): the table of every type the
 //! plan names (`table.rs`: TYPE items and inline types after `AS`, resolved
 //! to one shape table, each distinct shape once), and the rule that an
-//! optional field is read only where `EXISTS` holds (`presence.rs`).
+//! optional field is read only where `EXISTS` holds (`presence.rs`), and
+//! a TYPE's JSON Schema for `tissc schema` (`schema.rs`).
 
 pub(crate) mod presence;
+pub(crate) mod schema;
 pub(crate) mod table;
 pub(crate) mod uses;
 

@@ -21,11 +21,11 @@ use crate::syntax::visit::{self, Visitor};
 const MAX_DEPTH: usize = 32;
 
 /// How many parts a prompt's type may spell out to (its schema's size).
-const MAX_EXPANDED: u64 = 10_000;
+pub(crate) const MAX_EXPANDED: u64 = 10_000;
 
 /// The parts a shape spells out to, each child counted at each use;
 /// saturating, children first (they lie below their parents).
-fn expanded_size(shapes: &Shapes, shape: u32) -> u64 {
+pub(crate) fn expanded_size(shapes: &Shapes, shape: u32) -> u64 {
     let mut sizes: Vec<u64> = Vec::with_capacity(shape as usize + 1);
     for s in &shapes.shapes[..=shape as usize] {
         let size = match s {

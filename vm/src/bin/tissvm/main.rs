@@ -166,8 +166,9 @@ enum Command {
     /// short replays up to where it ends.
     Replay(subcommands::ReplayArgs),
     /// Print the plan's manifest for approval: every command, path, model and
-    /// human interaction, budget, every flow of data from a model or a file
-    /// (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
+    /// human interaction, each typed prompt (its type, the JSON Schema it
+    /// sends, which of its fields reach which RUN), budget, every flow of data
+    /// from a model or a file (PROMPT_AGENT, READ) into a RUN, and the risk level with its reasons
     /// (high for each such flow, and for a RUN after a WRITE of model output);
     /// and the isolation its RUNs would get here (the sandbox profile's
     /// mechanisms in force, or what is missing for it).
@@ -187,8 +188,9 @@ enum Command {
         #[arg(long, value_enum, value_name = "PROFILE")]
         sandbox_profile: Option<args::SandboxProfileArg>,
     },
-    /// Print a readable listing of a plan's bytecode: header, constants, code
-    /// with source lines, and every table (steps, tasks, handlers, manifest).
+    /// Print a readable listing of a plan's bytecode: header, constants, answer
+    /// shapes, code with source lines, and every table (steps, tasks, handlers,
+    /// prompts, manifest).
     ///
     /// A source plan is compiled in memory first; bytecode is loaded and verified.
     Disasm {
