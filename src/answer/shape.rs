@@ -70,15 +70,25 @@ impl<N> Shape<N> {
 
 /// Whether a value of shape `index` in `table` can hold free text (a
 /// `STRING` somewhere inside); an index out of range is taken to (the
-/// verifier refuses such a module, and text is the safe guess).
+/// verifier refuses such a module, and text is the safe guess). One pass
+/// over the shapes up to `index`, children first (they lie below their
+/// parents): linear, where a recursion would revisit a shape used twice at
+/// every level exponentially often.
 pub fn holds_text<N>(table: &[Shape<N>], index: u32) -> bool {
-    match table.get(index as usize) {
-        None | Some(Shape::Str) => true,
-        Some(Shape::Int | Shape::Bool | Shape::Enum(_)) => false,
-        // Children lie below their parent: the recursion ends.
-        Some(Shape::List(e)) => *e >= index || holds_text(table, *e),
-        Some(Shape::Record(fields)) => fields.iter().any(|f| f.shape >= index || holds_text(table, f.shape)),
+    let Some(upto) = table.get(..=index as usize) else { return true };
+    let mut text: Vec<bool> = Vec::with_capacity(upto.len());
+    for (i, shape) in upto.iter().enumerate() {
+        let below =
+            |child: u32| text.get(child as usize).copied().filter(|_| (child as usize) < i).unwrap_or(true);
+        let holds = match shape {
+            Shape::Str => true,
+            Shape::Int | Shape::Bool | Shape::Enum(_) => false,
+            Shape::List(e) => below(*e),
+            Shape::Record(fields) => fields.iter().any(|f| below(f.shape)),
+        };
+        text.push(holds);
     }
+    text[index as usize]
 }
 
 /// A module's shape table with its names resolved to text.
@@ -276,6 +286,22 @@ mod tests {
         let text = Shapes { shapes }.describe_within(40, 100);
         assert!(text.starts_with("{ a: { a: { a: ") && text.ends_with('…'), "{text}");
         assert_eq!(text.chars().count(), 101);
+    }
+
+    #[test]
+    fn holds_text_is_linear_in_a_table_that_reuses_shapes() {
+        // Each record uses the one below twice: 2^60 paths, 61 shapes.
+        let mut table = vec![Shape::<u32>::Int];
+        for i in 0..60u32 {
+            table.push(Shape::Record(vec![
+                ShapeField { name: 0, optional: false, shape: i },
+                ShapeField { name: 1, optional: false, shape: i },
+            ]));
+        }
+        assert!(!holds_text(&table, 60));
+        table[0] = Shape::Str;
+        assert!(holds_text(&table, 60));
+        assert!(holds_text(&table, 99), "out of range: text, the safe guess");
     }
 
     #[test]
