@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The static type of a variable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ValueType {
     Str,
     Int,

@@ -10,7 +10,7 @@ use crate::types::ValueType;
 use super::bindings::Bindings;
 use super::error::Unit;
 use super::flow::{At, Flow, ROOT, UNSEEN, UnitInfo};
-use super::forest::Forest;
+use super::forest::{Forest, TypeForest};
 
 /// The verifier's facts about a module (see [`Facts::at`]).
 #[derive(Debug)]
@@ -18,7 +18,7 @@ pub struct Facts {
     units: Vec<UnitInfo>,
     task_unit: Vec<u32>,
     at: Vec<At>,
-    types: Forest<ValueType>,
+    types: TypeForest,
     open: Forest<u32>,
     joined: Vec<(u32, u32)>,
     binds: Vec<Vec<u32>>,

@@ -31,7 +31,7 @@ use crate::module::{Constant, Module, NONE};
 use crate::types::{Field, ValueType};
 
 use super::error::{Result, Unit, VerifyError};
-use super::forest::{EMPTY, Forest};
+use super::forest::{EMPTY, Forest, TypeForest};
 
 /// Not reached (a pc's unit).
 pub(crate) const UNSEEN: u32 = u32::MAX;
@@ -88,7 +88,7 @@ pub(crate) struct Flow {
     pub task_unit: Vec<u32>,
     /// Per pc.
     pub at: Vec<At>,
-    pub types: Forest<ValueType>,
+    pub types: TypeForest,
     pub open: Forest<u32>,
     /// The CALLs reached: (caller unit, callee unit).
     pub calls: Vec<(u32, u32)>,
@@ -114,7 +114,7 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         task_unit: Vec::with_capacity(m.tasks.len()),
         at: vec![unseen; m.code.len()],
         // Each instruction pushes at most one node of each.
-        types: Forest::with_capacity(m.code.len(), ValueType::Str),
+        types: TypeForest::with_capacity(m.code.len()),
         open: Forest::with_capacity(m.code.len(), 0),
         calls: Vec::new(),
         work: 0,

@@ -5,6 +5,8 @@
 //! stack met on two paths may be two nodes: [`Forest::same`] compares them
 //! from the top down and stops where they meet.
 
+use crate::types::ValueType;
+
 /// The empty stack.
 pub(crate) const EMPTY: u32 = 0;
 
@@ -87,6 +89,70 @@ impl<T: Copy + PartialEq> Forest<T> {
         }
         out.reverse();
         out
+    }
+}
+
+/// The verifier's stacks of value types: a [`Forest`] of 2-byte ids, each
+/// standing for one [`ValueType`] met in the module (a `ValueType` is 8
+/// bytes since it may name an answer shape: the nodes would be 16 bytes,
+/// not 10). A module has at most [`MAX_SHAPES`] shapes, so the ids never
+/// run out.
+#[derive(Debug, Clone)]
+pub(crate) struct TypeForest {
+    forest: Forest<u16>,
+    types: Vec<ValueType>,
+    ids: std::collections::HashMap<ValueType, u16>,
+}
+
+/// The most answer shapes a module may have (`verify/tables.rs`).
+pub(crate) const MAX_SHAPES: usize = 65_000;
+
+impl TypeForest {
+    pub fn with_capacity(pushes: usize) -> TypeForest {
+        TypeForest {
+            forest: Forest::with_capacity(pushes, 0),
+            types: vec![ValueType::Str],
+            ids: Default::default(),
+        }
+    }
+
+    fn id(&mut self, ty: ValueType) -> u16 {
+        if let Some(&id) = self.ids.get(&ty) {
+            return id;
+        }
+        let id = u16::try_from(self.types.len()).unwrap_or(u16::MAX);
+        self.types.push(ty);
+        self.ids.insert(ty, id);
+        id
+    }
+
+    pub fn push(&mut self, below: u32, top: ValueType) -> u32 {
+        let id = self.id(top);
+        self.forest.push(below, id)
+    }
+
+    pub fn depth(&self, node: u32) -> u32 {
+        self.forest.depth(node)
+    }
+
+    pub fn top(&self, node: u32) -> ValueType {
+        self.types[self.forest.top(node) as usize]
+    }
+
+    pub fn pop(&self, node: u32) -> u32 {
+        self.forest.pop(node)
+    }
+
+    pub fn cut(&self, node: u32, depth: u32, work: &mut u64) -> u32 {
+        self.forest.cut(node, depth, work)
+    }
+
+    pub fn same(&self, a: u32, b: u32, work: &mut u64) -> bool {
+        self.forest.same(a, b, work)
+    }
+
+    pub fn to_vec(&self, node: u32) -> Vec<ValueType> {
+        self.forest.to_vec(node).into_iter().map(|id| self.types[id as usize]).collect()
     }
 }
 

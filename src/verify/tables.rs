@@ -10,6 +10,7 @@ use crate::module::{Module, NONE, PathRootRef, Subject, TemplatePart};
 use crate::types::{Field, ValueType};
 
 use super::error::{Result, Site, Table, VerifyError};
+use super::forest::MAX_SHAPES;
 
 const FIELD_RANGE: &str = "a record field number, 0..=21";
 
@@ -125,6 +126,10 @@ impl Checker<'_> {
             }
         }
         // Shapes first: slots and prompts refer to them.
+        if m.shapes.len() > MAX_SHAPES {
+            let reason = format!("{} shapes, more than the {MAX_SHAPES} a module may have", m.shapes.len());
+            return Err(VerifyError::BadShape { reason });
+        }
         if let Err(reason) = Shapes::resolve(&m.shapes, |n| m.string(n)) {
             return Err(VerifyError::BadShape { reason });
         }

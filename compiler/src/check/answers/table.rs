@@ -105,8 +105,27 @@ pub(crate) fn collect(plan: &Plan, cx: &mut Ctx<'_>) -> AnswerTypes {
     }
     let mut prompts = Prompts { b: &mut b };
     visit::walk_plan(&mut prompts, plan);
+    // The module keeps each distinct shape once, and holds at most so many.
+    let shapes = b.out.shapes.shapes.len();
+    if shapes > MAX_SHAPES
+        && let Some(def) = plan.items.iter().find_map(|i| match i {
+            Item::TypeDef(def) => Some(def),
+            _ => None,
+        })
+    {
+        b.cx.emit(Diagnostic::error(
+            codes::RECURSIVE_TYPE,
+            def.span,
+            format!(
+                "the plan's types make {shapes} distinct shapes, more than the {MAX_SHAPES} a module holds"
+            ),
+        ));
+    }
     b.out
 }
+
+/// The most distinct shapes a module holds (the verifier's bound).
+const MAX_SHAPES: usize = 65_000;
 
 /// Every `INTO x AS T`, wherever it is.
 struct Prompts<'b, 'p, 'c, 's> {

@@ -133,8 +133,13 @@ pub struct ReplayArgs {
 
     /// Refuse a PLAN whose bytecode differs from the journal's (exit 2)
     /// rather than replay it up to the first effect that differs.
-    #[arg(long, requires = "plan")]
+    #[arg(long, requires = "plan", conflicts_with = "until_divergence")]
     pub strict: bool,
+
+    /// Replay a changed PLAN up to the first effect that differs from the
+    /// journal, and stop there (`diverged`, exit 1): the default.
+    #[arg(long)]
+    pub until_divergence: bool,
 
     #[command(flatten)]
     pub report: ReportArgs,
@@ -145,7 +150,8 @@ impl ReplayArgs {
         ReplayOptions {
             journal: self.journal.clone(),
             plan: self.plan.clone(),
-            strict: self.strict,
+            // The two exclude each other; the default is to replay up to the divergence.
+            strict: self.strict && !self.until_divergence,
             report: self.report.options(),
         }
     }
