@@ -1,4 +1,4 @@
-//! Language-model providers through tissvm: mock, openai, ollama, completion, a real llama.cpp server, cassettes, settings, secrets.
+//! Language-model providers through tissvm: mock, openai, ollama, completion, a real llama.cpp server (and the typed-answers suite against it), cassettes, settings, secrets.
 //!
 //! One test binary per concern (linked once, not once per file); each
 //! file is a module of it.
@@ -15,3 +15,4 @@ mod provider_real;
 mod provider_secrets;
 mod provider_settings;
 mod typed_answers;
+mod typed_suite;

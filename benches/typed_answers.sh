@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Typed answers (SPEC §12) from a real 135M model: the 24 extraction prompts of
+# vm/tests/providers/typed_suite.rs (records, enums, lists, optional fields,
+# nested records), each a small plan run by `tissvm run --provider completion`
+# against a local llama.cpp server (SmolLM2-135M-Instruct, tools/local-llm-server;
+# temperature 0, a fixed seed), twice: with the type's JSON Schema sent as
+# llama.cpp's `json_schema` (what the VM sends), and through a loopback proxy
+# that takes the schema out of every request, so that the model answers freely
+# and the VM's validation and one repair request (also unconstrained) decide.
+# Per prompt: each answer and why it ended (stop, or length: --max-tokens);
+# then the table (valid on the first try, after the repair, cut off).
+#   benches/typed_answers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+exec cargo test -p tiss-vm --test providers typed_suite::typed_answers_with_and_without_the_schema \
+    -- --ignored --exact --nocapture --test-threads 1
