@@ -162,3 +162,30 @@ fn inspect_summarises_a_journal() {
     text.expect(0);
     assert!(text.stdout.contains("cut short at byte"), "{}", text.stdout);
 }
+
+#[test]
+fn a_debug_session_journals_what_its_run_takes() {
+    let fx = Fixture::new();
+    let plan = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo hi\" TIMEOUT 5s\n    ASSERT LAST_RUN.STDOUT == \"hi\\n\"\n}\n");
+    let journal = fx.path("debug.journal");
+    let j = journal.to_str().unwrap();
+    let ws = fx.ws();
+    let out = crate::common::command()
+        .args(["debug", &plan, "--workdir", ws.to_str().unwrap(), "--journal", j])
+        .current_dir(fx.path(""))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"continue\nquit\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let all = entries(&journal);
+    assert_eq!(kinds(&all), ["start", "run"]);
+    // It replays: the run passes as it did.
+    fx.tissvm(&["replay", j]).expect(0);
+}
