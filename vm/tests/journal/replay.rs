@@ -306,3 +306,29 @@ STEP \"s\" {
     out.expect(1);
     assert!(out.json()["recorded"].as_str().unwrap().contains("the journal ends at byte"), "{}", out.stdout);
 }
+
+/// A run that stops before each effect to keep a checkpoint replays to the
+/// same report: those stops are not pauses, and the replay, which does not
+/// make them, counts the same time.
+#[test]
+fn a_run_with_a_checkpoint_replays_to_the_same_report() {
+    let fx = Fixture::new();
+    let mut plan = String::from("TASK \"t\"\nSTEP \"s\" {\n");
+    for i in 0..20 {
+        plan.push_str(&format!(
+            "    WRITE \"f{i}\" FROM \"{}\"\n    RUN \"cat f{i}\" TIMEOUT 5s\n",
+            "x".repeat(i * 100)
+        ));
+    }
+    plan.push_str("}\n");
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let checkpoint = fx.path("run.checkpoint");
+    let recorded = fx.run(
+        &plan,
+        &["--journal", j, "--checkpoint", checkpoint.to_str().unwrap(), "--output-format", "json"],
+    );
+    recorded.expect(0);
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    assert_eq!(replayed.stdout, recorded.stdout);
+}

@@ -54,6 +54,7 @@ impl Dispatch<'_> {
                         && Checkpoint::due(program, machine) =>
                 {
                     self.write_checkpoint(checkpoint, machine, host);
+                    host.journal(|_| crate::session::journal::Entry::Stop);
                     checkpointed = true;
                 }
                 _ => break outcome,

@@ -39,6 +39,11 @@ pub struct ReplayHost {
     /// Where the journal ended cut short, if it did.
     pub torn: Option<u64>,
     last_clock: u64,
+    /// The last clock reading taken as recorded, and after a `Stop` the one
+    /// before it, whose time to the next reading is left out (`gap`).
+    recorded_clock: u64,
+    stopped_at: Option<u64>,
+    gap: u64,
     pub stop: Option<Stop>,
     /// Set with `stop`, read by the dispatch loop's stop check.
     pub stopped: Rc<Cell<bool>>,
@@ -54,6 +59,9 @@ impl ReplayHost {
             next: None,
             torn: None,
             last_clock: 0,
+            recorded_clock: 0,
+            stopped_at: None,
+            gap: 0,
             stop: None,
             stopped: Rc::new(Cell::new(false)),
         }
@@ -94,6 +102,27 @@ impl ReplayHost {
         self.stopped.set(true);
     }
 
+    /// Takes a clock reading or a stop marker, if one is next: whether it
+    /// did. The time from a stop's reading to the next is left out of every
+    /// reading given after it, as the recorded run, which stopped there,
+    /// left it out.
+    fn take_time(&mut self) -> bool {
+        match self.peek() {
+            Some(Entry::Clock { ms }) => {
+                let ms = *ms;
+                if let Some(before) = self.stopped_at.take() {
+                    self.gap += ms.saturating_sub(before);
+                }
+                self.recorded_clock = ms;
+                self.last_clock = ms.saturating_sub(self.gap);
+            }
+            Some(Entry::Stop) => self.stopped_at = Some(self.recorded_clock),
+            _ => return false,
+        }
+        self.consume();
+        true
+    }
+
     /// The next entry that is not a clock reading (those are taken on the
     /// way, their time kept), if it is of the kind `requested` describes
     /// for `matches`; else the replay has diverged.
@@ -102,10 +131,7 @@ impl ReplayHost {
         requested: impl FnOnce() -> String,
         matches: impl FnOnce(&Entry) -> bool,
     ) -> Option<Entry> {
-        while let Some(Entry::Clock { ms }) = self.peek() {
-            self.last_clock = *ms;
-            self.consume();
-        }
+        while self.take_time() {}
         if self.stop.is_some() {
             return None;
         }
@@ -263,10 +289,7 @@ impl Host for ReplayHost {
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
         // The recorded run suspended here: it has no answer.
-        while let Some(Entry::Clock { ms }) = self.peek() {
-            self.last_clock = *ms;
-            self.consume();
-        }
+        while self.take_time() {}
         if matches!(self.peek(), Some(Entry::End { .. }) | None) && self.stop.is_none() {
             return None;
         }
@@ -284,9 +307,12 @@ impl Host for ReplayHost {
     }
 
     fn now_ms(&mut self) -> u64 {
-        if let Some(Entry::Clock { ms }) = self.peek() {
-            self.last_clock = *ms;
-            self.consume();
+        // A stop marker first, then the reading after it.
+        while matches!(self.peek(), Some(Entry::Stop)) {
+            self.take_time();
+        }
+        if matches!(self.peek(), Some(Entry::Clock { .. })) {
+            self.take_time();
         }
         self.last_clock
     }

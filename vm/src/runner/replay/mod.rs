@@ -187,7 +187,7 @@ fn sandbox(entry: Option<Entry>) -> Option<Isolation> {
 
 /// The plan ended: the journal must hold nothing more it took from outside.
 fn left_over(host: &mut ReplayHost) {
-    while let Some(Entry::Clock { .. }) = host.peek() {
+    while let Some(Entry::Clock { .. } | Entry::Stop) = host.peek() {
         host.take();
     }
     match host.peek() {

@@ -96,6 +96,11 @@ pub enum Entry {
     Clock {
         ms: u64,
     },
+    /// The run stopped between two instructions and went straight on (a
+    /// checkpoint written): the time from the clock reading before it to
+    /// the one after is not the run's, and a replay, which does not stop
+    /// there, leaves it out too.
+    Stop,
     /// The isolation RUN had (the report's `sandbox`), once the host is set up.
     Sandbox {
         profile: String,
@@ -126,6 +131,7 @@ impl Entry {
             Entry::Prompt { .. } => "prompt",
             Entry::Answer { .. } => "answer",
             Entry::Clock { .. } => "clock",
+            Entry::Stop => "stop",
             Entry::Sandbox { .. } => "sandbox",
             Entry::End { .. } => "end",
         }
