@@ -275,23 +275,30 @@ impl Finished<'_> {
         if let (Some(mark), false) = (self.mark, suspended) {
             mark.finish(&Continuation::Ended(report.status_name().into()));
         }
-        let text = match reporting.output_format {
-            OutputFormat::Json => {
-                let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-                text.push('\n');
-                text
-            }
-            OutputFormat::Junit => report.to_junit(),
-            OutputFormat::Html => crate::report::html::render(&report.to_json()),
-            OutputFormat::Text => report.to_text(color::stdout()),
-        };
-        if let (OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html, RunStatus::Failed(f)) =
-            (reporting.output_format, &report.status)
-        {
-            eprint!("{}", failure_text(f, color::stderr()));
-        }
-        reporting.deliver(&text, report.exit_code() as u8)
+        deliver(&report, reporting)
     }
+}
+
+/// Writes `report` where `reporting` says, in its format, a failure also on
+/// stderr when the report is not text; the run's exit status. A replay
+/// delivers its report the same way.
+pub(crate) fn deliver(report: &RunReport, reporting: &ReportOptions) -> u8 {
+    let text = match reporting.output_format {
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        OutputFormat::Junit => report.to_junit(),
+        OutputFormat::Html => crate::report::html::render(&report.to_json()),
+        OutputFormat::Text => report.to_text(color::stdout()),
+    };
+    if let (OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html, RunStatus::Failed(f)) =
+        (reporting.output_format, &report.status)
+    {
+        eprint!("{}", failure_text(f, color::stderr()));
+    }
+    reporting.deliver(&text, report.exit_code() as u8)
 }
 
 /// A `--budget` cap: the lower cap wins, unless `raise` (`--raise-budget`)

@@ -151,7 +151,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
     report.sandbox = isolation;
     report.effects = std::mem::take(&mut host.shown.effects);
-    deliver(&report, &options.report)
+    crate::runner::execute::deliver(&report, &options.report)
 }
 
 /// The host that answers from `reader`, showing what the run showed.
@@ -228,26 +228,4 @@ fn diverged(reporting: &ReportOptions, line: u32, step: Option<&str>, recorded: 
         eprint!("{text}");
     }
     reporting.deliver(&text, code)
-}
-
-/// The report, as `run` gives it.
-fn deliver(report: &RunReport, reporting: &ReportOptions) -> u8 {
-    let text = match reporting.output_format {
-        OutputFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-            text.push('\n');
-            text
-        }
-        OutputFormat::Junit => report.to_junit(),
-        OutputFormat::Html => crate::report::html::render(&report.to_json()),
-        OutputFormat::Text => report.to_text(color::stdout()),
-    };
-    if let (
-        OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html,
-        crate::report::RunStatus::Failed(f),
-    ) = (reporting.output_format, &report.status)
-    {
-        eprint!("{}", crate::report::failure_text(f, color::stderr()));
-    }
-    reporting.deliver(&text, report.exit_code() as u8)
 }
