@@ -577,6 +577,9 @@ fn an_unconstrained_model_is_validated_and_repaired_once() {
                 let what = if n == 0 { "answer" } else { "repair" };
                 eprintln!("    {what} ({finish}): {}", shown(answer));
             }
+            if let Some(logged) = &outcome.logged {
+                eprintln!("    value: {}", shown(logged));
+            }
         }
         rows.push((mode, first, after, cut, started.elapsed().as_secs()));
     }
