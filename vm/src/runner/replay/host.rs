@@ -39,10 +39,8 @@ pub struct ReplayHost {
     /// Where the journal ended cut short, if it did.
     pub torn: Option<u64>,
     last_clock: u64,
-    /// The last clock reading taken as recorded, and after a `Stop` the one
-    /// before it, whose time to the next reading is left out (`gap`).
-    recorded_clock: u64,
-    stopped_at: Option<u64>,
+    /// The time the recorded run spent stopped (checkpoints written), left
+    /// out of every reading given after it.
     gap: u64,
     pub stop: Option<Stop>,
     /// Set with `stop`, read by the dispatch loop's stop check.
@@ -59,8 +57,6 @@ impl ReplayHost {
             next: None,
             torn: None,
             last_clock: 0,
-            recorded_clock: 0,
-            stopped_at: None,
             gap: 0,
             stop: None,
             stopped: Rc::new(Cell::new(false)),
@@ -102,25 +98,32 @@ impl ReplayHost {
         self.stopped.set(true);
     }
 
-    /// Takes a clock reading or a stop marker, if one is next: whether it
-    /// did. The time from a stop's reading to the next is left out of every
-    /// reading given after it, as the recorded run, which stopped there,
-    /// left it out.
-    fn take_time(&mut self) -> bool {
-        match self.peek() {
-            Some(Entry::Clock { ms }) => {
-                let ms = *ms;
-                if let Some(before) = self.stopped_at.take() {
-                    self.gap += ms.saturating_sub(before);
-                }
-                self.recorded_clock = ms;
-                self.last_clock = ms.saturating_sub(self.gap);
+    /// Takes a clock reading, if one is next. A reading followed by a stop
+    /// marker was the recorded run's as it stopped to write a checkpoint,
+    /// and the one after the marker its reading as it went on: the replay,
+    /// which does not stop there, takes neither, and leaves the time between
+    /// out of every reading after it, as the run left it out.
+    fn take_time(&mut self) -> Time {
+        let ms = match self.peek() {
+            Some(Entry::Clock { ms }) => *ms,
+            // A marker without the reading before it: nothing to leave out.
+            Some(Entry::Stop) => {
+                self.consume();
+                return Time::Skipped;
             }
-            Some(Entry::Stop) => self.stopped_at = Some(self.recorded_clock),
-            _ => return false,
+            _ => return Time::None,
+        };
+        self.consume();
+        if !matches!(self.peek(), Some(Entry::Stop)) {
+            self.last_clock = ms.saturating_sub(self.gap);
+            return Time::Reading;
         }
         self.consume();
-        true
+        if let Some(Entry::Clock { ms: after }) = self.peek() {
+            self.gap += after.saturating_sub(ms);
+            self.consume();
+        }
+        Time::Skipped
     }
 
     /// The next entry that is not a clock reading (those are taken on the
@@ -131,7 +134,7 @@ impl ReplayHost {
         requested: impl FnOnce() -> String,
         matches: impl FnOnce(&Entry) -> bool,
     ) -> Option<Entry> {
-        while self.take_time() {}
+        while self.take_time() != Time::None {}
         if self.stop.is_some() {
             return None;
         }
@@ -164,6 +167,17 @@ impl ReplayHost {
             }
         }
     }
+}
+
+/// What [`ReplayHost::take_time`] took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Time {
+    /// A reading: the replay's clock stands at it.
+    Reading,
+    /// A stop and the readings around it, or a lone marker.
+    Skipped,
+    /// Nothing: the next entry is no clock reading.
+    None,
 }
 
 const STOPPED: &str = "the replay stopped here";
@@ -289,7 +303,7 @@ impl Host for ReplayHost {
 
     fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
         // The recorded run suspended here: it has no answer.
-        while self.take_time() {}
+        while self.take_time() != Time::None {}
         if matches!(self.peek(), Some(Entry::End { .. }) | None) && self.stop.is_none() {
             return None;
         }
@@ -307,13 +321,7 @@ impl Host for ReplayHost {
     }
 
     fn now_ms(&mut self) -> u64 {
-        // A stop marker first, then the reading after it.
-        while matches!(self.peek(), Some(Entry::Stop)) {
-            self.take_time();
-        }
-        if matches!(self.peek(), Some(Entry::Clock { .. })) {
-            self.take_time();
-        }
+        while self.take_time() == Time::Skipped {}
         self.last_clock
     }
 
