@@ -11,9 +11,12 @@
 //! dry run, manifest), `session/` (suspension and what drives a run from
 //! outside: snapshots, answers, Ctrl-C, the debugger), `report/` (what a
 //! run tells: reports and the event log) and `runner/` (running a plan for
-//! real: the OS host and the run logic of `tissvm`, on top of all the others).
+//! real: the OS host and the run logic of `tissvm`, on top of all the others)
+//! and `dap/` (`tissvm dap`: the debugger over the Debug Adapter Protocol,
+//! on top of `session/`'s debugger and `runner/`'s host).
 
 pub mod analysis;
+pub mod dap;
 pub mod host;
 pub mod machine;
 pub mod policy;

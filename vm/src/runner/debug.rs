@@ -66,8 +66,23 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
 /// what `save` records for `tissvm resume` to go on with; an error has
 /// been told and is the exit status.
 fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHost>, u8> {
+    let (machine, host, save_info) = open_session(&program, args)?;
+    let mut debugger = Debugger::new(program, machine, host);
+    debugger.find_source(&args.plan);
+    debugger.save_info = Some(save_info);
+    Ok(debugger)
+}
+
+/// What a debugging session of `program` runs on (the CLI's and `tissvm
+/// dap`'s): a fresh machine under the run's caps and policy, the real host
+/// (step lines on stderr), and what `save` records; an error has been told
+/// on stderr and is the exit status.
+pub(crate) fn open_session(
+    program: &Program,
+    args: &DebugOptions,
+) -> Result<(Machine, OsHost, SaveInfo), u8> {
     let options = &args.host;
-    let mut machine = Machine::new(&program);
+    let mut machine = Machine::new(program);
     let workdir = options.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     // What `save` records for `tissvm resume` to go on with.
     let remembered = match options.over(None, RememberedOptions::default(), Origin::Default) {
@@ -79,9 +94,9 @@ fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHos
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
     let recorder = open_recorder(&remembered.provider, false)?;
-    let journal = open_journal(options, &program, None, false)?;
+    let journal = open_journal(options, program, None, false)?;
     let OpenedHost { mut host, answers_file, caps, policy } =
-        open_host(&program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
+        open_host(program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;
     host.journal = journal;
     for (dim, value) in caps {
@@ -94,16 +109,13 @@ fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHos
     if let Err(e) = crate::session::interrupt::install_ctrl_c() {
         eprintln!("tissvm: warning: cannot handle Ctrl-C ({e}); it will end the session");
     }
-    let workspace = host.workspace.root().to_path_buf();
-    let mut debugger = Debugger::new(program, machine, host);
-    debugger.find_source(&args.plan);
-    debugger.save_info = Some(SaveInfo {
-        workspace,
+    let save_info = SaveInfo {
+        workspace: host.workspace.root().to_path_buf(),
         answers_file: answers_file.map(|f| f.path),
         options: remembered,
         key_file: KeyFile::locate(),
-    });
-    Ok(debugger)
+    };
+    Ok((machine, host, save_info))
 }
 
 /// The session: the breakpoints `breaks` set, then commands until it

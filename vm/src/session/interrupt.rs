@@ -164,6 +164,13 @@ pub fn requested_fast() -> bool {
     COUNT.load(Ordering::Relaxed) >= 1
 }
 
+/// As if Ctrl-C had come `times` times in all (1: pause or suspend at the
+/// next boundary; 2: also kill the RUN in flight): how a debugger front end
+/// (`tissvm dap`) pauses and ends a run from its reading thread.
+pub fn raise(times: usize) {
+    COUNT.fetch_max(times.min(2), Ordering::SeqCst);
+}
+
 /// Forgets the Ctrl-Cs so far: the debugger, paused by one, goes on
 /// afterwards, and the next Ctrl-C pauses it again.
 pub fn reset() {

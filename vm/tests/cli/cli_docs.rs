@@ -14,6 +14,7 @@ const SUBCOMMANDS: &[&str] = &[
     "disasm",
     "estimate",
     "debug",
+    "dap",
     "providers",
     "collect",
     "slurm",

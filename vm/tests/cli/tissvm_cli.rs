@@ -138,6 +138,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
             "disasm",
             "estimate",
             "debug",
+            "dap",
             "providers",
             "collect",
             "slurm",

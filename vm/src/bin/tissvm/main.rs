@@ -42,7 +42,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
 /// run from its snapshot (`resume`); run it again from its journal
-/// (`replay`); step through it (`debug`); or compute
+/// (`replay`); step through it (`debug`, or from an editor, `dap`); or compute
 /// its static cost bounds without running it (`estimate`). Many plans run
 /// at once with `run PLAN|DIR... -j N`, their reports merge with `collect`,
 /// and `slurm` runs them on a Slurm cluster.
@@ -215,6 +215,15 @@ enum Command {
     /// nor `--snapshot-dir` (`save FILE` names its snapshot). Exit status: the
     /// plan's if it ran to its end, else 0.
     Debug(subcommands::DebugArgs),
+    /// Debug plans from an editor: a Debug Adapter Protocol server on stdin
+    /// and stdout (VS Code, nvim-dap, Helix...).
+    ///
+    /// A client launches a plan (`plan`, `workdir`, `args` with further
+    /// options of `run`, `stopOnEntry`, `journal`, `snapshotDir`) or attaches
+    /// to a snapshot (`snapshot`, `workdir`); docs/debugging.md shows the
+    /// configurations. stdout carries only protocol messages; step lines go
+    /// to stderr.
+    Dap,
     /// List the language-model providers, and the provider settings a run
     /// here would go by with where each came from: a flag, its TISS_*
     /// variable, ./tiss.toml's [provider] table or the default. The API key
@@ -270,6 +279,11 @@ fn run() -> u8 {
         Command::Resume(args) => runner::resume::resume(out, &args.options()),
         Command::Replay(args) => runner::replay::replay(out, &args.options()),
         Command::Debug(args) => runner::debug::debug(out, &args.options()),
+        Command::Dap => tiss_vm::dap::serve(
+            Box::new(std::io::stdin()),
+            Box::new(std::io::stdout()),
+            Box::new(subcommands::debug_options_from_words),
+        ),
         Command::Providers(args) => runner::providers::providers(&args.provider),
         Command::Collect(args) => runner::many::collect::collect(&args.dir, &args.report.options()),
         Command::Slurm(args) => runner::many::slurm::slurm(&args.options()),

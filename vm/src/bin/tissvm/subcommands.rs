@@ -361,6 +361,26 @@ impl ResumeArgs {
     }
 }
 
+/// `tissvm debug PLAN WORDS...` as a DAP launch gives it: the plan, and
+/// further options of `run` as words.
+#[derive(clap::Parser)]
+#[command(name = "args", no_binary_name = true, disable_help_flag = true)]
+struct LaunchWords {
+    #[command(flatten)]
+    debug: DebugArgs,
+}
+
+/// The options of a debugging session of `plan` with `words` (a launch
+/// configuration's `args`); the error is clap's, in words.
+pub fn debug_options_from_words(plan: &std::path::Path, words: &[String]) -> Result<DebugOptions, String> {
+    use clap::Parser;
+    let mut all = vec![plan.as_os_str().to_owned()];
+    all.extend(words.iter().map(std::ffi::OsString::from));
+    LaunchWords::try_parse_from(all)
+        .map(|w| w.debug.options())
+        .map_err(|e| format!("the launch's `args`: {}", e.render().to_string().trim()))
+}
+
 impl DebugArgs {
     /// The runner's options these flags give.
     pub fn options(&self) -> DebugOptions {

@@ -49,24 +49,11 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     if let Err(e) = options.report.check() {
         return refuse(e);
     }
-    let mut reader = match JournalReader::open(&options.journal) {
-        Ok(r) => r,
-        Err(e) => return refuse(e.message),
+    let (reader, recorded_hash, bytecode) = match open_journal(&options.journal) {
+        Ok(opened) => opened,
+        Err(e) => return refuse(e),
     };
     let name = options.journal.display();
-    let (recorded_hash, bytecode) = match reader.next_entry() {
-        Ok(Next::Entry(_, entry)) => match *entry {
-            Entry::Start { module_hash, bytecode, .. } => (module_hash, bytecode),
-            other => {
-                return refuse(format!(
-                    "the journal `{name}` starts with {}, not its bytecode",
-                    other.kind()
-                ));
-            }
-        },
-        Ok(_) => return refuse(format!("the journal `{name}` holds no entry")),
-        Err(e) => return refuse(e.message),
-    };
     let module = match &options.plan {
         Some(path) => match load_plan(out, path) {
             Ok(plan) => plan.module,
@@ -154,8 +141,23 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     crate::runner::execute::deliver(&report, &options.report)
 }
 
+/// The journal at `path`: a reader past its first entry, and the bytecode
+/// that entry recorded (its hash, and the bytes).
+pub(crate) fn open_journal(path: &std::path::Path) -> Result<(JournalReader, String, Vec<u8>), String> {
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?;
+    let name = path.display();
+    match reader.next_entry() {
+        Ok(Next::Entry(_, entry)) => match *entry {
+            Entry::Start { module_hash, bytecode, .. } => Ok((reader, module_hash, bytecode)),
+            other => Err(format!("the journal `{name}` starts with {}, not its bytecode", other.kind())),
+        },
+        Ok(_) => Err(format!("the journal `{name}` holds no entry")),
+        Err(e) => Err(e.message),
+    }
+}
+
 /// The host that answers from `reader`, showing what the run showed.
-fn replay_host(reader: JournalReader, format: OutputFormat) -> Result<ReplayHost, String> {
+pub(crate) fn replay_host(reader: JournalReader, format: OutputFormat) -> Result<ReplayHost, String> {
     // An empty directory of its own: the replay never touches it, but the
     // host that shows the run wants a workspace.
     let empty = tempfile::tempdir().map_err(|e| format!("cannot make a directory for the replay: {e}"))?;

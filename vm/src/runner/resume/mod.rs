@@ -17,7 +17,7 @@
 //! `claims.rs` decides what of the snapshot is followed; `refusals.rs` says
 //! why a snapshot is not resumed.
 
-mod claims;
+pub(crate) mod claims;
 mod refusals;
 
 use std::ffi::OsString;

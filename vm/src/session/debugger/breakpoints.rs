@@ -4,8 +4,26 @@ use std::collections::BTreeSet;
 
 use tisslang::isa::Instr;
 
-use super::{BREAK, Breakpoint, Debugger, STATEMENT, Target};
+use super::probe::{At, Probe, ProbeKind};
+use super::{BREAK, Breakpoint, Checked, Debugger, HitCondition, STATEMENT, Target};
 use crate::host::Host;
+
+/// A line breakpoint as a front end asks for it (DAP's `SourceBreakpoint`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spec {
+    pub line: u32,
+    pub condition: Option<String>,
+    pub hit_condition: Option<String>,
+    pub log_message: Option<String>,
+}
+
+/// A breakpoint set: its id and the line it stops at (the one asked for,
+/// or the nearest line with a statement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    pub id: u32,
+    pub line: u32,
+}
 
 impl<H: Host> Debugger<H> {
     /// Adds a breakpoint; the text reports it, the error says why not.
@@ -41,9 +59,85 @@ impl<H: Host> Debugger<H> {
         let id = self.next_id;
         self.next_id += 1;
         let text = format!("breakpoint {id} at {}", target.describe());
-        self.breakpoints.push(Breakpoint { id, target, pcs });
-        self.index_breakpoints(&[]);
+        self.push_breakpoint(id, target, pcs, [None, None], None);
         Ok(text)
+    }
+
+    fn push_breakpoint(
+        &mut self,
+        id: u32,
+        target: Target,
+        pcs: Vec<u32>,
+        [condition, log_message]: [Option<Checked>; 2],
+        hit_condition: Option<HitCondition>,
+    ) {
+        self.breakpoints.push(Breakpoint {
+            id,
+            target,
+            pcs,
+            condition,
+            hit_condition,
+            log_message,
+            hits: Default::default(),
+        });
+        self.index_breakpoints(&[]);
+    }
+
+    /// Replaces every line breakpoint with `specs` (DAP's setBreakpoints):
+    /// each is set at its line, or moved to the nearest line below (else
+    /// above) that starts a statement; `Err` says why one cannot be set
+    /// (its condition, hit count or message does not compile).
+    pub fn replace_line_breakpoints(&mut self, specs: &[Spec]) -> Vec<Result<Placed, String>> {
+        let removed: Vec<u32> = self
+            .breakpoints
+            .iter()
+            .filter(|b| matches!(b.target, Target::Line(_)))
+            .flat_map(|b| b.pcs.clone())
+            .collect();
+        self.breakpoints.retain(|b| !matches!(b.target, Target::Line(_)));
+        self.index_breakpoints(&removed);
+        specs.iter().map(|spec| self.set_line(spec)).collect()
+    }
+
+    fn set_line(&mut self, spec: &Spec) -> Result<Placed, String> {
+        let lines: BTreeSet<u32> =
+            self.program.module.lines.iter().filter(|e| self.is_statement(e.pc)).map(|e| e.line).collect();
+        let line = lines
+            .range(spec.line..)
+            .next()
+            .or_else(|| lines.range(..spec.line).next_back())
+            .copied()
+            .ok_or_else(|| self.no_code_at(spec.line))?;
+        let pcs: Vec<u32> = self
+            .program
+            .module
+            .lines
+            .iter()
+            .filter(|e| e.line == line && self.is_statement(e.pc))
+            .map(|e| e.pc)
+            .collect();
+        let hit_condition = spec.hit_condition.as_deref().map(HitCondition::parse).transpose()?;
+        let condition = self.checked(spec.condition.as_deref(), pcs[0], ProbeKind::Condition)?;
+        let log_message = self.checked(spec.log_message.as_deref(), pcs[0], ProbeKind::Message)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.push_breakpoint(id, Target::Line(line), pcs, [condition, log_message], hit_condition);
+        Ok(Placed { id, line })
+    }
+
+    /// `text` compiled as a `kind` at the statement at `pc`, if given.
+    fn checked(&self, text: Option<&str>, pc: u32, kind: ProbeKind) -> Result<Option<Checked>, String> {
+        let Some(text) = text.filter(|t| !t.trim().is_empty()) else { return Ok(None) };
+        let probe = self.probe(pc, kind, text)?;
+        Ok(Some(Checked { text: text.to_string(), probe }))
+    }
+
+    /// `text` compiled as a `kind` at the statement at `pc`.
+    pub fn probe(&self, pc: u32, kind: ProbeKind, text: &str) -> Result<Probe, String> {
+        let source = self.source.as_ref().map_err(|why| {
+            format!("conditions and messages are checked against the plan's source, and there is none: {why}")
+        })?;
+        Probe::compile(&At { program: &self.program, source, pc }, kind, text)
     }
 
     /// Flags the pcs of the breakpoints after unflagging `removed`.

@@ -47,18 +47,24 @@ use tisslang::module::kept_source::{self, SourceText, Unavailable};
 use crate::host::Host;
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, Status, Suspension};
-use crate::session::answers;
-use crate::session::interrupt;
 use crate::session::resume_command;
 use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, SnapshotRef};
 use crate::session::snapshot_key::{KeyError, KeyFile};
 
 mod breakpoints;
+mod frames;
+pub mod probe;
 mod rewind;
+mod stepping;
 mod text;
 mod view;
 
-use text::{COMMANDS, end_text, ended_name, help, unknown_command};
+pub use breakpoints::{Placed, Spec};
+pub use frames::FrameInfo;
+pub use stepping::{Caught, Exceptions, HitCondition, Mode, Stop, Why};
+pub use text::{end_text, record_fields, show};
+
+use text::{COMMANDS, ended_name, help, unknown_command};
 
 /// Characters of a string `print` shows before shortening it.
 pub const PRINT_LIMIT: usize = 1000;
@@ -151,12 +157,26 @@ fn unquote(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Breakpoint {
     pub id: u32,
     pub target: Target,
     /// The instructions it stops before.
     pub pcs: Vec<u32>,
+    /// Stops only where this holds.
+    pub condition: Option<Checked>,
+    /// Stops only at the hits this admits (counted where the condition holds).
+    pub hit_condition: Option<HitCondition>,
+    /// Says this instead of stopping (a logpoint).
+    pub log_message: Option<Checked>,
+    hits: stepping::Hits,
+}
+
+/// A condition or message as written, and compiled.
+#[derive(Debug)]
+pub struct Checked {
+    pub text: String,
+    pub probe: probe::Probe,
 }
 
 /// What `save` needs besides the machine: the run's workspace (absolute),
@@ -170,14 +190,6 @@ pub struct SaveInfo {
     pub answers_file: Option<PathBuf>,
     pub options: RememberedOptions,
     pub key_file: Result<KeyFile, KeyError>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Continue,
-    Step,
-    /// Stop at a statement at this CALL depth or a shallower one.
-    Next(usize),
 }
 
 /// A session. `machine` may be read and changed between commands (it is
@@ -207,6 +219,10 @@ pub struct Debugger<H: Host> {
     /// The machine at each statement the run reached, with where the tape
     /// stood there (at most [`HISTORY`], the oldest dropped first).
     history: std::collections::VecDeque<(Machine, usize)>,
+    /// Which caught failures stop the run.
+    pub exceptions: Exceptions,
+    /// Where a logpoint's message goes, as it is reached.
+    pub on_log: Box<dyn FnMut(&str)>,
 }
 
 /// Statements `back` can go back over.
@@ -241,6 +257,8 @@ impl<H: Host> Debugger<H> {
             source,
             tape: rewind::Tape::default(),
             history: std::collections::VecDeque::new(),
+            exceptions: Exceptions::default(),
+            on_log: Box::new(|_| {}),
         }
     }
 
@@ -343,182 +361,6 @@ impl<H: Host> Debugger<H> {
         Reply::text(text)
     }
 
-    /// Runs until `mode` says stop, a breakpoint, the end, a failure or a
-    /// suspension. With `skip_first`, the instruction at the pc runs before
-    /// anything can stop (the session is stopped there now).
-    fn go(&mut self, mode: Mode, skip_first: bool) -> String {
-        if let Some(outcome) = &self.ended {
-            return format!(
-                "the plan has ended ({}): nothing is left to run; where, print, locals and list still work",
-                ended_name(outcome)
-            );
-        }
-        let stops = &self.stops;
-        let breakpoints = &self.breakpoints;
-        let program = &self.program;
-        let start = self.machine.meters[Dim::Instructions];
-        // The pc and CALL depth of the last statement that started: a line
-        // breakpoint stops when execution enters its line from another one.
-        let mut last = (self.machine.pc, self.machine.frames.len());
-        let mut hits: Vec<u32> = Vec::new();
-        let killed_before = interrupt::killed_runs();
-        let position = std::rc::Rc::clone(&self.tape.position);
-        let history = &mut self.history;
-        let mut host = rewind::Rewind { live: &mut self.host, tape: &mut self.tape };
-        let outcome = self.machine.run_until(program, &mut host, |m| {
-            // The hot path: most instructions start no statement.
-            let flags = stops.get(m.pc as usize).copied().unwrap_or(0);
-            if flags == 0 {
-                return false;
-            }
-            // Every statement reached is a place `back` can return to (the
-            // one the session stands at is kept already).
-            if !(skip_first && m.meters[Dim::Instructions] == start) {
-                if history.len() == HISTORY {
-                    history.pop_front();
-                }
-                history.push_back((m.clone(), position.get()));
-            }
-            // Ctrl-C pauses at the next statement: no effect can come first.
-            if interrupt::requested_fast() {
-                return true;
-            }
-            let here = (m.pc, m.frames.len());
-            // The instruction the session stands at runs before anything stops.
-            let stop = !(skip_first && m.meters[Dim::Instructions] == start)
-                && match mode {
-                    Mode::Continue => {
-                        flags & BREAK != 0 && {
-                            hits = hits_at(breakpoints, program, last, here);
-                            !hits.is_empty()
-                        }
-                    }
-                    Mode::Step | Mode::Next(_) => {
-                        if flags & BREAK != 0 {
-                            hits = hits_at(breakpoints, program, last, here);
-                        }
-                        !matches!(mode, Mode::Next(max) if here.1 > max) || !hits.is_empty()
-                    }
-                };
-            last = here;
-            stop
-        });
-        let interrupted = interrupt::requested();
-        if interrupted {
-            interrupt::reset();
-        }
-        let mut text = match outcome {
-            Outcome::Running | Outcome::Suspended(Suspension::Requested) => {
-                let header = match hits.as_slice() {
-                    [] if interrupted => "interrupted (Ctrl-C) at".to_string(),
-                    [] => "at".to_string(),
-                    [one] => format!("hit breakpoint {one} at"),
-                    many => {
-                        let ids: Vec<String> = many.iter().map(u32::to_string).collect();
-                        format!("hit breakpoints {} at", ids.join(", "))
-                    }
-                };
-                self.stop_text(&header)
-            }
-            Outcome::Suspended(Suspension::Interaction { question, .. }) if interrupted => {
-                let mut text = self.stop_text("interrupted (Ctrl-C) at");
-                text.push_str(&format!(
-                    "\nwaiting for an answer to {}: `continue` asks again; `save FILE` writes a snapshot",
-                    question.describe()
-                ));
-                text
-            }
-            Outcome::Suspended(Suspension::Interaction { question, .. }) => {
-                let mut text = self.stop_text("suspended at");
-                text.push_str(&format!(
-                    "\nwaiting for an answer to {}: none is available (no terminal, --non-interactive, or the \
-                     answers ran out)\n`save FILE` writes a snapshot; `tissvm resume FILE --answer {}` continues it",
-                    question.describe(),
-                    answers::expected_answers(&question)
-                ));
-                text
-            }
-            ended => {
-                let text = end_text(&ended);
-                self.ended = Some(ended);
-                text
-            }
-        };
-        if interrupt::killed_runs() > killed_before {
-            text.push_str(
-                "\nthe RUN in flight was killed by a second Ctrl-C: LAST_RUN holds what it left, and the run goes on \
-                 from there",
-            );
-        }
-        text
-    }
-
-    /// `back`: to the statement before this one; `reverse-continue`
-    /// (`to_break`): to the last earlier one a breakpoint stops at, or the
-    /// first kept. The machine is the one kept there; what the run takes
-    /// from outside from there on comes from the tape.
-    fn back(&mut self, to_break: bool) -> String {
-        let instructions = |m: &Machine| m.meters[Dim::Instructions];
-        // Standing at the last statement kept: it is not "before".
-        if self.ended.is_none()
-            && self.history.back().is_some_and(|(m, _)| instructions(m) == instructions(&self.machine))
-            && self.history.len() > 1
-        {
-            self.history.pop_back();
-        }
-        if self.history.is_empty()
-            || (self.ended.is_none() && self.history.len() == 1 && {
-                let (m, _) = &self.history[0];
-                instructions(m) == instructions(&self.machine)
-            })
-        {
-            return "at the first statement the session reached: nothing before it".into();
-        }
-        let mut hits = Vec::new();
-        if to_break {
-            while self.history.len() > 1 {
-                let here = {
-                    let (m, _) = &self.history[self.history.len() - 1];
-                    (m.pc, m.frames.len())
-                };
-                let last = {
-                    let (m, _) = &self.history[self.history.len() - 2];
-                    (m.pc, m.frames.len())
-                };
-                if self.stops.get(here.0 as usize).is_some_and(|f| f & BREAK != 0) {
-                    hits = hits_at(&self.breakpoints, &self.program, last, here);
-                    if !hits.is_empty() {
-                        break;
-                    }
-                }
-                self.history.pop_back();
-            }
-        }
-        let Some((machine, position)) = self.history.back().cloned() else {
-            return "nothing kept to go back to".into();
-        };
-        self.machine = machine;
-        self.tape.rewind_to(position);
-        self.ended = None;
-        let header = match hits.as_slice() {
-            [] if to_break => "no breakpoint before: back at the first statement kept,".to_string(),
-            [] => "back at".to_string(),
-            [one] => format!("back at breakpoint {one},"),
-            many => {
-                let ids: Vec<String> = many.iter().map(u32::to_string).collect();
-                format!("back at breakpoints {},", ids.join(", "))
-            }
-        };
-        let mut text = self.stop_text(&header);
-        if self.tape.replaying() {
-            text.push_str(
-                "
-(what the run did from here on is replayed, not done again, until it goes further)",
-            );
-        }
-        text
-    }
-
     /// `HEADER line L:C, ...` and the source line.
     fn stop_text(&self, header: &str) -> String {
         let mut text = format!("{header} {}", self.here());
@@ -529,7 +371,8 @@ impl<H: Host> Debugger<H> {
         text
     }
 
-    fn save(&mut self, arg: &str) -> String {
+    /// `save FILE`: a snapshot of the run, and how to go on with it.
+    pub fn save(&mut self, arg: &str) -> String {
         // Its effects from here on happened already: a resumed snapshot
         // would do them again.
         if self.tape.replaying() {
@@ -600,24 +443,6 @@ impl<H: Host> Debugger<H> {
         }
         reply
     }
-}
-
-/// The breakpoints that stop at `here` (pc, CALL depth): a step breakpoint
-/// always, a line breakpoint when execution enters its line (the `last`
-/// statement was on another line or at another CALL depth).
-fn hits_at(
-    breakpoints: &[Breakpoint],
-    program: &Program,
-    last: (u32, usize),
-    here: (u32, usize),
-) -> Vec<u32> {
-    let entered = last.1 != here.1 || program.line(last.0) != program.line(here.0);
-    breakpoints
-        .iter()
-        .filter(|b| b.pcs.contains(&here.0))
-        .filter(|b| entered || matches!(b.target, Target::Step(_)))
-        .map(|b| b.id)
-        .collect()
 }
 
 #[cfg(test)]

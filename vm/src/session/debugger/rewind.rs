@@ -39,6 +39,8 @@ pub(super) struct Tape {
     pub position: Rc<Cell<usize>>,
     /// The last clock reading given.
     last_clock: u64,
+    /// A failure a TRY caught since the stop check last looked.
+    pub caught: Rc<std::cell::RefCell<Option<super::Caught>>>,
 }
 
 impl Tape {
@@ -179,6 +181,10 @@ impl<H: Host> Host for Rewind<'_, H> {
     }
 
     fn log(&mut self, event: &Event<'_>) {
+        if event.event == "caught" {
+            *self.tape.caught.borrow_mut() =
+                Some(super::Caught { kind: event.outcome.into(), message: event.op.into() });
+        }
         // What a replay shows happened before, and was shown then.
         if !self.tape.replaying() {
             self.live.log(event);

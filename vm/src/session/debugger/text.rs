@@ -47,7 +47,7 @@ pub(super) fn a(noun: &str) -> String {
 }
 
 /// The fields a record has, in `Field` order.
-pub(super) fn record_fields(record: &Record) -> Vec<(Field, Value)> {
+pub fn record_fields(record: &Record) -> Vec<(Field, Value)> {
     Field::ALL.iter().filter_map(|&f| record.field(f).map(|v| (f, v))).collect()
 }
 
@@ -101,7 +101,7 @@ pub(super) fn ended_name(outcome: &Outcome) -> &'static str {
     }
 }
 
-pub(super) fn end_text(outcome: &Outcome) -> String {
+pub fn end_text(outcome: &Outcome) -> String {
     match outcome {
         // Plain: the transcript on stdout is the same on every run.
         Outcome::Failed(f) => {

@@ -39,7 +39,7 @@ impl<H: Host> Debugger<H> {
 
     /// The name (string index) of the DEFINE_TASK whose body holds `pc`;
     /// `None` in the main code.
-    pub(super) fn task_at(&self, pc: u32) -> Option<u32> {
+    pub fn task_at(&self, pc: u32) -> Option<u32> {
         self.program.module.tasks.iter().filter(|t| t.entry <= pc).max_by_key(|t| t.entry).map(|t| t.name)
     }
 
@@ -47,7 +47,7 @@ impl<H: Host> Debugger<H> {
         self.program.string(self.program.module.steps.get(step as usize).map_or(NONE, |s| s.name))
     }
 
-    pub(super) fn task(&self) -> &str {
+    pub fn task(&self) -> &str {
         self.program.string(self.program.module.task)
     }
 
@@ -65,7 +65,7 @@ impl<H: Host> Debugger<H> {
 
     /// The line the session stands at: the next instruction's, or where the
     /// run failed; `None` when it ran to its end.
-    pub(super) fn current_line(&self) -> Option<u32> {
+    pub fn current_line(&self) -> Option<u32> {
         match &self.ended {
             Some(Outcome::Failed(f)) => Some(f.line),
             Some(_) => None,
@@ -133,17 +133,11 @@ impl<H: Host> Debugger<H> {
         }
     }
 
-    /// The value of a variable by name, `LAST_RUN` or `COST`, then fields.
-    pub(super) fn print(&self, arg: &str) -> String {
-        if arg.is_empty() {
-            return "print needs a name: print NAME, print NAME.FIELD, print LAST_RUN or print COST".into();
-        }
+    /// The value at `NAME`, `NAME.FIELD...`, `LAST_RUN...` or `COST...`.
+    pub fn resolve(&self, arg: &str) -> Result<Value, String> {
         let mut parts = arg.split('.');
         let root = parts.next().unwrap_or("");
-        let mut value = match self.lookup(root) {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        let mut value = self.lookup(root)?;
         let mut path = root.to_string();
         for name in parts {
             // A typed answer's field (SPEC §12): a leaf as its value, a list
@@ -151,24 +145,27 @@ impl<H: Host> Debugger<H> {
             if let Value::Answer(answer) = &value {
                 let shapes = &self.program.shapes;
                 let Some((index, field)) = shapes.field(answer.shape, name) else {
-                    return format!("`{path}` ({}) has no field `{name}`", shapes.describe(answer.shape));
+                    return Err(format!(
+                        "`{path}` ({}) has no field `{name}`",
+                        shapes.describe(answer.shape)
+                    ));
                 };
                 let tisslang::answer::AnswerValue::Record(values) = &answer.value else {
-                    return format!("`{path}` is not a record");
+                    return Err(format!("`{path}` is not a record"));
                 };
                 match values.get(index).and_then(|v| v.as_ref()) {
                     Some(v) => match Answer::stack_value(shapes, field.shape, v) {
                         Some(v) => value = v,
-                        None => return format!("`{path}.{name}` does not follow its type"),
+                        None => return Err(format!("`{path}.{name}` does not follow its type")),
                     },
-                    None => return format!("{arg} is absent (an optional field the answer left out)"),
+                    None => return Err(format!("{arg} is absent (an optional field the answer left out)")),
                 }
                 path.push('.');
                 path.push_str(name);
                 continue;
             }
             let Value::Record(record) = &value else {
-                return format!("`{path}` is {}: it has no field `{name}`", a(value.type_name()));
+                return Err(format!("`{path}` is {}: it has no field `{name}`", a(value.type_name())));
             };
             match Field::from_name(name).and_then(|f| record.field(f)) {
                 Some(v) => value = v,
@@ -181,12 +178,24 @@ impl<H: Host> Debugger<H> {
                     } else {
                         text.push_str(&format!("; its fields are {}", fields.join(", ")));
                     }
-                    return text;
+                    return Err(text);
                 }
             }
             path.push('.');
             path.push_str(name);
         }
+        Ok(value)
+    }
+
+    /// The value of a variable by name, `LAST_RUN` or `COST`, then fields.
+    pub(super) fn print(&self, arg: &str) -> String {
+        if arg.is_empty() {
+            return "print needs a name: print NAME, print NAME.FIELD, print LAST_RUN or print COST".into();
+        }
+        let value = match self.resolve(arg) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
         match &value {
             Value::Record(record) => {
                 let what = match record.as_ref() {
@@ -212,7 +221,7 @@ impl<H: Host> Debugger<H> {
     }
 
     /// A root of `print`: a variable, `LAST_RUN` or `COST`.
-    pub(super) fn lookup(&self, name: &str) -> Result<Value, String> {
+    pub fn lookup(&self, name: &str) -> Result<Value, String> {
         match name {
             "LAST_RUN" => {
                 return self
@@ -242,7 +251,7 @@ impl<H: Host> Debugger<H> {
     }
 
     /// What the current step has spent (the whole run outside steps).
-    pub(super) fn spending(&self) -> PerDim<u64> {
+    pub fn spending(&self) -> PerDim<u64> {
         let base = self.machine.steps.last().map_or(PerDim::default(), |s| s.meters_at_entry);
         PerDim::from_fn(|dim| self.machine.meters[dim].saturating_sub(base[dim]))
     }

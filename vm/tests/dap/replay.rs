@@ -1,0 +1,63 @@
+//! `launch` with `replay`: a recorded run stepped through again from its
+//! journal, nothing run or written; a changed plan stops where it diverges.
+
+use serde_json::json;
+
+use crate::{PLAN, Setup};
+
+#[test]
+fn a_journal_replays_under_the_debugger_and_a_changed_plan_diverges() {
+    let setup = Setup::new(PLAN);
+    let journal = setup.fixture.path("run.journal");
+    let answers = setup.fixture.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    let ws = setup.fixture.ws();
+    let recorded = setup.fixture.tissvm(&[
+        "run",
+        setup.plan.to_str().unwrap(),
+        "--workdir",
+        ws.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+        "--answers",
+        answers.to_str().unwrap(),
+    ]);
+    assert_eq!(recorded.code, Some(0), "{}", recorded.stderr);
+    std::fs::remove_file(ws.join("name.txt")).unwrap();
+
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal, "stopOnEntry": true }));
+    setup.breakpoints(&mut dap, json!([{ "line": 17 }]));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.stopped()["reason"], "entry");
+    dap.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(dap.stopped()["reason"], "breakpoint");
+    let risk = dap.ok("evaluate", json!({ "expression": "t.risk", "context": "hover" }));
+    assert_eq!(risk["result"], "\"low\"", "the recorded answer");
+    dap.ok("stepBack", json!({ "threadId": 1 }));
+    assert_eq!(dap.line(), 16);
+    dap.ok("setExceptionBreakpoints", json!({ "filters": ["gate"] }));
+    dap.ok("continue", json!({ "threadId": 1 }));
+    dap.stopped();
+    dap.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(
+        dap.event("exited")["body"]["exitCode"],
+        0,
+        "the recorded gate answer replays: {}",
+        dap.output
+    );
+    assert!(!ws.join("name.txt").exists(), "a replay writes nothing");
+    assert!(dap.output.contains("HELLO"), "the recorded output is shown: {}", dap.output);
+    assert_eq!(dap.finish(), 0);
+
+    // The plan changed: the replay stops at the first effect that differs.
+    let edited = setup.fixture.path("edited.tiss");
+    std::fs::write(&edited, PLAN.replace("echo HELLO", "echo GOODBYE")).unwrap();
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": edited, "replay": journal }));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 1);
+    assert!(dap.output.contains("diverged") && dap.output.contains("GOODBYE"), "{}", dap.output);
+    assert_eq!(dap.finish(), 0);
+}
