@@ -126,3 +126,6 @@ fn read_loop(input: Box<dyn Read + Send>, out: &Writer, running: &AtomicBool, tx
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
