@@ -13,12 +13,14 @@
 //! run tells: reports and the event log) and `runner/` (running a plan for
 //! real: the OS host and the run logic of `tissvm`, on top of all the others)
 //! and `dap/` (`tissvm dap`: the debugger over the Debug Adapter Protocol,
-//! on top of `session/`'s debugger and `runner/`'s host).
+//! on top of `session/`'s debugger and `runner/`'s host), and `mcp/`
+//! (`tissvm mcp`: the tools an agent uses, over the Model Context Protocol).
 
 pub mod analysis;
 pub mod dap;
 pub mod host;
 pub mod machine;
+pub mod mcp;
 pub mod policy;
 /// The language-model providers live in their own crate, which `tissc
 /// generate` uses too.

@@ -46,7 +46,8 @@ pub fn launch(launch: &Launch, parse: &ParseArgs, out: &Writer) -> Result<Opened
     if let Some(journal) = &launch.replay {
         return replay(&plan, Path::new(journal), out);
     }
-    let options = parse(&plan, &words(&launch.args, launch.workdir.as_deref(), launch.journal.as_deref()))?;
+    let options = parse(&plan, &words(&launch.args, launch.workdir.as_deref(), launch.journal.as_deref()))
+        .map_err(|e| format!("the launch's `args`: {e}"))?;
     let module = load(&plan)?;
     let program = Program::new(module).map_err(|e| format!("{}: {e}", plan.display()))?;
     open(program, &options, launch.snapshot_dir.as_deref(), None, out)
@@ -63,7 +64,8 @@ pub fn attach(attach: &Attach, parse: &ParseArgs, out: &Writer) -> Result<Opened
     let (workdir, _) = workspace_claim::choose(given, &snap.workspace, signed, home.as_deref(), false)
         .map_err(|refusal| format!("{name}: {refusal}; give `workdir` in the attach configuration"))?;
     let workdir = workdir.display().to_string();
-    let options = parse(&path, &words(&attach.args, Some(&workdir), attach.journal.as_deref()))?;
+    let options = parse(&path, &words(&attach.args, Some(&workdir), attach.journal.as_deref()))
+        .map_err(|e| format!("the attach's `args`: {e}"))?;
     let program = Program::new(snap.module).map_err(|e| format!("{name}: {e}"))?;
     open(program, &options, attach.snapshot_dir.as_deref(), Some(snap.machine), out)
 }

@@ -15,6 +15,7 @@ const SUBCOMMANDS: &[&str] = &[
     "estimate",
     "debug",
     "dap",
+    "mcp",
     "providers",
     "collect",
     "slurm",

@@ -139,6 +139,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
             "estimate",
             "debug",
             "dap",
+            "mcp",
             "providers",
             "collect",
             "slurm",

@@ -42,7 +42,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
 /// run from its snapshot (`resume`); run it again from its journal
-/// (`replay`); step through it (`debug`, or from an editor, `dap`); or compute
+/// (`replay`); step through it (`debug`, or from an editor, `dap`); serve it
+/// to an agent (`mcp`); or compute
 /// its static cost bounds without running it (`estimate`). Many plans run
 /// at once with `run PLAN|DIR... -j N`, their reports merge with `collect`,
 /// and `slurm` runs them on a Slurm cluster.
@@ -224,6 +225,23 @@ enum Command {
     /// configurations. stdout carries only protocol messages; step lines go
     /// to stderr.
     Dap,
+    /// Serve an agent over the Model Context Protocol on stdin and stdout:
+    /// the tools check, lint, fix, inspect, estimate, run, replay and report.
+    ///
+    /// Plans, journals and workspaces given as paths must be under `--root`.
+    /// Every run gets the options after `--` (e.g. `-- --sandbox-profile
+    /// strict --policy policy.toml --budget API_CALLS=10`), which no tool call
+    /// can change. Gates are asked of the human through the client
+    /// (elicitation), never answered by the agent; docs/agents.md shows
+    /// client configurations.
+    Mcp {
+        /// The workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Options of `tissvm run` every run gets, after `--`.
+        #[arg(last = true, value_name = "RUN-OPTIONS")]
+        run_options: Vec<String>,
+    },
     /// List the language-model providers, and the provider settings a run
     /// here would go by with where each came from: a flag, its TISS_*
     /// variable, ./tiss.toml's [provider] table or the default. The API key
@@ -279,6 +297,7 @@ fn run() -> u8 {
         Command::Resume(args) => runner::resume::resume(out, &args.options()),
         Command::Replay(args) => runner::replay::replay(out, &args.options()),
         Command::Debug(args) => runner::debug::debug(out, &args.options()),
+        Command::Mcp { root, run_options } => subcommands::mcp(root, run_options),
         Command::Dap => tiss_vm::dap::serve(
             Box::new(std::io::stdin()),
             Box::new(std::io::stdout()),

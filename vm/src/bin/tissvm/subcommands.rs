@@ -378,7 +378,30 @@ pub fn debug_options_from_words(plan: &std::path::Path, words: &[String]) -> Res
     all.extend(words.iter().map(std::ffi::OsString::from));
     LaunchWords::try_parse_from(all)
         .map(|w| w.debug.options())
-        .map_err(|e| format!("the launch's `args`: {}", e.render().to_string().trim()))
+        .map_err(|e| e.render().to_string().trim().to_string())
+}
+
+/// `tissvm mcp`: the run options checked as `run` would check them, the
+/// root made absolute, then the server until the client is gone.
+pub fn mcp(root: Option<PathBuf>, run_options: Vec<String>) -> u8 {
+    let root = root.unwrap_or_else(|| PathBuf::from("."));
+    let root = match std::fs::canonicalize(&root) {
+        Ok(r) if r.is_dir() => r,
+        Ok(r) => {
+            eprintln!("tissvm: mcp: --root `{}` is not a directory", r.display());
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("tissvm: mcp: --root `{}`: {e}", root.display());
+            return 2;
+        }
+    };
+    if let Err(e) = debug_options_from_words(std::path::Path::new("plan.tiss"), &run_options) {
+        eprintln!("tissvm: mcp: the run options after `--`: {e}");
+        return 2;
+    }
+    let options = tiss_vm::mcp::McpOptions { root, run_args: run_options };
+    tiss_vm::mcp::serve(Box::new(std::io::stdin()), Box::new(std::io::stdout()), options)
 }
 
 impl DebugArgs {
