@@ -25,7 +25,7 @@
 //! | `EXPECT c`, `PRINT "m"`, … ([`STATEMENT_WORDS`]) | `ASSERT c`, `LOG "m"`, … | [`Parser::dialect_statement`] |
 //! | `THINK "…"` and other unknown words | none: the statements, nearest first | [`Parser::dialect_statement`] |
 //! | `True`, `true`, `false` | `TRUE`, `FALSE` | expression parser |
-//! | `TIMEOUT=30`, `TIMEOUT 30` | `TIMEOUT 30s` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
+//! | `TIMEOUT=30`, `TIMEOUT=1.5`, `TIMEOUT 30` | `TIMEOUT 30s`, `TIMEOUT 1500ms` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
 //! | `LOG "v: {x}"` with `x` bound | `${x}` (warning W0009, a maybe) | checker |
 //!
 //! Replacements are `machine`-applicable (`tissc fix` applies them) when the
@@ -39,6 +39,7 @@ use crate::syntax::ast::{
     StmtKind,
 };
 use crate::syntax::span::Span;
+use crate::written_duration::timeout_literal;
 use crate::syntax::token::{Kw, Token, TokenKind};
 
 /// Statement words of other dialects, with the statement each means.
@@ -449,16 +450,18 @@ impl<'a> Parser<'a> {
     pub(super) fn timeout_assigned(&mut self) -> PResult<DurationLit> {
         let eq = self.bump();
         let tok = self.peek();
+        // A number after `=` is in seconds, as upstream; the lexer reported
+        // any that is no literal, and lexed it as the duration it means.
         let (millis, written) = match tok.kind {
             TokenKind::Int(n) if n >= 0 => {
-                (u64::try_from(n).unwrap_or(0).saturating_mul(1000), format!("{n}s"))
+                (u64::try_from(n).unwrap_or(0).saturating_mul(1000), timeout_literal(self.text(tok.span)))
             }
-            TokenKind::Duration(millis) => (millis, self.text(tok.span).to_string()),
+            TokenKind::Duration(millis) => (millis, timeout_literal(self.text(tok.span))),
             TokenKind::Str(i) => {
                 let lit = self.take_string(i);
                 let read = lit.as_literal().and_then(crate::written_duration::read);
                 match read.as_ref().and_then(|w| Some((w.millis.ok()?, w.fix()?))) {
-                    Some(found) => found,
+                    Some((millis, fix)) => (millis, Some(fix)),
                     None => return Err(self.expected("a duration such as `30s`")),
                 }
             }
@@ -466,17 +469,19 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let span = eq.span.to(tok.span);
-        self.diagnostics.push(
-            Diagnostic::error(
-                codes::UNEXPECTED_TOKEN,
-                span,
-                format!(
-                    "`TIMEOUT{}` is not TissLang: the timeout follows `TIMEOUT` as a duration",
-                    self.text(span)
-                ),
-            )
-            .with_fix("write", span, format!(" {written}")),
+        let d = Diagnostic::error(
+            codes::UNEXPECTED_TOKEN,
+            span,
+            format!(
+                "`TIMEOUT{}` is not TissLang: the timeout follows `TIMEOUT` as a duration",
+                self.text(span)
+            ),
         );
+        // Where no literal means exactly this time, a human picks one.
+        self.diagnostics.push(match written {
+            Some(written) => d.with_fix("write", span, format!(" {written}")),
+            None => d.with_note("write `TIMEOUT` and a duration such as `30s`, in a unit that holds it whole"),
+        });
         Ok(DurationLit { millis, span: tok.span })
     }
 
