@@ -235,15 +235,22 @@ impl Parser<'_> {
         let written = self.text(tok.span);
         if (self.at_kw(Kw::INTO) && written == "->") || self.at_kw(Kw::AS) {
             self.bump();
+            let name = self.binding_name("a variable name after `INTO`");
+            // The error and its fix cover the whole binding (`INTO summary`), where
+            // there is a name: a JSON reader replaces the diagnostic's span.
+            let (span, replacement) = match &name {
+                Ok(name) => (tok.span.to(name.span), format!("INTO {}", name.name)),
+                Err(_) => (tok.span, "INTO".to_string()),
+            };
             self.diagnostics.push(
                 Diagnostic::error(
                     codes::UNEXPECTED_TOKEN,
-                    tok.span,
+                    span,
                     format!("`{written}` is not TissLang: the answer is bound with `INTO`"),
                 )
-                .with_fix("write", tok.span, "INTO"),
+                .with_fix("write", span, replacement),
             );
-            return Ok(Some(self.binding_name("a variable name after `INTO`")?));
+            return Ok(Some(name?));
         }
         if self.eat_kw_or_typo(Kw::INTO) {
             Ok(Some(self.binding_name("a variable name after `INTO`")?))

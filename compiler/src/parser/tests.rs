@@ -247,6 +247,18 @@ fn misspelled_keywords_are_reported_and_recovered() {
 }
 
 #[test]
+fn a_dialect_binding_is_replaced_with_its_name() {
+    // The replacement is the whole binding, not a bare `INTO` that reads as if the name went.
+    for binding in ["-> summary_var", "AS summary_var"] {
+        let src = format!("TASK \"t\" STEP \"s\" {{ PROMPT_AGENT \"q\" {binding} }}");
+        let (_, all) = super::parse(&src);
+        let fixes: Vec<(&str, &str)> =
+            all.iter().flat_map(|d| &d.suggestions).map(|s| (&src[s.span.range()], s.replacement.as_str())).collect();
+        assert_eq!(fixes, [(binding, "INTO summary_var")]);
+    }
+}
+
+#[test]
 fn every_error_in_the_file_is_reported() {
     let errs =
         parse_errs("TASK \"t\"\nSTEP \"a\" { RUN }\nSTEP \"b\" { READ \"x\" }\nSTEP \"c\" { LOG 5 }\n");
