@@ -148,7 +148,9 @@ mod tests {
     fn an_assigned_timeout_keeps_its_duration() {
         // `TIMEOUT=10.0` once became `TIMEOUT 0s`: the command killed at once.
         let plan = |t: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"make\" TIMEOUT={t}\n}}\n");
-        for (written, want) in [("10.0", "10s"), ("1.5", "1500ms"), ("1e3", "1000s"), ("10", "10s"), ("2.5m", "150s")] {
+        for (written, want) in
+            [("10.0", "10s"), ("1.5", "1500ms"), ("1e3", "1000s"), ("10", "10s"), ("2.5m", "150s")]
+        {
             let fixed = fix("p.tiss", &plan(written));
             assert!(fixed.compiles(), "{written}: {:?}", fixed.frontend.diagnostics);
             assert!(fixed.text.contains(&format!("TIMEOUT {want}\n")), "{written}: {}", fixed.text);

@@ -24,6 +24,9 @@
 //! | a stray `ENDSTEP`/`ENDIF`/`END` after `}` | (deleted) | [`Parser::stray_closer`] |
 //! | `EXPECT c`, `PRINT "m"`, … ([`STATEMENT_WORDS`]) | `ASSERT c`, `LOG "m"`, … | [`Parser::dialect_statement`] |
 //! | `THINK "…"` and other unknown words | none: the statements, nearest first | [`Parser::dialect_statement`] |
+//! | `x INCLUDES "y"`, `HAS`, … ([`OPERATOR_WORDS`](super::foreign::OPERATOR_WORDS)) | `x CONTAINS "y"`, … | [`Parser::operator_word`] |
+//! | `FOR x IN [...] {`, `WHILE c {`, … ([`LOOP_WORDS`](super::foreign::LOOP_WORDS)) | none: one `STEP` per item, or a `DEFINE_TASK` called per item | [`Parser::foreign_loop`] |
+//! | `STEP build {`, `CALL build` (a bare name) | `STEP "build" {`, `CALL "build"` | [`Parser::name_string`] |
 //! | `True`, `true`, `false` | `TRUE`, `FALSE` | expression parser |
 //! | `TIMEOUT=30`, `TIMEOUT=1.5`, `TIMEOUT 30` | `TIMEOUT 30s`, `TIMEOUT 1500ms` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
 //! | `LOG "v: {x}"` with `x` bound | `${x}` (warning W0009, a maybe) | checker |
@@ -39,8 +42,8 @@ use crate::syntax::ast::{
     StmtKind,
 };
 use crate::syntax::span::Span;
-use crate::written_duration::timeout_literal;
 use crate::syntax::token::{Kw, Token, TokenKind};
+use crate::written_duration::timeout_literal;
 
 /// Statement words of other dialects, with the statement each means.
 pub(crate) const STATEMENT_WORDS: &[(&str, Kw)] = &[
@@ -134,7 +137,7 @@ fn rewrite(text: &str, base: u32, edits: &mut [(Span, String)]) -> String {
 
 impl<'a> Parser<'a> {
     /// The first word of the current token, when it is an identifier.
-    fn ident_word(&self) -> Option<&'a str> {
+    pub(super) fn ident_word(&self) -> Option<&'a str> {
         let tok = self.peek();
         (tok.kind == TokenKind::Ident).then(|| self.text(tok.span))
     }
@@ -173,6 +176,9 @@ impl<'a> Parser<'a> {
     pub(super) fn dialect_statement(&mut self) -> Option<PResult<()>> {
         let tok = self.peek();
         let word = self.ident_word()?;
+        if let Some(result) = self.foreign_loop() {
+            return Some(result);
+        }
         if let Some(&(_, kw)) = STATEMENT_WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)) {
             // `SET x = 1` is a binding only with a name and `=` after it.
             if kw == Kw::VAR && self.peek_nth_kind(1) != TokenKind::Ident {
@@ -480,7 +486,9 @@ impl<'a> Parser<'a> {
         // Where no literal means exactly this time, a human picks one.
         self.diagnostics.push(match written {
             Some(written) => d.with_fix("write", span, format!(" {written}")),
-            None => d.with_note("write `TIMEOUT` and a duration such as `30s`, in a unit that holds it whole"),
+            None => {
+                d.with_note("write `TIMEOUT` and a duration such as `30s`, in a unit that holds it whole")
+            }
         });
         Ok(DurationLit { millis, span: tok.span })
     }

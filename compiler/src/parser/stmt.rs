@@ -56,7 +56,7 @@ impl Parser<'_> {
     pub(super) fn statement_after(&mut self, kw: Kw, start: Span) -> PResult<()> {
         let kind = match kw {
             Kw::STEP => {
-                let name = self.string("the step name, a string")?;
+                let name = self.name_string("the step name, a string")?;
                 let body = self.step_body(start)?;
                 StmtKind::Step { name, body }
             }
@@ -122,7 +122,7 @@ impl Parser<'_> {
                 let handler = Box::new(self.block()?);
                 StmtKind::Try { body, catch_var, handler }
             }
-            Kw::CALL => StmtKind::Call { task: self.string("the name of a DEFINE_TASK, a string")? },
+            Kw::CALL => StmtKind::Call { task: self.name_string("the name of a DEFINE_TASK, a string")? },
             Kw::PROMPT_AGENT => {
                 let query = self.string("the query, a string")?;
                 let mut with = Vec::new();
