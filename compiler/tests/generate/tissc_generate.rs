@@ -369,7 +369,18 @@ fn a_long_report_shows_its_first_errors_and_counts_the_rest() {
     let dir = with_answers(&[&junk]);
     let out = tissc(
         dir.path(),
-        &["generate", "x", "-o", "p.tiss", "--max-repairs", "0", "--provider", "mock", "--mock-answers", "answers.json"],
+        &[
+            "generate",
+            "x",
+            "-o",
+            "p.tiss",
+            "--max-repairs",
+            "0",
+            "--provider",
+            "mock",
+            "--mock-answers",
+            "answers.json",
+        ],
         &[],
     );
     let stderr = text(&out.stderr);
