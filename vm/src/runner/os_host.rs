@@ -14,7 +14,7 @@ use tiss_host::sandbox::Sandbox;
 use tiss_host::workspace::Workspace;
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 use crate::machine::value::format_duration;
@@ -384,7 +384,7 @@ impl OsHost {
                         op: &request.command,
                         outcome: STREAMS[stream],
                         duration_ms: 0,
-                        details: &[("data", &String::from_utf8_lossy(data))],
+                        details: &[("data", Detail::Text(&String::from_utf8_lossy(data)))],
                     });
                 };
                 let result = {
@@ -411,7 +411,7 @@ impl OsHost {
                             op: &request.command,
                             outcome: STREAMS[index],
                             duration_ms: 0,
-                            details: &[("bytes", &omitted.to_string())],
+                            details: &[("bytes", Detail::Count(omitted))],
                         });
                     }
                     if !rest.tail.is_empty() {
@@ -524,9 +524,9 @@ impl OsHost {
             outcome: &outcome,
             duration_ms: 0,
             details: &[
-                ("statement", crate::session::answers::statement(question)),
-                ("from", origin),
-                ("comment", comment),
+                ("statement", Detail::Text(crate::session::answers::statement(question))),
+                ("from", Detail::Text(origin)),
+                ("comment", Detail::Text(comment)),
             ],
         };
         if let Some(log) = &mut self.log {

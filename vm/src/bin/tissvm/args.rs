@@ -27,8 +27,8 @@ pub struct HostArgs {
     #[arg(long, requires = "workdir")]
     pub allow_system_workdir: bool,
 
-    /// Append one JSON object per event to FILE, command output included.
-    /// With many plans, a directory: each plan's log is
+    /// Append one JSON object per event to FILE, command output included
+    /// (counts such as a prompt's `tokens` as JSON numbers). With many plans, a directory: each plan's log is
     /// FILE/<plan path>.jsonl.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
