@@ -135,10 +135,19 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     ]);
     let run = tissvm(root.path(), &["run", "suite", "-j", "1", "--fail-fast", "--workdir", "ws"], &[]);
     run.expect(1);
-    assert!(run.stdout.contains("2 plan(s) not started: --max-failures was reached"), "{}", run.stdout);
+    // The flag given is the one named.
+    assert!(
+        run.stdout.contains("2 plan(s) not started: --fail-fast stopped at the first failure"),
+        "{}",
+        run.stdout
+    );
     assert!(!root.path().join("ws/suite/two-ran").exists());
     // Workspaces are made ahead of their plans; those of plans not started are removed.
     assert!(!root.path().join("ws/suite/2.tiss").exists() && !root.path().join("ws/suite/3.tiss").exists());
+    let run =
+        tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "1", "--workdir", "ws1"], &[]);
+    run.expect(1);
+    assert!(run.stdout.contains("2 plan(s) not started: --max-failures 1 was reached"), "{}", run.stdout);
     let run =
         tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
     run.expect(1);
