@@ -155,6 +155,32 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     assert!(root.path().join("ws2/suite/two-ran").exists());
 }
 
+/// `--report-dir` keeps a plan's snapshots in `<plan path>.snapshots/`,
+/// which holds its checkpoint while it runs: a plan that ends without a
+/// snapshot leaves no such directory behind, empty.
+#[test]
+fn report_dir_keeps_a_snapshots_directory_only_for_a_plan_that_has_one() {
+    let pause = "TASK \"p\"\n\nSTEP \"ask\" {\n    PAUSE \"go on?\"\n}\n".to_string();
+    let root = suite(&[
+        ("pass.tiss", plan("pass", "true")),
+        ("fail.tiss", plan("fail", "false")),
+        ("pause.tiss", pause),
+    ]);
+    let run =
+        tissvm(root.path(), &["run", "suite", "-j", "1", "--workdir", "ws", "--report-dir", "reports"], &[]);
+    run.expect(1);
+    let reports = root.path().join("reports/suite");
+    for plan in ["pass", "fail", "pause"] {
+        assert!(reports.join(format!("{plan}.tiss.json")).is_file(), "{plan}: no report");
+    }
+    for plan in ["pass", "fail"] {
+        let dir = reports.join(format!("{plan}.tiss.snapshots"));
+        assert!(!dir.exists(), "{} is left behind", dir.display());
+    }
+    let kept: Vec<_> = std::fs::read_dir(reports.join("pause.tiss.snapshots")).unwrap().collect();
+    assert_eq!(kept.len(), 1, "the suspended plan's snapshot: {kept:?}");
+}
+
 #[test]
 fn shards_split_the_list_the_same_way_every_time_and_cover_it_once() {
     let names: Vec<String> = (0..7).map(|i| format!("p{i}.tiss")).collect();
@@ -527,9 +553,9 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
         )
         .unwrap();
         assert_eq!(report["status"], "passed", "{report}");
-        let left =
-            tiss_test_support::listing(&root.path().join(format!("reports/suite/{plan}.tiss.snapshots")));
-        assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+        // Its checkpoints are gone, and with them their directory.
+        let dir = root.path().join(format!("reports/suite/{plan}.tiss.snapshots"));
+        assert!(!dir.exists(), "{:?}", tiss_test_support::listing(&dir));
     }
 }
 
@@ -573,8 +599,12 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
         serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.tiss.json")).unwrap())
             .unwrap();
     assert_eq!(report["status"], "passed", "{report}");
-    let left = tiss_test_support::listing(&root.path().join("reports/suite/x.tiss.snapshots"));
-    assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+    let dir = root.path().join("reports/suite/x.tiss.snapshots");
+    assert!(
+        !dir.exists(),
+        "the checkpoints and their directory are gone: {:?}",
+        tiss_test_support::listing(&dir)
+    );
 }
 
 /// `--checkpoint` on one plan: killed outright, it resumes with `tissvm
