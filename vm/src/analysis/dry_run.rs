@@ -89,12 +89,15 @@ enum Node {
 
 /// A value on the symbolic stack: as an effect shows it (`raw`: the text a
 /// command or path would hold) and as a condition shows it (`cond`), with
-/// the binding strength of its outermost operator in `cond`.
+/// the binding strength of its outermost operator in `cond`; `known` when
+/// the plan holds it (a constant, or an interpolation of constants), so
+/// that `raw` is the value itself, not a placeholder of it.
 #[derive(Debug, Clone, Default)]
 struct Sym {
     raw: String,
     cond: String,
     strength: Strength,
+    known: bool,
 }
 
 /// How loosely a condition binds: AND/OR operands and NOT's operand are
@@ -111,11 +114,15 @@ enum Strength {
 
 impl Sym {
     fn plain(raw: String, cond: String) -> Sym {
-        Sym { raw, cond, strength: Strength::Atom }
+        Sym { raw, cond, strength: Strength::Atom, known: false }
+    }
+
+    fn constant(raw: String, cond: String) -> Sym {
+        Sym { known: true, ..Sym::plain(raw, cond) }
     }
 
     fn test(cond: String, strength: Strength) -> Sym {
-        Sym { raw: "<value>".into(), cond, strength }
+        Sym { raw: "<value>".into(), cond, strength, known: false }
     }
 
     /// The condition text, parenthesized if it binds more loosely than `than`.
@@ -306,12 +313,12 @@ impl Walker<'_> {
                 let value = match module.constants.get(index as usize) {
                     Some(Constant::Str(s)) => {
                         let text = program.string(*s);
-                        Sym::plain(text.to_string(), quote(text))
+                        Sym::constant(text.to_string(), quote(text))
                     }
-                    Some(Constant::Int(i)) => Sym::plain(i.to_string(), i.to_string()),
-                    Some(Constant::Duration(d)) => Sym::plain(format_duration(*d), format_duration(*d)),
+                    Some(Constant::Int(i)) => Sym::constant(i.to_string(), i.to_string()),
+                    Some(Constant::Duration(d)) => Sym::constant(format_duration(*d), format_duration(*d)),
                     Some(Constant::Bool(b)) => {
-                        Sym::plain(b.to_string(), if *b { "TRUE" } else { "FALSE" }.to_string())
+                        Sym::constant(b.to_string(), if *b { "TRUE" } else { "FALSE" }.to_string())
                     }
                     None => Sym::plain("?".into(), "?".into()),
                 };
@@ -335,16 +342,20 @@ impl Walker<'_> {
             Instr::Interp { template, holes } | Instr::InterpShell { template, holes } => {
                 let at = stack.len().saturating_sub(holes as usize);
                 let mut values = stack.drain(at..);
-                let mut text = String::new();
+                let (mut text, mut known) = (String::new(), true);
                 for part in module.templates.get(template as usize).map_or(&[][..], |t| &t.parts[..]) {
                     match part {
                         TemplatePart::Text(s) => text.push_str(program.string(*s)),
-                        TemplatePart::Hole => text.push_str(&values.next().unwrap_or_default().raw),
+                        TemplatePart::Hole => {
+                            let value = values.next().unwrap_or_default();
+                            known &= value.known;
+                            text.push_str(&value.raw);
+                        }
                     }
                 }
                 drop(values);
                 let cond = format!("\"{text}\"");
-                stack.push(Sym::plain(text, cond));
+                stack.push(Sym { known, ..Sym::plain(text, cond) });
             }
             Instr::Eq {} | Instr::Ne {} | Instr::Lt {} | Instr::Le {} | Instr::Gt {} | Instr::Ge {} => {
                 let (b, a) = (pop(stack), pop(stack));
@@ -432,7 +443,12 @@ impl Walker<'_> {
             Instr::Write {} | Instr::Append {} => {
                 let (content, path) = (pop(stack), pop(stack));
                 let verb = if matches!(instr, Instr::Write {}) { "WRITE" } else { "APPEND" };
-                effect(nodes, format!("{verb} {}  ({} bytes)", path.raw, content.raw.len()));
+                let size = if content.known {
+                    format!("{} bytes", content.raw.len())
+                } else {
+                    "size known only at run time".to_string()
+                };
+                effect(nodes, format!("{verb} {}  ({size})", path.raw));
             }
             Instr::Read { .. } => effect(nodes, format!("READ {}", pop(stack).raw)),
             Instr::Mkdir {} => effect(nodes, format!("MKDIR {}", pop(stack).raw)),

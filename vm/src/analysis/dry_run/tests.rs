@@ -152,3 +152,37 @@ fn deep_nesting_and_many_calls_stay_bounded() {
     let text = listing(module(&src));
     assert!(text.lines().count() < 4 * MAX_ITEMS, "{} lines", text.lines().count());
 }
+
+/// What a WRITE or APPEND writes is counted only when the plan holds it:
+/// a value made at run time (a command's output, a caught failure's
+/// message, a variable, an interpolation) has no size before the run.
+#[test]
+fn a_write_of_a_value_made_at_run_time_has_no_size_yet() {
+    let text = listing(module(
+        r#"TASK "w"
+STEP "s" {
+    RUN "echo hi"
+    VAR v = LAST_RUN.STDOUT
+    WRITE "a" FROM LAST_RUN.STDOUT
+    TRY {
+        ASSERT 1 == 2
+    } CATCH AS e {
+        WRITE "b" FROM e.MESSAGE
+    }
+    WRITE "c" FROM v
+    APPEND "d" FROM "x=${v}"
+    WRITE "e" FROM "literal"
+    WRITE "f" <<TXT
+two
+TXT
+}
+"#,
+    ));
+    for (verb, path, line) in [("WRITE", "a", 5), ("WRITE", "b", 9), ("WRITE", "c", 11), ("APPEND", "d", 12)]
+    {
+        let expected = format!("{verb} {path}  (size known only at run time)  (line {line})\n");
+        assert!(text.contains(&expected), "{expected}{text}");
+    }
+    assert!(text.contains("WRITE e  (7 bytes)  (line 13)\n"), "{text}");
+    assert!(text.contains("WRITE f  (4 bytes)  (line 14)\n"), "{text}");
+}
