@@ -47,10 +47,13 @@ const MAX_NESTING: usize = 200;
 const MAX_ITEMS: usize = 100_000;
 
 /// The listing: one effect per line, indented by step, arm and call depth.
-pub fn dry_run(program: &Program) -> String {
+/// `source` is the plan's text, if it is at hand: the bytecode runs SETUP
+/// as a step, and only the source tells it from a STEP ([`setup_step`]).
+pub fn dry_run(program: &Program, source: Option<&str>) -> String {
     let main_end =
         program.module.tasks.iter().map(|t| t.entry).min().unwrap_or(program.module.code.len() as u32);
-    let mut walker = Walker { program, calls: Vec::new(), active: Vec::new(), nesting: 0, items: 0 };
+    let setup = source.and_then(|text| setup_step(program, text));
+    let mut walker = Walker { program, setup, calls: Vec::new(), active: Vec::new(), nesting: 0, items: 0 };
     let nodes = walker.block(0, main_end.min(program.module.code.len() as u32));
     let mut out = String::new();
     render(&nodes, 0, &mut out);
@@ -85,6 +88,19 @@ enum Node {
         head: String,
         options: Vec<(String, Vec<Node>)>,
     },
+}
+
+/// The plan's SETUP block, if it has one: the first top-level step (SETUP
+/// comes before every STEP) when the plan's text `source` has the keyword
+/// where that step starts.
+fn setup_step(program: &Program, source: &str) -> Option<u32> {
+    let first = *program.top_level_steps.first()?;
+    let info = program.module.steps.get(first as usize)?;
+    let line = source.lines().nth(info.line.checked_sub(1)? as usize)?;
+    let mut at = line.chars().skip(info.column.saturating_sub(1) as usize);
+    let keyword: String = at.by_ref().take(5).collect();
+    let word_goes_on = at.next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+    (keyword == "SETUP" && !word_goes_on).then_some(first)
 }
 
 /// A value on the symbolic stack: as an effect shows it (`raw`: the text a
@@ -141,6 +157,8 @@ struct Junction {
 
 struct Walker<'p> {
     program: &'p Program,
+    /// The step that is the plan's SETUP block, if known.
+    setup: Option<u32>,
     /// Tasks being expanded, so a CALL is never expanded inside itself.
     calls: Vec<u32>,
     /// Handlers whose TRY is being walked.
@@ -424,8 +442,14 @@ impl Walker<'_> {
                 junctions.clear();
             }
             Instr::StepEnter { step } => {
-                let name = module.steps.get(step as usize).map_or(NONE, |s| s.name);
-                nodes.push(Node::StepOpen(format!("STEP \"{}\"  (line {line})", program.string(name))));
+                let name = program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name));
+                let label = match self.setup {
+                    // A SETUP without a description is named SETUP.
+                    Some(setup) if setup == step && name == "SETUP" => "SETUP".to_string(),
+                    Some(setup) if setup == step => format!("SETUP \"{name}\""),
+                    _ => format!("STEP \"{name}\""),
+                };
+                nodes.push(Node::StepOpen(format!("{label}  (line {line})")));
             }
             Instr::StepExit { .. } => nodes.push(Node::StepClose),
             Instr::Run { flags } => {

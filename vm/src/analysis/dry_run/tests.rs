@@ -34,7 +34,8 @@ fn module(src: &str) -> Module {
 }
 
 fn listing(module: Module) -> String {
-    dry_run(&Program::new(module).expect("loads"))
+    let source = module.source.text().map(str::to_string);
+    dry_run(&Program::new(module).expect("loads"), source.as_deref())
 }
 
 /// The effect lines of a listing (no arm headers), without indentation.
@@ -185,4 +186,22 @@ TXT
     }
     assert!(text.contains("WRITE e  (7 bytes)  (line 13)\n"), "{text}");
     assert!(text.contains("WRITE f  (4 bytes)  (line 14)\n"), "{text}");
+}
+
+/// SETUP runs as a step, and reads as what it is, with its description if
+/// it has one; a STEP named "SETUP" stays a STEP. Without the plan's
+/// source (a `.tbc` compiled with `--strip`) a SETUP reads as the step it
+/// runs as.
+#[test]
+fn a_setup_block_is_labelled_setup() {
+    for (setup, label) in [("SETUP", "SETUP"), ("SETUP \"prepare\"", "SETUP \"prepare\"")] {
+        let src =
+            format!("TASK \"t\"\n{setup} {{\n    RUN \"a\"\n}}\nSTEP \"SETUP\" {{\n    RUN \"b\"\n}}\n");
+        let text = listing(module(&src));
+        assert!(text.starts_with(&format!("{label}  (line 2)\n  RUN a  (line 3)\n")), "{text}");
+        assert!(text.contains("\nSTEP \"SETUP\"  (line 5)\n  RUN b  (line 6)\n"), "{text}");
+        let mut stripped = module(&src);
+        stripped.source = tisslang::module::Source::Stripped;
+        assert!(listing(stripped).starts_with("STEP "), "{text}");
+    }
 }
