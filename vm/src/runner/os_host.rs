@@ -166,12 +166,11 @@ impl OsHost {
                 for (i, o) in options.iter().enumerate() {
                     text.push_str(&format!("  {}. {o}\n", i + 1));
                 }
-                text.push_str(&format!("Option [1-{}]: ", options.len()));
-                let answer = read(&text)?;
-                if let Ok(n) = answer.parse::<usize>()
-                    && (1..=options.len()).contains(&n)
-                {
-                    return Some(Answer::Choice(n - 1));
+                text.push_str(&format!("Option [1-{}, or its text]: ", options.len()));
+                let options: Vec<&str> = options.iter().map(String::as_str).collect();
+                match crate::session::answers::option_named(&options, &read(&text)?) {
+                    Ok(chosen) => return Some(Answer::Choice(chosen)),
+                    Err(why) => eprintln!("{}", escape_controls(&why)),
                 }
             },
         }

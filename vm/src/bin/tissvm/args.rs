@@ -50,7 +50,7 @@ pub struct HostArgs {
 
     /// Answer human interactions in advance: a JSON array whose k-th entry
     /// answers the k-th interaction of the run, each `{"answer": "continue" |
-    /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
+    /// "approve" | "reject" | "<option number or text>", "comment": "...", "line": N}`
     /// (`comment` and `line` optional). When they run out, the run suspends.
     /// With many plans an entry may name its plan (`"plan": "path"`): each
     /// plan takes those naming it or none; a plan that asks nothing ignores

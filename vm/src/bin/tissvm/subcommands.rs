@@ -170,7 +170,8 @@ pub struct ResumeArgs {
     pub plan: Option<PathBuf>,
 
     /// The answer to the interaction the run waits for: `continue` (PAUSE),
-    /// `approve` or `reject` (REQUEST_REVIEW), or an option number from 1 (CHOOSE).
+    /// `approve` or `reject` (REQUEST_REVIEW), or an option's number from 1 or
+    /// its text (CHOOSE).
     #[arg(long, value_name = "ANSWER")]
     pub answer: Option<String>,
 
