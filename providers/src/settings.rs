@@ -3,7 +3,9 @@
 //! [`Key`] table, and [`resolve`] layers them — flags beat the environment,
 //! which beats the `[provider]` table of `tiss.toml` in the current
 //! directory, which beats the base (a fresh run's defaults, or the settings a
-//! resumed snapshot remembers).
+//! resumed snapshot remembers). For the `replay` provider, a setting that
+//! only has its default is the one the cassette's requests were sent with
+//! (SPEC §7: replay needs no provider flags).
 //!
 //! What a snapshot remembers holds no secret: `api_key_env` is the *name*
 //! of the variable that holds the key. The key itself is taken out of the
@@ -17,6 +19,8 @@ use tiss_support::io_message::io_message;
 use tiss_support::secret::{self, Secret};
 
 use clap::Args;
+
+use crate::cassette::Cassette;
 use serde::{Deserialize, Serialize};
 
 /// The providers this build offers, with what each talks to.
@@ -193,6 +197,8 @@ pub enum Origin {
     File(PathBuf),
     Env,
     Flag,
+    /// The `replay` provider's cassette: what its requests were sent with.
+    Cassette,
 }
 
 impl Origin {
@@ -204,6 +210,7 @@ impl Origin {
             Origin::File(path) => format!("{} [provider]", path.display()),
             Origin::Env => key.env(),
             Origin::Flag => format!("--{}", key.flag()),
+            Origin::Cassette => "the cassette".into(),
         }
     }
 }
@@ -262,14 +269,16 @@ pub struct ProviderFlags {
     pub mock_answers: Option<String>,
     /// Record every answer of the provider into FILE, a cassette that `--provider replay --cassette
     /// FILE` answers from offline (never headers, errors or the key). Written when the run ends, however
-    /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay needs the
-    /// same settings (model, temperature, ...) as the recording: a request that differs is a miss.
+    /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay takes the
+    /// recording's settings (model, temperature, ...) where it is given none: a request that differs
+    /// from the recorded one, by a setting given, is a miss.
     /// With many plans (`tissvm run PLAN|DIR...`), a directory: a cassette per plan.
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub record: Option<String>,
     /// The `replay` provider's cassette, a file `--record` wrote: each request is answered with what was
     /// recorded for it (the same request, its n-th time in the run); a miss is a provider_error naming
-    /// the nearest recorded request and what differs.
+    /// the nearest recorded request and what differs. The settings not given (model, template,
+    /// sampling, token limit, the endpoint's path) are the recording's.
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub cassette: Option<String>,
     /// Time to connect (default 10s).
@@ -447,7 +456,8 @@ pub fn resolve(
     }
     // A flag only one provider reads, given for another, would be ignored
     // without a word; a variable or `tiss.toml` may hold it as a default.
-    let origin = |key: Key| &origins[Key::ALL.iter().position(|k| *k == key).unwrap_or(0)];
+    let at = |key: Key| Key::ALL.iter().position(|k| *k == key).unwrap_or(0);
+    let origin = |key: Key| &origins[at(key)];
     for (key, reader) in [(Key::MockAnswers, "mock"), (Key::Cassette, "replay")] {
         if *origin(key) == Origin::Flag && settings.provider != reader {
             return Err(format!(
@@ -457,6 +467,20 @@ pub fn resolve(
                 origin(Key::Provider).describe(Key::Provider),
                 flag = key.flag(),
             ));
+        }
+    }
+    // Replay: what the run does not give is what the recording sent.
+    if let Some(path) = settings.cassette.clone().filter(|_| settings.provider == "replay")
+        && origins.contains(&Origin::Default)
+    {
+        let cassette = Cassette::read(Path::new(&path), "--cassette")?;
+        for (key, text) in crate::replay::recorded_settings(&cassette) {
+            if origins[at(key)] == Origin::Default {
+                settings.set(key, &text).map_err(|e| {
+                    format!("--cassette `{path}`: the {} its requests were sent with: {e}", key.toml())
+                })?;
+                origins[at(key)] = Origin::Cassette;
+            }
         }
     }
     Ok(Resolved { settings, origins })

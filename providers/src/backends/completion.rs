@@ -45,6 +45,16 @@ pub enum Api {
     OpenAi,
 }
 
+impl Api {
+    /// The endpoint's path under the base URL.
+    pub fn path(self) -> &'static str {
+        match self {
+            Api::LlamaCpp => "/completion",
+            Api::OpenAi => "/completions",
+        }
+    }
+}
+
 pub struct Completion {
     client: Client,
     api: Api,
@@ -65,9 +75,9 @@ impl Completion {
         })?;
         let base = settings.base_url.as_deref().unwrap_or(COMPLETION_BASE_URL);
         let (api, url) = if base.ends_with("/v1") {
-            (Api::OpenAi, format!("{base}/completions"))
+            (Api::OpenAi, format!("{base}{}", Api::OpenAi.path()))
         } else {
-            (Api::LlamaCpp, format!("{base}/completion"))
+            (Api::LlamaCpp, format!("{base}{}", Api::LlamaCpp.path()))
         };
         Ok(Completion {
             client: Client::new(Policy::of(settings)),

@@ -24,6 +24,9 @@ use crate::http::{self, Client, Policy, Post};
 use crate::settings::{OLLAMA_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
+/// The endpoint's path under the base URL.
+pub const PATH: &str = "/api/chat";
+
 pub struct Ollama {
     client: Client,
     url: String,
@@ -47,7 +50,7 @@ impl Ollama {
         }
         Ok(Ollama {
             client: Client::new(Policy::of(settings)),
-            url: format!("{base}/api/chat"),
+            url: format!("{base}{PATH}"),
             model,
             settings: settings.clone(),
         })

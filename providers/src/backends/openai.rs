@@ -27,6 +27,9 @@ use crate::http::{self, Client, Policy, Post};
 use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
+/// The endpoint's path under the base URL.
+pub const PATH: &str = "/chat/completions";
+
 pub struct OpenAi {
     client: Client,
     url: String,
@@ -42,7 +45,7 @@ impl OpenAi {
         let base = settings.base_url.as_deref().unwrap_or(OPENAI_BASE_URL);
         Ok(OpenAi {
             client: Client::new(Policy::of(settings)),
-            url: format!("{base}/chat/completions"),
+            url: format!("{base}{PATH}"),
             model,
             settings: settings.clone(),
         })
