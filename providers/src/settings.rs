@@ -46,6 +46,11 @@ pub const OLLAMA_BASE_URL: &str = "http://127.0.0.1:11434";
 /// `llama-server` default.
 pub const COMPLETION_BASE_URL: &str = "http://127.0.0.1:8080";
 
+/// How many of the last tokens `--repeat-penalty` looks back over, sent
+/// with it as `repeat_last_n`: llama.cpp's and Ollama's own default, pinned
+/// so that a server with another default penalises the same tokens.
+pub const REPEAT_LAST_N: u64 = 64;
+
 /// The largest `tiss.toml` read (a project file is a few lines).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
@@ -61,6 +66,9 @@ pub struct ProviderSettings {
     pub max_tokens: u64,
     pub temperature: f64,
     pub seed: Option<u64>,
+    /// `--repeat-penalty`, sent with [`REPEAT_LAST_N`] to llama.cpp's
+    /// `/completion` and to Ollama; `None`: nothing sent, the server's own.
+    pub repeat_penalty: Option<f64>,
     pub template: Option<String>,
     /// `mock`'s scripted answers: the file's absolute path.
     pub mock_answers: Option<String>,
@@ -95,6 +103,7 @@ impl Default for ProviderSettings {
             max_tokens: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
             temperature: 0.0,
             seed: None,
+            repeat_penalty: None,
             template: None,
             mock_answers: None,
             record: None,
@@ -121,6 +130,7 @@ pub enum Key {
     MaxTokens,
     Temperature,
     Seed,
+    RepeatPenalty,
     Template,
     MockAnswers,
     Record,
@@ -134,7 +144,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 18] = [
         Key::Provider,
         Key::Model,
         Key::BaseUrl,
@@ -142,6 +152,7 @@ impl Key {
         Key::MaxTokens,
         Key::Temperature,
         Key::Seed,
+        Key::RepeatPenalty,
         Key::Template,
         Key::MockAnswers,
         Key::Record,
@@ -164,6 +175,7 @@ impl Key {
             Key::MaxTokens => "max_tokens",
             Key::Temperature => "temperature",
             Key::Seed => "seed",
+            Key::RepeatPenalty => "repeat_penalty",
             Key::Template => "template",
             Key::MockAnswers => "mock_answers",
             Key::Record => "record",
@@ -259,6 +271,14 @@ pub struct ProviderFlags {
     /// Sampling seed, for servers that take one.
     #[arg(long, help_heading = HEADING, value_name = "N")]
     pub seed: Option<String>,
+    /// Repetition penalty, above 0: above 1 makes the tokens of the last 64 less likely, which ends
+    /// the loops a small model falls into at temperature 0 (1.15 for SmolLM2-135M); 1 is off. Sent as
+    /// repeat_penalty (with repeat_last_n 64) by completion to llama.cpp's /completion and by ollama;
+    /// refused by openai and by completion's /completions, whose APIs have no such field. Default:
+    /// none sent (the server's own).
+    // A negative one reaches the parser, which says why it is refused.
+    #[arg(long, help_heading = HEADING, value_name = "P", allow_negative_numbers = true)]
+    pub repeat_penalty: Option<String>,
     /// How the `completion` provider renders the prompt: `chatml`, `llama2` or `alpaca` (required
     /// there: no default, as the wrong one gives poor answers silently).
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
@@ -312,6 +332,7 @@ impl ProviderFlags {
             Key::MaxTokens => &self.max_tokens,
             Key::Temperature => &self.temperature,
             Key::Seed => &self.seed,
+            Key::RepeatPenalty => &self.repeat_penalty,
             Key::Template => &self.template,
             Key::MockAnswers => &self.mock_answers,
             Key::Record => &self.record,
@@ -538,6 +559,12 @@ impl ProviderSettings {
                     .ok_or_else(|| format!("`{text}` is not a temperature (a number, 0 or more)"))?;
             }
             Key::Seed => self.seed = Some(count(text)?),
+            Key::RepeatPenalty => {
+                let penalty = text.parse::<f64>().ok().filter(|p| p.is_finite() && *p > 0.0);
+                self.repeat_penalty = Some(penalty.ok_or_else(|| {
+                    format!("`{text}` is not a repeat penalty: give a number above 0 (1 is off; 1.1 to 1.2 is usual)")
+                })?);
+            }
             Key::Template => {
                 if crate::template::Template::from_name(text).is_none() {
                     let names = crate::template::NAMES.join(", ");
@@ -571,6 +598,7 @@ impl ProviderSettings {
             Key::MaxTokens => Some(self.max_tokens.to_string()),
             Key::Temperature => Some(self.temperature.to_string()),
             Key::Seed => self.seed.map(|s| s.to_string()),
+            Key::RepeatPenalty => self.repeat_penalty.map(|p| p.to_string()),
             Key::Template => self.template.clone(),
             Key::MockAnswers => self.mock_answers.clone(),
             Key::Record => self.record.clone(),

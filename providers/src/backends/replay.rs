@@ -63,6 +63,7 @@ const RECORDED: [(&str, &[(Key, &str)]); 3] = [
             (Key::MaxTokens, "/options/num_predict"),
             (Key::Temperature, "/options/temperature"),
             (Key::Seed, "/options/seed"),
+            (Key::RepeatPenalty, "/options/repeat_penalty"),
         ],
     ),
     (
@@ -73,6 +74,7 @@ const RECORDED: [(&str, &[(Key, &str)]); 3] = [
             (Key::MaxTokens, "/max_tokens"),
             (Key::Temperature, "/temperature"),
             (Key::Seed, "/seed"),
+            (Key::RepeatPenalty, "/repeat_penalty"),
         ],
     ),
 ];

@@ -537,3 +537,39 @@ fn replay_takes_the_settings_it_is_not_given_from_the_cassette() {
         }
     }
 }
+
+/// `--repeat-penalty` is part of what is sent, so of the key: a cassette
+/// recorded with one replays with it (given, or taken from the cassette
+/// when not given, SPEC §7), and misses with another, naming it; a cassette
+/// recorded without one (every older cassette) keys the same bodies as
+/// before.
+#[test]
+fn a_repeat_penalty_is_keyed_like_any_sampling_setting() {
+    let fx = Fixture::new();
+    let llama = |text: &str| {
+        Reply::sse_raw(&[&format!(
+            r#"{{"content":"{text}","stop":true,"tokens_predicted":3,"tokens_evaluated":14,"stop_type":"eos"}}"#
+        )])
+    };
+    let server = Server::start(vec![llama("ok"), llama("ok"), llama("ok"), llama("ok")]);
+    let root = server.root_url();
+    let live = ["--provider", "completion", "--template", "chatml", "--base-url", &root];
+    let file = fx.path("penalised.json");
+    let record = ["--repeat-penalty", "1.15", "--record", file.to_str().unwrap()];
+    fx.run(TWO_PROMPTS, &[&live[..], &record].concat()).expect(0);
+    assert_eq!(entries(&file)[0]["request"]["repeat_penalty"], 1.15);
+    let offline = |extra: &[&str]| {
+        let args = ["--provider", "replay", "--cassette", file.to_str().unwrap(), "--template", "chatml"];
+        fx.run(TWO_PROMPTS, &[&args[..], extra, &["--output-format", "json"]].concat())
+    };
+    offline(&["--repeat-penalty", "1.15"]).expect(0);
+    offline(&[]).expect(0);
+    let miss = offline(&["--repeat-penalty", "1.2"]);
+    miss.expect(1);
+    let (_, message) = failure(&miss);
+    assert!(message.contains("repeat_penalty (recorded 1.15, now 1.2)"), "{message}");
+    let plain = fx.path("plain.json");
+    fx.run(TWO_PROMPTS, &[&live[..], &["--record", plain.to_str().unwrap()]].concat()).expect(0);
+    let request = &entries(&plain)[0]["request"];
+    assert!(request.get("repeat_penalty").is_none() && request.get("repeat_last_n").is_none(), "{request}");
+}
