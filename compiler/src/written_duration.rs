@@ -1,4 +1,4 @@
-//! Durations as people write them (`30sec`, `1.5s`, `2m30s`, `1d`, `"30 s"`),
+//! Durations as people write them (`30sec`, `1.5s`, `1e3s`, `2m30s`, `1d`, `"30 s"`),
 //! read exactly, and the TissLang literal that means the same (SPEC §1: an
 //! integer followed directly by `ms`, `s`, `m` or `h`). Suggestions for a
 //! malformed duration come from here, so a fix never changes the meaning:
@@ -9,7 +9,7 @@ pub(crate) use tisslang::duration::literal;
 /// What is wrong with how a duration is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flaw {
-    /// A fraction: `1.5s`.
+    /// A fraction or an exponent: `1.5s`, `1e3s`.
     Fraction,
     /// More than one unit: `2m30s`.
     Compound,
@@ -55,37 +55,26 @@ impl Written<'_> {
 
 /// Reads `text` as a duration: one or more `number unit` parts (blanks
 /// allowed around them), a number being digits with `_` separators and
-/// perhaps a fraction, a unit any spelling of a unit of time in any case.
-/// `None` if the text is not written like a duration at all (no unit, or
-/// letters that are no unit: `30x`, `5`).
+/// perhaps a fraction and an exponent (`1e3`), a unit any spelling of a
+/// unit of time in any case. `None` if the text is not written like a
+/// duration at all (no unit, or letters that are no unit: `30x`, `5`).
 pub(crate) fn read(text: &str) -> Option<Written<'_>> {
     let mut rest = text.trim();
     let mut parts = Vec::new();
     while !rest.is_empty() {
-        let int_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '_')).unwrap_or(rest.len());
-        if !rest.starts_with(|c: char| c.is_ascii_digit()) {
-            return None;
-        }
-        let (int, after) = rest.split_at(int_len);
-        let (frac, after) = match after.strip_prefix('.') {
-            Some(f) if f.starts_with(|c: char| c.is_ascii_digit()) => {
-                let len = f.find(|c: char| !(c.is_ascii_digit() || c == '_')).unwrap_or(f.len());
-                (Some(&f[..len]), &f[len..])
-            }
-            _ => (None, after),
-        };
+        let (num, after) = number(rest)?;
         let after = after.trim_start();
         let unit_len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
         let (spelled, after) = after.split_at(unit_len);
         let unit = unit(spelled)?;
-        parts.push((int, frac, spelled, unit));
+        parts.push((num, spelled, unit));
         rest = after.trim_start();
     }
-    let &[(int, _, spelled, first), ..] = parts.as_slice() else { return None };
-    let millis = parts.iter().try_fold(0u64, |sum, &(int, frac, _, unit)| {
-        sum.checked_add(exact(int, frac, unit.millis)?).ok_or(Inexact::TooLarge)
+    let &[(Number { int, .. }, spelled, first), ..] = parts.as_slice() else { return None };
+    let millis = parts.iter().try_fold(0u64, |sum, (num, _, unit)| {
+        sum.checked_add(exact(num, unit.millis)?).ok_or(Inexact::TooLarge)
     });
-    let flaw = if parts.iter().any(|p| p.1.is_some()) {
+    let flaw = if parts.iter().any(|p| p.0.frac.is_some() || p.0.exp.is_some()) {
         Some(Flaw::Fraction)
     } else if parts.len() > 1 {
         Some(Flaw::Compound)
@@ -95,6 +84,56 @@ pub(crate) fn read(text: &str) -> Option<Written<'_>> {
         Some(Flaw::Unsupported { name: first.name })
     };
     Some(Written { millis, flaw, digits: int, unit: spelled })
+}
+
+/// The literal a timeout written `text` means exactly, a number without a
+/// unit being seconds (`TIMEOUT=10.0` is `10s`, `=1e3` is `1000s`); `None`
+/// where no literal is exact (`1.0001`) or `text` is no duration.
+pub(crate) fn timeout_literal(text: &str) -> Option<String> {
+    let in_seconds = is_number(text).then(|| format!("{text}s"));
+    let written = read(in_seconds.as_deref().unwrap_or(text))?;
+    written.millis.ok()?;
+    written.fix()
+}
+
+/// Whether `text` is a number alone, without a unit: `10`, `1.5`, `1e3`.
+pub(crate) fn is_number(text: &str) -> bool {
+    number(text).is_some_and(|(_, rest)| rest.is_empty())
+}
+
+/// A number as written: digits, then perhaps `.digits` and `e digits`.
+struct Number<'a> {
+    int: &'a str,
+    frac: Option<&'a str>,
+    exp: Option<&'a str>,
+}
+
+/// The number at the start of `text` and what follows it.
+fn number(text: &str) -> Option<(Number<'_>, &str)> {
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let (int, after) = text.split_at(digits_len(text));
+    let (frac, after) = match after.strip_prefix('.') {
+        Some(f) if f.starts_with(|c: char| c.is_ascii_digit()) => {
+            let (frac, after) = f.split_at(digits_len(f));
+            (Some(frac), after)
+        }
+        _ => (None, after),
+    };
+    let (exp, after) = match after.strip_prefix(['e', 'E']) {
+        Some(e) if e.starts_with(|c: char| c.is_ascii_digit()) => {
+            let (exp, after) = e.split_at(digits_len(e));
+            (Some(exp), after)
+        }
+        _ => (None, after),
+    };
+    Some((Number { int, frac, exp }, after))
+}
+
+/// The length of the run of digits and `_` at the start of `text`.
+fn digits_len(text: &str) -> usize {
+    text.find(|c: char| !(c.is_ascii_digit() || c == '_')).unwrap_or(text.len())
 }
 
 /// A unit of time as it may be written.
@@ -124,26 +163,36 @@ fn unit(spelled: &str) -> Option<Unit> {
     Some(Unit { millis, literal, name })
 }
 
-/// `int.frac` units of `unit_ms` milliseconds, if a whole number of them.
-fn exact(int: &str, frac: Option<&str>, unit_ms: u64) -> Result<u64, Inexact> {
-    let int: u128 = int.replace('_', "").parse().map_err(|_| Inexact::TooLarge)?;
-    let mut ms = int.checked_mul(u128::from(unit_ms)).ok_or(Inexact::TooLarge)?;
-    let frac = frac.map(|f| f.replace('_', "")).unwrap_or_default();
+/// `num` units of `unit_ms` milliseconds, if a whole number of them.
+fn exact(num: &Number, unit_ms: u64) -> Result<u64, Inexact> {
+    let frac = num.frac.map(|f| f.replace('_', "")).unwrap_or_default();
     let frac = frac.trim_end_matches('0');
-    if !frac.is_empty() {
+    let exp = match num.exp.map(|e| e.replace('_', "").parse::<u32>()) {
+        None => 0,
+        Some(Ok(exp)) => exp,
+        Some(Err(_)) => return Err(Inexact::TooLarge),
+    };
+    // `int.frac e exp` is the digits `int frac` shifted left by `exp - frac.len()`.
+    let digits = format!("{}{frac}", num.int.replace('_', ""));
+    let digits: u128 = digits.parse().map_err(|_| Inexact::TooLarge)?;
+    let ms = digits.checked_mul(u128::from(unit_ms)).ok_or(Inexact::TooLarge)?;
+    let ms = match i64::from(exp) - frac.len() as i64 {
+        shift if shift >= 0 => {
+            let scale = 10u128.checked_pow(shift as u32).ok_or(Inexact::TooLarge)?;
+            if ms == 0 { 0 } else { ms.checked_mul(scale).ok_or(Inexact::TooLarge)? }
+        }
         // A unit holds at most ten factors of 2 or of 5 (a week is
         // 2^10 * 3^3 * 5^5 * 7 ms), so a fraction of more than ten digits
-        // never comes out whole; past 18 the product below could overflow.
-        if frac.len() > 18 {
-            return Err(Inexact::NotWhole);
+        // never comes out whole; past 38 the power below would overflow.
+        shift if shift < -38 => return Err(Inexact::NotWhole),
+        shift => {
+            let scale = 10u128.pow(shift.unsigned_abs() as u32);
+            if !ms.is_multiple_of(scale) {
+                return Err(Inexact::NotWhole);
+            }
+            ms / scale
         }
-        let scale = 10u128.pow(frac.len() as u32);
-        let part: u128 = frac.parse::<u128>().map_err(|_| Inexact::NotWhole)? * u128::from(unit_ms);
-        if !part.is_multiple_of(scale) {
-            return Err(Inexact::NotWhole);
-        }
-        ms += part / scale;
-    }
+    };
     u64::try_from(ms).map_err(|_| Inexact::TooLarge)
 }
 
@@ -174,6 +223,8 @@ mod tests {
             ("2m 30s", "150s"),
             ("30s", "30s"),
             ("1.25s", "1250ms"),
+            ("1e3s", "1000s"),
+            ("1.5e1m", "15m"),
         ] {
             assert_eq!(fix(text).as_deref(), Some(want), "{text}");
         }
@@ -187,6 +238,8 @@ mod tests {
         assert_eq!(read("1.0001s").unwrap().millis, Err(Inexact::NotWhole));
         assert_eq!(read("99999999999999999999h").unwrap().millis, Err(Inexact::TooLarge));
         assert_eq!(read("0.1234567890123456789012s").unwrap().millis, Err(Inexact::NotWhole));
+        assert_eq!(read("1e99999999999s").unwrap().millis, Err(Inexact::TooLarge));
+        assert_eq!(read("1.5e-3s"), None);
     }
 
     #[test]

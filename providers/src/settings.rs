@@ -3,7 +3,9 @@
 //! [`Key`] table, and [`resolve`] layers them — flags beat the environment,
 //! which beats the `[provider]` table of `tiss.toml` in the current
 //! directory, which beats the base (a fresh run's defaults, or the settings a
-//! resumed snapshot remembers).
+//! resumed snapshot remembers). For the `replay` provider, a setting that
+//! only has its default is the one the cassette's requests were sent with
+//! (SPEC §7: replay needs no provider flags).
 //!
 //! What a snapshot remembers holds no secret: `api_key_env` is the *name*
 //! of the variable that holds the key. The key itself is taken out of the
@@ -17,6 +19,8 @@ use tiss_support::io_message::io_message;
 use tiss_support::secret::{self, Secret};
 
 use clap::Args;
+
+use crate::cassette::Cassette;
 use serde::{Deserialize, Serialize};
 
 /// The providers this build offers, with what each talks to.
@@ -42,6 +46,11 @@ pub const OLLAMA_BASE_URL: &str = "http://127.0.0.1:11434";
 /// `llama-server` default.
 pub const COMPLETION_BASE_URL: &str = "http://127.0.0.1:8080";
 
+/// How many of the last tokens `--repeat-penalty` looks back over, sent
+/// with it as `repeat_last_n`: llama.cpp's and Ollama's own default, pinned
+/// so that a server with another default penalises the same tokens.
+pub const REPEAT_LAST_N: u64 = 64;
+
 /// The largest `tiss.toml` read (a project file is a few lines).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
@@ -57,6 +66,9 @@ pub struct ProviderSettings {
     pub max_tokens: u64,
     pub temperature: f64,
     pub seed: Option<u64>,
+    /// `--repeat-penalty`, sent with [`REPEAT_LAST_N`] to llama.cpp's
+    /// `/completion` and to Ollama; `None`: nothing sent, the server's own.
+    pub repeat_penalty: Option<f64>,
     pub template: Option<String>,
     /// `mock`'s scripted answers: the file's absolute path.
     pub mock_answers: Option<String>,
@@ -91,6 +103,7 @@ impl Default for ProviderSettings {
             max_tokens: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
             temperature: 0.0,
             seed: None,
+            repeat_penalty: None,
             template: None,
             mock_answers: None,
             record: None,
@@ -117,6 +130,7 @@ pub enum Key {
     MaxTokens,
     Temperature,
     Seed,
+    RepeatPenalty,
     Template,
     MockAnswers,
     Record,
@@ -130,7 +144,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 18] = [
         Key::Provider,
         Key::Model,
         Key::BaseUrl,
@@ -138,6 +152,7 @@ impl Key {
         Key::MaxTokens,
         Key::Temperature,
         Key::Seed,
+        Key::RepeatPenalty,
         Key::Template,
         Key::MockAnswers,
         Key::Record,
@@ -160,6 +175,7 @@ impl Key {
             Key::MaxTokens => "max_tokens",
             Key::Temperature => "temperature",
             Key::Seed => "seed",
+            Key::RepeatPenalty => "repeat_penalty",
             Key::Template => "template",
             Key::MockAnswers => "mock_answers",
             Key::Record => "record",
@@ -193,6 +209,8 @@ pub enum Origin {
     File(PathBuf),
     Env,
     Flag,
+    /// The `replay` provider's cassette: what its requests were sent with.
+    Cassette,
 }
 
 impl Origin {
@@ -204,6 +222,7 @@ impl Origin {
             Origin::File(path) => format!("{} [provider]", path.display()),
             Origin::Env => key.env(),
             Origin::Flag => format!("--{}", key.flag()),
+            Origin::Cassette => "the cassette".into(),
         }
     }
 }
@@ -252,6 +271,14 @@ pub struct ProviderFlags {
     /// Sampling seed, for servers that take one.
     #[arg(long, help_heading = HEADING, value_name = "N")]
     pub seed: Option<String>,
+    /// Repetition penalty, above 0: above 1 makes the tokens of the last 64 less likely, which ends
+    /// the loops a small model falls into at temperature 0 (1.15 for SmolLM2-135M); 1 is off. Sent as
+    /// repeat_penalty (with repeat_last_n 64) by completion to llama.cpp's /completion and by ollama;
+    /// refused by openai and by completion's /completions, whose APIs have no such field. Default:
+    /// none sent (the server's own).
+    // A negative one reaches the parser, which says why it is refused.
+    #[arg(long, help_heading = HEADING, value_name = "P", allow_negative_numbers = true)]
+    pub repeat_penalty: Option<String>,
     /// How the `completion` provider renders the prompt: `chatml`, `llama2` or `alpaca` (required
     /// there: no default, as the wrong one gives poor answers silently).
     #[arg(long, help_heading = HEADING, value_name = "NAME")]
@@ -262,14 +289,16 @@ pub struct ProviderFlags {
     pub mock_answers: Option<String>,
     /// Record every answer of the provider into FILE, a cassette that `--provider replay --cassette
     /// FILE` answers from offline (never headers, errors or the key). Written when the run ends, however
-    /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay needs the
-    /// same settings (model, temperature, ...) as the recording: a request that differs is a miss.
+    /// it ends, and with every snapshot; `tissvm resume` goes on recording into it. Replay takes the
+    /// recording's settings (model, temperature, ...) where it is given none: a request that differs
+    /// from the recorded one, by a setting given, is a miss.
     /// With many plans (`tissvm run PLAN|DIR...`), a directory: a cassette per plan.
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub record: Option<String>,
     /// The `replay` provider's cassette, a file `--record` wrote: each request is answered with what was
     /// recorded for it (the same request, its n-th time in the run); a miss is a provider_error naming
-    /// the nearest recorded request and what differs.
+    /// the nearest recorded request and what differs. The settings not given (model, template,
+    /// sampling, token limit, the endpoint's path) are the recording's.
     #[arg(long, help_heading = HEADING, value_name = "FILE")]
     pub cassette: Option<String>,
     /// Time to connect (default 10s).
@@ -303,6 +332,7 @@ impl ProviderFlags {
             Key::MaxTokens => &self.max_tokens,
             Key::Temperature => &self.temperature,
             Key::Seed => &self.seed,
+            Key::RepeatPenalty => &self.repeat_penalty,
             Key::Template => &self.template,
             Key::MockAnswers => &self.mock_answers,
             Key::Record => &self.record,
@@ -447,7 +477,8 @@ pub fn resolve(
     }
     // A flag only one provider reads, given for another, would be ignored
     // without a word; a variable or `tiss.toml` may hold it as a default.
-    let origin = |key: Key| &origins[Key::ALL.iter().position(|k| *k == key).unwrap_or(0)];
+    let at = |key: Key| Key::ALL.iter().position(|k| *k == key).unwrap_or(0);
+    let origin = |key: Key| &origins[at(key)];
     for (key, reader) in [(Key::MockAnswers, "mock"), (Key::Cassette, "replay")] {
         if *origin(key) == Origin::Flag && settings.provider != reader {
             return Err(format!(
@@ -457,6 +488,20 @@ pub fn resolve(
                 origin(Key::Provider).describe(Key::Provider),
                 flag = key.flag(),
             ));
+        }
+    }
+    // Replay: what the run does not give is what the recording sent.
+    if let Some(path) = settings.cassette.clone().filter(|_| settings.provider == "replay")
+        && origins.contains(&Origin::Default)
+    {
+        let cassette = Cassette::read(Path::new(&path), "--cassette")?;
+        for (key, text) in crate::replay::recorded_settings(&cassette) {
+            if origins[at(key)] == Origin::Default {
+                settings.set(key, &text).map_err(|e| {
+                    format!("--cassette `{path}`: the {} its requests were sent with: {e}", key.toml())
+                })?;
+                origins[at(key)] = Origin::Cassette;
+            }
         }
     }
     Ok(Resolved { settings, origins })
@@ -514,6 +559,12 @@ impl ProviderSettings {
                     .ok_or_else(|| format!("`{text}` is not a temperature (a number, 0 or more)"))?;
             }
             Key::Seed => self.seed = Some(count(text)?),
+            Key::RepeatPenalty => {
+                let penalty = text.parse::<f64>().ok().filter(|p| p.is_finite() && *p > 0.0);
+                self.repeat_penalty = Some(penalty.ok_or_else(|| {
+                    format!("`{text}` is not a repeat penalty: give a number above 0 (1 is off; 1.1 to 1.2 is usual)")
+                })?);
+            }
             Key::Template => {
                 if crate::template::Template::from_name(text).is_none() {
                     let names = crate::template::NAMES.join(", ");
@@ -547,6 +598,7 @@ impl ProviderSettings {
             Key::MaxTokens => Some(self.max_tokens.to_string()),
             Key::Temperature => Some(self.temperature.to_string()),
             Key::Seed => self.seed.map(|s| s.to_string()),
+            Key::RepeatPenalty => self.repeat_penalty.map(|p| p.to_string()),
             Key::Template => self.template.clone(),
             Key::MockAnswers => self.mock_answers.clone(),
             Key::Record => self.record.clone(),

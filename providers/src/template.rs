@@ -51,6 +51,13 @@ impl Template {
         }
     }
 
+    /// The name of the template `prompt` was rendered with, told by how it
+    /// begins (a recorded request's: replay takes the template from it).
+    pub fn name_of_prompt(prompt: &str) -> Option<&'static str> {
+        let starts = [("chatml", "<|im_start|>"), ("llama2", "[INST]"), ("alpaca", ALPACA_PREAMBLE)];
+        starts.into_iter().find(|(_, start)| prompt.starts_with(start)).map(|(name, _)| name)
+    }
+
     /// The prompt: `system` and `user` in this template's format, ending
     /// where the model's answer begins.
     pub fn render(self, system: &str, user: &str) -> String {
@@ -167,10 +174,13 @@ mod tests {
     }
 
     #[test]
-    fn every_name_is_a_template() {
+    fn every_name_is_a_template_and_its_prompts_tell_it() {
         for name in NAMES {
-            assert!(Template::from_name(name).is_some(), "{name}");
+            let template = Template::from_name(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(Template::name_of_prompt(&template.render_chat(&conversation())), Some(name));
+            assert_eq!(Template::name_of_prompt(&template.render("", "x")), Some(name));
         }
         assert_eq!(Template::from_name("vicuna"), None);
+        assert_eq!(Template::name_of_prompt("USER: hi"), None);
     }
 }

@@ -170,7 +170,8 @@ pub enum TemplatePart {
 /// What an `ASSERT` shows when it fails.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assertion {
-    /// String index of the condition as written.
+    /// String index of the condition as written, laid out as `tissc fmt`
+    /// prints it (one line, comments dropped).
     pub condition: u32,
     /// String index of `MESSAGE "..."`, or `NONE`.
     #[serde(with = "opt_index")]

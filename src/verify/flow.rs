@@ -25,6 +25,8 @@
 //! definite-assignment pass, `bindings.rs`, walks), and the calls each unit
 //! makes (`calls.rs`).
 
+use std::collections::HashMap;
+
 use crate::answer::Shape;
 use crate::isa::{Gives, Instr, Want};
 use crate::module::{Constant, Module, NONE};
@@ -144,8 +146,13 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         flow.task_unit.push(unit);
     }
     flow.span = vec![(u32::MAX, 0); flow.units.len()];
-    let mut interpreter =
-        Interpreter { m, flow, choice_user: vec![UNSEEN; m.choices.len()], path: Vec::new() };
+    let mut interpreter = Interpreter {
+        m,
+        flow,
+        choice_user: vec![UNSEEN; m.choices.len()],
+        path: Vec::new(),
+        last_way_in: HashMap::new(),
+    };
     for pc in 0..m.code.len() as u32 {
         if interpreter.flow.at[pc as usize].unit != UNSEEN {
             interpreter.follow_order(pc);
@@ -203,6 +210,9 @@ struct Interpreter<'a> {
     choice_user: Vec<u32>,
     /// The dominators of the last pc visited, while `flow.in_order` holds.
     path: Vec<u32>,
+    /// Per pc reached from several places: the dominator the last way in
+    /// brought, below the pc's dominator so far (see [`lca`]).
+    last_way_in: HashMap<u32, u32>,
 }
 
 impl Interpreter<'_> {
@@ -545,7 +555,10 @@ impl Interpreter<'_> {
             return Err(VerifyError::StepsMismatch { pc: target, from, this, other });
         }
         let idom = match dom {
-            Some(dom) => lca(&flow.at, at.idom, dom, &mut flow.work),
+            Some(dom) => {
+                let known = self.last_way_in.insert(target, dom);
+                lca(&flow.at, at.idom, dom, known, &mut flow.work)
+            }
             None => at.idom,
         };
         flow.at[target as usize] = At { idom, join: true, inner: at.inner && inner, ..at };
@@ -554,11 +567,19 @@ impl Interpreter<'_> {
 }
 
 /// The nearest common dominator of `a` and `b`: every pc's dominator comes
-/// before it, so the later of the two climbs until they meet.
-fn lca(at: &[At], mut a: u32, mut b: u32, work: &mut u64) -> u32 {
+/// before it, so the later of the two climbs until they meet. `known`: a
+/// pc `a` dominates (the last way into the same target), where the climb
+/// from `b` may stop, `a` being above `b` too. Without it the jumps of a
+/// long `AND` chain to its end would each climb back to the first term:
+/// steps quadratic in the terms, where with it each climbs one term.
+fn lca(at: &[At], mut a: u32, mut b: u32, known: Option<u32>, work: &mut u64) -> u32 {
     while a != b {
         if a == ROOT || b == ROOT {
             return ROOT;
+        }
+        // `a` only climbs once `b` is above it, and `known` is below it.
+        if Some(b) == known {
+            return a;
         }
         *work += 1;
         if a > b {

@@ -180,11 +180,14 @@ enum Command {
     /// plan is taken from its answer (a Markdown fence is stripped), given
     /// the certain fixes of `tissc fix` and compiled; on errors the JSON diagnostics go back to it with its plan,
     /// up to --max-repairs times. Each attempt and its error count are shown
-    /// on stderr. The provider is chosen as for `tissvm run` (flags, TISS_*
-    /// variables, ./tiss.toml [provider]). Exit status: 0 a plan compiles
-    /// (written to -o, or printed); 1 none did (the last attempt saved as
-    /// NAME.rejected.tiss beside -o) or the model could not be asked (a
-    /// provider error, after its retries); 2 a usage error.
+    /// on stderr, and of the last attempt's errors the first 10 (the rest
+    /// counted). The provider is chosen as for `tissvm run` (flags, TISS_*
+    /// variables, ./tiss.toml [provider]); the default, mock, needs
+    /// --mock-answers (unscripted it can write no plan, and is refused).
+    /// Exit status: 0 a plan compiles (written to -o, or printed); 1 none
+    /// did (the last attempt saved as NAME.rejected.tiss beside -o) or the
+    /// model could not be asked (a provider error, after its retries); 2 a
+    /// usage error.
     Generate(Box<generate::GenerateArgs>),
     /// Rewrite plans in the canonical layout (4-space indentation, one
     /// statement per line); comments, strings and heredoc bodies are kept.

@@ -145,6 +145,24 @@ mod tests {
     }
 
     #[test]
+    fn an_assigned_timeout_keeps_its_duration() {
+        // `TIMEOUT=10.0` once became `TIMEOUT 0s`: the command killed at once.
+        let plan = |t: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"make\" TIMEOUT={t}\n}}\n");
+        for (written, want) in
+            [("10.0", "10s"), ("1.5", "1500ms"), ("1e3", "1000s"), ("10", "10s"), ("2.5m", "150s")]
+        {
+            let fixed = fix("p.tiss", &plan(written));
+            assert!(fixed.compiles(), "{written}: {:?}", fixed.frontend.diagnostics);
+            assert!(fixed.text.contains(&format!("TIMEOUT {want}\n")), "{written}: {}", fixed.text);
+        }
+        // No literal is exactly 1.0001 seconds: nothing certain to write.
+        let inexact = plan("1.0001");
+        let fixed = fix("p.tiss", &inexact);
+        assert_eq!(fixed.text, inexact);
+        assert!(!fixed.compiles());
+    }
+
+    #[test]
     fn nested_rewrites_take_more_rounds() {
         let plan = "TASK \"t\"\nSTEP \"s\"\n    RUN \"x\"\n    IF LAST_RUN.EXIT_CODE == 0 THEN\n        LOG \"ok\"\n    ENDIF\nENDSTEP\n";
         let fixed = fix("p.tiss", plan);

@@ -1,5 +1,5 @@
 //! Number literals that are not one (`1.5s`, `30sec`, `30S`, `2m30s`, `1d`,
-//! `2.5`, `30x`): each is reported once (E0008), with the literal that means
+//! `2.5`, `30x`, `1e3` after `TIMEOUT`): each is reported once (E0008), with the literal that means
 //! exactly the same where there is one (`crate::written_duration`), and pushed as the
 //! token it stands for. The checks know these spans ([`rejected_numbers`]) and
 //! raise nothing more about them, so one mistake is one error.
@@ -39,8 +39,8 @@ impl Lexer<'_> {
         let text = &self.src[start..self.pos];
         let body = text.strip_prefix('-').unwrap_or(text);
         let after_timeout = self.after_timeout();
-        let unitless = !body.bytes().any(|b| b.is_ascii_alphabetic());
-        if unitless && !after_timeout {
+        let unitless = written_duration::is_number(body);
+        if !body.bytes().any(|b| b.is_ascii_alphabetic()) && !after_timeout {
             self.error(
                 Diagnostic::error(codes::INVALID_NUMBER, span, format!("`{text}` is not a number: numbers are whole"))
                     .with_note("TissLang has no fractions; a fraction of a duration is written in a smaller unit (`1500ms`, not `1.5s`)"),
@@ -112,9 +112,14 @@ impl Lexer<'_> {
         if self.after_timeout() { TokenKind::Duration(0) } else { TokenKind::Int(0) }
     }
 
-    /// Whether the last token is `TIMEOUT`, which a duration must follow.
+    /// Whether the last token is `TIMEOUT` (or `TIMEOUT =`, reported by
+    /// the parser), which a duration must follow.
     fn after_timeout(&self) -> bool {
-        self.out.tokens.last().is_some_and(|tok| tok.kind == TokenKind::Kw(Kw::TIMEOUT))
+        let kinds: Vec<TokenKind> = self.out.tokens.iter().rev().take(2).map(|tok| tok.kind).collect();
+        matches!(
+            kinds.as_slice(),
+            [TokenKind::Kw(Kw::TIMEOUT), ..] | [TokenKind::Assign, TokenKind::Kw(Kw::TIMEOUT)]
+        )
     }
 }
 

@@ -91,7 +91,9 @@ impl Lexer<'_> {
     /// `["ls", "-l"]` (the `[` current, on one line): a command as a list of
     /// arguments, reported with the one command string it stands for (each
     /// argument a shell word) and lexed as that string. `false` (nothing
-    /// consumed) if what follows is no list of plain strings.
+    /// consumed) if what follows is no list of plain strings. After `IN`
+    /// the list is a loop's (`FOR x IN ["a", "b"]`), which the parser
+    /// reports: lexed the same, without a report.
     pub(super) fn argument_list(&mut self) -> bool {
         let start = self.pos;
         let line = &self.src[start..self.line_end(start)];
@@ -102,19 +104,23 @@ impl Lexer<'_> {
         let command = words.join(" ");
         // Escapes and `$` would mean something else once joined: a human decides.
         let certain = args.items.iter().all(|a| !a.contains(['\\', '$', '"']));
-        self.error(
-            Diagnostic::error(
-                codes::UNEXPECTED_CHARACTER,
-                span,
-                "`RUN` takes one command string for `/bin/sh -c`, not a list of arguments",
-            )
-            .with_suggestion_if(
-                certain,
-                "write the command as one string",
-                span,
-                format!("\"{command}\""),
-            ),
-        );
+        let after_in =
+            self.out.tokens.last().is_some_and(|tok| self.src[tok.span.range()].eq_ignore_ascii_case("IN"));
+        if !after_in {
+            self.error(
+                Diagnostic::error(
+                    codes::UNEXPECTED_CHARACTER,
+                    span,
+                    "`RUN` takes one command string for `/bin/sh -c`, not a list of arguments",
+                )
+                .with_suggestion_if(
+                    certain,
+                    "write the command as one string",
+                    span,
+                    format!("\"{command}\""),
+                ),
+            );
+        }
         self.pos = start + len;
         let parts = if command.is_empty() {
             StrParts::default()

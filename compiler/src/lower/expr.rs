@@ -296,7 +296,7 @@ impl Unit<'_, '_> {
                     }
                     return;
                 }
-                let text_index = unit.tables.source_string(path.span);
+                let text_index = unit.tables.source_code(path.span);
                 if !out.iter().any(|o| o.text == text_index) {
                     let (path, _) = unit.path_ref(path);
                     out.push(Observed { text: text_index, path });

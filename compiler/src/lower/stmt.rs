@@ -78,7 +78,7 @@ impl Unit<'_, '_> {
             }
             StmtKind::Assert { condition, message } => {
                 // The condition's text first: the strings inside it share it.
-                let condition_index = self.tables.source_string(condition.span);
+                let condition_index = self.tables.source_code(condition.span);
                 self.tables.enclosing = Some((condition_index, condition.span));
                 let mut observed = Vec::new();
                 self.observed(condition, &mut observed);

@@ -98,13 +98,31 @@ impl<'f> Tables<'f> {
         spur_index(self.strings.get_or_intern(text))
     }
 
-    /// Interns the source text at `span`. A new string inside the enclosing
-    /// ASSERT condition is noted, so the module stores its text once.
+    /// Interns the source text at `span` (a string literal's, between its
+    /// quotes). A new string inside the enclosing ASSERT condition is
+    /// noted, so the module stores its text once.
     pub(crate) fn source_string(&mut self, span: Span) -> u32 {
         let text = self.file.slice(span);
+        self.string_inside_enclosing(text, span)
+    }
+
+    /// Interns the code at `span` (a condition, a path) as `tissc fmt`
+    /// prints it, so a formatted plan stores the same text (SPEC §9).
+    pub(crate) fn source_code(&mut self, span: Span) -> u32 {
+        let text = crate::fmt::one_line(self.file.slice(span));
+        self.string_inside_enclosing(&text, span)
+    }
+
+    /// Interns `text`, from `span` of the source: inside the enclosing
+    /// condition, as a span of its text where it occurs there.
+    fn string_inside_enclosing(&mut self, text: &str, span: Span) -> u32 {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
-                self.string_within(text, outer, span.start - outer_span.start)
+                let key = lasso::Key::try_from_usize(outer as usize);
+                match key.and_then(|key: Spur| self.strings.resolve(&key).find(text)) {
+                    Some(offset) => self.string_within(text, outer, offset as u32),
+                    None => self.string(text),
+                }
             }
             _ => self.string(text),
         }

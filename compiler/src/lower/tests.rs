@@ -178,3 +178,28 @@ fn every_example_lowers() {
         }
     }
 }
+
+#[test]
+fn a_long_condition_compiles_and_its_analysis_stays_linear() {
+    // 60 terms once took the verifier more steps than its budget (exit 70 on a
+    // plan `tissc check` passed): every failing term's jump to the end climbed
+    // the dominators back to the first term.
+    let term = |i: usize| format!("LAST_RUN.EXIT_CODE != {i}");
+    let chain = |n: usize, op: &str| (0..n).map(term).collect::<Vec<_>>().join(&format!(" {op} "));
+    for n in [60, 400] {
+        let pairs: Vec<String> =
+            (0..n / 2).map(|i| format!("({} AND {})", term(2 * i), term(2 * i + 1))).collect();
+        let vars: String = (0..n).map(|i| format!("VAR v{i} = LAST_RUN.STDOUT\n")).collect();
+        let compared: Vec<String> = (0..n).map(|i| format!("v{i} == \"a\"")).collect();
+        let body = format!(
+            "RUN \"x\" TIMEOUT 1s\nASSERT {}\nASSERT {}\nIF {} {{ LOG \"x\" }}\nASSERT {}\n{vars}ASSERT {}",
+            chain(n, "AND"),
+            chain(n, "OR"),
+            chain(n, "AND"),
+            pairs.join(" OR "),
+            compared.join(" OR ")
+        );
+        let m = in_step(&body);
+        assert!(tisslang::verify::verify(&m).is_ok());
+    }
+}

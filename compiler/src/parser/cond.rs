@@ -157,7 +157,9 @@ impl Parser<'_> {
             _ => {
                 let kw = match op_tok.kind {
                     TokenKind::Kw(kw) if CONDITION_OPERATORS.contains(&kw) => Some(kw),
-                    TokenKind::Ident => self.keyword_typo(CONDITION_OPERATORS, "an operator"),
+                    TokenKind::Ident => self
+                        .operator_word(CONDITION_OPERATORS)
+                        .or_else(|| self.keyword_typo(CONDITION_OPERATORS, "an operator")),
                     _ => None,
                 };
                 match kw {
@@ -183,9 +185,9 @@ impl Parser<'_> {
                         let (negated, kw) = if kw == Kw::NOT {
                             let next = match self.peek_kind() {
                                 TokenKind::Kw(k) if CONDITION_OPERATORS[1..5].contains(&k) => Some(k),
-                                TokenKind::Ident => {
-                                    self.keyword_typo(&CONDITION_OPERATORS[1..5], "an operator")
-                                }
+                                TokenKind::Ident => self
+                                    .operator_word(&CONDITION_OPERATORS[1..5])
+                                    .or_else(|| self.keyword_typo(&CONDITION_OPERATORS[1..5], "an operator")),
                                 _ => None,
                             };
                             let Some(next) = next else {

@@ -24,8 +24,11 @@
 //! | a stray `ENDSTEP`/`ENDIF`/`END` after `}` | (deleted) | [`Parser::stray_closer`] |
 //! | `EXPECT c`, `PRINT "m"`, … ([`STATEMENT_WORDS`]) | `ASSERT c`, `LOG "m"`, … | [`Parser::dialect_statement`] |
 //! | `THINK "…"` and other unknown words | none: the statements, nearest first | [`Parser::dialect_statement`] |
+//! | `x INCLUDES "y"`, `HAS`, … ([`OPERATOR_WORDS`](super::foreign::OPERATOR_WORDS)) | `x CONTAINS "y"`, … | [`Parser::operator_word`] |
+//! | `FOR x IN [...] {`, `WHILE c {`, … ([`LOOP_WORDS`](super::foreign::LOOP_WORDS)) | none: one `STEP` per item, or a `DEFINE_TASK` called per item | [`Parser::foreign_loop`] |
+//! | `STEP build {`, `CALL build` (a bare name) | `STEP "build" {`, `CALL "build"` | [`Parser::name_string`] |
 //! | `True`, `true`, `false` | `TRUE`, `FALSE` | expression parser |
-//! | `TIMEOUT=30`, `TIMEOUT 30` | `TIMEOUT 30s` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
+//! | `TIMEOUT=30`, `TIMEOUT=1.5`, `TIMEOUT 30` | `TIMEOUT 30s`, `TIMEOUT 1500ms` (seconds, as upstream) | [`Parser::timeout_assigned`], the duration parser |
 //! | `LOG "v: {x}"` with `x` bound | `${x}` (warning W0009, a maybe) | checker |
 //!
 //! Replacements are `machine`-applicable (`tissc fix` applies them) when the
@@ -40,6 +43,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, Token, TokenKind};
+use crate::written_duration::timeout_literal;
 
 /// Statement words of other dialects, with the statement each means.
 pub(crate) const STATEMENT_WORDS: &[(&str, Kw)] = &[
@@ -133,7 +137,7 @@ fn rewrite(text: &str, base: u32, edits: &mut [(Span, String)]) -> String {
 
 impl<'a> Parser<'a> {
     /// The first word of the current token, when it is an identifier.
-    fn ident_word(&self) -> Option<&'a str> {
+    pub(super) fn ident_word(&self) -> Option<&'a str> {
         let tok = self.peek();
         (tok.kind == TokenKind::Ident).then(|| self.text(tok.span))
     }
@@ -172,6 +176,9 @@ impl<'a> Parser<'a> {
     pub(super) fn dialect_statement(&mut self) -> Option<PResult<()>> {
         let tok = self.peek();
         let word = self.ident_word()?;
+        if let Some(result) = self.foreign_loop() {
+            return Some(result);
+        }
         if let Some(&(_, kw)) = STATEMENT_WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)) {
             // `SET x = 1` is a binding only with a name and `=` after it.
             if kw == Kw::VAR && self.peek_nth_kind(1) != TokenKind::Ident {
@@ -449,16 +456,18 @@ impl<'a> Parser<'a> {
     pub(super) fn timeout_assigned(&mut self) -> PResult<DurationLit> {
         let eq = self.bump();
         let tok = self.peek();
+        // A number after `=` is in seconds, as upstream; the lexer reported
+        // any that is no literal, and lexed it as the duration it means.
         let (millis, written) = match tok.kind {
             TokenKind::Int(n) if n >= 0 => {
-                (u64::try_from(n).unwrap_or(0).saturating_mul(1000), format!("{n}s"))
+                (u64::try_from(n).unwrap_or(0).saturating_mul(1000), timeout_literal(self.text(tok.span)))
             }
-            TokenKind::Duration(millis) => (millis, self.text(tok.span).to_string()),
+            TokenKind::Duration(millis) => (millis, timeout_literal(self.text(tok.span))),
             TokenKind::Str(i) => {
                 let lit = self.take_string(i);
                 let read = lit.as_literal().and_then(crate::written_duration::read);
                 match read.as_ref().and_then(|w| Some((w.millis.ok()?, w.fix()?))) {
-                    Some(found) => found,
+                    Some((millis, fix)) => (millis, Some(fix)),
                     None => return Err(self.expected("a duration such as `30s`")),
                 }
             }
@@ -466,17 +475,21 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let span = eq.span.to(tok.span);
-        self.diagnostics.push(
-            Diagnostic::error(
-                codes::UNEXPECTED_TOKEN,
-                span,
-                format!(
-                    "`TIMEOUT{}` is not TissLang: the timeout follows `TIMEOUT` as a duration",
-                    self.text(span)
-                ),
-            )
-            .with_fix("write", span, format!(" {written}")),
+        let d = Diagnostic::error(
+            codes::UNEXPECTED_TOKEN,
+            span,
+            format!(
+                "`TIMEOUT{}` is not TissLang: the timeout follows `TIMEOUT` as a duration",
+                self.text(span)
+            ),
         );
+        // Where no literal means exactly this time, a human picks one.
+        self.diagnostics.push(match written {
+            Some(written) => d.with_fix("write", span, format!(" {written}")),
+            None => {
+                d.with_note("write `TIMEOUT` and a duration such as `30s`, in a unit that holds it whole")
+            }
+        });
         Ok(DurationLit { millis, span: tok.span })
     }
 

@@ -10,6 +10,7 @@
 
 mod cond;
 pub(crate) mod dialect;
+mod foreign;
 mod stmt;
 mod types;
 
@@ -491,12 +492,12 @@ impl<'a> Parser<'a> {
                 Item::Setup { description, body, span: self.since(start) }
             }
             Kw::STEP => {
-                let name = self.string("the step name, a string")?;
+                let name = self.name_string("the step name, a string")?;
                 let body = self.step_body(start)?;
                 Item::Step(Step { name, body, span: self.since(start) })
             }
             Kw::DEFINE_TASK => {
-                let name = self.string("the task name, a string")?;
+                let name = self.name_string("the task name, a string")?;
                 let body = self.block()?;
                 Item::DefineTask { name, body, span: self.since(start) }
             }

@@ -56,7 +56,7 @@ impl Parser<'_> {
     pub(super) fn statement_after(&mut self, kw: Kw, start: Span) -> PResult<()> {
         let kind = match kw {
             Kw::STEP => {
-                let name = self.string("the step name, a string")?;
+                let name = self.name_string("the step name, a string")?;
                 let body = self.step_body(start)?;
                 StmtKind::Step { name, body }
             }
@@ -122,7 +122,7 @@ impl Parser<'_> {
                 let handler = Box::new(self.block()?);
                 StmtKind::Try { body, catch_var, handler }
             }
-            Kw::CALL => StmtKind::Call { task: self.string("the name of a DEFINE_TASK, a string")? },
+            Kw::CALL => StmtKind::Call { task: self.name_string("the name of a DEFINE_TASK, a string")? },
             Kw::PROMPT_AGENT => {
                 let query = self.string("the query, a string")?;
                 let mut with = Vec::new();
@@ -235,15 +235,22 @@ impl Parser<'_> {
         let written = self.text(tok.span);
         if (self.at_kw(Kw::INTO) && written == "->") || self.at_kw(Kw::AS) {
             self.bump();
+            let name = self.binding_name("a variable name after `INTO`");
+            // The error and its fix cover the whole binding (`INTO summary`), where
+            // there is a name: a JSON reader replaces the diagnostic's span.
+            let (span, replacement) = match &name {
+                Ok(name) => (tok.span.to(name.span), format!("INTO {}", name.name)),
+                Err(_) => (tok.span, "INTO".to_string()),
+            };
             self.diagnostics.push(
                 Diagnostic::error(
                     codes::UNEXPECTED_TOKEN,
-                    tok.span,
+                    span,
                     format!("`{written}` is not TissLang: the answer is bound with `INTO`"),
                 )
-                .with_fix("write", tok.span, "INTO"),
+                .with_fix("write", span, replacement),
             );
-            return Ok(Some(self.binding_name("a variable name after `INTO`")?));
+            return Ok(Some(name?));
         }
         if self.eat_kw_or_typo(Kw::INTO) {
             Ok(Some(self.binding_name("a variable name after `INTO`")?))

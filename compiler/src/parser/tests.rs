@@ -247,6 +247,60 @@ fn misspelled_keywords_are_reported_and_recovered() {
 }
 
 #[test]
+fn a_dialect_binding_is_replaced_with_its_name() {
+    // The replacement is the whole binding, not a bare `INTO` that reads as if the name went.
+    for binding in ["-> summary_var", "AS summary_var"] {
+        let src = format!("TASK \"t\" STEP \"s\" {{ PROMPT_AGENT \"q\" {binding} }}");
+        let (_, all) = super::parse(&src);
+        let fixes: Vec<(&str, &str)> = all
+            .iter()
+            .flat_map(|d| &d.suggestions)
+            .map(|s| (&src[s.span.range()], s.replacement.as_str()))
+            .collect();
+        assert_eq!(fixes, [(binding, "INTO summary_var")]);
+    }
+}
+
+#[test]
+fn words_of_other_languages_teach_the_tisslang_form() {
+    let in_step = |body: &str| parse_errs(&format!("TASK \"t\"\nSTEP \"s\" {{\n    {body}\n}}\n"));
+    for word in ["INCLUDES", "includes", "HAS", "INCLUDE"] {
+        let src = format!("ASSERT LAST_RUN.STDOUT {word} \"hi\"");
+        assert_eq!(in_step(&src), [("E0100", "CONTAINS".to_string())], "{word}");
+    }
+    assert_eq!(in_step("ASSERT LAST_RUN.STDOUT NOT INCLUDES \"hi\""), [("E0100", "CONTAINS".to_string())]);
+    assert_eq!(
+        parse_errs("TASK \"t\"\nSTEP build {\n    LOG \"b\"\n}\n"),
+        [("E0100", "\"build\"".to_string())]
+    );
+    assert_eq!(parse_errs("TASK \"t\"\nDEFINE_TASK lint { LOG \"l\" }\nSTEP \"s\" { CALL lint }\n").len(), 2);
+}
+
+#[test]
+fn a_loop_is_one_error_that_says_what_to_write() {
+    for header in [
+        "FOR x IN [\"a\", \"b\"] {",
+        "for x in [\"a\"] {",
+        "WHILE TRUE {",
+        "FOREACH f IN files {",
+        "REPEAT 3 {",
+    ] {
+        let src = format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    {header}\n        RUN \"echo\"\n    }}\n    LOG \"after\"\n}}\n"
+        );
+        let (plan, all) = super::parse(&src);
+        let messages: Vec<&str> = all.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 1, "{header}: {messages:?}");
+        assert!(messages[0].contains("TissLang has no loops"), "{header}: {messages:?}");
+        let notes = all[0].notes.join(" ");
+        assert!(notes.contains("one `STEP` per item") && notes.contains("DEFINE_TASK"), "{notes}");
+        // What follows the loop is parsed as ever.
+        let Some(Item::Step(step)) = plan.items.get(1) else { panic!("{header}") };
+        assert!(matches!(step.body.commands.last().map(|s| &s.kind), Some(StmtKind::Log { .. })), "{header}");
+    }
+}
+
+#[test]
 fn every_error_in_the_file_is_reported() {
     let errs =
         parse_errs("TASK \"t\"\nSTEP \"a\" { RUN }\nSTEP \"b\" { READ \"x\" }\nSTEP \"c\" { LOG 5 }\n");

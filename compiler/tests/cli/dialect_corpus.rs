@@ -107,7 +107,7 @@ fn dry_run_prints_the_changes_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(fs::read_to_string(dir.path().join("p.tiss")).unwrap(), plan);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("p.tiss:5: `->` → `INTO`\n"), "{stdout}");
+    assert!(stdout.contains("p.tiss:5: `-> code` → `INTO code`\n"), "{stdout}");
     assert!(stdout.contains("p.tiss:7: `FILE_EXISTS \"add.py\"` → `FILE \"add.py\" EXISTS`\n"), "{stdout}");
     assert!(text(&out.stderr).contains("the plan compiles (dry run: nothing written)"));
 }

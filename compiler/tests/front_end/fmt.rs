@@ -44,37 +44,18 @@ fn ast_without_positions(text: &str) -> Value {
 }
 
 /// The module as JSON without what positions decide: line and column
-/// fields, the line table, the source's hash. The condition text of each
-/// assertion (kept "as written" for failure reports) is compared by its
-/// tokens, which formatting keeps while it changes the blanks between them.
+/// fields, the line table, the source's hash. Everything else, the stored
+/// text of each condition included, is the same before and after.
 fn bytecode_without_lines(name: &str, text: &str) -> Value {
     let (module, _) = tiss_compiler::compile(name, text.as_bytes(), LowerOptions { strip_source: true })
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:?}", fe.diagnostics));
-    let written: Vec<u32> = module
-        .assertions
-        .iter()
-        .flat_map(|a| std::iter::once(a.condition).chain(a.observed.iter().map(|o| o.text)))
-        .collect();
-    let strings: Vec<String> = (0u32..)
-        .zip(module.strings.iter())
-        .map(|(i, s)| if written.contains(&i) { tokens(s) } else { s.to_string() })
-        .collect();
     let mut value = serde_json::to_value(&module).expect("a module serializes");
-    value["strings"] = Value::from(strings);
     // The manifest's ENV entries are (name, line) pairs.
     if let Some(Value::Array(env)) = value.get_mut("manifest").and_then(|m| m.get_mut("env")) {
         env.iter_mut().for_each(|pair| *pair = pair[0].clone());
     }
     strip_positions(&mut value);
     value
-}
-
-/// The tokens of a condition's text, one space apart (comments and layout dropped).
-fn tokens(text: &str) -> String {
-    let lexed = tiss_compiler::lexer::lex(text);
-    let words: Vec<&str> =
-        lexed.tokens.iter().map(|t| &text[t.span.range()]).filter(|w| !w.is_empty()).collect();
-    words.join(" ")
 }
 
 fn strip_positions(value: &mut Value) {

@@ -349,3 +349,45 @@ fn certain_fixes_are_applied_before_a_repair_round_is_spent() {
         "TASK \"Say hi\"\n\nSTEP \"greet\" {\n    # greet\n    PROMPT_AGENT \"Say hi\" INTO hi\n    WRITE \"hi.txt\" FROM hi\n    ASSERT FILE \"hi.txt\" EXISTS\n}\n"
     );
 }
+
+#[test]
+fn the_mock_without_answers_is_refused_before_any_attempt() {
+    // Its answers echo the prompt: no attempt could ever compile.
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&["generate", "Say hi"][..], &["generate", "Say hi", "--provider", "mock"]] {
+        let out = tissc(dir.path(), args, &[]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--provider") && stderr.contains("--mock-answers"), "{stderr}");
+        assert!(!stderr.contains("attempt"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_long_report_shows_its_first_errors_and_counts_the_rest() {
+    let junk = "TASK \"t\"\nSTEP \"s\" {\n".to_string() + &"    LOG \"${nobody}\"\n".repeat(40) + "}\n";
+    let dir = with_answers(&[&junk]);
+    let out = tissc(
+        dir.path(),
+        &[
+            "generate",
+            "x",
+            "-o",
+            "p.tiss",
+            "--max-repairs",
+            "0",
+            "--provider",
+            "mock",
+            "--mock-answers",
+            "answers.json",
+        ],
+        &[],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("error[E").count(), 10, "{stderr}");
+    assert!(stderr.contains("and 30 more errors, all in `p.rejected.tiss`"), "{stderr}");
+    // The saved attempt keeps every diagnostic.
+    let saved = std::fs::read_to_string(dir.path().join("p.rejected.tiss")).unwrap();
+    assert_eq!(saved.matches("error[E").count(), 40);
+}

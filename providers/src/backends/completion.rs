@@ -19,6 +19,12 @@
 //! template, as a conversation. A request with both a grammar and a schema
 //! is refused.
 //!
+//! `--repeat-penalty` goes to llama.cpp's `/completion` as `repeat_penalty`
+//! with `repeat_last_n` ([`REPEAT_LAST_N`]) after the seed; for `/completions`
+//! it is refused when the provider is made, as the grammar is per request:
+//! OpenAI's API has no such field, and a server that ignored it would
+//! answer unpenalised without a word.
+//!
 //! A grammar and a schema are refused for `/completions`: what servers do
 //! with an unknown field varies (many ignore it: llama.cpp's own
 //! `/v1/completions` ignores `response_format`, and OpenAI's takes neither
@@ -32,7 +38,7 @@ use super::openai::{Shape, Stream as OpenAiStream};
 use crate::answer::{self, Answer, Parser, shorten};
 use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::settings::{COMPLETION_BASE_URL, ProviderSettings};
+use crate::settings::{COMPLETION_BASE_URL, ProviderSettings, REPEAT_LAST_N};
 use crate::template::{NAMES, Template};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
 
@@ -43,6 +49,16 @@ pub enum Api {
     LlamaCpp,
     /// OpenAI-style `POST {base}/completions`.
     OpenAi,
+}
+
+impl Api {
+    /// The endpoint's path under the base URL.
+    pub fn path(self) -> &'static str {
+        match self {
+            Api::LlamaCpp => "/completion",
+            Api::OpenAi => "/completions",
+        }
+    }
 }
 
 pub struct Completion {
@@ -65,10 +81,18 @@ impl Completion {
         })?;
         let base = settings.base_url.as_deref().unwrap_or(COMPLETION_BASE_URL);
         let (api, url) = if base.ends_with("/v1") {
-            (Api::OpenAi, format!("{base}/completions"))
+            (Api::OpenAi, format!("{base}{}", Api::OpenAi.path()))
         } else {
-            (Api::LlamaCpp, format!("{base}/completion"))
+            (Api::LlamaCpp, format!("{base}{}", Api::LlamaCpp.path()))
         };
+        if let (Some(penalty), Api::OpenAi) = (settings.repeat_penalty, api) {
+            return Err(format!(
+                "--repeat-penalty {penalty} (or TISS_REPEAT_PENALTY, or repeat_penalty in tiss.toml) is sent only to \
+                 llama.cpp's {{base}}/completion, and `{url}` is an OpenAI-style /completions endpoint (its base \
+                 ends in /v1), which has no such field: give llama.cpp's base without /v1, or leave the repeat \
+                 penalty unset"
+            ));
+        }
         Ok(Completion {
             client: Client::new(Policy::of(settings)),
             api,
@@ -106,6 +130,10 @@ impl Completion {
         body["temperature"] = json!(s.temperature);
         if let Some(seed) = s.seed {
             body["seed"] = json!(seed);
+        }
+        if let Some(penalty) = s.repeat_penalty {
+            body["repeat_penalty"] = json!(penalty);
+            body["repeat_last_n"] = json!(REPEAT_LAST_N);
         }
         if let Some(grammar) = &request.grammar {
             if self.api == Api::OpenAi {
@@ -324,6 +352,27 @@ mod tests {
         let e = p.body(&request(Some("root ::= \"x\""))).unwrap_err();
         assert!(
             e.contains("grammar is sent only to llama.cpp") && e.contains("http://h/v1/completions"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_repeat_penalty_goes_to_llama_cpp_and_is_refused_for_completions() {
+        let mut p = provider(None, "chatml");
+        p.settings.seed = Some(3);
+        p.settings.repeat_penalty = Some(1.15);
+        let body = String::from_utf8(p.body(&request(None)).unwrap()).unwrap();
+        assert!(
+            body.contains(
+                r#""temperature":0.0,"seed":3,"repeat_penalty":1.15,"repeat_last_n":64,"stream":true"#
+            ),
+            "{body}"
+        );
+        let settings = ProviderSettings { base_url: Some("http://h/v1".into()), ..p.settings };
+        let e = Completion::new(&settings).err().unwrap();
+        assert!(
+            e.starts_with("--repeat-penalty 1.15")
+                && e.contains("`http://h/v1/completions` is an OpenAI-style"),
             "{e}"
         );
     }

@@ -4,7 +4,8 @@
 //! `done: true` and the usage, `prompt_eval_count` + `eval_count`.
 //!
 //! The body is the layout's two messages (`layout.rs`) with the sampling
-//! settings in `options` (`num_predict` is `--max-tokens`), its fields in a
+//! settings in `options` (`num_predict` is `--max-tokens`; `--repeat-penalty`,
+//! when set, is `repeat_penalty` with `repeat_last_n`), its fields in a
 //! fixed order, so the same inputs send the same bytes. A line `{"error":
 //! "..."}` — how Ollama reports a failure once the stream has begun — is a
 //! failure with the server's text. A last object without both counts (older
@@ -21,8 +22,11 @@ use serde_json::{Value, json};
 use crate::answer::{self, Answer, Parser, shorten};
 use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
-use crate::settings::{OLLAMA_BASE_URL, ProviderSettings};
+use crate::settings::{OLLAMA_BASE_URL, ProviderSettings, REPEAT_LAST_N};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
+
+/// The endpoint's path under the base URL.
+pub const PATH: &str = "/api/chat";
 
 pub struct Ollama {
     client: Client,
@@ -47,7 +51,7 @@ impl Ollama {
         }
         Ok(Ollama {
             client: Client::new(Policy::of(settings)),
-            url: format!("{base}/api/chat"),
+            url: format!("{base}{PATH}"),
             model,
             settings: settings.clone(),
         })
@@ -67,6 +71,10 @@ impl Ollama {
         });
         if let Some(seed) = self.settings.seed {
             options["seed"] = json!(seed);
+        }
+        if let Some(penalty) = self.settings.repeat_penalty {
+            options["repeat_penalty"] = json!(penalty);
+            options["repeat_last_n"] = json!(REPEAT_LAST_N);
         }
         let mut body = json!({
             "model": self.model,
@@ -224,6 +232,10 @@ mod tests {
         assert_eq!(String::from_utf8(body).unwrap(), expected);
         let with_seed = provider(Some(7)).body(&request());
         assert!(String::from_utf8(with_seed).unwrap().ends_with(r#""temperature":0.0,"seed":7}}"#));
+        let mut penalised = provider(Some(7));
+        penalised.settings.repeat_penalty = Some(1.15);
+        let body = String::from_utf8(penalised.body(&request())).unwrap();
+        assert!(body.ends_with(r#""seed":7,"repeat_penalty":1.15,"repeat_last_n":64}}"#), "{body}");
     }
 
     #[test]

@@ -18,6 +18,12 @@
 //! ([`schema_name`]). Its repair request is the same body with two more
 //! messages. A GBNF `grammar` (llama.cpp's field, `tissc generate`) goes in
 //! the same place; a request with both is refused, nothing sent.
+//!
+//! `--repeat-penalty` is refused when the provider is made: OpenAI's API has
+//! no repeat penalty, and its `frequency_penalty` and `presence_penalty`
+//! work otherwise (subtracted from a token's score, by how often it came,
+//! on another scale), so no value maps onto them; sending llama.cpp's field
+//! anyway would be ignored or refused, server by server.
 
 use serde_json::{Value, json};
 
@@ -26,6 +32,9 @@ use crate::chat::ChatRequest;
 use crate::http::{self, Client, Policy, Post};
 use crate::settings::{OPENAI_BASE_URL, ProviderSettings};
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
+
+/// The endpoint's path under the base URL.
+pub const PATH: &str = "/chat/completions";
 
 pub struct OpenAi {
     client: Client,
@@ -39,10 +48,19 @@ impl OpenAi {
         let model = settings.model.clone().ok_or(
             "the openai provider needs a model: --model NAME (or TISS_MODEL, or model in tiss.toml)",
         )?;
+        if let Some(penalty) = settings.repeat_penalty {
+            return Err(format!(
+                "the openai provider cannot send --repeat-penalty {penalty} (or TISS_REPEAT_PENALTY, or \
+                 repeat_penalty in tiss.toml): OpenAI's API has no repeat penalty, and its frequency_penalty and \
+                 presence_penalty work otherwise, so none is sent in its place; for llama.cpp use --provider \
+                 completion (its /completion takes repeat_penalty), for Ollama --provider ollama, or leave the \
+                 repeat penalty unset"
+            ));
+        }
         let base = settings.base_url.as_deref().unwrap_or(OPENAI_BASE_URL);
         Ok(OpenAi {
             client: Client::new(Policy::of(settings)),
-            url: format!("{base}/chat/completions"),
+            url: format!("{base}{PATH}"),
             model,
             settings: settings.clone(),
         })
@@ -324,6 +342,18 @@ mod tests {
             String::from_utf8(with_seed).unwrap().contains(r#""temperature":0.0,"seed":7,"stream":true"#)
         );
         assert_eq!(provider(None).body(&request()), provider(None).body(&request()));
+    }
+
+    #[test]
+    fn a_repeat_penalty_is_refused_not_dropped_or_mapped() {
+        let settings = ProviderSettings { repeat_penalty: Some(1.15), ..provider(None).settings };
+        let e = OpenAi::new(&settings).err().unwrap();
+        assert!(
+            e.starts_with("the openai provider cannot send --repeat-penalty 1.15")
+                && e.contains("--provider completion")
+                && e.contains("--provider ollama"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,10 +1,16 @@
 //! The `replay` provider (SPEC §7): answers from a cassette (`cassette.rs`,
 //! `--cassette FILE`), offline, exactly as recorded. For each request it
-//! builds what the recorded provider would send with the run's settings
-//! (so replay needs the settings of the recording: model, temperature, ...),
+//! builds what the recorded provider would send with the run's settings,
 //! keys it, and answers with the entry of that key and occurrence — the
 //! n-th time the run asks the same request (counted by the machine, across
 //! resume) gets the answer recorded for the n-th time.
+//!
+//! The settings a run does not give are the recording's (SPEC §7), so
+//! that `--provider replay --cassette FILE` alone re-runs it: the model,
+//! the sampling, the token limit and the template, read from a recorded
+//! request ([`recorded_settings`], which `settings::resolve` fills in), and
+//! the endpoint's path ([`recorded_base`]). A setting given is the run's,
+//! and takes part in the key as usual.
 //!
 //! A miss is a failure naming the nearest recorded entry (the one with the
 //! fewest differences, an array item missing or added counting one, among
@@ -30,11 +36,91 @@ use crate::answer::start_of;
 use crate::cassette::{self, Cassette, Entry};
 use crate::chat::ChatRequest;
 use crate::plural;
-use crate::settings::{PROVIDERS, ProviderSettings};
+use crate::settings::{Key, PROVIDERS, ProviderSettings};
+use crate::template::Template;
 use crate::{PromptError, PromptRequest, PromptResponse, Provider, Wire};
+use crate::{completion, ollama, openai};
 
 /// How many differing fields a miss lists.
 const SHOWN_DIFFERENCES: usize = 5;
+
+/// Where each live provider's request body holds the settings it was sent
+/// with (JSON pointers), which replay takes where the run gives none.
+const RECORDED: [(&str, &[(Key, &str)]); 3] = [
+    (
+        "openai",
+        &[
+            (Key::Model, "/model"),
+            (Key::MaxTokens, "/max_tokens"),
+            (Key::Temperature, "/temperature"),
+            (Key::Seed, "/seed"),
+        ],
+    ),
+    (
+        "ollama",
+        &[
+            (Key::Model, "/model"),
+            (Key::MaxTokens, "/options/num_predict"),
+            (Key::Temperature, "/options/temperature"),
+            (Key::Seed, "/options/seed"),
+            (Key::RepeatPenalty, "/options/repeat_penalty"),
+        ],
+    ),
+    (
+        "completion",
+        &[
+            (Key::Model, "/model"),
+            (Key::MaxTokens, "/n_predict"),
+            (Key::MaxTokens, "/max_tokens"),
+            (Key::Temperature, "/temperature"),
+            (Key::Seed, "/seed"),
+            (Key::RepeatPenalty, "/repeat_penalty"),
+        ],
+    ),
+];
+
+/// The host of [`recorded_base`]: replay sends nothing, and no cassette
+/// records the server's address.
+const RECORDED_HOST: &str = "http://recorded.invalid";
+
+/// The settings the cassette's requests were sent with, as a flag would
+/// give them, read from its first entry's body: the model, the token
+/// limit, the sampling and, for `completion`, the template its prompt was
+/// rendered with. Nothing for an empty cassette or one of `mock`'s answers.
+pub fn recorded_settings(cassette: &Cassette) -> Vec<(Key, String)> {
+    let Some(entry) = cassette.entries.first() else { return Vec::new() };
+    let fields =
+        RECORDED.iter().find(|(provider, _)| *provider == entry.provider).map_or(&[][..], |(_, f)| f);
+    let mut found: Vec<(Key, String)> = fields
+        .iter()
+        .filter_map(|(key, at)| {
+            let value = entry.request.pointer(at)?;
+            Some((*key, value.as_str().map_or_else(|| value.to_string(), str::to_string)))
+        })
+        .collect();
+    let prompt = entry.request.get("prompt").and_then(Value::as_str);
+    if let Some(name) = prompt.filter(|_| entry.provider == "completion").and_then(Template::name_of_prompt) {
+        found.push((Key::Template, name.to_string()));
+    }
+    found
+}
+
+/// A base URL under which `entry`'s provider asks `entry`'s endpoint, for
+/// a run that gives no `--base-url`: the recorded path is part of the key
+/// (`/v1/completions`, a proxy's `/api/v1/chat/completions`).
+fn recorded_base(entry: &Entry) -> Option<String> {
+    let path = match entry.provider.as_str() {
+        "openai" => openai::PATH,
+        "ollama" => ollama::PATH,
+        "completion" if entry.endpoint.ends_with(completion::Api::OpenAi.path()) => {
+            completion::Api::OpenAi.path()
+        }
+        "completion" => completion::Api::LlamaCpp.path(),
+        _ => return None,
+    };
+    let base = entry.endpoint.strip_suffix(path)?;
+    Some(format!("{RECORDED_HOST}{base}"))
+}
 
 pub struct Replay {
     /// The cassette's path, for messages.
@@ -66,7 +152,8 @@ impl Replay {
                     entry.line, entry.provider
                 ));
             }
-            let live = ProviderSettings { provider: entry.provider.clone(), ..settings.clone() };
+            let base_url = settings.base_url.clone().or_else(|| recorded_base(entry));
+            let live = ProviderSettings { provider: entry.provider.clone(), base_url, ..settings.clone() };
             let provider = crate::build(&live).map_err(|e| {
                 format!(
                     "--cassette `{path}` was recorded with the {} provider, and replay asks what it would ask, \
@@ -477,6 +564,48 @@ mod tests {
         std::fs::write(&file.0, only_first.to_bytes()).unwrap();
         let e = replay(&settings, &file).complete(&typed(schema, Some("crimson")), &mut |_| {}).unwrap_err();
         assert!(e.message.contains("messages (recorded 2 items, now 4)"), "{}", e.message);
+    }
+
+    /// Every live provider's request gives back the settings it was sent
+    /// with, and a replay with those and no base URL asks its endpoint.
+    #[test]
+    fn the_recorded_settings_and_endpoint_are_read_back_from_each_providers_request() {
+        let sent = |provider: &str, base: &str, template: Option<&str>| ProviderSettings {
+            provider: provider.into(),
+            base_url: Some(base.into()),
+            model: Some("m".into()),
+            max_tokens: 64,
+            temperature: 0.5,
+            seed: Some(7),
+            template: template.map(str::to_string),
+            ..Default::default()
+        };
+        for (settings, template) in [
+            (sent("openai", "http://h/proxy/v1", None), None),
+            (sent("ollama", "http://h", None), None),
+            (sent("completion", "http://h", Some("llama2")), Some("llama2")),
+            (sent("completion", "http://h/v1", Some("alpaca")), Some("alpaca")),
+        ] {
+            let file = recorded(&settings, &[("q", 3, "a")]);
+            let cassette = Cassette::read(&file.0, "--cassette").unwrap();
+            let mut expected = vec![
+                (Key::Model, "m".to_string()),
+                (Key::MaxTokens, "64".into()),
+                (Key::Temperature, "0.5".into()),
+                (Key::Seed, "7".into()),
+            ];
+            expected.extend(template.map(|t| (Key::Template, t.to_string())));
+            let mut found = recorded_settings(&cassette);
+            found.sort_by_key(|(key, _)| Key::ALL.iter().position(|k| k == key));
+            assert_eq!(found, expected, "{}", settings.provider);
+            // The recording's settings, but no base URL: its endpoint all the same.
+            let mut again = ProviderSettings::default();
+            for (key, text) in &found {
+                again.set(*key, text).unwrap();
+            }
+            let mut replay = replay(&again, &file);
+            assert_eq!(ask(&mut replay, "q", 3).as_deref(), Ok("a"), "{}", settings.provider);
+        }
     }
 
     #[test]

@@ -92,6 +92,10 @@ fn bad_values_are_refused_in_words() {
     assert!(bad(Key::MaxTokens, "0").contains("at least 1"));
     assert!(bad(Key::Temperature, "-1").contains("not a temperature"));
     assert!(bad(Key::Temperature, "NaN").contains("not a temperature"));
+    for penalty in ["0", "-1.1", "NaN", "inf", "strong", ""] {
+        let e = bad(Key::RepeatPenalty, penalty);
+        assert!(e.contains(&format!("`{penalty}` is not a repeat penalty: give a number above 0")), "{e}");
+    }
     assert!(bad(Key::ConnectTimeout, "10").contains("needs a unit"));
     assert!(bad(Key::IdleTimeout, "0s").contains("longer than 0"));
     assert!(bad(Key::RequestTimeout, "99999999999999999h").contains("too long"));
@@ -141,6 +145,7 @@ fn every_setting_round_trips_through_its_text() {
         (Key::MaxTokens, "12"),
         (Key::Temperature, "0.5"),
         (Key::Seed, "7"),
+        (Key::RepeatPenalty, "1.15"),
         (Key::Template, "chatml"),
         (Key::MockAnswers, "/tmp/answers.json"),
         (Key::Record, "/tmp/run.cassette.json"),

@@ -47,10 +47,13 @@ const MAX_NESTING: usize = 200;
 const MAX_ITEMS: usize = 100_000;
 
 /// The listing: one effect per line, indented by step, arm and call depth.
-pub fn dry_run(program: &Program) -> String {
+/// `source` is the plan's text, if it is at hand: the bytecode runs SETUP
+/// as a step, and only the source tells it from a STEP ([`setup_step`]).
+pub fn dry_run(program: &Program, source: Option<&str>) -> String {
     let main_end =
         program.module.tasks.iter().map(|t| t.entry).min().unwrap_or(program.module.code.len() as u32);
-    let mut walker = Walker { program, calls: Vec::new(), active: Vec::new(), nesting: 0, items: 0 };
+    let setup = source.and_then(|text| setup_step(program, text));
+    let mut walker = Walker { program, setup, calls: Vec::new(), active: Vec::new(), nesting: 0, items: 0 };
     let nodes = walker.block(0, main_end.min(program.module.code.len() as u32));
     let mut out = String::new();
     render(&nodes, 0, &mut out);
@@ -87,14 +90,30 @@ enum Node {
     },
 }
 
+/// The plan's SETUP block, if it has one: the first top-level step (SETUP
+/// comes before every STEP) when the plan's text `source` has the keyword
+/// where that step starts.
+fn setup_step(program: &Program, source: &str) -> Option<u32> {
+    let first = *program.top_level_steps.first()?;
+    let info = program.module.steps.get(first as usize)?;
+    let line = source.lines().nth(info.line.checked_sub(1)? as usize)?;
+    let mut at = line.chars().skip(info.column.saturating_sub(1) as usize);
+    let keyword: String = at.by_ref().take(5).collect();
+    let word_goes_on = at.next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+    (keyword == "SETUP" && !word_goes_on).then_some(first)
+}
+
 /// A value on the symbolic stack: as an effect shows it (`raw`: the text a
 /// command or path would hold) and as a condition shows it (`cond`), with
-/// the binding strength of its outermost operator in `cond`.
+/// the binding strength of its outermost operator in `cond`; `known` when
+/// the plan holds it (a constant, or an interpolation of constants), so
+/// that `raw` is the value itself, not a placeholder of it.
 #[derive(Debug, Clone, Default)]
 struct Sym {
     raw: String,
     cond: String,
     strength: Strength,
+    known: bool,
 }
 
 /// How loosely a condition binds: AND/OR operands and NOT's operand are
@@ -111,11 +130,15 @@ enum Strength {
 
 impl Sym {
     fn plain(raw: String, cond: String) -> Sym {
-        Sym { raw, cond, strength: Strength::Atom }
+        Sym { raw, cond, strength: Strength::Atom, known: false }
+    }
+
+    fn constant(raw: String, cond: String) -> Sym {
+        Sym { known: true, ..Sym::plain(raw, cond) }
     }
 
     fn test(cond: String, strength: Strength) -> Sym {
-        Sym { raw: "<value>".into(), cond, strength }
+        Sym { raw: "<value>".into(), cond, strength, known: false }
     }
 
     /// The condition text, parenthesized if it binds more loosely than `than`.
@@ -134,6 +157,8 @@ struct Junction {
 
 struct Walker<'p> {
     program: &'p Program,
+    /// The step that is the plan's SETUP block, if known.
+    setup: Option<u32>,
     /// Tasks being expanded, so a CALL is never expanded inside itself.
     calls: Vec<u32>,
     /// Handlers whose TRY is being walked.
@@ -306,12 +331,12 @@ impl Walker<'_> {
                 let value = match module.constants.get(index as usize) {
                     Some(Constant::Str(s)) => {
                         let text = program.string(*s);
-                        Sym::plain(text.to_string(), quote(text))
+                        Sym::constant(text.to_string(), quote(text))
                     }
-                    Some(Constant::Int(i)) => Sym::plain(i.to_string(), i.to_string()),
-                    Some(Constant::Duration(d)) => Sym::plain(format_duration(*d), format_duration(*d)),
+                    Some(Constant::Int(i)) => Sym::constant(i.to_string(), i.to_string()),
+                    Some(Constant::Duration(d)) => Sym::constant(format_duration(*d), format_duration(*d)),
                     Some(Constant::Bool(b)) => {
-                        Sym::plain(b.to_string(), if *b { "TRUE" } else { "FALSE" }.to_string())
+                        Sym::constant(b.to_string(), if *b { "TRUE" } else { "FALSE" }.to_string())
                     }
                     None => Sym::plain("?".into(), "?".into()),
                 };
@@ -335,16 +360,20 @@ impl Walker<'_> {
             Instr::Interp { template, holes } | Instr::InterpShell { template, holes } => {
                 let at = stack.len().saturating_sub(holes as usize);
                 let mut values = stack.drain(at..);
-                let mut text = String::new();
+                let (mut text, mut known) = (String::new(), true);
                 for part in module.templates.get(template as usize).map_or(&[][..], |t| &t.parts[..]) {
                     match part {
                         TemplatePart::Text(s) => text.push_str(program.string(*s)),
-                        TemplatePart::Hole => text.push_str(&values.next().unwrap_or_default().raw),
+                        TemplatePart::Hole => {
+                            let value = values.next().unwrap_or_default();
+                            known &= value.known;
+                            text.push_str(&value.raw);
+                        }
                     }
                 }
                 drop(values);
                 let cond = format!("\"{text}\"");
-                stack.push(Sym::plain(text, cond));
+                stack.push(Sym { known, ..Sym::plain(text, cond) });
             }
             Instr::Eq {} | Instr::Ne {} | Instr::Lt {} | Instr::Le {} | Instr::Gt {} | Instr::Ge {} => {
                 let (b, a) = (pop(stack), pop(stack));
@@ -413,8 +442,14 @@ impl Walker<'_> {
                 junctions.clear();
             }
             Instr::StepEnter { step } => {
-                let name = module.steps.get(step as usize).map_or(NONE, |s| s.name);
-                nodes.push(Node::StepOpen(format!("STEP \"{}\"  (line {line})", program.string(name))));
+                let name = program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name));
+                let label = match self.setup {
+                    // A SETUP without a description is named SETUP.
+                    Some(setup) if setup == step && name == "SETUP" => "SETUP".to_string(),
+                    Some(setup) if setup == step => format!("SETUP \"{name}\""),
+                    _ => format!("STEP \"{name}\""),
+                };
+                nodes.push(Node::StepOpen(format!("{label}  (line {line})")));
             }
             Instr::StepExit { .. } => nodes.push(Node::StepClose),
             Instr::Run { flags } => {
@@ -432,7 +467,12 @@ impl Walker<'_> {
             Instr::Write {} | Instr::Append {} => {
                 let (content, path) = (pop(stack), pop(stack));
                 let verb = if matches!(instr, Instr::Write {}) { "WRITE" } else { "APPEND" };
-                effect(nodes, format!("{verb} {}  ({} bytes)", path.raw, content.raw.len()));
+                let size = if content.known {
+                    format!("{} bytes", content.raw.len())
+                } else {
+                    "size known only at run time".to_string()
+                };
+                effect(nodes, format!("{verb} {}  ({size})", path.raw));
             }
             Instr::Read { .. } => effect(nodes, format!("READ {}", pop(stack).raw)),
             Instr::Mkdir {} => effect(nodes, format!("MKDIR {}", pop(stack).raw)),

@@ -5,7 +5,7 @@
 //! policy approvals) are answered from the debug console (`answer ...`).
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 use crate::runner::os_host::OsHost;
@@ -116,8 +116,10 @@ impl Host for DapHost {
             "log" => self.out.output("stdout", event.op),
             "run" => {
                 self.out.output("console", &format!("RUN {} ({})", event.op, event.outcome));
-                for (key, text) in event.details {
-                    if matches!(*key, "stdout" | "stderr") && !text.is_empty() {
+                for (key, detail) in event.details {
+                    if let (Detail::Text(text), "stdout" | "stderr") = (detail, *key)
+                        && !text.is_empty()
+                    {
                         self.out.output(key, text);
                     }
                 }

@@ -120,8 +120,27 @@ pub struct Event<'a> {
     /// `ok`, `failed`, `timed_out`, an exit code...
     pub outcome: &'a str,
     pub duration_ms: u64,
-    /// Extra fields (shortened outputs), as (key, value).
-    pub details: &'a [(&'a str, &'a str)],
+    /// Extra fields (shortened outputs, a prompt's counts), as (key, value).
+    pub details: &'a [(&'a str, Detail<'a>)],
+}
+
+/// The value of one of an [`Event`]'s extra fields, typed as the log file
+/// and the report write it: a count is a JSON number, a flag a boolean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail<'a> {
+    Text(&'a str),
+    Count(u64),
+    Flag(bool),
+}
+
+impl Detail<'_> {
+    pub fn to_json(self) -> serde_json::Value {
+        match self {
+            Detail::Text(text) => text.into(),
+            Detail::Count(n) => n.into(),
+            Detail::Flag(b) => b.into(),
+        }
+    }
 }
 
 pub trait Host {

@@ -32,8 +32,9 @@ pub struct Effect {
     pub outcome: String,
     pub duration_ms: u64,
     /// The event's other fields (a command's `stdout` and `stderr`, a
-    /// prompt's `tokens`, an answer's `comment`...).
-    pub details: Vec<(String, String)>,
+    /// prompt's `tokens`, an answer's `comment`...), typed as the log file
+    /// writes them.
+    pub details: Vec<(String, Json)>,
 }
 
 /// The effects of one run (or of one session of it, since a resume).
@@ -58,7 +59,7 @@ impl Effects {
             op: crate::machine::failure::shorten(event.op),
             outcome: event.outcome.to_string(),
             duration_ms: event.duration_ms,
-            details: event.details.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect(),
+            details: event.details.iter().map(|(k, v)| ((*k).to_string(), v.to_json())).collect(),
         };
         if self.head.len() < KEEP {
             self.head.push(effect);
@@ -88,7 +89,7 @@ impl Effect {
         obj.insert("outcome".into(), json!(self.outcome));
         obj.insert("duration_ms".into(), json!(self.duration_ms));
         for (key, value) in &self.details {
-            obj.insert(key.clone(), json!(value));
+            obj.insert(key.clone(), value.clone());
         }
         Json::Object(obj)
     }
@@ -97,8 +98,9 @@ impl Effect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::Detail;
 
-    fn event<'a>(event: &'a str, op: &'a str, details: &'a [(&'a str, &'a str)]) -> Event<'a> {
+    fn event<'a>(event: &'a str, op: &'a str, details: &'a [(&'a str, Detail<'a>)]) -> Event<'a> {
         Event { event, step: Some("build"), depth: 1, line: 7, op, outcome: "ok", duration_ms: 3, details }
     }
 
@@ -106,7 +108,16 @@ mod tests {
     fn effects_keep_their_fields_and_skip_what_is_not_an_effect() {
         let mut effects = Effects::default();
         effects.record(&event("step_start", "build", &[]));
-        effects.record(&event("run", "make", &[("stdout", "built\n"), ("stderr", "")]));
+        effects.record(&event(
+            "run",
+            "make",
+            &[("stdout", Detail::Text("built\n")), ("stderr", Detail::Text(""))],
+        ));
+        effects.record(&event(
+            "prompt",
+            "q",
+            &[("tokens", Detail::Count(14)), ("repair", Detail::Flag(true))],
+        ));
         effects.record(&event("log", "hello", &[]));
         effects.record(&event("write", "out.txt", &[]));
         assert_eq!(
@@ -114,6 +125,8 @@ mod tests {
             json!([
                 {"event": "run", "step": "build", "line": 7, "op": "make", "outcome": "ok", "duration_ms": 3,
                  "stdout": "built\n", "stderr": ""},
+                {"event": "prompt", "step": "build", "line": 7, "op": "q", "outcome": "ok", "duration_ms": 3,
+                 "tokens": 14, "repair": true},
                 {"event": "write", "step": "build", "line": 7, "op": "out.txt", "outcome": "ok", "duration_ms": 3},
             ])
         );

@@ -1,6 +1,7 @@
 //! `--log-file`: one JSON object per line for every event of the run
 //! (`ts`, `event`, `step`, `line`, `op`, `outcome`, `duration_ms`, and
-//! shortened outputs for RUN), and [`OutputTrim`], which bounds what the log
+//! the event's details: shortened outputs for RUN, a prompt's counts as
+//! numbers), and [`OutputTrim`], which bounds what the log
 //! keeps of a command's output.
 
 use std::collections::VecDeque;
@@ -37,7 +38,7 @@ impl EventLog {
         obj.insert("outcome".into(), json!(event.outcome));
         obj.insert("duration_ms".into(), json!(event.duration_ms));
         for (key, value) in event.details {
-            obj.insert((*key).to_string(), json!(value));
+            obj.insert((*key).to_string(), value.to_json());
         }
         let result = serde_json::to_writer(&mut self.out, &Json::Object(obj)).map_err(std::io::Error::from);
         let result = result.and_then(|()| self.out.write_all(b"\n"));

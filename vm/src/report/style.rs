@@ -8,7 +8,10 @@ pub use tiss_support::terminal_text::escape_controls;
 
 /// [`escape_controls`] for text shown inside a line of ours: each line after
 /// the first indented by `indent`, so that a line of it never starts where
-/// ours do (`passed: …` at the start of a line is the report's alone).
+/// ours do (`passed: …` at the start of a line is the report's alone), and
+/// its trailing newlines dropped, so that a command's output (which ends in
+/// one) shown in a LOG does not end in a blank line. The text itself, the
+/// value the plan sees, is the caller's and stays as it is.
 pub fn escape_indented(text: &str, indent: &str) -> String {
     escape_controls(text.trim_end_matches('\n')).replace('\n', &format!("\n{indent}"))
 }

@@ -14,7 +14,7 @@ use tiss_host::sandbox::Sandbox;
 use tiss_host::workspace::Workspace;
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 use crate::machine::value::format_duration;
@@ -166,12 +166,11 @@ impl OsHost {
                 for (i, o) in options.iter().enumerate() {
                     text.push_str(&format!("  {}. {o}\n", i + 1));
                 }
-                text.push_str(&format!("Option [1-{}]: ", options.len()));
-                let answer = read(&text)?;
-                if let Ok(n) = answer.parse::<usize>()
-                    && (1..=options.len()).contains(&n)
-                {
-                    return Some(Answer::Choice(n - 1));
+                text.push_str(&format!("Option [1-{}, or its text]: ", options.len()));
+                let options: Vec<&str> = options.iter().map(String::as_str).collect();
+                match crate::session::answers::option_named(&options, &read(&text)?) {
+                    Ok(chosen) => return Some(Answer::Choice(chosen)),
+                    Err(why) => eprintln!("{}", escape_controls(&why)),
                 }
             },
         }
@@ -384,7 +383,7 @@ impl OsHost {
                         op: &request.command,
                         outcome: STREAMS[stream],
                         duration_ms: 0,
-                        details: &[("data", &String::from_utf8_lossy(data))],
+                        details: &[("data", Detail::Text(&String::from_utf8_lossy(data)))],
                     });
                 };
                 let result = {
@@ -411,7 +410,7 @@ impl OsHost {
                             op: &request.command,
                             outcome: STREAMS[index],
                             duration_ms: 0,
-                            details: &[("bytes", &omitted.to_string())],
+                            details: &[("bytes", Detail::Count(omitted))],
                         });
                     }
                     if !rest.tail.is_empty() {
@@ -524,9 +523,9 @@ impl OsHost {
             outcome: &outcome,
             duration_ms: 0,
             details: &[
-                ("statement", crate::session::answers::statement(question)),
-                ("from", origin),
-                ("comment", comment),
+                ("statement", Detail::Text(crate::session::answers::statement(question))),
+                ("from", Detail::Text(origin)),
+                ("comment", Detail::Text(comment)),
             ],
         };
         if let Some(log) = &mut self.log {

@@ -24,7 +24,7 @@ pub fn providers(flags: &ProviderFlags) -> u8 {
     for (name, what) in PROVIDERS {
         out.push_str(&format!("  {name:<10} {what}\n"));
     }
-    out.push_str("\nsettings (flag > environment > ./tiss.toml > default):\n");
+    out.push_str("\nsettings (flag > environment > ./tiss.toml > for replay the cassette > default):\n");
     let settings = &resolved.settings;
     for (key, origin) in Key::ALL.into_iter().zip(&resolved.origins) {
         let value = settings.text(key).unwrap_or_else(|| "(none)".into());

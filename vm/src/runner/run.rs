@@ -7,7 +7,7 @@ use crate::machine::Machine;
 use crate::machine::program::Program;
 use crate::provider::settings::Origin;
 use crate::session::snapshot::RememberedOptions;
-use tisslang::module::Module;
+use tisslang::module::{Module, kept_source};
 
 use crate::runner::execute::{Start, execute};
 use crate::runner::invalid::Invalid;
@@ -37,7 +37,10 @@ fn run_one(module: Module, args: &RunOptions) -> u8 {
         }
     };
     if args.dry_run {
-        return write_stdout(PROGRAM, &crate::analysis::dry_run::dry_run(&program), status::OK);
+        // The plan's text: embedded, or the `.tiss` beside a `.tbc`.
+        let source = kept_source::find(&program.module.source, Some(args.plan())).ok();
+        let listing = crate::analysis::dry_run::dry_run(&program, source.as_ref().map(|s| s.text.as_str()));
+        return write_stdout(PROGRAM, &listing, status::OK);
     }
     let machine = Machine::new(&program);
     let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));

@@ -17,7 +17,7 @@ use crate::host::{Answer, Question};
 use crate::session::snapshot::AnswersPosition;
 
 /// What a human can answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Word {
     /// A PAUSE.
     Continue,
@@ -26,36 +26,78 @@ pub enum Word {
     Reject,
     /// A CHOOSE: the option number, 1-based.
     Option(u32),
+    /// A CHOOSE: the option's text (any case), as the human wrote it.
+    Label(String),
 }
 
 impl Word {
-    /// `continue`, `approve`, `reject` (any case), or an option number from 1.
+    /// `continue`, `approve`, `reject` (any case), an option number from
+    /// 1, or any other text, an option's.
     pub fn parse(text: &str) -> Result<Word, String> {
         let text = text.trim();
         match text.to_ascii_lowercase().as_str() {
             "continue" => return Ok(Word::Continue),
             "approve" => return Ok(Word::Approve),
             "reject" => return Ok(Word::Reject),
+            "" => {
+                return Err(
+                    "the answer is empty: use continue (PAUSE), approve or reject (REQUEST_REVIEW), \
+                            or an option's number or text (CHOOSE)"
+                        .into(),
+                );
+            }
             _ => {}
         }
-        match text.parse::<u32>() {
-            Ok(0) => Err("`0` is no option: options are numbered from 1".to_string()),
-            Ok(n) => Ok(Word::Option(n)),
-            Err(_) => Err(format!(
-                "`{text}` is not an answer: use continue (PAUSE), approve or reject (REQUEST_REVIEW), or an \
-                 option number from 1 (CHOOSE)"
-            )),
+        match text.parse::<i64>() {
+            Ok(n) if n < 1 => Err(format!("`{text}` is no option: options are numbered from 1")),
+            Ok(n) => Ok(u32::try_from(n).map_or_else(|_| Word::Label(text.into()), Word::Option)),
+            Err(_) => Ok(Word::Label(text.into())),
         }
     }
 
-    pub fn text(self) -> String {
+    pub fn text(&self) -> String {
         match self {
             Word::Continue => "continue".into(),
             Word::Approve => "approve".into(),
             Word::Reject => "reject".into(),
             Word::Option(n) => n.to_string(),
+            Word::Label(text) => text.clone(),
         }
     }
+}
+
+/// The option of a CHOOSE (0-based) that `text` names: its number from 1,
+/// else its text — exactly, else in any case. An ambiguous or unknown
+/// text is refused, naming the options.
+pub fn option_named(options: &[&str], text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<usize>() {
+        return match n {
+            1.. if n <= options.len() => Ok(n - 1),
+            _ => Err(format!("no option {n}: the options are {}", listed(options, |_| true))),
+        };
+    }
+    let exact: Vec<usize> = (0..options.len()).filter(|&i| options[i] == text).collect();
+    let found = if exact.is_empty() {
+        (0..options.len()).filter(|&i| options[i].to_lowercase() == text.to_lowercase()).collect()
+    } else {
+        exact
+    };
+    match found[..] {
+        [one] => Ok(one),
+        [] => Err(format!("no option `{text}`: the options are {}", listed(options, |_| true))),
+        _ => Err(format!(
+            "`{text}` names {} options, {}: answer with the number of one",
+            found.len(),
+            listed(options, |i| found.contains(&i))
+        )),
+    }
+}
+
+/// The options `which` keeps as a message lists them: `1 "stable", 2 "beta"`.
+fn listed(options: &[&str], which: impl Fn(usize) -> bool) -> String {
+    let kept = options.iter().enumerate().filter(|(i, _)| which(*i));
+    kept.map(|(i, o)| format!("{} {o:?}", i + 1)).collect::<Vec<_>>().join(", ")
 }
 
 /// One answer given in advance.
@@ -72,27 +114,28 @@ pub struct Reply {
     pub entry: Option<u32>,
 }
 
-/// The kind of an interaction, as the plan has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+/// The kind of an interaction, as the plan has it: a CHOOSE with its
+/// options' texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind<'a> {
     Pause,
     Review,
-    Choose(usize),
+    Choose(Vec<&'a str>),
     /// A RUN the command policy asks about.
     Approval,
 }
 
-impl Kind {
-    fn of(question: &Question) -> Kind {
+impl<'a> Kind<'a> {
+    fn of(question: &'a Question) -> Kind<'a> {
         match question {
             Question::Pause { .. } => Kind::Pause,
             Question::Review { .. } => Kind::Review,
-            Question::Choose { options, .. } => Kind::Choose(options.len()),
+            Question::Choose { options, .. } => Kind::Choose(options.iter().map(String::as_str).collect()),
             Question::Approval { .. } => Kind::Approval,
         }
     }
 
-    fn name(self) -> &'static str {
+    fn name(&self) -> &'static str {
         match self {
             Kind::Pause => "PAUSE",
             Kind::Review => "REQUEST_REVIEW",
@@ -101,30 +144,31 @@ impl Kind {
         }
     }
 
-    fn accepts(self, word: Word) -> bool {
+    /// The answer `word` (with `comment`) gives it, or why it does not
+    /// answer it.
+    fn answer(&self, word: &Word, comment: Option<&str>) -> Result<Answer, String> {
         match (self, word) {
-            (Kind::Pause, Word::Continue) => true,
-            (Kind::Review | Kind::Approval, Word::Approve | Word::Reject) => true,
-            (Kind::Choose(n), Word::Option(k)) => (k as usize) <= n,
-            _ => false,
+            // Any text that names one option, `approve` included.
+            (Kind::Choose(options), word) => option_named(options, &word.text()).map(Answer::Choice),
+            (Kind::Pause, Word::Continue) => Ok(Answer::Continue),
+            (Kind::Review | Kind::Approval, Word::Approve | Word::Reject) => Ok(Answer::Review {
+                approved: *word == Word::Approve,
+                comment: comment.unwrap_or_default().to_string(),
+            }),
+            (Kind::Pause, _) => Err("it takes `continue`".into()),
+            (Kind::Review | Kind::Approval, _) => Err("it takes `approve` or `reject`".into()),
         }
     }
 
     /// What answers it, for messages and the resume command.
-    fn expected(self) -> String {
+    fn expected(&self) -> String {
         match self {
             Kind::Pause => "continue".into(),
             Kind::Review | Kind::Approval => "approve|reject".into(),
-            Kind::Choose(n) if n <= 9 => (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join("|"),
-            Kind::Choose(n) => format!("<option number, 1-{n}>"),
-        }
-    }
-
-    fn hint(self) -> String {
-        match self {
-            Kind::Pause => "it takes `continue`".into(),
-            Kind::Review | Kind::Approval => "it takes `approve` or `reject`".into(),
-            Kind::Choose(n) => format!("it takes an option number from 1 to {n}"),
+            Kind::Choose(options) if options.len() <= 9 => {
+                (1..=options.len()).map(|i| i.to_string()).collect::<Vec<_>>().join("|")
+            }
+            Kind::Choose(options) => format!("<option number, 1-{}>", options.len()),
         }
     }
 }
@@ -160,22 +204,13 @@ impl Reply {
                 kind.name()
             ));
         }
-        if !kind.accepts(self.word) {
-            return Err(format!(
-                "{} (`{}`) does not answer the {} at line {line}: {}",
+        kind.answer(&self.word, self.comment.as_deref()).map_err(|why| {
+            format!(
+                "{} (`{}`) does not answer the {} at line {line}: {why}",
                 self.origin,
                 self.word.text(),
-                kind.name(),
-                kind.hint()
-            ));
-        }
-        Ok(match self.word {
-            Word::Continue => Answer::Continue,
-            Word::Approve | Word::Reject => Answer::Review {
-                approved: self.word == Word::Approve,
-                comment: self.comment.clone().unwrap_or_default(),
-            },
-            Word::Option(n) => Answer::Choice(n as usize - 1),
+                kind.name()
+            )
         })
     }
 }
@@ -299,8 +334,8 @@ pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<
         let word = reply.word.text();
         match reply.line {
             Some(line) => {
-                let here: Vec<Kind> =
-                    interactions.iter().filter(|(l, _)| *l == line).map(|(_, k)| *k).collect();
+                let here: Vec<&Kind> =
+                    interactions.iter().filter(|(l, _)| *l == line).map(|(_, k)| k).collect();
                 if here.is_empty() {
                     let mut lines: Vec<u32> = interactions.iter().map(|(l, _)| *l).collect();
                     lines.sort_unstable();
@@ -317,24 +352,26 @@ pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<
                         if runs_ask { ", nor a RUN the policy may ask about" } else { "" }
                     ));
                 }
-                if !here.iter().any(|k| k.accepts(reply.word)) {
-                    let kind = here[0];
+                let refusals: Vec<String> =
+                    here.iter().filter_map(|k| k.answer(&reply.word, None).err()).collect();
+                if refusals.len() == here.len() {
                     return Err(format!(
                         "{} (`{word}`) does not answer the {} at line {line}: {}",
                         reply.origin,
-                        kind.name(),
-                        kind.hint()
+                        here[0].name(),
+                        refusals[0]
                     ));
                 }
             }
             None => {
-                if !interactions.iter().any(|(_, k)| k.accepts(reply.word)) {
-                    let what = match reply.word {
+                if interactions.iter().all(|(_, k)| k.answer(&reply.word, None).is_err()) {
+                    let what = match &reply.word {
                         Word::Continue => "no PAUSE".to_string(),
                         Word::Approve | Word::Reject => {
                             "no REQUEST_REVIEW (and no RUN the command policy asks about)".to_string()
                         }
                         Word::Option(n) => format!("no CHOOSE with {n} options or more"),
+                        Word::Label(text) => no_option(&interactions, text),
                     };
                     return Err(format!("{} (`{word}`) answers nothing: the plan has {what}", reply.origin));
                 }
@@ -344,6 +381,22 @@ pub fn check_plan(replies: &[Reply], module: &Module, runs_ask: bool) -> Result<
     Ok(())
 }
 
+/// The plan has no CHOOSE with one option `text`: what it has instead.
+fn no_option(interactions: &[(u32, Kind)], text: &str) -> String {
+    let chooses: Vec<String> = interactions
+        .iter()
+        .filter_map(|(line, kind)| match kind {
+            Kind::Choose(options) => Some(format!("line {line}: {}", listed(options, |_| true))),
+            _ => None,
+        })
+        .collect();
+    if chooses.is_empty() {
+        format!("no CHOOSE, and `{text}` is not an answer to anything else")
+    } else {
+        format!("no CHOOSE with an option `{text}` ({})", chooses.join("; "))
+    }
+}
+
 /// Whether the plan asks a human anything: a PAUSE, REQUEST_REVIEW or
 /// CHOOSE, or (`runs_ask`) a RUN the command policy may ask about.
 pub fn asks(module: &Module, runs_ask: bool) -> bool {
@@ -351,7 +404,7 @@ pub fn asks(module: &Module, runs_ask: bool) -> bool {
 }
 
 /// The plan's interactions: each one's source line and kind.
-fn interactions(module: &Module, runs_ask: bool) -> Vec<(u32, Kind)> {
+fn interactions(module: &Module, runs_ask: bool) -> Vec<(u32, Kind<'_>)> {
     let line_of = |pc: usize| module.position(pc as u32).map_or(0, |(line, _)| line);
     module
         .code
@@ -363,7 +416,9 @@ fn interactions(module: &Module, runs_ask: bool) -> Vec<(u32, Kind)> {
                 Instr::Review { .. } => Kind::Review,
                 Instr::Run { .. } if runs_ask => Kind::Approval,
                 Instr::Choose { choice } => {
-                    Kind::Choose(module.choices.get(*choice as usize).map_or(0, |c| c.options.len()))
+                    Kind::Choose(module.choices.get(*choice as usize).map_or_else(Vec::new, |c| {
+                        c.options.iter().map(|o| module.string(o.label).unwrap_or("")).collect()
+                    }))
                 }
                 _ => return None,
             };
@@ -409,8 +464,10 @@ mod tests {
         assert_eq!(Word::parse("reject"), Ok(Word::Reject));
         assert_eq!(Word::parse("3"), Ok(Word::Option(3)));
         assert!(Word::parse("0").unwrap_err().contains("from 1"));
-        assert!(Word::parse("yes").unwrap_err().contains("not an answer"));
-        assert!(Word::parse("-1").is_err());
+        assert!(Word::parse("-1").unwrap_err().contains("from 1"));
+        assert!(Word::parse(" ").unwrap_err().contains("empty"));
+        // Any other text is an option's, checked against the CHOOSE it meets.
+        assert_eq!(Word::parse(" beta "), Ok(Word::Label("beta".into())));
     }
 
     #[test]
@@ -431,10 +488,36 @@ mod tests {
         let e = reply("continue", Some(5)).answer(&question("pause"), 4).unwrap_err();
         assert!(e.contains("line 5") && e.contains("line 4"), "{e}");
         let e = reply("approve", None).answer(&question("choose"), 4).unwrap_err();
-        assert!(e.contains("CHOOSE at line 4") && e.contains("from 1 to 3"), "{e}");
+        assert!(e.contains("CHOOSE at line 4: no option `approve`: the options are 1 \"a\", 2 \"b\""), "{e}");
         assert!(reply("4", None).answer(&question("choose"), 4).is_err());
         assert!(reply("1", None).answer(&question("review"), 4).is_err());
         assert!(reply("approve", None).answer(&question("pause"), 4).is_err());
+    }
+
+    /// A CHOOSE's option by its text: exactly, else in any case; a text
+    /// that names no option, or several, is refused listing them.
+    #[test]
+    fn an_option_is_named_by_its_number_or_its_text() {
+        let options = ["stable", "Beta", "beta", "approve", "Nightly"];
+        assert_eq!(option_named(&options, "2"), Ok(1));
+        assert_eq!(option_named(&options, "beta"), Ok(2), "the exact text first");
+        assert_eq!(option_named(&options, "nightly"), Ok(4));
+        assert_eq!(option_named(&options, " STABLE "), Ok(0));
+        let e = option_named(&options, "BETA").unwrap_err();
+        assert_eq!(e, "`BETA` names 2 options, 2 \"Beta\", 3 \"beta\": answer with the number of one");
+        let e = option_named(&options, "weekly").unwrap_err();
+        let all = r#"1 "stable", 2 "Beta", 3 "beta", 4 "approve", 5 "Nightly""#;
+        assert_eq!(e, format!("no option `weekly`: the options are {all}"));
+        assert_eq!(option_named(&options, "6").unwrap_err(), format!("no option 6: the options are {all}"));
+        // A reply of a keyword answers the CHOOSE that has it as an option.
+        let choose = Question::Choose { prompt: None, options: options.map(String::from).to_vec() };
+        let reply = Reply::from_flag("approve", None).unwrap();
+        assert_eq!(reply.answer(&choose, 3), Ok(Answer::Choice(3)));
+        let e = Reply::from_flag("gamma", None).unwrap().answer(&choose, 3).unwrap_err();
+        assert!(
+            e.starts_with("--answer (`gamma`) does not answer the CHOOSE at line 3: no option `gamma`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -447,7 +530,7 @@ mod tests {
         let ok: Vec<Reply> = ok.into_iter().map(|e| e.reply).collect();
         assert_eq!(ok.len(), 3);
         assert_eq!(
-            (ok[0].word, ok[0].line, ok[0].comment.as_deref()),
+            (ok[0].word.clone(), ok[0].line, ok[0].comment.as_deref()),
             (Word::Approve, Some(3), Some("fine"))
         );
         assert_eq!(ok[1].word, Word::Option(2));
@@ -459,7 +542,7 @@ mod tests {
             (b"[1]", "entry 1: expected an object"),
             (br#"[{"answer": "approve", "lines": 3}]"#, "unknown key `lines`"),
             (br#"[{"comment": "x"}]"#, "`answer` is missing"),
-            (br#"[{"answer": "ok"}]"#, "not an answer"),
+            (br#"[{"answer": ""}]"#, "the answer is empty"),
             (br#"[{"answer": "approve", "line": 0}]"#, "line number from 1"),
             (br#"[{"answer": "approve", "line": "3"}]"#, "must be a number"),
             (br#"[{"answer": "approve", "comment": 3}]"#, "must be a string"),
@@ -475,7 +558,7 @@ mod tests {
         let file = br#"[{"answer": "continue", "plan": "a.tiss"}, {"answer": "approve"}, {"answer": "2", "plan": "./b.tiss"}]"#;
         let entries = parse_file(file, "x.json").unwrap();
         let words = |plan: &str| -> Vec<Word> {
-            for_plan(entries.clone(), Some(Path::new(plan))).unwrap().iter().map(|r| r.word).collect()
+            for_plan(entries.clone(), Some(Path::new(plan))).unwrap().iter().map(|r| r.word.clone()).collect()
         };
         assert_eq!(words("a.tiss"), [Word::Continue, Word::Approve]);
         assert_eq!(words("b.tiss"), [Word::Approve, Word::Option(2)]);

@@ -7,5 +7,6 @@
 mod common;
 
 mod batch_guards;
+mod github_action;
 mod many_plans;
 mod slurm_cluster;

@@ -135,15 +135,50 @@ fn fail_fast_starts_no_plan_after_a_failure() {
     ]);
     let run = tissvm(root.path(), &["run", "suite", "-j", "1", "--fail-fast", "--workdir", "ws"], &[]);
     run.expect(1);
-    assert!(run.stdout.contains("2 plan(s) not started: --max-failures was reached"), "{}", run.stdout);
+    // The flag given is the one named.
+    assert!(
+        run.stdout.contains("2 plan(s) not started: --fail-fast stopped at the first failure"),
+        "{}",
+        run.stdout
+    );
     assert!(!root.path().join("ws/suite/two-ran").exists());
     // Workspaces are made ahead of their plans; those of plans not started are removed.
     assert!(!root.path().join("ws/suite/2.tiss").exists() && !root.path().join("ws/suite/3.tiss").exists());
+    let run =
+        tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "1", "--workdir", "ws1"], &[]);
+    run.expect(1);
+    assert!(run.stdout.contains("2 plan(s) not started: --max-failures 1 was reached"), "{}", run.stdout);
     let run =
         tissvm(root.path(), &["run", "suite", "-j", "1", "--max-failures", "2", "--workdir", "ws2"], &[]);
     run.expect(1);
     assert!(run.stdout.contains("2 passed, 1 failed"), "{}", run.stdout);
     assert!(root.path().join("ws2/suite/two-ran").exists());
+}
+
+/// `--report-dir` keeps a plan's snapshots in `<plan path>.snapshots/`,
+/// which holds its checkpoint while it runs: a plan that ends without a
+/// snapshot leaves no such directory behind, empty.
+#[test]
+fn report_dir_keeps_a_snapshots_directory_only_for_a_plan_that_has_one() {
+    let pause = "TASK \"p\"\n\nSTEP \"ask\" {\n    PAUSE \"go on?\"\n}\n".to_string();
+    let root = suite(&[
+        ("pass.tiss", plan("pass", "true")),
+        ("fail.tiss", plan("fail", "false")),
+        ("pause.tiss", pause),
+    ]);
+    let run =
+        tissvm(root.path(), &["run", "suite", "-j", "1", "--workdir", "ws", "--report-dir", "reports"], &[]);
+    run.expect(1);
+    let reports = root.path().join("reports/suite");
+    for plan in ["pass", "fail", "pause"] {
+        assert!(reports.join(format!("{plan}.tiss.json")).is_file(), "{plan}: no report");
+    }
+    for plan in ["pass", "fail"] {
+        let dir = reports.join(format!("{plan}.tiss.snapshots"));
+        assert!(!dir.exists(), "{} is left behind", dir.display());
+    }
+    let kept: Vec<_> = std::fs::read_dir(reports.join("pause.tiss.snapshots")).unwrap().collect();
+    assert_eq!(kept.len(), 1, "the suspended plan's snapshot: {kept:?}");
 }
 
 #[test]
@@ -518,9 +553,9 @@ fn a_run_killed_outright_resumes_its_plans_from_their_checkpoints() {
         )
         .unwrap();
         assert_eq!(report["status"], "passed", "{report}");
-        let left =
-            tiss_test_support::listing(&root.path().join(format!("reports/suite/{plan}.tiss.snapshots")));
-        assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+        // Its checkpoints are gone, and with them their directory.
+        let dir = root.path().join(format!("reports/suite/{plan}.tiss.snapshots"));
+        assert!(!dir.exists(), "{:?}", tiss_test_support::listing(&dir));
     }
 }
 
@@ -564,8 +599,12 @@ fn a_plan_killed_alone_keeps_its_checkpoint_and_is_resumed_from_it() {
         serde_json::from_slice(&std::fs::read(root.path().join("reports/suite/x.tiss.json")).unwrap())
             .unwrap();
     assert_eq!(report["status"], "passed", "{report}");
-    let left = tiss_test_support::listing(&root.path().join("reports/suite/x.tiss.snapshots"));
-    assert!(left.iter().all(|f| !f.contains("checkpoint") && !f.contains("killed")), "{left:?}");
+    let dir = root.path().join("reports/suite/x.tiss.snapshots");
+    assert!(
+        !dir.exists(),
+        "the checkpoints and their directory are gone: {:?}",
+        tiss_test_support::listing(&dir)
+    );
 }
 
 /// `--checkpoint` on one plan: killed outright, it resumes with `tissvm

@@ -315,7 +315,9 @@ fn interrupted(
     assert_eq!(final_report["status"], "passed", "{name}: {final_report}\n{output}");
     // Resumed, not started again: the first step's effect is there once.
     assert_eq!(std::fs::read_to_string(&effects).unwrap(), "a\nc\n", "{name}: {output}");
-    let written = tiss_test_support::listing(&dir.join("long/long.tiss.snapshots"));
+    // A plan that ends without a snapshot leaves no directory for them.
+    let snapshot_dir = dir.join("long/long.tiss.snapshots");
+    let written = if snapshot_dir.exists() { tiss_test_support::listing(&snapshot_dir) } else { Vec::new() };
     assert_eq!(
         written.len(),
         snapshots,

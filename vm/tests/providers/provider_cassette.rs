@@ -487,3 +487,89 @@ fn ollama_and_completion_answers_record_and_replay() {
         assert_eq!(server.requests().len(), 2, "{provider}: replay sent nothing");
     }
 }
+
+/// Replay needs no provider flags (SPEC §7): the settings a run does not
+/// give — model, template, sampling, token limit, and the endpoint's path —
+/// are the cassette's, so `--provider replay --cassette FILE` alone re-runs
+/// a recording; a setting given takes part in the key as usual, and
+/// `tissvm providers` says which came from the cassette.
+#[test]
+fn replay_takes_the_settings_it_is_not_given_from_the_cassette() {
+    let openai_style = |text: &str| {
+        let piece = serde_json::json!({"choices": [{"text": text, "finish_reason": "stop"}]});
+        Reply::sse(&[
+            &piece.to_string(),
+            r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2,"total_tokens":14}}"#,
+        ])
+    };
+    let settings = ["--model", "m", "--max-tokens", "64", "--temperature", "0.5", "--seed", "7"];
+    for (provider, replies, extra) in [
+        ("openai", vec![answer("Hello"), answer("Blue")], &[][..]),
+        // OpenAI-style /v1/completions, not the default llama.cpp /completion.
+        ("completion", vec![openai_style("Hello"), openai_style("Blue")], &["--template", "alpaca"][..]),
+    ] {
+        let fx = Fixture::new();
+        let server = Server::start(replies);
+        let file = fx.path("c.json");
+        let live = [&["--provider", provider, "--base-url", &server.base_url][..], &settings, extra].concat();
+        let record = [&live[..], &["--record", file.to_str().unwrap(), "--output-format", "json"]].concat();
+        let recorded = fx.run(TWO_PROMPTS, &record);
+        recorded.expect(0);
+
+        let alone = ["--provider", "replay", "--cassette", file.to_str().unwrap(), "--output-format", "json"];
+        let replayed = fx.run(TWO_PROMPTS, &alone);
+        replayed.expect(0);
+        assert_eq!(timeless(replayed.json()), timeless(recorded.json()), "{provider}: {}", replayed.stderr);
+        assert_eq!(server.requests().len(), 2, "{provider}: replay sent nothing");
+
+        let given = fx.run(TWO_PROMPTS, &[&alone[..], &["--temperature", "0"]].concat());
+        given.expect(1);
+        let (kind, message) = failure(&given);
+        assert_eq!(kind, "provider_error");
+        assert!(message.contains("temperature (recorded 0.5, now 0.0)"), "{provider}: {message}");
+
+        let shown = fx.tissvm(&["providers", "--provider", "replay", "--cassette", file.to_str().unwrap()]);
+        shown.expect(0);
+        for (name, value) in [("model", "m"), ("max_tokens", "64"), ("temperature", "0.5"), ("seed", "7")] {
+            let line =
+                shown.stdout.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap();
+            assert!(line.contains(value) && line.ends_with("the cassette"), "{provider}: {line}");
+        }
+    }
+}
+
+/// `--repeat-penalty` is part of what is sent, so of the key: a cassette
+/// recorded with one replays with it (given, or taken from the cassette
+/// when not given, SPEC §7), and misses with another, naming it; a cassette
+/// recorded without one (every older cassette) keys the same bodies as
+/// before.
+#[test]
+fn a_repeat_penalty_is_keyed_like_any_sampling_setting() {
+    let fx = Fixture::new();
+    let llama = |text: &str| {
+        Reply::sse_raw(&[&format!(
+            r#"{{"content":"{text}","stop":true,"tokens_predicted":3,"tokens_evaluated":14,"stop_type":"eos"}}"#
+        )])
+    };
+    let server = Server::start(vec![llama("ok"), llama("ok"), llama("ok"), llama("ok")]);
+    let root = server.root_url();
+    let live = ["--provider", "completion", "--template", "chatml", "--base-url", &root];
+    let file = fx.path("penalised.json");
+    let record = ["--repeat-penalty", "1.15", "--record", file.to_str().unwrap()];
+    fx.run(TWO_PROMPTS, &[&live[..], &record].concat()).expect(0);
+    assert_eq!(entries(&file)[0]["request"]["repeat_penalty"], 1.15);
+    let offline = |extra: &[&str]| {
+        let args = ["--provider", "replay", "--cassette", file.to_str().unwrap(), "--template", "chatml"];
+        fx.run(TWO_PROMPTS, &[&args[..], extra, &["--output-format", "json"]].concat())
+    };
+    offline(&["--repeat-penalty", "1.15"]).expect(0);
+    offline(&[]).expect(0);
+    let miss = offline(&["--repeat-penalty", "1.2"]);
+    miss.expect(1);
+    let (_, message) = failure(&miss);
+    assert!(message.contains("repeat_penalty (recorded 1.15, now 1.2)"), "{message}");
+    let plain = fx.path("plain.json");
+    fx.run(TWO_PROMPTS, &[&live[..], &["--record", plain.to_str().unwrap()]].concat()).expect(0);
+    let request = &entries(&plain)[0]["request"];
+    assert!(request.get("repeat_penalty").is_none() && request.get("repeat_last_n").is_none(), "{request}");
+}

@@ -8,7 +8,7 @@
 
 use crate::common::{Fixture, Run};
 use serde_json::Value as Json;
-use tiss_test_support::loopback::{Reply, Server};
+use tiss_test_support::loopback::{Reply, Server, refused_url};
 use tiss_vm::host::PromptRequest;
 use tiss_vm::provider::Provider;
 use tiss_vm::provider::completion::Completion;
@@ -189,4 +189,60 @@ fn without_a_template_the_run_is_refused_before_it_starts() {
     assert!(run.stderr.contains("needs --template chatml|llama2|alpaca"), "{}", run.stderr);
     let run = fx.run(ASK, &["--provider", "completion", "--template", "vicuna"]);
     assert!(run.expect(2).stderr.contains("`vicuna` is not a template"), "{}", run.stderr);
+}
+
+#[test]
+fn a_repeat_penalty_goes_to_llama_cpp_and_a_bad_one_is_a_usage_error() {
+    let fx = Fixture::new();
+    let server = Server::start(vec![llama_hello()]);
+    ask(&fx, &server.root_url(), &["--seed", "5", "--repeat-penalty", "1.15"]).expect(0);
+    let body: Json = serde_json::from_str(&server.requests()[0].body).unwrap();
+    let sampling: Vec<(&str, &Json)> = ["temperature", "seed", "repeat_penalty", "repeat_last_n", "stream"]
+        .into_iter()
+        .map(|field| (field, &body[field]))
+        .collect();
+    let expected = [
+        ("temperature", &0.0.into()),
+        ("seed", &5.into()),
+        ("repeat_penalty", &1.15.into()),
+        ("repeat_last_n", &64.into()),
+        ("stream", &true.into()),
+    ];
+    assert_eq!(sampling, expected, "{body}");
+
+    // Refused before anything runs, in words, from each source: never a panic.
+    let v1 = refused_url();
+    let nowhere = v1.trim_end_matches("/v1");
+    for (args, env, file, said) in [
+        (&["--repeat-penalty", "0"][..], None, None, "--repeat-penalty: `0` is not a repeat penalty"),
+        (&["--repeat-penalty", "-1.1"], None, None, "--repeat-penalty: `-1.1` is not a repeat penalty"),
+        (&["--repeat-penalty", "NaN"], None, None, "--repeat-penalty: `NaN` is not a repeat penalty"),
+        (&[], Some("strong"), None, "TISS_REPEAT_PENALTY: `strong` is not a repeat penalty"),
+        (&[], None, Some("repeat_penalty = -2"), "[provider] repeat_penalty: `-2` is not a repeat penalty"),
+    ] {
+        let _ = std::fs::remove_file(fx.path("tiss.toml"));
+        if let Some(line) = file {
+            std::fs::write(fx.path("tiss.toml"), format!("[provider]\n{line}\n")).unwrap();
+        }
+        let env: Vec<(&str, &str)> = env.map(|v| ("TISS_REPEAT_PENALTY", v)).into_iter().collect();
+        let base = ["--provider", "completion", "--template", "chatml", "--base-url", nowhere];
+        let run = fx.run_env(ASK, &[&base[..], args].concat(), &env);
+        run.expect(2);
+        assert!(run.stderr.contains(said) && run.stderr.contains("give a number above 0"), "{}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+    let _ = std::fs::remove_file(fx.path("tiss.toml"));
+    // An API with no such field refuses it rather than dropping it.
+    let run = fx.run(
+        ASK,
+        &["--provider", "completion", "--template", "chatml", "--base-url", &v1, "--repeat-penalty", "1.15"],
+    );
+    assert!(run.expect(2).stderr.contains("is an OpenAI-style /completions endpoint"), "{}", run.stderr);
+    let run =
+        fx.run(ASK, &["--provider", "openai", "--model", "m", "--base-url", &v1, "--repeat-penalty", "1.15"]);
+    assert!(
+        run.expect(2).stderr.contains("the openai provider cannot send --repeat-penalty 1.15"),
+        "{}",
+        run.stderr
+    );
 }

@@ -57,7 +57,7 @@ fn a_streamed_answer_is_stored_and_its_usage_counted() {
     let events = prompt_events(&fx);
     assert_eq!(
         (&events[0]["usage"], &events[0]["tokens"], &events[0]["requests"], &events[0]["finish_reason"]),
-        (&"reported".into(), &"14".into(), &"1".into(), &"stop".into())
+        (&"reported".into(), &14.into(), &1.into(), &"stop".into())
     );
 
     let sent = server.requests();

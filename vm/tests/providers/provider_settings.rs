@@ -81,7 +81,11 @@ fn resume_goes_on_with_the_runs_provider_settings() {
     let run = fx.run_env(
         plan,
         &["--snapshot-dir", snaps.to_str().unwrap(), "--model", "m1", "--api-key-env", "TISS_TEST_SECRET"],
-        &[("TISS_SEED", "11"), ("TISS_TEST_SECRET", "sk-never-in-a-snapshot")],
+        &[
+            ("TISS_SEED", "11"),
+            ("TISS_REPEAT_PENALTY", "1.15"),
+            ("TISS_TEST_SECRET", "sk-never-in-a-snapshot"),
+        ],
     );
     run.expect(3);
     let snap = std::fs::read_dir(&snaps).unwrap().next().unwrap().unwrap().path();
@@ -93,7 +97,11 @@ fn resume_goes_on_with_the_runs_provider_settings() {
         &[],
     );
     resumed.expect(0);
-    assert!(resumed.stderr.contains("--api-key-env TISS_TEST_SECRET --seed 11\n"), "{}", resumed.stderr);
+    assert!(
+        resumed.stderr.contains("--api-key-env TISS_TEST_SECRET --seed 11 --repeat-penalty 1.15\n"),
+        "{}",
+        resumed.stderr
+    );
     assert!(!resumed.stderr.contains("--model m1"), "a flag given again wins: {}", resumed.stderr);
 }
 

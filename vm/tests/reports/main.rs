@@ -8,6 +8,7 @@ mod browser;
 #[path = "../common/mod.rs"]
 mod common;
 
+mod event_schema;
 mod report_color;
 mod report_failures;
 mod report_html;

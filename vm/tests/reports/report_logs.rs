@@ -110,3 +110,26 @@ fn logs_before_a_suspension_stay_in_the_report_after_resume() {
     done.expect(0);
     assert_eq!(step_logs(&done.json()), [("ask".to_string(), json!(["before", "after"]))]);
 }
+
+/// A LOG of a command's output, which ends in a newline (or two), is shown
+/// on the terminal without it: no blank line after the message. The value
+/// is not changed: the plan sees the newlines, and the JSON report and
+/// JUnit keep them.
+#[test]
+fn a_logged_output_shows_no_blank_line_and_keeps_its_newlines() {
+    let fx = Fixture::new();
+    let plan = r#"TASK "t"
+STEP "s" {
+    RUN "printf 'one\\ntwo\\n\\n'"
+    LOG "${LAST_RUN.STDOUT}"
+    LOG "next"
+    ASSERT LAST_RUN.STDOUT == "one\ntwo\n\n"
+}
+"#;
+    let run = fx.run(plan, &["--color", "never"]);
+    run.expect(0);
+    assert!(run.stdout.contains("  LOG one\n      two\n  LOG next\n"), "{}", run.stdout);
+    let json = fx.run(plan, &["--output-format", "json"]);
+    json.expect(0);
+    assert_eq!(step_logs(&json.json()), [("s".to_string(), json!(["one\ntwo\n\n", "next"]))]);
+}

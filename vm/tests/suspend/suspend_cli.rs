@@ -153,8 +153,11 @@ STEP "pick" {
 }
 "#;
 
+/// A CHOOSE takes its option's number or its text (any case), with
+/// `--answer` and in an answers file; a text no option has is refused
+/// naming the options.
 #[test]
-fn a_choice_is_answered_by_option_number() {
+fn a_choice_is_answered_by_option_number_or_text() {
     let fx = Fixture::new();
     let run = fx.run_json(CHOOSE, &[]);
     let snap = run.snapshot();
@@ -172,9 +175,29 @@ fn a_choice_is_answered_by_option_number() {
     assert!(refused.stderr.contains("does not answer the CHOOSE at line 3"), "{}", refused.stderr);
     assert!(refused.stderr.contains("continue with one of:\n"), "{}", refused.stderr);
     assert_eq!(printed_commands(&refused.stderr).len(), 3, "{}", refused.stderr);
-    fx.resume(&snap, &["--answer", "2"]).expect(0);
+    let refused = fx.resume(&snap, &["--answer", "two"]);
+    let options = r#"1 "stable", 2 "beta", 3 "nightly""#;
+    assert!(
+        refused.stderr.contains(&format!("no option `two`: the options are {options}")),
+        "{}",
+        refused.stderr
+    );
+    fx.resume(&snap, &["--answer", "Beta"]).expect(0);
     assert_eq!(fx.read("channel.txt"), "beta");
     assert_eq!(fx.snapshots().len(), 1, "refused resumes write no snapshot");
+    // In an answers file, checked against the plan before anything runs.
+    let fx = Fixture::new();
+    let unknown = fx.write("unknown.json", r#"[{"answer": "weekly"}]"#);
+    let run = fx.run_json(CHOOSE, &["--answers", &unknown]);
+    run.expect(2);
+    assert!(
+        run.stderr.contains(&format!("no CHOOSE with an option `weekly` (line 3: {options})")),
+        "{}",
+        run.stderr
+    );
+    let named = fx.write("named.json", r#"[{"answer": "nightly", "line": 3}]"#);
+    fx.run_json(CHOOSE, &["--answers", &named]).expect(0);
+    assert_eq!(fx.read("channel.txt"), "nightly");
 }
 
 #[test]
@@ -371,7 +394,7 @@ fn an_answer_of_the_wrong_kind_is_refused() {
     let fx = Fixture::new();
     for (text, says) in [
         ("{}", "expected a JSON array"),
-        ("[{\"answer\": \"yes\"}]", "not an answer"),
+        ("[{\"answer\": \"yes\"}]", "no CHOOSE with an option `yes` (line 6: 1 \"x\", 2 \"y\")"),
         ("[{\"answer\": \"continue\", \"note\": 1}]", "unknown key `note`"),
         ("[{\"answer\": \"3\"}]", "no CHOOSE with 3 options"),
     ] {
@@ -412,7 +435,8 @@ fn corrupt_truncated_and_foreign_snapshots_are_refused() {
             },
             "format v99",
         ),
-        ("text", b"TASK \"x\"\n".to_vec(), "not a TissLang snapshot"),
+        ("text", b"notes\n".to_vec(), "not a TissLang snapshot (no snapshot magic number)"),
+        ("plan", b"TASK \"x\"\n".to_vec(), "is a plan, not a snapshot; run it with `tissvm run"),
     ];
     for (name, content, says) in cases {
         let path = fx.path(&format!("{name}.snap"));
@@ -427,11 +451,13 @@ fn corrupt_truncated_and_foreign_snapshots_are_refused() {
     let missing = fx.resume(fx.path("nope.snap").to_str().unwrap(), &[]);
     missing.expect(2);
     assert!(missing.stderr.contains("cannot read the snapshot"), "{}", missing.stderr);
-    // A plan given as the snapshot.
+    // A plan given as the snapshot: the command that runs it is named.
     let plan = fx.path("plan.tiss");
     let run = fx.resume(plan.to_str().unwrap(), &[]);
     run.expect(2);
-    assert!(run.stderr.contains("not a TissLang snapshot"), "{}", run.stderr);
+    let name = plan.to_str().unwrap();
+    let says = format!("`{name}` is a plan, not a snapshot; run it with `tissvm run {name}`");
+    assert!(run.stderr.contains(&says), "{}", run.stderr);
     assert_eq!(fx.read("effects.txt"), "a\n", "nothing ran");
 }
 

@@ -8,7 +8,8 @@
 //!   `NAME.rejected.tiss` beside `-o`), or a request to the model failed
 //!   after its retries (`provider_error`, as for `tissvm`);
 //! - 2: a usage error: bad flags or provider settings, an `-o` whose
-//!   directory does not exist — found before the model is asked.
+//!   directory does not exist, the mock provider without `--mock-answers`
+//!   (it can write no plan) — found before the model is asked.
 
 use std::path::{Path, PathBuf};
 
@@ -107,6 +108,16 @@ pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
         eprintln!("{PROGRAM}: cannot write the plan to `{}`: {e}", output.display());
         return status::USAGE;
     }
+    // Unscripted, the mock answers every request with the prompt's echo,
+    // which no attempt could turn into a plan.
+    if settings.provider == "mock" && settings.mock_answers.is_none() {
+        eprintln!(
+            "{PROGRAM}: the mock provider (the default) has no answers, so it cannot write a plan; \
+             name a model with --provider (openai, ollama or completion, e.g. --provider ollama --model \
+             qwen2.5-coder), or script its answers with --provider mock --mock-answers FILE"
+        );
+        return status::USAGE;
+    }
     let mut provider = match tiss_providers::build(&settings) {
         Ok(p) => p,
         Err(e) => {
@@ -145,6 +156,9 @@ pub fn generate(args: &GenerateArgs, format: ErrorFormat) -> u8 {
     let generation = generate::generate(&args.goal, provider.as_mut(), options);
     finish(args, &name, grammar.is_some(), format, &generation)
 }
+
+/// How many of the last attempt's errors stderr shows (the rest are counted).
+const SHOWN_ERRORS: usize = 10;
 
 /// Writes what the generation came to, reports it, and gives the exit status.
 fn finish(
@@ -190,6 +204,15 @@ fn finish(
             let report = render::human_to_string(&frontend.file, &errors);
             if !json && message.is_none() {
                 match format {
+                    // The first errors show what is wrong; an answer that is no plan has hundreds.
+                    ErrorFormat::Human if errors.len() > SHOWN_ERRORS => {
+                        eprint!("{}", render::human_to_string(&frontend.file, &errors[..SHOWN_ERRORS]));
+                        let all_in = match &args.output {
+                            Some(output) => format!("all in `{}`", rejected_path(output).display()),
+                            None => "all with --output-format json or -o".to_string(),
+                        };
+                        eprintln!("{PROGRAM}: … and {} more errors, {all_in}", errors.len() - SHOWN_ERRORS);
+                    }
                     ErrorFormat::Human => eprint!("{report}"),
                     ErrorFormat::Json => {
                         for d in &errors {

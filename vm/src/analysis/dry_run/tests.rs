@@ -34,7 +34,8 @@ fn module(src: &str) -> Module {
 }
 
 fn listing(module: Module) -> String {
-    dry_run(&Program::new(module).expect("loads"))
+    let source = module.source.text().map(str::to_string);
+    dry_run(&Program::new(module).expect("loads"), source.as_deref())
 }
 
 /// The effect lines of a listing (no arm headers), without indentation.
@@ -151,4 +152,56 @@ fn deep_nesting_and_many_calls_stay_bounded() {
     src.push_str("STEP \"s\" {\n    CALL \"t20\"\n}\n");
     let text = listing(module(&src));
     assert!(text.lines().count() < 4 * MAX_ITEMS, "{} lines", text.lines().count());
+}
+
+/// What a WRITE or APPEND writes is counted only when the plan holds it:
+/// a value made at run time (a command's output, a caught failure's
+/// message, a variable, an interpolation) has no size before the run.
+#[test]
+fn a_write_of_a_value_made_at_run_time_has_no_size_yet() {
+    let text = listing(module(
+        r#"TASK "w"
+STEP "s" {
+    RUN "echo hi"
+    VAR v = LAST_RUN.STDOUT
+    WRITE "a" FROM LAST_RUN.STDOUT
+    TRY {
+        ASSERT 1 == 2
+    } CATCH AS e {
+        WRITE "b" FROM e.MESSAGE
+    }
+    WRITE "c" FROM v
+    APPEND "d" FROM "x=${v}"
+    WRITE "e" FROM "literal"
+    WRITE "f" <<TXT
+two
+TXT
+}
+"#,
+    ));
+    for (verb, path, line) in [("WRITE", "a", 5), ("WRITE", "b", 9), ("WRITE", "c", 11), ("APPEND", "d", 12)]
+    {
+        let expected = format!("{verb} {path}  (size known only at run time)  (line {line})\n");
+        assert!(text.contains(&expected), "{expected}{text}");
+    }
+    assert!(text.contains("WRITE e  (7 bytes)  (line 13)\n"), "{text}");
+    assert!(text.contains("WRITE f  (4 bytes)  (line 14)\n"), "{text}");
+}
+
+/// SETUP runs as a step, and reads as what it is, with its description if
+/// it has one; a STEP named "SETUP" stays a STEP. Without the plan's
+/// source (a `.tbc` compiled with `--strip`) a SETUP reads as the step it
+/// runs as.
+#[test]
+fn a_setup_block_is_labelled_setup() {
+    for (setup, label) in [("SETUP", "SETUP"), ("SETUP \"prepare\"", "SETUP \"prepare\"")] {
+        let src =
+            format!("TASK \"t\"\n{setup} {{\n    RUN \"a\"\n}}\nSTEP \"SETUP\" {{\n    RUN \"b\"\n}}\n");
+        let text = listing(module(&src));
+        assert!(text.starts_with(&format!("{label}  (line 2)\n  RUN a  (line 3)\n")), "{text}");
+        assert!(text.contains("\nSTEP \"SETUP\"  (line 5)\n  RUN b  (line 6)\n"), "{text}");
+        let mut stripped = module(&src);
+        stripped.source = tisslang::module::Source::Stripped;
+        assert!(listing(stripped).starts_with("STEP "), "{text}");
+    }
 }

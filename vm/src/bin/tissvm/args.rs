@@ -27,8 +27,8 @@ pub struct HostArgs {
     #[arg(long, requires = "workdir")]
     pub allow_system_workdir: bool,
 
-    /// Append one JSON object per event to FILE, command output included.
-    /// With many plans, a directory: each plan's log is
+    /// Append one JSON object per event to FILE, command output included
+    /// (counts such as a prompt's `tokens` as JSON numbers). With many plans, a directory: each plan's log is
     /// FILE/<plan path>.jsonl.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -50,7 +50,7 @@ pub struct HostArgs {
 
     /// Answer human interactions in advance: a JSON array whose k-th entry
     /// answers the k-th interaction of the run, each `{"answer": "continue" |
-    /// "approve" | "reject" | "<option number>", "comment": "...", "line": N}`
+    /// "approve" | "reject" | "<option number or text>", "comment": "...", "line": N}`
     /// (`comment` and `line` optional). When they run out, the run suspends.
     /// With many plans an entry may name its plan (`"plan": "path"`): each
     /// plan takes those naming it or none; a plan that asks nothing ignores

@@ -91,7 +91,8 @@ pub struct ManyArgs {
 
     /// Write each plan's JSON report to DIR/<plan path>.json, and a
     /// suspended plan's snapshot under DIR/<plan path>.snapshots/ (the path
-    /// with its extension, `..` as `_up`); `tissvm collect DIR` merges the
+    /// with its extension, `..` as `_up`; a plan that ends without one
+    /// leaves none); `tissvm collect DIR` merges the
     /// reports. A run into DIR while it holds unfinished plans needs
     /// --continue-from-reports or --restart.
     #[arg(long, value_name = "DIR")]
@@ -169,7 +170,8 @@ pub struct ResumeArgs {
     pub plan: Option<PathBuf>,
 
     /// The answer to the interaction the run waits for: `continue` (PAUSE),
-    /// `approve` or `reject` (REQUEST_REVIEW), or an option number from 1 (CHOOSE).
+    /// `approve` or `reject` (REQUEST_REVIEW), or an option's number from 1 or
+    /// its text (CHOOSE).
     #[arg(long, value_name = "ANSWER")]
     pub answer: Option<String>,
 

@@ -4,7 +4,7 @@
 use tisslang::cost::Dim;
 use tisslang::isa::{Instr, run_flags};
 
-use crate::host::{Event, FileQuery, Host, RunRequest};
+use crate::host::{Detail, Event, FileQuery, Host, RunRequest};
 use crate::machine::failure::{BudgetStop, shorten};
 use crate::machine::flow::{Exec, budget, host_error};
 use crate::machine::program::Program;
@@ -144,8 +144,8 @@ impl Machine {
             Ok(run) => {
                 let outcome =
                     if run.timed_out { "timed_out".to_string() } else { format!("exit {}", run.exit_code) };
-                let details = [("stdout", shorten(&run.stdout)), ("stderr", shorten(&run.stderr))];
-                let details: Vec<(&str, &str)> = details.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                let (stdout, stderr) = (shorten(&run.stdout), shorten(&run.stderr));
+                let details = [("stdout", Detail::Text(&stdout)), ("stderr", Detail::Text(&stderr))];
                 let event = Event {
                     event: "run",
                     step: self.current_step_name(program),

@@ -8,7 +8,7 @@ use tisslang::module::NONE;
 use tiss_providers::Repair;
 use tisslang::answer::validate;
 
-use crate::host::{Event, Host, PromptRequest};
+use crate::host::{Detail, Event, Host, PromptRequest};
 use crate::machine::Machine;
 use crate::machine::failure::{BudgetStop, FailureKind};
 use crate::machine::flow::{Exec, budget};
@@ -165,15 +165,18 @@ impl Machine {
             }
         };
         self.meters[Dim::TokenCount] = self.meters[Dim::TokenCount].saturating_add(response.tokens);
-        let (tokens, sent) = (response.tokens.to_string(), requests.to_string());
         let usage = if response.estimated { "estimated" } else { "reported" };
         let finish = response.finish_reason.as_deref().unwrap_or("");
-        let mut details = vec![("tokens", tokens.as_str()), ("usage", usage), ("requests", sent.as_str())];
+        let mut details = vec![
+            ("tokens", Detail::Count(response.tokens)),
+            ("usage", Detail::Text(usage)),
+            ("requests", Detail::Count(requests)),
+        ];
         if !finish.is_empty() {
-            details.push(("finish_reason", finish));
+            details.push(("finish_reason", Detail::Text(finish)));
         }
         if request.repair.is_some() {
-            details.push(("repair", "true"));
+            details.push(("repair", Detail::Flag(true)));
         }
         let event = Event {
             event: "prompt",

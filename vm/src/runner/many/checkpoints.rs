@@ -5,7 +5,8 @@
 //! is resumed from it by `--continue-from-reports`, after it is renamed
 //! `killed.snap`: the resumed run keeps a new checkpoint under the old
 //! name, and if it is killed before its first one, `killed.snap` is still
-//! there to resume from again. Both go once the plan has a report.
+//! there to resume from again. Both go once the plan has a report, and
+//! the directory with them if nothing else is in it.
 
 use std::path::{Path, PathBuf};
 
@@ -36,12 +37,16 @@ pub fn killed(report_dir: &Path, key: &Path) -> Option<PathBuf> {
     killed.is_file().then_some(killed)
 }
 
-/// Removes plan `key`'s checkpoints: its report says how it went on.
+/// Removes plan `key`'s checkpoints: its report says how it went on. Their
+/// directory goes too unless it holds more (a suspended plan's snapshot):
+/// a plan that ended without one leaves no empty `.snapshots/` behind.
 pub fn clear(report_dir: &Path, key: &Path) {
     let dir = snapshots(report_dir, key);
     for name in ["checkpoint.snap", "killed.snap"] {
         let _ = std::fs::remove_file(dir.join(name));
     }
+    // Fails, and so keeps it, when it is not empty.
+    let _ = std::fs::remove_dir(&dir);
 }
 
 fn snapshots(report_dir: &Path, key: &Path) -> PathBuf {

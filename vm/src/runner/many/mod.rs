@@ -706,7 +706,12 @@ impl Suite<'_> {
         interrupted: bool,
     ) -> std::io::Result<()> {
         if not_started > 0 {
-            let why = if interrupted { "the run was interrupted" } else { "--max-failures was reached" };
+            // Named as given: --fail-fast wins over --max-failures.
+            let why = match (interrupted, self.args.many.fail_fast, self.args.many.max_failures) {
+                (true, _, _) => "the run was interrupted".to_string(),
+                (false, false, Some(n)) => format!("--max-failures {n} was reached"),
+                _ => "--fail-fast stopped at the first failure".to_string(),
+            };
             writeln!(out, "tissvm: {not_started} plan(s) not started: {why}")?;
         }
         if self.summary.suspended == 0 && !(interrupted && not_started > 0) {

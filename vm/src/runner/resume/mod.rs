@@ -40,7 +40,7 @@ use crate::session::workspace_claim::{self, Basis};
 use tiss_support::io_message::io_message;
 
 use claims::{keep_limits_down, kept_options, signed_by_user, user_key, weakened};
-use refusals::{being_resumed, refused_workspace, resumed_before};
+use refusals::{being_resumed, not_a_snapshot, refused_workspace, resumed_before};
 
 /// What `resume` continues, and how.
 pub struct ResumeOptions {
@@ -166,7 +166,8 @@ fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>
     };
     let bytes = snapshot::read(&args.snapshot)
         .map_err(|e| Invalid::told(name, format!("cannot read the snapshot `{name}`: {}", io_message(&e))))?;
-    let snap = snapshot::read_snapshot(&bytes).map_err(|e| Invalid::told(name, format!("{name}: {e}")))?;
+    let snap =
+        snapshot::read_snapshot(&bytes).map_err(|e| Invalid::told(name, not_a_snapshot(name, &bytes, e)))?;
     if let (Some(continuation), false) = (&snap.resumed, args.force) {
         return Err(Invalid::told(name, resumed_before(name, continuation)));
     }

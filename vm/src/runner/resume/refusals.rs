@@ -1,14 +1,27 @@
 //! Why a snapshot is not resumed, and what to do instead, in words: a
-//! workspace that cannot be used, a snapshot another process is resuming,
-//! one resumed before.
+//! file that is not one, a workspace that cannot be used, a snapshot
+//! another process is resuming, one resumed before.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use tiss_support::shell::quote::shell_word;
 
-use crate::session::snapshot::Continuation;
+use crate::session::snapshot::{Continuation, NotSnapshot, SnapshotError};
 use crate::session::workspace_claim::{self, Basis, Refusal};
+
+/// Why the file `name`, of `bytes`, is refused as a snapshot: a plan's
+/// source (text with a `TASK`) is named as one, with the command that runs
+/// it, as `tissvm run` names the command that resumes a snapshot.
+pub fn not_a_snapshot(name: &str, bytes: &[u8], error: SnapshotError) -> String {
+    let is_plan = |text: &str| text.lines().any(|l| l.trim_start().starts_with("TASK"));
+    match error {
+        SnapshotError::NotSnapshot(NotSnapshot::Other) if std::str::from_utf8(bytes).is_ok_and(is_plan) => {
+            format!("`{name}` is a plan, not a snapshot; run it with `tissvm run {}`", shell_word(name))
+        }
+        error => format!("{name}: {error}"),
+    }
+}
 
 /// Why the workspace cannot be used, and the command that resumes the
 /// snapshot with `--workdir`: the one given, with the snapshot's own

@@ -16,7 +16,7 @@ use tisslang::isa::Instr;
 /// Changing the machine state's layout (vm/src/machine/ and the types it
 /// holds) or the container changes the hash: bump `SNAPSHOT_VERSION` and
 /// update this (the failing test prints the new line).
-const PINNED: (u16, &str) = (15, "2760f9da3397258f06bbc4a7047bfd5196b5ce58e2027c29e3a8f79616aa9f00");
+const PINNED: (u16, &str) = (16, "b62977f87e745ca62adcde714d36d88ede4f284c14b801a90292a77c4585b7fb");
 
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
@@ -144,6 +144,7 @@ fn full_options() -> RememberedOptions {
             api_key_env: "MY_KEY".into(),
             temperature: 0.5,
             seed: Some(3),
+            repeat_penalty: Some(1.15),
             template: Some("chatml".into()),
             mock_answers: Some("/s/answers.json".into()),
             record: Some("/s/run.cassette.json".into()),
@@ -366,6 +367,12 @@ fn container_errors_are_precise() {
         err(&version),
         SnapshotError::Version { found: SNAPSHOT_VERSION + 1, expected: SNAPSHOT_VERSION }
     );
+    // An older format (v15: provider settings without a repeat penalty) is
+    // refused too, not misread.
+    let mut older = snap.clone();
+    older[8..10].copy_from_slice(&(SNAPSHOT_VERSION - 1).to_le_bytes());
+    let expected = SnapshotError::Version { found: SNAPSHOT_VERSION - 1, expected: SNAPSHOT_VERSION };
+    assert_eq!(err(&older), expected);
     let mut flags = snap.clone();
     flags[10] = 4;
     assert_eq!(err(&flags), SnapshotError::UnknownFlags { flags: 4 });
