@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // A regex that does not compile is refused here, as `tissvm` refuses it.
     let Ok(program) = Program::new(module) else { return };
-    dry_run(&program);
+    dry_run(&program, None);
     inspect_json(&program, None);
     resealed::run_to_the_end("the input", &file, program);
 });

@@ -11,7 +11,9 @@ use crate::machine::program::Program;
 use crate::runner::debug::{DebugOptions, open_session};
 use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::resume::claims::{signed_by_user, user_key};
+use crate::runner::resume::refusals::{being_resumed, resumed_before};
 use crate::session::debugger::Debugger;
+use crate::session::resume_lock::{LockError, ResumeLock};
 use crate::session::snapshot;
 use crate::session::workspace_claim;
 
@@ -25,6 +27,8 @@ pub struct Opened {
     pub debugger: Debugger<DapHost>,
     pub snapshot_dir: PathBuf,
     pub plan: PathBuf,
+    /// An attached snapshot's resume lock, held for the session.
+    pub _lock: Option<ResumeLock>,
 }
 
 /// The words of a launch's options: `args`, with `workdir` and `journal`.
@@ -56,8 +60,17 @@ pub fn launch(launch: &Launch, parse: &ParseArgs, out: &Writer) -> Result<Opened
 pub fn attach(attach: &Attach, parse: &ParseArgs, out: &Writer) -> Result<Opened, String> {
     let path = PathBuf::from(&attach.snapshot);
     let name = path.display().to_string();
+    // As `tissvm resume`: one process at a time, and never one resumed before.
+    let lock = match ResumeLock::take(&path) {
+        Ok(lock) => Some(lock),
+        Err(LockError::Held { path: held, pid }) => return Err(being_resumed(&name, &held, pid)),
+        Err(LockError::Unavailable(_)) => None,
+    };
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read the snapshot `{name}`: {e}"))?;
     let snap = snapshot::read_snapshot(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(continuation) = &snap.resumed {
+        return Err(resumed_before(&name, continuation));
+    }
     let signed = signed_by_user(&bytes, snap.signed, &user_key());
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let given = attach.workdir.as_deref().map(Path::new);
@@ -67,7 +80,9 @@ pub fn attach(attach: &Attach, parse: &ParseArgs, out: &Writer) -> Result<Opened
     let options = parse(&path, &words(&attach.args, Some(&workdir), attach.journal.as_deref()))
         .map_err(|e| format!("the attach's `args`: {e}"))?;
     let program = Program::new(snap.module).map_err(|e| format!("{name}: {e}"))?;
-    open(program, &options, attach.snapshot_dir.as_deref(), Some(snap.machine), out)
+    let mut opened = open(program, &options, attach.snapshot_dir.as_deref(), Some(snap.machine), out)?;
+    opened._lock = lock;
+    Ok(opened)
 }
 
 /// A journal's replay under the debugger: the plan (or, when it is the
@@ -99,7 +114,7 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
     debugger.find_source(plan);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    Ok(Opened { debugger, snapshot_dir: std::env::temp_dir(), plan: plan.to_path_buf() })
+    Ok(Opened { debugger, snapshot_dir: std::env::temp_dir(), plan: plan.to_path_buf(), _lock: None })
 }
 
 fn open(
@@ -125,7 +140,7 @@ fn open(
     debugger.save_info = Some(save_info);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone() })
+    Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone(), _lock: None })
 }
 
 /// The plan's module, loaded as `tissvm run` loads it; a plan that does

@@ -47,7 +47,7 @@ fn the_adapter_answers_every_message_and_ends_when_told() {
     out.write_all(&request(5, "launch", json!({ "plan": "p.tiss" }))).unwrap();
     let launch = next(&mut input);
     assert_eq!((launch["request_seq"].clone(), launch["success"].clone()), (json!(5), json!(false)));
-    assert_eq!(launch["message"], "no plans here");
+    assert_eq!(launch["message"], "the launch's `args`: no plans here");
     out.write_all(&request(6, "next", json!({ "threadId": 1 }))).unwrap();
     assert!(next(&mut input)["message"].as_str().unwrap().contains("launch"));
     out.write_all(&request(7, "setExceptionBreakpoints", json!({ "filters": "all" }))).unwrap();

@@ -202,10 +202,17 @@ fn read_loop(
 ) {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
+    // The client is gone: a call waiting for its answer (an elicitation)
+    // learns it at once, not after the wait.
+    let gone = || {
+        if let Ok(mut pending) = pending.lock() {
+            pending.clear();
+        }
+    };
     loop {
         line.clear();
         match (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return gone(),
             Ok(n) if n > MAX_LINE => {
                 out.error(
                     &Value::Null,
@@ -214,7 +221,7 @@ fn read_loop(
                 // The rest of that line is not a message either.
                 let mut rest = Vec::new();
                 if input.read_until(b'\n', &mut rest).is_err() {
-                    return;
+                    return gone();
                 }
                 continue;
             }
@@ -257,7 +264,7 @@ fn read_loop(
             continue;
         }
         if tx.send(message).is_err() {
-            return;
+            return gone();
         }
     }
 }

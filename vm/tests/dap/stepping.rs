@@ -195,4 +195,13 @@ fn a_disconnect_can_leave_a_snapshot_that_resumes_and_attaches() {
     dap.event("terminated");
     assert!(dap.output.contains("done"), "{}", dap.output);
     assert_eq!(dap.finish(), 0);
+
+    // As for `tissvm resume`: a snapshot resumed before is not attached again.
+    let resumed = setup.fixture.tissvm(&["resume", saved[0].to_str().unwrap(), "--non-interactive"]);
+    assert_eq!(resumed.code, Some(3), "on to the PAUSE: {}", resumed.stderr);
+    let mut dap = setup.client();
+    dap.ok("initialize", json!({ "adapterID": "tiss" }));
+    let refused = dap.refused("attach", json!({ "snapshot": saved[0], "workdir": setup.fixture.ws() }));
+    assert!(refused.contains("resumed"), "{refused}");
+    assert_eq!(dap.finish(), 0);
 }

@@ -18,7 +18,7 @@
 //! why a snapshot is not resumed.
 
 pub(crate) mod claims;
-mod refusals;
+pub(crate) mod refusals;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
