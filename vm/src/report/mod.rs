@@ -5,6 +5,7 @@
 pub mod combined;
 pub mod effects;
 pub mod event_log;
+pub mod github;
 pub mod html;
 mod json;
 mod junit;

@@ -105,6 +105,17 @@ impl Invalid {
                 json["file"] = json!(self.file);
                 crate::report::html::render(&json)
             }
+            OutputFormat::Github => {
+                let mut out = Vec::new();
+                let heading = format!("TissLang: `{}` is not a plan tissvm can run", self.file);
+                let _ = crate::report::github::write(
+                    &mut out,
+                    &heading,
+                    &self.file,
+                    std::iter::once(self.to_json()),
+                );
+                String::from_utf8_lossy(&out).into_owned()
+            }
         };
         if let Err(e) = reporting.check() {
             eprintln!("{PROGRAM}: {e}");

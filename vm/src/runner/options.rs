@@ -169,13 +169,16 @@ pub struct SnapshotOptions {
     pub checkpoint: Option<PathBuf>,
 }
 
-/// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML) or `html`.
+/// `text` (step lines and a summary), `json` (SPEC §9 report), `junit`
+/// (XML), `html`, or `github` (workflow-command annotations and a step
+/// summary, SPEC §15).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Text,
     Json,
     Junit,
     Html,
+    Github,
 }
 
 /// What `run` runs, and how.

@@ -24,6 +24,13 @@ impl ReportOptions {
                 path.display()
             ));
         }
+        if self.output_format == OutputFormat::Github {
+            return Err(format!(
+                "--report `{}`: --output-format github writes workflow commands to stdout, where the runner reads \
+                 them; drop --report, or keep a report with --output-format json --report FILE",
+                path.display()
+            ));
+        }
         writable(path)
     }
 

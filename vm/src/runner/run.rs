@@ -45,7 +45,9 @@ fn run_one(module: Module, args: &RunOptions) -> u8 {
     let machine = Machine::new(&program);
     let workdir = args.host.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let checkpoint = args.snapshot.checkpoint.clone();
-    let start = Start { program, machine, bytecode: None, workdir, first: None, resumed: None, checkpoint };
+    let plan = args.plan().display().to_string();
+    let start =
+        Start { program, machine, bytecode: None, workdir, first: None, resumed: None, checkpoint, plan };
     let remembered = match args.host.over(
         args.snapshot.snapshot_dir.as_deref(),
         RememberedOptions::default(),

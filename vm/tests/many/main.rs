@@ -8,5 +8,6 @@ mod common;
 
 mod batch_guards;
 mod github_action;
+mod github_output;
 mod many_plans;
 mod slurm_cluster;

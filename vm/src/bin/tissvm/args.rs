@@ -117,8 +117,9 @@ pub struct HostArgs {
 /// How the run reports (`run`, `resume`).
 #[derive(Args)]
 pub struct ReportArgs {
-    /// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML) or `html` (one
-    /// self-contained page); with json, junit and html the step lines go to stderr.
+    /// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML), `html` (one
+    /// self-contained page) or `github` (an annotation per failure, and a Markdown table appended
+    /// to the file GITHUB_STEP_SUMMARY names); with all but text the step lines go to stderr.
     #[arg(long, value_enum, default_value_t = OutputFormatArg::Text, value_name = "FORMAT")]
     pub output_format: OutputFormatArg,
 
@@ -149,6 +150,7 @@ pub enum OutputFormatArg {
     Json,
     Junit,
     Html,
+    Github,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -192,6 +194,7 @@ impl ReportArgs {
             OutputFormatArg::Json => OutputFormat::Json,
             OutputFormatArg::Junit => OutputFormat::Junit,
             OutputFormatArg::Html => OutputFormat::Html,
+            OutputFormatArg::Github => OutputFormat::Github,
         };
         ReportOptions { output_format, report: self.report.clone() }
     }

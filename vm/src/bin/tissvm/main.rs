@@ -284,8 +284,23 @@ fn run() -> u8 {
     };
     color::choose(cli.style.color);
     let (format, color) = render::diagnostics_style(cli.style.error_format, cli.style.color);
+    let reporting = match &cli.command {
+        Command::Run(args) => Some(&args.report),
+        Command::Resume(args) => Some(&args.report),
+        Command::Replay(args) => Some(&args.report),
+        Command::Collect(args) => Some(&args.report),
+        _ => None,
+    };
+    if reporting.is_some_and(|r| r.output_format == args::OutputFormatArg::Github)
+        && let Err(e) = tiss_vm::report::github::stop_commands()
+    {
+        eprintln!(
+            "tissvm: --output-format github: cannot keep the run's output from GitHub's command parser: {e}"
+        );
+        return runner::status::INVALID;
+    }
     let out = &mut Diagnostics { format, stderr: StandardStream::stderr(color) };
-    match cli.command {
+    let code = match cli.command {
         Command::Disasm { plan } => runner::inspect::disasm(out, &plan),
         Command::Inspect { plan, output_format, policy, sandbox_profile } => {
             let json = matches!(output_format, InspectFormat::Json);
@@ -308,7 +323,9 @@ fn run() -> u8 {
         Command::Slurm(args) => runner::many::slurm::slurm(&args.options()),
         Command::Completions { shell } => shell_docs::completions(shell),
         Command::Man { dir } => shell_docs::man(&dir),
-    }
+    };
+    let _ = tiss_vm::report::github::resume_commands(&mut std::io::stdout().lock());
+    code
 }
 
 #[cfg(test)]

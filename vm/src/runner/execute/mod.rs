@@ -52,6 +52,8 @@ pub struct Start {
     pub resumed: Option<Resumed>,
     /// `--checkpoint`: where the state before each effect is kept.
     pub checkpoint: Option<PathBuf>,
+    /// The plan as GitHub annotations name it (`--output-format github`).
+    pub plan: String,
 }
 
 /// Runs from `start` with `options` as given and `remembered`, the options
@@ -68,7 +70,7 @@ pub fn execute(
             Ok(opened) => opened,
             Err(code) => return code,
         };
-    let Start { program, mut machine, bytecode, workdir, mut resumed, checkpoint, .. } = start;
+    let Start { program, mut machine, bytecode, workdir, mut resumed, checkpoint, plan, .. } = start;
     machine.set_policy(policy);
     // Else the RUN would start unasked, and its answer go to a later question.
     if !host.answers.is_empty()
@@ -153,7 +155,13 @@ pub fn execute(
         let workdir = kept.unsigned_in.as_deref();
         print_resume_hint(&program, &machine, &outcome, &kept.path, workdir, answers_file.as_ref());
     }
-    let finished = Finished { program: &program, machine: &machine, outcome: &outcome, mark: mark.as_ref() };
+    let finished = Finished {
+        program: &program,
+        machine: &machine,
+        outcome: &outcome,
+        mark: mark.as_ref(),
+        plan: &plan,
+    };
     finished.report(kept.map(|k| k.path), ended, reporting)
 }
 
@@ -249,6 +257,7 @@ struct Finished<'a> {
     machine: &'a Machine,
     outcome: &'a Outcome,
     mark: Option<&'a Mark>,
+    plan: &'a str,
 }
 
 impl Finished<'_> {
@@ -275,14 +284,14 @@ impl Finished<'_> {
         if let (Some(mark), false) = (self.mark, suspended) {
             mark.finish(&Continuation::Ended(report.status_name().into()));
         }
-        deliver(&report, reporting)
+        deliver(&report, self.plan, reporting)
     }
 }
 
-/// Writes `report` where `reporting` says, in its format, a failure also on
-/// stderr when the report is not text; the run's exit status. A replay
-/// delivers its report the same way.
-pub(crate) fn deliver(report: &RunReport, reporting: &ReportOptions) -> u8 {
+/// Writes `report` of `plan` where `reporting` says, in its format, a
+/// failure also on stderr when the report is not text; the run's exit
+/// status. A replay delivers its report the same way.
+pub(crate) fn deliver(report: &RunReport, plan: &str, reporting: &ReportOptions) -> u8 {
     let text = match reporting.output_format {
         OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
@@ -292,9 +301,17 @@ pub(crate) fn deliver(report: &RunReport, reporting: &ReportOptions) -> u8 {
         OutputFormat::Junit => report.to_junit(),
         OutputFormat::Html => crate::report::html::render(&report.to_json()),
         OutputFormat::Text => report.to_text(color::stdout()),
+        OutputFormat::Github => {
+            let mut out = Vec::new();
+            let heading = format!("TissLang: `{plan}` {}", report.status_name());
+            let _ = crate::report::github::write(&mut out, &heading, plan, std::iter::once(report.to_json()));
+            String::from_utf8_lossy(&out).into_owned()
+        }
     };
-    if let (OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html, RunStatus::Failed(f)) =
-        (reporting.output_format, &report.status)
+    if let (
+        OutputFormat::Json | OutputFormat::Junit | OutputFormat::Html | OutputFormat::Github,
+        RunStatus::Failed(f),
+    ) = (reporting.output_format, &report.status)
     {
         eprint!("{}", failure_text(f, color::stderr()));
     }

@@ -37,6 +37,10 @@ pub fn collect_dir(dir: &Path, reporting: &ReportOptions) -> u8 {
                 OutputFormat::Html => {
                     crate::report::html::write_many(out, &combined::head(&summary, elapsed), reports)
                 }
+                OutputFormat::Github => {
+                    let heading = format!("TissLang: {}", summary.counts_line(elapsed));
+                    crate::report::github::write(out, &heading, "plan", reports())
+                }
             })
         }
         Err(e) => {

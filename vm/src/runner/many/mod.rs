@@ -664,6 +664,10 @@ impl Suite<'_> {
                 let head = combined::head(&self.summary, elapsed);
                 crate::report::html::write_many(out, &head, reports)
             }
+            OutputFormat::Github => {
+                let heading = format!("TissLang: {}", self.summary.counts_line(elapsed));
+                crate::report::github::write(out, &heading, "plan", reports())
+            }
         })
     }
 

@@ -138,7 +138,12 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
     report.sandbox = isolation;
     report.effects = std::mem::take(&mut host.shown.effects);
-    crate::runner::execute::deliver(&report, &options.report)
+    let plan = match (&options.plan, &program.module.source) {
+        (Some(path), _) => path.display().to_string(),
+        (None, tisslang::module::kept_source::Source::Embedded { name, .. }) => name.clone(),
+        (None, _) => name.to_string(),
+    };
+    crate::runner::execute::deliver(&report, &plan, &options.report)
 }
 
 /// The journal at `path`: a reader past its first entry, and the bytecode
