@@ -58,15 +58,17 @@ pub fn write(
     resume_commands(out)?;
     let mut annotator = Annotator::default();
     let mut rows = String::new();
+    let mut failures = String::new();
     for report in reports {
         let plan = report["plan"].as_str().unwrap_or(plan);
         for annotation in annotations(plan, &report) {
             annotator.annotate(out, &annotation)?;
         }
         rows.push_str(&row(plan, &report));
+        failures.push_str(&failure_section(plan, &report["failure"]));
     }
     let summary = format!(
-        "### {}\n\n| Plan | Status | Steps | Time | Failure |\n|---|---|---:|---:|---|\n{rows}\n{}",
+        "### {}\n\n| Plan | Status | Steps | Time | Failure |\n|---|---|---:|---:|---|\n{rows}\n{}{failures}",
         table_cell(heading),
         annotator.not_annotated()
     );
@@ -175,6 +177,18 @@ fn row(plan: &str, report: &Json) -> String {
     )
 }
 
+/// A failed plan's failure in the summary, whole: the condition, the
+/// values it saw, the command; in a fence no text of the failure can close.
+fn failure_section(plan: &str, failure: &Json) -> String {
+    if !failure.is_object() {
+        return String::new();
+    }
+    let text = failure_text(failure);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("\n**`{}`**\n\n{fence}text\n{text}{fence}\n", plan.replace(['\n', '\r'], " "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +240,17 @@ mod tests {
         assert_eq!(marks[0].level, Level::Warning);
         assert!(marks[0].message.contains("tissvm resume s.snap"), "{}", marks[0].message);
         assert!(row("p", &suspended).contains("tissvm resume s.snap"));
+    }
+
+    #[test]
+    fn the_summary_holds_each_failure_whole_in_a_fence_its_text_cannot_close() {
+        let mut report = failed("p.tiss");
+        report["failure"]["condition"] = json!("X ```` Y");
+        let section = failure_section("p.tiss", &report["failure"]);
+        assert!(section.contains("\n`````text\nassertion_failed: "), "{section}");
+        assert!(section.contains("  condition: X ```` Y\n"), "{section}");
+        assert!(section.ends_with("\n`````\n"), "{section}");
+        assert_eq!(failure_section("p", &Json::Null), "");
     }
 
     #[test]
