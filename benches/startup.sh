@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Whole-process start-up: `tissvm run` of a trivial .tbc, paired against
+# Whole-process start-up: `tissvm run trivial.tbc --workdir DIR` (one step,
+# `ASSERT TRUE`, the default sandbox profile: what a user runs), paired against
 # `lua5.4 -e ''` (or /bin/true without Lua): the default release build, and on
 # x86-64 Linux the statically linked one (`cargo build-static`). Runs
 # alternate A B A B ..., and the ratio is taken pair by pair, so a machine
@@ -7,7 +8,10 @@
 # spread (min, max). The CPU time (user + system, from wait4) is paired the
 # same way: it depends far less on the machine's load than the wall time.
 # Given another tissvm binary (e.g. a build of main), this build is also
-# paired against it. Usage: benches/startup.sh [RUNS] [BASELINE_TISSVM]
+# paired against it. Each binary runs from a copy, as `cargo install` places
+# it: a binary fresh from the linker starts about 1.25x slower until its
+# pages are read again (its page cache is built of small pieces; measured
+# 2026-11-28, a copy beside it 0.79x). Usage: benches/startup.sh [RUNS] [BASELINE_TISSVM]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
@@ -21,11 +25,15 @@ if [ "$(uname -sm)" = "Linux x86_64" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf 'TASK "trivial"\nSTEP "one" {\n    LOG "hi"\n}\n' > "$work/trivial.tiss"
+printf 'TASK "trivial"\nSTEP "one" {\n    ASSERT TRUE\n}\n' > "$work/trivial.tiss"
 "$target/release/tissc" compile "$work/trivial.tiss" -o "$work/trivial.tbc"
+mkdir "$work/ws" "$work/bin" "$work/bin/static" "$work/bin/baseline"
+cp "$target/release/tissvm" "$work/bin/tissvm"
+if [ -n "$static" ]; then cp "$static" "$work/bin/static/tissvm"; static=$work/bin/static/tissvm; fi
+if [ -n "$baseline_tissvm" ]; then cp "$baseline_tissvm" "$work/bin/baseline/tissvm"; baseline_tissvm=$work/bin/baseline/tissvm; fi
 if command -v lua5.4 >/dev/null; then baseline="lua5.4 -e ''"; else baseline=/bin/true; fi
 
-python3 - "$runs" "$work" "$baseline" "$baseline_tissvm" "$target/release/tissvm" $static <<'EOF'
+python3 - "$runs" "$work" "$baseline" "$baseline_tissvm" "$work/bin/tissvm" $static <<'EOF'
 import os, shlex, statistics, sys, time
 
 runs, work, baseline, other = int(sys.argv[1]), sys.argv[2], shlex.split(sys.argv[3]), sys.argv[4]
@@ -53,7 +61,7 @@ def show(name_a, a, name_b, b):
     ma, mb, r, lo, hi, cpu = paired(a, b)
     print(f"{name_a:<24} {ma:6.3f} ms   {name_b:<16} {mb:6.3f} ms   A/B {r:.2f} (min {lo:.2f}, max {hi:.2f})   CPU A/B {cpu:.2f}")
 
-run = ["run", f"{work}/trivial.tbc", "--workdir", work, "--non-interactive"]
+run = ["run", f"{work}/trivial.tbc", "--workdir", f"{work}/ws"]
 names = {builds[0]: "tissvm (release)"}
 if len(builds) > 1:
     names[builds[1]] = "tissvm (build-static)"

@@ -15,5 +15,6 @@ pub mod io_message;
 pub mod regex_limits;
 pub mod secret;
 pub mod shell;
+pub mod start_arena;
 pub mod suggest;
 pub mod terminal_text;

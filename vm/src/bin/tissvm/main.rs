@@ -35,9 +35,11 @@ mod shell_docs;
 mod subcommands;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
-/// malloc spent about a quarter of a large compile in itself.
+/// malloc spent about a quarter of a large compile in itself. Start-up's
+/// allocations are packed in front of it (`start_arena`: fewer pages touched).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tiss_support::start_arena::StartArena<mimalloc::MiMalloc> =
+    tiss_support::start_arena::StartArena::new(mimalloc::MiMalloc);
 
 /// The TissLang VM: run a plan (`run`), review what it would do (`inspect`,
 /// `run --dry-run`), or read its bytecode (`disasm`); continue a suspended
