@@ -117,7 +117,8 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for StartArena<A> {
         let end = start + layout.size();
         // The last allocation grows or shrinks in place while it fits.
         if new_size <= LARGEST && start + new_size <= ARENA_BYTES {
-            let grown = self.used.compare_exchange(end, start + new_size, Ordering::Relaxed, Ordering::Relaxed);
+            let grown =
+                self.used.compare_exchange(end, start + new_size, Ordering::Relaxed, Ordering::Relaxed);
             if grown.is_ok() || new_size <= layout.size() {
                 return ptr;
             }
@@ -216,7 +217,8 @@ mod tests {
                         p.write_bytes(t, 24);
                         mine.push(p as usize);
                     }
-                    mine.iter().all(|&p| std::slice::from_raw_parts(p as *const u8, 24).iter().all(|&b| b == t))
+                    mine.iter()
+                        .all(|&p| std::slice::from_raw_parts(p as *const u8, 24).iter().all(|&b| b == t))
                 })
             })
             .collect();

@@ -12,6 +12,7 @@
 
 pub mod llm_server;
 pub mod loopback;
+pub mod skip;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

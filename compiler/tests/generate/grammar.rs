@@ -5,8 +5,9 @@
 //! are accepted by the grammar; plans the parser refuses for their syntax
 //! are refused by it too.
 //!
-//! When the recogniser cannot be built: with `CI=true` the test fails;
-//! elsewhere it prints a loud SKIP and returns.
+//! The suite never builds the recogniser (`TISS_LLM_NO_BUILD=1`; `.ci/run`
+//! does). When it is not built: with `CI=true` the test fails; elsewhere it
+//! skips, visibly (`skip::missing`), and returns.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,10 +16,10 @@ pub(super) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The recogniser's path, or `None` after a SKIP message outside CI.
+/// The recogniser's path, or `None` after a skip notice outside CI.
 pub(super) fn validator() -> Option<PathBuf> {
     let script = repo().join("tools/local-llm-server");
-    let out = Command::new("bash").arg(&script).arg("gbnf-validator").output();
+    let out = Command::new("bash").env("TISS_LLM_NO_BUILD", "1").arg(&script).arg("gbnf-validator").output();
     let why = match out {
         Ok(out) if out.status.success() => {
             let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
@@ -30,14 +31,7 @@ pub(super) fn validator() -> Option<PathBuf> {
         Ok(out) => String::from_utf8_lossy(&out.stderr).into_owned(),
         Err(e) => format!("cannot run {}: {e}", script.display()),
     };
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("llama.cpp's gbnf-validator is required in CI (CI=true) and could not be built: {why}");
-    }
-    eprintln!(
-        "\n********************************************************************\n\
-         SKIP: no llama.cpp gbnf-validator, so this test checked nothing.\n{why}\n\
-         ********************************************************************\n"
-    );
+    tiss_test_support::skip::missing("llama.cpp gbnf-validator", &why);
     None
 }
 

@@ -9,7 +9,7 @@
 //! which needs no script.
 //!
 //! When there is no `chromium`: with `CI=true` the test fails (CI must
-//! exercise a real browser); elsewhere it prints a loud SKIP and returns.
+//! exercise a real browser); elsewhere it skips, visibly (`skip::missing`).
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -31,11 +31,9 @@ pub fn chromium() -> Option<PathBuf> {
         .map(|dir| dir.join("chromium"))
         .find(|candidate| candidate.is_file());
     if found.is_none() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("the browser test needs `chromium` in CI (CI=true): apt-get install -y chromium");
-        }
-        eprintln!(
-            "\n*** SKIP: no `chromium` on PATH; the HTML report is not tested in a browser (apt-get install -y chromium) ***\n"
+        tiss_test_support::skip::missing(
+            "chromium",
+            "not on PATH; .ci/run installs it (apt-get install -y chromium)",
         );
     }
     found
