@@ -19,14 +19,24 @@ pub fn in_ci() -> bool {
 /// tells the person running the suite that the test (named by its thread,
 /// as libtest names it) checked nothing.
 pub fn missing(component: &str, why: &str) {
+    skipped(&format!("no {component}"), why);
+}
+
+/// This machine cannot run the test (it needs root, a kernel feature, a
+/// tool), because `why`: as [`missing`].
+pub fn cannot(why: &str) {
+    skipped("this machine cannot run it", why);
+}
+
+fn skipped(what: &str, why: &str) {
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
     if in_ci() {
-        panic!("{test}: {component} is required in CI (CI=true), and: {why}");
+        panic!("{test} is required in CI (CI=true), and {what}: {why}");
     }
     let rule = "*".repeat(72);
     let notice =
-        format!("\n{rule}\nSKIPPED {test}: no {component}, so it checked nothing.\n{}\n{rule}\n", why.trim());
+        format!("\n{rule}\nSKIPPED {test}: {what}, so it checked nothing.\n{}\n{rule}\n", why.trim());
     let _ = std::io::stderr().lock().write_all(notice.as_bytes());
 }
 

@@ -112,7 +112,6 @@ pub fn strict_refused(code: Option<i32>, stderr: &str) -> bool {
         return false;
     }
     let message = format!("the strict profile is refused on this machine: {}", stderr.trim());
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
-    eprintln!("SKIPPED: {message}");
+    tiss_test_support::skip::cannot(&message);
     true
 }

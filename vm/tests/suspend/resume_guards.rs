@@ -426,8 +426,7 @@ fn resume_keeps_the_sandbox_limits_and_only_lowers_them() {
     if probe.code != Some(0) {
         probe.expect(5);
         let message = format!("the strict profile is refused on this machine: {}", probe.stderr.trim());
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: {message}");
-        eprintln!("SKIPPED: {message}");
+        tiss_test_support::skip::cannot(&message);
         return;
     }
     let plan = format!("TASK \"Limits\"\nSTEP \"s\" {{\n{PIDS_MAX}\n    PAUSE \"half\"\n{PIDS_MAX}\n}}\n");
