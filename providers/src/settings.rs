@@ -235,7 +235,7 @@ pub struct Resolved {
 }
 
 /// The `--help` heading of the provider flags.
-const HEADING: &str = "Model provider (SPEC §7; each flag also has a TISS_<FLAG> variable and a key in the \
+const HEADING: &str = "Model provider (each flag also has a TISS_<FLAG> variable and a key in the \
                        [provider] table of ./tiss.toml: flags beat environment beats file beats defaults)";
 
 /// The provider flags of `tissvm`'s `run`, `resume`, `debug` and
@@ -248,28 +248,28 @@ pub struct ProviderFlags {
     /// llama.cpp server, vLLM, Ollama's /v1, hosted APIs), `ollama` (Ollama's native /api/chat),
     /// `completion` (raw /completion of llama.cpp, or /completions) or `replay` (answers from a
     /// cassette, offline: --cassette). `tissvm providers` lists them.
-    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "NAME")]
     pub provider: Option<String>,
     /// The model to ask, as the server names it.
-    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "NAME")]
     pub model: Option<String>,
     /// The server's base URL, e.g. `http://127.0.0.1:8080/v1` (defaults: openai https://api.openai.com/v1,
     /// ollama http://127.0.0.1:11434, completion http://127.0.0.1:8080; for completion a base ending in /v1
     /// means the OpenAI-style {base}/completions, any other llama.cpp's {base}/completion).
-    #[arg(long, help_heading = HEADING, value_name = "URL")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "URL")]
     pub base_url: Option<String>,
     /// The NAME of the environment variable holding the API key, read at each request (default
     /// OPENAI_API_KEY; unset: no key is sent). Never the key itself.
-    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "NAME")]
     pub api_key_env: Option<String>,
     /// The most tokens an answer may have (default 1024).
-    #[arg(long, help_heading = HEADING, value_name = "N")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "N")]
     pub max_tokens: Option<String>,
     /// Sampling temperature (default 0).
-    #[arg(long, help_heading = HEADING, value_name = "T")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "T")]
     pub temperature: Option<String>,
     /// Sampling seed, for servers that take one.
-    #[arg(long, help_heading = HEADING, value_name = "N")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "N")]
     pub seed: Option<String>,
     /// Repetition penalty, above 0: above 1 makes the tokens of the last 64 less likely, which ends
     /// the loops a small model falls into at temperature 0 (1.15 for SmolLM2-135M); 1 is off. Sent as
@@ -277,15 +277,15 @@ pub struct ProviderFlags {
     /// refused by openai and by completion's /completions, whose APIs have no such field. Default:
     /// none sent (the server's own).
     // A negative one reaches the parser, which says why it is refused.
-    #[arg(long, help_heading = HEADING, value_name = "P", allow_negative_numbers = true)]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "P", allow_negative_numbers = true)]
     pub repeat_penalty: Option<String>,
     /// How the `completion` provider renders the prompt: `chatml`, `llama2` or `alpaca` (required
     /// there: no default, as the wrong one gives poor answers silently).
-    #[arg(long, help_heading = HEADING, value_name = "NAME")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "NAME")]
     pub template: Option<String>,
     /// The `mock` provider's answers: a JSON array of strings (the k-th answers the run's k-th
     /// PROMPT_AGENT) or of {"match": REGEX, "answer": TEXT} (the first whose regex matches the query).
-    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "FILE")]
     pub mock_answers: Option<String>,
     /// Record every answer of the provider into FILE, a cassette that `--provider replay --cassette
     /// FILE` answers from offline (never headers, errors or the key). Written when the run ends, however
@@ -293,31 +293,31 @@ pub struct ProviderFlags {
     /// recording's settings (model, temperature, ...) where it is given none: a request that differs
     /// from the recorded one, by a setting given, is a miss.
     /// With many plans (`tissvm run PLAN|DIR...`), a directory: a cassette per plan.
-    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "FILE")]
     pub record: Option<String>,
     /// The `replay` provider's cassette, a file `--record` wrote: each request is answered with what was
     /// recorded for it (the same request, its n-th time in the run); a miss is a provider_error naming
     /// the nearest recorded request and what differs. The settings not given (model, template,
     /// sampling, token limit, the endpoint's path) are the recording's.
-    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "FILE")]
     pub cassette: Option<String>,
     /// Time to connect (default 10s).
-    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "DURATION")]
     pub connect_timeout: Option<String>,
     /// Time from sending a request to the first byte of the answer (default 60s).
-    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "DURATION")]
     pub first_token_timeout: Option<String>,
     /// Longest gap between streamed chunks of an answer (default 30s).
-    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "DURATION")]
     pub idle_timeout: Option<String>,
     /// Longest time for one whole request (default 10m).
-    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "DURATION")]
     pub request_timeout: Option<String>,
     /// Retries after a connection error, 408, 429 or 5xx (default 2; 0: one request only).
-    #[arg(long, help_heading = HEADING, value_name = "N")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "N")]
     pub max_retries: Option<String>,
     /// The longest `Retry-After` waited for; a longer one fails at once (default 60s).
-    #[arg(long, help_heading = HEADING, value_name = "DURATION")]
+    #[arg(long, hide_short_help = true, help_heading = HEADING, value_name = "DURATION")]
     pub max_retry_wait: Option<String>,
 }
 

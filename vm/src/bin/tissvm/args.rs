@@ -15,30 +15,40 @@ use tiss_vm::runner::options::{HostOptions, OutputFormat, ReportOptions, Snapsho
 /// effects, human answers, budgets.
 #[derive(Args)]
 pub struct HostArgs {
+    /// The workspace every path is resolved against (default: the current directory).
+    ///
     /// The workspace every path is resolved against (default: the current
     /// directory; for `resume`, the one the snapshot names if your key
     /// signed it, and required otherwise).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
 
+    /// Let --workdir name a system or shared directory (`/`, `/tmp`, your home).
+    ///
     /// Let --workdir name a directory a run otherwise refuses as its
     /// workspace: `/`, a system directory, a shared one such as `/tmp`
     /// itself, or your home directory itself.
     #[arg(long, requires = "workdir")]
     pub allow_system_workdir: bool,
 
+    /// Append one JSON object per event, command output included, to FILE.
+    ///
     /// Append one JSON object per event to FILE, command output included
     /// (counts such as a prompt's `tokens` as JSON numbers). With many plans, a directory: each plan's log is
     /// FILE/<plan path>.jsonl.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
+    /// What the log file keeps of each command's streams, in bytes (default 1 MiB).
+    ///
     /// What the log file keeps of each stream of each command, in bytes: the
     /// first and the last half, with the count of what was left out between
     /// (default 1 MiB).
     #[arg(long, value_name = "BYTES")]
     pub log_max_output: Option<usize>,
 
+    /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable).
+    ///
     /// Cap a cost dimension, e.g. `RUN_COUNT=5` or `EXECUTION_TIME=2m` (repeatable;
     /// the lower of this and the plan's SET_BUDGET wins).
     #[arg(long = "budget", value_name = "DIM=VALUE")]
@@ -48,6 +58,8 @@ pub struct HostArgs {
     #[arg(long)]
     pub non_interactive: bool,
 
+    /// Answer human interactions in advance from FILE, a JSON array.
+    ///
     /// Answer human interactions in advance: a JSON array whose k-th entry
     /// answers the k-th interaction of the run, each `{"answer": "continue" |
     /// "approve" | "reject" | "<option number or text>", "comment": "...", "line": N}`
@@ -63,6 +75,8 @@ pub struct HostArgs {
     #[arg(long, value_name = "PLAN", requires = "answers", hide = true)]
     pub answers_plan: Option<PathBuf>,
 
+    /// Isolation of RUN: `standard` (the default), `strict` or `none`.
+    ///
     /// Isolation of RUN: `standard` (the default: an allowlisted environment,
     /// a session of its own, no new privileges, rlimits, the whole process
     /// tree killed at the end), `strict` (standard, plus writes only in the
@@ -76,6 +90,8 @@ pub struct HostArgs {
     #[arg(long, value_name = "N")]
     pub max_procs: Option<u64>,
 
+    /// `strict`: memory a RUN's processes may use together (default 4G).
+    ///
     /// `strict`: memory a RUN's processes may use together, e.g. `4G` or
     /// `512M` (default 4G).
     #[arg(long, value_name = "SIZE")]
@@ -85,6 +101,8 @@ pub struct HostArgs {
     #[arg(long = "env-allow", value_name = "NAME")]
     pub env_allow: Vec<String>,
 
+    /// The command policy, a TOML file (allow, deny and approve globs; taint).
+    ///
     /// The command policy, a TOML file: `[commands]` `allow`, `deny` and
     /// `approve` lists of globs over each command as it will run (`*`
     /// matches anything, spaces and `/` included), and `[taint] run =
@@ -97,6 +115,8 @@ pub struct HostArgs {
     #[command(flatten)]
     pub provider: ProviderFlags,
 
+    /// Record in FILE all the run takes from outside the VM, for `tissvm replay`.
+    ///
     /// Record in FILE everything the run takes from outside the VM (each
     /// RUN's result, each READ, each file test, each model and human answer,
     /// each clock reading, the hash of each file written), one checksummed
@@ -106,6 +126,8 @@ pub struct HostArgs {
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
 
+    /// The longest output the journal keeps whole, in bytes (default 64 MiB).
+    ///
     /// The longest output (a command's stream, a file read, a model's
     /// answer) the journal keeps whole, in bytes; above it, its head, tail,
     /// length and SHA-256 (default and most: 64 MiB). Without --journal it
@@ -117,7 +139,9 @@ pub struct HostArgs {
 /// How the run reports (`run`, `resume`).
 #[derive(Args)]
 pub struct ReportArgs {
-    /// `text` (step lines and a summary), `json` (SPEC §9 report), `junit` (XML), `html` (one
+    /// `text`, `json`, `junit`, `html` or `github` (annotations and a job summary).
+    ///
+    /// `text` (step lines and a summary), `json` (the JSON report), `junit` (XML), `html` (one
     /// self-contained page) or `github` (an annotation per failure, and a Markdown table appended
     /// to the file GITHUB_STEP_SUMMARY names); with all but text the step lines go to stderr.
     #[arg(long, value_enum, default_value_t = OutputFormatArg::Text, value_name = "FORMAT")]
@@ -135,6 +159,8 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "DIR")]
     pub snapshot_dir: Option<PathBuf>,
 
+    /// Keep FILE a snapshot of the run before each effect (`resume --force` after a kill).
+    ///
     /// Keep FILE a snapshot of the run as it stands before each effect (RUN,
     /// PROMPT_AGENT, WRITE, APPEND), replaced at each: a run killed outright
     /// (SIGKILL) resumes from it with `tissvm resume --force FILE`, the

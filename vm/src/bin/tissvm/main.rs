@@ -75,8 +75,10 @@ struct Style {
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Human, value_name = "FORMAT")]
     error_format: FormatArg,
 
-    /// When to color human output (diagnostics, step lines, reports, inspect, estimate; never JSON or
-    /// JUnit): `auto` colors only a terminal, and never when NO_COLOR is set.
+    /// When to color human output: `auto` (a terminal, unless NO_COLOR is set), `always`, `never`.
+    ///
+    /// It colors diagnostics, step lines, reports, `inspect` and `estimate`, never JSON or JUnit;
+    /// `auto` colors only a terminal, and never when NO_COLOR is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     color: ColorArg,
 }
@@ -127,6 +129,11 @@ enum Command {
     /// a fresh workspace: a line per plan as it ends, the reports of those
     /// that did not pass, the counts; the exit status is the worst plan's
     /// (5 > 4 > 1 > 3 > 0).
+    #[command(
+        after_help = "More options (restart from a journal; the model provider and its 18 settings): \
+                      tissvm run --help",
+        after_long_help = ""
+    )]
     Run(subcommands::RunArgs),
     /// Continue a suspended run from its snapshot, exactly where it stopped.
     ///

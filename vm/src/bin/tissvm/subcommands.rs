@@ -19,6 +19,8 @@ use super::forward::{DECIDED_PER_PLAN, invocation};
 
 #[derive(Args)]
 pub struct RunArgs {
+    /// The plan (`.tiss` or `.tbc`); several, or a directory, run as many.
+    ///
     /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     /// Several plans, or a directory (every `.tiss` below it, sorted), run as many: each in a
     /// `tissvm run` of its own and a fresh workspace, up to -j at once (README, "Many plans").
@@ -52,19 +54,19 @@ pub struct RestartArgs {
     /// this name: what came before is taken from the journal, not run again
     /// (after checking that every file it wrote still holds what it wrote),
     /// then the run goes on live. The plan may have changed after that step.
-    #[arg(long, value_name = "NAME", requires = "journal", conflicts_with_all = ["from_failed", "from_line"])]
+    #[arg(long, hide_short_help = true, value_name = "NAME", requires = "journal", conflicts_with_all = ["from_failed", "from_line"])]
     pub from_step: Option<String>,
 
     /// Restart the run --journal recorded from the top-level STEP it failed in.
-    #[arg(long, requires = "journal", conflicts_with = "from_line")]
+    #[arg(long, hide_short_help = true, requires = "journal", conflicts_with = "from_line")]
     pub from_failed: bool,
 
     /// Restart the run --journal recorded from the top-level STEP on line N.
-    #[arg(long, value_name = "N", requires = "journal")]
+    #[arg(long, hide_short_help = true, value_name = "N", requires = "journal")]
     pub from_line: Option<u32>,
 
     /// The restarted run's own journal: the events taken over, then its own.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, hide_short_help = true, value_name = "FILE")]
     pub new_journal: Option<PathBuf>,
 }
 
@@ -78,17 +80,23 @@ pub struct ManyArgs {
     #[arg(long)]
     pub fail_fast: bool,
 
+    /// Start no new plan once N have failed; those running finish.
+    ///
     /// Start no new plan once N have failed (failed, budget_exceeded,
     /// security_violation, or could not run); those running finish.
     #[arg(long, value_name = "N")]
     pub max_failures: Option<usize>,
 
+    /// Run only the K-th of N slices of the plan list (1-based), e.g. for CI matrices.
+    ///
     /// Run only the K-th of N slices of the plan list (1-based): the plans
     /// at positions K, K+N, K+2N, ... of the list (directories expanded,
     /// sorted), the same on every machine. For CI matrices and job arrays.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
 
+    /// Write each plan's JSON report (and a suspended plan's snapshot) under DIR.
+    ///
     /// Write each plan's JSON report to DIR/<plan path>.json, and a
     /// suspended plan's snapshot under DIR/<plan path>.snapshots/ (the path
     /// with its extension, `..` as `_up`; a plan that ends without one
@@ -98,6 +106,8 @@ pub struct ManyArgs {
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
 
+    /// With --report-dir: go on from the reports already there.
+    ///
     /// With --report-dir: go on from the reports already there, as a
     /// requeued Slurm task does. A plan whose report is final is not run
     /// again; a suspended one resumes from its snapshot, with this command's
@@ -108,12 +118,16 @@ pub struct ManyArgs {
     #[arg(long, requires = "report_dir", conflicts_with = "restart")]
     pub continue_from_reports: bool,
 
+    /// With --continue-from-reports: let the options raise the resumed plans' caps.
+    ///
     /// With --continue-from-reports: let --budget, --max-procs and
     /// --max-memory raise the resumed plans' caps, and --sandbox-profile
     /// loosen their profile (as `resume --raise-budget`).
     #[arg(long, requires = "continue_from_reports")]
     pub raise_budget: bool,
 
+    /// With --report-dir: start over the plans an earlier run left unfinished there.
+    ///
     /// With --report-dir: start over the plans an earlier run left
     /// unfinished there (suspended, or killed with a checkpoint), their
     /// effects running again; without it, or --continue-from-reports, such
@@ -223,7 +237,7 @@ pub struct EstimateArgs {
     pub plan: PathBuf,
 
     /// `text` (a table per step, the total, and every RUN with the source of
-    /// its time estimate) or `json` (SPEC §9 shape, plus a `runs` array).
+    /// its time estimate) or `json` (the report's shape, plus a `runs` array).
     #[arg(long, value_enum, default_value_t = EstimateFormat::Text, value_name = "FORMAT")]
     output_format: EstimateFormat,
 
