@@ -40,13 +40,14 @@ mod lint;
 mod lsp;
 #[path = "tissc/memory.rs"]
 mod memory;
+#[path = "tissc/report.rs"]
+mod report;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Exit statuses (SPEC §9).
 /// This program's name, for messages.
 const PROGRAM: &str = "tissc";
 
@@ -92,6 +93,11 @@ enum Command {
         /// The plans to check (`.tiss`).
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// Besides the diagnostics on stderr: `github` (an annotation per diagnostic on stdout, and a
+        /// summary appended to the file GITHUB_STEP_SUMMARY names) or `sarif` (a SARIF 2.1.0 log on
+        /// stdout, for code scanning).
+        #[arg(long, value_enum, default_value_t = report::ReportFormat::Text, value_name = "FORMAT")]
+        output_format: report::ReportFormat,
     },
     /// Parse and check a plan and print its syntax tree on stdout.
     ///
@@ -158,7 +164,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = generate::GrammarFormat::Gbnf, value_name = "FORMAT")]
         format: generate::GrammarFormat,
     },
-    /// Print the JSON Schema of a plan's `TYPE` (SPEC §12): what a
+    /// Print the JSON Schema of a plan's `TYPE`: what a
     /// `PROMPT_AGENT … INTO x AS TYPE` asks the model's answer to keep to.
     ///
     /// It is the schema the VM sends the provider, pretty-printed. A plan
@@ -174,7 +180,7 @@ enum Command {
         type_name: String,
     },
     /// Have a language model write a plan for GOAL, compile it, and send its
-    /// diagnostics back until it compiles (SPEC §7).
+    /// diagnostics back until it compiles.
     ///
     /// The model is told a compact language reference and an example; the
     /// plan is taken from its answer (a Markdown fence is stripped), given
@@ -269,7 +275,7 @@ fn run() -> u8 {
     let (format, color) = render::diagnostics_style(cli.error_format, cli.color);
     let mut out = Output { format, stderr: BufferedStandardStream::stderr(color) };
     match cli.command {
-        Command::Check { files } => check(&mut out, &files),
+        Command::Check { files, output_format } => check(&mut out, &files, output_format),
         Command::Parse { file, emit: Emit::AstJson } => parse(&mut out, &file),
         Command::Compile { file, output, embed_source, strip } => {
             let keep = match (embed_source, strip) {
@@ -305,7 +311,8 @@ fn man(dir: &Path) -> u8 {
     }
 }
 
-fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
+fn check(out: &mut Output, files: &[PathBuf], format: report::ReportFormat) -> u8 {
+    let mut reports = report::Reports::new(format);
     let mut code = status::OK;
     for (i, path) in files.iter().enumerate() {
         let Some(mut frontend) = load(path) else {
@@ -313,7 +320,7 @@ fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
             continue;
         };
         tiss_compiler::lint::add_warnings(&mut frontend);
-        out.report("check", &frontend);
+        reports.add(out, "check", &frontend);
         if frontend.has_errors() {
             code = code.max(status::COMPILE_ERRORS);
         }
@@ -323,7 +330,7 @@ fn check(out: &mut Output, files: &[PathBuf]) -> u8 {
             std::mem::forget(frontend);
         }
     }
-    code
+    reports.finish("check", code)
 }
 
 fn parse(out: &mut Output, path: &Path) -> u8 {

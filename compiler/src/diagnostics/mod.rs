@@ -4,7 +4,9 @@
 
 pub mod codes;
 pub mod explain;
+pub mod github;
 pub mod render;
+pub mod sarif;
 
 use crate::syntax::span::Span;
 use codes::Code;

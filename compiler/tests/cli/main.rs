@@ -3,6 +3,7 @@
 //! One test binary per concern (linked once, not once per file); each
 //! file is a module of it.
 
+mod ci_formats;
 mod cli_docs;
 mod dialect_corpus;
 mod fmt_cli;
