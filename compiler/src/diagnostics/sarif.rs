@@ -4,7 +4,7 @@
 //! (its title, its `tissc explain` text as help, its default level), and a
 //! result per diagnostic with its region and, where the fix is certain
 //! (what `tissc fix` applies), the fix as a replacement. Written with
-//! `serde_json`: the subset used is small, and `tests/cli/sarif.rs` holds
+//! `serde_json`: the subset used is small, and `tests/cli/ci_formats.rs` holds
 //! the output to the official 2.1.0 schema.
 
 use serde_json::{Value as Json, json};
