@@ -50,18 +50,27 @@ impl SourceFile {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
+        // Columns count chars from the line's start; on a long line, from
+        // the last position asked, forward or back (a statement's span
+        // after its parts': counted from the line's start each time, one
+        // line of 200,000 statements took seconds).
         let (last_line, last_end, last_column) = self.last_column.get();
-        let (from, base) = if last_line == line_index && last_end <= end {
-            (last_end, last_column - 1)
+        let column = if last_line == line_index && last_end <= end {
+            last_column + self.chars(last_end, end)
+        } else if last_line == line_index && end - line_start > last_end - end {
+            last_column - self.chars(end, last_end)
         } else {
-            (line_start, 0)
+            1 + self.chars(line_start, end)
         };
-        let counted = &self.text.as_bytes()[from..end];
-        // Columns count chars; an ASCII stretch is one char per byte.
-        let column =
-            base + if counted.is_ascii() { counted.len() } else { self.text[from..end].chars().count() } + 1;
         self.last_column.set((line_index, end, column));
         LineCol { line: line_index + 1, column }
+    }
+
+    /// The chars of the text between two char boundaries.
+    fn chars(&self, from: usize, to: usize) -> usize {
+        let bytes = &self.text.as_bytes()[from..to];
+        // An ASCII stretch is one char per byte.
+        if bytes.is_ascii() { bytes.len() } else { self.text[from..to].chars().count() }
     }
 
     fn line_index(&self, offset: usize) -> usize {
@@ -139,6 +148,30 @@ pub fn decode(mut bytes: Vec<u8>) -> (String, Vec<crate::diagnostics::Diagnostic
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn columns_are_the_same_asked_in_any_order_on_a_long_line() {
+        let text = format!("x\n{}\n", "é LOG \"ü\" ".repeat(50));
+        let file = SourceFile::new("p.tiss", text.clone());
+        let naive = |offset: usize| {
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            text[start..offset].chars().count() + 1
+        };
+        let offsets: Vec<usize> = (0..text.len()).filter(|&o| text.is_char_boundary(o)).collect();
+        // Forward, back by a little, back to the line's start, and far forward.
+        let order = offsets
+            .iter()
+            .copied()
+            .rev()
+            .chain(offsets.iter().copied())
+            .chain(offsets.iter().step_by(7).copied());
+        for offset in
+            order.chain([offsets[offsets.len() / 2], offsets[3], offsets[offsets.len() - 1], offsets[5]])
+        {
+            assert_eq!(file.line_col(offset).column, naive(offset), "at {offset}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -24,7 +24,7 @@ use tiss_compiler::diagnostics::render::termcolor::BufferedStandardStream;
 use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::diagnostics::{codes, explain};
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::syntax::ast_json;
+use tiss_compiler::syntax::ast_json_stream;
 use tiss_support::cli_docs::{self, Shell};
 use tisslang::module::kept_source::Source;
 
@@ -341,8 +341,21 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
     if frontend.has_errors() {
         return status::COMPILE_ERRORS;
     }
-    let json = ast_json::to_string_pretty(&frontend.file, &frontend.plan);
-    write_stdout(PROGRAM, &format!("{json}\n"), status::OK)
+    // Streamed: the tree as one JSON value (then a string) was 877 MiB
+    // for 200,000 statements.
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+    let written = ast_json_stream::write(&mut out, &frontend.file, &frontend.plan)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => status::OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => status::OK,
+        Err(e) => {
+            eprintln!("{PROGRAM}: cannot write to stdout: {}", io_message(&e));
+            status::USAGE
+        }
+    }
 }
 
 /// What `compile` keeps of the source in the bytecode.

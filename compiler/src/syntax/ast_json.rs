@@ -23,18 +23,20 @@ pub fn to_value(file: &SourceFile, plan: &Plan) -> Value {
     value
 }
 
-/// The plan's items as pretty-printed JSON (no trailing newline), keys in a
-/// reading order: `type` (and the `kind`/`test` tags) first, then the other
+/// The plan's items as pretty-printed JSON (no trailing newline), built as
+/// one value: the oracle the streamed writer (`ast_json_stream`, what
+/// `tissc parse` runs) is tested against. Keys in a reading order: `type` (and the `kind`/`test` tags) first, then the other
 /// fields alphabetically, `span` last; positions as line, column, end_line,
 /// end_column.
-pub fn to_string_pretty(file: &SourceFile, plan: &Plan) -> String {
+#[cfg(test)]
+pub(super) fn to_string_pretty(file: &SourceFile, plan: &Plan) -> String {
     let mut out = String::new();
     write_pretty(&mut out, &to_value(file, plan), 0);
     out
 }
 
 /// Where a key goes in an object: by rank, then alphabetically.
-fn key_rank(key: &str) -> u8 {
+pub(super) fn key_rank(key: &str) -> u8 {
     match key {
         "type" => 0,
         "kind" | "test" => 1,
@@ -47,7 +49,7 @@ fn key_rank(key: &str) -> u8 {
     }
 }
 
-fn write_pretty(out: &mut String, value: &Value, indent: usize) {
+pub(super) fn write_pretty(out: &mut String, value: &Value, indent: usize) {
     const STEP: usize = 2;
     let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
     match value {
@@ -80,7 +82,7 @@ fn write_pretty(out: &mut String, value: &Value, indent: usize) {
     }
 }
 
-fn is_span_key(key: &str) -> bool {
+pub(super) fn is_span_key(key: &str) -> bool {
     key == "span" || key.ends_with("_span")
 }
 
@@ -102,7 +104,7 @@ pub fn rewrite_spans(file: &SourceFile, value: &mut Value) {
 
 /// The span field `key: span`, either `[start, end]` or `{"start", "end"}`,
 /// as `{"line", "column", "end_line", "end_column"}`; `None` if it is not one.
-fn position(file: &SourceFile, key: &str, span: &Value) -> Option<Value> {
+pub(super) fn position(file: &SourceFile, key: &str, span: &Value) -> Option<Value> {
     if !is_span_key(key) {
         return None;
     }

@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod ast_json;
+pub mod ast_json_stream;
 pub mod parts;
 pub mod span;
 pub mod text;
