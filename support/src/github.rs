@@ -75,7 +75,14 @@ impl Annotation {
         if self.line > 0 {
             properties.push(format!("line={}", self.line));
         }
-        let numbers = [("col", self.column), ("endLine", self.end_line), ("endColumn", self.end_column)];
+        // GitHub takes columns only for an annotation on one line.
+        let one_line = self.end_line.is_none_or(|end| end == self.line);
+        let columns = |column: Option<usize>| column.filter(|_| one_line);
+        let numbers = [
+            ("col", columns(self.column)),
+            ("endLine", self.end_line),
+            ("endColumn", columns(self.end_column)),
+        ];
         for (name, value) in numbers {
             if let Some(value) = value.filter(|_| self.line > 0) {
                 properties.push(format!("{name}={value}"));
@@ -206,6 +213,12 @@ mod tests {
         let notice = Annotation { level: Level::Notice, ..error("a", "m") };
         all.annotate(&mut Vec::new(), &notice).unwrap();
         assert_eq!(all.dropped(Level::Notice), 1);
+    }
+
+    #[test]
+    fn an_annotation_over_several_lines_has_no_columns() {
+        let several = Annotation { end_line: Some(5), ..error("a.tiss", "m") };
+        assert_eq!(several.command(), "::error file=a.tiss,line=3,endLine=5,title=E0101%3A a%2C b::m");
     }
 
     #[test]

@@ -52,15 +52,52 @@ pub struct StrayText {
 
 /// The gap before each token (`gaps[i]` precedes `tokens[i]`; the last token
 /// is `Eof`, so the last gap holds what follows the plan).
-pub fn gaps<'a>(src: &'a str, tokens: &[Token]) -> Result<Vec<Gap<'a>>, StrayText> {
-    let mut gaps = Vec::with_capacity(tokens.len());
+pub fn gaps<'a>(src: &'a str, tokens: &[Token]) -> Result<Gaps<'a>, StrayText> {
+    let mut gaps = Gaps { index: Vec::with_capacity(tokens.len()), entries: Vec::new() };
     let mut prev_end = 0;
     for (i, token) in tokens.iter().enumerate() {
         let start = token.span.start as usize;
-        gaps.push(gap(src, prev_end, start, i > 0)?);
+        let gap = gap(src, prev_end, start, i > 0)?;
+        if gap.suffix.is_none() && gap.lines.is_empty() {
+            gaps.index.push(NO_GAP);
+        } else {
+            gaps.index.push(gaps.entries.len() as u32);
+            gaps.entries.push(gap);
+        }
         prev_end = token.span.end as usize;
     }
     Ok(gaps)
+}
+
+/// The gaps of a plan, indexed by token: only those with something in them
+/// are stored (a plan of short statements has two empty gaps a statement,
+/// 48 bytes each; an index is 4).
+pub struct Gaps<'a> {
+    index: Vec<u32>,
+    entries: Vec<Gap<'a>>,
+}
+
+/// The index of a token whose gap is empty.
+const NO_GAP: u32 = u32::MAX;
+
+static EMPTY: Gap<'static> = Gap { suffix: None, lines: Vec::new() };
+
+impl<'a> Gaps<'a> {
+    /// The gaps that hold a comment or a blank line, in source order.
+    pub fn non_empty(&self) -> impl Iterator<Item = &Gap<'a>> {
+        self.entries.iter()
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Gaps<'a> {
+    type Output = Gap<'a>;
+
+    fn index(&self, token: usize) -> &Gap<'a> {
+        match self.index[token] {
+            NO_GAP => &EMPTY,
+            entry => &self.entries[entry as usize],
+        }
+    }
 }
 
 fn gap(src: &str, from: usize, to: usize, after_token: bool) -> Result<Gap<'_>, StrayText> {

@@ -40,23 +40,29 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
                 .with_note("this is a bug in `tissc fmt`, not in your plan; the file was left as it is"),
         ]
     };
-    let lexed = lexer::lex(source);
-    let gaps = comments::gaps(source, &lexed.tokens).map_err(|stray| {
-        fault(stray.offset, "text between tokens that is neither blank nor a comment".into())
-    })?;
-    let code_tokens = &lexed.tokens[..lexed.tokens.len() - 1];
-    let mut types = types::Types::new(&plan, code_tokens, &gaps);
-    let lines = types.lay_out(source, code_tokens, |i| gaps[i].comments().next().is_none());
-    let (text, mut printed) = printer::Printer::new(source, &lexed.tokens, &gaps, &types).print(&lines);
+    // The tokens, gaps and lines are dropped before the formatted text is
+    // parsed again: the two are never resident together.
+    let (text, mut printed, mut expected) = {
+        let lexed = lexer::lex(source);
+        let gaps = comments::gaps(source, &lexed.tokens).map_err(|stray| {
+            fault(stray.offset, "text between tokens that is neither blank nor a comment".into())
+        })?;
+        let code_tokens = &lexed.tokens[..lexed.tokens.len() - 1];
+        let mut types = types::Types::new(&plan, code_tokens, &gaps);
+        let lines = types.lay_out(source, code_tokens, |i| gaps[i].comments().next().is_none());
+        let (text, printed) = printer::Printer::new(source, &lexed.tokens, &gaps, &types).print(&lines);
+        let mut expected: Vec<usize> =
+            gaps.non_empty().flat_map(|gap| gap.comments().map(|c| c.start)).collect();
+        expected.extend(
+            code_tokens
+                .iter()
+                .filter(|t| matches!(t.kind, TokenKind::Heredoc(_)))
+                .filter_map(|&t| comments::heredoc_parts(source, t).comment.map(|c| c.start)),
+        );
+        (text, printed, expected)
+    };
 
     // Every comment exactly once.
-    let mut expected: Vec<usize> = gaps.iter().flat_map(|gap| gap.comments().map(|c| c.start)).collect();
-    expected.extend(
-        code_tokens
-            .iter()
-            .filter(|t| matches!(t.kind, TokenKind::Heredoc(_)))
-            .filter_map(|&t| comments::heredoc_parts(source, t).comment.map(|c| c.start)),
-    );
     expected.sort_unstable();
     printed.sort_unstable();
     if let Some(twice) = printed.windows(2).find(|w| w[0] == w[1]) {
@@ -68,14 +74,19 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
     if let Some(&lost) = expected.iter().find(|at| printed.binary_search(at).is_err()) {
         return Err(fault(lost, format!("the comment on line {} was lost", line_of(source, lost))));
     }
+    drop((printed, expected));
 
-    // The same plan, apart from positions.
+    // The same plan, apart from positions: the plan's items written compact,
+    // its tree dropped before the formatted text is parsed.
+    let before: Vec<Vec<u8>> = plan.items.iter().map(same_meaning::written).collect();
+    let starts: Vec<usize> = plan.items.iter().map(item_start).collect();
+    drop(plan);
     let (formatted, diagnostics) = parser::parse(&text);
     if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
         return Err(fault(0, format!("the formatted plan does not parse: {}", error.message)));
     }
-    if let Some(item) = same_meaning::first_difference(&plan, &formatted) {
-        let at = plan.items.get(item).map_or(source.len(), item_start);
+    if let Some(item) = same_meaning::first_difference(&before, &formatted) {
+        let at = starts.get(item).copied().unwrap_or(source.len());
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }
     Ok(text)

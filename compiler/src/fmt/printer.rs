@@ -11,7 +11,7 @@
 //! after `{` or before `}`, and elsewhere at most one where the source had
 //! any.
 
-use super::comments::{Comment, Gap, GapLine, heredoc_parts};
+use super::comments::{Comment, Gap, GapLine, Gaps, heredoc_parts};
 use super::layout::{Line, joined};
 use super::types::Types;
 use crate::syntax::token::{Kw, Token, TokenKind};
@@ -27,7 +27,7 @@ pub struct Printer<'a> {
     src: &'a str,
     /// The plan's tokens, `Eof` last.
     tokens: &'a [Token],
-    gaps: &'a [Gap<'a>],
+    gaps: &'a Gaps<'a>,
     /// The commas a type's layout drops or adds.
     types: &'a Types,
     out: String,
@@ -38,7 +38,7 @@ pub struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    pub fn new(src: &'a str, tokens: &'a [Token], gaps: &'a [Gap<'a>], types: &'a Types) -> Printer<'a> {
+    pub fn new(src: &'a str, tokens: &'a [Token], gaps: &'a Gaps<'a>, types: &'a Types) -> Printer<'a> {
         Printer {
             src,
             tokens,

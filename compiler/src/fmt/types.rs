@@ -12,7 +12,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::comments::Gap;
+use super::comments::Gaps;
 use super::layout::{self, Line};
 use crate::syntax::ast::{Plan, PromptInto, TypeDef, TypeExpr};
 use crate::syntax::span::Span;
@@ -45,7 +45,7 @@ pub struct Types {
 
 impl Types {
     /// The types of `plan`, found in `tokens` (the plan's, `Eof` excluded).
-    pub fn new(plan: &Plan, tokens: &[Token], gaps: &[Gap<'_>]) -> Types {
+    pub fn new(plan: &Plan, tokens: &[Token], gaps: &Gaps<'_>) -> Types {
         let mut roots = Roots(Vec::new());
         visit::walk_plan(&mut roots, plan);
         let mut types = Types::default();

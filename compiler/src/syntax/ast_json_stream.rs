@@ -23,13 +23,24 @@ use crate::syntax::ast_json::{is_span_key, key_rank, position, rewrite_spans, wr
 
 /// Writes the plan's items as pretty JSON to `w` (no trailing newline).
 pub fn write(w: &mut dyn Write, file: &SourceFile, plan: &Plan) -> io::Result<()> {
-    let mut out = Out { w, file };
+    let mut out = Out { w, spans: Some(file), pretty: true };
     out.value(&plan.items, 0, None).map_err(io::Error::other)
+}
+
+/// Writes `node` as compact JSON without its positions (every `span` and
+/// `*_span` field left out): what formatting must keep, compared without
+/// building the tree (`fmt::same_meaning`).
+pub fn write_without_positions<T: Serialize + ?Sized>(w: &mut dyn Write, node: &T) -> io::Result<()> {
+    let mut out = Out { w, spans: None, pretty: false };
+    out.value(node, 0, None).map_err(io::Error::other)
 }
 
 struct Out<'a> {
     w: &'a mut dyn Write,
-    file: &'a SourceFile,
+    /// Spans rewritten to positions in this file; `None`: left out.
+    spans: Option<&'a SourceFile>,
+    /// Indented, one value per line; else compact.
+    pretty: bool,
 }
 
 impl Out<'_> {
@@ -37,7 +48,20 @@ impl Out<'_> {
         self.w.write_all(text.as_bytes()).map_err(Error::io)
     }
 
+    /// A piece of the layout (brackets, separators, line ends): compact
+    /// output keeps only its punctuation.
+    fn punct(&mut self, text: &str) -> Result<(), Error> {
+        if self.pretty {
+            return self.text(text);
+        }
+        let bare: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        self.text(&bare)
+    }
+
     fn pad(&mut self, n: usize) -> Result<(), Error> {
+        if !self.pretty {
+            return Ok(());
+        }
         const SPACES: &str = "                                                                ";
         let mut left = n;
         while left > 0 {
@@ -55,39 +79,40 @@ impl Out<'_> {
         }
         match v.serialize(Probe) {
             Ok(Shape::Scalar(value)) => self.text(&value.to_string()),
-            Ok(Shape::Seq(0)) => self.text("[]"),
+            Ok(Shape::Seq(0)) => self.punct("[]"),
             Ok(Shape::Seq(_)) => {
-                self.text("[\n")?;
+                self.punct("[\n")?;
                 v.serialize(&mut Elements { out: self, indent: indent + 2 })?;
                 self.pad(indent)?;
-                self.text("]")
+                self.punct("]")
             }
-            Ok(Shape::Object(keys)) if keys.is_empty() => self.text("{}"),
             Ok(Shape::Object(mut keys)) => {
+                if self.spans.is_none() {
+                    keys.retain(|k| !is_span_key(k));
+                }
+                if keys.is_empty() {
+                    return self.punct("{}");
+                }
                 keys.sort_by(|a, b| (key_rank(a), a).cmp(&(key_rank(b), b)));
                 keys.dedup();
-                self.text("{\n")?;
+                self.punct("{\n")?;
                 for (i, key) in keys.iter().enumerate() {
                     self.pad(indent + 2)?;
                     self.text(&Value::String(key.clone()).to_string())?;
-                    self.text(": ")?;
-                    v.serialize(&mut Pick {
-                        key,
-                        out: self,
-                        indent: indent + 2,
-                        matched: false,
-                        written: false,
-                    })?;
-                    self.text(if i + 1 < keys.len() { ",\n" } else { "\n" })?;
+                    self.punct(": ")?;
+                    let mut pick =
+                        Pick { key, out: self, indent: indent + 2, matched: false, written: false };
+                    v.serialize(&mut pick)?;
+                    self.punct(if i + 1 < keys.len() { ",\n" } else { "\n" })?;
                 }
                 self.pad(indent)?;
-                self.text("}")
+                self.punct("}")
             }
             Err(_) => self.through_value(v, indent, key),
         }
     }
 
-    /// `v` built as a `Value`, spans rewritten, then written.
+    /// `v` built as a `Value`, spans rewritten (or left out), then written.
     fn through_value<T: Serialize + ?Sized>(
         &mut self,
         v: &T,
@@ -95,13 +120,29 @@ impl Out<'_> {
         key: Option<&str>,
     ) -> Result<(), Error> {
         let mut value = serde_json::to_value(v)?;
-        match key.and_then(|k| position(self.file, k, &value)) {
+        let Some(file) = self.spans else {
+            strip_spans(&mut value);
+            return self.text(&value.to_string());
+        };
+        match key.and_then(|k| position(file, k, &value)) {
             Some(pos) => value = pos,
-            None => rewrite_spans(self.file, &mut value),
+            None => rewrite_spans(file, &mut value),
         }
         let mut text = String::new();
         write_pretty(&mut text, &value, indent);
         self.text(&text)
+    }
+}
+
+/// Leaves out every span field of the tree.
+fn strip_spans(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, _| !is_span_key(key));
+            map.values_mut().for_each(strip_spans);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_spans),
+        _ => {}
     }
 }
 
@@ -311,7 +352,7 @@ struct Elements<'o, 'a> {
 impl Elements<'_, '_> {
     fn one<T: Serialize + ?Sized>(&mut self, v: &T, first: bool) -> Result<(), Error> {
         if !first {
-            self.out.text(",\n")?;
+            self.out.punct(",\n")?;
         }
         self.out.pad(self.indent)?;
         self.out.value(v, self.indent, None)
@@ -330,7 +371,7 @@ impl Writing<'_, '_, '_> {
         self.elements.one(v, first)
     }
     fn finish(self) -> Result<(), Error> {
-        self.elements.out.text("\n")
+        self.elements.out.punct("\n")
     }
 }
 
@@ -605,7 +646,10 @@ mod tests {
             .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
             .collect();
         assert!(plans.len() >= 10, "the examples are found");
-        plans.push(("one line".into(), format!("TASK \"t\"\nSTEP \"s\" {{ {} }}\n", "LOG \"é\" ".repeat(300))));
+        plans.push((
+            "one line".into(),
+            format!("TASK \"t\"\nSTEP \"s\" {{ {} }}\n", "LOG \"é\" ".repeat(300)),
+        ));
         let mut compared = 0;
         for (name, text) in &plans {
             let frontend = crate::frontend(name, text.as_bytes());

@@ -370,14 +370,14 @@ fn disasm_refuses_a_file_larger_than_any_tbc_unread() {
     );
 }
 
-/// Runs `tissc parse --emit ast-json PLAN` to its end with stdout to
-/// /dev/null; its own peak RSS in MiB and CPU seconds (wait4: this child's
-/// figures alone, whatever else the test binary runs).
+/// Runs `tissc ARGS PLAN` to its end with stdout to /dev/null; its own
+/// peak RSS in MiB and CPU seconds (wait4: this child's figures alone,
+/// whatever else the test binary runs).
 #[allow(clippy::zombie_processes, reason = "wait4 reaps it: std's wait gives no rusage")]
-fn parse_figures(plan: &std::path::Path) -> (f64, f64) {
+pub(crate) fn peak_and_cpu(args: &[&str], plan: &std::path::Path) -> (f64, f64) {
     use std::os::unix::process::ExitStatusExt;
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_tissc"))
-        .args(["parse", "--emit", "ast-json"])
+        .args(args)
         .arg(plan)
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -388,7 +388,7 @@ fn parse_figures(plan: &std::path::Path) -> (f64, f64) {
     // SAFETY: waits for our own child, with valid pointers.
     let reaped = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     assert_eq!(reaped, child.id() as i32, "wait4: {}", std::io::Error::last_os_error());
-    assert!(std::process::ExitStatus::from_raw(status).success(), "tissc parse failed");
+    assert!(std::process::ExitStatus::from_raw(status).success(), "tissc {args:?} failed");
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (usage.ru_maxrss as f64 / 1024.0, seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
@@ -406,8 +406,9 @@ fn ast_json_of_one_long_line_streams_in_bounded_memory_and_linear_time() {
             .unwrap();
         path
     };
-    let (_, small_cpu) = parse_figures(&plan(25_000));
-    let (peak, large_cpu) = parse_figures(&plan(100_000));
+    let parse = ["parse", "--emit", "ast-json"];
+    let (_, small_cpu) = peak_and_cpu(&parse, &plan(25_000));
+    let (peak, large_cpu) = peak_and_cpu(&parse, &plan(100_000));
     // 28 MiB streamed (the debug build); the tree as one value was 445 MiB.
     assert!(peak < 100.0, "tissc parse of 100,000 statements peaked at {peak:.1} MiB");
     // Four times the statements: 4x linear, 16x quadratic.

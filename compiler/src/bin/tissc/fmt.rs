@@ -46,6 +46,13 @@ pub fn fmt(out: &mut Output, args: &FmtArgs) -> u8 {
         eprintln!("{PROGRAM}: `-` (stdin) can be named only once");
         return status::USAGE;
     }
+    // As `compile` does: 4 KiB pages, and freed pages returned at once, so
+    // the tokens and layout freed before the formatted text is parsed again
+    // do not stay resident beside its tree (a 1.6 MB plan of short
+    // statements: 80 -> 62 MiB peak, before gaps were stored sparsely).
+    #[cfg(target_os = "linux")]
+    super::memory::small_pages();
+    super::memory::return_freed_pages();
     let mut code = status::OK;
     for path in files {
         code = code.max(fmt_one(out, args, path, path == stdin));
