@@ -9,7 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use tiss_compiler::diagnostics::render;
 use tiss_compiler::lower::LowerOptions;
-use tiss_compiler::syntax::ast_json;
+use tiss_compiler::syntax::ast_json_stream;
 
 /// The shell parser's panics are contained by the shell reader (the line is
 /// refused, SPEC §8), so the fuzzer's hook, which aborts on any panic,
@@ -38,7 +38,8 @@ fuzz_target!(|data: &[u8]| {
     }
     tiss_compiler::lint::add_warnings(&mut frontend);
     render::human_to_string(&frontend.file, &frontend.diagnostics);
-    ast_json::to_string_pretty(&frontend.file, &frontend.plan);
+    let streamed = ast_json_stream::write(&mut std::io::sink(), &frontend.file, &frontend.plan);
+    assert!(streamed.is_ok(), "the AST JSON of a plan that compiled could not be written: {streamed:?}");
     let module = frontend.into_module(LowerOptions::default());
     if let Err(e) = tisslang::container::load(&tisslang::container::encode(&module)) {
         panic!("the compiler's module is refused by its own loader: {e}");
