@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Whole-process compile throughput and peak memory: `tissc compile` of the
 # generated 50,000-line bench plan against `luac5.4` on a Lua chunk of the
-# same line count and byte density (benches/lua_gen.lua), run in turn
-# (A B A B ...) so each ratio compares runs made under the same load.
+# same line count and byte density (benches/lua_gen.lua), then of a plan of
+# each shape of benches/plan_shapes.rs (54,000 lines) against its Lua twin,
+# run in turn (A B A B ...) so each ratio compares runs made under the same
+# load; a table of the ratios, a row per shape, at the end.
 #
 # Usage: benches/compile_vs_luac.sh [RUNS] [BASELINE_TISSC]
 #   RUNS            paired runs per comparison (default 20), after one warm-up each
@@ -64,14 +66,27 @@ compare() {
             "$(awk -v c=$col -v n="$lines" '{ print n / $c / 1000 }' "$pairs" | stats %.0fk)" \
             "$(awk -v c=$((col + 1)) '{ print $c / 1024 }' "$pairs" | stats %.1f)"
     done
-    printf '%-34s %s\n' "lines/s ratio, A/B" \
-        "$(awk -v na="$lines_a" -v nb="$lines_b" '{ print (na / $1) / (nb / $3) }' "$pairs" | stats %.2f)"
-    printf '%-34s %s\n' "peak RSS ratio, A/B" "$(awk '{ print $2 / $4 }' "$pairs" | stats %.2f)"
+    ratio_lines=$(awk -v na="$lines_a" -v nb="$lines_b" '{ print (na / $1) / (nb / $3) }' "$pairs" | stats %.2f)
+    ratio_rss=$(awk '{ print $2 / $4 }' "$pairs" | stats %.2f)
+    printf '%-34s %s\n' "lines/s ratio, A/B" "$ratio_lines"
+    printf '%-34s %s\n' "peak RSS ratio, A/B" "$ratio_rss"
 }
 
 a=("$tissc" compile "$work/big.tiss" -o "$work/a.tbc")
 b=(luac5.4 -o "$work/b.luac" "$work/big.lua")
 compare "A: tissc compile" "$plan_lines" "B: luac5.4" "$lua_lines"
+table="| bench plan (every construct) | $ratio_lines | $ratio_rss |"$'\n'
+
+# The shapes people write (benches/plan_shapes.rs), each against its Lua
+# twin from the same loop: the table at the end, one row per shape.
+for shape in steps heredoc conditions prompts; do
+    target/release/examples/gen_plan 54000 "$shape" > "$work/$shape.tiss"
+    target/release/examples/gen_plan 54000 "$shape" --lua > "$work/$shape.lua"
+    a=("$tissc" compile "$work/$shape.tiss" -o "$work/a.tbc")
+    b=(luac5.4 -o "$work/b.luac" "$work/$shape.lua")
+    compare "A: tissc compile, $shape" "$(wc -l < "$work/$shape.tiss")" "B: luac5.4, its twin" "$(wc -l < "$work/$shape.lua")"
+    table+="| $shape | $ratio_lines | $ratio_rss |"$'\n'
+done
 
 a=("$tissc" compile --strip "$work/big.tiss" -o "$work/a.tbc")
 compare "A: tissc compile --strip" "$plan_lines" "B: luac5.4" "$lua_lines"
@@ -94,3 +109,7 @@ if [ -n "$baseline" ]; then
     b=("$baseline" check "$work/quiet.tiss")
     compare "A: tissc check, warnings fixed" "$plan_lines" "B: baseline check" "$plan_lines"
 fi
+echo
+echo "| shape | lines/s, tissc / luac5.4 (goal >= 1.0) | peak RSS, tissc / luac5.4 (goal <= 2.0) |"
+echo "|---|---|---|"
+printf '%s' "$table"
