@@ -8,6 +8,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[path = "plan_gen.rs"]
 mod plan_gen;
+#[path = "plan_shapes.rs"]
+mod plan_shapes;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -56,5 +58,25 @@ fn one_long_line(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frontend, one_long_line);
+/// The compile of a 54,000-line plan of each shape of `plan_shapes.rs`
+/// (issue 31: the bench plan alone hid the shapes people write).
+fn shapes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile by shape");
+    group.sample_size(10);
+    for &shape in plan_shapes::SHAPES {
+        let (src, _) = plan_shapes::shape(shape, 54_000).expect("a known shape");
+        group.throughput(Throughput::Bytes(src.len() as u64));
+        group.bench_function(shape, |b| {
+            b.iter(|| {
+                let options = tiss_compiler::lower::LowerOptions::default();
+                let (module, _) = tiss_compiler::compile("shape.tiss", black_box(src.as_bytes()), options)
+                    .unwrap_or_else(|_| panic!("the {shape} plan compiles"));
+                tisslang::container::encode(&module)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frontend, one_long_line, shapes);
 criterion_main!(benches);

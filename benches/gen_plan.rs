@@ -17,7 +17,10 @@ fn main() {
         Some(name) => match plan_shapes::shape(name, lines) {
             Some((tiss, twin)) => print!("{}", if lua { twin } else { tiss }),
             None => {
-                eprintln!("gen_plan: `{name}` is not a shape; the shapes: {}", plan_shapes::SHAPES.join(", "));
+                eprintln!(
+                    "gen_plan: `{name}` is not a shape; the shapes: {}",
+                    plan_shapes::SHAPES.join(", ")
+                );
                 std::process::exit(2);
             }
         },

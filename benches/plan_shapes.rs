@@ -62,9 +62,16 @@ end
 }
 
 fn heredoc(i: usize, tiss: &mut String, lua: &mut String) {
-    let body: String = (0..20).map(|l| format!("line {l} of file {i}: some text to keep as written\n")).collect();
-    let _ = write!(tiss, "STEP \"write {i}\" {{\n    WRITE \"notes/{i}.txt\" <<TEXT\n{body}TEXT\n    ASSERT FILE \"notes/{i}.txt\" EXISTS\n}}\n");
-    let _ = write!(lua, "do -- write {i}\n    write(\"notes/{i}.txt\", [[\n{body}]])\n    assert(exists(\"notes/{i}.txt\"))\nend\n");
+    let body: String =
+        (0..20).map(|l| format!("line {l} of file {i}: some text to keep as written\n")).collect();
+    let _ = write!(
+        tiss,
+        "STEP \"write {i}\" {{\n    WRITE \"notes/{i}.txt\" <<TEXT\n{body}TEXT\n    ASSERT FILE \"notes/{i}.txt\" EXISTS\n}}\n"
+    );
+    let _ = write!(
+        lua,
+        "do -- write {i}\n    write(\"notes/{i}.txt\", [[\n{body}]])\n    assert(exists(\"notes/{i}.txt\"))\nend\n"
+    );
 }
 
 fn conditions(i: usize, tiss: &mut String, lua: &mut String) {
@@ -106,7 +113,7 @@ end
 }
 
 fn prompts(i: usize, tiss: &mut String, lua: &mut String) {
-    let typed = if i % 2 == 0 { " AS Review" } else { "" };
+    let typed = if i.is_multiple_of(2) { " AS Review" } else { "" };
     let _ = write!(
         tiss,
         r#"STEP "ask {i}" {{
