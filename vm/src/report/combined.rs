@@ -10,7 +10,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{Value as Json, json};
 
-use super::style::Tone;
+use super::style::{Tone, escape_controls};
 
 /// What became of one plan, from its exit status (SPEC §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,27 +260,28 @@ fn testsuite(plan: &Json) -> TestSuite {
 
 /// A failure of a JSON report as text: kind and message, the place, the
 /// condition with the values it saw, the command with its exit status.
+/// The report's strings can hold what a command or a model printed: their
+/// control characters are shown escaped (`\u{1b}`), never sent to the
+/// terminal that reads this (`tissvm collect`, a run of many plans).
 pub fn failure_text(failure: &Json) -> String {
+    let text = |key: &str, of: &Json| escape_controls(of[key].as_str().unwrap_or("")).into_owned();
     let mut out = format!(
         "{}: {}\n",
-        failure["kind"].as_str().unwrap_or("failed"),
-        failure["message"].as_str().unwrap_or("")
+        escape_controls(failure["kind"].as_str().unwrap_or("failed")),
+        text("message", failure)
     );
-    if let Some(step) = failure["step"].as_str().filter(|s| !s.is_empty()) {
-        out.push_str(&format!("  in step \"{step}\", line {}\n", failure["line"]));
+    if failure["step"].as_str().is_some_and(|s| !s.is_empty()) {
+        out.push_str(&format!("  in step \"{}\", line {}\n", text("step", failure), failure["line"]));
     }
-    if let Some(condition) = failure["condition"].as_str() {
-        out.push_str(&format!("  condition: {condition}\n"));
+    if failure["condition"].is_string() {
+        out.push_str(&format!("  condition: {}\n", text("condition", failure)));
     }
     for (name, value) in failure["actual"].as_object().into_iter().flatten() {
-        out.push_str(&format!("  {name} = {value}\n"));
+        out.push_str(&format!("  {} = {value}\n", escape_controls(name)));
     }
     if let Some(run) = failure["command"].as_object() {
-        out.push_str(&format!(
-            "  command: {} (exit status {})\n",
-            run["command"].as_str().unwrap_or(""),
-            run["exit_code"]
-        ));
+        let command = escape_controls(run.get("command").and_then(Json::as_str).unwrap_or(""));
+        out.push_str(&format!("  command: {command} (exit status {})\n", run["exit_code"]));
     }
     out
 }
@@ -288,6 +289,20 @@ pub fn failure_text(failure: &Json) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_never_sends_its_control_characters_to_the_terminal() {
+        let failure = serde_json::json!({
+            "kind": "assertion_failed", "message": "saw \u{1b}[2Jcleared", "step": "s\u{9b}1",
+            "line": 3, "condition": "x", "command": {"command": "printf '\u{1b}]0;t\u{7}'", "exit_code": 0},
+        });
+        let text = failure_text(&failure);
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(
+            text.contains("cleared") && text.contains("in step") && text.contains("command: printf"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_worst_status_wins_in_the_order_of_the_spec() {
