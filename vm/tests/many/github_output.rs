@@ -174,3 +174,23 @@ fn a_report_file_is_refused_with_github_output_and_commands_are_resumed_as_it_en
     assert_eq!(run.stdout.lines().last(), Some(format!("::{token}::").as_str()), "and resume last");
     assert!(!dir.path().join("r.txt").exists());
 }
+
+#[test]
+fn a_resumed_run_is_annotated_as_a_run_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = "TASK \"w\"\nSTEP \"s\" {\n    PAUSE \"look\"\n    ASSERT 1 == 2\n}\n";
+    std::fs::write(dir.path().join("wait.tiss"), plan).unwrap();
+    let run = tissvm(dir.path(), &["run", "wait.tiss", "--output-format", "github"], None);
+    assert_eq!(run.code, Some(3), "{}", run.stdout);
+    let warning = &commands(&run.stdout)[0];
+    let snapshot = warning.data.split('`').nth(1).expect("the snapshot is named").to_string();
+    let summary = dir.path().join("summary.md");
+    let args = ["resume", snapshot.as_str(), "--answer", "continue", "--output-format", "github"];
+    let resumed = tissvm(dir.path(), &args, Some(&summary));
+    assert_eq!(resumed.code, Some(1), "{}", resumed.stdout);
+    let marks = commands(&resumed.stdout);
+    assert_eq!(marks.len(), 1, "{}", resumed.stdout);
+    assert_eq!((marks[0].name.as_str(), marks[0].property("line")), ("error", Some("4")));
+    assert_eq!(marks[0].property("file"), Some("wait.tiss"), "the plan the snapshot ran");
+    assert!(std::fs::read_to_string(&summary).unwrap().contains("✗ failed"));
+}
