@@ -49,13 +49,9 @@ impl Out<'_> {
     }
 
     /// A piece of the layout (brackets, separators, line ends): compact
-    /// output keeps only its punctuation.
+    /// output keeps only its punctuation (the blanks are at its ends).
     fn punct(&mut self, text: &str) -> Result<(), Error> {
-        if self.pretty {
-            return self.text(text);
-        }
-        let bare: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        self.text(&bare)
+        self.text(if self.pretty { text } else { text.trim_matches(char::is_whitespace) })
     }
 
     fn pad(&mut self, n: usize) -> Result<(), Error> {
@@ -265,45 +261,54 @@ impl ser::Serializer for Probe {
 /// The elements of a sequence, counted and not looked at.
 struct Count(usize);
 
+/// The three ways serde hands a sequence over, one behaviour: `$ty`'s
+/// `element` for each element, its `finish` at the end.
+macro_rules! sequence {
+    ([$($gen:tt)*] $ty:ty, $ok:ty) => {
+        impl<$($gen)*> ser::SerializeSeq for $ty {
+            type Ok = $ok;
+            type Error = Error;
+            fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+                self.element(v)
+            }
+            fn end(self) -> Result<$ok, Error> {
+                self.finish()
+            }
+        }
+        impl<$($gen)*> ser::SerializeTuple for $ty {
+            type Ok = $ok;
+            type Error = Error;
+            fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+                self.element(v)
+            }
+            fn end(self) -> Result<$ok, Error> {
+                self.finish()
+            }
+        }
+        impl<$($gen)*> ser::SerializeTupleStruct for $ty {
+            type Ok = $ok;
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+                self.element(v)
+            }
+            fn end(self) -> Result<$ok, Error> {
+                self.finish()
+            }
+        }
+    };
+}
+
 impl Count {
-    fn add(&mut self) -> Result<(), Error> {
+    fn element<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Error> {
         self.0 += 1;
         Ok(())
     }
-}
-
-impl ser::SerializeSeq for Count {
-    type Ok = Shape;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Error> {
-        self.add()
-    }
-    fn end(self) -> Result<Shape, Error> {
+    fn finish(self) -> Result<Shape, Error> {
         Ok(Shape::Seq(self.0))
     }
 }
 
-impl ser::SerializeTuple for Count {
-    type Ok = Shape;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Error> {
-        self.add()
-    }
-    fn end(self) -> Result<Shape, Error> {
-        Ok(Shape::Seq(self.0))
-    }
-}
-
-impl ser::SerializeTupleStruct for Count {
-    type Ok = Shape;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Error> {
-        self.add()
-    }
-    fn end(self) -> Result<Shape, Error> {
-        Ok(Shape::Seq(self.0))
-    }
-}
+sequence!([] Count, Shape);
 
 /// The keys of an object, its values not looked at.
 struct Keys(Vec<String>);
@@ -375,38 +380,7 @@ impl Writing<'_, '_, '_> {
     }
 }
 
-impl<'e, 'o, 'a> ser::SerializeSeq for Writing<'e, 'o, 'a> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
-
-impl<'e, 'o, 'a> ser::SerializeTuple for Writing<'e, 'o, 'a> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
-
-impl<'e, 'o, 'a> ser::SerializeTupleStruct for Writing<'e, 'o, 'a> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish()
-    }
-}
+sequence!(['e, 'o, 'a] Writing<'e, 'o, 'a>, ());
 
 /// Serializers that only take what [`Probe`] said the value is; anything
 /// else is an error (the value is then written through `Value`).
