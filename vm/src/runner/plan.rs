@@ -103,3 +103,14 @@ fn report(out: &mut Diagnostics, frontend: &tiss_compiler::Frontend) {
     }
     let _ = out.stderr.flush();
 }
+
+/// The plan a resumed or replayed run names in its annotations
+/// (`--output-format github`): the plan given, else the file name the
+/// bytecode embeds, else `fallback` (the snapshot or journal).
+pub(crate) fn shown_name(given: Option<&Path>, source: &Source, fallback: &str) -> String {
+    match (given, source) {
+        (Some(path), _) => path.display().to_string(),
+        (None, Source::Embedded { name, .. }) => name.clone(),
+        (None, _) => fallback.to_string(),
+    }
+}

@@ -116,6 +116,13 @@ fn a_changed_plan_stops_at_the_first_effect_that_differs() {
     assert_eq!(report["step"], "test");
     assert!(report["recorded"].as_str().unwrap().contains("head -c 100"), "{report:#}");
     assert!(report["requested"].as_str().unwrap().contains("head -c 99"), "{report:#}");
+    // For GitHub: an error annotation at the line where it parted, in the plan replayed.
+    let out = replay(&fx, &[j, &edited, "--output-format", "github"]);
+    out.expect(1);
+    let error =
+        out.stdout.lines().find(|l| l.starts_with("::error ")).unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(error.contains("edited.tiss") && error.contains(",line=7,"), "{error}");
+    assert!(error.contains("title=diverged in step \"test\"") && error.contains("head -c 99"), "{error}");
     // A prompt asked otherwise.
     let asked = write(&fx, "asked.tiss", &PLAN.replace("Summarise", "Sum up"));
     let out = replay(&fx, &[j, &asked]);

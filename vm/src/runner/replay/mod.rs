@@ -119,9 +119,13 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     let line = program.line(last_pc.get());
     let step =
         last_step.get().and_then(|s| program.module.steps.get(s as usize)).map(|s| program.string(s.name));
+    let plan =
+        crate::runner::plan::shown_name(options.plan.as_deref(), &program.module.source, &name.to_string());
     match host.stop.take() {
         Some(Stop::Diverged { recorded, requested }) => {
-            return diverged(&options.report, line, step, &recorded, &requested);
+            let divergence =
+                Divergence { plan: &plan, line, step, recorded: &recorded, requested: &requested };
+            return diverged(&options.report, &divergence);
         }
         Some(Stop::Incomplete { what }) => {
             return refuse(format!(
@@ -138,11 +142,6 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     let mut report = RunReport::new(&program, &machine, &outcome, snapshot);
     report.sandbox = isolation;
     report.effects = std::mem::take(&mut host.shown.effects);
-    let plan = match (&options.plan, &program.module.source) {
-        (Some(path), _) => path.display().to_string(),
-        (None, tisslang::module::kept_source::Source::Embedded { name, .. }) => name.clone(),
-        (None, _) => name.to_string(),
-    };
     crate::runner::execute::deliver(&report, &plan, &options.report)
 }
 
@@ -206,8 +205,26 @@ fn left_over(host: &mut ReplayHost) {
     }
 }
 
-fn diverged(reporting: &ReportOptions, line: u32, step: Option<&str>, recorded: &str, requested: &str) -> u8 {
+/// Where a replay parted from its journal.
+struct Divergence<'a> {
+    plan: &'a str,
+    line: u32,
+    step: Option<&'a str>,
+    recorded: &'a str,
+    requested: &'a str,
+}
+
+fn diverged(reporting: &ReportOptions, d: &Divergence) -> u8 {
     let code = 1;
+    let (line, step, recorded, requested) = (d.line, d.step, d.recorded, d.requested);
+    let message = {
+        let step = step.map(|s| format!(" (step \"{}\")", escape_controls(s))).unwrap_or_default();
+        format!(
+            "diverged at line {line}{step}: the journal recorded {}, the plan asks for {}\n",
+            escape_controls(recorded),
+            escape_controls(requested)
+        )
+    };
     let text = match reporting.output_format {
         OutputFormat::Json => {
             let report = json!({
@@ -222,17 +239,22 @@ fn diverged(reporting: &ReportOptions, line: u32, step: Option<&str>, recorded: 
             text.push('\n');
             text
         }
-        _ => {
-            let step = step.map(|s| format!(" (step \"{}\")", escape_controls(s))).unwrap_or_default();
-            format!(
-                "diverged at line {line}{step}: the journal recorded {}, the plan asks for {}\n",
-                escape_controls(recorded),
-                escape_controls(requested)
-            )
+        // An error annotation at the line, as a failure of the plan.
+        OutputFormat::Github => {
+            let report = json!({
+                "status": "diverged",
+                "exit_code": code,
+                "failure": {"kind": "diverged", "message": message.trim_end(), "step": step, "line": line},
+            });
+            let mut out = Vec::new();
+            let heading = format!("TissLang: the replay of `{}` diverged", d.plan);
+            let _ = crate::report::github::write(&mut out, &heading, d.plan, std::iter::once(report));
+            String::from_utf8_lossy(&out).into_owned()
         }
+        _ => message.clone(),
     };
     if reporting.output_format != OutputFormat::Text {
-        eprint!("{text}");
+        eprint!("{message}");
     }
     reporting.deliver(&text, code)
 }

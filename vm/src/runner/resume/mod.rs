@@ -129,11 +129,7 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
     let task = program.string(program.module.task);
     let at = format!("`{task}` at line {line} from {name}");
     tell_options(args, (&snap.options, &claimed), snap.answers.as_ref(), signed.is_ok(), again, &at);
-    let plan = match (&args.plan, &program.module.source) {
-        (Some(path), _) => path.display().to_string(),
-        (None, tisslang::module::kept_source::Source::Embedded { name, .. }) => name.clone(),
-        (None, _) => name.clone(),
-    };
+    let plan = crate::runner::plan::shown_name(args.plan.as_deref(), &program.module.source, &name);
     let start = Start {
         plan,
         program,
