@@ -147,3 +147,24 @@ pub fn listing(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// The help of the built binary `name` and of each of its `subcommands`:
+/// `-h` is a summary that fits a screen (at most 60 lines), `--help` keeps
+/// at least as much, and neither cites the specification, which a user of
+/// the tool does not have (issue 32).
+pub fn assert_help_fits_and_cites_no_spec(name: &str, subcommands: &[&str]) {
+    for sub in subcommands.iter().map(|s| vec![*s]).chain([vec![]]) {
+        let help = |flag: &str| {
+            let out =
+                command(name, Path::new("."), &[sub.as_slice(), &[flag]].concat()).output().expect("run it");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let (short, long) = (help("-h"), help("--help"));
+        let shown = format!("{name} {}", sub.join(" "));
+        assert!(short.lines().count() <= 60, "`{shown} -h` has {} lines:\n{short}", short.lines().count());
+        assert!(long.lines().count() >= short.lines().count(), "`{shown} --help` is shorter than -h");
+        for text in [&short, &long] {
+            assert!(!text.contains("SPEC"), "`{shown}` help cites the spec:\n{text}");
+        }
+    }
+}

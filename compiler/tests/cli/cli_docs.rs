@@ -103,14 +103,5 @@ fn man_available() -> bool {
 /// text cites the specification, which a user of the tool does not have.
 #[test]
 fn short_help_fits_a_screen_and_no_help_cites_the_spec() {
-    for sub in SUBCOMMANDS.iter().map(|s| vec![*s]).chain([vec![]]) {
-        let short = tissc(&[sub.as_slice(), &["-h"]].concat());
-        let long = tissc(&[sub.as_slice(), &["--help"]].concat());
-        let (short, long) = (String::from_utf8_lossy(&short.stdout), String::from_utf8_lossy(&long.stdout));
-        let name = format!("tissc {}", sub.join(" "));
-        assert!(short.lines().count() <= 60, "`{name} -h` has {} lines:\n{short}", short.lines().count());
-        for text in [&short, &long] {
-            assert!(!text.contains("SPEC"), "`{name}` help cites the spec:\n{text}");
-        }
-    }
+    tiss_test_support::assert_help_fits_and_cites_no_spec("tissc", SUBCOMMANDS);
 }

@@ -94,17 +94,7 @@ fn man_available() -> bool {
 /// text cites the specification, which a user of the tool does not have.
 #[test]
 fn short_help_fits_a_screen_and_no_help_cites_the_spec() {
-    for sub in SUBCOMMANDS.iter().map(|s| vec![*s]).chain([vec![]]) {
-        let short = tissvm(&[sub.as_slice(), &["-h"]].concat());
-        let long = tissvm(&[sub.as_slice(), &["--help"]].concat());
-        let (short, long) = (String::from_utf8_lossy(&short.stdout), String::from_utf8_lossy(&long.stdout));
-        let name = format!("tissvm {}", sub.join(" "));
-        assert!(short.lines().count() <= 60, "`{name} -h` has {} lines:\n{short}", short.lines().count());
-        assert!(long.lines().count() >= short.lines().count(), "{name}");
-        for text in [&short, &long] {
-            assert!(!text.contains("SPEC"), "`{name}` help cites the spec:\n{text}");
-        }
-    }
+    tiss_test_support::assert_help_fits_and_cites_no_spec("tissvm", SUBCOMMANDS);
     let short = tissvm(&["run", "-h"]);
     let short = String::from_utf8_lossy(&short.stdout);
     assert!(short.contains("More options") && short.contains("tissvm run --help"), "{short}");
