@@ -79,6 +79,15 @@ fn github_annotations_sit_at_each_diagnostic_escaped_and_capped() {
     assert!(text.contains("12 errors") && text.contains("- 2 more errors not annotated"), "{text}");
     assert_eq!(text.matches("| error E0101 |").count(), 12, "every diagnostic has its row: {text}");
 
+    // A summary file that cannot be written: said, and exit 2 (what tissc gives a file it cannot write).
+    let (code, _, stderr) =
+        run(dir.path(), &["lint", "p00.tiss", "--output-format", "github"], Some(dir.path()));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("cannot append the step summary") && stderr.contains("GITHUB_STEP_SUMMARY"),
+        "{stderr}"
+    );
+
     std::fs::remove_file(&summary).unwrap();
     let (_, stdout, _) = run(dir.path(), &["lint", "p00.tiss", "--output-format", "github"], None);
     assert_eq!(stdout.lines().count(), 1);

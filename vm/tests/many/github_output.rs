@@ -101,6 +101,10 @@ fn a_failure_is_one_error_at_its_place_and_the_plans_own_output_commands_nothing
     let summary = std::fs::read_to_string(&summary).unwrap();
     assert!(summary.starts_with("### TissLang: `a,b:c.tiss` failed\n"), "{summary}");
     assert!(summary.contains("| `a,b:c.tiss` | ✗ failed | 0/1 |"), "{summary}");
+    // A summary file that cannot be written is said; the status stays the plan's.
+    let run = tissvm(dir.path(), &["run", "a,b:c.tiss", "--output-format", "github"], Some(dir.path()));
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stdout.contains("cannot append the step summary"), "{}", run.stdout);
 }
 
 #[test]
