@@ -1,6 +1,6 @@
 //! Restart from a step (SPEC §13) through `tissvm run --journal J
 //! --from-failed | --from-step NAME | --from-line N`: the worked example of
-//! docs/journal.md run as written there (the earlier step is not run again,
+//! docs/src/cookbook/journal.md run as written there (the earlier step is not run again,
 //! its effects taken from the journal), a changed workspace or plan before
 //! the restart point refused with nothing run, and the new journal complete.
 
@@ -8,10 +8,10 @@ use std::path::Path;
 
 use crate::common::Fixture;
 
-/// The ```tiss blocks of docs/journal.md: the plan, then the plan fixed.
+/// The ```tiss blocks of docs/src/cookbook/journal.md: the plan, then the plan fixed.
 fn doc_plans() -> (String, String) {
     let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/journal.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cookbook/journal.md")).unwrap();
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
     for line in doc.lines() {
@@ -25,7 +25,7 @@ fn doc_plans() -> (String, String) {
             _ => {}
         }
     }
-    assert_eq!(blocks.len(), 2, "docs/journal.md shows the plan and its fix");
+    assert_eq!(blocks.len(), 2, "docs/src/cookbook/journal.md shows the plan and its fix");
     (blocks[0].clone(), blocks[1].clone())
 }
 

@@ -230,7 +230,7 @@ enum Command {
     ///
     /// A client launches a plan (`plan`, `workdir`, `args` with further
     /// options of `run`, `stopOnEntry`, `journal`, `snapshotDir`) or attaches
-    /// to a snapshot (`snapshot`, `workdir`); docs/debugging.md shows the
+    /// to a snapshot (`snapshot`, `workdir`); docs/src/cookbook/debugging.md shows the
     /// configurations. stdout carries only protocol messages; step lines go
     /// to stderr.
     Dap,
@@ -241,7 +241,7 @@ enum Command {
     /// Every run gets the options after `--` (e.g. `-- --sandbox-profile
     /// strict --policy policy.toml --budget API_CALLS=10`), which no tool call
     /// can change. Gates are asked of the human through the client
-    /// (elicitation), never answered by the agent; docs/agents.md shows
+    /// (elicitation), never answered by the agent; docs/src/cookbook/agents.md shows
     /// client configurations.
     Mcp {
         /// The workspace root (default: the current directory).
