@@ -10,6 +10,7 @@
 //! puts it: beside the `deps/` directory that holds the test executable.
 //! Cargo builds a package's binaries before running its integration tests.
 
+pub mod docs;
 pub mod llm_server;
 pub mod loopback;
 pub mod skip;

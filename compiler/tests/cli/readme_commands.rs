@@ -1,4 +1,4 @@
-//! Every `tissc` command the README shows works: each `cargo run ... --bin
+//! Every `tissc` command the README and the book (`docs/src/`) show works: each `cargo run ... --bin
 //! tissc -- ARGS` line is run (through `sh`, for globs) with the built binary,
 //! from the repository root, and must exit 0.
 
@@ -8,10 +8,10 @@ use std::process::Command;
 #[test]
 fn readme_tissc_commands_succeed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root");
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let pages = tiss_test_support::docs::markdown_pages();
     let marker = "--bin tissc -- ";
     let mut ran = 0;
-    for line in readme.lines() {
+    for (page, line) in pages.iter().flat_map(|(page, text)| text.lines().map(move |line| (page, line))) {
         let Some(at) = line.find(marker) else { continue };
         if !line.trim_start().starts_with("cargo run") {
             continue;
@@ -27,12 +27,12 @@ fn readme_tissc_commands_succeed() {
             .expect("sh runs");
         assert!(
             out.status.success(),
-            "README command `tissc {args}` failed with {:?}\nstdout: {}\nstderr: {}",
+            "{page}: command `tissc {args}` failed with {:?}\nstdout: {}\nstderr: {}",
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
         ran += 1;
     }
-    assert!(ran >= 3, "expected the README to show tissc commands, found {ran}");
+    assert!(ran >= 3, "expected the README and the book to show tissc commands, found {ran}");
 }

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod book_examples;
 mod checkpoint;
 mod cli_docs;
 mod cli_help;

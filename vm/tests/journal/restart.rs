@@ -10,8 +10,10 @@ use crate::common::Fixture;
 
 /// The ```tiss blocks of docs/src/cookbook/journal.md: the plan, then the plan fixed.
 fn doc_plans() -> (String, String) {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cookbook/journal.md")).unwrap();
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cookbook/journal.md"),
+    )
+    .unwrap();
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
     for line in doc.lines() {
