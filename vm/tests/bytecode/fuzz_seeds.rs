@@ -100,6 +100,18 @@ fn every_fuzz_seed_is_accepted() {
     if std::env::var_os("TISS_WRITE_FUZZ_SEEDS").is_some() {
         write_seeds(&made);
     }
+    // A seed that is accepted but no longer what the examples make (the
+    // compiler's output changed) starts the fuzzer from yesterday's code.
+    for (target, name, bytes) in &made {
+        let path = seeds_dir().join(target).join(name);
+        let committed = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            &committed == bytes,
+            "the committed seed {} is stale: make the seeds again with \
+             `TISS_WRITE_FUZZ_SEEDS=1 cargo test -p tiss-vm --test bytecode fuzz_seeds`",
+            path.display()
+        );
+    }
     for target in TARGETS {
         let dir = seeds_dir().join(target);
         let mut count = 0;
