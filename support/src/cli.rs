@@ -6,9 +6,9 @@ use std::io::{self, Write};
 
 use crate::io_message::io_message;
 
-/// Exit status for internal errors (SPEC §9).
+/// Exit status for internal errors (book: reference/failures.md).
 pub const INTERNAL: u8 = 70;
-/// Exit status for usage errors (SPEC §9).
+/// Exit status for usage errors (book: reference/failures.md).
 pub const USAGE: u8 = 2;
 
 /// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.

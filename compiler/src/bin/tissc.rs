@@ -1,4 +1,4 @@
-//! `tissc`: the TissLang compiler's command line (SPEC §9).
+//! `tissc`: the TissLang compiler's command line (book: cli/tissc.md).
 //!
 //! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
 //! unreadable input file, bytecode given where source is read (a file is
@@ -521,7 +521,7 @@ fn load(path: &Path) -> Option<Frontend> {
 }
 
 /// Reads a plan's source. A file is source whatever its name unless it starts
-/// like a `.tbc` (SPEC §9): bytecode is named as such, never read as text;
+/// like a `.tbc` (book: cli/tissc.md): bytecode is named as such, never read as text;
 /// neither is an unreadable file. Both are reported here.
 fn read_source(path: &Path) -> Option<Vec<u8>> {
     let name = path.display().to_string();

@@ -1,4 +1,4 @@
-//! Restart from a step (SPEC §13) through `tissvm run --journal J
+//! Restart from a step (book: cookbook/journal.md) through `tissvm run --journal J
 //! --from-failed | --from-step NAME | --from-line N`: the worked example of
 //! docs/src/cookbook/journal.md run as written there (the earlier step is not run again,
 //! its effects taken from the journal), a changed workspace or plan before
@@ -10,8 +10,10 @@ use crate::common::Fixture;
 
 /// The ```tiss blocks of docs/src/cookbook/journal.md: the plan, then the plan fixed.
 fn doc_plans() -> (String, String) {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cookbook/journal.md")).unwrap();
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cookbook/journal.md"),
+    )
+    .unwrap();
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
     for line in doc.lines() {

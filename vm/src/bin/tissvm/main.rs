@@ -1,4 +1,4 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many), `resume`,
+//! `tissvm`: runs TissLang plans (book: cli/tissvm.md): `run` (of one plan, or many), `resume`,
 //! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
 //! (`providers`).
 //!
