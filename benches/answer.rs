@@ -1,4 +1,4 @@
-//! Typed answers (SPEC §12): parsing and validating a model's answer against
+//! Typed answers (book: reference/types.md): parsing and validating a model's answer against
 //! its shape, and printing the value back as JSON. A large answer (≈ 1 MB:
 //! a record with a list of 5,000 records of strings, ints, an enum and an
 //! optional list) and a typical small one. Target: validating 1 MB ≤ 10 ms.

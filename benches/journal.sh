@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The journal's figures (SPEC §13, issue 27), all from one run of this
+# The journal's figures (book: cookbook/journal.md, issue 27), all from one run of this
 # script, alternated round by round so a drifting machine still gives fair
 # ratios (medians of ROUNDS rounds):
 # - replay speed: a plan of N `RUN "sleep 0.01"` run live with --journal,

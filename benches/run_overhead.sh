@@ -12,7 +12,7 @@
 # Ratios: totals per RUN, and overheads — what each adds to a bare spawn of
 # the same program (on a VM whose cpuid traps, /bin/true's own start-up is
 # most of every figure). `strict` needs root and the kernel features of
-# SPEC §8; where it is refused its lines say so.
+# book: reference/sandbox.md; where it is refused its lines say so.
 # The same again with a program that exits at once (static, no dynamic
 # loader: built here with `cc`), so that the program's own start-up no longer
 # hides what each runner adds: tissvm, the Python and bash loops, against a

@@ -1,4 +1,4 @@
-//! Snapshot save and load (SPEC §6) for a typical suspended run: 10
+//! Snapshot save and load (book: reference/snapshots.md) for a typical suspended run: 10
 //! variables, a RUN whose 64 KiB of output is in LAST_RUN, and 20 CALL
 //! frames (each with its step open), stopped at a PAUSE. Targets: save and
 //! load ≤ 100 µs each; the file ≤ 2× the state's data plus the bytecode

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Typed answers (SPEC §12) from a real 135M model: the 24 extraction prompts of
+# Typed answers (book: reference/types.md) from a real 135M model: the 24 extraction prompts of
 # vm/tests/providers/typed_suite.rs (records, enums, lists, optional fields,
 # nested records), each a small plan run by `tissvm run --provider completion`
 # against a local llama.cpp server (SmolLM2-135M-Instruct, tools/local-llm-server;

@@ -1,4 +1,4 @@
-//! What a typed PROMPT_AGENT (SPEC §12) costs the VM beyond an untyped one:
+//! What a typed PROMPT_AGENT (book: reference/types.md) costs the VM beyond an untyped one:
 //! the same plan of 200 prompts, `... INTO t AS Triage` against `... INTO t`,
 //! run through the VM with the `mock` provider answering every prompt the same
 //! valid triage (a `--mock-answers` script of one pattern), as `tissvm run

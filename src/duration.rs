@@ -1,4 +1,4 @@
-//! A duration written as a TissLang literal (SPEC §1: an integer followed
+//! A duration written as a TissLang literal (book: reference/lexical.md: an integer followed
 //! directly by `ms`, `s`, `m` or `h`), in the largest unit that is exact:
 //! `1500ms`, `150s`, `2m`, `24h`; zero is `0s`. The one way the compiler's
 //! fixes, the providers' settings, the VM's values and messages, and the

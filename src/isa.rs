@@ -124,7 +124,7 @@ pub mod run_flags {
 /// "No slot": the operand of an optional `INTO`.
 pub const NO_SLOT: u32 = u32::MAX;
 
-/// What a value taken from the operand stack must be (SPEC §3 types).
+/// What a value taken from the operand stack must be (types: book: reference/expressions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Want {
     Str,

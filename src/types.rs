@@ -49,7 +49,7 @@ impl ValueType {
     }
 
     /// The type of `field` on a record of this type, if it has that field
-    /// (SPEC §3: LAST_RUN, COST, caught errors, reviews, estimates).
+    /// (book: reference/statements.md: LAST_RUN, COST, caught errors, reviews, estimates).
     pub fn field(self, field: Field) -> Option<ValueType> {
         use Field::*;
         let has = match self {

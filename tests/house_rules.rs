@@ -1,6 +1,7 @@
 //! The shape of the code, kept as the design card and ARCHITECTURE.md say:
 //! no source file over 800 lines, no folder with more than 12 source files,
-//! ARCHITECTURE.md a short map (at most 350 lines) whose every path exists.
+//! ARCHITECTURE.md a short map (at most 350 lines) whose every path exists;
+//! no source file cites the specification, which users do not have.
 
 use std::path::{Path, PathBuf};
 
@@ -91,4 +92,63 @@ fn architecture_is_a_short_map_whose_paths_exist() {
     for invariant in text.lines().filter(|l| l.starts_with("**Architecture Invariant:**")) {
         assert!(invariant.len() > 40, "an invariant says something: {invariant}");
     }
+}
+
+/// Every source file of the checkout (`.rs`, `.ts`, `.js`, `.toml`, `.sh`,
+/// `.json`, the grammar, the texts of `tissc explain` and the book's pages),
+/// build output, installed packages and the fuzz corpus left out.
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && !path.is_symlink() {
+            if !matches!(name.as_str(), ".git" | "target" | "node_modules" | "corpus") {
+                source_files(&path, out);
+            }
+        } else {
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let shown =
+                ext == "md" && (dir.ends_with("diagnostics/explain") || dir.starts_with(root().join("docs")));
+            if shown || ["rs", "ts", "js", "toml", "sh", "json", "gbnf"].contains(&ext) {
+                out.push(path);
+            }
+        }
+    }
+}
+
+/// Comments cite the book's pages (`book: reference/costs.md`), never the
+/// specification's sections: a user of the tools does not have it (issue 32).
+#[test]
+fn no_source_file_cites_the_spec() {
+    // Spelled in two pieces, so that this file does not cite it either.
+    let citations = [concat!("SPEC", " \u{a7}"), concat!("SPEC", ".md")];
+    let mut files = Vec::new();
+    source_files(&root(), &mut files);
+    let mut citing = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        for (i, line) in text.lines().enumerate() {
+            if citations.iter().any(|c| line.contains(c)) {
+                citing.push(format!(
+                    "{}:{}: {}",
+                    file.strip_prefix(root()).unwrap().display(),
+                    i + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    // Not vacuous: the whole checkout was read.
+    assert!(files.len() >= 400, "only {} source files found under {}", files.len(), root().display());
+    assert!(
+        files.iter().any(|f| f.ends_with("vm/src/runner/mod.rs"))
+            && files.iter().any(|f| f.ends_with("editors/vscode/package.json"))
+            && files.iter().any(|f| f.ends_with("docs/src/cli/tissc.md")),
+        "the walk missed the crates, the editor extension or the book"
+    );
+    assert!(
+        citing.is_empty(),
+        "cite the book's page instead (`(book: reference/costs.md)`; docs/src/SUMMARY.md lists them):\n{}",
+        citing.join("\n")
+    );
 }

@@ -2,7 +2,7 @@
 //! generated 50,000-line plan (`cargo run --release --example gen_plan --
 //! 50000`): the default `.tbc` (the source kept as its hash, as `tissc
 //! compile` writes it) is at most as large as its source, besides the JSON
-//! Schemas of its typed prompts (SPEC §12), which the compiler derives
+//! Schemas of its typed prompts (book: reference/types.md), which the compiler derives
 //! from the plan's types so that no run derives them again. Run with
 //! `cargo test --test tbc_size -- --nocapture` to see the table, with the
 //! sizes `--embed-source` and `--strip` give.

@@ -1,7 +1,7 @@
 //! `tissc lsp` on a large plan (≥ 5,000 lines, `benches/plan_gen.rs`): a
 //! completion request's round trip through the server, and the same after
 //! an edit (the change re-analyses the plan and publishes its diagnostics
-//! first), which is what typing costs. SPEC §9's budget: under 50 ms.
+//! first), which is what typing costs. The budget (book: guide/editors.md): under 50 ms.
 
 /// The binaries' allocator, so this measures what they do.
 #[global_allocator]

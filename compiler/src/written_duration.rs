@@ -1,5 +1,5 @@
 //! Durations as people write them (`30sec`, `1.5s`, `1e3s`, `2m30s`, `1d`, `"30 s"`),
-//! read exactly, and the TissLang literal that means the same (SPEC §1: an
+//! read exactly, and the TissLang literal that means the same (book: reference/lexical.md: an
 //! integer followed directly by `ms`, `s`, `m` or `h`). Suggestions for a
 //! malformed duration come from here, so a fix never changes the meaning:
 //! where no literal is exact (`1.0001s`), there is none.

@@ -1,6 +1,6 @@
 // The TissLang extension's client: it starts `tissc lsp` (the language
-// server of SPEC §9, over stdio) for `.tiss` files, and `tissvm dap` (the
-// debug adapter of SPEC §14) for the `tiss` debugger. Highlighting comes
+// server, book: guide/editors.md, over stdio) for `.tiss` files, and `tissvm dap` (the
+// debug adapter, book: cookbook/debugging.md) for the `tiss` debugger. Highlighting comes
 // from the TextMate grammar alone, so it works without either.
 'use strict';
 

@@ -12,7 +12,7 @@ use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::syntax::ast_json_stream;
 
 /// The shell parser's panics are contained by the shell reader (the line is
-/// refused, SPEC §8), so the fuzzer's hook, which aborts on any panic,
+/// refused, book: reference/sandbox.md), so the fuzzer's hook, which aborts on any panic,
 /// passes over them.
 fn contain_parser_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();

@@ -1,4 +1,4 @@
-//! RUN's fast path (SPEC §8): a command with no shell syntax is executed
+//! RUN's fast path (book: reference/sandbox.md): a command with no shell syntax is executed
 //! directly, without `/bin/sh -c`, with the same observable result.
 //!
 //! A command qualifies (the shell reader's `program_words`) when it is only words separated by spaces or tabs,

@@ -1,4 +1,4 @@
-//! The environment a RUN starts with (SPEC §8): an allowlist, never the
+//! The environment a RUN starts with (book: reference/sandbox.md): an allowlist, never the
 //! caller's whole environment.
 //!
 //! - `PATH`: the caller's, or `/usr/local/bin:/usr/bin:/bin`;

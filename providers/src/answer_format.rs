@@ -1,4 +1,4 @@
-//! Structured answers (SPEC §12, "Asking"): what a typed PROMPT_AGENT adds
+//! Structured answers (book: reference/types.md, "Asking"): what a typed PROMPT_AGENT adds
 //! to its request. The VM derives a JSON Schema from the plan's TYPE and
 //! puts it in [`AnswerFormat`]; each live provider asks its server to keep
 //! to it in that API's own field:
@@ -25,7 +25,7 @@
 //! the validation errors after it, as two more messages (the layout's repair,
 //! `layout.rs`), and the same answer format.
 
-/// A typed PROMPT_AGENT's answer must be JSON of this schema (SPEC §12).
+/// A typed PROMPT_AGENT's answer must be JSON of this schema (book: reference/types.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerFormat {
     /// The TYPE's name, or `answer` for a type written in place: what the

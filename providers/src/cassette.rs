@@ -1,4 +1,4 @@
-//! Cassettes (SPEC §7): a run's answers as recorded by `--record`, which the
+//! Cassettes (book: reference/models.md): a run's answers as recorded by `--record`, which the
 //! `replay` provider (`replay.rs`) answers from, offline. A cassette is one
 //! JSON document, version [`VERSION`]:
 //!

@@ -46,8 +46,8 @@ pub struct ChatRequest {
     /// `/completion`, and its OpenAI-compatible `/chat/completions`);
     /// refused where the API has no such field (`ollama`, `/completions`).
     pub grammar: Option<String>,
-    /// The JSON Schema the answer must follow (a typed PROMPT_AGENT, SPEC
-    /// §12), sent in each API's own field (`answer_format.rs`); refused
+    /// The JSON Schema the answer must follow (a typed PROMPT_AGENT,
+    /// book: reference/types.md), sent in each API's own field (`answer_format.rs`); refused
     /// where the API has none (`/completions`), and with a `grammar`.
     pub answer_format: Option<AnswerFormat>,
     /// How many requests the caller allows (retries included); `None`: no cap.

@@ -1,4 +1,4 @@
-//! HTTP for the providers (SPEC §7), in one place: `ureq` 3 with rustls,
+//! HTTP for the providers (book: reference/models.md), in one place: `ureq` 3 with rustls,
 //! synchronous like the machine.
 //!
 //! - Timeouts: `connect` (ureq's connect phase); `first_token`, from sending

@@ -1,4 +1,4 @@
-//! The prompt layout (SPEC §7), versioned: what a PROMPT_AGENT sends, the
+//! The prompt layout (book: reference/models.md), versioned: what a PROMPT_AGENT sends, the
 //! same bytes for the same plan and inputs. Version 1 (README, "Language
 //! models"):
 //!
@@ -8,7 +8,7 @@
 //!   whose fence is three backticks, or one more than the longest run of
 //!   backticks in the value.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) sends the same two messages; its answer
+//! A typed PROMPT_AGENT (book: reference/types.md) sends the same two messages; its answer
 //! format goes in the API's own field, not in the text. Its repair request,
 //! when the answer did not validate, adds two messages after them:
 //!

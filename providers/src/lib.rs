@@ -1,4 +1,4 @@
-//! `tiss-providers`: TissLang's language-model providers (SPEC §7), one file
+//! `tiss-providers`: TissLang's language-model providers (book: reference/models.md), one file
 //! each, behind [`Provider`]. Its own crate so that both the VM (PROMPT_AGENT)
 //! and `tissc generate` use it; the VM re-exports it as `tiss_vm::provider`.
 //! `settings.rs` holds their settings (flags, environment, `tiss.toml`),
@@ -10,7 +10,7 @@
 //! made into. `cassette.rs` is the recorded-answers format that `--record`
 //! writes and the `replay` provider (`replay.rs`) answers from.
 //! `answer_format.rs` holds what a typed PROMPT_AGENT adds to its request
-//! (SPEC §12): the JSON Schema of its answer, and its repair request.
+//! (book: reference/types.md): the JSON Schema of its answer, and its repair request.
 
 pub mod answer;
 mod answer_format;
@@ -49,7 +49,7 @@ pub struct PromptRequest {
     /// line: what a cassette keeps of it, never sent.
     pub step: String,
     pub line: u32,
-    /// A typed PROMPT_AGENT (SPEC §12): the answer must be JSON of this
+    /// A typed PROMPT_AGENT (book: reference/types.md): the answer must be JSON of this
     /// schema, which each provider asks for in its API's own field
     /// (`answer_format.rs`). Never with a `grammar`.
     pub answer_format: Option<AnswerFormat>,

@@ -1,11 +1,11 @@
-//! The provider settings of SPEC §7, defined once: each setting's flag,
+//! The provider settings (book: reference/models.md), defined once: each setting's flag,
 //! environment variable, `tiss.toml` key, default and parser come from the
 //! [`Key`] table, and [`resolve`] layers them — flags beat the environment,
 //! which beats the `[provider]` table of `tiss.toml` in the current
 //! directory, which beats the base (a fresh run's defaults, or the settings a
 //! resumed snapshot remembers). For the `replay` provider, a setting that
 //! only has its default is the one the cassette's requests were sent with
-//! (SPEC §7: replay needs no provider flags).
+//! (book: reference/models.md: replay needs no provider flags).
 //!
 //! What a snapshot remembers holds no secret: `api_key_env` is the *name*
 //! of the variable that holds the key. The key itself is taken out of the

@@ -1,4 +1,4 @@
-//! Structured answers (SPEC §12, "Asking") over real HTTP: a typed request
+//! Structured answers (book: reference/types.md, "Asking") over real HTTP: a typed request
 //! and its repair request, sent by `openai`, `ollama` and `completion` to the
 //! loopback server (`tiss_test_support::loopback`), each body exact and the
 //! same bytes as `wire` (what a cassette keys); the requests refused before

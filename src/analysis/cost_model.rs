@@ -1,4 +1,4 @@
-//! The default static cost model (SPEC §4), defined once for both sides.
+//! The default static cost model (book: reference/costs.md), defined once for both sides.
 //!
 //! The compiler applies it while emitting code (the bounds stored in the
 //! module: `Module.bound`, `StepInfo.bound`, `TaskInfo.bound`, ESTIMATE_COST
@@ -11,7 +11,7 @@
 //! - A RUN takes `[0, TIMEOUT]`, or `[0, DEFAULT_RUN_MAX_MS]` without one.
 //! - A prompt costs at most `ceil(chars / 4) + 16 + 1000 × context variables`
 //!   tokens of prompt plus `DEFAULT_MAX_TOKENS` of completion, and at least
-//!   only what is certain (SPEC §7): the query's literal bytes at one token
+//!   only what is certain (book: reference/models.md): the query's literal bytes at one token
 //!   per [`MIN_BYTES_PER_TOKEN`], rounded down; interpolations, context
 //!   variables, the template and the answer count 0, so preflight never
 //!   refuses a prompt that could fit. `chars` counts the query as the
@@ -54,7 +54,7 @@ pub fn add_instruction(acc: &mut CostBound, instr: &Instr) {
     }
 }
 
-/// What a typed PROMPT_AGENT (SPEC §12) may add for its one repair
+/// What a typed PROMPT_AGENT (book: reference/types.md) may add for its one repair
 /// request: up to one more `API_CALLS` and up to the prompt's token maximum
 /// again (`max_tokens`), none of it certain — `[1, 2]` calls in all, and
 /// twice the untyped token bound.

@@ -1,4 +1,4 @@
-//! Static taint (SPEC §8): which RUNs may hold data from a model
+//! Static taint (book: reference/policy.md): which RUNs may hold data from a model
 //! (PROMPT_AGENT) or a file (READ), and which RUNs come after a WRITE of
 //! model output (the plan may run code a model wrote). `tissvm inspect`
 //! lists both and raises the risk to high for them.
@@ -22,7 +22,7 @@
 //! instruction order, on any path, even after a clean value replaced it;
 //! every instruction that can fail inside a TRY counts as failing.
 //!
-//! A typed answer (`INTO t AS T`, SPEC §12) is followed part by part: its
+//! A typed answer (`INTO t AS T`, book: reference/types.md) is followed part by part: its
 //! source names the part a value derives from (`t`, then `t.severity` after
 //! MEMBER), so a flow says which field reaches the RUN. A part without a
 //! STRING in it (an INT, a BOOL, an enum, or lists and records of those)
@@ -87,7 +87,7 @@ pub struct AnswerField {
     /// Its index in `Module::shapes`.
     pub shape: u32,
     /// Whether it can hold free text (a STRING somewhere inside): then it
-    /// is tainted, else clean (SPEC §8, §12).
+    /// is tainted, else clean (book: reference/policy.md, reference/types.md).
     pub tainted: bool,
 }
 
@@ -345,7 +345,7 @@ impl Walker<'_> {
                     // A typed answer names its parts as they are read; one
                     // without a STRING in it carries no free text:
                     // validated integers, booleans and enum literals are
-                    // clean (SPEC §8, §12).
+                    // clean (book: reference/policy.md, reference/types.md).
                     let name = module.slots.get(into as usize).and_then(|s| module.string(s.name));
                     let source = match (info.and_then(|p| p.answer), name) {
                         (Some(answer), Some(name)) => Source {
@@ -452,7 +452,7 @@ impl Walker<'_> {
 }
 
 /// Whether `instr` can fail with a failure TRY catches, its message made
-/// from its operands (SPEC §5); the VM's `operands_tainted` agrees.
+/// from its operands (book: reference/failures.md); the VM's `operands_tainted` agrees.
 fn may_fail(instr: Instr) -> bool {
     matches!(
         instr,

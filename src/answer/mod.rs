@@ -19,7 +19,7 @@ pub use shape::{Shape, ShapeField, Shapes};
 pub use validate::{Invalid, parse};
 pub use value::AnswerValue;
 
-/// The tests' shape table, SPEC §12's `Review` with a nested record:
+/// The tests' shape table, the `Review` of the book's reference/types.md with a nested record:
 /// 0 `"approve" | "reject"`, 1 `STRING`, 2 `LIST OF STRING`, 3 `INT`,
 /// 4 `BOOL`, 5 `{ path: STRING, line?: INT, ok: BOOL }`, 6 `LIST OF` 5,
 /// 7 `{ verdict, reasons, risk, files?, findings }`.

@@ -1,6 +1,6 @@
 //! How a typed answer is printed: as JSON (the report's `"actual"`, a
 //! snapshot read by a person, the repair request) and as the text a plan's
-//! `${r}` interpolates (SPEC §12).
+//! `${r}` interpolates (book: reference/types.md).
 //!
 //! A value is printed by its own structure; the shape only names a record's
 //! fields. A value that does not follow its shape (only a damaged snapshot

@@ -1,5 +1,5 @@
 //! The JSON Schema of a shape, what the VM asks a provider to keep to
-//! (SPEC §12). The compiler derives it once per typed prompt.
+//! (book: reference/types.md). The compiler derives it once per typed prompt.
 //!
 //! It is written in OpenAI's *strict* structured-output form, which the
 //! others accept as well: records are closed (`additionalProperties: false`)

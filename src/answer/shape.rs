@@ -168,7 +168,7 @@ impl Shapes {
     }
 
     /// Whether a value of shape `index` can hold free text (a `STRING`
-    /// somewhere inside): such values are tainted, others are clean (SPEC §8).
+    /// somewhere inside): such values are tainted, others are clean (book: reference/policy.md).
     pub fn holds_text(&self, index: u32) -> bool {
         holds_text(&self.shapes, index)
     }

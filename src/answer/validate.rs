@@ -1,5 +1,5 @@
 //! A model's answer, parsed as JSON and checked against its shape in one
-//! pass (SPEC §12): serde_json drives a visitor that follows the shape, so
+//! pass (book: reference/types.md): serde_json drives a visitor that follows the shape, so
 //! no JSON tree is built on the way, and the value comes out as an
 //! [`AnswerValue`]. Every problem is reported, not just the first, each with
 //! the JSON path where it is: the errors go back to the model in the repair

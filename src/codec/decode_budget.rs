@@ -1,6 +1,6 @@
 //! What decoding may allocate: every collection a `.tbc` or a snapshot
 //! decodes into is bounded by the size of the file before it is allocated
-//! (SPEC §6).
+//! (book: reference/snapshots.md).
 //!
 //! bincode states each collection's length and then its elements, and what
 //! an element takes in memory is not what it takes in the file: a cost

@@ -96,7 +96,7 @@ pub enum StartError {
 /// first four bytes (the name), or a start cut short inside them. The
 /// canaries after the name are left out, so a file whose line endings were
 /// converted still counts, and its loader says what happened to it. This
-/// is how a plan file is told from source (SPEC §9), whatever its name.
+/// is how a plan file is told from source (book: reference/formats.md), whatever its name.
 pub fn names_container(bytes: &[u8], magic: &[u8; 8]) -> bool {
     bytes.starts_with(&magic[..4]) || (!bytes.is_empty() && magic[..4].starts_with(bytes))
 }

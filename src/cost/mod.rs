@@ -1,4 +1,4 @@
-//! The five cost dimensions the VM meters and budgets can cap (SPEC §4),
+//! The five cost dimensions the VM meters and budgets can cap (book: reference/costs.md),
 //! a value per dimension ([`PerDim`]), and the static bound of a path
 //! ([`bound`]; `analysis::cost_model` computes it).
 

@@ -1,5 +1,5 @@
 //! Pass 4: definite assignment. Every LOAD reads a variable, and every
-//! LAST_RUN a result, that every path to it has bound (SPEC §3), so the
+//! LAST_RUN a result, that every path to it has bound (book: reference/statements.md), so the
 //! machine never meets an empty slot.
 //!
 //! Bindings only grow along a path, so what is bound before an instruction

@@ -6,7 +6,7 @@
 //!   entry). An instruction belongs to one unit; the main code ends in
 //!   HALT, a task in RETURN, and a task is called with an empty stack, so
 //!   its stack and its open steps are its own;
-//! - the **operand stack**, as the type of each value (SPEC §3 types). Each
+//! - the **operand stack**, as the type of each value (types: book: reference/expressions.md). Each
 //!   instruction takes values of the types its `isa!` row wants and gives
 //!   back the type the row says; paths that meet bring the same stack;
 //! - the **open steps** of the unit, innermost last: STEP_EXIT leaves the

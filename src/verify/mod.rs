@@ -57,8 +57,8 @@ pub const WORK_PER_ITEM: u64 = 16;
 /// KiB), and a plan has a handful; `tissc` refuses more (E0209).
 pub const MAX_REGEXES: usize = 100;
 
-/// The most options a CHOOSE may offer (a person picks one; SPEC is silent,
-/// the compiler refuses more, E0110): each becomes text the run shows,
+/// The most options a CHOOSE may offer (a person picks one; the language sets
+/// no limit, the compiler refuses more, E0110): each becomes text the run shows,
 /// writes and keeps in a snapshot.
 pub const MAX_CHOICE_OPTIONS: usize = 1000;
 

@@ -6,9 +6,9 @@ use std::io::{self, Write};
 
 use crate::io_message::io_message;
 
-/// Exit status for internal errors (SPEC §9).
+/// Exit status for internal errors (book: reference/failures.md).
 pub const INTERNAL: u8 = 70;
-/// Exit status for usage errors (SPEC §9).
+/// Exit status for usage errors (book: reference/failures.md).
 pub const USAGE: u8 = 2;
 
 /// Prints a clap error or help text; `--help` and `--version` exit 0, usage errors 2.
@@ -174,14 +174,20 @@ pub fn start(program: &'static str, run: fn() -> u8) -> std::ffi::c_int {
 pub fn parse_args<C: clap::CommandFactory + clap::FromArgMatches>(
     language: impl std::fmt::Display,
 ) -> Result<C, u8> {
+    let matches = command::<C>(language).try_get_matches().map_err(clap_exit)?;
+    #[cfg(target_os = "linux")]
+    huge_pages(true);
+    C::from_arg_matches(&matches).map_err(clap_exit)
+}
+
+/// The whole command definition of `C` as the binary parses it: with
+/// `--version`, which prints the package version and `language`'s.
+pub fn command<C: clap::CommandFactory>(language: impl std::fmt::Display) -> clap::Command {
     // clap keeps the text for the program's lifetime; this runs once per process.
     // The workspace's crates share one version, this crate's.
     let version: &'static str =
         Box::leak(format!("{} (TissLang {language})", env!("CARGO_PKG_VERSION")).into_boxed_str());
-    let matches = C::command().version(version).try_get_matches().map_err(clap_exit)?;
-    #[cfg(target_os = "linux")]
-    huge_pages(true);
-    C::from_arg_matches(&matches).map_err(clap_exit)
+    C::command().version(version)
 }
 
 /// Parses the arguments as `C` if they are valid for it, else `None`, having

@@ -1,6 +1,8 @@
-//! Shell completion scripts and man pages, generated from a binary's clap
-//! definition (`tissc completions SHELL`, `tissc man DIR`, the same for
-//! `tissvm`), so they always match the arguments the binary accepts.
+//! Shell completion scripts, man pages and the book's command-line
+//! reference, generated from a binary's clap definition (`tissc completions
+//! SHELL`, `tissc man DIR`, the hidden `tissc __markdown-reference [FILE]`,
+//! the same for `tissvm`), so they always match the arguments the binary
+//! accepts.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -8,6 +10,37 @@ use std::path::{Path, PathBuf};
 pub use clap_complete::Shell;
 
 use crate::atomic_write::write_atomically;
+use crate::cli::{USAGE, write_stdout};
+use crate::io_message::io_message;
+
+mod markdown;
+pub use markdown::{Page, reference as markdown_reference};
+
+/// The name of the hidden subcommand that prints the book's command-line
+/// reference of a binary, or writes it to FILE: the same in both binaries.
+pub const MARKDOWN_REFERENCE: &str = "__markdown-reference";
+
+/// `PROGRAM __markdown-reference [FILE]`: the reference page of `command`
+/// on stdout, or written atomically to `file`. Returns the exit status: 0,
+/// or 2 for a file that cannot be written (70 for stdout, as everywhere).
+pub fn write_markdown_reference(
+    program: &str,
+    command: clap::Command,
+    page: &Page,
+    file: Option<&Path>,
+) -> u8 {
+    let text = markdown_reference(command, page);
+    match file {
+        None => write_stdout(program, &text, 0),
+        Some(path) => match write_atomically(path, text.as_bytes(), None) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("{program}: cannot write `{}`: {}", path.display(), io_message(&e));
+                USAGE
+            }
+        },
+    }
+}
 
 /// The completion script of `command` for `shell`.
 pub fn completions(mut command: clap::Command, shell: Shell) -> String {

@@ -1,4 +1,4 @@
-//! GitHub Actions workflow commands and step summaries (SPEC §15,
+//! GitHub Actions workflow commands and step summaries (book: cookbook/ci.md,
 //! `--output-format github`), shared by `tissc` and `tissvm`.
 //!
 //! An annotation is one line on stdout, `::error file=F,line=L,...::MESSAGE`,

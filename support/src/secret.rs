@@ -1,4 +1,4 @@
-//! A secret taken out of the process's environment (SPEC §8: the provider's
+//! A secret taken out of the process's environment (book: reference/sandbox.md: the provider's
 //! API key is in no RUN's environment and cannot be read from tissvm): read
 //! once, its bytes overwritten where the environment block holds them (which
 //! is what `/proc/PID/environ` shows), the variable removed so that no child

@@ -1,6 +1,6 @@
 //! Text from outside (a command, a model, a plan) shown on a terminal.
 
-/// Text a command or a model produced, made safe for a terminal (SPEC §8):
+/// Text a command or a model produced, made safe for a terminal (book: reference/policy.md):
 /// every control character but newline and tab — escape sequences, `\r`,
 /// bells, C1 codes — and the bidirectional overrides written out as
 /// `\x1b`, `\r`, `\u{202e}`, so that such text can neither move the cursor,

@@ -1,15 +1,17 @@
 //! What the integration tests of the workspace's binaries share: the built
 //! binary run hermetically in a directory ([`command`], [`tissc`]), what it
 //! did ([`Run`], or [`stdout`] and [`stderr`] of an `Output`), and temporary
-//! workspaces ([`workspace`], [`listing`]); and the servers the provider tests
-//! talk to: a scripted HTTP server on loopback ([`loopback`]) and a real
-//! llama.cpp server ([`llm_server`]).
+//! workspaces ([`workspace`], [`listing`]); the book's command-line reference
+//! of a binary held to its definition ([`cli_reference`]); and the servers the
+//! provider tests talk to: a scripted HTTP server on loopback ([`loopback`])
+//! and a real llama.cpp server ([`llm_server`]).
 //!
 //! A test crate's `env!("CARGO_BIN_EXE_…")` names its own package's binaries
 //! only at its own compile time, so this crate finds a binary where Cargo
 //! puts it: beside the `deps/` directory that holds the test executable.
 //! Cargo builds a package's binaries before running its integration tests.
 
+pub mod cli_reference;
 pub mod docs;
 pub mod llm_server;
 pub mod loopback;

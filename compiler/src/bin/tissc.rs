@@ -1,4 +1,4 @@
-//! `tissc`: the TissLang compiler's command line (SPEC §9).
+//! `tissc`: the TissLang compiler's command line (book: cli/tissc.md).
 //!
 //! Exit status: 0 success, 1 compile errors, 2 usage errors (bad arguments, an
 //! unreadable input file, bytecode given where source is read (a file is
@@ -56,6 +56,31 @@ mod status {
     pub const COMPILE_ERRORS: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const INTERNAL: u8 = 70;
+
+    /// The exit statuses as the book's command-line reference tells them.
+    pub const TOLD: &[(u8, &str)] = &[
+        (
+            OK,
+            "Success: no errors (warnings allowed); for `fmt --check`, every plan is formatted; for \
+              `generate`, a plan compiles; for `lsp`, `exit` after `shutdown`.",
+        ),
+        (
+            COMPILE_ERRORS,
+            "A plan has errors (reported on stderr); for `lint --deny-warnings`, warnings too; for \
+              `fmt --check`, a plan that is not formatted; for `fix`, errors remain; for `generate`, no plan \
+              compiled, or the model could not be asked; for `lsp`, `exit` without `shutdown`, or the input ended.",
+        ),
+        (
+            USAGE,
+            "Usage error: bad arguments, an input file that cannot be read, bytecode given where plan source \
+              is read, an output file that cannot be written, an unknown code for `explain`, an unknown TYPE for \
+              `schema`, or a `.tbc` that is invalid, corrupt or of an unsupported version.",
+        ),
+        (
+            INTERNAL,
+            "Internal error, a bug in tissc (for `fmt`, the formatter failing its own checks, E0900).",
+        ),
+    ];
 }
 
 #[derive(Parser)]
@@ -233,6 +258,12 @@ enum Command {
     /// errors, 2 a file could not be read or written.
     Fix(fix::FixArgs),
     Lsp(lsp::LspArgs),
+    /// Print the book's command-line reference of tissc (docs/src/cli/tissc.md), or write it to FILE.
+    #[command(name = tiss_support::cli_docs::MARKDOWN_REFERENCE, hide = true)]
+    MarkdownReference {
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+    },
 }
 
 /// Everything a command needs to report.
@@ -298,7 +329,20 @@ fn run() -> u8 {
         Command::Lint(args) => lint::lint(&mut out, &args),
         Command::Fix(args) => fix::fix(&mut out, &args),
         Command::Lsp(args) => lsp::lsp(&args),
+        Command::MarkdownReference { file } => markdown_reference(file.as_deref()),
     }
+}
+
+/// `tissc __markdown-reference [FILE]`: docs/src/cli/tissc.md, which
+/// compiler/tests/cli/cli_docs.rs holds to this definition.
+fn markdown_reference(file: Option<&Path>) -> u8 {
+    let page = cli_docs::Page {
+        generated_by: "cargo run -p tiss-compiler --bin tissc -- __markdown-reference docs/src/cli/tissc.md",
+        exit_statuses: status::TOLD,
+        exit_note: None,
+    };
+    let command = cli::command::<Cli>(tisslang::version::LANGUAGE_VERSION);
+    cli_docs::write_markdown_reference(PROGRAM, command, &page, file)
 }
 
 fn man(dir: &Path) -> u8 {
@@ -521,7 +565,7 @@ fn load(path: &Path) -> Option<Frontend> {
 }
 
 /// Reads a plan's source. A file is source whatever its name unless it starts
-/// like a `.tbc` (SPEC §9): bytecode is named as such, never read as text;
+/// like a `.tbc` (book: cli/tissc.md): bytecode is named as such, never read as text;
 /// neither is an unreadable file. Both are reported here.
 fn read_source(path: &Path) -> Option<Vec<u8>> {
     let name = path.display().to_string();

@@ -1,4 +1,4 @@
-//! The call graph of `DEFINE_TASK`s must be acyclic (SPEC §2: a plan has no
+//! The call graph of `DEFINE_TASK`s must be acyclic (book: reference/structure.md: a plan has no
 //! loops and no recursion). Reports each cycle once, at the CALL that closes
 //! it (E0211), and gives the callee-first order the flow summaries need.
 

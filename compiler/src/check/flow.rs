@@ -1,4 +1,4 @@
-//! Definite assignment (SPEC §3): every variable and `LAST_RUN` must be bound
+//! Definite assignment (book: reference/statements.md): every variable and `LAST_RUN` must be bound
 //! on every path before it is read (E0203, E0204). A plan is a DAG (no loops,
 //! no recursion), so the analysis is exact up to the branch choices.
 //!
@@ -39,7 +39,7 @@ pub(crate) fn check(plan: &Plan, syms: &Symbols<'_>, order: &[u32], cx: &mut Ctx
     for &task in order {
         flow.summarize(task);
     }
-    // Execution order (SPEC §2): the TASK line, SETUP, then the top-level
+    // Execution order (book: reference/structure.md): the TASK line, SETUP, then the top-level
     // STEPs and SET_BUDGETs in source order.
     for item in &plan.items {
         if let Item::Task { name, .. } = item {

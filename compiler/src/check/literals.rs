@@ -37,7 +37,7 @@ pub(crate) fn quote(text: &str) -> String {
 
 /// If `text` (a string's content) is written like a literal of type `want`,
 /// the literal as it should be written: `"0"` → `0`, `"5s"` → `5s`,
-/// `"1.5s"` → `1500ms`, `"true"` → `TRUE`. Follows the lexical rules of SPEC §1.
+/// `"1.5s"` → `1500ms`, `"true"` → `TRUE`. Follows the lexical rules (book: reference/lexical.md).
 pub(crate) fn as_literal_of(text: &str, want: Ty) -> Option<String> {
     let text = text.trim();
     match want {
@@ -190,7 +190,7 @@ impl PathUse {
     }
 }
 
-/// Rejects literal paths that are absolute or leave the workspace (SPEC §8).
+/// Rejects literal paths that are absolute or leave the workspace (book: reference/sandbox.md).
 /// An interpolated path is checked only as far as its literal prefix decides.
 pub(crate) fn check_path(cx: &mut Ctx<'_>, lit: &StrLit, use_: PathUse) {
     let (text, complete) = match lit.parts.as_slice() {

@@ -1,4 +1,5 @@
-//! Checks after parsing (SPEC §2-4, §8): structure, names, types, definite
+//! Checks after parsing (book: reference/structure.md, reference/statements.md,
+//! reference/expressions.md, reference/sandbox.md): structure, names, types, definite
 //! assignment, the call graph, and literal paths and regexes.
 //!
 //! Each concern is its own module; the passes run in the order of [`check`].

@@ -1,4 +1,4 @@
-//! The shape of a plan (SPEC §2): one `TASK` before every other item, at most
+//! The shape of a plan (book: reference/structure.md): one `TASK` before every other item, at most
 //! one `SETUP` and before every `STEP`, unique `DEFINE_TASK` names, `CHOOSE`
 //! with two options to 1,000, and a satisfiable `#TISS_VERSION`.
 

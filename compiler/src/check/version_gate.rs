@@ -1,6 +1,6 @@
 //! A TissLang 1.1 construct under a `#TISS_VERSION` that admits an older
-//! version (E0013): `TYPE`, `INTO x AS type` and `expr EXISTS` (SPEC §10,
-//! §12: a plan that uses them needs `#TISS_VERSION >= 1.1` or none). A
+//! version (E0013): `TYPE`, `INTO x AS type` and `expr EXISTS` (book:
+//! reference/lexical.md, reference/types.md: a plan that uses them needs `#TISS_VERSION >= 1.1` or none). A
 //! requirement admits 1.0 when some version below 1.1.0 satisfies it
 //! (`>= 1.0`, `^1.0`, `== 1.0`, `<= 1.1`, `< 2.0`, …); the pragma's fix,
 //! certain, is `#TISS_VERSION >= 1.1`. One error per such pragma, at the

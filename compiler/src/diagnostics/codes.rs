@@ -28,7 +28,7 @@ macro_rules! codes {
 }
 
 codes! {
-    // Lexical structure (SPEC §1).
+    // Lexical structure (book: reference/lexical.md).
     INVALID_UTF8 = "E0001", "source is not valid UTF-8";
     UNTERMINATED_STRING = "E0002", "string literal is not closed on its line";
     INVALID_ESCAPE = "E0003", "unknown escape sequence in a string";
@@ -42,7 +42,8 @@ codes! {
     VERSION_NOT_SATISFIED = "E0011", "`#TISS_VERSION` is not satisfied by this compiler";
     INVALID_HEREDOC_TAG = "E0012", "heredoc tag must be an uppercase word";
     VERSION_TOO_OLD_FOR_CONSTRUCT = "E0013", "a TissLang 1.1 construct under a `#TISS_VERSION` that admits 1.0";
-    // Structure and syntax (SPEC §2-4, §10).
+    // Structure and syntax (book: reference/structure.md, reference/statements.md,
+    // reference/expressions.md; reserved words: reference/lexical.md).
     UNEXPECTED_TOKEN = "E0100", "unexpected token";
     MISSPELLED_KEYWORD = "E0101", "misspelled or wrongly cased keyword";
     MISSING_TASK = "E0102", "the plan has no `TASK`";
@@ -83,9 +84,9 @@ codes! {
     OPTIONAL_NOT_ESTABLISHED = "E0223", "an optional field read where `EXISTS` is not established";
     ANSWER_INTO_RUN = "E0224", "a record, or a list of records or lists, inserted into a `RUN`";
     EXISTS_OF_REQUIRED = "E0225", "`EXISTS` of something that is not an optional field";
-    // Tools (SPEC §9).
+    // Tools (book: guide/tissc.md).
     FORMATTER_FAULT = "E0900", "`tissc fmt` failed its own checks (a bug in the formatter)";
-    // Lint warnings (SPEC §9 `tissc lint`), in the SPEC's order.
+    // Lint warnings (`tissc lint`; book: guide/errors.md), in the order of their codes.
     UNUSED_VARIABLE = "W0001", "variable bound and never used";
     UNCHECKED_RUN = "W0002", "`RUN` result not checked before the next `RUN` or the end of its step";
     RUN_WITHOUT_TIMEOUT = "W0003", "`RUN` without `TIMEOUT`";

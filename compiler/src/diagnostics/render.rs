@@ -1,4 +1,4 @@
-//! Diagnostic rendering, two ways (SPEC §9, `--error-format`):
+//! Diagnostic rendering, two ways (book: guide/errors.md, `--error-format`):
 //!
 //! - **human**: rustc style through `codespan-reporting`: `error[E0101]: message`,
 //!   ` --> file:line:column`, the source line with carets under the primary span,
@@ -127,7 +127,7 @@ fn to_codespan(text: &str, map: Option<&[usize]>, diagnostic: &Diagnostic) -> cs
 /// Writes `diagnostics` of `file` in the human format. A plan's control
 /// characters are shown as their pictures (`␛`) in the source, keeping its
 /// columns and carets, and written out (`\x1b`) in the messages that quote
-/// it: a plan cannot drive the terminal of whoever compiles it (SPEC §8).
+/// it: a plan cannot drive the terminal of whoever compiles it (book: reference/policy.md).
 pub fn emit_human(out: &mut dyn WriteColor, file: &SourceFile, diagnostics: &[Diagnostic]) -> io::Result<()> {
     let escaped = picture_with_offsets(&file.text);
     let (text, map) = match &escaped {
@@ -204,7 +204,7 @@ pub fn emit_summary(
     writeln!(out)
 }
 
-/// One diagnostic as a JSON line object (field order as in SPEC §9).
+/// One diagnostic as a JSON line object (field order as in the book, guide/errors.md).
 #[derive(Debug, Serialize)]
 pub struct JsonDiagnostic<'a> {
     pub severity: &'static str,

@@ -1,4 +1,4 @@
-//! Where lines break: the tokens grouped into output lines (SPEC §9).
+//! Where lines break: the tokens grouped into output lines (book: guide/tissc.md).
 //!
 //! A plan without errors is laid out from its tokens alone: a line starts at
 //! every top-level item and every statement (a keyword of

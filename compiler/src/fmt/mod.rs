@@ -1,4 +1,4 @@
-//! `tissc fmt`: the one canonical layout of a plan (SPEC §9 "Editing tools").
+//! `tissc fmt`: the one canonical layout of a plan (book: guide/tissc.md).
 //!
 //! The plan is parsed first; one with a syntax error is refused with its
 //! diagnostics. Then its tokens are laid out into lines ([`layout`]), and the
@@ -28,7 +28,7 @@ use crate::syntax::token::TokenKind;
 /// is then left as it is), or one `E0900` diagnostic if the formatter failed
 /// its own checks (a bug).
 pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
-    // A leading BOM is not part of the plan (SPEC §1); the canonical form has none.
+    // A leading BOM is not part of the plan (book: reference/lexical.md); the canonical form has none.
     let source = source.strip_prefix('\u{FEFF}').unwrap_or(source);
     let (plan, diagnostics) = parser::parse(source);
     if diagnostics.iter().any(Diagnostic::is_error) {
@@ -95,7 +95,7 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
 /// The code `text` (a condition, a path) on one line as `tissc fmt` prints
 /// it: its tokens as written, one space apart or joined as the layout joins
 /// them, comments and line breaks dropped. The compiler stores a
-/// condition's text so, and formatting keeps the bytecode (SPEC §9).
+/// condition's text so, and formatting keeps the bytecode (book: guide/tissc.md).
 pub(crate) fn one_line(text: &str) -> String {
     let lexed = lexer::lex(text);
     let mut out = String::with_capacity(text.len());

@@ -1,4 +1,4 @@
-//! `tissc generate` (SPEC §7): a model writes a plan for a goal, the
+//! `tissc generate` (book: guide/generate.md): a model writes a plan for a goal, the
 //! compiler checks it, and its diagnostics go back to the model with its
 //! plan until the plan compiles or the repairs run out. Each answer first
 //! gets the certain fixes of `tissc fix` (`crate::fix`). `grammar.rs` holds the

@@ -1,4 +1,4 @@
-//! The lexer: source text → tokens (SPEC §1).
+//! The lexer: source text → tokens (book: reference/lexical.md).
 //!
 //! Hand-written and single-pass. Literal contents (strings, heredocs, pragmas)
 //! are decoded here into side tables that tokens index, so a token stays a small

@@ -1,5 +1,5 @@
 //! W0007: a step or task name used twice. Step names need not be unique
-//! (SPEC §2), but reports, JUnit test cases and the debugger's
+//! (book: reference/structure.md), but reports, JUnit test cases and the debugger's
 //! `break "STEP"` name steps by them, so two steps of one name cannot be
 //! told apart there; a STEP named like a DEFINE_TASK reads as the task.
 //! (Two DEFINE_TASKs of one name are an error, E0212.) The suggestion

@@ -1,4 +1,4 @@
-//! `tissc lint`: the warnings of SPEC §9 (W0001-W0008), one rule per file.
+//! `tissc lint`: the warnings W0001-W0008 (book: guide/errors.md), one rule per file.
 //!
 //! Rules run only on a plan without errors: they read the checked tree (and,
 //! for W0008, its bytecode), whose names and types are then known to be

@@ -5,7 +5,7 @@
 //! TASK line; the suggestion caps `API_CALLS` at what the plan can ask: every prompt on
 //! every path, a CALLed task's once per CALL, three requests each (the
 //! first and the default two retries), and a typed one twice (its repair
-//! request, SPEC §12).
+//! request, book: reference/types.md).
 
 use rustc_hash::FxHashMap;
 

@@ -1,8 +1,8 @@
-//! W0004: a command on the risky list (SPEC §9): a network fetch,
+//! W0004: a command on the risky list (book: guide/errors.md): a network fetch,
 //! privilege, a recursive delete, a disk-level tool, `chmod 777`, a pipe
 //! into a shell. The words are read by `command_risk`, as `tissvm inspect`
 //! reads them for its risk level. An interpolated value is one quoted word
-//! (SPEC §3), so only the literal text of a command is read.
+//! (book: reference/statements.md), so only the literal text of a command is read.
 
 use crate::command_risk::{self, CommandRisk};
 use crate::diagnostics::Diagnostic;

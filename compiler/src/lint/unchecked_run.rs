@@ -1,5 +1,5 @@
 //! W0002: a RUN whose result nothing checks before the next RUN or the end
-//! of its step. A non-zero exit does not halt a plan (SPEC §3), so such a
+//! of its step. A non-zero exit does not halt a plan (book: reference/statements.md), so such a
 //! command fails unseen.
 //!
 //! A forward walk in execution order keeps the RUNs whose result `LAST_RUN`

@@ -2,7 +2,7 @@
 //!
 //! Variables are global to the run, so a use anywhere counts (a DEFINE_TASK
 //! body, an `ESTIMATE_COST` block, a `WITH` list). A PROMPT_AGENT without
-//! `WITH` sends every variable bound by READ as context (SPEC §7), so it
+//! `WITH` sends every variable bound by READ as context (book: reference/models.md), so it
 //! uses them all. A name starting with `_` is unused on purpose.
 
 use std::collections::BTreeMap;

@@ -157,7 +157,7 @@ impl Unit<'_, '_> {
     }
 
     /// An operand of a comparison: bare `COST` against a duration means
-    /// `COST.EXECUTION_TIME` (SPEC §4).
+    /// `COST.EXECUTION_TIME` (book: reference/costs.md).
     fn operand(&mut self, expr: &Expr, other: &Expr) -> ValueType {
         let bare_cost = matches!(&expr.kind, ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty());
         if bare_cost && self.expr_type(other) == ValueType::Duration {

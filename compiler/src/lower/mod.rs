@@ -1,4 +1,5 @@
-//! Lowering: a checked [`Plan`] → a [`Module`] (SPEC §2–4, DESIGN "Bytecode").
+//! Lowering: a checked [`Plan`] → a [`Module`] (book: reference/structure.md,
+//! reference/statements.md, reference/expressions.md; DESIGN "Bytecode").
 //!
 //! Code is emitted in *units*: the main unit (SETUP, the top-level steps in
 //! source order, `HALT`) and one unit per `DEFINE_TASK` (its body, `RETURN`).

@@ -1,11 +1,11 @@
-//! The plan's risk level, with reasons, from its manifest (SPEC §9 `inspect`).
+//! The plan's risk level, with reasons, from its manifest (`tissvm inspect`; book: cli/tissvm.md).
 //! What a command's words show is read by `command_risk` (shared with the
 //! linter).
 //!
 //! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
 //! a pipe into a shell, and language-model output interpolated into a
 //! command (not a typed answer's part without a STRING in it: a validated
-//! INT, BOOL or enum value is clean, SPEC §12). Medium: `chmod 777`, commands
+//! INT, BOOL or enum value is clean, book: reference/types.md). Medium: `chmod 777`, commands
 //! built at run time, package installs and pushes, recursive DELETE, paths
 //! computed at run time, environment that changes how programs load.
 //! Prompts (their context leaves the machine) are medium too. Everything

@@ -1,4 +1,4 @@
-//! Statements (SPEC §3).
+//! Statements (book: reference/statements.md).
 
 use tisslang::cost::bound::CostBound;
 use tisslang::isa::{Instr, NO_SLOT, run_flags};
@@ -132,7 +132,7 @@ impl Unit<'_, '_> {
             StmtKind::PromptAgent { query, with, into } => {
                 self.string(query, false);
                 // Without WITH the context is every variable bound by READ
-                // (plus LAST_RUN, which the VM adds): SPEC §7.
+                // (plus LAST_RUN, which the VM adds; book: reference/models.md).
                 let context: Vec<u32> = if with.is_empty() {
                     self.tables.read_slots()
                 } else {

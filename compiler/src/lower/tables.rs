@@ -107,7 +107,7 @@ impl<'f> Tables<'f> {
     }
 
     /// Interns the code at `span` (a condition, a path) as `tissc fmt`
-    /// prints it, so a formatted plan stores the same text (SPEC §9).
+    /// prints it, so a formatted plan stores the same text (book: guide/tissc.md).
     pub(crate) fn source_code(&mut self, span: Span) -> u32 {
         let text = crate::fmt::one_line(self.file.slice(span));
         self.string_inside_enclosing(&text, span)

@@ -6,7 +6,7 @@
 //! names), nothing inside a string, heredoc or comment, and elsewhere the
 //! keywords, the variables in scope, `LAST_RUN` and `COST`.
 //!
-//! Variables are global to a run (SPEC §3), so "in scope" means: bound
+//! Variables are global to a run (book: reference/statements.md), so "in scope" means: bound
 //! somewhere before the cursor, or in a DEFINE_TASK body (a CALL binds it).
 
 use lsp_types::{CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse};

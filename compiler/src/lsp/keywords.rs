@@ -1,5 +1,6 @@
-//! One line of help per reserved word (SPEC §2-4, §10), for hover and
-//! completion: the form it is written in and what it does.
+//! One line of help per reserved word (book: reference/lexical.md, and for each
+//! its page of the language reference), for hover and completion: the form it
+//! is written in and what it does.
 
 use crate::syntax::token::Kw;
 
@@ -142,8 +143,8 @@ pub(crate) fn help(kw: Kw) -> (&'static str, &'static str) {
     }
 }
 
-/// Whether a keyword is a field or dimension name (SPEC §10's second
-/// list): completion offers those only after `.`.
+/// Whether a keyword is a field or dimension name (the second list
+/// of reserved words, book: reference/lexical.md): completion offers those only after `.`.
 pub(crate) fn is_field_name(kw: Kw) -> bool {
     Kw::ALL.iter().position(|&k| k == kw) >= Kw::ALL.iter().position(|&k| k == Kw::STDOUT)
 }

@@ -1,4 +1,4 @@
-//! `tissc lsp`: a language server over stdio (SPEC §9 "Editing tools"),
+//! `tissc lsp`: a language server over stdio (book: guide/editors.md),
 //! synchronous, on `lsp-server` and `lsp-types`.
 //!
 //! One thread runs [`serve`]: it takes each message in turn, keeps the open

@@ -1,4 +1,4 @@
-//! Conditions and expressions (SPEC §4).
+//! Conditions and expressions (book: reference/expressions.md).
 
 use smallvec::SmallVec;
 

@@ -105,7 +105,7 @@ pub(crate) fn starts_something(word: &str) -> bool {
         || STATEMENT_WORDS.iter().any(|(w, _)| w.eq_ignore_ascii_case(word))
 }
 
-/// The statements, nearest to `word` first (then in SPEC order).
+/// The statements, nearest to `word` first (then in the order of the language reference).
 pub(crate) fn statements_nearest(word: &str) -> Vec<&'static str> {
     let upper = word.to_ascii_uppercase();
     let mut all: Vec<(usize, usize, &'static str)> = Kw::STATEMENT_STARTS

@@ -1,5 +1,6 @@
-//! The parser: tokens → [`Plan`] (SPEC §2–4), by recursive descent, taking
-//! tokens from the lexer as it goes.
+//! The parser: tokens → [`Plan`] (book: reference/structure.md,
+//! reference/statements.md, reference/expressions.md), by recursive descent,
+//! taking tokens from the lexer as it goes.
 //!
 //! Errors are reported, not raised: a statement that fails to parse is skipped
 //! up to the next statement keyword (or a line starting with a misspelling of

@@ -1,4 +1,4 @@
-//! Statements inside blocks (SPEC §3).
+//! Statements inside blocks (book: reference/statements.md).
 
 use super::{ALL_STARTS, PResult, Parser, Reported};
 use crate::diagnostics::Diagnostic;

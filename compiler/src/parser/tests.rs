@@ -368,7 +368,7 @@ fn tokens_scanned_in_chunks_lose_nothing() {
     }
 }
 
-// ---- TissLang 1.1: typed answers (SPEC §12) ----------------------------------
+// ---- TissLang 1.1: typed answers (book: reference/types.md) ----------------------------------
 
 /// The first TYPE of a plan.
 fn typedef(src: &str) -> TypeDef {

@@ -1,4 +1,4 @@
-//! Types of model answers (SPEC §12, TissLang 1.1): `TYPE Name = type`
+//! Types of model answers (book: reference/types.md, TissLang 1.1): `TYPE Name = type`
 //! and the type after `PROMPT_AGENT … INTO x AS`.
 //!
 //! ```ebnf

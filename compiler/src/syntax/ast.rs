@@ -53,7 +53,7 @@ pub enum Item {
     TypeDef(Box<TypeDef>),
 }
 
-/// `TYPE Name = type`: a named shape for a model's answer (SPEC §12).
+/// `TYPE Name = type`: a named shape for a model's answer (book: reference/types.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TypeDef {
     pub name: Ident,

@@ -1,4 +1,4 @@
-//! Tokens and the keyword table (SPEC §10).
+//! Tokens and the keyword table (book: reference/lexical.md).
 
 use crate::syntax::span::Span;
 
@@ -10,7 +10,7 @@ macro_rules! keywords {
         pub enum Kw { $($kw),* }
 
         impl Kw {
-            /// Every reserved word, in SPEC §10 order.
+            /// Every reserved word, in the order of the book's reference/lexical.md.
             pub const ALL: &'static [Kw] = &[$(Kw::$kw),*];
 
             pub fn as_str(self) -> &'static str {
@@ -37,7 +37,7 @@ keywords! {
     PROMPT_AGENT, WITH, INTO, PAUSE, REQUEST_REVIEW, CHOOSE, OPTION, ESTIMATE_COST,
     SET_BUDGET, COST, LAST_RUN, FILE, EXISTS, IS_EMPTY, CONTAINS, STARTS_WITH, ENDS_WITH,
     MATCHES, AND, OR, NOT, TRUE, FALSE,
-    // TissLang 1.1: typed model answers (SPEC §12).
+    // TissLang 1.1: typed model answers (book: reference/types.md).
     TYPE, LIST, OF, STRING, INT, BOOL,
     // Field and dimension names.
     STDOUT, STDERR, EXIT_CODE, DURATION, TIMED_OUT, COMMAND, API_CALLS, TOKEN_COUNT,

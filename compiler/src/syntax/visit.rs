@@ -19,7 +19,7 @@ use crate::syntax::ast::{Block, ChooseOption, Cond, CondKind, Content, Else, Exp
 use crate::syntax::ast::{FieldDecl, Ident, IfStmt, Item, Path, Plan, Stmt, StmtKind, StrLit, StrPart};
 use crate::syntax::ast::{PromptInto, TypeDef, TypeExpr, TypeKind};
 
-/// What binds a variable (SPEC §3), with what a binding's type needs.
+/// What binds a variable (book: reference/expressions.md), with what a binding's type needs.
 #[derive(Clone, Copy)]
 pub(crate) enum Binder<'a> {
     /// `READ … AS x`: the file's text.

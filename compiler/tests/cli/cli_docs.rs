@@ -105,3 +105,26 @@ fn man_available() -> bool {
 fn short_help_fits_a_screen_and_no_help_cites_the_spec() {
     tiss_test_support::assert_help_fits_and_cites_no_spec("tissc", SUBCOMMANDS);
 }
+
+/// docs/src/cli/tissc.md is what `tissc __markdown-reference` renders from
+/// tissc's definition, with a section per subcommand; the command also
+/// writes it to a FILE, and says so when it cannot.
+#[test]
+fn cli_reference_page_is_the_definition() {
+    tiss_test_support::cli_reference::assert_reference_is_current("tissc", "tiss-compiler", SUBCOMMANDS);
+    let page = tiss_test_support::cli_reference::render("tissc");
+    for status in [0, 1, 2, 70] {
+        assert!(page.contains(&format!("\n| {status} | ")), "no exit status {status}");
+    }
+    assert!(page.contains("<a id=\"tissc-compile--output\"></a>`-o, --output <OUT>`"), "no -o of compile");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("tissc.md");
+    let o = tissc(&["__markdown-reference", file.to_str().expect("UTF-8 path")]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let written = std::fs::read_to_string(&file).expect("the page written");
+    assert_eq!(written, page);
+    let o =
+        tissc(&["__markdown-reference", dir.path().join("no/such/dir/tissc.md").to_str().expect("UTF-8")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("tissc: cannot write"), "{o:?}");
+}

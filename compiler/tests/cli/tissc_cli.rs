@@ -299,7 +299,7 @@ fn color_only_when_asked_or_on_a_terminal() {
     assert!(!stderr(&o).contains('\x1b'));
 }
 
-/// The message for bytecode given where plan source is read (SPEC §9).
+/// The message for bytecode given where plan source is read (book: cli/tissc.md).
 fn bytecode_message(name: &str) -> String {
     format!("tissc: `{name}` is compiled bytecode, not plan source; use `tissc disasm {name}` to read it\n")
 }

@@ -1,4 +1,4 @@
-//! `tissc lint` and the warnings in `tissc check` (SPEC §9), through the
+//! `tissc lint` and the warnings in `tissc check` (book: guide/errors.md), through the
 //! real binary: each rule fires on a plan that deserves it and stays silent
 //! on the near miss that does not; exit statuses; the examples' warnings,
 //! exactly; and every suggestion, applied, silences its warning.

@@ -1,4 +1,4 @@
-//! `tissc schema FILE TYPE` (SPEC §12): the JSON Schema the VM sends for a
+//! `tissc schema FILE TYPE` (book: reference/types.md): the JSON Schema the VM sends for a
 //! TYPE, pretty-printed; an unknown TYPE names the nearest ones (exit 2); a
 //! plan with errors gets its diagnostics (exit 1).
 

@@ -1,5 +1,5 @@
 //! The VS Code extension (`editors/vscode/`): its grammar highlights every
-//! reserved word of SPEC §10; the grammar tests (`vscode-tmgrammar-test`,
+//! reserved word (book: reference/lexical.md); the grammar tests (`vscode-tmgrammar-test`,
 //! `test/*.test.tiss`) and `vsce package` pass, and the package holds the
 //! grammar, the language configuration and the client. They need node and
 //! the extension's packages (`npm ci` in `editors/vscode/`, which `.ci/run`

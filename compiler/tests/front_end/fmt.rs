@@ -1,5 +1,5 @@
-//! `tissc fmt` keeps meaning, is idempotent, and lays plans out as SPEC §9
-//! says, over every example and a corpus of messy plans
+//! `tissc fmt` keeps meaning, is idempotent, and lays plans out as the book
+//! says (guide/tissc.md), over every example and a corpus of messy plans
 //! (`fmt_corpus/`). The command line is tested in `cli/fmt_cli.rs`.
 
 use std::path::{Path, PathBuf};

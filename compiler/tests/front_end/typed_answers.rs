@@ -1,4 +1,4 @@
-//! Typed answers at compile time (SPEC §12): what a plan may do with a typed
+//! Typed answers at compile time (book: reference/types.md): what a plan may do with a typed
 //! answer, and the error each misuse gets. Each case is a whole plan, checked
 //! as `tissc check` checks it.
 

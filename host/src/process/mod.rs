@@ -1,4 +1,4 @@
-//! The command runner behind RUN (SPEC §3, §8): the command executed
+//! The command runner behind RUN (book: reference/statements.md, reference/sandbox.md): the command executed
 //! directly when it has no shell syntax (`direct.rs`), else `/bin/sh -c
 //! COMMAND`, confined by the run's sandbox (`sandbox/`: its own session and
 //! process group, and whatever else the profile enforces), with exactly the

@@ -1,4 +1,4 @@
-//! The sandbox of RUN (SPEC §8): what a command's processes may do, enforced
+//! The sandbox of RUN (book: reference/sandbox.md): what a command's processes may do, enforced
 //! by the kernel, one file per mechanism.
 //!
 //! - `profile.rs`: the profiles, the limits, the isolation reported;
@@ -228,7 +228,7 @@ impl Sandbox {
     }
 
     /// The complete environment of a RUN in `workdir`: for `none` the
-    /// caller's, else the allowlist (SPEC §8), `strict` adding its `TMPDIR`;
+    /// caller's, else the allowlist (book: reference/sandbox.md), `strict` adding its `TMPDIR`;
     /// the plan's ENV values win in each.
     pub fn environment(
         &self,
@@ -433,7 +433,7 @@ impl Drop for Confined<'_> {
     }
 }
 
-/// Marks every descriptor above stderr close-on-exec (SPEC §8: under
+/// Marks every descriptor above stderr close-on-exec (book: reference/sandbox.md: under
 /// `standard` and `strict` no descriptor the caller left open reaches the
 /// command, `tissvm run … 9>>file` included), with `close_range` where the
 /// kernel has `CLOSE_RANGE_CLOEXEC` (5.11), else one `fcntl` per possible

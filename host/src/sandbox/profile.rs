@@ -1,10 +1,10 @@
-//! The sandbox profiles (SPEC §8) by name, the limits `strict` sets, and the
+//! The sandbox profiles (book: reference/sandbox.md) by name, the limits `strict` sets, and the
 //! isolation a run reports: the mechanisms in force and those the machine
 //! lacks.
 
 use serde_json::{Value as Json, json};
 
-/// What RUN gets (SPEC §8).
+/// What RUN gets (book: reference/sandbox.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// The caller's environment, no limits: an explicit opt-out.

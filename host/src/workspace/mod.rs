@@ -1,4 +1,4 @@
-//! Workspace confinement (SPEC §8): every path a plan names is checked
+//! Workspace confinement (book: reference/sandbox.md): every path a plan names is checked
 //! lexically ([`resolve::check_relative`]), then resolved component by component
 //! beneath the workspace directory, symlinks included, **before** anything is
 //! created, written or removed. A path that leads outside (absolute, `..`

@@ -1,4 +1,4 @@
-//! The `completion` provider (SPEC §7): a raw completion endpoint, which
+//! The `completion` provider (book: reference/models.md): a raw completion endpoint, which
 //! takes one text, the layout's two messages rendered with `--template`
 //! (`template.rs`). Two APIs, told apart by the base URL (default
 //! `http://127.0.0.1:8080`, llama.cpp's `llama-server`):
@@ -12,7 +12,7 @@
 //!   one; streamed as SSE, each event a piece of `content`, the last with
 //!   `stop: true` and the usage, `tokens_evaluated` + `tokens_predicted`.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) sends its answer's JSON Schema to
+//! A typed PROMPT_AGENT (book: reference/types.md) sends its answer's JSON Schema to
 //! llama.cpp's `/completion` as `json_schema` (llama.cpp makes a grammar of
 //! it), where a grammar would go; its repair request renders the layout's
 //! two messages, the invalid answer and the repair message with the

@@ -18,7 +18,7 @@
 //! [`ChatRequest::index`] and its last user message standing for the
 //! prompt's index and query; it takes a grammar and has no use for it.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) is answered as scripted too: with a
+//! A typed PROMPT_AGENT (book: reference/types.md) is answered as scripted too: with a
 //! script the mock ignores the answer's schema (the VM validates what it
 //! answers, so a script can give an invalid answer on purpose); without
 //! one it answers the smallest value of the schema (the first enum literal,

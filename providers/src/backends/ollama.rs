@@ -1,4 +1,4 @@
-//! The `ollama` provider (SPEC §7): Ollama's native `POST {base}/api/chat`
+//! The `ollama` provider (book: reference/models.md): Ollama's native `POST {base}/api/chat`
 //! (default base `http://127.0.0.1:11434`), streamed as NDJSON — one JSON
 //! object per line, each with a piece of `message.content`, the last with
 //! `done: true` and the usage, `prompt_eval_count` + `eval_count`.
@@ -12,7 +12,7 @@
 //! servers leave `prompt_eval_count` out when the prompt was cached) gets
 //! the layout's estimate, marked as one, rather than a count too low.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) adds `"format": SCHEMA` after the
+//! A typed PROMPT_AGENT (book: reference/types.md) adds `"format": SCHEMA` after the
 //! messages: Ollama constrains the answer to that JSON Schema. Its repair
 //! request is the same body with two more messages. A GBNF grammar is
 //! refused (the API has no field for one), so a request with both is too.

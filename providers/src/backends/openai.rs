@@ -1,4 +1,4 @@
-//! The `openai` provider (SPEC §7): `POST {base}/chat/completions` of any
+//! The `openai` provider (book: reference/models.md): `POST {base}/chat/completions` of any
 //! OpenAI-compatible server (llama.cpp's server, vLLM, Ollama's `/v1`,
 //! hosted APIs), streamed as server-sent events with
 //! `stream_options.include_usage`, so the last event carries the usage.
@@ -10,7 +10,7 @@
 //! reasoning tokens part of `completion_tokens`, so both are counted. A
 //! server that reports no usage gets the layout's estimate, marked as one.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) adds, after the sampling settings,
+//! A typed PROMPT_AGENT (book: reference/types.md) adds, after the sampling settings,
 //! `"response_format": {"type": "json_schema", "json_schema": {"name": NAME,
 //! "strict": true, "schema": SCHEMA}}`: the schema as the VM derived it
 //! (strict mode's rules, every property required and records closed, are

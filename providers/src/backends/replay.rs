@@ -1,11 +1,11 @@
-//! The `replay` provider (SPEC §7): answers from a cassette (`cassette.rs`,
+//! The `replay` provider (book: reference/models.md): answers from a cassette (`cassette.rs`,
 //! `--cassette FILE`), offline, exactly as recorded. For each request it
 //! builds what the recorded provider would send with the run's settings,
 //! keys it, and answers with the entry of that key and occurrence — the
 //! n-th time the run asks the same request (counted by the machine, across
 //! resume) gets the answer recorded for the n-th time.
 //!
-//! The settings a run does not give are the recording's (SPEC §7), so
+//! The settings a run does not give are the recording's (book: reference/models.md), so
 //! that `--provider replay --cassette FILE` alone re-runs it: the model,
 //! the sampling, the token limit and the template, read from a recorded
 //! request ([`recorded_settings`], which `settings::resolve` fills in), and
@@ -19,7 +19,7 @@
 //! how many. A replayed answer counts one API_CALLS and its
 //! recorded tokens; the retries the recording needed are not replayed.
 //!
-//! A typed PROMPT_AGENT (SPEC §12) needs nothing more: its answer format is
+//! A typed PROMPT_AGENT (book: reference/types.md) needs nothing more: its answer format is
 //! part of the body the recorded provider would send, so a plan whose type
 //! changed (another schema) misses, naming the schema's fields that differ;
 //! its repair request, whose body holds the invalid answer and the errors,

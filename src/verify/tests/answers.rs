@@ -1,4 +1,4 @@
-//! Typed answers (SPEC §12): the shape table, the slots and prompts that
+//! Typed answers (book: reference/types.md): the shape table, the slots and prompts that
 //! hold answers, and MEMBER, HAS_MEMBER, LIST_CONTAINS, LIST_IS_EMPTY and
 //! INTERP_SHELL against the shapes they are given.
 

@@ -6,7 +6,7 @@
 //! `find -exec … ;` read as the commands they run. A program whose name only
 //! running it would tell (`$CMD`, `eval …`, `sh -c "$x"`) has no name.
 //!
-//! The command policy (SPEC §8) and the risky-command list read commands
+//! The command policy (book: reference/policy.md) and the risky-command list read commands
 //! here, so they never disagree about what a command runs.
 
 use super::parse::{self, Simple, Word};

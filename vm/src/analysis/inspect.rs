@@ -153,7 +153,7 @@ const DESCRIBED: usize = 2000;
 /// JSON shows it whole).
 const SCHEMA_SHOWN: usize = 400;
 
-/// A typed prompt (`INTO t AS T`, SPEC §12) as inspect lists it.
+/// A typed prompt (`INTO t AS T`, book: reference/types.md) as inspect lists it.
 struct TypedPrompt<'p> {
     line: u32,
     /// The INTO variable.
@@ -468,7 +468,7 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
 /// Text from the plan (strings, names, commands) as one line of the
 /// listing, its control characters written out: a plan is reviewed with
 /// `inspect` before it runs, and must not be able to drive the reviewer's
-/// terminal nor start a line of its own (SPEC §8).
+/// terminal nor start a line of its own (book: reference/policy.md).
 fn shown(text: &str) -> String {
     crate::report::style::escape_controls(text).replace('\n', "\\n")
 }

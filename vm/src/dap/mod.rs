@@ -1,4 +1,4 @@
-//! `tissvm dap` (SPEC §14): the Debug Adapter Protocol over stdio, so VS
+//! `tissvm dap` (book: cookbook/debugging.md): the Debug Adapter Protocol over stdio, so VS
 //! Code, nvim-dap, Helix and any DAP client can debug a plan. It is a
 //! second front end to the one debugger of `crate::session::debugger` (the
 //! CLI's `tissvm debug` is the other): breakpoints, stepping, going back,

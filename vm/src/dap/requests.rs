@@ -19,7 +19,7 @@ fn yes() -> bool {
     true
 }
 
-/// `launch` (SPEC §14).
+/// `launch` (book: cookbook/debugging.md).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Launch {
@@ -110,7 +110,7 @@ pub struct Disconnect {
     pub terminate_debuggee: Option<bool>,
 }
 
-/// The exception filters (SPEC §14): failures caught or not, and gates.
+/// The exception filters (book: cookbook/debugging.md): failures caught or not, and gates.
 pub const ASSERTION_FILTER: &str = "assertion_failed";
 pub const FAILURE_FILTER: &str = "failure";
 pub const GATE_FILTER: &str = "gate";

@@ -66,7 +66,7 @@ pub enum Question {
         #[serde(deserialize_with = "options")]
         options: Vec<String>,
     },
-    /// A RUN the command policy wants a human to approve (SPEC §8):
+    /// A RUN the command policy wants a human to approve (book: reference/policy.md):
     /// answered like a REQUEST_REVIEW, approve or reject.
     Approval {
         command: String,
@@ -168,7 +168,7 @@ pub trait Host {
 }
 
 /// The options of a question in a snapshot, claimed from the decoding
-/// budget before they are allocated (SPEC §6).
+/// budget before they are allocated (book: reference/snapshots.md).
 fn options<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     tisslang::codec::decode_budget::vec(d, "options of a question")
 }

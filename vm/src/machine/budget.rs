@@ -1,4 +1,4 @@
-//! Budgets (SPEC §4): caps per dimension, what an effect is charged
+//! Budgets (book: reference/costs.md): caps per dimension, what an effect is charged
 //! before it starts, and preflight of work whose bound cannot fit.
 
 use tisslang::cost::bound::CostBound;
@@ -66,7 +66,7 @@ impl Machine {
         }
     }
 
-    /// Preflight (SPEC §4): work whose *minimum* cost exceeds what is left of
+    /// Preflight (book: reference/costs.md): work whose *minimum* cost exceeds what is left of
     /// a budget cannot fit on any path and is refused before it starts; work
     /// whose maximum exceeds it is logged as a warning and runs.
     /// `already_counted` instructions of the bound have been metered.

@@ -1,4 +1,4 @@
-//! Failures (SPEC §5) and the report of one.
+//! Failures (book: reference/failures.md) and the report of one.
 
 use serde::{Deserialize, Serialize};
 use tisslang::cost::Dim;
@@ -14,7 +14,7 @@ pub enum FailureKind {
     BudgetExceeded,
     SecurityViolation,
     ProviderError,
-    /// A typed answer that does not fit its type after one repair (§12).
+    /// A typed answer that does not fit its type after one repair (book: reference/types.md).
     InvalidAnswer,
 }
 
@@ -43,7 +43,7 @@ impl FailureKind {
         )
     }
 
-    /// The process exit status for an uncaught failure (SPEC §9).
+    /// The process exit status for an uncaught failure (book: reference/failures.md).
     pub fn exit_code(self) -> i32 {
         match self {
             FailureKind::AssertionFailed

@@ -123,7 +123,7 @@ pub struct Machine {
     pub slots: Vec<Option<Value>>,
     pub last_run: Option<RunResult>,
     /// The last RUN's command or environment held tainted data: its
-    /// LAST_RUN text fields are tainted (SPEC §8).
+    /// LAST_RUN text fields are tainted (book: reference/policy.md).
     pub last_run_tainted: bool,
     /// Run totals per dimension, in `Dim::ALL` order (time in ms).
     pub meters: PerDim<u64>,
@@ -138,7 +138,7 @@ pub struct Machine {
     #[serde(deserialize_with = "state_limits::env")]
     pub env: Vec<(String, String)>,
     /// An ENV was set from tainted text: every later RUN's environment
-    /// holds it, so every later RUN counts as tainted (SPEC §8).
+    /// holds it, so every later RUN counts as tainted (book: reference/policy.md).
     pub env_tainted: bool,
     pub status: Status,
     #[serde(deserialize_with = "state_limits::step_records")]

@@ -62,7 +62,7 @@ pub struct Program {
     /// Steps entered from the main code at depth 0: the plan's top-level
     /// steps (SETUP included), in order. These are the report's steps.
     pub top_level_steps: Vec<u32>,
-    /// The module's answer shapes with their names resolved (§12).
+    /// The module's answer shapes with their names resolved (book: reference/types.md).
     pub shapes: Shapes,
     /// Each prompt's answer format (its schema parsed once), `None` untyped.
     pub(crate) answer_formats: Vec<Option<AnswerFormat>>,

@@ -20,7 +20,7 @@ pub(super) struct Raised {
     pub(super) kind: FailureKind,
     pub(super) message: String,
     /// The failing instruction took tainted data or asked a model, so the
-    /// message may quote it: a caught `e.MESSAGE` stays tainted (SPEC §8).
+    /// message may quote it: a caught `e.MESSAGE` stays tainted (book: reference/policy.md).
     pub(super) tainted: bool,
     /// The ASSERT that failed, for the report's condition and values.
     pub(super) assertion: Option<u32>,

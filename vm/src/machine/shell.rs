@@ -1,5 +1,5 @@
 //! Building a RUN command from its template so that no interpolated value
-//! can become shell syntax (SPEC §3), wherever the plan put the hole:
+//! can become shell syntax (book: reference/statements.md), wherever the plan put the hole:
 //! unquoted, inside the plan's own single quotes, or inside double quotes.
 //!
 //! The template's literal text is read with the POSIX `sh` quoting rules
@@ -13,7 +13,7 @@ use tiss_support::shell::scan::{self, Quote};
 pub enum Piece<'a> {
     Text(&'a str),
     Value(&'a str),
-    /// A typed list's elements (SPEC §12): one quoted word each where the
+    /// A typed list's elements (book: reference/types.md): one quoted word each where the
     /// hole is unquoted (none for an empty list); inside the plan's own
     /// quotes, where words cannot be made, the elements joined by spaces.
     Words(&'a [String]),

@@ -1,4 +1,4 @@
-//! The machine state decoded bounded (SPEC §6: every collection in a
+//! The machine state decoded bounded (book: reference/snapshots.md: every collection in a
 //! snapshot bounded by the file's size before it is allocated).
 //!
 //! Each collection of the state, and each boxed record and shared string

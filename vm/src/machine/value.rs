@@ -1,4 +1,4 @@
-//! Run-time values (SPEC §3): strings, integers, durations, booleans, records.
+//! Run-time values (book: reference/expressions.md): strings, integers, durations, booleans, records.
 
 use std::rc::Rc;
 
@@ -21,14 +21,14 @@ pub struct ErrorRecord {
     pub step: String,
     pub line: i64,
     /// The failing instruction took tainted data (an ASSERT's MESSAGE, a
-    /// READ's path) or was a model request: `e.MESSAGE` is tainted (SPEC §8).
+    /// READ's path) or was a model request: `e.MESSAGE` is tainted (book: reference/policy.md).
     pub tainted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Record {
     /// `tainted`: the command or its environment held tainted data, so
-    /// its text fields are tainted (SPEC §8).
+    /// its text fields are tainted (book: reference/policy.md).
     LastRun {
         run: RunResult,
         tainted: bool,
@@ -54,11 +54,11 @@ pub enum Value {
     Bool(bool),
     Record(#[serde(deserialize_with = "crate::machine::state_limits::boxed_record")] Box<Record>),
     /// Text that came from a model (PROMPT_AGENT) or a file (READ), or was
-    /// made from such text by interpolation (SPEC §8, taint). A string like
+    /// made from such text by interpolation (book: reference/policy.md, taint). A string like
     /// `Str` in every operation; only the policy's `[taint] run` tells them
     /// apart. Last, so the other variants keep their numbers on the wire.
     Tainted(#[serde(deserialize_with = "crate::machine::state_limits::shared_str")] Rc<str>),
-    /// A typed model answer that is a list or a record (SPEC §12).
+    /// A typed model answer that is a list or a record (book: reference/types.md).
     /// Shared: LOAD copies a pointer, not the tree.
     Answer(#[serde(deserialize_with = "crate::machine::state_limits::shared_record")] Rc<Answer>),
 }
@@ -72,7 +72,7 @@ pub struct Answer {
     pub value: AnswerValue,
     #[serde(deserialize_with = "crate::machine::state_limits::shared_str")]
     pub json: Rc<str>,
-    /// The shape holds a `STRING` somewhere: the text is the model's (§8).
+    /// The shape holds a `STRING` somewhere: the text is the model's (book: reference/policy.md).
     pub tainted: bool,
 }
 
@@ -228,7 +228,7 @@ impl Record {
 }
 
 /// A record's text field, tainted if the record is. Integers, durations
-/// and booleans carry no free text and stay clean (as typed answers, §12).
+/// and booleans carry no free text and stay clean (as typed answers, book: reference/types.md).
 fn text(s: &str, tainted: bool) -> Value {
     if tainted { Value::Tainted(s.into()) } else { Value::Str(s.into()) }
 }

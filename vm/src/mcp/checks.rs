@@ -1,7 +1,7 @@
 //! The tools that read a plan's text, in process: `check` (errors),
 //! `lint` (errors, else warnings) and `fix` (the machine-applicable fixes,
 //! as a unified diff and the fixed text). Diagnostics are `tissc`'s JSON
-//! form (SPEC §9), suggestions included.
+//! form (book: guide/errors.md), suggestions included.
 
 use serde_json::{Value, json};
 use tiss_compiler::diagnostics::render::JsonDiagnostic;

@@ -1,4 +1,4 @@
-//! `tissvm mcp` (SPEC §15): a Model Context Protocol server over stdio, so
+//! `tissvm mcp` (book: cookbook/agents.md): a Model Context Protocol server over stdio, so
 //! an agent can use TissLang as its plan language — check, lint, fix,
 //! inspect, estimate, run, replay, and read reports — without being able to
 //! approve its own plan.

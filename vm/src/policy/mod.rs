@@ -1,4 +1,4 @@
-//! The command policy and taint rule of SPEC §8: which RUN commands may
+//! The command policy and taint rule (book: reference/policy.md): which RUN commands may
 //! start, which need a human's approval first, and what happens to a RUN
 //! whose command holds data from a model or a file.
 //!

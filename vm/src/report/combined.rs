@@ -1,4 +1,4 @@
-//! Many plans' reports as one (SPEC §9 "Many plans"): what became of each
+//! Many plans' reports as one (book: guide/many-plans.md): what became of each
 //! plan, the counts and the worst exit status, the combined JSON
 //! (`{"status", "exit_code", "summary", "plans": [report…]}`), JUnit with one
 //! testsuite per plan, and a plan's failure as text, read back from its JSON
@@ -12,7 +12,7 @@ use serde_json::{Value as Json, json};
 
 use super::style::{Tone, escape_controls};
 
-/// What became of one plan, from its exit status (SPEC §9).
+/// What became of one plan, from its exit status (book: reference/failures.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanStatus {
     Passed,
@@ -70,7 +70,7 @@ impl PlanStatus {
 }
 
 /// How bad an exit status is, for the worst of many: 5 > 4 > 1 > 3 > 0
-/// (SPEC §9). A plan that could not run (2, 70) ranks above them all: the
+/// (book: guide/many-plans.md). A plan that could not run (2, 70) ranks above them all: the
 /// suite itself is broken.
 fn severity(code: i32) -> u8 {
     match code {
@@ -161,7 +161,7 @@ pub fn seconds(elapsed: Duration) -> String {
 
 /// Writes the combined JSON report one plan at a time, so that however many
 /// plans there are only one report is in memory: the head (status, exit
-/// code, summary) first, as SPEC §9 orders the keys, then `reports` in turn.
+/// code, summary) first, as the book's reference/formats.md orders the keys, then `reports` in turn.
 /// The combined report without its plans: `status`, `exit_code`, `summary`.
 pub fn head(summary: &Summary, elapsed: Duration) -> Json {
     json!({

@@ -14,7 +14,7 @@ use crate::host::Event;
 
 pub struct EventLog {
     out: std::io::BufWriter<std::fs::File>,
-    /// At most this many bytes of each stream of each command (SPEC §8,
+    /// At most this many bytes of each stream of each command (book: reference/formats.md,
     /// `--log-max-output`): head and tail, see [`OutputTrim`].
     pub max_output: usize,
     /// The first write error, reported once at the end of the run.

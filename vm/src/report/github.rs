@@ -1,5 +1,5 @@
-//! `--output-format github` for `tissvm run` and `tissvm collect` (SPEC
-//! §15): from the plans' JSON reports, an annotation per failure, per
+//! `--output-format github` for `tissvm run` and `tissvm collect` (book:
+//! cookbook/ci.md): from the plans' JSON reports, an annotation per failure, per
 //! diagnostic of a plan that did not compile, per suspended or broken
 //! plan, up to GitHub's caps; and, when the runner names a step summary
 //! file, a Markdown table of the plans that counts the annotations past

@@ -1,4 +1,4 @@
-//! The JSON report (SPEC §9): one object on stdout.
+//! The JSON report (book: reference/formats.md): one object on stdout.
 
 use serde_json::{Value as Json, json};
 use tisslang::cost::PerDim;
@@ -64,7 +64,7 @@ impl RunReport {
     }
 }
 
-/// A cost per dimension as the JSON object of SPEC §9 (`api_calls`, ...).
+/// A cost per dimension as the JSON object of book: reference/formats.md (`api_calls`, ...).
 fn cost_json(cost: &PerDim<u64>) -> Json {
     Json::Object(cost.iter().map(|(d, v)| (d.json_key().to_string(), json!(v))).collect())
 }
@@ -79,7 +79,7 @@ fn value_json(value: Option<&Value>) -> Json {
         Some(Value::Duration(ms)) => json!(ms),
         Some(Value::Bool(b)) => json!(b),
         Some(record @ Value::Record(_)) => json!(record.to_text()),
-        // A typed answer as the JSON it is (SPEC §12).
+        // A typed answer as the JSON it is (book: reference/types.md).
         Some(Value::Answer(a)) => serde_json::from_str(&a.json).unwrap_or_else(|_| json!(&*a.json)),
         None => Json::Null,
     }

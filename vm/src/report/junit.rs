@@ -25,7 +25,7 @@ impl RunReport {
                 seconds(step.duration_ms)
             ));
             let mut children = Vec::new();
-            // SPEC §5: the step's LOG messages in <system-out>, and for the
+            // The step's LOG messages (book: reference/formats.md) in <system-out>, and for the
             // failing step its command's output in <system-out>/<system-err>.
             let mut system_out: String = step.logs.iter().map(|m| line(m)).collect();
             let mut system_err = String::new();

@@ -1,4 +1,4 @@
-//! The run report (SPEC §9), built from the machine's final state; written
+//! The run report (book: reference/formats.md), built from the machine's final state; written
 //! as JSON (`json.rs`), JUnit XML (`junit.rs`) or text (`text.rs`); the
 //! HTML report (`html/`) is rendered from the JSON, one plan's or many's.
 
@@ -135,7 +135,7 @@ impl RunReport {
         }
     }
 
-    /// SPEC §9 `status`.
+    /// The report's `status` (book: reference/formats.md).
     pub fn status_name(&self) -> &'static str {
         match &self.status {
             RunStatus::Passed => "passed",
@@ -148,7 +148,7 @@ impl RunReport {
         }
     }
 
-    /// The process exit status (SPEC §9).
+    /// The process exit status (book: reference/failures.md).
     pub fn exit_code(&self) -> i32 {
         match &self.status {
             RunStatus::Passed => 0,

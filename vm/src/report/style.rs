@@ -1,4 +1,4 @@
-//! Colour for human output (SPEC §9): what reads as a result or needs
+//! Colour for human output (book: cli/tissvm.md): what reads as a result or needs
 //! attention is wrapped in an ANSI colour; everything else stays plain, so
 //! the text reads the same without colour. Whether to colour is the
 //! caller's choice (`--color`, `NO_COLOR`, a terminal); JSON and JUnit never

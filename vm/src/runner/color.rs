@@ -1,4 +1,4 @@
-//! `--color` for the human output of every subcommand (SPEC §9): chosen
+//! `--color` for the human output of every subcommand (book: cli/tissvm.md): chosen
 //! once per process, then a style for stdout and one for stderr, each
 //! coloured only as that stream allows (`auto`: a terminal without NO_COLOR).
 

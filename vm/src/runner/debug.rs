@@ -1,4 +1,4 @@
-//! `tissvm debug PLAN [--break LINE|STEP]...` (SPEC §9): the step-through
+//! `tissvm debug PLAN [--break LINE|STEP]...` (book: cli/tissvm.md): the step-through
 //! debugger of `crate::session::debugger` on the real host, set up from the options
 //! of `run`. Commands come from the terminal (line editing and history) or,
 //! when stdin is not a terminal, one per line from stdin, each echoed after
@@ -6,7 +6,7 @@
 //! Everything the session prints goes to stdout; the host's step lines go to
 //! stderr, so stdout stays the same from one run to the next.
 //!
-//! Exit status: the plan's (SPEC §9) if it ran to its end (0 passed, 1
+//! Exit status: the plan's (book: reference/failures.md) if it ran to its end (0 passed, 1
 //! failed, 4 budget exceeded, 5 security violation, 70 internal error), else
 //! 0 when the session ends (`quit` or end of input) before it; 2 for bad
 //! options or a `--break` that cannot be set.

@@ -1,5 +1,5 @@
 //! `tissvm estimate`: static cost bounds per step and in total, without
-//! running anything (SPEC §9).
+//! running anything (book: cli/tissvm.md).
 
 use std::path::PathBuf;
 
@@ -15,7 +15,7 @@ use tiss_support::io_message::io_message;
 /// What `estimate` reads and how it prints.
 pub struct EstimateOptions {
     pub plan: PathBuf,
-    /// JSON (SPEC §9 shape, plus a `runs` array) rather than text.
+    /// JSON (book: reference/formats.md shape, plus a `runs` array) rather than text.
     pub json: bool,
     /// A TOML file of execution times for RUNs without TIMEOUT.
     pub cost_model: Option<PathBuf>,

@@ -6,7 +6,7 @@
 //! without running it (`inspect`, `estimate`). The top layer of the
 //! library: it uses every other module, and none uses it. Its entry points
 //! take plain option structs (`options`; the command line is the binary's)
-//! and return the exit status (SPEC §9); what goes wrong is told on stderr.
+//! and return the exit status (book: reference/failures.md); what goes wrong is told on stderr.
 
 pub mod color;
 pub mod debug;
@@ -27,7 +27,7 @@ pub mod run;
 /// This program's name, for messages.
 pub const PROGRAM: &str = "tissvm";
 
-/// Exit statuses (SPEC §9).
+/// Exit statuses (book: reference/failures.md).
 pub mod status {
     pub const OK: u8 = 0;
     /// Bad arguments, or a plan that does not compile, or bytecode that is

@@ -45,12 +45,12 @@ pub struct HostOptions {
     /// The command policy file.
     pub policy: Option<PathBuf>,
     pub provider: ProviderFlags,
-    /// `--journal`: record what the run takes from outside (SPEC §13).
+    /// `--journal`: record what the run takes from outside (book: cookbook/journal.md).
     pub journal: Option<PathBuf>,
     /// Bytes of one output the journal keeps whole (above: head, tail, hash).
     pub journal_max_output: Option<usize>,
     /// Restart the run `journal` recorded from this point, taking what came
-    /// before from it (SPEC §13); the new run's journal is `new_journal`.
+    /// before from it (book: cookbook/journal.md); the new run's journal is `new_journal`.
     pub restart: Option<RestartFrom>,
     pub new_journal: Option<PathBuf>,
 }
@@ -70,7 +70,7 @@ impl HostOptions {
     /// The options the run goes by, and its snapshots remember: each one
     /// given here (paths made absolute), else `base`'s (a fresh run's
     /// defaults, or what a resumed snapshot remembers). The provider
-    /// settings are layered (SPEC §7): flags, then `TISS_*` variables, then
+    /// settings are layered (book: reference/models.md): flags, then `TISS_*` variables, then
     /// `./tiss.toml`, then `base`'s. An error names the setting and its source.
     pub fn over(
         &self,
@@ -169,9 +169,9 @@ pub struct SnapshotOptions {
     pub checkpoint: Option<PathBuf>,
 }
 
-/// `text` (step lines and a summary), `json` (SPEC §9 report), `junit`
+/// `text` (step lines and a summary), `json` (book: reference/formats.md report), `junit`
 /// (XML), `html`, or `github` (workflow-command annotations and a step
-/// summary, SPEC §15).
+/// summary, book: cookbook/ci.md).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Text,

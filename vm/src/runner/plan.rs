@@ -1,4 +1,4 @@
-//! Loading a plan, whatever its file's name (SPEC §9): bytecode if it
+//! Loading a plan, whatever its file's name (book: cli/tissvm.md): bytecode if it
 //! starts with the `.tbc` magic, else source, compiled in memory; either
 //! way verified. The compiler's diagnostics go to stderr as `--error-format`
 //! and `--color` ask.
@@ -35,7 +35,7 @@ impl Plan {
     }
 }
 
-/// Loads PLAN, whatever its name (SPEC §9): bytecode if it starts with the
+/// Loads PLAN, whatever its name (book: cli/tissvm.md): bytecode if it starts with the
 /// `.tbc` magic, else source, compiled in memory. Either way the module is
 /// verified. Errors are told on stderr here; the `Err` says what a report
 /// says about them, and gives the exit status.

@@ -1,5 +1,5 @@
 //! `tissvm providers`: the providers this build offers, and the settings a
-//! run would go by here, with where each came from (SPEC §7). The API key
+//! run would go by here, with where each came from (book: reference/models.md). The API key
 //! is never shown: only whether its variable is set. A cassette named by
 //! `--cassette` is read and summed up (what `replay` would answer from).
 

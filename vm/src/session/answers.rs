@@ -1,10 +1,10 @@
-//! Human answers given in advance (SPEC §6): `--answers FILE`, a JSON array
+//! Human answers given in advance (book: reference/snapshots.md): `--answers FILE`, a JSON array
 //! whose k-th entry answers the k-th interaction of the run, and `tissvm
 //! resume --answer`. A [`Reply`] is checked against the question it meets
 //! when the host consumes it ([`Reply::answer`]): a `line` that is not the
 //! interaction's, or an answer of the wrong kind, is refused there; the file
 //! is also checked against the plan before anything runs ([`check_plan`]).
-//! With many plans (SPEC §9) an entry may name its plan; each plan takes
+//! With many plans (book: guide/many-plans.md) an entry may name its plan; each plan takes
 //! the entries that name it or none ([`for_plan`]).
 
 use std::path::{Path, PathBuf};

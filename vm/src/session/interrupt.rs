@@ -1,11 +1,11 @@
-//! Ctrl-C (SIGINT) during `tissvm run` and `resume` (SPEC §6): the first
+//! Ctrl-C (SIGINT) during `tissvm run` and `resume` (book: reference/snapshots.md): the first
 //! asks the run to suspend at the next instruction boundary, letting a RUN
 //! in flight finish; the second also kills the process group of the RUN in
 //! flight (which then did not complete: it runs again on resume); a third
 //! exits at once, without a snapshot (the watchdog of `tiss-host`'s `watchdog.rs`
 //! ends the RUN in flight).
 //!
-//! A scheduler's signals suspend too (SPEC §9), so "time is up" never loses
+//! A scheduler's signals suspend too (book: guide/many-plans.md), so "time is up" never loses
 //! work: SIGUSR1 (Slurm's warning before the end) counts as the first
 //! Ctrl-C, letting a RUN in flight finish; SIGTERM as the second, killing
 //! the RUN in flight, which runs again on resume. Neither exits without a

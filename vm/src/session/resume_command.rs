@@ -1,7 +1,7 @@
 //! The commands that continue a snapshot, printed so that each can be
 //! pasted into a shell as it stands: paths shell-quoted, and one command per
 //! answer the waiting interaction takes (no `approve|reject` to edit). A
-//! snapshot that is not signed by this user's key (SPEC §6) is resumed with
+//! snapshot that is not signed by this user's key (book: reference/snapshots.md) is resumed with
 //! `--workdir`, so the commands for one name the workspace too.
 
 use std::path::Path;

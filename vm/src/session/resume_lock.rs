@@ -1,4 +1,4 @@
-//! One resume of a snapshot at a time (SPEC §9, "Guards on resume"): the
+//! One resume of a snapshot at a time (book: cli/tissvm.md, "Guards on resume"): the
 //! mark in the snapshot's file says it was resumed, but only once a resume
 //! has got as far as writing it, and `--force` passes it. So `tissvm
 //! resume` also holds, from before it reads the snapshot until it exits, an

@@ -1,4 +1,4 @@
-//! Snapshots (SPEC §6): a suspended run as one self-contained file, written
+//! Snapshots (book: reference/snapshots.md): a suspended run as one self-contained file, written
 //! atomically and checksummed, that `tissvm resume` continues — in the same
 //! process, another one, or on another machine.
 //!
@@ -22,7 +22,7 @@
 //! covers the whole payload and still only catches accidental damage; the
 //! signature is what lets `tissvm resume` follow what the snapshot claims
 //! — its workspace, its remembered options — only for a snapshot this
-//! user's key signed ([`signed_by`]; SPEC §6: a claim, not an authority).
+//! user's key signed ([`signed_by`]; book: reference/snapshots.md: a claim, not an authority).
 //! Rewriting the resumed mark keeps a snapshot signed only if it was
 //! signed with the key given ([`with_continuation`]).
 //!
@@ -39,7 +39,7 @@
 //! so a snapshot needs nothing else to be resumed, and last the [`Machine`]
 //! (the whole run state), so that the bytecode bounds its decoding.
 //!
-//! A snapshot is resumed once (SPEC §9, "Guards on resume"): before a
+//! A snapshot is resumed once (book: cli/tissvm.md, "Guards on resume"): before a
 //! resumed run's first instruction its file is rewritten, atomically, with
 //! the mark [`Continuation::Started`] ([`with_continuation`]), and once the
 //! run stops with what continued it (the snapshot it wrote, or how it
@@ -130,7 +130,7 @@ pub struct AnswersPosition {
 }
 
 /// The options of the run that wrote a snapshot, which `tissvm resume`
-/// goes on with unless they are given again (SPEC §9, "Guards on resume").
+/// goes on with unless they are given again (book: cli/tissvm.md, "Guards on resume").
 /// The budgets are not here: the caps in force are part of the machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RememberedOptions {
@@ -138,7 +138,7 @@ pub struct RememberedOptions {
     pub snapshot_dir: Option<PathBuf>,
     /// `--log-file`, absolute.
     pub log_file: Option<PathBuf>,
-    /// The provider settings (SPEC §7): the key's variable by name, never its value.
+    /// The provider settings (book: reference/models.md): the key's variable by name, never its value.
     pub provider: ProviderSettings,
     /// `--sandbox-profile`, by name.
     pub sandbox_profile: String,
@@ -576,7 +576,7 @@ fn open(bytes: &[u8]) -> Result<Opened<'_>, SnapshotError> {
 
 /// Whether the snapshot file `bytes` is intact and signed with `key`: a
 /// snapshot this user's tissvm wrote, unchanged since. Only then are its
-/// workspace and remembered options more than a claim (SPEC §6).
+/// workspace and remembered options more than a claim (book: reference/snapshots.md).
 pub fn signed_by(bytes: &[u8], key: &SnapshotKey) -> bool {
     match open(bytes) {
         Ok(Opened { body, signature: Some(signature) }) => signer(key, body).verify_slice(signature).is_ok(),

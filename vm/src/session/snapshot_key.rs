@@ -1,4 +1,4 @@
-//! The per-user key that signs snapshots (SPEC §6): 32 random bytes in a
+//! The per-user key that signs snapshots (book: reference/snapshots.md): 32 random bytes in a
 //! private file, `$TISS_SNAPSHOT_KEY_FILE`, else
 //! `$XDG_CONFIG_HOME/tisslang/snapshot.key`, else
 //! `$HOME/.config/tisslang/snapshot.key`. A snapshot this user's tissvm

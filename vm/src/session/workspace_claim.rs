@@ -1,4 +1,4 @@
-//! The workspace a resumed run uses (SPEC §6): a snapshot's stored
+//! The workspace a resumed run uses (book: reference/snapshots.md): a snapshot's stored
 //! workspace is a claim, not an authority. A snapshot may come from another
 //! user or machine, or be edited, so `tissvm resume` follows the workspace
 //! it names only if this user's key signed it (`snapshot::signed_by`);

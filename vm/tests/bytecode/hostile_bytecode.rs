@@ -1,5 +1,5 @@
 //! Re-sealed bytecode never reaches an internal error (issue 16, defect 1;
-//! SPEC §9: "no loaded module can reach an internal error"). The `.tbc`
+//! book: cli/tissvm.md: "no loaded module can reach an internal error"). The `.tbc`
 //! checksum is a CRC-32 anyone can recompute, so a crafted file passes it.
 //! Every example's `.tbc`, a generated plan's and a small plan whose every
 //! string is harmless as a command are mutated (bytes of the payload,
@@ -211,7 +211,7 @@ fn resealed_modules_are_refused_or_run_to_a_defined_outcome() {
 }
 
 /// Some mutants of the harmless plan through the real binary, in a
-/// temporary workspace: exit statuses of SPEC §9, never 70, never a panic.
+/// temporary workspace: exit statuses of book: reference/failures.md, never 70, never a panic.
 #[test]
 fn resealed_modules_through_tissvm_run_never_exit_70() {
     let fixture = crate::common::Fixture::new();

@@ -103,3 +103,19 @@ fn short_help_fits_a_screen_and_no_help_cites_the_spec() {
     let long = String::from_utf8_lossy(&long.stdout);
     assert!(long.contains("--from-step") && long.contains("--base-url") && !long.contains("More options"));
 }
+
+/// docs/src/cli/tissvm.md is what `tissvm __markdown-reference` renders from
+/// the full definition (`run`'s options included), with a section per
+/// subcommand and the exit statuses, 0 to 5 and 70.
+#[test]
+fn cli_reference_page_is_the_definition() {
+    tiss_test_support::cli_reference::assert_reference_is_current("tissvm", "tiss-vm", SUBCOMMANDS);
+    let page = tiss_test_support::cli_reference::render("tissvm");
+    for anchor in ["tissvm-run--workdir", "tissvm-run--from-step", "tissvm-run--base-url", "tissvm-run--jobs"]
+    {
+        assert!(page.contains(&format!("<a id=\"{anchor}\"></a>")), "no {anchor}");
+    }
+    for status in [0, 1, 2, 3, 4, 5, 70] {
+        assert!(page.contains(&format!("\n| {status} | ")), "no exit status {status}");
+    }
+}

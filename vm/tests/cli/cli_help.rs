@@ -1,5 +1,5 @@
 //! `tissvm SUBCOMMAND --help` lists exactly what the subcommand accepts
-//! (SPEC §9: every subcommand takes `--help`): each flag its help shows is
+//! (book: cli/tissvm.md: every subcommand takes `--help`): each flag its help shows is
 //! accepted and honoured on a real invocation, and each run option it does
 //! not show is refused as a usage error.
 

@@ -1,4 +1,4 @@
-//! A plan that cannot run still gives machine-readable output (SPEC §9:
+//! A plan that cannot run still gives machine-readable output (book: reference/formats.md:
 //! "Machine-readable output goes to stdout alone"): with `--output-format
 //! json` stdout holds one report object of status `invalid` with the
 //! diagnostics, with `junit` one testsuite with an error testcase; exit 2

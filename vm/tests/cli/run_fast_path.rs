@@ -1,4 +1,4 @@
-//! RUN's fast path (SPEC §8) through the real binary: a command without
+//! RUN's fast path (book: reference/sandbox.md) through the real binary: a command without
 //! shell syntax, executed directly, gives what `/bin/sh -c` gives — exit
 //! code, stdout, stderr — for a program found on PATH, a missing command, a
 //! file that is not executable, a failing program, one killed by a signal,

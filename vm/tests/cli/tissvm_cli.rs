@@ -161,7 +161,7 @@ fn help_is_honest_and_usage_errors_exit_2() {
     }
 }
 
-/// SPEC §9: "A file given as a plan is source unless it starts with the
+/// book: cli/tissvm.md: "A file given as a plan is source unless it starts with the
 /// `.tbc` magic, whatever its extension" — for every subcommand that takes
 /// a PLAN (`run`, `inspect`, `disasm`, `estimate`, `debug`, `resume --plan`).
 #[test]
@@ -259,7 +259,7 @@ fn tissvm_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
 }
 
 /// `cd / && tissvm run plan.tiss` would write the plan's files into `/`: a
-/// fresh run refuses the directories a resumed one refuses (SPEC §9), before
+/// fresh run refuses the directories a resumed one refuses (book: cli/tissvm.md), before
 /// anything runs, and says how to give one of your own.
 #[test]
 fn a_fresh_run_refuses_a_system_directory_as_its_workspace() {

@@ -1,4 +1,4 @@
-//! `tissvm dap` (SPEC §14) driven as an editor drives it: the real binary,
+//! `tissvm dap` (book: cookbook/debugging.md) driven as an editor drives it: the real binary,
 //! messages framed over its stdin and stdout, every request the adapter
 //! answers, the protocol's edge cases, and its latency. The npm
 //! `DebugClient` drives it too (`editors/vscode/test/dap.test.js`, run by

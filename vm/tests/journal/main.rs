@@ -1,4 +1,4 @@
-//! Journals (SPEC §13): what a run records, `tissvm replay` of it, and a
+//! Journals (book: cookbook/journal.md): what a run records, `tissvm replay` of it, and a
 //! restart from a step.
 //!
 //! One test binary per concern (linked once, not once per file); each

@@ -1,4 +1,4 @@
-//! The journal (SPEC §13) through `tissvm run` and `resume`: every event the
+//! The journal (book: cookbook/journal.md) through `tissvm run` and `resume`: every event the
 //! run took from outside, in order, with the bytecode; outputs above the
 //! cap kept as head, tail, length and hash; an existing file refused; a
 //! resumed run continuing the journal of the run it resumes.

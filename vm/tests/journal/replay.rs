@@ -1,4 +1,4 @@
-//! `tissvm replay` (SPEC §13): the report of a replay is the recorded run's,
+//! `tissvm replay` (book: cookbook/journal.md): the report of a replay is the recorded run's,
 //! byte for byte, for every example plan, with nothing started or written;
 //! a changed plan stops at the first effect that differs (`diverged`, exit
 //! 1), `--strict` refuses it; an output kept in part, or a corrupt journal,

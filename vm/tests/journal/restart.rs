@@ -1,4 +1,4 @@
-//! Restart from a step (SPEC §13) through `tissvm run --journal J
+//! Restart from a step (book: cookbook/journal.md) through `tissvm run --journal J
 //! --from-failed | --from-step NAME | --from-line N`: the worked example of
 //! docs/src/cookbook/journal.md run as written there (the earlier step is not run again,
 //! its effects taken from the journal), a changed workspace or plan before

@@ -1,4 +1,4 @@
-//! Batches that stop and go on (SPEC §9, issue 25 items 12–16), through
+//! Batches that stop and go on (book: guide/many-plans.md, issue 25 items 12–16), through
 //! the real binary: `--continue-from-reports` applies its own options and
 //! its printed command works; a report directory with unfinished plans is
 //! not run into again by accident; plans never share a report or a

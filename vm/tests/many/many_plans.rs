@@ -1,5 +1,5 @@
 //! `tissvm run PLAN|DIR... -j N`, `--shard`, `--report-dir` and `tissvm
-//! collect` (SPEC §9 "Many plans"), through the real binary: each plan in a
+//! collect` (book: guide/many-plans.md), through the real binary: each plan in a
 //! child `tissvm run` of its own, real RUN commands, real signals.
 
 use std::path::{Path, PathBuf};
@@ -636,7 +636,7 @@ fn checkpoint_keeps_one_run_resumable_after_a_sigkill() {
     assert!(many.stderr.contains("--report-dir keeps a checkpoint for each plan"), "{}", many.stderr);
 }
 
-/// With --report-dir each plan keeps its journal there (SPEC §13), which
+/// With --report-dir each plan keeps its journal there (book: cookbook/journal.md), which
 /// replays to the plan's report; `--journal DIR` names another directory.
 #[test]
 fn each_plan_of_many_keeps_a_journal_that_replays_to_its_report() {

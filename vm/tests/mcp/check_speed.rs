@@ -1,5 +1,5 @@
 //! An MCP `check` of a 1,000-line plan returns within 1.2× the time of
-//! `tissc check` on it (SPEC §15's bench): the tool call's round trip on a
+//! `tissc check` on it (the bench of the book's cookbook/agents.md): the tool call's round trip on a
 //! running server against the CLI's whole process, medians of 15 each,
 //! interleaved so both see the same machine.
 

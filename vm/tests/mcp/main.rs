@@ -1,4 +1,4 @@
-//! `tissvm mcp` (SPEC §15) driven by a real MCP client: the official MCP
+//! `tissvm mcp` (book: cookbook/agents.md) driven by a real MCP client: the official MCP
 //! Python SDK (PyPI `mcp`, installed by `.ci/run`), in `client.py`. Without
 //! python3 and the SDK the test fails when `CI=true` and is skipped,
 //! loudly, elsewhere. The protocol's edge cases without a client are the

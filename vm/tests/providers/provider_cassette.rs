@@ -1,4 +1,4 @@
-//! Cassettes (SPEC §7) through `tissvm`: `--record FILE` against the
+//! Cassettes (book: reference/models.md) through `tissvm`: `--record FILE` against the
 //! loopback server (`loopback/`), then `--provider replay --cassette FILE`
 //! with nothing listening, giving the same report; the key of every field
 //! sent; occurrences of repeated prompts; the miss report; the cassette
@@ -488,7 +488,7 @@ fn ollama_and_completion_answers_record_and_replay() {
     }
 }
 
-/// Replay needs no provider flags (SPEC §7): the settings a run does not
+/// Replay needs no provider flags (book: reference/models.md): the settings a run does not
 /// give — model, template, sampling, token limit, and the endpoint's path —
 /// are the cassette's, so `--provider replay --cassette FILE` alone re-runs
 /// a recording; a setting given takes part in the key as usual, and
@@ -540,7 +540,7 @@ fn replay_takes_the_settings_it_is_not_given_from_the_cassette() {
 
 /// `--repeat-penalty` is part of what is sent, so of the key: a cassette
 /// recorded with one replays with it (given, or taken from the cassette
-/// when not given, SPEC §7), and misses with another, naming it; a cassette
+/// when not given, book: reference/models.md), and misses with another, naming it; a cassette
 /// recorded without one (every older cassette) keys the same bodies as
 /// before.
 #[test]

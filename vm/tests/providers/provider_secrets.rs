@@ -1,4 +1,4 @@
-//! SPEC §7 and §8, secrets: the API key is taken out of the environment
+//! Secrets (book: reference/models.md, reference/sandbox.md): the API key is taken out of the environment
 //! before anything runs, sent in the request, and appears nowhere else. A plan runs against the loopback
 //! server with a distinctive key — a server error that echoes the key, an
 //! answer, a RUN of `env`, a suspension — and every artefact is searched for
@@ -156,7 +156,7 @@ const PEEK: &str = "TASK \"peek\"\nSTEP \"s\" {\n    PROMPT_AGENT \"hi\" INTO A\
                     G=$(cut -d' ' -f4 /proc/$P/stat); { env; echo; cat /proc/$P/environ; echo; \
                     cat /proc/$P/cmdline; echo; cat /proc/$G/environ; echo; echo peeked; } > seen.txt 2>&1\"\n}\n";
 
-/// SPEC §8: under every profile, `none` included, the key is in no RUN's
+/// book: reference/sandbox.md: under every profile, `none` included, the key is in no RUN's
 /// environment and cannot be read from tissvm — its environment block is
 /// scrubbed once the key is read and the process is not dumpable — while
 /// the request still carries it. As root (a container's default user,

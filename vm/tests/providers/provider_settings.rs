@@ -1,4 +1,4 @@
-//! The provider settings of SPEC §7 through the binary: flags beat `TISS_*`
+//! The provider settings (book: reference/models.md) through the binary: flags beat `TISS_*`
 //! variables beat `./tiss.toml` beat defaults, `tissvm providers` tells
 //! where each came from (never the key), bad values and hostile files are
 //! refused in words, and a resumed run goes on with the run's settings.

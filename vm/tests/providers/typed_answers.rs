@@ -1,4 +1,4 @@
-//! Typed answers (SPEC §12) through `tissvm run` against the loopback
+//! Typed answers (book: reference/types.md) through `tissvm run` against the loopback
 //! server: the schema on the wire, the one repair request with the invalid
 //! answer and its errors, `invalid_answer` when the repair fails too (caught
 //! by TRY, or exit 1 with the errors and the answer's head in the report),

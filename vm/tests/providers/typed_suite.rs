@@ -1,4 +1,4 @@
-//! Typed answers (SPEC §12) from a real 135M model: a fixed suite of 24
+//! Typed answers (book: reference/types.md) from a real 135M model: a fixed suite of 24
 //! extraction prompts (records, enums, lists, optional fields, nested
 //! records, a type at the top that is not a record), each a small plan run
 //! by `tissvm run --provider completion` against the real llama.cpp server

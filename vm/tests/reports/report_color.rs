@@ -1,4 +1,4 @@
-//! Colour in `tissvm`'s human output (SPEC §9: "Human output is coloured on
+//! Colour in `tissvm`'s human output (book: cli/tissvm.md: "Human output is coloured on
 //! a terminal (`--color auto|always|never`; `NO_COLOR` is honoured)"),
 //! through the real binary, on pipes and on a pseudo-terminal: step results,
 //! the failure report's headline and warnings are coloured; JSON and JUnit

@@ -1,4 +1,4 @@
-//! The failure report (SPEC §5), through the real binary: each kind said
+//! The failure report (book: reference/failures.md), through the real binary: each kind said
 //! once, budget figures with their units, values with their types in JSON,
 //! and the failing step's command with its exit status and output.
 
@@ -345,7 +345,7 @@ fn a_command_killed_by_its_timeout_says_so() {
 // ---------------------------------------------------------------- typed answers
 
 /// A failed ASSERT on a typed answer's fields shows the answer whole, as the
-/// JSON it is (SPEC §12), under the name the plan gave it: the compiler
+/// JSON it is (book: reference/types.md), under the name the plan gave it: the compiler
 /// observes the root of a typed path. A list is a JSON array, a leaf (an
 /// enum) a JSON string.
 #[test]

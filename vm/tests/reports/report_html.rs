@@ -180,7 +180,7 @@ fn many_plans_and_collect_write_one_page() {
         assert!(page.contains("<title>2 plans — failed — TissLang report</title>"), "{page}");
         assert!(page.contains("<a href=\"#plan-1\">plans/a.tiss</a>"), "{page}");
         assert!(page.contains("<section class=\"plan\" id=\"plan-2\">"), "{page}");
-        // Each plan links its journal (SPEC §13), kept beside its report.
+        // Each plan links its journal (book: cookbook/journal.md), kept beside its report.
         assert!(page.contains("Its journal: <a href=\"file://"), "{page}");
         assert!(page.contains("reports/plans/a.tiss.journal</code></a>; run it again"), "{page}");
         assert!(page.ends_with("</html>\n"));

@@ -121,7 +121,7 @@ fn one_plan_reads_in_a_browser_with_scripts_disabled() {
 fn many_plans_have_a_summary_table_linking_to_each_plan() {
     let Some(chromium) = crate::browser::chromium() else { return };
     let fx = Fixture::new();
-    // Real plans run together, their reports collected: SPEC §9's many plans.
+    // Real plans run together, their reports collected (book: guide/many-plans.md).
     let passing = "TASK \"ok\"\nSTEP \"a\" {\n    RUN \"true\"\n}\n";
     let budget =
         "TASK \"spender\"\nSET_BUDGET RUN_COUNT = 1\nSTEP \"a\" {\n    RUN \"true\"\n    RUN \"true\"\n}\n";

@@ -1,4 +1,4 @@
-//! LOG messages in the reports (SPEC §5), through the real binary: in the
+//! LOG messages in the reports (book: reference/failures.md), through the real binary: in the
 //! text output, in the JSON report under their top-level step (`"logs"`),
 //! in JUnit `<system-out>`, and whole across a suspension and resume.
 

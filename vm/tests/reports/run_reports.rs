@@ -1,6 +1,6 @@
 //! What `tissvm` reports, through the real binary: the JSON report's exact
 //! shape, JUnit XML, the `--log-file` event log, the text output, and
-//! `tissvm inspect` (SPEC §9).
+//! `tissvm inspect` (book: reference/formats.md).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -80,15 +80,15 @@ fn assert_report_shape(report: &Json) {
         }
     }
     assert!(report["effects_omitted"].is_u64());
-    // SPEC §8: the isolation RUN had.
+    // book: reference/sandbox.md: the isolation RUN had.
     assert_eq!(keys(&report["sandbox"]), set(&["profile", "enforced", "missing"]), "{report:#}");
     assert!(report["status"].is_string());
     assert!(report["exit_code"].is_i64());
     assert!(report["task"].is_string());
     assert!(report["duration_ms"].is_u64());
     for step in report["steps"].as_array().unwrap() {
-        // SPEC §9's four keys, plus the step's own spending (the cost issue)
-        // and its LOG messages (SPEC §5).
+        // book: reference/formats.md's four keys, plus the step's own spending (the cost issue)
+        // and its LOG messages (book: reference/failures.md).
         assert_eq!(keys(step), set(&["name", "status", "line", "duration_ms", "cost", "logs"]), "{step}");
         assert!(step["logs"].as_array().is_some_and(|l| l.iter().all(Json::is_string)), "{step}");
         assert_eq!(
@@ -703,7 +703,7 @@ fn inspect_and_lint_agree_on_chmod_777_and_pipes_into_a_shell() {
     }
 }
 
-/// SPEC principle 3, "every effect a plan can have is visible statically": the
+/// Every effect a plan can have is visible statically (book: reference/policy.md): the
 /// shell removes quotes, so `c''url` and `c\url` run curl.
 #[test]
 fn inspect_sees_through_shell_quoting() {
@@ -720,7 +720,7 @@ fn inspect_sees_through_shell_quoting() {
 
 /// The log keeps at most `--log-max-output` bytes of each stream of a
 /// command (head and tail) and says how much it left out, however much the
-/// command prints (SPEC §8); the default is 1 MiB per stream.
+/// command prints (book: reference/formats.md); the default is 1 MiB per stream.
 #[test]
 fn log_file_keeps_a_bounded_head_and_tail_of_each_stream() {
     let fx = Fixture::new();

@@ -1,4 +1,4 @@
-//! SPEC §8: text a command or a model produced reaches the terminal with its
+//! book: reference/policy.md: text a command or a model produced reaches the terminal with its
 //! control characters written out (`\x1b`, `\r`, `\x07`) and its lines
 //! indented under ours, so it can neither clear the screen, retitle the
 //! terminal nor forge a `passed` line; JSON keeps it exact.

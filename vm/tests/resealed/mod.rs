@@ -100,7 +100,7 @@ pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
 }
 
 /// A `tissvm` process given a re-sealed input ended with an exit status of
-/// SPEC §9 (0 to 5), never a panic or an internal error (70); its status.
+/// book: reference/failures.md (0 to 5), never a panic or an internal error (70); its status.
 pub fn assert_defined_exit(case: &str, code: Option<i32>, stdout: &str, stderr: &str) -> i32 {
     let code = code.unwrap_or(-1);
     assert!(

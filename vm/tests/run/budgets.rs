@@ -1,4 +1,4 @@
-//! Budget enforcement per dimension (SPEC §4), through the real binary.
+//! Budget enforcement per dimension (book: reference/costs.md), through the real binary.
 
 use serde_json::Value as Json;
 
@@ -136,7 +136,7 @@ fn preflight_refuses_a_prompt_whose_estimate_cannot_fit() {
     assert_eq!(report["cost"]["api_calls"], 0, "the prompt was never sent");
 }
 
-/// SPEC §7: a prompt's minimum is only what is certain (its literal text at
+/// book: reference/models.md: a prompt's minimum is only what is certain (its literal text at
 /// a token per 8 bytes, its context 0), so preflight lets run a prompt with
 /// context that fits; the old minimum assumed 1000 tokens per variable.
 #[test]

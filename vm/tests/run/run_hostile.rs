@@ -1,7 +1,8 @@
 //! Hostile plans and hostile commands through the real `tissvm run` binary:
 //! workspace escapes (literal, computed, through symlinks), huge output,
 //! processes that resist being killed, shell injection through
-//! interpolation, and the scrubbed environment (SPEC §3, §5, §8).
+//! interpolation, and the scrubbed environment (book: reference/statements.md,
+//! reference/failures.md, reference/sandbox.md).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -496,7 +497,7 @@ STEP "words" {
     assert_eq!(fx.read("out.txt"), "<a  b><><-n>");
 }
 
-/// SPEC §3: "every interpolated value is inserted as one shell-quoted word, so
+/// book: reference/statements.md: "every interpolated value is inserted as one shell-quoted word, so
 /// data can never become shell syntax". A plan author who wraps the hole in
 /// their own quotes (`'${v}'` or `\"${v}\"`) must not open the door either.
 #[test]

@@ -1,5 +1,6 @@
 //! Every statement's effect, and every failure kind's exit status, through the
-//! real `tissvm run` binary, each in a fresh temporary workspace (SPEC §3, §5, §9).
+//! real `tissvm run` binary, each in a fresh temporary workspace (book:
+//! reference/statements.md, reference/failures.md, cli/tissvm.md).
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! Costs and budgets as statements use them, through the real `tissvm run`
-//! binary (SPEC §4): ESTIMATE_COST, COST, SET_BUDGET and `--budget`, which
+//! binary (book: reference/costs.md): ESTIMATE_COST, COST, SET_BUDGET and `--budget`, which
 //! limit wins, what TRY cannot catch, and the preflight of a step.
 
 use super::run_statements::run_json;
@@ -163,7 +163,7 @@ fn invalid_budget_flags_are_usage_errors() {
     assert!(fx.listing().is_empty());
 }
 
-/// SPEC §4: "work whose *minimum* cost exceeds what is left cannot fit on any
+/// book: reference/costs.md: "work whose *minimum* cost exceeds what is left cannot fit on any
 /// path and is refused before it starts (`budget_exceeded`, reason `preflight`)".
 #[test]
 fn preflight_refuses_a_step_that_cannot_fit() {

@@ -1,5 +1,5 @@
 //! The workspace jail holds against a symlink swapped in while the plan
-//! runs (SPEC §8), through the real binary: while `tissvm` writes, reads and
+//! runs (book: reference/sandbox.md), through the real binary: while `tissvm` writes, reads and
 //! tests files in `ws/d/` over and over, this test swaps `d` with a symlink
 //! to a directory outside, atomically (`renameat2(RENAME_EXCHANGE)`), as
 //! fast as it can. Whenever the swap lands between the check of a path and

@@ -1,4 +1,4 @@
-//! The command policy and taint of SPEC §8 through `tissvm`: allow, deny and
+//! The command policy and taint (book: reference/policy.md) through `tissvm`: allow, deny and
 //! approve patterns (a denied command never starts; an approval suspends
 //! without a terminal and `resume --answer` or `--answers` answers it), a
 //! malformed policy refused before anything runs, `tiss.toml` [policy] and
@@ -64,7 +64,7 @@ fn a_denied_command_is_a_security_violation_before_it_starts() {
     assert_eq!(run.json()["cost"]["run_count"], 0);
 }
 
-/// The policy reads the shell (SPEC §8): a command smuggled after an
+/// The policy reads the shell (book: reference/policy.md): a command smuggled after an
 /// allowed one, or hidden behind a path, a wrapper or a separator, is seen
 /// and refused before anything of the line starts.
 #[test]

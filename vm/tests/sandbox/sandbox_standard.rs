@@ -1,4 +1,4 @@
-//! The `standard` and `none` sandbox profiles (SPEC §8), through the real
+//! The `standard` and `none` sandbox profiles (book: reference/sandbox.md), through the real
 //! binary: what a RUN's processes see (no new privileges, rlimits, a session
 //! of their own), that the whole tree dies at the RUN's end — 200 children
 //! at a timeout, daemonised grandchildren (`setsid`, `nohup … &`) — and that
@@ -404,7 +404,7 @@ fn a_run_after_one_whose_leftovers_were_killed_starts_normally() {
     run.expect(0);
 }
 
-/// SPEC §8: under `standard` and `strict`, a descriptor the caller left open
+/// book: reference/sandbox.md: under `standard` and `strict`, a descriptor the caller left open
 /// above stderr (`tissvm run … 9>>outside.log`) does not reach the command;
 /// under `none`, the opt-out, it does (which shows the test would see it).
 #[test]

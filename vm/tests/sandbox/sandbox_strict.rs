@@ -1,4 +1,4 @@
-//! The `strict` sandbox profile (SPEC §8), through the real binary: writes
+//! The `strict` sandbox profile (book: reference/sandbox.md), through the real binary: writes
 //! outside the workspace and its TMPDIR fail and leave nothing (Landlock);
 //! a TCP connection and a UDP datagram to listeners this test opens outside
 //! never arrive, and DNS fails (a network namespace); a bounded fork bomb is

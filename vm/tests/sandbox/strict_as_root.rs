@@ -1,4 +1,4 @@
-//! `strict` against a RUN running as root, and as an ordinary user (SPEC §8;
+//! `strict` against a RUN running as root, and as an ordinary user (book: reference/sandbox.md;
 //! issue 25, items 1, 2, 4, 5, 6): each test is a plan whose RUN tries what
 //! an attacker would, and checks from outside that nothing happened. Under
 //! the old `strict` (Landlock ABI 3 and a network namespace, every

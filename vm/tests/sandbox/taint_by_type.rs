@@ -1,4 +1,4 @@
-//! Taint by type (SPEC §8, §12) through `tissvm`: a typed answer's STRING
+//! Taint by type (book: reference/policy.md, reference/types.md) through `tissvm`: a typed answer's STRING
 //! values stay tainted, its validated INT, BOOL and enum values are clean,
 //! so under `[taint] run = "deny"` a command made of enum and integer
 //! fields runs while one holding a STRING field (or the whole answer, or a

@@ -1,4 +1,4 @@
-//! Taint is never dropped (SPEC §8) through `tissvm`: model text put in a
+//! Taint is never dropped (book: reference/policy.md) through `tissvm`: model text put in a
 //! caught failure's message (an ASSERT's MESSAGE, a READ's path, a failed
 //! model request) comes back tainted as `e.MESSAGE`, and the text fields
 //! of LAST_RUN after a RUN whose command held tainted data are tainted;

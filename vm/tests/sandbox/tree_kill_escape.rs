@@ -1,5 +1,5 @@
 //! The tree-kill promise against a process that leaves its RUN's cgroup and
-//! session (SPEC §8; issue 25, item 8): a RUN's helper moves itself into
+//! session (book: reference/sandbox.md; issue 25, item 8): a RUN's helper moves itself into
 //! another cgroup, starts a new session and outlives the RUN's shell. The
 //! old `standard` skipped its sweep of orphans when the RUN's cgroup looked
 //! empty, and the process survived tissvm. Run as root and, through

@@ -468,7 +468,7 @@ fn ctrl_c_pauses_a_running_command_and_the_session_goes_on() {
     assert!(started.elapsed() < Duration::from_secs(20), "the 30 s command did not run");
 }
 
-/// A typed answer in the debugger (SPEC §12): `print` shows it as JSON with
+/// A typed answer in the debugger (book: reference/types.md): `print` shows it as JSON with
 /// its taint, follows its fields, names its type in `locals`, and refuses a
 /// field the type lacks naming the type.
 #[test]
@@ -496,7 +496,7 @@ STEP \"ask\" {
     assert!(out.contains(&format!("p: {ty} = {json}")), "{out}");
 }
 
-/// Stepping backwards (SPEC §13): `back` returns to the statement before
+/// Stepping backwards (book: cookbook/debugging.md): `back` returns to the statement before
 /// with the machine as it stood there; going forward again replays what
 /// the run took from outside — the RUN does not run twice, its output is
 /// the one it had — and `reverse-continue` goes back to the last breakpoint

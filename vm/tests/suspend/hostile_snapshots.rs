@@ -1,5 +1,5 @@
 //! Re-sealed snapshots never reach an internal error (issue 16, defect 2;
-//! SPEC §6: a snapshot is validated, not just decoded). States taken at
+//! book: reference/snapshots.md: a snapshot is validated, not just decoded). States taken at
 //! every instruction boundary of real runs (every example, a generated plan,
 //! a harmless plan) are mutated — the pc, the operand stack, CALL frames,
 //! open steps, variables, LAST_RUN, the status, meters — and encoded with a
@@ -184,7 +184,7 @@ fn resealed_snapshots_are_refused_or_resume_to_a_defined_outcome() {
 /// Some mutated snapshots of the harmless plan through the real binary,
 /// signed with the tests' key and naming the fixture's workspace, as the
 /// user's own snapshots are: each is resumed or refused for what its state
-/// is, never for its signature or its workspace (SPEC §6), which would
+/// is, never for its signature or its workspace (book: reference/snapshots.md), which would
 /// keep it from the state's checks.
 #[test]
 fn resealed_snapshots_through_tissvm_resume_never_exit_70() {

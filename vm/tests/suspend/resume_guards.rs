@@ -1,4 +1,4 @@
-//! SPEC §9 "Guards on resume", through the real binary: a snapshot is
+//! The guards on resume (book: cli/tissvm.md), through the real binary: a snapshot is
 //! resumed once (refused again, exit 2, naming what continued it, unless
 //! `--force`); `tissvm resume` goes on with the run's options
 //! (`--snapshot-dir`, `--log-file`, provider, sandbox profile,

@@ -1,5 +1,5 @@
 //! Every one-byte change to a real snapshot, re-sealed, is refused before
-//! anything runs or resumes to a defined end (issue 25, item 18; SPEC §6:
+//! anything runs or resumes to a defined end (issue 25, item 18; book: reference/snapshots.md:
 //! validated before anything runs). Before the fix, a change to the
 //! command of a RUN waiting for its policy approval let that RUN start
 //! unasked — the policy given on resume no longer held it — and the answer

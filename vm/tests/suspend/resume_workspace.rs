@@ -1,4 +1,4 @@
-//! A snapshot's workspace is a claim, not an authority (SPEC §6; issue 16,
+//! A snapshot's workspace is a claim, not an authority (book: reference/snapshots.md; issue 16,
 //! defect 4), through the real binary: `tissvm resume` follows the stored
 //! workspace only for a snapshot this user's key signed, needs `--workdir`
 //! for any other, refuses a relative path or a system directory whichever

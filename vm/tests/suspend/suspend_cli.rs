@@ -1,4 +1,4 @@
-//! Suspension and resume through the real binary (SPEC §6, §9): every kind
+//! Suspension and resume through the real binary (book: reference/snapshots.md, cli/tissvm.md): every kind
 //! of interaction suspended and answered with `tissvm resume`, `--answers`
 //! files (good, wrong line, too few, wrong kind), snapshots that are
 //! corrupt, truncated or for another plan (exit 2), and what carries across
@@ -637,7 +637,7 @@ fn every_printed_resume_command_works_when_pasted() {
     }
 }
 
-/// A typed answer (SPEC §12) kept across a suspension: the snapshot holds
+/// A typed answer (book: reference/types.md) kept across a suspension: the snapshot holds
 /// the validated value, the resumed process reads its fields, and its
 /// strings are still tainted there (a RUN of one is refused under deny).
 #[test]

@@ -1,4 +1,4 @@
-//! Replay equivalence (SPEC §6): stopping a run at any instruction boundary,
+//! Replay equivalence (book: reference/snapshots.md): stopping a run at any instruction boundary,
 //! writing its snapshot, dropping the machine, reading the snapshot back and
 //! continuing gives exactly the run that never stopped: the same final
 //! machine state, the same effects in the same order, the same log events

@@ -1,4 +1,4 @@
-//! Ctrl-C (SIGINT) during `tissvm run` (SPEC §6): the first lets the RUN
+//! Ctrl-C (SIGINT) during `tissvm run` (book: reference/snapshots.md): the first lets the RUN
 //! in flight finish and suspends at the next instruction boundary; the
 //! second kills the RUN's process group and suspends before it. Either way
 //! a snapshot is written (exit 3), and `tissvm resume` completes the plan

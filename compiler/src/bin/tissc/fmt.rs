@@ -1,5 +1,5 @@
 //! `tissc fmt [FILE...|-] [--check] [--diff]`: rewrite plans in the canonical
-//! layout (SPEC §9), with `tiss_compiler::fmt::format_source`.
+//! layout (book: guide/tissc.md), with `tiss_compiler::fmt::format_source`.
 //!
 //! A file is rewritten only when its text changes, atomically and keeping its
 //! permissions. `-` (or no FILE) reads stdin and writes the result to stdout.

@@ -1,4 +1,4 @@
-//! `tissc generate "GOAL"` and `tissc grammar` (SPEC §7): the command line
+//! `tissc generate "GOAL"` and `tissc grammar` (book: guide/generate.md): the command line
 //! around `tiss_compiler::generate` — the provider from the same flags,
 //! variables and `tiss.toml` as `tissvm`'s, where the plan goes, stderr's
 //! progress, `--output-format json`, and the exit status:

@@ -1,4 +1,4 @@
-//! `tissc lsp`: the language server (SPEC §9), on stdin/stdout.
+//! `tissc lsp`: the language server (book: guide/editors.md), on stdin/stdout.
 
 use tiss_compiler::lsp::protocol::transport;
 use tiss_compiler::lsp::{self, Ending};

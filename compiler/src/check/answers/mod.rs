@@ -1,4 +1,4 @@
-//! Typed answers at compile time (SPEC §12): the table of every type the
+//! Typed answers at compile time (book: reference/types.md): the table of every type the
 //! plan names (`table.rs`: TYPE items and inline types after `AS`, resolved
 //! to one shape table, each distinct shape once), and the rule that an
 //! optional field is read only where `EXISTS` holds (`presence.rs`), and

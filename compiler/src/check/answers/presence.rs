@@ -1,5 +1,5 @@
 //! An optional field of a typed answer (`files?: …`) is read only where
-//! `EXISTS` holds on every path to the read (SPEC §12, E0223), as a
+//! `EXISTS` holds on every path to the read (book: reference/types.md, E0223), as a
 //! variable is read only where it is bound (`flow.rs`).
 //!
 //! What holds is a set of facts, each a path written as text (`r.files`):

@@ -1,4 +1,4 @@
-//! `tissc schema FILE TYPE` (SPEC §12): the JSON Schema of a plan's `TYPE`,
+//! `tissc schema FILE TYPE` (book: reference/types.md): the JSON Schema of a plan's `TYPE`,
 //! the one a typed prompt of that type sends (`tisslang::answer::schema`
 //! over the same shape table the module keeps).
 

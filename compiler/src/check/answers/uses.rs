@@ -1,4 +1,4 @@
-//! Where a typed answer is used (SPEC §12): compared (E0205; an enum with a
+//! Where a typed answer is used (book: reference/types.md): compared (E0205; an enum with a
 //! literal outside it, E0222), tested (`list CONTAINS x`, `list IS_EMPTY`,
 //! `r.field EXISTS`, E0225), and inserted into a RUN (E0224).
 

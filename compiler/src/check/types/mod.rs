@@ -1,4 +1,4 @@
-//! Type resolution (SPEC §3): each variable's one type, conflicting bindings
+//! Type resolution (book: reference/expressions.md): each variable's one type, conflicting bindings
 //! (E0206), and the type of a path with its field accesses (E0202, E0216).
 
 use crate::diagnostics::Diagnostic;

@@ -1,5 +1,5 @@
-//! The value types (SPEC §3) and the records with their fields (SPEC §3,
-//! §4): `LAST_RUN`, `COST`, caught errors, reviews and cost estimates. A
+//! The value types and the records with their fields (book:
+//! reference/expressions.md): `LAST_RUN`, `COST`, caught errors, reviews and cost estimates. A
 //! type may be a record and a record's fields have types, so both live here.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Types where values are used (SPEC §3, §4): comparisons (E0205, E0214,
+//! Types where values are used (book: reference/expressions.md): comparisons (E0205, E0214,
 //! E0207), string tests (E0205), bare conditions (E0213), records where one
 //! value is needed (E0215) and budget values (E0208). Where the fix is a
 //! different literal, the suggestion is that literal.

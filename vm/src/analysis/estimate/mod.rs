@@ -1,4 +1,4 @@
-//! Static cost bounds computed from the bytecode (SPEC §4; `tissvm estimate`, §9).
+//! Static cost bounds computed from the bytecode (book: reference/costs.md; `tissvm estimate`, cli/tissvm.md).
 //!
 //! The plan's code is a DAG: every jump goes forward, CALLs are acyclic,
 //! and a TRY's handler is a static range. [`estimate`] walks each unit of

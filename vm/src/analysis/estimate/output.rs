@@ -25,7 +25,7 @@ impl Estimate {
         self.main_steps.iter().filter(|(_, depth)| *depth == 0).map(|(s, _)| *s)
     }
 
-    /// The SPEC §9 JSON: `steps` (top-level), `total`, and `runs` (each RUN's
+    /// The JSON of the book's reference/formats.md: `steps` (top-level), `total`, and `runs` (each RUN's
     /// execution time and where it comes from).
     pub fn to_json(&self, m: &Module) -> Json {
         let steps: Vec<Json> = self

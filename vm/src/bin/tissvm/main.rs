@@ -1,4 +1,4 @@
-//! `tissvm`: runs TissLang plans (SPEC §9): `run` (of one plan, or many), `resume`,
+//! `tissvm`: runs TissLang plans (book: cli/tissvm.md): `run` (of one plan, or many), `resume`,
 //! `debug`, `inspect`, `disasm`, `estimate`, `collect`, `slurm`, and lists the model providers
 //! (`providers`).
 //!
@@ -275,6 +275,12 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Print the book's command-line reference of tissvm (docs/src/cli/tissvm.md), or write it to FILE.
+    #[command(name = tiss_support::cli_docs::MARKDOWN_REFERENCE, hide = true)]
+    MarkdownReference {
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+    },
 }
 
 // `cli::start` says what of the standard library's set-up it skips
@@ -332,6 +338,7 @@ fn run() -> u8 {
         Command::Slurm(args) => runner::many::slurm::slurm(&args.options()),
         Command::Completions { shell } => shell_docs::completions(shell),
         Command::Man { dir } => shell_docs::man(&dir),
+        Command::MarkdownReference { file } => shell_docs::markdown_reference(file.as_deref()),
     };
     let _ = tiss_vm::report::github::resume_commands(&mut std::io::stdout().lock());
     code

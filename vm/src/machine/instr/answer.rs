@@ -1,4 +1,4 @@
-//! Typed answers on the stack (SPEC §12): a record's field (`MEMBER`), an
+//! Typed answers on the stack (book: reference/types.md): a record's field (`MEMBER`), an
 //! optional field's presence (`HAS_MEMBER`), and the list tests
 //! (`LIST_CONTAINS`, `LIST_IS_EMPTY`). The verifier has checked each shape;
 //! a value that does not follow its shape (only a forged snapshot could

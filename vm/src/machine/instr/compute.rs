@@ -70,7 +70,7 @@ impl Machine {
         let at =
             self.stack.len().checked_sub(holes as usize).ok_or_else(|| Exec::Trap("underflow".into()))?;
         let tainted = self.stack[at..].iter().any(Value::is_tainted);
-        // Inside a RUN a typed list is its elements, one word each (§12).
+        // Inside a RUN a typed list is its elements, one word each (book: reference/types.md).
         let values: Vec<Hole> = self
             .stack
             .drain(at..)
@@ -104,7 +104,7 @@ impl Machine {
                 })
                 .collect()
         };
-        // What is made from tainted text is tainted (SPEC §8).
+        // What is made from tainted text is tainted (book: reference/policy.md).
         self.push(if tainted { Value::Tainted(out.into()) } else { Value::Str(out.into()) });
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Instructions that wait on a human: PAUSE, REQUEST_REVIEW, CHOOSE, and
-//! a RUN the command policy holds for approval (SPEC §8). Without an
+//! a RUN the command policy holds for approval (book: reference/policy.md). Without an
 //! answer yet, each suspends and runs again from the start when answered.
 
 use tisslang::isa::{Instr, NO_SLOT, run_flags};
@@ -79,7 +79,7 @@ impl Machine {
         }
     }
 
-    /// The command policy's verdict on the RUN about to start (SPEC §8),
+    /// The command policy's verdict on the RUN about to start (book: reference/policy.md),
     /// before anything is taken off the stack: an approval that must wait
     /// for a human suspends, and the RUN then runs again from the start.
     pub(in crate::machine) fn check_policy(

@@ -90,7 +90,7 @@ impl Machine {
             return self.check_time();
         };
         // A typed answer is checked whatever the provider promised; an
-        // invalid one gets one repair request, with the errors (§12).
+        // invalid one gets one repair request, with the errors (book: reference/types.md).
         let shapes = &program.shapes;
         let value = match validate::parse(shapes, answer.shape, &text) {
             Ok(value) => value,
@@ -122,7 +122,7 @@ impl Machine {
     }
 
     /// Sends `request` (its place in the run taken here) and meters it:
-    /// every request sent counts one API_CALLS, retries included (SPEC §7),
+    /// every request sent counts one API_CALLS, retries included (book: reference/models.md),
     /// and the reported tokens count against TOKEN_COUNT. The answer's text.
     fn ask(
         &mut self,

@@ -1,4 +1,4 @@
-//! The HTML report (SPEC §9, `--output-format html`): one self-contained
+//! The HTML report (book: reference/formats.md, `--output-format html`): one self-contained
 //! page rendered from the JSON report, of one plan (`tissvm run`, `resume`)
 //! or of many (`{"plans": [...]}`, `tissvm run -j`, `tissvm collect`). It
 //! has no scripts and loads nothing: the styles are inline, output is

@@ -148,14 +148,14 @@ fn command_policy(remembered: &RememberedOptions) -> Result<Option<Rc<Policy>>, 
 fn model_provider(remembered: &RememberedOptions) -> Result<Box<dyn Provider>, u8> {
     let mut settings = remembered.provider.clone();
     // The key leaves the environment before anything runs, under every
-    // profile (SPEC §8): no RUN inherits it or reads it from /proc.
+    // profile (book: reference/sandbox.md): no RUN inherits it or reads it from /proc.
     // SAFETY: the host is opened before this process starts any thread.
     unsafe { settings.take_key() };
     let settings = &settings;
     if settings.provider != "mock" && remembered.env_allow.contains(&settings.api_key_env) {
         eprintln!(
-            "tissvm: --env-allow {} would hand the model's API key to commands; the key is never passed to RUN \
-             (SPEC §7)",
+            "tissvm: --env-allow {} would hand the model's API key to commands; the key is never passed to \
+             RUN",
             settings.api_key_env
         );
         return Err(status::INVALID);
@@ -232,7 +232,7 @@ fn answers_given(
     let Some(path) = &options.answers else { return Ok((queue, None)) };
     let name = path.display().to_string();
     let runs_ask = remembered.policy.may_ask();
-    // One plan of many that asks nothing ignores the file (SPEC §9).
+    // One plan of many that asks nothing ignores the file (book: guide/many-plans.md).
     if options.answers_plan.is_some() && !answers::asks(&program.module, runs_ask) {
         return Ok((queue, None));
     }

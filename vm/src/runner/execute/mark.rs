@@ -1,5 +1,5 @@
 //! What a resumed run keeps of its snapshot ([`Resumed`]), and the
-//! snapshot's record that it is resumed (SPEC §9, [`Mark`]): a snapshot is
+//! snapshot's record that it is resumed (book: cli/tissvm.md, [`Mark`]): a snapshot is
 //! resumed once, and by one process at a time.
 
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ enum Unmarked {
     Changed,
 }
 
-/// A snapshot's record that it is resumed (SPEC §9): its file rewritten
+/// A snapshot's record that it is resumed (book: cli/tissvm.md): its file rewritten
 /// atomically with [`Continuation::Started`] before the resumed run's first
 /// instruction, then with what continued it — or as it was, if nothing ran.
 pub struct Mark {

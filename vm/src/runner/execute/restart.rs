@@ -1,5 +1,5 @@
 //! `run PLAN --journal J --from-step NAME` (or `--from-failed`,
-//! `--from-line N`; SPEC §13): the run goes on live from that top-level
+//! `--from-line N`; book: cookbook/journal.md): the run goes on live from that top-level
 //! step, everything before it taken from the journal J (not run again), as
 //! a replay takes it. First the workspace is checked: every file J says
 //! the run wrote must still hold what it last wrote (or be gone, if the run

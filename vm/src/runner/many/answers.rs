@@ -1,4 +1,4 @@
-//! `--answers FILE` with many plans (SPEC §9): an entry may name its plan
+//! `--answers FILE` with many plans (book: guide/many-plans.md): an entry may name its plan
 //! (`"plan": "path"`), and each plan's own `tissvm` takes the entries that
 //! name it or none (`--answers-plan`, hidden; `session::answers::for_plan`).
 //! Here the file is read once before anything starts, so that an entry

@@ -1,4 +1,4 @@
-//! `tissvm run PLAN|DIR... -j N` (SPEC §9 "Many plans"): every plan runs
+//! `tissvm run PLAN|DIR... -j N` (book: guide/many-plans.md): every plan runs
 //! in a `tissvm run` of its own (a child process: its VM, Ctrl-C state,
 //! sandbox and rlimits are per process), up to N at once, each in a fresh
 //! workspace, its JSON report on a file. This process only starts them,
@@ -100,7 +100,7 @@ struct Suite<'a> {
     /// plans: a directory with a cassette per plan, so that no two plans
     /// write one file.
     record_dir: Option<PathBuf>,
-    /// The API key in a memory file each child inherits (SPEC §8: never in
+    /// The API key in a memory file each child inherits (book: reference/sandbox.md: never in
     /// an environment).
     key: Option<OwnedFd>,
     invocation: Invocation,
@@ -197,13 +197,13 @@ fn claims(args: &RunOptions, record_dir: Option<&Path>, key: &Path) -> Vec<PathB
 }
 
 /// Where each plan's journal goes: `--journal`, which names a directory
-/// with many plans, else the report directory (SPEC §13: one per plan).
+/// with many plans, else the report directory (book: cookbook/journal.md: one per plan).
 fn journal_dir(args: &RunOptions) -> Option<&Path> {
     args.host.journal.as_deref().or(args.many.report_dir.as_deref())
 }
 
 /// Refuses to start over plans an earlier attempt left unfinished in the
-/// report directory `dir`: their effects would run twice (SPEC §9).
+/// report directory `dir`: their effects would run twice (book: guide/many-plans.md).
 fn refuse_unfinished(dir: &Path, plans: &[PathBuf]) -> Result<(), String> {
     let found = unfinished(dir, plans);
     if found.is_empty() {
@@ -398,7 +398,7 @@ impl Suite<'_> {
 
     /// `command` as the `tissvm resume` of plan `index` from `snapshot`
     /// (`force`: a checkpoint, resumed before it was killed), with the
-    /// options of this command line under the rules of resume (SPEC §9):
+    /// options of this command line under the rules of resume (book: guide/many-plans.md):
     /// its budgets, profile, policy and answers; `--workdir` gives the plan
     /// its workspace below it, else the snapshot's is used.
     fn resume(

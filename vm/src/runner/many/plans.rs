@@ -80,7 +80,7 @@ impl Shard {
 }
 
 /// The name a plan's workspace, report and snapshots take under their
-/// directories (SPEC §9): its path with the extension kept (`x.tiss` and
+/// directories (book: guide/many-plans.md): its path with the extension kept (`x.tiss` and
 /// `x.tbc` are two plans), made relative and mapped one to one, so that no
 /// two plans share a name: `..` becomes `_up`, a leading `/` `_root`, and a
 /// part that starts with `_` gets one more (`_up/z.tiss` is `__up/z.tiss`,
@@ -103,7 +103,7 @@ pub fn key(plan: &Path) -> PathBuf {
     key
 }
 
-/// `plans` with each file once (SPEC §9: a plan named twice runs once), in
+/// `plans` with each file once (book: guide/many-plans.md: a plan named twice runs once), in
 /// the order first named: two names of one file (`a.tiss`, `./a.tiss`, a
 /// symbolic link to it) are one plan.
 pub fn once_each(plans: Vec<PathBuf>) -> Vec<PathBuf> {

@@ -2,7 +2,7 @@
 //! plan's path, or one made for a plan whose `tissvm` wrote none; what
 //! `--continue-from-reports` finds of an earlier attempt; and the plans an
 //! earlier attempt left unfinished, which a run without it refuses to
-//! start over unless told to (SPEC §9).
+//! start over unless told to (book: guide/many-plans.md).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

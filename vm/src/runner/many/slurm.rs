@@ -1,4 +1,4 @@
-//! `tissvm slurm PLAN|DIR... --report-dir DIR` (SPEC §9 "Beyond one
+//! `tissvm slurm PLAN|DIR... --report-dir DIR` (book: guide/many-plans.md, "Beyond one
 //! machine"): writes a batch script and submits it as one Slurm job array
 //! (`sbatch --array=1-N`), each task `tissvm run --shard K/N --report-dir
 //! DIR`; `--wait` waits for the array and prints the collected report.

@@ -1,4 +1,4 @@
-//! The plans' fresh workspaces (SPEC §9): `WORKDIR/<plan path>/` (the
+//! The plans' fresh workspaces (book: guide/many-plans.md): `WORKDIR/<plan path>/` (the
 //! plan's key, `plans::key`: no two plans share one, none holds another's),
 //! or a temporary directory. Made ahead of their plans, in the
 //! order of the list, on a thread of their own: a directory costs up to a

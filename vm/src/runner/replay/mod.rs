@@ -1,4 +1,4 @@
-//! `tissvm replay JOURNAL [PLAN]` (SPEC §13): the plan run again from its
+//! `tissvm replay JOURNAL [PLAN]` (book: cookbook/journal.md): the plan run again from its
 //! journal alone, no effect carried out (`host.rs`), and its report given
 //! as the recorded run gave it. The bytecode is the journal's, or PLAN's:
 //! a changed plan replays up to the first effect that differs, where it

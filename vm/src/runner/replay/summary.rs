@@ -1,4 +1,4 @@
-//! `tissvm inspect JOURNAL` (SPEC §13): what a journal holds, read through
+//! `tissvm inspect JOURNAL` (book: cookbook/journal.md): what a journal holds, read through
 //! once without running anything — the plan it recorded, its events by
 //! kind and their bytes, the outputs kept only in part, the files the run
 //! wrote with their last hashes, how the run ended, and whether the

@@ -1,4 +1,4 @@
-//! What a resumed run follows of its snapshot (SPEC §6): the snapshot is
+//! What a resumed run follows of its snapshot (book: reference/snapshots.md): the snapshot is
 //! this user's if this user's key signed it; then the options it
 //! remembers are followed, a sandbox profile or limit given again only
 //! tightening them unless `--raise-budget`.

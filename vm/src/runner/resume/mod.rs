@@ -1,14 +1,14 @@
 //! `tissvm resume SNAPSHOT`: loads a snapshot (checked, its bytecode
 //! verified), insists on `--plan` if given, and continues the run exactly
 //! where it stopped (`execute/`), with the run's options where none is
-//! given again. Guards on resume (SPEC §9): a snapshot is resumed once —
+//! given again. Guards on resume (book: cli/tissvm.md): a snapshot is resumed once —
 //! `Mark` records in its file that it is, and what continued it — and by
 //! one process at a time (`ResumeLock`, held until this one exits, however
 //! it exits); a `--budget`, `--max-procs` or `--max-memory` only lowers a
 //! cap unless `--raise-budget`.
 //!
 //! What the snapshot claims is followed only if this user's key signed it
-//! (SPEC §6): its workspace (`crate::session::workspace_claim`: otherwise
+//! (book: reference/snapshots.md): its workspace (`crate::session::workspace_claim`: otherwise
 //! `--workdir` is needed, and a relative path or a system directory is
 //! refused either way) and its remembered options (otherwise a fresh run's,
 //! and stderr names those not followed). The workspace used is printed

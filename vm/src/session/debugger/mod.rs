@@ -1,4 +1,4 @@
-//! The step-through debugger behind `tissvm debug` (SPEC §9), independent of
+//! The step-through debugger behind `tissvm debug` (book: cli/tissvm.md), independent of
 //! the terminal: a [`Debugger`] owns the machine, the program and the host,
 //! and [`Debugger::command`] turns one command line into the text to print.
 //!
@@ -292,7 +292,7 @@ impl<H: Host> Debugger<H> {
         Reply::text(self.stop_text(header))
     }
 
-    /// The exit status of the session: the plan's (SPEC §9) if it ended,
+    /// The exit status of the session: the plan's (book: reference/failures.md) if it ended,
     /// 70 if the machine trapped, 0 while it could still go on.
     pub fn exit_status(&self) -> i32 {
         match &self.ended {

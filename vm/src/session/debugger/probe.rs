@@ -1,6 +1,6 @@
 //! Probes: a condition or a message a debugger front end asks about a
 //! paused run (a breakpoint's `condition` and `logMessage`, the debug
-//! console's `evaluate`; SPEC §14), compiled and checked like any other
+//! console's `evaluate`; book: cookbook/debugging.md), compiled and checked like any other
 //! plan text, then run on the paused machine's values.
 //!
 //! **How.** The text goes into the plan's source as a statement of its own

@@ -1,4 +1,4 @@
-//! Stepping backwards (`back`, `reverse-continue`; SPEC §13): the session
+//! Stepping backwards (`back`, `reverse-continue`; book: cookbook/debugging.md): the session
 //! keeps what the run took from outside (its tape: each effect's result,
 //! each answer, each clock reading, in order) and the machine as it stood
 //! at each statement. Going back restores an earlier machine and replays

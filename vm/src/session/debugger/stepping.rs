@@ -38,8 +38,8 @@ pub struct Caught {
     pub message: String,
 }
 
-/// Which failures stop a session where a TRY catches them (SPEC §14's
-/// exception breakpoints); an uncaught one ends the run, and the front end
+/// Which failures stop a session where a TRY catches them (the exception
+/// breakpoints of book: cookbook/debugging.md); an uncaught one ends the run, and the front end
 /// tells it as it will.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Exceptions {

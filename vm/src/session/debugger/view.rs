@@ -57,7 +57,7 @@ impl<H: Host> Debugger<H> {
 
     /// A line of the plan as shown: its control characters written out,
     /// as a plan may carry them to drive the terminal of whoever steps
-    /// through it (SPEC §8).
+    /// through it (book: reference/sandbox.md).
     pub(super) fn source_line(&self, line: u32) -> Option<String> {
         let text = self.source()?.lines().nth((line as usize).checked_sub(1)?)?;
         Some(escape_controls(text).into_owned())
@@ -140,7 +140,7 @@ impl<H: Host> Debugger<H> {
         let mut value = self.lookup(root)?;
         let mut path = root.to_string();
         for name in parts {
-            // A typed answer's field (SPEC §12): a leaf as its value, a list
+            // A typed answer's field (book: reference/types.md): a leaf as its value, a list
             // or record as a typed answer again.
             if let Value::Answer(answer) = &value {
                 let shapes = &self.program.shapes;

@@ -1,4 +1,4 @@
-//! The journal (SPEC §13): everything a run took from outside the VM, in
+//! The journal (book: cookbook/journal.md): everything a run took from outside the VM, in
 //! order — each RUN's result, each READ's content, each file test, each
 //! model answer with its usage, each human answer, each clock reading —
 //! and the hash of every file it wrote, so that the run can be replayed
@@ -32,7 +32,7 @@ pub const HEADER_LEN: usize = 10;
 pub const FRAME_HEAD: usize = 8;
 /// No frame is larger: two outputs at the largest cap and their records.
 pub const MAX_FRAME: usize = 2 * MAX_OUTPUT_CAP + (1 << 20);
-/// `--journal-max-output` at most, and by default (SPEC §13: 64 MiB).
+/// `--journal-max-output` at most, and by default (book: cookbook/journal.md: 64 MiB).
 pub const MAX_OUTPUT_CAP: usize = 64 << 20;
 
 /// One thing the run took from outside the VM.

@@ -1,5 +1,5 @@
 //! A snapshot's run state checked against its bytecode before anything
-//! runs (SPEC §6: validated, not just decoded). The verifier's facts say
+//! runs (book: reference/snapshots.md: validated, not just decoded). The verifier's facts say
 //! what every path brings to each instruction (`tisslang::verify::Facts`);
 //! the machine must be in such a state: at a reached pc of the right code
 //! unit, each CALL frame returning after a CALL of the unit it runs, the

@@ -652,7 +652,7 @@ fn fix_checksum(mut snap: Vec<u8>) -> Vec<u8> {
     snap
 }
 
-/// SPEC §6: a snapshot is signed with its writer's key, and only an intact
+/// book: reference/snapshots.md: a snapshot is signed with its writer's key, and only an intact
 /// snapshot signed with a key counts as signed by it.
 #[test]
 fn a_signature_holds_for_its_key_and_the_unchanged_snapshot_only() {
