@@ -7,7 +7,7 @@
 # llama.cpp's `json_schema` (what the VM sends), and through a loopback proxy
 # that takes the schema out of every request, so that the model answers freely
 # and the VM's validation and one repair request (also unconstrained) decide.
-# Both at the --repeat-penalty the README recommends (1.15; PENALTY measures
+# Both at the --repeat-penalty the book recommends (guide/models.md) (1.15; PENALTY measures
 # another, 1 is off). Per prompt: each answer and why it ended (stop, or
 # length: --max-tokens); then the table (valid on the first try, after the
 # repair, cut off).

@@ -15,7 +15,7 @@
 //!   instead of loaded from `libgcc_s.so.1`: loading that library runs its
 //!   constructor, which asks the CPU for its features with `cpuid`, and on a
 //!   virtual machine each `cpuid` traps to the hypervisor: 0.14 ms of a
-//!   1.2 ms process start, measured (README, "Performance"). Rust asks for
+//!   1.2 ms process start, measured (book: performance.md). Rust asks for
 //!   `-lgcc_s` itself, so the binaries' library path starts with a directory
 //!   holding a `libgcc_s.so` that is a linker script naming `libgcc_eh.a`
 //!   (what gcc's `-static-libgcc` links). A C compiler without

@@ -1,6 +1,5 @@
 //! The prompt layout (book: reference/models.md), versioned: what a PROMPT_AGENT sends, the
-//! same bytes for the same plan and inputs. Version 1 (README, "Language
-//! models"):
+//! same bytes for the same plan and inputs. Version 1 (book: reference/models.md):
 //!
 //! - a system message, [`SYSTEM`], fixed;
 //! - a user message: the query as written, then for each context variable

@@ -5,7 +5,7 @@
 //! from a table made at compile time: crc32fast first asks the CPU what it
 //! supports (`cpuid`, through the standard library's feature detection),
 //! and on a virtual machine each `cpuid` traps to the hypervisor, which cost
-//! 1.8% of a trivial `tissvm run` (README, "Performance").
+//! 1.8% of a trivial `tissvm run` (book: performance.md).
 
 /// Up to this many bytes the table is used: about 4 µs at most, less than
 /// the feature detection costs on a virtual machine.

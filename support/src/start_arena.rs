@@ -8,7 +8,7 @@
 //! start-up (the command line's definitions, the options, the plan) touch
 //! pages spread over megabytes; packed one after the other they touch
 //! fewer: a trivial `tissvm run` takes 169 page faults instead of 216, and
-//! 0.91x the time (README, "Performance"). The block is zeroed memory in
+//! 0.91x the time (book: performance.md). The block is zeroed memory in
 //! `.bss`, so it costs nothing until touched.
 //!
 //! A block allocation is never given back, except the last one (a vector

@@ -1,6 +1,6 @@
 //! The open documents and what is known of each: its text, line index, and
 //! the front end's analysis of that text. A change re-runs the front end
-//! once (it is linear and fast: README "Performance"); every request after
+//! once (it is linear and fast: book: performance.md); every request after
 //! it reads the cached analysis. Lowering, needed only for a step's cost
 //! bound, runs on the first hover that asks for one and is cached too.
 

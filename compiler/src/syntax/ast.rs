@@ -441,7 +441,7 @@ mod tests {
 
     /// The tree of a large plan is mostly statements and conditions: their
     /// size is the front end's memory, and the whole tree is alive when
-    /// lowering starts, the peak of `tissc compile` (README "Performance").
+    /// lowering starts, the peak of `tissc compile` (book: performance.md).
     /// Boxed because they set the size of every node above them: a path in
     /// an expression (80 bytes inline made every `Expr` 88, every `Cond` 192
     /// and every `Stmt` 144), a string in an expression and FILE's path (each

@@ -55,10 +55,10 @@ fn compiling_the_50_000_line_plan_peaks_below_the_tree_plus_the_module() {
     // smaller tree, the allocator's free pages given back before verifying,
     // the verifier's packed facts), 13.8 MiB before them, about 20 MiB when
     // the freed tree stayed resident (release: 15.3, 17.7 and 31.5 MiB in
-    // all, README "Performance").
+    // all, book: performance.md).
     assert!(
         added < 12.5,
         "tissc compile peaked at {peak:.1} MiB of RSS, {added:.1} MiB over a trivial plan's {binary:.1} MiB: \
-         over 12.5 MiB (README \"Performance\")"
+         over 12.5 MiB (book: performance.md)"
     );
 }

@@ -7,7 +7,7 @@
 //! - `tissc fix --partial` on a copy writes exactly `expected/NAME.fixed.tiss`,
 //!   and exits 0 exactly when `tissc check` then passes it.
 //!
-//! It prints the share of plans `tissc fix` alone makes compile (the README
+//! It prints the share of plans `tissc fix` alone makes compile (the book
 //! quotes it) and holds it at 90% or more. `TISS_BLESS=1` rewrites the
 //! expected files from what the binaries print (read the diff before you
 //! commit it).

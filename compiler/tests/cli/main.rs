@@ -1,4 +1,4 @@
-//! `tissc` as a command: its subcommands, help, docs, the README's commands, teaching errors, the dialect corpus.
+//! `tissc` as a command: its subcommands, help, docs, the commands of the README and the book, teaching errors, the dialect corpus.
 //!
 //! One test binary per concern (linked once, not once per file); each
 //! file is a module of it.

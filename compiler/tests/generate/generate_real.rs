@@ -52,7 +52,7 @@ fn the_grammar_makes_a_small_model_write_tisslang() {
     let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     assert_ne!(json["status"], "provider_error", "{json:#}");
     assert!(stderr.contains("constrained by the TissLang grammar"), "{stderr}");
-    // Unconstrained, this model answers in prose (see the README's figures);
+    // Unconstrained, this model answers in prose (see the figures in the book's guide/generate.md);
     // under the language grammar it wrote a TASK and empty comments; under
     // the plan grammar no answer has a comment after TASK, and the plan
     // compiles with a STEP that holds statements.

@@ -1,5 +1,4 @@
-//! The fuzz targets' committed seed corpus (`fuzz/seeds/`, README
-//! "Fuzzing"), made from the example plans and the harmless plan of the
+//! The fuzz targets' committed seed corpus (`fuzz/seeds/`, book: testing.md), made from the example plans and the harmless plan of the
 //! re-sealed-input tests: `front_end/` their sources, `bytecode/` their
 //! `.tbc` files, `snapshot/` snapshots of their runs on the scripted host
 //! (every state a run suspends in at a PAUSE, REQUEST_REVIEW or CHOOSE, and

@@ -1,4 +1,4 @@
-//! tissvm as a command: its flags, help, docs, the README's commands, the examples, checkpoints, invalid plans, start-up.
+//! tissvm as a command: its flags, help, docs, the commands of the README and the book, the examples, checkpoints, invalid plans, start-up.
 //!
 //! One test binary per concern (linked once, not once per file); each
 //! file is a module of it.

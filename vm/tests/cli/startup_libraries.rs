@@ -1,5 +1,4 @@
-//! What the dynamic loader loads when `tissvm` starts (README,
-//! "Performance"): on Linux with glibc, libc alone. The unwinder comes from
+//! What the dynamic loader loads when `tissvm` starts (book: performance.md): on Linux with glibc, libc alone. The unwinder comes from
 //! the C compiler's `libgcc_eh.a` (compiler/build.rs) and `pow` from the
 //! `libm` crate (src/bin/tissvm/libm_pow.rs), so neither `libgcc_s.so.1`
 //! (whose constructor's `cpuid`s trap to the hypervisor on a virtual

@@ -3,7 +3,7 @@
 //! records, a type at the top that is not a record), each a small plan run
 //! by `tissvm run --provider completion` against the real llama.cpp server
 //! (`tiss_test_support::llm_server`), at temperature 0 with a fixed seed and
-//! the README's `--repeat-penalty` for small models ([`REPEAT_PENALTY`]).
+//! the `--repeat-penalty` the book recommends (guide/models.md) for small models ([`REPEAT_PENALTY`]).
 //!
 //! - Constrained (asserted): the VM sends each type's JSON Schema as
 //!   llama.cpp's `json_schema`, and every first answer validates — one
@@ -248,7 +248,7 @@ const SUITE: &[Case] = &[
 /// cache is off).
 const SEED: &str = "42";
 const MAX_TOKENS: &str = "256";
-/// The `--repeat-penalty` the README recommends for a small model: at
+/// The `--repeat-penalty` the book recommends (guide/models.md) for a small model: at
 /// temperature 0 without it, SmolLM2-135M repeats a list element or a
 /// phrase until `--max-tokens`, schema or not.
 const REPEAT_PENALTY: &str = "1.15";

@@ -1,5 +1,5 @@
 //! The schema of the `--log-file` events and of the JSON report's
-//! `effects` (README, "Effects and budgets in JSON"): every event kind a
+//! `effects` (book: reference/formats.md): every event kind a
 //! run can log, each field with its JSON type — a count is a JSON number,
 //! a flag a boolean, never a string holding one — and no field the schema
 //! does not know, so a new detail has to be declared here.

@@ -7,7 +7,7 @@
 //! mimalloc keeps freed pages resident (purged 10 ms later at the earliest,
 //! and a 2 MiB transparent huge page only when all of it is free), so the
 //! process's peak was the tree, the module and the verifier's facts added
-//! up. Measured on the 50,000-line bench plan (README "Performance"): 31.5
+//! up. Measured on the 50,000-line bench plan (book: performance.md): 31.5
 //! MiB peak RSS by default, 18.0 MiB with the first two calls below; with
 //! [`give_back`] before verifying, 0.5 MiB less.
 

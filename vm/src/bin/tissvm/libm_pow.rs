@@ -3,7 +3,7 @@
 //! from the `libm` crate. With no other symbol of `libm.so.6` wanted, the
 //! linker (`--as-needed`) drops it, and the dynamic loader no longer maps
 //! and relocates it at every start: 0.07 ms of a 1.2 ms process start
-//! (README, "Performance"). The executable's definition is the one every
+//! (book: performance.md). The executable's definition is the one every
 //! caller in the process gets.
 
 /// `x` to the power `y`, as C's `pow` (the same algorithm as glibc's, from

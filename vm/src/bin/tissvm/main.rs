@@ -85,7 +85,7 @@ struct Style {
 
 /// `tissvm run` alone: the same arguments as `Cli`'s `run`, but parsing them
 /// builds only `run`'s part of the command tree, a third of a trivial run's
-/// start-up otherwise (README, "Performance"). Used only when it accepts the
+/// start-up otherwise (book: performance.md). Used only when it accepts the
 /// arguments; anything else (help, errors) goes through `Cli`, so what a user
 /// sees is the same.
 #[derive(Parser)]
@@ -261,7 +261,7 @@ enum Command {
     /// a line per plan, the failures and the counts; the combined JSON; or
     /// JUnit, one testsuite per plan. Exit status: the worst plan's.
     Collect(subcommands::CollectArgs),
-    /// Submit plans to Slurm as one job array (README, "Running on a cluster").
+    /// Submit plans to Slurm as one job array.
     Slurm(subcommands::SlurmArgs),
     /// Print a shell completion script on stdout (e.g. `tissvm completions bash`).
     Completions {

@@ -23,7 +23,7 @@ pub struct RunArgs {
     ///
     /// The plan: source (`.tiss`), or bytecode (`.tbc`) if it starts with the `.tbc` magic, whatever its name.
     /// Several plans, or a directory (every `.tiss` below it, sorted), run as many: each in a
-    /// `tissvm run` of its own and a fresh workspace, up to -j at once (README, "Many plans").
+    /// `tissvm run` of its own and a fresh workspace, up to -j at once.
     #[arg(value_name = "PLAN|DIR", required = true)]
     pub plans: Vec<PathBuf>,
 
