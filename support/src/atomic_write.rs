@@ -3,6 +3,13 @@
 //! over the target, fsync of the directory. Used by the VM for snapshots and
 //! reports; `tissc compile` writes `.tbc` files with [`replace_with`], the
 //! same without the two fsyncs.
+//!
+//! Only a regular file is replaced. A target that is something else —
+//! `/dev/null`, `/dev/stdout`, a FIFO — is written into, as a shell's `>`
+//! would: renamed over, it was gone (run as root, `tissc compile -o
+//! /dev/null` left a regular file in its place, and every later `>
+//! /dev/null` of the machine wrote into it). A symbolic link to a regular
+//! file has that file replaced and stays a link.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -117,6 +124,20 @@ fn replace(
     if target.file_name().is_none() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"));
     }
+    let resolved;
+    let target = match Existing::of(target) {
+        Existing::Special => return write(&mut OpenOptions::new().write(true).open(target)?),
+        Existing::Linked => match fs::canonicalize(target) {
+            Ok(path) => {
+                resolved = path;
+                &resolved
+            }
+            // A link whose path cannot be named (a /proc descriptor link):
+            // written through, in place.
+            Err(_) => return write(&mut OpenOptions::new().write(true).truncate(true).open(target)?),
+        },
+        Existing::Plain => target,
+    };
     let dir = parent_of(target);
     let temp = temp_file(dir, mode, write, sync)?;
     if let Err(e) = fs::rename(&temp, target) {
@@ -124,6 +145,30 @@ fn replace(
         return Err(e);
     }
     if sync == Sync::Yes { sync_dir(dir) } else { Ok(()) }
+}
+
+/// What a target names now, as far as replacing it goes.
+enum Existing {
+    /// Nothing yet, a regular file, a directory (the rename refuses it), or
+    /// a dangling link (replaced).
+    Plain,
+    /// A symbolic link to a regular file.
+    Linked,
+    /// A device, a FIFO or a socket, maybe through links: written into.
+    Special,
+}
+
+impl Existing {
+    fn of(target: &Path) -> Existing {
+        let Ok(meta) = fs::metadata(target) else { return Existing::Plain };
+        if !meta.is_file() && !meta.is_dir() {
+            return Existing::Special;
+        }
+        match fs::symlink_metadata(target) {
+            Ok(link) if link.file_type().is_symlink() && meta.is_file() => Existing::Linked,
+            _ => Existing::Plain,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -184,5 +229,52 @@ mod tests {
         assert!(write_atomically(&dir.path().join("sub"), b"x", None).is_err());
         assert!(write_atomically(Path::new("/"), b"x", None).is_err());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// `/dev/null` stays the device (as root the rename used to replace it
+    /// with a regular file), and what is written goes nowhere.
+    #[test]
+    fn dev_null_is_written_into_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        write_atomically(Path::new("/dev/null"), b"gone", None).unwrap();
+        replace_with(Path::new("/dev/null"), None, |file| file.write_all(b"gone")).unwrap();
+        let meta = fs::metadata("/dev/null").unwrap();
+        assert!(meta.file_type().is_char_device(), "/dev/null is no longer a device");
+        assert_eq!(fs::read("/dev/null").unwrap(), b"");
+    }
+
+    /// A FIFO is written into, as `>` would: the reader gets the bytes, and
+    /// the FIFO is still one.
+    #[test]
+    fn a_fifo_is_written_into() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a plain system call on a C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // The reader end first (non-blocking), so the write does not wait
+        // for one, and a regression fails rather than hangs.
+        let mut reader = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap();
+        write_atomically(&fifo, b"through the pipe", None).unwrap();
+        let mut got = Vec::new();
+        let _ = io::Read::read_to_end(&mut reader, &mut got);
+        assert_eq!(got, b"through the pipe");
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
+    }
+
+    /// A link to a regular file: the file is replaced, the link stays.
+    #[test]
+    fn a_link_keeps_linking_to_the_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.tbc");
+        let link = dir.path().join("link.tbc");
+        fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink("real.tbc", &link).unwrap();
+        write_atomically(&link, b"new", None).unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }

@@ -418,3 +418,17 @@ fn ast_json_of_one_long_line_streams_in_bounded_memory_and_linear_time() {
         "4x the statements took {ratio:.1}x the CPU time ({small_cpu:.2} s, {large_cpu:.2} s)"
     );
 }
+
+/// `-o /dev/null` writes into the device: run as root, the atomic rename
+/// used to replace `/dev/null` with a regular file, breaking every later
+/// `> /dev/null` of the machine.
+#[test]
+fn compiling_to_dev_null_leaves_the_device_a_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = workspace(&[("good.tiss", GOOD)]);
+    let o = tissc(dir.path(), &["compile", "good.tiss", "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let meta = std::fs::metadata("/dev/null").unwrap();
+    assert!(meta.file_type().is_char_device(), "/dev/null is no longer a device");
+    assert_eq!(std::fs::read("/dev/null").unwrap(), b"");
+}

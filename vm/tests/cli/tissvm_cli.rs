@@ -301,3 +301,27 @@ fn a_fresh_run_refuses_a_system_directory_as_its_workspace() {
     std::fs::create_dir(&ws).unwrap();
     crate::common::tissvm(fx.root.path(), &["run", &plan, "--workdir", ws.to_str().unwrap()], &[]).expect(0);
 }
+
+/// `--report /dev/stdout` writes the report into the stream (it used to
+/// rename a file over the name: the report went nowhere, and as root the
+/// `/dev/stdout` link was replaced), and `/dev/null` stays a device.
+#[test]
+fn a_report_goes_into_dev_stdout_and_dev_null_stays_a_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("ws")).unwrap();
+    let o = tissvm(
+        dir.path(),
+        &["run", "plan.tiss", "--workdir", "ws", "--output-format", "json", "--report", "/dev/stdout"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("the report on stdout");
+    assert_eq!(report["status"], "passed");
+    assert!(std::fs::symlink_metadata("/dev/stdout").unwrap().file_type().is_symlink());
+    let o = tissvm(
+        dir.path(),
+        &["run", "plan.tiss", "--workdir", "ws", "--output-format", "junit", "--report", "/dev/null"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+}
