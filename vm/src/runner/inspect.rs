@@ -8,7 +8,9 @@ use tiss_support::cli::write_stdout;
 
 use crate::analysis::inspect::{inspect_json, inspect_text};
 use crate::machine::program::Program;
-use crate::policy::file::read_policy_file;
+use crate::policy::Policy;
+use crate::policy::file::{project_policy, read_policy_file};
+use crate::provider::settings;
 use crate::runner::options::profile_from_env;
 use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::{PROGRAM, color, status};
@@ -19,7 +21,8 @@ pub struct InspectOptions {
     pub plan: PathBuf,
     /// JSON rather than text.
     pub json: bool,
-    /// Also say what this command policy decides for each command.
+    /// Also say what this command policy decides for each command (else
+    /// `TISS_POLICY`, else the `[policy]` of `./tiss.toml`, as `run` reads it).
     pub policy: Option<PathBuf>,
     /// The profile to report on (default: TISS_SANDBOX_PROFILE, else `standard`).
     pub sandbox_profile: Option<Profile>,
@@ -31,7 +34,7 @@ pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
     if crate::runner::replay::summary::is_journal(path) {
         return inspect_journal(path, options.json);
     }
-    let policy = match options.policy.as_deref().map(read_policy_file).transpose() {
+    let policy = match policy_as_run_reads_it(options.policy.as_deref()) {
         Ok(policy) => policy,
         Err(e) => {
             eprintln!("tissvm: {e}");
@@ -101,6 +104,20 @@ pub fn disasm(out: &mut Diagnostics, path: &Path) -> u8 {
 }
 
 /// `inspect JOURNAL`: what a journal holds (`replay/summary.rs`).
+/// The policy a fresh `tissvm run` here would apply (`--policy`, else
+/// `TISS_POLICY`, else `./tiss.toml`'s `[policy]`): what a reviewer reads must
+/// be what runs.
+fn policy_as_run_reads_it(given: Option<&Path>) -> Result<Option<Policy>, String> {
+    let from_env = std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(path) = given.map(Path::to_path_buf).or(from_env) {
+        return read_policy_file(&path).map(Some);
+    }
+    match settings::read_project_file(Path::new("."))? {
+        Some((path, text)) => project_policy(&path, &text),
+        None => Ok(None),
+    }
+}
+
 fn inspect_journal(path: &Path, json: bool) -> u8 {
     use crate::runner::replay::summary;
     match summary::summary(path) {

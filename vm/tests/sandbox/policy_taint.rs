@@ -472,3 +472,26 @@ fn inspect_with_a_policy_says_what_it_decides_for_each_command() {
     assert!(plain["commands"][0].get("policy").is_none());
     fx.tissvm(&["inspect", &plan, "--policy", "missing.toml"]).expect(2);
 }
+
+/// `tissvm inspect` reads the policy `run` would apply: `TISS_POLICY`, and
+/// the `[policy]` of `./tiss.toml` (it read `--policy` alone, so a reviewer
+/// saw no decision for commands that the run then denied).
+#[test]
+fn inspect_reads_the_policy_run_would_apply() {
+    let fx = Fixture::new();
+    let plan = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n}\n");
+    let decision = |run: Run| run.json()["commands"][0]["policy"]["decision"].as_str().map(str::to_string);
+    fx.write("tiss.toml", "[policy.commands]\ndeny = [\"touch *\"]\n");
+    let run = fx.tissvm(&["inspect", &plan, "--output-format", "json"]);
+    run.expect(0);
+    assert_eq!(decision(run).as_deref(), Some("deny"), "the project's policy");
+    let open = fx.write("open.toml", "[commands]\ndeny = [\"curl *\"]\n");
+    let run = crate::common::tissvm(
+        fx.root.path(),
+        &["inspect", &plan, "--output-format", "json"],
+        &[("TISS_POLICY", &open)],
+    );
+    run.expect(0);
+    assert_eq!(decision(run).as_deref(), Some("run"), "TISS_POLICY replaces the table, as for run");
+    fx.run_json("TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n}\n", &[]).expect(5);
+}

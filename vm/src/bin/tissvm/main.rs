@@ -190,7 +190,8 @@ enum Command {
         output_format: InspectFormat,
         /// Also say what this command policy (a TOML file, as for `run`) decides
         /// for each command: run, deny, approve, or at run time for a command
-        /// built from values.
+        /// built from values. Default, as for `run`: TISS_POLICY, else the
+        /// [policy] table of ./tiss.toml.
         #[arg(long, value_name = "FILE")]
         policy: Option<PathBuf>,
         /// The sandbox profile to report on (default: TISS_SANDBOX_PROFILE,
