@@ -288,9 +288,13 @@ fn first_match(set: &GlobSet, command: &str) -> Option<usize> {
     set.matches(command).into_iter().min()
 }
 
-/// A pattern a user would likely add to allow `command`: its program and `*`.
+/// A pattern a user would likely add to allow `command`, and that allows
+/// it: its program and `*`, or the program alone when it has no arguments
+/// (`ls *` does not match `ls`).
 fn suggested_pattern(command: &str) -> String {
-    let program = command.split_whitespace().next().unwrap_or("");
+    let mut words = command.split_whitespace();
+    let program = words.next().unwrap_or("");
+    let rest = if words.next().is_some() { " *" } else { "" };
     let escaped: String = program
         .chars()
         .flat_map(|c| {
@@ -298,7 +302,7 @@ fn suggested_pattern(command: &str) -> String {
             special.then_some('\\').into_iter().chain(std::iter::once(c))
         })
         .collect();
-    format!("{escaped} *")
+    format!("{escaped}{rest}")
 }
 
 #[cfg(test)]
@@ -353,6 +357,19 @@ mod tests {
         assert_eq!(ask.decide("echo x", false), Verdict::Run);
         assert!(ask.rules().may_ask());
         assert!(!policy(None, &[], &[], TaintRun::Deny).rules().may_ask());
+    }
+
+    /// The pattern a refusal suggests allows the command it was refused.
+    #[test]
+    fn the_suggested_pattern_allows_the_refused_command() {
+        for command in ["ls", "ls -la", "make test", "/usr/bin/make -j2", "g++ -O2 x.c"] {
+            let p = policy(Some(&["true"]), &[], &[], TaintRun::Allow);
+            let Verdict::Deny(m) = p.decide(command, false) else { panic!("{command}: not refused") };
+            let suggested =
+                m.split("e.g. \"").nth(1).and_then(|r| r.split('"').next()).expect(&m).replace("\\\"", "\"");
+            let fixed = policy(Some(&[suggested.as_str()]), &[], &[], TaintRun::Allow);
+            assert_eq!(fixed.decide(command, false), Verdict::Run, "{command}: {m}");
+        }
     }
 
     #[test]
