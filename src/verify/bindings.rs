@@ -22,6 +22,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use crate::isa::{Instr, NO_SLOT};
 use crate::module::{Module, NONE};
 
@@ -46,7 +48,7 @@ pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> R
         bits: vec![0; slots.div_ceil(64)],
         trail: Vec::new(),
         out_mark: vec![0; m.code.len()],
-        ways_in: HashMap::new(),
+        ways_in: HashMap::default(),
         needs: vec![Vec::new(); units],
         needed: vec![UNSEEN; slots],
         binds: vec![None; units],
@@ -116,8 +118,9 @@ struct Walk<'a> {
     trail: Vec<u32>,
     /// The trail's length after each pc on the path (its bindings applied).
     out_mark: Vec<u32>,
-    /// Per join: what every way in so far brought beyond its dominator.
-    ways_in: HashMap<u32, Vec<u32>>,
+    /// Per join: what every way in so far brought beyond its dominator
+    /// (foldhash, randomly seeded: see `flow::Interpreter::last_way_in`).
+    ways_in: HashMap<u32, Vec<u32>, RandomState>,
     /// Per unit: what it reads before binding (its callers must bind it).
     needs: Vec<Vec<u32>>,
     /// `needed[slot] == unit` once the unit needs the slot.

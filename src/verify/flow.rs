@@ -27,6 +27,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use crate::answer::Shape;
 use crate::isa::{Gives, Instr, Want};
 use crate::module::{Constant, Module, NONE};
@@ -151,7 +153,7 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         flow,
         choice_user: vec![UNSEEN; m.choices.len()],
         path: Vec::new(),
-        last_way_in: HashMap::new(),
+        last_way_in: HashMap::default(),
     };
     for pc in 0..m.code.len() as u32 {
         if interpreter.flow.at[pc as usize].unit != UNSEEN {
@@ -211,8 +213,10 @@ struct Interpreter<'a> {
     /// The dominators of the last pc visited, while `flow.in_order` holds.
     path: Vec<u32>,
     /// Per pc reached from several places: the dominator the last way in
-    /// brought, below the pc's dominator so far (see [`lca`]).
-    last_way_in: HashMap<u32, u32>,
+    /// brought, below the pc's dominator so far (see [`lca`]). Hashed with
+    /// foldhash, seeded at random as SipHash is, but a few instructions a
+    /// key: SipHash was about 4% of a compile's instructions.
+    last_way_in: HashMap<u32, u32, RandomState>,
 }
 
 impl Interpreter<'_> {

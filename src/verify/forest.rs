@@ -101,7 +101,32 @@ impl<T: Copy + PartialEq> Forest<T> {
 pub(crate) struct TypeForest {
     forest: Forest<u16>,
     types: Vec<ValueType>,
+    /// The ids of the types that name no shape, by [`plain_index`]
+    /// (`NO_ID` until met): looked up on every push, without hashing.
+    plain: [u16; PLAIN],
+    /// The ids of answer types.
     ids: std::collections::HashMap<ValueType, u16>,
+}
+
+/// How many [`ValueType`]s name no answer shape.
+const PLAIN: usize = 9;
+const NO_ID: u16 = u16::MAX;
+
+/// The index of `ty` among the types that name no shape, `None` for an
+/// answer type.
+fn plain_index(ty: ValueType) -> Option<usize> {
+    Some(match ty {
+        ValueType::Str => 0,
+        ValueType::Int => 1,
+        ValueType::Duration => 2,
+        ValueType::Bool => 3,
+        ValueType::LastRun => 4,
+        ValueType::Cost => 5,
+        ValueType::Error => 6,
+        ValueType::Review => 7,
+        ValueType::Estimate => 8,
+        ValueType::Answer(_) => return None,
+    })
 }
 
 /// The most answer shapes a module may have (`verify/tables.rs`).
@@ -112,17 +137,28 @@ impl TypeForest {
         TypeForest {
             forest: Forest::with_capacity(pushes, 0),
             types: vec![ValueType::Str],
+            plain: [NO_ID; PLAIN],
             ids: Default::default(),
         }
     }
 
     fn id(&mut self, ty: ValueType) -> u16 {
-        if let Some(&id) = self.ids.get(&ty) {
+        let plain = plain_index(ty);
+        let known = match plain {
+            Some(i) => Some(self.plain[i]).filter(|&id| id != NO_ID),
+            None => self.ids.get(&ty).copied(),
+        };
+        if let Some(id) = known {
             return id;
         }
         let id = u16::try_from(self.types.len()).unwrap_or(u16::MAX);
         self.types.push(ty);
-        self.ids.insert(ty, id);
+        match plain {
+            Some(i) => self.plain[i] = id,
+            None => {
+                self.ids.insert(ty, id);
+            }
+        }
         id
     }
 
