@@ -166,7 +166,7 @@ pub(crate) fn check_choose(cx: &mut Ctx<'_>, stmt_span: Span, options: &[ChooseO
             format!("{n} options; it may offer at most {MAX_CHOICE_OPTIONS}"),
             "split the choice in two, a CHOOSE of groups and a CHOOSE within the group chosen",
         ),
-        _ => return,
+        _ => return duplicate_labels(cx, options),
     };
     cx.emit(
         Diagnostic::error(
@@ -176,6 +176,29 @@ pub(crate) fn check_choose(cx: &mut Ctx<'_>, stmt_span: Span, options: &[ChooseO
         )
         .with_note(fix),
     );
+}
+
+/// Two options with the same label: a human answers a CHOOSE by an option's
+/// number or its label (at the terminal, with `--answer`, in an answers
+/// file), and a label two options share names neither (E0113).
+fn duplicate_labels(cx: &mut Ctx<'_>, options: &[ChooseOption]) {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, option) in options.iter().enumerate() {
+        let Some(label) = option.label.as_literal() else { continue };
+        if let Some(first) = seen.insert(label, i) {
+            seen.insert(label, first);
+            cx.emit(
+                Diagnostic::error(
+                    codes::CHOOSE_DUPLICATE_OPTION,
+                    option.label.span,
+                    format!("option {} has the same label as option {}: {}", i + 1, first + 1, quote(label)),
+                )
+                .with_note(
+                    "give each option a label of its own: a human picks one by its label or its number",
+                ),
+            );
+        }
+    }
 }
 
 /// The leading keyword of an item or statement (spans start at the keyword),

@@ -183,6 +183,15 @@ fn choose_needs_two_options() {
 }
 
 #[test]
+fn choose_options_need_labels_of_their_own() {
+    let body = "  CHOOSE { OPTION \"a\" { } STEP \"b\" { } OPTION \"a\" { } OPTION \"a\" { } }";
+    assert_eq!(in_step(body), vec![d("E0113", 3, 47, &[]), d("E0113", 3, 62, &[])]);
+    // Labels that differ only in case are told apart exactly; interpolated ones at run time.
+    assert_eq!(in_step("CHOOSE { OPTION \"a\" { } OPTION \"A\" { } }"), vec![]);
+    assert_eq!(in_step("VAR x = \"a\"\nCHOOSE { OPTION \"${x}\" { } OPTION \"${x}\" { } }"), vec![]);
+}
+
+#[test]
 fn duplicate_define() {
     let src = "TASK \"t\"\nDEFINE_TASK \"x\" { }\nDEFINE_TASK \"x\" { }\n";
     assert_eq!(diags(src), vec![d("E0212", 3, 13, &[])]);

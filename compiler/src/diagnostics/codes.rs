@@ -57,6 +57,7 @@ codes! {
     CHOOSE_OPTION_COUNT = "E0110", "`CHOOSE` needs two options and at most 1,000";
     RESERVED_WORD_AS_NAME = "E0111", "a reserved word used as a name";
     TYPE_NOT_TOP_LEVEL = "E0112", "`TYPE` inside a block";
+    CHOOSE_DUPLICATE_OPTION = "E0113", "two `CHOOSE` options with the same label";
     // Names, types and flow (checks after parsing).
     UNDEFINED_VARIABLE = "E0200", "undefined variable";
     UNDEFINED_TASK = "E0201", "`CALL` of a task that is not defined";

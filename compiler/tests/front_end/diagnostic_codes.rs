@@ -55,6 +55,7 @@ const CASES: &[Case] = &[
     case("E0110", "TASK \"t\"\nSTEP \"s\" { CHOOSE { OPTION \"only\" { } } }\n", 2, 12, ""),
     case("E0111", "TASK \"t\"\nSTEP \"s\" { VAR STDOUT = 1 }\n", 2, 16, "stdout"),
     case("E0112", "TASK \"t\"\nSTEP \"s\" {\n    TYPE T = INT\n}\n", 3, 5, ""),
+    case("E0113", "TASK \"t\"\nSTEP \"s\" { CHOOSE { OPTION \"a\" { } OPTION \"a\" { } } }\n", 2, 43, ""),
     case("E0200", "TASK \"t\"\nSTEP \"s\" { VAR count = 1 ASSERT coutn == 1 }\n", 2, 33, "count"),
     case("E0201", "TASK \"t\"\nDEFINE_TASK \"lint\" { }\nSTEP \"s\" { CALL \"lnit\" }\n", 3, 17, "\"lint\""),
     case("E0202", "TASK \"t\"\nSTEP \"s\" { RUN \"x\" LOG \"${LAST_RUN.STDOUTT}\" }\n", 2, 36, "STDOUT"),
