@@ -214,9 +214,10 @@ fn description(arg: &clap::Arg) -> String {
     parts.join("<br><br>")
 }
 
-/// The anchor of an argument: its command's, then `--LONG` (or `-S`) for an
-/// option and `-NAME` for a positional argument (`tissc-check--output-format`,
-/// `tissc-check-file`), so none can be taken for a subcommand's.
+/// The anchor of an argument: its command's, then `--LONG` (or `--S` for a
+/// short-only option) for an option and `-NAME` for a positional argument
+/// (`tissc-check--output-format`, `tissc-check-file`), so none can be taken
+/// for a subcommand's.
 fn argument_anchor(path: &str, arg: &clap::Arg) -> String {
     let name = match (arg.get_long(), arg.get_short()) {
         (Some(long), _) => format!("--{long}"),

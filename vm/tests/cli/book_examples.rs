@@ -10,8 +10,6 @@
 //! - `,run` / `,run=N`: the plan is also run by `tissvm run --workdir EMPTY
 //!   --non-interactive`, and exits 0 (or N).
 
-use std::process::Stdio;
-
 /// One ```tiss block: where it is, what its info string asks, its text.
 struct Block {
     place: String,
@@ -110,25 +108,13 @@ fn check(block: &Block) -> Option<String> {
             Err(_) => return Some(format!("`run={n}`: the exit status is a number")),
         },
     };
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    std::fs::create_dir(&ws).unwrap();
-    let file = dir.path().join("plan.tiss");
-    std::fs::write(&file, &plan).unwrap();
-    let out = crate::common::command()
-        .args(["run", file.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"])
-        .arg("--snapshot-dir")
-        .arg(dir.path().join("snapshots"))
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("tissvm runs");
-    (out.status.code() != Some(expected)).then(|| {
+    // The tests' own fixture: a fresh workspace, and a hermetic tissvm
+    // (none of the caller's TISS_* settings, stdin not a terminal).
+    let run = crate::common::Fixture::new().run(&plan, &["--non-interactive"]);
+    (run.code != Some(expected)).then(|| {
         format!(
             "ran with {:?}, expected {expected}\nstdout: {}\nstderr: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+            run.code, run.stdout, run.stderr
         )
     })
 }

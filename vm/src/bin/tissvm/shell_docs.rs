@@ -33,8 +33,8 @@ const TOLD: &[(u8, &str)] = &[
     (
         status::OK,
         "Success: the plan passed (with many plans, every one did); for `debug`, also a session \
-                  that ended before the plan did; for `dap` and `mcp`, the client is gone; for `slurm`, the \
-                  jobs were submitted (with `--wait`, the worst plan's status).",
+         that ended before the plan did; for `dap` and `mcp`, the client is gone; for `slurm`, the \
+         jobs were submitted (with `--wait`, the worst plan's status).",
     ),
     (
         1,
@@ -44,19 +44,19 @@ const TOLD: &[(u8, &str)] = &[
     (
         status::INVALID,
         "Usage error, or a plan that does not compile, or bytecode, a snapshot or a journal \
-                       that is invalid, corrupt or of an unsupported version; for `resume`, also a snapshot \
-                       resumed before (without `--force`) or a workspace refused.",
+         that is invalid, corrupt or of an unsupported version; for `resume`, also a snapshot \
+         resumed before (without `--force`) or a workspace refused.",
     ),
     (
         status::SUSPENDED,
         "Suspended: a human interaction without an answer, or Ctrl-C; a snapshot was \
-                         written and the command that continues it printed.",
+         written and the command that continues it printed.",
     ),
     (4, "A budget was exceeded (`SET_BUDGET` or `--budget`)."),
     (
         status::SECURITY,
         "A security violation: a path outside the workspace, a command the policy denies, \
-                        or a sandbox profile that cannot be enforced here.",
+         or a sandbox profile that cannot be enforced here.",
     ),
     (status::INTERNAL, "Internal error, a bug in tissvm."),
 ];
@@ -69,7 +69,7 @@ pub fn markdown_reference(file: Option<&Path>) -> u8 {
         exit_statuses: TOLD,
         exit_note: Some(
             "With many plans the status is the worst plan's: 5, then 4, 1, 3 and 0; a plan that could not \
-             run (2 or 70) is worse than any.",
+         run (2 or 70) is worse than any.",
         ),
     };
     let command = cli::command::<Cli>(tisslang::version::LANGUAGE_VERSION);
