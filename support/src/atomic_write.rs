@@ -152,7 +152,8 @@ enum Existing {
     /// Nothing yet, a regular file, a directory (the rename refuses it), or
     /// a dangling link (replaced).
     Plain,
-    /// A symbolic link to a regular file.
+    /// A symbolic link to a regular file or a directory (which the rename
+    /// then refuses, as for the directory itself).
     Linked,
     /// A device, a FIFO or a socket, maybe through links: written into.
     Special,
@@ -165,7 +166,7 @@ impl Existing {
             return Existing::Special;
         }
         match fs::symlink_metadata(target) {
-            Ok(link) if link.file_type().is_symlink() && meta.is_file() => Existing::Linked,
+            Ok(link) if link.file_type().is_symlink() => Existing::Linked,
             _ => Existing::Plain,
         }
     }
@@ -229,6 +230,11 @@ mod tests {
         assert!(write_atomically(&dir.path().join("sub"), b"x", None).is_err());
         assert!(write_atomically(Path::new("/"), b"x", None).is_err());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A link to a directory is refused the same way, and stays a link.
+        std::os::unix::fs::symlink("sub", dir.path().join("link")).unwrap();
+        assert!(write_atomically(&dir.path().join("link"), b"x", None).is_err());
+        assert!(fs::symlink_metadata(dir.path().join("link")).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     /// `/dev/null` stays the device (as root the rename used to replace it

@@ -6,13 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// The hidden subcommand of both binaries that renders the page.
-pub const MARKDOWN_REFERENCE: &str = "__markdown-reference";
+pub use tiss_support::cli_docs::MARKDOWN_REFERENCE;
 
 /// The checked-in page of binary `name`.
 pub fn page_path(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
-    root.join("docs/src/cli").join(format!("{name}.md"))
+    crate::docs::repository_root().join("docs/src/cli").join(format!("{name}.md"))
 }
 
 /// `NAME __markdown-reference`'s output, which must exit 0.
