@@ -4,7 +4,7 @@
 //! anything runs, naming the file, the line and the key.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -35,6 +35,14 @@ pub fn read_policy_file(path: &Path) -> Result<Policy, String> {
     check_tables(&name, "", &text, &loose)?;
     let tables: Tables = toml::from_str(&text).map_err(|e| toml_error(&name, &text, &e))?;
     policy_from(&name, "", &text, &tables)
+}
+
+/// The policy file a command names: `--policy` (`flag`), else
+/// `TISS_POLICY` (an empty one counts as unset). `run` and `inspect` read it
+/// the same way, so a reviewer sees what runs.
+pub fn named_policy_file(flag: Option<&Path>) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from))
 }
 
 /// The `[policy]` table of a `tiss.toml` (its path and text, as

@@ -9,7 +9,7 @@ use tiss_support::cli::write_stdout;
 use crate::analysis::inspect::{inspect_json, inspect_text};
 use crate::machine::program::Program;
 use crate::policy::Policy;
-use crate::policy::file::{project_policy, read_policy_file};
+use crate::policy::file::{named_policy_file, project_policy, read_policy_file};
 use crate::provider::settings;
 use crate::runner::options::profile_from_env;
 use crate::runner::plan::{Diagnostics, load_plan};
@@ -103,13 +103,11 @@ pub fn disasm(out: &mut Diagnostics, path: &Path) -> u8 {
     }
 }
 
-/// `inspect JOURNAL`: what a journal holds (`replay/summary.rs`).
 /// The policy a fresh `tissvm run` here would apply (`--policy`, else
 /// `TISS_POLICY`, else `./tiss.toml`'s `[policy]`): what a reviewer reads must
 /// be what runs.
 fn policy_as_run_reads_it(given: Option<&Path>) -> Result<Option<Policy>, String> {
-    let from_env = std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(path) = given.map(Path::to_path_buf).or(from_env) {
+    if let Some(path) = named_policy_file(given) {
         return read_policy_file(&path).map(Some);
     }
     match settings::read_project_file(Path::new("."))? {
@@ -118,6 +116,7 @@ fn policy_as_run_reads_it(given: Option<&Path>) -> Result<Option<Policy>, String
     }
 }
 
+/// `inspect JOURNAL`: what a journal holds (`replay/summary.rs`).
 fn inspect_journal(path: &Path, json: bool) -> u8 {
     use crate::runner::replay::summary;
     match summary::summary(path) {

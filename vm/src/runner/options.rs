@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::policy::PolicyRules;
-use crate::policy::file::{project_policy, read_policy_file};
+use crate::policy::file::{named_policy_file, project_policy, read_policy_file};
 use crate::provider::settings::{self, Origin, ProjectFile, ProviderFlags};
 use crate::runner::many::plans::Shard;
 use crate::session::snapshot::RememberedOptions;
@@ -110,11 +110,7 @@ impl HostOptions {
         base: PolicyRules,
         project: Option<&(PathBuf, String)>,
     ) -> Result<PolicyRules, String> {
-        let given = self
-            .policy
-            .clone()
-            .or_else(|| std::env::var_os("TISS_POLICY").filter(|v| !v.is_empty()).map(PathBuf::from));
-        if let Some(path) = given {
+        if let Some(path) = named_policy_file(self.policy.as_deref()) {
             return Ok(read_policy_file(&path)?.rules().clone());
         }
         if base != PolicyRules::default() {
