@@ -160,15 +160,19 @@ enum Existing {
 }
 
 impl Existing {
+    /// One `lstat` for the usual case (a regular file, or nothing yet); a
+    /// `stat` through a link only for a link.
     fn of(target: &Path) -> Existing {
-        let Ok(meta) = fs::metadata(target) else { return Existing::Plain };
-        if !meta.is_file() && !meta.is_dir() {
-            return Existing::Special;
+        let Ok(meta) = fs::symlink_metadata(target) else { return Existing::Plain };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            return match fs::metadata(target) {
+                Ok(through) if through.is_file() || through.is_dir() => Existing::Linked,
+                Ok(_) => Existing::Special,
+                Err(_) => Existing::Plain,
+            };
         }
-        match fs::symlink_metadata(target) {
-            Ok(link) if link.file_type().is_symlink() => Existing::Linked,
-            _ => Existing::Plain,
-        }
+        if kind.is_file() || kind.is_dir() { Existing::Plain } else { Existing::Special }
     }
 }
 

@@ -185,8 +185,8 @@ fn duplicate_labels(cx: &mut Ctx<'_>, options: &[ChooseOption]) {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (i, option) in options.iter().enumerate() {
         let Some(label) = option.label.as_literal() else { continue };
-        if let Some(first) = seen.insert(label, i) {
-            seen.insert(label, first);
+        let first = *seen.entry(label).or_insert(i);
+        if first != i {
             cx.emit(
                 Diagnostic::error(
                     codes::CHOOSE_DUPLICATE_OPTION,
