@@ -1,8 +1,9 @@
 //! The tables every unit appends to, and the final assembly of the module.
 
+use std::hash::BuildHasher;
+
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use lasso::{Rodeo, Spur};
 use tisslang::answer::{Shape, ShapeField};
 use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
@@ -22,12 +23,10 @@ use crate::syntax::span::Span;
 
 pub(crate) struct Tables<'f> {
     pub(crate) file: &'f SourceFile,
-    strings: Rodeo<Spur, FxBuildHasher>,
+    strings: Strings,
     /// While an ASSERT is lowered: its condition's string and source span,
     /// so strings taken from inside it can share its text.
     pub(crate) enclosing: Option<(u32, Span)>,
-    /// Strings that lie inside another: (string, outer string, byte offset).
-    within: Vec<(u32, u32, u32)>,
     /// The RUN command whose template is lowered next, and the string that
     /// shows it (`literal_or_raw`): the template's text parts lie inside it.
     pub(crate) shown: Option<(Span, u32)>,
@@ -60,17 +59,15 @@ pub(crate) struct Tables<'f> {
 impl<'f> Tables<'f> {
     pub(crate) fn new(file: &'f SourceFile) -> Tables<'f> {
         // Sized from the source so the tables rarely grow: about one
-        // distinct string per 60 bytes of source in typical plans.
+        // distinct string per 60 bytes of source in typical plans, and
+        // their text, mostly the source's, not longer than it (room only:
+        // pages are touched as strings are added; half the source made a
+        // plan of heredocs grow it twice, 0.8 MiB more at its peak).
         let expected = file.text.len() / 60 + 16;
-        let capacity = lasso::Capacity::new(
-            expected,
-            std::num::NonZeroUsize::new(file.text.len() / 2 + 64).unwrap_or(std::num::NonZeroUsize::MIN),
-        );
         Tables {
             file,
-            strings: Rodeo::with_capacity_and_hasher(capacity, FxBuildHasher),
+            strings: Strings::with_capacity(expected, file.text.len() + 64),
             enclosing: None,
-            within: Vec::new(),
             shown: None,
             scratch: String::new(),
             constants: Vec::new(),
@@ -95,7 +92,7 @@ impl<'f> Tables<'f> {
 
     /// Interns a string: each distinct string is stored once.
     pub(crate) fn string(&mut self, text: &str) -> u32 {
-        spur_index(self.strings.get_or_intern(text))
+        self.strings.intern(text, None)
     }
 
     /// Interns the source text at `span` (a string literal's, between its
@@ -118,8 +115,7 @@ impl<'f> Tables<'f> {
     fn string_inside_enclosing(&mut self, text: &str, span: Span) -> u32 {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
-                let key = lasso::Key::try_from_usize(outer as usize);
-                match key.and_then(|key: Spur| self.strings.resolve(&key).find(text)) {
+                match self.strings.table.get(outer).and_then(|outer_text| outer_text.find(text)) {
                     Some(offset) => self.string_within(text, outer, offset as u32),
                     None => self.string(text),
                 }
@@ -131,12 +127,7 @@ impl<'f> Tables<'f> {
     /// Interns `text`, which is the text of string `outer` from byte
     /// `offset` on: if it is new, the module stores it as a span of `outer`.
     fn string_within(&mut self, text: &str, outer: u32, offset: u32) -> u32 {
-        let new = self.strings.len() as u32;
-        let index = self.string(text);
-        if index == new && outer < index {
-            self.within.push((index, outer, offset));
-        }
-        index
+        self.strings.intern(text, Some((outer, offset)))
     }
 
     /// A literal's text, or for an interpolated one its text with each hole
@@ -402,7 +393,7 @@ impl<'f> Tables<'f> {
         let mut manifest = std::mem::take(&mut self.manifest);
         manifest.risk = risk;
         let shapes = self.module_shapes();
-        let strings = string_table(self.strings, &self.within);
+        let strings = self.strings.table;
         Module {
             language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
             task,
@@ -437,17 +428,15 @@ impl<'f> Tables<'f> {
 
     /// The index of `text` if it is already a string of the module.
     pub(crate) fn existing_string(&self, text: &str) -> Option<u32> {
-        self.strings.get(text).map(spur_index)
+        self.strings.get(text)
     }
 
     /// Resolves a string index back to text (for the risk assessment).
     pub(crate) fn text_of(&self, index: u32) -> &str {
-        <Spur as lasso::Key>::try_from_usize(index as usize).map_or("", |spur| self.strings.resolve(&spur))
+        self.strings.table.get(index).unwrap_or("")
     }
 }
 
-/// The interned strings in index order, each string that lies inside an
-/// earlier one stored as a span of it.
 /// The module's header fields, interned before the risk assessment so the
 /// string table's order is that of the source.
 pub(crate) struct Header {
@@ -455,30 +444,56 @@ pub(crate) struct Header {
     metadata: Vec<(u32, u32)>,
 }
 
-fn string_table(strings: Rodeo<Spur, FxBuildHasher>, within: &[(u32, u32, u32)]) -> StringTable {
-    let strings = strings.into_resolver();
-    let bytes = strings.strings().map(str::len).sum();
-    let mut table = StringTable::with_capacity(strings.len(), bytes);
-    let mut within = within.iter().peekable();
-    for (index, s) in strings.strings().enumerate() {
-        let inside = match within.peek() {
-            Some(&&(child, outer, offset)) if child as usize == index => {
-                within.next();
-                // Checked: a wrong offset would be a wrong string, so it is
-                // stored in full instead.
-                table.push_within(outer, offset as usize, s)
-            }
-            _ => None,
-        };
-        if inside.is_none() {
-            table.push(s);
-        }
-    }
-    table
+/// The module's strings, interned as they are met: each distinct string is
+/// laid out once, straight into the module's own table (a string found
+/// inside an earlier one as a span of it), and `index` finds a string's
+/// index by its text, hashing into the table's text rather than a copy.
+/// (An interner of its own, lasso, held every string a second time, and the
+/// module's table was copied out of it at the end: on a plan of heredocs,
+/// the peak of `tissc compile`.)
+struct Strings {
+    table: StringTable,
+    index: hashbrown::HashTable<u32>,
 }
 
-fn spur_index(spur: Spur) -> u32 {
-    lasso::Key::into_usize(spur) as u32
+impl Strings {
+    fn with_capacity(strings: usize, bytes: usize) -> Strings {
+        Strings {
+            table: StringTable::with_capacity(strings, bytes),
+            index: hashbrown::HashTable::with_capacity(strings),
+        }
+    }
+
+    fn hash(text: &str) -> u64 {
+        FxBuildHasher.hash_one(text)
+    }
+
+    /// The index of `text`, if it is a string already.
+    fn get(&self, text: &str) -> Option<u32> {
+        let table = &self.table;
+        self.index.find(Strings::hash(text), |&i| table.get(i) == Some(text)).copied()
+    }
+
+    /// The index of `text`, added if new: as a span of string `outer` from
+    /// byte `offset` when `inside` says it is there (and it is), else as
+    /// text of its own. Indices are given in the order strings are first
+    /// met.
+    fn intern(&mut self, text: &str, inside: Option<(u32, u32)>) -> u32 {
+        let hash = Strings::hash(text);
+        let table = &mut self.table;
+        if let Some(&index) = self.index.find(hash, |&i| table.get(i) == Some(text)) {
+            return index;
+        }
+        let new = table.len() as u32;
+        let index = match inside {
+            Some((outer, offset)) if outer < new => table.push_within(outer, offset as usize, text),
+            _ => None,
+        }
+        .unwrap_or_else(|| table.push(text));
+        let table = &self.table;
+        self.index.insert_unique(hash, index, |&i| Strings::hash(table.get(i).unwrap_or("")));
+        index
+    }
 }
 
 fn relocate(instr: Instr, base: u32) -> Instr {
