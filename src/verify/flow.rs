@@ -117,9 +117,9 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         units: vec![UnitInfo { entry: 0, task: None }],
         task_unit: Vec::with_capacity(m.tasks.len()),
         at: vec![unseen; m.code.len()],
-        // Each instruction pushes at most one node of each.
-        types: TypeForest::with_capacity(m.code.len()),
-        open: Forest::with_capacity(m.code.len(), 0),
+        // Type stacks repeat (`forest.rs`); each STEP_ENTER pushes one open step.
+        types: TypeForest::new(),
+        open: Forest::with_capacity(m.steps.len(), 0),
         calls: Vec::new(),
         work: 0,
         in_order: true,

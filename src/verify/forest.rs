@@ -4,6 +4,12 @@
 //! new node, and the paths that share a bottom share its nodes. The same
 //! stack met on two paths may be two nodes: [`Forest::same`] compares them
 //! from the top down and stops where they meet.
+//!
+//! A plan's code pushes the same few value types on the same few stacks
+//! over and over (a string, then another, then their comparison), so the
+//! type forest remembers the node each recent push made ([`Recent`]) and
+//! hands it out again: its nodes number the distinct stacks met, not the
+//! pushes, and most paths that meet hold the very same node.
 
 use crate::types::ValueType;
 
@@ -106,6 +112,34 @@ pub(crate) struct TypeForest {
     plain: [u16; PLAIN],
     /// The ids of answer types.
     ids: std::collections::HashMap<ValueType, u16>,
+    recent: Recent,
+}
+
+/// The node made by a recent push, by (stack below, type id): a table of
+/// [`RECENT`] entries indexed by a hash of the pair, each keeping the last
+/// push whose pair hashed there. A miss makes a new node, which is never
+/// wrong (stacks are compared by their values), only larger.
+#[derive(Debug, Clone)]
+struct Recent {
+    /// (below, id, node); `below == NO_NODE` while empty.
+    entries: Box<[(u32, u16, u32)]>,
+}
+
+/// Entries in [`Recent`]: 12 bytes each. The distinct stacks of a compiled
+/// plan are a few dozen; a table this size keeps them all.
+const RECENT: usize = 1024;
+const NO_NODE: u32 = u32::MAX;
+
+impl Recent {
+    fn new() -> Recent {
+        Recent { entries: vec![(NO_NODE, 0, 0); RECENT].into_boxed_slice() }
+    }
+
+    fn slot(below: u32, id: u16) -> usize {
+        // Fibonacci hashing: the high bits of the product mix both halves.
+        let key = (u64::from(below) << 16) | u64::from(id);
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT.trailing_zeros())) as usize
+    }
 }
 
 /// How many [`ValueType`]s name no answer shape.
@@ -133,12 +167,13 @@ fn plain_index(ty: ValueType) -> Option<usize> {
 pub(crate) const MAX_SHAPES: usize = 65_000;
 
 impl TypeForest {
-    pub fn with_capacity(pushes: usize) -> TypeForest {
+    pub fn new() -> TypeForest {
         TypeForest {
-            forest: Forest::with_capacity(pushes, 0),
+            forest: Forest::with_capacity(RECENT, 0),
             types: vec![ValueType::Str],
             plain: [NO_ID; PLAIN],
             ids: Default::default(),
+            recent: Recent::new(),
         }
     }
 
@@ -162,9 +197,18 @@ impl TypeForest {
         id
     }
 
+    /// The stack `below` with `top` pushed on it: the node a recent push of
+    /// the same type on the same stack made, or a new one.
     pub fn push(&mut self, below: u32, top: ValueType) -> u32 {
         let id = self.id(top);
-        self.forest.push(below, id)
+        let slot = Recent::slot(below, id);
+        let (was_below, was_id, node) = self.recent.entries[slot];
+        if was_below == below && was_id == id {
+            return node;
+        }
+        let node = self.forest.push(below, id);
+        self.recent.entries[slot] = (below, id, node);
+        node
     }
 
     pub fn depth(&self, node: u32) -> u32 {
@@ -212,5 +256,32 @@ mod tests {
         assert_eq!(f.cut(a, 1, &mut work), one);
         assert_eq!(f.cut(a, 0, &mut work), EMPTY);
         assert_eq!((f.top(a), f.pop(EMPTY), f.depth(a)), (2, EMPTY, 2));
+    }
+
+    /// A push of a type on a stack seen before gives the node made then,
+    /// and never a node of another stack: many more distinct pushes than
+    /// the table's entries (so entries are overwritten) all read back.
+    #[test]
+    fn repeated_pushes_reuse_their_node() {
+        let mut f = TypeForest::new();
+        let s = f.push(EMPTY, ValueType::Str);
+        assert_eq!(f.push(EMPTY, ValueType::Str), s);
+        let ss = f.push(s, ValueType::Str);
+        assert_eq!(f.push(s, ValueType::Str), ss);
+        assert_ne!(f.push(s, ValueType::Int), ss);
+        let mut stacks = vec![EMPTY];
+        for i in 0..4 * RECENT {
+            let below = stacks[i / 3];
+            let ty = [ValueType::Str, ValueType::Int, ValueType::Bool][i % 3];
+            let node = f.push(below, ty);
+            assert_eq!((f.pop(node), f.top(node), f.depth(node)), (below, ty, f.depth(below) + 1));
+            stacks.push(node);
+        }
+        let mut work = 0;
+        let again = f.push(stacks[5], ValueType::Int);
+        let int = f.id(ValueType::Int);
+        let twin = f.forest.push(stacks[5], int);
+        assert!(f.same(again, twin, &mut work));
+        assert_eq!(f.to_vec(ss), vec![ValueType::Str, ValueType::Str]);
     }
 }
