@@ -9,8 +9,8 @@ use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
 use tisslang::module::strings::StringTable;
 use tisslang::module::{
-    Assertion, Choice, Constant, Manifest, Module, PromptAnswer, PromptInfo, Risk, Slot, Source, StepInfo,
-    TaskInfo, Template,
+    Assertion, Choice, Constant, Manifest, Module, NONE, PromptAnswer, PromptInfo, Risk, Slot, Source,
+    StepInfo, TaskInfo, Template,
 };
 use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
@@ -35,7 +35,11 @@ pub(crate) struct Tables<'f> {
     constants: Vec<Constant>,
     constant_index: FxHashMap<Constant, u32>,
     pub(crate) slots: Vec<Slot>,
-    slot_index: FxHashMap<String, u32>,
+    /// The slot named by each string, by string index (`NONE`: not a
+    /// variable's name), up to the last name declared: a slot is found by
+    /// its name's string, with no map of names of its own (a plan of 23,000
+    /// variables held 2 MiB in one).
+    slot_of_string: Vec<u32>,
     /// Slots whose type is not known yet (copies of later-typed variables).
     unresolved: FxHashSet<u32>,
     /// Slots bound by READ: the default context of a PROMPT_AGENT.
@@ -73,7 +77,7 @@ impl<'f> Tables<'f> {
             constants: Vec::new(),
             constant_index: FxHashMap::default(),
             slots: Vec::new(),
-            slot_index: FxHashMap::default(),
+            slot_of_string: Vec::new(),
             unresolved: Default::default(),
             read_slots: Default::default(),
             templates: Vec::new(),
@@ -185,14 +189,24 @@ impl<'f> Tables<'f> {
 
     /// The slot of a variable, created on first use with `ty` as its type.
     pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
-        if let Some(&slot) = self.slot_index.get(name) {
+        if let Some(slot) = self.slot_named(name) {
             return slot;
         }
         let slot = self.slots.len() as u32;
         let name_index = self.string(name);
         self.slots.push(Slot { name: name_index, ty });
-        self.slot_index.insert(name.to_string(), slot);
+        let at = name_index as usize;
+        if self.slot_of_string.len() <= at {
+            self.slot_of_string.resize(at + 1, NONE);
+        }
+        self.slot_of_string[at] = slot;
         slot
+    }
+
+    /// The slot of the variable `name`, if it has one.
+    fn slot_named(&self, name: &str) -> Option<u32> {
+        let index = self.strings.get(name)?;
+        self.slot_of_string.get(index as usize).copied().filter(|&slot| slot != NONE)
     }
 
     /// `INTO x AS T` where `x` starts at `at`: T's shape and schema name.
@@ -238,7 +252,7 @@ impl<'f> Tables<'f> {
 
     /// Declares a variable whose type is not known yet.
     pub(crate) fn slot_unresolved(&mut self, name: &str) {
-        if self.slot_index.contains_key(name) {
+        if self.slot_named(name).is_some() {
             return;
         }
         let slot = self.slot(name, ValueType::Str);
@@ -246,7 +260,7 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
-        if let Some(&slot) = self.slot_index.get(name) {
+        if let Some(slot) = self.slot_named(name) {
             self.slots[slot as usize].ty = ty;
             self.unresolved.remove(&slot);
         }
@@ -254,12 +268,12 @@ impl<'f> Tables<'f> {
 
     /// The type of a declared variable whose type is known.
     pub(crate) fn known_slot_type(&self, name: &str) -> Option<ValueType> {
-        let slot = *self.slot_index.get(name)?;
+        let slot = self.slot_named(name)?;
         (!self.unresolved.contains(&slot)).then(|| self.slots[slot as usize].ty)
     }
 
     pub(crate) fn mark_read_slot(&mut self, name: &str) {
-        if let Some(&slot) = self.slot_index.get(name) {
+        if let Some(slot) = self.slot_named(name) {
             self.read_slots.insert(slot);
         }
     }
@@ -274,7 +288,7 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn existing_slot(&self, name: &str) -> Option<u32> {
-        self.slot_index.get(name).copied()
+        self.slot_named(name)
     }
 
     pub(crate) fn slot_type(&self, slot: u32) -> ValueType {
