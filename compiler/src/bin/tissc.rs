@@ -436,6 +436,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
         return status::COMPILE_ERRORS;
     }
     memory::return_freed_pages();
+    memory::give_back();
     let mut module = frontend.into_module(LowerOptions { strip_source: keep == KeepSource::Nothing });
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.

@@ -37,8 +37,10 @@ pub fn return_freed_pages() {
 /// Returns to the OS, now, every page the allocator holds free: what was
 /// freed while freed pages were still kept (the front end's) and what
 /// freeing the tree and the source text left in partly used pages. Called
-/// before the verifier, whose facts (about 5 MiB on the bench plan) are then
-/// the peak of `tissc compile`: they would otherwise come on top.
+/// before lowering, which would otherwise build the module on top of what
+/// the checks freed (4.2 MiB on the 54,000-line prompts plan, whose peak
+/// dropped by 1.4 MiB), and before the verifier, whose facts would
+/// otherwise come on top of what lowering freed.
 pub fn give_back() {
     // SAFETY: a plain call into the allocator, safe at any time.
     unsafe { mi_collect(true) }
