@@ -321,9 +321,15 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A private directory for `TMPDIR` (mode 0700), removed with the sandbox.
+/// A private directory for `TMPDIR`, removed with the sandbox: mode 0700
+/// asked for explicitly (tempfile leaves a directory to the umask, 0755 by
+/// default, and every local user could list and read what a RUN kept there).
 fn private_tmpdir() -> io::Result<tempfile::TempDir> {
-    tempfile::Builder::new().prefix("tissvm-tmp-").tempdir()
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("tissvm-tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
 }
 
 /// A confined RUN's set-up for its child, and its hold on its cgroups:

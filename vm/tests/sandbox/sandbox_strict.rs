@@ -83,6 +83,25 @@ fn the_private_tmpdir_is_gone_after_the_run() {
     assert!(!std::path::Path::new(&tmpdir).exists(), "{tmpdir} survived its run");
 }
 
+/// Another local user can neither list nor read what a RUN keeps in its
+/// private `TMPDIR`: the directory is the run's user's alone (it was 0755,
+/// left to the umask), as a RUN sees it and as the host does.
+#[test]
+fn the_private_tmpdir_is_the_runs_alone() {
+    let f = Fixture::new();
+    if !strict_available(&f) {
+        return;
+    }
+    let body = "    RUN \"echo secret > $TMPDIR/key; stat -c '%a %u' $TMPDIR; printf %s $TMPDIR\"\n    LOG \"${LAST_RUN.STDOUT}\"";
+    let run = f.run(&plan(body), &["--sandbox-profile", "strict", "--output-format", "json"]);
+    run.expect(0);
+    let log = run.json()["steps"][0]["logs"][0].as_str().unwrap().to_string();
+    let (mode, path) = log.split_once('\n').unwrap();
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(f.ws()).unwrap());
+    assert_eq!(mode, format!("700 {uid}"), "{log}");
+    assert!(path.contains("tissvm-tmp-"), "{log}");
+}
+
 #[test]
 fn no_tcp_connection_nor_udp_datagram_leaves_and_dns_fails() {
     let f = Fixture::new();
