@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cli_docs;
 pub mod github;
 pub mod io_message;
+pub mod private_dir;
 pub mod regex_limits;
 pub mod secret;
 pub mod shell;

@@ -321,15 +321,9 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A private directory for `TMPDIR`, removed with the sandbox: mode 0700
-/// asked for explicitly (tempfile leaves a directory to the umask, 0755 by
-/// default, and every local user could list and read what a RUN kept there).
+/// A private directory for `TMPDIR` (mode 0700), removed with the sandbox.
 fn private_tmpdir() -> io::Result<tempfile::TempDir> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix("tissvm-tmp-")
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
+    tiss_support::private_dir::private_tempdir("tissvm-tmp-")
 }
 
 /// A confined RUN's set-up for its child, and its hold on its cgroups:

@@ -122,6 +122,9 @@ fn a_temporary_workspace_is_kept_only_when_the_plan_does_not_pass() {
     assert!(kept.join("where.txt").is_file(), "{}", kept.display());
     assert!(kept.file_name().unwrap().to_string_lossy().starts_with("tiss-bad-"));
     assert!(kept.starts_with(root.path().join("tmp")), "{}", kept.display());
+    // In the shared temporary directory, only its owner may enter it.
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&kept).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o700, "{}", kept.display());
     assert_eq!(run.stderr.matches("workspace kept").count(), 1, "{}", run.stderr);
     std::fs::remove_dir_all(kept).unwrap();
 }

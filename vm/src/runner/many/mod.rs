@@ -156,9 +156,7 @@ fn prepare(args: &RunOptions) -> Result<Suite<'_>, String> {
                 .into(),
         );
     }
-    let scratch = tempfile::Builder::new()
-        .prefix("tissvm-many-")
-        .tempdir()
+    let scratch = tiss_support::private_dir::private_tempdir("tissvm-many-")
         .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
     Ok(Suite {
         args,

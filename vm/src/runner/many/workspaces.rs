@@ -87,9 +87,7 @@ fn make(plan: &Path, workdir: Option<&Path>) -> Result<Workspace, String> {
         }
         None => {
             let stem = key.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let path = tempfile::Builder::new()
-                .prefix(&format!("tiss-{stem}-"))
-                .tempdir()
+            let path = tiss_support::private_dir::private_tempdir(&format!("tiss-{stem}-"))
                 .map_err(|e| format!("cannot make its temporary workspace: {e}"))?
                 .keep();
             Ok(Workspace { path, temporary: true, created: true })
