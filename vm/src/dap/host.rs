@@ -5,8 +5,8 @@
 //! policy approvals) are answered from the debug console (`answer ...`).
 
 use crate::host::{
-    Answer, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
-    RunRequest, RunResult,
+    Answer, AskedAt, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse,
+    Question, RunRequest, RunResult,
 };
 use crate::runner::os_host::OsHost;
 use crate::runner::replay::host::{ReplayHost, Stop};
@@ -93,10 +93,10 @@ impl Host for DapHost {
         self.inner.host().prompt(request)
     }
 
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+    fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
         let Inner::Live(live) = &mut self.inner else {
             // A replay answers as the run was answered.
-            return self.inner.host().ask(question, line);
+            return self.inner.host().ask(question, at);
         };
         match self.console.take() {
             // Asked through the host, so the journal and the answers count keep it.
@@ -104,7 +104,7 @@ impl Host for DapHost {
             None if self.stop_at_gates => return None,
             None => {}
         }
-        live.ask(question, line)
+        live.ask(question, at)
     }
 
     fn now_ms(&mut self) -> u64 {

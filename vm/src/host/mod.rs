@@ -143,6 +143,15 @@ impl Detail<'_> {
     }
 }
 
+/// Where a question is asked: its line, and the innermost step open there
+/// and how many are (what the answer's event names, as every other event).
+#[derive(Debug, Clone, Copy)]
+pub struct AskedAt<'a> {
+    pub line: u32,
+    pub step: Option<&'a str>,
+    pub depth: u32,
+}
+
 pub trait Host {
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError>;
     fn read(&mut self, path: &str) -> Result<String, HostError>;
@@ -155,7 +164,7 @@ pub trait Host {
     /// budget stopped a retry, a `budget_exceeded`).
     fn prompt(&mut self, request: &PromptRequest) -> Result<PromptResponse, PromptError>;
     /// Asks a human; `None` means no answer is available now (suspend).
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer>;
+    fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer>;
     /// Milliseconds on a monotonic clock.
     fn now_ms(&mut self) -> u64;
     fn log(&mut self, event: &Event<'_>);

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, AskedAt, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult, check_relative,
 };
 use tiss_providers::Provider;
@@ -145,7 +145,7 @@ impl Host for ScriptedHost {
         self.provider.complete(request, &mut |_| {})
     }
 
-    fn ask(&mut self, question: &Question, _line: u32) -> Option<Answer> {
+    fn ask(&mut self, question: &Question, _at: AskedAt<'_>) -> Option<Answer> {
         let answer = self.answers.pop_front();
         if answer.is_some() {
             self.effects.push(format!("ask {question:?}"));

@@ -2,7 +2,7 @@
 
 use tisslang::module::NONE;
 
-use crate::host::{Event, Host};
+use crate::host::{AskedAt, Event, Host};
 use crate::machine::Machine;
 use crate::machine::program::Program;
 
@@ -10,6 +10,15 @@ impl Machine {
     pub(super) fn current_step_name<'p>(&self, program: &'p Program) -> Option<&'p str> {
         let step = self.steps.last()?.step;
         Some(program.string(program.module.steps.get(step as usize)?.name))
+    }
+
+    /// Where a question asked now is asked (the instruction just read).
+    pub(super) fn asked_at<'p>(&self, program: &'p Program) -> AskedAt<'p> {
+        AskedAt {
+            line: program.line(self.pc.saturating_sub(1)),
+            step: self.current_step_name(program),
+            depth: self.steps.len() as u32,
+        }
     }
 
     /// The open steps' names, outermost first, joined with ` > `.

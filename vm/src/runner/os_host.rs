@@ -14,8 +14,8 @@ use tiss_host::sandbox::Sandbox;
 use tiss_host::workspace::Workspace;
 
 use crate::host::{
-    Answer, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
-    RunRequest, RunResult,
+    Answer, AskedAt, Detail, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse,
+    Question, RunRequest, RunResult,
 };
 use crate::machine::value::format_duration;
 use crate::provider::Provider;
@@ -295,8 +295,8 @@ impl Host for OsHost {
         result
     }
 
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
-        self.ask_live(question, line)
+    fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
+        self.ask_live(question, at)
     }
 
     fn now_ms(&mut self) -> u64 {
@@ -466,7 +466,8 @@ impl OsHost {
         result.map_err(|e| PromptError { message: format!("{name}: {}", e.message), ..e })
     }
 
-    fn ask_live(&mut self, question: &Question, line: u32) -> Option<Answer> {
+    fn ask_live(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
+        let line = at.line;
         if self.answer_error.is_some() {
             return None;
         }
@@ -475,7 +476,7 @@ impl OsHost {
                 Ok(answer) => {
                     let origin = reply.origin.clone();
                     self.answers.pop_front();
-                    self.log_answer(question, line, &answer, &origin);
+                    self.log_answer(question, at, &answer, &origin);
                     Some(answer)
                 }
                 Err(e) => {
@@ -488,14 +489,15 @@ impl OsHost {
             return None;
         }
         let answer = self.ask_terminal(question, line)?;
-        self.log_answer(question, line, &answer, "terminal");
+        self.log_answer(question, at, &answer, "terminal");
         Some(answer)
     }
 }
 
 impl OsHost {
     /// Records an answer in the journal, the log file and the report's effects.
-    pub(crate) fn log_answer(&mut self, question: &Question, line: u32, answer: &Answer, origin: &str) {
+    pub(crate) fn log_answer(&mut self, question: &Question, at: AskedAt<'_>, answer: &Answer, origin: &str) {
+        let line = at.line;
         self.journal(|_| Entry::Answer {
             line,
             question: question.clone(),
@@ -516,8 +518,8 @@ impl OsHost {
         };
         let event = Event {
             event: "answer",
-            step: None,
-            depth: 0,
+            step: at.step,
+            depth: at.depth,
             line,
             op,
             outcome: &outcome,

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::common::{Fixture, Run};
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 use tiss_vm::session::snapshot_key::KEY_FILE_VAR;
 
 trait RunExt {
@@ -246,6 +246,28 @@ fn an_answers_file_answers_every_interaction_in_order() {
     let outcomes: Vec<&str> = answered.iter().map(|e| e["outcome"].as_str().unwrap()).collect();
     assert_eq!(outcomes, ["continue", "approved", "option 2"]);
     assert_eq!(answered[1]["comment"], "ok");
+    // Each names the step it was asked in, as every other event does (it
+    // was `null`).
+    for answer in &answered {
+        assert_eq!(answer["step"], "ask", "{answer}");
+    }
+}
+
+/// An answer given when a suspended run resumes, in another process, is
+/// logged in the step the question was asked in, too.
+#[test]
+fn an_answer_given_at_resume_names_its_step() {
+    let fx = Fixture::new();
+    let snap = fx.run_json(PAUSE, &[]).snapshot();
+    let log = fx.path("resumed.jsonl");
+    fx.resume(&snap, &["--answer", "continue", "--log-file", log.to_str().unwrap()]).expect(0);
+    let log = std::fs::read_to_string(log).unwrap();
+    let answer = log
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .find(|e| e["event"] == "answer")
+        .unwrap_or_else(|| panic!("no answer event in:\n{log}"));
+    assert_eq!((&answer["step"], &answer["outcome"]), (&json!("first"), &json!("continue")), "{answer}");
 }
 
 /// A missing answers file is named once, after its flag, as a malformed

@@ -13,7 +13,7 @@ use tiss_compiler::lower::LowerOptions;
 use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, AskedAt, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest,
 };
 use tiss_vm::machine::program::Program;
@@ -77,7 +77,7 @@ impl Host for Prober {
     fn prompt(&mut self, r: &PromptRequest) -> Result<PromptResponse, PromptError> {
         self.inner.prompt(r)
     }
-    fn ask(&mut self, question: &Question, _line: u32) -> Option<Answer> {
+    fn ask(&mut self, question: &Question, _at: AskedAt<'_>) -> Option<Answer> {
         let n = self.given.len();
         let answer = match question {
             Question::Pause { .. } => Answer::Continue,

@@ -26,8 +26,7 @@ impl Machine {
             prompt: (table.prompt != NONE).then(|| program.string(table.prompt).to_string()),
             options: table.options.iter().map(|o| program.string(o.label).to_string()).collect(),
         };
-        let line = program.line(self.pc - 1);
-        match host.ask(&question, line) {
+        match host.ask(&question, self.asked_at(program)) {
             Some(Answer::Choice(i)) if i < table.options.len() => {
                 self.interactions = self.interactions.saturating_add(1);
                 self.pc = table.options[i].target;
@@ -44,7 +43,7 @@ impl Machine {
     pub(in crate::machine) fn pause(&mut self, program: &Program, host: &mut dyn Host) -> Result<(), Exec> {
         let message = self.stack.last().map(Value::to_text).unwrap_or_default();
         let question = Question::Pause { message };
-        match host.ask(&question, program.line(self.pc - 1)) {
+        match host.ask(&question, self.asked_at(program)) {
             Some(_) => {
                 self.pop()?;
                 self.interactions = self.interactions.saturating_add(1);
@@ -153,7 +152,7 @@ impl Machine {
         program: &Program,
         host: &mut dyn Host,
     ) -> Result<(bool, String), Exec> {
-        match host.ask(&question, program.line(self.pc - 1)) {
+        match host.ask(&question, self.asked_at(program)) {
             Some(Answer::Review { approved, comment }) => Ok((approved, comment)),
             Some(Answer::Continue) => Ok((true, String::new())),
             Some(Answer::Choice(_)) => {

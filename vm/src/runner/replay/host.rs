@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, AskedAt, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 use crate::runner::os_host::OsHost;
@@ -301,7 +301,7 @@ impl Host for ReplayHost {
         })
     }
 
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+    fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
         // The recorded run suspended here: it has no answer.
         while self.take_time() != Time::None {}
         if matches!(self.peek(), Some(Entry::End { .. }) | None) && self.stop.is_none() {
@@ -315,7 +315,7 @@ impl Host for ReplayHost {
         };
         // Shown and logged; journaled (a restart's) by `consume` already.
         let journal = self.shown.journal.take();
-        self.shown.log_answer(question, line, &answer, &origin);
+        self.shown.log_answer(question, at, &answer, &origin);
         self.shown.journal = journal;
         Some(answer)
     }

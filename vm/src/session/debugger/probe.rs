@@ -19,7 +19,7 @@ use tisslang::isa::Instr;
 use tisslang::module::kept_source::SourceText;
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, AskedAt, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 use crate::machine::program::Program;
@@ -231,7 +231,7 @@ impl Host for NoEffects {
     fn prompt(&mut self, _: &PromptRequest) -> Result<PromptResponse, PromptError> {
         Err(PromptError { message: NO_EFFECT.into(), requests: 0, out_of_calls: false })
     }
-    fn ask(&mut self, _: &Question, _: u32) -> Option<Answer> {
+    fn ask(&mut self, _: &Question, _: AskedAt<'_>) -> Option<Answer> {
         None
     }
     fn now_ms(&mut self) -> u64 {

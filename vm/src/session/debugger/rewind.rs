@@ -12,7 +12,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use crate::host::{
-    Answer, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
+    Answer, AskedAt, Event, FileQuery, Host, HostError, PromptError, PromptRequest, PromptResponse, Question,
     RunRequest, RunResult,
 };
 
@@ -152,10 +152,10 @@ impl<H: Host> Host for Rewind<'_, H> {
         }
     }
 
-    fn ask(&mut self, question: &Question, line: u32) -> Option<Answer> {
+    fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
         // No answer (a suspension) is not recorded: asking again may get one.
         if self.tape.cursor.is_none() {
-            let answer = self.live.ask(question, line)?;
+            let answer = self.live.ask(question, at)?;
             self.tape.taken.push(Taken::Ask(Some(answer.clone())));
             self.tape.position.set(self.tape.position.get() + 1);
             return Some(answer);
