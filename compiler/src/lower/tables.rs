@@ -49,6 +49,9 @@ pub(crate) struct Tables<'f> {
     /// The plan's answer types (`INTO x AS T`), as the checker resolved them:
     /// their shapes become the module's table, in the same order.
     pub(crate) answers: AnswerTypes,
+    /// Shape → the string of its JSON Schema: derived once per shape, not
+    /// once per prompt (a plan asks for the same TYPE many times).
+    schemas: FxHashMap<u32, u32>,
     pub(crate) choices: Vec<Choice>,
     pub(crate) estimates: Vec<CostBound>,
     pub(crate) steps: Vec<StepInfo>,
@@ -85,6 +88,7 @@ impl<'f> Tables<'f> {
             assertions: Vec::new(),
             prompts: Vec::new(),
             answers: AnswerTypes::default(),
+            schemas: FxHashMap::default(),
             choices: Vec::new(),
             estimates: Vec::new(),
             steps: Vec::new(),
@@ -214,10 +218,20 @@ impl<'f> Tables<'f> {
         self.answers.shapes.get(shape).map_or(ValueType::Str, |s| s.value_type(shape))
     }
 
-    /// A typed prompt's answer entry: its JSON Schema derived here, once.
+    /// A typed prompt's answer entry: its JSON Schema derived here, once
+    /// per shape. The name is interned first, as the table's order has it.
     pub(crate) fn prompt_answer_entry(&mut self, shape: u32, name: &str) -> PromptAnswer {
-        let schema = tisslang::answer::schema::schema_text(&self.answers.shapes, shape);
-        PromptAnswer { shape, name: self.string(name), schema: self.string(&schema) }
+        let name = self.string(name);
+        let schema = match self.schemas.get(&shape) {
+            Some(&schema) => schema,
+            None => {
+                let text = tisslang::answer::schema::schema_text(&self.answers.shapes, shape);
+                let schema = self.string(&text);
+                self.schemas.insert(shape, schema);
+                schema
+            }
+        };
+        PromptAnswer { shape, name, schema }
     }
 
     /// The answer shapes with their names interned.
