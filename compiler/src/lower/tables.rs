@@ -123,7 +123,8 @@ impl<'f> Tables<'f> {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
                 let key = lasso::Key::try_from_usize(outer as usize);
-                match key.and_then(|key: Spur| self.strings.resolve(&key).find(text)) {
+                let find = |outer: &str| memchr::memmem::find(outer.as_bytes(), text.as_bytes());
+                match key.and_then(|key: Spur| find(self.strings.resolve(&key))) {
                     Some(offset) => self.string_within(text, outer, offset as u32),
                     None => self.string(text),
                 }
