@@ -12,9 +12,12 @@
 
 mod comments;
 mod layout;
+mod one_line;
 mod printer;
 pub mod same_meaning;
 mod types;
+
+pub(crate) use one_line::one_line;
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
@@ -90,49 +93,6 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }
     Ok(text)
-}
-
-/// The code `text` (a condition, a path) on one line as `tissc fmt` prints
-/// it: its tokens as written, one space apart or joined as the layout joins
-/// them, comments and line breaks dropped. The compiler stores a
-/// condition's text so, and formatting keeps the bytecode (book: guide/tissc.md).
-pub(crate) fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    // A plain path (`x`, `LAST_RUN.stdout`) is its own one-line form:
-    // words joined by dots. Most texts asked for are such paths.
-    if is_plain_path(text) {
-        return text.into();
-    }
-    let lexed = lexer::lex(text);
-    let mut out = String::with_capacity(text.len());
-    let mut prev: Option<TokenKind> = None;
-    for token in lexed.tokens.iter().filter(|t| t.kind != TokenKind::Eof) {
-        if prev.is_some_and(|p| !layout::joined(p, token.kind)) {
-            out.push(' ');
-        }
-        prev = Some(token.kind);
-        out.push_str(&text[token.span.range()]);
-    }
-    out.into()
-}
-
-/// Words (`[A-Za-z_][A-Za-z0-9_]*`) separated by single dots: lexed as
-/// words and dots, which the layout joins, so printed as they are.
-fn is_plain_path(text: &str) -> bool {
-    // One pass: the other texts asked for (file paths) fail at their first odd byte.
-    let mut word_start = true;
-    for &b in text.as_bytes() {
-        if word_start {
-            if !lexer::is_ident_start(b) {
-                return false;
-            }
-            word_start = false;
-        } else if b == b'.' {
-            word_start = true;
-        } else if !lexer::is_ident_continue(b) {
-            return false;
-        }
-    }
-    !word_start
 }
 
 /// The 1-based line of a byte offset (for the rare fault message only).
