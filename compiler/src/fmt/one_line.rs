@@ -42,7 +42,7 @@ fn as_written(text: &str) -> bool {
     while pos < bytes.len() {
         let gap = bytes[pos] == b' ';
         pos += usize::from(gap);
-        let Some((kind, len)) = plain_token(&bytes[pos..]) else { return false };
+        let Some((kind, len)) = text.get(pos..).and_then(plain_token) else { return false };
         let spaced = prev.is_some_and(|p| !layout::joined(p, kind));
         if gap != spaced {
             return false;
@@ -57,7 +57,8 @@ fn as_written(text: &str) -> bool {
 /// reads from these bytes alone and without a report: a word, a string
 /// without escapes or holes, an integer or a duration, a comparison, a
 /// parenthesis, a comma or a dot. `None` for anything else.
-fn plain_token(rest: &[u8]) -> Option<(TokenKind, usize)> {
+fn plain_token(text: &str) -> Option<(TokenKind, usize)> {
+    let rest = text.as_bytes();
     let next = rest.get(1).copied();
     Some(match *rest.first()? {
         b'(' => (TokenKind::LParen, 1),
@@ -93,8 +94,7 @@ fn plain_token(rest: &[u8]) -> Option<(TokenKind, usize)> {
         }
         b if is_ident_start(b) => {
             let len = word_len(rest);
-            let word = std::str::from_utf8(&rest[..len]).ok()?;
-            (Kw::from_word(word).map_or(TokenKind::Ident, TokenKind::Kw), len)
+            (Kw::from_word(text.get(..len)?).map_or(TokenKind::Ident, TokenKind::Kw), len)
         }
         _ => return None,
     })
