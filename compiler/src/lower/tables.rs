@@ -36,7 +36,10 @@ pub(crate) struct Tables<'f> {
     constants: Vec<Constant>,
     constant_index: FxHashMap<Constant, u32>,
     pub(crate) slots: Vec<Slot>,
-    slot_index: FxHashMap<String, u32>,
+    /// A variable's slot by the string index of its name (`u32::MAX`
+    /// where a string names no variable): a name is interned with its
+    /// slot, so finding the slot is finding the string.
+    slot_of_string: Vec<u32>,
     /// Slots whose type is not known yet (copies of later-typed variables).
     unresolved: FxHashSet<u32>,
     /// Slots bound by READ: the default context of a PROMPT_AGENT.
@@ -79,7 +82,7 @@ impl<'f> Tables<'f> {
             constants: Vec::new(),
             constant_index: FxHashMap::default(),
             slots: Vec::new(),
-            slot_index: FxHashMap::default(),
+            slot_of_string: Vec::new(),
             unresolved: Default::default(),
             read_slots: Default::default(),
             templates: Vec::new(),
@@ -199,13 +202,18 @@ impl<'f> Tables<'f> {
 
     /// The slot of a variable, created on first use with `ty` as its type.
     pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
-        if let Some(&slot) = self.slot_index.get(name) {
+        // A declared variable's name is interned already: this adds no string.
+        let name_index = self.string(name);
+        let at = name_index as usize;
+        if let Some(&slot) = self.slot_of_string.get(at).filter(|&&slot| slot != u32::MAX) {
             return slot;
         }
         let slot = self.slots.len() as u32;
-        let name_index = self.string(name);
         self.slots.push(Slot { name: name_index, ty });
-        self.slot_index.insert(name.to_string(), slot);
+        if self.slot_of_string.len() <= at {
+            self.slot_of_string.resize(at + 1, u32::MAX);
+        }
+        self.slot_of_string[at] = slot;
         slot
     }
 
@@ -262,7 +270,7 @@ impl<'f> Tables<'f> {
 
     /// Declares a variable whose type is not known yet.
     pub(crate) fn slot_unresolved(&mut self, name: &str) {
-        if self.slot_index.contains_key(name) {
+        if self.existing_slot(name).is_some() {
             return;
         }
         let slot = self.slot(name, ValueType::Str);
@@ -270,7 +278,7 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
-        if let Some(&slot) = self.slot_index.get(name) {
+        if let Some(slot) = self.existing_slot(name) {
             self.slots[slot as usize].ty = ty;
             self.unresolved.remove(&slot);
         }
@@ -278,12 +286,12 @@ impl<'f> Tables<'f> {
 
     /// The type of a declared variable whose type is known.
     pub(crate) fn known_slot_type(&self, name: &str) -> Option<ValueType> {
-        let slot = *self.slot_index.get(name)?;
+        let slot = self.existing_slot(name)?;
         (!self.unresolved.contains(&slot)).then(|| self.slots[slot as usize].ty)
     }
 
     pub(crate) fn mark_read_slot(&mut self, name: &str) {
-        if let Some(&slot) = self.slot_index.get(name) {
+        if let Some(slot) = self.existing_slot(name) {
             self.read_slots.insert(slot);
         }
     }
@@ -298,7 +306,8 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn existing_slot(&self, name: &str) -> Option<u32> {
-        self.slot_index.get(name).copied()
+        let string = self.existing_string(name)?;
+        self.slot_of_string.get(string as usize).copied().filter(|&slot| slot != u32::MAX)
     }
 
     pub(crate) fn slot_type(&self, slot: u32) -> ValueType {
