@@ -34,7 +34,10 @@ pub(crate) struct Tables<'f> {
     /// Reused buffer for the text of interpolated literals.
     scratch: String,
     constants: Vec<Constant>,
+    /// The other constants' indices; a string constant's is in
+    /// `str_constants`, by string index (`u32::MAX`: none), without hashing.
     constant_index: FxHashMap<Constant, u32>,
+    str_constants: Vec<u32>,
     pub(crate) slots: Vec<Slot>,
     /// A variable's slot by the string index of its name (`u32::MAX`
     /// where a string names no variable): a name is interned with its
@@ -81,6 +84,7 @@ impl<'f> Tables<'f> {
             scratch: String::new(),
             constants: Vec::new(),
             constant_index: FxHashMap::default(),
+            str_constants: Vec::new(),
             slots: Vec::new(),
             slot_of_string: Vec::new(),
             unresolved: Default::default(),
@@ -188,7 +192,20 @@ impl<'f> Tables<'f> {
 
     pub(crate) fn constant(&mut self, constant: Constant) -> u32 {
         let next = self.constants.len() as u32;
-        let index = *self.constant_index.entry(constant).or_insert(next);
+        let index = match constant {
+            Constant::Str(string) => {
+                let at = string as usize;
+                if self.str_constants.len() <= at {
+                    self.str_constants.resize(at + 1, u32::MAX);
+                }
+                let index = &mut self.str_constants[at];
+                if *index == u32::MAX {
+                    *index = next;
+                }
+                *index
+            }
+            _ => *self.constant_index.entry(constant).or_insert(next),
+        };
         if index == next {
             self.constants.push(constant);
         }
