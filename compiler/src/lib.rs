@@ -28,6 +28,9 @@ pub struct Frontend {
     pub file: SourceFile,
     pub plan: syntax::ast::Plan,
     pub diagnostics: Vec<Diagnostic>,
+    /// The plan's answer types, as the checks found them: lowering reuses
+    /// them rather than walking the plan for them again.
+    answers: check::answers::AnswerTypes,
 }
 
 impl Frontend {
@@ -47,9 +50,9 @@ pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
     let (text, mut diagnostics) = source_file::decode(bytes);
     let (plan, parse_diagnostics) = parser::parse(&text);
     diagnostics.extend(parse_diagnostics);
-    check::check(&plan, &text, &mut diagnostics);
+    let answers = check::check_keeping_answers(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    Frontend { file: SourceFile::new(name, text), plan, diagnostics }
+    Frontend { file: SourceFile::new(name, text), plan, diagnostics, answers }
 }
 
 /// Compiles one plan to a module: the front end, then lowering. Returns the
@@ -71,11 +74,11 @@ impl Frontend {
     /// Lowers the plan of a front end without errors (report its warnings
     /// first), consuming it: the source text moves into the module instead
     /// of being copied, and the syntax tree is freed item by item as it is
-    /// lowered ([`lower::lower_owned`]). The same module as [`compile`]'s.
+    /// lowered (`lower::lower_owned`). The same module as [`compile`]'s.
     pub fn into_module(self, options: lower::LowerOptions) -> tisslang::module::Module {
-        let Frontend { file, plan, diagnostics } = self;
+        let Frontend { file, plan, diagnostics, answers } = self;
         drop(diagnostics);
-        let mut module = lower::lower_owned(plan, &file, lower::LowerOptions { strip_source: true });
+        let mut module = lower::lower_owned(plan, &file, answers, lower::LowerOptions { strip_source: true });
         if !options.strip_source {
             module.source = tisslang::module::Source::Embedded { name: file.name, text: file.text };
         }

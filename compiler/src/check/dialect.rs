@@ -67,7 +67,7 @@ pub(crate) fn braces_not_interpolation(cx: &mut Ctx<'_>, syms: &Symbols<'_>, lit
     }
     let bytes = text.as_bytes();
     let mut found = Vec::new();
-    for (open, _) in text.match_indices('{') {
+    for open in memchr::memchr_iter(b'{', bytes) {
         let before = open.checked_sub(1).map(|i| bytes[i]);
         if matches!(before, Some(b'$' | b'{' | b'\\'))
             || !bytes.get(open + 1).copied().is_some_and(is_ident_start)

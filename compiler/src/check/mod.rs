@@ -36,6 +36,16 @@ use crate::syntax::span::Span;
 /// (a JSON diagnostic has no labels, so "(line 12)" is how it points at a
 /// second place) and suggestions quote the rewritten source.
 pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
+    check_keeping_answers(plan, src, diagnostics);
+}
+
+/// [`check`], returning the plan's answer types, which the lowering of a
+/// plan without errors needs (the same as [`answer_types`]'s).
+pub(crate) fn check_keeping_answers(
+    plan: &Plan,
+    src: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> answers::AnswerTypes {
     let mut cx = Ctx::new(src, diagnostics);
     structure::check(plan, &mut cx);
     let answers = answers::table::collect(plan, &mut cx);
@@ -46,6 +56,7 @@ pub fn check(plan: &Plan, src: &str, diagnostics: &mut Vec<Diagnostic>) {
     flow::check(plan, &syms, &order, &mut cx);
     answers::presence::check(plan, &syms, &var_types, &answers, &mut cx);
     version_gate::check(plan, &mut cx);
+    answers
 }
 
 /// Each variable with its type (`None` where no binding has a type that

@@ -2,6 +2,7 @@
 //! variable with each place that binds it, and every `DEFINE_TASK` with the
 //! `CALL`s in its body. Later passes look names up here instead of re-walking.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -62,6 +63,12 @@ pub(crate) struct Symbols<'a> {
     pub tasks: Vec<Task<'a>>,
     /// Task name → index into `tasks` of its first definition (what a CALL runs).
     pub task_ids: NameMap<'a, u32>,
+    /// The last variable `var` found: the checks read one operand several
+    /// times in a row (is it bound, its type, its shape), so most lookups
+    /// repeat the one before and are answered without hashing.
+    /// (An index, not the name: a `Cell` of a borrow would make the
+    /// struct invariant in `'a`.)
+    last: Cell<u32>,
 }
 
 pub(crate) struct Var<'a> {
@@ -118,7 +125,13 @@ pub(crate) struct CallSite<'a> {
 
 impl<'a> Symbols<'a> {
     pub(crate) fn var(&self, name: &str) -> Option<u32> {
-        self.var_ids.get(name).copied()
+        let last = self.last.get();
+        if self.vars.get(last as usize).is_some_and(|var| var.name == name) {
+            return Some(last);
+        }
+        let id = *self.var_ids.get(name)?;
+        self.last.set(id);
+        Some(id)
     }
 }
 
@@ -134,6 +147,7 @@ pub(crate) fn collect<'a>(plan: &'a Plan, answers: &AnswerTypes) -> Symbols<'a> 
             vars: Vec::with_capacity(capacity),
             tasks: Vec::new(),
             task_ids: NameMap::with_capacity_and_hasher(plan.items.len(), Default::default()),
+            last: Cell::new(u32::MAX),
         },
         task: None,
         answers,

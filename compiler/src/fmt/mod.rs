@@ -12,9 +12,12 @@
 
 mod comments;
 mod layout;
+mod one_line;
 mod printer;
 pub mod same_meaning;
 mod types;
+
+pub(crate) use one_line::one_line;
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
@@ -90,24 +93,6 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }
     Ok(text)
-}
-
-/// The code `text` (a condition, a path) on one line as `tissc fmt` prints
-/// it: its tokens as written, one space apart or joined as the layout joins
-/// them, comments and line breaks dropped. The compiler stores a
-/// condition's text so, and formatting keeps the bytecode (book: guide/tissc.md).
-pub(crate) fn one_line(text: &str) -> String {
-    let lexed = lexer::lex(text);
-    let mut out = String::with_capacity(text.len());
-    let mut prev: Option<TokenKind> = None;
-    for token in lexed.tokens.iter().filter(|t| t.kind != TokenKind::Eof) {
-        if prev.is_some_and(|p| !layout::joined(p, token.kind)) {
-            out.push(' ');
-        }
-        prev = Some(token.kind);
-        out.push_str(&text[token.span.range()]);
-    }
-    out
 }
 
 /// The 1-based line of a byte offset (for the rare fault message only).

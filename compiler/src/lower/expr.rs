@@ -47,18 +47,23 @@ impl Unit<'_, '_> {
             ExprKind::Int { .. } => ValueType::Int,
             ExprKind::Duration { .. } => ValueType::Duration,
             ExprKind::Bool { .. } => ValueType::Bool,
-            ExprKind::Path { path } => match static_type(expr, self.tables) {
-                Some(ty) if self.answer_root(path).is_some() => ty,
-                _ => self.path_ref(path).1,
-            },
+            ExprKind::Path { path } => {
+                let slot = self.root_slot(path);
+                match static_type(expr, self.tables) {
+                    Some(ty) if self.answer_slot(slot).is_some() => ty,
+                    _ => self.path_ref(path, slot).1,
+                }
+            }
         }
     }
 
-    /// A path as the VM evaluates it directly, and its type.
-    pub(super) fn path_ref(&self, path: &Path) -> (PathRef, ValueType) {
+    /// A path as the VM evaluates it directly, and its type, given the slot
+    /// of its root ([`Self::root_slot`]): a path's name is looked up once
+    /// however many times it is used.
+    fn path_ref(&self, path: &Path, slot: Option<u32>) -> (PathRef, ValueType) {
         let (root, mut ty) = match &path.root {
-            PathRoot::Var { ident } => {
-                let slot = self.tables.existing_slot(&ident.name).unwrap_or(u32::MAX);
+            PathRoot::Var { .. } => {
+                let slot = slot.unwrap_or(u32::MAX);
                 (PathRootRef::Slot(slot), self.tables.slot_type(slot))
             }
             PathRoot::LastRun { .. } => (PathRootRef::LastRun, ValueType::LastRun),
@@ -78,7 +83,8 @@ impl Unit<'_, '_> {
     /// Pushes a path's value; returns its type. A typed answer's fields
     /// are `MEMBER`s, the built-in records' `FIELD`s.
     pub(super) fn path(&mut self, path: &Path) -> ValueType {
-        if let Some(slot) = self.answer_root(path) {
+        let root = self.root_slot(path);
+        if let Some(slot) = self.answer_slot(root) {
             self.emit(Instr::Load { slot });
             let mut ty = self.tables.slot_type(slot);
             for f in &path.fields {
@@ -91,7 +97,7 @@ impl Unit<'_, '_> {
             }
             return ty;
         }
-        let (path_ref, ty) = self.path_ref(path);
+        let (path_ref, ty) = self.path_ref(path, root);
         match path_ref.root {
             PathRootRef::Slot(slot) => self.emit(Instr::Load { slot }),
             PathRootRef::LastRun => self.emit(Instr::LastRun {}),
@@ -103,11 +109,15 @@ impl Unit<'_, '_> {
         ty
     }
 
-    /// The slot of a path's root when it holds a typed list or record.
-    fn answer_root(&self, path: &Path) -> Option<u32> {
+    /// The slot of a path's root variable (none for LAST_RUN and COST).
+    fn root_slot(&self, path: &Path) -> Option<u32> {
         let PathRoot::Var { ident } = &path.root else { return None };
-        let slot = self.tables.existing_slot(&ident.name)?;
-        matches!(self.tables.slot_type(slot), ValueType::Answer(_)).then_some(slot)
+        self.tables.existing_slot(&ident.name)
+    }
+
+    /// The root's slot (from [`Self::root_slot`]) when it holds a typed list or record.
+    fn answer_slot(&self, slot: Option<u32>) -> Option<u32> {
+        slot.filter(|&slot| matches!(self.tables.slot_type(slot), ValueType::Answer(_)))
     }
 
     /// `r.files EXISTS`: the record, then whether it has the field.
@@ -286,7 +296,8 @@ impl Unit<'_, '_> {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
             if let ExprKind::Path { path } = &expr.kind {
                 // A typed answer is observed whole (its JSON), by its name.
-                if let (Some(slot), PathRoot::Var { ident }) = (unit.answer_root(path), &path.root) {
+                let root = unit.root_slot(path);
+                if let (Some(slot), PathRoot::Var { ident }) = (unit.answer_slot(root), &path.root) {
                     let text_index = unit.tables.source_string(ident.span);
                     if !out.iter().any(|o| o.text == text_index) {
                         out.push(Observed {
@@ -298,7 +309,7 @@ impl Unit<'_, '_> {
                 }
                 let text_index = unit.tables.source_code(path.span);
                 if !out.iter().any(|o| o.text == text_index) {
-                    let (path, _) = unit.path_ref(path);
+                    let (path, _) = unit.path_ref(path, root);
                     out.push(Observed { text: text_index, path });
                 }
             }

@@ -25,6 +25,7 @@ use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
 use tisslang::module::{Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
 
+use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 use crate::syntax::span::Span;
@@ -40,15 +41,21 @@ pub struct LowerOptions {
 
 /// Lowers a plan that passed every check (no error diagnostics).
 pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
-    let (mut tables, tasks, header_items) = lower_tasks(plan, file);
+    let (mut tables, tasks, header_items) = lower_tasks(plan, file, crate::check::answer_types(plan));
     let (code, bound) = lower_main(&mut tables, &tasks, plan.items.iter());
     finish(tables, &header_items, code, bound, options)
 }
 
-/// [`lower`], consuming the plan: each top-level item is freed once it is
-/// lowered, so the tree shrinks while the module grows. The same module.
-pub fn lower_owned(plan: Plan, file: &SourceFile, options: LowerOptions) -> Module {
-    let (mut tables, tasks, header_items) = lower_tasks(&plan, file);
+/// [`lower`], consuming the plan and its answer types as the checks found
+/// them: each top-level item is freed once it is lowered, so the tree
+/// shrinks while the module grows. The same module.
+pub(crate) fn lower_owned(
+    plan: Plan,
+    file: &SourceFile,
+    answers: AnswerTypes,
+    options: LowerOptions,
+) -> Module {
+    let (mut tables, tasks, header_items) = lower_tasks(&plan, file, answers);
     let (code, bound) = lower_main(&mut tables, &tasks, plan.items.into_iter());
     finish(tables, &header_items, code, bound, options)
 }
@@ -56,9 +63,13 @@ pub fn lower_owned(plan: Plan, file: &SourceFile, options: LowerOptions) -> Modu
 /// Declares the slots and lowers the DEFINE_TASKs (callees first). Returns
 /// the tables, the task index by name, and the items the header is made of
 /// (TASK and `#TISS!`), which are interned last.
-fn lower_tasks<'f>(plan: &Plan, file: &'f SourceFile) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>) {
+fn lower_tasks<'f>(
+    plan: &Plan,
+    file: &'f SourceFile,
+    answers: AnswerTypes,
+) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>) {
     let mut tables = Tables::new(file);
-    tables.answers = crate::check::answer_types(plan);
+    tables.answers = answers;
     stmt::declare_slots(plan, &mut tables);
     let tasks = task_order(plan);
     tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();

@@ -140,7 +140,7 @@ impl Unit<'_, '_> {
                     // context that repeats one).
                     let mut context: Vec<u32> =
                         with.iter().map(|w| self.tables.existing_slot(&w.name).unwrap_or(u32::MAX)).collect();
-                    let mut seen = std::collections::HashSet::new();
+                    let mut seen = rustc_hash::FxHashSet::default();
                     context.retain(|slot| seen.insert(*slot));
                     context
                 };

@@ -9,8 +9,8 @@ use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
 use tisslang::module::strings::StringTable;
 use tisslang::module::{
-    Assertion, Choice, Constant, Manifest, Module, NONE, PromptAnswer, PromptInfo, Risk, Slot, Source,
-    StepInfo, TaskInfo, Template,
+    Assertion, Choice, Constant, Manifest, Module, PromptAnswer, PromptInfo, Risk, Slot, Source, StepInfo,
+    TaskInfo, Template,
 };
 use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
@@ -33,12 +33,14 @@ pub(crate) struct Tables<'f> {
     /// Reused buffer for the text of interpolated literals.
     scratch: String,
     constants: Vec<Constant>,
+    /// The other constants' indices; a string constant's is in
+    /// `str_constants`, by string index (`u32::MAX`: none), without hashing.
     constant_index: FxHashMap<Constant, u32>,
+    str_constants: Vec<u32>,
     pub(crate) slots: Vec<Slot>,
-    /// The slot named by each string, by string index (`NONE`: not a
-    /// variable's name), up to the last name declared: a slot is found by
-    /// its name's string, with no map of names of its own (a plan of 23,000
-    /// variables held 2 MiB in one).
+    /// A variable's slot by the string index of its name (`u32::MAX`
+    /// where a string names no variable): a name is interned with its
+    /// slot, so finding the slot is finding the string.
     slot_of_string: Vec<u32>,
     /// Slots whose type is not known yet (copies of later-typed variables).
     unresolved: FxHashSet<u32>,
@@ -52,6 +54,9 @@ pub(crate) struct Tables<'f> {
     /// The plan's answer types (`INTO x AS T`), as the checker resolved them:
     /// their shapes become the module's table, in the same order.
     pub(crate) answers: AnswerTypes,
+    /// Shape → the string of its JSON Schema: derived once per shape, not
+    /// once per prompt (a plan asks for the same TYPE many times).
+    schemas: FxHashMap<u32, u32>,
     pub(crate) choices: Vec<Choice>,
     pub(crate) estimates: Vec<CostBound>,
     pub(crate) steps: Vec<StepInfo>,
@@ -76,6 +81,7 @@ impl<'f> Tables<'f> {
             scratch: String::new(),
             constants: Vec::new(),
             constant_index: FxHashMap::default(),
+            str_constants: Vec::new(),
             slots: Vec::new(),
             slot_of_string: Vec::new(),
             unresolved: Default::default(),
@@ -86,6 +92,7 @@ impl<'f> Tables<'f> {
             assertions: Vec::new(),
             prompts: Vec::new(),
             answers: AnswerTypes::default(),
+            schemas: FxHashMap::default(),
             choices: Vec::new(),
             estimates: Vec::new(),
             steps: Vec::new(),
@@ -119,7 +126,8 @@ impl<'f> Tables<'f> {
     fn string_inside_enclosing(&mut self, text: &str, span: Span) -> u32 {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
-                match self.strings.table.get(outer).and_then(|outer_text| outer_text.find(text)) {
+                let find = |outer: &str| memchr::memmem::find(outer.as_bytes(), text.as_bytes());
+                match self.strings.table.get(outer).and_then(find) {
                     Some(offset) => self.string_within(text, outer, offset as u32),
                     None => self.string(text),
                 }
@@ -175,7 +183,20 @@ impl<'f> Tables<'f> {
 
     pub(crate) fn constant(&mut self, constant: Constant) -> u32 {
         let next = self.constants.len() as u32;
-        let index = *self.constant_index.entry(constant).or_insert(next);
+        let index = match constant {
+            Constant::Str(string) => {
+                let at = string as usize;
+                if self.str_constants.len() <= at {
+                    self.str_constants.resize(at + 1, u32::MAX);
+                }
+                let index = &mut self.str_constants[at];
+                if *index == u32::MAX {
+                    *index = next;
+                }
+                *index
+            }
+            _ => *self.constant_index.entry(constant).or_insert(next),
+        };
         if index == next {
             self.constants.push(constant);
         }
@@ -189,24 +210,19 @@ impl<'f> Tables<'f> {
 
     /// The slot of a variable, created on first use with `ty` as its type.
     pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
-        if let Some(slot) = self.slot_named(name) {
+        // A declared variable's name is interned already: this adds no string.
+        let name_index = self.string(name);
+        let at = name_index as usize;
+        if let Some(&slot) = self.slot_of_string.get(at).filter(|&&slot| slot != u32::MAX) {
             return slot;
         }
         let slot = self.slots.len() as u32;
-        let name_index = self.string(name);
         self.slots.push(Slot { name: name_index, ty });
-        let at = name_index as usize;
         if self.slot_of_string.len() <= at {
-            self.slot_of_string.resize(at + 1, NONE);
+            self.slot_of_string.resize(at + 1, u32::MAX);
         }
         self.slot_of_string[at] = slot;
         slot
-    }
-
-    /// The slot of the variable `name`, if it has one.
-    fn slot_named(&self, name: &str) -> Option<u32> {
-        let index = self.strings.get(name)?;
-        self.slot_of_string.get(index as usize).copied().filter(|&slot| slot != NONE)
     }
 
     /// `INTO x AS T` where `x` starts at `at`: T's shape and schema name.
@@ -219,10 +235,20 @@ impl<'f> Tables<'f> {
         self.answers.shapes.get(shape).map_or(ValueType::Str, |s| s.value_type(shape))
     }
 
-    /// A typed prompt's answer entry: its JSON Schema derived here, once.
+    /// A typed prompt's answer entry: its JSON Schema derived here, once
+    /// per shape. The name is interned first, as the table's order has it.
     pub(crate) fn prompt_answer_entry(&mut self, shape: u32, name: &str) -> PromptAnswer {
-        let schema = tisslang::answer::schema::schema_text(&self.answers.shapes, shape);
-        PromptAnswer { shape, name: self.string(name), schema: self.string(&schema) }
+        let name = self.string(name);
+        let schema = match self.schemas.get(&shape) {
+            Some(&schema) => schema,
+            None => {
+                let text = tisslang::answer::schema::schema_text(&self.answers.shapes, shape);
+                let schema = self.string(&text);
+                self.schemas.insert(shape, schema);
+                schema
+            }
+        };
+        PromptAnswer { shape, name, schema }
     }
 
     /// The answer shapes with their names interned.
@@ -252,7 +278,7 @@ impl<'f> Tables<'f> {
 
     /// Declares a variable whose type is not known yet.
     pub(crate) fn slot_unresolved(&mut self, name: &str) {
-        if self.slot_named(name).is_some() {
+        if self.existing_slot(name).is_some() {
             return;
         }
         let slot = self.slot(name, ValueType::Str);
@@ -260,7 +286,7 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
-        if let Some(slot) = self.slot_named(name) {
+        if let Some(slot) = self.existing_slot(name) {
             self.slots[slot as usize].ty = ty;
             self.unresolved.remove(&slot);
         }
@@ -268,12 +294,12 @@ impl<'f> Tables<'f> {
 
     /// The type of a declared variable whose type is known.
     pub(crate) fn known_slot_type(&self, name: &str) -> Option<ValueType> {
-        let slot = self.slot_named(name)?;
+        let slot = self.existing_slot(name)?;
         (!self.unresolved.contains(&slot)).then(|| self.slots[slot as usize].ty)
     }
 
     pub(crate) fn mark_read_slot(&mut self, name: &str) {
-        if let Some(slot) = self.slot_named(name) {
+        if let Some(slot) = self.existing_slot(name) {
             self.read_slots.insert(slot);
         }
     }
@@ -288,7 +314,8 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn existing_slot(&self, name: &str) -> Option<u32> {
-        self.slot_named(name)
+        let string = self.existing_string(name)?;
+        self.slot_of_string.get(string as usize).copied().filter(|&slot| slot != u32::MAX)
     }
 
     pub(crate) fn slot_type(&self, slot: u32) -> ValueType {

@@ -168,8 +168,12 @@ impl Presence<'_, '_, '_> {
     }
 
     fn forget(&mut self, ident: &Ident) {
-        let prefix = format!("{}.", ident.name);
-        let gone: Vec<String> = self.current().into_iter().filter(|k| k.starts_with(&prefix)).collect();
+        // Most bindings come where nothing holds: nothing to end.
+        if self.facts.is_empty() {
+            return;
+        }
+        let about = |k: &str| k.strip_prefix(&*ident.name).is_some_and(|field| field.starts_with('.'));
+        let gone: Vec<String> = self.current().into_iter().filter(|k| about(k)).collect();
         self.facts.extend(gone.into_iter().map(|k| (k, false)));
     }
 }

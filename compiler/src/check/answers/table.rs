@@ -5,7 +5,12 @@
 //! TYPE defined twice (E0219), a TYPE that contains itself (E0220), a field
 //! or enum literal given twice (E0221).
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdMap;
+
+/// The table's maps: foldhash, seeded at random as SipHash is but a few
+/// instructions a key (a prompt looks its answer up in several passes).
+/// Nothing iterates them, so order never leaks.
+type HashMap<K, V> = StdMap<K, V, foldhash::fast::RandomState>;
 
 use tiss_support::suggest;
 use tisslang::answer::{Shape, ShapeField, Shapes};
@@ -76,8 +81,8 @@ pub(crate) fn collect(plan: &Plan, cx: &mut Ctx<'_>) -> AnswerTypes {
     let mut b = Builder {
         cx,
         defs: NameMap::default(),
-        state: HashMap::new(),
-        index: HashMap::new(),
+        state: HashMap::default(),
+        index: HashMap::default(),
         out: AnswerTypes::default(),
     };
     for item in &plan.items {
