@@ -84,13 +84,14 @@ pub fn prompt_tokens(query: &str, context_vars: usize) -> (u64, u64) {
 }
 
 /// A prompt whose full text is known (at run time: query and context, of
-/// `bytes` bytes and `chars` characters): at least `bytes / 8` tokens, at
-/// most `ceil(chars / 4) + 16` of prompt and [`DEFAULT_MAX_TOKENS`] of
-/// completion. The static rule above is this with each context variable's
-/// size unknown.
-pub fn prompt_tokens_for_text(bytes: u64, chars: u64) -> (u64, u64) {
+/// `bytes` bytes and `chars` characters), answered in at most `completion`
+/// tokens (the provider's `max_tokens`): at least `bytes / 8` tokens, at
+/// most `ceil(chars / 4) + 16` of prompt and `completion`. The static rule
+/// above is this with each context variable's size unknown and the default
+/// completion.
+pub fn prompt_tokens_for_text(bytes: u64, chars: u64, completion: u64) -> (u64, u64) {
     let prompt = chars.div_ceil(CHARS_PER_TOKEN).saturating_add(PROMPT_OVERHEAD_TOKENS);
-    (bytes / MIN_BYTES_PER_TOKEN, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+    (bytes / MIN_BYTES_PER_TOKEN, prompt.saturating_add(completion))
 }
 
 /// The bytes of `query` outside its `${...}` interpolations.
@@ -140,7 +141,8 @@ mod tests {
         assert_eq!(prompt_tokens("12345678${VERY_LONG_VARIABLE_NAME}", 0).0, 1);
         assert_eq!(prompt_tokens("${A}12345678${B}", 0).0, 1);
         assert_eq!(prompt_tokens("12345678${unclosed", 0).0, 1);
-        assert_eq!(prompt_tokens_for_text(80, 20), (10, 5 + 16 + 1024));
+        assert_eq!(prompt_tokens_for_text(80, 20, DEFAULT_MAX_TOKENS), (10, 5 + 16 + 1024));
+        assert_eq!(prompt_tokens_for_text(80, 20, 50), (10, 5 + 16 + 50));
     }
 
     #[test]

@@ -111,6 +111,13 @@ impl Host for DapHost {
         self.inner.host().now_ms()
     }
 
+    fn completion_tokens(&self) -> u64 {
+        match &self.inner {
+            Inner::Live(host) => host.completion_tokens(),
+            Inner::Replay(host) => host.completion_tokens(),
+        }
+    }
+
     fn log(&mut self, event: &Event<'_>) {
         match event.event {
             "log" => self.out.output("stdout", event.op),

@@ -167,6 +167,11 @@ pub trait Host {
     fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer>;
     /// Milliseconds on a monotonic clock.
     fn now_ms(&mut self) -> u64;
+    /// The most tokens a model's answer may take (the provider's
+    /// `max_tokens`): what a prompt's token maximum allows for the answer.
+    fn completion_tokens(&self) -> u64 {
+        tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS
+    }
     fn log(&mut self, event: &Event<'_>);
     /// Writes out, atomically, what the host records of the run (the
     /// `--record` cassette): when the run stops, however it stops, and with

@@ -66,6 +66,8 @@ pub struct OsHost {
     pub output_cap: usize,
     /// Show a streamed answer on stderr as it comes (stderr is a terminal).
     pub show_tokens: bool,
+    /// The provider's `max_tokens` ([`Host::completion_tokens`]).
+    pub completion_tokens: u64,
     /// Print no step lines at all (benches, embedding).
     pub quiet_steps: bool,
     /// Colour for the step lines, as the stream they go to allows.
@@ -91,6 +93,7 @@ impl OsHost {
             answer_error: None,
             output_cap: process::DEFAULT_OUTPUT_CAP,
             show_tokens: false,
+            completion_tokens: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
             quiet_steps: false,
             style: Style::PLAIN,
             started: Instant::now(),
@@ -297,6 +300,10 @@ impl Host for OsHost {
 
     fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
         self.ask_live(question, at)
+    }
+
+    fn completion_tokens(&self) -> u64 {
+        self.completion_tokens
     }
 
     fn now_ms(&mut self) -> u64 {

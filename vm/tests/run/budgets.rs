@@ -149,3 +149,32 @@ fn preflight_lets_a_prompt_with_context_that_fits_run() {
     let spent = report["cost"]["token_count"].as_u64().unwrap();
     assert!(spent > 0 && spent <= 200, "{report:#}");
 }
+
+/// A prompt's own check allows the provider's `max_tokens` for the answer,
+/// not always the default 1,024: with `--max-tokens 50` the prompt (at
+/// most 17 tokens of text) fits the 200 left without a warning, and with the
+/// default it is warned about (it was warned about either way). The cap is
+/// set inside the step, so the step's own check, on the bound compiled into
+/// the plan, has no cap to compare with.
+#[test]
+fn a_prompts_check_allows_the_providers_max_tokens_for_the_answer() {
+    let plan = "TASK \"t\"\nSTEP \"ask\" {\n    SET_BUDGET TOKEN_COUNT = 200\n    PROMPT_AGENT \"Hi.\" INTO answer\n}\n";
+    let warnings = |extra: &[&str]| {
+        let logs = tempfile::tempdir().unwrap();
+        let log = logs.path().join("log.jsonl");
+        let mut args = vec!["--log-file", log.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, report, _dir) = run(plan, &args);
+        assert_eq!(code, Some(0), "{report:#}");
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Json>(l).unwrap())
+            .filter(|e| e["event"] == "budget_warning")
+            .map(|e| e["op"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let default = warnings(&[]);
+    assert!(default.len() == 1 && default[0].contains("1041 tokens"), "{default:?}");
+    assert_eq!(warnings(&["--max-tokens", "50"]), Vec::<String>::new());
+}

@@ -63,12 +63,16 @@ impl Machine {
         let answer = info.answer;
         // Preflight on tokens: what is certain of the prompt as it will be
         // sent (query and context, a token per 8 bytes) must fit, and the
-        // estimate with the completion allowance may not (a warning).
+        // estimate with the provider's `max_tokens` of answer may not (a
+        // warning).
         let chars: usize = query.chars().count()
             + context.iter().map(|(k, v)| k.chars().count() + v.chars().count()).sum::<usize>();
         let bytes: usize = query.len() + context.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
-        let (min_tokens, max_tokens) =
-            tisslang::analysis::cost_model::prompt_tokens_for_text(bytes as u64, chars as u64);
+        let (min_tokens, max_tokens) = tisslang::analysis::cost_model::prompt_tokens_for_text(
+            bytes as u64,
+            chars as u64,
+            host.completion_tokens(),
+        );
         let mut bound = CostBound::ZERO;
         bound.add_range(Dim::TokenCount, min_tokens, max_tokens);
         self.preflight(program, host, &bound, 0, "the prompt")?;

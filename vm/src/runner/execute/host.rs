@@ -91,6 +91,7 @@ pub fn open_host(
     host.env_allow = remembered.env_allow.clone();
     host.sandbox = sandbox;
     host.show_tokens = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    host.completion_tokens = remembered.provider.max_tokens;
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;

@@ -166,6 +166,10 @@ impl<H: Host> Host for Rewind<'_, H> {
         }
     }
 
+    fn completion_tokens(&self) -> u64 {
+        self.live.completion_tokens()
+    }
+
     fn now_ms(&mut self) -> u64 {
         match self.tape.cursor.map(|i| &self.tape.taken[i]) {
             // The reading recorded here; none (an effect next): the last one.
