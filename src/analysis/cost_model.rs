@@ -75,12 +75,18 @@ pub fn default_run_time(timeout_ms: Option<u64>) -> (u64, u64) {
 /// [`DEFAULT_MAX_TOKENS`] of completion. Min: the query's literal bytes
 /// (without its `${...}` interpolations) / [`MIN_BYTES_PER_TOKEN`].
 pub fn prompt_tokens(query: &str, context_vars: usize) -> (u64, u64) {
+    prompt_tokens_answered(query, context_vars, DEFAULT_MAX_TOKENS)
+}
+
+/// [`prompt_tokens`] with `completion` tokens allowed for the answer (the
+/// provider's `max_tokens`) instead of [`DEFAULT_MAX_TOKENS`].
+pub fn prompt_tokens_answered(query: &str, context_vars: usize, completion: u64) -> (u64, u64) {
     let chars = query.chars().count() as u64;
     let prompt = chars
         .div_ceil(CHARS_PER_TOKEN)
         .saturating_add(PROMPT_OVERHEAD_TOKENS)
         .saturating_add((context_vars as u64).saturating_mul(DEFAULT_CONTEXT_TOKENS));
-    (literal_bytes(query) / MIN_BYTES_PER_TOKEN, prompt.saturating_add(DEFAULT_MAX_TOKENS))
+    (literal_bytes(query) / MIN_BYTES_PER_TOKEN, prompt.saturating_add(completion))
 }
 
 /// A prompt whose full text is known (at run time: query and context, of
@@ -124,6 +130,7 @@ mod tests {
     #[test]
     fn prompt_token_maxima_round_up_and_count_context() {
         assert_eq!(prompt_tokens("", 0).1, 16 + 1024);
+        assert_eq!(prompt_tokens_answered("abcde", 1, 50), (0, 2 + 16 + 1000 + 50));
         assert_eq!(prompt_tokens("abcde", 0).1, 2 + 16 + 1024);
         assert_eq!(prompt_tokens("abcd", 2).1, 1 + 16 + 2000 + 1024);
         // Characters, not bytes.

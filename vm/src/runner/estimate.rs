@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::analysis::estimate::{CostModel, estimate};
+use crate::provider::settings::{self, Origin, ProviderFlags, ProviderSettings};
 use tisslang::module::Module;
 
 use crate::runner::invalid::{Invalid, Refused};
@@ -21,6 +22,8 @@ pub struct EstimateOptions {
     pub cost_model: Option<PathBuf>,
     /// Earlier runs' log files, whose recorded durations bound a RUN's.
     pub history: Vec<PathBuf>,
+    /// `--max-tokens`: the answer allowance per prompt, as a run takes it.
+    pub max_tokens: Option<String>,
 }
 
 /// Prints the plan's estimate; the exit status.
@@ -46,6 +49,11 @@ fn model(options: &EstimateOptions) -> Result<CostModel, Invalid> {
         }
         None => CostModel::default(),
     };
+    // The run's rule: the flag, else TISS_MAX_TOKENS, else ./tiss.toml.
+    let flags = ProviderFlags { max_tokens: options.max_tokens.clone(), ..Default::default() };
+    let resolved = settings::from_process(&flags, ProviderSettings::default(), Origin::Default)
+        .map_err(|e| Invalid::told(options.plan.display().to_string(), e))?;
+    model.set_completion_tokens(resolved.settings.max_tokens);
     for path in &options.history {
         let text = read(path, "--history")?;
         model.add_history(&text).map_err(|e| {

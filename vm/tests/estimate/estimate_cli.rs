@@ -270,3 +270,37 @@ fn help_describes_the_options() {
         assert!(out.contains(option), "{out}");
     }
 }
+
+/// A prompt's answer allowance is the provider's `max_tokens`, taken as a
+/// run takes it: `--max-tokens`, else `TISS_MAX_TOKENS`, else `./tiss.toml`,
+/// else 1,024. The plan has one prompt, so each allowance moves the
+/// token maximum by its difference from 1,024; the minimum never moves.
+#[test]
+fn the_answer_allowance_is_the_runs_max_tokens() {
+    let dir = workspace();
+    let tokens = |args: &[&str], env: Option<&str>| {
+        let mut command = crate::common::command();
+        command
+            .arg("estimate")
+            .arg("plan.tiss")
+            .args(["--output-format", "json"])
+            .args(args)
+            .current_dir(dir.path());
+        if let Some(n) = env {
+            command.env("TISS_MAX_TOKENS", n);
+        }
+        let o = command.output().expect("run tissvm");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let json: Json = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+        bound_of(&json["total"], Dim::TokenCount)
+    };
+    let (min, max) = tokens(&[], None);
+    assert_eq!(tokens(&["--max-tokens", "50"], None), (min, max - 1024 + 50));
+    assert_eq!(tokens(&[], Some("100")), (min, max - 1024 + 100));
+    assert_eq!(tokens(&["--max-tokens", "50"], Some("100")), (min, max - 1024 + 50), "the flag wins");
+    std::fs::write(dir.path().join("tiss.toml"), "[provider]\nmax_tokens = 10\n").unwrap();
+    assert_eq!(tokens(&[], None), (min, max - 1024 + 10));
+    let bad = tissvm(dir.path(), &["estimate", "plan.tiss", "--max-tokens", "many"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("max-tokens"), "{}", stderr(&bad));
+}

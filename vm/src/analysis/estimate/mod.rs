@@ -206,7 +206,7 @@ impl<'m> Analysis<'m> {
             task_units,
             task_bounds: vec![None; m.tasks.len()],
             step_bounds: vec![None; m.steps.len()],
-            prompt_tokens: prompt_tokens(m),
+            prompt_tokens: prompt_tokens(m, model.completion_tokens()),
             runs: runs(m, model),
             by_start,
             by_end,
@@ -606,7 +606,7 @@ fn runs(m: &Module, model: &CostModel) -> Vec<RunEstimate> {
 
 /// Tokens of every prompt table entry (the shared model: the query as the
 /// manifest records it, and the context variables).
-fn prompt_tokens(m: &Module) -> Vec<(u64, u64)> {
+fn prompt_tokens(m: &Module, completion: u64) -> Vec<(u64, u64)> {
     let mut read_slots: Vec<u32> = m
         .code
         .iter()
@@ -644,7 +644,7 @@ fn prompt_tokens(m: &Module) -> Vec<(u64, u64)> {
                 shape_text(m, &shape_of(m, producer(m, pc, 0)))
             };
             let context = if info.default_context { read_slots.len() + 1 } else { info.context.len() };
-            cost_model::prompt_tokens(&query, context)
+            cost_model::prompt_tokens_answered(&query, context, completion)
         })
         .collect()
 }

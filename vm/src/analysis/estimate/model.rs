@@ -83,6 +83,9 @@ pub struct CostModel {
     rules: Vec<Rule>,
     default: Option<(u64, u64)>,
     history: History,
+    /// Tokens allowed for a model's answer (the provider's `max_tokens`;
+    /// `None`: the default the compiler assumes).
+    completion_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -141,6 +144,16 @@ impl CostModel {
             model.rules.push(Rule { pattern, regex, min, max });
         }
         Ok(model)
+    }
+
+    /// Allows `tokens` for each model's answer (the provider's `max_tokens`).
+    pub fn set_completion_tokens(&mut self, tokens: u64) {
+        self.completion_tokens = Some(tokens);
+    }
+
+    /// The tokens allowed for each model's answer.
+    pub fn completion_tokens(&self) -> u64 {
+        self.completion_tokens.unwrap_or(tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS)
     }
 
     /// Adds the RUNs of an earlier run's `--log-file` to the history.

@@ -251,6 +251,11 @@ pub struct EstimateArgs {
     /// logged takes [fastest, slowest] of its recorded durations (repeatable).
     #[arg(long = "history", value_name = "LOG")]
     history: Vec<PathBuf>,
+
+    /// Tokens allowed for each model's answer, as a run's `--max-tokens` (default: TISS_MAX_TOKENS,
+    /// else ./tiss.toml's [provider] max_tokens, else 1024).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -435,6 +440,7 @@ impl EstimateArgs {
             json: self.output_format == EstimateFormat::Json,
             cost_model: self.cost_model.clone(),
             history: self.history.clone(),
+            max_tokens: self.max_tokens.clone(),
         }
     }
 }
