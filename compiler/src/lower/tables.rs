@@ -130,8 +130,7 @@ impl<'f> Tables<'f> {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
                 let key = lasso::Key::try_from_usize(outer as usize);
-                let find = |outer: &str| memchr::memmem::find(outer.as_bytes(), text.as_bytes());
-                match key.and_then(|key: Spur| find(self.strings.resolve(&key))) {
+                match key.and_then(|key: Spur| find(self.strings.resolve(&key), text)) {
                     Some(offset) => self.string_within(text, outer, offset as u32),
                     None => self.string(text),
                 }
@@ -516,6 +515,17 @@ fn string_table(strings: Rodeo<Spur, FxBuildHasher>, within: &[(u32, u32, u32)])
         }
     }
     table
+}
+
+/// The first place `needle` occurs in `hay`. A short needle (most are: a
+/// path, a word) by its first byte, without setting up a searcher for
+/// each; a long one with `str::find`, linear whatever the text.
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    match n.first() {
+        Some(&first) if n.len() <= 32 => memchr::memchr_iter(first, h).find(|&i| h[i..].starts_with(n)),
+        _ => hay.find(needle),
+    }
 }
 
 fn spur_index(spur: Spur) -> u32 {
