@@ -126,8 +126,7 @@ impl<'f> Tables<'f> {
     fn string_inside_enclosing(&mut self, text: &str, span: Span) -> u32 {
         match self.enclosing {
             Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
-                let find = |outer: &str| memchr::memmem::find(outer.as_bytes(), text.as_bytes());
-                match self.strings.table.get(outer).and_then(find) {
+                match self.strings.table.get(outer).and_then(|outer| find(outer, text)) {
                     Some(offset) => self.string_within(text, outer, offset as u32),
                     None => self.string(text),
                 }
@@ -534,6 +533,17 @@ impl Strings {
         let table = &self.table;
         self.index.insert_unique(hash, index, |&i| Strings::hash(table.get(i).unwrap_or("")));
         index
+    }
+}
+
+/// The first place `needle` occurs in `hay`. A short needle (most are: a
+/// path, a word) by its first byte, without setting up a searcher for
+/// each; a long one with `str::find`, linear whatever the text.
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    match n.first() {
+        Some(&first) if n.len() <= 32 => memchr::memchr_iter(first, h).find(|&i| h[i..].starts_with(n)),
+        _ => hay.find(needle),
     }
 }
 
