@@ -8,6 +8,7 @@ use std::rc::Rc;
 use regex::Regex;
 use tiss_providers::AnswerFormat;
 use tisslang::answer::Shapes;
+use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
 use tisslang::module::{Constant, Module, NONE};
 
@@ -66,6 +67,16 @@ pub struct Program {
     pub shapes: Shapes,
     /// Each prompt's answer format (its schema parsed once), `None` untyped.
     pub(crate) answer_formats: Vec<Option<AnswerFormat>>,
+    /// The steps' and tasks' bounds with the run's answer allowance, where
+    /// it is not the one compiled in ([`Program::use_bounds`]).
+    answered: Option<Answered>,
+}
+
+/// Bounds remade with another answer allowance.
+#[derive(Debug)]
+struct Answered {
+    steps: Vec<Option<CostBound>>,
+    tasks: Vec<CostBound>,
 }
 
 impl Program {
@@ -115,7 +126,31 @@ impl Program {
             top_level_steps,
             shapes,
             answer_formats,
+            answered: None,
         })
+    }
+
+    /// The bounds the preflight of steps and tasks uses instead of the
+    /// module's: per step (`None`: a step with no code) and per task, remade
+    /// with the run's answer allowance (`runner::execute`).
+    pub fn use_bounds(&mut self, steps: Vec<Option<CostBound>>, tasks: Vec<CostBound>) {
+        self.answered = Some(Answered { steps, tasks });
+    }
+
+    /// Step `step`'s bound, for its preflight.
+    pub(crate) fn step_bound(&self, step: u32) -> Option<&CostBound> {
+        match &self.answered {
+            Some(answered) => answered.steps.get(step as usize)?.as_ref(),
+            None => self.module.steps.get(step as usize).map(|info| &info.bound),
+        }
+    }
+
+    /// Task `task`'s bound, for its preflight.
+    pub(crate) fn task_bound(&self, task: u32) -> Option<&CostBound> {
+        match &self.answered {
+            Some(answered) => answered.tasks.get(task as usize),
+            None => self.module.tasks.get(task as usize).map(|info| &info.bound),
+        }
     }
 
     /// The module's content hash (`tisslang::container::content_hash`).

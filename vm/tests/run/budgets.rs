@@ -23,6 +23,23 @@ fn run(plan: &str, extra: &[&str]) -> (Option<i32>, Json, tempfile::TempDir) {
     (out.status.code(), report, dir)
 }
 
+/// The budget warnings a run of `plan` that passes logs, in order.
+fn budget_warnings(plan: &str, extra: &[&str]) -> Vec<String> {
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("log.jsonl");
+    let mut args = vec!["--log-file", log.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, report, _dir) = run(plan, &args);
+    assert_eq!(code, Some(0), "{report:#}");
+    std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .filter(|e| e["event"] == "budget_warning")
+        .map(|e| e["op"].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie (reparented to an init that does not reap) counts as dead.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -159,22 +176,24 @@ fn preflight_lets_a_prompt_with_context_that_fits_run() {
 #[test]
 fn a_prompts_check_allows_the_providers_max_tokens_for_the_answer() {
     let plan = "TASK \"t\"\nSTEP \"ask\" {\n    SET_BUDGET TOKEN_COUNT = 200\n    PROMPT_AGENT \"Hi.\" INTO answer\n}\n";
-    let warnings = |extra: &[&str]| {
-        let logs = tempfile::tempdir().unwrap();
-        let log = logs.path().join("log.jsonl");
-        let mut args = vec!["--log-file", log.to_str().unwrap()];
-        args.extend_from_slice(extra);
-        let (code, report, _dir) = run(plan, &args);
-        assert_eq!(code, Some(0), "{report:#}");
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<Json>(l).unwrap())
-            .filter(|e| e["event"] == "budget_warning")
-            .map(|e| e["op"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
-    };
+    let warnings = |extra: &[&str]| budget_warnings(plan, extra);
     let default = warnings(&[]);
     assert!(default.len() == 1 && default[0].contains("1041 tokens"), "{default:?}");
+    assert_eq!(warnings(&["--max-tokens", "50"]), Vec::<String>::new());
+}
+
+/// A step's check allows the run's `max_tokens` too: its bound, compiled
+/// with the default 1,024 of answer (2,041 tokens here, with 1,000 for the
+/// unknown `LAST_RUN` context), is remade for `--max-tokens 50` (1,067), so
+/// a cap of 1,500 warns with the default and not with 50.
+#[test]
+fn a_steps_check_allows_the_providers_max_tokens_for_each_answer() {
+    let plan = "TASK \"t\"\nSET_BUDGET TOKEN_COUNT = 1500\nSTEP \"ask\" {\n    PROMPT_AGENT \"Hi.\" INTO answer\n}\n";
+    let warnings = |extra: &[&str]| budget_warnings(plan, extra);
+    let default = warnings(&[]);
+    assert!(
+        default.len() == 1 && default[0].starts_with("step \"ask\" may need up to 2041 tokens"),
+        "{default:?}"
+    );
     assert_eq!(warnings(&["--max-tokens", "50"]), Vec::<String>::new());
 }

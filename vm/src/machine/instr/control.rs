@@ -19,7 +19,9 @@ impl Machine {
         let info = program.module.tasks.get(task as usize).ok_or_else(|| Exec::Trap("bad task".into()))?;
         let entry = info.entry;
         let what = format!("task \"{}\"", program.string(info.name));
-        self.preflight(program, host, &info.bound, 0, &what)?;
+        if let Some(bound) = program.task_bound(task) {
+            self.preflight(program, host, bound, 0, &what)?;
+        }
         self.frames.push(Frame { return_pc: self.pc, step_base: self.steps.len() as u32 });
         self.pc = entry;
         Ok(())
@@ -47,11 +49,11 @@ impl Machine {
         self.sync_time(host);
         self.check_time()?;
         self.steps.push(OpenStep { step, meters_at_entry: self.meters });
-        if let Some(info) = module.steps.get(step as usize) {
+        if let (Some(info), Some(bound)) = (module.steps.get(step as usize), program.step_bound(step)) {
             let what = format!("step \"{}\"", program.string(info.name));
             // The step's bound counts this STEP_ENTER, which is already
             // metered. A refused step is open, so the report names it.
-            self.preflight(program, host, &info.bound, 1, &what)?;
+            self.preflight(program, host, bound, 1, &what)?;
         }
         let name = program.string(module.steps.get(step as usize).map_or(NONE, |s| s.name)).to_string();
         self.log(program, host, "step_start", &name, "started", 0);

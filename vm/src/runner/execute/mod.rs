@@ -186,6 +186,7 @@ fn open(
     let used = start.resumed.as_ref().and_then(|r| r.answers.as_ref());
     let mut opened =
         open_host(&start.program, &start.workdir, start.first.take(), used, options, remembered, progress)?;
+    allow_answers_of(&mut start.program, opened.host.completion_tokens);
     opened.host.recorder = recorder;
     opened.host.journal = journal;
     let isolation = opened.host.sandbox.isolation().clone();
@@ -195,6 +196,23 @@ fn open(
         missing: isolation.missing.iter().map(|s| s.to_string()).collect(),
     });
     Ok(opened)
+}
+
+/// Makes the preflight of steps and tasks allow `completion` tokens for
+/// each model's answer (the run's `max_tokens`), as a prompt's own check
+/// does: the module's bounds allow the default, and are remade by
+/// `tissvm estimate`'s analysis of the code (which gives the compiler's
+/// bounds for the default allowance). A module the analysis cannot follow
+/// keeps its compiled bounds.
+fn allow_answers_of(program: &mut Program, completion: u64) {
+    if completion == tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS {
+        return;
+    }
+    let mut model = crate::analysis::estimate::CostModel::default();
+    model.set_completion_tokens(completion);
+    if let Ok(estimate) = crate::analysis::estimate::estimate(&program.module, &model) {
+        program.use_bounds(estimate.steps, estimate.tasks);
+    }
 }
 
 /// What the report and the snapshot need of the host once the run stopped.
