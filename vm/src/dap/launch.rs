@@ -124,7 +124,8 @@ fn open(
     machine: Option<crate::machine::Machine>,
     out: &Writer,
 ) -> Result<Opened, String> {
-    let (fresh, host, save_info) = open_session(&program, options).map_err(|status| {
+    let mut program = program;
+    let (fresh, host, save_info) = open_session(&mut program, options).map_err(|status| {
         format!("the session could not be set up (exit status {status}); the adapter's stderr says why")
     })?;
     let snapshot_dir = snapshot_dir

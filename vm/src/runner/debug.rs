@@ -65,8 +65,8 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
 /// The debugger on the real host, set up from the options of `run`, with
 /// what `save` records for `tissvm resume` to go on with; an error has
 /// been told and is the exit status.
-fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHost>, u8> {
-    let (machine, host, save_info) = open_session(&program, args)?;
+fn open_debugger(mut program: Program, args: &DebugOptions) -> Result<Debugger<OsHost>, u8> {
+    let (machine, host, save_info) = open_session(&mut program, args)?;
     let mut debugger = Debugger::new(program, machine, host);
     debugger.find_source(&args.plan);
     debugger.save_info = Some(save_info);
@@ -78,7 +78,7 @@ fn open_debugger(program: Program, args: &DebugOptions) -> Result<Debugger<OsHos
 /// (step lines on stderr), and what `save` records; an error has been told
 /// on stderr and is the exit status.
 pub(crate) fn open_session(
-    program: &Program,
+    program: &mut Program,
     args: &DebugOptions,
 ) -> Result<(Machine, OsHost, SaveInfo), u8> {
     let options = &args.host;
@@ -99,6 +99,7 @@ pub(crate) fn open_session(
         open_host(program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;
     host.journal = journal;
+    crate::runner::execute::allow_answers_of(program, host.completion_tokens);
     for (dim, value) in caps {
         machine.cap(dim, value);
     }

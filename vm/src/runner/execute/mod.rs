@@ -204,7 +204,7 @@ fn open(
 /// `tissvm estimate`'s analysis of the code (which gives the compiler's
 /// bounds for the default allowance). A module the analysis cannot follow
 /// keeps its compiled bounds.
-fn allow_answers_of(program: &mut Program, completion: u64) {
+pub(crate) fn allow_answers_of(program: &mut Program, completion: u64) {
     if completion == tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS {
         return;
     }
