@@ -235,8 +235,9 @@ impl Walk<'_> {
             _ => {}
         }
         // A failure here brings what is bound before the instruction, and the caught error.
-        if at.handler != NONE && !at.inner {
-            let h = self.m.handlers[at.handler as usize];
+        let handler = flow.handler(pc);
+        if handler != NONE && !at.inner {
+            let h = self.m.handlers[handler as usize];
             let caught = h.catch_slot != NONE && self.set(h.catch_slot);
             self.way_in(flow, h.target);
             if caught {

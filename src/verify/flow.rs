@@ -61,8 +61,10 @@ impl UnitInfo {
 
 /// What every path brings to one instruction, and what the passes after
 /// need to know of it. One struct per pc, so a visit touches one place.
-/// Packed: 22 bytes instead of 24, which is 0.25 MiB of `tissc compile`'s
+/// Packed: 18 bytes instead of 20, which is 0.25 MiB of `tissc compile`'s
 /// peak on a 50,000-line plan (read and written whole, never borrowed).
+/// The handler of each pc is kept beside it ([`Flow::handler`]), only in a
+/// module that has handlers: most plans have no TRY.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, packed(2))]
 pub(crate) struct At {
@@ -74,8 +76,6 @@ pub(crate) struct At {
     pub steps: u32,
     /// Its immediate dominator (`ROOT` for a unit's entry).
     pub idom: u32,
-    /// The handler a failure at it goes to (an index, or `NONE`).
-    pub handler: u32,
     /// Whether its state meets from several places (or comes from a
     /// failure): its bound variables are an intersection.
     pub join: bool,
@@ -92,6 +92,9 @@ pub(crate) struct Flow {
     pub task_unit: Vec<u32>,
     /// Per pc.
     pub at: Vec<At>,
+    /// Per pc, the handler a failure at it goes to (an index, or `NONE`);
+    /// empty when the module has no handlers.
+    handlers: Vec<u32>,
     pub types: TypeForest,
     pub open: Forest<u32>,
     /// The CALLs reached: (caller unit, callee unit).
@@ -108,15 +111,22 @@ pub(crate) struct Flow {
     pub span: Vec<(u32, u32)>,
 }
 
+impl Flow {
+    /// The handler a failure at `pc` goes to (an index, or `NONE`).
+    pub fn handler(&self, pc: u32) -> u32 {
+        self.handlers.get(pc as usize).copied().unwrap_or(NONE)
+    }
+}
+
 /// Runs pass 3 over a module whose tables and operands are valid and whose
 /// control only goes forward.
 pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
-    let unseen =
-        At { unit: UNSEEN, stack: EMPTY, steps: EMPTY, idom: ROOT, handler: NONE, join: false, inner: false };
+    let unseen = At { unit: UNSEEN, stack: EMPTY, steps: EMPTY, idom: ROOT, join: false, inner: false };
     let mut flow = Flow {
         units: vec![UnitInfo { entry: 0, task: None }],
         task_unit: Vec::with_capacity(m.tasks.len()),
         at: vec![unseen; m.code.len()],
+        handlers: Vec::new(),
         // Type stacks repeat (`forest.rs`); each STEP_ENTER pushes one open step.
         types: TypeForest::new(),
         open: Forest::with_capacity(m.steps.len(), 0),
@@ -125,7 +135,7 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         in_order: true,
         span: Vec::new(),
     };
-    paint_handlers(m, &mut flow.at);
+    flow.handlers = paint_handlers(m);
     flow.at[0].unit = 0;
     for (t, task) in m.tasks.iter().enumerate() {
         let entry = &mut flow.at[task.entry as usize];
@@ -170,14 +180,16 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
     Ok(flow)
 }
 
-/// The handler of each pc: the first in table order whose range holds it.
-/// Each range is painted over the pcs no earlier handler painted, skipping
-/// painted runs with a "next unpainted pc" table (path halving), so nested
-/// and repeated ranges cost no more than the code.
-fn paint_handlers(m: &Module, at: &mut [At]) {
+/// The handler of each pc: the first in table order whose range holds it
+/// (nothing when the module has no handlers). Each range is painted over
+/// the pcs no earlier handler painted, skipping painted runs with a "next
+/// unpainted pc" table (path halving), so nested and repeated ranges cost
+/// no more than the code.
+fn paint_handlers(m: &Module) -> Vec<u32> {
     if m.handlers.is_empty() {
-        return;
+        return Vec::new();
     }
+    let mut at = vec![NONE; m.code.len()];
     let mut next: Vec<u32> = (0..=at.len() as u32).collect();
     let find = |next: &mut Vec<u32>, mut pc: u32| {
         while next[pc as usize] != pc {
@@ -190,11 +202,12 @@ fn paint_handlers(m: &Module, at: &mut [At]) {
     for (i, h) in m.handlers.iter().enumerate() {
         let mut pc = find(&mut next, h.start);
         while pc < h.end {
-            at[pc as usize].handler = i as u32;
+            at[pc as usize] = i as u32;
             next[pc as usize] = pc + 1;
             pc = find(&mut next, pc + 1);
         }
     }
+    at
 }
 
 /// What reaches an instruction.
@@ -250,8 +263,9 @@ impl Interpreter<'_> {
         if pops > depth {
             return Err(VerifyError::StackUnderflow { pc, mnemonic: mnemonic(), depth, pops });
         }
-        if at.handler != NONE {
-            self.failure_edge(pc, at, depth - pops)?;
+        let handler = self.flow.handler(pc);
+        if handler != NONE {
+            self.failure_edge(pc, at, handler, depth - pops)?;
         }
 
         // The values taken, from the top down, checked against what the
@@ -485,17 +499,18 @@ impl Interpreter<'_> {
 
     /// Control goes from `pc` to `target` with `after`.
     fn edge(&mut self, pc: u32, target: u32, after: State) -> Result {
-        let handler = self.flow.at[pc as usize].handler;
-        let inner = handler != NONE && self.flow.at[target as usize].handler == handler;
+        let handler = self.flow.handler(pc);
+        let inner = handler != NONE && self.flow.handler(target) == handler;
         self.reach(target, pc, after, Some(pc), inner)
     }
 
-    /// A failure at `pc`: its handler's target is reached with the stack and
-    /// the open steps cut back. `left` is the stack after the values the
-    /// instruction takes (a failure may come after taking them).
-    fn failure_edge(&mut self, pc: u32, at: At, left: u32) -> Result {
-        let h = self.m.handlers[at.handler as usize];
-        let handler = at.handler as usize;
+    /// A failure at `pc` (in the range of `handler`): its handler's target
+    /// is reached with the stack and the open steps cut back. `left` is the
+    /// stack after the values the instruction takes (a failure may come
+    /// after taking them).
+    fn failure_edge(&mut self, pc: u32, at: At, handler: u32, left: u32) -> Result {
+        let h = self.m.handlers[handler as usize];
+        let handler = handler as usize;
         if left < h.stack_depth {
             return Err(VerifyError::HandlerStack { handler, pc, holds: left, stack_depth: h.stack_depth });
         }
@@ -514,7 +529,7 @@ impl Interpreter<'_> {
         // already counted (and walking up from deep inside a long range to
         // its start, pc after pc, would cost the range's length each time).
         let dom = at.idom;
-        let counted = dom != ROOT && self.flow.at[dom as usize].handler == at.handler;
+        let counted = dom != ROOT && self.flow.handler(dom) as usize == handler;
         let state = State { unit: at.unit, stack, steps };
         self.reach(h.target, pc, state, (!counted).then_some(dom), false)?;
         self.flow.at[h.target as usize].join = true;
@@ -531,16 +546,8 @@ impl Interpreter<'_> {
             // The first way into a handler's target always brings its
             // dominator: no pc of the range came before.
             let idom = dom.unwrap_or(ROOT);
-            let handler = at.handler;
-            flow.at[target as usize] = At {
-                unit: state.unit,
-                stack: state.stack,
-                steps: state.steps,
-                idom,
-                handler,
-                join: false,
-                inner,
-            };
+            flow.at[target as usize] =
+                At { unit: state.unit, stack: state.stack, steps: state.steps, idom, join: false, inner };
             return Ok(());
         }
         if at.unit != state.unit {
@@ -593,4 +600,14 @@ fn lca(at: &[At], mut a: u32, mut b: u32, known: Option<u32>, work: &mut u64) ->
         }
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    /// One per instruction: its size is most of the verifier's memory on a
+    /// large module (and of the facts a run keeps for its snapshots).
+    #[test]
+    fn the_state_at_a_pc_stays_small() {
+        assert_eq!(std::mem::size_of::<super::At>(), 18);
+    }
 }
