@@ -277,10 +277,19 @@ fn interrupted(
     let report_file = dir.join("long/long.tiss.json");
     let began = Instant::now();
     let mut gone_since: Option<Instant> = None;
+    let mut pending_since: Option<Instant> = None;
     loop {
         let state = slurm_command(cluster, "squeue", &["-h", "-j", &job, "-o", "%T"]);
         if state.contains("PENDING") {
-            slurm_command(cluster, "scontrol", &["update", &format!("JobId={task}"), "StartTime=now"]);
+            // Not in the second it was requeued in: slurmd compares a
+            // credential's time with its revocation's in whole seconds, and
+            // refuses a task started then ("Job credential revoked"), which
+            // is not requeued again (seen once in CI).
+            if pending_since.get_or_insert_with(Instant::now).elapsed() > Duration::from_millis(1100) {
+                slurm_command(cluster, "scontrol", &["update", &format!("JobId={task}"), "StartTime=now"]);
+            }
+        } else {
+            pending_since = None;
         }
         let suspended = std::fs::read(&report_file)
             .ok()
