@@ -4,8 +4,9 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+
+use hashbrown::{HashTable, hash_table};
 
 use crate::syntax::ast::{Block, Cond, Expr, Ident, Item, Plan, Stmt, StmtKind, StrLit};
 use crate::syntax::span::Span;
@@ -55,8 +56,9 @@ impl Hasher for NameHasher {
 }
 
 pub(crate) struct Symbols<'a> {
-    /// Variable name → index into `vars`.
-    pub var_ids: NameMap<'a, u32>,
+    /// Indices into `vars`, found by the variable's name (hashed with
+    /// [`NameHasher`]): 4 bytes a variable where a map of names held 24.
+    var_ids: HashTable<u32>,
     /// Variables in the order of their first binding in the source.
     pub vars: Vec<Var<'a>>,
     /// Every `DEFINE_TASK`, duplicates included, in source order.
@@ -74,20 +76,21 @@ pub(crate) struct Symbols<'a> {
 pub(crate) struct Var<'a> {
     pub name: &'a str,
     /// The first binding in source order, then the others: most variables
-    /// are bound once, and so need no vector.
+    /// are bound once, and so need no vector (boxed, so `Var` is 48 bytes).
     pub first: Binding<'a>,
-    pub more: Vec<Binding<'a>>,
+    #[allow(clippy::box_collection)] // 8 bytes where a `Vec` is 24, in every variable
+    more: Option<Box<Vec<Binding<'a>>>>,
 }
 
 impl<'a> Var<'a> {
     /// Binding `i` in source order.
     pub(crate) fn binding(&self, i: usize) -> Option<&Binding<'a>> {
-        if i == 0 { Some(&self.first) } else { self.more.get(i - 1) }
+        if i == 0 { Some(&self.first) } else { self.more.as_ref()?.get(i - 1) }
     }
 
     /// Every binding, in source order.
     pub(crate) fn bindings(&self) -> impl Iterator<Item = &Binding<'a>> {
-        std::iter::once(&self.first).chain(&self.more)
+        std::iter::once(&self.first).chain(self.more.iter().flat_map(|more| more.iter()))
     }
 }
 
@@ -129,21 +132,26 @@ impl<'a> Symbols<'a> {
         if self.vars.get(last as usize).is_some_and(|var| var.name == name) {
             return Some(last);
         }
-        let id = *self.var_ids.get(name)?;
+        let vars = &self.vars;
+        let id = *self.var_ids.find(name_hash(name), |&i| vars[i as usize].name == name)?;
         self.last.set(id);
         Some(id)
     }
 }
 
+fn name_hash(name: &str) -> u64 {
+    BuildHasherDefault::<NameHasher>::default().hash_one(name)
+}
+
 /// `answers`: the plan's answer types, which give a typed PROMPT_AGENT's
 /// variable its type.
 pub(crate) fn collect<'a>(plan: &'a Plan, answers: &AnswerTypes) -> Symbols<'a> {
-    // Guesses that save most of the rehashing and copying on big plans; an
-    // item holds at most one task.
-    let capacity = plan.items.len() * 2;
+    // There are at most as many variables as bindings (the parser counts
+    // them), so neither table grows; an item holds at most one task.
+    let capacity = plan.bindings as usize;
     let mut c = Collector {
         syms: Symbols {
-            var_ids: NameMap::with_capacity_and_hasher(capacity, Default::default()),
+            var_ids: HashTable::with_capacity(capacity),
             vars: Vec::with_capacity(capacity),
             tasks: Vec::new(),
             task_ids: NameMap::with_capacity_and_hasher(plan.items.len(), Default::default()),
@@ -167,11 +175,19 @@ impl<'a> Collector<'a, '_> {
     fn bind(&mut self, name: &'a str, span: Span, source: BindSource<'a>) {
         let binding = Binding { span, source };
         let vars = &mut self.syms.vars;
-        match self.syms.var_ids.entry(name) {
-            Entry::Occupied(id) => vars[*id.get() as usize].more.push(binding),
-            Entry::Vacant(slot) => {
+        let hash = name_hash(name);
+        let entry = self.syms.var_ids.entry(
+            hash,
+            |&i| vars[i as usize].name == name,
+            |&i| name_hash(vars[i as usize].name),
+        );
+        match entry {
+            hash_table::Entry::Occupied(id) => {
+                vars[*id.get() as usize].more.get_or_insert_default().push(binding)
+            }
+            hash_table::Entry::Vacant(slot) => {
                 slot.insert(vars.len() as u32);
-                vars.push(Var { name, first: binding, more: Vec::new() });
+                vars.push(Var { name, first: binding, more: None });
             }
         }
     }
@@ -212,7 +228,7 @@ impl<'a> Visitor<'a> for Collector<'a, '_> {
             Binder::PromptAgent => BindSource::Fixed(
                 self.answers
                     .prompt(ident.span.start)
-                    .map_or(Ty::Str, |&(shape, _)| shape_ty(&self.answers.shapes, shape)),
+                    .map_or(Ty::Str, |(shape, _)| shape_ty(&self.answers.shapes, shape)),
             ),
             Binder::Catch => BindSource::Fixed(Ty::Record(Rec::Error)),
             Binder::RequestReview => BindSource::Fixed(Ty::Record(Rec::Review)),
@@ -226,4 +242,39 @@ impl<'a> Visitor<'a> for Collector<'a, '_> {
     fn visit_expr(&mut self, _expr: &'a Expr) {}
 
     fn visit_strlit(&mut self, _lit: &'a StrLit) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::answer_types;
+
+    /// Sized once from the parser's count of binding statements: the
+    /// table never grows (a grown one is copied while the old is alive),
+    /// and a name bound many times is one variable with its bindings in
+    /// source order.
+    #[test]
+    fn the_table_is_sized_once_and_keeps_bindings_in_order() {
+        let src = "TASK \"t\"\nSTEP \"s\" {\n    VAR a = 1\n    VAR b = \"x\"\n    VAR a = 2\n    \
+                   READ \"f\" AS c\n    VAR a = 3\n}\n";
+        let (plan, diags) = crate::parser::parse(src);
+        assert!(diags.is_empty(), "{diags:?}");
+        let syms = collect(&plan, &answer_types(&plan));
+        assert_eq!(plan.bindings, 5);
+        assert_eq!(syms.vars.capacity(), 5);
+        let names: Vec<&str> = syms.vars.iter().map(|v| v.name).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let a = syms.var("a").map(|i| &syms.vars[i as usize]);
+        let starts: Vec<usize> =
+            a.into_iter().flat_map(|v| v.bindings()).map(|b| b.span.start as usize).collect();
+        let lines: Vec<&str> = starts.iter().map(|&s| &src[s..s + 1]).collect();
+        assert_eq!(lines, ["a", "a", "a"]);
+        assert!(starts.is_sorted() && starts.len() == 3);
+        assert_eq!(a.and_then(|v| v.binding(2)).map(|b| b.span.start as usize), starts.get(2).copied());
+        assert!(a.and_then(|v| v.binding(3)).is_none());
+        assert_eq!(syms.var("b"), Some(1));
+        assert_eq!(syms.var("c"), Some(2));
+        assert_eq!(syms.var("d"), None);
+        assert_eq!(std::mem::size_of::<Var<'_>>(), 48);
+    }
 }

@@ -226,7 +226,7 @@ impl<'f> Tables<'f> {
 
     /// `INTO x AS T` where `x` starts at `at`: T's shape and schema name.
     pub(crate) fn prompt_answer(&self, at: u32) -> Option<(u32, String)> {
-        self.answers.prompt(at).cloned()
+        self.answers.prompt(at).map(|(shape, name)| (shape, name.to_string()))
     }
 
     /// The stack type of a value of shape `shape`.

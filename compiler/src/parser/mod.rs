@@ -40,6 +40,7 @@ pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
+        bindings: 0,
         braceless_depth: 0,
         closer_lines: None,
     };
@@ -75,6 +76,8 @@ pub(crate) struct Parser<'a> {
     prev_end: u32,
     /// The statements of the blocks being parsed, innermost last.
     stmts: Vec<Stmt>,
+    /// Statements parsed that bind a name (`Plan::bindings`).
+    bindings: u32,
     /// How many blocks written without braces (`IF … ENDIF`) enclose the
     /// current token: inside one, recovery also stops at a line's `ELSE`.
     braceless_depth: usize,
@@ -472,7 +475,7 @@ impl<'a> Parser<'a> {
                 self.recover_item(from);
             }
         }
-        Plan { items }
+        Plan { items, bindings: self.bindings }
     }
 
     /// One top-level item introduced by `kw` (the current token, possibly a

@@ -194,6 +194,7 @@ impl Parser<'_> {
             }
         };
         let span = self.since(start);
+        self.bindings += u32::from(kind.binds_a_name());
         self.stmts.push(Stmt { kind, span });
         Ok(())
     }

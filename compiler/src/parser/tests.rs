@@ -533,3 +533,17 @@ fn exists_errors_teach() {
     assert_eq!(errs[0].2, "FILE \"a.txt\" EXISTS");
     assert_eq!(assert_errs("r.files exists")[0].2, "EXISTS");
 }
+
+/// `Plan::bindings` counts every statement that binds a name, in nested
+/// blocks, tasks and SETUP too (the checks size their symbol table by it).
+#[test]
+fn the_plan_counts_its_binding_statements() {
+    let plan = parse_ok(
+        "TASK \"t\"\nSETUP {\n    READ \"a\" AS a\n}\nDEFINE_TASK \"d\" {\n    VAR x = 1\n}\n\
+         STEP \"s\" {\n    VAR x = 2\n    TRY {\n        PROMPT_AGENT \"q\" INTO p\n    } CATCH AS e {\n        \
+         REQUEST_REVIEW \"r\" INTO r\n    }\n    ESTIMATE_COST INTO c {\n        LOG \"l\"\n    }\n    \
+         IF x == 2 {\n        VAR y = \"z\"\n    }\n    PROMPT_AGENT \"no name\"\n    LOG \"no binding\"\n}\n",
+    );
+    // a, x (task), x, p, e, r, c, y
+    assert_eq!(plan.bindings, 8);
+}

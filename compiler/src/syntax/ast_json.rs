@@ -144,6 +144,7 @@ mod tests {
                 },
                 span: Span::new(5, 14),
             }],
+            bindings: 0,
         };
         let value = to_value(&file, &plan);
         let expected = serde_json::json!([{
@@ -165,6 +166,7 @@ mod tests {
                 name: StrLit { parts: Default::default(), span: Span::new(5, 8) },
                 span: Span::new(0, 8),
             }],
+            bindings: 0,
         };
         let text = to_string_pretty(&file, &plan);
         let expected = r#"[

@@ -51,15 +51,20 @@ pub(crate) struct AnswerTypes {
     pub shapes: Shapes,
     /// TYPE name → its shape (absent if it could not be resolved).
     pub named: HashMap<String, u32>,
-    /// `INTO x AS T`, keyed by the start of `x`'s span: T's shape and the
-    /// name its schema is sent with (the TYPE's name, or `answer`).
-    pub prompts: HashMap<u32, (u32, String)>,
+    /// `INTO x AS T`, by the start of `x`'s span, ascending: that start,
+    /// T's shape, and the name its schema is sent with, an index into
+    /// `names`. 12 bytes a prompt: a map with a name each held 40 and more.
+    prompts: Vec<(u32, u32, u32)>,
+    /// The schema names (each TYPE's name, or `answer`), each once.
+    names: Vec<Box<str>>,
 }
 
 impl AnswerTypes {
     /// The shape and schema name of the prompt whose INTO name starts at `at`.
-    pub(crate) fn prompt(&self, at: u32) -> Option<&(u32, String)> {
-        self.prompts.get(&at)
+    pub(crate) fn prompt(&self, at: u32) -> Option<(u32, &str)> {
+        let i = self.prompts.binary_search_by_key(&at, |p| p.0).ok()?;
+        let (_, shape, name) = self.prompts[i];
+        Some((shape, &self.names[name as usize]))
     }
 }
 
@@ -74,6 +79,8 @@ struct Builder<'p, 'c, 's> {
     defs: NameMap<'p, &'p TypeDef>,
     state: HashMap<&'p str, State>,
     index: HashMap<Shape<Box<str>>, u32>,
+    /// Schema name → its index in `out.names`.
+    name_ids: HashMap<&'p str, u32>,
     out: AnswerTypes,
 }
 
@@ -83,6 +90,7 @@ pub(crate) fn collect(plan: &Plan, cx: &mut Ctx<'_>) -> AnswerTypes {
         defs: NameMap::default(),
         state: HashMap::default(),
         index: HashMap::default(),
+        name_ids: HashMap::default(),
         out: AnswerTypes::default(),
     };
     for item in &plan.items {
@@ -110,6 +118,10 @@ pub(crate) fn collect(plan: &Plan, cx: &mut Ctx<'_>) -> AnswerTypes {
     }
     let mut prompts = Prompts { b: &mut b };
     visit::walk_plan(&mut prompts, plan);
+    // Found in source order, so already sorted but for a tree built by hand.
+    if !b.out.prompts.is_sorted_by_key(|p| p.0) {
+        b.out.prompts.sort_by_key(|p| p.0);
+    }
     // The module keeps each distinct shape once, and holds at most so many.
     let shapes = b.out.shapes.shapes.len();
     if shapes > MAX_SHAPES
@@ -143,8 +155,8 @@ impl<'p> Visitor<'p> for Prompts<'_, 'p, '_, '_> {
             && let Some(ty) = &into.ty
         {
             let name = match &ty.kind {
-                TypeKind::Named { name } => name.name.to_string(),
-                _ => "answer".to_string(),
+                TypeKind::Named { name } => &*name.name,
+                _ => "answer",
             };
             if let Some(shape) = self.b.resolve(ty, 0) {
                 // Its schema spells every use of a named type out in full:
@@ -163,7 +175,8 @@ impl<'p> Visitor<'p> for Prompts<'_, 'p, '_, '_> {
                         .with_note("use fewer nested uses of the same type, or ask for the parts in separate prompts"),
                     );
                 } else {
-                    self.b.out.prompts.insert(into.var.span.start, (shape, name));
+                    let name = self.b.name_index(name);
+                    self.b.out.prompts.push((into.var.span.start, shape, name));
                 }
             }
         }
@@ -172,6 +185,15 @@ impl<'p> Visitor<'p> for Prompts<'_, 'p, '_, '_> {
 }
 
 impl<'p> Builder<'p, '_, '_> {
+    /// The index of a schema name in `out.names`, added if new.
+    fn name_index(&mut self, name: &'p str) -> u32 {
+        let names = &mut self.out.names;
+        *self.name_ids.entry(name).or_insert_with(|| {
+            names.push(name.into());
+            names.len() as u32 - 1
+        })
+    }
+
     /// The shape of `TYPE name`, resolving it on first use.
     fn named(&mut self, name: &'p str) -> Option<u32> {
         match self.state.get(name) {
@@ -301,5 +323,33 @@ impl<'p> Builder<'p, '_, '_> {
         self.index.insert(shape.clone(), i);
         self.out.shapes.shapes.push(shape);
         i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::check::answer_types;
+
+    /// A typed prompt's answer is found by where its INTO name starts:
+    /// the shape, and the TYPE's name (or `answer` for a type written in
+    /// place), each name held once however many prompts use it.
+    #[test]
+    fn prompts_are_found_by_the_start_of_their_name() {
+        let src = "#TISS_VERSION >= 1.1\nTASK \"t\"\nTYPE Review = { ok: BOOL }\nSTEP \"s\" {\n    \
+                   PROMPT_AGENT \"a\" INTO one AS Review\n    PROMPT_AGENT \"b\" INTO two\n    \
+                   PROMPT_AGENT \"c\" INTO three AS { n: INT }\n    PROMPT_AGENT \"d\" INTO four AS Review\n}\n";
+        let frontend = crate::frontend("t.tiss", src.as_bytes());
+        assert!(!frontend.has_errors(), "{:#?}", frontend.diagnostics);
+        let answers = answer_types(&frontend.plan);
+        let at = |name: &str| src.find(&format!("INTO {name}")).map(|i| i as u32 + 5).unwrap_or(u32::MAX);
+        let review = answers.named["Review"];
+        assert_eq!(answers.prompt(at("one")), Some((review, "Review")));
+        assert_eq!(answers.prompt(at("two")), None);
+        let (inline, name) = answers.prompt(at("three")).unwrap_or_default();
+        assert_eq!(name, "answer");
+        assert_ne!(inline, review);
+        assert_eq!(answers.prompt(at("four")), Some((review, "Review")));
+        assert_eq!(answers.prompt(at("four") + 1), None);
+        assert_eq!(answers.names.len(), 2);
     }
 }
