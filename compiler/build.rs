@@ -20,6 +20,16 @@
 //!   holding a `libgcc_s.so` that is a linker script naming `libgcc_eh.a`
 //!   (what gcc's `-static-libgcc` links). A C compiler without
 //!   `libgcc_eh.a` (clang with compiler-rt, say) leaves the shared library.
+//! - `tissc` only: the functions a compile runs (`link/tissc-hot.txt`, made
+//!   by `benches/hot_text.sh`) placed together before the rest of the code,
+//!   by a linker script. The kernel maps code in 64 KiB chunks around each
+//!   page touched; spread through 6 MiB of code, a compile's functions made
+//!   it touch far more than they hold (book: performance.md: a one-step
+//!   compile peaked at 5.6 MiB, 4.8 MiB so placed; each plan shape 0.4-0.8
+//!   MiB lower). Rust's symbol names end in a hash that changes from build
+//!   to build, so the list holds each name up to its hash and the script
+//!   matches the rest. gold and mold cannot insert into their layout: with
+//!   either named in the flags, or `TISS_HOT_TEXT=0`, the list is left out.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -32,6 +42,9 @@ fn main() {
     println!("cargo:rerun-if-changed={}", concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/build.rs"));
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
+    if var("CARGO_PKG_NAME") == "tiss-compiler" && var("CARGO_CFG_TARGET_OS") == "linux" {
+        hot_text(&var("RUSTC_LINKER"), &var("CARGO_ENCODED_RUSTFLAGS"), &PathBuf::from(var("OUT_DIR")));
+    }
     let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" || static_crt {
         return;
@@ -56,4 +69,30 @@ fn static_unwinder(linker: &str, out_dir: &std::path::Path) -> Option<PathBuf> {
     std::fs::create_dir_all(&dir).ok()?;
     std::fs::write(dir.join("libgcc_s.so"), format!("INPUT(\"{}\")\n", archive.display())).ok()?;
     Some(dir)
+}
+
+/// Links `tissc` with its hot functions first (see the top of this file).
+fn hot_text(linker: &str, rustflags: &str, out_dir: &std::path::Path) {
+    let list = concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissc-hot.txt");
+    println!("cargo:rerun-if-changed={list}");
+    println!("cargo:rerun-if-env-changed=TISS_HOT_TEXT");
+    let unsupported = |text: &str| text.contains("mold") || text.contains("gold");
+    if std::env::var_os("TISS_HOT_TEXT").is_some_and(|v| v == "0")
+        || unsupported(linker)
+        || unsupported(rustflags)
+    {
+        return;
+    }
+    let Ok(names) = std::fs::read_to_string(list) else { return };
+    let mut script = String::from("SECTIONS\n{\n  .text.tiss_hot :\n  {\n");
+    // A name the linker script's lexer could misread is left out.
+    let plain = |name: &&str| name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_$.".contains(&b));
+    for name in names.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).filter(plain) {
+        script.push_str(&format!("    *(.text.{name}*)\n"));
+    }
+    script.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    let path = out_dir.join("tissc-hot.ld");
+    if std::fs::write(&path, script).is_ok() {
+        println!("cargo:rustc-link-arg-bin=tissc=-Wl,-T,{}", path.display());
+    }
 }
