@@ -41,8 +41,8 @@ pub struct LowerOptions {
 
 /// Lowers a plan that passed every check (no error diagnostics).
 pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
-    let (mut tables, tasks, header_items) = lower_tasks(plan, file, crate::check::answer_types(plan));
-    let (code, bound) = lower_main(&mut tables, &tasks, plan.items.iter());
+    let (mut tables, tasks, header_items, lines) = lower_tasks(plan, file, crate::check::answer_types(plan));
+    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.iter());
     finish(tables, &header_items, code, bound, options)
 }
 
@@ -55,22 +55,24 @@ pub(crate) fn lower_owned(
     answers: AnswerTypes,
     options: LowerOptions,
 ) -> Module {
-    let (mut tables, tasks, header_items) = lower_tasks(&plan, file, answers);
-    let (code, bound) = lower_main(&mut tables, &tasks, plan.items.into_iter());
+    let (mut tables, tasks, header_items, lines) = lower_tasks(&plan, file, answers);
+    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.into_iter());
     finish(tables, &header_items, code, bound, options)
 }
 
 /// Declares the slots and lowers the DEFINE_TASKs (callees first). Returns
-/// the tables, the task index by name, and the items the header is made of
-/// (TASK and `#TISS!`), which are interned last.
+/// the tables, the task index by name, the items the header is made of
+/// (TASK and `#TISS!`), which are interned last, and room for the main
+/// unit's line entries.
 fn lower_tasks<'f>(
     plan: &Plan,
     file: &'f SourceFile,
     answers: AnswerTypes,
-) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>) {
+) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>, usize) {
     let mut tables = Tables::new(file);
     tables.answers = answers;
-    stmt::declare_slots(plan, &mut tables);
+    let sizes = stmt::declare_slots(plan, &mut tables);
+    sizes.reserve(&mut tables);
     let tasks = task_order(plan);
     tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();
     for &(index, _) in &tasks.order {
@@ -87,7 +89,7 @@ fn lower_tasks<'f>(
     }
     let header_items =
         plan.items.iter().filter(|i| matches!(i, Item::Task { .. } | Item::Header { .. })).cloned().collect();
-    (tables, tasks.index, header_items)
+    (tables, tasks.index, header_items, sizes.lines)
 }
 
 /// The main unit: SETUP and the top-level steps and budgets in source order,
@@ -95,9 +97,11 @@ fn lower_tasks<'f>(
 fn lower_main<I: std::borrow::Borrow<Item>>(
     tables: &mut Tables<'_>,
     task_index: &HashMap<String, u32>,
+    lines: usize,
     items: impl Iterator<Item = I>,
 ) -> (UnitCode, CostBound) {
     let mut main = Unit::new(tables, task_index, UnitKind::Main);
+    main.lines.reserve_exact(lines);
     for item in items {
         match item.borrow() {
             Item::Setup { description, body, span } => {
@@ -260,15 +264,15 @@ pub(crate) struct Unit<'t, 'f> {
 impl<'t, 'f> Unit<'t, 'f> {
     fn new(tables: &'t mut Tables<'f>, task_index: &'t HashMap<String, u32>, kind: UnitKind) -> Self {
         // The main unit holds most of a plan's code: sized from the source
-        // (about one instruction per 13 bytes, a line entry per 50) so it
-        // does not grow by copying.
+        // (about one instruction per 13 bytes) so it does not grow by
+        // copying; its line entries are counted (`stmt::Sizes`).
         let source = if matches!(kind, UnitKind::Main) { tables.file.text.len() } else { 0 };
         Unit {
             tables,
             task_index,
             kind,
             code: Vec::with_capacity(source / 12),
-            lines: Vec::with_capacity(source / 40),
+            lines: Vec::new(),
             handlers: Vec::new(),
             choices: Vec::new(),
             acc: CostBound::ZERO,

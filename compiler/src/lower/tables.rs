@@ -37,11 +37,10 @@ pub(crate) struct Tables<'f> {
     /// `str_constants`, by string index (`u32::MAX`: none), without hashing.
     constant_index: FxHashMap<Constant, u32>,
     str_constants: Vec<u32>,
+    /// Declared before any other string is interned (`stmt::declare_slots`),
+    /// so slot `i` is named by string `i`: finding a variable's slot is
+    /// finding its name's string, with no table from one to the other.
     pub(crate) slots: Vec<Slot>,
-    /// A variable's slot by the string index of its name (`u32::MAX`
-    /// where a string names no variable): a name is interned with its
-    /// slot, so finding the slot is finding the string.
-    slot_of_string: Vec<u32>,
     /// Slots whose type is not known yet (copies of later-typed variables).
     unresolved: FxHashSet<u32>,
     /// Slots bound by READ: the default context of a PROMPT_AGENT.
@@ -83,7 +82,6 @@ impl<'f> Tables<'f> {
             constant_index: FxHashMap::default(),
             str_constants: Vec::new(),
             slots: Vec::new(),
-            slot_of_string: Vec::new(),
             unresolved: Default::default(),
             read_slots: Default::default(),
             templates: Vec::new(),
@@ -211,17 +209,18 @@ impl<'f> Tables<'f> {
     pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
         // A declared variable's name is interned already: this adds no string.
         let name_index = self.string(name);
-        let at = name_index as usize;
-        if let Some(&slot) = self.slot_of_string.get(at).filter(|&&slot| slot != u32::MAX) {
+        if let Some(slot) = self.slot_named(name_index) {
             return slot;
         }
         let slot = self.slots.len() as u32;
+        debug_assert_eq!(slot, name_index, "a slot declared after another string was interned");
         self.slots.push(Slot { name: name_index, ty });
-        if self.slot_of_string.len() <= at {
-            self.slot_of_string.resize(at + 1, u32::MAX);
-        }
-        self.slot_of_string[at] = slot;
         slot
+    }
+
+    /// The slot named by string `string`, if there is one.
+    fn slot_named(&self, string: u32) -> Option<u32> {
+        self.slots.get(string as usize).filter(|slot| slot.name == string).map(|_| string)
     }
 
     /// `INTO x AS T` where `x` starts at `at`: T's shape and schema name.
@@ -313,8 +312,7 @@ impl<'f> Tables<'f> {
     }
 
     pub(crate) fn existing_slot(&self, name: &str) -> Option<u32> {
-        let string = self.existing_string(name)?;
-        self.slot_of_string.get(string as usize).copied().filter(|&slot| slot != u32::MAX)
+        self.slot_named(self.existing_string(name)?)
     }
 
     pub(crate) fn slot_type(&self, slot: u32) -> ValueType {
