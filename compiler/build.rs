@@ -25,7 +25,7 @@
 //!   by a linker script. The kernel maps code in 64 KiB chunks around each
 //!   page touched; spread through 6 MiB of code, a compile's functions made
 //!   it touch far more than they hold (book: performance.md: a one-step
-//!   compile peaked at 5.6 MiB, 4.8 MiB so placed; each plan shape 0.4-0.8
+//!   compile peaked at 5.5 MiB, 3.9 MiB so placed; each plan shape 1.4-1.9
 //!   MiB lower). Rust's symbol names end in a hash that changes from build
 //!   to build, so the list holds each name up to its hash and the script
 //!   matches the rest. gold and mold cannot insert into their layout: with
@@ -42,7 +42,10 @@ fn main() {
     println!("cargo:rerun-if-changed={}", concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/build.rs"));
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    if var("CARGO_PKG_NAME") == "tiss-compiler" && var("CARGO_CFG_TARGET_OS") == "linux" {
+    if var("CARGO_PKG_NAME") == "tiss-compiler"
+        && var("CARGO_CFG_TARGET_OS") == "linux"
+        && var("CARGO_CFG_TARGET_ENV") == "gnu"
+    {
         hot_text(&var("RUSTC_LINKER"), &var("CARGO_ENCODED_RUSTFLAGS"), &PathBuf::from(var("OUT_DIR")));
     }
     let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
@@ -84,13 +87,19 @@ fn hot_text(linker: &str, rustflags: &str, out_dir: &std::path::Path) {
         return;
     }
     let Ok(names) = std::fs::read_to_string(list) else { return };
-    let mut script = String::from("SECTIONS\n{\n  .text.tiss_hot :\n  {\n");
+    // The functions open `.text`; the linker adds the rest of the code after
+    // them (one section, as tools such as valgrind expect).
+    let mut script = String::from("SECTIONS\n{\n  .text :\n  {\n");
     // A name the linker script's lexer could misread is left out.
     let plain = |name: &&str| name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_$.".contains(&b));
     for name in names.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).filter(plain) {
-        script.push_str(&format!("    *(.text.{name}*)\n"));
+        // A compiler puts a function it thinks runs rarely (once, say) in
+        // `.text.unlikely.NAME`, a C constructor in `.text.startup.NAME`.
+        script.push_str(&format!(
+            "    *(.text.{name}* .text.unlikely.{name}* .text.startup.{name}* .text.hot.{name}*)\n"
+        ));
     }
-    script.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    script.push_str("  }\n}\nINSERT BEFORE .init;\n");
     let path = out_dir.join("tissc-hot.ld");
     if std::fs::write(&path, script).is_ok() {
         println!("cargo:rustc-link-arg-bin=tissc=-Wl,-T,{}", path.display());
