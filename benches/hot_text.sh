@@ -1,53 +1,74 @@
 #!/usr/bin/env bash
-# Remakes compiler/link/tissc-hot.txt: the functions a `tissc compile` runs,
-# which compiler/build.rs has the linker place together at the start of the
-# code (book: performance.md, "the code"). Each line is a symbol's name up to
-# its hash (`17h` of a legacy Rust name), or a whole name: a prefix the linker
-# matches against the sections `.text.NAME` of that build. Recorded with
-# callgrind (valgrind) from a release build compiling the plan of each shape,
-# the bench plan, a one-step plan and an examples/ plan; `tissc check` too.
-# Usage: benches/hot_text.sh   (needs valgrind; rewrites the list in place)
+# Remakes compiler/link/tissc-hot.txt and vm/link/tissvm-hot.txt: the
+# functions a `tissc compile` runs and those a `tissvm run` runs, which
+# compiler/build.rs has the linker place first in each binary's code (book:
+# performance.md, "the code"). Each line is a symbol's name up to its hash
+# (`17h` of a legacy Rust name), or a whole name: a prefix the linker matches
+# against the sections `.text.NAME` of that build. Recorded with callgrind
+# (valgrind) from release builds: tissc compiling the plan of each shape, the
+# bench plan, a one-step plan and an example, and checking one; tissvm running
+# a one-step plan (the start-up figure) and a plan with a RUN.
+# Usage: benches/hot_text.sh   (needs valgrind; rewrites both lists in place)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind not found (apt-get install valgrind)" >&2; exit 2; }
-cargo build -q --release --bin tissc --example gen_plan
+cargo build -q --release --bin tissc --bin tissvm --example gen_plan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+n=0
+record() {
+    local binary=$1
+    shift
+    valgrind --tool=callgrind --demangle=no --dump-instr=no \
+        --callgrind-out-file="$work/cg.$binary.$((++n))" "target/release/$binary" "$@" >/dev/null 2>&1 || true
+}
+
 target/release/examples/gen_plan 5000 > "$work/bench.tiss"
 for shape in steps heredoc conditions prompts; do
     target/release/examples/gen_plan 5400 "$shape" > "$work/$shape.tiss"
 done
 printf 'TASK "t"\nSTEP "s" {\n    ASSERT TRUE\n}\n' > "$work/one.tiss"
-run() {
-    valgrind --tool=callgrind --demangle=no --dump-instr=no \
-        --callgrind-out-file="$work/cg.$((++n))" target/release/tissc "$@" >/dev/null 2>&1 || true
-}
-n=0
+printf 'TASK "t"\nSTEP "s" {\n    RUN "true"\n    ASSERT LAST_RUN.EXIT_CODE == 0\n}\n' > "$work/run.tiss"
 for plan in "$work"/*.tiss examples/hello.tiss; do
-    run compile "$plan" -o "$work/out.tbc"
+    record tissc compile "$plan" -o "$work/out.tbc"
 done
-run check "$work/bench.tiss"
-list=$work/list
-{
-    echo "# The functions \`tissc compile\` runs (benches/hot_text.sh made this list; run it"
-    echo "# again after large changes). compiler/build.rs has the linker put them first."
+record tissc check "$work/bench.tiss"
+mkdir "$work/ws"
+for plan in one run; do
+    target/release/tissc compile "$work/$plan.tiss" -o "$work/$plan.tbc"
+    record tissvm run "$work/$plan.tbc" --workdir "$work/ws"
+done
+
+# list BINARY OUT: the functions the binary's recorded runs ran, into OUT.
+list() {
+    local binary=$1 out=$2 tmp=$work/list
     {
-        for f in "$work"/cg.*; do
-            # mimalloc's internal functions and main come without their object.
-            callgrind_annotate --threshold=100 "$f" | grep -E "target/release/tissc\]|:(_mi_|main ).*\[\?\?\?\]" \
-                | sed -E 's/.*:([^ ]+) \[.*/\1/'
-        done
-        # What runs on the CPU's SHA and carry-less multiply instructions,
-        # which valgrind's CPU lacks: the source's hash, the container's CRC.
-        nm target/release/tissc | awk '{ print $3 }' | grep -E 'sha2.*sha256.*x86|crc32fast.*specialized'
-    } | grep -E '^(_ZN|_R|_?mi_|main$)' | sed -E "s/'[0-9]+$//; s/\.[0-9]+$//; s/^(_ZN.*17h)[0-9a-f]{16}E$/\1/" \
-        | LC_ALL=C sort -u
-} > "$list"
-count=$(grep -vc '^#' "$list")
-# A compile runs several hundred; far fewer means a run failed.
-if [ "$count" -lt 200 ]; then
-    echo "only $count functions recorded: a run failed; the list is left as it was" >&2
-    exit 1
-fi
-mv "$list" compiler/link/tissc-hot.txt
-echo "compiler/link/tissc-hot.txt: $count functions"
+        echo "# The functions \`$binary\` runs (benches/hot_text.sh made this list; run it"
+        echo "# again after large changes). compiler/build.rs has the linker put them first."
+        {
+            for f in "$work"/cg."$binary".*; do
+                # mimalloc's internal functions and main come without their object.
+                callgrind_annotate --threshold=100 "$f" \
+                    | grep -E "target/release/$binary\\]|:(_mi_|main ).*\\[\\?\\?\\?\\]" \
+                    | sed -E 's/.*:([^ ]+) \[.*/\1/'
+            done
+            # What runs on the CPU's SHA and carry-less multiply instructions,
+            # which valgrind's CPU lacks: hashes, the container's CRC.
+            nm "target/release/$binary" | awk '{ print $3 }' | grep -E 'sha2.*sha256.*x86|crc32fast.*specialized' || true
+        } | grep -E '^(_ZN|_R|_?mi_|main$)' \
+            | sed -E "s/'[0-9]+$//; s/\.[0-9]+$//; s/^(_ZN.*17h)[0-9a-f]{16}E$/\1/" \
+            | LC_ALL=C sort -u
+    } > "$tmp"
+    local count
+    count=$(grep -vc '^#' "$tmp")
+    # A run goes through several hundred; far fewer means one failed.
+    if [ "$count" -lt 200 ]; then
+        echo "$binary: only $count functions recorded: a run failed; $out is left as it was" >&2
+        exit 1
+    fi
+    mv "$tmp" "$out"
+    echo "$out: $count functions"
+}
+list tissc compiler/link/tissc-hot.txt
+mkdir -p vm/link
+list tissvm vm/link/tissvm-hot.txt

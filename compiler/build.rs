@@ -20,9 +20,9 @@
 //!   holding a `libgcc_s.so` that is a linker script naming `libgcc_eh.a`
 //!   (what gcc's `-static-libgcc` links). A C compiler without
 //!   `libgcc_eh.a` (clang with compiler-rt, say) leaves the shared library.
-//! - `tissc` only: the functions a compile runs (`link/tissc-hot.txt`, made
-//!   by `benches/hot_text.sh`) placed together before the rest of the code,
-//!   by a linker script. The kernel maps code in 64 KiB chunks around each
+//! - The functions a compile runs (`link/tissc-hot.txt`) and a run's
+//!   (`vm/link/tissvm-hot.txt`), both made by `benches/hot_text.sh`, placed
+//!   together before the rest of the code, by a linker script. The kernel maps code in 64 KiB chunks around each
 //!   page touched; spread through 6 MiB of code, a compile's functions made
 //!   it touch far more than they hold (book: performance.md: a one-step
 //!   compile peaked at 5.5 MiB, 3.9 MiB so placed; each plan shape 1.4-1.9
@@ -42,11 +42,18 @@ fn main() {
     println!("cargo:rerun-if-changed={}", concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/build.rs"));
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    if var("CARGO_PKG_NAME") == "tiss-compiler"
+    let binary = match var("CARGO_PKG_NAME").as_str() {
+        "tiss-compiler" => Some("tissc"),
+        "tiss-vm" => Some("tissvm"),
+        _ => None,
+    };
+    if let Some(binary) = binary
         && var("CARGO_CFG_TARGET_OS") == "linux"
         && var("CARGO_CFG_TARGET_ENV") == "gnu"
     {
-        hot_text(&var("RUSTC_LINKER"), &var("CARGO_ENCODED_RUSTFLAGS"), &PathBuf::from(var("OUT_DIR")));
+        let list = PathBuf::from(var("CARGO_MANIFEST_DIR")).join(format!("link/{binary}-hot.txt"));
+        let out = PathBuf::from(var("OUT_DIR"));
+        hot_text(binary, &list, &var("RUSTC_LINKER"), &var("CARGO_ENCODED_RUSTFLAGS"), &out);
     }
     let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" || static_crt {
@@ -74,10 +81,10 @@ fn static_unwinder(linker: &str, out_dir: &std::path::Path) -> Option<PathBuf> {
     Some(dir)
 }
 
-/// Links `tissc` with its hot functions first (see the top of this file).
-fn hot_text(linker: &str, rustflags: &str, out_dir: &std::path::Path) {
-    let list = concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissc-hot.txt");
-    println!("cargo:rerun-if-changed={list}");
+/// Links `binary` with the functions `list` names first (see the top of
+/// this file).
+fn hot_text(binary: &str, list: &std::path::Path, linker: &str, rustflags: &str, out_dir: &std::path::Path) {
+    println!("cargo:rerun-if-changed={}", list.display());
     println!("cargo:rerun-if-env-changed=TISS_HOT_TEXT");
     let unsupported = |text: &str| text.contains("mold") || text.contains("gold");
     if std::env::var_os("TISS_HOT_TEXT").is_some_and(|v| v == "0")
@@ -100,8 +107,8 @@ fn hot_text(linker: &str, rustflags: &str, out_dir: &std::path::Path) {
         ));
     }
     script.push_str("  }\n}\nINSERT BEFORE .init;\n");
-    let path = out_dir.join("tissc-hot.ld");
+    let path = out_dir.join(format!("{binary}-hot.ld"));
     if std::fs::write(&path, script).is_ok() {
-        println!("cargo:rustc-link-arg-bin=tissc=-Wl,-T,{}", path.display());
+        println!("cargo:rustc-link-arg-bin={binary}=-Wl,-T,{}", path.display());
     }
 }

@@ -2,7 +2,8 @@
 //! binary run hermetically in a directory ([`command`], [`tissc`]), what it
 //! did ([`Run`], or [`stdout`] and [`stderr`] of an `Output`), and temporary
 //! workspaces ([`workspace`], [`listing`]); the book's command-line reference
-//! of a binary held to its definition ([`cli_reference`]); and the servers the
+//! of a binary held to its definition ([`cli_reference`]); a binary's hot
+//! functions linked first ([`hot_text`]); and the servers the
 //! provider tests talk to: a scripted HTTP server on loopback ([`loopback`])
 //! and a real llama.cpp server ([`llm_server`]).
 //!
@@ -13,6 +14,7 @@
 
 pub mod cli_reference;
 pub mod docs;
+pub mod hot_text;
 pub mod llm_server;
 pub mod loopback;
 pub mod skip;

@@ -331,69 +331,14 @@ fn compile_and_disasm_have_help() {
 
 /// The functions a compile runs are linked first, before the rest of the
 /// code (compiler/build.rs, `compiler/link/tissc-hot.txt`, book:
-/// performance.md), and the list still names the compiler's functions (a
-/// list gone stale after renames would order nothing, silently). Read with
-/// binutils' `nm`; without it the test says so and passes.
-#[cfg(target_os = "linux")]
-mod hot_text {
-    use std::process::Command;
-
-    #[test]
-    fn the_functions_a_compile_runs_are_linked_first() {
-        let binary = env!("CARGO_BIN_EXE_tissc");
-        let Some(symbols) = Command::new("nm")
-            .args(["--defined-only", binary])
-            .output()
-            .ok()
-            .filter(|out| out.status.success())
-            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
-        else {
-            eprintln!("SKIPPED: nm (binutils) not found");
-            return;
-        };
-        // (address, name) of each function.
-        let functions: Vec<(u64, &str)> = symbols
-            .lines()
-            .filter_map(|line| {
-                let mut words = line.split_whitespace();
-                let address = u64::from_str_radix(words.next()?, 16).ok()?;
-                let kind = words.next()?;
-                matches!(kind, "t" | "T").then_some(())?;
-                Some((address, words.next()?))
-            })
-            .collect();
-        let list = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissc-hot.txt"))
-            .expect("the list");
-        let entries: Vec<&str> = list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
-        let listed = |name: &str| entries.iter().any(|entry| name.starts_with(entry));
-        let found =
-            entries.iter().filter(|entry| functions.iter().any(|(_, name)| name.starts_with(*entry))).count();
-        // The tests run a debug build, whose inlining differs from the release
-        // build the list was made from: most names, not all, are in both.
-        eprintln!("{found} of {} listed functions are in this build", entries.len());
-        assert!(
-            found * 10 >= entries.len() * 8,
-            "only {found} of {} listed functions are in tissc: run benches/hot_text.sh",
-            entries.len()
-        );
-        // Every listed function of the compiler's own crates lies before the
-        // language server's, which a compile never runs. (The standard
-        // library's come precompiled, some of them under another name of
-        // the same code, whose section the list may not name.)
-        let ours = |name: &str| name.starts_with("_ZN13tiss_compiler") || name.starts_with("_ZN8tisslang");
-        let last_hot =
-            functions.iter().filter(|(_, name)| ours(name) && listed(name)).map(|&(at, _)| at).max();
-        let first_lsp = functions
-            .iter()
-            .filter(|(_, name)| name.contains("13tiss_compiler3lsp"))
-            .map(|&(at, _)| at)
-            .min();
-        let (Some(last_hot), Some(first_lsp)) = (last_hot, first_lsp) else {
-            panic!("no listed function, or no language server function, in tissc's symbols");
-        };
-        assert!(
-            last_hot < first_lsp,
-            "a listed function at {last_hot:#x}, the language server from {first_lsp:#x}"
-        );
-    }
+/// performance.md): the language server, which a compile never runs, after.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_functions_a_compile_runs_are_linked_first() {
+    tiss_test_support::hot_text::check(
+        std::path::Path::new(env!("CARGO_BIN_EXE_tissc")),
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissc-hot.txt")),
+        &["_ZN13tiss_compiler", "_ZN8tisslang"],
+        "13tiss_compiler3lsp",
+    );
 }

@@ -48,3 +48,16 @@ fn tissvm_starts_without_libgcc_s() {
     let objects = loaded_objects();
     assert!(!objects.contains("libgcc_s"), "tissvm loads libgcc_s.so.1 again:\n{objects}");
 }
+
+/// The functions a run runs are linked first, before the rest of the code
+/// (compiler/build.rs, `vm/link/tissvm-hot.txt`, book: performance.md): the
+/// debug adapter, which a run never enters, after.
+#[test]
+fn the_functions_a_run_runs_are_linked_first() {
+    tiss_test_support::hot_text::check(
+        std::path::Path::new(env!("CARGO_BIN_EXE_tissvm")),
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissvm-hot.txt")),
+        &["_ZN7tiss_vm", "_ZN8tisslang"],
+        "_ZN7tiss_vm3dap",
+    );
+}

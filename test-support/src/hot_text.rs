@@ -1,0 +1,66 @@
+//! The check of a binary linked with the functions it runs first
+//! (compiler/build.rs, book: performance.md): the list still names the
+//! binary's functions (a list gone stale after renames would order nothing,
+//! silently), and the listed functions of the workspace's own crates lie
+//! before a part of the binary that the recorded runs never enter. Read with
+//! binutils' `nm`; without it the check says so and passes.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Checks `binary` against `list`: at least 80% of the list's names are in
+/// it, and every listed function whose name starts with one of `ours` lies
+/// before the first whose name contains `cold` (a module the recorded runs
+/// never enter).
+pub fn check(binary: &Path, list: &Path, ours: &[&str], cold: &str) {
+    let Some(symbols) = Command::new("nm")
+        .arg("--defined-only")
+        .arg(binary)
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+    else {
+        eprintln!("SKIPPED: nm (binutils) not found");
+        return;
+    };
+    // (address, name) of each function.
+    let functions: Vec<(u64, &str)> = symbols
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let address = u64::from_str_radix(words.next()?, 16).ok()?;
+            matches!(words.next()?, "t" | "T").then_some(())?;
+            Some((address, words.next()?))
+        })
+        .collect();
+    let list = std::fs::read_to_string(list).expect("the list of functions");
+    let entries: Vec<&str> = list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    let listed = |name: &str| entries.iter().any(|entry| name.starts_with(entry));
+    let found =
+        entries.iter().filter(|entry| functions.iter().any(|(_, name)| name.starts_with(*entry))).count();
+    // The tests run a debug build, whose inlining differs from the release
+    // build the list was made from: most names, not all, are in both.
+    eprintln!("{found} of {} listed functions are in {}", entries.len(), binary.display());
+    assert!(
+        found * 10 >= entries.len() * 8,
+        "only {found} of {} listed functions are in {}: run benches/hot_text.sh",
+        entries.len(),
+        binary.display()
+    );
+    // The standard library's come precompiled, some under another name of
+    // the same code, whose section the list may not name: ours only.
+    let last_hot = functions
+        .iter()
+        .filter(|(_, name)| ours.iter().any(|prefix| name.starts_with(prefix)) && listed(name))
+        .map(|&(at, _)| at)
+        .max()
+        .expect("a listed function of the workspace's crates");
+    let first_cold = functions
+        .iter()
+        .filter(|(_, name)| name.contains(cold))
+        .map(|&(at, _)| at)
+        .min()
+        .expect("a function of the module the runs never enter");
+    assert!(last_hot < first_cold, "a listed function at {last_hot:#x}, `{cold}` from {first_cold:#x}");
+}
