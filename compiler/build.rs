@@ -20,16 +20,18 @@
 //!   holding a `libgcc_s.so` that is a linker script naming `libgcc_eh.a`
 //!   (what gcc's `-static-libgcc` links). A C compiler without
 //!   `libgcc_eh.a` (clang with compiler-rt, say) leaves the shared library.
-//! - The functions a compile runs (`link/tissc-hot.txt`) and a run's
-//!   (`vm/link/tissvm-hot.txt`), both made by `benches/hot_text.sh`, placed
-//!   together before the rest of the code, by a linker script. The kernel maps code in 64 KiB chunks around each
-//!   page touched; spread through 6 MiB of code, a compile's functions made
-//!   it touch far more than they hold (book: performance.md: a one-step
-//!   compile peaked at 5.5 MiB, 3.9 MiB so placed; each plan shape 1.4-1.9
-//!   MiB lower). Rust's symbol names end in a hash that changes from build
-//!   to build, so the list holds each name up to its hash and the script
-//!   matches the rest. gold and mold cannot insert into their layout: with
-//!   either named in the flags, or `TISS_HOT_TEXT=0`, the list is left out.
+//! - The functions a compile runs (`link/tissc-hot.txt`) and those a run
+//!   runs (`vm/link/tissvm-hot.txt`), both made by `benches/hot_text.sh`,
+//!   placed together before the rest of the code by a linker script. The
+//!   kernel maps code in 64 KiB chunks around each page touched; spread
+//!   through 6 MiB of code, the functions made it touch far more than they
+//!   hold (book: performance.md: a one-step compile peaked at 5.5 MiB, 3.9
+//!   so placed, each plan shape 1.4-1.9 MiB lower; a trivial run 7.1 and
+//!   3.8 MiB, 0.94x the time). Rust's symbol names end in a hash that
+//!   changes from build to build, so the list holds each name up to its
+//!   hash and the script matches the rest. gold and mold cannot insert into
+//!   their layout: with either named in the flags, or `TISS_HOT_TEXT=0`,
+//!   the list is left out.
 
 use std::path::PathBuf;
 use std::process::Command;
