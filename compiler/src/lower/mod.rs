@@ -16,6 +16,7 @@ mod expr;
 mod manifest;
 mod path_cost;
 mod risk;
+mod slots;
 mod stmt;
 mod tables;
 
@@ -69,9 +70,8 @@ fn lower_tasks<'f>(
     file: &'f SourceFile,
     answers: AnswerTypes,
 ) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>, usize) {
-    let mut tables = Tables::new(file);
-    tables.answers = answers;
-    let sizes = stmt::declare_slots(plan, &mut tables);
+    let (mut tables, sizes) =
+        Tables::with_slots(file, answers, |declaring| slots::declare_slots(plan, declaring));
     sizes.reserve(&mut tables);
     let tasks = task_order(plan);
     tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();
@@ -265,7 +265,7 @@ impl<'t, 'f> Unit<'t, 'f> {
     fn new(tables: &'t mut Tables<'f>, task_index: &'t HashMap<String, u32>, kind: UnitKind) -> Self {
         // The main unit holds most of a plan's code: sized from the source
         // (about one instruction per 13 bytes) so it does not grow by
-        // copying; its line entries are counted (`stmt::Sizes`).
+        // copying; its line entries are counted (`slots::Sizes`).
         let source = if matches!(kind, UnitKind::Main) { tables.file.text.len() } else { 0 };
         Unit {
             tables,

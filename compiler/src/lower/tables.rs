@@ -6,7 +6,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use tisslang::answer::{Shape, ShapeField};
 use tisslang::cost::bound::CostBound;
-use tisslang::isa::Instr;
+use tisslang::isa::{Instr, NO_SLOT};
 use tisslang::module::strings::StringTable;
 use tisslang::module::{
     Assertion, Choice, Constant, Manifest, Module, PromptAnswer, PromptInfo, Risk, Slot, Source, StepInfo,
@@ -37,7 +37,7 @@ pub(crate) struct Tables<'f> {
     /// `str_constants`, by string index (`u32::MAX`: none), without hashing.
     constant_index: FxHashMap<Constant, u32>,
     str_constants: Vec<u32>,
-    /// Declared before any other string is interned (`stmt::declare_slots`),
+    /// Declared before any other string is interned ([`Tables::with_slots`]),
     /// so slot `i` is named by string `i`: finding a variable's slot is
     /// finding its name's string, with no table from one to the other.
     pub(crate) slots: Vec<Slot>,
@@ -65,7 +65,7 @@ pub(crate) struct Tables<'f> {
 }
 
 impl<'f> Tables<'f> {
-    pub(crate) fn new(file: &'f SourceFile) -> Tables<'f> {
+    fn new(file: &'f SourceFile) -> Tables<'f> {
         // Sized from the source so the tables rarely grow: about one
         // distinct string per 60 bytes of source in typical plans, and
         // their text, mostly the source's, not longer than it (room only:
@@ -100,6 +100,20 @@ impl<'f> Tables<'f> {
     }
 
     /// Interns a string: each distinct string is stored once.
+    /// New tables with every variable's slot declared by `declare`, before
+    /// anything else is interned: the only way slots are made, so slot `i`
+    /// is named by string `i` however lowering changes.
+    pub(crate) fn with_slots<R>(
+        file: &'f SourceFile,
+        answers: AnswerTypes,
+        declare: impl FnOnce(&mut Declaring<'_, 'f>) -> R,
+    ) -> (Tables<'f>, R) {
+        let mut tables = Tables::new(file);
+        tables.answers = answers;
+        let declared = declare(&mut Declaring(&mut tables));
+        (tables, declared)
+    }
+
     pub(crate) fn string(&mut self, text: &str) -> u32 {
         self.strings.intern(text, None)
     }
@@ -205,17 +219,11 @@ impl<'f> Tables<'f> {
         self.constant(Constant::Str(s))
     }
 
-    /// The slot of a variable, created on first use with `ty` as its type.
-    pub(crate) fn slot(&mut self, name: &str, ty: ValueType) -> u32 {
-        // A declared variable's name is interned already: this adds no string.
-        let name_index = self.string(name);
-        if let Some(slot) = self.slot_named(name_index) {
-            return slot;
-        }
-        let slot = self.slots.len() as u32;
-        debug_assert_eq!(slot, name_index, "a slot declared after another string was interned");
-        self.slots.push(Slot { name: name_index, ty });
-        slot
+    /// The slot of a declared variable ([`Declaring`]). Every binder was
+    /// declared, so a miss is the compiler's own fault: `NO_SLOT`, which the
+    /// verifier refuses, rather than a slot of another variable.
+    pub(crate) fn slot(&self, name: &str) -> u32 {
+        self.existing_slot(name).unwrap_or(NO_SLOT)
     }
 
     /// The slot named by string `string`, if there is one.
@@ -274,32 +282,10 @@ impl<'f> Tables<'f> {
             .collect()
     }
 
-    /// Declares a variable whose type is not known yet.
-    pub(crate) fn slot_unresolved(&mut self, name: &str) {
-        if self.existing_slot(name).is_some() {
-            return;
-        }
-        let slot = self.slot(name, ValueType::Str);
-        self.unresolved.insert(slot);
-    }
-
-    pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
-        if let Some(slot) = self.existing_slot(name) {
-            self.slots[slot as usize].ty = ty;
-            self.unresolved.remove(&slot);
-        }
-    }
-
     /// The type of a declared variable whose type is known.
     pub(crate) fn known_slot_type(&self, name: &str) -> Option<ValueType> {
         let slot = self.existing_slot(name)?;
         (!self.unresolved.contains(&slot)).then(|| self.slots[slot as usize].ty)
-    }
-
-    pub(crate) fn mark_read_slot(&mut self, name: &str) {
-        if let Some(slot) = self.existing_slot(name) {
-            self.read_slots.insert(slot);
-        }
     }
 
     /// The slots bound by READ, in slot order.
@@ -472,6 +458,56 @@ impl<'f> Tables<'f> {
     /// Resolves a string index back to text (for the risk assessment).
     pub(crate) fn text_of(&self, index: u32) -> &str {
         self.strings.table.get(index).unwrap_or("")
+    }
+}
+
+/// Tables whose slots are being declared ([`Tables::with_slots`]): the only
+/// handle that creates a slot. It reads the tables as they stand (a copy
+/// takes the type of the variable it copies).
+pub(crate) struct Declaring<'t, 'f>(&'t mut Tables<'f>);
+
+impl<'f> std::ops::Deref for Declaring<'_, 'f> {
+    type Target = Tables<'f>;
+    fn deref(&self) -> &Tables<'f> {
+        self.0
+    }
+}
+
+impl Declaring<'_, '_> {
+    /// The slot of a variable, created on first declaration with `ty` as its type.
+    pub(crate) fn declare(&mut self, name: &str, ty: ValueType) -> u32 {
+        let tables = &mut *self.0;
+        let name_index = tables.string(name);
+        if let Some(slot) = tables.slot_named(name_index) {
+            return slot;
+        }
+        // Only slot names have been interned, each once.
+        let slot = tables.slots.len() as u32;
+        debug_assert_eq!(slot, name_index);
+        tables.slots.push(Slot { name: name_index, ty });
+        slot
+    }
+
+    /// Declares a variable whose type is not known yet.
+    pub(crate) fn declare_unresolved(&mut self, name: &str) {
+        if self.existing_slot(name).is_some() {
+            return;
+        }
+        let slot = self.declare(name, ValueType::Str);
+        self.0.unresolved.insert(slot);
+    }
+
+    pub(crate) fn set_slot_type(&mut self, name: &str, ty: ValueType) {
+        if let Some(slot) = self.existing_slot(name) {
+            self.0.slots[slot as usize].ty = ty;
+            self.0.unresolved.remove(&slot);
+        }
+    }
+
+    pub(crate) fn mark_read_slot(&mut self, name: &str) {
+        if let Some(slot) = self.existing_slot(name) {
+            self.0.read_slots.insert(slot);
+        }
     }
 }
 

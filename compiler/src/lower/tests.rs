@@ -203,3 +203,57 @@ fn a_long_condition_compiles_and_its_analysis_stays_linear() {
         assert!(tisslang::verify::verify(&m).is_ok());
     }
 }
+
+#[test]
+fn every_binder_in_every_block_has_its_own_slot() {
+    // Slots are declared before lowering (`slots::declare_slots`) and only
+    // found while lowering: a binder the declaring walk missed would lower to
+    // NO_SLOT, which the verifier run by `crate::compile` refuses.
+    let m = compile(concat!(
+        "TASK \"t\"\n",
+        "DEFINE_TASK \"d\" { READ \"a\" AS in_task VAR copy = later }\n",
+        "SETUP { VAR in_setup = 1 }\n",
+        "STEP \"s\" {\n",
+        "  READ \"b\" AS read_var\n",
+        "  STEP \"inner\" { VAR nested = \"x\" }\n",
+        "  IF TRUE { VAR in_then = 1 } ELSE IF FALSE { VAR in_else_if = 2 } ELSE { VAR in_else = 3 }\n",
+        "  TRY { VAR in_try = 1 } CATCH AS caught { VAR in_handler = caught.MESSAGE }\n",
+        "  ESTIMATE_COST INTO estimate { PROMPT_AGENT \"q\" INTO in_estimate }\n",
+        "  CHOOSE { OPTION \"a\" { VAR in_option = 1 } OPTION \"b\" { REQUEST_REVIEW \"ok?\" INTO review } }\n",
+        "  PROMPT_AGENT \"q\" WITH read_var INTO answer\n",
+        "  VAR later = 7\n",
+        "  CALL \"d\"\n",
+        "}\n",
+    ));
+    let mut names: Vec<&str> = m.slots.iter().map(|s| m.strings.get(s.name).unwrap()).collect();
+    names.sort_unstable();
+    let mut expected = vec![
+        "answer",
+        "caught",
+        "copy",
+        "estimate",
+        "in_else",
+        "in_else_if",
+        "in_estimate",
+        "in_handler",
+        "in_option",
+        "in_setup",
+        "in_task",
+        "in_then",
+        "in_try",
+        "later",
+        "nested",
+        "read_var",
+        "review",
+    ];
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    let copy = m.slots.iter().position(|s| m.strings.get(s.name) == Some("copy")).unwrap();
+    let later = m.slots.iter().position(|s| m.strings.get(s.name) == Some("later")).unwrap();
+    assert_eq!(m.slots[copy].ty, m.slots[later].ty, "a copy takes the type of what it copies");
+    for instr in &m.code {
+        if let Instr::Store { slot } | Instr::Load { slot } | Instr::Read { slot } = instr {
+            assert!((*slot as usize) < m.slots.len(), "{instr:?}");
+        }
+    }
+}
