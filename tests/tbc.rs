@@ -9,6 +9,7 @@ mod plan_gen;
 
 use std::path::Path;
 
+use tiss_compiler::KeepSource;
 use tiss_compiler::lower::LowerOptions;
 use tisslang::container;
 use tisslang::module::{Module, Source};
@@ -45,9 +46,12 @@ fn check_module(name: &str, bytes: &[u8]) {
         assert_eq!(container::load(&container::encode(other)).as_ref(), Ok(other), "{name}");
     }
     // `tissc compile`'s path (owned bytes, the front end consumed) builds the same modules.
-    for (strip_source, expected) in [(false, &module), (true, &stripped)] {
+    // Keeping the hash or nothing, it gives the source text back as it lowers.
+    for (keep, expected) in
+        [(KeepSource::Text, &module), (KeepSource::Hash, &hashed), (KeepSource::Nothing, &stripped)]
+    {
         let fe = tiss_compiler::frontend_owned(name, bytes.to_vec());
-        assert_eq!(&fe.into_module(LowerOptions { strip_source }), expected, "{name}");
+        assert_eq!(&fe.into_module(keep), expected, "{name}");
     }
 }
 

@@ -47,8 +47,23 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
 /// [`frontend`] on bytes it may keep: valid UTF-8 becomes the source text in
 /// place, without a copy (`tissc` reads a file straight into it).
 pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
+    frontend_with(name, bytes, parser::parse)
+}
+
+/// [`frontend_owned`] for a plan that is only to be lowered
+/// ([`Frontend::into_module`]): heredoc bodies stay in the source text
+/// ([`parser::parse_for_lowering`]), so its tree is not for showing.
+pub fn frontend_to_lower(name: &str, bytes: Vec<u8>) -> Frontend {
+    frontend_with(name, bytes, parser::parse_for_lowering)
+}
+
+fn frontend_with(
+    name: &str,
+    bytes: Vec<u8>,
+    parse: fn(&str) -> (syntax::ast::Plan, Vec<Diagnostic>),
+) -> Frontend {
     let (text, mut diagnostics) = source_file::decode(bytes);
-    let (plan, parse_diagnostics) = parser::parse(&text);
+    let (plan, parse_diagnostics) = parse(&text);
     diagnostics.extend(parse_diagnostics);
     let answers = check::check_keeping_answers(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
@@ -72,16 +87,34 @@ pub fn compile(
 
 impl Frontend {
     /// Lowers the plan of a front end without errors (report its warnings
-    /// first), consuming it: the source text moves into the module instead
-    /// of being copied, and the syntax tree is freed item by item as it is
-    /// lowered (`lower::lower_owned`). The same module as [`compile`]'s.
-    pub fn into_module(self, options: lower::LowerOptions) -> tisslang::module::Module {
+    /// first), consuming it: the syntax tree is freed item by item as it is
+    /// lowered (`lower::lower_owned`), and so is the source text unless the
+    /// module keeps it (its hash is taken first); kept, it moves into the
+    /// module instead of being copied. The same module as [`compile`]'s.
+    pub fn into_module(self, keep: KeepSource) -> tisslang::module::Module {
+        use tisslang::module::{Source, kept_source::SourceHash};
         let Frontend { file, plan, diagnostics, answers } = self;
         drop(diagnostics);
-        let mut module = lower::lower_owned(plan, &file, answers, lower::LowerOptions { strip_source: true });
-        if !options.strip_source {
-            module.source = tisslang::module::Source::Embedded { name: file.name, text: file.text };
-        }
+        let source = match keep {
+            KeepSource::Hash => Source::Hash(SourceHash::of(&file.text)),
+            KeepSource::Text | KeepSource::Nothing => Source::Stripped,
+        };
+        let (mut module, file) = lower::lower_owned(plan, file, answers, keep != KeepSource::Text);
+        module.source = match keep {
+            KeepSource::Text => Source::Embedded { name: file.name, text: file.text },
+            KeepSource::Hash | KeepSource::Nothing => source,
+        };
         module
     }
+}
+
+/// What a module compiled by [`Frontend::into_module`] keeps of its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepSource {
+    /// Its hash (`tissc compile`'s default).
+    Hash,
+    /// Its text (`--embed-source`).
+    Text,
+    /// Nothing (`--strip`).
+    Nothing,
 }

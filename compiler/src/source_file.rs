@@ -24,6 +24,8 @@ pub struct SourceFile {
     /// later offset on the same line counts on from it, so a plan written on
     /// one long line is not rescanned from the line's start at every lookup.
     last_column: std::cell::Cell<(usize, usize, usize)>,
+    /// The text given back to the OS ([`SourceFile::release`]): zeros now.
+    released: std::ops::Range<usize>,
 }
 
 impl SourceFile {
@@ -37,6 +39,7 @@ impl SourceFile {
             line_starts,
             last_line: std::cell::Cell::new(0),
             last_column: std::cell::Cell::new((0, 0, 1)),
+            released: 0..0,
         }
     }
 
@@ -115,7 +118,64 @@ impl SourceFile {
     }
 
     pub fn slice(&self, span: Span) -> &str {
+        debug_assert!(
+            span.end as usize <= self.released.start || span.start as usize >= self.released.end,
+            "{span:?} lies in the released text {:?}",
+            self.released
+        );
         self.text.get(span.range()).unwrap_or("")
+    }
+
+    /// Gives the memory of the text from `floor` up to the start of the line
+    /// holding `before` back to the OS, in whole pages: what lowering has
+    /// consumed (`lower::lower_owned`), which is otherwise resident beside
+    /// the module's copy of it. The released bytes read as zeros after, so
+    /// nothing may look at them again ([`Self::slice`] checks in debug
+    /// builds); line lookups after `before` never do, as they count from
+    /// their line's start. Each end of the released range is a character
+    /// boundary, so the text stays valid UTF-8. Calls move forward only.
+    pub(crate) fn release(&mut self, floor: usize, before: usize) {
+        #[cfg(target_os = "linux")]
+        {
+            let before = before.min(self.text.len());
+            let line_start = self.line_starts[self.line_index(before)] as usize;
+            // SAFETY: sysconf only reads a constant of the system.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+            if page == 0 {
+                return;
+            }
+            // The text is reached through `&mut self`, so no slice of it is
+            // alive, and releasing a page is as writing zeros over it.
+            let start_ptr = self.text.as_mut_ptr();
+            let base = start_ptr as usize;
+            let mut from = if self.released.is_empty() {
+                (base + floor).next_multiple_of(page) - base
+            } else {
+                self.released.end
+            };
+            let mut to_offset = ((base + line_start) / page * page).saturating_sub(base);
+            while from < to_offset && !self.text.is_char_boundary(from) {
+                from += page;
+            }
+            while from < to_offset && !self.text.is_char_boundary(to_offset) {
+                to_offset -= page;
+            }
+            if from >= to_offset {
+                return;
+            }
+            // SAFETY: [from, to_offset) is whole pages inside the text's
+            // buffer, which this file owns; MADV_DONTNEED on private
+            // anonymous memory leaves them mapped, reading as zeros, which
+            // keeps the text UTF-8 (both ends are character boundaries).
+            let done =
+                unsafe { libc::madvise(start_ptr.add(from).cast(), to_offset - from, libc::MADV_DONTNEED) };
+            if done == 0 {
+                let start = if self.released.is_empty() { from } else { self.released.start };
+                self.released = start..to_offset;
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (floor, before);
     }
 }
 
@@ -228,5 +288,46 @@ mod tests {
         assert_eq!(f.line_text(2), "çé x");
         assert_eq!(f.line_col(11), LineCol { line: 3, column: 1 });
         assert_eq!(f.line_col(999), LineCol { line: 3, column: 2 });
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_text_reads_as_zeros_stays_utf8_and_later_lines_are_untouched() {
+        // Multibyte characters everywhere, so page boundaries fall inside them.
+        let line = "é ü → LOG \"ω\" 😀\n";
+        let text = line.repeat(4000);
+        let mut f = SourceFile::new("t", text.clone());
+        let mut before = 0;
+        for step in [1, 5000, 5000, 20000, 3, 40000] {
+            before = (before + step).min(text.len());
+            while !text.is_char_boundary(before) {
+                before -= 1;
+            }
+            f.release(line.len(), before);
+            assert!(
+                std::str::from_utf8(f.text.as_bytes()).is_ok(),
+                "still UTF-8 after releasing to {before}"
+            );
+            let line_start = text[..before].rfind('\n').map_or(0, |i| i + 1);
+            assert_eq!(
+                &f.text[line_start..],
+                &text[line_start..],
+                "the text from {before}'s line on is kept"
+            );
+            assert_eq!(&f.text[..line.len()], &text[..line.len()], "the text before the floor is kept");
+            assert!(
+                f.released.end <= line_start && (f.released.is_empty() || f.released.start >= line.len())
+            );
+            assert!(f.text.as_bytes()[f.released.clone()].iter().all(|&b| b == 0), "given back");
+        }
+        assert!(f.released.len() > text.len() / 2, "most of it was given back: {:?}", f.released);
+        let fresh = SourceFile::new("t", text.clone());
+        for offset in (before..text.len()).filter(|&o| text.is_char_boundary(o)).step_by(7) {
+            assert_eq!(f.line_col(offset), fresh.line_col(offset), "offset {offset}");
+        }
+        // Never backwards: an earlier offset releases nothing more.
+        let released = f.released.clone();
+        f.release(line.len(), 10);
+        assert_eq!(f.released, released);
     }
 }

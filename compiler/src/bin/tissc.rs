@@ -19,12 +19,11 @@ use tiss_support::io_message::io_message;
 use tiss_support::shell::quote::shell_word;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use tiss_compiler::Frontend;
 use tiss_compiler::diagnostics::render::termcolor::BufferedStandardStream;
 use tiss_compiler::diagnostics::render::{self, ErrorFormat};
 use tiss_compiler::diagnostics::{codes, explain};
-use tiss_compiler::lower::LowerOptions;
 use tiss_compiler::syntax::ast_json_stream;
+use tiss_compiler::{Frontend, KeepSource};
 use tiss_support::cli_docs::{self, Shell};
 use tisslang::module::kept_source::Source;
 
@@ -402,17 +401,6 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
     }
 }
 
-/// What `compile` keeps of the source in the bytecode.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum KeepSource {
-    /// Its hash (the default).
-    Hash,
-    /// Its text (`--embed-source`).
-    Text,
-    /// Nothing (`--strip`).
-    Nothing,
-}
-
 fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSource) -> u8 {
     let name = path.display().to_string();
     let target = output.map_or_else(|| path.with_extension("tbc"), Path::to_path_buf);
@@ -430,21 +418,18 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     };
     // The bytes become the source text, which moves into the module: the
     // plan is never copied, and its tree is freed before encoding.
-    let frontend = tiss_compiler::frontend_owned(&name, bytes);
+    let frontend = tiss_compiler::frontend_to_lower(&name, bytes);
     out.report("compile", &frontend);
     if frontend.has_errors() {
         return status::COMPILE_ERRORS;
     }
     memory::return_freed_pages();
     memory::give_back();
-    let mut module = frontend.into_module(LowerOptions { strip_source: keep == KeepSource::Nothing });
+    let mut module = frontend.into_module(keep);
     // The embedded source is named by its file name alone: where the plan was
     // compiled from must not change the bytes.
     if let (Source::Embedded { name, .. }, Some(file)) = (&mut module.source, path.file_name()) {
         *name = file.to_string_lossy().into_owned();
-    }
-    if keep == KeepSource::Hash {
-        module.source.drop_text();
     }
     memory::give_back();
     // Fail closed on our own output too: never write bytecode the VM would refuse.

@@ -85,18 +85,23 @@ impl Lexer<'_> {
                 .with_note(format!("end the body with a line holding only `{tag}`")),
             );
             self.pos = self.bytes.len();
-            self.push_heredoc(tag, squiggly, String::new(), start);
+            self.push_heredoc(Heredoc { tag, squiggly, ..Heredoc::default() }, start);
             return;
         };
         let raw = &self.src[body_start..body_end];
-        let body = if squiggly { dedent(raw) } else { normalize_newlines(raw) };
         self.pos = term_end;
-        self.push_heredoc(tag, squiggly, body, start);
+        if self.bodies_in_source && !squiggly && !raw.contains('\r') {
+            let in_source = Some(Span::new(body_start, body_end));
+            return self.push_heredoc(Heredoc { tag, squiggly, in_source, ..Heredoc::default() }, start);
+        }
+        let body = if squiggly { dedent(raw) } else { normalize_newlines(raw) };
+        self.push_heredoc(Heredoc { tag, squiggly, body, ..Heredoc::default() }, start);
     }
 
-    fn push_heredoc(&mut self, tag: String, squiggly: bool, body: String, start: usize) {
-        let span = Span::new(start, self.pos);
-        let index = self.out.heredocs.push(Heredoc { tag, squiggly, body, span });
+    /// Adds `heredoc`, ending here, as the next token's literal.
+    fn push_heredoc(&mut self, mut heredoc: Heredoc, start: usize) {
+        heredoc.span = Span::new(start, self.pos);
+        let index = self.out.heredocs.push(heredoc);
         self.push(TokenKind::Heredoc(index), start);
     }
 

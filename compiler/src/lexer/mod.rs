@@ -76,6 +76,9 @@ pub(crate) struct Lexer<'a> {
     seen_token: bool,
     /// The final `Eof` has been produced.
     pub(crate) done: bool,
+    /// Heredoc bodies written as they are taken are left in the source
+    /// (`parser::parse_for_lowering`).
+    pub(crate) bodies_in_source: bool,
 }
 
 pub(crate) fn is_ident_start(b: u8) -> bool {
@@ -113,6 +116,7 @@ impl<'a> Lexer<'a> {
             at_line_start: true,
             seen_token: false,
             done: false,
+            bodies_in_source: false,
         }
     }
 

@@ -30,7 +30,7 @@ use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 use crate::syntax::span::Span;
-use tables::Tables;
+use tables::{SourceRef, Tables};
 
 /// How to lower.
 #[derive(Debug, Clone, Copy, Default)]
@@ -42,23 +42,39 @@ pub struct LowerOptions {
 
 /// Lowers a plan that passed every check (no error diagnostics).
 pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
-    let (mut tables, tasks, header_items, lines) = lower_tasks(plan, file, crate::check::answer_types(plan));
-    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.iter());
-    finish(tables, &header_items, code, bound, options)
+    let (mut tables, tasks, header_items, lines) =
+        lower_tasks(plan, SourceRef::Borrowed(file), crate::check::answer_types(plan));
+    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.iter(), None);
+    finish(tables, &header_items, code, bound, options).0
 }
 
 /// [`lower`], consuming the plan and its answer types as the checks found
 /// them: each top-level item is freed once it is lowered, so the tree
-/// shrinks while the module grows. The same module.
+/// shrinks while the module grows. With `release`, the source text of each
+/// item lowered is given back too ([`SourceFile::release`]: it reads as
+/// zeros after, so the caller must not need the text). The same module;
+/// the source file back.
 pub(crate) fn lower_owned(
     plan: Plan,
-    file: &SourceFile,
+    file: SourceFile,
     answers: AnswerTypes,
-    options: LowerOptions,
-) -> Module {
-    let (mut tables, tasks, header_items, lines) = lower_tasks(&plan, file, answers);
-    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.into_iter());
-    finish(tables, &header_items, code, bound, options)
+    release: bool,
+) -> (Module, SourceFile) {
+    let (mut tables, tasks, header_items, lines) = lower_tasks(&plan, SourceRef::Owned(file), answers);
+    // The header (TASK, `#TISS!`) is interned last, from its source text.
+    let floor = header_items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Task { span, .. } | Item::Header { span, .. } => Some(span.end as usize),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let release = release.then_some(floor);
+    let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.into_iter(), release);
+    let (module, file) = finish(tables, &header_items, code, bound, LowerOptions { strip_source: true });
+    let SourceRef::Owned(file) = file else { unreachable!("lowered from an owned file") };
+    (module, file)
 }
 
 /// Declares the slots and lowers the DEFINE_TASKs (callees first). Returns
@@ -67,7 +83,7 @@ pub(crate) fn lower_owned(
 /// unit's line entries.
 fn lower_tasks<'f>(
     plan: &Plan,
-    file: &'f SourceFile,
+    file: SourceRef<'f>,
     answers: AnswerTypes,
 ) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>, usize) {
     let (mut tables, sizes) =
@@ -93,38 +109,47 @@ fn lower_tasks<'f>(
 }
 
 /// The main unit: SETUP and the top-level steps and budgets in source order,
-/// then HALT. Returns its code and its static cost bound.
+/// then HALT. Returns its code and its static cost bound. With `release`
+/// (the offset it starts from), the source text of each item lowered is
+/// given back, when lowering owns it.
 fn lower_main<I: std::borrow::Borrow<Item>>(
     tables: &mut Tables<'_>,
     task_index: &HashMap<String, u32>,
     lines: usize,
     items: impl Iterator<Item = I>,
+    release: Option<usize>,
 ) -> (UnitCode, CostBound) {
     let mut main = Unit::new(tables, task_index, UnitKind::Main);
     main.lines.reserve_exact(lines);
     for item in items {
-        match item.borrow() {
+        let end = match item.borrow() {
             Item::Setup { description, body, span } => {
                 let name = match description {
                     Some(d) => main.tables.literal_or_raw(d),
                     None => main.tables.string("SETUP"),
                 };
                 main.step(name, *span, body);
+                span.end
             }
             Item::Step(step) => {
                 let name = main.tables.literal_or_raw(&step.name);
                 main.step(name, step.span, &step.body);
+                step.span.end
             }
             Item::SetBudget(budget) => {
                 main.line(budget.span);
                 main.budget(budget);
+                budget.span.end
             }
             // A TYPE is in the shape table (`Tables::answers`), not the code.
             Item::Header { .. }
             | Item::Version { .. }
             | Item::Task { .. }
             | Item::DefineTask { .. }
-            | Item::TypeDef(_) => {}
+            | Item::TypeDef(_) => continue,
+        };
+        if let (Some(floor), SourceRef::Owned(file)) = (release, &mut main.tables.file) {
+            file.release(floor, end as usize);
         }
     }
     main.emit(Instr::Halt {});
@@ -133,13 +158,13 @@ fn lower_main<I: std::borrow::Borrow<Item>>(
 }
 
 /// Interns the header, assesses the risk and assembles the module.
-fn finish(
-    mut tables: Tables<'_>,
+fn finish<'f>(
+    mut tables: Tables<'f>,
     header_items: &[Item],
     main_code: UnitCode,
     plan_bound: CostBound,
     options: LowerOptions,
-) -> Module {
+) -> (Module, SourceRef<'f>) {
     let header = tables.header(header_items);
     let risk = risk::assess(&mut tables);
     tables.into_module(header, risk, main_code, plan_bound, options)

@@ -27,7 +27,7 @@ impl Unit<'_, '_> {
                 self.record_path(path, if append { PathAccess::Append } else { PathAccess::Write });
                 match content {
                     Content::Heredoc(h) => {
-                        let c = self.tables.str_constant(&h.body);
+                        let c = self.tables.heredoc_constant(h);
                         self.emit(Instr::PushConst { index: c });
                     }
                     Content::From { expr } => {

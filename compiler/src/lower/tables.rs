@@ -18,11 +18,29 @@ use tisslang::version::LANGUAGE_VERSION;
 use super::{LowerOptions, UnitCode};
 use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
-use crate::syntax::ast::{Item, StrLit, StrPart};
+use crate::syntax::ast::{Heredoc, Item, StrLit, StrPart};
 use crate::syntax::span::Span;
 
+/// The plan's source as lowering holds it: borrowed ([`super::lower`]), or
+/// owned, so the text of the items already lowered can be given back
+/// ([`super::lower_owned`]).
+pub(crate) enum SourceRef<'f> {
+    Borrowed(&'f SourceFile),
+    Owned(SourceFile),
+}
+
+impl std::ops::Deref for SourceRef<'_> {
+    type Target = SourceFile;
+    fn deref(&self) -> &SourceFile {
+        match self {
+            SourceRef::Borrowed(file) => file,
+            SourceRef::Owned(file) => file,
+        }
+    }
+}
+
 pub(crate) struct Tables<'f> {
-    pub(crate) file: &'f SourceFile,
+    pub(crate) file: SourceRef<'f>,
     strings: Strings,
     /// While an ASSERT is lowered: its condition's string and source span,
     /// so strings taken from inside it can share its text.
@@ -65,16 +83,17 @@ pub(crate) struct Tables<'f> {
 }
 
 impl<'f> Tables<'f> {
-    fn new(file: &'f SourceFile) -> Tables<'f> {
+    fn new(file: SourceRef<'f>) -> Tables<'f> {
         // Sized from the source so the tables rarely grow: about one
         // distinct string per 60 bytes of source in typical plans, and
         // their text, mostly the source's, not longer than it (room only:
         // pages are touched as strings are added; half the source made a
         // plan of heredocs grow it twice, 0.8 MiB more at its peak).
-        let expected = file.text.len() / 60 + 16;
+        let len = file.text.len();
+        let expected = len / 60 + 16;
         Tables {
             file,
-            strings: Strings::with_capacity(expected, file.text.len() + 64),
+            strings: Strings::with_capacity(expected, len + 64),
             enclosing: None,
             shown: None,
             scratch: String::new(),
@@ -104,7 +123,7 @@ impl<'f> Tables<'f> {
     /// anything else is interned: the only way slots are made, so slot `i`
     /// is named by string `i` however lowering changes.
     pub(crate) fn with_slots<R>(
-        file: &'f SourceFile,
+        file: SourceRef<'f>,
         answers: AnswerTypes,
         declare: impl FnOnce(&mut Declaring<'_, 'f>) -> R,
     ) -> (Tables<'f>, R) {
@@ -122,29 +141,14 @@ impl<'f> Tables<'f> {
     /// quotes). A new string inside the enclosing ASSERT condition is
     /// noted, so the module stores its text once.
     pub(crate) fn source_string(&mut self, span: Span) -> u32 {
-        let text = self.file.slice(span);
-        self.string_inside_enclosing(text, span)
+        self.strings.intern_inside(self.enclosing, self.file.slice(span), span)
     }
 
     /// Interns the code at `span` (a condition, a path) as `tissc fmt`
     /// prints it, so a formatted plan stores the same text (book: guide/tissc.md).
     pub(crate) fn source_code(&mut self, span: Span) -> u32 {
         let text = crate::fmt::one_line(self.file.slice(span));
-        self.string_inside_enclosing(&text, span)
-    }
-
-    /// Interns `text`, from `span` of the source: inside the enclosing
-    /// condition, as a span of its text where it occurs there.
-    fn string_inside_enclosing(&mut self, text: &str, span: Span) -> u32 {
-        match self.enclosing {
-            Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
-                match self.strings.table.get(outer).and_then(|outer| find(outer, text)) {
-                    Some(offset) => self.string_within(text, outer, offset as u32),
-                    None => self.string(text),
-                }
-            }
-            _ => self.string(text),
-        }
+        self.strings.intern_inside(self.enclosing, &text, span)
     }
 
     /// Interns `text`, which is the text of string `outer` from byte
@@ -178,7 +182,7 @@ impl<'f> Tables<'f> {
     }
 
     /// A string literal's source between its quotes.
-    pub(crate) fn raw_text(&self, lit: &StrLit) -> &'f str {
+    pub(crate) fn raw_text(&self, lit: &StrLit) -> &str {
         self.file.slice(self.raw_span(lit))
     }
 
@@ -214,8 +218,10 @@ impl<'f> Tables<'f> {
         index
     }
 
-    pub(crate) fn str_constant(&mut self, text: &str) -> u32 {
-        let s = self.string(text);
+    /// A heredoc's body as a string constant, read from the source when
+    /// it was left there.
+    pub(crate) fn heredoc_constant(&mut self, heredoc: &Heredoc) -> u32 {
+        let s = self.strings.intern(heredoc.body(&self.file.text), None);
         self.constant(Constant::Str(s))
     }
 
@@ -381,7 +387,7 @@ impl<'f> Tables<'f> {
         main: UnitCode,
         bound: CostBound,
         options: LowerOptions,
-    ) -> Module {
+    ) -> (Module, SourceRef<'f>) {
         // The main unit comes first, at pc 0: its vectors are the module's,
         // grown once to take the tasks' code.
         let task_units: Vec<_> = std::mem::take(&mut self.task_infos).into_iter().flatten().collect();
@@ -418,7 +424,7 @@ impl<'f> Tables<'f> {
         manifest.risk = risk;
         let shapes = self.module_shapes();
         let strings = self.strings.table;
-        Module {
+        let module = Module {
             language: [LANGUAGE_VERSION.major, LANGUAGE_VERSION.minor, LANGUAGE_VERSION.patch],
             task,
             metadata,
@@ -447,7 +453,8 @@ impl<'f> Tables<'f> {
             } else {
                 Source::Embedded { name: self.file.name.clone(), text: self.file.text.clone() }
             },
-        }
+        };
+        (module, self.file)
     }
 
     /// The index of `text` if it is already a string of the module.
@@ -552,6 +559,19 @@ impl Strings {
     /// byte `offset` when `inside` says it is there (and it is), else as
     /// text of its own. Indices are given in the order strings are first
     /// met.
+    /// Interns `text`, from `span` of the source: inside the enclosing
+    /// condition (`Tables::enclosing`), as a span of its text where it
+    /// occurs there.
+    fn intern_inside(&mut self, enclosing: Option<(u32, Span)>, text: &str, span: Span) -> u32 {
+        match enclosing {
+            Some((outer, outer_span)) if outer_span.start <= span.start && span.end <= outer_span.end => {
+                let offset = self.table.get(outer).and_then(|outer| find(outer, text));
+                self.intern(text, offset.map(|offset| (outer, offset as u32)))
+            }
+            _ => self.intern(text, None),
+        }
+    }
+
     fn intern(&mut self, text: &str, inside: Option<(u32, u32)>) -> u32 {
         let hash = Strings::hash(text);
         let table = &mut self.table;

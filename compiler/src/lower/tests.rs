@@ -257,3 +257,35 @@ fn every_binder_in_every_block_has_its_own_slot() {
         }
     }
 }
+
+#[test]
+fn lowering_that_gives_the_source_back_makes_the_same_module() {
+    // Every kind of text lowering slices from the source (interpolated RUN
+    // commands, conditions, escapes, multibyte text, heredocs, squiggly
+    // ones copied, CRLF ones normalized), over many
+    // pages, so each item's text is given back before the next is lowered.
+    let mut src = String::from("TASK \"t \\\"q\\\"\"\nDEFINE_TASK \"d\" { RUN \"echo d\" }\n");
+    for i in 0..600 {
+        src.push_str(&format!(
+            "STEP \"s{i} é\" {{\n  READ \"in{i}.txt\" AS v{i}\n  RUN \"grep -c ${{v{i}}} \\\"x\\\" f{i}\" TIMEOUT 5s\n  \
+             ASSERT LAST_RUN.EXIT_CODE == 0 AND LAST_RUN.STDOUT CONTAINS \"ω{i}\"\n  \
+             WRITE \"o{i}.txt\" <<TEXT\nline one {i} →\n  line two\nTEXT\n  \
+             APPEND \"o{i}.txt\" <<~TEXT\n    indented {i}\r\n    TEXT\n  \
+             APPEND \"o{i}.txt\" <<TEXT\r\ncrlf {i}\r\nTEXT\n  \
+             PROMPT_AGENT \"sum ${{v{i}}}\" WITH v{i} INTO a{i}\n  CALL \"d\"\n}}\n"
+        ));
+        if i % 100 == 0 {
+            src.push_str("SET_BUDGET RUN_COUNT = 100000\n");
+        }
+    }
+    let borrowed = compile(&src);
+    // As `tissc compile` does: the heredoc bodies are read from the source too.
+    let fe = crate::frontend_to_lower("t.tiss", src.clone().into_bytes());
+    assert!(!fe.has_errors(), "{:#?}", fe.diagnostics);
+    let released = fe.into_module(crate::KeepSource::Hash);
+    assert_eq!(
+        released.source,
+        tisslang::module::Source::Hash(tisslang::module::kept_source::SourceHash::of(&src))
+    );
+    assert_eq!(Module { source: borrowed.source.clone(), ..released }, borrowed);
+}

@@ -28,7 +28,20 @@ pub const MAX_DEPTH: usize = 64;
 /// Lexes and parses a plan. The returned plan holds every item that parsed;
 /// the diagnostics are the lexer's, then the parser's.
 pub fn parse(src: &str) -> (Plan, Vec<Diagnostic>) {
+    parse_with(src, false)
+}
+
+/// [`parse`] for a plan that is only checked and lowered: heredoc bodies
+/// written as they are taken are left in `src` ([`Heredoc::body`] reads them
+/// there), not copied into the tree. A tree to show or format comes from
+/// [`parse`].
+pub fn parse_for_lowering(src: &str) -> (Plan, Vec<Diagnostic>) {
+    parse_with(src, true)
+}
+
+fn parse_with(src: &str, bodies_in_source: bool) -> (Plan, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(src);
+    lexer.bodies_in_source = bodies_in_source;
     lexer.out.tokens.reserve_exact(CHUNK);
     lexer.scan(CHUNK);
     let mut parser = Parser {

@@ -58,6 +58,35 @@ fn top_level_items() {
 }
 
 #[test]
+fn a_parse_for_lowering_leaves_verbatim_heredoc_bodies_in_the_source() {
+    let src = "TASK \"t\"\nSTEP \"s\" {\n  WRITE \"a\" <<PY\nx = 1\nPY\n  WRITE \"b\" <<~EOF\n    y\n    EOF\n  \
+               WRITE \"c\" <<EOF\r\nz\r\nEOF\n  WRITE \"d\" <<EOF\nEOF\n}\n";
+    let bodies = |plan: &Plan| -> Vec<(String, bool)> {
+        let Item::Step(step) = &plan.items[1] else { panic!("{:?}", plan.items[1]) };
+        step.body
+            .commands
+            .iter()
+            .map(|stmt| match &stmt.kind {
+                StmtKind::Write { content: Content::Heredoc(h), .. } => {
+                    (h.body(src).to_string(), h.in_source.is_some())
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let (plan, diagnostics) = super::parse(src);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let (lean, diagnostics) = super::parse_for_lowering(src);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let expected = [("x = 1\n", false), ("y\n", false), ("z\n", false), ("", false)];
+    assert_eq!(bodies(&plan), expected.map(|(b, s)| (b.to_string(), s)));
+    // Only the body written as taken stays in the source; `<<~` and CRLF
+    // bodies differ from their source text, so they are copied.
+    let expected = [("x = 1\n", true), ("y\n", false), ("z\n", false), ("", true)];
+    assert_eq!(bodies(&lean), expected.map(|(b, s)| (b.to_string(), s)));
+}
+
+#[test]
 fn file_statements() {
     assert!(
         matches!(one("READ \"a.txt\" AS content"), StmtKind::Read { path, var } if lit(&path) == "a.txt" && var.name == "content")

@@ -236,8 +236,26 @@ pub struct Heredoc {
     /// The tag, also the language hint (`PYTHON`).
     pub tag: String,
     pub squiggly: bool,
-    pub body: String,
+    /// Read through [`Heredoc::body`]: empty when the body is left in the
+    /// source (`in_source`).
+    pub(crate) body: String,
+    /// Where the body is in the source, when it was left there: written as
+    /// it is taken (no `~`, no CR), by a parse for lowering only
+    /// ([`crate::parser::parse_for_lowering`]), which then holds no second
+    /// copy of it (a plan of heredocs is mostly their text).
+    #[serde(skip)]
+    pub(crate) in_source: Option<Span>,
     pub span: Span,
+}
+
+impl Heredoc {
+    /// The body's text; `source` is the plan's text, where the body may lie.
+    pub fn body<'a>(&'a self, source: &'a str) -> &'a str {
+        match self.in_source {
+            Some(span) => source.get(span.range()).unwrap_or(""),
+            None => &self.body,
+        }
+    }
 }
 
 /// A string literal, split into literal text and `${...}` parts. Most
