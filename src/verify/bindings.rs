@@ -47,7 +47,8 @@ pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> R
         last_run: m.slots.len() as u32,
         bits: vec![0; slots.div_ceil(64)],
         trail: Vec::new(),
-        out_mark: vec![0; m.code.len()],
+        path: Vec::new(),
+        entering: 0,
         ways_in: HashMap::default(),
         needs: vec![Vec::new(); units],
         needed: vec![UNSEEN; slots],
@@ -109,6 +110,15 @@ impl Tree {
     }
 }
 
+/// Consecutive pcs of the path, each the dominator of the next, before each
+/// of which the trail was `mark` long.
+#[derive(Clone, Copy)]
+struct Run {
+    first: u32,
+    last: u32,
+    mark: u32,
+}
+
 struct Walk<'a> {
     m: &'a Module,
     /// The bit standing for `LAST_RUN` (after the variables).
@@ -116,8 +126,14 @@ struct Walk<'a> {
     bits: Vec<u64>,
     /// The bits set, in order, so a subtree is undone by popping.
     trail: Vec<u32>,
-    /// The trail's length after each pc on the path (its bindings applied).
-    out_mark: Vec<u32>,
+    /// The path from the unit's entry down the dominator tree to the pc
+    /// being entered, as runs: where each pc's dominator is the one before
+    /// it and the trail is as long before each, one entry (the walk in pc
+    /// order goes down straight-line code one pc at a time, so the path is
+    /// about as long as the code; a run of it binding nothing is one entry).
+    path: Vec<Run>,
+    /// The trail's length before the pc being entered.
+    entering: u32,
     /// Per join: what every way in so far brought beyond its dominator
     /// (foldhash, randomly seeded: see `flow::Interpreter::last_way_in`).
     ways_in: HashMap<u32, Vec<u32>, RandomState>,
@@ -137,44 +153,62 @@ impl Walk<'_> {
     /// the current pc (`Flow::in_order` says its dominator is on it).
     fn in_pc_order(&mut self, flow: &mut Flow, limit: u64) -> Result {
         let (first, last) = flow.span[self.unit as usize];
-        let mut path: Vec<(u32, u32)> = Vec::new();
         for pc in first..=last {
             let at = flow.at[pc as usize];
             if at.unit != self.unit {
                 continue;
             }
-            while let Some(&(top, mark)) = path.last() {
-                if top == at.idom {
+            // Back up the path to the dominator: its bindings stay.
+            while let Some(run) = self.path.last_mut() {
+                if run.first <= at.idom && at.idom <= run.last {
+                    if at.idom < run.last {
+                        // The pcs after it in the run bound nothing.
+                        let mark = run.mark;
+                        run.last = at.idom;
+                        self.undo(mark as usize);
+                    }
                     break;
                 }
+                let mark = run.mark;
+                self.path.pop();
                 self.undo(mark as usize);
-                path.pop();
             }
             let mark = self.enter(flow, pc)?;
-            path.push((pc, mark));
+            match self.path.last_mut() {
+                Some(run) if run.last + 1 == pc && run.last == at.idom && run.mark == mark => run.last = pc,
+                _ => self.path.push(Run { first: pc, last: pc, mark }),
+            }
             if flow.work > limit {
                 return Err(VerifyError::TooComplex { work: flow.work, limit });
             }
         }
-        if let Some(&(_, mark)) = path.first() {
-            self.undo(mark as usize);
+        if let Some(run) = self.path.first() {
+            self.undo(run.mark as usize);
         }
+        self.path.clear();
         Ok(())
     }
 
     /// Walks the unit's dominator tree depth first, children in pc order.
     fn depth_first(&mut self, flow: &mut Flow, tree: &Tree, limit: u64) -> Result {
+        // Per pc on the path: its next child to visit.
+        let mut next: Vec<u32> = Vec::new();
         for &root in &tree.roots[self.unit as usize] {
-            let mut path = vec![(root, tree.first[root as usize], self.enter(flow, root)?)];
-            while let Some((pc, next, mark)) = path.last_mut() {
-                if *next < tree.first[*pc as usize + 1] {
-                    let child = tree.children[*next as usize];
-                    *next += 1;
-                    let mark = self.enter(flow, child)?;
-                    path.push((child, tree.first[child as usize], mark));
+            let mark = self.enter(flow, root)?;
+            self.path.push(Run { first: root, last: root, mark });
+            next.push(tree.first[root as usize]);
+            while let (Some(&run), Some(child)) = (self.path.last(), next.last_mut()) {
+                let pc = run.last;
+                if *child < tree.first[pc as usize + 1] {
+                    let child_pc = tree.children[*child as usize];
+                    *child += 1;
+                    let mark = self.enter(flow, child_pc)?;
+                    self.path.push(Run { first: child_pc, last: child_pc, mark });
+                    next.push(tree.first[child_pc as usize]);
                 } else {
-                    self.undo(*mark as usize);
-                    path.pop();
+                    self.undo(run.mark as usize);
+                    self.path.pop();
+                    next.pop();
                 }
                 if flow.work > limit {
                     return Err(VerifyError::TooComplex { work: flow.work, limit });
@@ -182,6 +216,24 @@ impl Walk<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The trail's length after `dom`'s bindings: `dom` dominates the pc
+    /// being entered, so it is that pc (its bindings done), or on the path.
+    fn after(&self, dom: u32) -> usize {
+        if dom == ROOT {
+            return 0;
+        }
+        // Down the path pcs only grow (control only goes forward).
+        let i = self.path.partition_point(|run| run.last < dom);
+        let after = match self.path.get(i) {
+            // Its run's next pc came with the trail as long.
+            Some(run) if run.first <= dom && dom < run.last => run.mark,
+            // The next pc down the path (or the one entered) came after it.
+            Some(run) if run.first <= dom => self.path.get(i + 1).map_or(self.entering, |next| next.mark),
+            _ => return self.trail.len(),
+        };
+        after as usize
     }
 
     fn is_set(&self, slot: u32) -> bool {
@@ -209,6 +261,7 @@ impl Walk<'_> {
     fn enter(&mut self, flow: &mut Flow, pc: u32) -> Result<u32> {
         let i = pc as usize;
         let mark = self.trail.len() as u32;
+        self.entering = mark;
         let at = flow.at[i];
         if at.join
             && let Some(common) = self.ways_in.remove(&pc)
@@ -284,7 +337,6 @@ impl Walk<'_> {
             }
             _ => {}
         }
-        self.out_mark[i] = self.trail.len() as u32;
         // What this pc brings to the joins it leads to.
         match instr {
             Instr::Jump { target } => self.way_in(flow, target),
@@ -336,8 +388,7 @@ impl Walk<'_> {
         if !at.join {
             return;
         }
-        let dom = at.idom;
-        let since = if dom == ROOT { 0 } else { self.out_mark[dom as usize] as usize };
+        let since = self.after(at.idom);
         match self.ways_in.get_mut(&target) {
             None => {
                 flow.work += (self.trail.len() - since) as u64;

@@ -223,8 +223,10 @@ struct Interpreter<'a> {
     flow: Flow,
     /// The CHOOSE that uses each choice.
     choice_user: Vec<u32>,
-    /// The dominators of the last pc visited, while `flow.in_order` holds.
-    path: Vec<u32>,
+    /// The dominators of the last pc visited, while `flow.in_order` holds,
+    /// as runs of consecutive pcs each the dominator of the next (first,
+    /// last): straight-line code is one run, not a pc each.
+    path: Vec<(u32, u32)>,
     /// Per pc reached from several places: the dominator the last way in
     /// brought, below the pc's dominator so far (see [`lca`]). Hashed with
     /// foldhash, seeded at random as SipHash is, but a few instructions a
@@ -242,13 +244,21 @@ impl Interpreter<'_> {
         if !self.flow.in_order {
             return;
         }
-        while self.path.last().is_some_and(|&top| top != at.idom) {
+        // Back up the path to the dominator.
+        while let Some(run) = self.path.last_mut() {
+            if run.0 <= at.idom && at.idom <= run.1 {
+                run.1 = at.idom;
+                break;
+            }
             self.path.pop();
         }
         if at.idom != ROOT && self.path.is_empty() {
             self.flow.in_order = false;
         }
-        self.path.push(pc);
+        match self.path.last_mut() {
+            Some(run) if run.1 + 1 == pc && run.1 == at.idom => run.1 = pc,
+            _ => self.path.push((pc, pc)),
+        }
     }
 
     fn visit(&mut self, pc: u32) -> Result {
