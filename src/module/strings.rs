@@ -42,6 +42,11 @@ impl StringTable {
         self.spans.len()
     }
 
+    /// Room for `additional` more strings (their spans; not their text).
+    pub fn reserve(&mut self, additional: usize) {
+        self.spans.reserve_exact(additional);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -86,8 +86,9 @@ fn lower_tasks<'f>(
     file: SourceRef<'f>,
     answers: AnswerTypes,
 ) -> (Tables<'f>, HashMap<String, u32>, Vec<Item>, usize) {
-    let (mut tables, sizes) =
-        Tables::with_slots(file, answers, |declaring| slots::declare_slots(plan, declaring));
+    let (mut tables, sizes) = Tables::with_slots(file, answers, plan.bindings as usize, |declaring| {
+        slots::declare_slots(plan, declaring)
+    });
     sizes.reserve(&mut tables);
     let tasks = task_order(plan);
     tables.task_infos = (0..tasks.defs.len()).map(|_| None).collect();

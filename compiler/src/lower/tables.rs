@@ -83,17 +83,18 @@ pub(crate) struct Tables<'f> {
 }
 
 impl<'f> Tables<'f> {
-    fn new(file: SourceRef<'f>) -> Tables<'f> {
-        // Sized from the source so the tables rarely grow: about one
-        // distinct string per 60 bytes of source in typical plans, and
-        // their text, mostly the source's, not longer than it (room only:
-        // pages are touched as strings are added; half the source made a
-        // plan of heredocs grow it twice, 0.8 MiB more at its peak).
+    /// `variables`: at least the names the slots are declared with, the
+    /// first strings (the rest are reserved once they are counted:
+    /// [`Tables::reserve_strings`]).
+    fn new(file: SourceRef<'f>, variables: usize) -> Tables<'f> {
+        // The strings' text, mostly the source's, is not longer than it
+        // (room only: pages are touched as strings are added; half the
+        // source made a plan of heredocs grow it twice, 0.8 MiB more at its
+        // peak).
         let len = file.text.len();
-        let expected = len / 60 + 16;
         Tables {
             file,
-            strings: Strings::with_capacity(expected, len + 64),
+            strings: Strings::with_capacity(variables + 16, len + 64),
             enclosing: None,
             shown: None,
             scratch: String::new(),
@@ -122,12 +123,14 @@ impl<'f> Tables<'f> {
     /// New tables with every variable's slot declared by `declare`, before
     /// anything else is interned: the only way slots are made, so slot `i`
     /// is named by string `i` however lowering changes.
+    /// `variables`: at least how many there are (`Plan::bindings`).
     pub(crate) fn with_slots<R>(
         file: SourceRef<'f>,
         answers: AnswerTypes,
+        variables: usize,
         declare: impl FnOnce(&mut Declaring<'_, 'f>) -> R,
     ) -> (Tables<'f>, R) {
-        let mut tables = Tables::new(file);
+        let mut tables = Tables::new(file, variables);
         tables.answers = answers;
         let declared = declare(&mut Declaring(&mut tables));
         (tables, declared)
@@ -135,6 +138,16 @@ impl<'f> Tables<'f> {
 
     pub(crate) fn string(&mut self, text: &str) -> u32 {
         self.strings.intern(text, None)
+    }
+
+    /// Room for `strings` strings in all, so the index is not rehashed as
+    /// they come (each rehash hashes every string's text again: 3.6% of a
+    /// compile of the steps shape).
+    pub(crate) fn reserve_strings(&mut self, strings: usize) {
+        let additional = strings.saturating_sub(self.strings.table.len());
+        let table = &self.strings.table;
+        self.strings.index.reserve(additional, |&i| Strings::hash(table.get(i).unwrap_or("")));
+        self.strings.table.reserve(additional);
     }
 
     /// Interns the source text at `span` (a string literal's, between its
@@ -555,10 +568,6 @@ impl Strings {
         self.index.find(Strings::hash(text), |&i| table.get(i) == Some(text)).copied()
     }
 
-    /// The index of `text`, added if new: as a span of string `outer` from
-    /// byte `offset` when `inside` says it is there (and it is), else as
-    /// text of its own. Indices are given in the order strings are first
-    /// met.
     /// Interns `text`, from `span` of the source: inside the enclosing
     /// condition (`Tables::enclosing`), as a span of its text where it
     /// occurs there.
@@ -572,6 +581,10 @@ impl Strings {
         }
     }
 
+    /// The index of `text`, added if new: as a span of string `outer` from
+    /// byte `offset` when `inside` says it is there (and it is), else as
+    /// text of its own. Indices are given in the order strings are first
+    /// met.
     fn intern(&mut self, text: &str, inside: Option<(u32, u32)>) -> u32 {
         let hash = Strings::hash(text);
         let table = &mut self.table;
