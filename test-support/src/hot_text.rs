@@ -3,16 +3,27 @@
 //! binary's functions (a list gone stale after renames would order nothing,
 //! silently), and the listed functions of the workspace's own crates lie
 //! before a part of the binary that the recorded runs never enter. Read with
-//! binutils' `nm`; without it the check says so and passes.
+//! binutils' `nm`. A build linked without the list (`TISS_HOT_TEXT=0`, gold
+//! or mold: the build script says which) and a machine without `nm` skip,
+//! visibly, and fail in CI ([`crate::skip`]).
 
 use std::path::Path;
 use std::process::Command;
 
-/// Checks `binary` against `list`: at least 80% of the list's names are in
-/// it, and every listed function whose name starts with one of `ours` lies
-/// before the first whose name contains `cold` (a module the recorded runs
-/// never enter).
-pub fn check(binary: &Path, list: &Path, ours: &[&str], cold: &str) {
+/// Checks `binary` (a package's binary) against its list,
+/// `MANIFEST_DIR/link/NAME-hot.txt`: at least 80% of the list's names are
+/// in it, and every listed function whose name starts with one of `ours`
+/// lies before the first whose name contains `cold` (a module the recorded
+/// runs never enter). `linked`: what the build script said of the list
+/// (`TISS_HOT_TEXT_LINKED`: `yes`, or why not).
+pub fn check(binary: &str, manifest_dir: &str, linked: Option<&str>, ours: &[&str], cold: &str) {
+    let binary = Path::new(binary);
+    let name = binary.file_stem().and_then(|n| n.to_str()).expect("a binary's name");
+    let list = Path::new(manifest_dir).join("link").join(format!("{name}-hot.txt"));
+    if linked != Some("yes") {
+        let why = linked.unwrap_or("the build script did not say");
+        return crate::skip::cannot(&format!("{name} was linked without its list of hot functions: {why}"));
+    }
     let Some(symbols) = Command::new("nm")
         .arg("--defined-only")
         .arg(binary)
@@ -21,8 +32,7 @@ pub fn check(binary: &Path, list: &Path, ours: &[&str], cold: &str) {
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
     else {
-        eprintln!("SKIPPED: nm (binutils) not found");
-        return;
+        return crate::skip::missing("nm (binutils)", "the check reads the binary's symbols with it");
     };
     // (address, name) of each function.
     let functions: Vec<(u64, &str)> = symbols
@@ -34,7 +44,7 @@ pub fn check(binary: &Path, list: &Path, ours: &[&str], cold: &str) {
             Some((address, words.next()?))
         })
         .collect();
-    let list = std::fs::read_to_string(list).expect("the list of functions");
+    let list = std::fs::read_to_string(&list).expect("the list of functions");
     let entries: Vec<&str> = list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     let listed = |name: &str| entries.iter().any(|entry| name.starts_with(entry));
     let found =

@@ -335,9 +335,12 @@ fn compile_and_disasm_have_help() {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn the_functions_a_compile_runs_are_linked_first() {
+    let (binary, dir, linked) =
+        (env!("CARGO_BIN_EXE_tissc"), env!("CARGO_MANIFEST_DIR"), option_env!("TISS_HOT_TEXT_LINKED"));
     tiss_test_support::hot_text::check(
-        std::path::Path::new(env!("CARGO_BIN_EXE_tissc")),
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissc-hot.txt")),
+        binary,
+        dir,
+        linked,
         &["_ZN13tiss_compiler", "_ZN8tisslang"],
         "13tiss_compiler3lsp",
     );

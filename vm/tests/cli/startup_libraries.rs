@@ -54,9 +54,12 @@ fn tissvm_starts_without_libgcc_s() {
 /// debug adapter, which a run never enters, after.
 #[test]
 fn the_functions_a_run_runs_are_linked_first() {
+    let (binary, dir, linked) =
+        (env!("CARGO_BIN_EXE_tissvm"), env!("CARGO_MANIFEST_DIR"), option_env!("TISS_HOT_TEXT_LINKED"));
     tiss_test_support::hot_text::check(
-        std::path::Path::new(env!("CARGO_BIN_EXE_tissvm")),
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/link/tissvm-hot.txt")),
+        binary,
+        dir,
+        linked,
         &["_ZN7tiss_vm", "_ZN8tisslang"],
         "_ZN7tiss_vm3dap",
     );
