@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use tisslang::cost::Dim;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
@@ -40,9 +40,8 @@ fn session(program: Program, breakpoints: &[u32]) -> Debugger<ScriptedHost> {
 
 fn debug_overhead(c: &mut Criterion) {
     let src = plan_gen::generate_pure(CHUNKS);
-    let (module, _) =
-        tiss_compiler::compile("bench.tiss", src.as_bytes(), LowerOptions { strip_source: true })
-            .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
+    let (module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), KeepSource::Nothing)
+        .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
     let mut program = Some(Program::new(module).expect("bench plan loads"));
     // Lines that never run: the `ELSE IF` arm of the first and the last chunk.
     let never: Vec<u32> = src

@@ -13,13 +13,13 @@ mod plan_gen;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
 use tiss_vm::report::style::Style;
 
 fn bench(c: &mut Criterion) {
     let src = plan_gen::generate(50_000);
-    let options = LowerOptions { strip_source: true };
+    let options = KeepSource::Nothing;
     let (module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), options)
         .unwrap_or_else(|_| panic!("the generated plan compiles"));
     let bytes = tisslang::container::encode(&module);

@@ -28,7 +28,7 @@ fn frontend(c: &mut Criterion) {
     });
     group.bench_function("compile (to .tbc bytes)", |b| {
         b.iter(|| {
-            let options = tiss_compiler::lower::LowerOptions::default();
+            let options = tiss_compiler::KeepSource::Text;
             let (module, _) = tiss_compiler::compile("bench.tiss", black_box(src.as_bytes()), options)
                 .unwrap_or_else(|_| panic!("the generated plan compiles"));
             tisslang::container::encode(&module)
@@ -49,7 +49,7 @@ fn one_long_line(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(src.len() as u64));
         group.bench_function(format!("compile {statements} statements"), |b| {
             b.iter(|| {
-                let options = tiss_compiler::lower::LowerOptions::default();
+                let options = tiss_compiler::KeepSource::Text;
                 tiss_compiler::compile("line.tiss", black_box(src.as_bytes()), options)
                     .unwrap_or_else(|_| panic!("the one-line plan compiles"))
             })

@@ -132,9 +132,8 @@ mod plan_gen;
 /// source's hash, as `tissc compile` does by default), if it compiles.
 fn compiled() -> Option<Module> {
     let src = plan_gen::generate(50_000);
-    let options = tiss_compiler::lower::LowerOptions { strip_source: false };
-    let (mut module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), options).ok()?;
-    module.source.drop_text();
+    let (module, _) =
+        tiss_compiler::compile("bench.tiss", src.as_bytes(), tiss_compiler::KeepSource::Hash).ok()?;
     Some(module)
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_host::sandbox::{Limits, Profile, Sandbox};
 use tiss_host::workspace::Workspace;
 use tiss_vm::machine::program::Program;
@@ -62,7 +62,7 @@ fn main() {
 fn run_one(plan: &Path, workdir: &Path) -> Result<(), String> {
     let source = std::fs::read(plan).map_err(|e| e.to_string())?;
     let name = plan.display().to_string();
-    let (module, _) = tiss_compiler::compile(&name, &source, LowerOptions::default())
+    let (module, _) = tiss_compiler::compile(&name, &source, KeepSource::Text)
         .map_err(|fe| format!("does not compile: {:?}", fe.diagnostics))?;
     let program = Program::new(module).map_err(|e| e.to_string())?;
     let stem = plan.file_stem().ok_or("no file name")?;

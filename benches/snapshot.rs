@@ -11,7 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::machine::program::Program;
@@ -45,7 +45,7 @@ fn plan() -> String {
 
 /// A run of the plan suspended at the PAUSE, and its bytecode.
 fn suspended() -> (Program, Vec<u8>, Machine) {
-    let (module, _) = tiss_compiler::compile("bench.tiss", plan().as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile("bench.tiss", plan().as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
     let bytecode = tisslang::container::encode(&module);
     let program = Program::new(module).expect("loads");

@@ -12,7 +12,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
 use tiss_vm::provider::settings::ProviderSettings;
@@ -41,9 +41,8 @@ fn plan(typed: bool) -> String {
 }
 
 fn program(src: &str) -> Program {
-    let (module, _) =
-        tiss_compiler::compile("bench.tiss", src.as_bytes(), LowerOptions { strip_source: true })
-            .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
+    let (module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), KeepSource::Nothing)
+        .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
     Program::new(module).expect("bench plan loads")
 }
 

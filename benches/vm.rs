@@ -10,16 +10,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod plan_gen;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::{Machine, Outcome};
 use tisslang::cost::Dim;
 
 fn program(src: &str) -> Program {
-    let (module, _) =
-        tiss_compiler::compile("bench.tiss", src.as_bytes(), LowerOptions { strip_source: true })
-            .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
+    let (module, _) = tiss_compiler::compile("bench.tiss", src.as_bytes(), KeepSource::Nothing)
+        .unwrap_or_else(|fe| panic!("bench plan does not compile: {:?}", fe.diagnostics));
     Program::new(module).expect("bench plan loads")
 }
 

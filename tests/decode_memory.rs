@@ -11,7 +11,7 @@ mod plan_gen;
 
 use std::path::Path;
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::codec::decode_budget;
 use tisslang::container::{HEADER_LEN, encode};
 use tisslang::module::Module;
@@ -69,7 +69,7 @@ fn plans() -> Vec<(String, String)> {
 fn compiled_plans_claim_at_most_half_the_budget() {
     let mut worst = (0.0, String::new());
     for (name, source) in plans() {
-        let module = match tiss_compiler::compile(&name, source.as_bytes(), LowerOptions::default()) {
+        let module = match tiss_compiler::compile(&name, source.as_bytes(), KeepSource::Text) {
             Ok((module, _)) => module,
             Err(_) => panic!("{name} does not compile"),
         };

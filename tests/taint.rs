@@ -2,11 +2,11 @@
 //! which RUNs a model's or a file's data reaches, and which run code a
 //! model wrote.
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::analysis::taint::*;
 
 fn report(src: &str) -> TaintReport {
-    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
     analyze(&module)
 }

@@ -10,19 +10,18 @@ mod plan_gen;
 use std::path::Path;
 
 use tiss_compiler::KeepSource;
-use tiss_compiler::lower::LowerOptions;
 use tisslang::container;
 use tisslang::module::{Module, Source};
 
-fn compile(name: &str, bytes: &[u8], strip_source: bool) -> Module {
-    match tiss_compiler::compile(name, bytes, LowerOptions { strip_source }) {
+fn compile(name: &str, bytes: &[u8], keep: KeepSource) -> Module {
+    match tiss_compiler::compile(name, bytes, keep) {
         Ok((module, _)) => module,
         Err(fe) => panic!("{name} does not compile: {:?}", fe.diagnostics.first().map(|d| &d.message)),
     }
 }
 
 fn check_module(name: &str, bytes: &[u8]) {
-    let module = compile(name, bytes, false);
+    let module = compile(name, bytes, KeepSource::Text);
     let facts = match tisslang::verify::verify(&module) {
         Ok(facts) => facts,
         Err(e) => panic!("{name}: the compiled module does not verify: {e}"),
@@ -35,11 +34,12 @@ fn check_module(name: &str, bytes: &[u8]) {
     let encoded = container::encode(&module);
     assert_eq!(container::load(&encoded).as_ref(), Ok(&module), "{name}");
     // Identical source, identical bytes.
-    assert_eq!(container::encode(&compile(name, bytes, false)), encoded, "{name}");
+    assert_eq!(container::encode(&compile(name, bytes, KeepSource::Text)), encoded, "{name}");
     // Keeping the source's hash (the default) or nothing keeps the code's identity.
     let mut hashed = module.clone();
     hashed.source.drop_text();
-    let stripped = compile(name, bytes, true);
+    assert_eq!(compile(name, bytes, KeepSource::Hash), hashed, "{name}");
+    let stripped = compile(name, bytes, KeepSource::Nothing);
     assert_eq!(stripped.source, Source::Stripped);
     for other in [&hashed, &stripped] {
         assert_eq!(container::content_hash(other), container::content_hash(&module), "{name}");

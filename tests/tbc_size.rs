@@ -13,7 +13,7 @@ mod plan_gen;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::container::{HEADER_LEN, encode};
 use tisslang::module::kept_source::HASH_LEN;
 
@@ -38,20 +38,19 @@ fn plans() -> Vec<(String, Vec<u8>)> {
 /// The `.tbc` sizes of `source`: (text embedded, default, stripped), and
 /// the bytes of its typed prompts' schemas.
 fn sizes(name: &str, source: &[u8]) -> (usize, usize, usize, usize) {
-    let compile = |strip_source| match tiss_compiler::compile(name, source, LowerOptions { strip_source }) {
+    let compile = |keep| match tiss_compiler::compile(name, source, keep) {
         Ok((module, _)) => module,
         Err(_) => panic!("{name} does not compile"),
     };
-    let embedded = compile(false);
+    let embedded = compile(KeepSource::Text);
     let schemas = embedded
         .prompts
         .iter()
         .filter_map(|p| p.answer)
         .map(|a| embedded.string(a.schema).map_or(0, str::len))
         .sum();
-    let mut hashed = embedded.clone();
-    hashed.source.drop_text();
-    (encode(&embedded).len(), encode(&hashed).len(), encode(&compile(true)).len(), schemas)
+    let hashed = compile(KeepSource::Hash);
+    (encode(&embedded).len(), encode(&hashed).len(), encode(&compile(KeepSource::Nothing)).len(), schemas)
 }
 
 #[test]

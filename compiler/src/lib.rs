@@ -21,6 +21,7 @@ pub mod syntax;
 pub(crate) mod written_duration;
 
 use diagnostics::Diagnostic;
+pub use lower::KeepSource;
 use source_file::SourceFile;
 
 /// The result of running the front end on one file.
@@ -75,13 +76,13 @@ fn frontend_with(
 pub fn compile(
     name: &str,
     bytes: &[u8],
-    options: lower::LowerOptions,
+    keep: KeepSource,
 ) -> Result<(tisslang::module::Module, Frontend), Box<Frontend>> {
     let fe = frontend(name, bytes);
     if fe.has_errors() {
         return Err(Box::new(fe));
     }
-    let module = lower::lower(&fe.plan, &fe.file, options);
+    let module = lower::lower(&fe.plan, &fe.file, keep);
     Ok((module, fe))
 }
 
@@ -106,15 +107,4 @@ impl Frontend {
         };
         module
     }
-}
-
-/// What a module compiled by [`Frontend::into_module`] keeps of its source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeepSource {
-    /// Its hash (`tissc compile`'s default).
-    Hash,
-    /// Its text (`--embed-source`).
-    Text,
-    /// Nothing (`--strip`).
-    Nothing,
 }

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::lower::{self, LowerOptions};
+use crate::lower::{self, KeepSource};
 use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
 use tisslang::analysis::taint::{self, SourceKind};
 
@@ -27,7 +27,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     if runs.is_empty() || !may_flow(cx.statements.iter().map(|&(stmt, _)| stmt)) {
         return;
     }
-    let module = lower::lower(cx.plan, cx.file, LowerOptions { strip_source: true });
+    let module = lower::lower(cx.plan, cx.file, KeepSource::Nothing);
     let report = taint::analyze(&module);
     // Sources by the RUN's (line, column): each statement once, with the
     // parts of a typed answer that carry its data (only the tainted ones
@@ -157,7 +157,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::may_flow;
-    use crate::lower::{self, LowerOptions};
+    use crate::lower::{self, KeepSource};
     use crate::syntax::ast::{Plan, Stmt};
     use crate::syntax::visit;
 
@@ -192,7 +192,7 @@ mod tests {
         for plan in plans {
             let frontend = crate::frontend("t.tiss", plan.as_bytes());
             assert!(!frontend.has_errors(), "{plan}\n{:#?}", frontend.diagnostics);
-            let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
+            let module = lower::lower(&frontend.plan, &frontend.file, KeepSource::Nothing);
             assert!(
                 !tisslang::analysis::taint::analyze(&module).flows.is_empty(),
                 "no flow in the bytecode of\n{plan}"
@@ -223,7 +223,7 @@ mod tests {
             }
             let frontend = crate::frontend("x.tiss", &std::fs::read(&path).expect("read the example"));
             assert!(!frontend.has_errors(), "{}", path.display());
-            let module = lower::lower(&frontend.plan, &frontend.file, LowerOptions { strip_source: true });
+            let module = lower::lower(&frontend.plan, &frontend.file, KeepSource::Nothing);
             if !tisslang::analysis::taint::analyze(&module).flows.is_empty() {
                 assert!(
                     may_flow(statements(&frontend.plan).into_iter()),

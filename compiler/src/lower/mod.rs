@@ -31,21 +31,34 @@ use crate::source_file::SourceFile;
 use crate::syntax::ast::{Block, Item, Plan, StmtKind};
 use crate::syntax::span::Span;
 use tables::{SourceRef, Tables};
+use tisslang::module::{Source, kept_source::SourceHash};
 
-/// How to lower.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LowerOptions {
-    /// Keep nothing of the source in the module (`tissc compile --strip`);
-    /// otherwise its text is kept (`Source::drop_text` keeps only its hash).
-    pub strip_source: bool,
+/// What a module keeps of its plan's source.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeepSource {
+    /// Its hash (`tissc compile`'s default): the `.tiss` beside the `.tbc`
+    /// is shown when its text has it.
+    Hash,
+    /// Its text (`--embed-source`; the default of a plan compiled in
+    /// memory, which shows it).
+    #[default]
+    Text,
+    /// Nothing (`--strip`).
+    Nothing,
 }
 
 /// Lowers a plan that passed every check (no error diagnostics).
-pub fn lower(plan: &Plan, file: &SourceFile, options: LowerOptions) -> Module {
+pub fn lower(plan: &Plan, file: &SourceFile, keep: KeepSource) -> Module {
     let (mut tables, tasks, header_items, lines) =
         lower_tasks(plan, SourceRef::Borrowed(file), crate::check::answer_types(plan));
     let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.iter(), None);
-    finish(tables, &header_items, code, bound, options).0
+    let (mut module, _) = finish(tables, &header_items, code, bound);
+    module.source = match keep {
+        KeepSource::Hash => Source::Hash(SourceHash::of(&file.text)),
+        KeepSource::Text => Source::Embedded { name: file.name.clone(), text: file.text.clone() },
+        KeepSource::Nothing => Source::Stripped,
+    };
+    module
 }
 
 /// [`lower`], consuming the plan and its answer types as the checks found
@@ -72,7 +85,7 @@ pub(crate) fn lower_owned(
         .unwrap_or(0);
     let release = release.then_some(floor);
     let (code, bound) = lower_main(&mut tables, &tasks, lines, plan.items.into_iter(), release);
-    let (module, file) = finish(tables, &header_items, code, bound, LowerOptions { strip_source: true });
+    let (module, file) = finish(tables, &header_items, code, bound);
     let SourceRef::Owned(file) = file else { unreachable!("lowered from an owned file") };
     (module, file)
 }
@@ -164,11 +177,10 @@ fn finish<'f>(
     header_items: &[Item],
     main_code: UnitCode,
     plan_bound: CostBound,
-    options: LowerOptions,
 ) -> (Module, SourceRef<'f>) {
     let header = tables.header(header_items);
     let risk = risk::assess(&mut tables);
-    tables.into_module(header, risk, main_code, plan_bound, options)
+    tables.into_module(header, risk, main_code, plan_bound)
 }
 
 /// The DEFINE_TASKs: source-order table indices and a callee-first order.

@@ -15,7 +15,7 @@ use tisslang::module::{
 use tisslang::types::ValueType;
 use tisslang::version::LANGUAGE_VERSION;
 
-use super::{LowerOptions, UnitCode};
+use super::UnitCode;
 use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
 use crate::syntax::ast::{Heredoc, Item, StrLit, StrPart};
@@ -399,7 +399,6 @@ impl<'f> Tables<'f> {
         risk: Risk,
         main: UnitCode,
         bound: CostBound,
-        options: LowerOptions,
     ) -> (Module, SourceRef<'f>) {
         // The main unit comes first, at pc 0: its vectors are the module's,
         // grown once to take the tasks' code.
@@ -459,13 +458,8 @@ impl<'f> Tables<'f> {
             estimates: self.estimates,
             bound,
             manifest,
-            // The text is kept: a plan compiled in memory shows it; `tissc
-            // compile` keeps only its hash unless told to embed it.
-            source: if options.strip_source {
-                Source::Stripped
-            } else {
-                Source::Embedded { name: self.file.name.clone(), text: self.file.text.clone() }
-            },
+            // What is kept of the source is the caller's (`KeepSource`).
+            source: Source::Stripped,
         };
         (module, self.file)
     }

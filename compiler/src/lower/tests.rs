@@ -2,10 +2,10 @@ use tisslang::cost::Dim;
 use tisslang::isa::Instr;
 use tisslang::module::{Module, PathAccess, RiskKind, RiskLevel};
 
-use super::LowerOptions;
+use super::KeepSource;
 
 fn compile(src: &str) -> Module {
-    match crate::compile("t.tiss", src.as_bytes(), LowerOptions::default()) {
+    match crate::compile("t.tiss", src.as_bytes(), KeepSource::Text) {
         Ok((module, _)) => module,
         Err(fe) => panic!("{:#?}", fe.diagnostics),
     }

@@ -17,7 +17,7 @@ use super::index::Index;
 use super::protocol::position::LineIndex;
 use crate::Frontend;
 use crate::check::types::ty::Ty;
-use crate::lower::{self, LowerOptions};
+use crate::lower::{self, KeepSource};
 
 /// The front end's results for one version of a text.
 pub(crate) struct Analysis {
@@ -67,13 +67,8 @@ impl Analysis {
     pub(crate) fn module(&self) -> Option<&Module> {
         self.module
             .get_or_init(|| {
-                (!self.frontend.has_errors()).then(|| {
-                    lower::lower(
-                        &self.frontend.plan,
-                        &self.frontend.file,
-                        LowerOptions { strip_source: true },
-                    )
-                })
+                (!self.frontend.has_errors())
+                    .then(|| lower::lower(&self.frontend.plan, &self.frontend.file, KeepSource::Nothing))
             })
             .as_ref()
     }

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tiss_compiler::KeepSource;
 use tiss_compiler::fmt::{format_source, same_meaning};
-use tiss_compiler::lower::LowerOptions;
 
 fn plans(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -47,7 +47,7 @@ fn ast_without_positions(text: &str) -> Value {
 /// fields, the line table, the source's hash. Everything else, the stored
 /// text of each condition included, is the same before and after.
 fn bytecode_without_lines(name: &str, text: &str) -> Value {
-    let (module, _) = tiss_compiler::compile(name, text.as_bytes(), LowerOptions { strip_source: true })
+    let (module, _) = tiss_compiler::compile(name, text.as_bytes(), KeepSource::Nothing)
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:?}", fe.diagnostics));
     let mut value = serde_json::to_value(&module).expect("a module serializes");
     // The manifest's ENV entries are (name, line) pairs.

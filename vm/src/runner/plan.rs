@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
+use tiss_compiler::KeepSource;
 use tiss_compiler::diagnostics::render::termcolor::StandardStream;
 use tiss_compiler::diagnostics::render::{self, ErrorFormat};
-use tiss_compiler::lower::LowerOptions;
 use tiss_support::io_message::io_message;
 use tiss_support::shell::quote::shell_word;
 use tisslang::codec::seal::names_container;
@@ -67,14 +67,13 @@ pub fn load_plan(out: &mut Diagnostics, path: &Path) -> Result<Plan, Refused> {
     // is still bytecode, and the loader says what happened to it.
     let is_source = !names_container(&bytes, &tisslang::container::MAGIC);
     let module = if is_source {
-        let (mut module, frontend) =
-            match tiss_compiler::compile(&name, &bytes, LowerOptions { strip_source: false }) {
-                Ok(compiled) => compiled,
-                Err(frontend) => {
-                    report(out, &frontend);
-                    return Err(Invalid::from_frontend(&name, &frontend).into());
-                }
-            };
+        let (mut module, frontend) = match tiss_compiler::compile(&name, &bytes, KeepSource::Text) {
+            Ok(compiled) => compiled,
+            Err(frontend) => {
+                report(out, &frontend);
+                return Err(Invalid::from_frontend(&name, &frontend).into());
+            }
+        };
         report(out, &frontend);
         // The source is named by its file name alone, as `tissc compile` does,
         // so the listing does not depend on the directory it was run from.

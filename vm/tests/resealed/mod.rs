@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, Question};
@@ -94,7 +94,7 @@ TEXT
 
 /// The `.tbc` of a plan.
 pub fn tbc_of(name: &str, src: &str) -> Vec<u8> {
-    let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile(name, src.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:#?}", fe.diagnostics));
     tisslang::container::encode(&module)
 }

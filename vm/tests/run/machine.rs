@@ -1,6 +1,6 @@
 //! The machine's semantics, statement by statement, against the scripted host.
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{Answer, HostError};
@@ -11,7 +11,7 @@ use tiss_vm::machine::{Machine, Outcome, StepStatus};
 use tisslang::cost::Dim;
 
 fn program(src: &str) -> Program {
-    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
     let bytes = tisslang::container::encode(&module);
     let module = tisslang::container::load(&bytes).expect("verified");

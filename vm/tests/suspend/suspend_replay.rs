@@ -9,7 +9,7 @@
 use std::path::Path;
 use tisslang::cost::Dim;
 
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tiss_vm::host::RunResult;
 use tiss_vm::host::scripted::ScriptedHost;
 use tiss_vm::host::{
@@ -22,7 +22,7 @@ use tiss_vm::report::RunReport;
 use tiss_vm::session::snapshot::{self, SnapshotRef};
 
 fn compile(name: &str, src: &str) -> (Vec<u8>, Program) {
-    let (module, _) = tiss_compiler::compile(name, src.as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile(name, src.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("{name} does not compile: {:#?}\n{src}", fe.diagnostics));
     let bytes = tisslang::container::encode(&module);
     let module = tisslang::container::load(&bytes).expect("verified");

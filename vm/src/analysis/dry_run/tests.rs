@@ -1,5 +1,5 @@
 use super::*;
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::module::Module;
 
 const PLAN: &str = r#"TASK "Arms"
@@ -27,7 +27,7 @@ STEP "s" {
 "#;
 
 fn module(src: &str) -> Module {
-    let Ok((module, _)) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default()) else {
+    let Ok((module, _)) = tiss_compiler::compile("t.tiss", src.as_bytes(), KeepSource::Text) else {
         panic!("the test plan compiles");
     };
     module

@@ -6,7 +6,7 @@ use crate::machine::program::Program;
 use crate::machine::value::{ErrorRecord, Record, Value};
 use crate::machine::{Frame, LogRecord, OpenStep, Status, StepRecord, StepStatus, Suspension};
 use crate::session::snapshot_key::SnapshotKey;
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::cost::bound::CostBound;
 use tisslang::cost::{Dim, PerDim};
 use tisslang::isa::Instr;
@@ -21,7 +21,7 @@ const PINNED: (u16, &str) = (16, "b62977f87e745ca62adcde714d36d88ede4f284c14b801
 const PLAN: &str = "TASK \"Snapshot test\"\nDEFINE_TASK \"sub\" {\n    PAUSE \"in a task\"\n}\nSTEP \"outer\" {\n    VAR a = \"x\"\n    STEP \"inner\" {\n        RUN \"echo ${a}\"\n        CALL \"sub\"\n        REQUEST_REVIEW \"ok?\" INTO r\n        CHOOSE \"which\" {\n            OPTION \"one\" { LOG \"1\" }\n            OPTION \"two\" { LOG \"2\" }\n        }\n    }\n}\n";
 
 fn bytecode(src: &str) -> (Vec<u8>, Program) {
-    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), LowerOptions::default())
+    let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
     let bytes = tisslang::container::encode(&module);
     let module = tisslang::container::load(&bytes).expect("verified");

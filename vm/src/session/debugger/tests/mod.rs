@@ -5,7 +5,7 @@ use crate::host::RunResult;
 use crate::host::scripted::ScriptedHost;
 use crate::machine::value::{Record, Value};
 use text::show;
-use tiss_compiler::lower::LowerOptions;
+use tiss_compiler::KeepSource;
 use tisslang::cost::Dim;
 
 mod breakpoints;
@@ -36,9 +36,12 @@ STEP "Check" {
 "#;
 
 fn program(src: &str, strip: bool) -> Program {
-    let (module, _) =
-        tiss_compiler::compile("plan.tiss", src.as_bytes(), LowerOptions { strip_source: strip })
-            .unwrap_or_else(|fe| panic!("the test plan compiles: {:?}", fe.diagnostics));
+    let (module, _) = tiss_compiler::compile(
+        "plan.tiss",
+        src.as_bytes(),
+        if strip { KeepSource::Nothing } else { KeepSource::Text },
+    )
+    .unwrap_or_else(|fe| panic!("the test plan compiles: {:?}", fe.diagnostics));
     Program::new(module).expect("the test plan loads")
 }
 

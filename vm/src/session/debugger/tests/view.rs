@@ -167,7 +167,7 @@ fn a_stripped_plan_still_debugs_without_its_source() {
 
 #[test]
 fn a_plan_keeping_its_source_hash_shows_the_matching_file_beside_it() {
-    let (mut module, _) = tiss_compiler::compile("plan.tiss", PLAN.as_bytes(), LowerOptions::default())
+    let (mut module, _) = tiss_compiler::compile("plan.tiss", PLAN.as_bytes(), KeepSource::Text)
         .unwrap_or_else(|fe| panic!("the test plan compiles: {:?}", fe.diagnostics));
     module.source.drop_text();
     let program = Program::new(module).expect("the test plan loads");
