@@ -140,11 +140,59 @@ fn replace(
     };
     let dir = parent_of(target);
     let temp = temp_file(dir, mode, write, sync)?;
+    if sync == Sync::No && exchange(&temp, target) {
+        return Ok(());
+    }
     if let Err(e) = fs::rename(&temp, target) {
         let _ = fs::remove_file(&temp);
         return Err(e);
     }
     if sync == Sync::Yes { sync_dir(dir) } else { Ok(()) }
+}
+
+/// Puts the new file `temp` in the place of `target`, a regular file, by
+/// exchanging the two names and removing the old file under the temporary
+/// one; false (nothing changed) where that cannot be done, and the caller
+/// renames. Not `rename`, which on ext4 writes the new file's data out
+/// before replacing a file with it (`auto_da_alloc`, there for programs
+/// that forget to sync): 1.6 ms of a 28 ms `tissc compile`, which does not
+/// sync on purpose (see [`replace_with`]).
+#[cfg(target_os = "linux")]
+fn exchange(temp: &Path, target: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    if !fs::symlink_metadata(target).is_ok_and(|meta| meta.file_type().is_file()) {
+        return false;
+    }
+    let (Ok(from), Ok(to)) = (
+        std::ffi::CString::new(temp.as_os_str().as_bytes()),
+        std::ffi::CString::new(target.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    let swap = || {
+        // SAFETY: two NUL-terminated paths, alive for the call.
+        unsafe {
+            libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_EXCHANGE)
+                == 0
+        }
+    };
+    if !swap() {
+        return false;
+    }
+    // The target was replaced between the look and the exchange by
+    // something other than a file (a directory): put back, it is left to
+    // the rename, which refuses it.
+    if !fs::symlink_metadata(temp).is_ok_and(|meta| meta.file_type().is_file()) {
+        swap();
+        return false;
+    }
+    let _ = fs::remove_file(temp);
+    true
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_temp: &Path, _target: &Path) -> bool {
+    false
 }
 
 /// What a target names now, as far as replacing it goes.
@@ -225,6 +273,23 @@ mod tests {
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(names, [std::ffi::OsString::from("out.tbc")]);
         assert!(replace_with(Path::new("/"), None, |file| file.write_all(b"x")).is_err());
+    }
+
+    /// Replacing a file gives its name a new file, as a rename does: other
+    /// names of the old one (hard links) keep the old content, and the
+    /// temporary name that held the old file after the exchange is gone.
+    #[test]
+    fn replace_with_leaves_other_names_of_the_old_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.tbc");
+        fs::write(&target, b"old").unwrap();
+        fs::hard_link(&target, dir.path().join("other")).unwrap();
+        replace_with(&target, None, |file| file.write_all(b"new")).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(fs::read(dir.path().join("other")).unwrap(), b"old");
+        let mut names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        names.sort();
+        assert_eq!(names, [std::ffi::OsString::from("other"), std::ffi::OsString::from("out.tbc")]);
     }
 
     #[test]

@@ -140,7 +140,7 @@ enum Command {
     /// Identical source gives byte-identical bytecode. If the plan has errors,
     /// the diagnostics go to stderr, nothing is written and the exit status
     /// is 1. The output file is replaced atomically (a temporary file in the
-    /// same directory, then a rename), so it is never left half-written.
+    /// same directory, then put in its place), so it is never left half-written.
     Compile {
         /// The plan to compile (`.tiss`).
         #[arg(value_name = "FILE")]
