@@ -89,11 +89,16 @@ impl SourceFile {
         let hint = self.last_line.get().min(starts.len() - 1);
         // `starts[0]` is 0, so at least one start is at or before `offset`.
         let index = if starts[hint] <= offset {
-            // Forward from the last line first: a short window, then the rest.
-            let window = &starts[hint..starts.len().min(hint + 16)];
-            let i = window.partition_point(|&start| start <= offset);
-            if i < window.len() || hint + i == starts.len() {
-                hint + i - 1
+            // Forward from the last line, a line at a time: lookups come in
+            // source order, nearly always on the same line or a few after
+            // (a binary search, even of a short window, mispredicts).
+            let mut index = hint;
+            let near = starts.len().min(hint + 8);
+            while index + 1 < near && starts[index + 1] <= offset {
+                index += 1;
+            }
+            if index + 1 < near || near == starts.len() {
+                index
             } else {
                 starts.partition_point(|&start| start <= offset) - 1
             }
