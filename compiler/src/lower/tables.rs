@@ -142,12 +142,16 @@ impl<'f> Tables<'f> {
 
     /// Room for `strings` strings in all, so the index is not rehashed as
     /// they come (each rehash hashes every string's text again: 3.6% of a
-    /// compile of the steps shape).
+    /// compile of the steps shape), and for as many constants, which most
+    /// strings are: room only, touched as it is used, where doubling copied
+    /// each table and faulted in the copy.
     pub(crate) fn reserve_strings(&mut self, strings: usize) {
         let additional = strings.saturating_sub(self.strings.table.len());
         let table = &self.strings.table;
         self.strings.index.reserve(additional, |&i| Strings::hash(table.get(i).unwrap_or("")));
         self.strings.table.reserve(additional);
+        self.constants.reserve(strings.saturating_sub(self.constants.len()));
+        self.str_constants.reserve(strings.saturating_sub(self.str_constants.len()));
     }
 
     /// Interns the source text at `span` (a string literal's, between its
