@@ -41,6 +41,9 @@ pub fn write_temp_with(
 enum Sync {
     Yes,
     No,
+    /// Not synced, and put in place by exchanging names, which on ext4
+    /// skips the write-out a rename over a file starts (`exchange`).
+    NoWriteOut,
 }
 
 fn temp_file(
@@ -115,6 +118,21 @@ pub fn replace_with(
     replace(target, mode, write, Sync::No)
 }
 
+/// [`replace_with`] for output that is made again rather than recovered,
+/// like `tissc compile`'s bytecode: a regular file is replaced by
+/// exchanging names, not by a rename, which on ext4 starts writing the new
+/// data out first (`auto_da_alloc`, for programs that never sync): 1.6 ms
+/// of a 28 ms compile. After a system crash the file is then more likely
+/// empty, where a rename leaves the old one or the new one in practice; so
+/// a checkpoint, which is there to be recovered, goes through [`replace_with`].
+pub fn replace_rebuildable(
+    target: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
+    replace(target, mode, write, Sync::NoWriteOut)
+}
+
 fn replace(
     target: &Path,
     mode: Option<u32>,
@@ -140,7 +158,7 @@ fn replace(
     };
     let dir = parent_of(target);
     let temp = temp_file(dir, mode, write, sync)?;
-    if sync == Sync::No && exchange(&temp, target) {
+    if sync == Sync::NoWriteOut && exchange(&temp, target) {
         return Ok(());
     }
     if let Err(e) = fs::rename(&temp, target) {
@@ -153,10 +171,7 @@ fn replace(
 /// Puts the new file `temp` in the place of `target`, a regular file, by
 /// exchanging the two names and removing the old file under the temporary
 /// one; false (nothing changed) where that cannot be done, and the caller
-/// renames. Not `rename`, which on ext4 writes the new file's data out
-/// before replacing a file with it (`auto_da_alloc`, there for programs
-/// that forget to sync): 1.6 ms of a 28 ms `tissc compile`, which does not
-/// sync on purpose (see [`replace_with`]).
+/// renames ([`replace_rebuildable`] says why).
 #[cfg(target_os = "linux")]
 fn exchange(temp: &Path, target: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -255,36 +270,54 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
-    /// The unsynced replacement is as atomic: the whole new content under
-    /// the target's name, no temporary left, and a failed write changes nothing.
+    type Replace = fn(&Path, &mut dyn FnMut(&mut File) -> io::Result<()>) -> io::Result<()>;
+
+    /// Both unsynced replacements, the one by a rename and the one by an exchange.
+    const UNSYNCED: [(&str, Replace); 2] = [
+        ("replace_with", |target, write| replace_with(target, None, write)),
+        ("replace_rebuildable", |target, write| replace_rebuildable(target, None, write)),
+    ];
+
+    /// The unsynced replacements are as atomic: the whole new content under
+    /// the target's name, no temporary left, and a failed write changes
+    /// nothing; a directory is refused and `/dev/null` written into.
     #[test]
-    fn replace_with_replaces_whole_or_not_at_all() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.tbc");
-        fs::write(&target, b"old").unwrap();
-        replace_with(&target, None, |file| file.write_all(b"new content")).unwrap();
-        assert_eq!(fs::read(&target).unwrap(), b"new content");
-        let failed = replace_with(&target, None, |file| {
-            file.write_all(b"half")?;
-            Err(io::Error::other("refused"))
-        });
-        assert_eq!(failed.unwrap_err().to_string(), "refused");
-        assert_eq!(fs::read(&target).unwrap(), b"new content");
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-        assert_eq!(names, [std::ffi::OsString::from("out.tbc")]);
-        assert!(replace_with(Path::new("/"), None, |file| file.write_all(b"x")).is_err());
+    fn unsynced_replacements_replace_whole_or_not_at_all() {
+        for (name, replace) in UNSYNCED {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("out.tbc");
+            fs::write(&target, b"old").unwrap();
+            replace(&target, &mut |file| file.write_all(b"new content")).unwrap();
+            assert_eq!(fs::read(&target).unwrap(), b"new content", "{name}");
+            let failed = replace(&target, &mut |file| {
+                file.write_all(b"half")?;
+                Err(io::Error::other("refused"))
+            });
+            assert_eq!(failed.unwrap_err().to_string(), "refused", "{name}");
+            assert_eq!(fs::read(&target).unwrap(), b"new content", "{name}");
+            let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+            assert_eq!(names, [std::ffi::OsString::from("out.tbc")], "{name}");
+            assert!(replace(Path::new("/"), &mut |file| file.write_all(b"x")).is_err(), "{name}");
+            fs::create_dir(dir.path().join("sub")).unwrap();
+            assert!(replace(&dir.path().join("sub"), &mut |file| file.write_all(b"x")).is_err(), "{name}");
+            assert!(dir.path().join("sub").is_dir(), "{name}");
+            replace(Path::new("/dev/null"), &mut |file| file.write_all(b"gone")).unwrap();
+            assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+                &fs::metadata("/dev/null").unwrap().file_type()
+            ));
+        }
     }
 
     /// Replacing a file gives its name a new file, as a rename does: other
     /// names of the old one (hard links) keep the old content, and the
     /// temporary name that held the old file after the exchange is gone.
     #[test]
-    fn replace_with_leaves_other_names_of_the_old_file_alone() {
+    fn replace_rebuildable_leaves_other_names_of_the_old_file_alone() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.tbc");
         fs::write(&target, b"old").unwrap();
         fs::hard_link(&target, dir.path().join("other")).unwrap();
-        replace_with(&target, None, |file| file.write_all(b"new")).unwrap();
+        replace_rebuildable(&target, None, |file| file.write_all(b"new")).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         assert_eq!(fs::read(dir.path().join("other")).unwrap(), b"old");
         let mut names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();

@@ -443,7 +443,7 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     // Encoded straight into the file: the bytecode is never held in memory.
     // Replaced atomically but not synced, as compilers do: the file can be
     // made again, and a damaged one is refused by its checksum.
-    let written = tiss_support::atomic_write::replace_with(&target, None, |file| {
+    let written = tiss_support::atomic_write::replace_rebuildable(&target, None, |file| {
         tisslang::container::encode_to(&module, file)
     });
     // The process ends next: freeing the module block by block would only
