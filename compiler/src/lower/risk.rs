@@ -25,17 +25,25 @@ pub(super) fn assess(tables: &mut Tables<'_>) -> Risk {
     risk
 }
 
+/// The variables a PROMPT_AGENT fills, by name string, with the shape of
+/// each answer they may hold (`None`: untyped, free text).
+fn model_outputs_of(tables: &Tables<'_>) -> FxHashMap<u32, Vec<Option<u32>>> {
+    let mut outputs: FxHashMap<u32, Vec<Option<u32>>> = FxHashMap::default();
+    for p in tables.prompts.iter().filter(|p| p.into != NONE) {
+        if let Some(slot) = tables.slots.get(p.into as usize) {
+            outputs.entry(slot.name).or_default().push(p.answer.map(|a| a.shape));
+        }
+    }
+    outputs
+}
+
 fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     let mut reasons = Vec::new();
     let mut add = |kind: RiskKind, subject: u32, line: u32| reasons.push(RiskReason { kind, subject, line });
-    // Variables a PROMPT_AGENT fills, by name string, with the shape of
-    // each answer they may hold (`None`: untyped, free text).
-    let mut model_outputs: FxHashMap<u32, Vec<Option<u32>>> = FxHashMap::default();
-    for p in tables.prompts.iter().filter(|p| p.into != NONE) {
-        if let Some(slot) = tables.slots.get(p.into as usize) {
-            model_outputs.entry(slot.name).or_default().push(p.answer.map(|a| a.shape));
-        }
-    }
+    // Made the first time a command interpolates a path, which most never
+    // do (on a plan of 6,000 prompts and no such command, the map was 1.1
+    // MiB of pages touched for nothing).
+    let mut model_outputs = None;
 
     for command in &manifest.commands {
         let line = command.line;
@@ -60,7 +68,8 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         }
         for (name, fields) in interpolated_paths(tables.text_of(command.text)) {
             let Some(index) = tables.existing_string(name) else { continue };
-            let Some(answers) = model_outputs.get(&index) else { continue };
+            let outputs = model_outputs.get_or_insert_with(|| model_outputs_of(tables));
+            let Some(answers) = outputs.get(&index) else { continue };
             if answers.iter().any(|&shape| may_hold_text(&tables.answers.shapes, shape, fields)) {
                 add(RiskKind::ModelOutputInCommand, index, line);
             }
