@@ -302,14 +302,17 @@ pub(crate) struct Unit<'t, 'f> {
 impl<'t, 'f> Unit<'t, 'f> {
     fn new(tables: &'t mut Tables<'f>, task_index: &'t HashMap<String, u32>, kind: UnitKind) -> Self {
         // The main unit holds most of a plan's code: sized from the source
-        // (about one instruction per 13 bytes) so it does not grow by
-        // copying; its line entries are counted (`slots::Sizes`).
+        // so it does not grow by copying; its line entries are counted
+        // (`slots::Sizes`). An instruction per 9-12 bytes on most plans, per
+        // 6 on the conditions shape, whose code outgrew a twelfth and was
+        // copied (2.5 MiB of pages); room beyond what is used is never
+        // touched, so a fifth costs address space only.
         let source = if matches!(kind, UnitKind::Main) { tables.file.text.len() } else { 0 };
         Unit {
             tables,
             task_index,
             kind,
-            code: Vec::with_capacity(source / 12),
+            code: Vec::with_capacity(source / 5),
             lines: Vec::new(),
             handlers: Vec::new(),
             choices: Vec::new(),
