@@ -166,7 +166,12 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         last_way_in: HashMap::default(),
     };
     for pc in 0..m.code.len() as u32 {
-        if interpreter.flow.at[pc as usize].unit != UNSEEN {
+        let at = interpreter.flow.at[pc as usize];
+        if at.unit != UNSEEN {
+            if at.join {
+                // Every way in is known now: the map keeps pending pcs only.
+                interpreter.last_way_in.remove(&pc);
+            }
             interpreter.follow_order(pc);
             interpreter.visit(pc)?;
         }
@@ -227,8 +232,10 @@ struct Interpreter<'a> {
     /// as runs of consecutive pcs each the dominator of the next (first,
     /// last): straight-line code is one run, not a pc each.
     path: Vec<(u32, u32)>,
-    /// Per pc reached from several places: the dominator the last way in
-    /// brought, below the pc's dominator so far (see [`lca`]). Hashed with
+    /// Per pc ahead reached from several places: the dominator the last way
+    /// in brought, below the pc's dominator so far (see [`lca`]); removed
+    /// once the pc is visited, so the map holds the pending joins, not every
+    /// join of the code (the conditions shape's grew to 1.3 MiB). Hashed with
     /// foldhash, seeded at random as SipHash is, but a few instructions a
     /// key: SipHash was about 4% of a compile's instructions.
     last_way_in: HashMap<u32, u32, RandomState>,
