@@ -25,15 +25,7 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        // Two operands are the common case: one allocation.
-        let mut operands = Vec::with_capacity(2);
-        operands.push(first);
-        loop {
-            operands.push(self.conj()?);
-            if !self.eat_kw_or_typo(Kw::OR) {
-                break;
-            }
-        }
+        let operands = self.chain(first, Kw::OR, Self::conj)?;
         Ok(Cond { kind: CondKind::Or { operands }, span: self.since(start) })
     }
 
@@ -44,16 +36,33 @@ impl Parser<'_> {
             return Ok(first);
         }
         let start = first.span;
-        // Two operands are the common case: one allocation.
-        let mut operands = Vec::with_capacity(2);
-        operands.push(first);
-        loop {
-            operands.push(self.neg()?);
-            if !self.eat_kw_or_typo(Kw::AND) {
-                break;
-            }
-        }
+        let operands = self.chain(first, Kw::AND, Self::neg)?;
         Ok(Cond { kind: CondKind::And { operands }, span: self.since(start) })
+    }
+
+    /// The operands of a chain after `first` and its keyword: each parsed
+    /// by `operand`, while `keyword` follows. They collect on the shared
+    /// stack (a nested chain's above them) and leave it in a vector of
+    /// exactly their number, also when one fails.
+    fn chain(
+        &mut self,
+        first: Cond,
+        keyword: Kw,
+        operand: fn(&mut Self) -> PResult<Cond>,
+    ) -> PResult<Vec<Cond>> {
+        let mark = self.conds.len();
+        self.conds.push(first);
+        let parsed = loop {
+            match operand(self) {
+                Ok(cond) => self.conds.push(cond),
+                Err(e) => break Err(e),
+            }
+            if !self.eat_kw_or_typo(keyword) {
+                break Ok(());
+            }
+        };
+        let operands = self.conds.split_off(mark);
+        parsed.map(|()| operands)
     }
 
     /// `neg = NOT neg | atom`

@@ -18,7 +18,7 @@ mod types;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lexer::Lexer;
-use crate::syntax::ast::{Block, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
+use crate::syntax::ast::{Block, Cond, Heredoc, Ident, Item, Plan, Step, Stmt, StrLit};
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, Token, TokenKind};
 
@@ -53,6 +53,7 @@ fn parse_with(src: &str, bodies_in_source: bool) -> (Plan, Vec<Diagnostic>) {
         depth: 0,
         prev_end: 0,
         stmts: Vec::new(),
+        conds: Vec::new(),
         bindings: 0,
         braceless_depth: 0,
         closer_lines: None,
@@ -89,6 +90,10 @@ pub(crate) struct Parser<'a> {
     prev_end: u32,
     /// The statements of the blocks being parsed, innermost last.
     stmts: Vec<Stmt>,
+    /// The operands of the AND and OR chains being parsed, as `stmts`: a
+    /// chain's move into a vector of exactly their number (one grown from
+    /// two to four kept a fourth empty, after a copy).
+    conds: Vec<Cond>,
     /// Statements parsed that bind a name (`Plan::bindings`).
     bindings: u32,
     /// How many blocks written without braces (`IF … ENDIF`) enclose the

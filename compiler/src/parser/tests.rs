@@ -199,6 +199,49 @@ fn conditions() {
     assert!(matches!(cond("COST < 5m"), CondKind::Compare { op: CmpOp::Lt, .. }));
 }
 
+/// Chains collect on one stack shared by nested chains: each leaves with
+/// exactly its own operands, in order, also after an operand that fails.
+#[test]
+fn chains_keep_their_own_operands_nested_and_after_an_error() {
+    let cond = |src: &str| match one(&format!("ASSERT {src}")) {
+        StmtKind::Assert { condition, .. } => condition.kind,
+        other => panic!("{other:?}"),
+    };
+    match cond("a AND (b OR c AND d OR e) AND NOT (g OR h)") {
+        CondKind::And { operands } => {
+            assert_eq!(operands.len(), 3);
+            assert_eq!(operands.capacity(), 3, "a vector of exactly its operands");
+            match &operands[1].kind {
+                CondKind::Or { operands } => {
+                    assert_eq!(operands.len(), 3);
+                    assert!(
+                        matches!(operands[1].kind, CondKind::And { ref operands } if operands.len() == 2)
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+            assert!(matches!(operands[2].kind, CondKind::Not { .. }));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A chain that fails inside another leaves nothing behind: the next
+    // statement's chain has its own two operands.
+    let (plan, diags) =
+        super::parse("TASK \"t\"\nSTEP \"s\" {\n    ASSERT a AND (b OR == ) AND c\n    ASSERT x OR y\n}\n");
+    assert!(!diags.is_empty());
+    let Some(Item::Step(step)) = plan.items.get(1) else { panic!("{:?}", plan.items) };
+    let last = step.body.commands.last().expect("the second ASSERT");
+    match &last.kind {
+        StmtKind::Assert { condition, .. } => {
+            assert!(
+                matches!(&condition.kind, CondKind::Or { operands } if operands.len() == 2),
+                "{condition:?}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn if_else_chains() {
     match one("IF a THEN { LOG \"1\" } ELSE IF b { LOG \"2\" } ELSE { LOG \"3\" }") {
