@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use tisslang::cost::bound::CostBound;
 use tisslang::isa::Instr;
-use tisslang::module::{Handler, LineEntry, Module, NONE, StepInfo, TaskInfo};
+use tisslang::module::{Handler, LineEntry, Module, NONE, Observed, StepInfo, TaskInfo};
 
 use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
@@ -297,6 +297,9 @@ pub(crate) struct Unit<'t, 'f> {
     /// Inside an ESTIMATE_COST block: the code is thrown away and its
     /// effects must not reach the manifest.
     estimating: bool,
+    /// The paths the assertion being lowered reads, collected here and
+    /// moved into its entry in a vector of exactly their number.
+    observed: Vec<Observed>,
 }
 
 impl<'t, 'f> Unit<'t, 'f> {
@@ -321,6 +324,7 @@ impl<'t, 'f> Unit<'t, 'f> {
             max_stack: 0,
             steps: Vec::new(),
             estimating: false,
+            observed: Vec::new(),
         }
     }
 

@@ -133,6 +133,7 @@ impl Parser<'_> {
                         with.push(self.binding_name("a variable name after `,`")?);
                     }
                 }
+                let with = exactly(with);
                 let into = match self.optional_into()? {
                     Some(var) => {
                         let ty = if self.eat_kw_or_typo(Kw::AS) { Some(self.type_expr()?) } else { None };
@@ -475,7 +476,7 @@ impl Parser<'_> {
             let body = self.block()?;
             options.push(ChooseOption { label, body, is_step, span: self.since(tok.span) });
         }
-        Ok(StmtKind::Choose { prompt, options })
+        Ok(StmtKind::Choose { prompt, options: exactly(options) })
     }
 
     /// `SET_BUDGET` already consumed (at `start`): `DIM = value`.
@@ -502,4 +503,12 @@ impl Parser<'_> {
         let value = self.expr("the budget: an integer, or a duration for EXECUTION_TIME")?;
         Ok(Budget { dim, dim_span: tok.span, value, span: self.since(start) })
     }
+}
+
+/// `items` in a vector of exactly their number, for the tree: a vector's
+/// first push makes room for four, and a list of two (`WITH diff, ctx`)
+/// kept 48 bytes empty beside each prompt. A copy, because shrinking in
+/// place gives nothing back to the allocator's size classes.
+fn exactly<T>(mut items: Vec<T>) -> Vec<T> {
+    if items.len() == items.capacity() { items } else { items.drain(..).collect() }
 }
