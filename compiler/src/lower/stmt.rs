@@ -84,7 +84,8 @@ impl Unit<'_, '_> {
                 // read one or two paths; 0.7 MiB of the steps shape's module).
                 let mut scratch = std::mem::take(&mut self.observed);
                 self.observed(condition, &mut scratch);
-                let observed = scratch.drain(..).collect();
+                let mut observed = Vec::with_capacity(scratch.len());
+                observed.append(&mut scratch);
                 self.observed = scratch;
                 let literal_message = message.as_ref().map(|m| m.as_literal());
                 let assertion = self.tables.assertions.len() as u32;

@@ -510,5 +510,10 @@ impl Parser<'_> {
 /// kept 48 bytes empty beside each prompt. A copy, because shrinking in
 /// place gives nothing back to the allocator's size classes.
 fn exactly<T>(mut items: Vec<T>) -> Vec<T> {
-    if items.len() == items.capacity() { items } else { items.drain(..).collect() }
+    if items.len() == items.capacity() {
+        return items;
+    }
+    let mut exact = Vec::with_capacity(items.len());
+    exact.append(&mut items);
+    exact
 }
