@@ -84,8 +84,9 @@ pub(crate) struct Tables<'f> {
 
 impl<'f> Tables<'f> {
     /// `variables`: at least the names the slots are declared with, the
-    /// first strings (the rest are reserved once they are counted:
-    /// [`Tables::reserve_strings`]).
+    /// first strings: the index starts with room for them and grows as
+    /// more come; the table of spans gets room for the rest once they are
+    /// counted ([`Tables::reserve_strings`]).
     fn new(file: SourceRef<'f>, variables: usize) -> Tables<'f> {
         // The strings' text, mostly the source's, is not longer than it
         // (room only: pages are touched as strings are added; half the
@@ -140,22 +141,19 @@ impl<'f> Tables<'f> {
         self.strings.intern(text, None)
     }
 
-    /// Room for `strings` strings in all, so the index is not rehashed as
-    /// they come (each rehash hashes every string's text again: 3.6% of a
-    /// compile of the steps shape), and for as many constants, which most
-    /// strings are: room only, touched as it is used, where doubling copied
-    /// each table and faulted in the copy.
+    /// Room for `strings` strings in all in the table of spans, and for as
+    /// many constants, which most strings are: room only, touched as it is
+    /// used, where doubling copied each table and faulted in the copy. A
+    /// little more than the estimate: it is exact on the prompts shape but
+    /// for the few strings interned at the end (the header's, a risk's
+    /// tool), where one more string doubled the spans, a copy of 0.6 MiB.
     ///
-    /// The vectors get a little more than the estimate: it is exact on
-    /// the prompts shape but for the few strings interned at the end (the
-    /// header's, a risk's tool), where one more string doubled the table
-    /// of spans, a copy of 0.6 MiB. Their room beyond what is used is never
-    /// touched. The index gets the estimate alone: its room is touched
-    /// wherever hashes land, so a larger table would be resident whole.
+    /// Not the index: its room is touched wherever hashes land, so a table
+    /// sized now would be resident whole from the start of lowering, while
+    /// the whole tree is, the peak of the steps shape. It grows as strings
+    /// come, by then beside what is left of the tree, and growing is cheap
+    /// ([`Strings`]).
     pub(crate) fn reserve_strings(&mut self, strings: usize) {
-        let additional = strings.saturating_sub(self.strings.table.len());
-        let table = &self.strings.table;
-        self.strings.index.reserve(additional, |&i| Strings::hash(table.get(i).unwrap_or("")));
         let strings = strings + strings / 64 + 64;
         self.strings.table.reserve(strings.saturating_sub(self.strings.table.len()));
         self.constants.reserve(strings.saturating_sub(self.constants.len()));
@@ -551,9 +549,16 @@ pub(crate) struct Header {
 /// (An interner of its own, lasso, held every string a second time, and the
 /// module's table was copied out of it at the end: on a plan of heredocs,
 /// the peak of `tissc compile`.)
+///
+/// Each entry of the index keeps its string's hash beside the string's
+/// index: growing the index moves entries without hashing any text again
+/// (a rehash that did was 3.6% of a compile of the steps shape), and a
+/// lookup compares texts only when the hashes agree.
 struct Strings {
     table: StringTable,
-    index: hashbrown::HashTable<u32>,
+    /// (string index, hash): the hash is 32 bits, spread to 64 for the
+    /// table by [`Strings::spread`].
+    index: hashbrown::HashTable<(u32, u32)>,
 }
 
 impl Strings {
@@ -564,14 +569,24 @@ impl Strings {
         }
     }
 
-    fn hash(text: &str) -> u64 {
-        FxBuildHasher.hash_one(text)
+    fn hash(text: &str) -> u32 {
+        let hash = FxBuildHasher.hash_one(text);
+        (hash ^ (hash >> 32)) as u32
+    }
+
+    /// The 64-bit hash the table places an entry by, from the 32 it keeps:
+    /// the multiplication carries every bit to the top seven, which the
+    /// table matches first.
+    fn spread(hash: u32) -> u64 {
+        u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     /// The index of `text`, if it is a string already.
     fn get(&self, text: &str) -> Option<u32> {
-        let table = &self.table;
-        self.index.find(Strings::hash(text), |&i| table.get(i) == Some(text)).copied()
+        let (table, hash) = (&self.table, Strings::hash(text));
+        self.index
+            .find(Strings::spread(hash), |&(i, h)| h == hash && table.get(i) == Some(text))
+            .map(|&(i, _)| i)
     }
 
     /// Interns `text`, from `span` of the source: inside the enclosing
@@ -594,7 +609,9 @@ impl Strings {
     fn intern(&mut self, text: &str, inside: Option<(u32, u32)>) -> u32 {
         let hash = Strings::hash(text);
         let table = &mut self.table;
-        if let Some(&index) = self.index.find(hash, |&i| table.get(i) == Some(text)) {
+        if let Some(&(index, _)) =
+            self.index.find(Strings::spread(hash), |&(i, h)| h == hash && table.get(i) == Some(text))
+        {
             return index;
         }
         let new = table.len() as u32;
@@ -603,8 +620,7 @@ impl Strings {
             _ => None,
         }
         .unwrap_or_else(|| table.push(text));
-        let table = &self.table;
-        self.index.insert_unique(hash, index, |&i| Strings::hash(table.get(i).unwrap_or("")));
+        self.index.insert_unique(Strings::spread(hash), (index, hash), |&(_, h)| Strings::spread(h));
         index
     }
 }
