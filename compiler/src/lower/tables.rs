@@ -583,7 +583,12 @@ impl Strings {
 
     /// The index of `text`, if it is a string already.
     fn get(&self, text: &str) -> Option<u32> {
-        let (table, hash) = (&self.table, Strings::hash(text));
+        self.find(text, Strings::hash(text))
+    }
+
+    /// [`Strings::get`] with the text's hash taken.
+    fn find(&self, text: &str, hash: u32) -> Option<u32> {
+        let table = &self.table;
         self.index
             .find(Strings::spread(hash), |&(i, h)| h == hash && table.get(i) == Some(text))
             .map(|&(i, _)| i)
@@ -608,12 +613,10 @@ impl Strings {
     /// met.
     fn intern(&mut self, text: &str, inside: Option<(u32, u32)>) -> u32 {
         let hash = Strings::hash(text);
-        let table = &mut self.table;
-        if let Some(&(index, _)) =
-            self.index.find(Strings::spread(hash), |&(i, h)| h == hash && table.get(i) == Some(text))
-        {
+        if let Some(index) = self.find(text, hash) {
             return index;
         }
+        let table = &mut self.table;
         let new = table.len() as u32;
         let index = match inside {
             Some((outer, offset)) if outer < new => table.push_within(outer, offset as usize, text),
