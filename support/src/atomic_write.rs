@@ -308,6 +308,48 @@ mod tests {
         }
     }
 
+    /// The exchange itself: the new file takes the target's name and the
+    /// old one is gone, where the file system can exchange names (tmpfs,
+    /// ext4, btrfs, xfs); where it cannot, nothing changed and the caller
+    /// renames.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn exchange_puts_the_new_file_in_place_and_removes_the_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let (temp, target) = (dir.path().join(".tiss-1-0.tmp"), dir.path().join("out.tbc"));
+        fs::write(&temp, b"new").unwrap();
+        fs::write(&target, b"old").unwrap();
+        if exchange(&temp, &target) {
+            assert_eq!(fs::read(&target).unwrap(), b"new");
+            assert!(!temp.exists(), "the old file is left under the temporary name");
+        } else {
+            // Only a file system without RENAME_EXCHANGE may say no.
+            let (from, to) = (
+                std::ffi::CString::new(temp.as_os_str().as_encoded_bytes()).unwrap(),
+                std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).unwrap(),
+            );
+            // SAFETY: two NUL-terminated paths, alive for the call.
+            let done = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    from.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            };
+            assert_eq!(done, -1);
+            assert_eq!(io::Error::last_os_error().raw_os_error(), Some(libc::EINVAL));
+            assert_eq!(fs::read(&target).unwrap(), b"old");
+        }
+        // Nothing to exchange with: not a file, or nothing there.
+        fs::write(&temp, b"new").unwrap();
+        assert!(!exchange(&temp, &dir.path().join("missing")));
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(!exchange(&temp, &dir.path().join("sub")));
+        assert!(temp.exists() && dir.path().join("sub").is_dir());
+    }
+
     /// Replacing a file gives its name a new file, as a rename does: other
     /// names of the old one (hard links) keep the old content, and the
     /// temporary name that held the old file after the exchange is gone.

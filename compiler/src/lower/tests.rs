@@ -94,6 +94,27 @@ fn strings_are_stored_once_and_output_is_deterministic() {
     assert_eq!(a.constants.len(), a.constants.iter().collect::<std::collections::HashSet<_>>().len());
 }
 
+/// The string index starts with room for the variables' names and grows
+/// as strings come, carrying each string's hash: a string met again after
+/// several growths is still found, never stored twice.
+#[test]
+fn strings_are_stored_once_however_often_the_index_grows() {
+    let mut src = String::from("TASK \"t\"\n");
+    for i in 0..3000 {
+        // New strings each step, and ones from far earlier steps again.
+        src.push_str(&format!(
+            "STEP \"s{i}\" {{\n    VAR v{i} = \"value {i}\"\n    LOG \"log {i}\"\n    LOG \"log {}\"\n}}\n",
+            i / 7
+        ));
+    }
+    let m = compile(&src);
+    let texts: Vec<&str> = m.strings.iter().collect();
+    let distinct: std::collections::HashSet<&str> = texts.iter().copied().collect();
+    assert_eq!(distinct.len(), texts.len(), "a string stored twice");
+    assert!(texts.len() > 9000, "{} strings: the index grew past its first room", texts.len());
+    assert_eq!(m.strings.iter().filter(|s| *s == "log 0").count(), 1);
+}
+
 #[test]
 fn run_strings_mark_shell_quoting() {
     let m = in_step("VAR f = \"a b\"\nRUN \"cat ${f}\"\nLOG \"file ${f}\"");
