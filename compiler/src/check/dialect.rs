@@ -10,7 +10,8 @@
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lexer::{is_ident_continue, is_ident_start};
-use crate::syntax::ast::{Expr, ExprKind, PathRoot, StrLit};
+use crate::syntax::ast::RootView;
+use crate::syntax::ast::{Expr, StrLit};
 use crate::syntax::span::Span;
 use tiss_support::suggest;
 
@@ -21,12 +22,12 @@ use super::types::ty::Ty;
 
 /// Whether `expr` is a bare name (no fields) that nothing binds.
 pub(crate) fn is_unbound_word(syms: &Symbols<'_>, expr: &Expr) -> bool {
-    match &expr.kind {
-        ExprKind::Path { path } => {
-            matches!(&path.root, PathRoot::Var { ident } if syms.var(&ident.name).is_none())
+    match expr.path() {
+        Some(path) => {
+            matches!(&path.root, RootView::Var { ident } if syms.var(ident.name).is_none())
                 && path.fields.is_empty()
         }
-        _ => false,
+        None => false,
     }
 }
 
@@ -35,13 +36,13 @@ pub(crate) fn is_unbound_word(syms: &Symbols<'_>, expr: &Expr) -> bool {
 /// a string, with the word quoted, certain unless a variable of a similar
 /// name exists.
 pub(crate) fn unquoted_word(cx: &mut Ctx<'_>, syms: &Symbols<'_>, word: &Expr, other: Option<Ty>) {
-    let ExprKind::Path { path } = &word.kind else { return };
-    let PathRoot::Var { ident } = &path.root else { return };
+    let Some(path) = word.path() else { return };
+    let RootView::Var { ident } = path.root else { return };
     if other != Some(Ty::Str) {
         super::names::variable(cx, syms, ident);
         return;
     }
-    let near = suggest::closest(&ident.name, syms.vars.iter().map(|v| v.name));
+    let near = suggest::closest(ident.name, syms.vars.iter().map(|v| v.name));
     let mut d = Diagnostic::error(
         codes::UNDEFINED_VARIABLE,
         ident.span,
@@ -50,7 +51,7 @@ pub(crate) fn unquoted_word(cx: &mut Ctx<'_>, syms: &Symbols<'_>, word: &Expr, o
             ident.name
         ),
     )
-    .with_suggestion_if(near.is_none(), "quote it", ident.span, quote(&ident.name));
+    .with_suggestion_if(near.is_none(), "quote it", ident.span, quote(ident.name));
     if let Some(near) = near {
         d = d.with_suggestion("a variable with a similar name exists", ident.span, near);
     }

@@ -15,7 +15,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Else, Ident, IfStmt, Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::ast::{Else, Ident, IfStmt, Item, PathView, Plan, RootView, Stmt, StmtKind, StrLit};
 use crate::syntax::span::Span;
 use crate::syntax::visit::{self, Binder, Visitor};
 
@@ -334,16 +334,16 @@ impl<'t> Visitor<'t> for Flow<'_, '_, '_> {
         }
     }
 
-    fn visit_path(&mut self, path: &'t Path) {
+    fn visit_path(&mut self, path: PathView<'t>) {
         match &path.root {
             // A name bound nowhere is E0200's business, not ours.
-            PathRoot::Var { ident } => {
-                if let Some(v) = self.syms.var(&ident.name) {
+            RootView::Var { ident } => {
+                if let Some(v) = self.syms.var(ident.name) {
                     self.read(v, ident.span);
                 }
             }
-            PathRoot::LastRun { span } => self.read(self.last_run, *span),
-            PathRoot::Cost { .. } => {}
+            RootView::LastRun { span } => self.read(self.last_run, *span),
+            RootView::Cost { .. } => {}
         }
     }
 

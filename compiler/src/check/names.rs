@@ -3,7 +3,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Ident, StrLit};
+use crate::syntax::ast::{IdentView, StrLit};
 use tiss_support::suggest;
 
 use super::Ctx;
@@ -11,8 +11,8 @@ use super::literals::quote;
 use super::symbols::Symbols;
 
 /// The id of a variable, or E0200 when no statement in the plan binds it.
-pub(crate) fn variable(cx: &mut Ctx<'_>, syms: &Symbols<'_>, ident: &Ident) -> Option<u32> {
-    if let Some(id) = syms.var(&ident.name) {
+pub(crate) fn variable(cx: &mut Ctx<'_>, syms: &Symbols<'_>, ident: IdentView<'_>) -> Option<u32> {
+    if let Some(id) = syms.var(ident.name) {
         return Some(id);
     }
     let mut d = Diagnostic::error(
@@ -23,7 +23,7 @@ pub(crate) fn variable(cx: &mut Ctx<'_>, syms: &Symbols<'_>, ident: &Ident) -> O
     // Variables first, in the order they are first bound; then the two
     // built-in records, for `LASTRUN.STDOUT` and the like.
     let candidates = syms.vars.iter().map(|v| v.name).chain(["LAST_RUN", "COST"]);
-    match suggest::closest(&ident.name, candidates) {
+    match suggest::closest(ident.name, candidates) {
         Some(best) => d = d.with_suggestion("a variable with a similar name exists", ident.span, best),
         None => {
             d = d.with_note(

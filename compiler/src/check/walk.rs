@@ -3,8 +3,10 @@
 //! and condition types (`values.rs`), literal paths and regexes, and the
 //! option count of CHOOSE. These checks need no control flow.
 
-use crate::syntax::ast::{Cond, CondKind, Content, Expr, ExprKind, FileTest, Ident, Item};
-use crate::syntax::ast::{Path, PathRoot, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
+use crate::syntax::ast::{
+    Cond, CondKind, Content, Expr, ExprKind, FileTest, Ident, Item, PathView, RootView,
+};
+use crate::syntax::ast::{Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 use crate::syntax::visit::{self, Visitor};
 
 use tisslang::answer::Shape;
@@ -105,7 +107,7 @@ impl<'a> Visitor<'a> for Walker<'a, '_, '_> {
     }
 
     fn visit_with(&mut self, ident: &'a Ident) {
-        names::variable(self.cx, self.syms, ident);
+        names::variable(self.cx, self.syms, ident.view());
     }
 }
 
@@ -142,8 +144,8 @@ impl<'a> Walker<'a, '_, '_> {
             }
             CondKind::Exists { operand } => {
                 self.expr(operand);
-                let record = match &operand.kind {
-                    ExprKind::Path { path } if !path.fields.is_empty() => {
+                let record = match operand.path() {
+                    Some(path) if !path.fields.is_empty() => {
                         answers::shape_upto(self.answers, self.syms, self.types, path, path.fields.len() - 1)
                     }
                     _ => None,
@@ -224,15 +226,15 @@ impl<'a> Walker<'a, '_, '_> {
             ExprKind::Int { .. } => Some(Ty::Int),
             ExprKind::Duration { .. } => Some(Ty::Duration),
             ExprKind::Bool { .. } => Some(Ty::Bool),
-            ExprKind::Path { path } => self.path(path),
+            ExprKind::Path { .. } | ExprKind::Var { .. } => self.path(expr.path()?),
         }
     }
 
-    fn path(&mut self, path: &'a Path) -> Option<Ty> {
+    fn path(&mut self, path: PathView<'a>) -> Option<Ty> {
         let root = match &path.root {
-            PathRoot::Var { ident } => self.types[names::variable(self.cx, self.syms, ident)? as usize]?,
-            PathRoot::LastRun { .. } => Ty::Record(Rec::LastRun),
-            PathRoot::Cost { .. } => Ty::Record(Rec::Cost),
+            RootView::Var { ident } => self.types[names::variable(self.cx, self.syms, *ident)? as usize]?,
+            RootView::LastRun { .. } => Ty::Record(Rec::LastRun),
+            RootView::Cost { .. } => Ty::Record(Rec::Cost),
         };
         types::fields_ty(self.cx, &self.answers.shapes, path, root)
     }
@@ -247,6 +249,7 @@ impl<'a> Walker<'a, '_, '_> {
         dialect::braces_not_interpolation(self.cx, self.syms, lit);
         for part in &lit.parts {
             if let StrPart::Interp { path } = part {
+                let path = path.view();
                 let ty = self.path(path);
                 values::interpolated(self.cx, path, ty);
                 if run {

@@ -92,7 +92,7 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
             Some(holds != *negated)
         }
         CondKind::Compare { lhs, op, rhs } => {
-            if let (ExprKind::Path { .. }, ExprKind::Path { .. }) = (&lhs.kind, &rhs.kind) {
+            if let (Some(_), Some(_)) = (lhs.path(), rhs.path()) {
                 // The same value on both sides: only the operator decides.
                 return (text(lhs.span) == text(rhs.span))
                     .then_some(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge));

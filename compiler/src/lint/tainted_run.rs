@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lower::{self, KeepSource};
-use crate::syntax::ast::{Expr, Ident, Path, PathRoot, Stmt, StmtKind};
+use crate::syntax::ast::{Expr, Ident, PathView, RootView, Stmt, StmtKind};
 use tisslang::analysis::taint::{self, SourceKind};
 
 use super::Lint;
@@ -100,7 +100,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
     let mut caught: Vec<&str> = Vec::new();
     let mut sourced = false;
     let mut copies: Vec<(&Ident, &Expr)> = Vec::new();
-    let mut sinks: Vec<&Path> = Vec::new();
+    let mut sinks: Vec<PathView<'_>> = Vec::new();
     for stmt in statements {
         match &stmt.kind {
             StmtKind::Read { var, .. } => {
@@ -130,7 +130,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
         return false;
     }
     tainted.extend(caught);
-    let reads_tainted = |tainted: &FxHashSet<&str>, path: &Path| matches!(&path.root, PathRoot::Var { ident } if tainted.contains(ident.name.as_str()));
+    let reads_tainted = |tainted: &FxHashSet<&str>, path: PathView<'_>| matches!(&path.root, RootView::Var { ident } if tainted.contains(ident.name.as_str()));
     for pass in 0.. {
         if pass == MAX_PASSES {
             return true;
@@ -151,7 +151,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
             break;
         }
     }
-    sinks.iter().any(|path| reads_tainted(&tainted, path))
+    sinks.iter().any(|&path| reads_tainted(&tainted, path))
 }
 
 #[cfg(test)]

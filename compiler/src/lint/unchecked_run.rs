@@ -16,7 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Block, Cond, CondKind, Else, IfStmt, Item, PathRoot, Stmt, StmtKind};
+use crate::syntax::ast::{Block, Cond, CondKind, Else, IfStmt, Item, RootView, Stmt, StmtKind};
 use crate::syntax::span::Span;
 
 use super::Lint;
@@ -42,7 +42,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let mut live = Live::new();
     for item in &plan.items {
         let mut reads_last_run = false;
-        visit::reads(|p| reads_last_run |= matches!(p.root, PathRoot::LastRun { .. })).visit_item(item);
+        visit::reads(|p| reads_last_run |= matches!(p.root, RootView::LastRun { .. })).visit_item(item);
         if reads_last_run {
             walker.check_all(&live);
         }
@@ -153,7 +153,7 @@ impl<'a> Walker<'a> {
             }
             _ => false,
         };
-        visit::reads(|p| checks |= matches!(p.root, PathRoot::LastRun { .. })).visit_stmt(stmt);
+        visit::reads(|p| checks |= matches!(p.root, RootView::LastRun { .. })).visit_stmt(stmt);
         if checks {
             self.check_all(&live);
         }

@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Block, Ident, Path, PathRoot, Stmt, StmtKind};
+use crate::syntax::ast::{Block, Ident, PathView, RootView, Stmt, StmtKind};
 use crate::syntax::visit::{self, Binder, Visitor};
 
 use super::Lint;
@@ -82,8 +82,8 @@ impl<'a> Visitor<'a> for Names<'a> {
         visit::walk_stmt(self, stmt);
     }
 
-    fn visit_path(&mut self, path: &'a Path) {
-        if let PathRoot::Var { ident } = &path.root {
+    fn visit_path(&mut self, path: PathView<'a>) {
+        if let RootView::Var { ident } = &path.root {
             self.used.insert(ident.name.as_str());
         }
     }

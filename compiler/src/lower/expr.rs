@@ -6,7 +6,7 @@ use tisslang::types::{Field, ValueType};
 
 use super::Unit;
 use crate::syntax::ast::{
-    CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Path, PathRoot, StrLit, StrOp, StrPart,
+    CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, PathRoot, PathView, RootView, StrLit, StrOp, StrPart,
 };
 
 impl Unit<'_, '_> {
@@ -31,7 +31,8 @@ impl Unit<'_, '_> {
                 self.bool_const(*value);
                 ValueType::Bool
             }
-            ExprKind::Path { path } => self.path(path),
+            ExprKind::Path { path } => self.path(path.view()),
+            ExprKind::Var { name } => self.path(PathView::var(name, expr.span)),
         }
     }
 
@@ -42,35 +43,35 @@ impl Unit<'_, '_> {
 
     /// The static type of an expression, without emitting anything.
     pub(super) fn expr_type(&self, expr: &Expr) -> ValueType {
-        match &expr.kind {
-            ExprKind::Str { .. } => ValueType::Str,
-            ExprKind::Int { .. } => ValueType::Int,
-            ExprKind::Duration { .. } => ValueType::Duration,
-            ExprKind::Bool { .. } => ValueType::Bool,
-            ExprKind::Path { path } => {
-                let slot = self.root_slot(path);
-                match static_type(expr, self.tables) {
-                    Some(ty) if self.answer_slot(slot).is_some() => ty,
-                    _ => self.path_ref(path, slot).1,
-                }
-            }
+        let path = match &expr.kind {
+            ExprKind::Str { .. } => return ValueType::Str,
+            ExprKind::Int { .. } => return ValueType::Int,
+            ExprKind::Duration { .. } => return ValueType::Duration,
+            ExprKind::Bool { .. } => return ValueType::Bool,
+            ExprKind::Path { path } => path.view(),
+            ExprKind::Var { name } => PathView::var(name, expr.span),
+        };
+        let slot = self.root_slot(path);
+        match static_type(expr, self.tables) {
+            Some(ty) if self.answer_slot(slot).is_some() => ty,
+            _ => self.path_ref(path, slot).1,
         }
     }
 
     /// A path as the VM evaluates it directly, and its type, given the slot
     /// of its root ([`Self::root_slot`]): a path's name is looked up once
     /// however many times it is used.
-    fn path_ref(&self, path: &Path, slot: Option<u32>) -> (PathRef, ValueType) {
+    fn path_ref(&self, path: PathView<'_>, slot: Option<u32>) -> (PathRef, ValueType) {
         let (root, mut ty) = match &path.root {
-            PathRoot::Var { .. } => {
+            RootView::Var { .. } => {
                 let slot = slot.unwrap_or(u32::MAX);
                 (PathRootRef::Slot(slot), self.tables.slot_type(slot))
             }
-            PathRoot::LastRun { .. } => (PathRootRef::LastRun, ValueType::LastRun),
-            PathRoot::Cost { .. } => (PathRootRef::Cost, ValueType::Cost),
+            RootView::LastRun { .. } => (PathRootRef::LastRun, ValueType::LastRun),
+            RootView::Cost { .. } => (PathRootRef::Cost, ValueType::Cost),
         };
         let mut fields = Vec::with_capacity(path.fields.len());
-        for f in &path.fields {
+        for f in path.fields {
             // The checker guarantees the field exists on this record.
             if let Some(field) = Field::from_name(&f.name) {
                 ty = field.value_type();
@@ -82,12 +83,12 @@ impl Unit<'_, '_> {
 
     /// Pushes a path's value; returns its type. A typed answer's fields
     /// are `MEMBER`s, the built-in records' `FIELD`s.
-    pub(super) fn path(&mut self, path: &Path) -> ValueType {
+    pub(super) fn path(&mut self, path: PathView<'_>) -> ValueType {
         let root = self.root_slot(path);
         if let Some(slot) = self.answer_slot(root) {
             self.emit(Instr::Load { slot });
             let mut ty = self.tables.slot_type(slot);
-            for f in &path.fields {
+            for f in path.fields {
                 let ValueType::Answer(shape) = ty else { break };
                 // The checker guarantees the field exists on this record.
                 let Some((index, field)) = self.tables.answers.shapes.field(shape, &f.name) else { break };
@@ -110,9 +111,9 @@ impl Unit<'_, '_> {
     }
 
     /// The slot of a path's root variable (none for LAST_RUN and COST).
-    fn root_slot(&self, path: &Path) -> Option<u32> {
-        let PathRoot::Var { ident } = &path.root else { return None };
-        self.tables.existing_slot(&ident.name)
+    fn root_slot(&self, path: PathView<'_>) -> Option<u32> {
+        let RootView::Var { ident } = &path.root else { return None };
+        self.tables.existing_slot(ident.name)
     }
 
     /// The root's slot (from [`Self::root_slot`]) when it holds a typed list or record.
@@ -122,11 +123,9 @@ impl Unit<'_, '_> {
 
     /// `r.files EXISTS`: the record, then whether it has the field.
     fn exists(&mut self, operand: &Expr) {
-        let ExprKind::Path { path } = &operand.kind else { return self.bool_const(false) };
+        let Some(path) = operand.path() else { return self.bool_const(false) };
         let Some((last, init)) = path.fields.split_last() else { return self.bool_const(false) };
-        let parent =
-            Path { root: path.root.clone(), fields: init.iter().cloned().collect(), span: path.span };
-        let ty = self.path(&parent);
+        let ty = self.path(PathView { fields: init, ..path });
         let index = match ty {
             ValueType::Answer(shape) => {
                 self.tables.answers.shapes.field(shape, &last.name).map(|(i, _)| i as u32)
@@ -154,7 +153,7 @@ impl Unit<'_, '_> {
         let mut holes = 0;
         for part in &lit.parts {
             if let StrPart::Interp { path } = part {
-                self.path(path);
+                self.path(path.view());
                 holes += 1;
             }
         }
@@ -294,10 +293,10 @@ impl Unit<'_, '_> {
     /// The paths a condition reads, each once, in source order.
     pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
-            if let ExprKind::Path { path } = &expr.kind {
+            if let Some(path) = expr.path() {
                 // A typed answer is observed whole (its JSON), by its name.
                 let root = unit.root_slot(path);
-                if let (Some(slot), PathRoot::Var { ident }) = (unit.answer_slot(root), &path.root) {
+                if let (Some(slot), RootView::Var { ident }) = (unit.answer_slot(root), &path.root) {
                     let text_index = unit.tables.source_string(ident.span);
                     if !out.iter().any(|o| o.text == text_index) {
                         out.push(Observed {
@@ -342,13 +341,14 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
         ExprKind::Int { .. } => ValueType::Int,
         ExprKind::Duration { .. } => ValueType::Duration,
         ExprKind::Bool { .. } => ValueType::Bool,
-        ExprKind::Path { path } => {
+        ExprKind::Path { .. } | ExprKind::Var { .. } => {
+            let path = expr.path()?;
             let mut ty = match &path.root {
-                PathRoot::Var { ident } => tables.known_slot_type(&ident.name)?,
-                PathRoot::LastRun { .. } => ValueType::LastRun,
-                PathRoot::Cost { .. } => ValueType::Cost,
+                RootView::Var { ident } => tables.known_slot_type(ident.name)?,
+                RootView::LastRun { .. } => ValueType::LastRun,
+                RootView::Cost { .. } => ValueType::Cost,
             };
-            for f in &path.fields {
+            for f in path.fields {
                 if let ValueType::Answer(shape) = ty {
                     let (_, field) = tables.answers.shapes.field(shape, &f.name)?;
                     ty = tables.shape_type(field.shape);

@@ -3,7 +3,9 @@
 //! position, and the outline (TASK, SETUP, the STEP tree, DEFINE_TASK).
 //! Built in one walk over the syntax tree after each change.
 
-use crate::syntax::ast::{Block, ChooseOption, Ident, Item, Path, PathRoot, Plan, Stmt, StmtKind, StrLit};
+use crate::syntax::ast::{
+    Block, ChooseOption, Ident, Item, PathView, Plan, RootView, Stmt, StmtKind, StrLit,
+};
 use crate::syntax::span::Span;
 use crate::syntax::visit::{self, Binder, Visitor};
 
@@ -193,9 +195,9 @@ impl<'a> Visitor<'a> for Walker<'_> {
         self.outline.push(entry(OutlineKind::Option, name, option.span, option.label.span, children));
     }
 
-    fn visit_path(&mut self, path: &'a Path) {
-        if let PathRoot::Var { ident } = &path.root {
-            self.push(&ident.name, ident.span, OccurrenceKind::Uses);
+    fn visit_path(&mut self, path: PathView<'a>) {
+        if let RootView::Var { ident } = &path.root {
+            self.push(ident.name, ident.span, OccurrenceKind::Uses);
         }
     }
 

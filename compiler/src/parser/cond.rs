@@ -387,6 +387,7 @@ impl Parser<'_> {
                             }
                         }
                     }
+                    None if self.peek_kind() != TokenKind::Dot => ExprKind::Var { name: word.into() },
                     None => {
                         let ident = Ident { name: word.into(), span: tok.span };
                         ExprKind::Path { path: Box::new(self.path_fields(PathRoot::Var { ident })?) }

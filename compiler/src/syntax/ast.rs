@@ -332,11 +332,102 @@ impl PathRoot {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A name as a path reads it: an [`Ident`] of the tree, or a bare
+/// variable's name and its expression's span ([`ExprKind::Var`]).
+#[derive(Debug, Clone, Copy)]
+pub struct IdentView<'a> {
+    pub name: &'a Text,
+    pub span: Span,
+}
+
+impl Ident {
+    pub fn view(&self) -> IdentView<'_> {
+        IdentView { name: &self.name, span: self.span }
+    }
+}
+
+/// A path as it is read: a boxed [`Path`] of the tree, or a bare variable
+/// kept in its expression ([`ExprKind::Var`]). What the checks, lowering
+/// and the language server see, whichever way the tree holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct PathView<'a> {
+    pub root: RootView<'a>,
+    pub fields: &'a [Ident],
+    pub span: Span,
+}
+
+/// [`PathRoot`], borrowed.
+#[derive(Debug, Clone, Copy)]
+pub enum RootView<'a> {
+    Var { ident: IdentView<'a> },
+    LastRun { span: Span },
+    Cost { span: Span },
+}
+
+impl RootView<'_> {
+    pub fn span(&self) -> Span {
+        match self {
+            RootView::Var { ident } => ident.span,
+            RootView::LastRun { span } | RootView::Cost { span } => *span,
+        }
+    }
+}
+
+impl<'a> PathView<'a> {
+    /// A bare variable's path: its name, no fields.
+    pub fn var(name: &'a Text, span: Span) -> PathView<'a> {
+        PathView { root: RootView::Var { ident: IdentView { name, span } }, fields: &[], span }
+    }
+}
+
+impl Path {
+    pub fn view(&self) -> PathView<'_> {
+        let root = match &self.root {
+            PathRoot::Var { ident } => RootView::Var { ident: ident.view() },
+            PathRoot::LastRun { span } => RootView::LastRun { span: *span },
+            PathRoot::Cost { span } => RootView::Cost { span: *span },
+        };
+        PathView { root, fields: &self.fields[..], span: self.span }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
-    #[serde(flatten)]
     pub kind: ExprKind,
     pub span: Span,
+}
+
+impl Expr {
+    /// The path the expression reads, if it is one (a bare variable too).
+    pub fn path(&self) -> Option<PathView<'_>> {
+        match &self.kind {
+            ExprKind::Path { path } => Some(path.view()),
+            ExprKind::Var { name } => Some(PathView::var(name, self.span)),
+            _ => None,
+        }
+    }
+}
+
+/// As `tissc parse --emit ast-json` has always shown it: a bare variable
+/// is a path with no fields (the tree keeps it inline, [`ExprKind::Var`]).
+impl Serialize for Expr {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Flat<'a> {
+            #[serde(flatten)]
+            kind: &'a ExprKind,
+            span: Span,
+        }
+        match &self.kind {
+            ExprKind::Var { name } => {
+                let ident = Ident { name: name.clone(), span: self.span };
+                let path = Path { root: PathRoot::Var { ident }, fields: SmallVec::new(), span: self.span };
+                let kind = ExprKind::Path { path: Box::new(path) };
+                Flat { kind: &kind, span: self.span }.serialize(serializer)
+            }
+            kind => Flat { kind, span: self.span }.serialize(serializer),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -356,7 +447,16 @@ pub enum ExprKind {
     Bool {
         value: bool,
     },
-    /// Boxed: a path is 64 bytes, the other kinds at most 16.
+    /// A bare variable, `x`: the expression's span is its name's. Kept
+    /// inline, where a path is boxed: the most common operand of a
+    /// condition (14 a step of the conditions shape, 64 bytes each boxed).
+    /// Serialized as the path it is ([`Expr`]'s `Serialize`).
+    #[serde(skip)]
+    Var {
+        name: Text,
+    },
+    /// Boxed: a path is 64 bytes, the other kinds at most 16. Never a bare
+    /// variable, which is [`ExprKind::Var`].
     Path {
         path: Box<Path>,
     },
@@ -488,7 +588,9 @@ mod tests {
     /// a heredoc, and the names TRY's CATCH and PROMPT_AGENT's INTO bind
     /// (`Stmt` 112): on the 50,000-line bench plan, the tree went from 8.8 MB
     /// to 7.2 MB with the last three, to 6.6 MB with a 16-byte [`Text`], and
-    /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed.
+    /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed. A bare
+    /// variable is no path at all ([`ExprKind::Var`]): 3 MiB off the peak
+    /// of the 54,000-line conditions plan, where it is most operands.
     #[test]
     fn statements_stay_small() {
         use std::mem::size_of;
@@ -500,6 +602,37 @@ mod tests {
         assert_eq!(size_of::<Ident>(), 24);
         assert_eq!(size_of::<Path>(), 64);
         assert_eq!(size_of::<StrParts>(), 16);
+    }
+
+    /// A bare variable is kept in its expression, not as a boxed path,
+    /// and reads and serializes as the path with no fields it always was.
+    #[test]
+    fn bare_variables_are_paths_to_their_readers() {
+        let (plan, diagnostics) = crate::parser::parse("TASK \"t\"\nSTEP \"s\" {\n    VAR a = \"x\"\n    VAR b = a\n}\n");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let Item::Step(step) = &plan.items[1] else { panic!("a step: {:?}", plan.items[1]) };
+        let StmtKind::Var { value, .. } = &step.body.commands[1].kind else { panic!("a VAR") };
+        let ExprKind::Var { name } = &value.kind else { panic!("kept inline: {value:?}") };
+        assert_eq!(&**name, "a");
+        let path = value.path().expect("a path");
+        assert!(matches!(path.root, RootView::Var { ident } if &**ident.name == "a" && ident.span == value.span));
+        assert!(path.fields.is_empty());
+        assert_eq!(path.span, value.span);
+        let boxed = Expr {
+            kind: ExprKind::Path {
+                path: Box::new(Path {
+                    root: PathRoot::Var { ident: Ident { name: Text::new("a"), span: value.span } },
+                    fields: SmallVec::new(),
+                    span: value.span,
+                }),
+            },
+            span: value.span,
+        };
+        assert_eq!(serde_json::to_value(value).unwrap(), serde_json::to_value(&boxed).unwrap());
+        assert_eq!(
+            serde_json::to_value(value).unwrap()["path"]["root"]["ident"]["name"],
+            serde_json::json!("a")
+        );
     }
 
     #[test]

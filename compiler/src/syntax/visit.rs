@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::syntax::ast::{Block, ChooseOption, Cond, CondKind, Content, Else, Expr, ExprKind, FileTest};
-use crate::syntax::ast::{FieldDecl, Ident, IfStmt, Item, Path, Plan, Stmt, StmtKind, StrLit, StrPart};
+use crate::syntax::ast::{FieldDecl, Ident, IfStmt, Item, PathView, Plan, Stmt, StmtKind, StrLit, StrPart};
 use crate::syntax::ast::{PromptInto, TypeDef, TypeExpr, TypeKind};
 
 /// What binds a variable (book: reference/expressions.md), with what a binding's type needs.
@@ -114,7 +114,7 @@ pub(crate) trait Visitor<'a> {
     }
 
     /// A path read: an expression, or `${…}` in a string.
-    fn visit_path(&mut self, _path: &'a Path) {}
+    fn visit_path(&mut self, _path: PathView<'a>) {}
 
     /// A variable PROMPT_AGENT hands the agent (`WITH x`): read by name,
     /// not through a path.
@@ -307,7 +307,11 @@ pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) 
 pub(crate) fn walk_expr<'a, V: Visitor<'a> + ?Sized>(v: &mut V, expr: &'a Expr) {
     match &expr.kind {
         ExprKind::Str { value } => v.visit_strlit(value),
-        ExprKind::Path { path } => v.visit_path(path),
+        ExprKind::Path { .. } | ExprKind::Var { .. } => {
+            if let Some(path) = expr.path() {
+                v.visit_path(path)
+            }
+        }
         ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. } => {}
     }
 }
@@ -315,7 +319,7 @@ pub(crate) fn walk_expr<'a, V: Visitor<'a> + ?Sized>(v: &mut V, expr: &'a Expr) 
 pub(crate) fn walk_strlit<'a, V: Visitor<'a> + ?Sized>(v: &mut V, lit: &'a StrLit) {
     for part in &lit.parts {
         if let StrPart::Interp { path } = part {
-            v.visit_path(path);
+            v.visit_path(path.view());
         }
     }
 }
@@ -326,14 +330,14 @@ pub(crate) fn walk_strlit<'a, V: Visitor<'a> + ?Sized>(v: &mut V, lit: &'a StrLi
 pub(crate) struct Reads<F>(F);
 
 /// A [`Reads`] calling `f`.
-pub(crate) fn reads<'a, F: FnMut(&'a Path)>(f: F) -> Reads<F> {
+pub(crate) fn reads<'a, F: FnMut(PathView<'a>)>(f: F) -> Reads<F> {
     Reads(f)
 }
 
-impl<'a, F: FnMut(&'a Path)> Visitor<'a> for Reads<F> {
+impl<'a, F: FnMut(PathView<'a>)> Visitor<'a> for Reads<F> {
     fn visit_block(&mut self, _block: &'a Block) {}
 
-    fn visit_path(&mut self, path: &'a Path) {
+    fn visit_path(&mut self, path: PathView<'a>) {
         (self.0)(path);
     }
 }
@@ -443,8 +447,8 @@ mod tests {
             self.0.push(format!("type name {}", ident.name));
         }
 
-        fn visit_path(&mut self, path: &'a Path) {
-            if let crate::syntax::ast::PathRoot::Var { ident } = &path.root {
+        fn visit_path(&mut self, path: PathView<'a>) {
+            if let crate::syntax::ast::RootView::Var { ident } = &path.root {
                 self.0.push(format!("path {}", ident.name));
             }
         }

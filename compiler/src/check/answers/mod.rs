@@ -13,7 +13,7 @@ pub(crate) use table::AnswerTypes;
 
 use tisslang::answer::Shape;
 
-use crate::syntax::ast::{Expr, ExprKind, Path, PathRoot};
+use crate::syntax::ast::{Expr, PathView, RootView};
 
 use super::symbols::Symbols;
 use super::types::VarTypes;
@@ -28,7 +28,7 @@ pub(crate) fn shape_of(
     types: &VarTypes,
     expr: &Expr,
 ) -> Option<u32> {
-    let ExprKind::Path { path } = &expr.kind else { return None };
+    let path = expr.path()?;
     shape_upto(answers, syms, types, path, path.fields.len())
 }
 
@@ -37,11 +37,11 @@ pub(crate) fn shape_upto(
     answers: &AnswerTypes,
     syms: &Symbols<'_>,
     types: &VarTypes,
-    path: &Path,
+    path: PathView<'_>,
     upto: usize,
 ) -> Option<u32> {
-    let PathRoot::Var { ident } = &path.root else { return None };
-    let var = syms.var(&ident.name)?;
+    let RootView::Var { ident } = &path.root else { return None };
+    let var = syms.var(ident.name)?;
     let Some(Ty::Answer(mut shape)) = types[var as usize] else {
         // A variable every binding of which is `INTO x AS` one enum (or
         // other leaf): that shape.

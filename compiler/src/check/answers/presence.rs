@@ -22,7 +22,7 @@ use crate::check::types::VarTypes;
 use crate::check::types::ty::Ty;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::syntax::ast::StmtKind;
-use crate::syntax::ast::{Cond, CondKind, Else, ExprKind, Ident, IfStmt, Item, Path, PathRoot, Plan, Stmt};
+use crate::syntax::ast::{Cond, CondKind, Else, Ident, IfStmt, Item, PathView, Plan, RootView, Stmt};
 use crate::syntax::visit::{self, Binder, Visitor};
 
 pub(crate) fn check(
@@ -56,8 +56,8 @@ struct Presence<'a, 'c, 's> {
 }
 
 /// `r.files` (the path up to and including field `upto`).
-fn key(path: &Path, upto: usize) -> Option<String> {
-    let PathRoot::Var { ident } = &path.root else { return None };
+fn key(path: PathView<'_>, upto: usize) -> Option<String> {
+    let RootView::Var { ident } = &path.root else { return None };
     let mut out = ident.name.to_string();
     for field in &path.fields[..=upto] {
         out.push('.');
@@ -70,7 +70,7 @@ fn key(path: &Path, upto: usize) -> Option<String> {
 fn facts_of(cond: &Cond, out: &mut Vec<String>) {
     match &cond.kind {
         CondKind::Exists { operand } => {
-            if let ExprKind::Path { path } = &operand.kind
+            if let Some(path) = operand.path()
                 && !path.fields.is_empty()
                 && let Some(k) = key(path, path.fields.len() - 1)
             {
@@ -130,9 +130,9 @@ impl Presence<'_, '_, '_> {
 
     /// A read of `path`; `testing`: it is the operand of EXISTS, whose last
     /// field may be absent.
-    fn read(&mut self, path: &Path, testing: bool) {
-        let PathRoot::Var { ident } = &path.root else { return };
-        let Some(Some(Ty::Answer(mut shape))) = self.syms.var(&ident.name).map(|v| self.types[v as usize])
+    fn read(&mut self, path: PathView<'_>, testing: bool) {
+        let RootView::Var { ident } = &path.root else { return };
+        let Some(Some(Ty::Answer(mut shape))) = self.syms.var(ident.name).map(|v| self.types[v as usize])
         else {
             return;
         };
@@ -239,15 +239,15 @@ impl<'t> Visitor<'t> for Presence<'_, '_, '_> {
                 }
                 self.facts.truncate(mark);
             }
-            CondKind::Exists { operand } => match &operand.kind {
-                ExprKind::Path { path } => self.read(path, true),
-                _ => self.visit_expr(operand),
+            CondKind::Exists { operand } => match operand.path() {
+                Some(path) => self.read(path, true),
+                None => self.visit_expr(operand),
             },
             _ => visit::walk_cond(self, cond),
         }
     }
 
-    fn visit_path(&mut self, path: &'t Path) {
+    fn visit_path(&mut self, path: PathView<'t>) {
         self.read(path, false);
     }
 

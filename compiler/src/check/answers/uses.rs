@@ -11,7 +11,8 @@ use crate::check::literals::quote;
 use crate::check::types::path_text;
 use crate::check::types::ty::Ty;
 use crate::diagnostics::{Diagnostic, codes};
-use crate::syntax::ast::{Cond, Expr, ExprKind, Path};
+use crate::syntax::ast::PathView;
+use crate::syntax::ast::{Cond, Expr, ExprKind};
 
 /// A string literal without interpolation: its text.
 fn literal(expr: &Expr) -> Option<&str> {
@@ -51,7 +52,7 @@ pub(crate) fn compared(
     sides: [(&Expr, Option<Ty>); 2],
 ) -> bool {
     for (side, ty) in sides {
-        if let (Some(Ty::Answer(shape)), ExprKind::Path { path }) = (ty, &side.kind) {
+        if let (Some(Ty::Answer(shape)), Some(path)) = (ty, side.path()) {
             let text = path_text(path, path.fields.len());
             cx.emit(
                 Diagnostic::error(
@@ -81,10 +82,7 @@ pub(crate) fn list_contains(
     let item_ty = crate::check::types::shape_ty(&answers.shapes, items);
     match value_ty {
         Some(ty) if ty != item_ty || matches!(ty, Ty::Answer(_)) => {
-            let text = match &list.kind {
-                ExprKind::Path { path } => path_text(path, path.fields.len()),
-                _ => String::new(),
-            };
+            let text = list.path().map(|path| path_text(path, path.fields.len())).unwrap_or_default();
             cx.emit(
                 Diagnostic::error(
                     codes::TYPE_MISMATCH,
@@ -107,7 +105,7 @@ pub(crate) fn list_contains(
 /// `expr EXISTS` (not `FILE … EXISTS`): `expr` must be an optional field of
 /// a typed record.
 pub(crate) fn exists(cx: &mut Ctx<'_>, answers: &AnswerTypes, operand: &Expr, record: Option<u32>) {
-    let ExprKind::Path { path } = &operand.kind else {
+    let Some(path) = operand.path() else {
         return not_optional(cx, operand, None);
     };
     let Some(last) = path.fields.last() else { return not_optional(cx, operand, Some(path)) };
@@ -133,7 +131,7 @@ pub(crate) fn exists(cx: &mut Ctx<'_>, answers: &AnswerTypes, operand: &Expr, re
     }
 }
 
-fn not_optional(cx: &mut Ctx<'_>, operand: &Expr, path: Option<&Path>) {
+fn not_optional(cx: &mut Ctx<'_>, operand: &Expr, path: Option<PathView<'_>>) {
     let text = path.map(|p| path_text(p, p.fields.len())).unwrap_or_default();
     cx.emit(
         Diagnostic::error(
@@ -147,7 +145,7 @@ fn not_optional(cx: &mut Ctx<'_>, operand: &Expr, path: Option<&Path>) {
 
 /// `${x}` inside a RUN: a list of plain values becomes one word per element;
 /// a record, or a list of records or lists, cannot.
-pub(crate) fn run_hole(cx: &mut Ctx<'_>, answers: &AnswerTypes, path: &Path, ty: Option<Ty>) {
+pub(crate) fn run_hole(cx: &mut Ctx<'_>, answers: &AnswerTypes, path: PathView<'_>, ty: Option<Ty>) {
     let Some(Ty::Answer(shape)) = ty else { return };
     let ok = match answers.shapes.get(shape) {
         Some(Shape::List(items)) => {

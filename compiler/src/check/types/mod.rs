@@ -3,7 +3,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{ExprKind, Ident, Path, PathRoot};
+use crate::syntax::ast::{ExprKind, Ident, PathView, RootView};
 use tiss_support::suggest;
 use tisslang::answer::{Shape, Shapes};
 
@@ -64,11 +64,12 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
         ExprKind::Int { .. } => Some(Ty::Int),
         ExprKind::Duration { .. } => Some(Ty::Duration),
         ExprKind::Bool { .. } => Some(Ty::Bool),
-        ExprKind::Path { path } => {
+        ExprKind::Path { .. } | ExprKind::Var { .. } => {
+            let path = expr.path()?;
             let root = match &path.root {
-                PathRoot::Var { ident } => types[syms.var(&ident.name)? as usize]?,
-                PathRoot::LastRun { .. } => Ty::Record(Rec::LastRun),
-                PathRoot::Cost { .. } => Ty::Record(Rec::Cost),
+                RootView::Var { ident } => types[syms.var(ident.name)? as usize]?,
+                RootView::LastRun { .. } => Ty::Record(Rec::LastRun),
+                RootView::Cost { .. } => Ty::Record(Rec::Cost),
             };
             path.fields.iter().try_fold(root, |ty, f| field_of(shapes, ty, &f.name))
         }
@@ -78,11 +79,8 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
 /// The variable a binding copies its type from (`VAR y = x.FIELD` → x).
 fn depends_on(syms: &Symbols<'_>, source: &BindSource<'_>) -> Option<u32> {
     match source {
-        BindSource::Expr(expr) => match &expr.kind {
-            ExprKind::Path { path } => match &path.root {
-                PathRoot::Var { ident } => syms.var(&ident.name),
-                _ => None,
-            },
+        BindSource::Expr(expr) => match expr.path()?.root {
+            RootView::Var { ident } => syms.var(ident.name),
             _ => None,
         },
         BindSource::Fixed(_) => None,
@@ -161,7 +159,7 @@ fn field_of(shapes: &Shapes, ty: Ty, name: &str) -> Option<Ty> {
 
 /// Applies a path's fields to the type of its root, reporting the first
 /// field that does not exist (E0202) or is taken of a non-record (E0216).
-pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: &Path, root: Ty) -> Option<Ty> {
+pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: PathView<'_>, root: Ty) -> Option<Ty> {
     let mut ty = root;
     for (i, field) in path.fields.iter().enumerate() {
         if let Ty::Answer(shape) = ty {
@@ -211,7 +209,7 @@ pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: &Path, root: Ty
 
 fn unknown_answer_field(
     shapes: &Shapes,
-    path: &Path,
+    path: PathView<'_>,
     i: usize,
     fields: &[tisslang::answer::ShapeField<Box<str>>],
     field: &Ident,
@@ -232,14 +230,14 @@ fn unknown_answer_field(
     d.with_note(format!("its fields are {}", list.join(", ")))
 }
 
-fn unknown_field(path: &Path, i: usize, rec: Rec, field: &Ident) -> Diagnostic {
+fn unknown_field(path: PathView<'_>, i: usize, rec: Rec, field: &Ident) -> Diagnostic {
     let owner = path_text(path, i);
     let mut d = Diagnostic::error(
         codes::UNKNOWN_FIELD,
         field.span,
         match path.root {
             // A variable's name does not say what it holds; LAST_RUN and COST do.
-            PathRoot::Var { .. } => {
+            RootView::Var { .. } => {
                 format!("`{owner}` ({}) has no field `{}`", rec.describe(), field.name)
             }
             _ => format!("`{owner}` has no field `{}`", field.name),
@@ -252,7 +250,7 @@ fn unknown_field(path: &Path, i: usize, rec: Rec, field: &Ident) -> Diagnostic {
     d.with_note(format!("its fields are {}", list.join(", ")))
 }
 
-fn non_record(path: &Path, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
+fn non_record(path: PathView<'_>, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
     let owner = path_text(path, i);
     Diagnostic::error(
         codes::FIELD_OF_NON_RECORD,
@@ -262,11 +260,11 @@ fn non_record(path: &Path, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
 }
 
 /// The path up to field `upto` (exclusive), printed canonically: `LAST_RUN.STDOUT`.
-pub(crate) fn path_text(path: &Path, upto: usize) -> String {
+pub(crate) fn path_text(path: PathView<'_>, upto: usize) -> String {
     let mut out = match &path.root {
-        PathRoot::Var { ident } => ident.name.to_string(),
-        PathRoot::LastRun { .. } => "LAST_RUN".to_string(),
-        PathRoot::Cost { .. } => "COST".to_string(),
+        RootView::Var { ident } => ident.name.to_string(),
+        RootView::LastRun { .. } => "LAST_RUN".to_string(),
+        RootView::Cost { .. } => "COST".to_string(),
     };
     for field in &path.fields[..upto] {
         out.push('.');

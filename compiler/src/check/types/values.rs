@@ -9,7 +9,8 @@ use tisslang::cost::{Dim, DimUnit};
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Budget, CmpOp, Cond, Expr, ExprKind, Path, PathRoot};
+use crate::syntax::ast::PathView;
+use crate::syntax::ast::{Budget, CmpOp, Cond, Expr, ExprKind, PathRoot};
 use crate::syntax::span::Span;
 
 use super::path_text;
@@ -21,7 +22,7 @@ use crate::check::literals::{as_literal_of, quote, split_duration};
 /// ENV values and WRITE/APPEND FROM take one value, not a record. `what`
 /// (here and below) is formatted only if there is something to report.
 pub(crate) fn scalar(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
-    if let (Some(Ty::Record(rec)), ExprKind::Path { path }) = (ty, &expr.kind) {
+    if let (Some(Ty::Record(rec)), Some(path)) = (ty, expr.path()) {
         let text = path_text(path, path.fields.len());
         let d = Diagnostic::error(
             codes::RECORD_AS_VALUE,
@@ -33,7 +34,7 @@ pub(crate) fn scalar(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::A
 }
 
 /// `${x}` inserts one value.
-pub(crate) fn interpolated(cx: &mut Ctx<'_>, path: &Path, ty: Option<Ty>) {
+pub(crate) fn interpolated(cx: &mut Ctx<'_>, path: PathView<'_>, ty: Option<Ty>) {
     if let Some(Ty::Record(rec)) = ty {
         let text = path_text(path, path.fields.len());
         let d = Diagnostic::error(
@@ -48,9 +49,9 @@ pub(crate) fn interpolated(cx: &mut Ctx<'_>, path: &Path, ty: Option<Ty>) {
 /// The operands of CONTAINS, STARTS_WITH, ENDS_WITH, MATCHES, IS_EMPTY and
 /// FILE ... CONTAINS are strings.
 pub(crate) fn string_operand(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
-    match (ty, &expr.kind) {
+    match (ty, expr.path()) {
         (None | Some(Ty::Str), _) => {}
-        (Some(Ty::Record(rec)), ExprKind::Path { path }) => {
+        (Some(Ty::Record(rec)), Some(path)) => {
             let text = path_text(path, path.fields.len());
             let d = Diagnostic::error(
                 codes::RECORD_AS_VALUE,
@@ -82,7 +83,7 @@ pub(crate) fn boolean(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>) {
         Some(ty) => ty,
     };
     let text = expr_text(cx, expr);
-    if let (Ty::Record(rec), ExprKind::Path { path }) = (ty, &expr.kind) {
+    if let (Ty::Record(rec), Some(path)) = (ty, expr.path()) {
         let d = Diagnostic::error(
             codes::RECORD_AS_VALUE,
             expr.span,
@@ -131,7 +132,7 @@ pub(crate) fn compare(
 
     let mut records = false;
     for (side, ty, other) in [(lhs, lty, rty), (rhs, rty, lty)] {
-        if let (Some(Ty::Record(rec)), ExprKind::Path { path }) = (ty, &side.kind) {
+        if let (Some(Ty::Record(rec)), Some(path)) = (ty, side.path()) {
             records = true;
             let text = path_text(path, path.fields.len());
             let d = Diagnostic::error(
@@ -265,7 +266,7 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
         (ExprKind::Duration { .. }, Ty::Duration) => return,
         (ExprKind::Int { value: v }, Ty::Int) if *v >= 0 => return,
         (ExprKind::Int { .. }, Ty::Int) => "a negative integer".to_string(),
-        (ExprKind::Path { .. }, _) => match ty {
+        (ExprKind::Path { .. } | ExprKind::Var { .. }, _) => match ty {
             Some(t) => format!("a variable ({}); budgets take a literal", t.describe()),
             None => "a variable; budgets take a literal".to_string(),
         },
@@ -296,7 +297,7 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
 
 /// The record's fields as replacements for the whole path, those of type
 /// `want` only when it is known.
-fn with_fields(mut d: Diagnostic, path: &Path, rec: Rec, want: Option<Ty>) -> Diagnostic {
+fn with_fields(mut d: Diagnostic, path: PathView<'_>, rec: Rec, want: Option<Ty>) -> Diagnostic {
     let text = path_text(path, path.fields.len());
     let mut any = false;
     for &(field, ty) in rec.fields() {
@@ -319,7 +320,7 @@ fn is_bare_cost(expr: &Expr) -> bool {
 fn is_literal(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Str { value } => value.as_literal().is_some(),
-        ExprKind::Path { .. } => false,
+        ExprKind::Path { .. } | ExprKind::Var { .. } => false,
         _ => true,
     }
 }
@@ -332,7 +333,9 @@ fn is_scalar_literal(expr: &Expr) -> bool {
 fn expr_text(cx: &Ctx<'_>, expr: &Expr) -> String {
     match cx.text(expr.span) {
         "" => match &expr.kind {
-            ExprKind::Path { path } => path_text(path, path.fields.len()),
+            ExprKind::Path { .. } | ExprKind::Var { .. } => {
+                expr.path().map(|path| path_text(path, path.fields.len())).unwrap_or_default()
+            }
             ExprKind::Int { value } => value.to_string(),
             ExprKind::Bool { value: true } => "TRUE".to_string(),
             ExprKind::Bool { value: false } => "FALSE".to_string(),
