@@ -226,7 +226,9 @@ impl<'a> Walker<'a, '_, '_> {
             ExprKind::Int { .. } => Some(Ty::Int),
             ExprKind::Duration { .. } => Some(Ty::Duration),
             ExprKind::Bool { .. } => Some(Ty::Bool),
-            ExprKind::Path { .. } | ExprKind::Var { .. } => self.path(expr.path()?),
+            ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
+                self.path(expr.path()?)
+            }
         }
     }
 

@@ -130,7 +130,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
         return false;
     }
     tainted.extend(caught);
-    let reads_tainted = |tainted: &FxHashSet<&str>, path: PathView<'_>| matches!(&path.root, RootView::Var { ident } if tainted.contains(ident.name.as_str()));
+    let reads_tainted = |tainted: &FxHashSet<&str>, path: PathView<'_>| matches!(&path.root, RootView::Var { ident } if tainted.contains(ident.name));
     for pass in 0.. {
         if pass == MAX_PASSES {
             return true;

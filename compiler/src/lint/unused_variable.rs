@@ -84,7 +84,7 @@ impl<'a> Visitor<'a> for Names<'a> {
 
     fn visit_path(&mut self, path: PathView<'a>) {
         if let RootView::Var { ident } = &path.root {
-            self.used.insert(ident.name.as_str());
+            self.used.insert(ident.name);
         }
     }
 

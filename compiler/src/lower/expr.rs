@@ -33,6 +33,7 @@ impl Unit<'_, '_> {
             }
             ExprKind::Path { path } => self.path(path.view()),
             ExprKind::Var { name } => self.path(PathView::var(name, expr.span)),
+            ExprKind::LastRun { field, at } => self.path(PathView::last_run(*field, *at, expr.span)),
         }
     }
 
@@ -50,6 +51,7 @@ impl Unit<'_, '_> {
             ExprKind::Bool { .. } => return ValueType::Bool,
             ExprKind::Path { path } => path.view(),
             ExprKind::Var { name } => PathView::var(name, expr.span),
+            ExprKind::LastRun { field, at } => PathView::last_run(*field, *at, expr.span),
         };
         let slot = self.root_slot(path);
         match static_type(expr, self.tables) {
@@ -73,7 +75,7 @@ impl Unit<'_, '_> {
         let mut fields = Vec::with_capacity(path.fields.len());
         for f in path.fields {
             // The checker guarantees the field exists on this record.
-            if let Some(field) = Field::from_name(&f.name) {
+            if let Some(field) = Field::from_name(f.name) {
                 ty = field.value_type();
                 fields.push(field as u8);
             }
@@ -91,7 +93,7 @@ impl Unit<'_, '_> {
             for f in path.fields {
                 let ValueType::Answer(shape) = ty else { break };
                 // The checker guarantees the field exists on this record.
-                let Some((index, field)) = self.tables.answers.shapes.field(shape, &f.name) else { break };
+                let Some((index, field)) = self.tables.answers.shapes.field(shape, f.name) else { break };
                 let field_shape = field.shape;
                 self.emit(Instr::Member { index: index as u32 });
                 ty = self.tables.shape_type(field_shape);
@@ -128,7 +130,7 @@ impl Unit<'_, '_> {
         let ty = self.path(PathView { fields: init, ..path });
         let index = match ty {
             ValueType::Answer(shape) => {
-                self.tables.answers.shapes.field(shape, &last.name).map(|(i, _)| i as u32)
+                self.tables.answers.shapes.field(shape, last.name).map(|(i, _)| i as u32)
             }
             _ => None,
         };
@@ -341,7 +343,7 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
         ExprKind::Int { .. } => ValueType::Int,
         ExprKind::Duration { .. } => ValueType::Duration,
         ExprKind::Bool { .. } => ValueType::Bool,
-        ExprKind::Path { .. } | ExprKind::Var { .. } => {
+        ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
             let path = expr.path()?;
             let mut ty = match &path.root {
                 RootView::Var { ident } => tables.known_slot_type(ident.name)?,
@@ -350,9 +352,9 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
             };
             for f in path.fields {
                 if let ValueType::Answer(shape) = ty {
-                    let (_, field) = tables.answers.shapes.field(shape, &f.name)?;
+                    let (_, field) = tables.answers.shapes.field(shape, f.name)?;
                     ty = tables.shape_type(field.shape);
-                } else if let Some(field) = Field::from_name(&f.name) {
+                } else if let Some(field) = Field::from_name(f.name) {
                     ty = field.value_type();
                 }
             }

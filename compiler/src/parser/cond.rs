@@ -8,6 +8,7 @@ use crate::diagnostics::codes;
 use crate::syntax::ast::{
     CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrLit, StrOp,
 };
+use crate::syntax::path_view::last_run_field;
 use crate::syntax::span::Span;
 
 use crate::syntax::token::{Kw, TokenKind};
@@ -349,7 +350,11 @@ impl Parser<'_> {
             }
             TokenKind::Kw(Kw::LAST_RUN) => {
                 self.bump();
-                ExprKind::Path { path: Box::new(self.path_fields(PathRoot::LastRun { span: tok.span })?) }
+                let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
+                match last_run_field(&path, self.text(tok.span)) {
+                    Some((field, at)) => ExprKind::LastRun { field, at },
+                    None => ExprKind::Path { path: Box::new(path) },
+                }
             }
             TokenKind::Kw(Kw::COST) => {
                 self.bump();

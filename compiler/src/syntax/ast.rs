@@ -8,7 +8,10 @@ use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
+use tisslang::types::Field;
+
 use crate::syntax::parts::Parts;
+pub use crate::syntax::path_view::{Fields, IdentView, PathView, RootView};
 use crate::syntax::span::Span;
 pub use crate::syntax::text::Text;
 
@@ -332,84 +335,16 @@ impl PathRoot {
     }
 }
 
-/// A name as a path reads it: an [`Ident`] of the tree, or a bare
-/// variable's name and its expression's span ([`ExprKind::Var`]).
-#[derive(Debug, Clone, Copy)]
-pub struct IdentView<'a> {
-    pub name: &'a Text,
-    pub span: Span,
-}
-
-impl Ident {
-    pub fn view(&self) -> IdentView<'_> {
-        IdentView { name: &self.name, span: self.span }
-    }
-}
-
-/// A path as it is read: a boxed [`Path`] of the tree, or a bare variable
-/// kept in its expression ([`ExprKind::Var`]). What the checks, lowering
-/// and the language server see, whichever way the tree holds it.
-#[derive(Debug, Clone, Copy)]
-pub struct PathView<'a> {
-    pub root: RootView<'a>,
-    pub fields: &'a [Ident],
-    pub span: Span,
-}
-
-/// [`PathRoot`], borrowed.
-#[derive(Debug, Clone, Copy)]
-pub enum RootView<'a> {
-    Var { ident: IdentView<'a> },
-    LastRun { span: Span },
-    Cost { span: Span },
-}
-
-impl RootView<'_> {
-    pub fn span(&self) -> Span {
-        match self {
-            RootView::Var { ident } => ident.span,
-            RootView::LastRun { span } | RootView::Cost { span } => *span,
-        }
-    }
-}
-
-impl<'a> PathView<'a> {
-    /// A bare variable's path: its name, no fields.
-    pub fn var(name: &'a Text, span: Span) -> PathView<'a> {
-        PathView { root: RootView::Var { ident: IdentView { name, span } }, fields: &[], span }
-    }
-}
-
-impl Path {
-    pub fn view(&self) -> PathView<'_> {
-        let root = match &self.root {
-            PathRoot::Var { ident } => RootView::Var { ident: ident.view() },
-            PathRoot::LastRun { span } => RootView::LastRun { span: *span },
-            PathRoot::Cost { span } => RootView::Cost { span: *span },
-        };
-        PathView { root, fields: &self.fields[..], span: self.span }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
-impl Expr {
-    /// The path the expression reads, if it is one (a bare variable too).
-    pub fn path(&self) -> Option<PathView<'_>> {
-        match &self.kind {
-            ExprKind::Path { path } => Some(path.view()),
-            ExprKind::Var { name } => Some(PathView::var(name, self.span)),
-            _ => None,
-        }
-    }
-}
-
 /// As `tissc parse --emit ast-json` has always shown it: a bare variable
-/// is a path with no fields (the tree keeps it inline, [`ExprKind::Var`]).
+/// is a path with no fields, and `LAST_RUN.FIELD` a path with one (the
+/// tree keeps both in their expression, [`ExprKind::Var`] and
+/// [`ExprKind::LastRun`]).
 impl Serialize for Expr {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
@@ -418,14 +353,12 @@ impl Serialize for Expr {
             kind: &'a ExprKind,
             span: Span,
         }
-        match &self.kind {
-            ExprKind::Var { name } => {
-                let ident = Ident { name: name.clone(), span: self.span };
-                let path = Path { root: PathRoot::Var { ident }, fields: SmallVec::new(), span: self.span };
-                let kind = ExprKind::Path { path: Box::new(path) };
+        match (&self.kind, self.path()) {
+            (ExprKind::Var { .. } | ExprKind::LastRun { .. }, Some(path)) => {
+                let kind = ExprKind::Path { path: Box::new(path.to_path()) };
                 Flat { kind: &kind, span: self.span }.serialize(serializer)
             }
-            kind => Flat { kind, span: self.span }.serialize(serializer),
+            (kind, _) => Flat { kind, span: self.span }.serialize(serializer),
         }
     }
 }
@@ -455,8 +388,17 @@ pub enum ExprKind {
     Var {
         name: Text,
     },
+    /// `LAST_RUN.FIELD` with one of the record's fields, written at `at`:
+    /// kept inline as the bare variable is, where the other paths are
+    /// boxed (two a step of the steps shape, 64 bytes each boxed).
+    #[serde(skip)]
+    LastRun {
+        field: Field,
+        at: u32,
+    },
     /// Boxed: a path is 64 bytes, the other kinds at most 16. Never a bare
-    /// variable, which is [`ExprKind::Var`].
+    /// variable or `LAST_RUN.FIELD` with a known field, which are
+    /// [`ExprKind::Var`] and [`ExprKind::LastRun`].
     Path {
         path: Box<Path>,
     },
@@ -604,35 +546,49 @@ mod tests {
         assert_eq!(size_of::<StrParts>(), 16);
     }
 
-    /// A bare variable is kept in its expression, not as a boxed path,
-    /// and reads and serializes as the path with no fields it always was.
+    /// A bare variable and `LAST_RUN.FIELD` are kept in their expression,
+    /// not as a boxed path, and read and serialize as the paths they were.
     #[test]
-    fn bare_variables_are_paths_to_their_readers() {
-        let (plan, diagnostics) = crate::parser::parse("TASK \"t\"\nSTEP \"s\" {\n    VAR a = \"x\"\n    VAR b = a\n}\n");
+    fn inline_paths_read_and_serialize_as_boxed_ones() {
+        let src = "TASK \"t\"\nSTEP \"s\" {\n    VAR a = \"x\"\n    VAR b = a\n    RUN \"true\"\n    \
+                   VAR c = LAST_RUN .  STDOUT\n    VAR d = LAST_RUN.EXIT_CODE\n    VAR e = COST.RUN_COUNT\n}\n";
+        let (plan, diagnostics) = crate::parser::parse(src);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let Item::Step(step) = &plan.items[1] else { panic!("a step: {:?}", plan.items[1]) };
-        let StmtKind::Var { value, .. } = &step.body.commands[1].kind else { panic!("a VAR") };
-        let ExprKind::Var { name } = &value.kind else { panic!("kept inline: {value:?}") };
-        assert_eq!(&**name, "a");
-        let path = value.path().expect("a path");
-        assert!(matches!(path.root, RootView::Var { ident } if &**ident.name == "a" && ident.span == value.span));
-        assert!(path.fields.is_empty());
-        assert_eq!(path.span, value.span);
-        let boxed = Expr {
-            kind: ExprKind::Path {
-                path: Box::new(Path {
-                    root: PathRoot::Var { ident: Ident { name: Text::new("a"), span: value.span } },
-                    fields: SmallVec::new(),
-                    span: value.span,
-                }),
-            },
-            span: value.span,
+        let value = |i: usize| match &step.body.commands[i].kind {
+            StmtKind::Var { value, .. } => value,
+            other => panic!("a VAR: {other:?}"),
         };
-        assert_eq!(serde_json::to_value(value).unwrap(), serde_json::to_value(&boxed).unwrap());
-        assert_eq!(
-            serde_json::to_value(value).unwrap()["path"]["root"]["ident"]["name"],
-            serde_json::json!("a")
-        );
+        let (b, c, d, e) = (value(1), value(3), value(4), value(5));
+        assert!(matches!(&b.kind, ExprKind::Var { name } if &**name == "a"), "{b:?}");
+        assert!(matches!(c.kind, ExprKind::LastRun { field: Field::Stdout, .. }), "{c:?}");
+        assert!(matches!(d.kind, ExprKind::LastRun { field: Field::ExitCode, .. }), "{d:?}");
+        assert!(matches!(e.kind, ExprKind::Path { .. }), "{e:?}");
+        let text = |span: Span| &src[span.range()];
+        let path = b.path().expect("a path");
+        assert!(matches!(path.root, RootView::Var { ident } if ident.name == "a" && text(ident.span) == "a"));
+        assert!(path.fields.is_empty());
+        let path = c.path().expect("a path");
+        assert_eq!(text(path.root.span()), "LAST_RUN");
+        let field = path.fields.last().expect("a field");
+        assert_eq!((field.name, text(field.span)), ("STDOUT", "STDOUT"));
+        assert_eq!(text(path.span), "LAST_RUN .  STDOUT");
+        assert_eq!(path.fields.len(), 1);
+        assert!(path.fields.upto(0).is_empty());
+        // As JSON, each is the boxed path the parser made before, field for field.
+        for (expr, boxed) in [(b, b.path().unwrap().to_path()), (c, c.path().unwrap().to_path())] {
+            let boxed = Expr { kind: ExprKind::Path { path: Box::new(boxed) }, span: expr.span };
+            assert_eq!(serde_json::to_value(expr).unwrap(), serde_json::to_value(&boxed).unwrap());
+        }
+        let json = serde_json::to_value(c).unwrap();
+        assert_eq!(json["path"]["root"]["kind"], serde_json::json!("last_run"));
+        assert_eq!(json["path"]["fields"][0]["name"], serde_json::json!("STDOUT"));
+        assert_eq!(json["path"]["fields"][0]["span"], serde_json::to_value(field.span).unwrap());
+        // Another field of LAST_RUN is an error, and its path stays boxed.
+        let (plan, _) = crate::parser::parse("TASK \"t\"\nSTEP \"s\" {\n    VAR x = LAST_RUN.NOPE\n}\n");
+        let Item::Step(step) = &plan.items[1] else { panic!("a step") };
+        let StmtKind::Var { value, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
+        assert!(matches!(value.kind, ExprKind::Path { .. }), "{value:?}");
     }
 
     #[test]

@@ -50,9 +50,9 @@ pub(crate) fn shape_upto(
         let first = bindings.next()??;
         return (upto == 0 && bindings.all(|b| b == Some(first))).then_some(first);
     };
-    for field in &path.fields[..upto] {
+    for field in path.fields.upto(upto) {
         match answers.shapes.get(shape)? {
-            Shape::Record(_) => shape = answers.shapes.field(shape, &field.name)?.1.shape,
+            Shape::Record(_) => shape = answers.shapes.field(shape, field.name)?.1.shape,
             _ => return None,
         }
     }

@@ -59,9 +59,9 @@ struct Presence<'a, 'c, 's> {
 fn key(path: PathView<'_>, upto: usize) -> Option<String> {
     let RootView::Var { ident } = &path.root else { return None };
     let mut out = ident.name.to_string();
-    for field in &path.fields[..=upto] {
+    for field in path.fields.upto(upto + 1) {
         out.push('.');
-        out.push_str(&field.name);
+        out.push_str(field.name);
     }
     Some(out)
 }
@@ -138,7 +138,7 @@ impl Presence<'_, '_, '_> {
         };
         let last = path.fields.len().saturating_sub(1);
         for (i, field) in path.fields.iter().enumerate() {
-            let Some((_, f)) = self.answers.shapes.field(shape, &field.name) else { return };
+            let Some((_, f)) = self.answers.shapes.field(shape, field.name) else { return };
             if f.optional && !(testing && i == last) {
                 let Some(k) = key(path, i) else { return };
                 if !self.holds(&k) {

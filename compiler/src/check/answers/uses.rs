@@ -109,7 +109,7 @@ pub(crate) fn exists(cx: &mut Ctx<'_>, answers: &AnswerTypes, operand: &Expr, re
         return not_optional(cx, operand, None);
     };
     let Some(last) = path.fields.last() else { return not_optional(cx, operand, Some(path)) };
-    match record.and_then(|r| answers.shapes.field(r, &last.name)) {
+    match record.and_then(|r| answers.shapes.field(r, last.name)) {
         Some((_, f)) if f.optional => {}
         Some(_) => {
             let text = path_text(path, path.fields.len());

@@ -3,7 +3,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{ExprKind, Ident, PathView, RootView};
+use crate::syntax::ast::{ExprKind, IdentView, PathView, RootView};
 use tiss_support::suggest;
 use tisslang::answer::{Shape, Shapes};
 
@@ -64,14 +64,14 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
         ExprKind::Int { .. } => Some(Ty::Int),
         ExprKind::Duration { .. } => Some(Ty::Duration),
         ExprKind::Bool { .. } => Some(Ty::Bool),
-        ExprKind::Path { .. } | ExprKind::Var { .. } => {
+        ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
             let path = expr.path()?;
             let root = match &path.root {
                 RootView::Var { ident } => types[syms.var(ident.name)? as usize]?,
                 RootView::LastRun { .. } => Ty::Record(Rec::LastRun),
                 RootView::Cost { .. } => Ty::Record(Rec::Cost),
             };
-            path.fields.iter().try_fold(root, |ty, f| field_of(shapes, ty, &f.name))
+            path.fields.iter().try_fold(root, |ty, f| field_of(shapes, ty, f.name))
         }
     }
 }
@@ -164,7 +164,7 @@ pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: PathView<'_>, r
     for (i, field) in path.fields.iter().enumerate() {
         if let Ty::Answer(shape) = ty {
             match shapes.get(shape) {
-                Some(Shape::Record(fields)) => match field_of(shapes, ty, &field.name) {
+                Some(Shape::Record(fields)) => match field_of(shapes, ty, field.name) {
                     Some(t) => ty = t,
                     None => {
                         cx.emit(unknown_answer_field(shapes, path, i, fields, field));
@@ -196,7 +196,7 @@ pub(crate) fn fields_ty(cx: &mut Ctx<'_>, shapes: &Shapes, path: PathView<'_>, r
             cx.emit(non_record(path, i, ty, field));
             return None;
         };
-        match rec.field(&field.name) {
+        match rec.field(field.name) {
             Some(t) => ty = t,
             None => {
                 cx.emit(unknown_field(path, i, rec, field));
@@ -212,7 +212,7 @@ fn unknown_answer_field(
     path: PathView<'_>,
     i: usize,
     fields: &[tisslang::answer::ShapeField<Box<str>>],
-    field: &Ident,
+    field: IdentView<'_>,
 ) -> Diagnostic {
     let owner = path_text(path, i);
     let mut d = Diagnostic::error(
@@ -220,7 +220,7 @@ fn unknown_answer_field(
         field.span,
         format!("`{owner}` (a typed record) has no field `{}`", field.name),
     );
-    if let Some(best) = suggest::closest(&field.name, fields.iter().map(|f| &*f.name)) {
+    if let Some(best) = suggest::closest(field.name, fields.iter().map(|f| &*f.name)) {
         d = d.with_suggestion("a field with a similar name exists", field.span, best);
     }
     let list: Vec<String> = fields
@@ -230,7 +230,7 @@ fn unknown_answer_field(
     d.with_note(format!("its fields are {}", list.join(", ")))
 }
 
-fn unknown_field(path: PathView<'_>, i: usize, rec: Rec, field: &Ident) -> Diagnostic {
+fn unknown_field(path: PathView<'_>, i: usize, rec: Rec, field: IdentView<'_>) -> Diagnostic {
     let owner = path_text(path, i);
     let mut d = Diagnostic::error(
         codes::UNKNOWN_FIELD,
@@ -243,14 +243,14 @@ fn unknown_field(path: PathView<'_>, i: usize, rec: Rec, field: &Ident) -> Diagn
             _ => format!("`{owner}` has no field `{}`", field.name),
         },
     );
-    if let Some(best) = suggest::closest(&field.name, rec.field_names()) {
+    if let Some(best) = suggest::closest(field.name, rec.field_names()) {
         d = d.with_suggestion("a field with a similar name exists", field.span, best);
     }
     let list: Vec<&str> = rec.field_names().collect();
     d.with_note(format!("its fields are {}", list.join(", ")))
 }
 
-fn non_record(path: PathView<'_>, i: usize, ty: Ty, field: &Ident) -> Diagnostic {
+fn non_record(path: PathView<'_>, i: usize, ty: Ty, field: IdentView<'_>) -> Diagnostic {
     let owner = path_text(path, i);
     Diagnostic::error(
         codes::FIELD_OF_NON_RECORD,
@@ -266,9 +266,9 @@ pub(crate) fn path_text(path: PathView<'_>, upto: usize) -> String {
         RootView::LastRun { .. } => "LAST_RUN".to_string(),
         RootView::Cost { .. } => "COST".to_string(),
     };
-    for field in &path.fields[..upto] {
+    for field in path.fields.upto(upto) {
         out.push('.');
-        out.push_str(&field.name);
+        out.push_str(field.name);
     }
     out
 }

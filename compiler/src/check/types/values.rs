@@ -266,7 +266,7 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
         (ExprKind::Duration { .. }, Ty::Duration) => return,
         (ExprKind::Int { value: v }, Ty::Int) if *v >= 0 => return,
         (ExprKind::Int { .. }, Ty::Int) => "a negative integer".to_string(),
-        (ExprKind::Path { .. } | ExprKind::Var { .. }, _) => match ty {
+        (ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. }, _) => match ty {
             Some(t) => format!("a variable ({}); budgets take a literal", t.describe()),
             None => "a variable; budgets take a literal".to_string(),
         },
@@ -320,7 +320,7 @@ fn is_bare_cost(expr: &Expr) -> bool {
 fn is_literal(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Str { value } => value.as_literal().is_some(),
-        ExprKind::Path { .. } | ExprKind::Var { .. } => false,
+        ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => false,
         _ => true,
     }
 }
@@ -333,7 +333,7 @@ fn is_scalar_literal(expr: &Expr) -> bool {
 fn expr_text(cx: &Ctx<'_>, expr: &Expr) -> String {
     match cx.text(expr.span) {
         "" => match &expr.kind {
-            ExprKind::Path { .. } | ExprKind::Var { .. } => {
+            ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
                 expr.path().map(|path| path_text(path, path.fields.len())).unwrap_or_default()
             }
             ExprKind::Int { value } => value.to_string(),
