@@ -89,10 +89,10 @@ impl Tree {
             if at.unit == UNSEEN {
                 continue;
             }
-            if at.idom == ROOT {
+            if at.idom() == ROOT {
                 roots[at.unit as usize].push(pc as u32);
             } else {
-                first[at.idom as usize + 1] += 1;
+                first[at.idom() as usize + 1] += 1;
             }
         }
         for pc in 1..=len {
@@ -101,9 +101,9 @@ impl Tree {
         let mut fill = first.clone();
         let mut children = vec![0u32; first[len] as usize];
         for (pc, at) in flow.at.iter().enumerate() {
-            if at.unit != UNSEEN && at.idom != ROOT {
-                children[fill[at.idom as usize] as usize] = pc as u32;
-                fill[at.idom as usize] += 1;
+            if at.unit != UNSEEN && at.idom() != ROOT {
+                children[fill[at.idom() as usize] as usize] = pc as u32;
+                fill[at.idom() as usize] += 1;
             }
         }
         Tree { roots, first, children }
@@ -160,11 +160,11 @@ impl Walk<'_> {
             }
             // Back up the path to the dominator: its bindings stay.
             while let Some(run) = self.path.last_mut() {
-                if run.first <= at.idom && at.idom <= run.last {
-                    if at.idom < run.last {
+                if run.first <= at.idom() && at.idom() <= run.last {
+                    if at.idom() < run.last {
                         // The pcs after it in the run bound nothing.
                         let mark = run.mark;
-                        run.last = at.idom;
+                        run.last = at.idom();
                         self.undo(mark as usize);
                     }
                     break;
@@ -175,7 +175,7 @@ impl Walk<'_> {
             }
             let mark = self.enter(flow, pc)?;
             match self.path.last_mut() {
-                Some(run) if run.last + 1 == pc && run.last == at.idom && run.mark == mark => run.last = pc,
+                Some(run) if run.last + 1 == pc && run.last == at.idom() && run.mark == mark => run.last = pc,
                 _ => self.path.push(Run { first: pc, last: pc, mark }),
             }
             if flow.work > limit {
@@ -263,7 +263,7 @@ impl Walk<'_> {
         let mark = self.trail.len() as u32;
         self.entering = mark;
         let at = flow.at[i];
-        if at.join
+        if at.join()
             && let Some(common) = self.ways_in.remove(&pc)
         {
             for slot in common {
@@ -289,7 +289,7 @@ impl Walk<'_> {
         }
         // A failure here brings what is bound before the instruction, and the caught error.
         let handler = flow.handler(pc);
-        if handler != NONE && !at.inner {
+        if handler != NONE && !at.inner() {
             let h = self.m.handlers[handler as usize];
             let caught = h.catch_slot != NONE && self.set(h.catch_slot);
             self.way_in(flow, h.target);
@@ -385,10 +385,10 @@ impl Walk<'_> {
     /// what was bound since the target's dominator ended.
     fn way_in(&mut self, flow: &mut Flow, target: u32) {
         let at = flow.at[target as usize];
-        if !at.join {
+        if !at.join() {
             return;
         }
-        let since = self.after(at.idom);
+        let since = self.after(at.idom());
         match self.ways_in.get_mut(&target) {
             None => {
                 flow.work += (self.trail.len() - since) as u64;

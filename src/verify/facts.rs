@@ -66,11 +66,11 @@ impl Facts {
         let last_run = module.slots.len() as u32;
         let mut bound = Vec::new();
         self.joined_at(pc, &mut bound);
-        let mut above = at.idom;
+        let mut above = at.idom();
         while above != ROOT {
             self.joined_at(above, &mut bound);
             self.binds_of(module, module.code[above as usize], &mut bound);
-            above = self.at[above as usize].idom;
+            above = self.at[above as usize].idom();
         }
         bound.sort_unstable();
         bound.dedup();

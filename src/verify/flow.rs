@@ -39,8 +39,10 @@ use super::forest::{EMPTY, Forest, TypeForest};
 
 /// Not reached (a pc's unit).
 pub(crate) const UNSEEN: u32 = u32::MAX;
-/// Above every unit's entry in the dominator tree.
-pub(crate) const ROOT: u32 = u32::MAX;
+/// Above every unit's entry in the dominator tree: past every pc, a
+/// module's code being shorter (`verify` refuses longer, `CodeTooLong`;
+/// no loadable module comes near it), and 30 bits, beside `At`'s flags.
+pub(crate) const ROOT: u32 = (1 << 30) - 1;
 
 /// A code unit: where it starts, and the first task that starts there
 /// (`None`: the main code).
@@ -60,13 +62,14 @@ impl UnitInfo {
 }
 
 /// What every path brings to one instruction, and what the passes after
-/// need to know of it. One struct per pc, so a visit touches one place.
-/// Packed: 18 bytes instead of 20, which is 0.25 MiB of `tissc compile`'s
-/// peak on a 50,000-line plan (read and written whole, never borrowed).
+/// need to know of it. One struct per pc, so a visit touches one place:
+/// 16 bytes, the two flags in the dominator's top bits (pcs need 30, a
+/// module's code being shorter than [`ROOT`]), which is 2.2 MiB on the
+/// 126,000 instructions of the steps shape (read and written whole, never
+/// borrowed; 18 bytes packed before, 20 unpacked).
 /// The handler of each pc is kept beside it ([`Flow::handler`]), only in a
 /// module that has handlers: most plans have no TRY.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, packed(2))]
 pub(crate) struct At {
     /// Its code unit, or `UNSEEN`.
     pub unit: u32,
@@ -74,13 +77,38 @@ pub(crate) struct At {
     pub stack: u32,
     /// The unit's open steps before it: a node of `Flow::open`.
     pub steps: u32,
+    /// Its immediate dominator (`ROOT` for a unit's entry) in the low 30
+    /// bits; [`At::JOIN`] and [`At::INNER`] above.
+    dom: u32,
+}
+
+impl At {
+    /// Its state meets from several places (or comes from a failure): its
+    /// bound variables are an intersection.
+    const JOIN: u32 = 1 << 31;
+    /// Every way into it comes from inside its handler's range.
+    const INNER: u32 = 1 << 30;
+
+    fn new(unit: u32, stack: u32, steps: u32, idom: u32, join: bool, inner: bool) -> At {
+        let flags = if join { At::JOIN } else { 0 } | if inner { At::INNER } else { 0 };
+        At { unit, stack, steps, dom: (idom & ROOT) | flags }
+    }
+
     /// Its immediate dominator (`ROOT` for a unit's entry).
-    pub idom: u32,
+    pub fn idom(self) -> u32 {
+        self.dom & ROOT
+    }
+
     /// Whether its state meets from several places (or comes from a
     /// failure): its bound variables are an intersection.
-    pub join: bool,
+    pub fn join(self) -> bool {
+        self.dom & At::JOIN != 0
+    }
+
     /// Whether every way into it comes from inside its handler's range.
-    pub inner: bool,
+    pub fn inner(self) -> bool {
+        self.dom & At::INNER != 0
+    }
 }
 
 /// What the abstract interpreter learns.
@@ -121,7 +149,7 @@ impl Flow {
 /// Runs pass 3 over a module whose tables and operands are valid and whose
 /// control only goes forward.
 pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
-    let unseen = At { unit: UNSEEN, stack: EMPTY, steps: EMPTY, idom: ROOT, join: false, inner: false };
+    let unseen = At::new(UNSEEN, EMPTY, EMPTY, ROOT, false, false);
     let mut flow = Flow {
         units: vec![UnitInfo { entry: 0, task: None }],
         task_unit: Vec::with_capacity(m.tasks.len()),
@@ -168,7 +196,7 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
     for pc in 0..m.code.len() as u32 {
         let at = interpreter.flow.at[pc as usize];
         if at.unit != UNSEEN {
-            if at.join {
+            if at.join() {
                 // Every way in is known now: the map keeps pending pcs only.
                 interpreter.last_way_in.remove(&pc);
             }
@@ -253,17 +281,17 @@ impl Interpreter<'_> {
         }
         // Back up the path to the dominator.
         while let Some(run) = self.path.last_mut() {
-            if run.0 <= at.idom && at.idom <= run.1 {
-                run.1 = at.idom;
+            if run.0 <= at.idom() && at.idom() <= run.1 {
+                run.1 = at.idom();
                 break;
             }
             self.path.pop();
         }
-        if at.idom != ROOT && self.path.is_empty() {
+        if at.idom() != ROOT && self.path.is_empty() {
             self.flow.in_order = false;
         }
         match self.path.last_mut() {
-            Some(run) if run.1 + 1 == pc && run.1 == at.idom => run.1 = pc,
+            Some(run) if run.1 + 1 == pc && run.1 == at.idom() => run.1 = pc,
             _ => self.path.push((pc, pc)),
         }
     }
@@ -537,7 +565,7 @@ impl Interpreter<'_> {
         }
         // Every way in comes from the range: the predecessors brought the
         // same state to the target.
-        if at.inner {
+        if at.inner() {
             return Ok(());
         }
         let stack = self.flow.types.cut(at.stack, h.stack_depth, &mut self.flow.work);
@@ -545,11 +573,11 @@ impl Interpreter<'_> {
         // The target's dominator is above this pc's; one inside the range
         // already counted (and walking up from deep inside a long range to
         // its start, pc after pc, would cost the range's length each time).
-        let dom = at.idom;
+        let dom = at.idom();
         let counted = dom != ROOT && self.flow.handler(dom) as usize == handler;
         let state = State { unit: at.unit, stack, steps };
         self.reach(h.target, pc, state, (!counted).then_some(dom), false)?;
-        self.flow.at[h.target as usize].join = true;
+        self.flow.at[h.target as usize].dom |= At::JOIN;
         Ok(())
     }
 
@@ -563,8 +591,7 @@ impl Interpreter<'_> {
             // The first way into a handler's target always brings its
             // dominator: no pc of the range came before.
             let idom = dom.unwrap_or(ROOT);
-            flow.at[target as usize] =
-                At { unit: state.unit, stack: state.stack, steps: state.steps, idom, join: false, inner };
+            flow.at[target as usize] = At::new(state.unit, state.stack, state.steps, idom, false, inner);
             return Ok(());
         }
         if at.unit != state.unit {
@@ -585,11 +612,11 @@ impl Interpreter<'_> {
         let idom = match dom {
             Some(dom) => {
                 let known = self.last_way_in.insert(target, dom);
-                lca(&flow.at, at.idom, dom, known, &mut flow.work)
+                lca(&flow.at, at.idom(), dom, known, &mut flow.work)
             }
-            None => at.idom,
+            None => at.idom(),
         };
-        flow.at[target as usize] = At { idom, join: true, inner: at.inner && inner, ..at };
+        flow.at[target as usize] = At::new(at.unit, at.stack, at.steps, idom, true, at.inner() && inner);
         Ok(())
     }
 }
@@ -611,9 +638,9 @@ fn lca(at: &[At], mut a: u32, mut b: u32, known: Option<u32>, work: &mut u64) ->
         }
         *work += 1;
         if a > b {
-            a = at[a as usize].idom;
+            a = at[a as usize].idom();
         } else {
-            b = at[b as usize].idom;
+            b = at[b as usize].idom();
         }
     }
     a
@@ -625,6 +652,20 @@ mod tests {
     /// large module (and of the facts a run keeps for its snapshots).
     #[test]
     fn the_state_at_a_pc_stays_small() {
-        assert_eq!(std::mem::size_of::<super::At>(), 18);
+        assert_eq!(std::mem::size_of::<super::At>(), 16);
+    }
+
+    /// The flags share the dominator's word: each reads back alone, with
+    /// the largest pc and with `ROOT`.
+    #[test]
+    fn a_pc_s_dominator_and_flags_read_back() {
+        use super::{At, ROOT};
+        for idom in [0, 1, ROOT - 1, ROOT] {
+            for (join, inner) in [(false, false), (true, false), (false, true), (true, true)] {
+                let at = At::new(7, 8, 9, idom, join, inner);
+                assert_eq!((at.idom(), at.join(), at.inner()), (idom, join, inner));
+                assert_eq!((at.unit, at.stack, at.steps), (7, 8, 9));
+            }
+        }
     }
 }

@@ -74,7 +74,7 @@ pub fn verify(module: &Module) -> Result<Facts> {
     if len == 0 {
         return Err(VerifyError::EmptyCode);
     }
-    if len >= u32::MAX as usize {
+    if len >= flow::ROOT as usize {
         return Err(VerifyError::CodeTooLong { len });
     }
     let checker = tables::Checker { m: module, len };
