@@ -22,6 +22,7 @@ pub struct IdentView<'a> {
 }
 
 impl Ident {
+    #[inline(always)]
     pub fn view(&self) -> IdentView<'_> {
         IdentView { name: &self.name, span: self.span }
     }
@@ -44,6 +45,7 @@ pub enum RootView<'a> {
 }
 
 impl RootView<'_> {
+    #[inline]
     pub fn span(&self) -> Span {
         match self {
             RootView::Var { ident } => ident.span,
@@ -61,6 +63,7 @@ pub enum Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             Fields::Tree(fields) => fields.len(),
@@ -68,10 +71,12 @@ impl<'a> Fields<'a> {
         }
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    #[inline]
     pub fn get(&self, i: usize) -> Option<IdentView<'a>> {
         match self {
             Fields::Tree(fields) => fields.get(i).map(Ident::view),
@@ -79,11 +84,13 @@ impl<'a> Fields<'a> {
         }
     }
 
+    #[inline]
     pub fn last(&self) -> Option<IdentView<'a>> {
         self.len().checked_sub(1).and_then(|i| self.get(i))
     }
 
     /// The first `n` fields (all of them if there are fewer).
+    #[inline]
     pub fn upto(&self, n: usize) -> Fields<'a> {
         match *self {
             Fields::Tree(fields) => Fields::Tree(&fields[..n.min(fields.len())]),
@@ -98,6 +105,7 @@ impl<'a> Fields<'a> {
         Some((self.get(n)?, self.upto(n)))
     }
 
+    #[inline]
     pub fn iter(&self) -> FieldsIter<'a> {
         FieldsIter { fields: *self, next: 0 }
     }
@@ -121,6 +129,7 @@ pub struct FieldsIter<'a> {
 impl<'a> Iterator for FieldsIter<'a> {
     type Item = IdentView<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<IdentView<'a>> {
         let field = self.fields.get(self.next)?;
         self.next += 1;
@@ -130,13 +139,17 @@ impl<'a> Iterator for FieldsIter<'a> {
 
 impl<'a> PathView<'a> {
     /// A bare variable's path: its name, no fields.
+    #[inline(always)]
     pub fn var(name: &'a str, span: Span) -> PathView<'a> {
         PathView { root: RootView::Var { ident: IdentView { name, span } }, fields: Fields::Tree(&[]), span }
     }
 
     /// `LAST_RUN.FIELD` spanning `span`, the field written at `at`.
+    #[inline(always)]
     pub fn last_run(field: Field, at: u32, span: Span) -> PathView<'a> {
-        let name = field.name();
+        // The record's fields are the first six (`Field::ALL`): their names
+        // by index, not through `Field::name`'s match in another crate.
+        let name = LAST_RUN_FIELDS.get(field as usize).copied().unwrap_or_else(|| field.name());
         let root = Span { start: span.start, end: span.start + LAST_RUN.len() as u32 };
         let field = IdentView { name, span: Span { start: at, end: at + name.len() as u32 } };
         PathView { root: RootView::LastRun { span: root }, fields: Fields::One(field), span }
@@ -161,6 +174,9 @@ impl<'a> PathView<'a> {
 /// kept inline (the parser keeps another spelling, an error, boxed).
 const LAST_RUN: &str = "LAST_RUN";
 
+/// `LAST_RUN`'s fields, in `Field`'s order (a test holds them to it).
+const LAST_RUN_FIELDS: [&str; 6] = ["STDOUT", "STDERR", "EXIT_CODE", "DURATION", "TIMED_OUT", "COMMAND"];
+
 /// The field of `LAST_RUN.FIELD` to keep inline, and where it is written:
 /// one of the record's, after the keyword written as `root_text`.
 pub(crate) fn last_run_field(path: &Path, root_text: &str) -> Option<(Field, u32)> {
@@ -168,21 +184,12 @@ pub(crate) fn last_run_field(path: &Path, root_text: &str) -> Option<(Field, u32
     if root_text != LAST_RUN {
         return None;
     }
-    let known = Field::from_name(&field.name).filter(|f| {
-        matches!(
-            f,
-            Field::Stdout
-                | Field::Stderr
-                | Field::ExitCode
-                | Field::Duration
-                | Field::TimedOut
-                | Field::Command
-        )
-    })?;
+    let known = Field::from_name(&field.name).filter(|&f| (f as usize) < LAST_RUN_FIELDS.len())?;
     (field.span.len() == field.name.len()).then_some((known, field.span.start))
 }
 
 impl Path {
+    #[inline(always)]
     pub fn view(&self) -> PathView<'_> {
         let root = match &self.root {
             PathRoot::Var { ident } => RootView::Var { ident: ident.view() },
@@ -195,6 +202,7 @@ impl Path {
 
 impl Expr {
     /// The path the expression reads, if it is one (however it is held).
+    #[inline(always)]
     pub fn path(&self) -> Option<PathView<'_>> {
         match &self.kind {
             ExprKind::Path { path } => Some(path.view()),
@@ -202,5 +210,20 @@ impl Expr {
             ExprKind::LastRun { field, at } => Some(PathView::last_run(*field, *at, self.span)),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tisslang::types::Field;
+
+    /// The fields kept inline are `LAST_RUN`'s, named as `Field` names them.
+    #[test]
+    fn last_run_fields_are_the_records_first_six() {
+        for (i, name) in super::LAST_RUN_FIELDS.iter().enumerate() {
+            assert_eq!(Field::ALL[i].name(), *name);
+            assert_eq!(Field::from_name(name), Some(Field::ALL[i]));
+        }
+        assert_eq!(Field::ALL[super::LAST_RUN_FIELDS.len()], Field::ApiCalls);
     }
 }
