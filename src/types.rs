@@ -125,6 +125,7 @@ impl Field {
         Field::Comment,
     ];
 
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             Field::Stdout => "STDOUT",

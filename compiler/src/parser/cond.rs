@@ -351,7 +351,7 @@ impl Parser<'_> {
             TokenKind::Kw(Kw::LAST_RUN) => {
                 self.bump();
                 let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
-                match last_run_field(&path, self.text(tok.span)) {
+                match last_run_field(&path) {
                     Some((field, at)) => ExprKind::LastRun { field, at },
                     None => ExprKind::Path { path: Box::new(path) },
                 }

@@ -589,6 +589,18 @@ mod tests {
         let Item::Step(step) = &plan.items[1] else { panic!("a step") };
         let StmtKind::Var { value, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
         assert!(matches!(value.kind, ExprKind::Path { .. }), "{value:?}");
+        // Kept inline: exactly the record's own fields, each read back by name.
+        for field in Field::ALL {
+            let src = format!("TASK \"t\"\nSTEP \"s\" {{\n    VAR x = LAST_RUN.{}\n}}\n", field.name());
+            let (plan, _) = crate::parser::parse(&src);
+            let Item::Step(step) = &plan.items[1] else { panic!("a step") };
+            let StmtKind::Var { value, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
+            let inline = matches!(value.kind, ExprKind::LastRun { field: f, .. } if f == field);
+            let of_the_record = tisslang::types::ValueType::LastRun.field(field).is_some();
+            assert_eq!(inline, of_the_record, "{}: {value:?}", field.name());
+            let last = value.path().and_then(|path| path.fields.last()).expect("one field");
+            assert_eq!((last.name, &src[last.span.range()]), (field.name(), field.name()));
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! boxed. The checks, lowering, the linter and the language server read
 //! all of them through the same borrowed view.
 
-use tisslang::types::Field;
+use tisslang::types::{Field, ValueType};
 
 use crate::syntax::ast::{Expr, ExprKind, Ident, Path, PathRoot};
 use crate::syntax::span::Span;
@@ -147,10 +147,8 @@ impl<'a> PathView<'a> {
     /// `LAST_RUN.FIELD` spanning `span`, the field written at `at`.
     #[inline(always)]
     pub fn last_run(field: Field, at: u32, span: Span) -> PathView<'a> {
-        // The record's fields are the first six (`Field::ALL`): their names
-        // by index, not through `Field::name`'s match in another crate.
-        let name = LAST_RUN_FIELDS.get(field as usize).copied().unwrap_or_else(|| field.name());
-        let root = Span { start: span.start, end: span.start + LAST_RUN.len() as u32 };
+        let name = field.name();
+        let root = Span { start: span.start, end: span.start + "LAST_RUN".len() as u32 };
         let field = IdentView { name, span: Span { start: at, end: at + name.len() as u32 } };
         PathView { root: RootView::LastRun { span: root }, fields: Fields::One(field), span }
     }
@@ -170,22 +168,14 @@ impl<'a> PathView<'a> {
     }
 }
 
-/// The keyword `LAST_RUN` is written in the exact case when its field is
-/// kept inline (the parser keeps another spelling, an error, boxed).
-const LAST_RUN: &str = "LAST_RUN";
-
-/// `LAST_RUN`'s fields, in `Field`'s order (a test holds them to it).
-const LAST_RUN_FIELDS: [&str; 6] = ["STDOUT", "STDERR", "EXIT_CODE", "DURATION", "TIMED_OUT", "COMMAND"];
-
 /// The field of `LAST_RUN.FIELD` to keep inline, and where it is written:
-/// one of the record's, after the keyword written as `root_text`.
-pub(crate) fn last_run_field(path: &Path, root_text: &str) -> Option<(Field, u32)> {
+/// one of the record's (as the verifier has them). Called on what the
+/// keyword `LAST_RUN` began, whose token is exactly that word; the
+/// misspelled keyword parses to a boxed path, as does another field.
+pub(crate) fn last_run_field(path: &Path) -> Option<(Field, u32)> {
     let (PathRoot::LastRun { .. }, [field]) = (&path.root, &path.fields[..]) else { return None };
-    if root_text != LAST_RUN {
-        return None;
-    }
-    let known = Field::from_name(&field.name).filter(|&f| (f as usize) < LAST_RUN_FIELDS.len())?;
-    (field.span.len() == field.name.len()).then_some((known, field.span.start))
+    let known = Field::from_name(&field.name).filter(|&f| ValueType::LastRun.field(f).is_some())?;
+    Some((known, field.span.start))
 }
 
 impl Path {
@@ -210,20 +200,5 @@ impl Expr {
             ExprKind::LastRun { field, at } => Some(PathView::last_run(*field, *at, self.span)),
             _ => None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use tisslang::types::Field;
-
-    /// The fields kept inline are `LAST_RUN`'s, named as `Field` names them.
-    #[test]
-    fn last_run_fields_are_the_records_first_six() {
-        for (i, name) in super::LAST_RUN_FIELDS.iter().enumerate() {
-            assert_eq!(Field::ALL[i].name(), *name);
-            assert_eq!(Field::from_name(name), Some(Field::ALL[i]));
-        }
-        assert_eq!(Field::ALL[super::LAST_RUN_FIELDS.len()], Field::ApiCalls);
     }
 }
