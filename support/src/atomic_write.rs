@@ -174,35 +174,35 @@ fn replace(
 /// renames ([`replace_rebuildable`] says why).
 #[cfg(target_os = "linux")]
 fn exchange(temp: &Path, target: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     if !fs::symlink_metadata(target).is_ok_and(|meta| meta.file_type().is_file()) {
         return false;
     }
-    let (Ok(from), Ok(to)) = (
-        std::ffi::CString::new(temp.as_os_str().as_bytes()),
-        std::ffi::CString::new(target.as_os_str().as_bytes()),
-    ) else {
-        return false;
-    };
-    let swap = || {
-        // SAFETY: two NUL-terminated paths, alive for the call.
-        unsafe {
-            libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_EXCHANGE)
-                == 0
-        }
-    };
-    if !swap() {
+    if rename_exchange(temp, target).is_err() {
         return false;
     }
     // The target was replaced between the look and the exchange by
     // something other than a file (a directory): put back, it is left to
     // the rename, which refuses it.
     if !fs::symlink_metadata(temp).is_ok_and(|meta| meta.file_type().is_file()) {
-        swap();
+        let _ = rename_exchange(temp, target);
         return false;
     }
     let _ = fs::remove_file(temp);
     true
+}
+
+/// `renameat2(a, b, RENAME_EXCHANGE)`: the two names swap files at once
+/// (EINVAL where the file system cannot).
+#[cfg(target_os = "linux")]
+fn rename_exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let to = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths, alive for the call.
+    let done = unsafe {
+        libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_EXCHANGE)
+    };
+    if done == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -324,22 +324,8 @@ mod tests {
             assert!(!temp.exists(), "the old file is left under the temporary name");
         } else {
             // Only a file system without RENAME_EXCHANGE may say no.
-            let (from, to) = (
-                std::ffi::CString::new(temp.as_os_str().as_encoded_bytes()).unwrap(),
-                std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).unwrap(),
-            );
-            // SAFETY: two NUL-terminated paths, alive for the call.
-            let done = unsafe {
-                libc::renameat2(
-                    libc::AT_FDCWD,
-                    from.as_ptr(),
-                    libc::AT_FDCWD,
-                    to.as_ptr(),
-                    libc::RENAME_EXCHANGE,
-                )
-            };
-            assert_eq!(done, -1);
-            assert_eq!(io::Error::last_os_error().raw_os_error(), Some(libc::EINVAL));
+            let refused = rename_exchange(&temp, &target).unwrap_err();
+            assert_eq!(refused.raw_os_error(), Some(libc::EINVAL));
             assert_eq!(fs::read(&target).unwrap(), b"old");
         }
         // Nothing to exchange with: not a file, or nothing there.
