@@ -97,7 +97,7 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
     } else {
         load(plan)?
     };
-    let program = Program::new(module).map_err(|e| format!("{}: {e}", plan.display()))?;
+    let mut program = Program::new(module).map_err(|e| format!("{}: {e}", plan.display()))?;
     if program.hash() != recorded {
         out.output(
             "console",
@@ -105,9 +105,8 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
         );
     }
     let mut host = crate::runner::replay::replay_host(reader, crate::runner::options::OutputFormat::Json)?;
-    if let Some(crate::session::journal::Entry::Sandbox { .. }) = host.peek() {
-        host.take();
-    }
+    host.take_setup();
+    crate::runner::execute::allow_answers_of(&mut program, host.allowance);
     let machine = crate::machine::Machine::new(&program);
     let mut debugger =
         Debugger::new(program, machine, DapHost::new(Inner::Replay(Box::new(host)), out.clone()));

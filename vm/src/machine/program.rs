@@ -137,6 +137,11 @@ impl Program {
         self.answered = Some(Answered { steps, tasks });
     }
 
+    /// The module's own bounds again (those of the default allowance).
+    pub fn use_module_bounds(&mut self) {
+        self.answered = None;
+    }
+
     /// Step `step`'s bound, for its preflight.
     pub(crate) fn step_bound(&self, step: u32) -> Option<&CostBound> {
         match &self.answered {

@@ -100,6 +100,8 @@ pub(crate) fn open_session(
     host.recorder = recorder;
     host.journal = journal;
     crate::runner::execute::allow_answers_of(program, host.completion_tokens);
+    let max_tokens = host.completion_tokens;
+    host.journal(|_| crate::session::journal::Entry::Allowance { max_tokens });
     for (dim, value) in caps {
         machine.cap(dim, value);
     }

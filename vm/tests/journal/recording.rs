@@ -68,6 +68,7 @@ fn a_run_journals_what_it_took_from_outside_in_order() {
         [
             "start",
             "sandbox",
+            "allowance",
             "write",
             "append",
             "read",
@@ -118,7 +119,7 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     done.expect(0);
     let all = entries(&journal);
     assert!(matches!(all[before], Entry::Start { resumed: true, .. }), "{:?}", &all[before..]);
-    assert_eq!(kinds(&all[before..]), ["start", "sandbox", "answer", "end"]);
+    assert_eq!(kinds(&all[before..]), ["start", "sandbox", "allowance", "answer", "end"]);
     let Entry::End { status, snapshot, .. } = &all[before - 1] else { panic!("{:?}", all[before - 1]) };
     assert_eq!((status.as_str(), snapshot.as_deref()), ("suspended", Some(snapshot_path.as_str())));
 
@@ -185,7 +186,7 @@ fn a_debug_session_journals_what_its_run_takes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let all = entries(&journal);
-    assert_eq!(kinds(&all), ["start", "run"]);
+    assert_eq!(kinds(&all), ["start", "allowance", "run"]);
     // It replays: the run passes as it did.
     fx.tissvm(&["replay", j]).expect(0);
 }

@@ -339,3 +339,118 @@ fn a_run_with_a_checkpoint_replays_to_the_same_report() {
     let replayed = replay(&fx, &[j, "--output-format", "json"]);
     assert_eq!(replayed.stdout, recorded.stdout);
 }
+
+/// Whether the preflight of a prompt's step warns depends on the tokens
+/// each answer is allowed (`--max-tokens`): 1,024 by default leaves it
+/// under the cap, 4,500 or 4,990 takes it over.
+const ALLOWANCE_PLAN: &str = "TASK \"allowance\"
+
+SET_BUDGET TOKEN_COUNT = 5000
+
+STEP \"first\" {
+    PROMPT_AGENT \"Say hello\" INTO a
+}
+STEP \"gate\" {
+    PAUSE \"Go on?\"
+}
+STEP \"second\" {
+    PROMPT_AGENT \"Say goodbye\" INTO b
+}
+";
+
+const WARNED: &str = "may need up to";
+
+#[test]
+fn a_replay_allows_each_answer_what_the_run_allowed() {
+    let fx = Fixture::new();
+    let answers = write(&fx, "answers.json", r#"[{"answer": "continue"}]"#);
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let recorded = fx.run(ALLOWANCE_PLAN, &["--journal", j, "--max-tokens", "4990", "--answers", &answers]);
+    recorded.expect(0);
+    assert!(recorded.stdout.contains(WARNED), "{}", recorded.stdout);
+    let replayed = replay(&fx, &[j]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, recorded.stdout, "the text report, warnings and all");
+
+    // A resumed run with an allowance of its own: its part replays with it.
+    let journal = fx.path("resumed.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(
+        ALLOWANCE_PLAN,
+        &["--journal", j, "--max-tokens", "100", "--non-interactive", "--output-format", "json"],
+    );
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let resumed =
+        fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--max-tokens", "4500", "--journal", j]);
+    resumed.expect(0);
+    assert!(resumed.stdout.contains(&format!("step \"second\" {WARNED}")), "{}", resumed.stdout);
+    let replayed = replay(&fx, &[j]);
+    replayed.expect(0);
+    assert!(
+        replayed.stdout.ends_with(&resumed.stdout),
+        "the replay shows the resumed part as it ran:\n{}\nagainst\n{}",
+        replayed.stdout,
+        resumed.stdout
+    );
+    assert_eq!(replayed.stdout.matches(WARNED).count(), 1, "{}", replayed.stdout);
+}
+
+/// Rewrites `journal` as a tissvm before format 2 wrote it: format 1, with
+/// no allowance entry.
+fn as_format_1(journal: &Path) {
+    use tiss_vm::session::journal::reader::{JournalReader, Next};
+    let bytes = std::fs::read(journal).unwrap();
+    let mut reader = JournalReader::open(journal).unwrap();
+    let mut frames = Vec::new();
+    loop {
+        match reader.next_entry().unwrap() {
+            Next::Entry(at, entry) => frames.push((at as usize, entry.kind())),
+            Next::Torn(at) => panic!("a torn tail at {at}"),
+            Next::End => break,
+        }
+    }
+    let mut old = bytes[..10].to_vec();
+    old[8..10].copy_from_slice(&1u16.to_le_bytes());
+    for (i, &(at, kind)) in frames.iter().enumerate() {
+        let end = frames.get(i + 1).map_or(bytes.len(), |next| next.0);
+        if kind != "allowance" {
+            old.extend_from_slice(&bytes[at..end]);
+        }
+    }
+    assert!(old.len() < bytes.len(), "an allowance entry was left out");
+    std::fs::write(journal, old).unwrap();
+}
+
+#[test]
+fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(ALLOWANCE_PLAN, &["--journal", j, "--non-interactive", "--output-format", "json"]);
+    run.expect(3);
+    as_format_1(&journal);
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    replayed.expect(3);
+    assert_eq!(replayed.stdout, run.stdout, "the default allowance, as format 1's runs had");
+
+    // `resume` continues it, marked as format 2 before it adds an allowance.
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let resumed =
+        fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);
+    resumed.expect(0);
+    let bytes = std::fs::read(&journal).unwrap();
+    assert_eq!(&bytes[8..10], &2u16.to_le_bytes());
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, resumed.stdout);
+
+    // A format this tissvm does not know is refused, saying which it reads.
+    let mut future = bytes.clone();
+    future[8..10].copy_from_slice(&3u16.to_le_bytes());
+    std::fs::write(&journal, future).unwrap();
+    let out = replay(&fx, &[j]);
+    out.expect(2);
+    assert!(out.stderr.contains("is of format 3, and this tissvm reads formats 1 to 2"), "{}", out.stderr);
+}

@@ -195,6 +195,8 @@ fn open(
         enforced: isolation.enforced.iter().map(|s| s.to_string()).collect(),
         missing: isolation.missing.iter().map(|s| s.to_string()).collect(),
     });
+    let max_tokens = opened.host.completion_tokens;
+    opened.host.journal(|_| crate::session::journal::Entry::Allowance { max_tokens });
     Ok(opened)
 }
 
@@ -203,9 +205,11 @@ fn open(
 /// does: the module's bounds allow the default, and are remade by
 /// `tissvm estimate`'s analysis of the code (which gives the compiler's
 /// bounds for the default allowance). A module the analysis cannot follow
-/// keeps its compiled bounds.
+/// keeps its compiled bounds. (A replay calls it again where a resumed run
+/// allowed another amount.)
 pub(crate) fn allow_answers_of(program: &mut Program, completion: u64) {
     if completion == tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS {
+        program.use_module_bounds();
         return;
     }
     let mut model = crate::analysis::estimate::CostModel::default();

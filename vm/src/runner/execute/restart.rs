@@ -78,9 +78,9 @@ pub fn take_over(
     let mut reader = JournalReader::open(path).map_err(|e| refuse(e.message))?;
     reader.next_entry().map_err(|e| refuse(e.message))?; // the start
     let mut replay = ReplayHost::new(host, None, reader);
-    if let Some(Entry::Sandbox { .. }) = replay.peek() {
-        replay.take();
-    }
+    // What the recorded run was set up with: the steps taken over replay
+    // with its answer allowance, the rest run with this run's.
+    replay.take_setup();
     let stopped = std::rc::Rc::clone(&replay.stopped);
     let at_target = |m: &Machine| {
         m.steps.is_empty()

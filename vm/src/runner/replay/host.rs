@@ -45,6 +45,9 @@ pub struct ReplayHost {
     pub stop: Option<Stop>,
     /// Set with `stop`, read by the dispatch loop's stop check.
     pub stopped: Rc<Cell<bool>>,
+    /// The tokens each answer was allowed: the recorded run's
+    /// ([`ReplayHost::take_setup`]), the default for a journal without it.
+    pub allowance: u64,
 }
 
 impl ReplayHost {
@@ -60,7 +63,24 @@ impl ReplayHost {
             gap: 0,
             stop: None,
             stopped: Rc::new(Cell::new(false)),
+            allowance: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
         }
+    }
+
+    /// Takes how the recorded run's host was set up, where it is next (after
+    /// a start): the isolation RUN had, returned (`Entry::Sandbox`), and the
+    /// answer allowance, kept as this host's (`Entry::Allowance`; a journal
+    /// of format 1 has none: its runs allowed the default).
+    pub fn take_setup(&mut self) -> Option<Entry> {
+        let sandbox = match self.peek() {
+            Some(Entry::Sandbox { .. }) => self.take(),
+            _ => None,
+        };
+        if let Some(&Entry::Allowance { max_tokens }) = self.peek() {
+            self.allowance = max_tokens;
+            self.take();
+        }
+        sandbox
     }
 
     /// The next entry, not taken.
@@ -208,6 +228,10 @@ fn failed<T>(result: &Result<T, crate::session::journal::Failed>) -> Result<&T, 
 }
 
 impl Host for ReplayHost {
+    fn completion_tokens(&self) -> u64 {
+        self.allowance
+    }
+
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
         let asked = || format!("RUN `{}`", request.command);
         let same = |e: &Entry| {

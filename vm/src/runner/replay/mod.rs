@@ -22,6 +22,7 @@ use crate::machine::{Machine, Outcome};
 use crate::provider::mock::MockProvider;
 use crate::report::RunReport;
 use crate::report::style::escape_controls;
+use crate::runner::execute::allow_answers_of;
 use crate::runner::options::{OutputFormat, ReportOptions};
 use crate::runner::os_host::{OsHost, Progress};
 use crate::runner::plan::{Diagnostics, load_plan};
@@ -64,7 +65,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             Err(e) => return refuse(format!("the journal `{name}` holds bytecode that does not load: {e}")),
         },
     };
-    let program = match Program::new(module) {
+    let mut program = match Program::new(module) {
         Ok(p) => p,
         Err(e) => return refuse(e),
     };
@@ -82,10 +83,10 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Ok(h) => h,
         Err(e) => return refuse(e),
     };
-    let isolation = match host.peek() {
-        Some(Entry::Sandbox { .. }) => sandbox(host.take()),
-        _ => None,
-    };
+    let isolation = sandbox(host.take_setup());
+    // The preflight allows each answer what the recorded run allowed, and so
+    // warns (or not) as it did.
+    allow_answers_of(&mut program, host.allowance);
     let mut machine = Machine::new(&program);
     let (last_pc, last_step) = (Rc::new(Cell::new(0u32)), Rc::new(Cell::new(None)));
     let stopped = Rc::clone(&host.stopped);
@@ -107,8 +108,10 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         host.take();
-        if let Some(Entry::Sandbox { .. }) = host.peek() {
-            host.take();
+        let allowed = host.allowance;
+        host.take_setup();
+        if host.allowance != allowed {
+            allow_answers_of(&mut program, host.allowance);
         }
         // The resumed run's report lists its own effects, as it did.
         host.shown.effects = Default::default();

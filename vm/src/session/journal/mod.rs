@@ -24,8 +24,12 @@ use crate::host::{Answer, HostError, PromptRequest, Question};
 
 /// The first bytes of a journal.
 pub const MAGIC: [u8; 8] = *b"TISSJRNL";
-/// Bump when the frame layout or any [`Entry`] changes.
-pub const JOURNAL_VERSION: u16 = 1;
+/// Bump when the frame layout or any [`Entry`] changes. Format 2 added
+/// [`Entry::Allowance`] at the end, so a journal of format 1 reads as one of
+/// format 2 that has none ([`OLDEST_VERSION`]).
+pub const JOURNAL_VERSION: u16 = 2;
+/// The oldest format this tissvm reads.
+pub const OLDEST_VERSION: u16 = 1;
 /// Magic and version.
 pub const HEADER_LEN: usize = 10;
 /// Length and CRC of a frame.
@@ -114,6 +118,13 @@ pub enum Entry {
         snapshot: Option<String>,
         failed_step: Option<String>,
     },
+    /// The tokens each model answer was allowed (the run's `--max-tokens`),
+    /// after [`Entry::Sandbox`]: the preflight of prompts and steps counts
+    /// them, so a replay allows the same and warns as the run did. Last, so
+    /// that the entries before it keep their encoding (format 2 on).
+    Allowance {
+        max_tokens: u64,
+    },
 }
 
 impl Entry {
@@ -134,6 +145,7 @@ impl Entry {
             Entry::Stop => "stop",
             Entry::Sandbox { .. } => "sandbox",
             Entry::End { .. } => "end",
+            Entry::Allowance { .. } => "allowance",
         }
     }
 }

@@ -8,7 +8,9 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::{Entry, FRAME_HEAD, HEADER_LEN, JOURNAL_VERSION, JournalError, MAGIC, MAX_FRAME, decode};
+use super::{
+    Entry, FRAME_HEAD, HEADER_LEN, JOURNAL_VERSION, JournalError, MAGIC, MAX_FRAME, OLDEST_VERSION, decode,
+};
 
 pub struct JournalReader {
     reader: BufReader<File>,
@@ -41,9 +43,10 @@ impl JournalReader {
             return Err(fail(format!("`{name}` is not a TissLang journal (no journal magic number)")));
         }
         let version = u16::from_le_bytes([header[8], header[9]]);
-        if version != JOURNAL_VERSION {
+        if !(OLDEST_VERSION..=JOURNAL_VERSION).contains(&version) {
             return Err(fail(format!(
-                "the journal `{name}` is of format {version}, and this tissvm reads format {JOURNAL_VERSION}"
+                "the journal `{name}` is of format {version}, and this tissvm reads formats \
+                 {OLDEST_VERSION} to {JOURNAL_VERSION}"
             )));
         }
         Ok(JournalReader { reader, offset: HEADER_LEN as u64, len, name })

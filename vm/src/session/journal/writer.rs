@@ -78,6 +78,10 @@ impl JournalWriter {
         };
         let file = OpenOptions::new().write(true).open(path).map_err(fail)?;
         file.set_len(end).map_err(fail)?;
+        // A journal of an older format is one of this format with fewer
+        // kinds of entry: it is marked as this one before this run's are added.
+        std::os::unix::fs::FileExt::write_all_at(&file, &JOURNAL_VERSION.to_le_bytes(), MAGIC.len() as u64)
+            .map_err(fail)?;
         let file = OpenOptions::new().append(true).open(path).map_err(fail)?;
         let mut writer = JournalWriter { file, path: path.to_path_buf(), cap, error: None };
         writer.record(start);
