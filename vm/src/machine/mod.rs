@@ -203,6 +203,11 @@ impl Machine {
         self.policy = policy;
     }
 
+    /// The command policy RUNs go by, if any.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.policy.as_deref()
+    }
+
     /// Runs until `stop` says so before an instruction, or the run ends.
     pub fn run_until(
         &mut self,

@@ -100,12 +100,12 @@ pub(crate) fn open_session(
     host.recorder = recorder;
     host.journal = journal;
     crate::runner::execute::allow_answers_of(program, host.completion_tokens);
-    let max_tokens = host.completion_tokens;
-    host.journal(|_| crate::session::journal::Entry::Allowance { max_tokens });
     for (dim, value) in caps {
         machine.cap(dim, value);
     }
     machine.set_policy(policy);
+    let limits = crate::runner::replay::record_limits(&machine, host.completion_tokens);
+    host.journal(|_| limits);
     // Ctrl-C pauses a running command (and a second kills the RUN in
     // flight) instead of ending tissvm with its RUN left running; SIGTERM
     // ends the session (and the watchdog its RUN in flight).

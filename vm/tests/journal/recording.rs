@@ -68,7 +68,7 @@ fn a_run_journals_what_it_took_from_outside_in_order() {
         [
             "start",
             "sandbox",
-            "allowance",
+            "limits",
             "write",
             "append",
             "read",
@@ -82,6 +82,7 @@ fn a_run_journals_what_it_took_from_outside_in_order() {
         ]
     );
     assert!(all.iter().filter(|e| e.kind() == "clock").count() >= 4, "{all:?}");
+    assert_eq!((all[1].kind(), all[2].kind()), ("sandbox", "limits"), "nothing before the limits");
     let Entry::Start { bytecode, resumed: false, .. } = &all[0] else { panic!("{:?}", all[0]) };
     assert!(tisslang::container::load(bytecode).is_ok(), "the journal carries loadable bytecode");
     let find = |kind: &str| all.iter().find(|e| e.kind() == kind).unwrap();
@@ -119,7 +120,7 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     done.expect(0);
     let all = entries(&journal);
     assert!(matches!(all[before], Entry::Start { resumed: true, .. }), "{:?}", &all[before..]);
-    assert_eq!(kinds(&all[before..]), ["start", "sandbox", "allowance", "answer", "end"]);
+    assert_eq!(kinds(&all[before..]), ["start", "sandbox", "limits", "answer", "end"]);
     let Entry::End { status, snapshot, .. } = &all[before - 1] else { panic!("{:?}", all[before - 1]) };
     assert_eq!((status.as_str(), snapshot.as_deref()), ("suspended", Some(snapshot_path.as_str())));
 
@@ -132,6 +133,35 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     let refused = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", o]);
     refused.expect(2);
     assert!(refused.stderr.contains("recorded another plan"), "{}", refused.stderr);
+}
+
+#[test]
+fn a_run_journals_the_limits_it_is_held_to() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let policy = fx.path("policy.toml");
+    std::fs::write(&policy, "[commands]\ndeny = [\"rm *\"]\n").unwrap();
+    let plan = "TASK \"t\"\nSET_BUDGET API_CALLS = 7\nSTEP \"s\" {\n    LOG \"x\"\n}\n";
+    let args = [
+        "--journal",
+        j,
+        "--budget",
+        "RUN_COUNT=3",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--max-tokens",
+        "200",
+    ];
+    fx.run(plan, &args).expect(0);
+    let all = entries(&journal);
+    let Entry::Limits { caps, policy, max_tokens } = &all[2] else { panic!("{all:?}") };
+    // The caps in force before the first instruction: the plan's SET_BUDGET runs after.
+    let run_count =
+        tisslang::cost::Dim::ALL.iter().position(|d| *d == tisslang::cost::Dim::RunCount).unwrap();
+    assert_eq!(caps, &[(run_count as u8, 3)]);
+    assert_eq!(policy.as_ref().map(|p| p.deny.clone()), Some(vec!["rm *".to_string()]));
+    assert_eq!(*max_tokens, 200);
 }
 
 #[test]
@@ -186,7 +216,7 @@ fn a_debug_session_journals_what_its_run_takes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let all = entries(&journal);
-    assert_eq!(kinds(&all), ["start", "allowance", "run"]);
+    assert_eq!(kinds(&all), ["start", "limits", "run"]);
     // It replays: the run passes as it did.
     fx.tissvm(&["replay", j]).expect(0);
 }

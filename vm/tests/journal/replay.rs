@@ -397,8 +397,54 @@ fn a_replay_allows_each_answer_what_the_run_allowed() {
     assert_eq!(replayed.stdout.matches(WARNED).count(), 1, "{}", replayed.stdout);
 }
 
+/// A run stopped by a `--budget` cap or by its command policy replays to
+/// the same stop; so does a resumed part held to a cap of its own.
+#[test]
+fn a_replay_is_held_to_the_caps_and_policy_of_the_run() {
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo one\" TIMEOUT 5s\n    PAUSE \"Go on?\"\n    \
+                RUN \"echo two\" TIMEOUT 5s\n}\n";
+    let answers = write(&fx, "answers.json", r#"[{"answer": "continue"}]"#);
+    let policy = write(&fx, "policy.toml", "[commands]\ndeny = [\"echo two\"]\n");
+    for (name, args, code) in [
+        ("cap", vec!["--budget", "RUN_COUNT=1", "--answers", &answers], 4),
+        ("policy", vec!["--policy", &policy, "--answers", &answers], 5),
+    ] {
+        let journal = fx.path(&format!("{name}.journal"));
+        let j = journal.to_str().unwrap();
+        let recorded = fx.run(plan, &[&["--journal", j][..], &args].concat());
+        recorded.expect(code);
+        let replayed = replay(&fx, &[j]);
+        assert_eq!(replayed.code, Some(code), "{name}: {}", replayed.stderr);
+        assert_eq!(replayed.stdout, recorded.stdout, "{name}");
+    }
+
+    // No cap at first; the resumed part lowers RUN_COUNT to 1, which the second RUN passes.
+    let journal = fx.path("resumed.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let resumed = fx.tissvm(&[
+        "resume",
+        &snapshot,
+        "--answer",
+        "continue",
+        "--budget",
+        "RUN_COUNT=1",
+        "--journal",
+        j,
+        "--output-format",
+        "json",
+    ]);
+    resumed.expect(4);
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    replayed.expect(4);
+    assert_eq!(replayed.stdout, resumed.stdout);
+}
+
 /// Rewrites `journal` as a tissvm before format 2 wrote it: format 1, with
-/// no allowance entry.
+/// no limits entry.
 fn as_format_1(journal: &Path) {
     use tiss_vm::session::journal::reader::{JournalReader, Next};
     let bytes = std::fs::read(journal).unwrap();
@@ -415,11 +461,11 @@ fn as_format_1(journal: &Path) {
     old[8..10].copy_from_slice(&1u16.to_le_bytes());
     for (i, &(at, kind)) in frames.iter().enumerate() {
         let end = frames.get(i + 1).map_or(bytes.len(), |next| next.0);
-        if kind != "allowance" {
+        if kind != "limits" {
             old.extend_from_slice(&bytes[at..end]);
         }
     }
-    assert!(old.len() < bytes.len(), "an allowance entry was left out");
+    assert!(old.len() < bytes.len(), "a limits entry was left out");
     std::fs::write(journal, old).unwrap();
 }
 
@@ -433,9 +479,9 @@ fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
     as_format_1(&journal);
     let replayed = replay(&fx, &[j, "--output-format", "json"]);
     replayed.expect(3);
-    assert_eq!(replayed.stdout, run.stdout, "the default allowance, as format 1's runs had");
+    assert_eq!(replayed.stdout, run.stdout, "no limits beyond the plan's, as format 1's replays assumed");
 
-    // `resume` continues it, marked as format 2 before it adds an allowance.
+    // `resume` continues it, marked as format 2 before it adds its limits.
     let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
     let resumed =
         fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);

@@ -99,6 +99,9 @@ pub fn execute(
     for (dim, value) in caps {
         apply_budget(&mut machine, dim, value, raise);
     }
+    // Before any other entry of this run: a replay holds itself to these.
+    let limits = crate::runner::replay::record_limits(&machine, host.completion_tokens);
+    host.journal(|_| limits);
     // Recorded before the first instruction: a snapshot is resumed once.
     let mark = match resumed.as_mut().map(Mark::start).transpose() {
         Ok(mark) => mark.flatten(),
@@ -195,8 +198,6 @@ fn open(
         enforced: isolation.enforced.iter().map(|s| s.to_string()).collect(),
         missing: isolation.missing.iter().map(|s| s.to_string()).collect(),
     });
-    let max_tokens = opened.host.completion_tokens;
-    opened.host.journal(|_| crate::session::journal::Entry::Allowance { max_tokens });
     Ok(opened)
 }
 

@@ -78,8 +78,7 @@ pub fn take_over(
     let mut reader = JournalReader::open(path).map_err(|e| refuse(e.message))?;
     reader.next_entry().map_err(|e| refuse(e.message))?; // the start
     let mut replay = ReplayHost::new(host, None, reader);
-    // What the recorded run was set up with: the steps taken over replay
-    // with its answer allowance, the rest run with this run's.
+    // The restarted run goes by its own limits, taken-over steps included.
     replay.take_setup();
     let stopped = std::rc::Rc::clone(&replay.stopped);
     let at_target = |m: &Machine| {

@@ -45,8 +45,8 @@ pub struct ReplayHost {
     pub stop: Option<Stop>,
     /// Set with `stop`, read by the dispatch loop's stop check.
     pub stopped: Rc<Cell<bool>>,
-    /// The tokens each answer was allowed: the recorded run's
-    /// ([`ReplayHost::take_setup`]), the default for a journal without it.
+    /// The tokens each answer was allowed: the recorded run's (its
+    /// `Entry::Limits`), the default for a journal without them.
     pub allowance: u64,
 }
 
@@ -67,20 +67,20 @@ impl ReplayHost {
         }
     }
 
-    /// Takes how the recorded run's host was set up, where it is next (after
-    /// a start): the isolation RUN had, returned (`Entry::Sandbox`), and the
-    /// answer allowance, kept as this host's (`Entry::Allowance`; a journal
-    /// of format 1 has none: its runs allowed the default).
-    pub fn take_setup(&mut self) -> Option<Entry> {
+    /// Takes how the recorded run (or its resumed part) was set up, where
+    /// it is next, after its start: the isolation RUN had (`Entry::Sandbox`)
+    /// and what it was held to (`Entry::Limits`, which a journal of format 1
+    /// does not have; see `limits.rs`).
+    pub fn take_setup(&mut self) -> (Option<Entry>, Option<Entry>) {
         let sandbox = match self.peek() {
             Some(Entry::Sandbox { .. }) => self.take(),
             _ => None,
         };
-        if let Some(&Entry::Allowance { max_tokens }) = self.peek() {
-            self.allowance = max_tokens;
-            self.take();
-        }
-        sandbox
+        let limits = match self.peek() {
+            Some(Entry::Limits { .. }) => self.take(),
+            _ => None,
+        };
+        (sandbox, limits)
     }
 
     /// The next entry, not taken.
@@ -218,7 +218,8 @@ pub fn describe(entry: &Entry) -> String {
         Entry::FileTest { path, .. } => format!("a test of FILE \"{path}\""),
         Entry::Prompt { query, .. } => format!("PROMPT_AGENT \"{query}\""),
         Entry::Answer { line, .. } => format!("a human's answer (line {line})"),
-        Entry::Start { resumed: true, .. } | Entry::End { .. } => "the end of a suspended run".into(),
+        Entry::Start { resumed: true, .. } => "the end of a suspended run".into(),
+        Entry::End { status, .. } => format!("the end of the run ({status})"),
         other => other.kind().to_string(),
     }
 }

@@ -7,7 +7,10 @@
 //! A recorded run that was suspended and resumed replays as one run.
 
 pub mod host;
+mod limits;
 pub mod summary;
+
+pub(crate) use limits::{hold as hold_limits, record as record_limits};
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -22,7 +25,6 @@ use crate::machine::{Machine, Outcome};
 use crate::provider::mock::MockProvider;
 use crate::report::RunReport;
 use crate::report::style::escape_controls;
-use crate::runner::execute::allow_answers_of;
 use crate::runner::options::{OutputFormat, ReportOptions};
 use crate::runner::os_host::{OsHost, Progress};
 use crate::runner::plan::{Diagnostics, load_plan};
@@ -83,11 +85,13 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Ok(h) => h,
         Err(e) => return refuse(e),
     };
-    let isolation = sandbox(host.take_setup());
-    // The preflight allows each answer what the recorded run allowed, and so
-    // warns (or not) as it did.
-    allow_answers_of(&mut program, host.allowance);
+    let (recorded_sandbox, recorded_limits) = host.take_setup();
+    let isolation = sandbox(recorded_sandbox);
     let mut machine = Machine::new(&program);
+    host.allowance = match limits::hold(recorded_limits, &mut machine, &mut program) {
+        Ok(allowance) => allowance,
+        Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
+    };
     let (last_pc, last_step) = (Rc::new(Cell::new(0u32)), Rc::new(Cell::new(None)));
     let stopped = Rc::clone(&host.stopped);
     let mut snapshot = None;
@@ -108,11 +112,11 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         host.take();
-        let allowed = host.allowance;
-        host.take_setup();
-        if host.allowance != allowed {
-            allow_answers_of(&mut program, host.allowance);
-        }
+        let (_, recorded_limits) = host.take_setup();
+        host.allowance = match limits::hold(recorded_limits, &mut machine, &mut program) {
+            Ok(allowance) => allowance,
+            Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
+        };
         // The resumed run's report lists its own effects, as it did.
         host.shown.effects = Default::default();
     };

@@ -21,11 +21,12 @@ pub mod writer;
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Answer, HostError, PromptRequest, Question};
+use crate::policy::PolicyRules;
 
 /// The first bytes of a journal.
 pub const MAGIC: [u8; 8] = *b"TISSJRNL";
 /// Bump when the frame layout or any [`Entry`] changes. Format 2 added
-/// [`Entry::Allowance`] at the end, so a journal of format 1 reads as one of
+/// [`Entry::Limits`] at the end, so a journal of format 1 reads as one of
 /// format 2 that has none ([`OLDEST_VERSION`]).
 pub const JOURNAL_VERSION: u16 = 2;
 /// The oldest format this tissvm reads.
@@ -118,11 +119,17 @@ pub enum Entry {
         snapshot: Option<String>,
         failed_step: Option<String>,
     },
-    /// The tokens each model answer was allowed (the run's `--max-tokens`),
-    /// after [`Entry::Sandbox`]: the preflight of prompts and steps counts
-    /// them, so a replay allows the same and warns as the run did. Last, so
-    /// that the entries before it keep their encoding (format 2 on).
-    Allowance {
+    /// What the run (or a resumed part of it) was held to from its first
+    /// instruction: the budget caps in force (by [`tisslang::cost::Dim`]
+    /// number; `--budget`, and a resumed run's snapshot's, raised or not),
+    /// the command policy, and the tokens each model answer was allowed
+    /// (`--max-tokens`, which the preflight of prompts and steps counts). A
+    /// replay is held to the same, so it refuses, fails and warns where the
+    /// run did. Last, so that the entries before it keep their encoding
+    /// (format 2 on).
+    Limits {
+        caps: Vec<(u8, u64)>,
+        policy: Option<PolicyRules>,
         max_tokens: u64,
     },
 }
@@ -145,7 +152,7 @@ impl Entry {
             Entry::Stop => "stop",
             Entry::Sandbox { .. } => "sandbox",
             Entry::End { .. } => "end",
-            Entry::Allowance { .. } => "allowance",
+            Entry::Limits { .. } => "limits",
         }
     }
 }
