@@ -93,6 +93,17 @@ fn a_restart_from_another_state_is_refused_with_nothing_run() {
     assert!(run.stderr.contains("before step \"test\""), "{}", run.stderr);
     assert!(run.stderr.contains("nothing ran"), "{}", run.stderr);
 
+    // This run's cap stops the steps taken over: said so, not blamed on the recording.
+    let run = fx.run(&fixed, &["--journal", j, "--from-failed", "--budget", "RUN_COUNT=0"]);
+    run.expect(2);
+    assert!(
+        run.stderr.contains("before step \"test\", the steps taken over from the run")
+            && run.stderr.contains("stop: budget_exceeded at line")
+            && run.stderr.contains("under this run's --budget and policy; nothing ran"),
+        "{}",
+        run.stderr
+    );
+
     // No such step.
     let run = fx.run(&fixed, &["--journal", j, "--from-step", "deploy"]);
     run.expect(2);

@@ -13,6 +13,7 @@ use tisslang::module::NONE;
 
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome};
+use crate::report::style::escape_controls;
 use crate::runner::options::{HostOptions, RestartFrom};
 use crate::runner::os_host::OsHost;
 use crate::runner::replay::host::{ReplayHost, Stop};
@@ -104,8 +105,20 @@ pub fn take_over(
         None => {}
     }
     if outcome != Outcome::Running || !at_target(machine) {
+        // The recorded run stopped there too, or the plan as edited, or
+        // this run's limits, stop it now.
+        let why = match &outcome {
+            Outcome::Failed(f) => {
+                format!("{} at line {}: {}", f.kind.name(), f.line, escape_controls(&f.message))
+            }
+            Outcome::Suspended(_) => format!("it waits for a human at line {}", program.line(machine.pc)),
+            Outcome::Completed => "the plan ends before it".to_string(),
+            Outcome::Trapped(e) => e.clone(),
+            Outcome::Running => format!("it stops at line {}", program.line(machine.pc)),
+        };
         return Err(refuse(format!(
-            "the run `{name}` recorded never reached step \"{step_name}\" (it stopped before it)"
+            "before step \"{step_name}\", the steps taken over from the run `{name}` stop: {why}; a restart \
+             needs them to run as recorded, under this run's --budget and policy"
         )));
     }
     eprintln!(
