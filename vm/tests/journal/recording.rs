@@ -121,6 +121,7 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     let all = entries(&journal);
     assert!(matches!(all[before], Entry::Start { resumed: true, .. }), "{:?}", &all[before..]);
     assert_eq!(kinds(&all[before..]), ["start", "sandbox", "limits", "answer", "end"]);
+    assert_eq!((all[before + 1].kind(), all[before + 2].kind()), ("sandbox", "limits"), "nothing between");
     let Entry::End { status, snapshot, .. } = &all[before - 1] else { panic!("{:?}", all[before - 1]) };
     assert_eq!((status.as_str(), snapshot.as_deref()), ("suspended", Some(snapshot_path.as_str())));
 
