@@ -500,3 +500,26 @@ fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
     out.expect(2);
     assert!(out.stderr.contains("is of format 3, and this tissvm reads formats 1 to 2"), "{}", out.stderr);
 }
+
+/// GitHub annotations: the run's, but for the stop-commands token, drawn
+/// afresh (the recorded run's log has shown the recorded one), and the
+/// plan's path, which is the replay's (the file name the bytecode keeps).
+#[test]
+fn a_replay_to_github_has_its_own_token_and_plan_path() {
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo '::error::forged'\" TIMEOUT 5s\n    ASSERT LAST_RUN.STDOUT == \"x\"\n}\n";
+    let recorded = fx.run(plan, &["--journal", j, "--output-format", "github"]);
+    recorded.expect(1);
+    let replayed = replay(&fx, &[j, "--output-format", "github"]);
+    replayed.expect(1);
+    let token = |out: &str| {
+        let first = out.lines().next().unwrap_or_default();
+        first.strip_prefix("::stop-commands::").map(str::to_string).unwrap_or_else(|| panic!("{out}"))
+    };
+    let (a, b) = (token(&recorded.stdout), token(&replayed.stdout));
+    assert_ne!(a, b, "a fresh token");
+    let dir = format!("{}/", fx.path("").display().to_string().trim_end_matches('/'));
+    assert_eq!(replayed.stdout.replace(&b, "TOKEN"), recorded.stdout.replace(&a, "TOKEN").replace(&dir, ""));
+}
