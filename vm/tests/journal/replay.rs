@@ -523,3 +523,69 @@ fn a_replay_to_github_has_its_own_token_and_plan_path() {
     let dir = format!("{}/", fx.path("").display().to_string().trim_end_matches('/'));
     assert_eq!(replayed.stdout.replace(&b, "TOKEN"), recorded.stdout.replace(&a, "TOKEN").replace(&dir, ""));
 }
+
+/// A journal altered as a careless tool or an attacker would (bytes of an
+/// entry changed, its checksum made right again, so the change reaches the
+/// decoder and the replay): refused in words or replayed, never a panic or
+/// an internal error.
+#[test]
+fn altered_entries_are_refused_or_replayed_never_a_crash() {
+    let fx = Fixture::new();
+    let answers = write(&fx, "answers.json", r#"[{"answer": "continue"}]"#);
+    let policy = write(&fx, "policy.toml", "[commands]\ndeny = [\"rm *\"]\n");
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    WRITE \"a.txt\" FROM \"one\"\n    READ \"a.txt\" AS a\n    \
+                RUN \"echo ${a}\" TIMEOUT 5s\n    PROMPT_AGENT \"Say ${a}\" INTO b\n    PAUSE \"Go on?\"\n    \
+                ASSERT FILE \"a.txt\" EXISTS\n    LOG \"${b}\"\n}\n";
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let args = ["--journal", j, "--answers", &answers, "--policy", &policy, "--budget", "RUN_COUNT=3"];
+    fx.run(plan, &args).expect(0);
+    let bytes = std::fs::read(&journal).unwrap();
+    // The frames: (start, payload length).
+    let mut frames = Vec::new();
+    let mut at = 10;
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        frames.push((at, len));
+        at += 8 + len;
+    }
+    assert!(frames.len() >= 10, "{} frames", frames.len());
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let altered = fx.path("altered.journal");
+    for case in 0..300 {
+        let mut copy = bytes.clone();
+        // Skip the start's bytecode at times: its own checksum refuses most changes there.
+        let (start, len) =
+            frames[if case % 3 == 0 { next(frames.len()) } else { 1 + next(frames.len() - 1) }];
+        for _ in 0..1 + next(4) {
+            let i = start + 8 + next(len.max(1));
+            if i < copy.len() {
+                copy[i] = match next(4) {
+                    0 => 0,
+                    1 => 0xFF,
+                    2 => copy[i].wrapping_add(1),
+                    _ => next(256) as u8,
+                };
+            }
+        }
+        let end = (start + 8 + len).min(copy.len());
+        let crc = tisslang::codec::crc32::crc32(&copy[start + 8..end]);
+        copy[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&altered, &copy).unwrap();
+        let out = replay(&fx, &[altered.to_str().unwrap(), "--output-format", "json"]);
+        let code = out.code.unwrap_or(-1);
+        assert!(
+            (0..=5).contains(&code)
+                && !out.stderr.contains("panicked")
+                && !out.stderr.contains("internal error"),
+            "case {case} (frame at {start}): exit {code}\n{}",
+            out.stderr
+        );
+    }
+}
