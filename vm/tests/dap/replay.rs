@@ -61,3 +61,32 @@ fn a_journal_replays_under_the_debugger_and_a_changed_plan_diverges() {
     assert!(dap.output.contains("diverged") && dap.output.contains("GOODBYE"), "{}", dap.output);
     assert_eq!(dap.finish(), 0);
 }
+
+#[test]
+fn a_run_its_policy_stopped_replays_to_the_same_stop() {
+    let setup = Setup::new(PLAN);
+    let journal = setup.fixture.path("run.journal");
+    let policy = setup.fixture.path("policy.toml");
+    std::fs::write(&policy, "[commands]\ndeny = [\"echo HELLO\"]\n").unwrap();
+    let ws = setup.fixture.ws();
+    let recorded = setup.fixture.tissvm(&[
+        "run",
+        setup.plan.to_str().unwrap(),
+        "--workdir",
+        ws.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+    ]);
+    assert_eq!(recorded.code, Some(5), "{}", recorded.stderr);
+
+    // Held to the recorded policy (the journal's), the replay stops where the run did.
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal }));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 5, "{}", dap.output);
+    assert!(!dap.output.contains("diverged"), "{}", dap.output);
+    assert_eq!(dap.finish(), 0);
+}
