@@ -81,6 +81,7 @@ pub fn take_over(
     let mut replay = ReplayHost::new(host, None, reader);
     // The restarted run goes by its own limits, taken-over steps included.
     replay.take_setup();
+    replay.allowance = replay.shown.completion_tokens;
     let stopped = std::rc::Rc::clone(&replay.stopped);
     let at_target = |m: &Machine| {
         m.steps.is_empty()
