@@ -5,24 +5,30 @@ use serde_json::json;
 
 use crate::{PLAN, Setup};
 
-#[test]
-fn a_journal_replays_under_the_debugger_and_a_changed_plan_diverges() {
-    let setup = Setup::new(PLAN);
+/// Runs the plan in the workspace with `args`, journaled, expecting exit
+/// `code`; the journal.
+fn record(setup: &Setup, args: &[&str], code: i32) -> std::path::PathBuf {
     let journal = setup.fixture.path("run.journal");
-    let answers = setup.fixture.path("answers.json");
-    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
     let ws = setup.fixture.ws();
-    let recorded = setup.fixture.tissvm(&[
-        "run",
+    let run = [
         setup.plan.to_str().unwrap(),
         "--workdir",
         ws.to_str().unwrap(),
         "--journal",
         journal.to_str().unwrap(),
-        "--answers",
-        answers.to_str().unwrap(),
-    ]);
-    assert_eq!(recorded.code, Some(0), "{}", recorded.stderr);
+    ];
+    let recorded = setup.fixture.tissvm(&[&["run"][..], &run, args].concat());
+    assert_eq!(recorded.code, Some(code), "{}", recorded.stderr);
+    journal
+}
+
+#[test]
+fn a_journal_replays_under_the_debugger_and_a_changed_plan_diverges() {
+    let setup = Setup::new(PLAN);
+    let answers = setup.fixture.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    let journal = record(&setup, &["--answers", answers.to_str().unwrap()], 0);
+    let ws = setup.fixture.ws();
     std::fs::remove_file(ws.join("name.txt")).unwrap();
 
     let mut dap = setup.client();
@@ -65,21 +71,9 @@ fn a_journal_replays_under_the_debugger_and_a_changed_plan_diverges() {
 #[test]
 fn a_run_its_policy_stopped_replays_to_the_same_stop() {
     let setup = Setup::new(PLAN);
-    let journal = setup.fixture.path("run.journal");
     let policy = setup.fixture.path("policy.toml");
     std::fs::write(&policy, "[commands]\ndeny = [\"echo HELLO\"]\n").unwrap();
-    let ws = setup.fixture.ws();
-    let recorded = setup.fixture.tissvm(&[
-        "run",
-        setup.plan.to_str().unwrap(),
-        "--workdir",
-        ws.to_str().unwrap(),
-        "--journal",
-        journal.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-    ]);
-    assert_eq!(recorded.code, Some(5), "{}", recorded.stderr);
+    let journal = record(&setup, &["--policy", policy.to_str().unwrap()], 5);
 
     // Held to the recorded policy (the journal's), the replay stops where the run did.
     let mut dap = setup.client();
