@@ -129,3 +129,30 @@ fn every_fuzz_seed_is_accepted() {
         assert!(count >= 9, "{}: only {count} seeds", dir.display());
     }
 }
+
+/// The `journal` target's seeds (`fuzz/seeds/journal/`) are journals
+/// `tissvm run --journal` wrote: a run its policy stopped, one a cap
+/// stopped, a suspended and resumed run with allowances of its own, and one
+/// of every effect. Runs are not reproducible byte for byte (clock
+/// readings), so they are not made again here; each must still replay
+/// (`tissvm replay`: not refused, exit 2), or the fuzzer would start at the
+/// reader's refusals. Made again as book: testing.md describes.
+#[test]
+fn every_journal_seed_replays() {
+    let dir = seeds_dir().join("journal");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        let cwd = tempfile::tempdir().unwrap();
+        let out = crate::common::tissvm(cwd.path(), &["replay", path.to_str().unwrap()], &[]);
+        let code = out.code.unwrap_or(-1);
+        assert!(
+            code != 2 && (0..=5).contains(&code),
+            "the seed {} does not replay: {}",
+            path.display(),
+            out.stderr
+        );
+        count += 1;
+    }
+    assert!(count >= 4, "{}: only {count} seeds", dir.display());
+}
