@@ -589,3 +589,20 @@ fn altered_entries_are_refused_or_replayed_never_a_crash() {
         );
     }
 }
+
+/// Found by the `journal` fuzz target: a limits entry stating a policy of
+/// 1.75 billion patterns was allocated (42 GB) before a byte of them was
+/// read. Entries now claim their memory from the budget their payload's
+/// size sets, as snapshots and `.tbc` files do, and this one is refused.
+#[test]
+fn a_journal_stating_more_than_it_holds_is_refused() {
+    let fx = Fixture::new();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/journal/fixtures/pattern-claim.journal");
+    let out = replay(&fx, &[path.to_str().unwrap()]);
+    out.expect(2);
+    assert!(
+        out.stderr.contains("claims 1,752,392,034 policy patterns, more than its 28-byte payload can hold"),
+        "{}",
+        out.stderr
+    );
+}

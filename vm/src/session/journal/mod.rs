@@ -309,9 +309,15 @@ pub(crate) fn encode(entry: &Entry) -> Vec<u8> {
     bincode::serde::encode_to_vec(entry, config()).unwrap_or_default()
 }
 
-/// A payload's entry.
+/// A payload's entry. Its collections claim their memory from the budget
+/// the payload's size sets, as a snapshot's and a `.tbc`'s do
+/// (`tisslang::codec::decode_budget`): a policy's pattern list stated
+/// billions long is refused, not allocated.
 pub(crate) fn decode(payload: &[u8]) -> Result<Entry, String> {
-    match bincode::serde::decode_from_slice::<Entry, _>(payload, config()) {
+    let decoded = tisslang::codec::decode_budget::within(payload.len(), || {
+        bincode::serde::decode_from_slice::<Entry, _>(payload, config())
+    });
+    match decoded {
         Ok((entry, used)) if used == payload.len() => Ok(entry),
         Ok(_) => Err("its frame holds bytes after its entry".into()),
         Err(e) => Err(e.to_string()),
