@@ -105,9 +105,8 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
         );
     }
     let mut host = crate::runner::replay::replay_host(reader, crate::runner::options::OutputFormat::Json)?;
-    let (_, recorded_limits) = host.take_setup();
     let mut machine = crate::machine::Machine::new(&program);
-    host.allowance = crate::runner::replay::hold_limits(recorded_limits, &mut machine, &mut program)?;
+    host.set_up_as_recorded(&mut machine, &mut program)?;
     let mut debugger =
         Debugger::new(program, machine, DapHost::new(Inner::Replay(Box::new(host)), out.clone()));
     debugger.find_source(plan);

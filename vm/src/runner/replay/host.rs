@@ -83,6 +83,19 @@ impl ReplayHost {
         (sandbox, limits)
     }
 
+    /// [`ReplayHost::take_setup`], then `machine`, `program` and this host
+    /// held to what the recorded run (or its resumed part) was held to:
+    /// what a replay does at each start. The sandbox entry, for the report.
+    pub(crate) fn set_up_as_recorded(
+        &mut self,
+        machine: &mut crate::machine::Machine,
+        program: &mut crate::machine::program::Program,
+    ) -> Result<Option<Entry>, String> {
+        let (sandbox, limits) = self.take_setup();
+        self.allowance = super::limits::hold(limits, machine, program)?;
+        Ok(sandbox)
+    }
+
     /// The next entry, not taken.
     pub fn peek(&mut self) -> Option<&Entry> {
         if self.next.is_none() && self.stop.is_none() && self.torn.is_none() {

@@ -10,7 +10,7 @@ pub mod host;
 mod limits;
 pub mod summary;
 
-pub(crate) use limits::{hold as hold_limits, record as record_limits};
+pub(crate) use limits::record as record_limits;
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -85,11 +85,9 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Ok(h) => h,
         Err(e) => return refuse(e),
     };
-    let (recorded_sandbox, recorded_limits) = host.take_setup();
-    let isolation = sandbox(recorded_sandbox);
     let mut machine = Machine::new(&program);
-    host.allowance = match limits::hold(recorded_limits, &mut machine, &mut program) {
-        Ok(allowance) => allowance,
+    let isolation = match host.set_up_as_recorded(&mut machine, &mut program) {
+        Ok(recorded) => sandbox(recorded),
         Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
     };
     let (last_pc, last_step) = (Rc::new(Cell::new(0u32)), Rc::new(Cell::new(None)));
@@ -112,11 +110,9 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         host.take();
-        let (_, recorded_limits) = host.take_setup();
-        host.allowance = match limits::hold(recorded_limits, &mut machine, &mut program) {
-            Ok(allowance) => allowance,
-            Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
-        };
+        if let Err(e) = host.set_up_as_recorded(&mut machine, &mut program) {
+            return refuse(format!("the journal `{name}` cannot be replayed: {e}"));
+        }
         // The resumed run's report lists its own effects, as it did.
         host.shown.effects = Default::default();
     };
