@@ -67,6 +67,10 @@ pub const MAX_CHOICE_OPTIONS: usize = 1000;
 /// text may exceed the string table a little, never by multiples.
 pub const TEMPLATE_TEXT_SLACK: usize = 1 << 20;
 
+/// A module holds fewer instructions than this: a pc and the verifier's
+/// flags share 32 bits (`flow::ROOT`).
+pub const MAX_CODE: usize = flow::ROOT as usize;
+
 /// Checks that `module` is safe to run (see the module documentation), and
 /// returns what is known at each instruction.
 pub fn verify(module: &Module) -> Result<Facts> {
@@ -74,7 +78,7 @@ pub fn verify(module: &Module) -> Result<Facts> {
     if len == 0 {
         return Err(VerifyError::EmptyCode);
     }
-    if len >= flow::ROOT as usize {
+    if len >= MAX_CODE {
         return Err(VerifyError::CodeTooLong { len });
     }
     let checker = tables::Checker { m: module, len };

@@ -401,6 +401,29 @@ fn parse(out: &mut Output, path: &Path) -> u8 {
     }
 }
 
+/// What tissc says, and its exit status, when the verifier refuses the
+/// module it compiled: a plan too large for a module to hold is the plan's
+/// to change; anything else is a bug in tissc.
+fn refused_output(name: &str, error: &tisslang::verify::VerifyError) -> (String, u8) {
+    match error {
+        tisslang::verify::VerifyError::CodeTooLong { len } => (
+            format!(
+                "tissc: `{name}` compiles to {len} instructions, more than a module holds (fewer than {}); \
+                 split it into plans that run one after another",
+                tisslang::verify::MAX_CODE
+            ),
+            status::COMPILE_ERRORS,
+        ),
+        e => (
+            format!(
+                "tissc: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
+                 This is a bug in tissc, not in your plan; please report it with the plan."
+            ),
+            status::INTERNAL,
+        ),
+    }
+}
+
 fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSource) -> u8 {
     let name = path.display().to_string();
     let target = output.map_or_else(|| path.with_extension("tbc"), Path::to_path_buf);
@@ -434,11 +457,9 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     memory::give_back();
     // Fail closed on our own output too: never write bytecode the VM would refuse.
     if let Err(e) = tisslang::verify::verify(&module) {
-        eprintln!(
-            "tissc: internal error: the compiler produced invalid bytecode for `{name}`: {e}\n\
-             This is a bug in tissc, not in your plan; please report it with the plan."
-        );
-        return status::INTERNAL;
+        let (message, code) = refused_output(&name, &e);
+        eprintln!("{message}");
+        return code;
     }
     // Encoded straight into the file: the bytecode is never held in memory.
     // Replaced atomically but not synced, as compilers do: the file can be
@@ -570,4 +591,28 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tisslang::verify::VerifyError;
+
+    /// A plan too large for a module (1.6 GB of dense source at the least,
+    /// so not made here) is the plan's to split, not a bug in tissc.
+    #[test]
+    fn a_plan_too_large_for_a_module_is_refused_as_the_plans_not_as_a_bug() {
+        let (message, code) = refused_output("big.tiss", &VerifyError::CodeTooLong { len: 1 << 31 });
+        assert_eq!(code, status::COMPILE_ERRORS);
+        assert_eq!(
+            message,
+            "tissc: `big.tiss` compiles to 2147483648 instructions, more than a module holds (fewer than \
+             1073741823); split it into plans that run one after another"
+        );
+        let (message, code) = refused_output("p.tiss", &VerifyError::EmptyCode);
+        assert_eq!(code, status::INTERNAL);
+        assert!(
+            message.starts_with("tissc: internal error: the compiler produced invalid bytecode for `p.tiss`")
+        );
+    }
 }
