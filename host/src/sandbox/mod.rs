@@ -41,7 +41,7 @@ use std::sync::Mutex;
 
 use ::landlock::RulesetCreated;
 
-pub use profile::{Isolation, Limits, Profile};
+pub use profile::{Isolation, Limits, MECHANISMS, Profile, mechanism};
 
 use crate::environment;
 use cgroup::{RunCgroups, Wanted};

@@ -70,6 +70,37 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is out of range: give a positive size below 16 EiB"))
 }
 
+/// Every mechanism a run's report can name (`Isolation`), `standard`'s then
+/// those `strict` adds, as the book lists them (reference/sandbox.md; a test
+/// holds the two lists equal): a replay shows a journal's names as these.
+pub const MECHANISMS: [&str; 20] = [
+    "env_allowlist",
+    "session",
+    "no_new_privs",
+    "rlimits",
+    "subreaper",
+    "cgroup_kill",
+    "orphan_sweep",
+    "mount_namespace",
+    "read_only_root",
+    "minimal_dev",
+    "pid_namespace",
+    "uts_namespace",
+    "ipc_namespace",
+    "network_namespace",
+    "no_capabilities",
+    "landlock",
+    "landlock_scopes",
+    "seccomp",
+    "cgroup_pids",
+    "cgroup_memory",
+];
+
+/// The mechanism called `name`, if it is one ([`MECHANISMS`]).
+pub fn mechanism(name: &str) -> Option<&'static str> {
+    MECHANISMS.into_iter().find(|&m| m == name)
+}
+
 /// The isolation in force for a run: the report's `sandbox` field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Isolation {
@@ -121,5 +152,23 @@ mod tests {
             assert_eq!(Profile::from_name(p.name()), Some(p));
         }
         assert_eq!(Profile::from_name("loose"), None);
+    }
+
+    /// The names the book's two tables of mechanisms give, in order.
+    #[test]
+    fn the_mechanisms_are_those_the_book_lists() {
+        let book = include_str!("../../../docs/src/reference/sandbox.md");
+        let mut listed = Vec::new();
+        for heading in ["### `standard`", "### `strict`"] {
+            let section = &book[book.find(heading).expect(heading)..];
+            let table = section.lines().skip_while(|l| !l.starts_with("| mechanism |")).skip(2);
+            for row in table.take_while(|l| l.starts_with('|')) {
+                let name = row.split('`').nth(1).expect("a mechanism's name in backquotes");
+                listed.push(name);
+            }
+        }
+        assert_eq!(listed, MECHANISMS);
+        assert_eq!(mechanism("landlock"), Some("landlock"));
+        assert_eq!(mechanism("landlock_scope"), None);
     }
 }

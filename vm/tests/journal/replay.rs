@@ -606,3 +606,50 @@ fn a_journal_stating_more_than_it_holds_is_refused() {
         out.stderr
     );
 }
+
+/// A sandbox entry naming a mechanism or profile this tissvm does not have
+/// (a journal from a later tissvm, or altered) is refused, naming it: the
+/// replay shows the sandbox by the names this tissvm gives its mechanisms.
+#[test]
+fn a_sandbox_entry_naming_an_unknown_mechanism_is_refused() {
+    use tiss_vm::session::journal::reader::{JournalReader, Next};
+    let fx = Fixture::new();
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    fx.run(
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"true\"\n}\n",
+        &["--journal", j, "--sandbox-profile", "standard"],
+    )
+    .expect(0);
+    replay(&fx, &[j]).expect(0);
+    let bytes = std::fs::read(&journal).unwrap();
+    let mut reader = JournalReader::open(&journal).unwrap();
+    let (at, end) = loop {
+        match reader.next_entry().unwrap() {
+            Next::Entry(at, entry) if entry.kind() == "sandbox" => {
+                let len =
+                    u32::from_le_bytes(bytes[at as usize..at as usize + 4].try_into().unwrap()) as usize;
+                break (at as usize, at as usize + 8 + len);
+            }
+            Next::Entry(..) => {}
+            other => panic!("no sandbox entry: {:?}", matches!(other, Next::End)),
+        }
+    };
+    for (name, other) in [("no_new_privs", "no_new_pride"), ("standard", "standart")] {
+        let mut copy = bytes.clone();
+        let i = at + 8 + copy[at + 8..end].windows(name.len()).position(|w| w == name.as_bytes()).unwrap();
+        copy[i..i + name.len()].copy_from_slice(other.as_bytes());
+        let crc = tisslang::codec::crc32::crc32(&copy[at + 8..end]);
+        copy[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
+        let altered = fx.path("altered.journal");
+        std::fs::write(&altered, &copy).unwrap();
+        let out = replay(&fx, &[altered.to_str().unwrap()]);
+        out.expect(2);
+        let kind = if name == "standard" { "profile" } else { "mechanism" };
+        assert!(
+            out.stderr.contains(&format!("names `{other}`, which is no sandbox {kind}")),
+            "{}",
+            out.stderr
+        );
+    }
+}

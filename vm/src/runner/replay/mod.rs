@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use serde_json::json;
-use tiss_host::sandbox::{Isolation, Profile};
+use tiss_host::sandbox::{Isolation, Profile, mechanism};
 use tiss_host::workspace::Workspace;
 
 use crate::machine::program::Program;
@@ -86,8 +86,8 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Err(e) => return refuse(e),
     };
     let mut machine = Machine::new(&program);
-    let isolation = match host.set_up_as_recorded(&mut machine, &mut program) {
-        Ok(recorded) => sandbox(recorded),
+    let isolation = match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
+        Ok(isolation) => isolation,
         Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
     };
     let (last_pc, last_step) = (Rc::new(Cell::new(0u32)), Rc::new(Cell::new(None)));
@@ -182,16 +182,30 @@ pub(crate) fn replay_host(reader: JournalReader, format: OutputFormat) -> Result
     Ok(ReplayHost::new(shown, Some(empty), reader))
 }
 
-/// The report's `sandbox`, as the journal recorded it.
-fn sandbox(entry: Option<Entry>) -> Option<Isolation> {
-    let Some(Entry::Sandbox { profile, enforced, missing }) = entry else { return None };
-    // Names the report prints; kept for the replay's short life.
-    let leak = |names: Vec<String>| names.into_iter().map(|n| &*Box::leak(n.into_boxed_str())).collect();
-    Some(Isolation {
-        profile: Profile::from_name(&profile)?,
-        enforced: leak(enforced),
-        missing: leak(missing),
-    })
+/// The report's `sandbox`, as the journal recorded it: a profile and
+/// mechanisms by the names this tissvm gives them, or why not.
+fn sandbox(entry: Option<Entry>) -> Result<Option<Isolation>, String> {
+    let Some(Entry::Sandbox { profile, enforced, missing }) = entry else { return Ok(None) };
+    let names = |names: Vec<String>| {
+        names
+            .into_iter()
+            .map(|name| {
+                mechanism(&name).ok_or_else(|| {
+                    format!(
+                        "its sandbox entry names `{}`, which is no sandbox mechanism",
+                        escape_controls(&name)
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let Some(profile) = Profile::from_name(&profile) else {
+        return Err(format!(
+            "its sandbox entry names `{}`, which is no sandbox profile",
+            escape_controls(&profile)
+        ));
+    };
+    Ok(Some(Isolation { profile, enforced: names(enforced)?, missing: names(missing)? }))
 }
 
 /// The plan ended: the journal must hold nothing more it took from outside.
