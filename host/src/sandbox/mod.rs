@@ -41,7 +41,7 @@ use std::sync::Mutex;
 
 use ::landlock::RulesetCreated;
 
-pub use profile::{Isolation, Limits, MECHANISMS, Profile, mechanism};
+pub use profile::{Isolation, Limits, Profile, mechanism, mechanisms};
 
 use crate::environment;
 use cgroup::{RunCgroups, Wanted};
@@ -170,16 +170,7 @@ impl Sandbox {
         }
         match Namespaces::new(&[workspace, tmpdir.path()]) {
             Ok(namespaces) => {
-                enforced.extend([
-                    "mount_namespace",
-                    "read_only_root",
-                    "minimal_dev",
-                    "pid_namespace",
-                    "uts_namespace",
-                    "ipc_namespace",
-                    "network_namespace",
-                    "no_capabilities",
-                ]);
+                enforced.extend(profile::NAMESPACES);
                 self.namespaces = Some(namespaces);
             }
             Err(e) => missing.push(("namespaces", e)),
