@@ -188,6 +188,31 @@ fn a_suspended_and_resumed_run_replays_as_one() {
     assert_eq!(replayed.stdout, done.stdout);
 }
 
+/// A run resumed under another sandbox profile than it started with
+/// reported the resumed part's sandbox; its replay showed the first part's.
+#[test]
+fn a_run_resumed_under_another_profile_replays_with_the_resumed_sandbox() {
+    let fx = Fixture::new();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo a\" TIMEOUT 5s\n    PAUSE \"Go on?\"\n    RUN \"echo b\" TIMEOUT 5s\n}\n";
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(
+        plan,
+        &["--journal", j, "--non-interactive", "--output-format", "json", "--sandbox-profile", "none"],
+    );
+    run.expect(3);
+    assert_eq!(run.json()["sandbox"]["profile"], "none");
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let args =
+        ["--answer", "continue", "--journal", j, "--output-format", "json", "--sandbox-profile", "standard"];
+    let done = fx.tissvm(&[&["resume", &snapshot][..], &args].concat());
+    done.expect(0);
+    assert_eq!(done.json()["sandbox"]["profile"], "standard");
+    let replayed = replay(&fx, &[j, "--output-format", "json"]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, done.stdout);
+}
+
 /// A plan of `seed`'s own: steps of RUNs with varied output and status,
 /// WRITEs, APPENDs and READs, file tests, prompts, PAUSEs answered in
 /// advance, branches on what a RUN did; and the answers its PAUSEs take.

@@ -86,7 +86,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Err(e) => return refuse(e),
     };
     let mut machine = Machine::new(&program);
-    let isolation = match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
+    let mut isolation = match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
         Ok(isolation) => isolation,
         Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
     };
@@ -110,8 +110,10 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         host.take();
-        if let Err(e) = host.set_up_as_recorded(&mut machine, &mut program) {
-            return refuse(format!("the journal `{name}` cannot be replayed: {e}"));
+        // The resumed run's report shows its own sandbox, as this one does.
+        match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
+            Ok(resumed) => isolation = resumed.or(isolation),
+            Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
         }
         // The resumed run's report lists its own effects, as it did.
         host.shown.effects = Default::default();
