@@ -24,6 +24,33 @@ fn replay(fx: &Fixture, args: &[&str]) -> Run {
     fx.tissvm(&[&["replay"][..], args].concat())
 }
 
+/// The frames of the journal `journal`, whose bytes are `bytes`: where each
+/// starts and ends (its length and checksum, then its payload), and the
+/// kind of its entry.
+fn frames(journal: &Path, bytes: &[u8]) -> Vec<(usize, usize, &'static str)> {
+    use tiss_vm::session::journal::reader::{JournalReader, Next};
+    let mut reader = JournalReader::open(journal).unwrap();
+    let mut frames = Vec::new();
+    loop {
+        match reader.next_entry().unwrap() {
+            Next::Entry(at, entry) => {
+                let at = at as usize;
+                let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+                frames.push((at, at + 8 + len, entry.kind()));
+            }
+            Next::Torn(at) => panic!("a torn tail at {at}"),
+            Next::End => return frames,
+        }
+    }
+}
+
+/// Makes the checksum of the frame at `start..end` of `bytes` right again,
+/// as anyone altering a journal can.
+fn reseal(bytes: &mut [u8], start: usize, end: usize) {
+    let crc = tisslang::codec::crc32::crc32(&bytes[start + 8..end]);
+    bytes[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+}
+
 #[test]
 fn every_example_replays_to_the_same_report() {
     let mut plans: Vec<PathBuf> = std::fs::read_dir(examples())
@@ -471,23 +498,12 @@ fn a_replay_is_held_to_the_caps_and_policy_of_the_run() {
 /// Rewrites `journal` as a tissvm before format 2 wrote it: format 1, with
 /// no limits entry.
 fn as_format_1(journal: &Path) {
-    use tiss_vm::session::journal::reader::{JournalReader, Next};
     let bytes = std::fs::read(journal).unwrap();
-    let mut reader = JournalReader::open(journal).unwrap();
-    let mut frames = Vec::new();
-    loop {
-        match reader.next_entry().unwrap() {
-            Next::Entry(at, entry) => frames.push((at as usize, entry.kind())),
-            Next::Torn(at) => panic!("a torn tail at {at}"),
-            Next::End => break,
-        }
-    }
     let mut old = bytes[..10].to_vec();
     old[8..10].copy_from_slice(&1u16.to_le_bytes());
-    for (i, &(at, kind)) in frames.iter().enumerate() {
-        let end = frames.get(i + 1).map_or(bytes.len(), |next| next.0);
+    for (start, end, kind) in frames(journal, &bytes) {
         if kind != "limits" {
-            old.extend_from_slice(&bytes[at..end]);
+            old.extend_from_slice(&bytes[start..end]);
         }
     }
     assert!(old.len() < bytes.len(), "a limits entry was left out");
@@ -566,14 +582,7 @@ fn altered_entries_are_refused_or_replayed_never_a_crash() {
     let args = ["--journal", j, "--answers", &answers, "--policy", &policy, "--budget", "RUN_COUNT=3"];
     fx.run(plan, &args).expect(0);
     let bytes = std::fs::read(&journal).unwrap();
-    // The frames: (start, payload length).
-    let mut frames = Vec::new();
-    let mut at = 10;
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        frames.push((at, len));
-        at += 8 + len;
-    }
+    let frames = frames(&journal, &bytes);
     assert!(frames.len() >= 10, "{} frames", frames.len());
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = |below: usize| {
@@ -586,10 +595,10 @@ fn altered_entries_are_refused_or_replayed_never_a_crash() {
     for case in 0..300 {
         let mut copy = bytes.clone();
         // Skip the start's bytecode at times: its own checksum refuses most changes there.
-        let (start, len) =
+        let (start, end, _) =
             frames[if case % 3 == 0 { next(frames.len()) } else { 1 + next(frames.len() - 1) }];
         for _ in 0..1 + next(4) {
-            let i = start + 8 + next(len.max(1));
+            let i = start + 8 + next((end - start - 8).max(1));
             if i < copy.len() {
                 copy[i] = match next(4) {
                     0 => 0,
@@ -599,9 +608,7 @@ fn altered_entries_are_refused_or_replayed_never_a_crash() {
                 };
             }
         }
-        let end = (start + 8 + len).min(copy.len());
-        let crc = tisslang::codec::crc32::crc32(&copy[start + 8..end]);
-        copy[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        reseal(&mut copy, start, end);
         std::fs::write(&altered, &copy).unwrap();
         let out = replay(&fx, &[altered.to_str().unwrap(), "--output-format", "json"]);
         let code = out.code.unwrap_or(-1);
@@ -637,7 +644,6 @@ fn a_journal_stating_more_than_it_holds_is_refused() {
 /// replay shows the sandbox by the names this tissvm gives its mechanisms.
 #[test]
 fn a_sandbox_entry_naming_an_unknown_mechanism_is_refused() {
-    use tiss_vm::session::journal::reader::{JournalReader, Next};
     let fx = Fixture::new();
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
@@ -648,24 +654,13 @@ fn a_sandbox_entry_naming_an_unknown_mechanism_is_refused() {
     .expect(0);
     replay(&fx, &[j]).expect(0);
     let bytes = std::fs::read(&journal).unwrap();
-    let mut reader = JournalReader::open(&journal).unwrap();
-    let (at, end) = loop {
-        match reader.next_entry().unwrap() {
-            Next::Entry(at, entry) if entry.kind() == "sandbox" => {
-                let len =
-                    u32::from_le_bytes(bytes[at as usize..at as usize + 4].try_into().unwrap()) as usize;
-                break (at as usize, at as usize + 8 + len);
-            }
-            Next::Entry(..) => {}
-            other => panic!("no sandbox entry: {:?}", matches!(other, Next::End)),
-        }
-    };
+    let (at, end, _) =
+        frames(&journal, &bytes).into_iter().find(|f| f.2 == "sandbox").expect("a sandbox entry");
     for (name, other) in [("no_new_privs", "no_new_pride"), ("standard", "standart")] {
         let mut copy = bytes.clone();
         let i = at + 8 + copy[at + 8..end].windows(name.len()).position(|w| w == name.as_bytes()).unwrap();
         copy[i..i + name.len()].copy_from_slice(other.as_bytes());
-        let crc = tisslang::codec::crc32::crc32(&copy[at + 8..end]);
-        copy[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
+        reseal(&mut copy, at, end);
         let altered = fx.path("altered.journal");
         std::fs::write(&altered, &copy).unwrap();
         let out = replay(&fx, &[altered.to_str().unwrap()]);
