@@ -84,3 +84,29 @@ fn a_run_its_policy_stopped_replays_to_the_same_stop() {
     assert!(!dap.output.contains("diverged"), "{}", dap.output);
     assert_eq!(dap.finish(), 0);
 }
+
+/// A journal whose sandbox entry names a mechanism this tissvm does not
+/// have is refused by the launch, naming it, as `tissvm replay` refuses it.
+#[test]
+fn a_journal_naming_an_unknown_mechanism_is_refused_at_launch() {
+    let setup = Setup::new(PLAN);
+    let answers = setup.fixture.path("answers.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}]"#).unwrap();
+    let journal =
+        record(&setup, &["--answers", answers.to_str().unwrap(), "--sandbox-profile", "standard"], 0);
+    let mut bytes = std::fs::read(&journal).unwrap();
+    // The first frame after the start's: the sandbox entry, checksummed again.
+    let frame = |at: usize| 8 + u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let start = 10 + frame(10);
+    let end = start + frame(start);
+    let i = start + bytes[start..end].windows(12).position(|w| w == b"no_new_privs").unwrap();
+    bytes[i..i + 12].copy_from_slice(b"no_new_pride");
+    let crc = tisslang::codec::crc32::crc32(&bytes[start + 8..end]);
+    bytes[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&journal, &bytes).unwrap();
+
+    let mut dap = setup.client();
+    dap.ok("initialize", json!({ "adapterID": "tiss", "linesStartAt1": true, "columnsStartAt1": true }));
+    let message = dap.refused("launch", json!({ "plan": setup.plan, "replay": journal }));
+    assert!(message.contains("names `no_new_pride`, which is no sandbox mechanism"), "{message}");
+}

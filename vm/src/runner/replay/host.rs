@@ -85,15 +85,16 @@ impl ReplayHost {
 
     /// [`ReplayHost::take_setup`], then `machine`, `program` and this host
     /// held to what the recorded run (or its resumed part) was held to:
-    /// what a replay does at each start. The sandbox entry, for the report.
+    /// what a replay does at each start. The sandbox it recorded, for the
+    /// report, by this tissvm's names (a name it does not know is refused).
     pub(crate) fn set_up_as_recorded(
         &mut self,
         machine: &mut crate::machine::Machine,
         program: &mut crate::machine::program::Program,
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<tiss_host::sandbox::Isolation>, String> {
         let (sandbox, limits) = self.take_setup();
         self.allowance = super::limits::hold(limits, machine, program)?;
-        Ok(sandbox)
+        super::sandbox(sandbox)
     }
 
     /// The next entry, not taken.

@@ -86,7 +86,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         Err(e) => return refuse(e),
     };
     let mut machine = Machine::new(&program);
-    let mut isolation = match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
+    let mut isolation = match host.set_up_as_recorded(&mut machine, &mut program) {
         Ok(isolation) => isolation,
         Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
     };
@@ -111,7 +111,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         }
         host.take();
         // The resumed run's report shows its own sandbox, as this one does.
-        match host.set_up_as_recorded(&mut machine, &mut program).and_then(sandbox) {
+        match host.set_up_as_recorded(&mut machine, &mut program) {
             Ok(resumed) => isolation = resumed.or(isolation),
             Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
         }
