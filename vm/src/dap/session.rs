@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::{Value, json};
 
 use crate::machine::Outcome;
+use crate::runner::replay::host::{Stop as ReplayStop, Suspended};
 use crate::session::answers::{Reply, Word};
 use crate::session::debugger::{Debugger, Exceptions, Mode, Spec, Stop, Why, end_text};
 
 use super::ParseArgs;
-use super::host::DapHost;
+use super::host::{DapHost, Inner};
 use super::inspect::{self, Refs};
 use super::launch::{self, Opened};
 use super::requests::{self as req, arguments};
@@ -302,9 +303,41 @@ impl Session {
         let running = Arc::clone(&self.running);
         let Ok(debugger) = self.debugger() else { return };
         running.store(true, Ordering::SeqCst);
-        let stop = debugger.resume(mode, skip_first);
+        let mut stop = debugger.resume(mode, skip_first);
+        // A replayed run that was suspended at this gate and resumed goes
+        // on into its resumed part, as `tissvm replay` does; one that was
+        // not resumed ends here, as it did.
+        let mut ended_suspended = None;
+        while let (Stop::Waiting { .. }, Inner::Replay(host)) = (&stop, &mut debugger.host.inner) {
+            match host.past_suspension(&mut debugger.machine, &mut debugger.program) {
+                Ok(Suspended { resumed: Some(_), .. }) => stop = debugger.resume(mode, true),
+                Ok(Suspended { snapshot, resumed: None }) => {
+                    ended_suspended = Some(snapshot);
+                    break;
+                }
+                Err(e) => {
+                    host.stop = Some(ReplayStop::Unreadable(e));
+                    break;
+                }
+            }
+        }
         running.store(false, Ordering::SeqCst);
-        self.report(stop);
+        match ended_suspended {
+            Some(snapshot) if self.opened.as_ref().and_then(|o| o.debugger.host.replay_stop()).is_none() => {
+                self.suspended_end(snapshot.as_deref())
+            }
+            _ => self.report(stop),
+        }
+    }
+
+    /// The replayed run ended suspended here, at a gate it was not
+    /// resumed from: the replay ends as the run did (`tissvm`'s exit 3).
+    fn suspended_end(&mut self, snapshot: Option<&str>) {
+        let kept = snapshot.map(|s| format!(": its snapshot was `{s}`")).unwrap_or_default();
+        self.out.output("console", &format!("the recorded run was suspended here and not resumed{kept}"));
+        self.out.event("exited", json!({ "exitCode": crate::runner::status::SUSPENDED }));
+        self.out.event("terminated", json!({}));
+        self.terminated = true;
     }
 
     fn report(&mut self, stop: Stop) {

@@ -110,3 +110,58 @@ fn a_journal_naming_an_unknown_mechanism_is_refused_at_launch() {
     let message = dap.refused("launch", json!({ "plan": setup.plan, "replay": journal }));
     assert!(message.contains("names `no_new_pride`, which is no sandbox mechanism"), "{message}");
 }
+
+/// A run suspended at a gate and resumed replays as one, as `tissvm replay`
+/// replays it: the recorded suspension is not where the replay ends.
+#[test]
+fn a_suspended_and_resumed_run_replays_to_its_end() {
+    let setup = Setup::new(PLAN);
+    let run = setup.fixture.tissvm(&[
+        "run",
+        setup.plan.to_str().unwrap(),
+        "--workdir",
+        setup.fixture.ws().to_str().unwrap(),
+        "--journal",
+        setup.fixture.path("run.journal").to_str().unwrap(),
+        "--non-interactive",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(run.code, Some(3), "suspended at the gate: {}", run.stderr);
+    let snapshot: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let journal = setup.fixture.path("run.journal");
+    let resumed = setup.fixture.tissvm(&[
+        "resume",
+        snapshot["snapshot"].as_str().unwrap(),
+        "--answer",
+        "continue",
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert!(resumed.stdout.contains("passed: debug me"), "{}", resumed.stdout);
+
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal }));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 0, "{}", dap.output);
+    assert!(dap.output.contains("done"), "the resumed part replays: {}", dap.output);
+    assert_eq!(dap.finish(), 0);
+}
+
+/// A run suspended at a gate and never resumed: its replay ends there, as
+/// the run did (exit 3), rather than waiting for an answer the journal
+/// cannot give.
+#[test]
+fn a_suspended_run_replays_to_its_suspension() {
+    let setup = Setup::new(PLAN);
+    let journal = record(&setup, &["--non-interactive"], 3);
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal }));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 3, "{}", dap.output);
+    assert!(dap.output.contains("suspended here and not resumed: its snapshot was"), "{}", dap.output);
+    assert_eq!(dap.finish(), 0);
+}

@@ -29,6 +29,15 @@ pub enum Stop {
     Unreadable(String),
 }
 
+/// What followed a recorded suspension ([`ReplayHost::past_suspension`]).
+pub(crate) struct Suspended {
+    /// The snapshot the recorded run's end names.
+    pub snapshot: Option<String>,
+    /// Whether the run was resumed: then the resumed part's sandbox, by
+    /// this tissvm's names (`None` inside: none recorded).
+    pub resumed: Option<Option<tiss_host::sandbox::Isolation>>,
+}
+
 pub struct ReplayHost {
     pub shown: OsHost,
     /// The shown host's workspace when it is only for show: empty, and
@@ -95,6 +104,30 @@ impl ReplayHost {
         let (sandbox, limits) = self.take_setup();
         self.allowance = super::limits::hold(limits, machine, program)?;
         super::sandbox(sandbox)
+    }
+
+    /// Where the machine suspended at a gate the journal holds no answer
+    /// to: the recorded run stopped here. Takes its end (the snapshot it
+    /// kept) and, when the run was resumed, the resumed part's start, and
+    /// sets up `machine`, `program` and this host as that part was (see
+    /// [`ReplayHost::set_up_as_recorded`]), so the replay goes on into it.
+    pub(crate) fn past_suspension(
+        &mut self,
+        machine: &mut crate::machine::Machine,
+        program: &mut crate::machine::program::Program,
+    ) -> Result<Suspended, String> {
+        let snapshot = match self.take() {
+            Some(Entry::End { snapshot, .. }) => snapshot,
+            _ => None,
+        };
+        if !matches!(self.peek(), Some(Entry::Start { resumed: true, .. })) {
+            return Ok(Suspended { snapshot, resumed: None });
+        }
+        self.take();
+        let isolation = self.set_up_as_recorded(machine, program)?;
+        // The resumed run's report lists its own effects, as it did.
+        self.shown.effects = Default::default();
+        Ok(Suspended { snapshot, resumed: Some(isolation) })
     }
 
     /// The next entry, not taken.

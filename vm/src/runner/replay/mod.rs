@@ -103,20 +103,17 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         // The recorded run stopped here; it went on if it was resumed.
-        if let Some(Entry::End { snapshot: kept, .. }) = host.take() {
-            snapshot = kept;
-        }
-        if !matches!(host.peek(), Some(Entry::Start { resumed: true, .. })) {
-            break outcome;
-        }
-        host.take();
-        // The resumed run's report shows its own sandbox, as this one does.
-        match host.set_up_as_recorded(&mut machine, &mut program) {
-            Ok(resumed) => isolation = resumed.or(isolation),
+        match host.past_suspension(&mut machine, &mut program) {
+            Ok(suspended) => {
+                snapshot = suspended.snapshot;
+                match suspended.resumed {
+                    // The resumed run's report shows its own sandbox, as this one does.
+                    Some(resumed) => isolation = resumed.or(isolation),
+                    None => break outcome,
+                }
+            }
             Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
         }
-        // The resumed run's report lists its own effects, as it did.
-        host.shown.effects = Default::default();
     };
     if host.stop.is_none() && !matches!(outcome, Outcome::Suspended(_)) {
         left_over(&mut host);
