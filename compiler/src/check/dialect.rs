@@ -10,8 +10,8 @@
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::lexer::{is_ident_continue, is_ident_start};
+use crate::syntax::ast::Expr;
 use crate::syntax::ast::RootView;
-use crate::syntax::ast::{Expr, StrLit};
 use crate::syntax::span::Span;
 use tiss_support::suggest;
 
@@ -58,10 +58,10 @@ pub(crate) fn unquoted_word(cx: &mut Ctx<'_>, syms: &Symbols<'_>, word: &Expr, o
     cx.emit(d);
 }
 
-/// W0009 for each `{name}` (or `{name.FIELD}`) in the string literal `lit`
+/// W0009 for each `{name}` (or `{name.FIELD}`) in the string literal written at `lit`
 /// where `name` is a bound variable, `LAST_RUN` or `COST`.
-pub(crate) fn braces_not_interpolation(cx: &mut Ctx<'_>, syms: &Symbols<'_>, lit: &StrLit) {
-    let text = cx.text(lit.span);
+pub(crate) fn braces_not_interpolation(cx: &mut Ctx<'_>, syms: &Symbols<'_>, lit: Span) {
+    let text = cx.text(lit);
     // Only double-quoted literals: heredocs are raw by design.
     if !text.starts_with('"') {
         return;
@@ -89,7 +89,7 @@ pub(crate) fn braces_not_interpolation(cx: &mut Ctx<'_>, syms: &Symbols<'_>, lit
         }
     }
     for (start, end, inner) in found {
-        let base = lit.span.start as usize;
+        let base = lit.start as usize;
         let span = Span::new(base + start, base + end);
         cx.emit(
             Diagnostic::warning(

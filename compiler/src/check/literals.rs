@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{StrLit, StrPart};
+use crate::syntax::span::Span;
 
 use super::Ctx;
 use super::types::ty::Ty;
@@ -83,8 +84,9 @@ pub(crate) struct Regexes<'a> {
 const COMPILE_IN_FULL: u64 = 2_000;
 
 impl<'a> Regexes<'a> {
-    pub(crate) fn check(&mut self, cx: &mut Ctx<'_>, lit: &'a StrLit) {
-        let Some(pattern) = lit.as_literal() else { return };
+    /// The pattern of a literal without interpolation (`expr.literal()`),
+    /// written at `span`.
+    pub(crate) fn check(&mut self, cx: &mut Ctx<'_>, pattern: &'a str, span: Span) {
         if self.valid.contains(pattern) {
             return;
         }
@@ -108,7 +110,7 @@ impl<'a> Regexes<'a> {
             cx.emit(
                 Diagnostic::error(
                     codes::INVALID_REGEX,
-                    lit.span,
+                    span,
                     format!(
                         "a plan may MATCH at most {} different patterns; this is one more",
                         tisslang::verify::MAX_REGEXES
@@ -135,7 +137,7 @@ impl<'a> Regexes<'a> {
                 cx.emit(
                     Diagnostic::error(
                         codes::INVALID_REGEX,
-                        lit.span,
+                        span,
                         format!("invalid regular expression: {what}"),
                     )
                     .with_note(full.trim_end().to_string()),

@@ -181,8 +181,8 @@ impl<'a> Walker<'a, '_, '_> {
                 values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
                 values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
-                if let (StrOp::Matches, ExprKind::Str { value }) = (op, &rhs.kind) {
-                    self.regexes.check(self.cx, value);
+                if let (StrOp::Matches, Some(pattern)) = (op, rhs.literal()) {
+                    self.regexes.check(self.cx, pattern, rhs.span);
                 }
             }
             CondKind::Compare { lhs, op, rhs } => {
@@ -222,6 +222,10 @@ impl<'a> Walker<'a, '_, '_> {
                 self.strlit(value);
                 Some(Ty::Str)
             }
+            ExprKind::Text { .. } => {
+                dialect::braces_not_interpolation(self.cx, self.syms, expr.span);
+                Some(Ty::Str)
+            }
             ExprKind::Int { .. } | ExprKind::Duration { .. } if self.cx.is_rejected_number(expr.span) => None,
             ExprKind::Int { .. } => Some(Ty::Int),
             ExprKind::Duration { .. } => Some(Ty::Duration),
@@ -248,7 +252,7 @@ impl<'a> Walker<'a, '_, '_> {
     /// A string's interpolations: each must name a single value or a typed
     /// answer (printed as JSON; in a RUN, `run`, only a list of plain values).
     fn strlit_in(&mut self, lit: &'a StrLit, run: bool) {
-        dialect::braces_not_interpolation(self.cx, self.syms, lit);
+        dialect::braces_not_interpolation(self.cx, self.syms, lit.span);
         for part in &lit.parts {
             if let StrPart::Interp { path } = part {
                 let path = path.view();

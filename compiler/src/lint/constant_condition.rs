@@ -113,10 +113,7 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
 
 /// The text of a string literal without interpolation.
 fn literal_text(expr: &Expr) -> Option<&str> {
-    match &expr.kind {
-        ExprKind::Str { value } => value.as_literal(),
-        _ => None,
-    }
+    expr.literal()
 }
 
 /// How two literals of one type compare.

@@ -8,6 +8,7 @@ use super::Unit;
 use crate::syntax::ast::{
     CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, PathRoot, PathView, RootView, StrLit, StrOp, StrPart,
 };
+use crate::syntax::span::Span;
 
 impl Unit<'_, '_> {
     /// Pushes the value of an expression; returns its static type.
@@ -15,6 +16,10 @@ impl Unit<'_, '_> {
         match &expr.kind {
             ExprKind::Str { value } => {
                 self.string(value, false);
+                ValueType::Str
+            }
+            ExprKind::Text { text } => {
+                self.text(text.as_str(), expr.span);
                 ValueType::Str
             }
             ExprKind::Int { value } => {
@@ -45,7 +50,7 @@ impl Unit<'_, '_> {
     /// The static type of an expression, without emitting anything.
     pub(super) fn expr_type(&self, expr: &Expr) -> ValueType {
         let path = match &expr.kind {
-            ExprKind::Str { .. } => return ValueType::Str,
+            ExprKind::Str { .. } | ExprKind::Text { .. } => return ValueType::Str,
             ExprKind::Int { .. } => return ValueType::Int,
             ExprKind::Duration { .. } => return ValueType::Duration,
             ExprKind::Bool { .. } => return ValueType::Bool,
@@ -142,15 +147,7 @@ impl Unit<'_, '_> {
     /// (`INTERP_SHELL` for RUN command strings, which quotes every value).
     pub(super) fn string(&mut self, lit: &StrLit, shell: bool) {
         if let Some(text) = lit.as_literal() {
-            // A literal without escapes is its own source text.
-            let s = if self.tables.raw_text(lit) == text {
-                self.tables.source_string(self.tables.raw_span(lit))
-            } else {
-                self.tables.string(text)
-            };
-            let c = self.tables.constant(Constant::Str(s));
-            self.emit(Instr::PushConst { index: c });
-            return;
+            return self.text(text, lit.span);
         }
         let mut holes = 0;
         for part in &lit.parts {
@@ -165,6 +162,18 @@ impl Unit<'_, '_> {
         } else {
             self.emit(Instr::Interp { template, holes });
         }
+    }
+
+    /// Pushes the text of a literal without interpolation, written at `span`.
+    fn text(&mut self, text: &str, span: Span) {
+        // A literal without escapes is its own source text.
+        let s = if self.tables.raw_text(span) == text {
+            self.tables.source_string(self.tables.raw_span(span))
+        } else {
+            self.tables.string(text)
+        };
+        let c = self.tables.constant(Constant::Str(s));
+        self.emit(Instr::PushConst { index: c });
     }
 
     /// An operand of a comparison: bare `COST` against a duration means
@@ -219,8 +228,8 @@ impl Unit<'_, '_> {
                     }
                     return;
                 }
-                let literal_regex = match (&rhs.kind, op) {
-                    (ExprKind::Str { value }, StrOp::Matches) => value.as_literal(),
+                let literal_regex = match op {
+                    StrOp::Matches => rhs.literal(),
                     _ => None,
                 };
                 if let Some(pattern) = literal_regex {
@@ -339,7 +348,7 @@ impl Unit<'_, '_> {
 /// variable it copies has no known type yet.
 pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Option<ValueType> {
     Some(match &expr.kind {
-        ExprKind::Str { .. } => ValueType::Str,
+        ExprKind::Str { .. } | ExprKind::Text { .. } => ValueType::Str,
         ExprKind::Int { .. } => ValueType::Int,
         ExprKind::Duration { .. } => ValueType::Duration,
         ExprKind::Bool { .. } => ValueType::Bool,

@@ -166,7 +166,7 @@ impl Unit<'_, '_> {
                 // an interpolated query's source text.
                 let query_text = match query.as_literal() {
                     Some(text) => text,
-                    None => self.tables.raw_text(query),
+                    None => self.tables.raw_text(query.span),
                 };
                 let typed = self.tables.prompts[prompt as usize].answer.is_some();
                 path_cost::add_prompt_tokens(&mut self.acc, query_text, context_vars, typed);

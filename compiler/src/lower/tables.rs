@@ -205,17 +205,17 @@ impl<'f> Tables<'f> {
     }
 
     /// A string literal's source between its quotes.
-    pub(crate) fn raw_text(&self, lit: &StrLit) -> &str {
+    pub(crate) fn raw_text(&self, lit: Span) -> &str {
         self.file.slice(self.raw_span(lit))
     }
 
-    /// The span of a string literal's source between its quotes.
-    pub(crate) fn raw_span(&self, lit: &StrLit) -> Span {
-        let text = self.file.slice(lit.span);
+    /// The span of a string literal's source (written at `lit`) between its quotes.
+    pub(crate) fn raw_span(&self, lit: Span) -> Span {
+        let text = self.file.slice(lit);
         if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
-            Span { start: lit.span.start + 1, end: lit.span.end - 1 }
+            Span { start: lit.start + 1, end: lit.end - 1 }
         } else {
-            lit.span
+            lit
         }
     }
 

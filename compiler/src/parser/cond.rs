@@ -180,8 +180,17 @@ impl Parser<'_> {
                     }
                     Some(Kw::EXISTS) => {
                         self.bump();
-                        if let ExprKind::Str { value } = lhs.kind {
-                            return Ok(self.file_exists_without_file(*value, start));
+                        match lhs.kind {
+                            ExprKind::Str { value } => {
+                                return Ok(self.file_exists_without_file(*value, start));
+                            }
+                            ExprKind::Text { text } => {
+                                return Ok(self.file_exists_without_file(
+                                    StrLit::text(crate::syntax::ast::Text::new(text.as_str()), lhs.span),
+                                    start,
+                                ));
+                            }
+                            _ => {}
                         }
                         CondKind::Exists { operand: lhs }
                     }
@@ -330,7 +339,7 @@ impl Parser<'_> {
         let kind = match tok.kind {
             TokenKind::Str(i) => {
                 self.bump();
-                ExprKind::Str { value: Box::new(self.take_string(i)) }
+                self.take_string(i).into_expr_kind()
             }
             TokenKind::Int(value) => {
                 self.bump();

@@ -157,6 +157,41 @@ fn assert_and_var() {
     ));
 }
 
+/// A string literal of an expression is kept inline when it is short text
+/// without interpolation, else boxed; either way it reads as the same
+/// literal and serializes as one.
+#[test]
+fn short_literals_are_inline_and_read_as_the_literal_they_are() {
+    let value = |body: &str| match one(body) {
+        StmtKind::Var { value, .. } => value,
+        other => panic!("{other:?}"),
+    };
+    let json = |expr: &Expr| serde_json::to_value(expr).unwrap();
+    for (body, text, inline) in [
+        ("VAR a = \"\"", "", true),
+        ("VAR a = \"v\"", "v", true),
+        ("VAR a = \"fourteen bytes\"", "fourteen bytes", true),
+        ("VAR a = \"fifteen bytes!!\"", "fifteen bytes!!", false),
+        // Decoded: the escape is one byte of the text.
+        ("VAR a = \"a\\\"b\"", "a\"b", true),
+        // 13 bytes and a 2-byte character: over the inline limit.
+        ("VAR a = \"thirteen byte\u{e9}\"", "thirteen byte\u{e9}", false),
+    ] {
+        let expr = value(body);
+        assert_eq!(expr.literal(), Some(text), "{body}");
+        assert_eq!(matches!(expr.kind, ExprKind::Text { .. }), inline, "{body}: {:?}", expr.kind);
+        let boxed = Expr {
+            kind: ExprKind::Str { value: Box::new(StrLit::text(Text::new(text), expr.span)) },
+            span: expr.span,
+        };
+        assert_eq!(json(&expr), json(&boxed), "{body}");
+        assert_eq!(json(&expr)["kind"], "str", "{body}");
+    }
+    let interpolated = value("VAR a = \"x ${b}\"");
+    assert!(matches!(interpolated.kind, ExprKind::Str { .. }), "{:?}", interpolated.kind);
+    assert_eq!(interpolated.literal(), None);
+}
+
 #[test]
 fn conditions() {
     let cond = |src: &str| match one(&format!("ASSERT {src}")) {

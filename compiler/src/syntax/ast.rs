@@ -13,7 +13,7 @@ use tisslang::types::Field;
 use crate::syntax::parts::Parts;
 pub use crate::syntax::path_view::{Fields, IdentView, PathView, RootView};
 use crate::syntax::span::Span;
-pub use crate::syntax::text::Text;
+pub use crate::syntax::text::{ShortText, Text};
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -270,6 +270,22 @@ pub struct StrLit {
 }
 
 impl StrLit {
+    /// The literal of `text` alone, written at `span` (no parts for `""`,
+    /// as the lexer makes it).
+    pub fn text(text: Text, span: Span) -> StrLit {
+        let parts = if text.is_empty() { StrParts::default() } else { StrParts::one(StrPart::Text { text }) };
+        StrLit { parts, span }
+    }
+
+    /// As an expression: [`ExprKind::Text`] when it is short text without
+    /// interpolation (its span is the expression's), else boxed.
+    pub fn into_expr_kind(self) -> ExprKind {
+        match self.as_literal().and_then(ShortText::new) {
+            Some(text) => ExprKind::Text { text },
+            None => ExprKind::Str { value: Box::new(self) },
+        }
+    }
+
     /// The text if the literal has no interpolation.
     pub fn as_literal(&self) -> Option<&str> {
         match self.parts.as_slice() {
@@ -358,6 +374,11 @@ impl Serialize for Expr {
                 let kind = ExprKind::Path { path: Box::new(path.to_path()) };
                 Flat { kind: &kind, span: self.span }.serialize(serializer)
             }
+            (ExprKind::Text { text }, _) => {
+                let kind =
+                    ExprKind::Str { value: Box::new(StrLit::text(Text::new(text.as_str()), self.span)) };
+                Flat { kind: &kind, span: self.span }.serialize(serializer)
+            }
             (kind, _) => Flat { kind, span: self.span }.serialize(serializer),
         }
     }
@@ -367,9 +388,20 @@ impl Serialize for Expr {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ExprKind {
     /// Boxed, as the path below: a literal is 40 bytes, and every
-    /// expression (two in each comparison) was as large as it.
+    /// expression (two in each comparison) was as large as it. Never a
+    /// short literal without interpolation, which is [`ExprKind::Text`].
     Str {
         value: Box<StrLit>,
+    },
+    /// A string literal without interpolation whose text (decoded) is at
+    /// most [`ShortText::MAX`] bytes (`"v"`, `""`): the expression's span
+    /// is the literal's, quotes included. Kept inline, where other
+    /// literals are boxed: the most common operand after a variable (13 a
+    /// step of the conditions shape, a 24-byte box each). Serialized as the
+    /// literal it is ([`Expr`]'s `Serialize`).
+    #[serde(skip)]
+    Text {
+        text: ShortText,
     },
     Int {
         value: i64,

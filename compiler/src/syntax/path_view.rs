@@ -201,4 +201,13 @@ impl Expr {
             _ => None,
         }
     }
+
+    /// The text of a string literal without interpolation (however it is held).
+    pub fn literal(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Text { text } => Some(text.as_str()),
+            ExprKind::Str { value } => value.as_literal(),
+            _ => None,
+        }
+    }
 }

@@ -307,6 +307,8 @@ pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) 
 pub(crate) fn walk_expr<'a, V: Visitor<'a> + ?Sized>(v: &mut V, expr: &'a Expr) {
     match &expr.kind {
         ExprKind::Str { value } => v.visit_strlit(value),
+        // No interpolation: nothing inside to visit.
+        ExprKind::Text { .. } => {}
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
             if let Some(path) = expr.path() {
                 v.visit_path(path)

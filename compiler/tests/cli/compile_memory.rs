@@ -11,7 +11,7 @@
 
 #[path = "../../../benches/plan_gen.rs"]
 mod plan_gen;
-// Only the heredoc and steps shapes are compiled here, not the list of all of them.
+// Only the heredoc, steps and conditions shapes are compiled here, not the list of all of them.
 #[allow(dead_code)]
 #[path = "../../../benches/plan_shapes.rs"]
 mod plan_shapes;
@@ -77,16 +77,7 @@ fn compiling_the_50_000_line_plan_peaks_below_the_tree_plus_the_module() {
     // The debug build: 7.1 MiB over a trivial plan's now (7.6 with the
     // verifier's 18-byte state per pc, 8.0-8.2 while `LAST_RUN.FIELD` was a
     // boxed path).
-    let steps = dir.path().join("steps.tiss");
-    let (text, _) = plan_shapes::shape("steps", 54_000).expect("a known shape");
-    std::fs::write(&steps, text).expect("write the plan");
-    let added = compile_peak_mib(&steps) - binary;
-    eprintln!("tissc compile of the 54,000-line plan of steps: {added:.1} MiB over a trivial plan's");
-    assert!(
-        added < 7.8,
-        "tissc compile of the 54,000-line plan of steps peaked {added:.1} MiB over a trivial plan's: \
-         over 7.8 MiB (book: performance.md)"
-    );
+    shape_peaks_below(dir.path(), "steps", binary, 7.8);
     let plan = dir.path().join("big.tiss");
     std::fs::write(&plan, plan_gen::generate(50_000)).expect("write the plan");
     let peak = compile_peak_mib(&plan);
@@ -106,5 +97,25 @@ fn compiling_the_50_000_line_plan_peaks_below_the_tree_plus_the_module() {
         added < 11.5,
         "tissc compile peaked at {peak:.1} MiB of RSS, {added:.1} MiB over a trivial plan's {binary:.1} MiB: \
          over 11.5 MiB (book: performance.md)"
+    );
+    // The condition-heavy shape (issue 31), the largest peak of all, last:
+    // its tree is most of it (conditions, and the strings they compare).
+    // The debug build: 12.4 MiB over a trivial plan's now, 13.6 while every
+    // string literal of an expression was boxed (`ast::ExprKind::Text`).
+    shape_peaks_below(dir.path(), "conditions", binary, 13.0);
+}
+
+/// Compiles the 54,000-line plan of `shape` (written into `dir`) and checks
+/// that it peaks less than `limit` MiB over `binary`, a trivial plan's peak.
+fn shape_peaks_below(dir: &std::path::Path, shape: &str, binary: f64, limit: f64) {
+    let plan = dir.join(format!("{shape}.tiss"));
+    let (text, _) = plan_shapes::shape(shape, 54_000).expect("a known shape");
+    std::fs::write(&plan, text).expect("write the plan");
+    let added = compile_peak_mib(&plan) - binary;
+    eprintln!("tissc compile of the 54,000-line plan of {shape}: {added:.1} MiB over a trivial plan's");
+    assert!(
+        added < limit,
+        "tissc compile of the 54,000-line plan of {shape} peaked {added:.1} MiB over a trivial plan's: \
+         over {limit} MiB (book: performance.md)"
     );
 }

@@ -12,14 +12,11 @@ use crate::check::types::path_text;
 use crate::check::types::ty::Ty;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::syntax::ast::PathView;
-use crate::syntax::ast::{Cond, Expr, ExprKind};
+use crate::syntax::ast::{Cond, Expr};
 
 /// A string literal without interpolation: its text.
 fn literal(expr: &Expr) -> Option<&str> {
-    match &expr.kind {
-        ExprKind::Str { value } => value.as_literal(),
-        _ => None,
-    }
+    expr.literal()
 }
 
 /// `value` compared with (or looked for in a list of) enum `shape`: a

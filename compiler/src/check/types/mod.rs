@@ -60,7 +60,7 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
         BindSource::Expr(expr) => expr,
     };
     match &expr.kind {
-        ExprKind::Str { .. } => Some(Ty::Str),
+        ExprKind::Str { .. } | ExprKind::Text { .. } => Some(Ty::Str),
         ExprKind::Int { .. } => Some(Ty::Int),
         ExprKind::Duration { .. } => Some(Ty::Duration),
         ExprKind::Bool { .. } => Some(Ty::Bool),

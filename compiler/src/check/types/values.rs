@@ -97,9 +97,7 @@ pub(crate) fn boolean(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>) {
         expr.span,
         format!("a condition must be a boolean, but `{text}` is {}", ty.describe()),
     );
-    if let ExprKind::Str { value } = &expr.kind
-        && let Some(fix) = value.as_literal().and_then(|t| as_literal_of(t, Ty::Bool))
-    {
+    if let Some(fix) = expr.literal().and_then(|t| as_literal_of(t, Ty::Bool)) {
         d = d.with_suggestion("write the boolean", expr.span, fix);
     } else {
         d = d.with_note(format!("compare it with something, e.g. `{text} == ...`"));
@@ -185,7 +183,9 @@ fn mismatch(cx: &mut Ctx<'_>, cond: &Cond, (lhs, l): (&Expr, Ty), op: CmpOp, (rh
     .with_label(rhs.span, r.describe());
     if let Some(wrong) = wrong {
         let fix = match &wrong.kind {
-            ExprKind::Str { value } => value.as_literal().and_then(|t| as_literal_of(t, expected)),
+            ExprKind::Str { .. } | ExprKind::Text { .. } => {
+                wrong.literal().and_then(|t| as_literal_of(t, expected))
+            }
             _ if expected == Ty::Str => Some(quote(&expr_text(cx, wrong))),
             _ => None,
         };
@@ -278,8 +278,8 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
         format!("`SET_BUDGET {}` takes {wanted}, but this is {found}", dim.name()),
     );
     let fix = match &value.kind {
-        ExprKind::Str { value: s } => {
-            s.as_literal().and_then(|t| as_literal_of(t, want)).filter(|f| !f.starts_with('-'))
+        ExprKind::Str { .. } | ExprKind::Text { .. } => {
+            value.literal().and_then(|t| as_literal_of(t, want)).filter(|f| !f.starts_with('-'))
         }
         ExprKind::Duration { .. } => split_duration(cx.text(value.span)).map(|(n, _)| n.to_string()),
         _ => None,
@@ -320,6 +320,7 @@ fn is_bare_cost(expr: &Expr) -> bool {
 fn is_literal(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Str { value } => value.as_literal().is_some(),
+        ExprKind::Text { .. } => true,
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => false,
         _ => true,
     }
@@ -340,7 +341,7 @@ fn expr_text(cx: &Ctx<'_>, expr: &Expr) -> String {
             ExprKind::Bool { value: true } => "TRUE".to_string(),
             ExprKind::Bool { value: false } => "FALSE".to_string(),
             ExprKind::Duration { millis } => format!("{millis}ms"),
-            ExprKind::Str { .. } => "\"...\"".to_string(),
+            ExprKind::Str { .. } | ExprKind::Text { .. } => "\"...\"".to_string(),
         },
         text => text.to_string(),
     }
