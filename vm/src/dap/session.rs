@@ -309,12 +309,13 @@ impl Session {
         // not resumed ends here, as it did.
         let mut ended_suspended = None;
         while let (Stop::Waiting { .. }, Inner::Replay(host)) = (&stop, &mut debugger.host.inner) {
-            match host.past_suspension(&mut debugger.machine, &mut debugger.program) {
-                Ok(Suspended { resumed: Some(_), .. }) => stop = debugger.resume(mode, true),
-                Ok(Suspended { snapshot, resumed: None }) => {
-                    ended_suspended = Some(snapshot);
-                    break;
-                }
+            let Suspended { snapshot, resumed } = host.past_suspension();
+            if !resumed {
+                ended_suspended = Some(snapshot);
+                break;
+            }
+            match host.set_up_as_recorded(&mut debugger.machine, &mut debugger.program) {
+                Ok(_) => stop = debugger.resume(mode, true),
                 Err(e) => {
                     host.stop = Some(ReplayStop::Unreadable(e));
                     break;

@@ -73,6 +73,9 @@ pub struct OsHost {
     /// Colour for the step lines, as the stream they go to allows.
     pub style: Style,
     started: Instant,
+    /// Added to each clock reading: what a restart's steps taken over from
+    /// a journal read last ([`OsHost::continue_clock_from`]).
+    clock_base: u64,
     live_line: bool,
 }
 
@@ -97,8 +100,18 @@ impl OsHost {
             quiet_steps: false,
             style: Style::PLAIN,
             started: Instant::now(),
+            clock_base: 0,
             live_line: false,
         }
+    }
+
+    /// The clock goes on from `ms`, the last reading of the steps a restart
+    /// took over from a journal, rather than from this process's start: the
+    /// new journal then reads as one run whose clock never goes back, and
+    /// replays to the run's report (the meters take differences of readings,
+    /// so the run itself is timed the same).
+    pub fn continue_clock_from(&mut self, ms: u64) {
+        self.clock_base = ms.saturating_sub(self.started.elapsed().as_millis() as u64);
     }
 
     fn live(&mut self, text: &str) {
@@ -307,7 +320,7 @@ impl Host for OsHost {
     }
 
     fn now_ms(&mut self) -> u64 {
-        let ms = self.started.elapsed().as_millis() as u64;
+        let ms = self.clock_base.saturating_add(self.started.elapsed().as_millis() as u64);
         self.journal(|_| Entry::Clock { ms });
         ms
     }

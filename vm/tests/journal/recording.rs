@@ -10,7 +10,7 @@ use tiss_vm::session::journal::{Entry, Kept};
 
 use crate::common::Fixture;
 
-fn entries(path: &Path) -> Vec<Entry> {
+pub(crate) fn entries(path: &Path) -> Vec<Entry> {
     let mut reader = JournalReader::open(path).unwrap();
     let mut out = Vec::new();
     loop {

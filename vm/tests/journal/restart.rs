@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use tiss_vm::session::journal::Entry;
+
 use crate::common::Fixture;
 
 /// The ```tiss blocks of docs/src/cookbook/journal.md: the plan, then the plan fixed.
@@ -115,4 +117,47 @@ fn a_restart_from_another_state_is_refused_with_nothing_run() {
     // A restart needs the journal.
     let run = fx.run(&fixed, &["--from-failed"]);
     run.expect(2);
+}
+
+/// A run suspended at a gate, resumed, and failed after it restarts from
+/// its failed step as any failed run does: the gate's answer is the resumed
+/// part's, taken from the journal with everything else before the step.
+#[test]
+fn a_run_suspended_resumed_and_failed_restarts_at_its_failed_step() {
+    let fx = Fixture::new();
+    // The first part's clock passes 300 ms; the resumed part's starts again
+    // from zero, in a process of its own, and its 100 ms count in the step.
+    let plan = "TASK \"t\"\nSTEP \"build\" {\n    WRITE \"built.txt\" FROM \"b\"\n    RUN \"sleep 0.3\" TIMEOUT 5s\n    \
+                PAUSE \"Go on?\"\n    RUN \"sleep 0.1\" TIMEOUT 5s\n}\nSTEP \"test\" {\n    ASSERT FILE \"fixed.txt\" EXISTS\n}\n";
+    let journal = fx.path("run.journal");
+    let j = journal.to_str().unwrap();
+    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let failed = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);
+    failed.expect(1);
+
+    std::fs::write(fx.ws().join("fixed.txt"), "").unwrap();
+    let again = fx.path("run2.journal");
+    let a = again.to_str().unwrap();
+    let restarted =
+        fx.run(plan, &["--journal", j, "--from-failed", "--new-journal", a, "--output-format", "json"]);
+    restarted.expect(0);
+    assert!(restarted.stderr.contains("restarting at step \"test\""), "{}", restarted.stderr);
+    let build = &restarted.json()["steps"][0];
+    assert!(build["duration_ms"].as_u64().unwrap() >= 400, "both parts' time: {build}");
+    // The new journal is one run: its clock never goes back (the resumed
+    // part's readings go on from the first part's), and it replays to the
+    // restarted run's report.
+    let readings: Vec<u64> = crate::recording::entries(&again)
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Clock { ms } => Some(ms),
+            _ => None,
+        })
+        .collect();
+    assert!(readings.windows(2).all(|w| w[0] <= w[1]), "{readings:?}");
+    let replayed = fx.tissvm(&["replay", a, "--output-format", "json"]);
+    replayed.expect(0);
+    assert_eq!(replayed.stdout, restarted.stdout);
 }

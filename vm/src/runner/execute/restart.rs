@@ -87,7 +87,13 @@ pub fn take_over(
         m.steps.is_empty()
             && matches!(program.module.code.get(m.pc as usize), Some(Instr::StepEnter { step }) if *step == target)
     };
-    let outcome = machine.run_until(program, &mut replay, |m| stopped.get() || at_target(m));
+    let mut outcome = machine.run_until(program, &mut replay, |m| stopped.get() || at_target(m));
+    // The recorded run was suspended at a gate here and resumed: it went on
+    // with the resumed part's answer, and so does what is taken over.
+    while matches!(outcome, Outcome::Suspended(_)) && !stopped.get() && replay.past_suspension().resumed {
+        replay.take_setup();
+        outcome = machine.run_until(program, &mut replay, |m| stopped.get() || at_target(m));
+    }
     let step_name = program.string(program.module.steps[target as usize].name).to_string();
     match replay.stop.take() {
         Some(Stop::Diverged { recorded, requested }) => {
@@ -126,7 +132,10 @@ pub fn take_over(
         "tissvm: restarting at step \"{step_name}\" (line {}): what came before taken from `{name}`",
         program.line(machine.pc)
     );
-    Ok(replay.shown)
+    let last_reading = replay.last_reading();
+    let mut live = replay.shown;
+    live.continue_clock_from(last_reading);
+    Ok(live)
 }
 
 /// The workspace must hold what the recorded run left in each file it wrote.

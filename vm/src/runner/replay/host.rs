@@ -33,9 +33,8 @@ pub enum Stop {
 pub(crate) struct Suspended {
     /// The snapshot the recorded run's end names.
     pub snapshot: Option<String>,
-    /// Whether the run was resumed: then the resumed part's sandbox, by
-    /// this tissvm's names (`None` inside: none recorded).
-    pub resumed: Option<Option<tiss_host::sandbox::Isolation>>,
+    /// Whether the run was resumed (its resumed part follows).
+    pub resumed: bool,
 }
 
 pub struct ReplayHost {
@@ -51,6 +50,15 @@ pub struct ReplayHost {
     /// The time the recorded run spent stopped (checkpoints written), left
     /// out of every reading given after it.
     gap: u64,
+    /// Added to each clock reading of the part of the run being replayed:
+    /// a resumed part is a process of its own, whose clock starts again,
+    /// and its readings are shifted to go on from the last one before
+    /// ([`ReplayHost::on_timeline`]). Zero until a suspension is passed.
+    shift: i128,
+    /// A resumed part's start was passed: its first reading sets `shift`.
+    shift_next: bool,
+    /// The last reading taken, shifted.
+    last_reading: u64,
     pub stop: Option<Stop>,
     /// Set with `stop`, read by the dispatch loop's stop check.
     pub stopped: Rc<Cell<bool>>,
@@ -70,6 +78,9 @@ impl ReplayHost {
             torn: None,
             last_clock: 0,
             gap: 0,
+            shift: 0,
+            shift_next: false,
+            last_reading: 0,
             stop: None,
             stopped: Rc::new(Cell::new(false)),
             allowance: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
@@ -108,26 +119,21 @@ impl ReplayHost {
 
     /// Where the machine suspended at a gate the journal holds no answer
     /// to: the recorded run stopped here. Takes its end (the snapshot it
-    /// kept) and, when the run was resumed, the resumed part's start, and
-    /// sets up `machine`, `program` and this host as that part was (see
-    /// [`ReplayHost::set_up_as_recorded`]), so the replay goes on into it.
-    pub(crate) fn past_suspension(
-        &mut self,
-        machine: &mut crate::machine::Machine,
-        program: &mut crate::machine::program::Program,
-    ) -> Result<Suspended, String> {
+    /// kept) and, when the run was resumed, the resumed part's start: the
+    /// replay goes on into that part, whose setup is next (a replay holds
+    /// itself to it, [`ReplayHost::set_up_as_recorded`]; a restart, which
+    /// goes by its own limits, takes it, [`ReplayHost::take_setup`]).
+    pub(crate) fn past_suspension(&mut self) -> Suspended {
         let snapshot = match self.take() {
             Some(Entry::End { snapshot, .. }) => snapshot,
             _ => None,
         };
-        if !matches!(self.peek(), Some(Entry::Start { resumed: true, .. })) {
-            return Ok(Suspended { snapshot, resumed: None });
+        let resumed = matches!(self.peek(), Some(Entry::Start { resumed: true, .. }));
+        if resumed {
+            self.take();
+            self.shift_next = true;
         }
-        self.take();
-        let isolation = self.set_up_as_recorded(machine, program)?;
-        // The resumed run's report lists its own effects, as it did.
-        self.shown.effects = Default::default();
-        Ok(Suspended { snapshot, resumed: Some(isolation) })
+        Suspended { snapshot, resumed }
     }
 
     /// The next entry, not taken.
@@ -150,8 +156,13 @@ impl ReplayHost {
 
     /// Takes the next entry as what the run took from outside: a restarted
     /// run's new journal ([`OsHost::journal`]) gets it too, so it is complete.
+    /// A clock reading is recorded as it is given, on one timeline
+    /// ([`ReplayHost::on_timeline`]).
     fn consume(&mut self) -> Option<Entry> {
-        let entry = self.take()?;
+        let mut entry = self.take()?;
+        if let Entry::Clock { ms } = &mut entry {
+            *ms = self.on_timeline(*ms);
+        }
         if let Some(journal) = &mut self.shown.journal {
             journal.record(&entry);
         }
@@ -171,26 +182,47 @@ impl ReplayHost {
     /// which does not stop there, takes neither, and leaves the time between
     /// out of every reading after it, as the run left it out.
     fn take_time(&mut self) -> Time {
-        let ms = match self.peek() {
-            Some(Entry::Clock { ms }) => *ms,
+        match self.peek() {
+            Some(Entry::Clock { .. }) => {}
             // A marker without the reading before it: nothing to leave out.
             Some(Entry::Stop) => {
                 self.consume();
                 return Time::Skipped;
             }
             _ => return Time::None,
-        };
-        self.consume();
+        }
+        let Some(Entry::Clock { ms }) = self.consume() else { return Time::None };
         if !matches!(self.peek(), Some(Entry::Stop)) {
             self.last_clock = ms.saturating_sub(self.gap);
             return Time::Reading;
         }
         self.consume();
-        if let Some(Entry::Clock { ms: after }) = self.peek() {
-            self.gap += after.saturating_sub(ms);
-            self.consume();
+        if let Some(Entry::Clock { .. }) = self.peek()
+            && let Some(Entry::Clock { ms: after }) = self.consume()
+        {
+            self.gap = self.gap.saturating_add(after.saturating_sub(ms));
         }
         Time::Skipped
+    }
+
+    /// The last clock reading taken, on the recorded run's one timeline.
+    pub fn last_reading(&self) -> u64 {
+        self.last_reading
+    }
+
+    /// Reading `ms` on the recorded run's one timeline. A resumed part's
+    /// clock starts again from zero, so from its first reading on, its
+    /// readings are shifted to go on from the last one before the
+    /// suspension: the time meters take differences of readings within a
+    /// part (a machine starts its clock again at each part), so a replay
+    /// gives what the run gave; and a restart's new journal, which records
+    /// the readings as given, reads as one run that was never suspended.
+    fn on_timeline(&mut self, ms: u64) -> u64 {
+        if std::mem::take(&mut self.shift_next) {
+            self.shift = i128::from(self.last_reading) - i128::from(ms);
+        }
+        self.last_reading = (i128::from(ms) + self.shift).clamp(0, i128::from(u64::MAX)) as u64;
+        self.last_reading
     }
 
     /// The next entry that is not a clock reading (those are taken on the

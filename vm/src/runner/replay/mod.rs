@@ -103,17 +103,18 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             break outcome;
         }
         // The recorded run stopped here; it went on if it was resumed.
-        match host.past_suspension(&mut machine, &mut program) {
-            Ok(suspended) => {
-                snapshot = suspended.snapshot;
-                match suspended.resumed {
-                    // The resumed run's report shows its own sandbox, as this one does.
-                    Some(resumed) => isolation = resumed.or(isolation),
-                    None => break outcome,
-                }
-            }
+        let suspended = host.past_suspension();
+        snapshot = suspended.snapshot;
+        if !suspended.resumed {
+            break outcome;
+        }
+        // The resumed run's report shows its own sandbox, as this one does.
+        match host.set_up_as_recorded(&mut machine, &mut program) {
+            Ok(resumed) => isolation = resumed.or(isolation),
             Err(e) => return refuse(format!("the journal `{name}` cannot be replayed: {e}")),
         }
+        // The resumed run's report lists its own effects, as it did.
+        host.shown.effects = Default::default();
     };
     if host.stop.is_none() && !matches!(outcome, Outcome::Suspended(_)) {
         left_over(&mut host);
