@@ -148,6 +148,24 @@ fn a_suspended_and_resumed_run_replays_to_its_end() {
     assert_eq!(dap.event("exited")["body"]["exitCode"], 0, "{}", dap.output);
     assert!(dap.output.contains("done"), "the resumed part replays: {}", dap.output);
     assert_eq!(dap.finish(), 0);
+
+    // Stopped in the resumed part, back across the gate and on again.
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal }));
+    setup.breakpoints(&mut dap, json!([{ "line": 28 }]));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.stopped()["reason"], "breakpoint");
+    assert_eq!(dap.line(), 28);
+    dap.ok("stepBack", json!({ "threadId": 1 }));
+    assert_eq!(dap.stopped()["reason"], "step");
+    assert_eq!(dap.line(), 27, "{}", dap.output);
+    dap.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(dap.stopped()["reason"], "breakpoint", "{}", dap.output);
+    assert_eq!(dap.line(), 28);
+    dap.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 0, "{}", dap.output);
+    assert_eq!(dap.finish(), 0);
 }
 
 /// A run suspended at a gate and never resumed: its replay ends there, as
