@@ -132,8 +132,13 @@ pub fn take_over(
         "tissvm: restarting at step \"{step_name}\" (line {}): what came before taken from `{name}`",
         program.line(machine.pc)
     );
+    // The new journal reads as one run: the time between the last reading
+    // taken over and the first live one is left out, as a checkpoint's
+    // stop is (a marker between them), and the live clock goes on from
+    // that reading, so it never goes back.
     let last_reading = replay.last_reading();
     let mut live = replay.shown;
+    live.journal(|_| Entry::Stop);
     live.continue_clock_from(last_reading);
     Ok(live)
 }
