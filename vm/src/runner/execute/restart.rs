@@ -12,7 +12,7 @@ use tisslang::isa::Instr;
 use tisslang::module::NONE;
 
 use crate::machine::program::Program;
-use crate::machine::{Machine, Outcome};
+use crate::machine::{Machine, Outcome, Suspension};
 use crate::report::style::escape_controls;
 use crate::runner::options::{HostOptions, RestartFrom};
 use crate::runner::os_host::OsHost;
@@ -90,7 +90,10 @@ pub fn take_over(
     let mut outcome = machine.run_until(program, &mut replay, |m| stopped.get() || at_target(m));
     // The recorded run was suspended at a gate here and resumed: it went on
     // with the resumed part's answer, and so does what is taken over.
-    while matches!(outcome, Outcome::Suspended(_)) && !stopped.get() && replay.past_suspension().resumed {
+    while matches!(outcome, Outcome::Suspended(Suspension::Interaction { .. }))
+        && !stopped.get()
+        && replay.past_suspension().resumed
+    {
         replay.take_setup();
         outcome = machine.run_until(program, &mut replay, |m| stopped.get() || at_target(m));
     }

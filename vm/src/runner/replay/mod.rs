@@ -21,7 +21,7 @@ use tiss_host::sandbox::{Isolation, Profile, mechanism};
 use tiss_host::workspace::Workspace;
 
 use crate::machine::program::Program;
-use crate::machine::{Machine, Outcome};
+use crate::machine::{Machine, Outcome, Suspension};
 use crate::provider::mock::MockProvider;
 use crate::report::RunReport;
 use crate::report::style::escape_controls;
@@ -99,7 +99,8 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
             last_step.set(m.steps.last().map(|s| s.step));
             stopped.get()
         });
-        if stopped.get() || !matches!(outcome, Outcome::Suspended(_)) {
+        // At a gate (not a stop asked for, Ctrl-C).
+        if stopped.get() || !matches!(outcome, Outcome::Suspended(Suspension::Interaction { .. })) {
             break outcome;
         }
         // The recorded run stopped here; it went on if it was resumed.
