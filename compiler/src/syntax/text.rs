@@ -176,23 +176,6 @@ impl serde::Serialize for Text {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_and_long_text_read_back() {
-        for s in ["", "x", "out_12", "é👍 mixed", &"a".repeat(INLINE), &"b".repeat(INLINE + 1)] {
-            assert_eq!(Text::new(s).as_str(), s);
-            assert_eq!(Text::from(s.to_string()).as_str(), s);
-        }
-        assert_eq!(std::mem::size_of::<Text>(), 16);
-        assert_eq!(std::mem::size_of::<Option<Text>>(), 16);
-        assert_eq!(Text::new("a"), "a");
-        assert_eq!(serde_json::to_string(&Text::new("é\"")).unwrap(), r#""é\"""#);
-    }
-}
-
 /// Text of at most [`ShortText::MAX`] bytes in 15 bytes that need no
 /// alignment: where an enum already holds a [`Text`] in another variant
 /// (an expression's variable name), this fits beside that variant's niche,
@@ -234,5 +217,22 @@ impl PartialEq for ShortText {
 impl fmt::Debug for ShortText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_and_long_text_read_back() {
+        for s in ["", "x", "out_12", "é👍 mixed", &"a".repeat(INLINE), &"b".repeat(INLINE + 1)] {
+            assert_eq!(Text::new(s).as_str(), s);
+            assert_eq!(Text::from(s.to_string()).as_str(), s);
+        }
+        assert_eq!(std::mem::size_of::<Text>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Text>>(), 16);
+        assert_eq!(Text::new("a"), "a");
+        assert_eq!(serde_json::to_string(&Text::new("é\"")).unwrap(), r#""é\"""#);
     }
 }
