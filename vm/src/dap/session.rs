@@ -311,7 +311,7 @@ impl Session {
         while let (Stop::Waiting { .. }, Inner::Replay(host)) = (&stop, &mut debugger.host.inner) {
             let Suspended { snapshot, resumed } = host.past_suspension();
             if !resumed {
-                ended_suspended = Some(snapshot);
+                ended_suspended = Some((snapshot, host.torn));
                 break;
             }
             match host.set_up_as_recorded(&mut debugger.machine, &mut debugger.program) {
@@ -324,18 +324,29 @@ impl Session {
         }
         running.store(false, Ordering::SeqCst);
         match ended_suspended {
-            Some(snapshot) if self.opened.as_ref().and_then(|o| o.debugger.host.replay_stop()).is_none() => {
-                self.suspended_end(snapshot.as_deref())
+            Some((snapshot, torn))
+                if self.opened.as_ref().and_then(|o| o.debugger.host.replay_stop()).is_none() =>
+            {
+                self.suspended_end(snapshot.as_deref(), torn)
             }
             _ => self.report(stop),
         }
     }
 
     /// The replayed run ended suspended here, at a gate it was not
-    /// resumed from: the replay ends as the run did (`tissvm`'s exit 3).
-    fn suspended_end(&mut self, snapshot: Option<&str>) {
-        let kept = snapshot.map(|s| format!(": its snapshot was `{s}`")).unwrap_or_default();
-        self.out.output("console", &format!("the recorded run was suspended here and not resumed{kept}"));
+    /// resumed from (or where its journal ends cut short, at byte `torn`):
+    /// the replay ends there, as `tissvm replay` does (exit 3).
+    fn suspended_end(&mut self, snapshot: Option<&str>, torn: Option<u64>) {
+        let text = match (torn, snapshot) {
+            (Some(at), _) => format!(
+                "the journal ends cut short at byte {at}, before the answer to this gate: replayed up to there"
+            ),
+            (None, Some(s)) => {
+                format!("the recorded run was suspended here and not resumed: its snapshot was `{s}`")
+            }
+            (None, None) => "the recorded run was suspended here and not resumed".to_string(),
+        };
+        self.out.output("console", &text);
         self.out.event("exited", json!({ "exitCode": crate::runner::status::SUSPENDED }));
         self.out.event("terminated", json!({}));
         self.terminated = true;

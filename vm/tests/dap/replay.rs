@@ -183,3 +183,23 @@ fn a_suspended_run_replays_to_its_suspension() {
     assert!(dap.output.contains("suspended here and not resumed: its snapshot was"), "{}", dap.output);
     assert_eq!(dap.finish(), 0);
 }
+
+/// A journal cut short before a gate's answer (the recorded run was
+/// killed there, say): the replay ends at the gate saying so, rather than
+/// waiting for an answer or calling it a suspension.
+#[test]
+fn a_journal_cut_short_at_a_gate_ends_there_saying_so() {
+    let setup = Setup::new(PLAN);
+    let journal = record(&setup, &["--non-interactive"], 3);
+    let bytes = std::fs::read(&journal).unwrap();
+    // Inside the last frame, the run's end.
+    std::fs::write(&journal, &bytes[..bytes.len() - 3]).unwrap();
+    let mut dap = setup.client();
+    dap.launch(json!({ "plan": setup.plan, "replay": journal }));
+    dap.ok("setExceptionBreakpoints", json!({ "filters": [] }));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 3, "{}", dap.output);
+    assert!(dap.output.contains("the journal ends cut short at byte"), "{}", dap.output);
+    assert!(!dap.output.contains("not resumed"), "{}", dap.output);
+    assert_eq!(dap.finish(), 0);
+}
