@@ -52,20 +52,23 @@ impl DapHost {
         DapHost { inner, out, stop_at_gates: true, console: None }
     }
 
-    /// Why a replay stopped before the plan did: the plan asks for another
-    /// effect than the journal holds, or the journal ends or cannot be read.
-    pub fn replay_stop(&self) -> Option<String> {
+    /// Why a replay stopped before the plan did, and the exit status
+    /// `tissvm replay` gives for it: the plan asks for another effect than
+    /// the journal holds (1), or the journal cannot be replayed on (2).
+    pub fn replay_stop(&self) -> Option<(String, u8)> {
         let Inner::Replay(host) = &self.inner else { return None };
         Some(match host.stop.as_ref()? {
-            Stop::Diverged { recorded, requested } => {
+            Stop::Diverged { recorded, requested } => (
                 format!(
                     "the replay diverged: the journal recorded {recorded}, and the plan asks for {requested}"
-                )
-            }
-            Stop::Incomplete { what } => {
-                format!("the replay needs the whole output of {what}, which the journal kept only in part")
-            }
-            Stop::Unreadable(message) => message.clone(),
+                ),
+                1,
+            ),
+            Stop::Incomplete { what } => (
+                format!("the replay needs the whole output of {what}, which the journal kept only in part"),
+                crate::runner::status::INVALID,
+            ),
+            Stop::Unreadable(message) => (message.clone(), crate::runner::status::INVALID),
         })
     }
 }

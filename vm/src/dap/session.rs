@@ -317,7 +317,7 @@ impl Session {
             match host.set_up_as_recorded(&mut debugger.machine, &mut debugger.program) {
                 Ok(_) => stop = debugger.resume(mode, true),
                 Err(e) => {
-                    host.stop = Some(ReplayStop::Unreadable(e));
+                    host.stop = Some(ReplayStop::Unreadable(format!("the journal cannot be replayed: {e}")));
                     break;
                 }
             }
@@ -354,9 +354,9 @@ impl Session {
 
     fn report(&mut self, stop: Stop) {
         let diverged = self.opened.as_ref().and_then(|o| o.debugger.host.replay_stop());
-        if let Some(why) = diverged {
+        if let Some((why, code)) = diverged {
             self.out.output("console", &why);
-            self.out.event("exited", json!({ "exitCode": 1 }));
+            self.out.event("exited", json!({ "exitCode": code }));
             self.out.event("terminated", json!({}));
             self.terminated = true;
             return;
