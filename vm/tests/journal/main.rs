@@ -10,3 +10,15 @@ mod common;
 mod recording;
 mod replay;
 mod restart;
+
+/// Runs `plan` journaled in `journal` (`args` added) to a gate, where it
+/// suspends: the run, and its snapshot's path.
+fn suspend(fx: &common::Fixture, plan: &str, journal: &str, args: &[&str]) -> (common::Run, String) {
+    let run = fx.run(
+        plan,
+        &[&["--journal", journal, "--non-interactive", "--output-format", "json"][..], args].concat(),
+    );
+    run.expect(3);
+    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    (run, snapshot)
+}

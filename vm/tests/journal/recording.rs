@@ -111,9 +111,7 @@ fn resume_continues_the_journal_of_the_run_it_resumes() {
     let fx = Fixture::new();
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(PLAN, &["--journal", j, "--non-interactive", "--output-format", "json"]);
-    run.expect(3);
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let (_, snapshot) = crate::suspend(&fx, PLAN, j, &[]);
     let snapshot_path = snapshot.clone();
     let before = entries(&journal).len();
     let done = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);

@@ -204,9 +204,7 @@ fn a_suspended_and_resumed_run_replays_as_one() {
                 ASSERT LAST_RUN.STDOUT == \"b\\n\"\n}\n";
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
-    run.expect(3);
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let (_, snapshot) = crate::suspend(&fx, plan, j, &[]);
     let done =
         fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);
     done.expect(0);
@@ -223,13 +221,8 @@ fn a_run_resumed_under_another_profile_replays_with_the_resumed_sandbox() {
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo a\" TIMEOUT 5s\n    PAUSE \"Go on?\"\n    RUN \"echo b\" TIMEOUT 5s\n}\n";
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(
-        plan,
-        &["--journal", j, "--non-interactive", "--output-format", "json", "--sandbox-profile", "none"],
-    );
-    run.expect(3);
+    let (run, snapshot) = crate::suspend(&fx, plan, j, &["--sandbox-profile", "none"]);
     assert_eq!(run.json()["sandbox"]["profile"], "none");
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
     let args =
         ["--answer", "continue", "--journal", j, "--output-format", "json", "--sandbox-profile", "standard"];
     let done = fx.tissvm(&[&["resume", &snapshot][..], &args].concat());
@@ -428,12 +421,7 @@ fn a_replay_allows_each_answer_what_the_run_allowed() {
     // A resumed run with an allowance of its own: its part replays with it.
     let journal = fx.path("resumed.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(
-        ALLOWANCE_PLAN,
-        &["--journal", j, "--max-tokens", "100", "--non-interactive", "--output-format", "json"],
-    );
-    run.expect(3);
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let (_, snapshot) = crate::suspend(&fx, ALLOWANCE_PLAN, j, &["--max-tokens", "100"]);
     let resumed =
         fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--max-tokens", "4500", "--journal", j]);
     resumed.expect(0);
@@ -474,9 +462,7 @@ fn a_replay_is_held_to_the_caps_and_policy_of_the_run() {
     // No cap at first; the resumed part lowers RUN_COUNT to 1, which the second RUN passes.
     let journal = fx.path("resumed.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
-    run.expect(3);
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let (_, snapshot) = crate::suspend(&fx, plan, j, &[]);
     let resumed = fx.tissvm(&[
         "resume",
         &snapshot,
@@ -515,15 +501,13 @@ fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
     let fx = Fixture::new();
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(ALLOWANCE_PLAN, &["--journal", j, "--non-interactive", "--output-format", "json"]);
-    run.expect(3);
+    let (run, snapshot) = crate::suspend(&fx, ALLOWANCE_PLAN, j, &[]);
     as_format_1(&journal);
     let replayed = replay(&fx, &[j, "--output-format", "json"]);
     replayed.expect(3);
     assert_eq!(replayed.stdout, run.stdout, "no limits beyond the plan's, as format 1's replays assumed");
 
     // `resume` continues it, marked as format 2 before it adds its limits.
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
     let resumed =
         fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);
     resumed.expect(0);

@@ -131,9 +131,7 @@ fn a_run_suspended_resumed_and_failed_restarts_at_its_failed_step() {
                 PAUSE \"Go on?\"\n    RUN \"sleep 0.1\" TIMEOUT 5s\n}\nSTEP \"test\" {\n    ASSERT FILE \"fixed.txt\" EXISTS\n}\n";
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
-    let run = fx.run(plan, &["--journal", j, "--non-interactive", "--output-format", "json"]);
-    run.expect(3);
-    let snapshot = run.json()["snapshot"].as_str().unwrap().to_string();
+    let (_, snapshot) = crate::suspend(&fx, plan, j, &[]);
     let failed = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);
     failed.expect(1);
 
