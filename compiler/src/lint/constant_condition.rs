@@ -80,9 +80,9 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
                 None
             }
         }
-        CondKind::IsEmpty { operand } => literal_text(operand).map(str::is_empty),
+        CondKind::IsEmpty { operand } => operand.literal().map(str::is_empty),
         CondKind::StrTest { lhs, negated, op, rhs } => {
-            let (l, r) = (literal_text(lhs)?, literal_text(rhs)?);
+            let (l, r) = (lhs.literal()?, rhs.literal()?);
             let holds = match op {
                 StrOp::Contains => l.contains(r),
                 StrOp::StartsWith => l.starts_with(r),
@@ -111,17 +111,12 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
     }
 }
 
-/// The text of a string literal without interpolation.
-fn literal_text(expr: &Expr) -> Option<&str> {
-    expr.literal()
-}
-
 /// How two literals of one type compare.
 fn literal_order(lhs: &Expr, rhs: &Expr) -> Option<std::cmp::Ordering> {
     Some(match (&lhs.kind, &rhs.kind) {
         (ExprKind::Int { value: a }, ExprKind::Int { value: b }) => a.cmp(b),
         (ExprKind::Duration { millis: a }, ExprKind::Duration { millis: b }) => a.cmp(b),
         (ExprKind::Bool { value: a }, ExprKind::Bool { value: b }) => a.cmp(b),
-        _ => literal_text(lhs)?.cmp(literal_text(rhs)?),
+        _ => lhs.literal()?.cmp(rhs.literal()?),
     })
 }

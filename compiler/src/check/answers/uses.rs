@@ -14,15 +14,10 @@ use crate::diagnostics::{Diagnostic, codes};
 use crate::syntax::ast::PathView;
 use crate::syntax::ast::{Cond, Expr};
 
-/// A string literal without interpolation: its text.
-fn literal(expr: &Expr) -> Option<&str> {
-    expr.literal()
-}
-
 /// `value` compared with (or looked for in a list of) enum `shape`: a
 /// literal must be one of its literals.
 pub(crate) fn enum_literal(cx: &mut Ctx<'_>, answers: &AnswerTypes, shape: u32, value: &Expr) {
-    let (Some(Shape::Enum(names)), Some(text)) = (answers.shapes.get(shape), literal(value)) else { return };
+    let (Some(Shape::Enum(names)), Some(text)) = (answers.shapes.get(shape), value.literal()) else { return };
     if names.iter().any(|n| **n == *text) {
         return;
     }
