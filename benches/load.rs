@@ -1,10 +1,14 @@
 //! `.tbc` loading: decode (header checks, checksum, bincode) and verify, on a
 //! large module: the generated 50,000-line plan compiled by `tiss-compiler`
-//! (and, should it stop compiling, a synthetic module of similar shape).
+//! (and, should it stop compiling, a synthetic module of similar shape);
+//! and verifying the module of a plan of each shape of `plan_shapes.rs`.
 
 /// The binaries' allocator, so this measures what they do.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[path = "plan_shapes.rs"]
+mod plan_shapes;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -163,5 +167,23 @@ fn load(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, load);
+/// Verifying the module of a 54,000-line plan of each shape, as `tissc
+/// compile` does before writing it and `tissvm` before running it: the
+/// conditions shape, all joins, is where the verifier is a quarter of a
+/// compile (docs: performance.md).
+fn verify_by_shape(c: &mut Criterion) {
+    let mut group = c.benchmark_group("verify by shape");
+    group.sample_size(20);
+    for &shape in plan_shapes::SHAPES {
+        let (src, _) = plan_shapes::shape(shape, 54_000).expect("a known shape");
+        let (module, _) =
+            tiss_compiler::compile("shape.tiss", src.as_bytes(), tiss_compiler::KeepSource::Hash)
+                .unwrap_or_else(|_| panic!("the {shape} plan compiles"));
+        group.throughput(Throughput::Elements(module.code.len() as u64));
+        group.bench_function(shape, |b| b.iter(|| tisslang::verify::verify(black_box(&module)).unwrap()));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, load, verify_by_shape);
 criterion_main!(benches);
