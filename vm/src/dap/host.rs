@@ -53,23 +53,22 @@ impl DapHost {
     }
 
     /// Why a replay stopped before the plan did, and the exit status
-    /// `tissvm replay` gives for it: the plan asks for another effect than
-    /// the journal holds (1), or the journal cannot be replayed on (2).
+    /// `tissvm replay` gives for it ([`Stop::status`]).
     pub fn replay_stop(&self) -> Option<(String, u8)> {
         let Inner::Replay(host) = &self.inner else { return None };
-        Some(match host.stop.as_ref()? {
-            Stop::Diverged { recorded, requested } => (
+        let stop = host.stop.as_ref()?;
+        let message = match stop {
+            Stop::Diverged { recorded, requested } => {
                 format!(
                     "the replay diverged: the journal recorded {recorded}, and the plan asks for {requested}"
-                ),
-                1,
-            ),
-            Stop::Incomplete { what } => (
-                format!("the replay needs the whole output of {what}, which the journal kept only in part"),
-                crate::runner::status::INVALID,
-            ),
-            Stop::Unreadable(message) => (message.clone(), crate::runner::status::INVALID),
-        })
+                )
+            }
+            Stop::Incomplete { what } => {
+                format!("the replay needs the whole output of {what}, which the journal kept only in part")
+            }
+            Stop::Unreadable(message) => message.clone(),
+        };
+        Some((message, stop.status()))
     }
 }
 

@@ -30,6 +30,8 @@ pub const PROGRAM: &str = "tissvm";
 /// Exit statuses (book: reference/failures.md).
 pub mod status {
     pub const OK: u8 = 0;
+    /// The plan failed; for `tissvm replay`, the plan parted from its journal.
+    pub const FAILED: u8 = 1;
     /// Bad arguments, or a plan that does not compile, or bytecode that is
     /// invalid, corrupt or of an unsupported version.
     pub const INVALID: u8 = 2;

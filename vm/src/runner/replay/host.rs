@@ -29,6 +29,18 @@ pub enum Stop {
     Unreadable(String),
 }
 
+impl Stop {
+    /// The exit status a replay that stops here ends with, whether
+    /// `tissvm replay` or the debugger's replay launch runs it: the plan
+    /// parted from its journal (1), or the journal cannot be replayed on (2).
+    pub fn status(&self) -> u8 {
+        match self {
+            Stop::Diverged { .. } => crate::runner::status::FAILED,
+            Stop::Incomplete { .. } | Stop::Unreadable(_) => crate::runner::status::INVALID,
+        }
+    }
+}
+
 /// What followed a recorded suspension ([`ReplayHost::past_suspension`]).
 pub(crate) struct Suspended {
     /// The snapshot the recorded run's end names.

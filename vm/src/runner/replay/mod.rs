@@ -233,7 +233,7 @@ struct Divergence<'a> {
 }
 
 fn diverged(reporting: &ReportOptions, d: &Divergence) -> u8 {
-    let code = 1;
+    let code = crate::runner::status::FAILED;
     let (line, step, recorded, requested) = (d.line, d.step, d.recorded, d.requested);
     let message = {
         let step = step.map(|s| format!(" (step \"{}\")", escape_controls(s))).unwrap_or_default();
