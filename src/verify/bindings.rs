@@ -56,7 +56,7 @@ pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> R
         joined: Vec::new(),
         unit: 0,
     };
-    let tree = (!flow.in_order).then(|| Tree::new(flow));
+    let tree = (!flow.in_order).then(|| Tree::new(flow, m.code.len()));
     for &unit in order {
         walk.unit = unit;
         match &tree {
@@ -81,18 +81,23 @@ struct Tree {
 }
 
 impl Tree {
-    fn new(flow: &Flow) -> Tree {
-        let len = flow.at.len();
+    fn new(flow: &Flow, len: usize) -> Tree {
         let mut roots = vec![Vec::new(); flow.units.len()];
         let mut first = vec![0u32; len + 1];
-        for (pc, at) in flow.at.iter().enumerate() {
-            if at.unit == UNSEEN {
-                continue;
-            }
-            if at.idom() == ROOT {
-                roots[at.unit as usize].push(pc as u32);
+        // Every reached pc with its unit and dominator, in pc order.
+        let reached = || {
+            flow.blocks.list().iter().flat_map(|block| {
+                (block.start..block.end).map(move |pc| {
+                    let idom = if pc == block.start { block.at.idom() } else { pc - 1 };
+                    (pc, block.at.unit, idom)
+                })
+            })
+        };
+        for (pc, unit, idom) in reached() {
+            if idom == ROOT {
+                roots[unit as usize].push(pc);
             } else {
-                first[at.idom() as usize + 1] += 1;
+                first[idom as usize + 1] += 1;
             }
         }
         for pc in 1..=len {
@@ -100,13 +105,22 @@ impl Tree {
         }
         let mut fill = first.clone();
         let mut children = vec![0u32; first[len] as usize];
-        for (pc, at) in flow.at.iter().enumerate() {
-            if at.unit != UNSEEN && at.idom() != ROOT {
-                children[fill[at.idom() as usize] as usize] = pc as u32;
-                fill[at.idom() as usize] += 1;
+        for (pc, _, idom) in reached() {
+            if idom != ROOT {
+                children[fill[idom as usize] as usize] = pc;
+                fill[idom as usize] += 1;
             }
         }
         Tree { roots, first, children }
+    }
+}
+
+/// Whether paths meet at reached `pc`, and whether every way in comes from
+/// inside its handler's range.
+fn way_into(flow: &Flow, pc: u32) -> (bool, bool) {
+    match flow.blocks.starting_at(pc) {
+        Some(block) => (block.at.join(), block.at.inner()),
+        None => (false, flow.falls_inside(pc)),
     }
 }
 
@@ -173,33 +187,41 @@ impl Walk<'_> {
     /// the current pc (`Flow::in_order` says its dominator is on it).
     fn in_pc_order(&mut self, flow: &mut Flow, limit: u64) -> Result {
         let (first, last) = flow.span[self.unit as usize];
-        for pc in first..=last {
-            let at = flow.at[pc as usize];
-            if at.unit != self.unit {
+        for b in flow.blocks.within(first, last) {
+            let block = flow.blocks.list()[b];
+            if block.at.unit != self.unit {
                 continue;
             }
-            // Back up the path to the dominator: its bindings stay.
-            while let Some(run) = self.path.last_mut() {
-                if run.first <= at.idom() && at.idom() <= run.last {
-                    if at.idom() < run.last {
-                        // The pcs after it in the run bound nothing.
-                        let mark = run.mark;
-                        run.last = at.idom();
-                        self.undo(mark as usize);
+            for pc in block.start..block.end {
+                let (idom, join, inner) = match pc == block.start {
+                    true => (block.at.idom(), block.at.join(), block.at.inner()),
+                    false => (pc - 1, false, flow.falls_inside(pc)),
+                };
+                // Back up the path to the dominator: its bindings stay.
+                while let Some(run) = self.path.last_mut() {
+                    if run.first <= idom && idom <= run.last {
+                        if idom < run.last {
+                            // The pcs after it in the run bound nothing.
+                            let mark = run.mark;
+                            run.last = idom;
+                            self.undo(mark as usize);
+                        }
+                        break;
                     }
-                    break;
+                    let mark = run.mark;
+                    self.path.pop();
+                    self.undo(mark as usize);
                 }
-                let mark = run.mark;
-                self.path.pop();
-                self.undo(mark as usize);
-            }
-            let mark = self.enter(flow, pc)?;
-            match self.path.last_mut() {
-                Some(run) if run.last + 1 == pc && run.last == at.idom() && run.mark == mark => run.last = pc,
-                _ => self.path.push(Run { first: pc, last: pc, mark }),
-            }
-            if flow.work > limit {
-                return Err(VerifyError::TooComplex { work: flow.work, limit });
+                // Paths meet only where a block starts: not inside this one.
+                let ends = pc + 1 == block.end;
+                let mark = self.enter(flow, pc, join, inner, ends)?;
+                match self.path.last_mut() {
+                    Some(run) if run.last + 1 == pc && run.last == idom && run.mark == mark => run.last = pc,
+                    _ => self.path.push(Run { first: pc, last: pc, mark }),
+                }
+                if flow.work > limit {
+                    return Err(VerifyError::TooComplex { work: flow.work, limit });
+                }
             }
         }
         if let Some(run) = self.path.first() {
@@ -214,7 +236,8 @@ impl Walk<'_> {
         // Per pc on the path: its next child to visit.
         let mut next: Vec<u32> = Vec::new();
         for &root in &tree.roots[self.unit as usize] {
-            let mark = self.enter(flow, root)?;
+            let (join, inner) = way_into(flow, root);
+            let mark = self.enter(flow, root, join, inner, true)?;
             self.path.push(Run { first: root, last: root, mark });
             next.push(tree.first[root as usize]);
             while let (Some(&run), Some(child)) = (self.path.last(), next.last_mut()) {
@@ -222,7 +245,8 @@ impl Walk<'_> {
                 if *child < tree.first[pc as usize + 1] {
                     let child_pc = tree.children[*child as usize];
                     *child += 1;
-                    let mark = self.enter(flow, child_pc)?;
+                    let (join, inner) = way_into(flow, child_pc);
+                    let mark = self.enter(flow, child_pc, join, inner, true)?;
                     self.path.push(Run { first: child_pc, last: child_pc, mark });
                     next.push(tree.first[child_pc as usize]);
                 } else {
@@ -278,14 +302,14 @@ impl Walk<'_> {
 
     /// Visits `pc` on the way down the tree; returns the trail's length
     /// before it, to undo it on the way back.
-    fn enter(&mut self, flow: &mut Flow, pc: u32) -> Result<u32> {
+    /// `join`: whether paths meet there; `inner`: whether every way in
+    /// comes from inside its handler's range; `ends`: whether the pc after
+    /// may start a block (`false`: falling through to it is no join).
+    fn enter(&mut self, flow: &mut Flow, pc: u32, join: bool, inner: bool, ends: bool) -> Result<u32> {
         let i = pc as usize;
         let mark = self.trail.len() as u32;
         self.entering = mark;
-        let at = flow.at[i];
-        if at.join()
-            && let Some(common) = self.ways_in.remove(&pc)
-        {
+        if join && let Some(common) = self.ways_in.remove(&pc) {
             for slot in common {
                 if self.set(slot) {
                     self.joined.push((pc, slot));
@@ -309,7 +333,7 @@ impl Walk<'_> {
         }
         // A failure here brings what is bound before the instruction, and the caught error.
         let handler = flow.handler(pc);
-        if handler != NONE && !at.inner() {
+        if handler != NONE && !inner {
             let h = self.m.handlers[handler as usize];
             let caught = h.catch_slot != NONE && self.set(h.catch_slot);
             self.way_in(flow, h.target);
@@ -362,7 +386,9 @@ impl Walk<'_> {
             Instr::Jump { target } => self.way_in(flow, target),
             Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
                 self.way_in(flow, target);
-                self.way_in(flow, pc + 1);
+                if ends {
+                    self.way_in(flow, pc + 1);
+                }
             }
             Instr::Choose { choice } => {
                 let m = self.m;
@@ -371,7 +397,8 @@ impl Walk<'_> {
                 }
             }
             Instr::Halt {} | Instr::Return {} | Instr::Fail { .. } => {}
-            _ => self.way_in(flow, pc + 1),
+            _ if ends => self.way_in(flow, pc + 1),
+            _ => {}
         }
         Ok(mark)
     }
@@ -404,11 +431,12 @@ impl Walk<'_> {
     /// The way from the current pc into `target`, if paths meet there:
     /// what was bound since the target's dominator ended.
     fn way_in(&mut self, flow: &mut Flow, target: u32) {
-        let at = flow.at[target as usize];
-        if !at.join() {
+        // Paths meet only where a block starts.
+        let Some(block) = flow.blocks.starting_at(target) else { return };
+        if !block.at.join() {
             return;
         }
-        let since = self.after(at.idom());
+        let since = self.after(block.at.idom());
         match self.ways_in.get_mut(&target) {
             None => {
                 flow.work += (self.trail.len() - since) as u64;

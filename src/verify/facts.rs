@@ -1,15 +1,18 @@
 //! What the verifier knows at each instruction: the state every path brings
 //! there. A snapshot's machine state is checked against it before the run
 //! resumes (`vm/src/session/snapshot/state.rs`), so a resumed machine is in a
-//! state the code can continue from, as a fresh run would be.
+//! state the code can continue from, as a fresh run would be. The state is
+//! kept where each block of code starts (`blocks.rs`) and carried down the
+//! block to the pc asked about.
 
 use crate::isa::{Instr, NO_SLOT};
 use crate::module::{Module, NONE};
 use crate::types::ValueType;
 
 use super::bindings::Bindings;
+use super::blocks::Blocks;
 use super::error::Unit;
-use super::flow::{At, Flow, ROOT, UNSEEN, UnitInfo};
+use super::flow::{Flow, ROOT, UnitInfo, gives};
 use super::forest::{Forest, TypeForest};
 
 /// The verifier's facts about a module (see [`Facts::at`]).
@@ -17,7 +20,7 @@ use super::forest::{Forest, TypeForest};
 pub struct Facts {
     units: Vec<UnitInfo>,
     task_unit: Vec<u32>,
-    at: Vec<At>,
+    blocks: Blocks,
     types: TypeForest,
     open: Forest<u32>,
     joined: Vec<(u32, u32)>,
@@ -47,7 +50,7 @@ impl Facts {
             work: flow.work,
             units: flow.units,
             task_unit: flow.task_unit,
-            at: flow.at,
+            blocks: flow.blocks,
             types: flow.types,
             open: flow.open,
             joined: bindings.joined,
@@ -57,20 +60,19 @@ impl Facts {
 
     /// The state before instruction `pc` of `module` (the module these facts
     /// are about), or `None` if no path reaches it. Walks up the dominator
-    /// tree: linear in the unit's length at most.
+    /// tree, and down the pc's block from its start: linear in the unit's
+    /// length at most.
     pub fn at(&self, module: &Module, pc: u32) -> Option<PcFacts> {
-        let at = *self.at.get(pc as usize)?;
-        if at.unit == UNSEEN {
-            return None;
-        }
+        let block = self.blocks.of(pc)?;
+        let at = block.at;
         let last_run = module.slots.len() as u32;
         let mut bound = Vec::new();
         self.joined_at(pc, &mut bound);
-        let mut above = at.idom();
+        let mut above = self.blocks.idom(pc);
         while above != ROOT {
             self.joined_at(above, &mut bound);
             self.binds_of(module, module.code[above as usize], &mut bound);
-            above = self.at[above as usize].idom();
+            above = self.blocks.idom(above);
         }
         bound.sort_unstable();
         bound.dedup();
@@ -78,13 +80,26 @@ impl Facts {
         if ran {
             bound.pop();
         }
-        Some(PcFacts {
-            unit: self.units[at.unit as usize].name(),
-            stack: self.types.to_vec(at.stack),
-            steps: self.open.to_vec(at.steps),
-            bound,
-            last_run: ran,
-        })
+        // What the block's start is reached with, carried down to `pc`.
+        let mut stack = self.types.to_vec(at.stack);
+        let mut steps = self.open.to_vec(at.steps);
+        for before in block.start..pc {
+            let instr = module.code[before as usize];
+            let top = stack.last().copied();
+            stack.truncate(stack.len().saturating_sub(instr.takes().len() as usize));
+            // The module verified: what it gives is known.
+            if let Ok(Some(ty)) = gives(module, before, instr, || top.unwrap_or(ValueType::Bool)) {
+                stack.push(ty);
+            }
+            match instr {
+                Instr::StepEnter { step } => steps.push(step),
+                Instr::StepExit { .. } => {
+                    steps.pop();
+                }
+                _ => {}
+            }
+        }
+        Some(PcFacts { unit: self.units[at.unit as usize].name(), stack, steps, bound, last_run: ran })
     }
 
     /// The steps of analysis the module took where paths meet (see

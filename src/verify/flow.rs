@@ -24,20 +24,22 @@
 //! Alongside, the immediate dominator of every instruction (what the
 //! definite-assignment pass, `bindings.rs`, walks), and the calls each unit
 //! makes (`calls.rs`).
-
-use std::collections::HashMap;
-
-use foldhash::fast::RandomState;
+//!
+//! What is learnt is kept a record per basic block (`blocks.rs`): the state
+//! falling through from one pc to the next is carried in hand, and only the
+//! ways into the pcs control jumps or fails to wait, in [`Ahead`], until
+//! their pc is visited.
 
 use crate::answer::Shape;
 use crate::isa::{Gives, Instr, Want};
 use crate::module::{Constant, Module, NONE};
 use crate::types::{Field, ValueType};
 
+use super::blocks::{Ahead, Blocks, Way, lca};
 use super::error::{Result, Unit, VerifyError};
 use super::forest::{EMPTY, Forest, TypeForest};
 
-/// Not reached (a pc's unit).
+/// None yet (the CHOOSE that uses a choice, the unit that needs a slot).
 pub(crate) const UNSEEN: u32 = u32::MAX;
 /// Above every unit's entry in the dominator tree: past every pc, a
 /// module's code being shorter (`verify` refuses longer, `CodeTooLong`;
@@ -62,16 +64,15 @@ impl UnitInfo {
 }
 
 /// What every path brings to one instruction, and what the passes after
-/// need to know of it. One struct per pc, so a visit touches one place:
-/// 16 bytes, the two flags in the dominator's top bits (pcs need 30, a
-/// module's code being shorter than [`ROOT`]), which is 2.2 MiB on the
-/// 126,000 instructions of the steps shape (read and written whole, never
-/// borrowed; 18 bytes packed before, 20 unpacked).
-/// The handler of each pc is kept beside it ([`Flow::handler`]), only in a
-/// module that has handlers: most plans have no TRY.
+/// need to know of it: 16 bytes, the two flags in the dominator's top bits
+/// (pcs need 30, a module's code being shorter than [`ROOT`]). Kept for the
+/// first instruction of each block ([`Blocks`]); read and written whole,
+/// never borrowed. The handler of each pc is kept apart
+/// ([`Flow::handler`]), only in a module that has handlers: most plans
+/// have no TRY.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct At {
-    /// Its code unit, or `UNSEEN`.
+    /// Its code unit.
     pub unit: u32,
     /// The operand stack before it: a node of `Flow::types`.
     pub stack: u32,
@@ -89,7 +90,7 @@ impl At {
     /// Every way into it comes from inside its handler's range.
     const INNER: u32 = 1 << 30;
 
-    fn new(unit: u32, stack: u32, steps: u32, idom: u32, join: bool, inner: bool) -> At {
+    pub(crate) fn new(unit: u32, stack: u32, steps: u32, idom: u32, join: bool, inner: bool) -> At {
         let flags = if join { At::JOIN } else { 0 } | if inner { At::INNER } else { 0 };
         At { unit, stack, steps, dom: (idom & ROOT) | flags }
     }
@@ -118,8 +119,8 @@ pub(crate) struct Flow {
     pub units: Vec<UnitInfo>,
     /// Each task's unit.
     pub task_unit: Vec<u32>,
-    /// Per pc.
-    pub at: Vec<At>,
+    /// The state at each block's start (`blocks.rs`).
+    pub blocks: Blocks,
     /// Per pc, the handler a failure at it goes to (an index, or `NONE`);
     /// empty when the module has no handlers.
     handlers: Vec<u32>,
@@ -144,17 +145,24 @@ impl Flow {
     pub fn handler(&self, pc: u32) -> u32 {
         self.handlers.get(pc as usize).copied().unwrap_or(NONE)
     }
+
+    /// Whether falling through from `pc - 1` to `pc` stays inside a
+    /// handler's range (the only way into a pc inside a block).
+    pub fn falls_inside(&self, pc: u32) -> bool {
+        let handler = self.handler(pc - 1);
+        handler != NONE && self.handler(pc) == handler
+    }
 }
 
 /// Runs pass 3 over a module whose tables and operands are valid and whose
 /// control only goes forward.
 pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
-    let unseen = At::new(UNSEEN, EMPTY, EMPTY, ROOT, false, false);
-    let mut flow = Flow {
+    let len = m.code.len();
+    let flow = Flow {
         units: vec![UnitInfo { entry: 0, task: None }],
         task_unit: Vec::with_capacity(m.tasks.len()),
-        at: vec![unseen; m.code.len()],
-        handlers: Vec::new(),
+        blocks: Blocks::new(len),
+        handlers: paint_handlers(m),
         // Type stacks repeat (`forest.rs`); each STEP_ENTER pushes one open step.
         types: TypeForest::new(),
         open: Forest::with_capacity(m.steps.len(), 0),
@@ -163,45 +171,56 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
         in_order: true,
         span: Vec::new(),
     };
-    flow.handlers = paint_handlers(m);
-    flow.at[0].unit = 0;
-    for (t, task) in m.tasks.iter().enumerate() {
-        let entry = &mut flow.at[task.entry as usize];
-        // Copied out: a packed field is read by value, never borrowed.
-        let entry_unit = entry.unit;
-        let unit = match entry_unit {
-            UNSEEN => {
-                entry.unit = flow.units.len() as u32;
-                flow.units.push(UnitInfo { entry: task.entry, task: Some(t as u32) });
-                entry.unit
-            }
-            // Tasks that share an entry share their code.
-            u if flow.units[u as usize].task.is_some() => u,
-            u => {
-                let first = flow.units[u as usize].name();
-                let second = Unit::Task { task: t as u32, entry: task.entry };
-                return Err(VerifyError::SharedCode { pc: task.entry, first, second });
-            }
-        };
-        flow.task_unit.push(unit);
-    }
-    flow.span = vec![(u32::MAX, 0); flow.units.len()];
     let mut interpreter = Interpreter {
         m,
         flow,
         choice_user: vec![UNSEEN; m.choices.len()],
         path: Vec::new(),
-        last_way_in: HashMap::default(),
+        ahead: Ahead::new(len),
+        fall: None,
     };
-    for pc in 0..m.code.len() as u32 {
-        let at = interpreter.flow.at[pc as usize];
-        if at.unit != UNSEEN {
-            if at.join() {
-                // Every way in is known now: the map keeps pending pcs only.
-                interpreter.last_way_in.remove(&pc);
+    // Each unit starts with nothing on its stack and no step open.
+    interpreter.ahead.set(0, 0, Way { at: At::new(0, EMPTY, EMPTY, ROOT, false, false), last: None });
+    for (t, task) in m.tasks.iter().enumerate() {
+        let flow = &mut interpreter.flow;
+        let unit = match interpreter.ahead.get(task.entry) {
+            None => {
+                let unit = flow.units.len() as u32;
+                flow.units.push(UnitInfo { entry: task.entry, task: Some(t as u32) });
+                let at = At::new(unit, EMPTY, EMPTY, ROOT, false, false);
+                interpreter.ahead.set(0, task.entry, Way { at, last: None });
+                unit
             }
-            interpreter.follow_order(pc);
-            interpreter.visit(pc)?;
+            // Tasks that share an entry share their code.
+            Some(way) if flow.units[way.at.unit as usize].task.is_some() => way.at.unit,
+            Some(way) => {
+                let first = flow.units[way.at.unit as usize].name();
+                let second = Unit::Task { task: t as u32, entry: task.entry };
+                return Err(VerifyError::SharedCode { pc: task.entry, first, second });
+            }
+        };
+        interpreter.flow.task_unit.push(unit);
+    }
+    interpreter.flow.span = vec![(u32::MAX, 0); interpreter.flow.units.len()];
+    for pc in 0..len as u32 {
+        let fall = interpreter.fall.take();
+        // Every way in is known now.
+        let at = if let Some(way) = interpreter.ahead.take(pc) {
+            let at = match fall {
+                None => way.at,
+                Some(fall) => interpreter.meet(pc, way, fall)?,
+            };
+            interpreter.flow.blocks.open(pc, at);
+            Some(at)
+        } else {
+            if fall.is_some() {
+                interpreter.flow.blocks.extend(pc);
+            }
+            fall
+        };
+        if let Some(at) = at {
+            interpreter.follow_order(pc, at);
+            interpreter.visit(pc, at)?;
         }
         if interpreter.flow.work > limit {
             return Err(VerifyError::TooComplex { work: interpreter.flow.work, limit });
@@ -209,7 +228,7 @@ pub(crate) fn interpret(m: &Module, limit: u64) -> Result<Flow> {
     }
     let mut flow = interpreter.flow;
     let covered: u64 = flow.span.iter().map(|&(first, last)| u64::from(last.saturating_sub(first)) + 1).sum();
-    flow.in_order &= covered <= 2 * m.code.len() as u64;
+    flow.in_order &= covered <= 2 * len as u64;
     Ok(flow)
 }
 
@@ -260,20 +279,16 @@ struct Interpreter<'a> {
     /// as runs of consecutive pcs each the dominator of the next (first,
     /// last): straight-line code is one run, not a pc each.
     path: Vec<(u32, u32)>,
-    /// Per pc ahead reached from several places: the dominator the last way
-    /// in brought, below the pc's dominator so far (see [`lca`]); removed
-    /// once the pc is visited, so the map holds the pending joins, not every
-    /// join of the code (the conditions shape's grew to 1.3 MiB). Hashed with
-    /// foldhash, seeded at random as SipHash is, but a few instructions a
-    /// key: SipHash was about 4% of a compile's instructions.
-    last_way_in: HashMap<u32, u32, RandomState>,
+    /// The ways into the pcs ahead so far.
+    ahead: Ahead,
+    /// What falling through from the pc visited last brings to the next.
+    fall: Option<At>,
 }
 
 impl Interpreter<'_> {
     /// Keeps `flow.in_order` and the units' spans up to date with `pc`,
     /// whose dominator is known (every way in has been followed).
-    fn follow_order(&mut self, pc: u32) {
-        let at = self.flow.at[pc as usize];
+    fn follow_order(&mut self, pc: u32, at: At) {
         let span = &mut self.flow.span[at.unit as usize];
         *span = (span.0.min(pc), pc);
         if !self.flow.in_order {
@@ -296,8 +311,7 @@ impl Interpreter<'_> {
         }
     }
 
-    fn visit(&mut self, pc: u32) -> Result {
-        let at = self.flow.at[pc as usize];
+    fn visit(&mut self, pc: u32, at: At) -> Result {
         let instr = self.m.code[pc as usize];
         // Named in errors only (a match per instruction otherwise).
         let mnemonic = || instr.mnemonic();
@@ -343,7 +357,7 @@ impl Interpreter<'_> {
                         Instr::Member { index } | Instr::HasMember { index } => index,
                         _ => u32::MAX,
                     };
-                    self.member(pc, mnemonic(), arg.what, found, index)?;
+                    member(self.m, pc, mnemonic(), arg.what, found, index)?;
                 }
                 Want::AnswerList => {
                     let items = self.list_items(pc, mnemonic(), arg.what, found)?;
@@ -367,30 +381,7 @@ impl Interpreter<'_> {
             }
         }
         self.flow.work += u64::from(pops);
-        let given = match instr.gives() {
-            Gives::Nothing => None,
-            Gives::Value(ty) => Some(ty),
-            Gives::Constant(index) => Some(match self.m.constants[index as usize] {
-                Constant::Str(_) => ValueType::Str,
-                Constant::Int(_) => ValueType::Int,
-                Constant::Duration(_) => ValueType::Duration,
-                Constant::Bool(_) => ValueType::Bool,
-            }),
-            Gives::Slot(slot) => Some(self.m.slots[slot as usize].ty),
-            // FIELD takes one value: the record on top.
-            Gives::Member(index) => {
-                let record = self.flow.types.top(state.stack);
-                let field = self.member(pc, mnemonic(), "the typed record", record, index)?;
-                Some(self.m.shapes[field as usize].value_type(field))
-            }
-            Gives::Field(field) => {
-                let record = self.flow.types.top(state.stack);
-                match Field::from_u8(field).and_then(|f| record.field(f)) {
-                    Some(ty) => Some(ty),
-                    None => return Err(VerifyError::NoSuchField { pc, field, record }),
-                }
-            }
-        };
+        let given = gives(self.m, pc, instr, || self.flow.types.top(state.stack))?;
         let stack = match given {
             None => below,
             Some(ty) => {
@@ -471,28 +462,6 @@ impl Interpreter<'_> {
         }
     }
 
-    /// STORE's value must be of its variable's declared type.
-    /// The shape of field `index` of `found`, which must be a typed record that has it.
-    fn member(
-        &self,
-        pc: u32,
-        mnemonic: &'static str,
-        what: &'static str,
-        found: ValueType,
-        index: u32,
-    ) -> Result<u32> {
-        let ValueType::Answer(shape) = found else {
-            return Err(VerifyError::WrongType { pc, mnemonic, what, expected: Want::AnswerRecord, found });
-        };
-        match &self.m.shapes[shape as usize] {
-            Shape::Record(fields) => match fields.get(index as usize) {
-                Some(field) => Ok(field.shape),
-                None => Err(VerifyError::NoSuchMember { pc, mnemonic, index, shape }),
-            },
-            _ => Err(VerifyError::WrongShape { pc, mnemonic, what, expected: "a record", shape }),
-        }
-    }
-
     /// The stack type of the elements of `found`, which must be a typed list
     /// of plain values (strings, integers, booleans, enum literals).
     fn list_items(
@@ -515,6 +484,7 @@ impl Interpreter<'_> {
         }
     }
 
+    /// STORE's value must be of its variable's declared type.
     fn stored(&self, pc: u32, instr: Instr, found: ValueType) -> Result {
         let Instr::Store { slot } = instr else { return Ok(()) };
         let declared = self.m.slots[slot as usize];
@@ -539,7 +509,9 @@ impl Interpreter<'_> {
             let mnemonic = self.m.code[pc as usize].mnemonic();
             return Err(VerifyError::FallsOffEnd { pc, mnemonic });
         }
-        self.edge(pc, pc + 1, after)
+        let inner = self.flow.falls_inside(pc + 1);
+        self.fall = Some(At::new(after.unit, after.stack, after.steps, pc, false, inner));
+        Ok(())
     }
 
     /// Control goes from `pc` to `target` with `after`.
@@ -577,7 +549,10 @@ impl Interpreter<'_> {
         let counted = dom != ROOT && self.flow.handler(dom) as usize == handler;
         let state = State { unit: at.unit, stack, steps };
         self.reach(h.target, pc, state, (!counted).then_some(dom), false)?;
-        self.flow.at[h.target as usize].dom |= At::JOIN;
+        if let Some(mut way) = self.ahead.get(h.target) {
+            way.at.dom |= At::JOIN;
+            self.ahead.set(pc, h.target, way);
+        }
         Ok(())
     }
 
@@ -585,15 +560,39 @@ impl Interpreter<'_> {
     /// this way in brings (`None`: one already counted); `inner`: whether
     /// it comes from inside the target's handler range.
     fn reach(&mut self, target: u32, from: u32, state: State, dom: Option<u32>, inner: bool) -> Result {
-        let flow = &mut self.flow;
-        let at = flow.at[target as usize];
-        if at.unit == UNSEEN {
+        let Some(way) = self.ahead.get(target) else {
             // The first way into a handler's target always brings its
             // dominator: no pc of the range came before.
             let idom = dom.unwrap_or(ROOT);
-            flow.at[target as usize] = At::new(state.unit, state.stack, state.steps, idom, false, inner);
+            let at = At::new(state.unit, state.stack, state.steps, idom, false, inner);
+            self.ahead.set(from, target, Way { at, last: None });
             return Ok(());
-        }
+        };
+        let (at, last) = self.join(target, from, way, state, dom, inner)?;
+        self.ahead.set(from, target, Way { at, last });
+        Ok(())
+    }
+
+    /// Falling through from `pc - 1` meets the ways into `pc` that jumped.
+    fn meet(&mut self, pc: u32, way: Way, fall: At) -> Result<At> {
+        let state = State { unit: fall.unit, stack: fall.stack, steps: fall.steps };
+        Ok(self.join(pc, pc - 1, way, state, Some(pc - 1), fall.inner())?.0)
+    }
+
+    /// The state at `target` once a way in from `from` with `state` meets
+    /// the ways in so far (see [`Interpreter::reach`]), and the dominator
+    /// this way brought.
+    fn join(
+        &mut self,
+        target: u32,
+        from: u32,
+        way: Way,
+        state: State,
+        dom: Option<u32>,
+        inner: bool,
+    ) -> Result<(At, Option<u32>)> {
+        let flow = &mut self.flow;
+        let at = way.at;
         if at.unit != state.unit {
             let first = flow.units[at.unit as usize].name();
             let second = flow.units[state.unit as usize].name();
@@ -609,41 +608,66 @@ impl Interpreter<'_> {
             let other = flow.open.to_vec(state.steps);
             return Err(VerifyError::StepsMismatch { pc: target, from, this, other });
         }
-        let idom = match dom {
-            Some(dom) => {
-                let known = self.last_way_in.insert(target, dom);
-                lca(&flow.at, at.idom(), dom, known, &mut flow.work)
-            }
-            None => at.idom(),
+        let (idom, last) = match dom {
+            Some(dom) => (lca(&flow.blocks, at.idom(), dom, way.last, &mut flow.work), Some(dom)),
+            None => (at.idom(), way.last),
         };
-        flow.at[target as usize] = At::new(at.unit, at.stack, at.steps, idom, true, at.inner() && inner);
-        Ok(())
+        Ok((At::new(at.unit, at.stack, at.steps, idom, true, at.inner() && inner), last))
     }
 }
 
-/// The nearest common dominator of `a` and `b`: every pc's dominator comes
-/// before it, so the later of the two climbs until they meet. `known`: a
-/// pc `a` dominates (the last way into the same target), where the climb
-/// from `b` may stop, `a` being above `b` too. Without it the jumps of a
-/// long `AND` chain to its end would each climb back to the first term:
-/// steps quadratic in the terms, where with it each climbs one term.
-fn lca(at: &[At], mut a: u32, mut b: u32, known: Option<u32>, work: &mut u64) -> u32 {
-    while a != b {
-        if a == ROOT || b == ROOT {
-            return ROOT;
+/// The type of the value `instr` at `pc` pushes, if it pushes one; `top`
+/// gives the value on top before it (the record FIELD and MEMBER read).
+pub(crate) fn gives(
+    m: &Module,
+    pc: u32,
+    instr: Instr,
+    top: impl FnOnce() -> ValueType,
+) -> Result<Option<ValueType>> {
+    Ok(match instr.gives() {
+        Gives::Nothing => None,
+        Gives::Value(ty) => Some(ty),
+        Gives::Constant(index) => Some(match m.constants[index as usize] {
+            Constant::Str(_) => ValueType::Str,
+            Constant::Int(_) => ValueType::Int,
+            Constant::Duration(_) => ValueType::Duration,
+            Constant::Bool(_) => ValueType::Bool,
+        }),
+        Gives::Slot(slot) => Some(m.slots[slot as usize].ty),
+        // FIELD takes one value: the record on top.
+        Gives::Member(index) => {
+            let field = member(m, pc, instr.mnemonic(), "the typed record", top(), index)?;
+            Some(m.shapes[field as usize].value_type(field))
         }
-        // `a` only climbs once `b` is above it, and `known` is below it.
-        if Some(b) == known {
-            return a;
+        Gives::Field(field) => {
+            let record = top();
+            match Field::from_u8(field).and_then(|f| record.field(f)) {
+                Some(ty) => Some(ty),
+                None => return Err(VerifyError::NoSuchField { pc, field, record }),
+            }
         }
-        *work += 1;
-        if a > b {
-            a = at[a as usize].idom();
-        } else {
-            b = at[b as usize].idom();
-        }
+    })
+}
+
+/// The shape of field `index` of `found`, which must be a typed record that has it.
+fn member(
+    m: &Module,
+    pc: u32,
+    mnemonic: &'static str,
+    what: &'static str,
+    found: ValueType,
+    index: u32,
+) -> Result<u32> {
+    let ValueType::Answer(shape) = found else {
+        return Err(VerifyError::WrongType { pc, mnemonic, what, expected: Want::AnswerRecord, found });
+    };
+    match &m.shapes[shape as usize] {
+        Shape::Record(fields) => match fields.get(index as usize) {
+            Some(field) => Ok(field.shape),
+            None => Err(VerifyError::NoSuchMember { pc, mnemonic, index, shape }),
+        },
+        _ => Err(VerifyError::WrongShape { pc, mnemonic, what, expected: "a record", shape }),
     }
-    a
 }
 
 #[cfg(test)]

@@ -25,14 +25,17 @@
 //! is checked against before it resumes.
 //!
 //! Time and memory are linear in the module: each instruction is visited
-//! once per pass, and its state is a few `u32`s (stacks are nodes of a
-//! forest, `forest.rs`; bound variables are kept along the dominator tree).
+//! once per pass, and the state is a few `u32`s per basic block
+//! (`blocks.rs`: an instruction inside a block is told by its place; stacks
+//! are nodes of a forest, `forest.rs`; bound variables are kept along the
+//! dominator tree).
 //! Where paths meet, the work is what the paths between bound or pushed;
 //! compiled plans need a few steps per instruction. A module built to need
 //! more than [`WORK_PER_ITEM`] steps per instruction and table entry is
 //! refused (`TooComplex`) rather than analysed for long.
 
 mod bindings;
+mod blocks;
 mod calls;
 mod error;
 mod facts;

@@ -7,6 +7,8 @@
 mod common;
 #[path = "../../../benches/plan_gen.rs"]
 mod plan_gen;
+#[path = "../../../benches/plan_shapes.rs"]
+mod plan_shapes;
 #[path = "../resealed/mod.rs"]
 mod resealed;
 
@@ -18,5 +20,6 @@ mod suspend_replay;
 mod suspend_sigint;
 
 mod debug_session;
+mod every_state;
 mod hostile_snapshots;
 mod resume_mutations;
