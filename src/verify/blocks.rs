@@ -186,7 +186,7 @@ impl Ahead {
         let new = !self.has(target);
         let near = self.near.len();
         let slot = &mut self.near[target as usize & (near - 1)];
-        if slot.0 == target || (new && ((target - from) as usize) < near) {
+        if slot.0 == target || (new && (target.wrapping_sub(from) as usize) < near) {
             *slot = (target, way);
         } else {
             self.far.insert(target, way);
