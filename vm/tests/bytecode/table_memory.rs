@@ -190,3 +190,62 @@ fn the_most_and_largest_patterns_a_plan_may_have_stay_within_the_bound() {
     let refused = tiss_compiler::compile("large", large.as_bytes(), Default::default()).err().unwrap();
     assert!(refused.diagnostics.iter().any(|d| d.message.contains("256 KiB")), "{:?}", refused.diagnostics);
 }
+
+/// Code built to keep as much of the verifier's state alive at once as code
+/// can: every other instruction a JUMP_IF_FALSE to a target of its own far
+/// ahead, so half of the first part's pcs wait for their targets together,
+/// and each target starts a block of its own. The run must finish, its
+/// memory linear in the code: at 2.5 bytes of file an instruction, the
+/// decoded instruction (12 bytes), the program's op (8) and the verifier's
+/// state (a 24-byte block record per target, a ~40-byte pending entry per
+/// jump while it waits) and the run come to 18–21 times the file (measured
+/// with the tests' build: 5.3 MiB of file, 110 MiB peak, 1.9 s), so the
+/// bound is 20 times the file plus 64 MiB; state that grew faster than the
+/// code would pass it by far. (Until the
+/// verifier kept its state per block it refused this module as too complex:
+/// its dominator climb went a pc at a time.)
+#[test]
+fn code_that_keeps_every_jump_pending_stays_within_the_bound() {
+    use tisslang::isa::Instr;
+    use tisslang::module::Constant;
+    let dir = tempfile::tempdir().unwrap();
+    let mut module =
+        tisslang::container::decode(&tbc_of("one", "TASK \"t\"\nSTEP \"s\" {\n    LOG \"x\"\n}\n")).unwrap();
+    let yes = module.constants.len() as u32;
+    module.constants.push(Constant::Bool(true));
+    let n: u32 = 600_000;
+    let mut code = Vec::with_capacity(4 * n as usize + 1);
+    for i in 0..n {
+        code.push(Instr::PushConst { index: yes });
+        code.push(Instr::JumpIfFalse { target: 2 * n + 2 * i });
+    }
+    for _ in 0..n {
+        code.push(Instr::PushConst { index: yes });
+        code.push(Instr::Pop {});
+    }
+    code.push(Instr::Halt {});
+    module.code = code;
+    module.max_stack = module.max_stack.max(1);
+    module.lines.retain(|l| l.pc == 0);
+    let tbc = tisslang::container::encode(&module);
+    let path = dir.path().join("jumps.tbc");
+    std::fs::write(&path, &tbc).unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let run = tissvm(
+        dir.path(),
+        &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"],
+    );
+    let file = tbc.len() as u64;
+    eprintln!(
+        "{} jumps pending: {:.1} MiB file, exit {}, {:.1} MiB peak, {} ms",
+        n,
+        file as f64 / MIB as f64,
+        run.code,
+        run.peak as f64 / MIB as f64,
+        run.elapsed_ms
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (peak, ms) = (run.peak as f64 / MIB as f64, run.elapsed_ms);
+    assert!(run.peak <= 20 * file + 64 * MIB && ms <= 10_000, "{peak:.1} MiB peak, {ms} ms");
+}
