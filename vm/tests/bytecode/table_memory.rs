@@ -123,6 +123,28 @@ fn inflated(bytecode: &[u8], grow: Grow, bytes: usize) -> (Vec<u8>, u32) {
     (file, k)
 }
 
+/// `tissvm run` of `tbc` in a fresh workspace in `dir`, measured and
+/// reported under `label`; also the file's size.
+fn run_measured(dir: &std::path::Path, label: &str, tbc: &[u8]) -> (Measured, u64) {
+    let path = dir.join("hostile.tbc");
+    std::fs::write(&path, tbc).unwrap();
+    let ws = dir.join("ws");
+    let _ = std::fs::remove_dir_all(&ws);
+    std::fs::create_dir(&ws).unwrap();
+    let run =
+        tissvm(dir, &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"]);
+    let file = tbc.len() as u64;
+    let said = run.stderr.lines().last().unwrap_or("");
+    eprintln!(
+        "{label}: {:.1} MiB file, exit {}, {:.1} MiB peak, {} ms: {said}",
+        file as f64 / MIB as f64,
+        run.code,
+        run.peak as f64 / MIB as f64,
+        run.elapsed_ms
+    );
+    (run, file)
+}
+
 #[test]
 fn no_table_claiming_millions_of_entries_escapes_the_memory_or_time_bound() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,24 +153,7 @@ fn no_table_claiming_millions_of_entries_escapes_the_memory_or_time_bound() {
     for (name, grow) in tables() {
         {
             let (tbc, k) = inflated(&bytecode, grow, 4_000_000);
-            let path = dir.path().join("inflated.tbc");
-            std::fs::write(&path, &tbc).unwrap();
-            let ws = dir.path().join("ws");
-            let _ = std::fs::remove_dir_all(&ws);
-            std::fs::create_dir(&ws).unwrap();
-            let run: Measured = tissvm(
-                dir.path(),
-                &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"],
-            );
-            let file = tbc.len() as u64;
-            let said = run.stderr.lines().last().unwrap_or("").to_string();
-            eprintln!(
-                "{name} +{k}: {:.1} MiB file, exit {}, {:.1} MiB peak, {} ms: {said}",
-                file as f64 / MIB as f64,
-                run.code,
-                run.peak as f64 / MIB as f64,
-                run.elapsed_ms
-            );
+            let (run, file) = run_measured(dir.path(), &format!("{name} +{k}"), &tbc);
             crate::resealed::assert_defined_exit(name, Some(run.code), "", &run.stderr);
             if run.peak > 10 * file + 64 * MIB || run.elapsed_ms > 10_000 {
                 over.push(name);
@@ -228,23 +233,7 @@ fn code_that_keeps_every_jump_pending_stays_within_the_bound() {
     module.max_stack = module.max_stack.max(1);
     module.lines.retain(|l| l.pc == 0);
     let tbc = tisslang::container::encode(&module);
-    let path = dir.path().join("jumps.tbc");
-    std::fs::write(&path, &tbc).unwrap();
-    let ws = dir.path().join("ws");
-    std::fs::create_dir(&ws).unwrap();
-    let run = tissvm(
-        dir.path(),
-        &["run", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap(), "--non-interactive"],
-    );
-    let file = tbc.len() as u64;
-    eprintln!(
-        "{} jumps pending: {:.1} MiB file, exit {}, {:.1} MiB peak, {} ms",
-        n,
-        file as f64 / MIB as f64,
-        run.code,
-        run.peak as f64 / MIB as f64,
-        run.elapsed_ms
-    );
+    let (run, file) = run_measured(dir.path(), &format!("{n} jumps pending"), &tbc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let (peak, ms) = (run.peak as f64 / MIB as f64, run.elapsed_ms);
     assert!(run.peak <= 20 * file + 64 * MIB && ms <= 10_000, "{peak:.1} MiB peak, {ms} ms");
