@@ -87,10 +87,7 @@ impl Tree {
         // Every reached pc with its unit and dominator, in pc order.
         let reached = || {
             flow.blocks.list().iter().flat_map(|block| {
-                (block.start..block.end).map(move |pc| {
-                    let idom = if pc == block.start { block.at.idom() } else { pc - 1 };
-                    (pc, block.at.unit, idom)
-                })
+                (block.start..block.end).map(move |pc| (pc, block.at.unit, block.idom_of(pc)))
             })
         };
         for (pc, unit, idom) in reached() {
@@ -193,9 +190,10 @@ impl Walk<'_> {
                 continue;
             }
             for pc in block.start..block.end {
-                let (idom, join, inner) = match pc == block.start {
-                    true => (block.at.idom(), block.at.join(), block.at.inner()),
-                    false => (pc - 1, false, flow.falls_inside(pc)),
+                let idom = block.idom_of(pc);
+                let (join, inner) = match pc == block.start {
+                    true => (block.at.join(), block.at.inner()),
+                    false => (false, flow.falls_inside(pc)),
                 };
                 // Back up the path to the dominator: its bindings stay.
                 while let Some(run) = self.path.last_mut() {

@@ -27,6 +27,15 @@ pub(crate) struct Block {
     pub at: At,
 }
 
+impl Block {
+    /// The immediate dominator of `pc`, one of this block's pcs: the
+    /// start's is the one stored, every later pc's is the pc before it.
+    #[inline]
+    pub fn idom_of(&self, pc: u32) -> u32 {
+        if pc == self.start { self.at.idom() } else { pc - 1 }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Blocks {
     /// In pc order; every reached pc lies in one.
@@ -110,11 +119,7 @@ impl Blocks {
     /// The immediate dominator of `pc`, a reached pc (`ROOT` otherwise).
     #[inline]
     pub fn idom(&self, pc: u32) -> u32 {
-        match self.of(pc) {
-            Some(block) if block.start == pc => block.at.idom(),
-            Some(_) => pc - 1,
-            None => ROOT,
-        }
+        self.of(pc).map_or(ROOT, |block| block.idom_of(pc))
     }
 
     /// The blocks that start in `first..=last`.
