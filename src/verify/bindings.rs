@@ -50,6 +50,7 @@ pub(crate) fn check(m: &Module, flow: &mut Flow, order: &[u32], limit: u64) -> R
         path: Vec::new(),
         entering: 0,
         ways_in: HashMap::default(),
+        bare: vec![0; m.code.len().div_ceil(64)],
         needs: vec![Vec::new(); units],
         needed: vec![UNSEEN; slots],
         binds: vec![None; units],
@@ -168,6 +169,11 @@ struct Walk<'a> {
     /// Per join: what every way in so far brought beyond its dominator
     /// (foldhash, randomly seeded: see `flow::Interpreter::last_way_in`).
     ways_in: HashMap<u32, Vec<u32>, RandomState>,
+    /// One bit per pc: a way in that bound nothing since the join's
+    /// dominator has been met, so the join keeps nothing. Most ways in are
+    /// such (a condition binds nothing): a bit each, where an entry in
+    /// `ways_in` was a hash, an insertion and a removal.
+    bare: Vec<u64>,
     /// Per unit: what it reads before binding (its callers must bind it).
     needs: Vec<Vec<u32>>,
     /// `needed[slot] == unit` once the unit needs the slot.
@@ -307,7 +313,10 @@ impl Walk<'_> {
         let i = pc as usize;
         let mark = self.trail.len() as u32;
         self.entering = mark;
-        if join && let Some(common) = self.ways_in.remove(&pc) {
+        let bare = &mut self.bare[i / 64];
+        if join && *bare & (1 << (pc % 64)) != 0 {
+            *bare &= !(1 << (pc % 64));
+        } else if join && let Some(common) = self.ways_in.remove(&pc) {
             for slot in common {
                 if self.set(slot) {
                     self.joined.push((pc, slot));
@@ -434,7 +443,18 @@ impl Walk<'_> {
         if !block.at.join() {
             return;
         }
+        let (word, bit) = (target as usize / 64, 1 << (target % 64));
+        if self.bare[word] & bit != 0 {
+            return;
+        }
         let since = self.after(block.at.idom());
+        if since == self.trail.len() {
+            self.bare[word] |= bit;
+            if !self.ways_in.is_empty() {
+                self.ways_in.remove(&target);
+            }
+            return;
+        }
         match self.ways_in.get_mut(&target) {
             None => {
                 flow.work += (self.trail.len() - since) as u64;
