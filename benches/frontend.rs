@@ -70,8 +70,11 @@ fn shapes(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(src.len() as u64));
         group.bench_function(shape, |b| {
             b.iter(|| {
-                let frontend =
-                    tiss_compiler::frontend_to_lower("shape.tiss", black_box(src.as_bytes()).to_vec());
+                let frontend = tiss_compiler::frontend_to_lower(
+                    "shape.tiss",
+                    black_box(src.as_bytes()).to_vec(),
+                    &mut || {},
+                );
                 assert!(!frontend.has_errors(), "the {shape} plan compiles");
                 tisslang::container::encode(&frontend.into_module(tiss_compiler::KeepSource::Hash))
             })

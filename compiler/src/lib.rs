@@ -48,23 +48,27 @@ pub fn frontend(name: &str, bytes: &[u8]) -> Frontend {
 /// [`frontend`] on bytes it may keep: valid UTF-8 becomes the source text in
 /// place, without a copy (`tissc` reads a file straight into it).
 pub fn frontend_owned(name: &str, bytes: Vec<u8>) -> Frontend {
-    frontend_with(name, bytes, parser::parse)
+    frontend_with(name, bytes, parser::parse, &mut || {})
 }
 
 /// [`frontend_owned`] for a plan that is only to be lowered
 /// ([`Frontend::into_module`]): heredoc bodies stay in the source text
 /// ([`parser::parse_for_lowering`]), so its tree is not for showing.
-pub fn frontend_to_lower(name: &str, bytes: Vec<u8>) -> Frontend {
-    frontend_with(name, bytes, parser::parse_for_lowering)
+/// `parsed` is called between parsing and checking (`tissc compile
+/// --timings` times the two phases apart).
+pub fn frontend_to_lower(name: &str, bytes: Vec<u8>, parsed: &mut dyn FnMut()) -> Frontend {
+    frontend_with(name, bytes, parser::parse_for_lowering, parsed)
 }
 
 fn frontend_with(
     name: &str,
     bytes: Vec<u8>,
     parse: fn(&str) -> (syntax::ast::Plan, Vec<Diagnostic>),
+    parsed: &mut dyn FnMut(),
 ) -> Frontend {
     let (text, mut diagnostics) = source_file::decode(bytes);
     let (plan, parse_diagnostics) = parse(&text);
+    parsed();
     diagnostics.extend(parse_diagnostics);
     let answers = check::check_keeping_answers(&plan, &text, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));

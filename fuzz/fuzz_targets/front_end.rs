@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // `tissc compile`'s path: heredoc bodies left in the source, the source
     // given back as it is lowered, its hash kept. The same module.
-    let lean = tiss_compiler::frontend_to_lower("fuzz.tiss", data.to_vec());
+    let lean = tiss_compiler::frontend_to_lower("fuzz.tiss", data.to_vec(), &mut || {});
     assert!(!lean.has_errors(), "a plan the front end passes fails it parsed for lowering");
     let mut expected = module;
     expected.source.drop_text();

@@ -41,6 +41,9 @@ mod lsp;
 mod memory;
 #[path = "tissc/report.rs"]
 mod report;
+#[path = "tissc/timings.rs"]
+mod timings;
+use timings::Timings;
 
 /// mimalloc: the compiler and the VM allocate many small objects; glibc's
 /// malloc spent about a quarter of a large compile in itself.
@@ -158,6 +161,12 @@ enum Command {
         /// debugger show line numbers without the lines.
         #[arg(long)]
         strip: bool,
+        /// Print on stderr, once done, how long each phase took (read, parse,
+        /// check, lower, verify, write), the page faults it caused (memory
+        /// touched for the first time) and the memory resident after it, with
+        /// the process's peak.
+        #[arg(long)]
+        timings: bool,
     },
     /// Print a readable listing of a bytecode file: header, constants, strings,
     /// slots, answer shapes, the code with its source lines, and every table.
@@ -307,13 +316,13 @@ fn run() -> u8 {
     match cli.command {
         Command::Check { files, output_format } => check(&mut out, &files, output_format),
         Command::Parse { file, emit: Emit::AstJson } => parse(&mut out, &file),
-        Command::Compile { file, output, embed_source, strip } => {
+        Command::Compile { file, output, embed_source, strip, timings } => {
             let keep = match (embed_source, strip) {
                 (true, _) => KeepSource::Text,
                 (false, true) => KeepSource::Nothing,
                 (false, false) => KeepSource::Hash,
             };
-            compile(&mut out, &file, output.as_deref(), keep)
+            compile(&mut out, &file, output.as_deref(), keep, Timings::new(timings))
         }
         Command::Disasm { file } => disasm(&file),
         Command::Explain { code, list } => explain(code.as_deref(), list),
@@ -424,7 +433,13 @@ fn refused_output(name: &str, error: &tisslang::verify::VerifyError) -> (String,
     }
 }
 
-fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSource) -> u8 {
+fn compile(
+    out: &mut Output,
+    path: &Path,
+    output: Option<&Path>,
+    keep: KeepSource,
+    mut timings: Timings,
+) -> u8 {
     let name = path.display().to_string();
     let target = output.map_or_else(|| path.with_extension("tbc"), Path::to_path_buf);
     if same_file(path, &target) {
@@ -439,11 +454,14 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     let Some(bytes) = read_source(path) else {
         return status::USAGE;
     };
+    timings.mark("read");
     // The bytes become the source text, which moves into the module: the
     // plan is never copied, and its tree is freed before encoding.
-    let frontend = tiss_compiler::frontend_to_lower(&name, bytes);
+    let frontend = tiss_compiler::frontend_to_lower(&name, bytes, &mut || timings.mark("parse"));
     out.report("compile", &frontend);
+    timings.mark("check");
     if frontend.has_errors() {
+        timings.print(&name);
         return status::COMPILE_ERRORS;
     }
     memory::return_freed_pages();
@@ -455,10 +473,14 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
         *name = file.to_string_lossy().into_owned();
     }
     memory::give_back();
+    timings.mark("lower");
     // Fail closed on our own output too: never write bytecode the VM would refuse.
-    if let Err(e) = tisslang::verify::verify(&module) {
+    let verified = tisslang::verify::verify(&module);
+    timings.mark("verify");
+    if let Err(e) = verified {
         let (message, code) = refused_output(&name, &e);
         eprintln!("{message}");
+        timings.print(&name);
         return code;
     }
     // Encoded straight into the file: the bytecode is never held in memory.
@@ -470,6 +492,8 @@ fn compile(out: &mut Output, path: &Path, output: Option<&Path>, keep: KeepSourc
     // The process ends next: freeing the module block by block would only
     // cost time (and, with freed pages returned at once, system calls).
     std::mem::forget(module);
+    timings.mark("write");
+    timings.print(&name);
     match written {
         Ok(()) => status::OK,
         Err(e) => match e.get_ref().and_then(|e| e.downcast_ref::<tisslang::container::LoadError>()) {

@@ -301,7 +301,7 @@ fn lowering_that_gives_the_source_back_makes_the_same_module() {
     }
     let borrowed = compile(&src);
     // As `tissc compile` does: the heredoc bodies are read from the source too.
-    let fe = crate::frontend_to_lower("t.tiss", src.clone().into_bytes());
+    let fe = crate::frontend_to_lower("t.tiss", src.clone().into_bytes(), &mut || {});
     assert!(!fe.has_errors(), "{:#?}", fe.diagnostics);
     let released = fe.into_module(crate::KeepSource::Hash);
     assert_eq!(

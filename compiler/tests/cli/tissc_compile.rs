@@ -345,3 +345,61 @@ fn the_functions_a_compile_runs_are_linked_first() {
         "13tiss_compiler3lsp",
     );
 }
+
+/// The rows of a `--timings` table: (phase, wall ms, page faults, the last column).
+fn timing_rows(stderr: &str) -> Vec<(String, f64, u64, String)> {
+    let table = stderr.split_once("tissc: timings of ").map_or("", |(_, table)| table);
+    table
+        .lines()
+        .skip(2)
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert!(words.len() >= 4, "a row of four columns: {line:?}");
+            let millis = words[1].parse().unwrap_or_else(|_| panic!("wall ms in {line:?}"));
+            let faults = words[2].replace(',', "").parse().unwrap_or_else(|_| panic!("faults in {line:?}"));
+            (words[0].to_string(), millis, faults, words[3..].join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn timings_name_each_phase_and_change_nothing_else() {
+    let dir = workspace(&[("hello.tiss", GOOD), ("bad.tiss", BAD)]);
+    let o = tissc(dir.path(), &["compile", "hello.tiss", "--timings", "-o", "timed.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(err.starts_with("tissc: timings of `hello.tiss`\n  phase "), "{err}");
+    let rows = timing_rows(&err);
+    let phases: Vec<&str> = rows.iter().map(|row| row.0.as_str()).collect();
+    assert_eq!(phases, ["read", "parse", "check", "lower", "verify", "write", "total"], "{err}");
+    // The total is the sum of the phases (each rounded to 0.01 ms).
+    let (body, total) = rows.split_at(rows.len() - 1);
+    let millis: f64 = body.iter().map(|row| row.1).sum();
+    assert!((total[0].1 - millis).abs() <= 0.01 * body.len() as f64, "{err}");
+    assert_eq!(total[0].2, body.iter().map(|row| row.2).sum::<u64>(), "{err}");
+    assert!(total[0].3.starts_with("peak "), "{err}");
+    if cfg!(target_os = "linux") {
+        // Memory is read back on Linux: resident after each phase, at most the peak.
+        let peak: f64 = total[0].3["peak ".len()..].parse().expect("a peak in MiB");
+        for row in body {
+            let resident: f64 = row.3.parse().unwrap_or_else(|_| panic!("resident MiB in {err}"));
+            assert!(0.0 < resident && resident <= peak + 0.05, "{err}");
+        }
+        // Reading the plan faults in at least the page it is read into.
+        assert!(rows[0].2 > 0, "{err}");
+    }
+    // The same bytes as without it.
+    assert_eq!(tissc(dir.path(), &["compile", "hello.tiss"]).status.code(), Some(0));
+    assert_eq!(read(dir.path().join("timed.tbc")), read(dir.path().join("hello.tbc")));
+    // A plan with errors: its diagnostics, then the phases that ran.
+    let o = tissc(dir.path(), &["compile", "bad.tiss", "--timings"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let (diagnostics, _) = err.split_once("tissc: timings of `bad.tiss`").expect("a table after the errors");
+    assert!(diagnostics.contains("error["), "{err}");
+    let phases: Vec<String> = timing_rows(&err).into_iter().map(|row| row.0).collect();
+    assert_eq!(phases, ["read", "parse", "check", "total"], "{err}");
+    // Without the flag, nothing of it.
+    assert!(!stderr(&tissc(dir.path(), &["compile", "bad.tiss"])).contains("timings"));
+}
