@@ -13,6 +13,7 @@
 //! and beside each word of bits the count of blocks that start before it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use foldhash::fast::RandomState;
 
@@ -53,6 +54,9 @@ impl Blocks {
     /// block per 4–10 (room that is never written costs address space only;
     /// growing by doubling would copy and touch it again).
     pub fn new(len: usize) -> Blocks {
+        if len >= ASK_POPCNT {
+            ask_popcnt();
+        }
         let words = len.div_ceil(64);
         Blocks {
             list: Vec::with_capacity(len / 2 + 1),
@@ -92,7 +96,7 @@ impl Blocks {
         let count = if word < self.filled {
             // The starts at or before `pc` in its word, moved to the top.
             let mine = self.starts[word] << (63 - pc % 64);
-            self.before[word] as usize + mine.count_ones() as usize
+            self.before[word] as usize + ones(mine) as usize
         } else {
             self.list.len()
         };
@@ -260,6 +264,45 @@ fn climb(blocks: &Blocks, pc: u32, other: u32, stop: Option<u32>) -> u32 {
     }
 }
 
+/// From how many instructions a module's verifier asks the CPU whether it
+/// counts bits in one instruction: a small module's lookups are few, and
+/// the question (`cpuid`) traps to the hypervisor on a virtual machine,
+/// which a trivial run would pay for nothing (see `codec/crc32.rs`).
+const ASK_POPCNT: usize = 1 << 14;
+
+/// Whether `popcnt` may run: set once a large module is verified on a CPU
+/// that has it (all x86-64 CPUs since 2009, but not the baseline the
+/// binaries are built for, where `count_ones` is a dozen instructions).
+static POPCNT: AtomicBool = AtomicBool::new(false);
+
+/// Not inlined: the feature detection inlined into `verify` made its
+/// straight-line loop a quarter slower (the heredoc shape, 256 → 322 µs).
+#[inline(never)]
+fn ask_popcnt() {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
+    if !POPCNT.load(Ordering::Relaxed) && std::arch::is_x86_feature_detected!("popcnt") {
+        POPCNT.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The bits set in `word`: the rank of a pc among the block starts, which
+/// every way into a join and every dominator climb asks (in software, a
+/// tenth of the verifier's time on join-heavy code).
+#[inline]
+fn ones(word: u64) -> u32 {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
+    if POPCNT.load(Ordering::Relaxed) {
+        let count: u64;
+        // SAFETY: `popcnt` runs only where the CPU said it has it
+        // (`ask_popcnt`); it reads one register and writes one (and flags).
+        unsafe {
+            std::arch::asm!("popcnt {0}, {1}", out(reg) count, in(reg) word, options(pure, nomem, nostack));
+        }
+        return count as u32;
+    }
+    word.count_ones()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Blocks, ROOT, lca};
@@ -267,6 +310,21 @@ mod tests {
 
     fn at(idom: u32, join: bool) -> At {
         At::new(0, 0, 0, idom, join, false)
+    }
+
+    /// The bits of a word are counted alike by the instruction (where the
+    /// CPU has it) and in software: every single bit, every prefix of an
+    /// alternating pattern, and words spread over the range.
+    #[test]
+    fn bits_are_counted_alike_either_way() {
+        super::ask_popcnt();
+        let mut words: Vec<u64> = (0..64).map(|i| 1u64 << i).collect();
+        words.extend((0..=64).map(|n| 0xAAAA_AAAA_AAAA_AAAAu64.checked_shr(64 - n).unwrap_or(0)));
+        words.extend((0..1000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 17)));
+        words.extend([0, u64::MAX, u64::MAX >> 1, 1 << 63]);
+        for word in words {
+            assert_eq!(super::ones(word), word.count_ones(), "{word:#x}");
+        }
     }
 
     /// Blocks across word boundaries, with unreached gaps: every pc finds
