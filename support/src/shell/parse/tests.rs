@@ -152,6 +152,34 @@ proptest::proptest! {
 }
 
 #[test]
+fn a_here_document_without_its_word_is_refused_before_the_parser() {
+    // `$(<< <#` made the parser allocate without bound (found by the
+    // property test below, which a CI run lost to it).
+    for line in [
+        "$(<< <#",
+        "a $(<< >#",
+        "$(<< ;#)",
+        "$(<< |#",
+        "$(<< &#",
+        "<<$( |#",
+        "cat <<",
+        "cat <<- ;",
+        "x << |",
+        "cat <<'EOF",
+        "<<<<''|$(",
+    ] {
+        let refused = simple_commands(line).unwrap_err();
+        assert!(refused.contains("here-document"), "{line:?}: {refused}");
+    }
+    // With its word they are read; the here-string `<<<` is not one.
+    assert!(simple_commands("cat <<EOF\nx\nEOF\n").is_ok());
+    assert!(simple_commands("cat <<- EOF\nx\nEOF\n").is_ok());
+    assert!(simple_commands("cat <<'PY' >out.txt\nprint(1)\nPY\n").is_ok());
+    assert!(simple_commands("cat <<\\EOF\nx\nEOF\n").is_ok());
+    assert!(!simple_commands("cat <<< ;").is_err_and(|e| e.contains("here-document")));
+}
+
+#[test]
 fn a_line_the_parser_panics_on_is_refused() {
     // brush-parser 0.4's tokenizer unwraps a None on this line (found by the
     // property test below): the panic is contained, the line refused.
