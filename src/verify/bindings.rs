@@ -313,9 +313,8 @@ impl Walk<'_> {
         let i = pc as usize;
         let mark = self.trail.len() as u32;
         self.entering = mark;
-        let bare = &mut self.bare[i / 64];
-        if join && *bare & (1 << (pc % 64)) != 0 {
-            *bare &= !(1 << (pc % 64));
+        if join && self.bare[i / 64] & (1 << (pc % 64)) != 0 {
+            self.bare[i / 64] &= !(1 << (pc % 64));
         } else if join && let Some(common) = self.ways_in.remove(&pc) {
             for slot in common {
                 if self.set(slot) {

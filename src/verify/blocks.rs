@@ -13,6 +13,7 @@
 //! and beside each word of bits the count of blocks that start before it.
 
 use std::collections::HashMap;
+#[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use foldhash::fast::RandomState;
@@ -273,6 +274,7 @@ const ASK_POPCNT: usize = 1 << 14;
 /// Whether `popcnt` may run: set once a large module is verified on a CPU
 /// that has it (all x86-64 CPUs since 2009, but not the baseline the
 /// binaries are built for, where `count_ones` is a dozen instructions).
+#[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
 static POPCNT: AtomicBool = AtomicBool::new(false);
 
 /// Not inlined: the feature detection inlined into `verify` made its

@@ -78,9 +78,6 @@ pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
     if nesting(line) > MAX_NESTING {
         return Err(format!("the command nests more than {MAX_NESTING} levels deep"));
     }
-    if heredoc_without_word(line) {
-        return Err("a here-document (`<<`) is read only with a plain word to end it (`<<EOF`)".to_string());
-    }
     let mut reader = Reader { found: Vec::new(), options: options() };
     contained(|| reader.line(line, 0))?;
     Ok(reader.found)
@@ -91,9 +88,9 @@ pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
 /// `_`, `.`, `-`, perhaps in quotes, as `EOF` or `'PY'` are). Refused before
 /// the parser: brush-parser 0.4 reading such a one with a `#` after it
 /// allocates without bound (`$(<< <#` and `<<$( |#`, seven bytes each: a
-/// gigabyte in two seconds; and `<<<<''|$(`). With no word at all the shell refuses it too;
-/// the rest are refused closed. Quotes around the operator are not looked
-/// at, so such text in quotes is refused too.
+/// gigabyte in two seconds; and `<<<<''|$(`). With no word at all the
+/// shell refuses it too; the rest are refused closed. Quotes around the
+/// operator are not looked at, so such text in quotes is refused too.
 fn heredoc_without_word(line: &str) -> bool {
     let bytes = line.as_bytes();
     let mut i = 0;
@@ -256,6 +253,13 @@ impl Reader {
     fn line(&mut self, line: &str, depth: usize) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err(format!("command substitutions nested more than {MAX_DEPTH} deep"));
+        }
+        // Here, not only on the whole line: a substitution's or `sh -c`'s
+        // line is parsed again, and its text may be unescaped from the outer.
+        if heredoc_without_word(line) {
+            return Err(
+                "a here-document (`<<`) is read only with a plain word to end it (`<<EOF`)".to_string()
+            );
         }
         let mut parser = Parser::new(std::io::BufReader::new(line.as_bytes()), &self.options);
         let program = parser.parse_program().map_err(|e| format!("not valid shell syntax: {e}"))?;
