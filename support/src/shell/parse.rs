@@ -83,71 +83,6 @@ pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
     Ok(reader.found)
 }
 
-/// Whether `line` has a here-document operator (`<<` or `<<-`, not the
-/// here-string `<<<`) whose delimiter is not a plain word (letters, digits,
-/// `_`, `.`, `-`, perhaps in quotes, as `EOF` or `'PY'` are). Refused before
-/// the parser: brush-parser 0.4 reading such a one with a `#` after it
-/// allocates without bound (`$(<< <#` and `<<$( |#`, seven bytes each: a
-/// gigabyte in two seconds; and `<<<<''|$(`). With no word at all the
-/// shell refuses it too; the rest are refused closed. Quotes around the
-/// operator are not looked at, so such text in quotes is refused too.
-fn heredoc_without_word(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        if !(bytes[i] == b'<' && bytes[i + 1] == b'<') {
-            i += 1;
-            continue;
-        }
-        if bytes.get(i + 2) == Some(&b'<') {
-            // A here-string, but `<<<<` is taken by the parser as the
-            // same trouble (`<<<<''|$(`).
-            if bytes.get(i + 3) == Some(&b'<') {
-                return true;
-            }
-            i += 3;
-            continue;
-        }
-        let mut j = i + 2;
-        if bytes.get(j) == Some(&b'-') {
-            j += 1;
-        }
-        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
-            j += 1;
-        }
-        // `<<\EOF` quotes the word as `<<'EOF'` does.
-        if bytes.get(j) == Some(&b'\\') {
-            j += 1;
-        }
-        let quote = bytes.get(j).copied().filter(|b| matches!(b, b'\'' | b'"'));
-        if quote.is_some() {
-            j += 1;
-        }
-        let word = j;
-        while matches!(bytes.get(j), Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        {
-            j += 1;
-        }
-        if j == word {
-            return true;
-        }
-        if let Some(quote) = quote {
-            if bytes.get(j) != Some(&quote) {
-                return true;
-            }
-            j += 1;
-        }
-        if !matches!(
-            bytes.get(j),
-            None | Some(b' ' | b'\t' | b'\n' | b'\r' | b';' | b'|' | b'&' | b')' | b'<' | b'>')
-        ) {
-            return true;
-        }
-        i = j;
-    }
-    false
-}
-
 thread_local! {
     /// Set while this thread parses: a panic then is the parser's, contained.
     static PARSING: Cell<bool> = const { Cell::new(false) };
@@ -254,13 +189,19 @@ impl Reader {
         if depth > MAX_DEPTH {
             return Err(format!("command substitutions nested more than {MAX_DEPTH} deep"));
         }
-        // Here, not only on the whole line: a substitution's or `sh -c`'s
-        // line is parsed again, and its text may be unescaped from the outer.
-        if heredoc_without_word(line) {
-            return Err(
-                "a here-document (`<<`) is read only with a plain word to end it (`<<EOF`)".to_string()
-            );
-        }
+        // brush-parser 0.4 loops without end, allocating, when the input
+        // ends on the line of a here-document operator whose word it takes
+        // as empty (`$(<< <#`, `\<<<''(#`: a gigabyte in two seconds). Two
+        // newlines end that line (one may be taken by a trailing `\`, which
+        // then escapes nothing). Here, not only on the whole line: a
+        // substitution's or `sh -c`'s line is parsed again.
+        let ended;
+        let line = if line.contains("<<") {
+            ended = format!("{line}\n\n");
+            &ended
+        } else {
+            line
+        };
         let mut parser = Parser::new(std::io::BufReader::new(line.as_bytes()), &self.options);
         let program = parser.parse_program().map_err(|e| format!("not valid shell syntax: {e}"))?;
         for list in &program.complete_commands {
