@@ -9,10 +9,17 @@
 //! The command policy (book: reference/policy.md) and the risky-command list read commands
 //! here, so they never disagree about what a command runs.
 
+use std::sync::Arc;
+
 use super::parse::{self, Simple, Word};
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.
 const MAX_NESTING: usize = 8;
+
+/// The most wrappers one program is read through, `sh -c` lines around it
+/// included: each holds the words from it on, so a line of thousands
+/// (`sudo sudo … rm x`) would hold its text thousands of times.
+pub const MAX_WRAPPERS: usize = 32;
 
 /// Programs that run the command after their own options and arguments:
 /// (name, the options of theirs that take a value, how many arguments they
@@ -50,7 +57,9 @@ pub struct Program {
     pub args: Vec<Word>,
     /// The wrappers it runs through, outermost first, each with the words
     /// from it on: `sudo env rm x` gives `sudo env rm x` and `env rm x`.
-    pub wrappers: Vec<String>,
+    /// Shared: every program of `sh -c 'LINE'` is read through the same
+    /// `sh -c LINE` (one allocation, however many programs LINE runs).
+    pub wrappers: Vec<Arc<str>>,
     /// A single `|` feeds its simple command the output of the one before.
     pub piped: bool,
 }
@@ -101,6 +110,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
         let Some(&(_, valued, positional)) = WRAPPERS.iter().find(|(w, _, _)| *w == name) else {
             break;
         };
+        if wrappers.len() == MAX_WRAPPERS {
+            return Err(too_many_wrappers());
+        }
         wrappers.push(joined(words));
         let mut at = 1;
         let mut positional = positional;
@@ -132,6 +144,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     if (SHELLS.contains(&name.as_str()) || name == "su")
         && let Some(c) = args.iter().position(|a| a.literal() == Some("-c"))
     {
+        if wrappers.len() == MAX_WRAPPERS {
+            return Err(too_many_wrappers());
+        }
         let mut through = wrappers.clone();
         through.push(joined(words));
         return nested(args.get(c + 1), &through, simple.piped, found, depth);
@@ -147,7 +162,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
 /// literal, else a program without a name.
 fn nested(
     line: Option<&Word>,
-    wrappers: &[String],
+    wrappers: &[Arc<str>],
     piped: bool,
     found: &mut Vec<Program>,
     depth: usize,
@@ -158,9 +173,7 @@ fn nested(
             let mut inner = Vec::new();
             read_line(line, &mut inner, depth + 1)?;
             for mut program in inner {
-                let mut through = wrappers.to_vec();
-                through.append(&mut program.wrappers);
-                program.wrappers = through;
+                program.wrappers = through(wrappers, program.wrappers)?;
                 program.piped |= piped;
                 found.push(program);
             }
@@ -177,7 +190,7 @@ fn nested(
 /// `find … -exec CMD … ;`: the words up to `;` or `+` run as a command.
 fn find_exec(
     args: &[Word],
-    wrappers: &[String],
+    wrappers: &[Arc<str>],
     found: &mut Vec<Program>,
     depth: usize,
 ) -> Result<(), String> {
@@ -191,9 +204,7 @@ fn find_exec(
         let mut programs = Vec::new();
         read_simple(&simple, &mut programs, depth)?;
         for mut program in programs {
-            let mut through = wrappers.to_vec();
-            through.append(&mut program.wrappers);
-            program.wrappers = through;
+            program.wrappers = through(wrappers, program.wrappers)?;
             found.push(program);
         }
         rest = &inner[end..];
@@ -215,7 +226,20 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
-fn joined(words: &[Word]) -> String {
+/// The wrappers `outer`, then a program's own `inner`: at most
+/// [`MAX_WRAPPERS`].
+fn through(outer: &[Arc<str>], inner: Vec<Arc<str>>) -> Result<Vec<Arc<str>>, String> {
+    if outer.len() + inner.len() > MAX_WRAPPERS {
+        return Err(too_many_wrappers());
+    }
+    Ok(outer.iter().cloned().chain(inner).collect())
+}
+
+fn too_many_wrappers() -> String {
+    format!("the command runs a program through more than {MAX_WRAPPERS} wrappers")
+}
+
+fn joined(words: &[Word]) -> Arc<str> {
     let mut text = String::new();
     for (i, word) in words.iter().enumerate() {
         if i > 0 {
@@ -224,7 +248,7 @@ fn joined(words: &[Word]) -> String {
         let literal = word.literal().map(|w| if i == 0 { program_name(w) } else { w });
         text.push_str(literal.unwrap_or(word.text()));
     }
-    text
+    text.into()
 }
 
 #[cfg(test)]

@@ -249,9 +249,20 @@ impl Policy {
         if let Some(i) = first_match(set, command) {
             return Some((command.to_string(), i));
         }
+        // Programs of one `sh -c` line share its wrapper forms: each is
+        // matched once, not once per program (thousands, on a long line).
+        let mut tried = std::collections::HashSet::new();
         found.iter().find_map(|program| {
-            let forms = program.wrappers.iter().cloned().chain(std::iter::once(program.text()));
-            forms.into_iter().find_map(|form| first_match(set, &form).map(|i| (form, i)))
+            let wrapped = program.wrappers.iter().find_map(|form| {
+                if !tried.insert(form.as_ptr()) {
+                    return None;
+                }
+                first_match(set, form).map(|i| (form.to_string(), i))
+            });
+            wrapped.or_else(|| {
+                let text = program.text();
+                first_match(set, &text).map(|i| (text, i))
+            })
         })
     }
 }
@@ -451,6 +462,24 @@ mod tests {
             Verdict::Deny(m) => assert!(m.contains("(its part `rm -rf y` matches it)"), "{m}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_wrapper_shared_by_many_programs_is_matched_as_before() {
+        // The programs of one `sh -c` line share its form, which is
+        // matched once: a pattern on it still decides, wherever it is met.
+        let p = policy(None, &["sudo sh -c ls *x4999*"], &[], TaintRun::Allow);
+        let line = format!("sudo sh -c '{}'", (0..5_000).map(|i| format!("ls x{i}; ")).collect::<String>());
+        match p.decide(&line, false) {
+            Verdict::Deny(m) => assert!(m.contains("(its part `sudo sh -c ls x0; ls x1;"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        let p = policy(None, &["env rm *"], &[], TaintRun::Allow);
+        assert!(matches!(p.decide("sh -c 'ls; env rm x'", false), Verdict::Deny(_)));
+        // More wrappers than are read: no allow pattern matches it.
+        let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
+        let deep = format!("{}ls", "nice ".repeat(40));
+        assert!(matches!(p.decide(&deep, false), Verdict::Deny(_)), "{deep}");
     }
 
     #[test]
