@@ -154,6 +154,8 @@ fn plain_words(line: &str) -> Option<Vec<Word>> {
 /// [`MAX_NESTING`]).
 fn nesting(line: &str) -> i64 {
     let (mut depth, mut deepest) = (0i64, 0i64);
+    // Inside backquotes is a level; a substitution in them is read as a
+    // line of its own, so pairs side by side do not add up.
     let mut backquotes = 0i64;
     for word in line.split(|c: char| c.is_whitespace() || ";&|".contains(c)) {
         match word {
@@ -168,9 +170,9 @@ fn nesting(line: &str) -> i64 {
                 '`' => backquotes += 1,
                 _ => {}
             }
-            deepest = deepest.max(depth + backquotes / 2);
+            deepest = deepest.max(depth + backquotes % 2);
         }
-        deepest = deepest.max(depth + backquotes / 2);
+        deepest = deepest.max(depth + backquotes % 2);
     }
     deepest
 }

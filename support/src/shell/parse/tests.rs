@@ -126,6 +126,9 @@ fn deep_nesting_is_refused_not_a_stack_overflow() {
             assert!(refused.contains("deep") || refused.contains("longer than"), "{refused}");
         }
     }
+    // Backquotes side by side are not nested (200 pairs were refused).
+    let side_by_side = format!("echo {}", "`date` ".repeat(200));
+    assert_eq!(simple_commands(&side_by_side).unwrap().len(), 201);
     let long = format!("echo {}", "'a' ".repeat(MAX_LINE));
     assert!(simple_commands(&long).unwrap_err().contains("longer than"));
 }
