@@ -7,6 +7,7 @@ pub mod explain;
 pub mod github;
 pub mod render;
 pub mod sarif;
+mod shown;
 
 use crate::syntax::span::Span;
 use codes::Code;

@@ -16,7 +16,6 @@
 use std::io::{self, Write};
 
 use codespan_reporting::diagnostic as cs;
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Chars, Config};
 use serde::Serialize;
 
@@ -26,6 +25,7 @@ use termcolor::{ColorChoice, NoColor, WriteColor};
 use tiss_support::cli::{ColorArg, FormatArg, no_color_requested};
 use tiss_support::terminal_text::{escape_controls, picture_with_offsets};
 
+use crate::diagnostics::shown::Lines;
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::source_file::SourceFile;
 use crate::syntax::span::Span;
@@ -134,10 +134,11 @@ pub fn emit_human(out: &mut dyn WriteColor, file: &SourceFile, diagnostics: &[Di
         Some((text, map)) => (text.as_str(), Some(map.as_slice())),
         None => (file.text.as_str(), None),
     };
-    let files = SimpleFile::new(file.name.as_str(), text);
+    let lines = Lines::new(file.name.as_str(), text);
     let config = config();
     for diagnostic in diagnostics {
-        term::emit(out, &config, &files, &to_codespan(text, map, diagnostic)).map_err(files_error)?;
+        let (view, shown) = lines.show(to_codespan(text, map, diagnostic));
+        term::emit(out, &config, &view, &shown).map_err(files_error)?;
     }
     Ok(())
 }
@@ -313,6 +314,37 @@ mod tests {
         let empty = file("");
         let d = Diagnostic::error(codes::MISSING_TASK, Span::new(0, 0), "no TASK");
         assert!(human_to_string(&empty, &[d]).contains("error[E0102]"));
+    }
+
+    #[test]
+    fn a_long_line_is_shown_around_the_place_pointed_at() {
+        let line = format!("{}TARGET{}", "x".repeat(30_000), "y".repeat(30_000));
+        let f = file(&format!("TASK \"t\"\n{line}\n"));
+        let at = 9 + 30_000;
+        let d = Diagnostic::error(codes::UNEXPECTED_TOKEN, Span::new(at, at + 6), "here");
+        let text = human_to_string(&f, &[d]);
+        assert!(text.contains("--> plan.tiss:2:30001"), "{text}");
+        let shown = text.lines().find(|l| l.starts_with("2 | ")).unwrap();
+        let carets = text.lines().find(|l| l.contains('^')).unwrap();
+        assert!(shown.len() < 200, "{shown}");
+        assert_eq!(shown.find("TARGET"), carets.find("^^^^^^"), "{text}");
+        assert!(
+            text.contains("= note: line 2 is 60,007 bytes long; columns 29,941 to 30,100 are shown"),
+            "{text}"
+        );
+        // Many diagnostics along it: output linear in the plan (each printed
+        // the whole line and a caret line as long: quadratic).
+        let many: Vec<Diagnostic> = (0..2_000)
+            .map(|i| Diagnostic::warning(codes::UNEXPECTED_TOKEN, Span::new(9 + i * 30, 9 + i * 30 + 3), "x"))
+            .collect();
+        assert!(human_to_string(&f, &many).len() < 2_000 * 700);
+        // Anywhere in a long line of two-byte characters, and past its end.
+        let wide = file(&format!("TASK \"t\"\n{}\n", "é".repeat(30_000)));
+        for (s, e) in [(10, 11), (9, 60_009), (30_001, 30_002), (60_008, 60_009), (59_990, 70_000)] {
+            let d = Diagnostic::error(codes::UNEXPECTED_TOKEN, Span { start: s, end: e }, "x");
+            let text = human_to_string(&wide, &[d]);
+            assert!(text.contains("bytes long"), "{s}..{e}: {text}");
+        }
     }
 
     #[test]
