@@ -348,6 +348,22 @@ mod tests {
     }
 
     #[test]
+    fn a_span_over_many_lines_is_shown_by_its_first_and_last() {
+        let text = format!("TASK \"t\"\nWRITE <<EOF\n{}EOF\n", "line\n".repeat(1_000));
+        let f = file(&text);
+        let (start, end) = (text.find("<<EOF").unwrap(), text.rfind("EOF").unwrap() + 3);
+        let d = Diagnostic::error(codes::UNEXPECTED_TOKEN, Span::new(start, end), "here");
+        let text = human_to_string(&f, &[d]);
+        assert!(text.contains("2 | WRITE <<EOF\n"), "{text}");
+        assert!(text.contains("1003 | EOF\n"), "{text}");
+        assert!(text.contains("--- to here"), "{text}");
+        assert!(text.lines().count() < 15, "{text}");
+        // A few lines are still shown whole.
+        let short = Diagnostic::error(codes::UNEXPECTED_TOKEN, Span::new(start, start + 30), "here");
+        assert!(!human_to_string(&f, &[short]).contains("to here"));
+    }
+
+    #[test]
     fn summaries() {
         let e = Diagnostic::error(codes::UNEXPECTED_TOKEN, Span::new(0, 0), "x");
         let w = Diagnostic::warning(codes::UNEXPECTED_TOKEN, Span::new(0, 0), "x");

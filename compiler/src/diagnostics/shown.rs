@@ -74,6 +74,7 @@ impl<'a> Lines<'a> {
     /// such place, the labels cut to the windows, and a note says which
     /// columns are shown.
     pub fn show(&'a self, mut diagnostic: cs::Diagnostic<()>) -> (View<'a>, cs::Diagnostic<()>) {
+        self.split_tall(&mut diagnostic);
         let mut windows: Vec<(usize, Range<usize>)> = Vec::new();
         let points: Vec<usize> =
             diagnostic.labels.iter().flat_map(|l| [l.range.start, l.range.end]).collect();
@@ -108,6 +109,30 @@ impl<'a> Lines<'a> {
         (View { lines: self, windows }, diagnostic)
     }
 }
+
+impl Lines<'_> {
+    /// Splits each label over more than [`TALL`] lines into its first line
+    /// and, marked "to here", its last: codespan keeps a record for every
+    /// line a label covers (a label over a 500,000-line heredoc took 180
+    /// MB), and shows only those two and a few around them anyway.
+    fn split_tall(&self, diagnostic: &mut cs::Diagnostic<()>) {
+        let mut ends = Vec::new();
+        for label in &mut diagnostic.labels {
+            let (first, last) = (self.index(label.range.start), self.index(label.range.end));
+            if last - first > TALL {
+                let first_end = self.text[..self.whole(first).end].trim_end_matches(['\n', '\r']).len();
+                ends.push(
+                    cs::Label::secondary((), self.whole(last).start..label.range.end).with_message("to here"),
+                );
+                label.range = label.range.start..first_end.max(label.range.start);
+            }
+        }
+        diagnostic.labels.extend(ends);
+    }
+}
+
+/// The most lines a label is shown over whole (see [`Lines::split_tall`]).
+const TALL: usize = 16;
 
 /// The file one diagnostic is rendered against.
 pub struct View<'a> {
