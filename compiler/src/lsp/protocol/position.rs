@@ -3,6 +3,8 @@
 //! byte offsets into the UTF-8 text. Lines end at `\n`, as the compiler
 //! counts them (a `\r` before it belongs to the line end).
 
+use std::cell::Cell;
+
 use lsp_types::{Position, Range};
 
 use crate::syntax::span::Span;
@@ -10,6 +12,10 @@ use crate::syntax::span::Span;
 /// Where each line of one text starts, to convert positions both ways.
 pub(crate) struct LineIndex {
     line_starts: Vec<usize>,
+    /// The last position asked for (line, offset, character): diagnostics
+    /// come in order, so counting on from there keeps thousands of them on
+    /// one long line linear, where counting from the line's start was not.
+    last: Cell<(usize, usize, u32)>,
 }
 
 impl LineIndex {
@@ -17,7 +23,7 @@ impl LineIndex {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { line_starts }
+        LineIndex { line_starts, last: Cell::new((0, 0, 0)) }
     }
 
     /// The byte offset of a position. A character past the end of its line
@@ -43,9 +49,18 @@ impl LineIndex {
             offset -= 1;
         }
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
-        let before = &text[self.line_starts[line]..offset];
-        let character = if before.is_ascii() { before.len() } else { before.encode_utf16().count() };
-        Position { line: line as u32, character: character as u32 }
+        let units = |from: usize, to: usize| {
+            let text = &text[from..to];
+            (if text.is_ascii() { text.len() } else { text.encode_utf16().count() }) as u32
+        };
+        let (last_line, last_offset, last_character) = self.last.get();
+        let character = if last_line == line && last_offset <= offset {
+            last_character + units(last_offset, offset)
+        } else {
+            units(self.line_starts[line], offset)
+        };
+        self.last.set((line, offset, character));
+        Position { line: line as u32, character }
     }
 
     pub(crate) fn range(&self, text: &str, span: Span) -> Range {
@@ -91,6 +106,17 @@ mod tests {
         assert_eq!(index.offset(text, pos(3, 0)), None);
         // An offset inside 😀 is 😀.
         assert_eq!(index.position(text, text.find('😀').unwrap() + 2), pos(1, 1));
+    }
+
+    #[test]
+    fn positions_asked_in_any_order_are_counted_alike() {
+        let text = format!("a\n{}\nb", "x😀é".repeat(50));
+        let index = LineIndex::new(&text);
+        let offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let fresh = |o: usize| LineIndex::new(&text).position(&text, o);
+        for &o in offsets.iter().chain(offsets.iter().rev()).chain(offsets.iter().step_by(7)) {
+            assert_eq!(index.position(&text, o), fresh(o), "offset {o}");
+        }
     }
 
     #[test]
