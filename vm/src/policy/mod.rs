@@ -192,6 +192,14 @@ impl Policy {
                 part(&form, command)
             ));
         }
+        // A line that cannot be read may still run a denied program (`rm x;
+        // [[ a ]]`: the shell runs `rm x` first): fail closed.
+        if let (Err(why), false) = (&read, self.deny.is_empty()) {
+            return Verdict::Deny(format!(
+                "`{command}` is denied: it cannot be read as shell syntax ({why}), so it cannot be \
+                 shown to run nothing that {origin} [commands] deny names"
+            ));
+        }
         let approve = self.first_form(&self.approve, command, found);
         if let Some(allow) = &self.allow {
             let refused = match &read {
@@ -220,6 +228,12 @@ impl Policy {
                 "it matches the pattern `{}` of {origin} [commands] approve{}",
                 self.rules.approve[i],
                 part(&form, command)
+            ));
+        }
+        if let (Err(why), false) = (&read, self.approve.is_empty()) {
+            return Verdict::Approve(format!(
+                "it cannot be read as shell syntax ({why}), so it cannot be shown to run nothing that \
+                 {origin} [commands] approve names"
             ));
         }
         if tainted {
@@ -480,6 +494,25 @@ mod tests {
         let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
         let deep = format!("{}ls", "nice ".repeat(40));
         assert!(matches!(p.decide(&deep, false), Verdict::Deny(_)), "{deep}");
+    }
+
+    #[test]
+    fn a_line_that_cannot_be_read_passes_no_deny_or_approve_list() {
+        // The shell runs `rm x` before it fails on the third line; 40 wrappers are
+        // more than are read. Neither may slip past a deny list unread.
+        let hidden = ["ls\nrm x\necho \"open", &format!("{}rm x", "nice ".repeat(40)), "ls\nrm x\nif"];
+        let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
+        let approve = policy(None, &[], &["rm *"], TaintRun::Allow);
+        for line in hidden {
+            match deny.decide(line, false) {
+                Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{line}: {m}"),
+                other => panic!("{line}: {other:?}"),
+            }
+            assert!(matches!(approve.decide(line, false), Verdict::Approve(_)), "{line}");
+        }
+        // Without deny or approve patterns there is nothing it could match.
+        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide(hidden[0], false), Verdict::Run);
+        assert_eq!(deny.decide("ls x", false), Verdict::Run);
     }
 
     #[test]
