@@ -144,12 +144,8 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     if (SHELLS.contains(&name.as_str()) || name == "su")
         && let Some(c) = args.iter().position(|a| a.literal() == Some("-c"))
     {
-        if wrappers.len() == MAX_WRAPPERS {
-            return Err(too_many_wrappers());
-        }
-        let mut through = wrappers.clone();
-        through.push(joined(words));
-        return nested(args.get(c + 1), &through, simple.piped, found, depth);
+        let shell = through(&wrappers, vec![joined(words)])?;
+        return nested(args.get(c + 1), &shell, simple.piped, found, depth);
     }
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
