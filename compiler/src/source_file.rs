@@ -82,7 +82,8 @@ impl SourceFile {
         if bytes.is_ascii() { bytes.len() } else { self.text[from..to].chars().count() }
     }
 
-    fn line_index(&self, offset: usize) -> usize {
+    /// The 0-based line of a byte offset (at most the text's length).
+    pub(crate) fn line_index(&self, offset: usize) -> usize {
         let starts = &self.line_starts;
         // Offsets are at most the text's length, which spans hold in a u32.
         let offset = offset as u32;
@@ -122,6 +123,12 @@ impl SourceFile {
         let start = start as usize;
         let end = self.line_starts.get(line).map_or(self.text.len(), |&end| end as usize);
         self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    /// The bytes of a 0-based line, its line end included.
+    pub(crate) fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.line_starts.get(i).map_or(self.text.len(), |&s| s as usize);
+        at(line)..at(line + 1)
     }
 
     pub fn line_count(&self) -> usize {

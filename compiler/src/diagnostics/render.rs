@@ -129,12 +129,14 @@ fn to_codespan(text: &str, map: Option<&[usize]>, diagnostic: &Diagnostic) -> cs
 /// columns and carets, and written out (`\x1b`) in the messages that quote
 /// it: a plan cannot drive the terminal of whoever compiles it (book: reference/policy.md).
 pub fn emit_human(out: &mut dyn WriteColor, file: &SourceFile, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    let escaped = picture_with_offsets(&file.text);
-    let (text, map) = match &escaped {
-        Some((text, map)) => (text.as_str(), Some(map.as_slice())),
-        None => (file.text.as_str(), None),
+    // With a control character, the source shown is a copy with pictures.
+    let (pictured, map) = match picture_with_offsets(&file.text) {
+        Some((text, map)) => (Some(SourceFile::new(file.name.as_str(), text)), Some(map)),
+        None => (None, None),
     };
-    let lines = Lines::new(file.name.as_str(), text);
+    let shown = pictured.as_ref().unwrap_or(file);
+    let (text, map) = (shown.text.as_str(), map.as_deref());
+    let lines = Lines::new(shown);
     let config = config();
     for diagnostic in diagnostics {
         let (view, shown) = lines.show(to_codespan(text, map, diagnostic));

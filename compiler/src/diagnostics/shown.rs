@@ -5,12 +5,13 @@
 //! caret line as long: 20,000 warnings in one string literal made
 //! `tissc check` write 1.2 GB for over a minute.
 
-use std::cell::Cell;
 use std::ops::Range;
 
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Error, Files};
 use tisslang::codec::decode_budget::thousands;
+
+use crate::source_file::SourceFile;
 
 /// The longest line shown whole, in bytes; a longer one is shown from a
 /// little before the place pointed at.
@@ -19,54 +20,38 @@ pub const SHOWN_LINE: usize = 160;
 /// How much of a long line is shown before the place pointed at.
 const BEFORE: usize = 60;
 
-/// One file's text with its line starts, made once for all its diagnostics.
+/// The file the diagnostics of one report are shown against: its lines
+/// and columns are [`SourceFile`]'s (columns counted on from the last one
+/// asked, so a long line is not rescanned per diagnostic).
 pub struct Lines<'a> {
-    name: &'a str,
-    text: &'a str,
-    starts: Vec<usize>,
-    /// The last column asked for: (line, byte, column). Diagnostics come in
-    /// order, so counting from there keeps columns on a long line linear.
-    last: Cell<(usize, usize, usize)>,
+    file: &'a SourceFile,
 }
 
 impl<'a> Lines<'a> {
-    pub fn new(name: &'a str, text: &'a str) -> Lines<'a> {
-        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1)).collect();
-        Lines { name, text, starts, last: Cell::new((0, 0, 1)) }
+    pub fn new(file: &'a SourceFile) -> Lines<'a> {
+        Lines { file }
     }
 
     fn index(&self, byte: usize) -> usize {
-        self.starts.partition_point(|&start| start <= byte).saturating_sub(1)
+        self.file.line_index(byte.min(self.file.text.len()))
     }
 
     fn whole(&self, line: usize) -> Range<usize> {
-        let start = self.starts.get(line).copied().unwrap_or(self.text.len());
-        let end = self.starts.get(line + 1).copied().unwrap_or(self.text.len());
-        start..end
+        self.file.line_range(line)
     }
 
     fn floor(&self, mut at: usize) -> usize {
-        at = at.min(self.text.len());
-        while !self.text.is_char_boundary(at) {
+        let text = &self.file.text;
+        at = at.min(text.len());
+        while !text.is_char_boundary(at) {
             at -= 1;
         }
         at
     }
 
-    /// The 1-based column of `byte` on `line`, in chars.
-    fn column(&self, line: usize, byte: usize) -> usize {
-        let start = self.whole(line).start;
-        let chars = |from: usize, to: usize| self.text[from..to].chars().count();
-        let (last_line, last_byte, last_column) = self.last.get();
-        let column = if last_line == line && last_byte <= byte {
-            last_column + chars(last_byte, byte)
-        } else if last_line == line && last_byte - byte < byte - start {
-            last_column - chars(byte, last_byte)
-        } else {
-            1 + chars(start, byte)
-        };
-        self.last.set((line, byte, column));
-        column
+    /// The 1-based column of `byte`, in chars.
+    fn column(&self, byte: usize) -> usize {
+        self.file.line_col(byte).column
     }
 
     /// `diagnostic` (ranges into the text) with the view that shows it: each
@@ -96,8 +81,8 @@ impl<'a> Lines<'a> {
             label.range = start..cut(label.range.end).max(start);
         }
         for (line, window) in &windows {
-            let from = self.column(*line, window.start);
-            let to = self.column(*line, window.end).saturating_sub(1).max(from);
+            let from = self.column(window.start);
+            let to = self.column(window.end).saturating_sub(1).max(from);
             diagnostic.notes.push(format!(
                 "note: line {} is {} bytes long; columns {} to {} are shown",
                 line + 1,
@@ -120,7 +105,7 @@ impl Lines<'_> {
         for label in &mut diagnostic.labels {
             let (first, last) = (self.index(label.range.start), self.index(label.range.end));
             if last - first > TALL {
-                let first_end = self.text[..self.whole(first).end].trim_end_matches(['\n', '\r']).len();
+                let first_end = self.file.text[..self.whole(first).end].trim_end_matches(['\n', '\r']).len();
                 ends.push(
                     cs::Label::secondary((), self.whole(last).start..label.range.end).with_message("to here"),
                 );
@@ -146,11 +131,11 @@ impl<'a> Files<'a> for View<'a> {
     type Source = &'a str;
 
     fn name(&'a self, (): ()) -> Result<&'a str, Error> {
-        Ok(self.lines.name)
+        Ok(&self.lines.file.name)
     }
 
     fn source(&'a self, (): ()) -> Result<&'a str, Error> {
-        Ok(self.lines.text)
+        Ok(&self.lines.file.text)
     }
 
     fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, Error> {
@@ -158,8 +143,9 @@ impl<'a> Files<'a> for View<'a> {
     }
 
     fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, Error> {
-        if line_index >= self.lines.starts.len() {
-            return Err(Error::LineTooLarge { given: line_index, max: self.lines.starts.len() - 1 });
+        let lines = self.lines.file.line_count();
+        if line_index >= lines {
+            return Err(Error::LineTooLarge { given: line_index, max: lines - 1 });
         }
         let whole = self.lines.whole(line_index);
         if whole.len() <= SHOWN_LINE {
@@ -173,7 +159,7 @@ impl<'a> Files<'a> for View<'a> {
         })
     }
 
-    fn column_number(&'a self, (): (), line_index: usize, byte_index: usize) -> Result<usize, Error> {
-        Ok(self.lines.column(line_index, byte_index))
+    fn column_number(&'a self, (): (), _line: usize, byte_index: usize) -> Result<usize, Error> {
+        Ok(self.lines.column(byte_index))
     }
 }
