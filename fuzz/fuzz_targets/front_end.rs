@@ -13,23 +13,8 @@ use tiss_compiler::KeepSource;
 use tiss_compiler::diagnostics::render;
 use tiss_compiler::syntax::ast_json_stream;
 
-/// The shell parser's panics are contained by the shell reader (the line is
-/// refused, book: reference/sandbox.md), so the fuzzer's hook, which aborts on any panic,
-/// passes over them.
-fn contain_parser_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let fuzzer_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !tiss_support::shell::parse::parsing() {
-                fuzzer_hook(info);
-            }
-        }));
-    });
-}
-
 fuzz_target!(|data: &[u8]| {
-    contain_parser_panics();
+    tisslang_fuzz::contain_parser_panics();
     let mut frontend = tiss_compiler::frontend_owned("fuzz.tiss", data.to_vec());
     render::human_to_string(&frontend.file, &frontend.diagnostics);
     for diagnostic in &frontend.diagnostics {

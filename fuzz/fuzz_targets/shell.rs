@@ -9,23 +9,8 @@
 use libfuzzer_sys::fuzz_target;
 use tiss_support::shell::{parse, programs};
 
-/// The shell parser's panics are contained by the reader (the line is
-/// refused), so the fuzzer's hook, which aborts on any panic, passes over
-/// them.
-fn contain_parser_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let fuzzer_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !parse::parsing() {
-                fuzzer_hook(info);
-            }
-        }));
-    });
-}
-
 fuzz_target!(|data: &[u8]| {
-    contain_parser_panics();
+    tisslang_fuzz::contain_parser_panics();
     let Ok(line) = std::str::from_utf8(data) else { return };
     let read = parse::simple_commands(line);
     let found = programs::programs(line);
