@@ -39,19 +39,25 @@ pub struct CommandRisk {
     pub pipe_to_shell: Option<&'static str>,
     pub installs: bool,
     pub push: bool,
+    /// Why the command cannot be read as shell syntax, when it cannot and
+    /// its text could name a program of the lists: what it runs is not
+    /// known (the shell runs a script's lines up to the one it cannot
+    /// parse, so `rm -rf ~` on the line before one still runs).
+    pub unreadable: Option<String>,
 }
 
-/// Reads `command` as the shell would find the programs it runs. A
-/// command that is not valid shell syntax runs nothing: no risk.
+/// Reads `command` as the shell would find the programs it runs.
 pub fn scan(command: &str) -> CommandRisk {
     let mut found = CommandRisk::default();
     // Reading the shell syntax costs thousands of instructions a command;
-    // most commands name no program of the lists, which their text shows.
+    // most commands name no program of the lists, which their text shows
+    // (nor can one the reader refuses run one).
     if !may_name_a_risk(command) {
         return found;
     }
-    for program in programs::programs(command).unwrap_or_default() {
-        program_risk(&program, &mut found);
+    match programs::programs(command) {
+        Ok(programs) => programs.iter().for_each(|program| program_risk(program, &mut found)),
+        Err(why) => found.unreadable = Some(why),
     }
     found
 }
@@ -217,6 +223,20 @@ mod tests {
             assert_eq!(scan(command), full, "{command}");
         }
         assert!(!may_name_a_risk("cc -O2 -o out0 src0.c"));
+    }
+
+    /// A line the reader cannot read may still run what it names: the
+    /// shell runs a script's lines up to the one it cannot parse.
+    #[test]
+    fn a_command_that_cannot_be_read_is_not_taken_as_without_risk() {
+        let hidden = risk("ls\nrm -rf ~\necho \"open");
+        assert!(hidden.unreadable.as_deref().is_some_and(|why| !why.is_empty()), "{hidden:?}");
+        let wrapped = format!("{}rm x", "nice ".repeat(40));
+        assert!(risk(&wrapped).unreadable.is_some(), "more wrappers than the reader follows");
+        assert_eq!(risk("rm -rf build").unreadable, None);
+        // Its text names no risky program, and no quote or expansion could
+        // make one: nothing to say.
+        assert_eq!(risk("ls (").unreadable, None);
     }
 
     #[test]

@@ -174,6 +174,9 @@ pub enum RiskKind {
     /// `… | sh`: a shell runs whatever the command before it printed.
     /// Subject: the shell's name.
     PipeToShell,
+    /// A command whose shell syntax cannot be read and whose text could
+    /// name a risky program: what it runs is not known. Subject: why.
+    UnreadableCommand,
 }
 
 impl RiskKind {
@@ -184,7 +187,8 @@ impl RiskKind {
             | RiskKind::DiskTool
             | RiskKind::RecursiveRm
             | RiskKind::ModelOutputInCommand
-            | RiskKind::PipeToShell => RiskLevel::High,
+            | RiskKind::PipeToShell
+            | RiskKind::UnreadableCommand => RiskLevel::High,
             RiskKind::DynamicCommand
             | RiskKind::InstallsPackages
             | RiskKind::GitPush

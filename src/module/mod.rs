@@ -292,6 +292,12 @@ impl Module {
             RiskKind::PipeToShell => {
                 format!("pipes into a shell (`| {}`), which runs whatever it is sent", name())
             }
+            RiskKind::UnreadableCommand => {
+                format!(
+                    "a command that cannot be read as shell syntax ({}), so what it runs is not known",
+                    name()
+                )
+            }
         }
     }
 

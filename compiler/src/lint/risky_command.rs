@@ -73,6 +73,9 @@ fn reasons(risk: &CommandRisk) -> Vec<String> {
     if let Some(shell) = risk.pipe_to_shell {
         out.push(format!("pipes into a shell (`| {shell}`), which runs whatever it is sent"));
     }
+    if let Some(why) = &risk.unreadable {
+        out.push(format!("cannot be read as shell syntax ({why}), so what it runs is not known"));
+    }
     out
 }
 

@@ -3,7 +3,8 @@
 //! linter).
 //!
 //! High: privilege (`sudo`), network tools, recursive `rm`, disk-level tools,
-//! a pipe into a shell, and language-model output interpolated into a
+//! a pipe into a shell, a command the shell reader cannot read whose text
+//! could name one of those, and language-model output interpolated into a
 //! command (not a typed answer's part without a STRING in it: a validated
 //! INT, BOOL or enum value is clean, book: reference/types.md). Medium: `chmod 777`, commands
 //! built at run time, package installs and pushes, recursive DELETE, paths
@@ -65,6 +66,9 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         }
         if found.world_writable {
             add(RiskKind::WorldWritable, NONE, line);
+        }
+        if let Some(why) = &found.unreadable {
+            add(RiskKind::UnreadableCommand, tables.string(why), line);
         }
         for (name, fields) in interpolated_paths(tables.text_of(command.text)) {
             let Some(index) = tables.existing_string(name) else { continue };

@@ -98,6 +98,8 @@ fn w0004_risky_command() {
         "dd if=/dev/zero of=disk.img",
         "make && sudo -u ci wget -q x",
         "echo $(nohup curl x)",
+        // Unreadable (an open quote): the shell runs the first two lines.
+        "ls\\nrm -rf ~\\necho \\\"open",
     ];
     let near_misses = [
         "make curl-test",
@@ -118,11 +120,14 @@ fn w0004_risky_command() {
             .collect();
         plan(&format!("STEP \"s\" {{\n{runs}}}\n"))
     };
-    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16, 18, 20]);
+    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16, 18, 20, 22]);
     assert_eq!(found(&step(&near_misses), "W0004"), Vec::<u64>::new());
     let (_, d) = lint_json(&step(&["curl -fsSL https://x.sh | sh"]), &[]);
     let message = d[0]["message"].as_str().unwrap();
     assert!(message.contains("`curl`") && message.contains("`| sh`"), "{message}");
+    let (_, d) = lint_json(&step(&[commands[8]]), &[]);
+    let message = d[0]["message"].as_str().unwrap();
+    assert!(message.contains("cannot be read as shell syntax ("), "{message}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! What a run tells: reports (JSON, text, JUnit, HTML), colour, failures, logs, step ends.
+//! What a run tells: reports (JSON, text, JUnit, HTML), colour, failures, logs, step ends; what `tissvm inspect` tells before it.
 //!
 //! One test binary per concern (linked once, not once per file); each
 //! file is a module of it.
@@ -9,6 +9,7 @@ mod browser;
 mod common;
 
 mod event_schema;
+mod inspect_risk;
 mod report_color;
 mod report_failures;
 mod report_html;

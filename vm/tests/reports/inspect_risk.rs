@@ -1,0 +1,157 @@
+//! `tissvm inspect` through the real binary: the manifest's commands, paths
+//! and risk, text and JSON, and the risk levels, read as `tissc lint` reads
+//! commands (book: reference/policy.md, "Risk levels").
+
+use crate::common::Fixture;
+
+const RISKY: &str = r#"TASK "Fetch and install"
+SET_BUDGET RUN_COUNT = 5
+STEP "download" {
+    RUN "curl -fsSL https://example.com/install.sh -o install.sh" TIMEOUT 30s
+    READ "install.sh" AS script
+    WRITE "backup/install.sh" FROM script
+    RUN "sh install.sh" IN "backup"
+    DELETE "backup" RECURSIVE
+}
+"#;
+
+#[test]
+fn inspect_text_lists_commands_paths_and_risk() {
+    let fx = Fixture::new();
+    let plan = fx.write_plan(RISKY);
+    let run = fx.tissvm(&["inspect", &plan]);
+    run.expect(0);
+    let out = &run.stdout;
+    assert!(out.contains("task: Fetch and install"), "{out}");
+    assert!(out.lines().any(|l| l == "risk: high"), "{out}");
+    assert!(out.contains("curl"), "{out}");
+    for expected in [
+        "curl -fsSL https://example.com/install.sh -o install.sh",
+        "sh install.sh",
+        "install.sh",
+        "backup/install.sh",
+        "backup",
+        "RUN_COUNT = 5",
+        "download",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?}:\n{out}");
+    }
+    // Inspecting runs nothing.
+    assert!(std::fs::read_dir(fx.ws()).unwrap().next().is_none());
+}
+
+#[test]
+fn inspect_json_lists_commands_paths_and_risk() {
+    let fx = Fixture::new();
+    let plan = fx.write_plan(RISKY);
+    let run = fx.tissvm(&["inspect", "--output-format", "json", &plan]);
+    run.expect(0);
+    let manifest = run.json();
+    assert_eq!(manifest["task"], "Fetch and install");
+    assert!(manifest["hash"].as_str().is_some_and(|h| h.len() >= 32), "{manifest:#}");
+    let commands: Vec<&str> =
+        manifest["commands"].as_array().unwrap().iter().map(|c| c["command"].as_str().unwrap()).collect();
+    assert_eq!(commands, ["curl -fsSL https://example.com/install.sh -o install.sh", "sh install.sh"]);
+    assert_eq!(manifest["commands"][0]["timeout_ms"], 30_000);
+    assert_eq!(manifest["commands"][1]["dir"], "backup");
+    let paths: Vec<(&str, &str)> = manifest["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap(), p["access"].as_str().unwrap()))
+        .collect();
+    for expected in [("install.sh", "read"), ("backup/install.sh", "write"), ("backup", "delete_recursive")] {
+        assert!(paths.contains(&expected), "missing {expected:?} in {paths:?}");
+    }
+    assert_eq!(manifest["risk"]["level"], "high");
+    let reasons = manifest["risk"]["reasons"].as_array().unwrap();
+    assert!(reasons.iter().any(|r| r["level"] == "high" && r["reason"].as_str().unwrap().contains("curl")));
+    assert_eq!(manifest["budgets"][0]["dimension"], "RUN_COUNT");
+    assert_eq!(manifest["budgets"][0]["value"], 5);
+}
+
+#[test]
+fn inspect_risk_levels() {
+    let fx = Fixture::new();
+    let risk = |plan: &str| {
+        let path = fx.write_plan(plan);
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
+        run.expect(0);
+        run.json()["risk"]["level"].as_str().unwrap().to_string()
+    };
+    let step = |body: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    {body}\n}}\n");
+    assert_eq!(risk(&step("RUN \"echo hello\"")), "low");
+    assert_eq!(risk(&step("WRITE \"a.txt\" FROM \"x\"")), "low");
+    assert_eq!(risk(&step("RUN \"curl https://example.com\"")), "high");
+    assert_eq!(risk(&step("RUN \"echo x | /usr/bin/wget -qO- https://example.com\"")), "high");
+    assert_eq!(risk(&step("RUN \"sudo make install\"")), "high");
+    assert_eq!(risk(&step("RUN \"rm -rf build\"")), "high");
+    assert_eq!(risk(&step("DELETE \"build\" RECURSIVE")), "medium");
+    assert_eq!(risk(&step("VAR c = \"ls\"\n    RUN \"${c}\"")), "medium");
+    assert_eq!(risk(&step("PROMPT_AGENT \"hi\" INTO a\n    RUN \"echo ${a}\"")), "high");
+    assert_eq!(risk(&step("RUN \"echo curl wget\"")), "low", "words that are no program");
+}
+
+/// inspect rates what W0004 warns about (`tissc_lint.rs` has the same two
+/// commands), from the same reading of the command (`command_risk`):
+/// `chmod 777` and a pipe into a shell.
+#[test]
+fn inspect_and_lint_agree_on_chmod_777_and_pipes_into_a_shell() {
+    let fx = Fixture::new();
+    for (command, level, reason) in [
+        ("chmod -R 777 site", "medium", "makes files writable by every user (chmod 777)"),
+        ("cat get.sh | bash", "high", "pipes into a shell (`| bash`), which runs whatever it is sent"),
+    ] {
+        let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
+        run.expect(0);
+        let report = run.json();
+        assert_eq!(report["risk"]["level"], level, "{command}: {report}");
+        let reasons: Vec<&str> = report["risk"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["reason"].as_str())
+            .collect();
+        assert_eq!(reasons, [reason], "{command}: {report}");
+    }
+}
+
+/// A command the shell reader cannot read is not taken to run nothing: the
+/// shell runs the lines before the one it cannot parse, here `rm -rf ~`.
+/// inspect rates it high and says why; W0004 warns (`tissc_lint.rs`).
+#[test]
+fn inspect_rates_a_command_it_cannot_read_high() {
+    let fx = Fixture::new();
+    let path = fx.write_plan("TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls\\nrm -rf ~\\necho \\\"open\"\n}\n");
+    let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
+    run.expect(0);
+    let report = run.json();
+    assert_eq!(report["risk"]["level"], "high", "{report}");
+    let reasons = report["risk"]["reasons"].as_array().unwrap();
+    assert!(
+        reasons.iter().any(|r| r["reason"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("a command that cannot be read as shell syntax (")
+                && t.ends_with("), so what it runs is not known"))),
+        "{report}"
+    );
+    let human = fx.tissvm(&["inspect", &path]);
+    human.expect(0);
+    assert!(human.stdout.contains("cannot be read as shell syntax"), "{}", human.stdout);
+}
+
+/// Every effect a plan can have is visible statically (book: reference/policy.md): the
+/// shell removes quotes, so `c''url` and `c\url` run curl.
+#[test]
+fn inspect_sees_through_shell_quoting() {
+    let fx = Fixture::new();
+    for command in
+        ["c''url https://example.com", "c\\\\url https://example.com", "\\\"curl\\\" https://example.com"]
+    {
+        let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
+        let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);
+        run.expect(0);
+        assert_eq!(run.json()["risk"]["level"], "high", "{command}");
+    }
+}
