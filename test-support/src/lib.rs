@@ -3,7 +3,8 @@
 //! did ([`Run`], or [`stdout`] and [`stderr`] of an `Output`), and temporary
 //! workspaces ([`workspace`], [`listing`]); the book's command-line reference
 //! of a binary held to its definition ([`cli_reference`]); a binary's hot
-//! functions linked first ([`hot_text`]); and the servers the
+//! functions linked first ([`hot_text`]); a binary's peak memory and time
+//! as the kernel counts them for it alone ([`measured`]); and the servers the
 //! provider tests talk to: a scripted HTTP server on loopback ([`loopback`])
 //! and a real llama.cpp server ([`llm_server`]).
 //!
@@ -17,6 +18,7 @@ pub mod docs;
 pub mod hot_text;
 pub mod llm_server;
 pub mod loopback;
+pub mod measured;
 pub mod skip;
 
 use std::io::Write;

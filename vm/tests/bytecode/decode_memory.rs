@@ -15,9 +15,10 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use crate::resealed::{harmless_plan, host, snapshot_of, tbc_of};
+use tiss_test_support::measured;
 use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{LogRecord, Machine, Outcome};
@@ -29,10 +30,9 @@ fn reseal(header: &[u8], payload: &[u8]) -> Vec<u8> {
     file
 }
 
-pub(crate) const MIB: u64 = 1 << 20;
+pub(crate) use tiss_test_support::measured::MIB;
 
-/// What a `tissvm` child did: its exit status (-1 if killed: still running
-/// after [`DEADLINE_MS`]), its stderr, its peak RSS in bytes, its wall time.
+/// What a `tissvm` child did, and its stderr.
 pub(crate) struct Measured {
     pub code: i32,
     pub stderr: String,
@@ -41,20 +41,11 @@ pub(crate) struct Measured {
 }
 
 /// How long a measured `tissvm` may run before it is killed.
-const DEADLINE_MS: u64 = 30_000;
+const DEADLINE: Duration = Duration::from_secs(30);
 
-/// Where [`measuring_parent`] finds its command: the arguments of `tissvm`,
-/// separated by this variable's separator, and the directory it runs in.
-const ARGS: &str = "TISS_DECODE_MEMORY_ARGS";
-const DIR: &str = "TISS_DECODE_MEMORY_DIR";
-const SEPARATOR: char = '\u{1f}';
-
-/// Runs `tissvm ARGS` in `dir` and measures its peak RSS. A process's peak
-/// starts at what the process that started it held (Linux counts the
-/// parent's memory at `exec`), and this test process holds the hostile
-/// files: so `tissvm` is started from a fresh, small process — this test
-/// binary running [`measuring_parent`] alone — which reaps it with `wait4`
-/// and prints its exit status and peak.
+/// Runs `tissvm ARGS` in `dir` and measures its peak RSS
+/// (`tiss_test_support::measured`: from a small process, this binary
+/// running [`measuring_parent`] alone).
 pub(crate) fn tissvm(dir: &Path, args: &[&str]) -> Measured {
     // The test's name as the harness knows it: its path below the binary's root.
     let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
@@ -63,67 +54,19 @@ pub(crate) fn tissvm(dir: &Path, args: &[&str]) -> Measured {
     } else {
         format!("{module}::measuring_parent")
     };
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &name, "--nocapture", "--test-threads", "1"])
-        .env(ARGS, args.join(&SEPARATOR.to_string()))
-        .env(DIR, dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the measuring parent");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find_map(|l| Some(l.split_once("measured: ")?.1))
-        .unwrap_or_else(|| panic!("no measurement:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    let mut parts = line.split(' ').map(|n| n.parse::<i64>().unwrap());
-    let (code, peak, elapsed_ms) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+    let run = measured::measure(&name, &tiss_test_support::binary("tissvm"), dir, args, DEADLINE);
     Measured {
-        code: code as i32,
+        code: run.code,
         stderr: std::fs::read_to_string(dir.join("stderr")).unwrap(),
-        peak: peak as u64,
-        elapsed_ms: elapsed_ms as u64,
+        peak: run.peak,
+        elapsed_ms: run.elapsed_ms,
     }
 }
 
-/// Not a test of its own: when [`tissvm`] runs this binary with `ARGS`
-/// set, this starts `tissvm` with them and reports what `wait4` says of
-/// that child alone. Otherwise it does nothing.
+/// Not a test of its own: the small process [`tissvm`] measures from.
 #[test]
 fn measuring_parent() {
-    let (Ok(args), Ok(dir)) = (std::env::var(ARGS), std::env::var(DIR)) else { return };
-    let dir = Path::new(&dir);
-    // Reaped below by wait4, which std's `wait` cannot stand in for.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_tissvm"))
-        .args(args.split(SEPARATOR))
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(File::create(dir.join("stderr")).unwrap())
-        .spawn()
-        .expect("run tissvm");
-    let pid = child.id() as libc::pid_t;
-    let started = std::time::Instant::now();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: `pid` is our child, not yet reaped (`child` is never waited on).
-        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        assert!(reaped >= 0, "wait4: {}", std::io::Error::last_os_error());
-        if reaped == pid {
-            break;
-        }
-        if started.elapsed().as_millis() as u64 > DEADLINE_MS {
-            // SAFETY: our child, not yet reaped: the pid is still its own.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let elapsed = started.elapsed().as_millis();
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-    // ru_maxrss is in KiB on Linux.
-    println!("measured: {code} {} {elapsed}", usage.ru_maxrss as u64 * 1024);
+    measured::measuring_parent();
 }
 
 /// Asserts the run was refused in words with exit 2 saying `says`, its
