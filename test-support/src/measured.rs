@@ -37,12 +37,17 @@ const DEADLINE: &str = "TISS_MEASURED_DEADLINE_MS";
 const SEPARATOR: char = '\u{1f}';
 
 /// Runs `binary ARGS` in `dir` and measures it, from this test binary run
-/// again with only the test `parent` (its path as the harness names it,
-/// e.g. `decode_memory::measuring_parent`), which must call
-/// [`measuring_parent`]. Killed when it runs past `deadline`.
-pub fn measure(parent: &str, binary: &Path, dir: &Path, args: &[&str], deadline: Duration) -> Measured {
+/// again with only the test `measuring_parent` of the caller's module
+/// (`module`: its `module_path!()`), which must call [`measuring_parent`].
+/// Killed when it runs past `deadline`.
+pub fn measure(module: &str, binary: &Path, dir: &Path, args: &[&str], deadline: Duration) -> Measured {
+    // The test's name as the harness knows it: its path below the crate's root.
+    let parent = match module.split_once("::") {
+        Some((_, below)) => format!("{below}::measuring_parent"),
+        None => "measuring_parent".to_string(),
+    };
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", parent, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &parent, "--nocapture", "--test-threads", "1"])
         .env(BINARY, binary)
         .env(ARGS, args.join(&SEPARATOR.to_string()))
         .env(DIR, dir)

@@ -27,10 +27,8 @@ struct Outcome {
 fn tissc(plan: &str, command: &str) -> Outcome {
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::write(dir.path().join("plan.tiss"), plan).expect("write the plan");
-    let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
-    let parent = format!("{module}::measuring_parent");
     let run = measured::measure(
-        &parent,
+        module_path!(),
         &tiss_test_support::binary("tissc"),
         dir.path(),
         &[command, "plan.tiss"],

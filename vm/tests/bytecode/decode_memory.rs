@@ -47,14 +47,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 /// (`tiss_test_support::measured`: from a small process, this binary
 /// running [`measuring_parent`] alone).
 pub(crate) fn tissvm(dir: &Path, args: &[&str]) -> Measured {
-    // The test's name as the harness knows it: its path below the binary's root.
-    let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
-    let name = if module.is_empty() {
-        "measuring_parent".to_string()
-    } else {
-        format!("{module}::measuring_parent")
-    };
-    let run = measured::measure(&name, &tiss_test_support::binary("tissvm"), dir, args, DEADLINE);
+    let run = measured::measure(module_path!(), &tiss_test_support::binary("tissvm"), dir, args, DEADLINE);
     Measured {
         code: run.code,
         stderr: std::fs::read_to_string(dir.join("stderr")).unwrap(),
