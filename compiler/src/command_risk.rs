@@ -146,6 +146,9 @@ mod tests {
         assert!(risk("rm -rf build").recursive_rm);
         assert!(!risk("rm build.o").recursive_rm);
         assert_eq!(risk("echo curl-like").network, None);
+        // A path that expands names the program its written-out last part names.
+        assert_eq!(risk("\"$HOME/bin/curl\" -s x").network, Some("curl"));
+        assert!(risk("~/bin/rm -rf build").recursive_rm);
     }
 
     #[test]

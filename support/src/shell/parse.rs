@@ -400,6 +400,43 @@ impl Reader {
     }
 }
 
+/// The program a word that expands still names, as a path's last part
+/// names it (`/usr/bin/tool` is `tool`): `"$HOME/bin/tool"` and
+/// `~/bin/tool` name `tool`. `None` when the name itself is not known
+/// before running: an expansion after the last `/` (`"$DIR/$TOOL"`), no `/`
+/// after the last one (`$CMD`, `${X:-rm}`), or an unquoted expansion or
+/// glob anywhere, whose result the shell splits into words or matches
+/// against files (`$X/rm` runs `sudo` when `X` is `"sudo "`).
+pub fn named_by_path(written: &str) -> Option<String> {
+    let pieces = word::parse(written, &options()).ok()?;
+    let mut tail = String::new();
+    for piece in &pieces {
+        match &piece.piece {
+            WordPiece::Text(text) if !text.contains(['*', '?', '[']) => tail.push_str(text),
+            WordPiece::SingleQuotedText(text) => tail.push_str(text),
+            WordPiece::EscapeSequence(escaped) => {
+                tail.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
+            }
+            WordPiece::TildeExpansion(_) => tail.clear(),
+            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                for piece in inner {
+                    match &piece.piece {
+                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => tail.push_str(text),
+                        WordPiece::EscapeSequence(escaped) => {
+                            tail.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
+                        }
+                        // Quoted, an expansion is one word: what follows it still names.
+                        _ => tail.clear(),
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    let (_, name) = tail.rsplit_once('/')?;
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 /// Appends the text of `pieces` once quotes and escapes are removed;
 /// false if an unquoted glob character would make the shell expand it.
 fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) -> bool {

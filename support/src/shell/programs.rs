@@ -3,8 +3,10 @@
 //! last part names (`/bin/rm` is `rm`), looked through the wrappers that
 //! run another command after their own options (`sudo -u x`, `env A=1`,
 //! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'` and
-//! `find -exec … ;` read as the commands they run. A program whose name only
-//! running it would tell (`$CMD`, `eval …`, `sh -c "$x"`) has no name.
+//! `find -exec … ;` read as the commands they run. A path that expands
+//! names the program its last part names when that part is written out
+//! (`"$HOME/bin/tool"` is `tool`); a program whose name only running it
+//! would tell (`$CMD`, `$DIR/$TOOL`, `eval …`, `sh -c "$x"`) has no name.
 //!
 //! The command policy (book: reference/policy.md) and the risky-command list read commands
 //! here, so they never disagree about what a command runs.
@@ -99,10 +101,11 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     let mut wrappers = Vec::new();
     loop {
         let Some(first) = words.first() else { return Ok(()) };
-        let Some(name) = first.literal().map(program_name) else {
+        let Some(name) = name_of(first) else {
             found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
             return Ok(());
         };
+        let name = name.as_str();
         if name == "eval" {
             found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
             return Ok(());
@@ -139,7 +142,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
         }
         words = &words[at.min(words.len())..];
     }
-    let name = program_name(words[0].literal().unwrap_or_default()).to_string();
+    let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];
     if (SHELLS.contains(&name.as_str()) || name == "su")
         && let Some(c) = args.iter().position(|a| a.literal() == Some("-c"))
@@ -206,6 +209,15 @@ fn find_exec(
         rest = &inner[end..];
     }
     Ok(())
+}
+
+/// The name of the program `word` runs: a literal's last part, or what a
+/// word that expands still names by its path ([`parse::named_by_path`]).
+fn name_of(word: &Word) -> Option<String> {
+    match word {
+        Word::Literal(text) => Some(program_name(text).to_string()),
+        Word::Expands(written) => parse::named_by_path(written),
+    }
 }
 
 /// A program's name from the word that names it: `/usr/bin/curl` is `curl`.

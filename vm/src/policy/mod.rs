@@ -200,6 +200,15 @@ impl Policy {
                  shown to run nothing that {origin} [commands] deny names"
             ));
         }
+        // Nor may a program whose name only running it would tell (`CMD=rm;
+        // $CMD x`): it cannot be shown not to be one the list names.
+        if let (Some(unnamed), false) = (unnamed(found), self.deny.is_empty()) {
+            return Verdict::Deny(format!(
+                "`{command}` is denied: {}, so it cannot be shown not to be one that {origin} [commands] \
+                 deny names (name the program in the command itself)",
+                runs_unnamed(unnamed)
+            ));
+        }
         let approve = self.first_form(&self.approve, command, found);
         if let Some(allow) = &self.allow {
             let refused = match &read {
@@ -234,6 +243,12 @@ impl Policy {
             return Verdict::Approve(format!(
                 "it cannot be read as shell syntax ({why}), so it cannot be shown to run nothing that \
                  {origin} [commands] approve names"
+            ));
+        }
+        if let (Some(unnamed), false) = (unnamed(found), self.approve.is_empty()) {
+            return Verdict::Approve(format!(
+                "{}, so it cannot be shown not to be one that {origin} [commands] approve names",
+                runs_unnamed(unnamed)
             ));
         }
         if tainted {
@@ -281,15 +296,25 @@ impl Policy {
     }
 }
 
+/// The first program of `found` whose name only running it would tell.
+fn unnamed(found: &[Program]) -> Option<&Program> {
+    found.iter().find(|program| program.name.is_none())
+}
+
+/// What is said of a program without a name.
+fn runs_unnamed(program: &Program) -> String {
+    format!(
+        "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`)",
+        program.text()
+    )
+}
+
 /// Why `program` is not allowed, if it is not, and a hint.
 fn not_allowed(allow: &GlobSet, program: &Program) -> Option<(String, String)> {
     let text = program.text();
     if program.name.is_none() {
         return Some((
-            format!(
-                "`{text}` runs a program only running it would tell (a parameter, a substitution, \
-                 `eval`), so it matches no pattern"
-            ),
+            format!("{}, so it matches no pattern", runs_unnamed(program)),
             " (name the program in the command itself)".to_string(),
         ));
     }
@@ -532,7 +557,31 @@ mod tests {
         // An approve pattern that matches it asks instead.
         let asks = policy(Some(&["ls *"]), &[], &["$CMD *"], TaintRun::Allow);
         assert!(matches!(asks.decide("$CMD x", false), Verdict::Approve(_)));
-        // Without an allow list, nothing needs resolving.
-        assert_eq!(policy(None, &["rm *"], &[], TaintRun::Allow).decide("$CMD x", false), Verdict::Run);
+        // Without an allow, deny or approve list, nothing needs resolving.
+        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide("$CMD x", false), Verdict::Run);
+    }
+
+    #[test]
+    fn a_program_without_a_name_passes_no_deny_or_approve_list() {
+        let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
+        let approve = policy(None, &[], &["rm *"], TaintRun::Allow);
+        for hidden in ["CMD=rm; $CMD x", "$(echo rm) x", "eval 'rm x'", "sh -c \"$LINE\"", "ls && $X/rm x"] {
+            match deny.decide(hidden, false) {
+                Verdict::Deny(m) => {
+                    assert!(m.contains("only running it would tell") && m.contains("[commands] deny"), "{m}")
+                }
+                other => panic!("{hidden}: {other:?}"),
+            }
+            match approve.decide(hidden, false) {
+                Verdict::Approve(m) => assert!(m.contains("[commands] approve names"), "{m}"),
+                other => panic!("{hidden}: {other:?}"),
+            }
+        }
+        // A path that expands still names its program: judged by that name.
+        assert_eq!(deny.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
+        assert!(matches!(deny.decide("\"$HOME/bin/rm\" x", false), Verdict::Deny(_)));
+        let tool = policy(Some(&["tool *"]), &[], &[], TaintRun::Allow);
+        assert_eq!(tool.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
+        assert_eq!(deny.decide("ls x", false), Verdict::Run);
     }
 }

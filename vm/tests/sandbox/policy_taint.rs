@@ -82,6 +82,12 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("true; rm victim", deny_rm.as_str()),
         (" rm victim", deny_rm.as_str()),
         ("sh -c 'rm victim'", deny_rm.as_str()),
+        // A program only running would name cannot be shown not to be `rm`.
+        ("CMD=rm; $CMD victim", deny_rm.as_str()),
+        ("$(echo rm) victim", deny_rm.as_str()),
+        ("eval 'rm victim'", deny_rm.as_str()),
+        // A path that expands still names its program by its last part.
+        ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {
         std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
         let plan = format!(
@@ -95,6 +101,11 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
         assert!(fx.ws().join("victim").exists(), "{command}: the hidden rm ran");
     }
+    // A program a path that expands names, and not `rm`, runs.
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls .\"\n    RUN \"\\\"$(dirname \\\"$(command -v ls)\\\")/ls\\\" .\"\n}\n";
+    let run = fx.run_json(plan, &["--policy", &deny_rm, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.json()["cost"]["run_count"], 2);
 }
 
 #[test]

@@ -65,6 +65,24 @@ fn what_only_running_it_tells_has_no_name() {
     assert_eq!(names("sudo $(which rm) x"), [Some("which".to_string()), None]);
     assert_eq!(names("/bin/r? x"), [None]);
     assert_eq!(texts("$CMD x"), ["$CMD x"]);
+    // A path that expands names the program its written-out last part names.
+    for (line, name) in [
+        ("\"$HOME/bin/tool\" x", "tool"),
+        ("\"${HOME}\"/bin/tool x", "tool"),
+        ("~/bin/tool x", "tool"),
+        ("\"$(dirname $0)/rm\" -rf x", "rm"),
+        ("\"$D/\"'r'm x", "rm"),
+    ] {
+        assert_eq!(names(line).last(), Some(&Some(name.to_string())), "{line}");
+    }
+    assert_eq!(texts("\"$HOME/bin/tool\" x"), ["tool x"]);
+    // A wrapper so named is looked through.
+    assert_eq!(names("\"$BIN/sudo\" rm x"), [Some("rm".to_string())]);
+    // Not when the name itself, or an unquoted expansion the shell may split
+    // into several words, is not known before running.
+    for line in ["\"$DIR/$TOOL\" x", "$X/rm x", "\"$X\"/r* x", "\"${X:-/bin/rm}\" x", "\"$DIR/\" x", "~ x"] {
+        assert_eq!(names(line), [None], "{line}");
+    }
 }
 
 #[test]
