@@ -292,12 +292,16 @@ impl Reader {
 
     fn simple(&mut self, simple: &ast::SimpleCommand, piped: bool, depth: usize) -> Result<(), String> {
         let mut words = Vec::new();
-        let items = simple.prefix.iter().flat_map(|p| &p.0);
-        let items = items.chain(simple.suffix.iter().flat_map(|s| &s.0));
+        let prefix = simple.prefix.iter().flat_map(|p| &p.0).map(|item| (item, true));
+        let items = prefix.chain(simple.suffix.iter().flat_map(|s| &s.0).map(|item| (item, false)));
         let mut redirects = Vec::new();
-        for item in items {
+        for (item, before) in items {
             match item {
                 CommandPrefixOrSuffixItem::Word(word) => words.push(self.word(word, depth)?),
+                // After the name (`alias r=rm`, `export A=1`) it is an argument.
+                CommandPrefixOrSuffixItem::AssignmentWord(_, word) if !before => {
+                    words.push(self.word(word, depth)?)
+                }
                 CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     // `A=$(cmd) prog`: the value runs, the assignment is no word.
                     let value = word.value.split_once('=').map_or("", |(_, v)| v);

@@ -5,8 +5,9 @@
 //! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'` and
 //! `find -exec … ;` read as the commands they run. A path that expands
 //! names the program its last part names when that part is written out
-//! (`"$HOME/bin/tool"` is `tool`); a program whose name only running it
-//! would tell (`$CMD`, `$DIR/$TOOL`, `eval …`, `sh -c "$x"`) has no name.
+//! (`"$HOME/bin/tool"` is `tool`); `trap 'LINE' EXIT` runs LINE. A program
+//! whose name only running it would tell (`$CMD`, `$DIR/$TOOL`, `eval …`,
+//! `sh -c "$x"`, a line that defines an alias) has no name.
 //!
 //! The command policy (book: reference/policy.md) and the risky-command list read commands
 //! here, so they never disagree about what a command runs.
@@ -153,8 +154,44 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
     }
+    if name == "trap" {
+        let trap = through(&wrappers, vec![joined(words)])?;
+        trap_action(args, &trap, simple.piped, found, depth)?;
+    }
+    // An alias defined here changes what a later word runs (dash expands
+    // it on the lines after `alias r=rm`): only running the line tells.
+    if name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))) {
+        found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
+        return Ok(());
+    }
     found.push(Program { name: Some(name), args: args.to_vec(), wrappers, piped: simple.piped });
     Ok(())
+}
+
+/// `trap ACTION CONDITION…`: the shell runs ACTION, a command line, when a
+/// condition comes (`trap 'rm x' EXIT`), so it is read as `sh -c` reads
+/// its line. `-` and a number (conditions reset), an empty action (ignored),
+/// an option (`-p`, `-l`) and a single operand run nothing.
+fn trap_action(
+    args: &[Word],
+    wrappers: &[Arc<str>],
+    piped: bool,
+    found: &mut Vec<Program>,
+    depth: usize,
+) -> Result<(), String> {
+    let args = match args.first().and_then(Word::literal) {
+        Some("--") => &args[1..],
+        _ => args,
+    };
+    if args.len() < 2 {
+        return Ok(());
+    }
+    if let Some(text) = args[0].literal()
+        && (text.is_empty() || text.starts_with('-') || text.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Ok(());
+    }
+    nested(args.first(), wrappers, piped, found, depth)
 }
 
 /// The command line of `sh -c LINE` or `env -S LINE`: read when it is a

@@ -304,7 +304,7 @@ fn unnamed(found: &[Program]) -> Option<&Program> {
 /// What is said of a program without a name.
 fn runs_unnamed(program: &Program) -> String {
     format!(
-        "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`)",
+        "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`, an alias)",
         program.text()
     )
 }

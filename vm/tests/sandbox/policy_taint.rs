@@ -86,13 +86,16 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("CMD=rm; $CMD victim", deny_rm.as_str()),
         ("$(echo rm) victim", deny_rm.as_str()),
         ("eval 'rm victim'", deny_rm.as_str()),
+        // The shell runs a trap's action, and an alias on the lines after it.
+        ("trap 'rm victim' EXIT; ls .", deny_rm.as_str()),
+        ("alias r=rm\nr victim", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {
         std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
         let plan = format!(
             "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
-            command.replace('\\', "\\\\").replace('"', "\\\"")
+            command.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
         );
         let run = fx.run_json(&plan, &["--policy", policy, "--sandbox-profile", "none"]);
         let (kind, message) = failure(&run);

@@ -122,3 +122,23 @@ fn a_long_line_is_read_in_memory_linear_in_it() {
     let within = format!("{}sh -c '{}rm x'", "sudo ".repeat(20), "env ".repeat(11));
     assert_eq!(programs(&within).unwrap()[0].wrappers.len(), MAX_WRAPPERS);
 }
+
+#[test]
+fn a_trap_runs_its_action_and_an_alias_hides_what_runs() {
+    let some = |names: &[&str]| names.iter().map(|n| Some(n.to_string())).collect::<Vec<_>>();
+    // dash runs `rm x` when the shell exits: read where the trap is set.
+    assert_eq!(names("trap 'rm x' EXIT; echo hi"), some(&["rm", "trap", "echo"]));
+    assert_eq!(names("trap -- 'sudo rm x; ls' INT TERM"), some(&["rm", "ls", "trap"]));
+    assert_eq!(wrappers(&programs("trap 'rm x' EXIT").unwrap()[0]), ["trap rm x EXIT"]);
+    assert_eq!(names("trap \"$ON_EXIT\" EXIT")[0], None);
+    for nothing_runs in ["trap - EXIT", "trap '' INT", "trap 0 2", "trap -p", "trap EXIT", "trap"] {
+        assert_eq!(names(nothing_runs), some(&["trap"]), "{nothing_runs}");
+    }
+    // `alias r=rm` then `r x` on a later line runs `rm x`.
+    assert_eq!(names("alias r=rm\nr x"), [None, Some("r".to_string())]);
+    assert_eq!(names("alias \"$A\""), [None]);
+    assert_eq!(names("alias; alias ll"), some(&["alias", "alias"]));
+    // An assignment after a program's name is one of its arguments.
+    assert_eq!(texts("export A=1 B"), ["export A=1 B"]);
+    assert_eq!(texts("A=1 ls"), ["ls"]);
+}
