@@ -12,7 +12,7 @@ use tiss_support::shell::programs::{self, Program, SHELLS};
 pub const NETWORK_TOOLS: &[&str] =
     &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
 pub const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
-const PRIVILEGE: &[&str] = &["sudo", "su", "doas"];
+const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser"];
 const INSTALLERS: &[(&str, &str)] = &[
     ("pip", "install"),
     ("pip3", "install"),

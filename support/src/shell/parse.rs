@@ -8,7 +8,8 @@
 //! Each word is its text after quote removal when nothing in it expands
 //! ([`Word::Literal`]), or as written when something does ([`Word::Expands`]:
 //! a parameter, a substitution, arithmetic, a tilde, an unquoted glob
-//! character); only what running the command would tell is left unknown.
+//! character or braces bash would expand); only what running the command
+//! would tell is left unknown.
 
 use brush_parser::ast::{
     self, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoRedirect,
@@ -358,7 +359,9 @@ impl Reader {
         let pieces =
             word::parse(&word.value, &self.options).map_err(|e| format!("not valid shell syntax: {e}"))?;
         let mut literal = String::new();
-        let expands = self.pieces(&word.value, &pieces, depth)? || !literal_text(&pieces, &mut literal);
+        let expands = self.pieces(&word.value, &pieces, depth)?
+            || braces(&pieces)
+            || !literal_text(&pieces, &mut literal);
         Ok(if expands { Word::Expands(word.value.clone()) } else { Word::Literal(literal) })
     }
 
@@ -413,6 +416,9 @@ impl Reader {
 /// against files (`$X/rm` runs `sudo` when `X` is `"sudo "`).
 pub fn named_by_path(written: &str) -> Option<String> {
     let pieces = word::parse(written, &options()).ok()?;
+    if braces(&pieces) {
+        return None;
+    }
     let mut tail = String::new();
     for piece in &pieces {
         match &piece.piece {
@@ -439,6 +445,22 @@ pub fn named_by_path(written: &str) -> Option<String> {
     }
     let (_, name) = tail.rsplit_once('/')?;
     (!name.is_empty()).then(|| name.to_string())
+}
+
+/// Whether bash, when it is `sh`, expands braces in the word (`{rm,x}`
+/// runs `rm x`, where dash runs a program named `{rm,x}`): an unquoted `{`,
+/// then an unquoted `,` or `..` before a `}`. Quoted parts count as a letter.
+fn braces(pieces: &[WordPieceWithSource]) -> bool {
+    let unquoted: String = pieces
+        .iter()
+        .map(|piece| match &piece.piece {
+            WordPiece::Text(text) => text.as_str(),
+            _ => "x",
+        })
+        .collect();
+    unquoted.split('{').skip(1).any(|after| {
+        after.split_once('}').is_some_and(|(inside, _)| inside.contains(',') || inside.contains(".."))
+    })
 }
 
 /// Appends the text of `pieces` once quotes and escapes are removed;

@@ -46,7 +46,24 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("taskset", &[], 1),
     ("flock", &["-w", "-E"], 1),
     ("busybox", &[], 0),
+    ("pkexec", &["--user"], 0),
+    ("runuser", &["-u", "-g", "-G", "-w", "-s"], 0),
+    ("watch", &["-n", "-q"], 0),
+    ("chrt", &[], 1),
+    ("unshare", &["-S", "-G", "-R", "-w"], 0),
+    ("nsenter", &["-t", "-S", "-G", "-r", "-w"], 0),
+    ("setpriv", &[], 0),
+    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"], 0),
+    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-L", "-x"], 0),
+    ("valgrind", &[], 0),
+    ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-G"], 0),
+    ("firejail", &[], 0),
+    ("faketime", &["-f"], 1),
+    ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
 ];
+
+/// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
+const RUN_LINE: &[&str] = &["su", "runuser", "sg", "script"];
 
 /// Shells, whose `-c LINE` runs LINE.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
@@ -111,7 +128,10 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
             return Ok(());
         }
-        let Some(&(_, valued, positional)) = WRAPPERS.iter().find(|(w, _, _)| *w == name) else {
+        // `runuser -l USER -c LINE` runs LINE, as `su` does (below).
+        let line = RUN_LINE.contains(&name) && command_line(name, &words[1..]).is_some();
+        let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line);
+        let Some(&(_, valued, positional)) = wrapper else {
             break;
         };
         if wrappers.len() == MAX_WRAPPERS {
@@ -145,11 +165,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     }
     let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];
-    if (SHELLS.contains(&name.as_str()) || name == "su")
-        && let Some(c) = args.iter().position(|a| a.literal() == Some("-c"))
-    {
+    if let Some(line) = command_line(&name, args) {
         let shell = through(&wrappers, vec![joined(words)])?;
-        return nested(args.get(c + 1), &shell, simple.piped, found, depth);
+        return nested(line.as_ref(), &shell, simple.piped, found, depth);
     }
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
@@ -166,6 +184,62 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     }
     found.push(Program { name: Some(name), args: args.to_vec(), wrappers, piped: simple.piped });
     Ok(())
+}
+
+/// The command line a program runs through a shell, if it is given one: a
+/// shell's first operand when `c` is among its flags (`sh -c LINE`, `sh
+/// -ec LINE`, `bash -o pipefail -c LINE`); the value of `-c` of `su`,
+/// `runuser`, `sg` and `script` (`-c LINE`, `-qc LINE`, `-cLINE`,
+/// `--command=LINE`). `Some(None)`: given, but missing. A word that
+/// expands before it may be `-c` itself: then that word, which names no
+/// program.
+fn command_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
+    let flags = |text: &str| {
+        text.len() > 1 && text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_alphabetic())
+    };
+    if SHELLS.contains(&name) {
+        let mut c = false;
+        let mut at = 0;
+        while let Some(arg) = args.get(at) {
+            match arg.literal() {
+                Some("--") => return c.then(|| args.get(at + 1).cloned()),
+                Some("-o" | "+o") => at += 2,
+                Some(text) if flags(text) => {
+                    c |= text.contains('c');
+                    at += 1;
+                }
+                Some(text) if text.starts_with(['-', '+']) && text.len() > 1 => at += 1,
+                Some(_) => return c.then(|| Some(arg.clone())),
+                // It may be `-c` (`sh "$A" "$B"`): what runs is not known.
+                None => return Some(Some(arg.clone())),
+            }
+        }
+        return c.then_some(None);
+    }
+    if !RUN_LINE.contains(&name) {
+        return None;
+    }
+    for (at, arg) in args.iter().enumerate() {
+        let Some(text) = arg.literal() else { return Some(Some(arg.clone())) };
+        if text == "--command" {
+            return Some(args.get(at + 1).cloned());
+        }
+        if let Some(line) = text.strip_prefix("--command=") {
+            return Some(Some(Word::Literal(line.to_string())));
+        }
+        if text.starts_with('-')
+            && !text.starts_with("--")
+            && let Some(c) = text.find('c')
+        {
+            let rest = &text[c + 1..];
+            return Some(if rest.is_empty() {
+                args.get(at + 1).cloned()
+            } else {
+                Some(Word::Literal(rest.to_string()))
+            });
+        }
+    }
+    None
 }
 
 /// `trap ACTION CONDITION…`: the shell runs ACTION, a command line, when a

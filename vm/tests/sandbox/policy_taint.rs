@@ -89,6 +89,15 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // The shell runs a trap's action, and an alias on the lines after it.
         ("trap 'rm victim' EXIT; ls .", deny_rm.as_str()),
         ("alias r=rm\nr victim", deny_rm.as_str()),
+        // bash expands braces, as `sh` too where `/bin/sh` is bash.
+        ("bash -c '{rm,victim}'", deny_rm.as_str()),
+        // A shell's `c` among its flags, or in a word that expands.
+        ("sh -ec 'rm victim'", deny_rm.as_str()),
+        ("A=-c; sh $A 'rm victim'", deny_rm.as_str()),
+        // Programs that run the command they are given.
+        ("chrt -o 0 rm victim", deny_rm.as_str()),
+        ("setpriv --reuid=0 rm victim", deny_rm.as_str()),
+        ("script -qc 'rm victim' /dev/null", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {

@@ -65,6 +65,13 @@ fn what_only_running_it_tells_has_no_name() {
     assert_eq!(names("sudo $(which rm) x"), [Some("which".to_string()), None]);
     assert_eq!(names("/bin/r? x"), [None]);
     assert_eq!(texts("$CMD x"), ["$CMD x"]);
+    // bash as `sh` expands braces (`{rm,x}` runs `rm x`); quoted, they are text.
+    for line in ["{rm,x}", "{rm,\"x\"} y", "r{m,}m x", "{a..z}m x", "\"$D\"/{rm,x}"] {
+        assert_eq!(names(line), [None], "{line}");
+    }
+    assert_eq!(names("'{rm,x}' y"), [Some("{rm,x}".to_string())]);
+    assert_eq!(texts("find . -exec rm {} +")[0], "rm {}");
+    assert_eq!(texts("echo {a,b}"), ["echo {a,b}"]);
     // A path that expands names the program its written-out last part names.
     for (line, name) in [
         ("\"$HOME/bin/tool\" x", "tool"),
@@ -121,6 +128,43 @@ fn a_long_line_is_read_in_memory_linear_in_it() {
     assert!(programs(&nested).unwrap_err().contains("wrappers"));
     let within = format!("{}sh -c '{}rm x'", "sudo ".repeat(20), "env ".repeat(11));
     assert_eq!(programs(&within).unwrap()[0].wrappers.len(), MAX_WRAPPERS);
+}
+
+#[test]
+fn programs_that_run_a_command_are_looked_through() {
+    for line in [
+        "pkexec rm x",
+        "pkexec --user root rm x",
+        "runuser -u nobody -- rm x",
+        "runuser -l nobody -c 'rm x'",
+        "sg wheel -c 'rm x'",
+        "script -qc 'rm x' /dev/null",
+        "watch -n 1 rm x",
+        "chrt -f 10 rm x",
+        "unshare -r rm x",
+        "nsenter -t 1 -m rm x",
+        "setpriv --reuid=1000 rm x",
+        "strace -f -o log rm x",
+        "ltrace rm x",
+        "valgrind --tool=memcheck rm x",
+        "systemd-run --user -p X=1 rm x",
+        "firejail --quiet rm x",
+        "faketime '2020-01-01' rm x",
+        "fakeroot rm x",
+    ] {
+        assert_eq!(texts(line).first().map(String::as_str), Some("rm x"), "{line}");
+    }
+    // A shell's `c` may come among other flags; LINE is its first operand.
+    for line in ["sh -ec 'rm x'", "bash -o pipefail -c 'rm x'", "sh -c -e 'rm x'", "bash --norc -xc 'rm x'"] {
+        assert_eq!(texts(line), ["rm x"], "{line}");
+    }
+    assert_eq!(texts("sh build.sh -c x"), ["sh build.sh -c x"]);
+    assert_eq!(texts("su -c'rm x' root"), ["rm x"]);
+    assert_eq!(texts("su --command='rm x'"), ["rm x"]);
+    // A word that expands before LINE may be `-c` itself.
+    assert_eq!(names("sh \"$A\" 'rm x'"), [None]);
+    assert_eq!(names("su \"$U\" 'rm x'"), [None]);
+    assert_eq!(names("sh -c"), Vec::<Option<String>>::new());
 }
 
 #[test]
