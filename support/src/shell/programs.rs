@@ -48,7 +48,6 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("busybox", &[], 0),
     ("pkexec", &["--user"], 0),
     ("runuser", &["-u", "-g", "-G", "-w", "-s"], 0),
-    ("watch", &["-n", "-q"], 0),
     ("chrt", &[], 1),
     ("unshare", &["-S", "-G", "-R", "-w"], 0),
     ("nsenter", &["-t", "-S", "-G", "-r", "-w"], 0),
@@ -63,7 +62,12 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
 ];
 
 /// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
-const RUN_LINE: &[&str] = &["su", "runuser", "sg", "script"];
+const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
+
+/// Programs that join the words after their own options (and `sg`'s
+/// group) into a line a shell runs, with the options of theirs that take a
+/// value.
+const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval"]), ("sg", &[])];
 
 /// Shells, whose `-c LINE` runs LINE.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
@@ -148,8 +152,10 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             }
             if text.starts_with('-') && text.len() > 1 {
                 // `env -S 'a b'` splits its value into a command line of its own.
-                if name == "env" && (text == "-S" || text.starts_with("--split-string")) {
-                    return nested(words.get(at + 1), &wrappers, simple.piped, found, depth);
+                if name == "env"
+                    && let Some(line) = env_split(text, words.get(at + 1))
+                {
+                    return nested(line.as_ref(), &wrappers, simple.piped, found, depth);
                 }
                 at += if valued.contains(&text) { 2 } else { 1 };
             } else if name == "env" && is_assignment(text) {
@@ -165,7 +171,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     }
     let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];
-    if let Some(line) = command_line(&name, args) {
+    if let Some(line) = command_line(&name, args).or_else(|| joined_line(&name, args)) {
         let shell = through(&wrappers, vec![joined(words)])?;
         return nested(line.as_ref(), &shell, simple.piped, found, depth);
     }
@@ -237,6 +243,65 @@ fn command_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
             } else {
                 Some(Word::Literal(rest.to_string()))
             });
+        }
+    }
+    None
+}
+
+/// The line `watch` or `sg` joins its words into (`watch 'ls; rm x'`,
+/// `watch -n 1 rm x`, `sg wheel 'rm x'`); a line with a word that expands
+/// is that word, which names no program.
+fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
+    let &(_, valued) = JOIN_LINE.iter().find(|(program, _)| *program == name)?;
+    let mut at = 0;
+    // `sg [-] GROUP [-c] LINE`: the group first.
+    let mut group = name == "sg";
+    while let Some(text) = args.get(at).map(Word::text) {
+        if text == "--" {
+            at += 1;
+            break;
+        }
+        if text.starts_with('-') {
+            at += if valued.contains(&text) { 2 } else { 1 };
+        } else if group {
+            group = false;
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    let words = args.get(at..).filter(|words| !words.is_empty())?;
+    if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
+        return Some(Some(expands.clone()));
+    }
+    let line: Vec<&str> = words.iter().map(Word::text).collect();
+    Some(Some(Word::Literal(line.join(" "))))
+}
+
+/// The line `env` splits and runs, when `text` is its option that gives
+/// one: `-S LINE`, `-SLINE`, `-iS LINE`, `--split-string LINE`,
+/// `--split-string=LINE` (`next` is the word after `text`).
+fn env_split(text: &str, next: Option<&Word>) -> Option<Option<Word>> {
+    if text == "--split-string" {
+        return Some(next.cloned());
+    }
+    if let Some(line) = text.strip_prefix("--split-string=") {
+        return Some(Some(Word::Literal(line.to_string())));
+    }
+    let cluster = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
+    for (at, letter) in cluster.char_indices() {
+        match letter {
+            'S' => {
+                let rest = &cluster[at + 1..];
+                return Some(if rest.is_empty() {
+                    next.cloned()
+                } else {
+                    Some(Word::Literal(rest.to_string()))
+                });
+            }
+            // These take the rest, or the next word, as their value.
+            'u' | 'C' | 'a' => return None,
+            _ => {}
         }
     }
     None

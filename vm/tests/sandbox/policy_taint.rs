@@ -98,6 +98,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("chrt -o 0 rm victim", deny_rm.as_str()),
         ("setpriv --reuid=0 rm victim", deny_rm.as_str()),
         ("script -qc 'rm victim' /dev/null", deny_rm.as_str()),
+        ("env -S'rm victim'", deny_rm.as_str()),
+        ("flock lk -c 'ls; rm victim'", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {

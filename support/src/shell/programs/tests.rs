@@ -165,6 +165,22 @@ fn programs_that_run_a_command_are_looked_through() {
     assert_eq!(names("sh \"$A\" 'rm x'"), [None]);
     assert_eq!(names("su \"$U\" 'rm x'"), [None]);
     assert_eq!(names("sh -c"), Vec::<Option<String>>::new());
+    // Lines given to `env -S`, `flock -c`, `watch` and `sg`, in every form.
+    for line in [
+        "env -S'ls; rm x'",
+        "env -iS 'ls; rm x'",
+        "env --split-string='ls; rm x'",
+        "env --split-string 'ls; rm x'",
+        "flock /tmp/l -c 'ls; rm x'",
+        "watch 'ls; rm x'",
+        "watch -n 1 -d ls\\; rm x",
+        "sg wheel 'ls; rm x'",
+        "sg - wheel -c 'ls; rm x'",
+    ] {
+        assert_eq!(texts(line), ["ls", "rm x"], "{line}");
+    }
+    assert_eq!(texts("env -u HOME rm x"), ["rm x"]);
+    assert_eq!(names("watch \"$CMD\""), [None]);
 }
 
 #[test]
