@@ -447,6 +447,24 @@ pub fn named_by_path(written: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+/// Whether the shell may make more than one word of a word (written as
+/// `written`): an expansion outside double quotes is split at blanks and
+/// matched against files; `"$f"` stays one word.
+pub fn may_split(written: &str) -> bool {
+    let Ok(pieces) = word::parse(written, &options()) else { return true };
+    braces(&pieces)
+        || pieces.iter().any(|piece| match &piece.piece {
+            WordPiece::Text(text) => text.contains(['*', '?', '[']),
+            WordPiece::SingleQuotedText(_)
+            | WordPiece::EscapeSequence(_)
+            | WordPiece::DoubleQuotedSequence(_)
+            | WordPiece::GettextDoubleQuotedSequence(_)
+            | WordPiece::AnsiCQuotedText(_)
+            | WordPiece::TildeExpansion(_) => false,
+            _ => true,
+        })
+}
+
 /// Whether bash, when it is `sh`, expands braces in the word (`{rm,x}`
 /// runs `rm x`, where dash runs a program named `{rm,x}`): an unquoted `{`,
 /// then an unquoted `,` or `..` before a `}`. Quoted parts count as a letter.

@@ -15,6 +15,9 @@
 use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
+use given::Given;
+
+mod given;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.
 const MAX_NESTING: usize = 8;
@@ -61,14 +64,6 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
 ];
 
-/// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
-const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
-
-/// Programs that join the words after their own options (and `sg`'s
-/// group) into a line a shell runs, with the options of theirs that take a
-/// value.
-const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval"]), ("sg", &[])];
-
 /// Shells, whose `-c LINE` runs LINE.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
 
@@ -86,9 +81,18 @@ pub struct Program {
     pub wrappers: Vec<Arc<str>>,
     /// A single `|` feeds its simple command the output of the one before.
     pub piped: bool,
+    /// A shell given neither `-c LINE` nor a script runs the commands it
+    /// reads from its input (`… | sh`, `sh <<EOF`, `bash -s`), which only
+    /// running tells.
+    pub input: bool,
 }
 
 impl Program {
+    /// A program whose name only running `words` would tell.
+    fn unnamed(words: &[Word], wrappers: Vec<Arc<str>>, piped: bool) -> Program {
+        Program { name: None, args: words.to_vec(), wrappers, piped, input: false }
+    }
+
     /// The command this program runs, as policy patterns match it: its name
     /// and its arguments (a literal word's text, any other as written),
     /// separated by one space; without a name, the words as written.
@@ -123,17 +127,14 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     let mut wrappers = Vec::new();
     loop {
         let Some(first) = words.first() else { return Ok(()) };
-        let Some(name) = name_of(first) else {
-            found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
+        // `eval`'s words are a command line only running it makes.
+        let Some(name) = name_of(first).filter(|name| name != "eval") else {
+            found.push(Program::unnamed(words, wrappers, simple.piped));
             return Ok(());
         };
         let name = name.as_str();
-        if name == "eval" {
-            found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
-            return Ok(());
-        }
         // `runuser -l USER -c LINE` runs LINE, as `su` does (below).
-        let line = RUN_LINE.contains(&name) && command_line(name, &words[1..]).is_some();
+        let line = given::RUN_LINE.contains(&name) && given::command_line(name, &words[1..]).is_some();
         let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line);
         let Some(&(_, valued, positional)) = wrapper else {
             break;
@@ -153,7 +154,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             if text.starts_with('-') && text.len() > 1 {
                 // `env -S 'a b'` splits its value into a command line of its own.
                 if name == "env"
-                    && let Some(line) = env_split(text, words.get(at + 1))
+                    && let Some(line) = given::env_split(text, words.get(at + 1))
                 {
                     return nested(line.as_ref(), &wrappers, simple.piped, found, depth);
                 }
@@ -171,9 +172,20 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     }
     let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];
-    if let Some(line) = command_line(&name, args).or_else(|| joined_line(&name, args)) {
-        let shell = through(&wrappers, vec![joined(words)])?;
-        return nested(line.as_ref(), &shell, simple.piped, found, depth);
+    let given = given::command_line(&name, args).or_else(|| given::joined_line(&name, args).map(Given::Line));
+    // A shell fed a pipe may run it (`… | sh "$f"`, where `f` is `-s`).
+    let given = given.or_else(|| (simple.piped && SHELLS.contains(&name.as_str())).then_some(Given::Input));
+    match given {
+        Some(Given::Line(line)) => {
+            let shell = through(&wrappers, vec![joined(words)])?;
+            return nested(line.as_ref(), &shell, simple.piped, found, depth);
+        }
+        Some(Given::Input) => {
+            let (args, piped) = (args.to_vec(), simple.piped);
+            found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+            return Ok(());
+        }
+        None => {}
     }
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
@@ -185,132 +197,21 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     // An alias defined here changes what a later word runs (dash expands
     // it on the lines after `alias r=rm`): only running the line tells.
     if name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))) {
-        found.push(Program { name: None, args: words.to_vec(), wrappers, piped: simple.piped });
+        found.push(Program::unnamed(words, wrappers, simple.piped));
         return Ok(());
     }
-    found.push(Program { name: Some(name), args: args.to_vec(), wrappers, piped: simple.piped });
+    found.push(Program {
+        name: Some(name),
+        args: args.to_vec(),
+        wrappers,
+        piped: simple.piped,
+        input: false,
+    });
     Ok(())
 }
 
-/// The command line a program runs through a shell, if it is given one: a
-/// shell's first operand when `c` is among its flags (`sh -c LINE`, `sh
-/// -ec LINE`, `bash -o pipefail -c LINE`); the value of `-c` of `su`,
-/// `runuser`, `sg` and `script` (`-c LINE`, `-qc LINE`, `-cLINE`,
-/// `--command=LINE`). `Some(None)`: given, but missing. A word that
-/// expands before it may be `-c` itself: then that word, which names no
-/// program.
-fn command_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
-    let flags = |text: &str| {
-        text.len() > 1 && text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_alphabetic())
-    };
-    if SHELLS.contains(&name) {
-        let mut c = false;
-        let mut at = 0;
-        while let Some(arg) = args.get(at) {
-            match arg.literal() {
-                Some("--") => return c.then(|| args.get(at + 1).cloned()),
-                Some("-o" | "+o") => at += 2,
-                Some(text) if flags(text) => {
-                    c |= text.contains('c');
-                    at += 1;
-                }
-                Some(text) if text.starts_with(['-', '+']) && text.len() > 1 => at += 1,
-                Some(_) => return c.then(|| Some(arg.clone())),
-                // It may be `-c` (`sh "$A" "$B"`): what runs is not known.
-                None => return Some(Some(arg.clone())),
-            }
-        }
-        return c.then_some(None);
-    }
-    if !RUN_LINE.contains(&name) {
-        return None;
-    }
-    for (at, arg) in args.iter().enumerate() {
-        let Some(text) = arg.literal() else { return Some(Some(arg.clone())) };
-        if text == "--command" {
-            return Some(args.get(at + 1).cloned());
-        }
-        if let Some(line) = text.strip_prefix("--command=") {
-            return Some(Some(Word::Literal(line.to_string())));
-        }
-        if text.starts_with('-')
-            && !text.starts_with("--")
-            && let Some(c) = text.find('c')
-        {
-            let rest = &text[c + 1..];
-            return Some(if rest.is_empty() {
-                args.get(at + 1).cloned()
-            } else {
-                Some(Word::Literal(rest.to_string()))
-            });
-        }
-    }
-    None
-}
-
-/// The line `watch` or `sg` joins its words into (`watch 'ls; rm x'`,
-/// `watch -n 1 rm x`, `sg wheel 'rm x'`); a line with a word that expands
-/// is that word, which names no program.
-fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
-    let &(_, valued) = JOIN_LINE.iter().find(|(program, _)| *program == name)?;
-    let mut at = 0;
-    // `sg [-] GROUP [-c] LINE`: the group first.
-    let mut group = name == "sg";
-    while let Some(text) = args.get(at).map(Word::text) {
-        if text == "--" {
-            at += 1;
-            break;
-        }
-        if text.starts_with('-') {
-            at += if valued.contains(&text) { 2 } else { 1 };
-        } else if group {
-            group = false;
-            at += 1;
-        } else {
-            break;
-        }
-    }
-    let words = args.get(at..).filter(|words| !words.is_empty())?;
-    if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
-        return Some(Some(expands.clone()));
-    }
-    let line: Vec<&str> = words.iter().map(Word::text).collect();
-    Some(Some(Word::Literal(line.join(" "))))
-}
-
-/// The line `env` splits and runs, when `text` is its option that gives
-/// one: `-S LINE`, `-SLINE`, `-iS LINE`, `--split-string LINE`,
-/// `--split-string=LINE` (`next` is the word after `text`).
-fn env_split(text: &str, next: Option<&Word>) -> Option<Option<Word>> {
-    if text == "--split-string" {
-        return Some(next.cloned());
-    }
-    if let Some(line) = text.strip_prefix("--split-string=") {
-        return Some(Some(Word::Literal(line.to_string())));
-    }
-    let cluster = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
-    for (at, letter) in cluster.char_indices() {
-        match letter {
-            'S' => {
-                let rest = &cluster[at + 1..];
-                return Some(if rest.is_empty() {
-                    next.cloned()
-                } else {
-                    Some(Word::Literal(rest.to_string()))
-                });
-            }
-            // These take the rest, or the next word, as their value.
-            'u' | 'C' | 'a' => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// `trap ACTION CONDITION…`: the shell runs ACTION, a command line, when a
-/// condition comes (`trap 'rm x' EXIT`), so it is read as `sh -c` reads
-/// its line. `-` and a number (conditions reset), an empty action (ignored),
-/// an option (`-p`, `-l`) and a single operand run nothing.
+/// `trap ACTION CONDITION…`: the shell runs ACTION when a condition
+/// comes, read as `sh -c` reads its line ([`given::trap_action`]).
 fn trap_action(
     args: &[Word],
     wrappers: &[Arc<str>],
@@ -318,19 +219,10 @@ fn trap_action(
     found: &mut Vec<Program>,
     depth: usize,
 ) -> Result<(), String> {
-    let args = match args.first().and_then(Word::literal) {
-        Some("--") => &args[1..],
-        _ => args,
-    };
-    if args.len() < 2 {
-        return Ok(());
+    match given::trap_action(args) {
+        Some(action) => nested(Some(action), wrappers, piped, found, depth),
+        None => Ok(()),
     }
-    if let Some(text) = args[0].literal()
-        && (text.is_empty() || text.starts_with('-') || text.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return Ok(());
-    }
-    nested(args.first(), wrappers, piped, found, depth)
 }
 
 /// The command line of `sh -c LINE` or `env -S LINE`: read when it is a
@@ -342,7 +234,6 @@ fn nested(
     found: &mut Vec<Program>,
     depth: usize,
 ) -> Result<(), String> {
-    let unnamed = |args: Vec<Word>| Program { name: None, args, wrappers: wrappers.to_vec(), piped };
     match line {
         Some(Word::Literal(line)) if depth < MAX_NESTING => {
             let mut inner = Vec::new();
@@ -355,7 +246,7 @@ fn nested(
             Ok(())
         }
         Some(word) => {
-            found.push(unnamed(vec![word.clone()]));
+            found.push(Program::unnamed(std::slice::from_ref(word), wrappers.to_vec(), piped));
             Ok(())
         }
         None => Ok(()),

@@ -296,13 +296,21 @@ impl Policy {
     }
 }
 
-/// The first program of `found` whose name only running it would tell.
+/// The first program of `found` that runs what only running it would
+/// tell: one without a name, or a shell running its input.
 fn unnamed(found: &[Program]) -> Option<&Program> {
-    found.iter().find(|program| program.name.is_none())
+    found.iter().find(|program| program.name.is_none() || program.input)
 }
 
-/// What is said of a program without a name.
+/// What is said of such a program.
 fn runs_unnamed(program: &Program) -> String {
+    if program.input {
+        return format!(
+            "`{}` runs the commands it reads from its input (a pipe, a here-document, a file), which \
+             only running it would tell",
+            program.text()
+        );
+    }
     format!(
         "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`, an alias)",
         program.text()
@@ -312,7 +320,7 @@ fn runs_unnamed(program: &Program) -> String {
 /// Why `program` is not allowed, if it is not, and a hint.
 fn not_allowed(allow: &GlobSet, program: &Program) -> Option<(String, String)> {
     let text = program.text();
-    if program.name.is_none() {
+    if program.name.is_none() || program.input {
         return Some((
             format!("{}, so it matches no pattern", runs_unnamed(program)),
             " (name the program in the command itself)".to_string(),
@@ -565,7 +573,16 @@ mod tests {
     fn a_program_without_a_name_passes_no_deny_or_approve_list() {
         let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
         let approve = policy(None, &[], &["rm *"], TaintRun::Allow);
-        for hidden in ["CMD=rm; $CMD x", "$(echo rm) x", "eval 'rm x'", "sh -c \"$LINE\"", "ls && $X/rm x"] {
+        for hidden in [
+            "CMD=rm; $CMD x",
+            "$(echo rm) x",
+            "eval 'rm x'",
+            "sh -c \"$LINE\"",
+            "ls && $X/rm x",
+            "echo 'rm x' | sh",
+            "sh <<EOF\nrm x\nEOF",
+            "bash -s < script",
+        ] {
             match deny.decide(hidden, false) {
                 Verdict::Deny(m) => {
                     assert!(m.contains("only running it would tell") && m.contains("[commands] deny"), "{m}")

@@ -100,6 +100,9 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("script -qc 'rm victim' /dev/null", deny_rm.as_str()),
         ("env -S'rm victim'", deny_rm.as_str()),
         ("flock lk -c 'ls; rm victim'", deny_rm.as_str()),
+        // A shell that runs its input.
+        ("echo 'rm victim' | sh", deny_rm.as_str()),
+        ("sh <<EOF\nrm victim\nEOF", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {

@@ -164,6 +164,10 @@ fn programs_that_run_a_command_are_looked_through() {
     // A word that expands before LINE may be `-c` itself.
     assert_eq!(names("sh \"$A\" 'rm x'"), [None]);
     assert_eq!(names("su \"$U\" 'rm x'"), [None]);
+    assert_eq!(names("sh $A"), [None], "`A='-c rm\\ x'` splits");
+    // Last and one word, it is a script (or a flag with nothing after it).
+    assert_eq!(texts("for f in t_*.sh; do sh -e \"$f\"; done"), ["sh -e \"$f\""]);
+    assert_eq!(texts("su \"$U\""), ["su \"$U\""]);
     assert_eq!(names("sh -c"), Vec::<Option<String>>::new());
     // Lines given to `env -S`, `flock -c`, `watch` and `sg`, in every form.
     for line in [
@@ -180,6 +184,32 @@ fn programs_that_run_a_command_are_looked_through() {
         assert_eq!(texts(line), ["ls", "rm x"], "{line}");
     }
     assert_eq!(texts("env -u HOME rm x"), ["rm x"]);
+    // A shell given neither LINE nor a script runs its input.
+    let input = |line: &str| programs(line).unwrap().iter().map(|p| p.input).collect::<Vec<_>>();
+    for line in [
+        "echo 'rm x' | sh",
+        "sh <<EOF\nrm x\nEOF",
+        "bash -s a b < x",
+        "sh -e",
+        "sh -s -- a",
+        "sh -s \"$f\"",
+        "echo 'rm x' | sh \"$f\"",
+        "sh /dev/stdin <<EOF\nrm x\nEOF",
+        ". /dev/stdin <<EOF\nrm x\nEOF",
+        "source /proc/self/fd/0 < x",
+    ] {
+        assert!(input(line).last() == Some(&true), "{line}");
+    }
+    for line in [
+        "sh build.sh",
+        "sh -- build.sh",
+        "bash -e build.sh arg",
+        "bash --version",
+        "sh -c 'ls'",
+        ". ./env.sh",
+    ] {
+        assert!(!input(line).contains(&true), "{line}");
+    }
     assert_eq!(names("watch \"$CMD\""), [None]);
 }
 

@@ -1,0 +1,190 @@
+//! What a program is given to run besides its own arguments: the command
+//! line of `sh -c LINE` and of the programs that hand one to a shell (`su
+//! -c`, `env -S`, `watch`, `sg`, a trap's action), or its input (`… | sh`).
+
+use super::SHELLS;
+use crate::shell::parse::{self, Word};
+
+/// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
+pub(super) const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
+
+/// Programs that join the words after their own options (and `sg`'s
+/// group) into a line a shell runs, with the options of theirs that take a
+/// value.
+const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval"]), ("sg", &[])];
+
+/// The command line a program runs through a shell, if it is given one: a
+/// shell's first operand when `c` is among its flags (`sh -c LINE`, `sh
+/// -ec LINE`, `bash -o pipefail -c LINE`); the value of `-c` of `su`,
+/// `runuser`, `script` and `flock` (`-c LINE`, `-qc LINE`, `-cLINE`,
+/// `--command=LINE`); `Line(None)`: given, but missing. A word that
+/// expands before it may be `-c` itself: then that word, which names no
+/// program. A shell given neither LINE nor a script (or given `-s`) runs
+/// its input.
+pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
+    let flags = |text: &str| {
+        text.len() > 1 && text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_alphabetic())
+    };
+    if SHELLS.contains(&name) {
+        let (mut c, mut s) = (false, false);
+        let mut at = 0;
+        while let Some(arg) = args.get(at) {
+            match arg.literal() {
+                Some("--") => {
+                    return Some(match args.get(at + 1) {
+                        _ if c => Given::Line(args.get(at + 1).cloned()),
+                        Some(_) if !s => return None,
+                        _ => Given::Input,
+                    });
+                }
+                Some("-o" | "+o") => at += 2,
+                Some("--version" | "--help") => return None,
+                Some(text) if flags(text) => {
+                    c |= text.contains('c');
+                    s |= text.contains('s');
+                    at += 1;
+                }
+                Some(text) if text.starts_with(['-', '+']) && text.len() > 1 => at += 1,
+                Some(_) if c => return Some(Given::Line(Some(arg.clone()))),
+                // A script, unless `-s` reads the commands from the input
+                // or the script is the input (`sh /dev/stdin <<EOF`).
+                Some(script) => return (s || is_input(script)).then_some(Given::Input),
+                // Last and one word (`sh -e "$f"`): a script, or a flag
+                // with nothing after it.
+                None if !c && at + 1 == args.len() && !parse::may_split(arg.text()) => {
+                    return s.then_some(Given::Input);
+                }
+                // It may be `-c` (`sh "$A" "$B"`): what runs is not known.
+                None => return Some(Given::Line(Some(arg.clone()))),
+            }
+        }
+        return Some(if c { Given::Line(None) } else { Given::Input });
+    }
+    // `. /dev/stdin <<EOF` runs its input as a script.
+    if matches!(name, "." | "source") {
+        return args.first().and_then(Word::literal).is_some_and(is_input).then_some(Given::Input);
+    }
+    if !RUN_LINE.contains(&name) {
+        return None;
+    }
+    for (at, arg) in args.iter().enumerate() {
+        let Some(text) = arg.literal() else {
+            if at + 1 == args.len() && !parse::may_split(arg.text()) {
+                return None;
+            }
+            return Some(Given::Line(Some(arg.clone())));
+        };
+        if text == "--command" {
+            return Some(Given::Line(args.get(at + 1).cloned()));
+        }
+        if let Some(line) = text.strip_prefix("--command=") {
+            return Some(Given::Line(Some(Word::Literal(line.to_string()))));
+        }
+        if text.starts_with('-')
+            && !text.starts_with("--")
+            && let Some(c) = text.find('c')
+        {
+            let rest = &text[c + 1..];
+            return Some(Given::Line(if rest.is_empty() {
+                args.get(at + 1).cloned()
+            } else {
+                Some(Word::Literal(rest.to_string()))
+            }));
+        }
+    }
+    None
+}
+
+/// Whether a script's path is the input or another descriptor of the
+/// process (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`).
+fn is_input(script: &str) -> bool {
+    script.starts_with("/dev/") || script.starts_with("/proc/")
+}
+
+/// What a program is given to run besides its arguments.
+pub(super) enum Given {
+    /// A command line (or a word that may be one), read as `sh -c` reads it.
+    Line(Option<Word>),
+    /// The commands of its input.
+    Input,
+}
+
+/// The line `watch` or `sg` joins its words into (`watch 'ls; rm x'`,
+/// `watch -n 1 rm x`, `sg wheel 'rm x'`); a line with a word that expands
+/// is that word, which names no program.
+pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
+    let &(_, valued) = JOIN_LINE.iter().find(|(program, _)| *program == name)?;
+    let mut at = 0;
+    // `sg [-] GROUP [-c] LINE`: the group first.
+    let mut group = name == "sg";
+    while let Some(text) = args.get(at).map(Word::text) {
+        if text == "--" {
+            at += 1;
+            break;
+        }
+        if text.starts_with('-') {
+            at += if valued.contains(&text) { 2 } else { 1 };
+        } else if group {
+            group = false;
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    let words = args.get(at..).filter(|words| !words.is_empty())?;
+    if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
+        return Some(Some(expands.clone()));
+    }
+    let line: Vec<&str> = words.iter().map(Word::text).collect();
+    Some(Some(Word::Literal(line.join(" "))))
+}
+
+/// The line `env` splits and runs, when `text` is its option that gives
+/// one: `-S LINE`, `-SLINE`, `-iS LINE`, `--split-string LINE`,
+/// `--split-string=LINE` (`next` is the word after `text`).
+pub(super) fn env_split(text: &str, next: Option<&Word>) -> Option<Option<Word>> {
+    if text == "--split-string" {
+        return Some(next.cloned());
+    }
+    if let Some(line) = text.strip_prefix("--split-string=") {
+        return Some(Some(Word::Literal(line.to_string())));
+    }
+    let cluster = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
+    for (at, letter) in cluster.char_indices() {
+        match letter {
+            'S' => {
+                let rest = &cluster[at + 1..];
+                return Some(if rest.is_empty() {
+                    next.cloned()
+                } else {
+                    Some(Word::Literal(rest.to_string()))
+                });
+            }
+            // These take the rest, or the next word, as their value.
+            'u' | 'C' | 'a' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The action of `trap ACTION CONDITION…`, when it is a command line:
+/// not `-` or a number (conditions reset), an empty action (ignored), an
+/// option (`-p`, `-l`) or a lone operand.
+pub(super) fn trap_action(args: &[Word]) -> Option<&Word> {
+    let args = match args.first().and_then(Word::literal) {
+        Some("--") => &args[1..],
+        _ => args,
+    };
+    if args.len() < 2 {
+        return None;
+    }
+    match args[0].literal() {
+        Some(text)
+            if text.is_empty() || text.starts_with('-') || text.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            None
+        }
+        _ => args.first(),
+    }
+}
