@@ -95,6 +95,18 @@ pub fn parsing() -> bool {
     PARSING.with(Cell::get)
 }
 
+/// The pieces of one word as written, read again (its line was read
+/// already); `None` if the word parser refuses it, or panics.
+fn pieces_of(written: &str) -> Option<Vec<WordPieceWithSource>> {
+    let mut pieces = None;
+    contained(|| {
+        pieces = word::parse(written, &options()).ok();
+        Ok(())
+    })
+    .ok()?;
+    pieces
+}
+
 /// Runs the parser, a panic of its (it has had bugs that panic on hostile
 /// input) becoming a refusal: whatever a plan's RUN holds, reading it ends
 /// in commands or an error.
@@ -415,7 +427,7 @@ impl Reader {
 /// glob anywhere, whose result the shell splits into words or matches
 /// against files (`$X/rm` runs `sudo` when `X` is `"sudo "`).
 pub fn named_by_path(written: &str) -> Option<String> {
-    let pieces = word::parse(written, &options()).ok()?;
+    let pieces = pieces_of(written)?;
     if braces(&pieces) {
         return None;
     }
@@ -451,7 +463,7 @@ pub fn named_by_path(written: &str) -> Option<String> {
 /// `written`): an expansion outside double quotes is split at blanks and
 /// matched against files; `"$f"` stays one word.
 pub fn may_split(written: &str) -> bool {
-    let Ok(pieces) = word::parse(written, &options()) else { return true };
+    let Some(pieces) = pieces_of(written) else { return true };
     braces(&pieces)
         || pieces.iter().any(|piece| match &piece.piece {
             WordPiece::Text(text) => text.contains(['*', '?', '[']),
