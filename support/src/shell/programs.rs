@@ -28,37 +28,161 @@ const MAX_NESTING: usize = 8;
 pub const MAX_WRAPPERS: usize = 32;
 
 /// Programs that run the command after their own options and arguments:
-/// (name, the options of theirs that take a value, how many arguments they
-/// take before the command).
+/// (name, the options of theirs that take a value, short and long, how many
+/// arguments they take before the command). Options are read as getopt
+/// reads them ([`option_words`]).
 const WRAPPERS: &[(&str, &[&str], usize)] = &[
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"], 0),
+    (
+        "sudo",
+        &[
+            "-u",
+            "-g",
+            "-C",
+            "-D",
+            "-h",
+            "-p",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "--user",
+            "--group",
+            "--close-from",
+            "--chdir",
+            "--host",
+            "--prompt",
+            "--role",
+            "--type",
+            "--other-user",
+            "--command-timeout",
+        ],
+        0,
+    ),
     ("doas", &["-u", "-C"], 0),
-    ("env", &["-u", "-C"], 0),
-    ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E"], 0),
+    ("env", &["-u", "-C", "-a", "--unset", "--chdir", "--argv0"], 0),
+    (
+        "xargs",
+        &[
+            "-I",
+            "-n",
+            "-P",
+            "-d",
+            "-L",
+            "-s",
+            "-a",
+            "-E",
+            "--arg-file",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--process-slot-var",
+        ],
+        0,
+    ),
     ("nohup", &[], 0),
     ("exec", &["-a"], 0),
-    ("time", &["-f", "-o"], 0),
-    ("nice", &["-n"], 0),
-    ("ionice", &["-c", "-n", "-p"], 0),
-    ("timeout", &["-s", "-k"], 1),
+    ("time", &["-f", "-o", "--format", "--output"], 0),
+    ("nice", &["-n", "--adjustment"], 0),
+    ("ionice", &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"], 0),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
     ("command", &[], 0),
     ("builtin", &[], 0),
-    ("stdbuf", &["-i", "-o", "-e"], 0),
+    ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
     ("setsid", &[], 0),
     ("chroot", &["--userspec", "--groups"], 1),
     ("taskset", &[], 1),
-    ("flock", &["-w", "-E"], 1),
+    ("flock", &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"], 1),
     ("busybox", &[], 0),
     ("pkexec", &["--user"], 0),
-    ("runuser", &["-u", "-g", "-G", "-w", "-s"], 0),
+    (
+        "runuser",
+        &[
+            "-u",
+            "-g",
+            "-G",
+            "-w",
+            "-s",
+            "--user",
+            "--group",
+            "--supp-group",
+            "--shell",
+            "--whitelist-environment",
+        ],
+        0,
+    ),
     ("chrt", &[], 1),
-    ("unshare", &["-S", "-G", "-R", "-w"], 0),
-    ("nsenter", &["-t", "-S", "-G", "-r", "-w"], 0),
-    ("setpriv", &[], 0),
-    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"], 0),
-    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-L", "-x"], 0),
+    ("unshare", &["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation"], 0),
+    ("nsenter", &["-t", "-S", "-G", "-r", "-w", "--target", "--setuid", "--setgid", "--root", "--wd"], 0),
+    (
+        "setpriv",
+        &[
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+        ],
+        0,
+    ),
+    (
+        "strace",
+        &[
+            "-o",
+            "-e",
+            "-p",
+            "-s",
+            "-u",
+            "-E",
+            "-a",
+            "-b",
+            "-I",
+            "-O",
+            "-P",
+            "-S",
+            "-X",
+            "--output",
+            "--attach",
+            "--user",
+            "--env",
+            "--string-limit",
+        ],
+        0,
+    ),
+    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-L", "-x", "--output"], 0),
     ("valgrind", &[], 0),
-    ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-G"], 0),
+    (
+        "systemd-run",
+        &[
+            "-p",
+            "-u",
+            "-E",
+            "-M",
+            "-H",
+            "-G",
+            "--property",
+            "--unit",
+            "--setenv",
+            "--machine",
+            "--host",
+            "--uid",
+            "--gid",
+            "--working-directory",
+            "--slice",
+            "--description",
+            "--nice",
+        ],
+        0,
+    ),
     ("firejail", &[], 0),
     ("faketime", &["-f"], 1),
     ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
@@ -158,7 +282,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
                 {
                     return nested(line.as_ref(), &wrappers, simple.piped, found, depth);
                 }
-                at += if valued.contains(&text) { 2 } else { 1 };
+                at += option_words(text, valued);
             } else if name == "env" && is_assignment(text) {
                 at += 1;
             } else if positional > 0 {
@@ -276,6 +400,25 @@ fn find_exec(
         rest = &inner[end..];
     }
     Ok(())
+}
+
+/// How many words an option takes, as getopt reads it: two when it takes
+/// a value given in the next word (`-u root`, `--user root`, `-iu root`:
+/// `i` a flag, `u` the option with a value), else one (`--user=root`,
+/// `-uroot`, a flag, an option this list does not know).
+fn option_words(text: &str, valued: &[&str]) -> usize {
+    if text.starts_with("--") {
+        return if valued.contains(&text) { 2 } else { 1 };
+    }
+    let letters = &text[1..];
+    let takes_value = |letter: char| {
+        valued.iter().any(|option| option.strip_prefix('-').is_some_and(|short| short.chars().eq([letter])))
+    };
+    match letters.char_indices().find(|&(_, letter)| takes_value(letter)) {
+        // The last letter: its value is the next word; else the rest is.
+        Some((at, letter)) if at + letter.len_utf8() == letters.len() => 2,
+        _ => 1,
+    }
 }
 
 /// The name of the program `word` runs: a literal's last part, or what a

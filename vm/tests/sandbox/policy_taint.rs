@@ -99,6 +99,10 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("setpriv --reuid=0 rm victim", deny_rm.as_str()),
         ("script -qc 'rm victim' /dev/null", deny_rm.as_str()),
         ("env -S'rm victim'", deny_rm.as_str()),
+        // A wrapper's long option with its value in the next word.
+        ("env --chdir . rm victim", deny_rm.as_str()),
+        ("timeout --signal KILL 5 rm victim", deny_rm.as_str()),
+        ("xargs --arg-file /dev/null rm victim", deny_rm.as_str()),
         ("flock lk -c 'ls; rm victim'", deny_rm.as_str()),
         // A shell that runs its input.
         ("echo 'rm victim' | sh", deny_rm.as_str()),

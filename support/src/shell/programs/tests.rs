@@ -151,6 +151,15 @@ fn programs_that_run_a_command_are_looked_through() {
         "firejail --quiet rm x",
         "faketime '2020-01-01' rm x",
         "fakeroot rm x",
+        // Long options that take a value in the next word, and clusters.
+        "env --chdir . rm x",
+        "env -iu HOME rm x",
+        "env -uHOME rm x",
+        "timeout --signal KILL 5 rm x",
+        "nice --adjustment 5 rm x",
+        "xargs --arg-file /dev/null rm x",
+        "sudo --user root --chdir / rm x",
+        "stdbuf --output L rm x",
     ] {
         assert_eq!(texts(line).first().map(String::as_str), Some("rm x"), "{line}");
     }
