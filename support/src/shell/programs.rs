@@ -249,6 +249,8 @@ fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), S
 fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
     let mut words = &simple.words[..];
     let mut wrappers = Vec::new();
+    // `xargs -I R`'s R: each line of its input takes R's place.
+    let mut replace = None;
     loop {
         let Some(first) = words.first() else { return Ok(()) };
         // `eval`'s words are a command line only running it makes.
@@ -292,7 +294,20 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
                 break;
             }
         }
+        if name == "xargs" {
+            replace = given::xargs_replace(&words[1..at.min(words.len())]).or(replace);
+        }
         words = &words[at.min(words.len())..];
+    }
+    // What xargs puts in the name, or in a shell's line, is its input's.
+    if let Some(replace) = replace
+        && words.iter().any(|word| word.text().contains(replace.as_str()))
+        && (words[0].text().contains(replace.as_str())
+            || name_of(&words[0]).is_some_and(|name| given::runs_a_line(&name)))
+    {
+        let (name, args, piped) = (name_of(&words[0]), words[1..].to_vec(), simple.piped);
+        found.push(Program { name, args, wrappers, piped, input: true });
+        return Ok(());
     }
     let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];

@@ -107,6 +107,7 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // A shell that runs its input.
         ("echo 'rm victim' | sh", deny_rm.as_str()),
         ("sh <<EOF\nrm victim\nEOF", deny_rm.as_str()),
+        ("echo 'rm victim' | xargs -I{} sh -c '{}'", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
     ] {

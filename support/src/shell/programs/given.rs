@@ -188,3 +188,27 @@ pub(super) fn trap_action(args: &[Word]) -> Option<&Word> {
         _ => args.first(),
     }
 }
+
+/// Whether `name` runs a command line it is given (a shell, `su -c`, …).
+pub(super) fn runs_a_line(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || RUN_LINE.contains(&name)
+        || JOIN_LINE.iter().any(|(program, _)| *program == name)
+}
+
+/// The replace string of xargs' options `options` (`-I R`, `-IR`, `-i`,
+/// `-iR`, `--replace`, `--replace=R`; `{}` where it is not given).
+pub(super) fn xargs_replace(options: &[Word]) -> Option<String> {
+    options.iter().enumerate().find_map(|(at, option)| {
+        let text = option.text();
+        match text {
+            "-I" => options.get(at + 1).map(|value| value.text().to_string()),
+            "-i" | "--replace" => Some("{}".to_string()),
+            _ => text
+                .strip_prefix("--replace=")
+                .or_else(|| text.strip_prefix("-I"))
+                .or_else(|| text.strip_prefix("-i"))
+                .map(str::to_string),
+        }
+    })
+}

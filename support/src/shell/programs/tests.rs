@@ -206,10 +206,16 @@ fn programs_that_run_a_command_are_looked_through() {
         "sh /dev/stdin <<EOF\nrm x\nEOF",
         ". /dev/stdin <<EOF\nrm x\nEOF",
         "source /proc/self/fd/0 < x",
+        // xargs puts its input in the name, or in a shell's line.
+        "echo rm | xargs -I{} {} x",
+        "echo 'rm x' | xargs -I {} sh -c '{}'",
+        "echo 'rm x' | xargs -i sh -c 'echo {}'",
+        "echo 'rm x' | xargs --replace=@ bash -c '@'",
     ] {
         assert!(input(line).last() == Some(&true), "{line}");
     }
     for line in [
+        "ls | xargs -I{} cp {} out/",
         "sh build.sh",
         "sh -- build.sh",
         "bash -e build.sh arg",
