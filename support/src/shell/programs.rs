@@ -248,11 +248,21 @@ fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), S
 
 fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
     let mut words = &simple.words[..];
-    let mut wrappers = Vec::new();
+    let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
     loop {
-        let Some(first) = words.first() else { return Ok(()) };
+        let Some(first) = words.first() else {
+            // `echo 'rm x' | sudo -s`: without a command, some start a shell.
+            if let Some(wrapper) = wrappers.last()
+                && let Some(name) =
+                    wrapper.split(' ').next().filter(|name| given::STARTS_A_SHELL.contains(name))
+            {
+                let (name, piped) = (Some(name.to_string()), simple.piped);
+                found.push(Program { name, args: Vec::new(), wrappers, piped, input: true });
+            }
+            return Ok(());
+        };
         // `eval`'s words are a command line only running it makes.
         let Some(name) = name_of(first).filter(|name| name != "eval") else {
             found.push(Program::unnamed(words, wrappers, simple.piped));
@@ -320,6 +330,15 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             return nested(line.as_ref(), &shell, simple.piped, found, depth);
         }
         Some(Given::Input) => {
+            let (args, piped) = (args.to_vec(), simple.piped);
+            found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+            return Ok(());
+        }
+        None if given::STARTS_A_SHELL.contains(&name.as_str())
+            && !WRAPPERS.iter().any(|(w, _, _)| *w == name) =>
+        {
+            // `su`, `newgrp`, `sg GROUP`, `script` without a line: a shell
+            // that reads its input.
             let (args, piped) = (args.to_vec(), simple.piped);
             found.push(Program { name: Some(name), args, wrappers, piped, input: true });
             return Ok(());

@@ -8,6 +8,13 @@ use crate::shell::parse::{self, Word};
 /// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
 pub(super) const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
 
+/// Programs that start a shell when they are given no command, which then
+/// runs its input (`echo 'rm x' | sudo -s`, `su`, `unshare -r`).
+pub(super) const STARTS_A_SHELL: &[&str] = &[
+    "sudo", "su", "runuser", "doas", "pkexec", "unshare", "nsenter", "chroot", "script", "sg", "newgrp",
+    "firejail", "fakeroot", "login",
+];
+
 /// Programs that join the words after their own options (and `sg`'s
 /// group) into a line a shell runs, with the options of theirs that take a
 /// value.

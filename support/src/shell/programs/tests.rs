@@ -206,6 +206,13 @@ fn programs_that_run_a_command_are_looked_through() {
         "sh /dev/stdin <<EOF\nrm x\nEOF",
         ". /dev/stdin <<EOF\nrm x\nEOF",
         "source /proc/self/fd/0 < x",
+        // Without a command these start a shell, which reads the input.
+        "echo 'rm x' | sudo -s",
+        "echo 'rm x' | su",
+        "echo 'rm x' | su root",
+        "echo 'rm x' | unshare -r",
+        "chroot / <<EOF\nrm x\nEOF",
+        "echo 'rm x' | newgrp wheel",
         // xargs puts its input in the name, or in a shell's line.
         "echo rm | xargs -I{} {} x",
         "echo 'rm x' | xargs -I {} sh -c '{}'",
