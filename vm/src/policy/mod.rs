@@ -200,16 +200,27 @@ impl Policy {
                  shown to run nothing that {origin} [commands] deny names"
             ));
         }
+        let approve = self.first_form(&self.approve, command, found);
         // Nor may a program whose name only running it would tell (`CMD=rm;
-        // $CMD x`): it cannot be shown not to be one the list names.
+        // $CMD x`): it cannot be shown not to be one the list names. An
+        // approve pattern that matches the line asks instead, as it does
+        // for what the allow list refuses.
         if let (Some(unnamed), false) = (unnamed(found), self.deny.is_empty()) {
-            return Verdict::Deny(format!(
-                "`{command}` is denied: {}, so it cannot be shown not to be one that {origin} [commands] \
-                 deny names (name the program in the command itself)",
+            let why = format!(
+                "{}, so it cannot be shown not to be one that {origin} [commands] deny names",
                 runs_unnamed(unnamed)
+            );
+            if let Some((form, i)) = approve {
+                return Verdict::Approve(format!(
+                    "{why}, and it matches the pattern `{}` of [commands] approve{}",
+                    self.rules.approve[i],
+                    part(&form, command)
+                ));
+            }
+            return Verdict::Deny(format!(
+                "`{command}` is denied: {why} (name the program in the command itself)"
             ));
         }
-        let approve = self.first_form(&self.approve, command, found);
         if let Some(allow) = &self.allow {
             let refused = match &read {
                 Err(why) => Some((
@@ -593,6 +604,12 @@ mod tests {
                 Verdict::Approve(m) => assert!(m.contains("[commands] approve names"), "{m}"),
                 other => panic!("{hidden}: {other:?}"),
             }
+        }
+        // An approve pattern that matches the line asks a human instead.
+        let asks = policy(None, &["rm *"], &["CMD=*"], TaintRun::Allow);
+        match asks.decide("CMD=rm; $CMD x", false) {
+            Verdict::Approve(m) => assert!(m.contains("deny names") && m.contains("`CMD=*`"), "{m}"),
+            other => panic!("{other:?}"),
         }
         // A path that expands still names its program: judged by that name.
         assert_eq!(deny.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
