@@ -434,7 +434,7 @@ pub fn named_by_path(written: &str) -> Option<String> {
     let mut tail = String::new();
     for piece in &pieces {
         match &piece.piece {
-            WordPiece::Text(text) if !text.contains(['*', '?', '[']) => tail.push_str(text),
+            WordPiece::Text(text) if !globs(text) => tail.push_str(text),
             WordPiece::SingleQuotedText(text) => tail.push_str(text),
             WordPiece::EscapeSequence(escaped) => {
                 tail.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
@@ -466,7 +466,7 @@ pub fn may_split(written: &str) -> bool {
     let Some(pieces) = pieces_of(written) else { return true };
     braces(&pieces)
         || pieces.iter().any(|piece| match &piece.piece {
-            WordPiece::Text(text) => text.contains(['*', '?', '[']),
+            WordPiece::Text(text) => globs(text),
             WordPiece::SingleQuotedText(_)
             | WordPiece::EscapeSequence(_)
             | WordPiece::DoubleQuotedSequence(_)
@@ -475,6 +475,13 @@ pub fn may_split(written: &str) -> bool {
             | WordPiece::TildeExpansion(_) => false,
             _ => true,
         })
+}
+
+/// Whether unquoted `text` is a pattern the shell matches against file
+/// names: a `*`, a `?`, or a `[` with a `]` after it (`[` alone, as in
+/// `[ -d out ]`, is the program `[`).
+fn globs(text: &str) -> bool {
+    text.contains(['*', '?']) || text.find('[').is_some_and(|open| text[open + 1..].contains(']'))
 }
 
 /// Whether bash, when it is `sh`, expands braces in the word (`{rm,x}`
@@ -499,7 +506,7 @@ fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) -> bool {
     for piece in pieces {
         match &piece.piece {
             WordPiece::Text(text) => {
-                if text.contains(['*', '?', '[']) {
+                if globs(text) {
                     return false;
                 }
                 out.push_str(text);

@@ -611,6 +611,10 @@ mod tests {
             Verdict::Approve(m) => assert!(m.contains("deny names") && m.contains("`CMD=*`"), "{m}"),
             other => panic!("{other:?}"),
         }
+        // Common lines a deny list must not refuse: `[` is a program.
+        for benign in ["[ -d out ] || mkdir out", "test -f x && echo y", "\"$HOME/.cargo/bin/cargo\" build"] {
+            assert_eq!(deny.decide(benign, false), Verdict::Run, "{benign}");
+        }
         // A path that expands still names its program: judged by that name.
         assert_eq!(deny.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
         assert!(matches!(deny.decide("\"$HOME/bin/rm\" x", false), Verdict::Deny(_)));

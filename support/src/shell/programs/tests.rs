@@ -64,6 +64,10 @@ fn what_only_running_it_tells_has_no_name() {
     assert_eq!(names("sh -c \"$LINE\""), [None]);
     assert_eq!(names("sudo $(which rm) x"), [Some("which".to_string()), None]);
     assert_eq!(names("/bin/r? x"), [None]);
+    assert_eq!(names("/bin/[r]m x"), [None]);
+    // `[` without a `]` after it in the word is no pattern: the program `[`.
+    assert_eq!(texts("[ -d out ] || mkdir out"), ["[ -d out ]", "mkdir out"]);
+    assert_eq!(texts("[[ -d out ]]"), ["[[ -d out ]]"]);
     assert_eq!(texts("$CMD x"), ["$CMD x"]);
     // bash as `sh` expands braces (`{rm,x}` runs `rm x`); quoted, they are text.
     for line in ["{rm,x}", "{rm,\"x\"} y", "r{m,}m x", "{a..z}m x", "\"$D\"/{rm,x}"] {
