@@ -419,6 +419,50 @@ impl Reader {
     }
 }
 
+/// A part of a word as the shell expands it.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    /// Text, its quotes and escapes removed.
+    Text(&'a str),
+    /// An expansion that stays one word: inside double quotes, or a tilde.
+    Quoted,
+    /// An expansion the shell splits at blanks, or a glob it matches
+    /// against file names: outside double quotes.
+    Unquoted,
+}
+
+/// Calls `each` with the parts of `pieces` in order, until it says stop.
+fn parts<'a>(pieces: &'a [WordPieceWithSource], each: &mut impl FnMut(Part<'a>) -> bool) -> bool {
+    let escaped = |text: &'a str| text.strip_prefix('\\').unwrap_or(text);
+    for piece in pieces {
+        let part = match &piece.piece {
+            WordPiece::Text(text) if globs(text) => Part::Unquoted,
+            WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
+            WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
+            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // Inside double quotes a glob character is text.
+                for piece in inner {
+                    let part = match &piece.piece {
+                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
+                        WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
+                        _ => Part::Quoted,
+                    };
+                    if !each(part) {
+                        return false;
+                    }
+                }
+                continue;
+            }
+            WordPiece::TildeExpansion(_) | WordPiece::AnsiCQuotedText(_) => Part::Quoted,
+            _ => Part::Unquoted,
+        };
+        if !each(part) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The program a word that expands still names, as a path's last part
 /// names it (`/usr/bin/tool` is `tool`): `"$HOME/bin/tool"` and
 /// `~/bin/tool` name `tool`. `None` when the name itself is not known
@@ -428,34 +472,21 @@ impl Reader {
 /// against files (`$X/rm` runs `sudo` when `X` is `"sudo "`).
 pub fn named_by_path(written: &str) -> Option<String> {
     let pieces = pieces_of(written)?;
-    if braces(&pieces) {
-        return None;
-    }
     let mut tail = String::new();
-    for piece in &pieces {
-        match &piece.piece {
-            WordPiece::Text(text) if !globs(text) => tail.push_str(text),
-            WordPiece::SingleQuotedText(text) => tail.push_str(text),
-            WordPiece::EscapeSequence(escaped) => {
-                tail.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
+    let one_word = !braces(&pieces)
+        && parts(&pieces, &mut |part| match part {
+            Part::Text(text) => {
+                tail.push_str(text);
+                true
             }
-            WordPiece::TildeExpansion(_) => tail.clear(),
-            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                for piece in inner {
-                    match &piece.piece {
-                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => tail.push_str(text),
-                        WordPiece::EscapeSequence(escaped) => {
-                            tail.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
-                        }
-                        // Quoted, an expansion is one word: what follows it still names.
-                        _ => tail.clear(),
-                    }
-                }
+            // One word: what follows it still names.
+            Part::Quoted => {
+                tail.clear();
+                true
             }
-            _ => return None,
-        }
-    }
-    let (_, name) = tail.rsplit_once('/')?;
+            Part::Unquoted => false,
+        });
+    let (_, name) = tail.rsplit_once('/').filter(|_| one_word)?;
     (!name.is_empty()).then(|| name.to_string())
 }
 
@@ -464,17 +495,7 @@ pub fn named_by_path(written: &str) -> Option<String> {
 /// matched against files; `"$f"` stays one word.
 pub fn may_split(written: &str) -> bool {
     let Some(pieces) = pieces_of(written) else { return true };
-    braces(&pieces)
-        || pieces.iter().any(|piece| match &piece.piece {
-            WordPiece::Text(text) => globs(text),
-            WordPiece::SingleQuotedText(_)
-            | WordPiece::EscapeSequence(_)
-            | WordPiece::DoubleQuotedSequence(_)
-            | WordPiece::GettextDoubleQuotedSequence(_)
-            | WordPiece::AnsiCQuotedText(_)
-            | WordPiece::TildeExpansion(_) => false,
-            _ => true,
-        })
+    braces(&pieces) || !parts(&pieces, &mut |part| !matches!(part, Part::Unquoted))
 }
 
 /// Whether unquoted `text` is a pattern the shell matches against file
@@ -484,51 +505,41 @@ fn globs(text: &str) -> bool {
     text.contains(['*', '?']) || text.find('[').is_some_and(|open| text[open + 1..].contains(']'))
 }
 
-/// Whether bash, when it is `sh`, expands braces in the word (`{rm,x}`
+/// Whether bash, when it is `sh`, may expand braces in the word (`{rm,x}`
 /// runs `rm x`, where dash runs a program named `{rm,x}`): an unquoted `{`,
-/// then an unquoted `,` or `..` before a `}`. Quoted parts count as a letter.
+/// later an unquoted `,` or `..`, later an unquoted `}` (nested braces
+/// included; a quoted part is a letter). It may say so of a word bash
+/// leaves alone, never the other way.
 fn braces(pieces: &[WordPieceWithSource]) -> bool {
-    let unquoted: String = pieces
-        .iter()
-        .map(|piece| match &piece.piece {
-            WordPiece::Text(text) => text.as_str(),
-            _ => "x",
-        })
-        .collect();
-    unquoted.split('{').skip(1).any(|after| {
-        after.split_once('}').is_some_and(|(inside, _)| inside.contains(',') || inside.contains(".."))
-    })
+    // 0: no `{` yet; 1: a `{`; 2: then a `,` or `..` (a `}` now ends it).
+    let mut state = 0;
+    for piece in pieces {
+        let WordPiece::Text(text) = &piece.piece else { continue };
+        let mut dot = false;
+        for byte in text.bytes() {
+            state = match (state, byte) {
+                (0, b'{') => 1,
+                (1, b',') => 2,
+                (1, b'.') if dot => 2,
+                (2, b'}') => return true,
+                (state, _) => state,
+            };
+            dot = byte == b'.';
+        }
+    }
+    false
 }
 
 /// Appends the text of `pieces` once quotes and escapes are removed;
-/// false if an unquoted glob character would make the shell expand it.
+/// false if anything in it expands (or globs, outside double quotes).
 fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) -> bool {
-    for piece in pieces {
-        match &piece.piece {
-            WordPiece::Text(text) => {
-                if globs(text) {
-                    return false;
-                }
-                out.push_str(text);
-            }
-            WordPiece::SingleQuotedText(text) => out.push_str(text),
-            WordPiece::EscapeSequence(escaped) => out.push_str(escaped.strip_prefix('\\').unwrap_or(escaped)),
-            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                // Inside double quotes a glob character is text.
-                for piece in inner {
-                    match &piece.piece {
-                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.push_str(text),
-                        WordPiece::EscapeSequence(escaped) => {
-                            out.push_str(escaped.strip_prefix('\\').unwrap_or(escaped))
-                        }
-                        _ => return false,
-                    }
-                }
-            }
-            _ => return false,
+    parts(pieces, &mut |part| match part {
+        Part::Text(text) => {
+            out.push_str(text);
+            true
         }
-    }
-    true
+        Part::Quoted | Part::Unquoted => false,
+    })
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ fn what_only_running_it_tells_has_no_name() {
     assert_eq!(texts("[[ -d out ]]"), ["[[ -d out ]]"]);
     assert_eq!(texts("$CMD x"), ["$CMD x"]);
     // bash as `sh` expands braces (`{rm,x}` runs `rm x`); quoted, they are text.
-    for line in ["{rm,x}", "{rm,\"x\"} y", "r{m,}m x", "{a..z}m x", "\"$D\"/{rm,x}"] {
+    for line in ["{rm,x}", "{rm,\"x\"} y", "r{m,}m x", "{a..z}m x", "\"$D\"/{rm,x}", "{a,{b}}"] {
         assert_eq!(names(line), [None], "{line}");
     }
     assert_eq!(names("'{rm,x}' y"), [Some("{rm,x}".to_string())]);
