@@ -138,14 +138,13 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
+    // The name of the last wrapper read (`sudo` of `sudo -s`).
+    let mut last_wrapper: Option<String> = None;
     loop {
         let Some(first) = words.first() else {
             // `echo 'rm x' | sudo -s`: without a command, some start a shell.
-            if let Some(wrapper) = wrappers.last()
-                && let Some(name) =
-                    wrapper.split(' ').next().filter(|name| given::STARTS_A_SHELL.contains(name))
-            {
-                let (name, piped) = (Some(name.to_string()), simple.piped);
+            if let Some(name) = last_wrapper.filter(|name| given::STARTS_A_SHELL.contains(&name.as_str())) {
+                let (name, piped) = (Some(name), simple.piped);
                 found.push(Program { name, args: Vec::new(), wrappers, piped, input: true });
             }
             return Ok(());
@@ -166,6 +165,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             return Err(too_many_wrappers());
         }
         wrappers.push(joined(words));
+        last_wrapper = Some(name.to_string());
         let mut at = 1;
         let mut positional = positional;
         while let Some(word) = words.get(at) {

@@ -212,6 +212,7 @@ fn programs_that_run_a_command_are_looked_through() {
         "source /proc/self/fd/0 < x",
         // Without a command these start a shell, which reads the input.
         "echo 'rm x' | sudo -s",
+        "echo 'rm x' | \"$BIN/sudo\" -s",
         "echo 'rm x' | su",
         "echo 'rm x' | su root",
         "echo 'rm x' | unshare -r",
