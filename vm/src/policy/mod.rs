@@ -192,24 +192,17 @@ impl Policy {
                 part(&form, command)
             ));
         }
-        // A line that cannot be read may still run a denied program (`rm x;
-        // [[ a ]]`: the shell runs `rm x` first): fail closed.
-        if let (Err(why), false) = (&read, self.deny.is_empty()) {
-            return Verdict::Deny(format!(
-                "`{command}` is denied: it cannot be read as shell syntax ({why}), so it cannot be \
-                 shown to run nothing that {origin} [commands] deny names"
-            ));
-        }
         let approve = self.first_form(&self.approve, command, found);
-        // Nor may a program whose name only running it would tell (`CMD=rm;
-        // $CMD x`): it cannot be shown not to be one the list names. An
-        // approve pattern that matches the line asks instead, as it does
-        // for what the allow list refuses.
-        if let (Some(unnamed), false) = (unnamed(found), self.deny.is_empty()) {
-            let why = format!(
-                "{}, so it cannot be shown not to be one that {origin} [commands] deny names",
-                runs_unnamed(unnamed)
-            );
+        // What the line runs cannot be known before it runs: a line that
+        // cannot be read (the shell runs `rm x` of `rm x; [[ a ]]` before it
+        // fails), a program without a name (`CMD=rm; $CMD x`), a shell that
+        // runs its input. It cannot be shown to run nothing the list names:
+        // denied, unless an approve pattern matches the line, which asks,
+        // as it does for what the allow list refuses.
+        let unknown = unknown(&read);
+        if let (Some((what, hint)), false) = (&unknown, self.deny.is_empty()) {
+            let why =
+                format!("{what}, so it cannot be shown to run nothing that {origin} [commands] deny names");
             if let Some((form, i)) = approve {
                 return Verdict::Approve(format!(
                     "{why}, and it matches the pattern `{}` of [commands] approve{}",
@@ -217,9 +210,7 @@ impl Policy {
                     part(&form, command)
                 ));
             }
-            return Verdict::Deny(format!(
-                "`{command}` is denied: {why} (name the program in the command itself)"
-            ));
+            return Verdict::Deny(format!("`{command}` is denied: {why}{hint}"));
         }
         if let Some(allow) = &self.allow {
             let refused = match &read {
@@ -250,16 +241,9 @@ impl Policy {
                 part(&form, command)
             ));
         }
-        if let (Err(why), false) = (&read, self.approve.is_empty()) {
+        if let (Some((what, _)), false) = (&unknown, self.approve.is_empty()) {
             return Verdict::Approve(format!(
-                "it cannot be read as shell syntax ({why}), so it cannot be shown to run nothing that \
-                 {origin} [commands] approve names"
-            ));
-        }
-        if let (Some(unnamed), false) = (unnamed(found), self.approve.is_empty()) {
-            return Verdict::Approve(format!(
-                "{}, so it cannot be shown not to be one that {origin} [commands] approve names",
-                runs_unnamed(unnamed)
+                "{what}, so it cannot be shown to run nothing that {origin} [commands] approve names"
             ));
         }
         if tainted {
@@ -307,10 +291,17 @@ impl Policy {
     }
 }
 
-/// The first program of `found` that runs what only running it would
-/// tell: one without a name, or a shell running its input.
-fn unnamed(found: &[Program]) -> Option<&Program> {
-    found.iter().find(|program| program.name.is_none() || program.input)
+/// Why what a line runs is not known before it runs, if it is not, and
+/// a hint: the line cannot be read, or it runs a program without a name or
+/// one that runs its input.
+fn unknown(read: &Result<Vec<Program>, String>) -> Option<(String, &'static str)> {
+    match read {
+        Err(why) => Some((format!("it cannot be read as shell syntax ({why})"), "")),
+        Ok(found) => found
+            .iter()
+            .find(|program| program.name.is_none() || program.input)
+            .map(|program| (runs_unnamed(program), " (name the program in the command itself)")),
+    }
 }
 
 /// What is said of such a program.
@@ -553,6 +544,12 @@ mod tests {
                 other => panic!("{line}: {other:?}"),
             }
             assert!(matches!(approve.decide(line, false), Verdict::Approve(_)), "{line}");
+        }
+        // An approve pattern that matches the line asks instead.
+        let asks = policy(None, &["rm *"], &["ls*"], TaintRun::Allow);
+        match asks.decide(hidden[0], false) {
+            Verdict::Approve(m) => assert!(m.contains("cannot be read") && m.contains("`ls*`"), "{m}"),
+            other => panic!("{other:?}"),
         }
         // Without deny or approve patterns there is nothing it could match.
         assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide(hidden[0], false), Verdict::Run);
