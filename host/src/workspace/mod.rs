@@ -207,6 +207,25 @@ impl Workspace {
         }
     }
 
+    /// A directory of tissvm's own beneath the workspace (`.tiss`, where a
+    /// suspended run's snapshots go), made if missing, and its path, which
+    /// then holds no link: it is reached as a plan's paths are, so a link a
+    /// command made that leads out is refused ([`Error::Security`]) rather
+    /// than followed by tissvm, which no sandbox confines.
+    pub fn own_dir(&self, path: &str) -> Result<PathBuf, Error> {
+        let resolved = self.resolve(path, true)?;
+        let rel = resolved.full();
+        if rel.as_os_str().is_empty() {
+            return Ok(self.root.clone());
+        }
+        self.dir.create_dir_all(&rel).map_err(|e| io_error("create the directory", path, e))?;
+        let meta = self.dir.symlink_metadata(&rel).map_err(|e| io_error("create the directory", path, e))?;
+        if !meta.is_dir() {
+            return Err(Error::Command(format!("`{path}` is not a directory")));
+        }
+        Ok(self.root.join(rel))
+    }
+
     /// The working directory for a RUN: the workspace, or `IN path` beneath
     /// it, which must be an existing directory.
     pub fn dir_for_run(&self, path: Option<&str>) -> Result<RunDir<'_>, Error> {
@@ -258,6 +277,39 @@ impl Workspace {
     fn resolve(&self, path: &str, follow_last: bool) -> Result<Resolved, Error> {
         resolve::resolve(&self.dir, path, follow_last)
     }
+}
+
+/// Where tissvm may open a file of its own named by a path (the log a run
+/// appends to, a cassette, a report): the path as given when it lies outside
+/// the workspace `root`; beneath it, the path reached as a plan's paths are,
+/// so that a link a command made (the file itself or a directory on its way)
+/// cannot lead tissvm, which no sandbox confines, out of the workspace: that
+/// is an [`Error::Security`]. The path returned then holds no link.
+pub fn own_path(root: &Path, path: &Path) -> Result<PathBuf, Error> {
+    let fail = |e: io::Error| Error::Command(format!("cannot reach `{}`: {e}", path.display()));
+    // `..` taken lexically, as the caller wrote it: `ws/../out.json` is not in `ws`.
+    let mut absolute = PathBuf::new();
+    for part in std::path::absolute(path).map_err(fail)?.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                absolute.pop();
+            }
+            part => absolute.push(part),
+        }
+    }
+    let workspace = Workspace::open(root)?;
+    let given = std::path::absolute(root).map_err(fail)?;
+    let Ok(rel) = absolute.strip_prefix(&workspace.root).or_else(|_| absolute.strip_prefix(&given)) else {
+        return Ok(path.to_path_buf());
+    };
+    let Some(rel) = rel.to_str() else {
+        return Err(Error::Command(format!("`{}` is not a UTF-8 path", path.display())));
+    };
+    if rel.is_empty() {
+        return Ok(workspace.root);
+    }
+    let resolved = workspace.resolve(rel, true)?;
+    Ok(workspace.root.join(resolved.full()))
 }
 
 /// A path ending in `/` names a directory, which READ, WRITE and APPEND

@@ -25,10 +25,25 @@ use super::wire::Writer;
 /// A session opened: its debugger, and where `disconnect` leaves a snapshot.
 pub struct Opened {
     pub debugger: Debugger<DapHost>,
-    pub snapshot_dir: PathBuf,
+    pub snapshot_dir: SnapshotDir,
     pub plan: PathBuf,
     /// An attached snapshot's resume lock, held for the session.
     pub _lock: Option<ResumeLock>,
+}
+
+/// Where `disconnect` leaves a snapshot: the directory given (`snapshotDir`,
+/// or remembered), else `.tiss` in the workspace, found when the snapshot is
+/// written, after the plan's commands ran ([`crate::runner::execute::suspend::snapshot_dir`]).
+pub struct SnapshotDir {
+    given: Option<PathBuf>,
+    workspace: PathBuf,
+}
+
+impl SnapshotDir {
+    /// The directory, as it stands now.
+    pub fn now(&self) -> PathBuf {
+        crate::runner::execute::suspend::snapshot_dir(self.given.as_deref(), &self.workspace)
+    }
 }
 
 /// The words of a launch's options: `args`, with `workdir` and `journal`.
@@ -112,7 +127,8 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
     debugger.find_source(plan);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    Ok(Opened { debugger, snapshot_dir: std::env::temp_dir(), plan: plan.to_path_buf(), _lock: None })
+    let snapshot_dir = SnapshotDir { given: Some(std::env::temp_dir()), workspace: PathBuf::new() };
+    Ok(Opened { debugger, snapshot_dir, plan: plan.to_path_buf(), _lock: None })
 }
 
 fn open(
@@ -126,10 +142,10 @@ fn open(
     let (fresh, host, save_info) = open_session(&mut program, options).map_err(|status| {
         format!("the session could not be set up (exit status {status}); the adapter's stderr says why")
     })?;
-    let snapshot_dir = snapshot_dir
-        .map(PathBuf::from)
-        .or_else(|| save_info.options.snapshot_dir.clone())
-        .unwrap_or_else(|| save_info.workspace.join(".tiss"));
+    let snapshot_dir = SnapshotDir {
+        given: snapshot_dir.map(PathBuf::from).or_else(|| save_info.options.snapshot_dir.clone()),
+        workspace: save_info.workspace.clone(),
+    };
     let mut debugger = Debugger::new(
         program,
         machine.unwrap_or(fresh),

@@ -563,7 +563,7 @@ impl Session {
         if opened.debugger.has_ended() {
             return Some("the plan has ended: no snapshot is left".into());
         }
-        let dir = opened.snapshot_dir.clone();
+        let dir = opened.snapshot_dir.now();
         if let Err(e) = std::fs::create_dir_all(&dir) {
             return Some(format!("no snapshot is left: cannot make `{}`: {e}", dir.display()));
         }

@@ -94,7 +94,7 @@ pub(crate) fn open_session(
     };
     // Step lines go to stderr, so the transcript on stdout is stable.
     let recorder = open_recorder(&remembered.provider, false)?;
-    let journal = open_journal(options, program, None, false)?;
+    let journal = open_journal(options, program, None, false, &workdir)?;
     let OpenedHost { mut host, answers_file, caps, policy } =
         open_host(program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
     host.recorder = recorder;

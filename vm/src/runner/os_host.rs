@@ -328,8 +328,14 @@ impl Host for OsHost {
     fn persist(&mut self) -> Result<(), String> {
         let Some(recorder) = &self.recorder else { return Ok(()) };
         let bytes = recorder.cassette.to_bytes();
+        // In the workspace, reached as the plan's paths are: the plan's
+        // commands ran since `--record` was given.
+        let path = tiss_host::workspace::own_path(self.workspace.root(), &recorder.path).map_err(|e| {
+            let (tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) = e;
+            format!("the cassette `{}` could not be written: {why}", recorder.path.display())
+        })?;
         // Private like a snapshot: it holds what the prompts carried (the plan's values).
-        tiss_support::atomic_write::write_atomically(&recorder.path, &bytes, Some(0o600))
+        tiss_support::atomic_write::write_atomically(&path, &bytes, Some(0o600))
             .map_err(|e| format!("the cassette `{}` could not be written: {e}", recorder.path.display()))
     }
 

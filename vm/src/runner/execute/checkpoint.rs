@@ -86,7 +86,12 @@ impl Checkpoint {
         })
         .map_err(|e| e.to_string())
         .and_then(|bytes| {
-            replace_with(&self.path, Some(0o600), |file| file.write_all(&bytes)).map_err(|e| io_message(&e))
+            // In the workspace, reached as the plan's paths are: its commands run between checkpoints.
+            let path = tiss_host::workspace::own_path(parts.workspace, &self.path).map_err(|e| {
+                let (tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) = e;
+                why
+            })?;
+            replace_with(&path, Some(0o600), |file| file.write_all(&bytes)).map_err(|e| io_message(&e))
         });
         if let Err(e) = written {
             eprintln!("tissvm: warning: cannot write the checkpoint `{}`: {e}", self.path.display());

@@ -95,7 +95,7 @@ pub fn open_host(
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;
-    host.log = open_log(remembered)?;
+    host.log = open_log(remembered, workdir)?;
     Ok(OpenedHost { host, answers_file, caps, policy })
 }
 
@@ -280,10 +280,23 @@ fn answers_given(
     Ok((queue, Some(answers_file)))
 }
 
-/// The log file, if the run keeps one.
-fn open_log(remembered: &RememberedOptions) -> Result<Option<EventLog>, u8> {
+/// The log file, if the run keeps one: in the workspace, reached as the
+/// plan's paths are (a resumed run opens it again, after the plan's
+/// commands could have put a link in its place).
+fn open_log(remembered: &RememberedOptions, workdir: &Path) -> Result<Option<EventLog>, u8> {
     let Some(path) = &remembered.log_file else { return Ok(None) };
-    match EventLog::open(path) {
+    let opened = match tiss_host::workspace::own_path(workdir, path) {
+        Ok(own) => EventLog::open(&own),
+        Err(tiss_host::Error::Security(why)) => {
+            eprintln!(
+                "tissvm: security_violation: the log file `{}`: {why}; name another with --log-file",
+                path.display()
+            );
+            return Err(status::SECURITY);
+        }
+        Err(tiss_host::Error::Command(why)) => Err(std::io::Error::other(why)),
+    };
+    match opened {
         Ok(mut log) => {
             if let Some(max) = remembered.log_max_output {
                 log.max_output = usize::try_from(max).unwrap_or(usize::MAX);
@@ -305,6 +318,7 @@ pub fn open_journal(
     program: &Program,
     bytecode: Option<&[u8]>,
     resumed: bool,
+    workdir: &Path,
 ) -> Result<Option<JournalWriter>, u8> {
     // A restart reads --journal, and journals into --new-journal.
     let path = if options.restart.is_some() { &options.new_journal } else { &options.journal };
@@ -312,6 +326,16 @@ pub fn open_journal(
     let refuse = |message: String| {
         eprintln!("tissvm: {message}");
         status::INVALID
+    };
+    // In the workspace, reached as the plan's paths are: a resumed run
+    // appends to it after the plan's commands ran.
+    let path = &match tiss_host::workspace::own_path(workdir, path) {
+        Ok(own) => own,
+        Err(tiss_host::Error::Security(why)) => {
+            eprintln!("tissvm: security_violation: the journal `{}`: {why}", path.display());
+            return Err(status::SECURITY);
+        }
+        Err(tiss_host::Error::Command(_)) => path.clone(),
     };
     let cap = options.journal_max_output.unwrap_or(MAX_OUTPUT_CAP);
     if cap > MAX_OUTPUT_CAP {

@@ -10,7 +10,7 @@ mod dispatch;
 pub mod host;
 pub mod mark;
 mod restart;
-mod suspend;
+pub mod suspend;
 
 use std::path::PathBuf;
 
@@ -141,7 +141,7 @@ pub fn execute(
     if suspended {
         let position = answers_file.as_ref().map(|f| f.position(ended.answers_left));
         let parts = Parts { workspace: &ended.workspace, answers: position.as_ref(), options: &remembered };
-        let dir = remembered.snapshot_dir.clone().unwrap_or_else(|| workdir.join(".tiss"));
+        let dir = suspend::snapshot_dir(remembered.snapshot_dir.as_deref(), &workdir);
         let resumed_from = resumed.as_ref().map(|r| r.path.as_path()).zip(original.as_ref());
         match keep_suspended(&program, &machine, bytecode, resumed_from, mark.as_ref(), &parts, &dir) {
             Ok(k) => kept = Some(k),
@@ -185,7 +185,13 @@ fn open(
         _ => Progress::Quiet,
     };
     let recorder = open_recorder(&remembered.provider, start.resumed.is_some())?;
-    let journal = open_journal(options, &start.program, start.bytecode.as_deref(), start.resumed.is_some())?;
+    let journal = open_journal(
+        options,
+        &start.program,
+        start.bytecode.as_deref(),
+        start.resumed.is_some(),
+        &start.workdir,
+    )?;
     let used = start.resumed.as_ref().and_then(|r| r.answers.as_ref());
     let mut opened =
         open_host(&start.program, &start.workdir, start.first.take(), used, options, remembered, progress)?;
@@ -307,6 +313,23 @@ impl Finished<'_> {
         if let (Some(mark), false) = (self.mark, suspended) {
             mark.finish(&Continuation::Ended(report.status_name().into()));
         }
+        // A report file in the workspace is reached as the plan's paths
+        // are: the plan's commands ran since `--report` was given.
+        let confined;
+        let reporting = match &reporting.report {
+            Some(path) => match tiss_host::workspace::own_path(&ended.workspace, path) {
+                Ok(own) => {
+                    confined = ReportOptions { output_format: reporting.output_format, report: Some(own) };
+                    &confined
+                }
+                Err(tiss_host::Error::Security(why)) => {
+                    eprintln!("tissvm: security_violation: the report `{}`: {why}", path.display());
+                    return status::SECURITY;
+                }
+                Err(tiss_host::Error::Command(_)) => reporting,
+            },
+            None => reporting,
+        };
         deliver(&report, self.plan, reporting)
     }
 }

@@ -51,6 +51,59 @@ pub fn keep_suspended(
     Ok(Kept { path, unsigned_in: key.is_err().then(|| parts.workspace.to_path_buf()) })
 }
 
+/// Where a suspended run's snapshot goes: `--snapshot-dir`, else `.tiss` in
+/// the workspace; in the workspace, reached as the plan's own paths are
+/// (`Workspace::own_dir`, `own_path`). Should it lead out of the workspace
+/// (a link a command made) or be unusable, the snapshot goes to this user's
+/// own directory instead and stderr says why: tissvm, which no sandbox
+/// confines, never writes where a plan's command pointed it, and the run's
+/// state is not lost.
+pub fn snapshot_dir(explicit: Option<&Path>, workspace: &Path) -> PathBuf {
+    let own = match explicit {
+        Some(dir) => tiss_host::workspace::own_path(workspace, dir),
+        None => tiss_host::workspace::Workspace::open(workspace).and_then(|ws| {
+            let dir = ws.own_dir(".tiss")?;
+            // The path as it was given where no link is on the way.
+            Ok(if dir == ws.root().join(".tiss") { workspace.join(".tiss") } else { dir })
+        }),
+    };
+    match own {
+        Ok(dir) => dir,
+        Err(tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) => {
+            let dir = user_snapshot_dir();
+            let warning = color::stderr().paint(Tone::Warn, "warning");
+            let place = match explicit {
+                Some(given) => format!("`{}`", given.display()),
+                None => "`.tiss` in the workspace".to_string(),
+            };
+            eprintln!(
+                "tissvm: {warning}: the snapshot cannot go to {place} ({why}); it goes to `{}` instead",
+                dir.display()
+            );
+            dir
+        }
+    }
+}
+
+/// This user's own directory for snapshots the workspace cannot take:
+/// `$XDG_STATE_HOME/tisslang/snapshots`, else `~/.local/state/tisslang/snapshots`
+/// (made private, 0700), else a new private directory of its own in the
+/// system's temporary directory.
+fn user_snapshot_dir() -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    let dir = match (absolute("XDG_STATE_HOME"), absolute("HOME")) {
+        (Some(state), _) => state.join("tisslang/snapshots"),
+        (None, Some(home)) => home.join(".local/state/tisslang/snapshots"),
+        (None, None) => {
+            let made = tempfile::Builder::new().prefix("tisslang-snapshots-").tempdir();
+            return made.map_or_else(|_| std::env::temp_dir(), tempfile::TempDir::keep);
+        }
+    };
+    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir);
+    dir
+}
+
 /// What a snapshot holds besides the machine and the bytecode.
 pub struct Parts<'a> {
     pub workspace: &'a Path,

@@ -422,7 +422,14 @@ impl<H: Host> Debugger<H> {
         if let Err(e) = self.host.persist() {
             return format!("cannot save: {e}");
         }
-        if let Err(e) = snapshot::write_snapshot(Path::new(&file), &bytes) {
+        // In the workspace, reached as the plan's paths are: its commands ran.
+        let target = match tiss_host::workspace::own_path(&info.workspace, Path::new(&file)) {
+            Ok(target) => target,
+            Err(tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) => {
+                return format!("cannot write the snapshot `{file}`: {why}");
+            }
+        };
+        if let Err(e) = snapshot::write_snapshot(&target, &bytes) {
             return format!("cannot write the snapshot `{file}`: {e}");
         }
         let waiting = match &machine.status {

@@ -1,0 +1,141 @@
+//! tissvm's own files against links the plan's commands made (book:
+//! reference/sandbox.md, "tissvm's own files"). No sandbox confines tissvm
+//! itself, so a file it writes in the workspace after the plan's commands
+//! ran (a suspended run's snapshot in `.tiss`, the log a resumed run opens
+//! again, a checkpoint, the report) is reached as the plan's own paths are.
+//! Each test is a plan whose RUN puts a link where tissvm will write,
+//! pointing out of the workspace, and checks from outside that nothing was
+//! written there. Before, tissvm wrote through each of these links (as root,
+//! under `strict`, where the RUN itself can write nothing outside).
+//!
+//! Skipped where `strict` is refused; with `CI=true` that fails instead.
+
+use std::path::Path;
+
+use crate::common::Fixture;
+
+/// `tissvm ARGS` in the fixture with `XDG_STATE_HOME` inside it; `None`
+/// (the test skips) where `strict` is refused.
+fn tissvm(f: &Fixture, args: &[&str]) -> Option<tiss_test_support::Run> {
+    let state = f.path("state");
+    let run = crate::common::tissvm(f.root.path(), args, &[("XDG_STATE_HOME", state.to_str().unwrap())]);
+    // Exit 5 is also what these attacks get; a refused profile says so.
+    let refused = run.stderr.contains("sandbox profile cannot be enforced");
+    (!(refused && crate::common::strict_refused(run.code, &run.stderr))).then_some(run)
+}
+
+fn run_strict(f: &Fixture, plan: &str, args: &[&str]) -> Option<tiss_test_support::Run> {
+    let plan = f.write_plan(plan);
+    let ws = f.ws();
+    let base = ["run", &plan, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
+    tissvm(f, &[&base[..], args].concat())
+}
+
+/// The files beneath `dir`, by name.
+fn names(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// The one snapshot in `dir`.
+fn snapshot_in(dir: &Path) -> String {
+    let snaps: Vec<String> = names(dir).into_iter().filter(|n| n.ends_with(".snap")).collect();
+    assert_eq!(snaps.len(), 1, "snapshots in {}: {snaps:?}", dir.display());
+    dir.join(&snaps[0]).to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_suspended_runs_snapshot_does_not_follow_a_link_out_of_the_workspace() {
+    let f = Fixture::new();
+    let outside = f.path("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"ln -s {} .tiss\" TIMEOUT 10s\n}}\n\
+         STEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\n",
+        outside.display()
+    );
+    let Some(run) = run_strict(&f, &plan, &[]) else { return };
+    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
+    assert!(names(&outside).is_empty(), "tissvm wrote through the link: {:?}", names(&outside));
+    assert!(
+        run.stderr.contains("the snapshot cannot go to `.tiss` in the workspace")
+            && run.stderr.contains("leads outside the workspace"),
+        "{}",
+        run.stderr
+    );
+    // Kept in this user's own directory, and the run goes on from it.
+    let snapshot = snapshot_in(&f.path("state/tisslang/snapshots"));
+    let Some(resumed) = tissvm(&f, &["resume", &snapshot, "--answer", "continue"]) else { return };
+    resumed.expect(0);
+    assert!(names(&outside).is_empty(), "{:?}", names(&outside));
+}
+
+#[test]
+fn the_log_a_resumed_run_opens_again_does_not_follow_a_link_out_of_the_workspace() {
+    let f = Fixture::new();
+    let victim = f.path("victim");
+    std::fs::write(&victim, "ORIGINAL\n").unwrap();
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"rm -f run.log && ln -s {} run.log\" TIMEOUT 10s\n}}\n\
+         STEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\nSTEP \"after\" {{\n    LOG \"appended\"\n}}\n",
+        victim.display()
+    );
+    let log = f.ws().join("run.log");
+    let Some(run) = run_strict(&f, &plan, &["--log-file", log.to_str().unwrap()]) else { return };
+    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
+    let snapshot = snapshot_in(&f.ws().join(".tiss"));
+    let Some(resumed) = tissvm(&f, &["resume", &snapshot, "--answer", "continue"]) else { return };
+    resumed.expect(5);
+    assert!(resumed.stderr.contains("security_violation: the log file"), "{}", resumed.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL\n");
+}
+
+#[test]
+fn the_journal_a_resumed_run_appends_to_does_not_follow_a_link_out_of_the_workspace() {
+    let f = Fixture::new();
+    let victim = f.path("victim");
+    std::fs::write(&victim, "ORIGINAL\n").unwrap();
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"rm -f run.journal && ln -s {} run.journal\" TIMEOUT 10s\n}}\n\
+         STEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\n",
+        victim.display()
+    );
+    let journal = f.ws().join("run.journal");
+    let Some(run) = run_strict(&f, &plan, &["--journal", journal.to_str().unwrap()]) else { return };
+    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
+    let snapshot = snapshot_in(&f.ws().join(".tiss"));
+    let args = ["resume", &snapshot, "--answer", "continue", "--journal", journal.to_str().unwrap()];
+    let Some(resumed) = tissvm(&f, &args) else { return };
+    resumed.expect(5);
+    assert!(resumed.stderr.contains("security_violation: the journal"), "{}", resumed.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL\n");
+}
+
+#[test]
+fn a_checkpoint_and_the_report_do_not_follow_a_directory_link_out_of_the_workspace() {
+    let f = Fixture::new();
+    let outside = f.path("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::create_dir(f.ws().join("out")).unwrap();
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"s\" {{\n    RUN \"rm -rf out && ln -s {} out\" TIMEOUT 10s\n    \
+         WRITE \"x.txt\" FROM \"after the link\"\n}}\n",
+        outside.display()
+    );
+    let (checkpoint, report) = (f.ws().join("out/run.ckpt"), f.ws().join("out/report.json"));
+    let args = [
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ];
+    let Some(run) = run_strict(&f, &plan, &args) else { return };
+    run.expect(5);
+    assert!(run.stderr.contains("cannot write the checkpoint"), "{}", run.stderr);
+    assert!(run.stderr.contains("security_violation: the report"), "{}", run.stderr);
+    assert!(names(&outside).is_empty(), "tissvm wrote through the link: {:?}", names(&outside));
+    assert_eq!(std::fs::read_to_string(f.ws().join("x.txt")).unwrap(), "after the link");
+}
