@@ -72,6 +72,27 @@ fn a_suspended_runs_snapshot_does_not_follow_a_link_out_of_the_workspace() {
 }
 
 #[test]
+fn the_mark_of_a_resumed_snapshot_does_not_follow_a_link_out_of_the_workspace() {
+    let f = Fixture::new();
+    let outside = f.path("outside");
+    std::fs::create_dir(&outside).unwrap();
+    // The resumed run moves `.tiss` away and links it out before its snapshot
+    // is marked with how the run ended.
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\n\
+         STEP \"plant\" {{\n    RUN \"mv .tiss .tiss-moved && ln -s {} .tiss\" TIMEOUT 10s\n}}\n",
+        outside.display()
+    );
+    let Some(run) = run_strict(&f, &plan, &[]) else { return };
+    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
+    let snapshot = snapshot_in(&f.ws().join(".tiss"));
+    let Some(resumed) = tissvm(&f, &["resume", &snapshot, "--answer", "continue"]) else { return };
+    resumed.expect(0);
+    assert!(names(&outside).is_empty(), "tissvm wrote through the link: {:?}", names(&outside));
+    assert!(resumed.stderr.contains("cannot record in"), "{}", resumed.stderr);
+}
+
+#[test]
 fn the_log_a_resumed_run_opens_again_does_not_follow_a_link_out_of_the_workspace() {
     let f = Fixture::new();
     let victim = f.path("victim");

@@ -55,6 +55,9 @@ pub struct Mark {
     key: Option<SnapshotKey>,
     /// The snapshot's lock, held as long as the mark may still change.
     _lock: Option<ResumeLock>,
+    /// The run's workspace: a snapshot in it is rewritten as the plan's own
+    /// paths are reached, after the resumed run's commands ran.
+    workspace: PathBuf,
 }
 
 impl Mark {
@@ -62,7 +65,7 @@ impl Mark {
     /// be rewritten (not a regular file, read-only, or changed since it was
     /// read) is refused, unless `--force`: then nothing records this resume
     /// (`Ok(None)`).
-    pub fn start(resumed: &mut Resumed) -> Result<Option<Mark>, Invalid> {
+    pub fn start(resumed: &mut Resumed, workspace: &Path) -> Result<Option<Mark>, Invalid> {
         let name = resumed.path.display().to_string();
         match Mark::write_started(&resumed.path, &resumed.bytes, resumed.key.as_ref()) {
             Ok(file) => Ok(Some(Mark {
@@ -71,6 +74,7 @@ impl Mark {
                 original: resumed.bytes.clone(),
                 key: resumed.key.clone(),
                 _lock: resumed.lock.take(),
+                workspace: workspace.to_path_buf(),
             })),
             Err(Unmarked::Changed) => Err(Invalid::told(
                 &name,
@@ -121,7 +125,7 @@ impl Mark {
     pub fn finish(&self, continuation: &Continuation) {
         let written = snapshot::with_continuation(&self.original, Some(continuation), self.key.as_ref())
             .map_err(|e| e.to_string())
-            .and_then(|bytes| snapshot::write_snapshot(&self.file, &bytes).map_err(|e| io_message(&e)));
+            .and_then(|bytes| self.rewrite(&bytes));
         if let Err(e) = written {
             eprintln!("tissvm: warning: cannot record in `{}` how its resumed run went on: {e}", self.name);
         }
@@ -129,12 +133,19 @@ impl Mark {
 
     /// Leaves the snapshot as it was: nothing ran, so it still holds.
     pub fn clear(&self) {
-        if let Err(e) = snapshot::write_snapshot(&self.file, &self.original) {
-            eprintln!(
-                "tissvm: warning: cannot clear the resumed mark of `{}`: {}",
-                self.name,
-                io_message(&e)
-            );
+        if let Err(e) = self.rewrite(&self.original) {
+            eprintln!("tissvm: warning: cannot clear the resumed mark of `{}`: {e}", self.name);
         }
+    }
+
+    /// Replaces the snapshot's file with `bytes`; in the workspace, reached
+    /// as the plan's paths are (a link a command made that leads out is
+    /// refused, not followed).
+    fn rewrite(&self, bytes: &[u8]) -> Result<(), String> {
+        let file = tiss_host::workspace::own_path(&self.workspace, &self.file).map_err(|e| {
+            let (tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) = e;
+            why
+        })?;
+        snapshot::write_snapshot(&file, bytes).map_err(|e| io_message(&e))
     }
 }

@@ -103,7 +103,7 @@ pub fn execute(
     let limits = crate::runner::replay::record_limits(&machine, host.completion_tokens);
     host.journal(|_| limits);
     // Recorded before the first instruction: a snapshot is resumed once.
-    let mark = match resumed.as_mut().map(Mark::start).transpose() {
+    let mark = match resumed.as_mut().map(|r| Mark::start(r, &workdir)).transpose() {
         Ok(mark) => mark.flatten(),
         Err(invalid) => return invalid.report(reporting),
     };
