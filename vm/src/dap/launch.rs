@@ -79,6 +79,7 @@ pub fn attach(attach: &Attach, parse: &ParseArgs, out: &Writer) -> Result<Opened
     let lock = match ResumeLock::take(&path) {
         Ok(lock) => Some(lock),
         Err(LockError::Held { path: held, pid }) => return Err(being_resumed(&name, &held, pid)),
+        Err(LockError::Planted(why)) => return Err(why),
         Err(LockError::Unavailable(_)) => None,
     };
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read the snapshot `{name}`: {e}"))?;

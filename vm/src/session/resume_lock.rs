@@ -41,6 +41,10 @@ pub enum LockError {
     /// There is no lock to take: the snapshot is not a regular file, or its
     /// directory cannot hold the lock file (why).
     Unavailable(String),
+    /// Something other than tissvm made the lock file's name a link or a
+    /// name of another file (a plan's command may write beside its
+    /// snapshot): never opened, refused with this message.
+    Planted(String),
 }
 
 /// How often a lock file replaced under a taker is tried again.
@@ -59,14 +63,34 @@ impl ResumeLock {
         name.push(".lock");
         let path = file.with_file_name(name);
         for _ in 0..ATTEMPTS {
-            let mut handle = OpenOptions::new()
+            // Never through a link, nor into a file with other names: tissvm
+            // truncates and writes the lock file, and a link a command put at
+            // its name would lead that anywhere (`/etc/passwd`).
+            let planted = || {
+                LockError::Planted(format!(
+                    "`{}` beside the snapshot is a symbolic link or another file's name, which tissvm did not \
+                     make (a command of the plan may have): it is not opened; remove it and resume again",
+                    path.display()
+                ))
+            };
+            let mut handle = match OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create(true)
                 .truncate(false)
                 .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(&path)
-                .map_err(|e| LockError::Unavailable(format!("cannot open `{}`: {e}", path.display())))?;
+            {
+                Ok(handle) => handle,
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(planted()),
+                Err(e) => {
+                    return Err(LockError::Unavailable(format!("cannot open `{}`: {e}", path.display())));
+                }
+            };
+            if !handle.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1) {
+                return Err(planted());
+            }
             // SAFETY: flock on a descriptor we own; released when it closes.
             if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
                 let e = io::Error::last_os_error();
@@ -133,6 +157,27 @@ mod tests {
         drop(lock);
         assert!(!dir.path().join("task-1.snap.lock").exists(), "removed on release");
         drop(ResumeLock::take(&snap).expect("free again"));
+    }
+
+    /// A link or a second name put where the lock file goes is never
+    /// opened: tissvm would truncate what it names and write its pid there.
+    #[test]
+    fn a_lock_name_that_is_a_link_or_another_files_name_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = snapshot(dir.path());
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let lock = dir.path().join("task-1.snap.lock");
+        for plant in [
+            |v: &Path, l: &Path| std::os::unix::fs::symlink(v, l),
+            |v: &Path, l: &Path| std::fs::hard_link(v, l),
+        ] {
+            plant(&victim, &lock).unwrap();
+            assert!(matches!(ResumeLock::take(&snap), Err(LockError::Planted(_))));
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+            std::fs::remove_file(&lock).unwrap();
+        }
+        drop(ResumeLock::take(&snap).expect("a lock of its own"));
     }
 
     #[test]

@@ -93,6 +93,33 @@ fn the_mark_of_a_resumed_snapshot_does_not_follow_a_link_out_of_the_workspace() 
 }
 
 #[test]
+fn the_resume_lock_never_opens_a_link_a_command_put_beside_the_snapshot() {
+    let f = Fixture::new();
+    let victim = f.path("victim");
+    std::fs::write(&victim, "ORIGINAL\n").unwrap();
+    // The name the lock of the run's first snapshot will have.
+    let plan = format!(
+        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"mkdir -p .tiss && ln -s {} .tiss/attacker-1.snap.lock\" \
+         TIMEOUT 10s\n}}\nSTEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\n",
+        victim.display()
+    );
+    let Some(run) = run_strict(&f, &plan, &[]) else { return };
+    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
+    let snapshot = snapshot_in(&f.ws().join(".tiss"));
+    for force in [false, true] {
+        let mut args = vec!["resume", &snapshot, "--answer", "continue"];
+        if force {
+            args.push("--force");
+        }
+        let Some(resumed) = tissvm(&f, &args) else { return };
+        resumed.expect(2);
+        assert!(resumed.stderr.contains("is a symbolic link or another file's name"), "{}", resumed.stderr);
+        // Truncated and given tissvm's pid, before.
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL\n", "force: {force}");
+    }
+}
+
+#[test]
 fn the_log_a_resumed_run_opens_again_does_not_follow_a_link_out_of_the_workspace() {
     let f = Fixture::new();
     let victim = f.path("victim");

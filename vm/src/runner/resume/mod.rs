@@ -164,6 +164,7 @@ fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>
         }
         // Not a regular file in a writable directory: `Mark` refuses it, or
         // with --force resumes it unrecorded (and so unlocked).
+        Err(LockError::Planted(why)) => return Err(Invalid::told(name, why)),
         Err(LockError::Unavailable(_)) => None,
     };
     let bytes = snapshot::read(&args.snapshot)
