@@ -21,6 +21,7 @@ use super::ParseArgs;
 use super::host::{DapHost, Inner};
 use super::requests::{Attach, Launch};
 use super::wire::Writer;
+use crate::runner::execute::project_file::ProjectFiles;
 
 /// A session opened: its debugger, and where `disconnect` leaves a snapshot.
 pub struct Opened {
@@ -29,6 +30,9 @@ pub struct Opened {
     pub plan: PathBuf,
     /// An attached snapshot's resume lock, held for the session.
     pub _lock: Option<ResumeLock>,
+    /// The workspace's project files as the session found them, put back
+    /// when it closes if the plan changed them.
+    pub project_files: Option<ProjectFiles>,
 }
 
 /// Where `disconnect` leaves a snapshot: the directory given (`snapshotDir`,
@@ -129,7 +133,7 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
     let snapshot_dir = SnapshotDir { given: Some(std::env::temp_dir()), workspace: PathBuf::new() };
-    Ok(Opened { debugger, snapshot_dir, plan: plan.to_path_buf(), _lock: None })
+    Ok(Opened { debugger, snapshot_dir, plan: plan.to_path_buf(), _lock: None, project_files: None })
 }
 
 fn open(
@@ -147,6 +151,7 @@ fn open(
         given: snapshot_dir.map(PathBuf::from).or_else(|| save_info.options.snapshot_dir.clone()),
         workspace: save_info.workspace.clone(),
     };
+    let save_info_workspace = save_info.workspace.clone();
     let mut debugger = Debugger::new(
         program,
         machine.unwrap_or(fresh),
@@ -156,7 +161,8 @@ fn open(
     debugger.save_info = Some(save_info);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone(), _lock: None })
+    let project_files = Some(ProjectFiles::before(&save_info_workspace));
+    Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone(), _lock: None, project_files })
 }
 
 /// The plan's module, loaded as `tissvm run` loads it; a plan that does

@@ -575,6 +575,9 @@ impl Session {
 
     /// After the last message: the cassette and the log are written out.
     pub fn close(&mut self) {
+        if let Some(files) = self.opened.as_mut().and_then(|o| o.project_files.take()) {
+            files.after();
+        }
         if let Some(opened) = &mut self.opened {
             if let Err(e) = crate::host::Host::persist(&mut opened.debugger.host) {
                 eprintln!("tissvm: {e}");

@@ -57,7 +57,13 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         }
     };
     match open_debugger(program, args) {
-        Ok(mut debugger) => converse(&mut debugger, &args.breaks),
+        Ok(mut debugger) => {
+            let workspace = debugger.host.workspace.root().to_path_buf();
+            let project_files = crate::runner::execute::project_file::ProjectFiles::before(&workspace);
+            let code = converse(&mut debugger, &args.breaks);
+            project_files.after();
+            code
+        }
         Err(code) => code,
     }
 }

@@ -9,6 +9,7 @@ mod checkpoint;
 mod dispatch;
 pub mod host;
 pub mod mark;
+pub mod project_file;
 mod restart;
 pub mod suspend;
 
@@ -124,8 +125,10 @@ pub fn execute(
         answers_file: answers_file.as_ref(),
         remembered: &remembered,
     };
+    let project_files = project_file::ProjectFiles::before(&workdir);
     let outcome = dispatch.run(&mut machine, &mut host);
     let ended = Ended::close(host);
+    project_files.after();
     if let Outcome::Trapped(message) = &outcome {
         eprintln!(
             "tissvm: internal error: {message}\nThis is a bug in tissvm (the verifier accepted this bytecode); please report it."
