@@ -286,8 +286,28 @@ impl Workspace {
 /// cannot lead tissvm, which no sandbox confines, out of the workspace: that
 /// is an [`Error::Security`]. The path returned then holds no link.
 pub fn own_path(root: &Path, path: &Path) -> Result<PathBuf, Error> {
+    let workspace = Workspace::open(root)?;
+    let Some(rel) = within(&workspace, root, path)? else { return Ok(path.to_path_buf()) };
+    let Some(rel) = rel.to_str() else {
+        return Err(Error::Command(format!("`{}` is not a UTF-8 path", path.display())));
+    };
+    if rel.is_empty() {
+        return Ok(workspace.root);
+    }
+    let resolved = workspace.resolve(rel, true)?;
+    Ok(workspace.root.join(resolved.full()))
+}
+
+/// Whether `path` lies in the workspace `root` (as written: a link on its
+/// way is not followed to find out).
+pub fn lies_in(root: &Path, path: &Path) -> bool {
+    Workspace::open(root).is_ok_and(|workspace| within(&workspace, root, path).is_ok_and(|rel| rel.is_some()))
+}
+
+/// `path` relative to the workspace, if it lies in it, `..` taken lexically
+/// as the caller wrote it (`ws/../out.json` is not in `ws`).
+fn within(workspace: &Workspace, root: &Path, path: &Path) -> Result<Option<PathBuf>, Error> {
     let fail = |e: io::Error| Error::Command(format!("cannot reach `{}`: {e}", path.display()));
-    // `..` taken lexically, as the caller wrote it: `ws/../out.json` is not in `ws`.
     let mut absolute = PathBuf::new();
     for part in std::path::absolute(path).map_err(fail)?.components() {
         match part {
@@ -297,19 +317,9 @@ pub fn own_path(root: &Path, path: &Path) -> Result<PathBuf, Error> {
             part => absolute.push(part),
         }
     }
-    let workspace = Workspace::open(root)?;
     let given = std::path::absolute(root).map_err(fail)?;
-    let Ok(rel) = absolute.strip_prefix(&workspace.root).or_else(|_| absolute.strip_prefix(&given)) else {
-        return Ok(path.to_path_buf());
-    };
-    let Some(rel) = rel.to_str() else {
-        return Err(Error::Command(format!("`{}` is not a UTF-8 path", path.display())));
-    };
-    if rel.is_empty() {
-        return Ok(workspace.root);
-    }
-    let resolved = workspace.resolve(rel, true)?;
-    Ok(workspace.root.join(resolved.full()))
+    let rel = absolute.strip_prefix(&workspace.root).or_else(|_| absolute.strip_prefix(&given));
+    Ok(rel.ok().map(Path::to_path_buf))
 }
 
 /// A path ending in `/` names a directory, which READ, WRITE and APPEND

@@ -249,3 +249,39 @@ STEP "s" {{
     assert!(listener.accept().is_err(), "the user's next run connected to the plan's server");
     assert!(std::fs::read_to_string(ws.join("tiss.toml.from-plan")).unwrap().contains(&port.to_string()));
 }
+
+/// An answers file in the workspace answers for a person, approvals too: a
+/// plan that wrote `approve` into it had its own gated command run on the
+/// resume tissvm printed (`--answers FILE`), without a person's approval.
+#[test]
+fn a_plan_cannot_approve_its_own_command_through_the_answers_file() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    std::fs::write(ws.join("victim"), "keep").unwrap();
+    std::fs::write(ws.join("answers.json"), r#"[{"answer": "continue"}]"#).unwrap();
+    let policy = f.path("policy.toml");
+    std::fs::write(&policy, "[commands]\napprove = [\"rm *\"]\n").unwrap();
+    let plan = r#"TASK "Attacker"
+STEP "inject" {
+    RUN "printf '[{\"answer\": \"continue\"}, {\"answer\": \"approve\"}]' > answers.json" TIMEOUT 10s
+}
+STEP "gate" {
+    PAUSE "a person looks"
+}
+STEP "destroy" {
+    RUN "rm victim" TIMEOUT 10s
+}
+"#;
+    let answers = ws.join("answers.json");
+    let args = ["--policy", policy.to_str().unwrap(), "--answers", answers.to_str().unwrap()];
+    let Some(run) = run_strict(&f, plan, &args) else { return };
+    assert_eq!(run.code, Some(3), "suspended at the approval\n{}", run.stderr);
+    let snapshot = snapshot_in(&ws.join(".tiss"));
+    // The command tissvm prints to go on with more answers from the file.
+    let Some(resumed) = tissvm(&f, &["resume", &snapshot, "--answers", answers.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(resumed.code, Some(3), "still waiting for a person\n{}", resumed.stderr);
+    assert_eq!(std::fs::read_to_string(ws.join("victim")).unwrap(), "keep");
+    assert!(std::fs::read_to_string(ws.join("answers.json.from-plan")).unwrap().contains("approve"));
+}

@@ -125,7 +125,8 @@ pub fn execute(
         answers_file: answers_file.as_ref(),
         remembered: &remembered,
     };
-    let project_files = project_file::ProjectFiles::before(&workdir);
+    let project_files =
+        project_file::ProjectFiles::before(&workdir, answers_file.as_ref().map(|f| f.path.as_path()));
     let outcome = dispatch.run(&mut machine, &mut host);
     let ended = Ended::close(host);
     project_files.after();

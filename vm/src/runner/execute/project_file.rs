@@ -1,13 +1,16 @@
-//! The project file where the plan's commands can write it (book:
-//! reference/sandbox.md, "tissvm's own files"). Every `tissvm` reads
-//! `./tiss.toml`, which names the provider (where the API key is sent), the
-//! command policy and the cassettes; run in its workspace, a plan could
-//! rewrite it for the runs that come after (a `base_url` of its own, and the
-//! next run sends it the key). So the `tiss.toml` of the workspace and of the
-//! current directory, when that lies in the workspace, are read before the
-//! plan runs and compared after: one the plan's commands changed is put back
-//! as it was, the plan's version kept beside it as `tiss.toml.from-plan` for
-//! the user to read, and stderr says so.
+//! The files tissvm reads in the workspace, where the plan's commands can
+//! write them (book: reference/sandbox.md, "tissvm's own files"). Every
+//! `tissvm` reads `./tiss.toml`, which names the provider (where the API key
+//! is sent), the command policy and the cassettes; and a resume reads the
+//! run's `--answers` file, whose entries answer for a person (a RUN's
+//! approval too). Run in its workspace, a plan could rewrite either for what
+//! comes after it: a `base_url` of its own, and the next run sends it the
+//! key; an `approve`, and a resume runs a command the policy holds for a
+//! person. So the `tiss.toml` of the workspace and of the current directory
+//! (when that lies in the workspace), and an answers file in the workspace,
+//! are read before the plan runs and compared after: one the plan's commands
+//! changed is put back as it was, the plan's version kept beside it
+//! (`NAME.from-plan`) for the user to read, and stderr says so.
 
 use std::path::{Path, PathBuf};
 
@@ -18,10 +21,16 @@ use crate::runner::color;
 
 const NAME: &str = "tiss.toml";
 
-/// The project files of a run's workspace, as they were before it ran.
+/// What a watched file is to tissvm, for the warning.
+const PROJECT: &str =
+    "the project file every tissvm run there reads (the provider the API key goes to, the command policy)";
+const ANSWERS: &str = "the answers file this run's resume reads (answers for a person, approvals among them)";
+
+/// The files tissvm reads in a run's workspace, as they were before it ran.
 pub struct ProjectFiles {
     workspace: PathBuf,
-    files: Vec<(PathBuf, State)>,
+    /// Each file, what it stood as, and what it is to tissvm.
+    files: Vec<(PathBuf, State, &'static str)>,
 }
 
 /// What stood at a project file's name.
@@ -47,8 +56,9 @@ impl State {
 }
 
 impl ProjectFiles {
-    /// Reads the project files a plan running in `workspace` could change.
-    pub fn before(workspace: &Path) -> ProjectFiles {
+    /// Reads the files a plan running in `workspace` could change: its
+    /// project files and the run's answers file (`answers`) if it lies there.
+    pub fn before(workspace: &Path, answers: Option<&Path>) -> ProjectFiles {
         let mut dirs = vec![workspace.to_path_buf()];
         if let (Ok(cwd), Ok(root)) = (std::env::current_dir(), std::fs::canonicalize(workspace))
             && cwd.starts_with(&root)
@@ -56,14 +66,16 @@ impl ProjectFiles {
         {
             dirs.push(cwd);
         }
-        let files = dirs
-            .into_iter()
-            .filter_map(|dir| Some(own_path(workspace, &dir).ok()?.join(NAME)))
-            .map(|path| {
-                let state = State::of(&path);
-                (path, state)
-            })
-            .filter(|(_, state)| *state != State::Other)
+        let project =
+            dirs.into_iter().filter_map(|dir| Some((own_path(workspace, &dir).ok()?.join(NAME), PROJECT)));
+        let answers = answers
+            .filter(|file| tiss_host::workspace::lies_in(workspace, file))
+            .and_then(|file| Some((own_path(workspace, file).ok()?, ANSWERS)));
+        let files = project
+            .chain(answers)
+            .map(|(path, what)| (State::of(&path), path, what))
+            .filter(|(state, ..)| *state != State::Other)
+            .map(|(state, path, what)| (path, state, what))
             .collect();
         ProjectFiles { workspace: workspace.to_path_buf(), files }
     }
@@ -71,23 +83,22 @@ impl ProjectFiles {
     /// Puts back each project file the run changed, keeping the plan's
     /// version beside it, and says so on stderr.
     pub fn after(self) {
-        for (path, before) in &self.files {
+        for (path, before, what) in &self.files {
             if State::of(path) == *before {
                 continue;
             }
             let warning = color::stderr().paint(Tone::Warn, "warning");
             match self.put_back(path, before) {
                 Ok(kept) => eprintln!(
-                    "tissvm: {warning}: the plan's commands changed `{}`, the project file every tissvm run \
-                     there reads (the provider the API key goes to, the command policy): it is {}; the plan's \
+                    "tissvm: {warning}: the plan's commands changed `{}`, {what}: it is {}; the plan's \
                      version is `{}`: read it before you use it",
                     path.display(),
                     if *before == State::Absent { "taken away" } else { "put back as it was" },
                     kept.display()
                 ),
                 Err(why) => eprintln!(
-                    "tissvm: {warning}: the plan's commands changed `{}`, the project file every tissvm run \
-                     there reads, and it could not be put back ({why}): read it before the next run there",
+                    "tissvm: {warning}: the plan's commands changed `{}`, {what}, and it could not be put \
+                     back ({why}): read it before tissvm reads it again",
                     path.display()
                 ),
             }
@@ -99,16 +110,19 @@ impl ProjectFiles {
     fn put_back(&self, path: &Path, before: &State) -> Result<PathBuf, String> {
         // The directory as the plan's paths are reached: it may have made
         // a link of it since.
-        let dir = path.parent().unwrap_or(Path::new("."));
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err("it has no directory".into());
+        };
         let dir = own_path(&self.workspace, dir).map_err(|e| {
             let (tiss_host::Error::Security(why) | tiss_host::Error::Command(why)) = e;
             why
         })?;
-        let (file, mut kept) = (dir.join(NAME), dir.join(format!("{NAME}.from-plan")));
+        let name = name.to_string_lossy();
+        let (file, mut kept) = (dir.join(&*name), dir.join(format!("{name}.from-plan")));
         let mut n = 1;
         while std::fs::symlink_metadata(&kept).is_ok() {
             n += 1;
-            kept = dir.join(format!("{NAME}.from-plan-{n}"));
+            kept = dir.join(format!("{name}.from-plan-{n}"));
         }
         if std::fs::symlink_metadata(&file).is_ok() {
             std::fs::rename(&file, &kept).map_err(|e| e.to_string())?;
