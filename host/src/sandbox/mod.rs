@@ -36,7 +36,7 @@ pub mod seccomp;
 
 use std::io;
 use std::os::fd::RawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ::landlock::RulesetCreated;
@@ -92,6 +92,17 @@ impl Sandbox {
     /// no cgroup; `strict` makes its cgroups here, as its limits must be
     /// written to be known to hold.
     pub fn prepare(profile: Profile, workspace: &Path, limits: Limits) -> Result<Sandbox, Refusal> {
+        Sandbox::prepare_hiding(profile, workspace, limits, &[])
+    }
+
+    /// [`Sandbox::prepare`], `strict`'s view covering `secrets`, tissvm's own
+    /// files no RUN is to read (the snapshot key), where they exist.
+    pub fn prepare_hiding(
+        profile: Profile,
+        workspace: &Path,
+        limits: Limits,
+        secrets: &[PathBuf],
+    ) -> Result<Sandbox, Refusal> {
         let mut sandbox = Sandbox::none();
         if profile == Profile::None {
             return Ok(sandbox);
@@ -132,7 +143,7 @@ impl Sandbox {
             sandbox.cgroup_wanted = Some(wanted);
         }
         if strict {
-            sandbox.prepare_strict(workspace, &mut enforced, &mut missing);
+            sandbox.prepare_strict(workspace, secrets, &mut enforced, &mut missing);
         }
         if !missing.is_empty() {
             return Err(Refusal { profile, missing });
@@ -148,6 +159,7 @@ impl Sandbox {
     fn prepare_strict(
         &mut self,
         workspace: &Path,
+        secrets: &[PathBuf],
         enforced: &mut Vec<&'static str>,
         missing: &mut Vec<(&'static str, String)>,
     ) {
@@ -168,7 +180,7 @@ impl Sandbox {
             }
             Err(e) => missing.push(("landlock", e)),
         }
-        match Namespaces::new(&[workspace, tmpdir.path()]) {
+        match Namespaces::new(&[workspace, tmpdir.path()], secrets) {
             Ok(namespaces) => {
                 enforced.extend(profile::NAMESPACES);
                 self.namespaces = Some(namespaces);

@@ -88,9 +88,14 @@ impl Step {
 }
 
 /// The steps that build the view in `staging` (an empty directory), with
-/// `writable` (canonical paths) the only writable places and `sockets`
-/// ([`reachable_sockets`]) covered.
-pub fn plan(staging: &Path, writable: &[&Path], sockets: &[Socket]) -> io::Result<Vec<Step>> {
+/// `writable` (canonical paths) the only writable places, and `sockets`
+/// ([`reachable_sockets`]) and `secrets` ([`coverable`]) covered.
+pub fn plan(
+    staging: &Path,
+    writable: &[&Path],
+    sockets: &[Socket],
+    secrets: &[PathBuf],
+) -> io::Result<Vec<Step>> {
     let c = |path: &Path| {
         CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))
@@ -193,6 +198,9 @@ pub fn plan(staging: &Path, writable: &[&Path], sockets: &[Socket]) -> io::Resul
     for (socket, _) in sockets {
         steps.push(bind(Path::new("/dev/null"), &inside(socket), 0)?);
     }
+    for secret in secrets {
+        steps.push(bind(Path::new("/dev/null"), &inside(secret), 0)?);
+    }
     steps.push(Step::Pivot(c(staging)?));
     Ok(steps)
 }
@@ -213,6 +221,22 @@ fn find_hidden_dirs() -> Vec<PathBuf> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// Of tissvm's own secret files (the snapshot key, which signs what a
+/// resume trusts), those a RUN would read and the view can cover: existing
+/// regular files, canonical, outside `writable` and the directories shown
+/// empty anyway.
+pub fn coverable<P: AsRef<Path>>(secrets: &[PathBuf], writable: &[P]) -> Vec<PathBuf> {
+    let hidden = hidden_dirs();
+    secrets
+        .iter()
+        .filter_map(|file| std::fs::canonicalize(file).ok())
+        .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file()))
+        .filter(|file| {
+            !hidden.iter().any(|d| file.starts_with(d)) && !writable.iter().any(|d| file.starts_with(d))
+        })
+        .collect()
 }
 
 /// A path-named socket of the host: its canonical path and its inode (a

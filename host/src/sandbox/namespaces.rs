@@ -66,7 +66,7 @@ impl Namespaces {
     /// Forks the init, has it build the view with `writable` (the
     /// workspace and the private `TMPDIR`) the only writable places, and
     /// waits until it is ready. The error names what failed.
-    pub fn new(writable: &[&Path]) -> Result<Namespaces, String> {
+    pub fn new(writable: &[&Path], secrets: &[PathBuf]) -> Result<Namespaces, String> {
         let fail = |what: &str, e: io::Error| format!("{what}: {e}");
         let staging = tempfile::Builder::new()
             .prefix("tissvm-root-")
@@ -76,8 +76,14 @@ impl Namespaces {
         let root = canonical(staging.path())?;
         let writable = writable.iter().map(|p| canonical(p)).collect::<Result<Vec<_>, _>>()?;
         let sockets = mounts::reachable_sockets(&writable);
-        let steps = mounts::plan(&root, &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &sockets)
-            .map_err(|e| fail("the sandbox's file-system view", e))?;
+        let secrets = mounts::coverable(secrets, &writable);
+        let steps = mounts::plan(
+            &root,
+            &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
+            &sockets,
+            &secrets,
+        )
+        .map_err(|e| fail("the sandbox's file-system view", e))?;
         let (requests_r, requests_w) = pipe().map_err(|e| fail("pipe", e))?;
         let (replies_r, replies_w) = pipe().map_err(|e| fail("pipe", e))?;
         let null = CString::new("/dev/null").expect("no NUL");

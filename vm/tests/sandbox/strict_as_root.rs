@@ -401,3 +401,29 @@ fn a_socket_bound_after_the_plan_started_is_out_of_reach_of_the_next_run() {
         );
     }
 }
+
+/// The snapshot key signs what `tissvm resume` trusts (the workspace a
+/// snapshot names, its remembered options): `strict` lets a RUN read what
+/// its user can, and it read the key, with which a plan could sign a
+/// snapshot of its own making. The view covers it.
+#[test]
+fn the_snapshot_key_is_not_in_the_runs_view() {
+    for who in BOTH {
+        let f = Fixture::new();
+        let dir = outside(who);
+        let key = dir.path().join("snapshot.key");
+        std::fs::write(&key, [b'K'; 32]).unwrap();
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if who == Who::Nobody {
+            give(&[&key]);
+        }
+        let k = key.to_str().unwrap();
+        let env = [("TISS_SNAPSHOT_KEY_FILE", k)];
+        let Some(out) = attack(&f, who, &format!("test -e {k} && echo seen; cat {k}; echo; echo end"), &env)
+        else {
+            continue;
+        };
+        assert!(out.starts_with("seen"), "{who:?}: the RUN does not see the key's name:\n{out}");
+        assert!(!out.contains("KKKK"), "{who:?}: the RUN read the snapshot key:\n{out}");
+    }
+}

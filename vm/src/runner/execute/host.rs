@@ -203,7 +203,10 @@ fn workspace_and_sandbox(
             return Err(status::INVALID);
         }
     };
-    let sandbox = match Sandbox::prepare(profile, workspace.root(), remembered.limits) {
+    // The snapshot key signs what a resume trusts: no `strict` RUN reads it.
+    let secrets: Vec<PathBuf> =
+        crate::session::snapshot_key::KeyFile::locate().map(|k| k.path).into_iter().collect();
+    let sandbox = match Sandbox::prepare_hiding(profile, workspace.root(), remembered.limits, &secrets) {
         Ok(sandbox) => sandbox,
         Err(refusal) => {
             eprintln!("tissvm: security_violation: {refusal}");
