@@ -161,7 +161,7 @@ fn open(
     debugger.save_info = Some(save_info);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    let project_files = Some(ProjectFiles::before(&save_info_workspace, None));
+    let project_files = Some(ProjectFiles::before(&save_info_workspace, None, None));
     Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone(), _lock: None, project_files })
 }
 

@@ -60,8 +60,12 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         Ok(mut debugger) => {
             let workspace = debugger.host.workspace.root().to_path_buf();
             let answers = debugger.save_info.as_ref().and_then(|info| info.answers_file.clone());
-            let project_files =
-                crate::runner::execute::project_file::ProjectFiles::before(&workspace, answers.as_deref());
+            let policy = crate::policy::file::named_policy_file(args.host.policy.as_deref());
+            let project_files = crate::runner::execute::project_file::ProjectFiles::before(
+                &workspace,
+                answers.as_deref(),
+                policy.as_deref(),
+            );
             let code = converse(&mut debugger, &args.breaks);
             project_files.after();
             code

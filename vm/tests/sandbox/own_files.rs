@@ -285,3 +285,20 @@ STEP "destroy" {
     assert_eq!(std::fs::read_to_string(ws.join("victim")).unwrap(), "keep");
     assert!(std::fs::read_to_string(ws.join("answers.json.from-plan")).unwrap().contains("approve"));
 }
+
+/// A `--policy` file in the workspace is read by every run given it: a plan
+/// that emptied it would have run free the next time.
+#[test]
+fn a_plan_cannot_loosen_a_policy_file_in_its_workspace() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let policy = ws.join("policy.toml");
+    let rules = "[commands]\ndeny = [\"curl *\"]\n";
+    std::fs::write(&policy, rules).unwrap();
+    let plan = "TASK \"Attacker\"\nSTEP \"s\" {\n    RUN \"echo > policy.toml\" TIMEOUT 10s\n}\n";
+    let Some(run) = run_strict(&f, plan, &["--policy", policy.to_str().unwrap()]) else { return };
+    run.expect(0);
+    assert_eq!(std::fs::read_to_string(&policy).unwrap(), rules, "{}", run.stderr);
+    assert!(run.stderr.contains("the command policy file this run was given"), "{}", run.stderr);
+    assert!(ws.join("policy.toml.from-plan").exists());
+}

@@ -3,12 +3,12 @@
 //! `tissvm` reads `./tiss.toml`, which names the provider (where the API key
 //! is sent), the command policy and the cassettes; and a resume reads the
 //! run's `--answers` file, whose entries answer for a person (a RUN's
-//! approval too). Run in its workspace, a plan could rewrite either for what
+//! approval too); a `--policy` file is read by every run given it. Run in its workspace, a plan could rewrite either for what
 //! comes after it: a `base_url` of its own, and the next run sends it the
 //! key; an `approve`, and a resume runs a command the policy holds for a
 //! person. So the `tiss.toml` of the workspace and of the current directory
-//! (when that lies in the workspace), and an answers file in the workspace,
-//! are read before the plan runs and compared after: one the plan's commands
+//! (when that lies in the workspace), and an answers or policy file in the
+//! workspace, are read before the plan runs and compared after: one the plan's commands
 //! changed is put back as it was, the plan's version kept beside it
 //! (`NAME.from-plan`) for the user to read, and stderr says so.
 
@@ -25,6 +25,7 @@ const NAME: &str = "tiss.toml";
 const PROJECT: &str =
     "the project file every tissvm run there reads (the provider the API key goes to, the command policy)";
 const ANSWERS: &str = "the answers file this run's resume reads (answers for a person, approvals among them)";
+const POLICY: &str = "the command policy file this run was given";
 
 /// The files tissvm reads in a run's workspace, as they were before it ran.
 pub struct ProjectFiles {
@@ -57,8 +58,9 @@ impl State {
 
 impl ProjectFiles {
     /// Reads the files a plan running in `workspace` could change: its
-    /// project files and the run's answers file (`answers`) if it lies there.
-    pub fn before(workspace: &Path, answers: Option<&Path>) -> ProjectFiles {
+    /// project files, and the run's answers file (`answers`) and command
+    /// policy file (`policy`) if they lie there.
+    pub fn before(workspace: &Path, answers: Option<&Path>, policy: Option<&Path>) -> ProjectFiles {
         let mut dirs = vec![workspace.to_path_buf()];
         if let (Ok(cwd), Ok(root)) = (std::env::current_dir(), std::fs::canonicalize(workspace))
             && cwd.starts_with(&root)
@@ -68,11 +70,12 @@ impl ProjectFiles {
         }
         let project =
             dirs.into_iter().filter_map(|dir| Some((own_path(workspace, &dir).ok()?.join(NAME), PROJECT)));
-        let answers = answers
-            .filter(|file| tiss_host::workspace::lies_in(workspace, file))
-            .and_then(|file| Some((own_path(workspace, file).ok()?, ANSWERS)));
+        let given = [(answers, ANSWERS), (policy, POLICY)].into_iter().filter_map(|(file, what)| {
+            let file = file.filter(|file| tiss_host::workspace::lies_in(workspace, file))?;
+            Some((own_path(workspace, file).ok()?, what))
+        });
         let files = project
-            .chain(answers)
+            .chain(given)
             .map(|(path, what)| (State::of(&path), path, what))
             .filter(|(state, ..)| *state != State::Other)
             .map(|(state, path, what)| (path, state, what))
