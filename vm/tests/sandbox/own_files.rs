@@ -119,45 +119,42 @@ fn the_resume_lock_never_opens_a_link_a_command_put_beside_the_snapshot() {
     }
 }
 
-#[test]
-fn the_log_a_resumed_run_opens_again_does_not_follow_a_link_out_of_the_workspace() {
+/// A file a run appends to, `flag FILE` in the workspace, that the plan
+/// replaced by a link to a victim outside before pausing: the resume (given
+/// `again` too) must refuse it with `refusal`, the victim untouched.
+fn a_resume_refuses_a_linked(name: &str, flag: &str, again: bool, refusal: &str) {
     let f = Fixture::new();
     let victim = f.path("victim");
     std::fs::write(&victim, "ORIGINAL\n").unwrap();
     let plan = format!(
-        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"rm -f run.log && ln -s {} run.log\" TIMEOUT 10s\n}}\n\
+        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"rm -f {name} && ln -s {} {name}\" TIMEOUT 10s\n}}\n\
          STEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\nSTEP \"after\" {{\n    LOG \"appended\"\n}}\n",
         victim.display()
     );
-    let log = f.ws().join("run.log");
-    let Some(run) = run_strict(&f, &plan, &["--log-file", log.to_str().unwrap()]) else { return };
+    let file = f.ws().join(name);
+    let file = file.to_str().unwrap();
+    let Some(run) = run_strict(&f, &plan, &[flag, file]) else { return };
     assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
     let snapshot = snapshot_in(&f.ws().join(".tiss"));
-    let Some(resumed) = tissvm(&f, &["resume", &snapshot, "--answer", "continue"]) else { return };
+    let mut args = vec!["resume", &snapshot, "--answer", "continue"];
+    if again {
+        args.extend([flag, file]);
+    }
+    let Some(resumed) = tissvm(&f, &args) else { return };
     resumed.expect(5);
-    assert!(resumed.stderr.contains("security_violation: the log file"), "{}", resumed.stderr);
+    assert!(resumed.stderr.contains(refusal), "{}", resumed.stderr);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL\n");
 }
 
 #[test]
+fn the_log_a_resumed_run_opens_again_does_not_follow_a_link_out_of_the_workspace() {
+    // Remembered by the snapshot.
+    a_resume_refuses_a_linked("run.log", "--log-file", false, "security_violation: the log file");
+}
+
+#[test]
 fn the_journal_a_resumed_run_appends_to_does_not_follow_a_link_out_of_the_workspace() {
-    let f = Fixture::new();
-    let victim = f.path("victim");
-    std::fs::write(&victim, "ORIGINAL\n").unwrap();
-    let plan = format!(
-        "TASK \"Attacker\"\nSTEP \"plant\" {{\n    RUN \"rm -f run.journal && ln -s {} run.journal\" TIMEOUT 10s\n}}\n\
-         STEP \"gate\" {{\n    PAUSE \"a person looks\"\n}}\n",
-        victim.display()
-    );
-    let journal = f.ws().join("run.journal");
-    let Some(run) = run_strict(&f, &plan, &["--journal", journal.to_str().unwrap()]) else { return };
-    assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
-    let snapshot = snapshot_in(&f.ws().join(".tiss"));
-    let args = ["resume", &snapshot, "--answer", "continue", "--journal", journal.to_str().unwrap()];
-    let Some(resumed) = tissvm(&f, &args) else { return };
-    resumed.expect(5);
-    assert!(resumed.stderr.contains("security_violation: the journal"), "{}", resumed.stderr);
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL\n");
+    a_resume_refuses_a_linked("run.journal", "--journal", true, "security_violation: the journal");
 }
 
 #[test]
