@@ -47,6 +47,9 @@ use crate::temp_files::TempFile;
 use crate::workspace::resolve::{Resolved, io_error};
 use crate::workspace::run_dir::{HeldDir, RunDir};
 
+/// The most bytes a READ takes (64 MiB).
+pub const MAX_READ: u64 = 64 << 20;
+
 /// A file test of a condition: FILE path EXISTS / IS_EMPTY / CONTAINS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileQuery<'a> {
@@ -103,7 +106,9 @@ impl Workspace {
         let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
             return Err(Error::Command(format!("cannot write `{path}`: it is the workspace directory")));
         };
-        let mut data = Vec::new();
+        // APPEND copies what the file holds into the new file as it goes,
+        // never holding it whole.
+        let mut existing = None;
         let mut permissions = None;
         if resolved.exists() {
             let meta = self.metadata(&target).map_err(|e| io_error("write", path, e))?;
@@ -115,10 +120,9 @@ impl Workspace {
             }
             permissions = Some(meta.permissions());
             if append {
-                data = self.read_bytes(path, &target)?;
+                existing = Some(self.open_regular(path, &target)?);
             }
         }
-        data.extend_from_slice(content.as_bytes());
 
         let parent_dir = if parent.as_os_str().is_empty() {
             self.dir.try_clone()
@@ -126,7 +130,8 @@ impl Workspace {
             self.dir.create_dir_all(parent).and_then(|()| self.dir.open_dir(parent))
         }
         .map_err(|e| io_error("write", path, e))?;
-        atomic_replace(&parent_dir, name, &data, permissions).map_err(|e| io_error("write", path, e))
+        atomic_replace(&parent_dir, name, existing, content.as_bytes(), permissions)
+            .map_err(|e| io_error("write", path, e))
     }
 
     /// MKDIR: the directory and its parents; no error if it exists.
@@ -262,8 +267,28 @@ impl Workspace {
         if rel.as_os_str().is_empty() { self.dir.dir_metadata() } else { self.dir.metadata(rel) }
     }
 
-    /// Reads a resolved regular file.
+    /// Reads a resolved regular file of at most [`MAX_READ`] bytes: a plan's
+    /// command can make a file of any size (a sparse one costs nothing), and
+    /// tissvm, which no sandbox's memory limit holds, would take it whole.
     fn read_bytes(&self, path: &str, target: &Path) -> Result<Vec<u8>, Error> {
+        let mut file = self.open_regular(path, target)?;
+        let mut bytes = Vec::new();
+        let size = file.metadata().map_err(|e| io_error("read", path, e))?.len();
+        if size <= MAX_READ {
+            (&mut file).take(MAX_READ + 1).read_to_end(&mut bytes).map_err(|e| io_error("read", path, e))?;
+        }
+        if size > MAX_READ || bytes.len() as u64 > MAX_READ {
+            return Err(Error::Command(format!(
+                "cannot read `{path}`: it is larger than the {} MiB a READ takes; read a part of it with a \
+                 RUN (`head -c 1000000 {path}`) and its LAST_RUN.STDOUT",
+                MAX_READ >> 20
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// Opens a resolved regular file for reading.
+    fn open_regular(&self, path: &str, target: &Path) -> Result<cap_std::fs::File, Error> {
         let meta = self.metadata(target).map_err(|e| io_error("read", path, e))?;
         if meta.is_dir() {
             return Err(Error::Command(format!("cannot read `{path}`: it is a directory")));
@@ -271,7 +296,7 @@ impl Workspace {
         if !meta.is_file() {
             return Err(Error::Command(format!("cannot read `{path}`: not a regular file")));
         }
-        self.dir.read(target).map_err(|e| io_error("read", path, e))
+        self.dir.open(target).map_err(|e| io_error("read", path, e))
     }
 
     fn resolve(&self, path: &str, follow_last: bool) -> Result<Resolved, Error> {
@@ -337,17 +362,21 @@ fn not_a_directory_path(action: &str, path: &str) -> Result<(), Error> {
     }))
 }
 
-/// Writes `data` to a new temporary file in `dir` (`temp_files.rs`: with no
-/// name while it is written), syncs it, renames it over `name` and syncs
-/// `dir`. Nothing of it is left on failure.
+/// Writes `before` (what an APPEND keeps) and `data` to a new temporary file
+/// in `dir` (`temp_files.rs`: with no name while it is written), syncs it,
+/// renames it over `name` and syncs `dir`. Nothing of it is left on failure.
 fn atomic_replace(
     dir: &Dir,
     name: &OsStr,
+    before: Option<cap_std::fs::File>,
     data: &[u8],
     permissions: Option<cap_std::fs::Permissions>,
 ) -> io::Result<()> {
     let mut temp = TempFile::create(dir)?;
     let written = (|| {
+        if let Some(mut before) = before {
+            io::copy(&mut before, &mut temp.file)?;
+        }
         temp.file.write_all(data)?;
         if let Some(permissions) = permissions {
             let permissions = permissions.into_std(&temp.file)?;

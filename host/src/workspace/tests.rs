@@ -260,6 +260,22 @@ fn append_creates_then_extends() {
     assert_eq!(f.entries("log"), ["out.txt"]);
 }
 
+/// A plan's command can make a file of any size for nothing (a sparse
+/// one): READ refuses one over `MAX_READ` before reading it, and APPEND
+/// copies what the file holds rather than holding it.
+#[test]
+fn a_huge_file_is_refused_by_read_and_streamed_by_append() {
+    let f = fixture();
+    let big = f.root.join("big");
+    fs::File::create(&big).unwrap().set_len(MAX_READ + 1).unwrap();
+    let message = command_message(f.ws.read("big"));
+    assert!(message.contains("larger than the 64 MiB a READ takes"), "{message}");
+    fs::File::create(&big).unwrap().set_len(3).unwrap();
+    f.ws.write("big", "tail", true).unwrap();
+    assert_eq!(fs::read(&big).unwrap(), b"\0\0\0tail");
+    assert_eq!(f.ws.read("big").unwrap(), "\0\0\0tail");
+}
+
 #[test]
 fn writing_a_directory_is_a_command_error() {
     let f = fixture();
