@@ -397,16 +397,54 @@ fn atomic_replace(
     Ok(())
 }
 
-/// Whether the bytes of `reader` contain `needle`, reading in chunks so a
-/// large file is never held whole.
-fn stream_contains(mut reader: impl Read, needle: &[u8]) -> io::Result<bool> {
+/// Whether the regular file `file` contains `needle`, read in chunks so a
+/// large file is never held whole, in time linear in the file however long
+/// the needle (`memmem`). A needle without a NUL byte cannot meet a hole of
+/// a sparse file (holes read as zeros), so only the file's data is read:
+/// a command can make a terabyte of holes for nothing.
+fn stream_contains(file: cap_std::fs::File, needle: &[u8]) -> io::Result<bool> {
     if needle.is_empty() {
         return Ok(true);
     }
+    let mut file = file.into_std();
+    let finder = memchr::memmem::Finder::new(needle);
+    if needle.contains(&0) {
+        return region_contains(&mut file, u64::MAX, &finder);
+    }
+    let mut at = 0u64;
+    loop {
+        let data = match rustix::fs::seek(&file, rustix::fs::SeekFrom::Data(at)) {
+            Ok(data) => data,
+            // Past the last data.
+            Err(rustix::io::Errno::NXIO) => return Ok(false),
+            // A file system that cannot tell: all of it.
+            Err(_) => {
+                std::io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
+                return region_contains(&mut file, u64::MAX, &finder);
+            }
+        };
+        let hole = rustix::fs::seek(&file, rustix::fs::SeekFrom::Hole(data)).map_err(io::Error::from)?;
+        std::io::Seek::seek(&mut file, io::SeekFrom::Start(data))?;
+        if region_contains(&mut file, hole - data, &finder)? {
+            return Ok(true);
+        }
+        at = hole;
+    }
+}
+
+/// Whether the next `len` bytes of `reader` (or all that is left) contain
+/// the finder's needle; a match may straddle two chunks.
+fn region_contains(
+    reader: &mut impl Read,
+    len: u64,
+    finder: &memchr::memmem::Finder<'_>,
+) -> io::Result<bool> {
+    let needle = finder.needle().len();
     let chunk = 64 * 1024;
-    let keep = needle.len() - 1;
+    let keep = needle - 1;
     let mut window: Vec<u8> = Vec::with_capacity(chunk + keep);
     let mut buf = vec![0u8; chunk];
+    let mut reader = reader.take(len);
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => return Ok(false),
@@ -415,7 +453,7 @@ fn stream_contains(mut reader: impl Read, needle: &[u8]) -> io::Result<bool> {
             Err(e) => return Err(e),
         };
         window.extend_from_slice(&buf[..n]);
-        if window.len() >= needle.len() && window.windows(needle.len()).any(|w| w == needle) {
+        if finder.find(&window).is_some() {
             return Ok(true);
         }
         if window.len() > keep {
