@@ -299,3 +299,31 @@ fn a_plan_cannot_loosen_a_policy_file_in_its_workspace() {
     assert!(run.stderr.contains("the command policy file this run was given"), "{}", run.stderr);
     assert!(ws.join("policy.toml.from-plan").exists());
 }
+
+/// A journal or report path in the workspace that cannot be reached as the
+/// plan's paths are (a name that is not UTF-8) is refused, as a log file's
+/// is, rather than opened the way a link would lead.
+#[test]
+fn a_journal_or_report_path_that_is_not_utf8_is_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Fixture::new();
+    let plan = f.write_plan("TASK \"t\"\nSTEP \"s\" {\n    ASSERT TRUE\n}\n");
+    let odd = f.ws().join(std::ffi::OsStr::from_bytes(b"out-\xff"));
+    for (flag, code, says) in
+        [("--journal", 2, "cannot open the journal"), ("--report", 70, "cannot write the report")]
+    {
+        let out = crate::common::command()
+            .current_dir(f.root.path())
+            .args(["run", &plan, "--workdir"])
+            .arg(f.ws())
+            .args(["--output-format", "json", flag])
+            .arg(&odd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{flag}: {stderr}");
+        assert!(stderr.contains(says) && stderr.contains("is not a UTF-8 path"), "{flag}: {stderr}");
+        assert!(!odd.exists(), "{flag}: written");
+    }
+}

@@ -338,7 +338,7 @@ pub fn open_journal(
             eprintln!("tissvm: security_violation: the journal `{}`: {why}", path.display());
             return Err(status::SECURITY);
         }
-        Err(tiss_host::Error::Command(_)) => path.clone(),
+        Err(tiss_host::Error::Command(why)) => return Err(refuse(format!("cannot open the journal: {why}"))),
     };
     let cap = options.journal_max_output.unwrap_or(MAX_OUTPUT_CAP);
     if cap > MAX_OUTPUT_CAP {

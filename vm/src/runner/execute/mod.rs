@@ -331,7 +331,12 @@ impl Finished<'_> {
                     eprintln!("tissvm: security_violation: the report `{}`: {why}", path.display());
                     return status::SECURITY;
                 }
-                Err(tiss_host::Error::Command(_)) => reporting,
+                // Where the path cannot be reached as the plan's are (not
+                // UTF-8), it is not written, as for any path that cannot be.
+                Err(tiss_host::Error::Command(why)) => {
+                    eprintln!("tissvm: cannot write the report: {why}");
+                    return status::INTERNAL;
+                }
             },
             None => reporting,
         };
