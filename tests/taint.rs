@@ -45,7 +45,27 @@ fn flows_through_variables_interpolation_env_and_files() {
         r.model_code_runs,
         vec![ModelCodeRun { write_line: 9, run_line: 11 }, ModelCodeRun { write_line: 9, run_line: 12 }]
     );
+    assert_eq!(r.written_runs, r.model_code_runs);
+    assert_eq!((r.written_before(8), r.written_before(12)), (None, Some(9)));
     assert!(!r.incomplete);
+}
+
+#[test]
+fn a_write_of_file_data_and_an_in_directory_reach_the_runs_after() {
+    let r = report(
+        "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"which directory?\" INTO d\n    RUN \"make\" IN \"${d}\"\n    \
+         READ \"in.txt\" AS c\n    RUN \"true\"\n    APPEND \"gen.sh\" FROM \"# ${c}\"\n    RUN \"sh gen.sh\"\n    \
+         WRITE \"other.sh\" FROM c\n    RUN \"sh other.sh\"\n}\n",
+    );
+    assert_eq!(r.flows, vec![flow(SourceKind::Prompt, 3, 4)]);
+    // READ data is not model output, but `[taint] run` holds every RUN after
+    // its WRITE, each with the first such write.
+    assert!(r.model_code_runs.is_empty());
+    assert_eq!(
+        r.written_runs,
+        vec![ModelCodeRun { write_line: 7, run_line: 8 }, ModelCodeRun { write_line: 7, run_line: 10 }]
+    );
+    assert_eq!(r.written_before(6), None);
 }
 
 #[test]

@@ -100,7 +100,8 @@ pub struct Flow {
     pub run_column: u32,
 }
 
-/// A RUN after a WRITE (or APPEND) of model output.
+/// A RUN after a WRITE (or APPEND) of model output, or (in
+/// `written_runs`) of any tainted data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ModelCodeRun {
     pub write_line: u32,
@@ -117,6 +118,10 @@ pub struct TaintReport {
     /// The parts of typed answers the sources of both name.
     pub fields: Vec<AnswerField>,
     pub model_code_runs: Vec<ModelCodeRun>,
+    /// RUNs after a WRITE or APPEND of tainted data (from a model or a
+    /// file), each with the first such write before it: the RUN may run
+    /// what was written, so `[taint] run` holds it (book: reference/policy.md).
+    pub written_runs: Vec<ModelCodeRun>,
     /// CALLs were left unexpanded past [`MAX_WALKED`]: flows through them
     /// may be missing.
     pub incomplete: bool,
@@ -127,6 +132,13 @@ impl TaintReport {
     /// of a typed answer.
     pub fn tainted(&self, source: &Source) -> bool {
         tainted(&self.fields, source)
+    }
+
+    /// The line of the first WRITE or APPEND of tainted data before the RUN
+    /// at `run_line`, if there is one.
+    pub fn written_before(&self, run_line: u32) -> Option<u32> {
+        let at = self.written_runs.partition_point(|r| r.run_line < run_line);
+        self.written_runs.get(at).filter(|r| r.run_line == run_line).map(|r| r.write_line)
     }
 
     /// The part of a typed answer `source` names, if it names one.
@@ -173,6 +185,8 @@ struct Walker<'m> {
     files: Vec<(Option<String>, Sources)>,
     /// Lines of WRITEs and APPENDs of model output so far.
     model_writes: Vec<u32>,
+    /// The first line of a WRITE or APPEND of tainted data so far.
+    tainted_write: Option<u32>,
     /// The tasks being walked, with the pc of the CALL that entered each.
     calls: Vec<(u32, u32)>,
     walked: usize,
@@ -194,6 +208,7 @@ pub fn analyze(module: &Module) -> TaintReport {
         last_run: Vec::new(),
         files: Vec::new(),
         model_writes: Vec::new(),
+        tainted_write: None,
         calls: Vec::new(),
         walked: 0,
         fields: Vec::new(),
@@ -209,6 +224,9 @@ pub fn analyze(module: &Module) -> TaintReport {
     report.clean_flows.dedup();
     report.model_code_runs.sort();
     report.model_code_runs.dedup();
+    // By RUN, the first write first: `written_before` searches it.
+    report.written_runs.sort_by_key(|r| (r.run_line, r.write_line));
+    report.written_runs.dedup();
     report
 }
 
@@ -393,6 +411,9 @@ impl Walker<'_> {
                         {
                             self.model_writes.push(line);
                         }
+                        if content.sources.iter().any(|s| tainted(fields, s)) {
+                            self.tainted_write = Some(self.tainted_write.map_or(line, |w| w.min(line)));
+                        }
                         self.files.push((path.text, content.sources));
                     }
                 }
@@ -404,10 +425,11 @@ impl Walker<'_> {
                     if flags & run_flags::TIMEOUT != 0 {
                         self.pop();
                     }
-                    if flags & run_flags::DIR != 0 {
-                        self.pop();
-                    }
+                    // The IN directory picks what runs (`sh x.sh` in a
+                    // directory a model named): its data reaches the RUN.
+                    let dir = if flags & run_flags::DIR != 0 { self.pop().sources } else { Vec::new() };
                     let mut sources = self.pop().sources;
+                    join(&mut sources, &dir);
                     join(&mut sources, &self.env);
                     join(&mut self.last_run, &sources);
                     for source in sources {
@@ -421,6 +443,9 @@ impl Walker<'_> {
                     self.report.model_code_runs.extend(
                         self.model_writes.iter().map(|&w| ModelCodeRun { write_line: w, run_line: line }),
                     );
+                    if let Some(w) = self.tainted_write {
+                        self.report.written_runs.push(ModelCodeRun { write_line: w, run_line: line });
+                    }
                 }
                 Instr::Call { task } => {
                     let entry = module.tasks.get(task as usize).map(|t| t.entry);

@@ -13,7 +13,7 @@ use tisslang::module::{InteractionKind, NONE, PathAccess, RiskKind, RiskLevel};
 use tisslang::isa::Instr;
 
 use crate::analysis::taint::{self, Flow, SourceKind, TaintReport};
-use crate::policy::{Policy, Verdict};
+use crate::policy::{Policy, Taint, Verdict};
 
 use crate::machine::program::Program;
 use crate::machine::value::format_duration;
@@ -136,8 +136,13 @@ fn verdict(
     if dynamic {
         return ("at_run_time", "the command is built from values: decided when it runs".into());
     }
-    // A constant command is tainted only through its environment (ENV).
-    let tainted = taint.flows.iter().any(|f| f.run_line == line);
+    // A constant command is tainted only through its environment (ENV) or
+    // IN directory, or by what the plan wrote before it.
+    let tainted = if taint.flows.iter().any(|f| f.run_line == line) {
+        Some(Taint::Holds)
+    } else {
+        taint.written_before(line).map(Taint::Written)
+    };
     match policy.decide(text, tainted) {
         Verdict::Run => ("run", String::new()),
         Verdict::Deny(why) => ("deny", why),
@@ -300,6 +305,9 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
             "model_code_runs": taint.model_code_runs.iter().map(|r| json!({
                 "write_line": r.write_line, "run_line": r.run_line,
             })).collect::<Vec<_>>(),
+            "written_runs": taint.written_runs.iter().map(|r| json!({
+                "write_line": r.write_line, "run_line": r.run_line,
+            })).collect::<Vec<_>>(),
             "complete": !taint.incomplete,
         },
         "risk": {
@@ -460,6 +468,9 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             })
             .chain(taint.model_code_runs.iter().map(|r| {
                 format!("line {:>4}  WRITE of model output → line {} RUN", r.write_line, r.run_line)
+            }))
+            .chain(taint.written_runs.iter().filter(|r| !taint.model_code_runs.contains(r)).map(|r| {
+                format!("line {:>4}  WRITE of model or file data → line {} RUN", r.write_line, r.run_line)
             })),
     );
     out

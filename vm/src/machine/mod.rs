@@ -140,6 +140,10 @@ pub struct Machine {
     /// An ENV was set from tainted text: every later RUN's environment
     /// holds it, so every later RUN counts as tainted (book: reference/policy.md).
     pub env_tainted: bool,
+    /// The line of the first WRITE or APPEND of tainted data: every later
+    /// RUN may run what it wrote (`sh gen.sh`), so it counts as tainted
+    /// (book: reference/policy.md).
+    pub wrote_tainted: Option<u32>,
     pub status: Status,
     #[serde(deserialize_with = "state_limits::step_records")]
     pub step_records: Vec<StepRecord>,
@@ -186,6 +190,7 @@ impl Machine {
             fuel_limit: u64::MAX,
             env: Vec::new(),
             env_tainted: false,
+            wrote_tainted: None,
             status: Status::Running,
             step_records: Vec::new(),
             logs: Vec::new(),

@@ -35,6 +35,28 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use tiss_support::shell::programs::{self, Program};
 
+/// Why a RUN counts as tainted, for `[taint] run` (book: reference/policy.md#taint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taint {
+    /// It holds data from a model or a file: in its command, its IN
+    /// directory or its environment (an ENV set from such data).
+    Holds,
+    /// It runs after the WRITE or APPEND at this line put such data in the
+    /// workspace: the command may run it (`sh gen.sh`, `make`).
+    Written(u32),
+}
+
+impl Taint {
+    fn why(self) -> String {
+        match self {
+            Taint::Holds => "it holds data from a model or a file".into(),
+            Taint::Written(line) => format!(
+                "it runs after the WRITE at line {line} put data from a model or a file in the workspace, which it may run"
+            ),
+        }
+    }
+}
+
 /// What happens to a RUN whose command holds tainted data (`[taint] run`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaintRun {
@@ -181,7 +203,7 @@ impl Policy {
     /// The verdict on `command` (as it will run); `tainted`: it holds data
     /// from a model or a file. Deny patterns first, then the allow list,
     /// then approve patterns, then the taint rule (see the module's doc).
-    pub fn decide(&self, command: &str, tainted: bool) -> Verdict {
+    pub fn decide(&self, command: &str, taint: Option<Taint>) -> Verdict {
         let origin = &self.rules.origin;
         let read = programs::programs(command);
         let found: &[Program] = read.as_deref().unwrap_or_default();
@@ -246,8 +268,8 @@ impl Policy {
                 "{what}, so it cannot be shown to run nothing that {origin} [commands] approve names"
             ));
         }
-        if tainted {
-            let why = "it holds data from a model or a file";
+        if let Some(taint) = taint {
+            let why = taint.why();
             match self.rules.taint_run {
                 TaintRun::Allow => {}
                 TaintRun::Approve => {
@@ -385,38 +407,57 @@ mod tests {
     fn star_matches_spaces_slashes_and_newlines() {
         let p = policy(None, &["curl *"], &[], TaintRun::Allow);
         for denied in ["curl http://x/y", "curl -s a b", "curl a\nb"] {
-            assert!(matches!(p.decide(denied, false), Verdict::Deny(_)), "{denied:?}");
+            assert!(matches!(p.decide(denied, None), Verdict::Deny(_)), "{denied:?}");
         }
         // Whole-command match: the pattern is anchored at both ends.
-        assert_eq!(p.decide("echo curl x", false), Verdict::Run);
-        assert_eq!(p.decide("curl", false), Verdict::Run);
+        assert_eq!(p.decide("echo curl x", None), Verdict::Run);
+        assert_eq!(p.decide("curl", None), Verdict::Run);
     }
 
     #[test]
     fn deny_first_then_allow_then_approve_then_taint() {
         let p = policy(Some(&["git *", "cargo *"]), &["git push --force*"], &["git push*"], TaintRun::Deny);
-        match p.decide("git push --force origin", false) {
+        match p.decide("git push --force origin", None) {
             Verdict::Deny(m) => assert!(m.contains("`git push --force*`") && m.contains("deny"), "{m}"),
             other => panic!("{other:?}"),
         }
-        match p.decide("ls -la", false) {
+        match p.decide("ls -la", None) {
             Verdict::Deny(m) => assert!(m.contains("matches no pattern") && m.contains("\"ls *\""), "{m}"),
             other => panic!("{other:?}"),
         }
-        match p.decide("git push origin", true) {
+        match p.decide("git push origin", Some(Taint::Holds)) {
             Verdict::Approve(m) => assert!(m.contains("`git push*`"), "{m}"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(p.decide("cargo test", false), Verdict::Run);
-        match p.decide("cargo test 'x'", true) {
+        assert_eq!(p.decide("cargo test", None), Verdict::Run);
+        match p.decide("cargo test 'x'", Some(Taint::Holds)) {
             Verdict::Deny(m) => assert!(m.contains("[taint] run = \"deny\""), "{m}"),
             other => panic!("{other:?}"),
         }
         let ask = policy(None, &[], &[], TaintRun::Approve);
-        assert!(matches!(ask.decide("echo 'x'", true), Verdict::Approve(_)));
-        assert_eq!(ask.decide("echo x", false), Verdict::Run);
+        assert!(matches!(ask.decide("echo 'x'", Some(Taint::Holds)), Verdict::Approve(_)));
+        assert_eq!(ask.decide("echo x", None), Verdict::Run);
         assert!(ask.rules().may_ask());
         assert!(!policy(None, &[], &[], TaintRun::Deny).rules().may_ask());
+    }
+
+    #[test]
+    fn each_kind_of_taint_says_where_the_data_came_in() {
+        let p = policy(None, &[], &[], TaintRun::Deny);
+        for (taint, says) in [
+            (Taint::Holds, "it holds data from a model or a file"),
+            (
+                Taint::Written(7),
+                "it runs after the WRITE at line 7 put data from a model or a file in the workspace",
+            ),
+        ] {
+            match p.decide("sh gen.sh", Some(taint)) {
+                Verdict::Deny(m) => {
+                    assert!(m.starts_with("`sh gen.sh` is denied: ") && m.contains(says), "{m}")
+                }
+                other => panic!("{taint:?}: {other:?}"),
+            }
+        }
     }
 
     /// The pattern a refusal suggests allows the command it was refused.
@@ -424,29 +465,32 @@ mod tests {
     fn the_suggested_pattern_allows_the_refused_command() {
         for command in ["ls", "ls -la", "make test", "/usr/bin/make -j2", "g++ -O2 x.c"] {
             let p = policy(Some(&["true"]), &[], &[], TaintRun::Allow);
-            let Verdict::Deny(m) = p.decide(command, false) else { panic!("{command}: not refused") };
+            let Verdict::Deny(m) = p.decide(command, None) else { panic!("{command}: not refused") };
             let suggested =
                 m.split("e.g. \"").nth(1).and_then(|r| r.split('"').next()).expect(&m).replace("\\\"", "\"");
             let fixed = policy(Some(&[suggested.as_str()]), &[], &[], TaintRun::Allow);
-            assert_eq!(fixed.decide(command, false), Verdict::Run, "{command}: {m}");
+            assert_eq!(fixed.decide(command, None), Verdict::Run, "{command}: {m}");
         }
     }
 
     #[test]
     fn an_empty_allow_list_denies_everything_and_no_policy_allows_everything() {
         let p = policy(Some(&[]), &[], &[], TaintRun::Allow);
-        assert!(matches!(p.decide("true", false), Verdict::Deny(_)));
-        assert_eq!(Policy::new(PolicyRules::default()).unwrap().decide("rm -rf /", true), Verdict::Run);
+        assert!(matches!(p.decide("true", None), Verdict::Deny(_)));
+        assert_eq!(
+            Policy::new(PolicyRules::default()).unwrap().decide("rm -rf /", Some(Taint::Holds)),
+            Verdict::Run
+        );
     }
 
     #[test]
     fn classes_alternates_and_escapes() {
         let p = policy(None, &["rm -[rf]*", "{wget,ssh} *", "echo \\*"], &[], TaintRun::Allow);
         for denied in ["rm -rf x", "rm -f x", "wget x", "ssh host", "echo *"] {
-            assert!(matches!(p.decide(denied, false), Verdict::Deny(_)), "{denied}");
+            assert!(matches!(p.decide(denied, None), Verdict::Deny(_)), "{denied}");
         }
         for allowed in ["rm x", "echo x", "sshx"] {
-            assert_eq!(p.decide(allowed, false), Verdict::Run, "{allowed}");
+            assert_eq!(p.decide(allowed, None), Verdict::Run, "{allowed}");
         }
         assert!(compile_pattern("[a-").unwrap_err().contains("not a valid pattern"));
     }
@@ -454,7 +498,7 @@ mod tests {
     #[test]
     fn every_simple_command_must_pass_the_allow_list() {
         let p = policy(Some(&["ls *", "echo *"]), &[], &[], TaintRun::Allow);
-        assert_eq!(p.decide("ls . && echo done", false), Verdict::Run);
+        assert_eq!(p.decide("ls . && echo done", None), Verdict::Run);
         for smuggled in [
             "ls . && rm -f victim",
             "ls .; rm -f victim",
@@ -467,7 +511,7 @@ mod tests {
             "ls . > $(rm -f victim)",
             "X=$(rm -f victim) ls .",
         ] {
-            match p.decide(smuggled, false) {
+            match p.decide(smuggled, None) {
                 Verdict::Deny(m) => {
                     assert!(m.contains("`rm -f victim` matches no pattern"), "{smuggled}: {m}")
                 }
@@ -503,11 +547,11 @@ mod tests {
             "echo $(rm x)",
             "sudo ls",
         ] {
-            assert!(matches!(p.decide(hidden, false), Verdict::Deny(_)), "{hidden}");
+            assert!(matches!(p.decide(hidden, None), Verdict::Deny(_)), "{hidden}");
         }
-        assert_eq!(p.decide("echo rm x", false), Verdict::Run);
-        assert_eq!(p.decide("ls rm", false), Verdict::Run);
-        match p.decide("true && /usr/bin/rm -rf y", false) {
+        assert_eq!(p.decide("echo rm x", None), Verdict::Run);
+        assert_eq!(p.decide("ls rm", None), Verdict::Run);
+        match p.decide("true && /usr/bin/rm -rf y", None) {
             Verdict::Deny(m) => assert!(m.contains("(its part `rm -rf y` matches it)"), "{m}"),
             other => panic!("{other:?}"),
         }
@@ -519,16 +563,16 @@ mod tests {
         // matched once: a pattern on it still decides, wherever it is met.
         let p = policy(None, &["sudo sh -c ls *x4999*"], &[], TaintRun::Allow);
         let line = format!("sudo sh -c '{}'", (0..5_000).map(|i| format!("ls x{i}; ")).collect::<String>());
-        match p.decide(&line, false) {
+        match p.decide(&line, None) {
             Verdict::Deny(m) => assert!(m.contains("(its part `sudo sh -c ls x0; ls x1;"), "{m}"),
             other => panic!("{other:?}"),
         }
         let p = policy(None, &["env rm *"], &[], TaintRun::Allow);
-        assert!(matches!(p.decide("sh -c 'ls; env rm x'", false), Verdict::Deny(_)));
+        assert!(matches!(p.decide("sh -c 'ls; env rm x'", None), Verdict::Deny(_)));
         // More wrappers than are read: no allow pattern matches it.
         let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
         let deep = format!("{}ls", "nice ".repeat(40));
-        assert!(matches!(p.decide(&deep, false), Verdict::Deny(_)), "{deep}");
+        assert!(matches!(p.decide(&deep, None), Verdict::Deny(_)), "{deep}");
     }
 
     #[test]
@@ -539,42 +583,42 @@ mod tests {
         let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
         let approve = policy(None, &[], &["rm *"], TaintRun::Allow);
         for line in hidden {
-            match deny.decide(line, false) {
+            match deny.decide(line, None) {
                 Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{line}: {m}"),
                 other => panic!("{line}: {other:?}"),
             }
-            assert!(matches!(approve.decide(line, false), Verdict::Approve(_)), "{line}");
+            assert!(matches!(approve.decide(line, None), Verdict::Approve(_)), "{line}");
         }
         // An approve pattern that matches the line asks instead.
         let asks = policy(None, &["rm *"], &["ls*"], TaintRun::Allow);
-        match asks.decide(hidden[0], false) {
+        match asks.decide(hidden[0], None) {
             Verdict::Approve(m) => assert!(m.contains("cannot be read") && m.contains("`ls*`"), "{m}"),
             other => panic!("{other:?}"),
         }
         // Without deny or approve patterns there is nothing it could match.
-        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide(hidden[0], false), Verdict::Run);
-        assert_eq!(deny.decide("ls x", false), Verdict::Run);
+        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide(hidden[0], None), Verdict::Run);
+        assert_eq!(deny.decide("ls x", None), Verdict::Run);
     }
 
     #[test]
     fn unresolvable_commands_match_no_allow_pattern() {
         let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
-        assert_eq!(p.decide("anything at all", false), Verdict::Run);
+        assert_eq!(p.decide("anything at all", None), Verdict::Run);
         for unknown in ["$CMD x", "eval 'ls x'", "sh -c \"$LINE\"", "`which rm` x", "/bin/r? x"] {
-            match p.decide(unknown, false) {
+            match p.decide(unknown, None) {
                 Verdict::Deny(m) => assert!(m.contains("only running it would tell"), "{unknown}: {m}"),
                 other => panic!("{unknown}: {other:?}"),
             }
         }
-        match p.decide("echo 'unterminated", false) {
+        match p.decide("echo 'unterminated", None) {
             Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{m}"),
             other => panic!("{other:?}"),
         }
         // An approve pattern that matches it asks instead.
         let asks = policy(Some(&["ls *"]), &[], &["$CMD *"], TaintRun::Allow);
-        assert!(matches!(asks.decide("$CMD x", false), Verdict::Approve(_)));
+        assert!(matches!(asks.decide("$CMD x", None), Verdict::Approve(_)));
         // Without an allow, deny or approve list, nothing needs resolving.
-        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide("$CMD x", false), Verdict::Run);
+        assert_eq!(policy(None, &[], &[], TaintRun::Allow).decide("$CMD x", None), Verdict::Run);
     }
 
     #[test]
@@ -591,32 +635,32 @@ mod tests {
             "sh <<EOF\nrm x\nEOF",
             "bash -s < script",
         ] {
-            match deny.decide(hidden, false) {
+            match deny.decide(hidden, None) {
                 Verdict::Deny(m) => {
                     assert!(m.contains("only running it would tell") && m.contains("[commands] deny"), "{m}")
                 }
                 other => panic!("{hidden}: {other:?}"),
             }
-            match approve.decide(hidden, false) {
+            match approve.decide(hidden, None) {
                 Verdict::Approve(m) => assert!(m.contains("[commands] approve names"), "{m}"),
                 other => panic!("{hidden}: {other:?}"),
             }
         }
         // An approve pattern that matches the line asks a human instead.
         let asks = policy(None, &["rm *"], &["CMD=*"], TaintRun::Allow);
-        match asks.decide("CMD=rm; $CMD x", false) {
+        match asks.decide("CMD=rm; $CMD x", None) {
             Verdict::Approve(m) => assert!(m.contains("deny names") && m.contains("`CMD=*`"), "{m}"),
             other => panic!("{other:?}"),
         }
         // Common lines a deny list must not refuse: `[` is a program.
         for benign in ["[ -d out ] || mkdir out", "test -f x && echo y", "\"$HOME/.cargo/bin/cargo\" build"] {
-            assert_eq!(deny.decide(benign, false), Verdict::Run, "{benign}");
+            assert_eq!(deny.decide(benign, None), Verdict::Run, "{benign}");
         }
         // A path that expands still names its program: judged by that name.
-        assert_eq!(deny.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
-        assert!(matches!(deny.decide("\"$HOME/bin/rm\" x", false), Verdict::Deny(_)));
+        assert_eq!(deny.decide("\"$HOME/bin/tool\" x", None), Verdict::Run);
+        assert!(matches!(deny.decide("\"$HOME/bin/rm\" x", None), Verdict::Deny(_)));
         let tool = policy(Some(&["tool *"]), &[], &[], TaintRun::Allow);
-        assert_eq!(tool.decide("\"$HOME/bin/tool\" x", false), Verdict::Run);
-        assert_eq!(deny.decide("ls x", false), Verdict::Run);
+        assert_eq!(tool.decide("\"$HOME/bin/tool\" x", None), Verdict::Run);
+        assert_eq!(deny.decide("ls x", None), Verdict::Run);
     }
 }

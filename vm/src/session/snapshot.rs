@@ -86,7 +86,7 @@ use tiss_host::sandbox::Limits as SandboxLimits;
 /// The version of the snapshot container and of the machine state inside
 /// it. Bump it whenever either changes; the fingerprint test in
 /// `vm/src/session/snapshot/tests.rs` fails until you do.
-pub const SNAPSHOT_VERSION: u16 = 16;
+pub const SNAPSHOT_VERSION: u16 = 17;
 
 /// The first eight bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"\x1bTSN\r\n\x1a\n";

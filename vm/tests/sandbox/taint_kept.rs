@@ -169,3 +169,99 @@ fn last_run_after_a_tainted_command_is_tainted() {
     let p = "PROMPT_AGENT".to_string();
     assert_eq!(t.flows(&plan), [(p.clone(), 3, 4), (p.clone(), 3, 5), (p, 3, 7)]);
 }
+
+/// A model writes a script, the plan writes it to a file and runs it with a
+/// constant command: the RUN holds no tainted text, yet it runs the model's.
+#[test]
+fn a_run_after_the_plan_wrote_model_text_is_held_by_the_taint_rule() {
+    let t = Taint::new();
+    std::fs::write(&t.mock, r#"[{"match": ".", "answer": "touch pwned"}]"#).unwrap();
+    let plan = step(&[
+        "RUN \"echo before\"",
+        "PROMPT_AGENT \"Write a shell script.\" INTO script",
+        "WRITE \"gen.sh\" FROM script",
+        "RUN \"sh gen.sh\"",
+    ]);
+    let pwned = t.fx.ws().join("pwned");
+    // What the rule stops: with taint only tracked, the model's script runs.
+    let run = t.run(&plan, "allow", &[]);
+    run.expect(0);
+    assert!(pwned.exists(), "the attack does not reach the RUN: {}", run.stderr);
+    std::fs::remove_file(&pwned).unwrap();
+
+    let run = t.run(&plan, "deny", &[]);
+    run.expect(5);
+    let report = run.json();
+    let f = &report["failure"];
+    assert_eq!((&f["kind"], &f["line"]), (&"security_violation".into(), &6.into()), "{report:#}");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("`sh gen.sh` is denied: it runs after the WRITE at line 5 put data from a model"),
+        "{message}"
+    );
+    assert_eq!(report["cost"]["run_count"], 1, "the RUN before the WRITE ran");
+    assert!(!pwned.exists(), "the model's script ran");
+
+    // `tissvm inspect` says the same before anything runs.
+    let policy = t.fx.path("p.toml");
+    let inspected = t.fx.tissvm(&["inspect", &t.fx.write_plan(&plan), "--policy", policy.to_str().unwrap()]);
+    inspected.expect(0);
+    assert!(inspected.stdout.contains("line    3  echo before"), "{}", inspected.stdout);
+    assert!(
+        inspected
+            .stdout
+            .contains("sh gen.sh  [denied: `sh gen.sh` is denied: it runs after the WRITE at line 5"),
+        "{}",
+        inspected.stdout
+    );
+    assert!(!inspected.stdout.contains("echo before  [denied"), "{}", inspected.stdout);
+}
+
+/// The same through a file the plan READ (file data is tainted too), under
+/// approve, across a suspension: the resumed run still asks, and a
+/// rejection keeps the command from running.
+#[test]
+fn the_written_taint_survives_a_resume_and_asks_under_approve() {
+    let t = Taint::new();
+    std::fs::write(t.fx.ws().join("input.txt"), "touch pwned").unwrap();
+    let plan = step(&[
+        "READ \"input.txt\" AS text",
+        "APPEND \"gen.sh\" FROM text",
+        "PAUSE \"a person looks\"",
+        "RUN \"sh gen.sh\"",
+    ]);
+    let run = t.run(&plan, "approve", &[]);
+    run.expect(3);
+    let snapshots: Vec<_> = std::fs::read_dir(t.fx.ws().join(".tiss"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "snap"))
+        .collect();
+    assert_eq!(snapshots.len(), 1, "{snapshots:?}");
+    let snapshot = snapshots[0].to_str().unwrap();
+    let answers = t.fx.path("a.json");
+    std::fs::write(&answers, r#"[{"answer": "continue"}, {"answer": "reject", "comment": "no"}]"#).unwrap();
+    let resumed =
+        t.fx.tissvm(&["resume", snapshot, "--answers", answers.to_str().unwrap(), "--output-format", "json"]);
+    resumed.expect(1);
+    let report = resumed.json();
+    assert_eq!(report["failure"]["kind"], "review_rejected", "{report:#}\n{}", resumed.stderr);
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("it runs after the WRITE at line 4 put data"), "{message}");
+    assert!(!t.fx.ws().join("pwned").exists(), "the rejected command ran");
+}
+
+/// An IN directory a model named picks what a constant command runs.
+#[test]
+fn a_run_in_a_directory_a_model_named_is_tainted() {
+    let t = Taint::new();
+    let plan = step(&[
+        "MKDIR \"model-said\"",
+        "PROMPT_AGENT \"which directory?\" INTO d",
+        "RUN \"true\" IN \"${d}\"",
+        "RUN \"true\" IN \"model-said\"",
+    ]);
+    t.denied_at(&plan, Some((5, "true")));
+    assert_eq!(t.flows(&plan), [("PROMPT_AGENT".to_string(), 4, 5)]);
+    t.denied_at(&plan.replace("IN \"${d}\"", "IN \"model-said\""), None);
+}

@@ -3,7 +3,7 @@
 //! ENV, IF, TRY/CATCH with `e.MESSAGE` of a failed ASSERT MESSAGE or READ,
 //! LAST_RUN's fields) into RUN sinks, run by `tissvm` with the mock model:
 //! - at run time exactly the RUNs on the path taken whose command (or
-//!   environment) holds tainted data ask under `[taint] run = "approve"`,
+//!   environment) holds tainted data, or that follow a WRITE of it, ask under `[taint] run = "approve"`,
 //!   and `"deny"` refuses the first of them;
 //! - `tissvm inspect` lists every RUN some path may carry tainted data to.
 //!
@@ -125,6 +125,8 @@ struct State {
     vars: [bool; VARS],
     last_run: bool,
     env: bool,
+    /// A WRITE of tainted data: every later RUN counts as tainted.
+    written: bool,
     caught: Vec<bool>,
 }
 
@@ -207,6 +209,10 @@ impl Walk<'_> {
                 self.plan.line(depth, &format!("WRITE \"f{k}.txt\" FROM v{v}"));
                 let taint = self.may.vars[*v];
                 self.may_fail(at, taint, open);
+                self.may.written |= taint;
+                if let Some(x) = exact {
+                    x.written |= x.vars[*v];
+                }
             }
             S::Const(v) => {
                 self.plan.line(depth, &format!("VAR v{v} = \"c{}\"", self.plan.line));
@@ -252,12 +258,14 @@ impl Walk<'_> {
                 self.plan.runs += 1;
                 let line = self.plan.line(depth, &format!("RUN \"echo r ${{{hole}}}\""));
                 self.may_fail(at, may_taint, open);
+                // Statically LAST_RUN takes the command's and ENV's taint;
+                // what was written taints every later RUN by itself.
                 self.may.last_run |= may_taint || self.may.env;
-                if may_taint || self.may.env {
+                if may_taint || self.may.env || self.may.written {
                     self.may_runs.push(line);
                 }
                 if let Some(x) = exact {
-                    let tainted = exact_taint.unwrap_or(false) || x.env;
+                    let tainted = exact_taint.unwrap_or(false) || x.env || x.written;
                     x.last_run = tainted;
                     if tainted {
                         self.asked.push(line);
@@ -341,14 +349,15 @@ impl Walk<'_> {
     }
 }
 
-/// The lines of RUNs `tissvm inspect` lists a flow into, each once.
+/// The lines of RUNs `tissvm inspect` lists a flow into, or a WRITE of
+/// tainted data before, each once.
 fn listed(fx: &Fixture, plan: &str) -> Vec<u32> {
     let run = fx.tissvm(&["inspect", &fx.write_plan(plan), "--output-format", "json"]);
     run.expect(0);
-    let mut lines: Vec<u32> = run.json()["taint"]["flows"]
-        .as_array()
-        .expect("flows")
+    let taint = &run.json()["taint"];
+    let mut lines: Vec<u32> = ["flows", "written_runs"]
         .iter()
+        .flat_map(|key| taint[key].as_array().expect(key).clone())
         .map(|f| f["run_line"].as_u64().unwrap() as u32)
         .collect();
     lines.sort_unstable();

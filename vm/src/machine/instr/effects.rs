@@ -34,7 +34,12 @@ impl Machine {
         program: &Program,
         host: &mut dyn Host,
     ) -> Result<(), Exec> {
-        let content = self.pop()?.to_text();
+        let content = self.pop()?;
+        if content.is_tainted() && self.wrote_tainted.is_none() {
+            // Before the write, which may fail after a part is written.
+            self.wrote_tainted = Some(program.line(self.pc - 1));
+        }
+        let content = content.to_text();
         let path = self.pop_path()?;
         let started = host.now_ms();
         let result = host.write(&path, &content, append);
@@ -102,6 +107,8 @@ impl Machine {
         host: &mut dyn Host,
     ) -> Result<(), Exec> {
         self.check_policy(flags, program, host)?;
+        // Read before the pops: what the RUN held taints LAST_RUN.
+        let tainted = self.run_taint(flags).is_some();
         let timeout_ms = if flags & run_flags::TIMEOUT != 0 {
             match self.pop()? {
                 Value::Duration(ms) => Some(ms),
@@ -111,8 +118,6 @@ impl Machine {
             None
         };
         let dir = if flags & run_flags::DIR != 0 { Some(self.pop_path()?) } else { None };
-        // Read before the pop: what the command held taints LAST_RUN.
-        let tainted = self.stack.last().is_some_and(Value::is_tainted) || self.env_tainted;
         let command = self.pop_str()?.to_string();
         self.charge(Dim::RunCount, 1, "this RUN")?;
         self.sync_time(host);

@@ -11,7 +11,7 @@ use crate::machine::flow::Exec;
 use crate::machine::program::Program;
 use crate::machine::value::{Record, Value};
 use crate::machine::{Machine, Status, Suspension};
-use crate::policy::Verdict;
+use crate::policy::{Taint, Verdict};
 
 impl Machine {
     pub(in crate::machine) fn choose(
@@ -91,8 +91,7 @@ impl Machine {
         let value =
             self.command_operand(flags).ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
         let command = value.text().ok_or_else(|| Exec::Trap("the command is not a string".into()))?;
-        let tainted = value.is_tainted() || self.env_tainted;
-        let reason = match policy.decide(command, tainted) {
+        let reason = match policy.decide(command, self.run_taint(flags)) {
             Verdict::Run => return Ok(()),
             Verdict::Deny(message) => {
                 self.log(program, host, "run", command, "denied", 0);
@@ -116,6 +115,20 @@ impl Machine {
         )))
     }
 
+    /// Why the RUN with `flags` about to start counts as tainted, if it
+    /// does: what its command, IN directory or environment holds, then
+    /// what the plan wrote before it.
+    pub(crate) fn run_taint(&self, flags: u8) -> Option<Taint> {
+        let timeout = usize::from(flags & run_flags::TIMEOUT != 0);
+        let dir = (flags & run_flags::DIR != 0)
+            .then(|| self.stack.len().checked_sub(1 + timeout).and_then(|i| self.stack.get(i)))
+            .flatten();
+        let held = self.command_operand(flags).is_some_and(Value::is_tainted)
+            || dir.is_some_and(Value::is_tainted)
+            || self.env_tainted;
+        if held { Some(Taint::Holds) } else { self.wrote_tainted.map(Taint::Written) }
+    }
+
     /// The command of a RUN with `flags` about to start: below its `IN`
     /// directory and its timeout on the operand stack.
     pub(crate) fn command_operand(&self, flags: u8) -> Option<&Value> {
@@ -137,7 +150,7 @@ impl Machine {
         let value = self.command_operand(*flags)?;
         let command = value.text()?;
         let asks = self.policy.as_ref().is_some_and(|policy| {
-            matches!(policy.decide(command, value.is_tainted() || self.env_tainted), Verdict::Approve(_))
+            matches!(policy.decide(command, self.run_taint(*flags)), Verdict::Approve(_))
         });
         (!asks).then(|| command.to_string())
     }
