@@ -41,11 +41,20 @@ use crate::types::{Field, ValueType};
 /// exponentially); the result then says it is incomplete.
 const MAX_WALKED: usize = 1_000_000;
 
+/// At most this many sources are kept for one value (the last of them
+/// [`SourceKind::More`] when there were more): a plan of many prompts
+/// feeding one ENV, LAST_RUN or variable would otherwise list every source
+/// at every RUN after, a list the square of the plan's size (a 15,000-line
+/// plan took 8 s and 1.5 GB to inspect).
+pub const MAX_SOURCES: usize = 32;
+
 /// Where tainted data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SourceKind {
     Prompt,
     Read,
+    /// Sources past [`MAX_SOURCES`], not listed; counted as tainted.
+    More,
 }
 
 impl SourceKind {
@@ -53,6 +62,7 @@ impl SourceKind {
         match self {
             SourceKind::Prompt => "PROMPT_AGENT",
             SourceKind::Read => "READ",
+            SourceKind::More => "more sources",
         }
     }
 }
@@ -73,6 +83,17 @@ impl Source {
     /// A source that is text as a whole (not a part of a typed answer).
     pub fn untyped(kind: SourceKind, line: u32) -> Source {
         Source { kind, line, field: NONE }
+    }
+
+    /// The source that stands for those past [`MAX_SOURCES`].
+    const MORE: Source = Source { kind: SourceKind::More, line: 0, field: NONE };
+
+    /// How a message names it: `PROMPT_AGENT (line 3)`, `more sources`.
+    pub fn described(&self) -> String {
+        match self.kind {
+            SourceKind::More => "more sources than are listed".into(),
+            kind => format!("{} (line {})", kind.statement(), self.line),
+        }
     }
 }
 
@@ -117,6 +138,9 @@ pub struct TaintReport {
     pub clean_flows: Vec<Flow>,
     /// The parts of typed answers the sources of both name.
     pub fields: Vec<AnswerField>,
+    /// RUNs after a WRITE or APPEND of model output, each with the first
+    /// such write before it (not each of them: a plan of many would list
+    /// the square of its size).
     pub model_code_runs: Vec<ModelCodeRun>,
     /// RUNs after a WRITE or APPEND of tainted data (from a model or a
     /// file), each with the first such write before it: the RUN may run
@@ -154,10 +178,18 @@ fn tainted(fields: &[AnswerField], source: &Source) -> bool {
 /// The sources a value derives from, sorted, each once.
 type Sources = Vec<Source>;
 
+/// `from` added to `into`, which keeps at most [`MAX_SOURCES`]: past that,
+/// the greatest are dropped for [`Source::MORE`], which sorts last. That
+/// may count a dropped clean part of a typed answer as tainted: the
+/// analysis may list more, never less.
 fn join(into: &mut Sources, from: &[Source]) {
     for s in from {
         if let Err(at) = into.binary_search(s) {
             into.insert(at, *s);
+            if into.len() > MAX_SOURCES {
+                into.truncate(MAX_SOURCES - 1);
+                into.push(Source::MORE);
+            }
         }
     }
 }
@@ -180,11 +212,16 @@ struct Walker<'m> {
     env: Sources,
     /// What the text fields of LAST_RUN may hold: every RUN's so far.
     last_run: Sources,
-    /// Files written with tainted data (constant paths), with its sources;
-    /// a written path that is not a constant taints every later READ.
-    files: Vec<(Option<String>, Sources)>,
-    /// Lines of WRITEs and APPENDs of model output so far.
-    model_writes: Vec<u32>,
+    /// Files written with tainted data, by constant path, with its sources.
+    files: HashMap<String, Sources>,
+    /// What was written to a path that is not a constant: every later READ
+    /// may read it.
+    written_anywhere: Sources,
+    /// What was written at all: a READ of a path that is not a constant
+    /// may read any of it.
+    written_all: Sources,
+    /// The first line of a WRITE or APPEND of model output so far.
+    model_write: Option<u32>,
     /// The first line of a WRITE or APPEND of tainted data so far.
     tainted_write: Option<u32>,
     /// The tasks being walked, with the pc of the CALL that entered each.
@@ -206,8 +243,10 @@ pub fn analyze(module: &Module) -> TaintReport {
         slots: vec![Vec::new(); module.slots.len()],
         env: Vec::new(),
         last_run: Vec::new(),
-        files: Vec::new(),
-        model_writes: Vec::new(),
+        files: HashMap::new(),
+        written_anywhere: Vec::new(),
+        written_all: Vec::new(),
+        model_write: None,
         tainted_write: None,
         calls: Vec::new(),
         walked: 0,
@@ -347,10 +386,14 @@ impl Walker<'_> {
                 Instr::Read { slot } => {
                     let path = self.pop();
                     let mut sources = vec![Source::untyped(SourceKind::Read, line)];
-                    for (file, written) in &self.files {
-                        if file.is_none() || path.text.is_none() || *file == path.text {
-                            join(&mut sources, written);
+                    match &path.text {
+                        Some(path) => {
+                            join(&mut sources, &self.written_anywhere);
+                            if let Some(written) = self.files.get(path) {
+                                join(&mut sources, written);
+                            }
                         }
+                        None => join(&mut sources, &self.written_all),
                     }
                     if let Some(cell) = self.slots.get_mut(slot as usize) {
                         join(cell, &sources);
@@ -409,12 +452,16 @@ impl Walker<'_> {
                         let fields = &self.fields;
                         if content.sources.iter().any(|s| s.kind == SourceKind::Prompt && tainted(fields, s))
                         {
-                            self.model_writes.push(line);
+                            self.model_write = Some(self.model_write.map_or(line, |w| w.min(line)));
                         }
                         if content.sources.iter().any(|s| tainted(fields, s)) {
                             self.tainted_write = Some(self.tainted_write.map_or(line, |w| w.min(line)));
                         }
-                        self.files.push((path.text, content.sources));
+                        join(&mut self.written_all, &content.sources);
+                        match path.text {
+                            Some(path) => join(self.files.entry(path).or_default(), &content.sources),
+                            None => join(&mut self.written_anywhere, &content.sources),
+                        }
                     }
                 }
                 Instr::Env { .. } => {
@@ -440,9 +487,9 @@ impl Walker<'_> {
                             self.report.clean_flows.push(flow);
                         }
                     }
-                    self.report.model_code_runs.extend(
-                        self.model_writes.iter().map(|&w| ModelCodeRun { write_line: w, run_line: line }),
-                    );
+                    if let Some(w) = self.model_write {
+                        self.report.model_code_runs.push(ModelCodeRun { write_line: w, run_line: line });
+                    }
                     if let Some(w) = self.tainted_write {
                         self.report.written_runs.push(ModelCodeRun { write_line: w, run_line: line });
                     }

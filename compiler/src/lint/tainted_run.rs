@@ -55,7 +55,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
         let from: Vec<String> = sources
             .iter()
             .map(|(kind, line, fields)| match &fields[..] {
-                [] => format!("{} (line {line})", kind.statement()),
+                [] => taint::Source::untyped(*kind, *line).described(),
                 fields => {
                     let fields: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
                     format!("{} (line {line}: {})", kind.statement(), fields.join(", "))

@@ -69,28 +69,32 @@ fn risk(program: &Program, taint: &TaintReport) -> (RiskLevel, Vec<Reason>) {
         .iter()
         .map(|r| Reason { level: r.level(), text: m.risk_text(r), line: r.line })
         .collect();
+    // The compiler already names a model's answer used in a command.
+    let said: std::collections::HashSet<u32> = m
+        .manifest
+        .risk
+        .reasons
+        .iter()
+        .filter(|r| r.kind == RiskKind::ModelOutputInCommand)
+        .map(|r| r.line)
+        .collect();
     for flow in &taint.flows {
-        // The compiler already names a model's answer used in a command.
-        let said = flow.source.kind == SourceKind::Prompt
-            && m.manifest
-                .risk
-                .reasons
-                .iter()
-                .any(|r| r.kind == RiskKind::ModelOutputInCommand && r.line == flow.run_line);
-        if !said {
+        if !(flow.source.kind == SourceKind::Prompt && said.contains(&flow.run_line)) {
             let what = match taint.field(&flow.source) {
                 Some(field) => format!("`{}`", field.path),
                 None => "data".to_string(),
             };
-            reasons.push(Reason {
-                level: RiskLevel::High,
-                text: format!(
+            let text = match flow.source.kind {
+                SourceKind::More => {
+                    "the command holds data from more sources than are listed (tainted)".into()
+                }
+                kind => format!(
                     "the command holds {what} from the {} at line {} (tainted)",
-                    flow.source.kind.statement(),
+                    kind.statement(),
                     flow.source.line
                 ),
-                line: flow.run_line,
-            });
+            };
+            reasons.push(Reason { level: RiskLevel::High, text, line: flow.run_line });
         }
     }
     for run in &taint.model_code_runs {
@@ -459,19 +463,31 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             .iter()
             .map(|f| {
                 let field = taint.field(&f.source).map_or(String::new(), |a| format!(" {}", shown(&a.path)));
-                format!(
-                    "line {:>4}  {}{field} → line {} RUN",
-                    f.source.line,
-                    f.source.kind.statement(),
-                    f.run_line
-                )
+                match f.source.kind {
+                    SourceKind::More => {
+                        format!("           more sources than are listed → line {} RUN", f.run_line)
+                    }
+                    kind => format!(
+                        "line {:>4}  {}{field} → line {} RUN",
+                        f.source.line,
+                        kind.statement(),
+                        f.run_line
+                    ),
+                }
             })
             .chain(taint.model_code_runs.iter().map(|r| {
                 format!("line {:>4}  WRITE of model output → line {} RUN", r.write_line, r.run_line)
             }))
-            .chain(taint.written_runs.iter().filter(|r| !taint.model_code_runs.contains(r)).map(|r| {
-                format!("line {:>4}  WRITE of model or file data → line {} RUN", r.write_line, r.run_line)
-            })),
+            .chain(
+                taint.written_runs.iter().filter(|r| taint.model_code_runs.binary_search(r).is_err()).map(
+                    |r| {
+                        format!(
+                            "line {:>4}  WRITE of model or file data → line {} RUN",
+                            r.write_line, r.run_line
+                        )
+                    },
+                ),
+            ),
     );
     out
 }
