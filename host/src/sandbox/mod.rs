@@ -92,16 +92,20 @@ impl Sandbox {
     /// no cgroup; `strict` makes its cgroups here, as its limits must be
     /// written to be known to hold.
     pub fn prepare(profile: Profile, workspace: &Path, limits: Limits) -> Result<Sandbox, Refusal> {
-        Sandbox::prepare_hiding(profile, workspace, limits, &[])
+        Sandbox::prepare_hiding(profile, workspace, limits, &[], &[])
     }
 
     /// [`Sandbox::prepare`], `strict`'s view covering `secrets`, tissvm's own
-    /// files no RUN is to read (the snapshot key), where they exist.
+    /// files no RUN is to read (the snapshot key), where they exist, and
+    /// showing `records` read-only: the files in the workspace tissvm writes
+    /// as the run goes (its journal, its log), which a RUN may read, not
+    /// change.
     pub fn prepare_hiding(
         profile: Profile,
         workspace: &Path,
         limits: Limits,
         secrets: &[PathBuf],
+        records: &[PathBuf],
     ) -> Result<Sandbox, Refusal> {
         let mut sandbox = Sandbox::none();
         if profile == Profile::None {
@@ -143,7 +147,7 @@ impl Sandbox {
             sandbox.cgroup_wanted = Some(wanted);
         }
         if strict {
-            sandbox.prepare_strict(workspace, secrets, &mut enforced, &mut missing);
+            sandbox.prepare_strict(workspace, secrets, records, &mut enforced, &mut missing);
         }
         if !missing.is_empty() {
             return Err(Refusal { profile, missing });
@@ -160,6 +164,7 @@ impl Sandbox {
         &mut self,
         workspace: &Path,
         secrets: &[PathBuf],
+        records: &[PathBuf],
         enforced: &mut Vec<&'static str>,
         missing: &mut Vec<(&'static str, String)>,
     ) {
@@ -180,7 +185,7 @@ impl Sandbox {
             }
             Err(e) => missing.push(("landlock", e)),
         }
-        match Namespaces::new(&[workspace, tmpdir.path()], secrets) {
+        match Namespaces::new(&[workspace, tmpdir.path()], secrets, records) {
             Ok(namespaces) => {
                 enforced.extend(profile::NAMESPACES);
                 self.namespaces = Some(namespaces);

@@ -89,12 +89,16 @@ impl Step {
 
 /// The steps that build the view in `staging` (an empty directory), with
 /// `writable` (canonical paths) the only writable places, and `sockets`
-/// ([`reachable_sockets`]) and `secrets` ([`coverable`]) covered.
+/// ([`reachable_sockets`]) and `secrets` ([`coverable`]) covered, and
+/// `records` ([`records_in`]) read-only: a file bound over itself can be
+/// neither written, renamed nor removed (`EROFS`, `EBUSY`), nor linked to
+/// from the writable mount it lies in (`EXDEV`).
 pub fn plan(
     staging: &Path,
     writable: &[&Path],
     sockets: &[Socket],
     secrets: &[PathBuf],
+    records: &[PathBuf],
 ) -> io::Result<Vec<Step>> {
     let c = |path: &Path| {
         CString::new(path.as_os_str().as_bytes())
@@ -191,6 +195,14 @@ pub fn plan(
             recursive: true,
         });
     }
+    for record in records {
+        steps.push(bind(record, &inside(record), 0)?);
+        steps.push(Step::SetAttr {
+            target: c(&inside(record))?,
+            set: ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC,
+            recursive: false,
+        });
+    }
     steps.push(Step::SetAttr { target: c(&dev)?, set: ATTR_RDONLY, recursive: false });
     for dir in hidden {
         steps.push(Step::SetAttr { target: c(&inside(dir))?, set: ATTR_RDONLY, recursive: false });
@@ -236,6 +248,18 @@ pub fn coverable<P: AsRef<Path>>(secrets: &[PathBuf], writable: &[P]) -> Vec<Pat
         .filter(|file| {
             !hidden.iter().any(|d| file.starts_with(d)) && !writable.iter().any(|d| file.starts_with(d))
         })
+        .collect()
+}
+
+/// Of the files tissvm writes as the run goes (its journal, its log), those
+/// the view shows read-only: existing regular files, canonical, in a
+/// `writable` place (elsewhere the whole view is read-only already).
+pub fn records_in<P: AsRef<Path>>(records: &[PathBuf], writable: &[P]) -> Vec<PathBuf> {
+    records
+        .iter()
+        .filter_map(|file| std::fs::canonicalize(file).ok())
+        .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file()))
+        .filter(|file| writable.iter().any(|d| file.starts_with(d)))
         .collect()
 }
 

@@ -65,8 +65,9 @@ pub struct Namespaces {
 impl Namespaces {
     /// Forks the init, has it build the view with `writable` (the
     /// workspace and the private `TMPDIR`) the only writable places, and
-    /// waits until it is ready. The error names what failed.
-    pub fn new(writable: &[&Path], secrets: &[PathBuf]) -> Result<Namespaces, String> {
+    /// waits until it is ready, `secrets` covered and `records` read-only
+    /// ([`mounts::plan`]). The error names what failed.
+    pub fn new(writable: &[&Path], secrets: &[PathBuf], records: &[PathBuf]) -> Result<Namespaces, String> {
         let fail = |what: &str, e: io::Error| format!("{what}: {e}");
         let staging = tempfile::Builder::new()
             .prefix("tissvm-root-")
@@ -77,11 +78,13 @@ impl Namespaces {
         let writable = writable.iter().map(|p| canonical(p)).collect::<Result<Vec<_>, _>>()?;
         let sockets = mounts::reachable_sockets(&writable);
         let secrets = mounts::coverable(secrets, &writable);
+        let records = mounts::records_in(records, &writable);
         let steps = mounts::plan(
             &root,
             &writable.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
             &sockets,
             &secrets,
+            &records,
         )
         .map_err(|e| fail("the sandbox's file-system view", e))?;
         let (requests_r, requests_w) = pipe().map_err(|e| fail("pipe", e))?;

@@ -64,6 +64,11 @@ pub struct Workspace {
     dir: Dir,
     /// Absolute and canonical.
     root: PathBuf,
+    /// tissvm's records of the run that it writes as the run goes (the
+    /// journal, the log file): their link-free paths in the workspace, their
+    /// device and inode, and what they are. The plan's own statements may
+    /// read them, never replace, append to or delete them.
+    kept: Vec<(PathBuf, (u64, u64), &'static str)>,
 }
 
 impl Workspace {
@@ -73,7 +78,54 @@ impl Workspace {
             |e: io::Error| Error::Command(format!("cannot open the workspace `{}`: {e}", root.display()));
         let canonical = std::fs::canonicalize(root).map_err(fail)?;
         let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(fail)?;
-        Ok(Workspace { dir, root: canonical })
+        Ok(Workspace { dir, root: canonical, kept: Vec::new() })
+    }
+
+    /// Keeps the file at `path` (absolute and link-free, as [`own_path`]
+    /// gives it), `what` (`"this run's journal"`), from the plan's own
+    /// statements, if it lies in the workspace.
+    pub fn keep(&mut self, path: &Path, what: &'static str) {
+        use std::os::unix::fs::MetadataExt;
+        let (Ok(rel), Ok(meta)) = (path.strip_prefix(&self.root), std::fs::metadata(path)) else { return };
+        self.kept.push((rel.to_path_buf(), (meta.dev(), meta.ino()), what));
+    }
+
+    /// The kept files whose path no longer names them (a command moved the
+    /// directory holding one, or removed it): their paths and what they are.
+    pub fn moved_records(&self) -> Vec<(PathBuf, &'static str)> {
+        use std::os::unix::fs::MetadataExt;
+        self.kept
+            .iter()
+            .map(|(rel, id, what)| (self.root.join(rel), id, *what))
+            .filter(|(path, id, _)| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok() != Some(**id))
+            .map(|(path, _, what)| (path, what))
+            .collect()
+    }
+
+    /// Refuses a statement that would change a kept file: `target` (the
+    /// link-free path in the workspace) names it, or holds it (`holds`:
+    /// DELETE of a directory), or the file there is it (`node`: APPEND
+    /// through another name of it).
+    fn leaves_kept(
+        &self,
+        path: &str,
+        target: &Path,
+        holds: bool,
+        node: Option<(u64, u64)>,
+    ) -> Result<(), Error> {
+        for (kept, id, what) in &self.kept {
+            let is = if kept == target || node == Some(*id) {
+                "is"
+            } else if holds && kept.starts_with(target) {
+                "holds"
+            } else {
+                continue;
+            };
+            return Err(Error::Security(format!(
+                "`{path}` {is} {what}, which tissvm writes as the run goes: a plan may read it, not change it"
+            )));
+        }
+        Ok(())
     }
 
     /// The workspace's absolute, canonical path.
@@ -110,8 +162,13 @@ impl Workspace {
         // never holding it whole.
         let mut existing = None;
         let mut permissions = None;
+        self.leaves_kept(path, &target, false, None)?;
         if resolved.exists() {
             let meta = self.metadata(&target).map_err(|e| io_error("write", path, e))?;
+            if append {
+                use cap_std::fs::MetadataExt;
+                self.leaves_kept(path, &target, false, Some((meta.dev(), meta.ino())))?;
+            }
             if meta.is_dir() {
                 return Err(Error::Command(format!("cannot write `{path}`: it is a directory")));
             }
@@ -162,6 +219,7 @@ impl Workspace {
             return Err(Error::Command(format!("cannot delete `{path}`: it is the workspace itself")));
         }
         let meta = self.dir.symlink_metadata(target).map_err(|e| io_error("delete", path, e))?;
+        self.leaves_kept(path, target, meta.is_dir(), None)?;
         let result = if !meta.is_dir() {
             self.dir.remove_file(target)
         } else if recursive {

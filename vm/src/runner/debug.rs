@@ -67,6 +67,7 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
                 policy.as_deref(),
             );
             let code = converse(&mut debugger, &args.breaks);
+            debugger.host.warn_of_moved_records();
             project_files.after();
             code
         }
@@ -108,9 +109,8 @@ pub(crate) fn open_session(
     let recorder = open_recorder(&remembered.provider, false)?;
     let journal = open_journal(options, program, None, false, &workdir)?;
     let OpenedHost { mut host, answers_file, caps, policy } =
-        open_host(program, &workdir, None, None, options, &remembered, Progress::Quiet)?;
+        open_host(program, &workdir, None, None, options, &remembered, Progress::Quiet, journal)?;
     host.recorder = recorder;
-    host.journal = journal;
     crate::runner::execute::allow_answers_of(program, host.completion_tokens);
     for (dim, value) in caps {
         machine.cap(dim, value);

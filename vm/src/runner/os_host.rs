@@ -80,6 +80,30 @@ pub struct OsHost {
 }
 
 impl OsHost {
+    /// Journals the run into `journal`, which the plan's own statements
+    /// may then not change ([`Workspace::keep`]).
+    pub fn set_journal(&mut self, journal: Option<JournalWriter>) {
+        if let Some(journal) = &journal {
+            self.workspace.keep(&journal.path, "this run's journal");
+        }
+        self.journal = journal;
+    }
+
+    /// Says on stderr which of the run's records (journal, log) are no
+    /// longer where they were opened: a command moved the directory holding
+    /// one, and what is there now is not tissvm's.
+    pub fn warn_of_moved_records(&self) {
+        for (path, what) in self.workspace.moved_records() {
+            let warning = crate::runner::color::stderr().paint(Tone::Warn, "warning");
+            eprintln!(
+                "tissvm: {warning}: {what} is no longer at `{}`: the plan's commands moved or removed the \
+                 directory holding it, so what is there now is not tissvm's record; keep it in the workspace's \
+                 top directory or outside the workspace",
+                path.display()
+            );
+        }
+    }
+
     pub fn new(workspace: Workspace, provider: Box<dyn Provider>, progress: Progress) -> OsHost {
         OsHost {
             workspace,

@@ -25,9 +25,13 @@ fn tissvm(f: &Fixture, args: &[&str]) -> Option<tiss_test_support::Run> {
 }
 
 fn run_strict(f: &Fixture, plan: &str, args: &[&str]) -> Option<tiss_test_support::Run> {
+    run_under(f, "strict", plan, args)
+}
+
+fn run_under(f: &Fixture, profile: &str, plan: &str, args: &[&str]) -> Option<tiss_test_support::Run> {
     let plan = f.write_plan(plan);
     let ws = f.ws();
-    let base = ["run", &plan, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
+    let base = ["run", &plan, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", profile];
     tissvm(f, &[&base[..], args].concat())
 }
 
@@ -121,7 +125,9 @@ fn the_resume_lock_never_opens_a_link_a_command_put_beside_the_snapshot() {
 
 /// A file a run appends to, `flag FILE` in the workspace, that the plan
 /// replaced by a link to a victim outside before pausing: the resume (given
-/// `again` too) must refuse it with `refusal`, the victim untouched.
+/// `again` too) must refuse it with `refusal`, the victim untouched. Under
+/// `standard`: a `strict` RUN cannot replace it (the view shows it
+/// read-only, `a_strict_run_cannot_change_the_runs_journal_or_log`).
 fn a_resume_refuses_a_linked(name: &str, flag: &str, again: bool, refusal: &str) {
     let f = Fixture::new();
     let victim = f.path("victim");
@@ -133,7 +139,7 @@ fn a_resume_refuses_a_linked(name: &str, flag: &str, again: bool, refusal: &str)
     );
     let file = f.ws().join(name);
     let file = file.to_str().unwrap();
-    let Some(run) = run_strict(&f, &plan, &[flag, file]) else { return };
+    let Some(run) = run_under(&f, "standard", &plan, &[flag, file]) else { return };
     assert_eq!(run.code, Some(3), "suspended\n{}", run.stderr);
     let snapshot = snapshot_in(&f.ws().join(".tiss"));
     let mut args = vec!["resume", &snapshot, "--answer", "continue"];
@@ -326,4 +332,83 @@ fn a_journal_or_report_path_that_is_not_utf8_is_refused() {
         assert!(stderr.contains(says) && stderr.contains("is not a UTF-8 path"), "{flag}: {stderr}");
         assert!(!odd.exists(), "{flag}: written");
     }
+}
+
+/// The run's journal and log file are its record: the plan's own WRITE,
+/// APPEND and DELETE (any profile, no command needed) replaced them with
+/// what it liked. Now each way to one of them is a security_violation, and
+/// the journal still replays.
+#[test]
+fn the_plans_statements_cannot_change_the_runs_journal_or_log() {
+    for (statements, refused) in [
+        (r#"WRITE "j.jnl" FROM "forged""#, "`j.jnl` is this run's journal"),
+        (r#"APPEND "./logs/../j.jnl" FROM "forged""#, "`./logs/../j.jnl` is this run's journal"),
+        (r#"DELETE "j.jnl""#, "`j.jnl` is this run's journal"),
+        (r#"DELETE "logs" RECURSIVE"#, "`logs` holds this run's log file"),
+        (
+            "RUN \"ln logs/log.jsonl hard\" TIMEOUT 5s\n    APPEND \"hard\" FROM \"forged\"",
+            "`hard` is this run's log file",
+        ),
+        (
+            "RUN \"ln -s j.jnl soft\" TIMEOUT 5s\n    WRITE \"soft\" FROM \"forged\"",
+            "`soft` is this run's journal",
+        ),
+    ] {
+        let f = Fixture::new();
+        std::fs::create_dir(f.ws().join("logs")).unwrap();
+        let plan = f.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    {statements}\n}}\n"));
+        let (journal, log) = (f.ws().join("j.jnl"), f.ws().join("logs/log.jsonl"));
+        let run = f.tissvm(&[
+            "run",
+            &plan,
+            "--workdir",
+            f.ws().to_str().unwrap(),
+            "--journal",
+            journal.to_str().unwrap(),
+            "--log-file",
+            log.to_str().unwrap(),
+        ]);
+        run.expect(5);
+        assert!(
+            run.stdout
+                .contains(&format!("security_violation: {refused}, which tissvm writes as the run goes")),
+            "{statements}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert!(!logged.contains("forged") && logged.lines().count() >= 2, "{statements}: {logged}");
+        f.tissvm(&["replay", journal.to_str().unwrap()]).expect(5);
+    }
+    // Another name of the file is the plan's: WRITE replaces that name only.
+    let f = Fixture::new();
+    let plan = f.write_plan(
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ln log.jsonl hard\" TIMEOUT 5s\n    WRITE \"hard\" FROM \"mine\"\n    \
+         READ \"log.jsonl\" AS l\n    DELETE \"hard\"\n}\n",
+    );
+    let log = f.ws().join("log.jsonl");
+    let ws = f.ws();
+    f.tissvm(&["run", &plan, "--workdir", ws.to_str().unwrap(), "--log-file", log.to_str().unwrap()])
+        .expect(0);
+}
+
+/// Under `strict` a RUN sees the run's journal and log read-only
+/// (`strict_as_root.rs`); moving the directory that holds one is the one
+/// way left to put another file at its name: tissvm says so at the end.
+#[test]
+fn moving_the_directory_of_the_runs_log_is_told() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.ws().join("logs")).unwrap();
+    let log = f.ws().join("logs/log.jsonl");
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"mv logs x && mkdir logs && echo forged > logs/log.jsonl\" \
+                TIMEOUT 10s\n}\n";
+    let Some(run) = run_strict(&f, plan, &["--log-file", log.to_str().unwrap()]) else { return };
+    run.expect(0);
+    assert!(
+        run.stderr.contains("this run's log file is no longer at") && run.stderr.contains("logs/log.jsonl"),
+        "{}",
+        run.stderr
+    );
+    let moved = std::fs::read_to_string(f.ws().join("x/log.jsonl")).unwrap();
+    assert!(moved.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{moved}");
 }

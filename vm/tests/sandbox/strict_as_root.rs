@@ -427,3 +427,44 @@ fn the_snapshot_key_is_not_in_the_runs_view() {
         assert!(!out.contains("KKKK"), "{who:?}: the RUN read the snapshot key:\n{out}");
     }
 }
+
+/// The run's journal and log file are its record; a RUN sees them
+/// read-only: it can neither write, truncate, remove, rename, chmod nor
+/// hard-link them (before, `echo forged > run.jnl` rewrote the record).
+#[test]
+fn the_runs_journal_and_log_are_read_only_to_a_run() {
+    for who in BOTH {
+        let f = Fixture::new();
+        let ws = f.ws();
+        let (journal, log) = (ws.join("j.jnl"), ws.join("log.jsonl"));
+        let attack = "echo forged > j.jnl; echo forged >> log.jsonl; truncate -s 0 j.jnl; rm -f j.jnl; \
+                      mv log.jsonl moved; ln j.jnl hard; chmod 666 j.jnl; ls hard moved";
+        let plan = f.write_plan(&plan(&format!("    RUN {attack:?} TIMEOUT 10s")));
+        let args = [
+            "run",
+            &plan,
+            "--workdir",
+            ws.to_str().unwrap(),
+            "--sandbox-profile",
+            "strict",
+            "--journal",
+            journal.to_str().unwrap(),
+            "--log-file",
+            log.to_str().unwrap(),
+        ];
+        let Some(run) = tissvm(&f, who, &args, &[]) else { continue };
+        if crate::common::strict_refused(run.code, &run.stderr) {
+            continue;
+        }
+        run.expect(0);
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            logged.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()),
+            "{who:?}: {logged}"
+        );
+        assert!(logged.contains("Read-only file system"), "{who:?}: {logged}");
+        assert!(!ws.join("hard").exists() && !ws.join("moved").exists(), "{who:?}");
+        assert_eq!(std::fs::metadata(&journal).unwrap().permissions().mode() & 0o777, 0o600, "{who:?}");
+        crate::common::tissvm(f.root.path(), &["replay", journal.to_str().unwrap()], &[]).expect(0);
+    }
+}

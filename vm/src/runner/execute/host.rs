@@ -63,7 +63,9 @@ pub struct OpenedHost {
 /// `remembered`, the options resolved: answers given in advance are
 /// `first`, then the answers file's entries from the run's next
 /// interaction on (`used`: where the run stood in the file it used); the
-/// cassette `--record` names is the caller's ([`open_recorder`]).
+/// cassette `--record` names is the caller's ([`open_recorder`]), the
+/// `journal` ([`open_journal`]) the host's from here.
+#[allow(clippy::too_many_arguments)]
 pub fn open_host(
     program: &Program,
     workdir: &Path,
@@ -72,13 +74,23 @@ pub fn open_host(
     options: &HostOptions,
     remembered: &RememberedOptions,
     progress: Progress,
+    journal: Option<JournalWriter>,
 ) -> Result<OpenedHost, u8> {
     let profile = sandbox_profile(options, remembered)?;
     let caps = budget_caps(options)?;
     let policy = command_policy(remembered)?;
     let provider = model_provider(remembered)?;
     let allow_system = options.allow_system_workdir && options.workdir.is_some();
-    let (workspace, sandbox) = workspace_and_sandbox(workdir, profile, remembered, allow_system)?;
+    // The run's records, which no statement or `strict` RUN may change:
+    // opened first, for the view to show them read-only.
+    let log = open_log(remembered, workdir)?;
+    let records: Vec<PathBuf> =
+        log.iter().map(|(_, path)| path.clone()).chain(journal.iter().map(|j| j.path.clone())).collect();
+    let (mut workspace, sandbox) =
+        workspace_and_sandbox(workdir, profile, remembered, allow_system, &records)?;
+    if let Some((_, path)) = &log {
+        workspace.keep(path, "this run's log file");
+    }
     let (queue, answers_file) = answers_given(program, first, used, options, remembered)?;
 
     // Step lines go where the progress goes: stdout for text output, else stderr.
@@ -95,7 +107,8 @@ pub fn open_host(
     // With an answers file, running out of answers suspends (CI) rather than asks.
     host.interactive = !options.non_interactive && answers_file.is_none() && stdin_is_terminal();
     host.answers = queue;
-    host.log = open_log(remembered, workdir)?;
+    host.log = log.map(|(log, _)| log);
+    host.set_journal(journal);
     Ok(OpenedHost { host, answers_file, caps, policy })
 }
 
@@ -175,6 +188,7 @@ fn workspace_and_sandbox(
     profile: Profile,
     remembered: &RememberedOptions,
     allow_system: bool,
+    records: &[PathBuf],
 ) -> Result<(Workspace, Sandbox), u8> {
     if !workdir.is_dir() {
         eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
@@ -206,13 +220,14 @@ fn workspace_and_sandbox(
     // The snapshot key signs what a resume trusts: no `strict` RUN reads it.
     let secrets: Vec<PathBuf> =
         crate::session::snapshot_key::KeyFile::locate().map(|k| k.path).into_iter().collect();
-    let sandbox = match Sandbox::prepare_hiding(profile, workspace.root(), remembered.limits, &secrets) {
-        Ok(sandbox) => sandbox,
-        Err(refusal) => {
-            eprintln!("tissvm: security_violation: {refusal}");
-            return Err(status::SECURITY);
-        }
-    };
+    let sandbox =
+        match Sandbox::prepare_hiding(profile, workspace.root(), remembered.limits, &secrets, records) {
+            Ok(sandbox) => sandbox,
+            Err(refusal) => {
+                eprintln!("tissvm: security_violation: {refusal}");
+                return Err(status::SECURITY);
+            }
+        };
     if profile == Profile::None {
         let warning = color::stderr().paint(Tone::Warn, "warning");
         eprintln!(
@@ -286,10 +301,11 @@ fn answers_given(
 /// The log file, if the run keeps one: in the workspace, reached as the
 /// plan's paths are (a resumed run opens it again, after the plan's
 /// commands could have put a link in its place).
-fn open_log(remembered: &RememberedOptions, workdir: &Path) -> Result<Option<EventLog>, u8> {
+/// With the path it was opened at.
+fn open_log(remembered: &RememberedOptions, workdir: &Path) -> Result<Option<(EventLog, PathBuf)>, u8> {
     let Some(path) = &remembered.log_file else { return Ok(None) };
     let opened = match tiss_host::workspace::own_path(workdir, path) {
-        Ok(own) => EventLog::open(&own),
+        Ok(own) => EventLog::open(&own).map(|log| (log, own)),
         Err(tiss_host::Error::Security(why)) => {
             eprintln!(
                 "tissvm: security_violation: the log file `{}`: {why}; name another with --log-file",
@@ -300,11 +316,11 @@ fn open_log(remembered: &RememberedOptions, workdir: &Path) -> Result<Option<Eve
         Err(tiss_host::Error::Command(why)) => Err(std::io::Error::other(why)),
     };
     match opened {
-        Ok(mut log) => {
+        Ok((mut log, own)) => {
             if let Some(max) = remembered.log_max_output {
                 log.max_output = usize::try_from(max).unwrap_or(usize::MAX);
             }
-            Ok(Some(log))
+            Ok(Some((log, own)))
         }
         Err(e) => {
             eprintln!("tissvm: cannot open the log file `{}`: {}", path.display(), io_message(&e));

@@ -198,11 +198,18 @@ fn open(
         &start.workdir,
     )?;
     let used = start.resumed.as_ref().and_then(|r| r.answers.as_ref());
-    let mut opened =
-        open_host(&start.program, &start.workdir, start.first.take(), used, options, remembered, progress)?;
+    let mut opened = open_host(
+        &start.program,
+        &start.workdir,
+        start.first.take(),
+        used,
+        options,
+        remembered,
+        progress,
+        journal,
+    )?;
     allow_answers_of(&mut start.program, opened.host.completion_tokens);
     opened.host.recorder = recorder;
-    opened.host.journal = journal;
     let isolation = opened.host.sandbox.isolation().clone();
     opened.host.journal(|_| crate::session::journal::Entry::Sandbox {
         profile: isolation.profile.name().to_string(),
@@ -257,6 +264,7 @@ impl Ended {
         if let Err(e) = host.persist() {
             eprintln!("tissvm: {e}");
         }
+        host.warn_of_moved_records();
 
         Ended {
             answer_error,
