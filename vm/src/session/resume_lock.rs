@@ -68,8 +68,8 @@ impl ResumeLock {
             // its name would lead that anywhere (`/etc/passwd`).
             let planted = || {
                 LockError::Planted(format!(
-                    "`{}` beside the snapshot is a symbolic link or another file's name, which tissvm did not \
-                     make (a command of the plan may have): it is not opened; remove it and resume again",
+                    "`{}` beside the snapshot is a symbolic link, another file's name or not a regular file, \
+                     which tissvm did not make (the plan may have): it is not opened; remove it and resume again",
                     path.display()
                 ))
             };
@@ -83,7 +83,11 @@ impl ResumeLock {
                 .open(&path)
             {
                 Ok(handle) => handle,
-                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(planted()),
+                // A link, or a directory or socket made at its name: a
+                // resume that went on unlocked would let two run at once.
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EISDIR | libc::ENXIO)) => {
+                    return Err(planted());
+                }
                 Err(e) => {
                     return Err(LockError::Unavailable(format!("cannot open `{}`: {e}", path.display())));
                 }
@@ -177,6 +181,16 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
             std::fs::remove_file(&lock).unwrap();
         }
+        // A directory (a plan's MKDIR) or a FIFO there: a resume must not go
+        // on unlocked.
+        std::fs::create_dir(&lock).unwrap();
+        assert!(matches!(ResumeLock::take(&snap), Err(LockError::Planted(_))));
+        std::fs::remove_dir(&lock).unwrap();
+        let fifo = std::ffi::CString::new(lock.to_str().unwrap()).unwrap();
+        // SAFETY: a plain system call on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(matches!(ResumeLock::take(&snap), Err(LockError::Planted(_))));
+        std::fs::remove_file(&lock).unwrap();
         drop(ResumeLock::take(&snap).expect("a lock of its own"));
     }
 
