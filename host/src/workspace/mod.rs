@@ -64,11 +64,23 @@ pub struct Workspace {
     dir: Dir,
     /// Absolute and canonical.
     root: PathBuf,
-    /// tissvm's records of the run that it writes as the run goes (the
-    /// journal, the log file): their link-free paths in the workspace, their
-    /// device and inode, and what they are. The plan's own statements may
-    /// read them, never replace, append to or delete them.
-    kept: Vec<(PathBuf, (u64, u64), &'static str)>,
+    /// tissvm's files that it writes as the run goes (the journal, the log
+    /// file, the checkpoint): their link-free paths in the workspace, their
+    /// device and inode where one file holds it all along (not the
+    /// checkpoint, replaced each time), and what they are. The plan's own
+    /// statements may read them, never replace, append to or delete them.
+    kept: Vec<Kept>,
+}
+
+/// A file of tissvm's in the workspace ([`Workspace::keep`]).
+#[derive(Debug)]
+struct Kept {
+    /// Link-free, in the workspace.
+    path: PathBuf,
+    /// Its device and inode, where one file holds it all along.
+    node: Option<(u64, u64)>,
+    /// `"this run's journal"`.
+    what: &'static str,
 }
 
 impl Workspace {
@@ -87,7 +99,15 @@ impl Workspace {
     pub fn keep(&mut self, path: &Path, what: &'static str) {
         use std::os::unix::fs::MetadataExt;
         let (Ok(rel), Ok(meta)) = (path.strip_prefix(&self.root), std::fs::metadata(path)) else { return };
-        self.kept.push((rel.to_path_buf(), (meta.dev(), meta.ino()), what));
+        self.kept.push(Kept { path: rel.to_path_buf(), node: Some((meta.dev(), meta.ino())), what });
+    }
+
+    /// [`Workspace::keep`] by the name alone, for a file tissvm replaces
+    /// whole each time it writes it (the checkpoint): it may not exist yet.
+    pub fn keep_name(&mut self, path: &Path, what: &'static str) {
+        if let Ok(rel) = path.strip_prefix(&self.root) {
+            self.kept.push(Kept { path: rel.to_path_buf(), node: None, what });
+        }
     }
 
     /// The kept files whose path no longer names them (a command moved the
@@ -96,8 +116,8 @@ impl Workspace {
         use std::os::unix::fs::MetadataExt;
         self.kept
             .iter()
-            .map(|(rel, id, what)| (self.root.join(rel), id, *what))
-            .filter(|(path, id, _)| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok() != Some(**id))
+            .filter_map(|kept| Some((self.root.join(&kept.path), kept.node?, kept.what)))
+            .filter(|(path, id, _)| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok() != Some(*id))
             .map(|(path, _, what)| (path, what))
             .collect()
     }
@@ -113,8 +133,8 @@ impl Workspace {
         holds: bool,
         node: Option<(u64, u64)>,
     ) -> Result<(), Error> {
-        for (kept, id, what) in &self.kept {
-            let is = if kept == target || node == Some(*id) {
+        for Kept { path: kept, node: id, what } in &self.kept {
+            let is = if kept == target || (id.is_some() && node == *id) {
                 "is"
             } else if holds && kept.starts_with(target) {
                 "holds"

@@ -338,7 +338,7 @@ fn a_journal_or_report_path_that_is_not_utf8_is_refused() {
     }
 }
 
-/// The run's journal and log file are its record: the plan's own WRITE,
+/// The run's journal, log file and checkpoint are its record: the plan's own WRITE,
 /// APPEND and DELETE (any profile, no command needed) replaced them with
 /// what it liked. Now each way to one of them is a security_violation, and
 /// the journal still replays.
@@ -357,11 +357,14 @@ fn the_plans_statements_cannot_change_the_runs_journal_or_log() {
             "RUN \"ln -s j.jnl soft\" TIMEOUT 5s\n    WRITE \"soft\" FROM \"forged\"",
             "`soft` is this run's journal",
         ),
+        (r#"WRITE "state/cp.snap" FROM "forged""#, "`state/cp.snap` is this run's checkpoint"),
+        (r#"DELETE "state" RECURSIVE"#, "`state` holds this run's checkpoint"),
     ] {
         let f = Fixture::new();
         std::fs::create_dir(f.ws().join("logs")).unwrap();
         let plan = f.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    {statements}\n}}\n"));
         let (journal, log) = (f.ws().join("j.jnl"), f.ws().join("logs/log.jsonl"));
+        let checkpoint = f.ws().join("state/cp.snap");
         let run = f.tissvm(&[
             "run",
             &plan,
@@ -371,6 +374,8 @@ fn the_plans_statements_cannot_change_the_runs_journal_or_log() {
             journal.to_str().unwrap(),
             "--log-file",
             log.to_str().unwrap(),
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
         ]);
         run.expect(5);
         assert!(
@@ -383,6 +388,12 @@ fn the_plans_statements_cannot_change_the_runs_journal_or_log() {
         let logged = std::fs::read_to_string(&log).unwrap();
         assert!(!logged.contains("forged") && logged.lines().count() >= 2, "{statements}: {logged}");
         f.tissvm(&["replay", journal.to_str().unwrap()]).expect(5);
+        // Written before each WRITE, APPEND and RUN, so before the refused one.
+        if let Ok(state) = std::fs::read(&checkpoint) {
+            assert!(state.starts_with(b"\x1bTSN"), "{statements}: the checkpoint is not tissvm's");
+        } else {
+            assert!(statements.starts_with("DELETE"), "{statements}: no checkpoint");
+        }
     }
     // Another name of the file is the plan's: WRITE replaces that name only.
     let f = Fixture::new();

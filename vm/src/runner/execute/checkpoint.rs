@@ -33,6 +33,12 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// Where it is kept, reached beneath the workspace `root` if it lies
+    /// there (`None`: it cannot be reached, and is not written).
+    pub fn own_path(&self, root: &Path) -> Option<PathBuf> {
+        tiss_host::workspace::own_path(root, &self.path).ok()
+    }
+
     /// Checks that `path` can be written (its directory is made) before
     /// anything runs.
     pub fn open(path: &Path, program: &Program, bytecode: Option<&[u8]>) -> Result<Checkpoint, String> {

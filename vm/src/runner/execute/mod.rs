@@ -94,6 +94,9 @@ pub fn execute(
                 return status::INVALID;
             }
         };
+    if let Some(path) = checkpoint.as_ref().and_then(|c| c.own_path(host.workspace.root())) {
+        host.workspace.keep_name(&path, "this run's checkpoint");
+    }
     // The state as resumed: if nothing changes it, its snapshot still holds.
     let original = resumed.as_ref().map(|_| machine.clone());
     let raise = resumed.as_ref().is_some_and(|r| r.raise_budget);
