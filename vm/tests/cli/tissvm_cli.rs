@@ -325,3 +325,21 @@ fn a_report_goes_into_dev_stdout_and_dev_null_stays_a_device() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
 }
+
+/// A missing workspace is said first, whatever file of the run's would be
+/// opened in it (the journal and the log are opened before the sandbox's
+/// view is built, which shows them read-only), and nothing is created.
+#[test]
+fn a_workdir_that_is_not_a_directory_is_told_before_the_runs_files_are_opened() {
+    let dir = workspace();
+    for extra in [&[][..], &["--journal", "j.jnl"], &["--log-file", "l.log"]] {
+        let o = tissvm(dir.path(), &[&["run", "plan.tiss", "--workdir", "nope"][..], extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with("tissvm: --workdir `nope` is not a directory"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+    assert!(!dir.path().join("j.jnl").exists() && !dir.path().join("l.log").exists());
+}

@@ -81,6 +81,7 @@ pub fn open_host(
     let policy = command_policy(remembered)?;
     let provider = model_provider(remembered)?;
     let allow_system = options.allow_system_workdir && options.workdir.is_some();
+    workdir_is_dir(workdir)?;
     // The run's records, which no statement or `strict` RUN may change:
     // opened first, for the view to show them read-only.
     let log = open_log(remembered, workdir)?;
@@ -110,6 +111,15 @@ pub fn open_host(
     host.log = log.map(|(log, _)| log);
     host.set_journal(journal);
     Ok(OpenedHost { host, answers_file, caps, policy })
+}
+
+/// Told before any file of the run's is opened in it.
+fn workdir_is_dir(workdir: &Path) -> Result<(), u8> {
+    if workdir.is_dir() {
+        return Ok(());
+    }
+    eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
+    Err(status::INVALID)
 }
 
 /// The sandbox profile the run goes by, with a note for limits that it
@@ -190,10 +200,6 @@ fn workspace_and_sandbox(
     allow_system: bool,
     records: &[PathBuf],
 ) -> Result<(Workspace, Sandbox), u8> {
-    if !workdir.is_dir() {
-        eprintln!("tissvm: --workdir `{}` is not a directory", workdir.display());
-        return Err(status::INVALID);
-    }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     if let Some((resolved, what)) =
         workspace_claim::refused_fresh(workdir, home.as_deref()).filter(|_| !allow_system)
@@ -342,6 +348,7 @@ pub fn open_journal(
     // A restart reads --journal, and journals into --new-journal.
     let path = if options.restart.is_some() { &options.new_journal } else { &options.journal };
     let Some(path) = path else { return Ok(None) };
+    workdir_is_dir(workdir)?;
     let refuse = |message: String| {
         eprintln!("tissvm: {message}");
         status::INVALID
