@@ -241,25 +241,25 @@ fn find_hidden_dirs() -> Vec<PathBuf> {
 /// empty anyway.
 pub fn coverable<P: AsRef<Path>>(secrets: &[PathBuf], writable: &[P]) -> Vec<PathBuf> {
     let hidden = hidden_dirs();
-    secrets
-        .iter()
-        .filter_map(|file| std::fs::canonicalize(file).ok())
-        .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file()))
-        .filter(|file| {
-            !hidden.iter().any(|d| file.starts_with(d)) && !writable.iter().any(|d| file.starts_with(d))
-        })
-        .collect()
+    regular_files(secrets, |file| {
+        !hidden.iter().any(|d| file.starts_with(d)) && !writable.iter().any(|d| file.starts_with(d))
+    })
 }
 
 /// Of the files tissvm writes as the run goes (its journal, its log), those
 /// the view shows read-only: existing regular files, canonical, in a
 /// `writable` place (elsewhere the whole view is read-only already).
 pub fn records_in<P: AsRef<Path>>(records: &[PathBuf], writable: &[P]) -> Vec<PathBuf> {
-    records
+    regular_files(records, |file| writable.iter().any(|d| file.starts_with(d)))
+}
+
+/// The canonical paths of those of `files` that exist as regular files
+/// and that `keep` takes.
+fn regular_files(files: &[PathBuf], keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    files
         .iter()
         .filter_map(|file| std::fs::canonicalize(file).ok())
-        .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file()))
-        .filter(|file| writable.iter().any(|d| file.starts_with(d)))
+        .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file()) && keep(file))
         .collect()
 }
 
