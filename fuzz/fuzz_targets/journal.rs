@@ -16,7 +16,8 @@ use tiss_vm::runner::options::{OutputFormat, ReportOptions};
 use tiss_vm::runner::plan::Diagnostics;
 use tiss_vm::runner::replay::{ReplayOptions, replay};
 
-/// Magic and version, then frames: a 4-byte length, a 4-byte CRC, the payload.
+/// Magic and version, then frames: a 4-byte length, a 4-byte CRC, the body
+/// (from format 3 a signature, then the payload; the CRC covers both).
 const HEADER: usize = 10;
 
 fn reseal(file: &mut [u8]) {

@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use crate::machine::program::Program;
 use crate::runner::debug::{DebugOptions, open_session};
 use crate::runner::plan::{Diagnostics, load_plan};
-use crate::runner::resume::claims::{signed_by_user, user_key};
+use crate::runner::resume::claims::signed_by_user;
 use crate::runner::resume::refusals::{being_resumed, resumed_before};
 use crate::session::debugger::Debugger;
 use crate::session::resume_lock::{LockError, ResumeLock};
 use crate::session::snapshot;
+use crate::session::snapshot_key::user_key;
 use crate::session::workspace_claim;
 
 use super::ParseArgs;

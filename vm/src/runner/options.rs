@@ -53,6 +53,8 @@ pub struct HostOptions {
     /// before from it (book: cookbook/journal.md); the new run's journal is `new_journal`.
     pub restart: Option<RestartFrom>,
     pub new_journal: Option<PathBuf>,
+    /// Restart from a journal this user's key did not sign (`--trust-journal`).
+    pub trust_journal: bool,
 }
 
 /// Where a restarted run goes live.

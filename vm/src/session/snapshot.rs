@@ -67,7 +67,6 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -80,7 +79,7 @@ use crate::machine::Machine;
 use crate::machine::state_limits::Limits;
 use crate::policy::PolicyRules;
 use crate::provider::settings::ProviderSettings;
-use crate::session::snapshot_key::{KEY_LEN, SnapshotKey};
+use crate::session::snapshot_key::SnapshotKey;
 use tiss_host::sandbox::Limits as SandboxLimits;
 
 /// The version of the snapshot container and of the machine state inside
@@ -540,11 +539,7 @@ fn seal_payload(
 /// The HMAC-SHA256 under `key` of the magic, the version and `body`
 /// (the payload before the signature), not yet finished.
 fn signer(key: &SnapshotKey, body: &[u8]) -> Hmac<Sha256> {
-    // A key shorter than the hash's block is zero-padded to it (RFC 2104),
-    // which `new` takes as it stands.
-    let mut block = [0u8; 64];
-    block[..KEY_LEN].copy_from_slice(key.bytes());
-    let mut mac = <Hmac<Sha256> as KeyInit>::new(&block.into());
+    let mut mac = key.hmac();
     mac.update(&MAGIC);
     mac.update(&SNAPSHOT_VERSION.to_le_bytes());
     mac.update(body);

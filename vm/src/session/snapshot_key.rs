@@ -1,4 +1,4 @@
-//! The per-user key that signs snapshots (book: reference/snapshots.md): 32 random bytes in a
+//! The per-user key that signs snapshots (book: reference/snapshots.md) and journals (book: cookbook/journal.md): 32 random bytes in a
 //! private file, `$TISS_SNAPSHOT_KEY_FILE`, else
 //! `$XDG_CONFIG_HOME/tisslang/snapshot.key`, else
 //! `$HOME/.config/tisslang/snapshot.key`. A snapshot this user's tissvm
@@ -22,6 +22,9 @@ use std::io::{self, Read};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use hmac::Hmac;
+use hmac::digest::KeyInit;
+use sha2::Sha256;
 use tiss_support::atomic_write::{parent_of, sync_dir, write_temp};
 use tiss_support::shell::quote::shell_word;
 
@@ -43,8 +46,14 @@ impl SnapshotKey {
         SnapshotKey(bytes)
     }
 
-    pub(crate) fn bytes(&self) -> &[u8; KEY_LEN] {
-        &self.0
+    /// An HMAC-SHA256 under this key, to which the signed bytes are added:
+    /// what signs snapshots and journal frames.
+    pub(crate) fn hmac(&self) -> Hmac<Sha256> {
+        // A key shorter than the hash's block is zero-padded to it (RFC 2104),
+        // which `new` takes as it stands.
+        let mut block = [0u8; 64];
+        block[..KEY_LEN].copy_from_slice(&self.0);
+        <Hmac<Sha256> as KeyInit>::new(&block.into())
     }
 }
 
@@ -115,6 +124,19 @@ impl fmt::Display for KeyError {
 }
 
 impl std::error::Error for KeyError {}
+
+/// This user's key, to check a snapshot's or a journal's signature against
+/// (not made if there is none: then this user signed nothing); `Err` says
+/// why there is none, as the reason a file is not signed by it.
+pub fn user_key() -> Result<SnapshotKey, String> {
+    match KeyFile::locate().and_then(|file| file.load().map(|key| (file, key))) {
+        Ok((_, Some(key))) => Ok(key),
+        Ok((file, None)) => {
+            Err(format!("you have no snapshot key yet: `{}` does not exist", file.path.display()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
 
 /// Where this user's snapshot key is kept.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@ const PLAN: &str = "TASK \"Help\"\nSTEP \"s\" {\n    PAUSE \"go on?\"\n    RUN \
 /// Every long flag of `run`, `resume` and `debug` there is, so a flag a
 /// help does not show can be checked to be refused.
 /// `run`'s restart flags, each needing a recorded journal.
-const RESTART: &[&str] = &["--from-step", "--from-failed", "--from-line"];
+const RESTART: &[&str] = &["--from-step", "--from-failed", "--from-line", "--trust-journal"];
 
 const ALL_FLAGS: &[&str] = &[
     "--workdir",
@@ -28,6 +28,7 @@ const ALL_FLAGS: &[&str] = &[
     "--from-failed",
     "--from-line",
     "--new-journal",
+    "--trust-journal",
     "--budget",
     "--non-interactive",
     "--answers",
@@ -151,6 +152,7 @@ fn with_value(flag: &str, dir: &Path) -> Vec<String> {
         | "--raise-budget"
         | "--fail-fast"
         | "--from-failed"
+        | "--trust-journal"
         | "--allow-system-workdir" => {
             return vec![flag.into()];
         }
@@ -230,7 +232,7 @@ fn help_matches_what_is_accepted(
         if flag == "--help" || args.contains(flag) {
             continue;
         }
-        // A restart needs a recorded journal: vm/tests/run/restart.rs runs them.
+        // A restart needs a recorded journal: vm/tests/journal/ runs them.
         if RESTART.contains(&flag.as_str()) {
             continue;
         }

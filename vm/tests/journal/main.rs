@@ -10,6 +10,7 @@ mod common;
 mod recording;
 mod replay;
 mod restart;
+mod signed;
 
 /// Runs `plan` journaled in `journal` (`args` added) to a gate, where it
 /// suspends: the run, and its snapshot's path.

@@ -482,22 +482,25 @@ fn a_replay_is_held_to_the_caps_and_policy_of_the_run() {
 }
 
 /// Rewrites `journal` as a tissvm before format 2 wrote it: format 1, with
-/// no limits entry.
+/// no limits entry, and no signatures (format 3 on: the frame's MAC, the
+/// first 32 bytes of its body, left out and the CRC taken again).
 fn as_format_1(journal: &Path) {
     let bytes = std::fs::read(journal).unwrap();
     let mut old = bytes[..10].to_vec();
     old[8..10].copy_from_slice(&1u16.to_le_bytes());
     for (start, end, kind) in frames(journal, &bytes) {
         if kind != "limits" {
-            old.extend_from_slice(&bytes[start..end]);
+            let payload = &bytes[start + 8 + 32..end];
+            old.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+            old.extend_from_slice(&tisslang::codec::crc32::crc32(payload).to_le_bytes());
+            old.extend_from_slice(payload);
         }
     }
-    assert!(old.len() < bytes.len(), "a limits entry was left out");
     std::fs::write(journal, old).unwrap();
 }
 
 #[test]
-fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
+fn a_journal_of_format_1_replays_unsigned_and_is_not_continued() {
     let fx = Fixture::new();
     let journal = fx.path("run.journal");
     let j = journal.to_str().unwrap();
@@ -506,24 +509,36 @@ fn a_journal_of_format_1_replays_and_is_continued_in_format_2() {
     let replayed = replay(&fx, &[j, "--output-format", "json"]);
     replayed.expect(3);
     assert_eq!(replayed.stdout, run.stdout, "no limits beyond the plan's, as format 1's replays assumed");
+    assert!(
+        replayed.stderr.contains("is not signed by your key from byte 10 (it is of format 1, from before"),
+        "{}",
+        replayed.stderr
+    );
 
-    // `resume` continues it, marked as format 2 before it adds its limits.
-    let resumed =
-        fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j, "--output-format", "json"]);
-    resumed.expect(0);
+    // `resume` does not add signed frames to it: a new journal is asked for.
     let bytes = std::fs::read(&journal).unwrap();
-    assert_eq!(&bytes[8..10], &2u16.to_le_bytes());
-    let replayed = replay(&fx, &[j, "--output-format", "json"]);
-    replayed.expect(0);
-    assert_eq!(replayed.stdout, resumed.stdout);
+    let resumed = fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", j]);
+    resumed.expect(2);
+    assert!(
+        resumed.stderr.contains(
+            "is of format 1, and this tissvm writes format 3: give the resumed run a new --journal"
+        ),
+        "{}",
+        resumed.stderr
+    );
+    assert_eq!(std::fs::read(&journal).unwrap(), bytes, "left as it was");
+    let again = fx.path("resumed.journal");
+    let resumed =
+        fx.tissvm(&["resume", &snapshot, "--answer", "continue", "--journal", again.to_str().unwrap()]);
+    resumed.expect(0);
 
     // A format this tissvm does not know is refused, saying which it reads.
     let mut future = bytes.clone();
-    future[8..10].copy_from_slice(&3u16.to_le_bytes());
+    future[8..10].copy_from_slice(&4u16.to_le_bytes());
     std::fs::write(&journal, future).unwrap();
     let out = replay(&fx, &[j]);
     out.expect(2);
-    assert!(out.stderr.contains("is of format 3, and this tissvm reads formats 1 to 2"), "{}", out.stderr);
+    assert!(out.stderr.contains("is of format 4, and this tissvm reads formats 1 to 3"), "{}", out.stderr);
 }
 
 /// GitHub annotations: the run's, but for the stop-commands token, drawn

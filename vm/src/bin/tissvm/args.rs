@@ -206,6 +206,7 @@ impl HostArgs {
             journal_max_output: self.journal_max_output,
             restart: None,
             new_journal: None,
+            trust_journal: false,
             policy: self.policy.clone(),
             provider: self.provider.clone(),
         }

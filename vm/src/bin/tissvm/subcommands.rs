@@ -68,6 +68,12 @@ pub struct RestartArgs {
     /// The restarted run's own journal: the events taken over, then its own.
     #[arg(long, hide_short_help = true, value_name = "FILE")]
     pub new_journal: Option<PathBuf>,
+
+    /// Restart from a journal your key did not sign (another user's or
+    /// machine's, or one changed since it was written): what it recorded,
+    /// human and model answers included, is taken as what happened.
+    #[arg(long, hide_short_help = true, requires = "journal")]
+    pub trust_journal: bool,
 }
 
 #[derive(Args)]
@@ -356,6 +362,7 @@ impl RunArgs {
             _ => None,
         };
         options.host.new_journal = restart.new_journal.clone();
+        options.host.trust_journal = restart.trust_journal;
         // Read back from the command line only for the plans' own runs.
         if options.many.wanted(&options.plans) {
             options.many.invocation = invocation("run", DECIDED_PER_PLAN);

@@ -26,6 +26,7 @@ use crate::session::answers::{self, Reply};
 use crate::session::journal::writer::JournalWriter;
 use crate::session::journal::{Entry, MAX_OUTPUT_CAP};
 use crate::session::snapshot::{AnswersPosition, RememberedOptions};
+use crate::session::snapshot_key::{KeyFile, SnapshotKey};
 use crate::session::workspace_claim;
 use tiss_host::sandbox::{Profile, Sandbox};
 use tiss_host::workspace::Workspace;
@@ -224,8 +225,7 @@ fn workspace_and_sandbox(
         }
     };
     // The snapshot key signs what a resume trusts: no `strict` RUN reads it.
-    let secrets: Vec<PathBuf> =
-        crate::session::snapshot_key::KeyFile::locate().map(|k| k.path).into_iter().collect();
+    let secrets: Vec<PathBuf> = KeyFile::locate().map(|k| k.path).into_iter().collect();
     let sandbox =
         match Sandbox::prepare_hiding(profile, workspace.root(), remembered.limits, &secrets, records) {
             Ok(sandbox) => sandbox,
@@ -377,12 +377,29 @@ pub fn open_journal(
         bytecode,
         resumed,
     };
+    let key = journal_key();
     let opened = if resumed && path.exists() {
-        JournalWriter::append(path, cap, &module_hash, &start)
+        JournalWriter::append(path, cap, &module_hash, &start, key)
     } else {
-        JournalWriter::create(path, cap, &start)
+        JournalWriter::create(path, cap, &start, key)
     };
     opened.map(Some).map_err(|e| refuse(e.message))
+}
+
+/// This user's key, made now if there is none yet, to sign the journal's
+/// frames; if there is no usable one, stderr says why and the journal is
+/// written unsigned (a restart from it then needs `--trust-journal`).
+fn journal_key() -> Option<SnapshotKey> {
+    match KeyFile::locate().and_then(|file| file.load_or_create()) {
+        Ok(key) => Some(key),
+        Err(e) => {
+            let warning = color::stderr().paint(Tone::Warn, "warning");
+            eprintln!(
+                "tissvm: {warning}: the journal is not signed: {e}; a restart from it needs --trust-journal"
+            );
+            None
+        }
+    }
 }
 
 /// The cassette `--record` names: a fresh run records a new one (replacing

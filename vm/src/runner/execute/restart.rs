@@ -5,6 +5,8 @@
 //! the run wrote must still hold what it last wrote (or be gone, if the run
 //! deleted it), else nothing runs. The plan may have changed from that step
 //! on; before it, an effect that differs from J's refuses the restart.
+//! So does a frame of J this user's key did not sign, unless
+//! `--trust-journal`: what J says is taken as what happened.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +22,8 @@ use crate::runner::replay::host::{ReplayHost, Stop};
 use crate::runner::status;
 use crate::session::journal::Entry;
 use crate::session::journal::reader::{JournalReader, Next};
+use crate::session::journal::signature::Check;
+use crate::session::snapshot_key::user_key;
 
 /// What a journal says of the run it recorded, read through once.
 struct Recorded {
@@ -30,8 +34,15 @@ struct Recorded {
     failed_step: Option<String>,
 }
 
-fn read_through(path: &std::path::Path) -> Result<Recorded, String> {
-    let mut reader = JournalReader::open(path).map_err(|e| e.message)?;
+/// The journal at `path`, each frame checked against this user's key
+/// unless `trusted`.
+fn open(path: &std::path::Path, trusted: bool) -> Result<JournalReader, String> {
+    let check = if trusted { Check::Nothing } else { Check::Require(user_key()) };
+    JournalReader::open(path).map(|reader| reader.check(check)).map_err(|e| e.message)
+}
+
+fn read_through(path: &std::path::Path, trusted: bool) -> Result<Recorded, String> {
+    let mut reader = open(path, trusted)?;
     let mut recorded = Recorded { files: BTreeMap::new(), failed_step: None };
     loop {
         match reader.next_entry().map_err(|e| e.message)? {
@@ -72,11 +83,12 @@ pub fn take_over(
     };
     let Some(path) = &options.journal else { return Err(refuse("a restart needs --journal".into())) };
     let name = path.display();
-    let recorded = read_through(path).map_err(&refuse)?;
+    let recorded = read_through(path, options.trust_journal).map_err(&refuse)?;
     check_files(&host, &recorded).map_err(&refuse)?;
     let target = target_step(program, from, &recorded).map_err(&refuse)?;
 
-    let mut reader = JournalReader::open(path).map_err(|e| refuse(e.message))?;
+    // Read again, and checked again: the file may have changed since.
+    let mut reader = open(path, options.trust_journal).map_err(&refuse)?;
     reader.next_entry().map_err(|e| refuse(e.message))?; // the start
     let mut replay = ReplayHost::new(host, None, reader);
     // The restarted run goes by its own limits, taken-over steps included.

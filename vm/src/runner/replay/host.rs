@@ -99,6 +99,12 @@ impl ReplayHost {
         }
     }
 
+    /// The first frame read that this user's key did not sign, if the
+    /// reader was asked to note it.
+    pub fn not_yours(&self) -> Option<&crate::session::journal::signature::NotYours> {
+        self.reader.not_yours()
+    }
+
     /// Takes how the recorded run (or its resumed part) was set up, where
     /// it is next, after its start: the isolation RUN had (`Entry::Sandbox`)
     /// and what it was held to (`Entry::Limits`, which a journal of format 1

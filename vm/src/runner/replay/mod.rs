@@ -31,6 +31,7 @@ use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::{color, status};
 use crate::session::journal::Entry;
 use crate::session::journal::reader::{JournalReader, Next};
+use crate::session::journal::signature::Check;
 use host::{ReplayHost, Stop, describe};
 
 pub struct ReplayOptions {
@@ -125,6 +126,13 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
         last_step.get().and_then(|s| program.module.steps.get(s as usize)).map(|s| program.string(s.name));
     let plan =
         crate::runner::plan::shown_name(options.plan.as_deref(), &program.module.source, &name.to_string());
+    if let Some(not) = host.not_yours() {
+        eprintln!(
+            "tissvm: note: the journal `{name}` is not signed by your key from byte {} ({}): the replay shows \
+             what it says, not known to be what ran",
+            not.at, not.why
+        );
+    }
     match host.stop.take() {
         Some(Stop::Diverged { recorded, requested }) => {
             let divergence =
@@ -149,10 +157,12 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     crate::runner::execute::deliver(&report, &plan, &options.report)
 }
 
-/// The journal at `path`: a reader past its first entry, and the bytecode
-/// that entry recorded (its hash, and the bytes).
+/// The journal at `path`: a reader past its first entry (noting the first
+/// frame this user's key did not sign), and the bytecode that entry
+/// recorded (its hash, and the bytes).
 pub(crate) fn open_journal(path: &std::path::Path) -> Result<(JournalReader, String, Vec<u8>), String> {
-    let mut reader = JournalReader::open(path).map_err(|e| e.message)?;
+    let check = Check::Note(crate::session::snapshot_key::user_key());
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(check);
     let name = path.display();
     match reader.next_entry() {
         Ok(Next::Entry(_, entry)) => match *entry {

@@ -1,8 +1,8 @@
 //! `tissvm inspect JOURNAL` (book: cookbook/journal.md): what a journal holds, read through
 //! once without running anything — the plan it recorded, its events by
 //! kind and their bytes, the outputs kept only in part, the files the run
-//! wrote with their last hashes, how the run ended, and whether the
-//! journal was cut short.
+//! wrote with their last hashes, how the run ended, whether the journal
+//! was cut short, and whether this user's key signed it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use crate::session::journal::reader::{JournalReader, Next};
+use crate::session::journal::signature::Check;
 use crate::session::journal::{Entry, Kept};
 
 /// Whether `path` starts with the journal magic number.
@@ -22,7 +23,8 @@ pub fn is_journal(path: &Path) -> bool {
 
 /// The summary as JSON; an error says why the journal cannot be read.
 pub fn summary(path: &Path) -> Result<Json, String> {
-    let mut reader = JournalReader::open(path).map_err(|e| e.message)?;
+    let check = Check::Note(crate::session::snapshot_key::user_key());
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(check);
     let mut task = None;
     let mut kinds: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut files: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -64,6 +66,7 @@ pub fn summary(path: &Path) -> Result<Json, String> {
         }
     };
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let not_yours = reader.not_yours().map(|not| json!({"at": not.at, "why": not.why}));
     Ok(json!({
         "journal": path.display().to_string(),
         "bytes": bytes,
@@ -75,6 +78,8 @@ pub fn summary(path: &Path) -> Result<Json, String> {
         "files_written": files.iter().map(|(p, h)| json!({"path": p, "sha256": h})).collect::<Vec<_>>(),
         "ended": ended,
         "torn_at": torn,
+        "signed_by_you": not_yours.is_none(),
+        "not_signed_from": not_yours,
     }))
 }
 
@@ -105,6 +110,14 @@ pub fn text(summary: &Json) -> String {
     }
     if let Some(at) = summary["torn_at"].as_u64() {
         out.push_str(&format!("cut short at byte {at} (a crash while a frame was written)\n"));
+    }
+    match &summary["not_signed_from"] {
+        Json::Null => out.push_str("signed by your key\n"),
+        not => out.push_str(&format!(
+            "not signed by your key from byte {}: {}\n",
+            not["at"],
+            not["why"].as_str().unwrap_or("?")
+        )),
     }
     out
 }

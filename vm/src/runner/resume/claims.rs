@@ -10,21 +10,8 @@ use tiss_support::shell::quote::shell_word;
 use crate::provider::settings::Key;
 use crate::runner::options::HostOptions;
 use crate::session::snapshot::{self, RememberedOptions};
-use crate::session::snapshot_key::{KeyFile, SnapshotKey};
+use crate::session::snapshot_key::SnapshotKey;
 use tiss_host::sandbox::{Limits, Profile};
-
-/// This user's snapshot key, to check a snapshot's signature against (not
-/// made if there is none: then this user signed nothing); `Err` says why
-/// there is none, as the reason a snapshot is not signed by it.
-pub fn user_key() -> Result<SnapshotKey, String> {
-    match KeyFile::locate().and_then(|file| file.load().map(|key| (file, key))) {
-        Ok((_, Some(key))) => Ok(key),
-        Ok((file, None)) => {
-            Err(format!("you have no snapshot key yet: `{}` does not exist", file.path.display()))
-        }
-        Err(e) => Err(e.to_string()),
-    }
-}
 
 /// Why a snapshot signed with another key is not this user's.
 const OTHER_KEY: &str =

@@ -39,7 +39,8 @@ use crate::session::snapshot::{self, AnswersPosition, RememberedOptions, Snapsho
 use crate::session::workspace_claim::{self, Basis};
 use tiss_support::io_message::io_message;
 
-use claims::{keep_limits_down, kept_options, signed_by_user, user_key, weakened};
+use crate::session::snapshot_key::user_key;
+use claims::{keep_limits_down, kept_options, signed_by_user, weakened};
 use refusals::{being_resumed, not_a_snapshot, refused_workspace, resumed_before};
 
 /// What `resume` continues, and how.

@@ -5,17 +5,20 @@
 //! without running anything.
 //!
 //! The file: an 8-byte magic and a 2-byte format version, then frames,
-//! each a 4-byte length, a 4-byte CRC-32 of the payload and the payload
-//! (an [`Entry`], bincode). Frames are appended as the events happen, each
+//! each a 4-byte length, a 4-byte CRC-32 of the body and the body: a MAC
+//! under this user's key (`signature.rs`) and the payload (an [`Entry`],
+//! bincode). Frames are appended as the events happen, each
 //! with one `write`, so a crash leaves at most one frame cut short: the
 //! reader drops such a torn tail and refuses a bad frame before the end,
 //! naming its offset. The first entry is [`Entry::Start`], which carries
 //! the bytecode. Outputs longer than the journal's cap are kept as head,
 //! tail, length and SHA-256 ([`Kept`]).
 //!
-//! `writer.rs` appends, `reader.rs` streams the frames back.
+//! `writer.rs` appends, `reader.rs` streams the frames back, `signature.rs`
+//! signs and checks them.
 
 pub mod reader;
+pub mod signature;
 pub mod writer;
 
 use serde::{Deserialize, Serialize};
@@ -27,13 +30,14 @@ use crate::policy::PolicyRules;
 pub const MAGIC: [u8; 8] = *b"TISSJRNL";
 /// Bump when the frame layout or any [`Entry`] changes. Format 2 added
 /// [`Entry::Limits`] at the end, so a journal of format 1 reads as one of
-/// format 2 that has none ([`OLDEST_VERSION`]).
-pub const JOURNAL_VERSION: u16 = 2;
+/// format 2 that has none ([`OLDEST_VERSION`]); format 3 signed each frame
+/// (a MAC before its payload), and those before it read as unsigned.
+pub const JOURNAL_VERSION: u16 = 3;
 /// The oldest format this tissvm reads.
 pub const OLDEST_VERSION: u16 = 1;
 /// Magic and version.
 pub const HEADER_LEN: usize = 10;
-/// Length and CRC of a frame.
+/// Length and CRC of a frame (its body, from format 3, a MAC and the payload).
 pub const FRAME_HEAD: usize = 8;
 /// No frame is larger: two outputs at the largest cap and their records.
 pub const MAX_FRAME: usize = 2 * MAX_OUTPUT_CAP + (1 << 20);
@@ -305,7 +309,7 @@ fn config() -> impl bincode::config::Config {
 }
 
 /// An entry's payload.
-pub(crate) fn encode(entry: &Entry) -> Vec<u8> {
+pub fn encode(entry: &Entry) -> Vec<u8> {
     bincode::serde::encode_to_vec(entry, config()).unwrap_or_default()
 }
 

@@ -2,12 +2,14 @@
 //! is never held whole): the header checked first, then each frame's
 //! length and CRC. A frame cut short, or a bad last frame, is a torn tail
 //! (a crash while it was written): reading ends there and says so. A bad
-//! frame with more after it is corruption, refused with its offset.
+//! frame with more after it is corruption, refused with its offset. Each
+//! frame's MAC is checked as it is read, when asked ([`Check`]).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use super::signature::{Check, MAC_LEN, NotYours, SIGNED_FROM, UNSIGNED};
 use super::{
     Entry, FRAME_HEAD, HEADER_LEN, JOURNAL_VERSION, JournalError, MAGIC, MAX_FRAME, OLDEST_VERSION, decode,
 };
@@ -17,6 +19,12 @@ pub struct JournalReader {
     offset: u64,
     len: u64,
     name: String,
+    version: u16,
+    /// The MAC of the last frame read: the next one is signed after it.
+    last_mac: [u8; MAC_LEN],
+    check: Check,
+    /// The first frame read that this user's key did not sign.
+    not_yours: Option<NotYours>,
 }
 
 /// What comes next in a journal.
@@ -49,7 +57,39 @@ impl JournalReader {
                  {OLDEST_VERSION} to {JOURNAL_VERSION}"
             )));
         }
-        Ok(JournalReader { reader, offset: HEADER_LEN as u64, len, name })
+        Ok(JournalReader {
+            reader,
+            offset: HEADER_LEN as u64,
+            len,
+            name,
+            version,
+            last_mac: UNSIGNED,
+            check: Check::Nothing,
+            not_yours: None,
+        })
+    }
+
+    /// Checks each frame read from now on as `check` says.
+    pub fn check(mut self, check: Check) -> JournalReader {
+        self.check = check;
+        self
+    }
+
+    /// The first frame read that this user's key did not sign, if one was
+    /// (checked as [`JournalReader::check`] asked).
+    pub fn not_yours(&self) -> Option<&NotYours> {
+        self.not_yours.as_ref()
+    }
+
+    /// The format the journal was written in.
+    pub fn version(&self) -> u16 {
+        self.version
+    }
+
+    /// The MAC of the last frame read, which the next frame written after
+    /// it is signed after.
+    pub fn last_mac(&self) -> [u8; MAC_LEN] {
+        self.last_mac
     }
 
     /// The offset of the next frame: where a torn tail would be cut.
@@ -77,16 +117,41 @@ impl JournalReader {
         if size > MAX_FRAME as u64 {
             return Err(self.corrupt(at, &format!("a frame of {size} bytes, more than any entry")));
         }
-        let mut payload = vec![0u8; size as usize];
-        self.read(&mut payload)?;
+        let mut body = vec![0u8; size as usize];
+        self.read(&mut body)?;
         self.offset = end;
-        if tisslang::codec::crc32::crc32(&payload) != crc {
+        if tisslang::codec::crc32::crc32(&body) != crc {
             if end == self.len {
                 return Ok(Next::Torn(at));
             }
             return Err(self.corrupt(at, "its checksum does not match"));
         }
-        match decode(&payload) {
+        let payload = if self.version >= SIGNED_FROM {
+            let Some((mac, payload)) = body.split_first_chunk::<MAC_LEN>() else {
+                return Err(self.corrupt(at, "its frame is shorter than a signature"));
+            };
+            if self.not_yours.is_none() {
+                self.not_yours = self.check.frame(self.version, at, &self.last_mac, mac, payload);
+            }
+            self.last_mac = *mac;
+            payload
+        } else {
+            if self.not_yours.is_none() {
+                self.not_yours = self.check.frame(self.version, at, &UNSIGNED, &UNSIGNED, &body);
+            }
+            &body[..]
+        };
+        if let Some(not) = self.not_yours.as_ref().filter(|_| self.check.requires()) {
+            return Err(JournalError {
+                message: format!(
+                    "the journal `{}` is not signed by your key (from byte {}): {}; a restart takes what it \
+                     recorded as what happened (command outputs, model and human answers): restart only from \
+                     a journal your own run wrote, or add --trust-journal to take this one",
+                    self.name, not.at, not.why
+                ),
+            });
+        }
+        match decode(payload) {
             Ok(entry) => Ok(Next::Entry(at, Box::new(entry))),
             Err(e) => Err(self.corrupt(at, &format!("its entry does not decode ({e})"))),
         }
