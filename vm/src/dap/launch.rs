@@ -125,6 +125,16 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
             "the plan differs from the one the journal recorded: it replays up to the first effect that differs",
         );
     }
+    if let Some(not) = crate::runner::replay::first_not_yours(journal)? {
+        out.output(
+            "console",
+            &format!(
+                "the journal is not signed by your key from byte {} ({}): the replay shows what it says, not known \
+                 to be what ran",
+                not.at, not.why
+            ),
+        );
+    }
     let mut host = crate::runner::replay::replay_host(reader, crate::runner::options::OutputFormat::Json)?;
     let mut machine = crate::machine::Machine::new(&program);
     host.set_up_as_recorded(&mut machine, &mut program)?;

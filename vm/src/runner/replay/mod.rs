@@ -31,7 +31,7 @@ use crate::runner::plan::{Diagnostics, load_plan};
 use crate::runner::{color, status};
 use crate::session::journal::Entry;
 use crate::session::journal::reader::{JournalReader, Next};
-use crate::session::journal::signature::Check;
+use crate::session::journal::signature::{Check, NotYours};
 use host::{ReplayHost, Stop, describe};
 
 pub struct ReplayOptions {
@@ -172,6 +172,19 @@ pub(crate) fn open_journal(path: &std::path::Path) -> Result<(JournalReader, Str
         Ok(_) => Err(format!("the journal `{name}` holds no entry")),
         Err(e) => Err(e.message),
     }
+}
+
+/// The first frame of the journal at `path` this user's key did not sign,
+/// read through once (for a replay that tells it before it starts).
+pub(crate) fn first_not_yours(path: &std::path::Path) -> Result<Option<NotYours>, String> {
+    let check = Check::Note(crate::session::snapshot_key::user_key());
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(check);
+    while let Next::Entry(..) = reader.next_entry().map_err(|e| e.message)? {
+        if reader.not_yours().is_some() {
+            break;
+        }
+    }
+    Ok(reader.not_yours().cloned())
 }
 
 /// The host that answers from `reader`, showing what the run showed.
