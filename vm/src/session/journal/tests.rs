@@ -79,6 +79,20 @@ fn a_torn_tail_is_dropped_and_corruption_before_the_end_is_refused() {
     reader.next_entry().unwrap();
     let e = reader.next_entry().unwrap_err();
     assert!(e.message.contains(&format!("corrupt at byte {second}")), "{e}");
+    // A frame of format 3 too short to hold its signature, checksummed right.
+    let mut short = bytes[..second].to_vec();
+    short.extend_from_slice(&4u32.to_le_bytes());
+    short.extend_from_slice(&tisslang::codec::crc32::crc32(&[1, 2, 3, 4]).to_le_bytes());
+    short.extend_from_slice(&[1, 2, 3, 4]);
+    short.extend_from_slice(&bytes[second..]);
+    std::fs::write(&path, &short).unwrap();
+    let mut reader = JournalReader::open(&path).unwrap();
+    reader.next_entry().unwrap();
+    let e = reader.next_entry().unwrap_err();
+    assert!(
+        e.message.contains(&format!("corrupt at byte {second}: its frame is shorter than a signature")),
+        "{e}"
+    );
     // Not a journal, another version.
     std::fs::write(&path, b"TISSSNAP\x01\x00").unwrap();
     assert!(JournalReader::open(&path).err().unwrap().message.contains("not a TissLang journal"));
