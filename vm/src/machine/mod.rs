@@ -16,6 +16,7 @@ mod dispatch;
 mod events;
 pub mod failure;
 mod flow;
+pub mod held;
 mod instr;
 pub mod program;
 mod raise;
@@ -172,6 +173,10 @@ pub struct Machine {
     /// snapshot remembers it with the options).
     #[serde(skip)]
     policy: Option<Rc<Policy>>,
+    /// At most how much text the values hold (`held.rs`): not part of the
+    /// state, counted again after a resume.
+    #[serde(skip)]
+    held_bound: held::HeldBound,
 }
 
 impl Machine {
@@ -200,6 +205,7 @@ impl Machine {
             clock: None,
             stopped: None,
             policy: None,
+            held_bound: held::HeldBound::NOTHING,
         }
     }
 

@@ -332,6 +332,83 @@ STEP "flood" {
     }
 }
 
+/// `plan` run under GNU time where it is installed: the run, and its peak
+/// RSS in KiB (`None` without GNU time).
+fn run_timed(fx: &Fixture, plan: &str) -> (std::process::Output, Option<u64>) {
+    std::fs::write(fx.root.path().join("plan.tiss"), plan).unwrap();
+    let ws = fx.ws();
+    let time = Path::new("/usr/bin/time");
+    let mut command = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-v").arg(env!("CARGO_BIN_EXE_tissvm"));
+        c.env(tiss_vm::session::snapshot_key::KEY_FILE_VAR, crate::common::key_file());
+        c
+    } else {
+        eprintln!("skipped the memory check: /usr/bin/time is not installed");
+        crate::common::command()
+    };
+    let out = command
+        .args(["run", "plan.tiss", "--workdir", ws.to_str().unwrap(), "--output-format", "json"])
+        .current_dir(fx.root.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let rss = max_rss_kib(&String::from_utf8_lossy(&out.stderr));
+    (out, rss)
+}
+
+/// tissvm runs outside every sandbox, so the plan's own values are bounded
+/// (book: reference/statements.md, "Limits"): forty lines that double a
+/// string aborted it on a failed allocation (or took every byte of a
+/// larger machine), and READs of a 60 MiB file held 2 GB after thirty.
+#[test]
+fn a_plans_values_cannot_exhaust_tissvms_memory() {
+    let fx = Fixture::new();
+    let mut doubling = String::from("    VAR x0 = \"abcdefgh\"\n");
+    for i in 1..40 {
+        doubling.push_str(&format!("    VAR x{i} = \"${{x{}}}${{x{}}}\"\n", i - 1, i - 1));
+    }
+    let (out, rss) = run_timed(&fx, &plan_with(&doubling));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failure"]["kind"], "command_error");
+    // x24 would be 8 * 2^24 bytes: 128 MiB.
+    assert_eq!(report["failure"]["line"], 3 + 24, "{report:#}");
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("would make a text of 128.0 MiB, more than a value may hold (64 MiB)"),
+        "{message}"
+    );
+    assert!(!fx.file("after.txt").exists());
+    if let Some(rss) = rss {
+        assert!(rss < 600 << 10, "peak RSS {rss} KiB");
+    }
+
+    // Many READs of one large file, and ENV copies of it: the run's values
+    // stop at 1 GiB together.
+    let mut reads = String::from("    RUN \"truncate -s 60M big\" TIMEOUT 10s\n");
+    for i in 0..30 {
+        reads.push_str(&format!("    READ \"big\" AS r{i}\n"));
+    }
+    let (out, rss) = run_timed(&fx, &plan_with(&reads));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.starts_with("this READ would make 60.0 MiB more text"), "{message}");
+    assert!(message.contains("more than a run may hold (1024 MiB)"), "{message}");
+    if let Some(rss) = rss {
+        assert!(rss < 1300 << 10, "peak RSS {rss} KiB");
+    }
+    let mut envs = String::from("    RUN \"truncate -s 60M big\" TIMEOUT 10s\n    READ \"big\" AS r\n");
+    for i in 0..30 {
+        envs.push_str(&format!("    ENV E{i} = r\n"));
+    }
+    let (out, _) = run_timed(&fx, &plan_with(&envs));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.starts_with("this ENV would make 60.0 MiB more text"), "{message}");
+}
+
 // ---------------------------------------------------------------- processes
 
 /// Whether `pid` is gone or a zombie, waiting up to `wait` for it.

@@ -69,6 +69,20 @@ impl Machine {
     ) -> Result<(), Exec> {
         let at =
             self.stack.len().checked_sub(holes as usize).ok_or_else(|| Exec::Trap("underflow".into()))?;
+        let parts = &program
+            .module
+            .templates
+            .get(template as usize)
+            .ok_or_else(|| Exec::Trap("bad template".into()))?
+            .parts;
+        // Measured before anything is copied: a template may name a long
+        // value many times.
+        let len = self.stack[at..].iter().map(Value::text_len).sum::<usize>()
+            + parts
+                .iter()
+                .map(|part| if let TemplatePart::Text(s) = part { program.string(*s).len() } else { 0 })
+                .sum::<usize>();
+        self.room_for(len, "this interpolation")?;
         let tainted = self.stack[at..].iter().any(Value::is_tainted);
         // Inside a RUN a typed list is its elements, one word each (book: reference/types.md).
         let values: Vec<Hole> = self
@@ -79,12 +93,6 @@ impl Machine {
                 v => Hole::Text(v.to_text()),
             })
             .collect();
-        let parts = &program
-            .module
-            .templates
-            .get(template as usize)
-            .ok_or_else(|| Exec::Trap("bad template".into()))?
-            .parts;
         let mut next = values.iter();
         let pieces = parts.iter().map(|part| match part {
             TemplatePart::Text(s) => Piece::Text(program.string(*s)),
@@ -154,6 +162,7 @@ impl Machine {
 
     pub(in crate::machine) fn set_env(&mut self, name: u32, program: &Program) -> Result<(), Exec> {
         let value = self.pop()?;
+        self.room_for(value.text_len(), "this ENV")?;
         self.env_tainted |= value.is_tainted();
         let value = value.to_text();
         let name = program.string(name).to_string();

@@ -58,7 +58,9 @@ impl Machine {
         let path = self.pop_path()?;
         let text = host.read(&path);
         self.log(program, host, "read", &path, if text.is_ok() { "ok" } else { "failed" }, 0);
-        self.store(slot, Value::Tainted(text.map_err(host_error)?.into()))
+        let text = text.map_err(host_error)?;
+        self.room_for(text.len(), "this READ")?;
+        self.store(slot, Value::Tainted(text.into()))
     }
 
     pub(in crate::machine) fn make_dir(

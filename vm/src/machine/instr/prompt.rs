@@ -87,6 +87,8 @@ impl Machine {
             ..Default::default()
         };
         let text = self.ask(program, host, &mut request)?;
+        // A typed answer is kept as a tree beside its text.
+        self.room_for(if answer.is_some() { 2 * text.len() } else { text.len() }, "this answer")?;
         let Some(answer) = answer else {
             if into != NONE {
                 self.store(into, Value::Tainted(text.into()))?;
