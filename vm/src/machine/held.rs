@@ -13,6 +13,7 @@
 
 use std::rc::Rc;
 
+use crate::host::RunResult;
 use crate::machine::Machine;
 use crate::machine::failure::FailureKind;
 use crate::machine::flow::Exec;
@@ -79,15 +80,20 @@ impl Tally {
         }
     }
 
+    /// A RUN's result, shared by `LAST_RUN` and the records made of it.
+    fn run(&mut self, run: &Rc<RunResult>) {
+        if self.seen.insert(Rc::as_ptr(run).cast()) {
+            self.bytes += run.stdout.len() + run.stderr.len() + run.command.len();
+        }
+    }
+
     fn value(&mut self, value: &Value) {
         match value {
             Value::Str(s) | Value::Tainted(s) => self.shared(s),
             // The tree beside its JSON text: about as large again.
             Value::Answer(a) => self.bytes += 2 * a.json.len(),
             Value::Record(r) => match &**r {
-                Record::LastRun { run, .. } => {
-                    self.bytes += run.stdout.len() + run.stderr.len() + run.command.len()
-                }
+                Record::LastRun { run, .. } => self.run(run),
                 Record::Review { comment, .. } => self.bytes += comment.len(),
                 _ => {}
             },
@@ -104,7 +110,7 @@ impl Machine {
         self.slots.iter().flatten().chain(&self.stack).for_each(|v| tally.value(v));
         tally.bytes += self.env.iter().map(|(name, value)| name.len() + value.len()).sum::<usize>();
         if let Some(run) = &self.last_run {
-            tally.bytes += run.stdout.len() + run.stderr.len() + run.command.len();
+            tally.run(run);
         }
         tally.bytes
     }

@@ -122,7 +122,9 @@ pub struct Machine {
     pub steps: Vec<OpenStep>,
     #[serde(deserialize_with = "state_limits::slots")]
     pub slots: Vec<Option<Value>>,
-    pub last_run: Option<RunResult>,
+    /// Shared with every `LAST_RUN` record made of it: reading a field
+    /// copies no output.
+    pub last_run: Option<Rc<RunResult>>,
     /// The last RUN's command or environment held tainted data: its
     /// LAST_RUN text fields are tainted (book: reference/policy.md).
     pub last_run_tainted: bool,

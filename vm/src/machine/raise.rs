@@ -267,7 +267,7 @@ impl Machine {
         Some(Box::new(RunResult {
             stdout: shorten(&run.stdout),
             stderr: shorten(&run.stderr),
-            ..run.clone()
+            ..(**run).clone()
         }))
     }
 

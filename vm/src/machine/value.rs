@@ -30,7 +30,7 @@ pub enum Record {
     /// `tainted`: the command or its environment held tainted data, so
     /// its text fields are tainted (book: reference/policy.md).
     LastRun {
-        run: RunResult,
+        run: Rc<RunResult>,
         tainted: bool,
     },
     /// Spending per dimension, in `Dim::ALL` order (time in ms).

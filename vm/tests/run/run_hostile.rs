@@ -407,6 +407,15 @@ fn a_plans_values_cannot_exhaust_tissvms_memory() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let message = report["failure"]["message"].as_str().unwrap();
     assert!(message.starts_with("this ENV would make 60.0 MiB more text"), "{message}");
+    // A field of LAST_RUN is a copy of the output it names.
+    let mut copies = String::from("    RUN \"head -c 1048000 /dev/zero | tr '\\\\0' a\" TIMEOUT 10s\n");
+    for i in 0..1100 {
+        copies.push_str(&format!("    VAR o{i} = LAST_RUN.STDOUT\n"));
+    }
+    let (out, _) = run_timed(&fx, &plan_with(&copies));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.starts_with("this field would make 1.0 MiB more text"), "{message}");
 }
 
 // ---------------------------------------------------------------- processes

@@ -55,7 +55,7 @@ fn value(rng: &mut Rng) -> Value {
         1 => Value::Int(-1),
         2 => Value::Duration(5),
         3 => Value::Bool(true),
-        4 => Value::Record(Box::new(Record::LastRun { run: RunResult::default(), tainted: false })),
+        4 => Value::Record(Box::new(Record::LastRun { run: RunResult::default().into(), tainted: false })),
         5 => Value::Record(Box::new(Record::Cost(PerDim::new([0; 5])))),
         6 => Value::Record(Box::new(Record::Error(ErrorRecord {
             kind: "assertion_failed".into(),
@@ -106,7 +106,7 @@ fn mutate(m: &mut Machine, code_len: u32, rng: &mut Rng) {
                 *slot = if rng.below(2) == 0 { None } else { Some(value(rng)) };
             }
         }
-        11 => m.last_run = if m.last_run.is_some() { None } else { Some(RunResult::default()) },
+        11 => m.last_run = if m.last_run.is_some() { None } else { Some(RunResult::default().into()) },
         12 => {
             m.status = match rng.below(3) {
                 0 => Status::Running,

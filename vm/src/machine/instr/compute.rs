@@ -55,6 +55,10 @@ impl Machine {
         };
         let value = value
             .ok_or_else(|| Exec::Trap(format!("no field {} on a {}", field.name(), record.type_name())))?;
+        // A record's text field is a copy (a typed answer's is shared).
+        if let (Value::Record(_), Some(text)) = (&record, value.text()) {
+            self.room_for(text.len(), "this field")?;
+        }
         self.push(value);
         Ok(())
     }

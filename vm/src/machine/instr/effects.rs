@@ -165,7 +165,7 @@ impl Machine {
                 };
                 host.log(&event);
                 let killed_by_budget = limited_by_budget && run.timed_out;
-                self.last_run = Some(run);
+                self.last_run = Some(std::rc::Rc::new(run));
                 self.last_run_tainted = tainted;
                 if killed_by_budget {
                     // The command ran until the time left ran out: the cap is spent.
