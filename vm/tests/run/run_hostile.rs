@@ -364,58 +364,44 @@ fn run_timed(fx: &Fixture, plan: &str) -> (std::process::Output, Option<u64>) {
 #[test]
 fn a_plans_values_cannot_exhaust_tissvms_memory() {
     let fx = Fixture::new();
-    let mut doubling = String::from("    VAR x0 = \"abcdefgh\"\n");
-    for i in 1..40 {
-        doubling.push_str(&format!("    VAR x{i} = \"${{x{}}}${{x{}}}\"\n", i - 1, i - 1));
-    }
-    let (out, rss) = run_timed(&fx, &plan_with(&doubling));
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["failure"]["kind"], "command_error");
-    // x24 would be 8 * 2^24 bytes: 128 MiB.
-    assert_eq!(report["failure"]["line"], 3 + 24, "{report:#}");
-    let message = report["failure"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("would make a text of 128.0 MiB, more than a value may hold (64 MiB)"),
-        "{message}"
-    );
-    assert!(!fx.file("after.txt").exists());
-    if let Some(rss) = rss {
-        assert!(rss < 600 << 10, "peak RSS {rss} KiB");
-    }
+    // `statements` end in a command_error (exit 1): its report, and the peak RSS.
+    let refused = |statements: String| {
+        let (out, rss) = run_timed(&fx, &plan_with(&statements));
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["failure"]["kind"], "command_error", "{report:#}");
+        assert!(!fx.file("after.txt").exists());
+        (report["failure"].clone(), rss)
+    };
+    let lines = |first: &str, line: &dyn Fn(usize) -> String, n: usize| {
+        (0..n).fold(first.to_string(), |plan, i| plan + &line(i) + "\n")
+    };
+    let message = |failure: &serde_json::Value| failure["message"].as_str().unwrap().to_string();
 
-    // Many READs of one large file, and ENV copies of it: the run's values
-    // stop at 1 GiB together.
-    let mut reads = String::from("    RUN \"truncate -s 60M big\" TIMEOUT 10s\n");
-    for i in 0..30 {
-        reads.push_str(&format!("    READ \"big\" AS r{i}\n"));
-    }
-    let (out, rss) = run_timed(&fx, &plan_with(&reads));
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let message = report["failure"]["message"].as_str().unwrap();
-    assert!(message.starts_with("this READ would make 60.0 MiB more text"), "{message}");
-    assert!(message.contains("more than a run may hold (1024 MiB)"), "{message}");
-    if let Some(rss) = rss {
-        assert!(rss < 1300 << 10, "peak RSS {rss} KiB");
-    }
-    let mut envs = String::from("    RUN \"truncate -s 60M big\" TIMEOUT 10s\n    READ \"big\" AS r\n");
-    for i in 0..30 {
-        envs.push_str(&format!("    ENV E{i} = r\n"));
-    }
-    let (out, _) = run_timed(&fx, &plan_with(&envs));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let message = report["failure"]["message"].as_str().unwrap();
-    assert!(message.starts_with("this ENV would make 60.0 MiB more text"), "{message}");
-    // A field of LAST_RUN is a copy of the output it names.
-    let mut copies = String::from("    RUN \"head -c 1048000 /dev/zero | tr '\\\\0' a\" TIMEOUT 10s\n");
-    for i in 0..1100 {
-        copies.push_str(&format!("    VAR o{i} = LAST_RUN.STDOUT\n"));
-    }
-    let (out, _) = run_timed(&fx, &plan_with(&copies));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let message = report["failure"]["message"].as_str().unwrap();
-    assert!(message.starts_with("this field would make 1.0 MiB more text"), "{message}");
+    let doubling =
+        lines("    VAR x0 = \"abcdefgh\"\n", &|i| format!("    VAR x{} = \"${{x{i}}}${{x{i}}}\"", i + 1), 39);
+    let (failure, rss) = refused(doubling);
+    // x24 would be 8 * 2^24 bytes: 128 MiB.
+    assert_eq!(failure["line"], 3 + 24, "{failure:#}");
+    assert!(
+        message(&failure).contains("would make a text of 128.0 MiB, more than a value may hold (64 MiB)")
+    );
+    assert!(rss.is_none_or(|rss| rss < 600 << 10), "peak RSS {rss:?} KiB");
+
+    // Many READs of one large file, ENV copies of it, and copies of a RUN's
+    // output: the run's values stop at 1 GiB together.
+    let big = "    RUN \"truncate -s 60M big\" TIMEOUT 10s\n";
+    let (failure, rss) = refused(lines(big, &|i| format!("    READ \"big\" AS r{i}"), 30));
+    let text = message(&failure);
+    assert!(text.starts_with("this READ would make 60.0 MiB more text"), "{text}");
+    assert!(text.contains("more than a run may hold (1024 MiB)"), "{text}");
+    assert!(rss.is_none_or(|rss| rss < 1300 << 10), "peak RSS {rss:?} KiB");
+    let (failure, _) =
+        refused(lines(&format!("{big}    READ \"big\" AS r\n"), &|i| format!("    ENV E{i} = r"), 30));
+    assert!(message(&failure).starts_with("this ENV would make 60.0 MiB more text"), "{failure:#}");
+    let output = "    RUN \"head -c 1048000 /dev/zero | tr '\\\\0' a\" TIMEOUT 10s\n";
+    let (failure, _) = refused(lines(output, &|i| format!("    VAR o{i} = LAST_RUN.STDOUT"), 1100));
+    assert!(message(&failure).starts_with("this field would make 1.0 MiB more text"), "{failure:#}");
 }
 
 // ---------------------------------------------------------------- processes
