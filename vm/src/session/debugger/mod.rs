@@ -53,6 +53,7 @@ use crate::session::snapshot_key::{KeyError, KeyFile};
 
 mod breakpoints;
 mod frames;
+mod history;
 pub mod probe;
 mod rewind;
 mod stepping;
@@ -216,17 +217,13 @@ pub struct Debugger<H: Host> {
     source: Result<SourceText, Unavailable>,
     /// What the run took from outside, to replay when going back.
     tape: rewind::Tape,
-    /// The machine at each statement the run reached, with where the tape
-    /// stood there (at most [`HISTORY`], the oldest dropped first).
-    history: std::collections::VecDeque<(Machine, usize)>,
+    /// The statements the run reached, to go back to.
+    history: history::History,
     /// Which caught failures stop the run.
     pub exceptions: Exceptions,
     /// Where a logpoint's message goes, as it is reached.
     pub on_log: Box<dyn FnMut(&str)>,
 }
-
-/// Statements `back` can go back over.
-const HISTORY: usize = 10_000;
 
 impl<H: Host> Debugger<H> {
     /// A session over `machine` (fresh, or read from a snapshot). Call
@@ -256,7 +253,7 @@ impl<H: Host> Debugger<H> {
             repeat: None,
             source,
             tape: rewind::Tape::default(),
-            history: std::collections::VecDeque::new(),
+            history: history::History::default(),
             exceptions: Exceptions::default(),
             on_log: Box::new(|_| {}),
         }
@@ -288,7 +285,7 @@ impl<H: Host> Debugger<H> {
             return Reply::text(self.go(Mode::Step, false));
         }
         let header = if fresh { "paused before the first statement at" } else { "paused at" };
-        self.history.push_back((self.machine.clone(), self.tape.position.get()));
+        self.history.keep(&self.machine, self.tape.position.get());
         Reply::text(self.stop_text(header))
     }
 

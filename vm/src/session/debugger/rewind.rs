@@ -1,7 +1,7 @@
 //! Stepping backwards (`back`, `reverse-continue`; book: cookbook/debugging.md): the session
 //! keeps what the run took from outside (its tape: each effect's result,
-//! each answer, each clock reading, in order) and the machine as it stood
-//! at each statement. Going back restores an earlier machine and replays
+//! each answer, each clock reading, in order) and each statement it reached
+//! (`history.rs`). Going back restores an earlier machine and replays
 //! the tape from the point it had reached: what comes after is answered
 //! from the tape, not done again — a RUN does not run twice, a file is not
 //! written twice, a model is not asked twice — until the tape runs out and
@@ -60,6 +60,9 @@ impl Tape {
 pub(super) struct Rewind<'a, H: Host> {
     pub live: &'a mut H,
     pub tape: &'a mut Tape,
+    /// Rebuilding a statement kept without its machine (`history.rs`):
+    /// nothing is shown, and nothing is done live (the tape has it all).
+    pub quiet: bool,
 }
 
 impl<H: Host> Rewind<'_, H> {
@@ -84,6 +87,8 @@ impl<H: Host> Rewind<'_, H> {
                 self.tape.cursor = (i + 1 < self.tape.taken.len()).then_some(i + 1);
                 taken
             }
+            // Rebuilding: past the tape, the rebuilt run is not the run.
+            None if self.quiet => Taken::Now(self.tape.last_clock),
             None => {
                 let taken = live(self.live);
                 self.tape.taken.push(taken.clone());
@@ -155,6 +160,9 @@ impl<H: Host> Host for Rewind<'_, H> {
     fn ask(&mut self, question: &Question, at: AskedAt<'_>) -> Option<Answer> {
         // No answer (a suspension) is not recorded: asking again may get one.
         if self.tape.cursor.is_none() {
+            if self.quiet {
+                return None;
+            }
             let answer = self.live.ask(question, at)?;
             self.tape.taken.push(Taken::Ask(Some(answer.clone())));
             self.tape.position.set(self.tape.position.get() + 1);
@@ -190,7 +198,7 @@ impl<H: Host> Host for Rewind<'_, H> {
                 Some(super::Caught { kind: event.outcome.into(), message: event.op.into() });
         }
         // What a replay shows happened before, and was shown then.
-        if !self.tape.replaying() {
+        if !self.tape.replaying() && !self.quiet {
             self.live.log(event);
         }
     }

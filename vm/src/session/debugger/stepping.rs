@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 use tisslang::cost::Dim;
 
-use super::{BREAK, Breakpoint, Debugger, HISTORY, Target};
+use super::{BREAK, Breakpoint, Debugger, Target};
 use crate::host::{Host, Question};
 use crate::machine::program::Program;
 use crate::machine::{Machine, Outcome, Suspension};
@@ -145,7 +145,7 @@ impl<H: Host> Debugger<H> {
         let caught = std::rc::Rc::clone(&self.tape.caught);
         caught.borrow_mut().take();
         let history = &mut self.history;
-        let mut host = Rewind { live: &mut self.host, tape: &mut self.tape };
+        let mut host = Rewind { live: &mut self.host, tape: &mut self.tape, quiet: false };
         let outcome = self.machine.run_until(program, &mut host, |m| {
             // A caught failure stops where its CATCH starts, if asked to.
             if exceptions.any()
@@ -164,10 +164,7 @@ impl<H: Host> Debugger<H> {
             // Every statement reached is a place `back` can return to (the
             // one the session stands at is kept already).
             if !first {
-                if history.len() == HISTORY {
-                    history.pop_front();
-                }
-                history.push_back((m.clone(), position.get()));
+                history.keep(m, position.get());
             }
             // Ctrl-C (or a front end's pause, `interrupt::raise`) stops at
             // the next statement: no effect can come first.
@@ -291,53 +288,51 @@ impl<H: Host> Debugger<H> {
 
     /// `back`: to the statement before this one; `reverse-continue`
     /// (`to_break`): to the last earlier one a breakpoint stops at, or the
-    /// first kept. The machine is the one kept there; what the run takes
-    /// from outside from there on comes from the tape. `Err`: there is
+    /// first kept. The machine is the one kept there, or rebuilt
+    /// (`history.rs`); what the run takes from outside from there on comes
+    /// from the tape. `Err`: there is
     /// nothing to go back to.
     pub fn go_back(&mut self, to_break: bool) -> Result<Vec<u32>, String> {
-        let instructions = |m: &Machine| m.meters[Dim::Instructions];
+        let now = self.machine.meters[Dim::Instructions];
+        let kept = &mut self.history.reached;
         // Standing at the last statement kept: it is not "before".
-        if self.ended.is_none()
-            && self.history.back().is_some_and(|(m, _)| instructions(m) == instructions(&self.machine))
-            && self.history.len() > 1
-        {
-            self.history.pop_back();
+        if self.ended.is_none() && kept.back().is_some_and(|r| r.instructions == now) && kept.len() > 1 {
+            kept.pop_back();
         }
-        if self.history.is_empty()
-            || (self.ended.is_none() && self.history.len() == 1 && {
-                let (m, _) = &self.history[0];
-                instructions(m) == instructions(&self.machine)
-            })
-        {
+        if kept.is_empty() || (self.ended.is_none() && kept.len() == 1 && kept[0].instructions == now) {
             return Err("at the first statement the session reached: nothing before it".into());
         }
         let mut hits = Vec::new();
         if to_break {
-            while self.history.len() > 1 {
-                let (m, _) = &self.history[self.history.len() - 1];
-                let here = (m.pc, m.frames.len());
-                let last = {
-                    let (m, _) = &self.history[self.history.len() - 2];
-                    (m.pc, m.frames.len())
+            while self.history.reached.len() > 1 {
+                let kept = &self.history.reached;
+                let (here, last) = {
+                    let (r, before) = (&kept[kept.len() - 1], &kept[kept.len() - 2]);
+                    ((r.pc, r.depth), (before.pc, before.depth))
                 };
                 if self.stops.get(here.0 as usize).is_some_and(|f| f & BREAK != 0) {
+                    let conditional = reached(&self.breakpoints, &self.program, last, here)
+                        .any(|b| b.log_message.is_none() && b.condition.is_some());
+                    // A condition is asked of the machine there, rebuilt if need be.
+                    let machine =
+                        if conditional { self.machine_at(self.history.reached.len() - 1).ok() } else { None };
                     hits = reached(&self.breakpoints, &self.program, last, here)
                         .filter(|b| b.log_message.is_none())
-                        .filter(|b| b.condition.as_ref().is_none_or(|c| c.probe.holds(m).unwrap_or(true)))
+                        .filter(|b| {
+                            b.condition.as_ref().is_none_or(|c| {
+                                machine.as_ref().is_none_or(|m| c.probe.holds(m).unwrap_or(true))
+                            })
+                        })
                         .map(|b| b.id)
                         .collect();
                     if !hits.is_empty() {
                         break;
                     }
                 }
-                self.history.pop_back();
+                self.history.reached.pop_back();
             }
         }
-        let Some((machine, position)) = self.history.back().cloned() else {
-            return Err("nothing kept to go back to".into());
-        };
-        self.machine = machine;
-        self.tape.rewind_to(position);
+        self.machine = self.machine_at(self.history.reached.len() - 1)?;
         self.ended = None;
         Ok(hits)
     }

@@ -243,3 +243,59 @@ fn a_budget_failure_has_its_own_status() {
     assert!(text.starts_with("the plan ended: failed\n  budget_exceeded: "), "{text}");
     assert_eq!(d.exit_status(), 4);
 }
+
+/// The state `back` must give back, whatever the clock said.
+fn state(m: &Machine) -> String {
+    format!(
+        "pc {} instructions {} slots {:?} stack {:?} env {:?} logs {:?} last_run {:?} frames {:?}",
+        m.pc,
+        m.meters[Dim::Instructions],
+        m.slots,
+        m.stack,
+        m.env,
+        m.logs,
+        m.last_run,
+        m.frames
+    )
+}
+
+/// Most statements of a plan with many variables are kept without their
+/// machine (`history.rs`); `back` rebuilds each from the one kept before it,
+/// on the tape: the same state as when the run stood there, no effect done
+/// again, nothing shown again.
+#[test]
+fn back_rebuilds_statements_kept_without_their_machine() {
+    let mut src = String::from("TASK \"many\"\n\nSTEP \"s\" {\n");
+    for i in 0..120 {
+        src.push_str(&format!("    VAR v{i} = \"value {i}\"\n"));
+        if i % 10 == 0 {
+            src.push_str(&format!(
+                "    RUN \"cat a.txt\"\n    LOG \"at {i}: ${{LAST_RUN.STDOUT}}\"\n    ENV E{i} = v{i}\n"
+            ));
+        }
+    }
+    src.push_str("}\n");
+    let (mut d, _) = session(&src);
+    let mut seen = vec![state(&d.machine)];
+    while d.ended.is_none() {
+        d.command("step");
+        if d.ended.is_none() {
+            seen.push(state(&d.machine));
+        }
+    }
+    let end = state(&d.machine);
+    let whole = d.history.reached.iter().filter(|r| r.machine.is_some()).count();
+    assert!(whole * 4 < d.history.reached.len(), "{whole} of {} kept whole", d.history.reached.len());
+    let (effects, events) = (d.host.effects.len(), d.host.events.len());
+    // From the end: the last statement, then each one before it.
+    for (k, expected) in seen.iter().rev().enumerate() {
+        let reply = d.command("back").text;
+        assert_eq!(&state(&d.machine), expected, "back {k}: {reply:?}");
+    }
+    assert!(d.command("back").text.contains("nothing before it"));
+    assert_eq!((d.host.effects.len(), d.host.events.len()), (effects, events), "done or shown again");
+    // Forward again from the start, on the tape, to the same end.
+    d.command("continue");
+    assert_eq!(state(&d.machine), end);
+    assert_eq!((d.host.effects.len(), d.host.events.len()), (effects, events), "done or shown again");
+}
