@@ -2,7 +2,8 @@
 //! outside every sandbox (`--max-memory` holds a RUN, not tissvm), so the
 //! plan's own values are bounded here: no text is made longer than
 //! [`MAX_TEXT`], and what the variables, the operand stack, `ENV` and
-//! `LAST_RUN` hold together stays within [`MAX_HELD`]. Without it a few
+//! `LAST_RUN` hold together stays within [`MAX_HELD`], which a snapshot
+//! can keep. Without it a few
 //! lines exhausted the machine: forty `VAR x = "${y}${y}"` doubled a string
 //! past any memory, thirty READs of a 60 MiB file held 2 GB.
 //!
@@ -22,8 +23,11 @@ use crate::machine::value::{Record, Value};
 /// The longest text a value may be (64 MiB, as much as a READ takes).
 pub const MAX_TEXT: usize = 64 << 20;
 
-/// The most text a run's values may hold at once (1 GiB).
-pub const MAX_HELD: usize = 1 << 30;
+/// The most text a run's values may hold at once (192 MiB): what a
+/// snapshot can keep (256 MiB, `tisslang::container::MAX_PAYLOAD`) with
+/// room for the bytecode and the rest of the state, so a run the limit
+/// allows can always be suspended.
+pub const MAX_HELD: usize = 192 << 20;
 
 /// An upper bound on the text a run's values hold: what was counted last,
 /// plus every text made since. Text is counted again only when the bound

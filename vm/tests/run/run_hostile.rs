@@ -335,6 +335,11 @@ STEP "flood" {
 /// `plan` run under GNU time where it is installed: the run, and its peak
 /// RSS in KiB (`None` without GNU time).
 fn run_timed(fx: &Fixture, plan: &str) -> (std::process::Output, Option<u64>) {
+    run_timed_with(fx, plan, &[])
+}
+
+/// [`run_timed`] with more arguments.
+fn run_timed_with(fx: &Fixture, plan: &str, args: &[&str]) -> (std::process::Output, Option<u64>) {
     std::fs::write(fx.root.path().join("plan.tiss"), plan).unwrap();
     let ws = fx.ws();
     let time = Path::new("/usr/bin/time");
@@ -349,6 +354,7 @@ fn run_timed(fx: &Fixture, plan: &str) -> (std::process::Output, Option<u64>) {
     };
     let out = command
         .args(["run", "plan.tiss", "--workdir", ws.to_str().unwrap(), "--output-format", "json"])
+        .args(args)
         .current_dir(fx.root.path())
         .stdin(Stdio::null())
         .output()
@@ -389,16 +395,23 @@ fn a_plans_values_cannot_exhaust_tissvms_memory() {
     assert!(rss.is_none_or(|rss| rss < 600 << 10), "peak RSS {rss:?} KiB");
 
     // Many READs of one large file, ENV copies of it, and copies of a RUN's
-    // output: the run's values stop at 1 GiB together.
+    // output: the run's values stop at 192 MiB together.
     let big = "    RUN \"truncate -s 60M big\" TIMEOUT 10s\n";
     let (failure, rss) = refused(lines(big, &|i| format!("    READ \"big\" AS r{i}"), 30));
     let text = message(&failure);
     assert!(text.starts_with("this READ would make 60.0 MiB more text"), "{text}");
-    assert!(text.contains("more than a run may hold (1024 MiB)"), "{text}");
-    assert!(rss.is_none_or(|rss| rss < 1300 << 10), "peak RSS {rss:?} KiB");
+    assert!(text.contains("hold 180.0 MiB already: together more than a run may hold (192 MiB)"), "{text}");
+    assert!(rss.is_none_or(|rss| rss < 500 << 10), "peak RSS {rss:?} KiB");
     let (failure, _) =
         refused(lines(&format!("{big}    READ \"big\" AS r\n"), &|i| format!("    ENV E{i} = r"), 30));
     assert!(message(&failure).starts_with("this ENV would make 60.0 MiB more text"), "{failure:#}");
+    // At the limit a run still suspends, and its snapshot is written.
+    let pause = lines(big, &|i| format!("    READ \"big\" AS p{i}"), 3) + "    PAUSE \"go on?\"\n";
+    let (out, _) = run_timed_with(&fx, &plan_with(&pause), &["--non-interactive"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let snapshot = fx.root.path().join(report["snapshot"].as_str().unwrap());
+    assert!(std::fs::metadata(&snapshot).is_ok_and(|m| m.len() > 180 << 20), "{report:#}");
     let output = "    RUN \"head -c 1048000 /dev/zero | tr '\\\\0' a\" TIMEOUT 10s\n";
     let (failure, _) = refused(lines(output, &|i| format!("    VAR o{i} = LAST_RUN.STDOUT"), 1100));
     assert!(message(&failure).starts_with("this field would make 1.0 MiB more text"), "{failure:#}");
