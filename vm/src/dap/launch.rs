@@ -126,14 +126,7 @@ fn replay(plan: &Path, journal: &Path, out: &Writer) -> Result<Opened, String> {
         );
     }
     if let Some(not) = crate::runner::replay::first_not_yours(journal)? {
-        out.output(
-            "console",
-            &format!(
-                "the journal is not signed by your key from byte {} ({}): the replay shows what it says, not known \
-                 to be what ran",
-                not.at, not.why
-            ),
-        );
+        out.output("console", &not.replay_note(&journal.display().to_string()));
     }
     let mut host = crate::runner::replay::replay_host(reader, crate::runner::options::OutputFormat::Json)?;
     let mut machine = crate::machine::Machine::new(&program);

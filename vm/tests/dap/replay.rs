@@ -231,6 +231,6 @@ fn a_resumed_part_naming_an_unknown_mechanism_ends_the_replay_there() {
     );
     assert!(dap.output.contains("HELLO") && !dap.output.contains("done"), "{}", dap.output);
     // Edited since the run: the console says from where it is not yours.
-    assert!(dap.output.contains("the journal is not signed by your key from byte"), "{}", dap.output);
+    assert!(dap.output.contains("run.journal` is not signed by your key from byte"), "{}", dap.output);
     assert_eq!(dap.finish(), 0);
 }

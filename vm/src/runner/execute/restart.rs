@@ -23,7 +23,6 @@ use crate::runner::status;
 use crate::session::journal::Entry;
 use crate::session::journal::reader::{JournalReader, Next};
 use crate::session::journal::signature::Check;
-use crate::session::snapshot_key::user_key;
 
 /// What a journal says of the run it recorded, read through once.
 struct Recorded {
@@ -37,7 +36,7 @@ struct Recorded {
 /// The journal at `path`, each frame checked against this user's key
 /// unless `trusted`.
 fn open(path: &std::path::Path, trusted: bool) -> Result<JournalReader, String> {
-    let check = if trusted { Check::Nothing } else { Check::Require(user_key()) };
+    let check = if trusted { Check::Nothing } else { Check::require() };
     JournalReader::open(path).map(|reader| reader.check(check)).map_err(|e| e.message)
 }
 

@@ -127,11 +127,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
     let plan =
         crate::runner::plan::shown_name(options.plan.as_deref(), &program.module.source, &name.to_string());
     if let Some(not) = host.not_yours() {
-        eprintln!(
-            "tissvm: note: the journal `{name}` is not signed by your key from byte {} ({}): the replay shows \
-             what it says, not known to be what ran",
-            not.at, not.why
-        );
+        eprintln!("tissvm: note: {}", not.replay_note(&name.to_string()));
     }
     match host.stop.take() {
         Some(Stop::Diverged { recorded, requested }) => {
@@ -161,8 +157,7 @@ pub fn replay(out: &mut Diagnostics, options: &ReplayOptions) -> u8 {
 /// frame this user's key did not sign), and the bytecode that entry
 /// recorded (its hash, and the bytes).
 pub(crate) fn open_journal(path: &std::path::Path) -> Result<(JournalReader, String, Vec<u8>), String> {
-    let check = Check::Note(crate::session::snapshot_key::user_key());
-    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(check);
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(Check::note());
     let name = path.display();
     match reader.next_entry() {
         Ok(Next::Entry(_, entry)) => match *entry {
@@ -177,8 +172,7 @@ pub(crate) fn open_journal(path: &std::path::Path) -> Result<(JournalReader, Str
 /// The first frame of the journal at `path` this user's key did not sign,
 /// read through once (for a replay that tells it before it starts).
 pub(crate) fn first_not_yours(path: &std::path::Path) -> Result<Option<NotYours>, String> {
-    let check = Check::Note(crate::session::snapshot_key::user_key());
-    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(check);
+    let mut reader = JournalReader::open(path).map_err(|e| e.message)?.check(Check::note());
     while let Next::Entry(..) = reader.next_entry().map_err(|e| e.message)? {
         if reader.not_yours().is_some() {
             break;

@@ -13,7 +13,7 @@
 use hmac::Mac;
 
 use super::MAGIC;
-use crate::session::snapshot_key::SnapshotKey;
+use crate::session::snapshot_key::{SnapshotKey, user_key};
 
 /// The MAC at the start of a frame's body.
 pub const MAC_LEN: usize = 32;
@@ -27,12 +27,23 @@ pub const UNSIGNED: [u8; MAC_LEN] = [0; MAC_LEN];
 /// The MAC of the frame holding `payload`, after the frame whose MAC is
 /// `before`, in a journal of format `version`.
 pub fn frame_mac(key: &SnapshotKey, version: u16, before: &[u8; MAC_LEN], payload: &[u8]) -> [u8; MAC_LEN] {
+    signer(key, version, before, payload).finalize().into_bytes().into()
+}
+
+/// The HMAC of a frame, not yet finished: [`frame_mac`] finishes it, a
+/// check compares it in constant time, as a snapshot's signature is.
+fn signer(
+    key: &SnapshotKey,
+    version: u16,
+    before: &[u8; MAC_LEN],
+    payload: &[u8],
+) -> hmac::Hmac<sha2::Sha256> {
     let mut mac = key.hmac();
     mac.update(&MAGIC);
     mac.update(&version.to_le_bytes());
     mac.update(before);
     mac.update(payload);
-    mac.finalize().into_bytes().into()
+    mac
 }
 
 /// Which frames a reader checks, against which key (this user's, or why
@@ -58,7 +69,30 @@ pub struct NotYours {
     pub why: String,
 }
 
+impl NotYours {
+    /// What a replay of the journal `name` says of it (stderr, a debugger's console).
+    pub fn replay_note(&self, name: &str) -> String {
+        format!(
+            "the journal `{name}` is not signed by your key from byte {} ({}): the replay shows what it says, not \
+             known to be what ran",
+            self.at, self.why
+        )
+    }
+}
+
 impl Check {
+    /// Each frame checked against this user's key, the first not signed
+    /// kept (replay, inspect).
+    pub fn note() -> Check {
+        Check::Note(user_key())
+    }
+
+    /// Each frame checked against this user's key, the first not signed
+    /// an error (a restart).
+    pub fn require() -> Check {
+        Check::Require(user_key())
+    }
+
     /// Whether the frame at `at` (of a journal of `version`, holding `mac`
     /// and `payload`, after the frame whose MAC is `before`) is this
     /// user's; `None` if it is or nothing is checked.
@@ -79,7 +113,7 @@ impl Check {
         } else {
             match key {
                 Err(why) => why.clone(),
-                Ok(key) if frame_mac(key, version, before, payload).as_slice() == mac => return None,
+                Ok(key) if signer(key, version, before, payload).verify_slice(mac).is_ok() => return None,
                 Ok(_) if mac == UNSIGNED => {
                     "it carries no signature: the tissvm that wrote it had no usable key".to_string()
                 }
