@@ -3,12 +3,13 @@
 //! plan's own values are bounded here: no text is made longer than
 //! [`MAX_TEXT`], and what the variables, the operand stack, `ENV` and
 //! `LAST_RUN` hold together stays within [`MAX_HELD`], which a snapshot
-//! can keep. Without it a few
-//! lines exhausted the machine: forty `VAR x = "${y}${y}"` doubled a string
-//! past any memory, thirty READs of a 60 MiB file held 2 GB.
+//! can keep. Without them a few lines exhausted the machine: forty
+//! `VAR x = "${y}${y}"` doubled a string past any memory, thirty READs of a
+//! 60 MiB file held 2 GB.
 //!
 //! Text is only measured where more of it is about to be made: an
-//! interpolation, a READ, an answer, an `ENV`; the check is one comparison
+//! interpolation (a RUN's command again once quoted), a READ, a record's
+//! text field, an answer, an `ENV`; the check is one comparison
 //! with a bound ([`HeldBound`]) until that bound would pass the limit, and
 //! only then is the held text counted (a string several values share once).
 
@@ -23,10 +24,10 @@ use crate::machine::value::{Record, Value};
 /// The longest text a value may be (64 MiB, as much as a READ takes).
 pub const MAX_TEXT: usize = 64 << 20;
 
-/// The most text a run's values may hold at once (192 MiB): what a
-/// snapshot can keep (256 MiB, `tisslang::container::MAX_PAYLOAD`) with
-/// room for the bytecode and the rest of the state, so a run the limit
-/// allows can always be suspended.
+/// The most text a run's values may hold at once (192 MiB): a snapshot
+/// keeps at most 256 MiB (`tisslang::container::MAX_PAYLOAD`), and this
+/// leaves 64 MiB of it for the bytecode and the rest of the state, so a
+/// run within it can be suspended unless its bytecode is that large.
 pub const MAX_HELD: usize = 192 << 20;
 
 /// An upper bound on the text a run's values hold: what was counted last,

@@ -405,6 +405,14 @@ fn a_plans_values_cannot_exhaust_tissvms_memory() {
     let (failure, _) =
         refused(lines(&format!("{big}    READ \"big\" AS r\n"), &|i| format!("    ENV E{i} = r"), 30));
     assert!(message(&failure).starts_with("this ENV would make 60.0 MiB more text"), "{failure:#}");
+    // A RUN's command is held to the limit once quoted for the shell: 20 MB
+    // of `'` are 80 MB quoted (it was built, then refused by execve).
+    let quotes = "    RUN \"head -c 20000000 /dev/zero | tr '\\\\0' \\\"'\\\" > q\" TIMEOUT 10s\n    READ \"q\" AS q\n    RUN \"echo ${q}\" TIMEOUT 10s\n";
+    let (failure, _) = refused(quotes.to_string());
+    assert!(
+        message(&failure).starts_with("this command as quoted for the shell would make a text of 76.3 MiB"),
+        "{failure:#}"
+    );
     // At the limit a run still suspends, and its snapshot is written.
     let pause = lines(big, &|i| format!("    READ \"big\" AS p{i}"), 3) + "    PAUSE \"go on?\"\n";
     let (out, _) = run_timed_with(&fx, &plan_with(&pause), &["--non-interactive"]);

@@ -107,7 +107,13 @@ impl Machine {
             },
         });
         let out = if shell {
-            build_command(pieces)
+            let command = build_command(pieces);
+            // Quoting for the shell can make a value four times as long
+            // (each `'` is `'\''`): the command is held to the same limit.
+            if command.len() > len {
+                self.room_for(command.len(), "this command as quoted for the shell")?;
+            }
+            command
         } else {
             pieces
                 .map(|p| match p {
