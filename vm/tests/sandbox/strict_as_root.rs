@@ -102,31 +102,28 @@ fn skip<T>(why: &str) -> Option<T> {
     None
 }
 
+/// `run PLAN --workdir WS --sandbox-profile strict`, then `more`.
+fn strict_args<'a>(plan: &'a str, ws: &'a Path, more: &[&'a str]) -> Vec<&'a str> {
+    let run = ["run", plan, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
+    [&run[..], more].concat()
+}
+
+/// `tissvm ARGS` as `who`, or `None` where it cannot run here, or where
+/// `strict` was refused for what this machine lacks (told by the skip).
+fn strict_run(f: &Fixture, who: Who, args: &[&str], env: &[(&str, &str)]) -> Option<tiss_test_support::Run> {
+    let run = tissvm(f, who, args, env)?;
+    (!crate::common::strict_refused(run.code, &run.stderr)).then_some(run)
+}
+
 /// Runs `command` as the plan's one RUN under `strict` as `who` and returns
 /// its stdout, or `None` where that cannot be done here.
 fn attack(f: &Fixture, who: Who, command: &str, env: &[(&str, &str)]) -> Option<String> {
     let body = format!("    RUN {command:?} TIMEOUT 30s\n    LOG \"${{LAST_RUN.STDOUT}}\"");
     let plan = f.write_plan(&plan(&body));
     let ws = f.ws();
-    let names: Vec<&str> = env.iter().flat_map(|(name, _)| ["--env-allow", name]).collect();
-    let args = [
-        &[
-            "run",
-            &plan,
-            "--workdir",
-            ws.to_str().unwrap(),
-            "--sandbox-profile",
-            "strict",
-            "--output-format",
-            "json",
-        ],
-        names.as_slice(),
-    ]
-    .concat();
-    let run = tissvm(f, who, &args, env)?;
-    if crate::common::strict_refused(run.code, &run.stderr) {
-        return None;
-    }
+    let mut more = vec!["--output-format", "json"];
+    more.extend(env.iter().flat_map(|(name, _)| ["--env-allow", name]));
+    let run = strict_run(f, who, &strict_args(&plan, &ws, &more), env)?;
     run.expect(0);
     let report = run.json();
     let logs = report["steps"][0]["logs"].as_array().cloned().unwrap_or_default();
@@ -258,8 +255,9 @@ fn a_run_that_kills_tissvm_does_not_stop_the_report() {
              TIMEOUT 30s\n    ASSERT LAST_RUN.STDOUT CONTAINS \"rc=1\"",
         ));
         let ws = f.ws();
-        let args = ["run", &plan_path, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
-        let Some((mut command, _nobody)) = command(&f, who, &args, &[]) else { continue };
+        let Some((mut command, _nobody)) = command(&f, who, &strict_args(&plan_path, &ws, &[]), &[]) else {
+            continue;
+        };
         let child = command.spawn().unwrap();
         std::fs::write(ws.join("tissvm.pid"), child.id().to_string()).unwrap();
         let out = child.wait_with_output().unwrap();
@@ -376,8 +374,9 @@ fn a_socket_bound_after_the_plan_started_is_out_of_reach_of_the_next_run() {
              2>/dev/null; echo $?\" TIMEOUT 30s\n    ASSERT LAST_RUN.STDOUT == \"1\\n\""
         )));
         let ws = f.ws();
-        let args = ["run", &plan_path, "--workdir", ws.to_str().unwrap(), "--sandbox-profile", "strict"];
-        let Some((mut command, _nobody)) = command(&f, who, &args, &[]) else { continue };
+        let Some((mut command, _nobody)) = command(&f, who, &strict_args(&plan_path, &ws, &[]), &[]) else {
+            continue;
+        };
         let mut child = command.spawn().unwrap();
         let deadline = std::time::Instant::now() + crate::common::marker::DEADLINE;
         while !ws.join("started").exists() && child.try_wait().unwrap().is_none() {
@@ -440,22 +439,8 @@ fn the_runs_journal_and_log_are_read_only_to_a_run() {
         let attack = "echo forged > j.jnl; echo forged >> log.jsonl; truncate -s 0 j.jnl; rm -f j.jnl; \
                       mv log.jsonl moved; ln j.jnl hard; chmod 666 j.jnl; ls hard moved";
         let plan = f.write_plan(&plan(&format!("    RUN {attack:?} TIMEOUT 10s")));
-        let args = [
-            "run",
-            &plan,
-            "--workdir",
-            ws.to_str().unwrap(),
-            "--sandbox-profile",
-            "strict",
-            "--journal",
-            journal.to_str().unwrap(),
-            "--log-file",
-            log.to_str().unwrap(),
-        ];
-        let Some(run) = tissvm(&f, who, &args, &[]) else { continue };
-        if crate::common::strict_refused(run.code, &run.stderr) {
-            continue;
-        }
+        let more = ["--journal", journal.to_str().unwrap(), "--log-file", log.to_str().unwrap()];
+        let Some(run) = strict_run(&f, who, &strict_args(&plan, &ws, &more), &[]) else { continue };
         run.expect(0);
         let logged = std::fs::read_to_string(&log).unwrap();
         assert!(
