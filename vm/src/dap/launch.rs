@@ -155,7 +155,9 @@ fn open(
         given: snapshot_dir.map(PathBuf::from).or_else(|| save_info.options.snapshot_dir.clone()),
         workspace: save_info.workspace.clone(),
     };
-    let save_info_workspace = save_info.workspace.clone();
+    let project_files = ProjectFiles::before(&save_info.workspace, None, None);
+    let mut host = host;
+    host.before_change = Some(project_files.keep_before_change());
     let mut debugger = Debugger::new(
         program,
         machine.unwrap_or(fresh),
@@ -165,7 +167,7 @@ fn open(
     debugger.save_info = Some(save_info);
     let log = out.clone();
     debugger.on_log = Box::new(move |text| log.output("console", text));
-    let project_files = Some(ProjectFiles::before(&save_info_workspace, None, None));
+    let project_files = Some(project_files);
     Ok(Opened { debugger, snapshot_dir, plan: options.plan.clone(), _lock: None, project_files })
 }
 

@@ -66,6 +66,7 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
                 answers.as_deref(),
                 policy.as_deref(),
             );
+            debugger.host.before_change = Some(project_files.keep_before_change());
             let code = converse(&mut debugger, &args.breaks);
             debugger.host.warn_of_moved_records();
             project_files.after();

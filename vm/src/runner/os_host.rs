@@ -68,6 +68,10 @@ pub struct OsHost {
     pub show_tokens: bool,
     /// The provider's `max_tokens` ([`Host::completion_tokens`]).
     pub completion_tokens: u64,
+    /// Called once, before the first effect that can change a file: where a
+    /// run keeps its project files outside the workspace
+    /// (`execute::project_file`).
+    pub before_change: Option<Box<dyn FnOnce()>>,
     /// Print no step lines at all (benches, embedding).
     pub quiet_steps: bool,
     /// Colour for the step lines, as the stream they go to allows.
@@ -121,6 +125,7 @@ impl OsHost {
             output_cap: process::DEFAULT_OUTPUT_CAP,
             show_tokens: false,
             completion_tokens: tisslang::analysis::cost_model::DEFAULT_MAX_TOKENS,
+            before_change: None,
             quiet_steps: false,
             style: Style::PLAIN,
             started: Instant::now(),
@@ -235,6 +240,7 @@ fn review(read: &dyn Fn(&str) -> Option<String>, asked: &str) -> Option<Answer> 
 
 impl Host for OsHost {
     fn run(&mut self, request: &RunRequest) -> Result<RunResult, HostError> {
+        self.changing();
         let result = self.run_live(request);
         self.journal(|cap| Entry::Run {
             command: request.command.clone(),
@@ -264,6 +270,7 @@ impl Host for OsHost {
     }
 
     fn write(&mut self, path: &str, content: &str, append: bool) -> Result<(), HostError> {
+        self.changing();
         let result = self.workspace.write(path, content, append).map_err(host_error);
         if self.journal.is_some() {
             // The file as it now is, for a restart to check it still is.
@@ -284,6 +291,7 @@ impl Host for OsHost {
     }
 
     fn mkdir(&mut self, path: &str) -> Result<(), HostError> {
+        self.changing();
         let result = self.workspace.mkdir(path).map_err(host_error);
         self.journal(|_| Entry::Mkdir {
             path: path.to_string(),
@@ -293,6 +301,7 @@ impl Host for OsHost {
     }
 
     fn delete(&mut self, path: &str, recursive: bool) -> Result<(), HostError> {
+        self.changing();
         let result = self.workspace.delete(path, recursive).map_err(host_error);
         self.journal(|_| Entry::Delete {
             path: path.to_string(),
@@ -396,6 +405,13 @@ impl Host for OsHost {
 }
 
 impl OsHost {
+    /// Before an effect that can change a file.
+    fn changing(&mut self) {
+        if let Some(keep) = self.before_change.take() {
+            keep();
+        }
+    }
+
     /// Appends to the journal, if there is one, what `entry` makes with its cap.
     pub(crate) fn journal(&mut self, entry: impl FnOnce(usize) -> Entry) {
         if let Some(journal) = &mut self.journal {

@@ -427,3 +427,113 @@ fn moving_the_directory_of_the_runs_log_is_told() {
     let moved = std::fs::read_to_string(f.ws().join("x/log.jsonl")).unwrap();
     assert!(moved.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{moved}");
 }
+
+/// A run killed before it could put the project file back (here by its own
+/// command, as `standard` lets a command signal tissvm; SIGKILL from outside
+/// is the same to it) left the plan's `tiss.toml` for every later run: the
+/// next tissvm puts it back from the record the killed one kept outside the
+/// workspace.
+#[test]
+fn a_project_file_is_put_back_after_the_plan_kills_tissvm() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let rules = "[policy.commands]\ndeny = [\"rm *\"]\n";
+    std::fs::write(ws.join("tiss.toml"), rules).unwrap();
+    // Up the process tree to tissvm, as an attacker would find it.
+    let plan = f.write_plan(
+        r#"TASK "Attacker"
+STEP "s" {
+    RUN "printf '[policy.commands]\nallow = [\"*\"]\n' > tiss.toml; p=$$; while [ \"$(cat /proc/$p/comm)\" != tissvm ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done; kill -KILL $p; sleep 5" TIMEOUT 30s
+    RUN "rm victim" TIMEOUT 10s
+}
+"#,
+    );
+    let state = f.path("state");
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let run = crate::common::tissvm(&ws, &["run", &plan, "--sandbox-profile", "standard"], &env);
+    assert_eq!(run.code, None, "tissvm was killed\n{}", run.stderr);
+    assert!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap().contains("allow"), "the attack took");
+    assert_eq!(names(&state.join("tisslang/unfinished")).len(), 1, "the killed run's record is left");
+
+    // The user's next tissvm there, before it reads the file.
+    let next = crate::common::tissvm(&ws, &["inspect", &plan], &env);
+    assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), rules, "{}", next.stderr);
+    assert!(std::fs::read_to_string(ws.join("tiss.toml.from-plan")).unwrap().contains("allow"));
+    assert!(next.stderr.contains("was killed before it could put it back"), "{}", next.stderr);
+    let decided = next.stdout.lines().find(|l| l.contains("rm victim")).unwrap_or_default();
+    assert!(decided.contains("[denied"), "inspect read the user's policy, not the plan's\n{}", next.stdout);
+    assert_eq!(names(&state.join("tisslang/unfinished")), Vec::<String>::new());
+    let again = crate::common::tissvm(&ws, &["inspect", &plan], &env);
+    assert!(!again.stderr.contains("warning"), "told once: {}", again.stderr);
+}
+
+/// A record is taken only once its run is dead: a tissvm started while the
+/// run still lives leaves the file to it; killed from outside (a CI job
+/// cancelled), the run's file is put back by the next one.
+#[test]
+fn a_live_runs_record_is_left_to_it_and_a_killed_ones_is_taken() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    std::fs::write(ws.join("tiss.toml"), "[provider]\nmodel = \"mine\"\n").unwrap();
+    let plan = f.write_plan(
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo base_url = 0 > tiss.toml; touch ready; sleep 30\" TIMEOUT 60s\n}\n",
+    );
+    let state = f.path("state");
+    let mut command = crate::common::command();
+    command
+        .args(["run", &plan, "--workdir", ws.to_str().unwrap()])
+        .env("XDG_STATE_HOME", &state)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !ws.join("ready").exists() {
+        assert!(std::time::Instant::now() < deadline, "the RUN never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let meanwhile = crate::common::tissvm(&ws, &["inspect", &plan], &env);
+    assert!(
+        std::fs::read_to_string(ws.join("tiss.toml")).unwrap().contains("base_url"),
+        "{}",
+        meanwhile.stderr
+    );
+    assert!(!ws.join("tiss.toml.from-plan").exists() && !meanwhile.stderr.contains("warning"));
+
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let next = crate::common::tissvm(&ws, &["inspect", &plan], &env);
+    assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), "[provider]\nmodel = \"mine\"\n");
+    assert!(next.stderr.contains(&format!("pid {}", child.id())), "{}", next.stderr);
+}
+
+/// What lies in the records' directory is not trusted: a record that cannot
+/// be read is moved aside and told, never acted on; a link or another
+/// name is left alone; a partial record of a writer long dead is removed.
+#[test]
+fn a_broken_or_planted_record_is_not_acted_on() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let state = f.path("state");
+    let dir = state.join("tisslang/unfinished");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("1-2.run"), b"\xff\xff not a record").unwrap();
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::os::unix::fs::symlink(ws.join("elsewhere"), dir.join("3-4.run")).unwrap();
+    std::fs::write(dir.join(".partial-old"), "").unwrap();
+    std::fs::write(dir.join(".partial-new"), "").unwrap();
+    let old = std::process::Command::new("touch")
+        .args(["-d", "2 hours ago"])
+        .arg(dir.join(".partial-old"))
+        .status();
+    assert!(old.unwrap().success());
+    let plan = f.write_plan("TASK \"t\"\nSTEP \"s\" {\n    LOG \"hi\"\n}\n");
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let run = crate::common::tissvm(&ws, &["run", &plan], &env);
+    run.expect(0);
+    assert!(run.stderr.contains("cannot be read"), "{}", run.stderr);
+    let mut left = names(&dir);
+    left.sort();
+    assert_eq!(left, [".partial-new", "1-2.unreadable", "3-4.run", "notes.txt"]);
+}

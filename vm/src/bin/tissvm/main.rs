@@ -316,6 +316,11 @@ fn run() -> u8 {
         return runner::status::INVALID;
     }
     let out = &mut Diagnostics { format, stderr: StandardStream::stderr(color) };
+    if reads_project_files(&cli.command) {
+        // Before anything reads them: what an earlier run killed mid-way
+        // left changed is put back first.
+        runner::execute::project_file::put_back_after_killed_runs();
+    }
     let code = match cli.command {
         Command::Disasm { plan } => runner::inspect::disasm(out, &plan),
         Command::Inspect { plan, output_format, policy, sandbox_profile } => {
@@ -343,6 +348,17 @@ fn run() -> u8 {
     };
     let _ = tiss_vm::report::github::resume_commands(&mut std::io::stdout().lock());
     code
+}
+
+/// Whether `command` reads a workspace's project, answers or policy files
+/// (`./tiss.toml` above all), which a killed run may have left changed.
+fn reads_project_files(command: &Command) -> bool {
+    match command {
+        Command::Run(_) | Command::Resume(_) | Command::Debug(_) | Command::Dap | Command::Mcp { .. } => true,
+        Command::Inspect { .. } | Command::Estimate(_) | Command::Slurm(_) => true,
+        Command::Disasm { .. } | Command::Replay(_) | Command::Providers(_) | Command::Collect(_) => false,
+        Command::Completions { .. } | Command::Man { .. } | Command::MarkdownReference { .. } => false,
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod mark;
 pub mod project_file;
 mod restart;
 pub mod suspend;
+mod unfinished;
 
 use std::path::PathBuf;
 
@@ -131,6 +132,7 @@ pub fn execute(
     let policy_file = crate::policy::file::named_policy_file(options.policy.as_deref());
     let answers = answers_file.as_ref().map(|f| f.path.as_path());
     let project_files = project_file::ProjectFiles::before(&workdir, answers, policy_file.as_deref());
+    host.before_change = Some(project_files.keep_before_change());
     let outcome = dispatch.run(&mut machine, &mut host);
     let ended = Ended::close(host);
     project_files.after();

@@ -10,28 +10,66 @@
 //! (when that lies in the workspace), and an answers or policy file in the
 //! workspace, are read before the plan runs and compared after: one the plan's commands
 //! changed is put back as it was, the plan's version kept beside it
-//! (`NAME.from-plan`) for the user to read, and stderr says so.
+//! (`NAME.from-plan`) for the user to read, and stderr says so. So that a
+//! tissvm killed before it could look still has them put back, each run
+//! keeps them in a record outside the workspace too (`unfinished.rs`), which
+//! the next tissvm reads ([`put_back_after_killed_runs`]).
 
+use std::cell::RefCell;
+use std::ffi::OsStr;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use tiss_host::workspace::own_path;
 
+use super::unfinished::{self, Kept, KeptFile, KeptState, Record};
 use crate::report::style::Tone;
 use crate::runner::color;
 
 const NAME: &str = "tiss.toml";
 
-/// What a watched file is to tissvm, for the warning.
-const PROJECT: &str =
-    "the project file every tissvm run there reads (the provider the API key goes to, the command policy)";
-const ANSWERS: &str = "the answers file this run's resume reads (answers for a person, approvals among them)";
-const POLICY: &str = "the command policy file this run was given";
+/// What a watched file is to tissvm.
+#[derive(Clone, Copy)]
+enum Watched {
+    Project,
+    Answers,
+    Policy,
+}
+
+impl Watched {
+    const ALL: [Watched; 3] = [Watched::Project, Watched::Answers, Watched::Policy];
+
+    /// For the warning.
+    fn what(self) -> &'static str {
+        match self {
+            Watched::Project => {
+                "the project file every tissvm run there reads (the provider the API key goes to, the command policy)"
+            }
+            Watched::Answers => {
+                "the answers file this run's resume reads (answers for a person, approvals among them)"
+            }
+            Watched::Policy => "the command policy file this run was given",
+        }
+    }
+}
 
 /// The files tissvm reads in a run's workspace, as they were before it ran.
 pub struct ProjectFiles {
     workspace: PathBuf,
     /// Each file, what it stood as, and what it is to tissvm.
-    files: Vec<(PathBuf, State, &'static str)>,
+    files: Vec<(PathBuf, State, Watched)>,
+    /// The same, kept outside the workspace while the run lasts, from just
+    /// before its first effect that can change a file ([`Self::keep_before_change`]).
+    outside: Rc<RefCell<Outside>>,
+}
+
+/// The record outside the workspace: not yet written (a plan that changes
+/// nothing never costs one), written, or not to be.
+enum Outside {
+    Pending(Kept),
+    Written(Record),
+    None,
 }
 
 /// What stood at a project file's name.
@@ -54,6 +92,54 @@ impl State {
             Ok(_) => State::Other,
         }
     }
+
+    fn kept(&self) -> Option<KeptState> {
+        match self {
+            State::Absent => Some(KeptState::Absent),
+            State::File(bytes) => Some(KeptState::File(bytes.clone())),
+            State::Link(target) => Some(KeptState::Link(target.as_os_str().as_bytes().to_vec())),
+            State::Other => None,
+        }
+    }
+
+    fn from_kept(kept: KeptState) -> State {
+        match kept {
+            KeptState::Absent => State::Absent,
+            KeptState::File(bytes) => State::File(bytes),
+            KeptState::Link(target) => State::Link(PathBuf::from(OsStr::from_bytes(&target))),
+        }
+    }
+}
+
+/// Puts back the files of earlier runs that ended without looking at them
+/// (killed), as [`ProjectFiles::after`] would have; what a tissvm that
+/// reads them does first.
+pub fn put_back_after_killed_runs() {
+    for mut orphan in unfinished::orphans() {
+        let workspace = PathBuf::from(OsStr::from_bytes(&orphan.kept.workspace));
+        if std::fs::symlink_metadata(&workspace).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            // Gone with its files: nothing there to read.
+            orphan.done();
+            continue;
+        }
+        let files = std::mem::take(&mut orphan.kept.files).into_iter().filter_map(|file| {
+            let what = *Watched::ALL.get(usize::from(file.what))?;
+            Some((PathBuf::from(OsStr::from_bytes(&file.path)), State::from_kept(file.state), what))
+        });
+        let files =
+            ProjectFiles { workspace, files: files.collect(), outside: Rc::new(RefCell::new(Outside::None)) };
+        files.put_back_changed(Who::KilledRun(&orphan.pid));
+        orphan.done();
+    }
+}
+
+/// Who is told to have changed a file, in the warning.
+#[derive(Clone, Copy)]
+enum Who<'a> {
+    /// The plan's commands, in this run.
+    Plan,
+    /// Someone, while a run that was then killed (its pid) lasted, or since.
+    KilledRun(&'a str),
 }
 
 impl ProjectFiles {
@@ -68,41 +154,91 @@ impl ProjectFiles {
         {
             dirs.push(cwd);
         }
-        let project =
-            dirs.into_iter().filter_map(|dir| Some((own_path(workspace, &dir).ok()?.join(NAME), PROJECT)));
-        let given = [(answers, ANSWERS), (policy, POLICY)].into_iter().filter_map(|(file, what)| {
-            let file = file.filter(|file| tiss_host::workspace::lies_in(workspace, file))?;
-            Some((own_path(workspace, file).ok()?, what))
-        });
-        let files = project
+        let project = dirs
+            .into_iter()
+            .filter_map(|dir| Some((own_path(workspace, &dir).ok()?.join(NAME), Watched::Project)));
+        let given = [(answers, Watched::Answers), (policy, Watched::Policy)].into_iter().filter_map(
+            |(file, what)| {
+                let file = file.filter(|file| tiss_host::workspace::lies_in(workspace, file))?;
+                Some((own_path(workspace, file).ok()?, what))
+            },
+        );
+        let files: Vec<_> = project
             .chain(given)
             .map(|(path, what)| (State::of(&path), path, what))
             .filter(|(state, ..)| *state != State::Other)
             .map(|(state, path, what)| (path, state, what))
             .collect();
-        ProjectFiles { workspace: workspace.to_path_buf(), files }
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let kept = files.iter().filter_map(|(path, state, what)| {
+            let path = absolute(path).into_os_string().into_vec();
+            Some(KeptFile { path, state: state.kept()?, what: *what as u8 })
+        });
+        let kept = Kept { workspace: absolute(workspace).into_os_string().into_vec(), files: kept.collect() };
+        let outside = Rc::new(RefCell::new(Outside::Pending(kept)));
+        ProjectFiles { workspace: workspace.to_path_buf(), files, outside }
+    }
+
+    /// What the host calls before the run's first effect that can change a
+    /// file (a RUN, WRITE, APPEND, MKDIR, DELETE): writes the files as they
+    /// stood to a record outside the workspace; if it cannot, stderr says
+    /// what that leaves.
+    pub fn keep_before_change(&self) -> Box<dyn FnOnce()> {
+        let outside = Rc::clone(&self.outside);
+        Box::new(move || {
+            let mut outside = outside.borrow_mut();
+            let Outside::Pending(kept) = &*outside else { return };
+            *outside = match Record::write(kept) {
+                Ok(record) => Outside::Written(record),
+                Err(why) => {
+                    let warning = color::stderr().paint(Tone::Warn, "warning");
+                    eprintln!(
+                        "tissvm: {warning}: the project files of this workspace are put back only if tissvm \
+                         ends normally: there is no record of them outside it ({why})"
+                    );
+                    Outside::None
+                }
+            };
+        })
     }
 
     /// Puts back each project file the run changed, keeping the plan's
     /// version beside it, and says so on stderr.
     pub fn after(self) {
+        self.put_back_changed(Who::Plan);
+        if let Outside::Written(record) = self.outside.replace(Outside::None) {
+            record.done();
+        }
+    }
+
+    /// Puts back each file that is no longer as it stood, and says so.
+    fn put_back_changed(&self, who: Who) {
         for (path, before, what) in &self.files {
             if State::of(path) == *before {
                 continue;
             }
-            let warning = color::stderr().paint(Tone::Warn, "warning");
+            let (warning, what) = (color::stderr().paint(Tone::Warn, "warning"), what.what());
+            let changed = match who {
+                Who::Plan => format!("the plan's commands changed `{}`, {what}", path.display()),
+                Who::KilledRun(pid) => format!(
+                    "`{}`, {what}, changed while an earlier tissvm (pid {pid}) ran, which was killed before it \
+                     could put it back",
+                    path.display()
+                ),
+            };
+            let found = match who {
+                Who::Plan => "the plan's version",
+                Who::KilledRun(_) => "the version found (the plan's, or yours if you changed it since)",
+            };
             match self.put_back(path, before) {
                 Ok(kept) => eprintln!(
-                    "tissvm: {warning}: the plan's commands changed `{}`, {what}: it is {}; the plan's \
-                     version is `{}`: read it before you use it",
-                    path.display(),
+                    "tissvm: {warning}: {changed}: it is {}; {found} is `{}`: read it before you use it",
                     if *before == State::Absent { "taken away" } else { "put back as it was" },
                     kept.display()
                 ),
                 Err(why) => eprintln!(
-                    "tissvm: {warning}: the plan's commands changed `{}`, {what}, and it could not be put \
-                     back ({why}): read it before tissvm reads it again",
-                    path.display()
+                    "tissvm: {warning}: {changed}, and it could not be put back ({why}): read it before tissvm \
+                     reads it again"
                 ),
             }
         }

@@ -91,15 +91,11 @@ pub fn snapshot_dir(explicit: Option<&Path>, workspace: &Path) -> PathBuf {
 /// system's temporary directory.
 fn user_snapshot_dir() -> PathBuf {
     use std::os::unix::fs::DirBuilderExt;
-    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
-    let dir = match (absolute("XDG_STATE_HOME"), absolute("HOME")) {
-        (Some(state), _) => state.join("tisslang/snapshots"),
-        (None, Some(home)) => home.join(".local/state/tisslang/snapshots"),
-        (None, None) => {
-            let made = tempfile::Builder::new().prefix("tisslang-snapshots-").tempdir();
-            return made.map_or_else(|_| std::env::temp_dir(), tempfile::TempDir::keep);
-        }
+    let Some(state) = super::unfinished::tisslang_state_dir() else {
+        let made = tempfile::Builder::new().prefix("tisslang-snapshots-").tempdir();
+        return made.map_or_else(|_| std::env::temp_dir(), tempfile::TempDir::keep);
     };
+    let dir = state.join("snapshots");
     let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir);
     dir
 }

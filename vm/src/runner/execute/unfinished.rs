@@ -1,0 +1,252 @@
+//! What a run's project files stood as, kept outside its workspace while it
+//! runs, so that they are put back even if tissvm never gets to do it
+//! itself (book: reference/sandbox.md, "tissvm's own files"). A run keeps
+//! its watched files in memory and puts back what its commands changed when
+//! the plan stops (`project_file.rs`); killed first (SIGKILL: a CI job
+//! cancelled, the OOM killer, or under `standard` a command of the plan's
+//! own), it put back nothing, and the next run read the plan's `tiss.toml`.
+//!
+//! So each run also writes them to a record in this user's state directory
+//! (`$XDG_STATE_HOME/tisslang/unfinished`, else
+//! `~/.local/state/tisslang/unfinished`, else, where that cannot be made,
+//! `$TMPDIR/tisslang-UID/unfinished`; private, and outside what a `strict`
+//! RUN may write), holds an exclusive `flock` on it while it runs,
+//! and removes it when it has looked at the files. Every tissvm that reads
+//! them first looks for records no one holds (the kernel releases a lock
+//! when its holder dies, however it dies) and puts back what they keep.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+/// The largest record read back: the watched files are settings and
+/// answers files, each at most a few MiB.
+const MAX_RECORD: u64 = 64 << 20;
+
+/// A record being written carries this prefix until it is whole; one left
+/// behind by a tissvm that died while writing it is removed after this long.
+const PARTIAL: &str = ".partial-";
+const PARTIAL_AGE: Duration = Duration::from_secs(3600);
+
+/// What the record of one run keeps: its workspace, and each watched file
+/// as it stood (paths as bytes: they need not be UTF-8).
+#[derive(Serialize, Deserialize)]
+pub struct Kept {
+    pub workspace: Vec<u8>,
+    pub files: Vec<KeptFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct KeptFile {
+    pub path: Vec<u8>,
+    pub state: KeptState,
+    /// What the file is to tissvm (`project_file::Watched`, by number).
+    pub what: u8,
+}
+
+/// What stood at a watched file's name.
+#[derive(Serialize, Deserialize)]
+pub enum KeptState {
+    Absent,
+    File(Vec<u8>),
+    /// A symbolic link, and where it pointed.
+    Link(Vec<u8>),
+}
+
+/// The record of a run in progress: removed by [`Record::done`]; while this
+/// lives, its lock tells every other tissvm that its owner is alive.
+pub struct Record {
+    path: PathBuf,
+    _locked: File,
+}
+
+impl Record {
+    /// Writes `kept` to a new record, locked before it has its name.
+    pub fn write(kept: &Kept) -> Result<Record, String> {
+        let mut why = String::from("neither XDG_STATE_HOME nor HOME is set");
+        for dir in records_dirs() {
+            match Record::write_in(&dir, kept) {
+                Ok(record) => return Ok(record),
+                Err(e) => why = e,
+            }
+        }
+        Err(why)
+    }
+
+    fn write_in(dir: &Path, kept: &Kept) -> Result<Record, String> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot make `{}`: {e}", dir.display()))?;
+        private_dir(dir)?;
+        private_dir(dir.parent().unwrap_or(dir))?;
+        let bytes =
+            bincode::serde::encode_to_vec(kept, bincode::config::standard()).map_err(|e| e.to_string())?;
+        let failed = |e: std::io::Error| format!("cannot write a record in `{}`: {e}", dir.display());
+        let mut temp = tempfile::Builder::new().prefix(PARTIAL).tempfile_in(dir).map_err(failed)?;
+        try_lock(temp.as_file()).map_err(failed)?;
+        temp.write_all(&bytes).map_err(failed)?;
+        let name = format!("{}-{}.run", std::process::id(), unique_suffix());
+        let path = dir.join(name);
+        let locked = temp.persist_noclobber(&path).map_err(|e| failed(e.error))?;
+        Ok(Record { path, _locked: locked })
+    }
+
+    /// The run has looked at its files: the record is no longer needed.
+    pub fn done(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A name no other record has: the time in nanoseconds (with the pid
+/// before it, unique among the living; `persist_noclobber` refuses a clash).
+fn unique_suffix() -> u128 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}
+
+/// Where records are kept, in the order tried: `$XDG_STATE_HOME/tisslang/unfinished`,
+/// else `~/.local/state/tisslang/unfinished` (absolute variables only); then
+/// `$TMPDIR/tisslang-UID/unfinished`, for a user whose home cannot be written.
+fn records_dirs() -> Vec<PathBuf> {
+    let uid = rustix::process::geteuid().as_raw();
+    let temp = std::env::temp_dir().join(format!("tisslang-{uid}")).join("unfinished");
+    tisslang_state_dir().map(|dir| dir.join("unfinished")).into_iter().chain([temp]).collect()
+}
+
+/// Refuses a directory another user could have made or could write in (the
+/// temporary one above all): records there would be theirs to plant.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+    let ours = meta.is_dir() && meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0;
+    if !ours {
+        return Err(format!(
+            "`{}` is not a directory of this user's that others cannot write",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// This user's state directory for tissvm: `$XDG_STATE_HOME/tisslang`, else
+/// `$HOME/.local/state/tisslang`, if either variable holds an absolute path.
+pub fn tisslang_state_dir() -> Option<PathBuf> {
+    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    match (absolute("XDG_STATE_HOME"), absolute("HOME")) {
+        (Some(state), _) => Some(state.join("tisslang")),
+        (None, Some(home)) => Some(home.join(".local/state/tisslang")),
+        (None, None) => None,
+    }
+}
+
+/// A record whose run died before it removed it, taken: its lock is held
+/// by the caller until the record is gone.
+pub struct Orphan {
+    pub kept: Kept,
+    pub pid: String,
+    path: PathBuf,
+    _locked: File,
+}
+
+impl Orphan {
+    /// Its files have been looked at: the record goes.
+    pub fn done(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The records of runs that ended without removing them: no one holds their
+/// lock. A record that cannot be read is moved aside (`NAME.unreadable`)
+/// and told; partial records of dead writers are removed.
+pub fn orphans() -> Vec<Orphan> {
+    let mut found = Vec::new();
+    for dir in records_dirs() {
+        orphans_in(&dir, &mut found);
+    }
+    found
+}
+
+fn orphans_in(dir: &Path, found: &mut Vec<Orphan>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let uid = rustix::process::geteuid().as_raw();
+    // Looked at only if it holds a record (most runs find none).
+    let mut trusted = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let path = entry.path();
+        let partial = name.as_bytes().starts_with(PARTIAL.as_bytes());
+        if !partial && !name.as_bytes().ends_with(b".run") {
+            continue;
+        }
+        let private = || private_dir(dir).is_ok() && private_dir(dir.parent().unwrap_or(dir)).is_ok();
+        if !*trusted.get_or_insert_with(private) {
+            return;
+        }
+        // Opened without following a link, and only if it is this user's.
+        let Ok(file) = open_nofollow(&path) else { continue };
+        let Ok(meta) = file.metadata() else { continue };
+        if !meta.is_file() || meta.uid() != uid || meta.nlink() == 0 || try_lock(&file).is_err() {
+            continue;
+        }
+        if partial {
+            let old =
+                meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > PARTIAL_AGE);
+            if old {
+                let _ = std::fs::remove_file(&path);
+            }
+            continue;
+        }
+        match read_kept(&file, meta.len()) {
+            Ok(kept) => {
+                let pid = name.to_string_lossy().split('-').next().unwrap_or("?").to_string();
+                found.push(Orphan { kept, pid, path, _locked: file });
+            }
+            Err(why) => {
+                let aside = path.with_extension("unreadable");
+                let _ = std::fs::rename(&path, &aside);
+                let warning =
+                    crate::runner::color::stderr().paint(crate::report::style::Tone::Warn, "warning");
+                eprintln!(
+                    "tissvm: {warning}: the record an earlier run left of its project files cannot be read \
+                     ({why}); it is kept as `{}`",
+                    aside.display()
+                );
+            }
+        }
+    }
+}
+
+/// An exclusive `flock`, if no one holds one (released when the file's last
+/// descriptor closes, or its holder dies).
+fn try_lock(file: &File) -> std::io::Result<()> {
+    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(std::io::Error::from)
+}
+
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+}
+
+fn read_kept(mut file: &File, len: u64) -> Result<Kept, String> {
+    if len > MAX_RECORD {
+        return Err(format!("{len} bytes, more than a record holds"));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let (kept, used) = bincode::serde::decode_from_slice::<Kept, _>(
+        &bytes,
+        bincode::config::standard().with_limit::<MAX_RECORD_USIZE>(),
+    )
+    .map_err(|e| e.to_string())?;
+    if used != bytes.len() {
+        return Err("bytes after its end".into());
+    }
+    Ok(kept)
+}
+
+const MAX_RECORD_USIZE: usize = MAX_RECORD as usize;
