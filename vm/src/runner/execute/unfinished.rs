@@ -224,7 +224,8 @@ fn orphans_in(dir: &Path, found: &mut Vec<Orphan>) {
 /// An exclusive `flock`, if no one holds one (released when the file's last
 /// descriptor closes, or its holder dies).
 fn try_lock(file: &File) -> std::io::Result<()> {
-    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(std::io::Error::from)
+    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+        .map_err(std::io::Error::from)
 }
 
 fn open_nofollow(path: &Path) -> std::io::Result<File> {

@@ -72,7 +72,12 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
     let name = args.snapshot.display().to_string();
     let (lock, bytes, snap) = match read(args, &name) {
         Ok(read) => read,
-        Err(invalid) => return invalid.report(format),
+        Err(Unread::Invalid(invalid)) => return invalid.report(format),
+        Err(Unread::Planted(why)) => {
+            // As a link planted where the run's log or journal goes.
+            eprintln!("tissvm: security_violation: {why}");
+            return status::SECURITY;
+        }
     };
     if let Some(plan_path) = &args.plan {
         let plan = match load_plan(out, plan_path) {
@@ -155,17 +160,17 @@ pub fn resume(out: &mut Diagnostics, args: &ResumeOptions) -> u8 {
 /// Takes the snapshot's lock and reads it: refused if another process is
 /// resuming it, if it cannot be read, or if it was resumed before (unless
 /// `--force`).
-fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>, Snapshot), Invalid> {
+fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>, Snapshot), Unread> {
     // Taken before the snapshot is read, held until this process exits: two
     // resumes of one snapshot never both run, `--force` or not.
     let lock = match ResumeLock::take(&args.snapshot) {
         Ok(lock) => Some(lock),
         Err(LockError::Held { path, pid }) => {
-            return Err(Invalid::told(name, being_resumed(name, &path, pid)));
+            return Err(Invalid::told(name, being_resumed(name, &path, pid)).into());
         }
+        Err(LockError::Planted(why)) => return Err(Unread::Planted(why)),
         // Not a regular file in a writable directory: `Mark` refuses it, or
         // with --force resumes it unrecorded (and so unlocked).
-        Err(LockError::Planted(why)) => return Err(Invalid::told(name, why)),
         Err(LockError::Unavailable(_)) => None,
     };
     let bytes = snapshot::read(&args.snapshot)
@@ -173,9 +178,22 @@ fn read(args: &ResumeOptions, name: &str) -> Result<(Option<ResumeLock>, Vec<u8>
     let snap =
         snapshot::read_snapshot(&bytes).map_err(|e| Invalid::told(name, not_a_snapshot(name, &bytes, e)))?;
     if let (Some(continuation), false) = (&snap.resumed, args.force) {
-        return Err(Invalid::told(name, resumed_before(name, continuation)));
+        return Err(Invalid::told(name, resumed_before(name, continuation)).into());
     }
     Ok((lock, bytes, snap))
+}
+
+/// Why a snapshot was not read: it is invalid or busy (exit 2, with its
+/// report), or something not tissvm's sits at its lock's name (exit 5).
+enum Unread {
+    Invalid(Invalid),
+    Planted(String),
+}
+
+impl From<Invalid> for Unread {
+    fn from(invalid: Invalid) -> Unread {
+        Unread::Invalid(invalid)
+    }
 }
 
 /// `--answer` (with `--comment`), checked against the interaction the run
