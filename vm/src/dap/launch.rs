@@ -155,9 +155,11 @@ fn open(
         given: snapshot_dir.map(PathBuf::from).or_else(|| save_info.options.snapshot_dir.clone()),
         workspace: save_info.workspace.clone(),
     };
-    let project_files = ProjectFiles::before(&save_info.workspace, None, None);
+    // Watched as `tissvm debug` watches them: the answers and policy files too.
     let mut host = host;
-    host.before_change = Some(project_files.keep_before_change());
+    let answers = save_info.answers_file.as_deref();
+    let project_files =
+        ProjectFiles::watch(&mut host, &save_info.workspace, answers, options.host.policy.as_deref());
     let mut debugger = Debugger::new(
         program,
         machine.unwrap_or(fresh),

@@ -60,13 +60,12 @@ fn debug_plan(module: Module, args: &DebugOptions) -> u8 {
         Ok(mut debugger) => {
             let workspace = debugger.host.workspace.root().to_path_buf();
             let answers = debugger.save_info.as_ref().and_then(|info| info.answers_file.clone());
-            let policy = crate::policy::file::named_policy_file(args.host.policy.as_deref());
-            let project_files = crate::runner::execute::project_file::ProjectFiles::before(
+            let project_files = crate::runner::execute::project_file::ProjectFiles::watch(
+                &mut debugger.host,
                 &workspace,
                 answers.as_deref(),
-                policy.as_deref(),
+                args.host.policy.as_deref(),
             );
-            debugger.host.before_change = Some(project_files.keep_before_change());
             let code = converse(&mut debugger, &args.breaks);
             debugger.host.warn_of_moved_records();
             project_files.after();

@@ -96,3 +96,22 @@ fn the_gate_filter_stops_even_where_an_answers_file_would_answer() {
         assert_eq!(dap.finish(), 0);
     }
 }
+
+/// A session watches what `tissvm debug` watches: a `--policy` file in the
+/// workspace that the plan's command loosened is put back when the session
+/// closes (it was not watched under the adapter), the plan's kept beside it.
+#[test]
+fn a_policy_file_the_plan_loosens_in_a_session_is_put_back() {
+    let setup = Setup::new("TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo > policy.toml\" TIMEOUT 5s\n}\n");
+    let ws = setup.fixture.ws();
+    let rules = "[commands]\ndeny = [\"curl *\"]\n";
+    std::fs::write(ws.join("policy.toml"), rules).unwrap();
+    let policy = ws.join("policy.toml").display().to_string();
+    let mut dap = setup.client();
+    dap.launch(setup.launch(json!({ "args": ["--policy", policy] })));
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(dap.finish(), 0);
+    assert_eq!(std::fs::read_to_string(ws.join("policy.toml")).unwrap(), rules);
+    assert!(ws.join("policy.toml.from-plan").exists());
+}

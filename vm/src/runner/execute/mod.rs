@@ -129,10 +129,9 @@ pub fn execute(
         answers_file: answers_file.as_ref(),
         remembered: &remembered,
     };
-    let policy_file = crate::policy::file::named_policy_file(options.policy.as_deref());
     let answers = answers_file.as_ref().map(|f| f.path.as_path());
-    let project_files = project_file::ProjectFiles::before(&workdir, answers, policy_file.as_deref());
-    host.before_change = Some(project_files.keep_before_change());
+    let project_files =
+        project_file::ProjectFiles::watch(&mut host, &workdir, answers, options.policy.as_deref());
     let outcome = dispatch.run(&mut machine, &mut host);
     let ended = Ended::close(host);
     project_files.after();

@@ -26,6 +26,7 @@ use tiss_host::workspace::own_path;
 use super::unfinished::{self, Kept, KeptFile, KeptState, Record};
 use crate::report::style::Tone;
 use crate::runner::color;
+use crate::runner::os_host::OsHost;
 
 const NAME: &str = "tiss.toml";
 
@@ -179,11 +180,26 @@ impl ProjectFiles {
         ProjectFiles { workspace: workspace.to_path_buf(), files, outside }
     }
 
+    /// [`Self::before`] for a run on `host` in `workspace`, given the
+    /// answers file `answers` and the policy flag `policy` (else
+    /// `TISS_POLICY`), the record kept before `host`'s first change.
+    pub fn watch(
+        host: &mut OsHost,
+        workspace: &Path,
+        answers: Option<&Path>,
+        policy: Option<&Path>,
+    ) -> ProjectFiles {
+        let policy = crate::policy::file::named_policy_file(policy);
+        let files = ProjectFiles::before(workspace, answers, policy.as_deref());
+        host.before_change = Some(files.keep_before_change());
+        files
+    }
+
     /// What the host calls before the run's first effect that can change a
     /// file (a RUN, WRITE, APPEND, MKDIR, DELETE): writes the files as they
     /// stood to a record outside the workspace; if it cannot, stderr says
     /// what that leaves.
-    pub fn keep_before_change(&self) -> Box<dyn FnOnce()> {
+    fn keep_before_change(&self) -> Box<dyn FnOnce()> {
         let outside = Rc::clone(&self.outside);
         Box::new(move || {
             let mut outside = outside.borrow_mut();
