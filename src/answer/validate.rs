@@ -5,7 +5,7 @@
 //! the JSON path where it is: the errors go back to the model in the repair
 //! request and then into the run's report.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
@@ -16,7 +16,12 @@ use serde_json::Value;
 
 use super::render::write_str;
 use super::shape::{Shape, ShapeField, Shapes};
-use super::value::AnswerValue;
+use super::value::{AnswerValue, NODE, STR_COUNTS};
+
+/// The most memory an answer's value may take as it is built (64 MiB, as
+/// much as a text may hold in tissvm): a JSON text of small items makes a
+/// tree many times its length (`[1,1,…]`: 2 bytes an item, 32 as a node).
+pub const MAX_VALUE: usize = 64 << 20;
 
 /// Why an answer was refused: what was wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,11 +71,20 @@ pub fn parse(shapes: &Shapes, shape: u32, text: &str) -> Result<AnswerValue, Inv
     if json.trim().is_empty() {
         return Err(Invalid { errors: vec!["the answer is empty".into()] });
     }
-    let cx = Cx { shapes, errors: RefCell::new(Vec::new()) };
+    let cx = Cx { shapes, errors: RefCell::new(Vec::new()), room: Cell::new(MAX_VALUE) };
     let mut de = serde_json::Deserializer::from_str(json);
     let got = Seed { cx: &cx, shape, path: Path::Root, nullable: false }
         .deserialize(&mut de)
         .and_then(|value| de.end().map(|()| value));
+    if cx.room.get() == FULL {
+        return Err(Invalid {
+            errors: vec![format!(
+                "the answer is too large: as a value it would take more than {} MiB (a list or record of \
+                 fewer, larger items fits)",
+                MAX_VALUE >> 20
+            )],
+        });
+    }
     let errors = cx.errors.into_inner();
     match got {
         Err(e) => Err(Invalid { errors: vec![not_json(&e, lines_before)] }),
@@ -127,9 +141,30 @@ impl fmt::Display for Path<'_> {
 struct Cx<'s> {
     shapes: &'s Shapes,
     errors: RefCell<Vec<String>>,
+    /// What the value may still take of [`MAX_VALUE`]; [`FULL`] once it
+    /// would have passed it (the walk then stops).
+    room: Cell<usize>,
 }
 
+/// [`Cx::room`] once the value would not fit.
+const FULL: usize = usize::MAX;
+
 impl Cx<'_> {
+    /// Takes `bytes` of the room, or stops the walk with an error if they
+    /// do not fit.
+    fn take<E: serde::de::Error>(&self, bytes: usize) -> Result<(), E> {
+        match self.room.get().checked_sub(bytes) {
+            Some(left) if self.room.get() != FULL => {
+                self.room.set(left);
+                Ok(())
+            }
+            _ => {
+                self.room.set(FULL);
+                Err(E::custom("the answer is too large"))
+            }
+        }
+    }
+
     /// Records an error at `path`; the message is made only if it is kept.
     fn error(&self, path: &Path<'_>, message: impl FnOnce() -> String) {
         let mut errors = self.errors.borrow_mut();
@@ -154,6 +189,9 @@ impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         let Seed { cx, shape: index, path, nullable } = self;
+        // A node, and as much again for the room of the list it goes into,
+        // which grows by doubling.
+        cx.take(2 * NODE)?;
         match cx.shapes.get(index) {
             Some(shape) => d.deserialize_any(Check { cx, shape, path, nullable }),
             None => {
@@ -225,7 +263,8 @@ impl<'de> Visitor<'de> for Check<'_, '_> {
         })
     }
 
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        self.cx.take(s.len() + STR_COUNTS)?;
         Ok(match self.shape {
             Shape::Str => Some(AnswerValue::Str(Rc::from(s))),
             Shape::Enum(names) if names.iter().any(|n| **n == *s) => Some(AnswerValue::Str(Rc::from(s))),
@@ -373,6 +412,21 @@ mod tests {
 
     fn errors(shape: u32, text: &str) -> Vec<String> {
         parse(&review(), shape, text).unwrap_err().errors
+    }
+
+    /// A tree many times its text is refused while it is built, before it
+    /// passes [`MAX_VALUE`]; one within it says what it holds.
+    #[test]
+    fn an_answer_is_held_to_what_its_value_may_take() {
+        let items = |n: usize| format!("[{}]", vec!["\"\""; n].join(","));
+        let fits = parse(&review(), 2, &items(100_000)).unwrap();
+        // 100,000 nodes in a list's room (a power of two), each an empty text.
+        let AnswerValue::List(list) = &fits else { panic!("{fits:?}") };
+        assert_eq!(fits.held_bytes(), list.capacity() * NODE + 100_000 * STR_COUNTS);
+        let many = MAX_VALUE / (2 * NODE + STR_COUNTS) + 1;
+        let refused = parse(&review(), 2, &items(many)).unwrap_err();
+        assert_eq!(refused.errors.len(), 1, "{refused}");
+        assert!(refused.errors[0].starts_with("the answer is too large"), "{refused}");
     }
 
     #[test]

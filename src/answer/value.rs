@@ -5,6 +5,11 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+/// The size of a node of the tree.
+pub const NODE: usize = std::mem::size_of::<AnswerValue>();
+/// What an `Rc<str>` keeps beside its text (its two counts).
+pub const STR_COUNTS: usize = 2 * std::mem::size_of::<usize>();
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AnswerValue {
     /// A `STRING` or an enum literal.
@@ -17,6 +22,22 @@ pub enum AnswerValue {
 }
 
 impl AnswerValue {
+    /// The memory the value's tree takes beyond its own node: each list's
+    /// and record's room, and each string's text with its counts.
+    pub fn held_bytes(&self) -> usize {
+        match self {
+            AnswerValue::Str(s) => s.len() + STR_COUNTS,
+            AnswerValue::Int(_) | AnswerValue::Bool(_) => 0,
+            AnswerValue::List(items) => {
+                items.capacity() * NODE + items.iter().map(AnswerValue::held_bytes).sum::<usize>()
+            }
+            AnswerValue::Record(fields) => {
+                fields.capacity() * std::mem::size_of::<Option<AnswerValue>>()
+                    + fields.iter().flatten().map(AnswerValue::held_bytes).sum::<usize>()
+            }
+        }
+    }
+
     /// Whether the value follows shape `shape` of `shapes` (a snapshot's
     /// values are checked so, the tree being the VM's own otherwise).
     pub fn conforms(&self, shapes: &super::Shapes, shape: u32) -> bool {

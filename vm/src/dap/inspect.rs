@@ -142,7 +142,7 @@ pub fn variables<H: Host>(debugger: &Debugger<H>, refs: &mut Refs, reference: i6
                         for (field, v) in shape_fields.iter().zip(values) {
                             let name = &*field.name;
                             match v.as_ref().and_then(|v| {
-                                crate::machine::value::Answer::stack_value(&debugger.program.shapes, field.shape, v)
+                                crate::machine::value::Answer::stack_value(&debugger.program.shapes, field.shape, v.clone())
                             }) {
                                 Some(v) => out.push(variable(debugger, refs, name, &v, None)),
                                 None => out.push(json!({
@@ -154,9 +154,11 @@ pub fn variables<H: Host>(debugger: &Debugger<H>, refs: &mut Refs, reference: i6
                     }
                     (Some(Shape::List(item)), AnswerValue::List(items)) => {
                         for (i, v) in items.iter().take(ITEMS_LIMIT).enumerate() {
-                            if let Some(v) =
-                                crate::machine::value::Answer::stack_value(&debugger.program.shapes, *item, v)
-                            {
+                            if let Some(v) = crate::machine::value::Answer::stack_value(
+                                &debugger.program.shapes,
+                                *item,
+                                v.clone(),
+                            ) {
                                 out.push(variable(debugger, refs, &format!("[{i}]"), &v, None));
                             }
                         }

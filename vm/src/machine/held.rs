@@ -95,8 +95,8 @@ impl Tally {
     fn value(&mut self, value: &Value) {
         match value {
             Value::Str(s) | Value::Tainted(s) => self.shared(s),
-            // The tree beside its JSON text: about as large again.
-            Value::Answer(a) => self.bytes += 2 * a.json.len(),
+            // The tree beside its JSON text.
+            Value::Answer(a) => self.bytes += a.json.len() + a.value.held_bytes(),
             Value::Record(r) => match &**r {
                 Record::LastRun { run, .. } => self.run(run),
                 Record::Review { comment, .. } => self.bytes += comment.len(),

@@ -88,14 +88,15 @@ impl Answer {
     /// `STRING` tainted, an integer, boolean or enum literal clean), a list
     /// or record as a typed answer. `None` where the value does not follow
     /// the shape (only a forged snapshot could hold one).
-    pub fn stack_value(shapes: &Shapes, shape: u32, value: &AnswerValue) -> Option<Value> {
+    pub fn stack_value(shapes: &Shapes, shape: u32, value: AnswerValue) -> Option<Value> {
         Some(match (shapes.get(shape)?, value) {
-            (Shape::Str, AnswerValue::Str(s)) => Value::Tainted(Rc::clone(s)),
-            (Shape::Enum(_), AnswerValue::Str(s)) => Value::Str(Rc::clone(s)),
-            (Shape::Int, AnswerValue::Int(i)) => Value::Int(*i),
-            (Shape::Bool, AnswerValue::Bool(b)) => Value::Bool(*b),
-            (Shape::List(_), AnswerValue::List(_)) | (Shape::Record(_), AnswerValue::Record(_)) => {
-                Value::Answer(Rc::new(Answer::new(shapes, shape, value.clone())))
+            (Shape::Str, AnswerValue::Str(s)) => Value::Tainted(s),
+            (Shape::Enum(_), AnswerValue::Str(s)) => Value::Str(s),
+            (Shape::Int, AnswerValue::Int(i)) => Value::Int(i),
+            (Shape::Bool, AnswerValue::Bool(b)) => Value::Bool(b),
+            (Shape::List(_), value @ AnswerValue::List(_))
+            | (Shape::Record(_), value @ AnswerValue::Record(_)) => {
+                Value::Answer(Rc::new(Answer::new(shapes, shape, value)))
             }
             _ => return None,
         })

@@ -425,6 +425,42 @@ fn a_plans_values_cannot_exhaust_tissvms_memory() {
     assert!(message(&failure).starts_with("this field would make 1.0 MiB more text"), "{failure:#}");
 }
 
+/// A model's typed answer is a tree many times its text (`[1,1,…]`: 2 bytes
+/// an item, 32 as a node), and each read of a list or record field copied
+/// it whole: 7 MB of JSON took 260 MB, and copies of a field were never
+/// counted. The tree is now held to 64 MiB while it is built, and counted
+/// with the run's values, copies too.
+#[test]
+fn a_models_typed_answer_cannot_exhaust_tissvms_memory() {
+    let fx = Fixture::new();
+    let run = |items: usize, statements: &str| {
+        let answer = format!("{{\"xs\":[{}]}}", vec!["1"; items].join(","));
+        let answers = fx.root.path().join("answers.json");
+        std::fs::write(&answers, serde_json::to_string(&[&answer, &answer]).unwrap()).unwrap();
+        let plan = format!(
+            "#TISS_VERSION >= 1.1\nTASK \"t\"\nTYPE Nums = {{ xs: LIST OF INT }}\nSTEP \"s\" {{\n    \
+             PROMPT_AGENT \"numbers\" INTO n AS Nums\n{statements}    WRITE \"after.txt\" FROM \"must not run\"\n}}\n"
+        );
+        let (out, rss) = run_timed_with(&fx, &plan, &["--mock-answers", answers.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!fx.file("after.txt").exists());
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (report["failure"].clone(), rss)
+    };
+    // 3.5 million items: refused while it is built, asked again, refused again.
+    let (failure, rss) = run(3_500_000, "");
+    assert_eq!(failure["kind"], "invalid_answer", "{failure:#}");
+    assert!(failure["message"].as_str().unwrap().contains("the answer is too large"), "{failure:#}");
+    assert!(rss.is_none_or(|rss| rss < 300 << 10), "peak RSS {rss:?} KiB");
+    // 400,000 items fit (a tree of 17 MiB); copies of the list are counted.
+    let copies: String = (0..20).map(|i| format!("    VAR c{i} = n.xs\n")).collect();
+    let (failure, rss) = run(400_000, &copies);
+    assert_eq!(failure["kind"], "command_error", "{failure:#}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(message.starts_with("this field of the answer would make"), "{message}");
+    assert!(rss.is_none_or(|rss| rss < 400 << 10), "peak RSS {rss:?} KiB");
+}
+
 // ---------------------------------------------------------------- processes
 
 /// Whether `pid` is gone or a zombie, waiting up to `wait` for it.

@@ -18,6 +18,12 @@ fn malformed() -> Exec {
     Exec::Trap("a typed answer does not follow its shape".into())
 }
 
+/// The value of field `index` of a record answer, `None` if absent.
+fn record_field(answer: &Answer, index: u32) -> Result<Option<&AnswerValue>, Exec> {
+    let AnswerValue::Record(values) = &answer.value else { return Err(malformed()) };
+    Ok(values.get(index as usize).ok_or_else(malformed)?.as_ref())
+}
+
 impl Machine {
     fn pop_answer(&mut self) -> Result<Rc<Answer>, Exec> {
         match self.pop()? {
@@ -26,39 +32,39 @@ impl Machine {
         }
     }
 
-    /// The field at `index` of the record on top (its shape and name), and
-    /// its value, `None` if absent.
-    fn member_of<'p>(
-        &mut self,
-        index: u32,
-        program: &'p Program,
-    ) -> Result<(u32, &'p str, Option<AnswerValue>), Exec> {
+    /// The record on top, and the shape and name of its field at `index`,
+    /// whose value is `record_field(&answer, index)`.
+    fn field_of<'p>(&mut self, index: u32, program: &'p Program) -> Result<(Rc<Answer>, u32, &'p str), Exec> {
         let answer = self.pop_answer()?;
         let Some(Shape::Record(fields)) = program.shapes.get(answer.shape) else { return Err(malformed()) };
         let field = fields.get(index as usize).ok_or_else(malformed)?;
-        let AnswerValue::Record(values) = &answer.value else { return Err(malformed()) };
-        let value = values.get(index as usize).ok_or_else(malformed)?;
-        Ok((field.shape, &field.name, value.clone()))
+        record_field(&answer, index)?;
+        Ok((answer, field.shape, &field.name))
     }
 
     pub(in crate::machine) fn member(&mut self, index: u32, program: &Program) -> Result<(), Exec> {
-        let (shape, name, value) = self.member_of(index, program)?;
+        let (answer, shape, name) = self.field_of(index, program)?;
         // The compiler reads an optional field only where EXISTS holds; code
         // that does not (a module built by hand) meets a defined failure.
-        let value = value.ok_or_else(|| {
+        let value = record_field(&answer, index)?.ok_or_else(|| {
             Exec::Raise((
                 FailureKind::InvalidAnswer,
                 format!("the answer has no `{name}` (an optional field), and it was read without `EXISTS`"),
             ))
         })?;
-        let value = Answer::stack_value(&program.shapes, shape, &value).ok_or_else(malformed)?;
+        if matches!(value, AnswerValue::List(_) | AnswerValue::Record(_)) {
+            // A copy of the field's tree, with its JSON text, which is no
+            // longer than the whole answer's.
+            self.room_for(value.held_bytes() + answer.json.len(), "this field of the answer")?;
+        }
+        let value = Answer::stack_value(&program.shapes, shape, value.clone()).ok_or_else(malformed)?;
         self.push(value);
         Ok(())
     }
 
     pub(in crate::machine) fn has_member(&mut self, index: u32, program: &Program) -> Result<(), Exec> {
-        let (_, _, value) = self.member_of(index, program)?;
-        self.push(Value::Bool(value.is_some()));
+        let (answer, ..) = self.field_of(index, program)?;
+        self.push(Value::Bool(record_field(&answer, index)?.is_some()));
         Ok(())
     }
 

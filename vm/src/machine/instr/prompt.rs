@@ -87,8 +87,7 @@ impl Machine {
             ..Default::default()
         };
         let text = self.ask(program, host, &mut request)?;
-        // A typed answer is kept as a tree beside its text.
-        self.room_for(if answer.is_some() { 2 * text.len() } else { text.len() }, "this answer")?;
+        self.room_for(text.len(), "this answer")?;
         let Some(answer) = answer else {
             if into != NONE {
                 self.store(into, Value::Tainted(text.into()))?;
@@ -104,6 +103,7 @@ impl Machine {
                 self.charge(Dim::ApiCalls, 1, "the repair request of this typed PROMPT_AGENT")?;
                 request.repair = Some(Repair { answer: text, errors: invalid.errors.join("\n") });
                 let text = self.ask(program, host, &mut request)?;
+                self.room_for(text.len(), "this answer")?;
                 validate::parse(shapes, answer.shape, &text).map_err(|invalid| {
                     let name = program.string(answer.name);
                     let head: String = text.chars().take(ANSWER_HEAD).collect();
@@ -119,8 +119,10 @@ impl Machine {
                 })?
             }
         };
+        // The tree beside its text (at most `answer::validate::MAX_VALUE`).
+        self.room_for(value.held_bytes(), "this answer's value")?;
         if into != NONE {
-            let value = Answer::stack_value(shapes, answer.shape, &value)
+            let value = Answer::stack_value(shapes, answer.shape, value)
                 .ok_or_else(|| Exec::Trap("a validated answer does not follow its shape".into()))?;
             self.store(into, value)?;
         }

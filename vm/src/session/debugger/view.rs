@@ -154,7 +154,7 @@ impl<H: Host> Debugger<H> {
                     return Err(format!("`{path}` is not a record"));
                 };
                 match values.get(index).and_then(|v| v.as_ref()) {
-                    Some(v) => match Answer::stack_value(shapes, field.shape, v) {
+                    Some(v) => match Answer::stack_value(shapes, field.shape, v.clone()) {
                         Some(v) => value = v,
                         None => return Err(format!("`{path}.{name}` does not follow its type")),
                     },
