@@ -108,6 +108,12 @@ impl Tally {
 }
 
 impl Machine {
+    /// Forgets what is known of the text held, which is then counted at the
+    /// next check: for a machine given another's values.
+    pub(crate) fn held_unknown(&mut self) {
+        self.held_bound = HeldBound::UNKNOWN;
+    }
+
     /// The text the run holds: its variables, operand stack, `ENV` and
     /// `LAST_RUN`.
     fn held_text(&self) -> usize {

@@ -159,6 +159,8 @@ impl Probe {
         probe.last_run_tainted = machine.last_run_tainted;
         probe.meters = machine.meters;
         probe.steps.clone_from(&machine.steps);
+        // It holds what the paused run holds: counted at its first new text.
+        probe.held_unknown();
         probe.pc = self.start;
         let end = self.end;
         match probe.run_until(&self.program, &mut NoEffects, |m| m.pc == end) {

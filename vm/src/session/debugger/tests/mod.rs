@@ -299,3 +299,32 @@ fn back_rebuilds_statements_kept_without_their_machine() {
     assert_eq!(state(&d.machine), end);
     assert_eq!((d.host.effects.len(), d.host.events.len()), (effects, events), "done or shown again");
 }
+
+/// A log message or condition is evaluated on a copy of the paused run's
+/// values, which it holds too: the text it makes counts with them (a copy
+/// given them as holding nothing let a message make another 192 MiB).
+#[test]
+fn a_probe_holds_what_the_paused_run_holds() {
+    let mut src = String::from("TASK \"t\"\nSTEP \"s\" {\n    VAR x0 = \"abcdefgh\"\n");
+    for i in 0..22 {
+        src.push_str(&format!("    VAR x{} = \"${{x{i}}}${{x{i}}}\"\n", i + 1));
+    }
+    // x22 is 32 MiB; y, z and w 48 MiB each, alive past the LOG: 176 MiB held there.
+    src.push_str(
+        "    VAR y = \"${x22}${x21}\"\n    VAR z = \"${x21}${x22}\"\n    VAR w = \"${x20}${x22}${x20}\"\n",
+    );
+    src.push_str("    LOG \"end\"\n    ASSERT y != z AND w != x22\n}\n");
+    let (mut debugger, _) = session(&src);
+    let log_line = 3 + 22 + 3;
+    let message = Some("${x22}${x22}".to_string());
+    let spec = Spec { line: log_line, condition: None, hit_condition: None, log_message: message };
+    assert!(debugger.replace_line_breakpoints(&[spec])[0].is_ok());
+    let logged = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = std::rc::Rc::clone(&logged);
+    debugger.on_log = Box::new(move |text| sink.borrow_mut().push(text.to_string()));
+    debugger.command("continue");
+    let logged = logged.borrow();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(logged[0].starts_with("${x22}${x22} ("), "{}", &logged[0][..logged[0].len().min(200)]);
+    assert!(logged[0].contains("more than a run may hold (192 MiB)"), "{}", logged[0]);
+}
