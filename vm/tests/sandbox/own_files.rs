@@ -538,3 +538,60 @@ fn a_broken_or_planted_record_is_not_acted_on() {
     left.sort();
     assert_eq!(left, [".partial-new", "1-2.unreadable", "3-4.run", "notes.txt"]);
 }
+
+/// Two runs in one workspace: the second started after the first's plan
+/// had changed `tiss.toml`, and ended after the first had put it back. It
+/// took the plan's version for the file as it stood, and put that back
+/// at its end; it now takes the first run's record for what stood before.
+#[test]
+fn a_run_started_beside_another_puts_back_what_stood_before_both() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let mine = "[provider]\nmodel = \"mine\"\n";
+    std::fs::write(ws.join("tiss.toml"), mine).unwrap();
+    let wait = |signal: &str| format!("while [ ! -e {signal} ]; do sleep 0.02; done");
+    let plan = |name: &str, text: String| {
+        let path = f.path(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let evil = plan(
+        "evil.tiss",
+        format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"echo base_url = 0 > tiss.toml; touch a.ready; {}\" TIMEOUT 60s\n}}\n",
+            wait("a.go")
+        ),
+    );
+    let honest = plan(
+        "honest.tiss",
+        format!("TASK \"u\"\nSTEP \"s\" {{\n    RUN \"touch b.ready; {}\" TIMEOUT 60s\n}}\n", wait("b.go")),
+    );
+    let state = f.path("state");
+    let start = |plan: &str| {
+        let mut command = crate::common::command();
+        command
+            .args(["run", plan, "--workdir", ws.to_str().unwrap()])
+            .env("XDG_STATE_HOME", &state)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        command.spawn().unwrap()
+    };
+    let ready = |name: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !ws.join(name).exists() {
+            assert!(std::time::Instant::now() < deadline, "{name} never came");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let mut first = start(&evil);
+    ready("a.ready");
+    let mut second = start(&honest);
+    ready("b.ready");
+    std::fs::write(ws.join("a.go"), "").unwrap();
+    assert!(first.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "the first put it back");
+    std::fs::write(ws.join("b.go"), "").unwrap();
+    assert!(second.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "the second left it so");
+}

@@ -164,13 +164,24 @@ impl ProjectFiles {
                 Some((own_path(workspace, file).ok()?, what))
             },
         );
-        let files: Vec<_> = project
+        let mut files: Vec<_> = project
             .chain(given)
             .map(|(path, what)| (State::of(&path), path, what))
             .filter(|(state, ..)| *state != State::Other)
             .map(|(state, path, what)| (path, state, what))
             .collect();
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        // Another run in this workspace may be going on, and its plan may
+        // have changed a file already: as it stood before that run is what
+        // this one puts back too.
+        let live = unfinished::live();
+        for (path, state, _) in &mut files {
+            let path = absolute(path).into_os_string().into_vec();
+            let earlier = live.iter().flat_map(|kept| &kept.files).find(|file| file.path == path);
+            if let Some(earlier) = earlier {
+                *state = State::from_kept(earlier.state.clone());
+            }
+        }
         let kept = files.iter().filter_map(|(path, state, what)| {
             let path = absolute(path).into_os_string().into_vec();
             Some(KeptFile { path, state: state.kept()?, what: *what as u8 })

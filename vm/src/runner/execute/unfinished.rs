@@ -35,13 +35,13 @@ const PARTIAL_AGE: Duration = Duration::from_secs(3600);
 
 /// What the record of one run keeps: its workspace, and each watched file
 /// as it stood (paths as bytes: they need not be UTF-8).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Kept {
     pub workspace: Vec<u8>,
     pub files: Vec<KeptFile>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct KeptFile {
     pub path: Vec<u8>,
     pub state: KeptState,
@@ -50,7 +50,7 @@ pub struct KeptFile {
 }
 
 /// What stood at a watched file's name.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub enum KeptState {
     Absent,
     File(Vec<u8>),
@@ -165,13 +165,41 @@ impl Orphan {
 /// and told; partial records of dead writers are removed.
 pub fn orphans() -> Vec<Orphan> {
     let mut found = Vec::new();
-    for dir in records_dirs() {
-        orphans_in(&dir, &mut found);
-    }
+    scan(|record| match record {
+        Found::Free(orphan) => found.push(orphan),
+        Found::Held(..) => {}
+    });
     found
 }
 
-fn orphans_in(dir: &Path, found: &mut Vec<Orphan>) {
+/// What the records of runs going on now keep (their lock is held), the
+/// earliest first: the files as they stood before the first of them ran.
+pub fn live() -> Vec<Kept> {
+    let mut found = Vec::new();
+    scan(|record| match record {
+        Found::Held(started, kept) => found.push((started, kept)),
+        // Not taken here: put back by the next tissvm to start.
+        Found::Free(_) => {}
+    });
+    found.sort_by_key(|(started, _)| *started);
+    found.into_iter().map(|(_, kept)| kept).collect()
+}
+
+/// A record found: one whose run is gone, now locked by the caller, or
+/// what one a living run holds keeps.
+enum Found {
+    Free(Orphan),
+    /// When it was written (nanoseconds, from its name), and what it keeps.
+    Held(u128, Kept),
+}
+
+fn scan(mut found: impl FnMut(Found)) {
+    for dir in records_dirs() {
+        scan_dir(&dir, &mut found);
+    }
+}
+
+fn scan_dir(dir: &Path, found: &mut impl FnMut(Found)) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let uid = rustix::process::geteuid().as_raw();
     // Looked at only if it holds a record (most runs find none).
@@ -190,7 +218,16 @@ fn orphans_in(dir: &Path, found: &mut Vec<Orphan>) {
         // Opened without following a link, and only if it is this user's.
         let Ok(file) = open_nofollow(&path) else { continue };
         let Ok(meta) = file.metadata() else { continue };
-        if !meta.is_file() || meta.uid() != uid || meta.nlink() == 0 || try_lock(&file).is_err() {
+        if !meta.is_file() || meta.uid() != uid || meta.nlink() == 0 {
+            continue;
+        }
+        if try_lock(&file).is_err() {
+            // Its run lives (a partial one is still being written).
+            if let (false, Ok(kept)) = (partial, read_kept(&file, meta.len())) {
+                let started =
+                    name.to_str().and_then(|n| n.strip_suffix(".run")?.split_once('-')?.1.parse().ok());
+                found(Found::Held(started.unwrap_or(u128::MAX), kept));
+            }
             continue;
         }
         if partial {
@@ -204,7 +241,7 @@ fn orphans_in(dir: &Path, found: &mut Vec<Orphan>) {
         match read_kept(&file, meta.len()) {
             Ok(kept) => {
                 let pid = name.to_string_lossy().split('-').next().unwrap_or("?").to_string();
-                found.push(Orphan { kept, pid, path, _locked: file });
+                found(Found::Free(Orphan { kept, pid, path, _locked: file }));
             }
             Err(why) => {
                 let aside = path.with_extension("unreadable");
