@@ -88,6 +88,9 @@ impl Record {
         private_dir(dir.parent().unwrap_or(dir))?;
         let bytes =
             bincode::serde::encode_to_vec(kept, bincode::config::standard()).map_err(|e| e.to_string())?;
+        if bytes.len() as u64 > MAX_RECORD {
+            return Err(format!("the files are {} bytes, more than a record holds", bytes.len()));
+        }
         let failed = |e: std::io::Error| format!("cannot write a record in `{}`: {e}", dir.display());
         let mut temp = tempfile::Builder::new().prefix(PARTIAL).tempfile_in(dir).map_err(failed)?;
         try_lock(temp.as_file()).map_err(failed)?;
