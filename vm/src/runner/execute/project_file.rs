@@ -147,7 +147,7 @@ impl ProjectFiles {
     /// Reads the files a plan running in `workspace` could change: its
     /// project files, and the run's answers file (`answers`) and command
     /// policy file (`policy`) if they lie there.
-    pub fn before(workspace: &Path, answers: Option<&Path>, policy: Option<&Path>) -> ProjectFiles {
+    fn before(workspace: &Path, answers: Option<&Path>, policy: Option<&Path>) -> ProjectFiles {
         let mut dirs = vec![workspace.to_path_buf()];
         if let (Ok(cwd), Ok(root)) = (std::env::current_dir(), std::fs::canonicalize(workspace))
             && cwd.starts_with(&root)
