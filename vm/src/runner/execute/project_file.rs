@@ -186,7 +186,8 @@ impl ProjectFiles {
             let path = absolute(path).into_os_string().into_vec();
             Some(KeptFile { path, state: state.kept()?, what: *what as u8 })
         });
-        let kept = Kept { workspace: absolute(workspace).into_os_string().into_vec(), files: kept.collect() };
+        let workspace_bytes = absolute(workspace).into_os_string().into_vec();
+        let kept = Kept { host: unfinished::this_host(), workspace: workspace_bytes, files: kept.collect() };
         let outside = Rc::new(RefCell::new(Outside::Pending(kept)));
         ProjectFiles { workspace: workspace.to_path_buf(), files, outside }
     }

@@ -37,8 +37,17 @@ const PARTIAL_AGE: Duration = Duration::from_secs(3600);
 /// as it stood (paths as bytes: they need not be UTF-8).
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Kept {
+    /// The machine the run ran on: only a tissvm there can tell whether
+    /// the run lives (a lock on a home shared over NFS may not be seen
+    /// from other machines).
+    pub host: Vec<u8>,
     pub workspace: Vec<u8>,
     pub files: Vec<KeptFile>,
+}
+
+/// This machine's name, as records keep it.
+pub fn this_host() -> Vec<u8> {
+    rustix::system::uname().nodename().to_bytes().to_vec()
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -242,6 +251,8 @@ fn scan_dir(dir: &Path, found: &mut impl FnMut(Found)) {
             continue;
         }
         match read_kept(&file, meta.len()) {
+            // Another machine's: left to a tissvm there.
+            Ok(kept) if kept.host != this_host() => {}
             Ok(kept) => {
                 let pid = name.to_string_lossy().split('-').next().unwrap_or("?").to_string();
                 found(Found::Free(Orphan { kept, pid, path, _locked: file }));
@@ -291,3 +302,57 @@ fn read_kept(mut file: &File, len: u64) -> Result<Kept, String> {
 }
 
 const MAX_RECORD_USIZE: usize = MAX_RECORD as usize;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn kept(host: &[u8]) -> Kept {
+        let file =
+            KeptFile { path: b"/w/tiss.toml".to_vec(), state: KeptState::File(b"x".to_vec()), what: 0 };
+        Kept { host: host.to_vec(), workspace: b"/w".to_vec(), files: vec![file] }
+    }
+
+    /// What a scan of `dir` finds: orphans' hosts, and living records' hosts.
+    fn scan_of(dir: &Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+        let (mut free, mut held) = (Vec::new(), Vec::new());
+        scan_dir(dir, &mut |found| match found {
+            Found::Free(orphan) => free.push(orphan.kept.host.clone()),
+            Found::Held(_, kept) => held.push(kept.host),
+        });
+        (free, held)
+    }
+
+    /// A record is an orphan once its writer lets go of its lock (as the
+    /// kernel does when the writer dies), and only on its own machine.
+    #[test]
+    fn a_record_is_an_orphan_once_unlocked_and_only_on_its_machine() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let dir = root.path().join("unfinished");
+        let here = Record::write_in(&dir, &kept(&this_host())).unwrap();
+        let there = Record::write_in(&dir, &kept(b"another-machine")).unwrap();
+        let (free, held) = scan_of(&dir);
+        assert!(free.is_empty());
+        assert_eq!(held.len(), 2);
+        // Dropped without `done`: the lock goes, the file stays.
+        drop((here, there));
+        let (free, held) = scan_of(&dir);
+        assert_eq!(free, vec![this_host()], "the other machine's is left to it");
+        assert!(held.is_empty());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    }
+
+    /// Records in a directory others may write are not read at all.
+    #[test]
+    fn a_directory_others_can_write_is_not_trusted() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let dir = root.path().join("unfinished");
+        drop(Record::write_in(&dir, &kept(&this_host())).unwrap());
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(scan_of(&dir), (vec![], vec![]));
+        assert!(Record::write_in(&dir, &kept(&this_host())).is_err());
+    }
+}
