@@ -468,6 +468,28 @@ STEP "s" {
     assert!(!again.stderr.contains("warning"), "told once: {}", again.stderr);
 }
 
+/// `tissvm run PLAN --workdir WS` started with its state directory in
+/// `state`, its output thrown away.
+fn start_with_state(plan: &str, ws: &Path, state: &Path) -> std::process::Child {
+    let mut command = crate::common::command();
+    command
+        .args(["run", plan, "--workdir", ws.to_str().unwrap()])
+        .env("XDG_STATE_HOME", state)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command.spawn().unwrap()
+}
+
+/// Waits up to 30 s for a file a RUN makes.
+fn wait_for(file: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !file.exists() {
+        assert!(std::time::Instant::now() < deadline, "{} never came", file.display());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A record is taken only once its run is dead: a tissvm started while the
 /// run still lives leaves the file to it; killed from outside (a CI job
 /// cancelled), the run's file is put back by the next one.
@@ -480,19 +502,8 @@ fn a_live_runs_record_is_left_to_it_and_a_killed_ones_is_taken() {
         "TASK \"t\"\nSTEP \"s\" {\n    RUN \"echo base_url = 0 > tiss.toml; touch ready; sleep 30\" TIMEOUT 60s\n}\n",
     );
     let state = f.path("state");
-    let mut command = crate::common::command();
-    command
-        .args(["run", &plan, "--workdir", ws.to_str().unwrap()])
-        .env("XDG_STATE_HOME", &state)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = command.spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !ws.join("ready").exists() {
-        assert!(std::time::Instant::now() < deadline, "the RUN never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let mut child = start_with_state(&plan, &ws, &state);
+    wait_for(&ws.join("ready"));
     let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
     let meanwhile = crate::common::tissvm(&ws, &["inspect", &plan], &env);
     assert!(
@@ -567,27 +578,10 @@ fn a_run_started_beside_another_puts_back_what_stood_before_both() {
         format!("TASK \"u\"\nSTEP \"s\" {{\n    RUN \"touch b.ready; {}\" TIMEOUT 60s\n}}\n", wait("b.go")),
     );
     let state = f.path("state");
-    let start = |plan: &str| {
-        let mut command = crate::common::command();
-        command
-            .args(["run", plan, "--workdir", ws.to_str().unwrap()])
-            .env("XDG_STATE_HOME", &state)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        command.spawn().unwrap()
-    };
-    let ready = |name: &str| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !ws.join(name).exists() {
-            assert!(std::time::Instant::now() < deadline, "{name} never came");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    };
-    let mut first = start(&evil);
-    ready("a.ready");
-    let mut second = start(&honest);
-    ready("b.ready");
+    let mut first = start_with_state(&evil, &ws, &state);
+    wait_for(&ws.join("a.ready"));
+    let mut second = start_with_state(&honest, &ws, &state);
+    wait_for(&ws.join("b.ready"));
     std::fs::write(ws.join("a.go"), "").unwrap();
     assert!(first.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "the first put it back");
