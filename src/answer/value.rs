@@ -16,9 +16,37 @@ pub enum AnswerValue {
     Str(Rc<str>),
     Int(i64),
     Bool(bool),
-    List(Vec<AnswerValue>),
+    List(#[serde(deserialize_with = "nested")] Vec<AnswerValue>),
     /// The fields in the shape's order; `None` where an optional field is absent.
-    Record(Vec<Option<AnswerValue>>),
+    Record(#[serde(deserialize_with = "nested")] Vec<Option<AnswerValue>>),
+}
+
+/// How deep a decoded tree may nest: a validated answer is no deeper than
+/// JSON's 128 (serde_json's limit); a snapshot's tree deeper than this is
+/// refused rather than decoded by recursion until the stack overflows (a
+/// few bytes a level: a million levels in 2 MB).
+pub const MAX_DEPTH: usize = 128;
+
+thread_local! {
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A list's or record's items, one level deeper, refused past [`MAX_DEPTH`].
+fn nested<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    struct Level;
+    impl Drop for Level {
+        fn drop(&mut self) {
+            DEPTH.set(DEPTH.get() - 1);
+        }
+    }
+    if DEPTH.get() >= MAX_DEPTH {
+        return Err(serde::de::Error::custom(format!(
+            "a typed answer nested deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    DEPTH.set(DEPTH.get() + 1);
+    let _level = Level;
+    T::deserialize(d)
 }
 
 impl AnswerValue {
@@ -60,5 +88,33 @@ impl AnswerValue {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `depth` lists, one inside the other, around an integer, as bincode
+    /// encodes them (a variant index, a length).
+    fn lists(depth: usize) -> Vec<u8> {
+        [3u8, 1].repeat(depth).into_iter().chain([1, 0]).collect()
+    }
+
+    #[test]
+    fn a_decoded_tree_is_held_to_its_depth_and_the_count_starts_again() {
+        let decode = |bytes: &[u8]| {
+            bincode::serde::decode_from_slice::<AnswerValue, _>(bytes, bincode::config::standard())
+                .map(|(v, _)| v)
+        };
+        for _ in 0..2 {
+            assert!(decode(&lists(MAX_DEPTH)).is_ok());
+            let deeper = decode(&lists(MAX_DEPTH + 1)).unwrap_err().to_string();
+            assert!(deeper.contains("nested deeper than 128 levels"), "{deeper}");
+            assert!(decode(&lists(1_000_000)).is_err());
+        }
+        // A truncated tree leaves no levels counted behind.
+        assert!(decode(&lists(MAX_DEPTH)[..MAX_DEPTH]).is_err());
+        assert!(decode(&lists(MAX_DEPTH)).is_ok());
     }
 }

@@ -224,3 +224,38 @@ fn resealed_snapshots_through_tissvm_resume_never_exit_70() {
     // Refused (2) and resumed (0, 1, 3) both happen.
     assert!(statuses.contains_key(&2) && statuses.len() > 1, "{statuses:?}");
 }
+
+/// A typed answer nested a million lists deep in a re-sealed snapshot
+/// (2 bytes a level): decoding it recursed until the stack overflowed, and
+/// tissvm aborted. It is refused, in words, by the library and by `resume`.
+#[test]
+fn a_snapshot_with_an_answer_nested_past_any_stack_is_refused() {
+    use tiss_vm::machine::value::Answer;
+    use tisslang::answer::AnswerValue;
+    let src = "#TISS_VERSION >= 1.1\nTASK \"t\"\nTYPE Nums = { xs: LIST OF INT }\nSTEP \"s\" {\n    \
+               PROMPT_AGENT \"n\" INTO n AS Nums\n    PAUSE \"look\"\n    LOG \"${n.xs}\"\n}\n";
+    let bytecode = tbc_of("nested", src);
+    let program = Program::new(tisslang::container::load(&bytecode).unwrap()).unwrap();
+    let mut machine = Machine::new(&program);
+    let marker = AnswerValue::List(vec![AnswerValue::Int(0x1234_5678_9abc)]);
+    let answer = Answer { shape: 0, value: marker.clone(), json: "[]".into(), tainted: false };
+    machine.slots[0] = Some(Value::Answer(std::rc::Rc::new(answer)));
+    let snap = snapshot_of(&machine, &bytecode, &program);
+    let marker = bincode::serde::encode_to_vec(&marker, bincode::config::standard()).unwrap();
+    let at = snap.windows(marker.len()).position(|w| w == marker).expect("the marker is in the snapshot");
+    // [List, one item] a million times, then Int(0).
+    let deep: Vec<u8> = [3u8, 1].repeat(1_000_000).into_iter().chain([1, 0]).collect();
+    let mut file = [&snap[..at], &deep, &snap[at + marker.len()..]].concat();
+    tisslang::codec::seal::seal(&mut file, snapshot::HEADER_LEN);
+    let Err(refusal) = read_snapshot(&file) else { panic!("a tree a million levels deep was read") };
+    assert!(refusal.to_string().contains("nested deeper than 128 levels"), "{refusal}");
+    assert_in_words("nested", &refusal.to_string());
+
+    let fixture = crate::common::Fixture::new();
+    let path = fixture.path("nested.snap");
+    std::fs::write(&path, &file).unwrap();
+    let ws = fixture.ws();
+    let run = fixture.tissvm(&["resume", path.to_str().unwrap(), "--workdir", ws.to_str().unwrap()]);
+    run.expect(2);
+    assert!(run.stderr.contains("nested deeper than 128 levels"), "{}", run.stderr);
+}
