@@ -303,6 +303,9 @@ impl<'de> Visitor<'de> for Check<'_, '_> {
             let found = Value::deserialize(MapAccessDeserializer::new(map))?;
             return Ok(self.wrong(|| cut(found.to_string())));
         };
+        // A slot for each of the record's fields, whether the answer gives
+        // them or not (`{}` is 2 bytes, a record of 100 fields 3 KiB).
+        self.cx.take(fields.len() * std::mem::size_of::<Option<AnswerValue>>())?;
         // Per field: `None` absent, `Some(None)` null (or wrong), `Some(Some(v))`.
         let mut slots: Vec<Option<Option<AnswerValue>>> = (0..fields.len()).map(|_| None).collect();
         let path = &self.path;
@@ -426,6 +429,15 @@ mod tests {
         let many = MAX_VALUE / (2 * NODE + STR_COUNTS) + 1;
         let refused = parse(&review(), 2, &items(many)).unwrap_err();
         assert_eq!(refused.errors.len(), 1, "{refused}");
+        assert!(refused.errors[0].starts_with("the answer is too large"), "{refused}");
+        // Records whose fields the answer leaves out still take a slot each:
+        // `{}` in a list of records of three fields (invalid, for the
+        // required ones missing, but not too large).
+        let records = |n: usize| format!("[{}]", vec!["{}"; n].join(","));
+        let record = 2 * NODE + 3 * std::mem::size_of::<Option<AnswerValue>>();
+        let fits = parse(&review(), 6, &records(MAX_VALUE / record - 1)).unwrap_err();
+        assert!(!fits.errors[0].contains("too large"), "{fits}");
+        let refused = parse(&review(), 6, &records(MAX_VALUE / record + 1)).unwrap_err();
         assert!(refused.errors[0].starts_with("the answer is too large"), "{refused}");
     }
 
