@@ -58,58 +58,38 @@ impl Watched {
 /// The files tissvm reads in a run's workspace, as they were before it ran.
 pub struct ProjectFiles {
     workspace: PathBuf,
-    /// Each file, what it stood as, and what it is to tissvm.
-    files: Vec<(PathBuf, State, Watched)>,
-    /// The same, kept outside the workspace while the run lasts, from just
-    /// before its first effect that can change a file ([`Self::keep_before_change`]).
+    /// Each file (its absolute path), what it stood as, and what it is to
+    /// tissvm: what the record outside the workspace keeps too.
+    kept: Rc<Kept>,
+    /// That record, from just before the run's first effect that can change
+    /// a file ([`Self::keep_before_change`]).
     outside: Rc<RefCell<Outside>>,
 }
 
 /// The record outside the workspace: not yet written (a plan that changes
 /// nothing never costs one), written, or not to be.
 enum Outside {
-    Pending(Kept),
+    Pending,
     Written(Record),
     None,
 }
 
-/// What stood at a project file's name.
-#[derive(PartialEq)]
-enum State {
-    Absent,
-    File(Vec<u8>),
-    /// A symbolic link, and where it points.
-    Link(PathBuf),
-    /// Anything else (a directory, a file that cannot be read): not watched.
-    Other,
+/// What stands at a watched file's name; `None` for anything else (a
+/// directory, a file that cannot be read), which is not watched.
+fn state_of(path: &Path) -> Option<KeptState> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Some(KeptState::Absent),
+        Ok(m) if m.is_file() => std::fs::read(path).ok().map(KeptState::File),
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::read_link(path).ok().map(|target| KeptState::Link(target.into_os_string().into_vec()))
+        }
+        Ok(_) => None,
+    }
 }
 
-impl State {
-    fn of(path: &Path) -> State {
-        match std::fs::symlink_metadata(path) {
-            Err(_) => State::Absent,
-            Ok(m) if m.is_file() => std::fs::read(path).map_or(State::Other, State::File),
-            Ok(m) if m.file_type().is_symlink() => std::fs::read_link(path).map_or(State::Other, State::Link),
-            Ok(_) => State::Other,
-        }
-    }
-
-    fn kept(&self) -> Option<KeptState> {
-        match self {
-            State::Absent => Some(KeptState::Absent),
-            State::File(bytes) => Some(KeptState::File(bytes.clone())),
-            State::Link(target) => Some(KeptState::Link(target.as_os_str().as_bytes().to_vec())),
-            State::Other => None,
-        }
-    }
-
-    fn from_kept(kept: KeptState) -> State {
-        match kept {
-            KeptState::Absent => State::Absent,
-            KeptState::File(bytes) => State::File(bytes),
-            KeptState::Link(target) => State::Link(PathBuf::from(OsStr::from_bytes(&target))),
-        }
-    }
+/// A path kept as bytes.
+fn path_of(bytes: &[u8]) -> &Path {
+    Path::new(OsStr::from_bytes(bytes))
 }
 
 /// Puts back the files of earlier runs that ended without looking at them
@@ -117,18 +97,15 @@ impl State {
 /// reads them does first.
 pub fn put_back_after_killed_runs() {
     for mut orphan in unfinished::orphans() {
-        let workspace = PathBuf::from(OsStr::from_bytes(&orphan.kept.workspace));
+        let kept = std::mem::take(&mut orphan.kept);
+        let workspace = path_of(&kept.workspace).to_path_buf();
         if std::fs::symlink_metadata(&workspace).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
             // Gone with its files: nothing there to read.
             orphan.done();
             continue;
         }
-        let files = std::mem::take(&mut orphan.kept.files).into_iter().filter_map(|file| {
-            let what = *Watched::ALL.get(usize::from(file.what))?;
-            Some((PathBuf::from(OsStr::from_bytes(&file.path)), State::from_kept(file.state), what))
-        });
         let files =
-            ProjectFiles { workspace, files: files.collect(), outside: Rc::new(RefCell::new(Outside::None)) };
+            ProjectFiles { workspace, kept: Rc::new(kept), outside: Rc::new(RefCell::new(Outside::None)) };
         files.put_back_changed(Who::KilledRun(&orphan.pid));
         orphan.done();
     }
@@ -164,32 +141,23 @@ impl ProjectFiles {
                 Some((own_path(workspace, file).ok()?, what))
             },
         );
-        let mut files: Vec<_> = project
-            .chain(given)
-            .map(|(path, what)| (State::of(&path), path, what))
-            .filter(|(state, ..)| *state != State::Other)
-            .map(|(state, path, what)| (path, state, what))
-            .collect();
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         // Another run in this workspace may be going on, and its plan may
         // have changed a file already: as it stood before that run is what
         // this one puts back too.
         let live = unfinished::live();
-        for (path, state, _) in &mut files {
-            let path = absolute(path).into_os_string().into_vec();
+        let files = project.chain(given).filter_map(|(path, what)| {
+            let state = state_of(&path)?;
+            let path = absolute(&path).into_os_string().into_vec();
             let earlier = live.iter().flat_map(|kept| &kept.files).find(|file| file.path == path);
-            if let Some(earlier) = earlier {
-                *state = State::from_kept(earlier.state.clone());
-            }
-        }
-        let kept = files.iter().filter_map(|(path, state, what)| {
-            let path = absolute(path).into_os_string().into_vec();
-            Some(KeptFile { path, state: state.kept()?, what: *what as u8 })
+            let state = earlier.map_or(state, |earlier| earlier.state.clone());
+            Some(KeptFile { path, state, what: what as u8 })
         });
+        let files = files.collect();
         let workspace_bytes = absolute(workspace).into_os_string().into_vec();
-        let kept = Kept { host: unfinished::this_host(), workspace: workspace_bytes, files: kept.collect() };
-        let outside = Rc::new(RefCell::new(Outside::Pending(kept)));
-        ProjectFiles { workspace: workspace.to_path_buf(), files, outside }
+        let kept = Kept { host: unfinished::this_host(), workspace: workspace_bytes, files };
+        let outside = Rc::new(RefCell::new(Outside::Pending));
+        ProjectFiles { workspace: workspace.to_path_buf(), kept: Rc::new(kept), outside }
     }
 
     /// [`Self::before`] for a run on `host` in `workspace`, given the
@@ -212,11 +180,13 @@ impl ProjectFiles {
     /// stood to a record outside the workspace; if it cannot, stderr says
     /// what that leaves.
     fn keep_before_change(&self) -> Box<dyn FnOnce()> {
-        let outside = Rc::clone(&self.outside);
+        let (kept, outside) = (Rc::clone(&self.kept), Rc::clone(&self.outside));
         Box::new(move || {
             let mut outside = outside.borrow_mut();
-            let Outside::Pending(kept) = &*outside else { return };
-            *outside = match Record::write(kept) {
+            if !matches!(*outside, Outside::Pending) {
+                return;
+            }
+            *outside = match Record::write(&kept) {
                 Ok(record) => Outside::Written(record),
                 Err(why) => {
                     let warning = color::stderr().paint(Tone::Warn, "warning");
@@ -241,8 +211,9 @@ impl ProjectFiles {
 
     /// Puts back each file that is no longer as it stood, and says so.
     fn put_back_changed(&self, who: Who) {
-        for (path, before, what) in &self.files {
-            if State::of(path) == *before {
+        for KeptFile { path, state: before, what } in &self.kept.files {
+            let (path, Some(what)) = (path_of(path), Watched::ALL.get(usize::from(*what))) else { continue };
+            if state_of(path).as_ref() == Some(before) {
                 continue;
             }
             let (warning, what) = (color::stderr().paint(Tone::Warn, "warning"), what.what());
@@ -261,7 +232,7 @@ impl ProjectFiles {
             match self.put_back(path, before) {
                 Ok(kept) => eprintln!(
                     "tissvm: {warning}: {changed}: it is {}; {found} is `{}`: read it before you use it",
-                    if *before == State::Absent { "taken away" } else { "put back as it was" },
+                    if *before == KeptState::Absent { "taken away" } else { "put back as it was" },
                     kept.display()
                 ),
                 Err(why) => eprintln!(
@@ -274,7 +245,7 @@ impl ProjectFiles {
 
     /// Moves what the plan left at `path` aside and puts `before` back;
     /// where the plan's went.
-    fn put_back(&self, path: &Path, before: &State) -> Result<PathBuf, String> {
+    fn put_back(&self, path: &Path, before: &KeptState) -> Result<PathBuf, String> {
         // The directory as the plan's paths are reached: it may have made
         // a link of it since.
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
@@ -295,11 +266,13 @@ impl ProjectFiles {
             std::fs::rename(&file, &kept).map_err(|e| e.to_string())?;
         }
         match before {
-            State::File(bytes) => {
+            KeptState::File(bytes) => {
                 tiss_support::atomic_write::write_atomically(&file, bytes, None).map_err(|e| e.to_string())?
             }
-            State::Link(target) => std::os::unix::fs::symlink(target, &file).map_err(|e| e.to_string())?,
-            State::Absent | State::Other => {}
+            KeptState::Link(target) => {
+                std::os::unix::fs::symlink(path_of(target), &file).map_err(|e| e.to_string())?
+            }
+            KeptState::Absent => {}
         }
         Ok(kept)
     }

@@ -35,7 +35,7 @@ const PARTIAL_AGE: Duration = Duration::from_secs(3600);
 
 /// What the record of one run keeps: its workspace, and each watched file
 /// as it stood (paths as bytes: they need not be UTF-8).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Kept {
     /// The machine the run ran on: only a tissvm there can tell whether
     /// the run lives (a lock on a home shared over NFS may not be seen
@@ -59,7 +59,7 @@ pub struct KeptFile {
 }
 
 /// What stood at a watched file's name.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub enum KeptState {
     Absent,
     File(Vec<u8>),
