@@ -2,8 +2,10 @@
 //! simple command's first word ([`parse`]), a path being the program its
 //! last part names (`/bin/rm` is `rm`), looked through the wrappers that
 //! run another command after their own options (`sudo -u x`, `env A=1`,
-//! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'` and
-//! `find -exec … ;` read as the commands they run. A path that expands
+//! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'`,
+//! `find -exec … ;` and the commands other tools are given in an option
+//! or a script (`tar --to-command=CMD`, sed's `e CMD`, awk's
+//! `system("CMD")`: [`tool_commands`]) read as the commands they run. A path that expands
 //! names the program its last part names when that part is written out
 //! (`"$HOME/bin/tool"` is `tool`); `trap 'LINE' EXIT` runs LINE. A program
 //! whose name only running it would tell (`$CMD`, `$DIR/$TOOL`, `eval …`,
@@ -16,8 +18,12 @@ use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
 use given::Given;
+use tool_commands::Tool;
 
+mod awk_program;
 mod given;
+mod sed_script;
+mod tool_commands;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.
 const MAX_NESTING: usize = 8;
@@ -102,6 +108,28 @@ impl Program {
     /// A program whose name only running `words` would tell.
     fn unnamed(words: &[Word], wrappers: Vec<Arc<str>>, piped: bool) -> Program {
         Program { name: None, args: words.to_vec(), wrappers, piped, input: false }
+    }
+
+    /// What the commands it runs that only running tells come from, when
+    /// [`Program::input`], and what to write instead.
+    pub fn runs_what(&self) -> (&'static str, &'static str) {
+        let named = "name the program in the command itself";
+        match self.name.as_deref().map(tool_commands::kind) {
+            Some(Some(Tool::Sed)) => (
+                "the commands its script makes (`e` alone, `s///e`, a script from a file or one that expands)",
+                "write the command out, `e CMD`; with `--sandbox` GNU sed refuses every command that runs",
+            ),
+            Some(Some(Tool::Awk)) => (
+                "the commands its program makes (`system()` or a pipe of a command not written as one \
+                 string, `@`, a program from a file or one that expands)",
+                "write the command as one string, `system(\"CMD\")`",
+            ),
+            Some(Some(Tool::Options)) => (
+                "the commands its options make (an option, or its value, that expands)",
+                "write the option and its command out in the command itself, or put `--` before the operands",
+            ),
+            _ => ("the commands it reads from its input (a pipe, a here-document, a file)", named),
+        }
     }
 
     /// The command this program runs, as policy patterns match it: its name
@@ -234,6 +262,20 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     }
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
+    }
+    let commands = tool_commands::commands(&name, args);
+    if commands.iter().any(|given| matches!(given, Given::Input)) {
+        let (args, piped) = (args.to_vec(), simple.piped);
+        found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+        return Ok(());
+    }
+    if !commands.is_empty() {
+        let tool = through(&wrappers, vec![joined(words)])?;
+        for given in commands {
+            if let Given::Line(line) = given {
+                nested(line.as_ref(), &tool, simple.piped, found, depth)?;
+            }
+        }
     }
     if name == "trap" {
         let trap = through(&wrappers, vec![joined(words)])?;

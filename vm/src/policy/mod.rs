@@ -316,23 +316,30 @@ impl Policy {
 /// Why what a line runs is not known before it runs, if it is not, and
 /// a hint: the line cannot be read, or it runs a program without a name or
 /// one that runs its input.
-fn unknown(read: &Result<Vec<Program>, String>) -> Option<(String, &'static str)> {
+fn unknown(read: &Result<Vec<Program>, String>) -> Option<(String, String)> {
     match read {
-        Err(why) => Some((format!("it cannot be read as shell syntax ({why})"), "")),
+        Err(why) => Some((format!("it cannot be read as shell syntax ({why})"), String::new())),
         Ok(found) => found
             .iter()
             .find(|program| program.name.is_none() || program.input)
-            .map(|program| (runs_unnamed(program), " (name the program in the command itself)")),
+            .map(|program| (runs_unnamed(program), hint(program))),
     }
+}
+
+/// What to write instead of such a program.
+fn hint(program: &Program) -> String {
+    let (_, instead) = program.runs_what();
+    let instead = if program.input { instead } else { "name the program in the command itself" };
+    format!(" ({instead})")
 }
 
 /// What is said of such a program.
 fn runs_unnamed(program: &Program) -> String {
     if program.input {
         return format!(
-            "`{}` runs the commands it reads from its input (a pipe, a here-document, a file), which \
-             only running it would tell",
-            program.text()
+            "`{}` runs {}, which only running it would tell",
+            program.text(),
+            program.runs_what().0
         );
     }
     format!(
@@ -345,10 +352,7 @@ fn runs_unnamed(program: &Program) -> String {
 fn not_allowed(allow: &GlobSet, program: &Program) -> Option<(String, String)> {
     let text = program.text();
     if program.name.is_none() || program.input {
-        return Some((
-            format!("{}, so it matches no pattern", runs_unnamed(program)),
-            " (name the program in the command itself)".to_string(),
-        ));
+        return Some((format!("{}, so it matches no pattern", runs_unnamed(program)), hint(program)));
     }
     first_match(allow, &text).is_none().then(|| {
         let hint =

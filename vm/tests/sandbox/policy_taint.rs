@@ -528,3 +528,65 @@ fn inspect_reads_the_policy_run_would_apply() {
     assert_eq!(decision(run).as_deref(), Some("run"), "TISS_POLICY replaces the table, as for run");
     fx.run_json("TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n}\n", &[]).expect(5);
 }
+
+/// Tools that run a command from an option or their script (sed's `e`,
+/// awk's `system()`, tar's `--checkpoint-action=exec=`, a file named like
+/// that option matched by `*`) are read as running it: allowing the tool
+/// does not allow what it runs. Each line removes the victim when nothing
+/// judges it, so each refusal below is a real command kept from running.
+#[test]
+fn a_command_a_tool_runs_from_its_options_or_script_is_judged_as_any_other() {
+    let fx = Fixture::new();
+    let tools = fx.write("p.toml", "[commands]\nallow = [\"ls *\", \"sed *\", \"tar *\", \"awk *\"]\n");
+    let plan = |command: &str| {
+        format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
+            command.replace('\\', "\\\\").replace('"', "\\\"")
+        )
+    };
+    std::fs::write(fx.ws().join("f"), "x\n").unwrap();
+    std::fs::write(fx.ws().join("s.sed"), "1e rm victim\n").unwrap();
+    for command in [
+        "sed 'e rm victim' f",
+        "sed -n '1e rm victim' f",
+        "sed 's/.*/rm victim/e' f",
+        "sed -f s.sed f",
+        "awk 'BEGIN { system(\"rm victim\") }'",
+        "awk 'BEGIN { print \"\" | \"rm victim\" }'",
+        "awk '{ system(\"rm \" $0) }' names",
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm victim' f",
+        "tar -cf a.tar *",
+    ] {
+        std::fs::write(fx.ws().join("names"), "victim\n").unwrap();
+        // tar's wildcard injection: files named as its options.
+        let options = ["--checkpoint=1", "--checkpoint-action=exec=rm victim"];
+        for name in options {
+            std::fs::write(fx.ws().join(name), "").unwrap();
+        }
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
+        assert!(
+            !fx.made("victim"),
+            "{command}: does not run what it is read as running: {}",
+            unjudged.stderr
+        );
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let run = fx.run_json(&plan(command), &["--policy", &tools, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(
+            message.contains("`rm victim` matches no pattern")
+                || message.contains("only running it would tell"),
+            "{command}: {message}"
+        );
+        assert!(fx.made("victim"), "{command}: the tool's command ran");
+        for name in options {
+            std::fs::remove_file(fx.ws().join(name)).unwrap();
+        }
+    }
+    // What the tools do of their own runs.
+    for command in ["sed -i 's/x/e/' f", "awk '{ print $1 }' f", "tar -cf a.tar f", "tar -cf a.tar ./*"] {
+        let run = fx.run_json(&plan(command), &["--policy", &tools, "--sandbox-profile", "none"]);
+        assert_eq!(run.code, Some(0), "{command}: {:?}", failure(&run));
+    }
+}

@@ -259,3 +259,145 @@ fn a_trap_runs_its_action_and_an_alias_hides_what_runs() {
     assert_eq!(texts("export A=1 B"), ["export A=1 B"]);
     assert_eq!(texts("A=1 ls"), ["ls"]);
 }
+
+/// Whether a line runs what only running it tells (a program without a
+/// name, or one that runs commands it makes).
+fn hidden(line: &str) -> bool {
+    programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}")).iter().any(|p| p.input || p.name.is_none())
+}
+
+#[test]
+fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
+    for line in [
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm x' .",
+        "tar -cf a.tar --checkpoint-action exec='rm x' .",
+        "tar -xf a.tar --to-command='rm x'",
+        "tar -xf a.tar --to-com 'rm x'",
+        "tar -I 'rm x' -cf a.tar .",
+        "tar -cI'rm x' -f a.tar .",
+        "tar -xf a.tar -F 'rm x'",
+        "sort --compress-program='rm x' big",
+        "rsync -e 'rm x' a b",
+        "rsync -avze 'rm x' a b",
+        "rsync --rsh='rm x' a b",
+        "scp -S 'rm x' a b:c",
+        "ssh -o 'ProxyCommand=rm x' host",
+        "ssh -oProxyCommand='rm x' host",
+        "sftp -o 'proxycommand rm x' host",
+        "rg --pre 'rm x' pattern",
+        "zip -T -TT 'rm x' a.zip f",
+        "tcpdump -z 'rm x' -w out",
+        "man -P 'rm x' ls",
+        "sed 'e rm x' f",
+        "sed -n '1e rm x' f",
+        "sed -e 's/a/b/' -e '/x/ e rm x' f",
+        "sed '/a/{\ne rm x\n}' f",
+        "sed --expression='$!e rm x' f",
+        "sed -n 's/[/]e/x/;e rm x' f",
+        "sed 'a\\\\\ne rm x' f",
+        "sed 's/a/b/w out\ne rm x' f",
+        "awk 'BEGIN { system(\"rm x\") }'",
+        "awk '{ print | \"rm x\" }' f",
+        "awk '{ printf(\"%s\", $0) |& \"rm x\"; close(\"rm x\") }' f",
+        "awk 'BEGIN { while ((\"rm x\" | getline line) > 0) print line }'",
+        "gawk -e 'BEGIN { system(\"rm x\") }'",
+        "gawk --source='BEGIN { system(\"rm x\") }'",
+        "busybox awk 'BEGIN{system(\"rm x\")}'",
+        "sudo sed 'e rm x' f",
+    ] {
+        let found = texts(line);
+        assert!(found.contains(&"rm x".to_string()), "{line}: {found:?}");
+        assert!(!hidden(line), "{line}");
+    }
+    // The command is read through the tool, as `sh -c`'s is.
+    let inner = &programs("sudo sed 'e rm x' f").unwrap()[0];
+    assert_eq!(wrappers(inner), ["sudo sed e rm x f", "sed e rm x f"]);
+}
+
+#[test]
+fn what_a_tool_makes_as_it_runs_only_running_tells() {
+    for line in [
+        // sed runs its pattern space, or a line its escapes make.
+        "sed 's/x/y/e' f",
+        "sed -n 's/x/y/ep' f",
+        "sed 'e' f",
+        "sed '$!N;e' f",
+        "sed 'e echo a\\nrm x' f",
+        "sed -f script.sed f",
+        "sed --file=script.sed f",
+        // A script, or a word that may be an option, that expands.
+        "sed \"$S\" f",
+        "sed 's/a/b/' \"$F\"",
+        "sed 's/a/b/' -n\"$X\" f",
+        "sed 's/a/b/' --\"$X\" f",
+        // A script sed would refuse is not followed.
+        "sed 's/a/b' f",
+        "sed '/a/ q x' f",
+        // awk builds the command, or calls what a value names.
+        "awk '{ system($0) }'",
+        "awk '{ system(\"rm \" $1) }'",
+        "awk '{ print | cmd }'",
+        "awk '{ print \"a\" | \"sort\" \" -r\" }'",
+        "awk '{ x \"rm\" | getline }'",
+        "awk 'BEGIN { f = \"system\"; @f(\"rm x\") }'",
+        "gawk '@load \"filefuncs\"; BEGIN { }'",
+        "awk -f prog.awk f",
+        "awk -W exec prog.awk",
+        "gawk --include=lib.awk 'BEGIN { }'",
+        "awk \"$P\" f",
+        "awk -\"$O\" 'BEGIN { }'",
+        // Some awks end a regex at a `/` in brackets, others do not.
+        "awk '/[/]/ { print }' f",
+        "awk 'BEGIN { print \"unclosed }'",
+        // A word that may expand to an option (a file may be named
+        // `--checkpoint-action=exec=CMD`), or tar's old options.
+        "tar -cf a.tar \"$F\"",
+        "tar -cf a.tar *",
+        "tar cIf 'rm x' a.tar .",
+        "ssh -o \"$O=x\" host",
+    ] {
+        assert!(hidden(line), "{line}: {:?}", programs(line));
+    }
+    // An option's command that expands names no program.
+    assert_eq!(names("tar -xf a.tar --to-command=\"$C\"")[0], None);
+    assert_eq!(names("rsync -e \"$RSH\" a b")[0], None);
+}
+
+#[test]
+fn what_a_tool_runs_of_its_own_is_only_itself() {
+    for line in [
+        "sed -i 's/e/E/g' f",
+        "sed -n '/e/p' f",
+        "sed 's/x/e/' f",
+        "sed 'y/e/E/' f",
+        "sed '1a e rm x' f",
+        "sed -e 'a\\' -e 'e rm x' f",
+        "sed 's/[/]e/x/' f",
+        "sed -ie 's/a/b/' f",
+        "sed --sandbox -f s.sed f",
+        "sed 's/a/b/w out.e' f",
+        "sed ':e;N;$!be;s/\\n/ /g' f",
+        "sed '# e rm x\ns/a/b/' f",
+        "sed -E 's/(e|f)+/x/2' f",
+        "sed 's/a/b/' out/$F",
+        "awk '{ print $1 }' f",
+        "awk -F: '/e|f/ { print $1 }' /etc/passwd",
+        "awk '{ n = $1 / 2; print n / 3 }' f",
+        "awk 'BEGIN { print \"system\" }'",
+        "awk -v x=1 '$1 == x || $2 ~ /a|b/' f",
+        "awk '# system(x) | y\n{ print }' f",
+        "awk '{ print > \"out.txt\" }' f",
+        "awk '{ print $0 }' \"$F\"",
+        "tar -czf a.tgz src",
+        "tar xzf a.tgz -C out",
+        "tar -cf a.tar ./*",
+        "tar -cf a.tar -- \"$F\"",
+        "tar --checkpoint=10 --checkpoint-action=dot -cf a.tar .",
+        "sort -k2 file",
+        "rsync -av a/ b/",
+        "ssh -o StrictHostKeyChecking=no host ls",
+    ] {
+        assert_eq!(programs(line).unwrap().len(), 1, "{line}: {:?}", programs(line));
+        assert!(!hidden(line), "{line}");
+    }
+}

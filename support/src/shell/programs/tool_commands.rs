@@ -1,0 +1,384 @@
+//! Commands a program runs that its line gives it other than as a command
+//! after its options: in an option's value (`tar --to-command=CMD`, `rsync
+//! -e CMD`, `ssh -o ProxyCommand=CMD`) and in the script of sed (`e CMD`,
+//! `s///e`) and awk (`system(CMD)`, `print | CMD`). Options are read as
+//! getopt reads them, a long one also by a prefix of its name (`--to-com`),
+//! so a word is read as the option more often than the program would, and
+//! never less.
+
+use super::given::Given;
+use super::{awk_program, sed_script};
+use crate::shell::parse::Word;
+
+/// Programs that run the value of one of their options as a command: its
+/// names, and the options, short and long, whose value is the command.
+#[rustfmt::skip]
+const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
+    ("tar", &['I', 'F'], &["--use-compress-program", "--to-command", "--info-script",
+        "--new-volume-script", "--rsh-command"]),
+    ("sort", &[], &["--compress-program"]),
+    ("rsync", &['e'], &["--rsh"]),
+    ("scp", &['S'], &[]),
+    ("rg", &[], &["--pre"]),
+    ("zip", &[], &["--unzip-command"]),
+    ("tcpdump", &['z'], &[]),
+    ("man", &['P'], &["--pager"]),
+];
+
+/// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys.
+const SSH: &[&str] = &["ssh", "scp", "sftp"];
+const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand"];
+
+const SED: &[&str] = &["sed", "gsed"];
+const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
+
+/// What kind of tool `name` is read as, if it is read here.
+pub(super) fn kind(name: &str) -> Option<Tool> {
+    if SED.contains(&name) {
+        Some(Tool::Sed)
+    } else if AWK.contains(&name) {
+        Some(Tool::Awk)
+    } else if SSH.contains(&name) || COMMAND_OPTIONS.iter().any(|(program, _, _)| *program == name) {
+        Some(Tool::Options)
+    } else {
+        None
+    }
+}
+
+/// The tools read here.
+pub(super) enum Tool {
+    /// sed, whose script may run commands.
+    Sed,
+    /// awk, whose program may run commands.
+    Awk,
+    /// A program with options whose value is a command.
+    Options,
+}
+
+/// What `name` given `args` runs besides itself: each command line it is
+/// given (a word that expands is one only running tells), or
+/// [`Given::Input`] when it runs what only running tells.
+pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
+    match kind(name) {
+        None => return Vec::new(),
+        Some(Tool::Sed) => return sed(args),
+        Some(Tool::Awk) => return awk(args),
+        Some(Tool::Options) => {}
+    }
+    let mut found = Vec::new();
+    let options = COMMAND_OPTIONS.iter().find(|(program, _, _)| *program == name);
+    let ssh = SSH.contains(&name);
+    let (short, long) = options.map_or((&[][..], &[][..]), |&(_, short, long)| (short, long));
+    // tar's first word without a dash is a cluster of its options, whose
+    // values follow in order: not followed.
+    if name == "tar"
+        && args.first().is_some_and(|w| !w.text().starts_with('-') && w.text().contains(['I', 'F']))
+    {
+        return vec![Given::Input];
+    }
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        at += 1;
+        let text = word.text();
+        if text == "--" {
+            break;
+        }
+        if hides_an_option(word) {
+            return vec![Given::Input];
+        }
+        if let Some(option) = text.strip_prefix("--") {
+            let (option, value) = split_value(option);
+            let checkpoint = name == "tar" && is_prefix(option, "checkpoint-action");
+            if checkpoint || long.iter().any(|full| is_prefix(option, &full[2..])) {
+                let value = value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at));
+                match value {
+                    // tar's `exec=CMD` action; its others run nothing.
+                    Some(Word::Literal(action)) if checkpoint => {
+                        if let Some(line) = action.strip_prefix("exec=") {
+                            found.push(Given::Line(Some(Word::Literal(line.to_string()))));
+                        }
+                    }
+                    value => found.push(Given::Line(value)),
+                }
+            }
+        } else if name == "zip" && text.starts_with("-TT") {
+            found.push(Given::Line(attached(word, &text[3..], args, &mut at)));
+        } else if let Some(cluster) = text.strip_prefix('-') {
+            for (i, letter) in cluster.char_indices() {
+                let rest = &cluster[i + letter.len_utf8()..];
+                if short.contains(&letter) {
+                    found.push(Given::Line(attached(word, rest, args, &mut at)));
+                    break;
+                }
+                if ssh && letter == 'o' {
+                    if let Some(value) = attached(word, rest, args, &mut at) {
+                        found.extend(ssh_option(&value));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `ssh -o KEY=VALUE` (or `KEY VALUE`): VALUE when KEY runs it; a word
+/// whose key expands runs what only running tells.
+fn ssh_option(option: &Word) -> Option<Given> {
+    let text = option.text();
+    let (key, value) = text.split_once(['=', ' ', '\t']).unwrap_or((text, ""));
+    if option.literal().is_none() && key.contains(['$', '`', '\\', '"', '\'']) {
+        return Some(Given::Input);
+    }
+    let runs = SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str());
+    runs.then(|| Given::Line(Some(literal_like(option, value.trim_start_matches(['=', ' ', '\t'])))))
+}
+
+/// What a sed command line runs: its scripts read by
+/// [`sed_script::commands`]; a script from a file (`-f`) only running
+/// tells, unless `--sandbox`, with which GNU sed refuses every command
+/// that runs or writes (the only sed with such commands).
+fn sed(args: &[Word]) -> Vec<Given> {
+    #[rustfmt::skip]
+    const LONG: &[(&str, bool)] = &[
+        ("expression", true), ("file", true), ("line-length", true), ("in-place", false),
+        ("quiet", false), ("silent", false), ("debug", false), ("follow-symlinks", false),
+        ("posix", false), ("regexp-extended", false), ("sandbox", false), ("separate", false),
+        ("unbuffered", false), ("null-data", false), ("zero-terminated", false), ("binary", false),
+        ("help", false), ("version", false),
+    ];
+    let (mut scripts, mut from_file, mut sandbox, mut operands) = (Vec::new(), false, false, Vec::new());
+    let mut at = 0;
+    let mut options = true;
+    while let Some(word) = args.get(at) {
+        at += 1;
+        let text = word.text();
+        if options && hides_an_option(word) {
+            return vec![Given::Input];
+        }
+        if !options || text == "-" || !text.starts_with('-') {
+            operands.push(word);
+            continue;
+        }
+        if text == "--" {
+            options = false;
+        } else if let Some(option) = text.strip_prefix("--") {
+            let (option, value) = split_value(option);
+            let Some(&(full, valued)) = resolve(option, LONG) else { return vec![Given::Input] };
+            let value = if valued {
+                value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at))
+            } else {
+                None
+            };
+            match full {
+                "expression" => scripts.push(value),
+                "file" => from_file = true,
+                "sandbox" => sandbox = true,
+                _ => {}
+            }
+        } else {
+            let cluster = &text[1..];
+            for (i, letter) in cluster.char_indices() {
+                let rest = &cluster[i + letter.len_utf8()..];
+                match letter {
+                    // `-i` takes the rest as its suffix (`-ie` is suffix `e`).
+                    'i' => break,
+                    'e' | 'f' | 'l' => {
+                        let value = attached(word, rest, args, &mut at);
+                        match letter {
+                            'e' => scripts.push(value),
+                            'f' => from_file = true,
+                            _ => {}
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if sandbox {
+        return Vec::new();
+    }
+    if scripts.is_empty() && !from_file {
+        scripts.push(operands.first().map(|w| (*w).clone()));
+    }
+    if from_file {
+        return vec![Given::Input];
+    }
+    read_script(scripts, sed_script::commands)
+}
+
+/// What an awk command line runs: its program read by
+/// [`awk_program::commands`]; a program from a file (`-f`, `-E`,
+/// `--include`) or a library (`-l`) only running tells. Options end at
+/// the first word that is not one, as awk reads them.
+fn awk(args: &[Word]) -> Vec<Given> {
+    #[rustfmt::skip]
+    const LONG: &[(&str, bool)] = &[
+        ("assign", true), ("field-separator", true), ("file", true), ("source", true),
+        ("exec", true), ("include", true), ("load", true), ("characters-as-bytes", false),
+        ("traditional", false), ("copyright", false), ("dump-variables", false), ("debug", false),
+        ("gen-pot", false), ("help", false), ("lint", false), ("bignum", false),
+        ("use-lc-numeric", false), ("non-decimal-data", false), ("optimize", false),
+        ("no-optimize", false), ("pretty-print", false), ("profile", false), ("posix", false),
+        ("re-interval", false), ("sandbox", false), ("lint-old", false), ("version", false),
+        ("csv", false), ("persist", false), ("usage", false), ("interactive", false),
+        ("posix_space", false), ("dump", false), ("random", false), ("sprintf", false),
+    ];
+    // A program from a file (or a library) is kept as a word that expands:
+    // only running tells what it runs.
+    let mut programs = Vec::new();
+    let mut at = 0;
+    let long = |option: &str, word: &Word, at: &mut usize, programs: &mut Vec<Option<Word>>| {
+        let (option, value) = split_value(option);
+        let Some(&(full, valued)) = resolve(option, LONG) else { return false };
+        let value =
+            if valued { value.map(|v| literal_like(word, v)).or_else(|| take(args, at)) } else { None };
+        match full {
+            "source" => programs.push(value),
+            "file" | "exec" | "include" | "load" => programs.push(Some(Word::Expands(full.to_string()))),
+            _ => {}
+        }
+        true
+    };
+    while let Some(word) = args.get(at) {
+        let text = word.text();
+        if text == "--" {
+            at += 1;
+            break;
+        }
+        if text == "-" || !text.starts_with('-') {
+            break;
+        }
+        // `-v"$X"` and `-F"$X"` give a value; any other word that expands
+        // may be any option.
+        if word.literal().is_none() && !text.starts_with("-v") && !text.starts_with("-F") {
+            return vec![Given::Input];
+        }
+        at += 1;
+        if let Some(option) = text.strip_prefix("--") {
+            if !long(option, word, &mut at, &mut programs) {
+                return vec![Given::Input];
+            }
+            continue;
+        }
+        let cluster = &text[1..];
+        for (i, letter) in cluster.char_indices() {
+            let rest = &cluster[i + letter.len_utf8()..];
+            match letter {
+                'F' | 'v' | 'f' | 'e' | 'E' | 'i' | 'l' | 'W' | 'Z' => {
+                    let value = attached(word, rest, args, &mut at);
+                    match letter {
+                        'e' => programs.push(value),
+                        'f' | 'E' | 'i' | 'l' => programs.push(Some(Word::Expands(text.to_string()))),
+                        // `-W NAME[=VALUE]` is `--NAME[=VALUE]`; its value
+                        // in the next word is not followed.
+                        'W' => match value {
+                            Some(Word::Literal(option)) => {
+                                let mut none = args.len();
+                                if !long(&option, word, &mut none, &mut programs) || none != args.len() {
+                                    return vec![Given::Input];
+                                }
+                            }
+                            _ => return vec![Given::Input],
+                        },
+                        _ => {}
+                    }
+                    break;
+                }
+                // Their value, if any, is the rest of the word.
+                'd' | 'o' | 'p' | 'D' | 'L' => break,
+                _ => {}
+            }
+        }
+    }
+    if programs.is_empty() {
+        programs.push(args.get(at).cloned());
+    }
+    read_script(programs, awk_program::commands)
+}
+
+/// The command lines of scripts joined by newlines, as read by `read`;
+/// a script that expands, or one `read` cannot follow, runs what only
+/// running tells.
+fn read_script(scripts: Vec<Option<Word>>, read: fn(&str) -> Option<Vec<String>>) -> Vec<Given> {
+    let mut joined = String::new();
+    for script in scripts {
+        match script {
+            Some(Word::Literal(text)) => {
+                joined.push_str(&text);
+                joined.push('\n');
+            }
+            Some(Word::Expands(_)) => return vec![Given::Input],
+            // A missing script: the program refuses to start.
+            None => return Vec::new(),
+        }
+    }
+    match read(&joined) {
+        Some(lines) => lines.into_iter().map(|line| Given::Line(Some(Word::Literal(line)))).collect(),
+        None => vec![Given::Input],
+    }
+}
+
+/// Whether `word` may run as an option that is not written out: it
+/// expands, and before its first expansion is no text that would make it
+/// an operand (`"$F"`, `*`: a file may be named `--to-command=CMD`), or
+/// the option's name is not all written out (`-n"$X"`, `--"$X"`). A long
+/// option's value may expand (`--rsh="$R"`: the value is read as a word
+/// that expands, which names no program).
+fn hides_an_option(word: &Word) -> bool {
+    const EXPANDS: &[char] = &['$', '"', '\'', '\\', '`', '*', '?', '[', '{', '~'];
+    let Word::Expands(text) = word else { return false };
+    let Some(option) = text.strip_prefix('-') else {
+        return text.starts_with(EXPANDS) || text.is_empty();
+    };
+    match option.strip_prefix('-') {
+        Some(long) => split_value(long).0.contains(EXPANDS),
+        None => option.contains(EXPANDS),
+    }
+}
+
+/// `NAME=VALUE` split at its first `=`.
+fn split_value(option: &str) -> (&str, Option<&str>) {
+    match option.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (option, None),
+    }
+}
+
+/// The option `given` names: the one named so, else the one its name
+/// begins (getopt takes a prefix that names one option only).
+fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a str, bool)> {
+    if let Some(exact) = options.iter().find(|(name, _)| *name == given) {
+        return Some(exact);
+    }
+    let mut matching = options.iter().filter(|(name, _)| !given.is_empty() && name.starts_with(given));
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
+}
+
+/// Whether `given` names `full` or begins it, as getopt reads a long option.
+fn is_prefix(given: &str, full: &str) -> bool {
+    !given.is_empty() && full.starts_with(given)
+}
+
+/// The value of a short option: the rest of its word, else the next word.
+fn attached(word: &Word, rest: &str, args: &[Word], at: &mut usize) -> Option<Word> {
+    if rest.is_empty() { take(args, at) } else { Some(literal_like(word, rest)) }
+}
+
+/// The next word, the value of the option before it.
+fn take(args: &[Word], at: &mut usize) -> Option<Word> {
+    let word = args.get(*at).cloned();
+    *at += usize::from(word.is_some());
+    word
+}
+
+/// `part` of `word`'s text as a word of its own: literal when `word` is.
+fn literal_like(word: &Word, part: &str) -> Word {
+    match word {
+        Word::Literal(_) => Word::Literal(part.to_string()),
+        Word::Expands(_) => Word::Expands(part.to_string()),
+    }
+}
