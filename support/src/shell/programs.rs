@@ -21,6 +21,7 @@ use given::Given;
 use tool_commands::Tool;
 
 mod awk_program;
+pub mod code_variables;
 mod given;
 mod sed_script;
 mod tool_commands;
@@ -259,6 +260,12 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
             return Ok(());
         }
         None => {}
+    }
+    // `export "$N=…"` may set a variable that makes a later program run
+    // what its line does not name.
+    if code_variables::sets_a_hidden_variable(&name, args) {
+        found.push(Program::unnamed(words, wrappers, simple.piped));
+        return Ok(());
     }
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;

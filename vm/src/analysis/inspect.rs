@@ -127,6 +127,16 @@ fn max_level(a: RiskLevel, b: RiskLevel) -> RiskLevel {
     if rank(b) > rank(a) { b } else { a }
 }
 
+/// The names the plan's ENVs set, anywhere in it: what `policy` is told
+/// the environment of each command may hold.
+fn env_names(program: &Program) -> Vec<&str> {
+    let set = program.module.code.iter().filter_map(|instr| match instr {
+        Instr::Env { name } => Some(program.string(*name)),
+        _ => None,
+    });
+    set.collect()
+}
+
 /// What `policy` decides for the command at `line` (`text` as written):
 /// `("run" | "deny" | "approve", why)`, or `("at_run_time", why)` for a
 /// command built from values, whose text is known only when it runs.
@@ -136,6 +146,7 @@ fn verdict(
     dynamic: bool,
     line: u32,
     taint: &TaintReport,
+    env: &[&str],
 ) -> (&'static str, String) {
     if dynamic {
         return ("at_run_time", "the command is built from values: decided when it runs".into());
@@ -147,7 +158,7 @@ fn verdict(
     } else {
         taint.written_before(line).map(Taint::Written)
     };
-    match policy.decide(text, tainted) {
+    match policy.decide_in(text, tainted, env) {
         Verdict::Run => ("run", String::new()),
         Verdict::Deny(why) => ("deny", why),
         Verdict::Approve(why) => ("approve", why),
@@ -239,6 +250,7 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
     let m = &program.module;
     let manifest = &m.manifest;
     let taint = taint::analyze(&program.module);
+    let env = env_names(program);
     let (level, reasons) = risk(program, &taint);
     let steps: Vec<Json> = program
         .top_level_steps
@@ -260,7 +272,7 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
                 "step": if c.step == NONE { Json::Null } else { json!(program.string(m.steps[c.step as usize].name)) },
             });
             if let Some(policy) = policy {
-                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint, &env);
                 command["policy"] = json!({"decision": decision, "reason": why});
             }
             command
@@ -331,6 +343,7 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
     out.push_str(&format!("task: {}\n", shown(program.string(m.task))));
     out.push_str(&format!("hash: {}\n", program.hash()));
     let taint = taint::analyze(&program.module);
+    let env = env_names(program);
     let (risk_level, reasons) = risk(program, &taint);
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
     out.push_str(&format!("risk: {}\n", level(risk_level)));
@@ -357,7 +370,8 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
                 text.push_str(&format!("  [timeout {}]", format_duration(t)));
             }
             if let Some(policy) = policy {
-                let (decision, why) = verdict(policy, program.string(c.text), c.dynamic, c.line, &taint);
+                let (decision, why) =
+                    verdict(policy, program.string(c.text), c.dynamic, c.line, &taint, &env);
                 let shown = match decision {
                     "deny" => format!("{}: {}", style.paint(Tone::Bad, "denied"), shown(&why)),
                     "approve" => format!("{}: {}", style.paint(Tone::Warn, "needs approval"), shown(&why)),

@@ -33,7 +33,7 @@ pub mod file;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
-use tiss_support::shell::programs::{self, Program};
+use tiss_support::shell::programs::{self, Program, code_variables};
 
 /// Why a RUN counts as tainted, for `[taint] run` (book: reference/policy.md#taint).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,6 +204,14 @@ impl Policy {
     /// from a model or a file. Deny patterns first, then the allow list,
     /// then approve patterns, then the taint rule (see the module's doc).
     pub fn decide(&self, command: &str, taint: Option<Taint>) -> Verdict {
+        self.decide_in(command, taint, &[])
+    }
+
+    /// The verdict on `command` where the plan's ENV has set the variables
+    /// `env` names: one that makes a program run code its command does not
+    /// name (`TAR_OPTIONS`, `LD_PRELOAD`, …) passes no list, as a program
+    /// only running tells does.
+    pub fn decide_in(&self, command: &str, taint: Option<Taint>, env: &[&str]) -> Verdict {
         let origin = &self.rules.origin;
         let read = programs::programs(command);
         let found: &[Program] = read.as_deref().unwrap_or_default();
@@ -221,7 +229,7 @@ impl Policy {
         // runs its input. It cannot be shown to run nothing the list names:
         // denied, unless an approve pattern matches the line, which asks,
         // as it does for what the allow list refuses.
-        let unknown = unknown(&read);
+        let unknown = unknown(&read).or_else(|| steered(command, env));
         if let (Some((what, hint)), false) = (&unknown, self.deny.is_empty()) {
             let why =
                 format!("{what}, so it cannot be shown to run nothing that {origin} [commands] deny names");
@@ -240,7 +248,10 @@ impl Policy {
                     format!("it cannot be read as shell syntax ({why}), so it matches no pattern"),
                     String::new(),
                 )),
-                Ok(found) => found.iter().find_map(|program| not_allowed(allow, program)),
+                Ok(found) => found.iter().find_map(|program| not_allowed(allow, program)).or_else(|| {
+                    steered(command, env)
+                        .map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
+                }),
             };
             if let Some((why, hint)) = refused {
                 if let Some((form, i)) = approve {
@@ -324,6 +335,29 @@ fn unknown(read: &Result<Vec<Program>, String>) -> Option<(String, String)> {
             .find(|program| program.name.is_none() || program.input)
             .map(|program| (runs_unnamed(program), hint(program))),
     }
+}
+
+/// Why what `command` runs is steered by the environment, if it may be:
+/// the line names a variable that makes a program run code it does not
+/// name, or the plan's ENV has set one (`env`), and a hint.
+fn steered(command: &str, env: &[&str]) -> Option<(String, String)> {
+    let hint =
+        " (a plan may not set it; give yours to tissvm's environment and `--env-allow NAME`)".to_string();
+    if let Some(name) = code_variables::named(command) {
+        return Some((
+            format!(
+                "it names `{name}`, an environment variable that makes a program run code its command does not name"
+            ),
+            hint,
+        ));
+    }
+    let name = env.iter().find(|name| code_variables::runs_code(name))?;
+    Some((
+        format!(
+            "the plan's ENV set `{name}`, an environment variable that makes a program run code its command does not name"
+        ),
+        hint,
+    ))
 }
 
 /// What to write instead of such a program.

@@ -590,3 +590,55 @@ fn a_command_a_tool_runs_from_its_options_or_script_is_judged_as_any_other() {
         assert_eq!(run.code, Some(0), "{command}: {:?}", failure(&run));
     }
 }
+
+/// A variable that makes a tool run what its command does not name
+/// (`TAR_OPTIONS='--to-command=CMD'`), set on the line, exported before
+/// it, or by the plan's ENV, passes no list; so does a builtin that sets a
+/// variable whose name expands.
+#[test]
+fn an_environment_variable_that_steers_a_tool_passes_no_list() {
+    let fx = Fixture::new();
+    let tools = fx
+        .write("p.toml", "[commands]\nallow = [\"ls *\", \"echo *\", \"tar *\", \"export *\", \"read *\"]\n");
+    std::fs::write(fx.ws().join("f"), "x\n").unwrap();
+    let made = std::process::Command::new("tar").args(["-cf", "a.tar", "f"]).current_dir(fx.ws()).status();
+    assert!(made.unwrap().success());
+    let step = |env: &str, command: &str| {
+        format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n{env}    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
+            command.replace('\\', "\\\\").replace('"', "\\\"")
+        )
+    };
+    let env = "    ENV TAR_OPTIONS = \"--to-command='rm victim'\"\n";
+    for (env, command, why) in [
+        ("", "TAR_OPTIONS=\"--to-command='rm victim'\" tar -xf a.tar", "it names `TAR_OPTIONS`"),
+        ("", "export TAR_OPTIONS=\"--to-command='rm victim'\"; tar -xf a.tar", "it names `TAR_OPTIONS`"),
+        (env, "tar -xf a.tar", "the plan's ENV set `TAR_OPTIONS`"),
+        (
+            "",
+            "N=TAR; echo \"--to-command='rm victim'\" | { read -r \"$N\"_OPTIONS; export \"$N\"_OPTIONS; tar -xf a.tar; }",
+            "only running it would tell",
+        ),
+    ] {
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let unjudged = fx.run_json(&step(env, command), &["--sandbox-profile", "none"]);
+        assert!(
+            !fx.made("victim"),
+            "{command}: does not run what it is read as running: {}",
+            unjudged.stderr
+        );
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let run = fx.run_json(&step(env, command), &["--policy", &tools, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(message.contains(why), "{command}: {message}");
+        assert!(fx.made("victim"), "{command}: tar ran the command");
+    }
+    // Without the variable, tar runs.
+    let run = fx.run_json(&step("", "tar -xf a.tar"), &["--policy", &tools, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    // `inspect` says so of a plan whose ENV sets it.
+    let plan = fx.write("plan.tiss", &step(env, "tar -xf a.tar"));
+    let shown = fx.tissvm(&["inspect", &plan, "--policy", &tools]);
+    assert!(shown.stdout.contains("the plan's ENV set `TAR_OPTIONS`"), "{}", shown.stdout);
+}

@@ -401,3 +401,28 @@ fn what_a_tool_runs_of_its_own_is_only_itself() {
         assert!(!hidden(line), "{line}");
     }
 }
+
+#[test]
+fn variables_that_make_a_program_run_code_are_found_by_name() {
+    use super::code_variables::named;
+    for (line, name) in [
+        ("TAR_OPTIONS='--to-command=x' tar xf a.tar", "TAR_OPTIONS"),
+        ("export PAGER=x; man ls", "PAGER"),
+        ("env LD_PRELOAD=./x.so ls", "LD_PRELOAD"),
+        ("git -c x=y fetch; GIT_CONFIG_COUNT=1 git fetch", "GIT_CONFIG_COUNT"),
+        ("declare -x GIT_SSH_COMMAND=x", "GIT_SSH_COMMAND"),
+        ("echo \"${BASH_ENV:-}\"", "BASH_ENV"),
+    ] {
+        assert_eq!(named(line), Some(name), "{line}");
+    }
+    for line in ["make LDFLAGS=-s OLD_LD_X=1", "echo PAGERS ENVIRONMENT", "ls -la"] {
+        assert_eq!(named(line), None, "{line}");
+    }
+    // A builtin that sets a variable whose name expands may set one.
+    for line in ["export \"$N=x\"", "read -r \"$N\"_OPTIONS", "printf -v \"$N\" %s x", "declare \"$N\"=1"] {
+        assert_eq!(names(line), [None], "{line}");
+    }
+    for line in ["export A=\"$B\"", "read -r line", "printf -v out %s \"$x\""] {
+        assert!(names(line)[0].is_some(), "{line}");
+    }
+}

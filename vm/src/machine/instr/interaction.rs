@@ -91,7 +91,8 @@ impl Machine {
         let value =
             self.command_operand(flags).ok_or_else(|| Exec::Trap("operand stack underflow".into()))?;
         let command = value.text().ok_or_else(|| Exec::Trap("the command is not a string".into()))?;
-        let reason = match policy.decide(command, self.run_taint(flags)) {
+        let env: Vec<&str> = self.env.iter().map(|(name, _)| name.as_str()).collect();
+        let reason = match policy.decide_in(command, self.run_taint(flags), &env) {
             Verdict::Run => return Ok(()),
             Verdict::Deny(message) => {
                 self.log(program, host, "run", command, "denied", 0);
@@ -149,8 +150,9 @@ impl Machine {
         let Some(Instr::Run { flags }) = program.module.code.get(self.pc as usize) else { return None };
         let value = self.command_operand(*flags)?;
         let command = value.text()?;
+        let env: Vec<&str> = self.env.iter().map(|(name, _)| name.as_str()).collect();
         let asks = self.policy.as_ref().is_some_and(|policy| {
-            matches!(policy.decide(command, self.run_taint(*flags)), Verdict::Approve(_))
+            matches!(policy.decide_in(command, self.run_taint(*flags), &env), Verdict::Approve(_))
         });
         (!asks).then(|| command.to_string())
     }
