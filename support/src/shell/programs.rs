@@ -125,6 +125,10 @@ impl Program {
                  string, `@`, a program from a file or one that expands)",
                 "write the command as one string, `system(\"CMD\")`",
             ),
+            Some(Some(Tool::Commands)) => (
+                "commands of its own, from its input or its options (`!CMD` among them)",
+                "leave it out of an allowed command; it runs what it reads",
+            ),
             Some(Some(Tool::Options)) => (
                 "the commands its options make (an option, or its value, that expands)",
                 "write the option and its command out in the command itself, or put `--` before the operands",

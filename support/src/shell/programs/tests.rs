@@ -426,3 +426,21 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         assert!(names(line)[0].is_some(), "{line}");
     }
 }
+
+#[test]
+fn programs_that_read_commands_of_their_own_run_what_only_running_tells() {
+    for line in [
+        "ed f <<EOF\n!rm x\nEOF",
+        "echo 'rm x' | at now",
+        "vim -es -c '!rm x' -c q f",
+        "vi f",
+        "gdb -batch -ex 'shell rm x'",
+        "wget --use-askpass='rm x' https://example.com",
+    ] {
+        let found = programs(line).unwrap();
+        let ran = found.iter().any(|p| p.input) || texts(line).contains(&"rm x".to_string());
+        assert!(ran, "{line}: {found:?}");
+    }
+    assert!(!hidden("vim --version"));
+    assert!(!hidden("gdb --help"));
+}

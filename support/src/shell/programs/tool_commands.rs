@@ -23,7 +23,13 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("zip", &[], &["--unzip-command"]),
     ("tcpdump", &['z'], &[]),
     ("man", &['P'], &["--pager"]),
+    ("wget", &[], &["--use-askpass"]),
 ];
+
+/// Programs that read commands of their own, which may run a shell's
+/// (`!CMD`), from their input (vim takes its keys from a pipe) or their
+/// options (`vim -c`, `gdb -ex`): only running tells what they run.
+const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys.
 const SSH: &[&str] = &["ssh", "scp", "sftp"];
@@ -40,6 +46,8 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
         Some(Tool::Awk)
     } else if SSH.contains(&name) || COMMAND_OPTIONS.iter().any(|(program, _, _)| *program == name) {
         Some(Tool::Options)
+    } else if READS_COMMANDS.contains(&name) {
+        Some(Tool::Commands)
     } else {
         None
     }
@@ -53,6 +61,8 @@ pub(super) enum Tool {
     Awk,
     /// A program with options whose value is a command.
     Options,
+    /// A program that runs commands of its own, from its input or options.
+    Commands,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -63,6 +73,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         None => return Vec::new(),
         Some(Tool::Sed) => return sed(args),
         Some(Tool::Awk) => return awk(args),
+        Some(Tool::Commands) => return own_commands(args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -120,6 +131,15 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         }
     }
     found
+}
+
+/// What a program that runs commands of its own runs: what only running
+/// tells, unless it is only asked its version or its help.
+fn own_commands(args: &[Word]) -> Vec<Given> {
+    match args {
+        [only] if matches!(only.literal(), Some("--version" | "--help")) => Vec::new(),
+        _ => vec![Given::Input],
+    }
 }
 
 /// `ssh -o KEY=VALUE` (or `KEY VALUE`): VALUE when KEY runs it; a word
