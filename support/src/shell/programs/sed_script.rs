@@ -297,3 +297,129 @@ impl Reader<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::commands;
+    use std::process::{Command, Stdio};
+
+    /// Whether GNU sed compiles `script`, and whether it then runs a command
+    /// (`--sandbox` refuses exactly `e`, `s///e`, `r` and `w`, and the
+    /// scripts below hold neither `r` nor `w`).
+    fn gnu_sed(script: &str) -> Option<bool> {
+        let compile = |sandbox: bool| {
+            let mut sed = Command::new("sed");
+            sed.args(if sandbox { &["--sandbox", "-n", "-e"][..] } else { &["-n", "-e"][..] });
+            let out = sed.arg(script).stdin(Stdio::null()).output().expect("sed runs");
+            (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+        };
+        let (compiles, _) = compile(false);
+        if !compiles {
+            return None;
+        }
+        let (sandboxed, why) = compile(true);
+        assert!(sandboxed || why.contains("disabled in sandbox mode"), "{script:?}: {why}");
+        Some(!sandboxed)
+    }
+
+    /// Scripts made of sed's pieces, read here and compiled by GNU sed: a
+    /// script sed compiles with a command that runs is never read as
+    /// running nothing; one read as running a command does run one.
+    #[test]
+    fn a_script_runs_a_command_exactly_when_gnu_sed_says_so() {
+        let version = Command::new("sed").arg("--version").output();
+        let gnu = version.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("GNU sed"));
+        if !gnu {
+            // Only GNU sed has these commands, and `--sandbox` to tell them.
+            tiss_test_skip("GNU sed is not installed");
+            return;
+        }
+        const PIECES: &[&str] = &[
+            "e",
+            "e ",
+            "e echo",
+            "s/a/b/",
+            "s/a/b/e",
+            "s|a|b|g",
+            "/x/",
+            "\\%x%",
+            "[",
+            "]",
+            "[/]",
+            "\\",
+            "\\\n",
+            ";",
+            "\n",
+            " ",
+            "a",
+            "a\\",
+            "i x",
+            "c\\\n",
+            "{",
+            "}",
+            "#",
+            "1",
+            "$",
+            "!",
+            ",",
+            "~2",
+            "+1",
+            "y/a/b/",
+            ":l",
+            "b l",
+            "t",
+            "q",
+            "l 3",
+            "p",
+            "d",
+            "n",
+            "=",
+            "x",
+            "[:alpha:]",
+            "/",
+            "I",
+            "M",
+            "s/[",
+            "]/e/",
+            "e;",
+            "1e echo ;",
+            "s/x/\\/e/e",
+            "s/[/]x/y/",
+            "/[/]/",
+            "s/[[:space:]/]/x/",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let (mut compiled, mut running) = (0, 0);
+        for _ in 0..1500 {
+            let script: String = (0..1 + next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let Some(runs) = gnu_sed(&script) else { continue };
+            compiled += 1;
+            running += usize::from(runs);
+            let read = commands(&format!("{script}\n"));
+            if runs {
+                assert_ne!(read, Some(Vec::new()), "{script:?} runs a command, read as running none");
+            } else {
+                assert_eq!(read, Some(Vec::new()), "{script:?} runs no command");
+            }
+        }
+        // The pieces make scripts of both kinds, many of them.
+        eprintln!("{compiled} scripts compiled, {running} of them run a command");
+        assert!(compiled > 300 && running > 100 && compiled - running > 100, "{compiled} {running}");
+    }
+
+    /// As `tiss_test_support::skip::missing` (which depends on this crate):
+    /// fails under `CI=true`, else says so past libtest's capture.
+    fn tiss_test_skip(why: &str) {
+        use std::io::Write;
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}, and CI (CI=true) needs it");
+        let rule = "*".repeat(72);
+        let notice = format!("\n{rule}\nSKIPPED {why}, so it checked nothing.\n{rule}\n");
+        let _ = std::io::stderr().lock().write_all(notice.as_bytes());
+    }
+}
