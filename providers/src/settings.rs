@@ -20,6 +20,8 @@ use tiss_support::secret::{self, Secret};
 
 use clap::Args;
 
+pub mod as_it_stood;
+
 use crate::cassette::Cassette;
 use serde::{Deserialize, Serialize};
 
@@ -357,8 +359,17 @@ pub fn read_project_file(dir: &Path) -> Result<Option<(PathBuf, String)>, String
 }
 
 /// The text of a settings file (`tiss.toml`, a `--policy` file), `None` if
-/// there is none: at most [`MAX_FILE_BYTES`], and UTF-8.
+/// there is none: at most [`MAX_FILE_BYTES`], and UTF-8. One a run going
+/// on may have changed is read as it stood before that run
+/// ([`as_it_stood::as_it_stood`]).
 pub fn read_settings_file(path: &Path) -> Result<Option<String>, String> {
+    if let Some(stood) = as_it_stood::as_it_stood(path) {
+        let Some(bytes) = stood else { return Ok(None) };
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(format!("`{}` is larger than {MAX_FILE_BYTES} bytes", path.display()));
+        }
+        return String::from_utf8(bytes).map(Some).map_err(|_| format!("`{}` is not UTF-8", path.display()));
+    }
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

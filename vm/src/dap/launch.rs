@@ -70,6 +70,9 @@ pub fn launch(launch: &Launch, parse: &ParseArgs, out: &Writer) -> Result<Opened
     if let Some(journal) = &launch.replay {
         return replay(&plan, Path::new(journal), out);
     }
+    // As a tissvm starting: the project files as runs since killed, or
+    // going on now, leave them to be read.
+    crate::runner::execute::project_file::settle_before_reading();
     let options = parse(&plan, &words(&launch.args, launch.workdir.as_deref(), launch.journal.as_deref()))
         .map_err(|e| format!("the launch's `args`: {e}"))?;
     let module = load(&plan)?;
@@ -78,6 +81,7 @@ pub fn launch(launch: &Launch, parse: &ParseArgs, out: &Writer) -> Result<Opened
 }
 
 pub fn attach(attach: &Attach, parse: &ParseArgs, out: &Writer) -> Result<Opened, String> {
+    crate::runner::execute::project_file::settle_before_reading();
     let path = PathBuf::from(&attach.snapshot);
     let name = path.display().to_string();
     // As `tissvm resume`: one process at a time, and never one resumed before.

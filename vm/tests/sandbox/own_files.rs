@@ -511,7 +511,13 @@ fn a_live_runs_record_is_left_to_it_and_a_killed_ones_is_taken() {
         "{}",
         meanwhile.stderr
     );
-    assert!(!ws.join("tiss.toml.from-plan").exists() && !meanwhile.stderr.contains("warning"));
+    // Left to the run; read as it stood before it.
+    assert!(!ws.join("tiss.toml.from-plan").exists() && !meanwhile.stderr.contains("put back"));
+    assert!(
+        meanwhile.stderr.contains("it is read as it stood before that run began"),
+        "{}",
+        meanwhile.stderr
+    );
 
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -588,4 +594,34 @@ fn a_run_started_beside_another_puts_back_what_stood_before_both() {
     std::fs::write(ws.join("b.go"), "").unwrap();
     assert!(second.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "the second left it so");
+}
+
+/// A run started while another run's plan has loosened the policy of
+/// `tiss.toml` reads the file as it stood before that run began: the
+/// plan's version decides nothing, in that run or in this one.
+#[test]
+fn a_run_started_while_another_plan_loosened_the_policy_reads_it_as_it_stood() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let mine = "[policy.commands]\ndeny = [\"rm *\"]\n";
+    std::fs::write(ws.join("tiss.toml"), mine).unwrap();
+    std::fs::write(ws.join("loose.toml"), "[policy.commands]\nallow = [\"*\"]\n").unwrap();
+    std::fs::write(ws.join("victim"), "keep me").unwrap();
+    let loosen = f.write_plan(
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"cp loose.toml tiss.toml; touch ready; while [ ! -e go ]; do sleep 0.02; done\" TIMEOUT 60s\n}\n",
+    );
+    let rm = f.path("rm.tiss");
+    std::fs::write(&rm, "TASK \"u\"\nSTEP \"s\" {\n    RUN \"rm victim\"\n}\n").unwrap();
+    let state = f.path("state");
+    let mut first = start_with_state(&loosen, &ws, &state);
+    wait_for(&ws.join("ready"));
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let second = crate::common::tissvm(&ws, &["run", rm.to_str().unwrap(), "--workdir", "."], &env);
+    std::fs::write(ws.join("go"), "").unwrap();
+    assert!(first.wait().unwrap().success());
+    assert_eq!(second.code, Some(5), "the plan's policy decided: {}\n{}", second.stdout, second.stderr);
+    assert!(second.stdout.contains("denied by the pattern `rm *`"), "{}", second.stdout);
+    assert!(second.stderr.contains("is read as it stood before that run began"), "{}", second.stderr);
+    assert!(ws.join("victim").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "put back");
 }

@@ -318,8 +318,9 @@ fn run() -> u8 {
     let out = &mut Diagnostics { format, stderr: StandardStream::stderr(color) };
     if reads_project_files(&cli.command) {
         // Before anything reads them: what an earlier run killed mid-way
-        // left changed is put back first.
-        runner::execute::project_file::put_back_after_killed_runs();
+        // left changed is put back first, and what a run going on may have
+        // changed is read as it stood before it.
+        runner::execute::project_file::settle_before_reading();
     }
     let code = match cli.command {
         Command::Disasm { plan } => runner::inspect::disasm(out, &plan),

@@ -261,7 +261,13 @@ fn answers_given(
     if options.answers_plan.is_some() && !answers::asks(&program.module, runs_ask) {
         return Ok((queue, None));
     }
-    let replies = match std::fs::read(path) {
+    // One a run going on may have changed is read as it stood before it.
+    let read = match crate::provider::settings::as_it_stood::as_it_stood(path) {
+        Some(Some(bytes)) => Ok(bytes),
+        Some(None) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        None => std::fs::read(path),
+    };
+    let replies = match read {
         Ok(bytes) => answers::parse_file(&bytes, &name),
         Err(e) => Err(format!("{name}: cannot read it: {}", io_message(&e))),
     };

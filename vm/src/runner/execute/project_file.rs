@@ -13,7 +13,7 @@
 //! (`NAME.from-plan`) for the user to read, and stderr says so. So that a
 //! tissvm killed before it could look still has them put back, each run
 //! keeps them in a record outside the workspace too (`unfinished.rs`), which
-//! the next tissvm reads ([`put_back_after_killed_runs`]).
+//! the next tissvm reads ([`settle_before_reading`]).
 
 use std::cell::RefCell;
 use std::ffi::OsStr;
@@ -24,6 +24,7 @@ use std::rc::Rc;
 use tiss_host::workspace::own_path;
 
 use super::unfinished::{self, Kept, KeptFile, KeptState, Record};
+use crate::provider::settings::as_it_stood::{self, StoodFile};
 use crate::report::style::Tone;
 use crate::runner::color;
 use crate::runner::os_host::OsHost;
@@ -64,6 +65,9 @@ pub struct ProjectFiles {
     /// That record, from just before the run's first effect that can change
     /// a file ([`Self::keep_before_change`]).
     outside: Rc<RefCell<Outside>>,
+    /// For each file kept, whether it was already changed when the run
+    /// began (by another run going on, whose plan's it may be).
+    changed_before: Vec<bool>,
 }
 
 /// The record outside the workspace: not yet written (a plan that changes
@@ -92,10 +96,11 @@ fn path_of(bytes: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(bytes))
 }
 
-/// Puts back the files of earlier runs that ended without looking at them
-/// (killed), as [`ProjectFiles::after`] would have; what a tissvm that
-/// reads them does first.
-pub fn put_back_after_killed_runs() {
+/// What a tissvm that reads these files does first: puts back the files
+/// of earlier runs that ended without looking at them (killed), as
+/// [`ProjectFiles::after`] would have, and has those a run going on may
+/// have changed read as they stood before it began.
+pub fn settle_before_reading() {
     for mut orphan in unfinished::orphans() {
         let kept = std::mem::take(&mut orphan.kept);
         let workspace = path_of(&kept.workspace).to_path_buf();
@@ -104,11 +109,42 @@ pub fn put_back_after_killed_runs() {
             orphan.done();
             continue;
         }
-        let files =
-            ProjectFiles { workspace, kept: Rc::new(kept), outside: Rc::new(RefCell::new(Outside::None)) };
+        let outside = Rc::new(RefCell::new(Outside::None));
+        let files = ProjectFiles { workspace, kept: Rc::new(kept), outside, changed_before: Vec::new() };
         files.put_back_changed(Who::KilledRun(&orphan.pid));
         orphan.done();
     }
+    read_as_before_living_runs();
+}
+
+/// The files runs still going on keep that are no longer as they stood
+/// when the first of them began: its plan may have changed them (put back
+/// when it ends), so this tissvm reads them as they stood, and says so.
+fn read_as_before_living_runs() {
+    let mut stood: Vec<StoodFile> = Vec::new();
+    for kept in unfinished::live() {
+        let workspace = path_of(&kept.workspace).display().to_string();
+        for KeptFile { path, state, .. } in kept.files {
+            let at = path_of(&path).to_path_buf();
+            if stood.iter().any(|file| file.path == at) || state_of(&at).as_ref() == Some(&state) {
+                continue;
+            }
+            let bytes = match state {
+                KeptState::Absent => None,
+                KeptState::File(bytes) => Some(bytes),
+                // As it stood, a link: what it points to now.
+                KeptState::Link(_) => std::fs::read(&at).ok(),
+            };
+            let note = format!(
+                "{}: `{}` changed while a tissvm still running in `{workspace}` ran, whose plan may have \
+                 changed it: it is read as it stood before that run began (that run puts it back when it ends)",
+                color::stderr().paint(Tone::Warn, "warning"),
+                at.display()
+            );
+            stood.push(StoodFile::new(at, bytes, note));
+        }
+    }
+    as_it_stood::read_as_it_stood(stood);
 }
 
 /// Who is told to have changed a file, in the warning.
@@ -146,18 +182,20 @@ impl ProjectFiles {
         // have changed a file already: as it stood before that run is what
         // this one puts back too.
         let live = unfinished::live();
+        let mut changed_before = Vec::new();
         let files = project.chain(given).filter_map(|(path, what)| {
-            let state = state_of(&path)?;
+            let now = state_of(&path)?;
             let path = absolute(&path).into_os_string().into_vec();
             let earlier = live.iter().flat_map(|kept| &kept.files).find(|file| file.path == path);
-            let state = earlier.map_or(state, |earlier| earlier.state.clone());
+            let state = earlier.map_or_else(|| now.clone(), |earlier| earlier.state.clone());
+            changed_before.push(state != now);
             Some(KeptFile { path, state, what: what as u8 })
         });
         let files = files.collect();
         let workspace_bytes = absolute(workspace).into_os_string().into_vec();
         let kept = Kept { host: unfinished::this_host(), workspace: workspace_bytes, files };
         let outside = Rc::new(RefCell::new(Outside::Pending));
-        ProjectFiles { workspace: workspace.to_path_buf(), kept: Rc::new(kept), outside }
+        ProjectFiles { workspace: workspace.to_path_buf(), kept: Rc::new(kept), outside, changed_before }
     }
 
     /// [`Self::before`] for a run on `host` in `workspace`, given the
@@ -211,13 +249,17 @@ impl ProjectFiles {
 
     /// Puts back each file that is no longer as it stood, and says so.
     fn put_back_changed(&self, who: Who) {
-        for KeptFile { path, state: before, what } in &self.kept.files {
+        for (i, KeptFile { path, state: before, what }) in self.kept.files.iter().enumerate() {
             let (path, Some(what)) = (path_of(path), Watched::ALL.get(usize::from(*what))) else { continue };
             if state_of(path).as_ref() == Some(before) {
                 continue;
             }
             let (warning, what) = (color::stderr().paint(Tone::Warn, "warning"), what.what());
             let changed = match who {
+                Who::Plan if self.changed_before.get(i) == Some(&true) => format!(
+                    "`{}`, {what}, was changed while another tissvm ran there (by its plan, or by you)",
+                    path.display()
+                ),
                 Who::Plan => format!("the plan's commands changed `{}`, {what}", path.display()),
                 Who::KilledRun(pid) => format!(
                     "`{}`, {what}, changed while an earlier tissvm (pid {pid}) ran, which was killed before it \
@@ -226,6 +268,7 @@ impl ProjectFiles {
                 ),
             };
             let found = match who {
+                Who::Plan if self.changed_before.get(i) == Some(&true) => "the version found",
                 Who::Plan => "the plan's version",
                 Who::KilledRun(_) => "the version found (the plan's, or yours if you changed it since)",
             };
