@@ -80,6 +80,8 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("firejail", &[], 0),
     ("faketime", &["-f"], 1),
     ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
+    // bash's keyword, where `sh` is bash: `coproc rm x` runs `rm x`.
+    ("coproc", &[], 0),
 ];
 
 /// Shells, whose `-c LINE` runs LINE.

@@ -36,6 +36,7 @@ fn wrappers_are_looked_through() {
         ("chroot /jail rm x", "rm x"),
         ("sudo env nice rm x", "rm x"),
         ("time -p rm x", "rm x"),
+        ("coproc rm x", "rm x"),
     ] {
         assert_eq!(texts(line), [inner], "{line}");
     }
