@@ -70,6 +70,9 @@ impl Token {
 /// Names after which an operand, so a regex, comes: `print /x/`.
 const AWAIT_OPERAND: &[&str] = &["print", "printf", "return", "case", "exit", "do", "else", "in"];
 
+/// Names whose parenthesized head a statement follows.
+const HEADS: &[&str] = &["if", "while", "for", "switch"];
+
 /// The program's tokens, or `None` where it cannot be followed.
 fn tokens(program: &str) -> Option<Vec<Token>> {
     let text = program.as_bytes();
@@ -77,6 +80,12 @@ fn tokens(program: &str) -> Option<Vec<Token>> {
     let mut at = 0;
     // At the start a pattern, so an operand, is awaited.
     let mut operand = true;
+    // For each `(` open, whether it holds the head of an `if`, `while`,
+    // `for` or `switch`. After its `)` a statement comes, whose `/` gawk
+    // reads as a regex and mawk (as POSIX says) as a division: such a `/`
+    // is not followed. After any other `)`, a `/` divides.
+    let mut heads: Vec<bool> = Vec::new();
+    let mut after_head = false;
     while let Some(&byte) = text.get(at) {
         at += 1;
         let token = match byte {
@@ -110,6 +119,7 @@ fn tokens(program: &str) -> Option<Vec<Token>> {
                 let literal = std::str::from_utf8(&text[start..at - 1]).ok()?;
                 Token::Text((!escaped).then(|| literal.to_string()))
             }
+            b'/' if after_head => return None,
             b'/' if operand => {
                 at = regex_end(text, at)?;
                 Token::Value
@@ -151,9 +161,15 @@ fn tokens(program: &str) -> Option<Vec<Token>> {
             _ if byte.is_ascii_punctuation() || byte == b'\n' => Token::Other(byte),
             _ => return None,
         };
+        after_head = token == Token::Other(b')') && heads.pop()?;
         operand = match &token {
             Token::Text(_) | Token::Value => false,
             Token::Name(name) => AWAIT_OPERAND.contains(&name.as_str()),
+            Token::Other(b'(') => {
+                let head = matches!(tokens.last(), Some(Token::Name(n)) if HEADS.contains(&n.as_str()));
+                heads.push(head);
+                true
+            }
             Token::Other(b')' | b']') => false,
             Token::Pipe | Token::Other(_) => true,
         };

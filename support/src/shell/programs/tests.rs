@@ -347,6 +347,10 @@ fn what_a_tool_makes_as_it_runs_only_running_tells() {
         "gawk --include=lib.awk 'BEGIN { }'",
         "awk \"$P\" f",
         "awk -\"$O\" 'BEGIN { }'",
+        "awk 'BEGIN { x = 1 ) }'",
+        // After an `if`'s head gawk reads `/` as a regex, mawk as a division:
+        // read as one, a `"` in it would start a string hiding the call.
+        "awk 'BEGIN { if (1) /\"/; system(\"rm x\"); if (1) /\"/ }'",
         // Some awks end a regex at a `/` in brackets, others do not.
         "awk '/[/]/ { print }' f",
         "awk 'BEGIN { print \"unclosed }'",
@@ -384,6 +388,8 @@ fn what_a_tool_runs_of_its_own_is_only_itself() {
         "awk '{ print $1 }' f",
         "awk -F: '/e|f/ { print $1 }' /etc/passwd",
         "awk '{ n = $1 / 2; print n / 3 }' f",
+        "awk '{ print ($1 + $2) / 2 }' f",
+        "awk '{ if ($1 > 0)\n/a|b/ ? n++ : m++ } END { print n / m }' f",
         "awk 'BEGIN { print \"system\" }'",
         "awk -v x=1 '$1 == x || $2 ~ /a|b/' f",
         "awk '# system(x) | y\n{ print }' f",
