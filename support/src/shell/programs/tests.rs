@@ -272,6 +272,7 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
     for line in [
         "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm x' .",
         "tar -cf a.tar --checkpoint-action exec='rm x' .",
+        "tar --checkpoint --to-command='rm x' -xf a.tar",
         "tar -xf a.tar --to-command='rm x'",
         "tar -xf a.tar --to-com 'rm x'",
         "tar -I 'rm x' -cf a.tar .",

@@ -99,7 +99,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         }
         if let Some(option) = text.strip_prefix("--") {
             let (option, value) = split_value(option);
-            let checkpoint = name == "tar" && is_prefix(option, "checkpoint-action");
+            // `--checkpoint` is an option of its own (its value only after `=`).
+            let checkpoint =
+                name == "tar" && option != "checkpoint" && is_prefix(option, "checkpoint-action");
             if checkpoint || long.iter().any(|full| is_prefix(option, &full[2..])) {
                 let value = value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at));
                 match value {
