@@ -345,6 +345,7 @@ fn what_a_tool_makes_as_it_runs_only_running_tells() {
         "gawk '@load \"filefuncs\"; BEGIN { }'",
         "awk -f prog.awk f",
         "awk -W exec prog.awk",
+        "gawk -W source 'BEGIN { system(\"rm x\") }'",
         "gawk --include=lib.awk 'BEGIN { }'",
         "awk \"$P\" f",
         "awk -\"$O\" 'BEGIN { }'",

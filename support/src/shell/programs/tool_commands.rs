@@ -294,12 +294,12 @@ fn awk(args: &[Word]) -> Vec<Given> {
                     match letter {
                         'e' => programs.push(value),
                         'f' | 'E' | 'i' | 'l' => programs.push(Some(Word::Expands(text.to_string()))),
-                        // `-W NAME[=VALUE]` is `--NAME[=VALUE]`; its value
-                        // in the next word is not followed.
+                        // `-W NAME[=VALUE]` is `--NAME[=VALUE]`; a value in
+                        // the next word (`-W source PROG`) is not followed.
                         'W' => match value {
                             Some(Word::Literal(option)) => {
-                                let mut none = args.len();
-                                if !long(&option, word, &mut none, &mut programs) || none != args.len() {
+                                let mut probe = at;
+                                if !long(&option, word, &mut probe, &mut programs) || probe != at {
                                     return vec![Given::Input];
                                 }
                             }
