@@ -231,11 +231,13 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
         }
         words = &words[at.min(words.len())..];
     }
-    // What xargs puts in the name, or in a shell's line, is its input's.
+    // What xargs puts in the name, or in a shell's line or a tool's
+    // script or options, is its input's.
     if let Some(replace) = replace
         && words.iter().any(|word| word.text().contains(replace.as_str()))
         && (words[0].text().contains(replace.as_str())
-            || name_of(&words[0]).is_some_and(|name| given::runs_a_line(&name)))
+            || name_of(&words[0])
+                .is_some_and(|name| given::runs_a_line(&name) || tool_commands::kind(&name).is_some()))
     {
         let (name, args, piped) = (name_of(&words[0]), words[1..].to_vec(), simple.piped);
         found.push(Program { name, args, wrappers, piped, input: true });

@@ -345,6 +345,8 @@ fn what_a_tool_makes_as_it_runs_only_running_tells() {
         "gawk '@load \"filefuncs\"; BEGIN { }'",
         "awk -f prog.awk f",
         "awk -W exec prog.awk",
+        // xargs puts its input in the script.
+        "echo 'x/e' | xargs -I{} sed 's/{}/' f",
         "gawk -W source 'BEGIN { system(\"rm x\") }'",
         "gawk --include=lib.awk 'BEGIN { }'",
         "awk \"$P\" f",
