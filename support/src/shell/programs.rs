@@ -163,13 +163,21 @@ pub fn programs(line: &str) -> Result<Vec<Program>, String> {
 
 fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
     for simple in parse::simple_commands(line)? {
-        read_simple(&simple, found, depth)?;
+        read_simple(&simple, found, depth, false)?;
     }
     Ok(())
 }
 
-fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Result<(), String> {
+/// `find`: the command is one of `find -exec`'s, whose `{}` find replaces
+/// by each path it finds, within a word too (`sh -c 'echo {}'`, where a
+/// file may be named `$(rm x)`): such a word's text is the paths'.
+fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bool) -> Result<(), String> {
+    let substituted: Vec<Word>;
     let mut words = &simple.words[..];
+    if find && words.iter().any(|word| word.text() != "{}" && word.text().contains("{}")) {
+        substituted = words.iter().map(with_paths).collect();
+        words = &substituted;
+    }
     let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
@@ -278,7 +286,17 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize) -> Resul
     if name == "find" {
         find_exec(args, &wrappers, found, depth)?;
     }
-    let commands = tool_commands::commands(&name, args);
+    // A path find gives a tool is no option (it starts with where find
+    // looked), but what it says is the file's name.
+    let paths: Vec<Word>;
+    let tool_args = if find && args.iter().any(|arg| arg.text() == "{}") {
+        let path = |arg: &Word| if arg.text() == "{}" { Word::Expands("./{}".into()) } else { arg.clone() };
+        paths = args.iter().map(path).collect();
+        &paths[..]
+    } else {
+        args
+    };
+    let commands = tool_commands::commands(&name, tool_args);
     if commands.iter().any(|given| matches!(given, Given::Input)) {
         let (args, piped) = (args.to_vec(), simple.piped);
         found.push(Program { name: Some(name), args, wrappers, piped, input: true });
@@ -370,7 +388,7 @@ fn find_exec(
         let end = inner.iter().position(|a| matches!(a.literal(), Some(";" | "+"))).unwrap_or(inner.len());
         let simple = Simple { words: inner[..end].to_vec(), piped: false };
         let mut programs = Vec::new();
-        read_simple(&simple, &mut programs, depth)?;
+        read_simple(&simple, &mut programs, depth, true)?;
         for mut program in programs {
             program.wrappers = through(wrappers, program.wrappers)?;
             found.push(program);
@@ -378,6 +396,15 @@ fn find_exec(
         rest = &inner[end..];
     }
     Ok(())
+}
+
+/// A word of `find -exec`'s with `{}` in it among other text: it expands
+/// (what it holds is the path's), as written.
+fn with_paths(word: &Word) -> Word {
+    match word.text() {
+        text if text != "{}" && text.contains("{}") => Word::Expands(text.to_string()),
+        _ => word.clone(),
+    }
 }
 
 /// How many words an option takes, as getopt reads it: two when it takes

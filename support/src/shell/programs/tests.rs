@@ -455,3 +455,23 @@ fn programs_that_read_commands_of_their_own_run_what_only_running_tells() {
     assert!(!hidden("vim --version"));
     assert!(!hidden("gdb --help"));
 }
+
+#[test]
+fn a_path_find_puts_in_a_word_is_what_the_files_name_says() {
+    // A file named `$(rm x)`: find runs `sh -c 'echo ./$(rm x)'`.
+    assert_eq!(names("find . -exec sh -c 'echo {}' \\;")[0], None);
+    // A file named `x|rm x|e;s|` makes sed's script `s|./x|rm x|e;s||y|`.
+    assert!(hidden("find . -exec sed 's|{}|y|' f \\;"));
+    // Given as the script itself, a path is the file's name.
+    assert!(hidden("find . -name '*.sed' -exec sed {} f \\;"));
+    // As a file a tool reads, a path is no option and runs nothing.
+    for line in [
+        "find . -name '*.txt' -exec sed -i 's/a/b/' {} +",
+        "find . -exec awk '{ print $1 }' {} \\;",
+        "find . -exec tar -rf a.tar {} \\;",
+        "find . -exec rm {} +",
+    ] {
+        assert!(!hidden(line), "{line}: {:?}", programs(line));
+    }
+    assert_eq!(texts("find . -exec rm {} +")[0], "rm {}");
+}
