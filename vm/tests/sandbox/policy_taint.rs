@@ -110,6 +110,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("echo 'rm victim' | xargs -I{} sh -c '{}'", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
+        // find puts the path in the shell's line: a file named `$(rm victim)`.
+        ("touch '$(rm victim)'; find . -name '$*' -exec sh -c 'echo {}' \\;", deny_rm.as_str()),
     ] {
         std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
         let plan = format!(
