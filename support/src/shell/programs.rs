@@ -84,6 +84,9 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("coproc", &[], 0),
 ];
 
+/// What stands for the words xargs puts after a command: its input.
+const XARGS_INPUT: &str = "\"$@\"";
+
 /// Shells, whose `-c LINE` runs LINE.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
 
@@ -181,6 +184,8 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
+    // Without `-I`, xargs puts its input after the command's words.
+    let mut appends = false;
     // The name of the last wrapper read (`sudo` of `sudo -s`).
     let mut last_wrapper: Option<String> = None;
     loop {
@@ -236,8 +241,16 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         if name == "xargs" {
             replace = given::xargs_replace(&words[1..at.min(words.len())]).or(replace);
+            appends |= replace.is_none();
         }
         words = &words[at.min(words.len())..];
+    }
+    // The words xargs adds may be anything: an option (`--to-command=…`),
+    // a shell's line (`xargs -0 sh -c`), a tool's script.
+    let with_input: Vec<Word>;
+    if appends && replace.is_none() {
+        with_input = words.iter().cloned().chain([Word::Expands(XARGS_INPUT.to_string())]).collect();
+        words = &with_input;
     }
     // What xargs puts in the name, or in a shell's line or a tool's
     // script or options, is its input's.

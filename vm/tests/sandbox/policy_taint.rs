@@ -108,6 +108,9 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("echo 'rm victim' | sh", deny_rm.as_str()),
         ("sh <<EOF\nrm victim\nEOF", deny_rm.as_str()),
         ("echo 'rm victim' | xargs -I{} sh -c '{}'", deny_rm.as_str()),
+        // xargs puts its input after the command: `rm victim`, a shell's line.
+        ("echo victim | xargs rm", deny_rm.as_str()),
+        ("echo 'rm victim' | xargs -0 sh -ec", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
         // find puts the path in the shell's line: a file named `$(rm victim)`.

@@ -32,7 +32,7 @@ fn wrappers_are_looked_through() {
         ("nohup rm x", "rm x"),
         ("exec rm x", "rm x"),
         ("command rm x", "rm x"),
-        ("xargs -n 1 rm", "rm"),
+        ("xargs -n 1 rm", "rm \"$@\""),
         ("chroot /jail rm x", "rm x"),
         ("sudo env nice rm x", "rm x"),
         ("time -p rm x", "rm x"),
@@ -162,12 +162,20 @@ fn programs_that_run_a_command_are_looked_through() {
         "env -uHOME rm x",
         "timeout --signal KILL 5 rm x",
         "nice --adjustment 5 rm x",
-        "xargs --arg-file /dev/null rm x",
         "sudo --user root --chdir / rm x",
         "stdbuf --output L rm x",
     ] {
         assert_eq!(texts(line).first().map(String::as_str), Some("rm x"), "{line}");
     }
+    // xargs puts its input after the command's words: what they are, only
+    // running tells (an option, a shell's line, a script).
+    assert_eq!(texts("xargs --arg-file /dev/null rm x"), ["rm x \"$@\""]);
+    for line in
+        ["echo 'rm x' | xargs -0 sh -c", "echo '--to-command=rm x' | xargs tar -xf a.tar", "xargs sed"]
+    {
+        assert!(hidden(line), "{line}: {:?}", programs(line));
+    }
+    assert!(!hidden("ls | xargs -n 1 rm -f"));
     // A shell's `c` may come among other flags; LINE is its first operand.
     for line in ["sh -ec 'rm x'", "bash -o pipefail -c 'rm x'", "sh -c -e 'rm x'", "bash --norc -xc 'rm x'"] {
         assert_eq!(texts(line), ["rm x"], "{line}");
