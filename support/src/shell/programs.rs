@@ -184,8 +184,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
-    // Without `-I`, xargs puts its input after the command's words.
-    let mut appends = false;
+    // Whether xargs runs the command: without `-I`, it puts its input
+    // after the command's words.
+    let mut xargs = false;
     // The name of the last wrapper read (`sudo` of `sudo -s`).
     let mut last_wrapper: Option<String> = None;
     loop {
@@ -241,14 +242,14 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         if name == "xargs" {
             replace = given::xargs_replace(&words[1..at.min(words.len())]).or(replace);
-            appends |= replace.is_none();
+            xargs = true;
         }
         words = &words[at.min(words.len())..];
     }
     // The words xargs adds may be anything: an option (`--to-command=…`),
     // a shell's line (`xargs -0 sh -c`), a tool's script.
     let with_input: Vec<Word>;
-    if appends && replace.is_none() {
+    if xargs && replace.is_none() {
         with_input = words.iter().cloned().chain([Word::Expands(XARGS_INPUT.to_string())]).collect();
         words = &with_input;
     }
