@@ -13,6 +13,7 @@
 //! else is low.
 
 use rustc_hash::FxHashMap;
+use tiss_support::shell::programs::code_variables;
 use tisslang::answer::{Shape, Shapes};
 use tisslang::module::{Manifest, NONE, PathAccess, Risk, RiskKind, RiskLevel, RiskReason};
 
@@ -99,11 +100,11 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
     for (i, prompt) in manifest.prompts.iter().enumerate() {
         add(RiskKind::Prompt, i as u32, prompt.line);
     }
+    // `PATH`, and the variables that make a program run code its command
+    // does not name, which the command policy refuses a plan to set.
     for &(name, line) in &manifest.env {
-        if matches!(
-            tables.text_of(name),
-            "PATH" | "LD_PRELOAD" | "LD_LIBRARY_PATH" | "PYTHONPATH" | "NODE_OPTIONS"
-        ) {
+        let text = tables.text_of(name);
+        if text == "PATH" || code_variables::runs_code(text) {
             add(RiskKind::LoaderEnvironment, name, line);
         }
     }
