@@ -82,6 +82,28 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
     // bash's keyword, where `sh` is bash: `coproc rm x` runs `rm x`.
     ("coproc", &[], 0),
+    ("numactl", &["-i", "-p", "-C", "-N", "-m", "-P", "-w", "--interleave", "--preferred", "--physcpubind",
+        "--cpunodebind", "--membind", "--preferred-many", "--weighted-interleave"], 0),
+    ("prlimit", &["-p", "-o", "--pid", "--output"], 0),
+    ("setarch", &[], 1),
+    ("linux32", &[], 0),
+    ("linux64", &[], 0),
+    ("cgexec", &["-g"], 0),
+    ("eatmydata", &[], 0),
+    ("nocache", &[], 0),
+    ("catchsegv", &[], 0),
+    ("unbuffer", &[], 0),
+    ("proxychains", &["-f"], 0),
+    ("proxychains4", &["-f"], 0),
+    ("sshpass", &["-p", "-f", "-d", "-P"], 0),
+    ("ssh-agent", &["-a", "-E", "-O", "-P", "-t"], 0),
+    ("systemd-inhibit", &["--what", "--who", "--why", "--mode"], 0),
+    ("dbus-run-session", &["--config-file", "--dbus-daemon"], 0),
+    ("xvfb-run", &["-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file", "--server-num",
+        "--xauth-protocol", "--server-args", "--wait"], 0),
+    ("chronic", &[], 0),
+    ("ifne", &[], 0),
+    ("lckdo", &[], 1),
 ];
 
 /// What stands for the words xargs puts after a command: its input.

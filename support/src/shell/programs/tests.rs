@@ -37,6 +37,15 @@ fn wrappers_are_looked_through() {
         ("sudo env nice rm x", "rm x"),
         ("time -p rm x", "rm x"),
         ("coproc rm x", "rm x"),
+        ("numactl -C 0 --membind 1 rm x", "rm x"),
+        ("prlimit --nofile=10 --pid 1 rm x", "rm x"),
+        ("setarch x86_64 -R rm x", "rm x"),
+        ("cgexec -g cpu:low rm x", "rm x"),
+        ("eatmydata rm x", "rm x"),
+        ("sshpass -p secret rm x", "rm x"),
+        ("ssh-agent -t 60 rm x", "rm x"),
+        ("xvfb-run -a -s '-screen 0 1x1x8' rm x", "rm x"),
+        ("lckdo /tmp/lock rm x", "rm x"),
     ] {
         assert_eq!(texts(line), [inner], "{line}");
     }
