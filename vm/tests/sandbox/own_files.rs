@@ -601,14 +601,27 @@ fn a_run_started_beside_another_puts_back_what_stood_before_both() {
 /// plan's version decides nothing, in that run or in this one.
 #[test]
 fn a_run_started_while_another_plan_loosened_the_policy_reads_it_as_it_stood() {
+    for linked in [false, true] {
+        read_as_it_stood_while_another_plan_loosened_it(linked);
+    }
+}
+
+/// As above; `linked`: `tiss.toml` is a link to the user's file, which the
+/// plan replaces with a file of its own.
+fn read_as_it_stood_while_another_plan_loosened_it(linked: bool) {
     let f = Fixture::new();
     let ws = f.ws();
     let mine = "[policy.commands]\ndeny = [\"rm *\"]\n";
-    std::fs::write(ws.join("tiss.toml"), mine).unwrap();
+    if linked {
+        std::fs::write(ws.join("mine.toml"), mine).unwrap();
+        std::os::unix::fs::symlink("mine.toml", ws.join("tiss.toml")).unwrap();
+    } else {
+        std::fs::write(ws.join("tiss.toml"), mine).unwrap();
+    }
     std::fs::write(ws.join("loose.toml"), "[policy.commands]\nallow = [\"*\"]\n").unwrap();
     std::fs::write(ws.join("victim"), "keep me").unwrap();
     let loosen = f.write_plan(
-        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"cp loose.toml tiss.toml; touch ready; while [ ! -e go ]; do sleep 0.02; done\" TIMEOUT 60s\n}\n",
+        "TASK \"t\"\nSTEP \"s\" {\n    RUN \"rm tiss.toml; cp loose.toml tiss.toml; touch ready; while [ ! -e go ]; do sleep 0.02; done\" TIMEOUT 60s\n}\n",
     );
     let rm = f.path("rm.tiss");
     std::fs::write(&rm, "TASK \"u\"\nSTEP \"s\" {\n    RUN \"rm victim\"\n}\n").unwrap();
@@ -624,4 +637,5 @@ fn a_run_started_while_another_plan_loosened_the_policy_reads_it_as_it_stood() {
     assert!(second.stderr.contains("is read as it stood before that run began"), "{}", second.stderr);
     assert!(ws.join("victim").exists());
     assert_eq!(std::fs::read_to_string(ws.join("tiss.toml")).unwrap(), mine, "put back");
+    assert_eq!(ws.join("tiss.toml").is_symlink(), linked, "put back as it stood");
 }

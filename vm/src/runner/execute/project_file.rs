@@ -132,8 +132,12 @@ fn read_as_before_living_runs() {
             let bytes = match state {
                 KeptState::Absent => None,
                 KeptState::File(bytes) => Some(bytes),
-                // As it stood, a link: what it points to now.
-                KeptState::Link(_) => std::fs::read(&at).ok(),
+                // As it stood, a link: what it pointed to (what stands at
+                // its name now may be the plan's).
+                KeptState::Link(target) => {
+                    let dir = at.parent().unwrap_or(Path::new("/"));
+                    std::fs::read(dir.join(path_of(&target))).ok()
+                }
             };
             let note = format!(
                 "{}: `{}` changed while a tissvm still running in `{workspace}` ran, whose plan may have \
