@@ -229,7 +229,8 @@ impl Policy {
         // runs its input. It cannot be shown to run nothing the list names:
         // denied, unless an approve pattern matches the line, which asks,
         // as it does for what the allow list refuses.
-        let unknown = unknown(&read).or_else(|| steered(command, env));
+        let steered = steered(command, env);
+        let unknown = unknown(&read).or_else(|| steered.clone());
         if let (Some((what, hint)), false) = (&unknown, self.deny.is_empty()) {
             let why =
                 format!("{what}, so it cannot be shown to run nothing that {origin} [commands] deny names");
@@ -249,8 +250,7 @@ impl Policy {
                     String::new(),
                 )),
                 Ok(found) => found.iter().find_map(|program| not_allowed(allow, program)).or_else(|| {
-                    steered(command, env)
-                        .map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
+                    steered.map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
                 }),
             };
             if let Some((why, hint)) = refused {
