@@ -20,10 +20,10 @@ use tiss_support::secret::{self, Secret};
 
 use clap::Args;
 
-pub mod as_it_stood;
-
 use crate::cassette::Cassette;
 use serde::{Deserialize, Serialize};
+
+pub mod as_it_stood;
 
 /// The providers this build offers, with what each talks to.
 pub const PROVIDERS: [(&str, &str); 5] = [

@@ -185,12 +185,8 @@ fn sed(args: &[Word]) -> Vec<Given> {
         if text == "--" {
             options = false;
         } else if let Some(option) = text.strip_prefix("--") {
-            let (option, value) = split_value(option);
-            let Some(&(full, valued)) = resolve(option, LONG) else { return vec![Given::Input] };
-            let value = if valued {
-                value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at))
-            } else {
-                None
+            let Some((full, value)) = long_option(option, word, LONG, args, &mut at) else {
+                return vec![Given::Input];
             };
             match full {
                 "expression" => scripts.push(value),
@@ -253,10 +249,7 @@ fn awk(args: &[Word]) -> Vec<Given> {
     let mut programs = Vec::new();
     let mut at = 0;
     let long = |option: &str, word: &Word, at: &mut usize, programs: &mut Vec<Option<Word>>| {
-        let (option, value) = split_value(option);
-        let Some(&(full, valued)) = resolve(option, LONG) else { return false };
-        let value =
-            if valued { value.map(|v| literal_like(word, v)).or_else(|| take(args, at)) } else { None };
+        let Some((full, value)) = long_option(option, word, LONG, args, at) else { return false };
         match full {
             "source" => programs.push(value),
             "file" | "exec" | "include" | "load" => programs.push(Some(Word::Expands(full.to_string()))),
@@ -367,6 +360,23 @@ fn split_value(option: &str) -> (&str, Option<&str>) {
         Some((name, value)) => (name, Some(value)),
         None => (option, None),
     }
+}
+
+/// The long option `option` (a word's text after `--`) names in `table`
+/// (each option's name, and whether it takes a value), and its value
+/// (after `=`, else the next word); `None` when it names none or more than
+/// one, which the program refuses.
+fn long_option(
+    option: &str,
+    word: &Word,
+    table: &'static [(&'static str, bool)],
+    args: &[Word],
+    at: &mut usize,
+) -> Option<(&'static str, Option<Word>)> {
+    let (option, value) = split_value(option);
+    let &(full, valued) = resolve(option, table)?;
+    let value = if valued { value.map(|v| literal_like(word, v)).or_else(|| take(args, at)) } else { None };
+    Some((full, value))
 }
 
 /// The option `given` names: the one named so, else the one its name
