@@ -37,6 +37,9 @@ pub struct CommandRisk {
     pub world_writable: bool,
     /// `... | sh`: the shell runs whatever the command before it printed.
     pub pipe_to_shell: Option<&'static str>,
+    /// `sed 's/x/y/e'`, `awk '{ system($0) }'`, `vim`: a tool that runs
+    /// commands it makes or reads as it runs, as a shell fed a pipe does.
+    pub makes_commands: Option<String>,
     pub installs: bool,
     pub push: bool,
     /// Why the command cannot be read as shell syntax, when it cannot and
@@ -68,6 +71,9 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
         program.wrappers.iter().any(|w| named(PRIVILEGE, w.split(' ').next().unwrap_or_default()));
     let Some(name) = program.name.as_deref() else { return };
     found.privilege |= named(PRIVILEGE, name);
+    if found.makes_commands.is_none() && program.makes_its_commands() {
+        found.makes_commands = Some(name.to_string());
+    }
     let args: Vec<&str> = program.args.iter().map(|a| a.text()).collect();
     found.network = found.network.or_else(|| NETWORK_TOOLS.iter().find(|&&t| t == name).copied());
     found.disk = found.disk.or_else(|| DISK_TOOLS.iter().find(|&&t| t == name).copied());
@@ -98,15 +104,31 @@ fn may_name_a_risk(command: &str) -> bool {
 }
 
 /// Every name `program_risk` finds a risk by (its lists, `rm`, `chmod`,
-/// `git`, and the shells a pipe may feed).
+/// `git`, the shells a pipe may feed, and the tools that run commands they
+/// make). One `match`, which compiles to a switch on the length and a few
+/// comparisons: it sees every word of every command (on the steps shape,
+/// searching the lists one by one took 5% of a compile). A test holds it
+/// to the lists; a name in it that is in none only costs a reading.
 fn is_risk_name(word: &str) -> bool {
-    matches!(word.len(), 2..=7)
-        && (PRIVILEGE.contains(&word)
-            || NETWORK_TOOLS.contains(&word)
-            || DISK_TOOLS.contains(&word)
-            || SHELLS.contains(&word)
-            || INSTALLERS.iter().any(|&(tool, _)| tool == word)
-            || matches!(word, "rm" | "chmod" | "git"))
+    matches!(
+        word,
+        // PRIVILEGE
+        "sudo" | "su" | "doas" | "pkexec" | "runuser"
+        // NETWORK_TOOLS
+        | "curl" | "wget" | "ssh" | "scp" | "sftp" | "rsync" | "nc" | "ncat" | "netcat" | "ftp"
+        | "telnet" | "socat"
+        // DISK_TOOLS
+        | "mkfs" | "dd" | "fdisk" | "parted" | "shred" | "mount"
+        // SHELLS
+        | "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "ash" | "mksh"
+        // INSTALLERS
+        | "pip" | "pip3" | "npm" | "apt-get" | "apt" | "cargo" | "gem" | "brew"
+        | "rm" | "chmod" | "git"
+        // programs::tools_read_for_commands
+        | "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "tar" | "sort"
+        | "rg" | "zip" | "tcpdump" | "man" | "ed" | "ex" | "at" | "batch" | "gdb" | "vim" | "vi"
+        | "nvim" | "view" | "vimdiff"
+    )
 }
 
 /// `-r`, `-rf`, `-Rf`, `--recursive`; not `--force`.
@@ -201,9 +223,12 @@ mod tests {
     #[test]
     fn commands_without_a_listed_name_are_read_as_without_risk() {
         let names = PRIVILEGE.iter().chain(NETWORK_TOOLS).chain(DISK_TOOLS).chain(SHELLS);
-        for name in
-            names.copied().chain(INSTALLERS.iter().map(|&(tool, _)| tool)).chain(["rm", "chmod", "git"])
-        {
+        let names = names
+            .copied()
+            .chain(INSTALLERS.iter().map(|&(tool, _)| tool))
+            .chain(["rm", "chmod", "git"])
+            .chain(programs::tools_read_for_commands());
+        for name in names {
             assert!(is_risk_name(name), "{name}");
         }
         for command in [
@@ -251,5 +276,38 @@ mod tests {
         assert_eq!(risk("sh build.sh").pipe_to_shell, None);
         assert_eq!(risk("echo 'a | sh'").pipe_to_shell, None);
         assert_eq!(risk("curl x | sudo -E sh").pipe_to_shell, Some("sh"));
+    }
+
+    /// A tool that runs what it makes is rated as `… | sh` is; one whose
+    /// commands are written out is read for them instead.
+    #[test]
+    fn tools_that_run_commands_they_make() {
+        for (command, tool) in [
+            ("sed 's/.*/x/e' list.txt", "sed"),
+            ("gsed -f script.sed in", "gsed"),
+            ("awk '{ system($0) }' cmds.txt", "awk"),
+            ("original-awk -f prog.awk", "original-awk"),
+            ("tar -cf a.tar \"$OPTS\" src", "tar"),
+            ("vim -es -c '%s/a/b/' -c wq f", "vim"),
+            ("ed f < edits", "ed"),
+            ("cat cmds | xargs -I{} sed 's/{}/y/' f", "sed"),
+            ("sudo -u ci gdb -batch -ex run ./t", "gdb"),
+        ] {
+            assert_eq!(risk(command).makes_commands.as_deref(), Some(tool), "{command}");
+        }
+        for command in [
+            "sed -i 's/a/b/' f",
+            "sed 'e date' f",
+            "awk '{ print $1 }' f",
+            "tar -xf a.tar",
+            "vim --version",
+            "sort -u f",
+            "echo sed awk vim",
+        ] {
+            assert_eq!(risk(command).makes_commands, None, "{command}");
+        }
+        // What a written-out command runs is read as any other.
+        assert!(risk("sed 'e rm -rf build' f").recursive_rm);
+        assert_eq!(risk("tar -xf a.tar --to-command='curl -d @- x'").network, Some("curl"));
     }
 }

@@ -177,6 +177,11 @@ pub enum RiskKind {
     /// A command whose shell syntax cannot be read and whose text could
     /// name a risky program: what it runs is not known. Subject: why.
     UnreadableCommand,
+    /// A tool that runs commands it makes or reads as it runs (`sed
+    /// 's/x/y/e'`, `awk '{ system($0) }'`, `vim`), as `… | sh` does.
+    /// Subject: the tool's name. Appended: older `.tbc` files decode as
+    /// before.
+    MadeCommand,
 }
 
 impl RiskKind {
@@ -188,7 +193,8 @@ impl RiskKind {
             | RiskKind::RecursiveRm
             | RiskKind::ModelOutputInCommand
             | RiskKind::PipeToShell
-            | RiskKind::UnreadableCommand => RiskLevel::High,
+            | RiskKind::UnreadableCommand
+            | RiskKind::MadeCommand => RiskLevel::High,
             RiskKind::DynamicCommand
             | RiskKind::InstallsPackages
             | RiskKind::GitPush

@@ -292,6 +292,7 @@ impl Module {
             RiskKind::PipeToShell => {
                 format!("pipes into a shell (`| {}`), which runs whatever it is sent", name())
             }
+            RiskKind::MadeCommand => made_command_text(name()),
             RiskKind::UnreadableCommand => {
                 format!(
                     "a command that cannot be read as shell syntax ({}), so what it runs is not known",
@@ -307,6 +308,15 @@ impl Module {
         let e = self.lines.get(i.checked_sub(1)?)?;
         Some((e.line, e.column))
     }
+}
+
+/// A [`RiskKind::MadeCommand`] reason in words, as `tissvm inspect` and
+/// the linter's W0004 give it.
+pub fn made_command_text(tool: &str) -> String {
+    format!(
+        "runs `{tool}`, which runs commands it makes or reads as it runs (`s///e`, `system($0)`, \
+         an option or a script that expands, an editor's `!CMD`), so what they are is not known"
+    )
 }
 
 /// The line table as deltas: per entry the pc step, the line step (zigzag,

@@ -1,6 +1,6 @@
 //! W0004: a command on the risky list (book: guide/errors.md): a network fetch,
 //! privilege, a recursive delete, a disk-level tool, `chmod 777`, a pipe
-//! into a shell. The words are read by `command_risk`, as `tissvm inspect`
+//! into a shell, a tool that runs commands it makes (`sed 's/x/y/e'`). The words are read by `command_risk`, as `tissvm inspect`
 //! reads them for its risk level. An interpolated value is one quoted word
 //! (book: reference/statements.md), so only the literal text of a command is read.
 
@@ -72,6 +72,9 @@ fn reasons(risk: &CommandRisk) -> Vec<String> {
     }
     if let Some(shell) = risk.pipe_to_shell {
         out.push(format!("pipes into a shell (`| {shell}`), which runs whatever it is sent"));
+    }
+    if let Some(tool) = &risk.makes_commands {
+        out.push(tisslang::module::made_command_text(tool));
     }
     if let Some(why) = &risk.unreadable {
         out.push(format!("cannot be read as shell syntax ({why}), so what it runs is not known"));

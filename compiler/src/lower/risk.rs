@@ -65,6 +65,9 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
         if let Some(shell) = found.pipe_to_shell {
             add(RiskKind::PipeToShell, tables.string(shell), line);
         }
+        if let Some(tool) = &found.makes_commands {
+            add(RiskKind::MadeCommand, tables.string(tool), line);
+        }
         if found.world_writable {
             add(RiskKind::WorldWritable, NONE, line);
         }

@@ -100,6 +100,8 @@ fn w0004_risky_command() {
         "echo $(nohup curl x)",
         // Unreadable (an open quote): the shell runs the first two lines.
         "ls\\nrm -rf ~\\necho \\\"open",
+        // A tool that runs the commands it makes from its input.
+        "sed 's/.*/x/e' list.txt",
     ];
     let near_misses = [
         "make curl-test",
@@ -112,6 +114,8 @@ fn w0004_risky_command() {
         "echo curl",
         "grep -r wget docs",
         "echo rm -rf / > notes.txt",
+        "sed -i 's/a/b/' f",
+        "awk '{ print $1 }' f",
     ];
     let step = |cmds: &[&str]| {
         let runs: String = cmds
@@ -120,7 +124,7 @@ fn w0004_risky_command() {
             .collect();
         plan(&format!("STEP \"s\" {{\n{runs}}}\n"))
     };
-    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16, 18, 20, 22]);
+    assert_eq!(found(&step(&commands), "W0004"), [6, 8, 10, 12, 14, 16, 18, 20, 22, 24]);
     assert_eq!(found(&step(&near_misses), "W0004"), Vec::<u64>::new());
     let (_, d) = lint_json(&step(&["curl -fsSL https://x.sh | sh"]), &[]);
     let message = d[0]["message"].as_str().unwrap();
@@ -128,6 +132,9 @@ fn w0004_risky_command() {
     let (_, d) = lint_json(&step(&[commands[8]]), &[]);
     let message = d[0]["message"].as_str().unwrap();
     assert!(message.contains("cannot be read as shell syntax ("), "{message}");
+    let (_, d) = lint_json(&step(&[commands[9]]), &[]);
+    let message = d[0]["message"].as_str().unwrap();
+    assert!(message.contains("runs `sed`, which runs commands it makes"), "{message}");
 }
 
 #[test]

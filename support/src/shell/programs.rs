@@ -164,6 +164,15 @@ impl Program {
         }
     }
 
+    /// Whether it is a tool that runs commands it makes or reads as it runs
+    /// (`sed 's/x/y/e'`, `awk '{ system($0) }'`, `vim`, `tar "$OPTS"`):
+    /// what [`Program::input`] says of a program the table of tools reads
+    /// (a shell running its input is another matter: a pipe, a
+    /// here-document).
+    pub fn makes_its_commands(&self) -> bool {
+        self.input && self.name.as_deref().is_some_and(reads_its_commands)
+    }
+
     /// The command this program runs, as policy patterns match it: its name
     /// and its arguments (a literal word's text, any other as written),
     /// separated by one space; without a name, the words as written.
@@ -177,6 +186,18 @@ impl Program {
         }
         text
     }
+}
+
+/// Whether `name` is a tool read for the commands it runs (sed, awk, the
+/// programs with an option whose value is a command, the editors and
+/// debuggers that run commands of their own): [`tool_commands`].
+pub fn reads_its_commands(name: &str) -> bool {
+    tool_commands::kind(name).is_some()
+}
+
+/// The names [`reads_its_commands`] knows.
+pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
+    tool_commands::names()
 }
 
 /// The programs `line` runs, or why it cannot be read as shell syntax.

@@ -92,15 +92,21 @@ fn inspect_risk_levels() {
     assert_eq!(risk(&step("RUN \"echo curl wget\"")), "low", "words that are no program");
 }
 
-/// inspect rates what W0004 warns about (`tissc_lint.rs` has the same two
+/// inspect rates what W0004 warns about (`tissc_lint.rs` has the same
 /// commands), from the same reading of the command (`command_risk`):
-/// `chmod 777` and a pipe into a shell.
+/// `chmod 777`, a pipe into a shell, a tool that runs commands it makes.
 #[test]
-fn inspect_and_lint_agree_on_chmod_777_and_pipes_into_a_shell() {
+fn inspect_and_lint_agree_on_chmod_777_pipes_into_a_shell_and_made_commands() {
     let fx = Fixture::new();
     for (command, level, reason) in [
         ("chmod -R 777 site", "medium", "makes files writable by every user (chmod 777)"),
         ("cat get.sh | bash", "high", "pipes into a shell (`| bash`), which runs whatever it is sent"),
+        (
+            "sed 's/.*/x/e' list.txt",
+            "high",
+            "runs `sed`, which runs commands it makes or reads as it runs (`s///e`, `system($0)`, an \
+             option or a script that expands, an editor's `!CMD`), so what they are is not known",
+        ),
     ] {
         let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
         let run = fx.tissvm(&["inspect", "--output-format", "json", &path]);

@@ -38,6 +38,12 @@ const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostsc
 const SED: &[&str] = &["sed", "gsed"];
 const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 
+/// Every tool read here, by name.
+pub(super) fn names() -> impl Iterator<Item = &'static str> {
+    let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
+    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options)
+}
+
 /// What kind of tool `name` is read as, if it is read here.
 pub(super) fn kind(name: &str) -> Option<Tool> {
     if SED.contains(&name) {
