@@ -315,7 +315,7 @@ impl Module {
 pub fn made_command_text(tool: &str) -> String {
     format!(
         "runs `{tool}`, which runs commands it makes or reads as it runs (`s///e`, `system($0)`, \
-         an option or a script that expands, an editor's `!CMD`), so what they are is not known"
+         an option or a script that expands, an editor's `!CMD`, a template), so what they are is not known"
     )
 }
 

@@ -2,7 +2,8 @@
 //! simple command's first word ([`parse`]), a path being the program its
 //! last part names (`/bin/rm` is `rm`), looked through the wrappers that
 //! run another command after their own options (`sudo -u x`, `env A=1`,
-//! `timeout 5`, `nice`, `xargs`, ...), and `sh -c 'LINE'`,
+//! `timeout 5`, `nice`, `xargs`, ...) and the runners' subcommands (`uv run`,
+//! `bundle exec`, `npx`: [`runners`]), and `sh -c 'LINE'`,
 //! `find -exec … ;` and the commands other tools are given in an option
 //! or a script (`tar --to-command=CMD`, sed's `e CMD`, awk's
 //! `system("CMD")`: [`tool_commands`]) read as the commands they run. A path that expands
@@ -18,11 +19,13 @@ use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
 use given::Given;
+use runners::{Runs, Start};
 use tool_commands::Tool;
 
 mod awk_program;
 pub mod code_variables;
 mod given;
+mod runners;
 mod sed_script;
 mod tool_commands;
 
@@ -153,7 +156,7 @@ impl Program {
                 "write the command as one string, `system(\"CMD\")`",
             ),
             Some(Some(Tool::Commands)) => (
-                "commands of its own, from its input or its options (`!CMD` among them)",
+                "commands of its own, from its input, its options or templates (`!CMD`, `{}`)",
                 "leave it out of an allowed command; it runs what it reads",
             ),
             Some(Some(Tool::Options)) => (
@@ -251,7 +254,16 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         let line = given::RUN_LINE.contains(&name) && given::command_line(name, &words[1..]).is_some();
         let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line);
         let Some(&(_, valued, positional)) = wrapper else {
-            break;
+            match runners::start(name, words) {
+                None => break,
+                Some(Start::At(at)) => {
+                    wrappers = through(&wrappers, vec![joined(words)])?;
+                    last_wrapper = Some(name.to_string());
+                    words = &words[at.min(words.len())..];
+                    continue;
+                }
+                Some(Start::Runs(runs)) => return runner(runs, words, wrappers, simple.piped, found, depth),
+            }
         };
         if wrappers.len() == MAX_WRAPPERS {
             return Err(too_many_wrappers());
@@ -385,6 +397,45 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         input: false,
     });
     Ok(())
+}
+
+/// What a runner `words` runs other than a command among its words
+/// ([`runners::start`]); `wrappers` are those around it.
+fn runner(
+    runs: Runs,
+    words: &[Word],
+    wrappers: Vec<Arc<str>>,
+    piped: bool,
+    found: &mut Vec<Program>,
+    depth: usize,
+) -> Result<(), String> {
+    let name = name_of(&words[0]);
+    match runs {
+        Runs::Line(line) => {
+            let runner = through(&wrappers, vec![joined(words)])?;
+            nested(line.as_ref(), &runner, piped, found, depth)
+        }
+        Runs::Bash(at) => {
+            let runner = through(&wrappers, vec![joined(words)])?;
+            let bash = [Word::Literal("bash".to_string())].into_iter().chain(words[at..].iter().cloned());
+            let simple = Simple { words: bash.collect(), piped };
+            let mut inner = Vec::new();
+            read_simple(&simple, &mut inner, depth, false)?;
+            for mut program in inner {
+                program.wrappers = through(&runner, program.wrappers)?;
+                found.push(program);
+            }
+            Ok(())
+        }
+        Runs::Input => {
+            found.push(Program { name, args: words[1..].to_vec(), wrappers, piped, input: true });
+            Ok(())
+        }
+        Runs::Unknown => {
+            found.push(Program::unnamed(words, wrappers, piped));
+            Ok(())
+        }
+    }
 }
 
 /// `trap ACTION CONDITION…`: the shell runs ACTION when a condition

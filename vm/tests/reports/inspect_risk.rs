@@ -105,7 +105,7 @@ fn inspect_and_lint_agree_on_chmod_777_pipes_into_a_shell_and_made_commands() {
             "sed 's/.*/x/e' list.txt",
             "high",
             "runs `sed`, which runs commands it makes or reads as it runs (`s///e`, `system($0)`, an \
-             option or a script that expands, an editor's `!CMD`), so what they are is not known",
+             option or a script that expands, an editor's `!CMD`, a template), so what they are is not known",
         ),
     ] {
         let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));

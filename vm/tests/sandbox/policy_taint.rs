@@ -647,3 +647,62 @@ fn an_environment_variable_that_steers_a_tool_passes_no_list() {
     let shown = fx.tissvm(&["inspect", &plan, "--policy", &tools]);
     assert!(shown.stdout.contains("the plan's ENV set `TAR_OPTIONS`"), "{}", shown.stdout);
 }
+
+/// A runner's subcommand runs the command after its options (`poetry run
+/// CMD`, `bundle exec CMD`, `npx CMD`, `npx -c LINE`): a deny list judges
+/// that command, and an allow list admits it by what it is; so is ssh's
+/// remote command. The stand-ins run what the real runners run; npx is
+/// Node's own.
+#[test]
+fn a_command_a_runner_runs_is_judged_as_any_other() {
+    let fx = Fixture::new();
+    let deny = fx.write("deny.toml", "[commands]\ndeny = [\"rm *\"]\n");
+    let allow = fx.write("allow.toml", "[commands]\nallow = [\"ls *\"]\n");
+    // Each skips its subcommand and its options (`--with` takes a value).
+    let runner = "#!/bin/sh\nshift\nwhile [ \"${1#-}\" != \"$1\" ]; do\n    case \"$1\" in --with) shift 2 ;; --) shift; break ;; *) shift ;; esac\ndone\nexec \"$@\"\n";
+    for name in ["poetry", "bundle", "uv"] {
+        let path = fx.ws().join(name);
+        std::fs::write(&path, runner).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let plan = |command: &str| {
+        format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n", command.replace('"', "\\\""))
+    };
+    let mut commands =
+        vec!["./poetry run rm victim", "./bundle exec rm victim", "./uv run --with x -- rm victim"];
+    match which("npx") {
+        true => commands.extend(["npx rm victim", "npx -c 'rm victim'"]),
+        false => tiss_test_support::skip::missing("Node (npx)", "the lines with npx were not tried"),
+    }
+    for command in commands {
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
+        assert!(!fx.made("victim"), "{command}: does not run rm: {}", unjudged.stderr);
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let run = fx.run_json(&plan(command), &["--policy", &deny, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(message.contains("by the pattern `rm *`"), "{command}: {message}");
+        assert!(fx.made("victim"), "{command}: rm ran");
+    }
+    // ssh's remote command is a line a shell runs, on a machine as real:
+    // refused before ssh starts.
+    let run =
+        fx.run_json(&plan("ssh -o BatchMode=yes host.invalid 'ls; rm -r /srv/data'"), &["--policy", &deny]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(message.contains("its part `rm -r /srv/data` matches it"), "{message}");
+    // An allow list admits what the runner runs, and only that.
+    let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    let run =
+        fx.run_json(&plan("./poetry run rm victim"), &["--policy", &allow, "--sandbox-profile", "none"]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(message.contains("`rm victim` matches no pattern"), "{message}");
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}

@@ -138,12 +138,18 @@ pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
             break;
         }
     }
-    let words = args.get(at..).filter(|words| !words.is_empty())?;
+    line_of(args.get(at..)?).map(Some)
+}
+
+/// The line a shell runs of `words` joined (`watch rm x`, `ssh host rm
+/// x`); a word that expands is that word, which names no program. `None`
+/// without words.
+pub(super) fn line_of(words: &[Word]) -> Option<Word> {
     if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
-        return Some(Some(expands.clone()));
+        return Some(expands.clone());
     }
     let line: Vec<&str> = words.iter().map(Word::text).collect();
-    Some(Some(Word::Literal(line.join(" "))))
+    (!line.is_empty()).then(|| Word::Literal(line.join(" ")))
 }
 
 /// The line `env` splits and runs, when `text` is its option that gives

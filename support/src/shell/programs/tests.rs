@@ -300,8 +300,8 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "rsync -avze 'rm x' a b",
         "rsync --rsh='rm x' a b",
         "scp -S 'rm x' a b:c",
-        "ssh -o 'ProxyCommand=rm x' host",
-        "ssh -oProxyCommand='rm x' host",
+        "ssh -o 'ProxyCommand=rm x' host true",
+        "ssh -oProxyCommand='rm x' host true",
         "sftp -o 'proxycommand rm x' host",
         "rg --pre 'rm x' pattern",
         "zip -T -TT 'rm x' a.zip f",
@@ -423,7 +423,7 @@ fn what_a_tool_runs_of_its_own_is_only_itself() {
         "tar --checkpoint=10 --checkpoint-action=dot -cf a.tar .",
         "sort -k2 file",
         "rsync -av a/ b/",
-        "ssh -o StrictHostKeyChecking=no host ls",
+        "scp -o StrictHostKeyChecking=no a host:b",
     ] {
         assert_eq!(programs(line).unwrap().len(), 1, "{line}: {:?}", programs(line));
         assert!(!hidden(line), "{line}");
@@ -491,4 +491,99 @@ fn a_path_find_puts_in_a_word_is_what_the_files_name_says() {
         assert!(!hidden(line), "{line}: {:?}", programs(line));
     }
     assert_eq!(texts("find . -exec rm {} +")[0], "rm {}");
+}
+
+#[test]
+fn runners_are_looked_through_to_the_command_they_run() {
+    for (line, inner) in [
+        ("poetry run rm x", "rm x"),
+        ("poetry -C sub run rm x", "rm x"),
+        ("poetry ru rm x", "rm x"),
+        ("uv run rm x", "rm x"),
+        ("uv run --with requests --python 3.12 --frozen rm x", "rm x"),
+        ("uv --directory d run -- rm x", "rm x"),
+        ("uv run --with=requests rm x", "rm x"),
+        ("pipenv run rm x", "rm x"),
+        ("pdm run -p . rm x", "rm x"),
+        ("hatch -e test run rm x", "rm x"),
+        ("bundle exec rm x", "rm x"),
+        ("bundle exe rm x", "rm x"),
+        ("conda run -n env --cwd d rm x", "rm x"),
+        ("micromamba run -n env rm x", "rm x"),
+        ("npx rm x", "rm x"),
+        ("npx -p some-package rm x", "rm x"),
+        ("npm exec -- rm x", "rm x"),
+        ("npm x rm x", "rm x"),
+        ("pnpm --dir d exec rm x", "rm x"),
+        ("rbenv exec rm x", "rm x"),
+        ("asdf exec rm x", "rm x"),
+        ("direnv exec /repo rm x", "rm x"),
+        ("ip netns exec blue rm x", "rm x"),
+        ("ip -n red netns exec blue rm x", "rm x"),
+        ("ip vrf exec v rm x", "rm x"),
+        ("ip net e blue rm x", "rm x"),
+        ("nix develop .#ci -c rm x", "rm x"),
+        ("nix shell nixpkgs#hello --command rm x", "rm x"),
+        ("mise exec node@20 -- rm x", "rm x"),
+        ("mise x -c 'rm x'", "rm x"),
+        ("capsh --drop=cap_net_raw -- -c 'rm x'", "rm x"),
+        ("npx -c 'rm x'", "rm x"),
+        ("npm exec --call='rm x'", "rm x"),
+        ("nix-shell -p hello --run 'rm x'", "rm x"),
+        ("pnpm exec --shell-mode 'rm x'", "rm x"),
+        ("sudo uv run env A=1 rm x", "rm x"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    let through = &programs("uv run --frozen nice rm x").unwrap()[0];
+    assert_eq!(wrappers(through), ["uv run --frozen nice rm x", "nice rm x"]);
+    // Their other subcommands are their own.
+    for line in
+        ["poetry install", "uv pip list", "npm install", "bundle install", "ip link show", "capsh --print"]
+    {
+        assert_eq!(texts(line), [line], "{line}");
+    }
+    // An option's value is no command; `npx eslint -c x` gives eslint its `-c`.
+    assert_eq!(texts("npx eslint -c cfg.js ."), ["eslint -c cfg.js ."]);
+    assert_eq!(texts("pnpm exec eslint -c cfg.js"), ["eslint -c cfg.js"]);
+    // A shell that reads its input, and a word that may be the subcommand.
+    for line in ["echo 'rm x' | nix-shell", "nix develop", "mise x node@20", "capsh --", "uv \"$SUB\" rm x"] {
+        assert!(hidden(line), "{line}");
+    }
+    assert_eq!(names("capsh -- -c 'rm x; ls'"), [Some("rm".to_string()), Some("ls".to_string())]);
+    // GNU parallel and hyperfine make commands of templates.
+    for line in
+        ["parallel rm ::: x y", "ls | parallel 'rm {}'", "hyperfine 'rm x'", "hyperfine -L f a,b 'rm {f}'"]
+    {
+        assert!(hidden(line), "{line}");
+    }
+    assert!(!hidden("parallel --version"));
+}
+
+#[test]
+fn ssh_runs_its_remote_command_as_a_line() {
+    for (line, ran) in [
+        ("ssh host rm x", vec!["ssh host rm x", "rm x"]),
+        ("ssh -p 22 -i key host 'ls; rm x'", vec!["ssh -p 22 -i key host ls; rm x", "ls", "rm x"]),
+        ("ssh host -t -l me rm x", vec!["ssh host -t -l me rm x", "rm x"]),
+        ("ssh -p22 host -- rm x", vec!["ssh -p22 host -- rm x", "rm x"]),
+        ("ssh -- host -t rm x", vec!["ssh -- host -t rm x", "-t rm x"]),
+        (
+            "sudo ssh -o ProxyCommand='nc %h %p' host rm x",
+            vec!["ssh -o ProxyCommand=nc %h %p host rm x", "rm x", "nc %h %p"],
+        ),
+    ] {
+        let mut found = texts(line);
+        found.sort();
+        let mut ran: Vec<String> = ran.into_iter().map(String::from).collect();
+        ran.sort();
+        assert_eq!(found, ran, "{line}");
+    }
+    // No command: a remote shell that runs its input, unless none is asked for.
+    assert!(hidden("ssh host <<EOF\nrm x\nEOF"));
+    for line in ["ssh -N -L 8080:localhost:80 host", "ssh -O check host", "ssh -s host sftp", "scp a host:b"]
+    {
+        assert!(!hidden(line), "{line}");
+    }
+    assert!(hidden("ssh host \"rm $F\""));
 }

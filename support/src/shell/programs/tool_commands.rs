@@ -6,7 +6,7 @@
 //! so a word is read as the option more often than the program would, and
 //! never less.
 
-use super::given::Given;
+use super::given::{self, Given};
 use super::{awk_program, sed_script};
 use crate::shell::parse::Word;
 
@@ -28,8 +28,12 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 
 /// Programs that read commands of their own, which may run a shell's
 /// (`!CMD`), from their input (vim takes its keys from a pipe) or their
-/// options (`vim -c`, `gdb -ex`): only running tells what they run.
-const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff"];
+/// options (`vim -c`, `gdb -ex`), or make them of templates (GNU parallel's
+/// `{}` and `:::`, hyperfine's `{x}` and `--prepare`): only running tells
+/// what they run.
+#[rustfmt::skip]
+const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
+    "parallel", "hyperfine"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys.
 const SSH: &[&str] = &["ssh", "scp", "sftp"];
@@ -92,6 +96,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         && args.first().is_some_and(|w| !w.text().starts_with('-') && w.text().contains(['I', 'F']))
     {
         return vec![Given::Input];
+    }
+    if name == "ssh" {
+        found.extend(ssh_remote_command(args));
     }
     let mut at = 0;
     while let Some(word) = args.get(at) {
@@ -160,6 +167,47 @@ fn ssh_option(option: &Word) -> Option<Given> {
     }
     let runs = SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str());
     runs.then(|| Given::Line(Some(literal_like(option, value.trim_start_matches(['=', ' ', '\t'])))))
+}
+
+/// The command `ssh [OPTIONS] DESTINATION [OPTIONS] COMMAND…` runs on the
+/// host: its words joined, a line the remote shell runs (OpenSSH reads
+/// options again after the destination, unless a `--` came before it).
+/// Without one, ssh runs a shell there that runs its input (`ssh host
+/// <<EOF`), unless `-N`, `-W`, `-O`, `-G`, `-Q` or `-V` asks for no
+/// command, or `-s` names a subsystem.
+fn ssh_remote_command(args: &[Word]) -> Option<Given> {
+    const VALUED: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+    let (mut at, mut destination, mut ended) = (0, false, false);
+    let mut no_command = false;
+    while let Some(word) = args.get(at) {
+        let text = word.text();
+        if !ended && text == "--" {
+            ended = true;
+            at += 1;
+            continue;
+        }
+        if ended || !text.starts_with('-') || text.len() == 1 {
+            if destination {
+                break;
+            }
+            destination = true;
+            at += 1;
+            continue;
+        }
+        at += 1;
+        for (i, letter) in text.char_indices().skip(1) {
+            no_command |= "NWOGQVs".contains(letter);
+            if VALUED.contains(letter) {
+                at += usize::from(i + 1 == text.len());
+                break;
+            }
+        }
+    }
+    match given::line_of(args.get(at..).unwrap_or_default()) {
+        _ if no_command || !destination => None,
+        None => Some(Given::Input),
+        line => Some(Given::Line(line)),
+    }
 }
 
 /// What a sed command line runs: its scripts read by

@@ -1,0 +1,218 @@
+//! Runners: programs whose subcommand runs a command after its own options
+//! (`poetry run CMD`, `uv run --with x CMD`, `bundle exec CMD`, `conda run
+//! -n env CMD`, `npx CMD`, `ip netns exec NAME CMD`), or a command line
+//! (`npx -c LINE`, `nix-shell --run LINE`), or a shell that reads its input
+//! (`nix-shell`, `nix develop`, `capsh --`). A wrapper (`sudo`, `nice`) runs
+//! its command from its first operand; a runner's first operand is its
+//! subcommand, which a runner may take by any prefix (cleo, Thor, npm and
+//! ip do): any prefix counts, which reads more lines as running a command,
+//! never fewer.
+
+use super::given::line_of;
+use crate::shell::parse::Word;
+
+/// (program, subcommands that run a command, the options of the program and
+/// its subcommand that take a value, how many arguments come before the
+/// command). Options are read as getopt reads them; a whole word in the
+/// list (`-netns`, `-batch`) takes the next word too.
+#[rustfmt::skip]
+const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
+    ("poetry", &["run"], &["-C", "-P", "--directory", "--project"], 0),
+    ("uv", &["run"], &["-p", "-i", "-f", "-P", "-C", "--python", "--directory", "--project",
+        "--cache-dir", "--config-file", "--color", "--allow-insecure-host", "--python-preference",
+        "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--env-file", "--with",
+        "--with-editable", "--with-requirements", "--package", "--index", "--default-index",
+        "--index-url", "--extra-index-url", "--find-links", "--upgrade-package", "--reinstall-package",
+        "--index-strategy", "--keyring-provider", "--resolution", "--prerelease", "--fork-strategy",
+        "--config-setting", "--no-build-isolation-package", "--exclude-newer", "--link-mode",
+        "--no-build-package", "--no-binary-package", "--refresh-package", "--python-platform"], 0),
+    ("pipenv", &["run"], &["--python", "--pypi-mirror"], 0),
+    ("pdm", &["run"], &["-p", "-L", "--project", "--lockfile", "--venv"], 0),
+    ("rye", &["run"], &["--pyproject"], 0),
+    ("hatch", &["run"], &["-e", "-p", "--env", "--project", "--data-dir", "--cache-dir", "--config"], 0),
+    ("pixi", &["run", "exec"], &["-e", "-s", "-c", "--environment", "--manifest-path", "--spec",
+        "--channel", "--platform"], 0),
+    ("bundle", &["exec"], &["-r", "--retry", "--gemfile"], 0),
+    ("conda", &["run"], &["-n", "-p", "--name", "--prefix", "--cwd"], 0),
+    ("mamba", &["run"], &["-n", "-p", "--name", "--prefix", "--cwd"], 0),
+    ("micromamba", &["run"], &["-n", "-p", "-r", "-a", "-e", "--name", "--prefix", "--root-prefix",
+        "--attach", "--cwd", "--env", "--label"], 0),
+    ("npm", &["exec", "x"], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
+    ("npx", &[], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
+    ("pnpm", &["exec"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter"], 0),
+    ("rbenv", &["exec"], &[], 0),
+    ("pyenv", &["exec"], &[], 0),
+    ("nodenv", &["exec"], &[], 0),
+    ("goenv", &["exec"], &[], 0),
+    ("asdf", &["exec"], &[], 0),
+    ("direnv", &["exec"], &[], 1),
+    ("ip", &["netns", "vrf"], &["-n", "-b", "-f", "-l", "-rc", "-netns", "-batch", "-family",
+        "-loops", "-rcvbuf"], 1),
+];
+
+/// How a runner's command is given.
+pub(super) enum Start {
+    /// From this word on.
+    At(usize),
+    /// Otherwise.
+    Runs(Runs),
+}
+
+/// What a runner runs other than a command among its words.
+pub(super) enum Runs {
+    /// A command line a shell runs (`npx -c LINE`, `nix-shell --run LINE`,
+    /// `mise exec -c LINE`; the words from a word on joined, with `pnpm exec
+    /// --shell-mode`): a word that expands names no program.
+    Line(Option<Word>),
+    /// Its input: a shell it starts (`nix-shell`, `nix develop`, `mise exec`
+    /// without a command, `capsh --`).
+    Input,
+    /// Bash, given the words from this one on (`capsh -- -c LINE`).
+    Bash(usize),
+    /// Only running tells: a word that expands where the subcommand or an
+    /// option of the runner's is (`uv "$SUB" rm x`).
+    Unknown,
+}
+
+/// Where the command of `words`, a runner's (`words[0]` names `name`),
+/// starts; `None` when it is no runner or runs no command (`poetry
+/// install`, `uv pip list`).
+pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
+    match name {
+        "capsh" => return capsh(words),
+        "nix-shell" => {
+            return Some(
+                option_line(&words[1..], &["--run", "--command"]).unwrap_or(Start::Runs(Runs::Input)),
+            );
+        }
+        "nix" => return nix(words),
+        "mise" | "rtx" => return mise(words),
+        _ => {}
+    }
+    let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
+    let mut at = 1;
+    if !subcommands.is_empty() {
+        at = skip_options(words, at, valued)?;
+        let sub = words.get(at)?;
+        let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+        if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
+            return None;
+        }
+        at += 1;
+        // `ip netns exec NAME CMD`: the object, then its `exec`.
+        if name == "ip" {
+            let exec = words.get(at)?.literal();
+            if !exec.is_some_and(|exec| is_prefix(exec, "exec")) {
+                return exec.is_none().then_some(Start::Runs(Runs::Unknown));
+            }
+            at += 1;
+        }
+    }
+    let options = at;
+    at = skip_options(words, at, valued)?;
+    let options = &words[options..at.min(words.len())];
+    // `npx -c LINE`, `npm exec --call LINE` (`-c` is among their valued).
+    if matches!(name, "npx" | "npm")
+        && let Some(line) = option_line(options, &["-c", "--call"])
+    {
+        return Some(line);
+    }
+    let shell_mode = name == "pnpm" && options.iter().any(|w| matches!(w.text(), "-c" | "--shell-mode"));
+    at += positional;
+    if at > words.len() {
+        return None;
+    }
+    if shell_mode {
+        return Some(Start::Runs(Runs::Line(line_of(&words[at..]))));
+    }
+    Some(Start::At(at))
+}
+
+/// The first word from `at` on that is no option of the runner's (nor an
+/// option's value), past a `--`; `None` when a word that expands is among
+/// the options.
+fn skip_options(words: &[Word], mut at: usize, valued: &[&str]) -> Option<usize> {
+    while let Some(word) = words.get(at) {
+        let Some(text) = word.literal() else {
+            // A word that expands before the command may be an option.
+            return Some(at);
+        };
+        if text == "--" {
+            return Some(at + 1);
+        }
+        if !text.starts_with('-') || text.len() == 1 {
+            return Some(at);
+        }
+        at += if valued.contains(&text) { 2 } else { super::option_words(text, valued) };
+    }
+    Some(at)
+}
+
+/// Whether `word` names `whole` by a prefix of it (`ru` for `run`).
+fn is_prefix(word: &str, whole: &str) -> bool {
+    !word.is_empty() && whole.starts_with(word)
+}
+
+/// The value of the first of `options` among `words` (`--run LINE`,
+/// `--run=LINE`, `-cLINE`), as a line.
+fn option_line(words: &[Word], options: &[&str]) -> Option<Start> {
+    for (at, word) in words.iter().enumerate() {
+        let text = word.text();
+        if text == "--" {
+            break;
+        }
+        for option in options {
+            if text == *option {
+                return Some(Start::Runs(Runs::Line(words.get(at + 1).cloned())));
+            }
+            let glued = if option.starts_with("--") { format!("{option}=") } else { option.to_string() };
+            if let Some(line) = text.strip_prefix(glued.as_str())
+                && word.literal().is_some()
+            {
+                return Some(Start::Runs(Runs::Line(Some(Word::Literal(line.to_string())))));
+            }
+        }
+    }
+    None
+}
+
+/// `capsh [OPTIONS] -- ARGS` runs `bash ARGS` (`capsh -- -c LINE`); its
+/// options are `--name=value` words before the `--`.
+fn capsh(words: &[Word]) -> Option<Start> {
+    let dashes = words.iter().position(|word| word.text() == "--")?;
+    if words[1..dashes].iter().any(|word| word.literal().is_none()) {
+        return Some(Start::Runs(Runs::Unknown));
+    }
+    Some(Start::Runs(Runs::Bash(dashes + 1)))
+}
+
+/// `nix develop`, `nix shell`: `-c CMD ARGS` (`--command`) runs CMD; without
+/// it, a shell that reads its input.
+fn nix(words: &[Word]) -> Option<Start> {
+    let sub = words.get(1)?;
+    let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    if !matches!(sub, "develop" | "shell") {
+        return None;
+    }
+    match words.iter().position(|word| matches!(word.text(), "-c" | "--command")) {
+        Some(at) => Some(Start::At(at + 1)),
+        None => Some(Start::Runs(Runs::Input)),
+    }
+}
+
+/// `mise exec [TOOL@VERSION]… -- CMD` (`mise x`, `rtx exec`): `-c LINE`
+/// runs LINE; without a command, a shell that reads its input.
+fn mise(words: &[Word]) -> Option<Start> {
+    let sub = words.get(1)?;
+    let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    if !matches!(sub, "exec" | "x") {
+        return None;
+    }
+    if let Some(line) = option_line(&words[2..], &["-c", "--command"]) {
+        return Some(line);
+    }
+    match words.iter().position(|word| word.text() == "--") {
+        Some(at) if at + 1 < words.len() => Some(Start::At(at + 1)),
+        _ => Some(Start::Runs(Runs::Input)),
+    }
+}
