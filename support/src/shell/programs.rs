@@ -24,6 +24,7 @@ use tool_commands::Tool;
 
 mod awk_program;
 pub mod code_variables;
+mod git_commands;
 mod given;
 mod runners;
 mod sed_script;
@@ -158,6 +159,11 @@ impl Program {
             Some(Some(Tool::Commands)) => (
                 "commands of its own, from its input, its options or templates (`!CMD`, `{}`)",
                 "leave it out of an allowed command; it runs what it reads",
+            ),
+            Some(Some(Tool::Git)) => (
+                "the commands its configuration or options name (`-c core.pager=…`, `-c alias.x='!…'`, \
+                 `git config` of such a key, `--upload-pack`, an option that expands)",
+                "leave the setting out (write what it would run as a RUN of its own); put `--` before operands that expand",
             ),
             Some(Some(Tool::Options)) => (
                 "the commands its options make (an option, or its value, that expands)",

@@ -706,3 +706,62 @@ fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
+
+/// `allow = ["git *"]` admits git, not what its command line tells it to
+/// run: a key whose value is a command (`-c core.fsmonitor=CMD`, `-c
+/// alias.x='!CMD'`, `git config` of one) passes no list, and `rebase -x
+/// CMD` is judged as CMD. Each line removes the victim through the real git
+/// when nothing judges it.
+#[test]
+fn what_git_is_told_to_run_passes_no_list() {
+    let fx = Fixture::new();
+    let allow = fx.write("p.toml", "[commands]\nallow = [\"git *\", \"ls *\"]\n");
+    let plan = |command: &str| {
+        format!(
+            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n",
+            command.replace('\\', "\\\\").replace('"', "\\\"")
+        )
+    };
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git").args(args).current_dir(fx.ws()).output().unwrap();
+        assert!(status.status.success(), "git {args:?}: {status:?}");
+    };
+    git(&["init", "-q"]);
+    for (command, why) in [
+        ("git -c core.fsmonitor='rm victim' status", "only running it would tell"),
+        ("git -c alias.st='!rm victim' st", "only running it would tell"),
+        ("git config alias.st '!rm victim' && git st", "only running it would tell"),
+        (
+            "git -c user.name=ci -c user.email=ci@example.com rebase -q --root -x 'rm victim'",
+            "`rm victim` matches no pattern",
+        ),
+    ] {
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        git(&[
+            "-c",
+            "user.name=ci",
+            "-c",
+            "user.email=ci@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ]);
+        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
+        assert!(!fx.made("victim"), "{command}: git did not run rm: {}", unjudged.stderr);
+        // The plan's `git config` set it: gone again.
+        let mut unset = std::process::Command::new("git");
+        unset.args(["config", "--unset-all", "alias.st"]).current_dir(fx.ws()).status().unwrap();
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let run = fx.run_json(&plan(command), &["--policy", &allow, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(message.contains(why), "{command}: {message}");
+        assert!(fx.made("victim"), "{command}: rm ran");
+    }
+    // What git does of its own runs.
+    let ordinary = "git -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m 'x' && git log --oneline";
+    let run = fx.run_json(&plan(ordinary), &["--policy", &allow, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+}

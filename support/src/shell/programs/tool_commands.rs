@@ -7,7 +7,7 @@
 //! never less.
 
 use super::given::{self, Given};
-use super::{awk_program, sed_script};
+use super::{awk_program, git_commands, sed_script};
 use crate::shell::parse::Word;
 
 /// Programs that run the value of one of their options as a command: its
@@ -45,12 +45,14 @@ const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 /// Every tool read here, by name.
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
-    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options)
+    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options).chain(["git"])
 }
 
 /// What kind of tool `name` is read as, if it is read here.
 pub(super) fn kind(name: &str) -> Option<Tool> {
-    if SED.contains(&name) {
+    if name == "git" {
+        Some(Tool::Git)
+    } else if SED.contains(&name) {
         Some(Tool::Sed)
     } else if AWK.contains(&name) {
         Some(Tool::Awk)
@@ -73,6 +75,8 @@ pub(super) enum Tool {
     Options,
     /// A program that runs commands of its own, from its input or options.
     Commands,
+    /// git, whose configuration and options may name commands.
+    Git,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -84,6 +88,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Sed) => return sed(args),
         Some(Tool::Awk) => return awk(args),
         Some(Tool::Commands) => return own_commands(args),
+        Some(Tool::Git) => return git_commands::commands(args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
