@@ -390,8 +390,11 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         trap_action(args, &trap, simple.piped, found, depth)?;
     }
     // An alias defined here changes what a later word runs (dash expands
-    // it on the lines after `alias r=rm`): only running the line tells.
-    if name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))) {
+    // it on the lines after `alias r=rm`), and so do some of bash's
+    // builtins: only running the line tells.
+    if (name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))))
+        || given::hides_what_runs(&name, args)
+    {
         found.push(Program::unnamed(words, wrappers, simple.piped));
         return Ok(());
     }

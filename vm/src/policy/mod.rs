@@ -377,7 +377,7 @@ fn runs_unnamed(program: &Program) -> String {
         );
     }
     format!(
-        "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`, an alias)",
+        "`{}` runs a program only running it would tell (a parameter, a substitution, `eval`, an alias, a builtin such as `hash -p`)",
         program.text()
     )
 }

@@ -652,3 +652,26 @@ fn what_git_is_told_to_run_is_read_or_passes_no_list() {
         assert!(!hidden(line), "{line}");
     }
 }
+
+/// bash's builtins that run a command they make or make a later word run
+/// what it does not name (where `sh` is bash, and in any `bash -c`): each
+/// ran `rm x` in bash 5.2 under a policy that saw no rm.
+#[test]
+fn bash_builtins_that_hide_what_runs_pass_no_list() {
+    for line in [
+        "hash -p /bin/rm r; r x",
+        "enable -f ./lib.so rm",
+        "compgen -C 'rm x' foo",
+        "complete -C 'rm x' foo",
+        "mapfile -tC 'rm x #' -c 1 a < in",
+        "readarray -C 'rm x #' -c 1 a < in",
+        "set -o history\nhistory -s 'rm x'\nfc -s rm",
+        "bash -c \"compgen -C 'rm x' foo\"",
+    ] {
+        assert!(hidden(line), "{line}");
+    }
+    for line in ["hash -r", "hash ls", "mapfile -t a < in", "fc -l", "enable -n kill", "complete -F _f tool"]
+    {
+        assert!(!hidden(line), "{line}");
+    }
+}
