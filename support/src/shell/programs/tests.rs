@@ -307,6 +307,9 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "zip -T -TT 'rm x' a.zip f",
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
+        "wget -e 'use_askpass=rm x' https://example.com",
+        "wget --execute 'Use-AskPass = rm x' https://example.com",
+        "wget -qe useaskpass='rm x' https://example.com",
         "sed 'e rm x' f",
         "sed -n '1e rm x' f",
         "sed -e 's/a/b/' -e '/x/ e rm x' f",
@@ -336,6 +339,9 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
 #[test]
 fn what_a_tool_makes_as_it_runs_only_running_tells() {
     for line in [
+        // A wgetrc may say `use_askpass = CMD`.
+        "wget --config=w.rc https://example.com",
+        "wget -e \"$RC\" https://example.com",
         // sed runs its pattern space, or a line its escapes make.
         "sed 's/x/y/e' f",
         "sed -n 's/x/y/ep' f",
@@ -422,6 +428,7 @@ fn what_a_tool_runs_of_its_own_is_only_itself() {
         "tar -cf a.tar -- \"$F\"",
         "tar --checkpoint=10 --checkpoint-action=dot -cf a.tar .",
         "sort -k2 file",
+        "wget -e robots=off -q https://example.com",
         "rsync -av a/ b/",
         "scp -o StrictHostKeyChecking=no a host:b",
     ] {

@@ -117,6 +117,15 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         }
         if let Some(option) = text.strip_prefix("--") {
             let (option, value) = split_value(option);
+            if name == "wget" && is_prefix(option, "config") {
+                // A wgetrc of the plan's may say `use_askpass = CMD`.
+                return vec![Given::Input];
+            }
+            if name == "wget" && is_prefix(option, "execute") {
+                let value = value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at));
+                found.extend(wgetrc_command(value));
+                continue;
+            }
             // `--checkpoint` is an option of its own (its value only after `=`).
             let checkpoint =
                 name == "tar" && option != "checkpoint" && is_prefix(option, "checkpoint-action");
@@ -139,6 +148,10 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                 let rest = &cluster[i + letter.len_utf8()..];
                 if short.contains(&letter) {
                     found.push(Given::Line(attached(word, rest, args, &mut at)));
+                    break;
+                }
+                if name == "wget" && letter == 'e' {
+                    found.extend(wgetrc_command(attached(word, rest, args, &mut at)));
                     break;
                 }
                 if ssh && letter == 'o' {
@@ -172,6 +185,17 @@ fn ssh_option(option: &Word) -> Option<Given> {
     }
     let runs = SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str());
     runs.then(|| Given::Line(Some(literal_like(option, value.trim_start_matches(['=', ' ', '\t'])))))
+}
+
+/// What wget's `-e COMMAND` (a line of a wgetrc) runs: `use_askpass =
+/// CMD` runs CMD (wget takes a command's name without case, `_` or `-`); a
+/// command that expands, what only running tells.
+fn wgetrc_command(command: Option<Word>) -> Option<Given> {
+    let command = command?;
+    let Some(text) = command.literal() else { return Some(Given::Input) };
+    let (key, value) = text.split_once('=')?;
+    let key: String = key.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '\t')).collect();
+    key.eq_ignore_ascii_case("useaskpass").then(|| Given::Line(Some(Word::Literal(value.trim().to_string()))))
 }
 
 /// The command `ssh [OPTIONS] DESTINATION [OPTIONS] COMMAND…` runs on the
