@@ -41,31 +41,33 @@ fn flows_through_variables_interpolation_env_and_files() {
             v
         })
     );
-    assert_eq!(
-        r.model_code_runs,
-        vec![ModelCodeRun { write_line: 9, run_line: 11 }, ModelCodeRun { write_line: 9, run_line: 12 }]
-    );
+    // The RUN at line 5 held model output, which it may have written
+    // anywhere: every RUN after it may run that (before the WRITE at 9).
+    let after_5 = |run_line| ModelCodeRun { write_line: 5, run_line, by_run: true };
+    assert_eq!(r.model_code_runs, vec![after_5(8), after_5(11), after_5(12)]);
     assert_eq!(r.written_runs, r.model_code_runs);
-    assert_eq!((r.written_before(8), r.written_before(12)), (None, Some(9)));
+    assert_eq!((r.written_before(5), r.written_before(12)), (None, Some(5)));
     assert!(!r.incomplete);
 }
 
 #[test]
 fn a_write_of_file_data_and_an_in_directory_reach_the_runs_after() {
     let r = report(
-        "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"which directory?\" INTO d\n    RUN \"make\" IN \"${d}\"\n    \
+        "TASK \"t\"\nSTEP \"s\" {\n    PROMPT_AGENT \"which directory?\" INTO d\n    \
          READ \"in.txt\" AS c\n    RUN \"true\"\n    APPEND \"gen.sh\" FROM \"# ${c}\"\n    RUN \"sh gen.sh\"\n    \
-         WRITE \"other.sh\" FROM c\n    RUN \"sh other.sh\"\n}\n",
+         WRITE \"other.sh\" FROM c\n    RUN \"sh other.sh\"\n    RUN \"make\" IN \"${d}\"\n    RUN \"true\"\n}\n",
     );
-    assert_eq!(r.flows, vec![flow(SourceKind::Prompt, 3, 4)]);
+    assert_eq!(r.flows, vec![flow(SourceKind::Prompt, 3, 10)]);
     // READ data is not model output, but `[taint] run` holds every RUN after
-    // its WRITE, each with the first such write.
-    assert!(r.model_code_runs.is_empty());
+    // its WRITE, each with the first such write; the RUN in the directory a
+    // model named may have written model output there.
+    let after = |write_line, run_line, by_run| ModelCodeRun { write_line, run_line, by_run };
+    assert_eq!(r.model_code_runs, vec![after(10, 11, true)]);
     assert_eq!(
         r.written_runs,
-        vec![ModelCodeRun { write_line: 7, run_line: 8 }, ModelCodeRun { write_line: 7, run_line: 10 }]
+        vec![after(6, 7, false), after(6, 9, false), after(6, 10, false), after(6, 11, false)]
     );
-    assert_eq!(r.written_before(6), None);
+    assert_eq!(r.written_before(5), None);
 }
 
 #[test]
@@ -213,8 +215,11 @@ fn a_typed_answer_is_followed_field_by_field() {
         |p: &str| r.fields.iter().find(|f| f.path == p).unwrap_or_else(|| panic!("{p}: {:?}", r.fields));
     assert!(!by_path("t.severity").tainted && by_path("t.summary").tainted && by_path("t.who").tainted);
     assert!(r.fields.iter().all(|f| f.prompt == 0));
-    // The whole answer holds text: writing it is writing model output (no RUN after it here).
-    assert!(r.model_code_runs.is_empty());
+    // The RUN at line 6 held a STRING of it, which it may have written: the
+    // RUNs after it may run that. (The WRITE of the whole answer has no RUN
+    // after it.)
+    let after_6 = |run_line| ModelCodeRun { write_line: 6, run_line, by_run: true };
+    assert_eq!(r.model_code_runs, vec![after_6(8), after_6(9)]);
 }
 
 #[test]

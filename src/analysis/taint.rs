@@ -1,6 +1,6 @@
 //! Static taint (book: reference/policy.md): which RUNs may hold data from a model
 //! (PROMPT_AGENT) or a file (READ), and which RUNs come after a WRITE of
-//! model output (the plan may run code a model wrote). `tissvm inspect`
+//! model output or a RUN that held it (the plan may run code a model wrote). `tissvm inspect`
 //! lists both and raises the risk to high for them.
 //!
 //! The bytecode is walked in instruction order with a symbolic operand
@@ -121,12 +121,16 @@ pub struct Flow {
     pub run_column: u32,
 }
 
-/// A RUN after a WRITE (or APPEND) of model output, or (in
-/// `written_runs`) of any tainted data.
+/// A RUN after a WRITE (or APPEND) of model output, or a RUN whose command,
+/// directory or environment held it (which may have written it anywhere),
+/// or (in `written_runs`) of any tainted data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ModelCodeRun {
+    /// The line of the statement that put the data in the workspace.
     pub write_line: u32,
     pub run_line: u32,
+    /// That statement was a RUN, not a WRITE or APPEND.
+    pub by_run: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -220,10 +224,11 @@ struct Walker<'m> {
     /// What was written at all: a READ of a path that is not a constant
     /// may read any of it.
     written_all: Sources,
-    /// The first line of a WRITE or APPEND of model output so far.
-    model_write: Option<u32>,
-    /// The first line of a WRITE or APPEND of tainted data so far.
-    tainted_write: Option<u32>,
+    /// The first WRITE or APPEND of model output so far, or RUN that held
+    /// it: its line, and whether it was a RUN.
+    model_write: Option<(u32, bool)>,
+    /// The same of any tainted data.
+    tainted_write: Option<(u32, bool)>,
     /// The tasks being walked, with the pc of the CALL that entered each.
     calls: Vec<(u32, u32)>,
     walked: usize,
@@ -452,10 +457,10 @@ impl Walker<'_> {
                         let fields = &self.fields;
                         if content.sources.iter().any(|s| s.kind == SourceKind::Prompt && tainted(fields, s))
                         {
-                            self.model_write = Some(self.model_write.map_or(line, |w| w.min(line)));
+                            self.model_write = first(self.model_write, (line, false));
                         }
                         if content.sources.iter().any(|s| tainted(fields, s)) {
-                            self.tainted_write = Some(self.tainted_write.map_or(line, |w| w.min(line)));
+                            self.tainted_write = first(self.tainted_write, (line, false));
                         }
                         join(&mut self.written_all, &content.sources);
                         match path.text {
@@ -479,19 +484,30 @@ impl Walker<'_> {
                     join(&mut sources, &dir);
                     join(&mut sources, &self.env);
                     join(&mut self.last_run, &sources);
+                    let (before, tainted_before) = (self.model_write, self.tainted_write);
                     for source in sources {
                         let flow = Flow { source, run_line: line, run_column: column };
                         if tainted(&self.fields, &source) {
+                            // The RUN may write what it holds anywhere: every
+                            // RUN after it may run that, as after a WRITE.
+                            if source.kind == SourceKind::Prompt {
+                                self.model_write = first(self.model_write, (line, true));
+                            }
+                            self.tainted_write = first(self.tainted_write, (line, true));
                             self.report.flows.push(flow);
                         } else {
                             self.report.clean_flows.push(flow);
                         }
                     }
-                    if let Some(w) = self.model_write {
-                        self.report.model_code_runs.push(ModelCodeRun { write_line: w, run_line: line });
+                    if let Some((w, by_run)) = before {
+                        self.report.model_code_runs.push(ModelCodeRun {
+                            write_line: w,
+                            run_line: line,
+                            by_run,
+                        });
                     }
-                    if let Some(w) = self.tainted_write {
-                        self.report.written_runs.push(ModelCodeRun { write_line: w, run_line: line });
+                    if let Some((w, by_run)) = tainted_before {
+                        self.report.written_runs.push(ModelCodeRun { write_line: w, run_line: line, by_run });
                     }
                 }
                 Instr::Call { task } => {
@@ -521,6 +537,11 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// The earlier of `so_far` and `this` (by line).
+fn first(so_far: Option<(u32, bool)>, this: (u32, bool)) -> Option<(u32, bool)> {
+    Some(so_far.map_or(this, |w| if this.0 < w.0 { this } else { w }))
 }
 
 /// Whether `instr` can fail with a failure TRY catches, its message made

@@ -12,7 +12,7 @@ use tisslang::module::{InteractionKind, NONE, PathAccess, RiskKind, RiskLevel};
 
 use tisslang::isa::Instr;
 
-use crate::analysis::taint::{self, Flow, SourceKind, TaintReport};
+use crate::analysis::taint::{self, Flow, ModelCodeRun, SourceKind, TaintReport};
 use crate::policy::{Policy, Taint, Verdict};
 
 use crate::machine::program::Program;
@@ -98,10 +98,11 @@ fn risk(program: &Program, taint: &TaintReport) -> (RiskLevel, Vec<Reason>) {
         }
     }
     for run in &taint.model_code_runs {
+        let what = if run.by_run { "a RUN that held model output" } else { "the WRITE of model output" };
         reasons.push(Reason {
             level: RiskLevel::High,
             text: format!(
-                "runs after the WRITE of model output at line {}: the plan may run code a model wrote",
+                "runs after {what} at line {}: the plan may run code a model wrote",
                 run.write_line
             ),
             line: run.run_line,
@@ -319,10 +320,10 @@ pub fn inspect_json(program: &Program, policy: Option<&Policy>) -> Json {
                 flow
             }).collect::<Vec<_>>(),
             "model_code_runs": taint.model_code_runs.iter().map(|r| json!({
-                "write_line": r.write_line, "run_line": r.run_line,
+                "write_line": r.write_line, "run_line": r.run_line, "by": put_by(r),
             })).collect::<Vec<_>>(),
             "written_runs": taint.written_runs.iter().map(|r| json!({
-                "write_line": r.write_line, "run_line": r.run_line,
+                "write_line": r.write_line, "run_line": r.run_line, "by": put_by(r),
             })).collect::<Vec<_>>(),
             "complete": !taint.incomplete,
         },
@@ -490,13 +491,15 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
                 }
             })
             .chain(taint.model_code_runs.iter().map(|r| {
-                format!("line {:>4}  WRITE of model output → line {} RUN", r.write_line, r.run_line)
+                let put = if r.by_run { "RUN holding model output" } else { "WRITE of model output" };
+                format!("line {:>4}  {put} → line {} RUN", r.write_line, r.run_line)
             }))
             .chain(
                 taint.written_runs.iter().filter(|r| taint.model_code_runs.binary_search(r).is_err()).map(
                     |r| {
+                        let put = if r.by_run { "RUN holding" } else { "WRITE of" };
                         format!(
-                            "line {:>4}  WRITE of model or file data → line {} RUN",
+                            "line {:>4}  {put} model or file data → line {} RUN",
                             r.write_line, r.run_line
                         )
                     },
@@ -520,4 +523,9 @@ fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {
     for line in lines {
         out.push_str(&format!("  {line}\n"));
     }
+}
+
+/// What put a RUN's data in the workspace, as the JSON report names it.
+fn put_by(run: &ModelCodeRun) -> &'static str {
+    if run.by_run { "run" } else { "write" }
 }

@@ -143,9 +143,9 @@ pub struct Machine {
     /// An ENV was set from tainted text: every later RUN's environment
     /// holds it, so every later RUN counts as tainted (book: reference/policy.md).
     pub env_tainted: bool,
-    /// The line of the first WRITE or APPEND of tainted data: every later
-    /// RUN may run what it wrote (`sh gen.sh`), so it counts as tainted
-    /// (book: reference/policy.md).
+    /// The line of the first WRITE or APPEND of tainted data, or RUN that
+    /// held it and ran: every later RUN may run what it wrote (`sh
+    /// gen.sh`), so it counts as tainted (book: reference/policy.md).
     pub wrote_tainted: Option<u32>,
     pub status: Status,
     #[serde(deserialize_with = "state_limits::step_records")]

@@ -42,7 +42,8 @@ pub enum Taint {
     /// directory or its environment (an ENV set from such data).
     Holds,
     /// It runs after the WRITE or APPEND at this line put such data in the
-    /// workspace: the command may run it (`sh gen.sh`, `make`).
+    /// workspace, or a RUN there that held it (which may have written it):
+    /// the command may run it (`sh gen.sh`, `make`).
     Written(u32),
 }
 
@@ -51,7 +52,7 @@ impl Taint {
         match self {
             Taint::Holds => "it holds data from a model or a file".into(),
             Taint::Written(line) => format!(
-                "it runs after the WRITE at line {line} put data from a model or a file in the workspace, which it may run"
+                "it runs after line {line} put data from a model or a file in the workspace (a WRITE of it, or a RUN that held it), which it may run"
             ),
         }
     }
@@ -484,10 +485,7 @@ mod tests {
         let p = policy(None, &[], &[], TaintRun::Deny);
         for (taint, says) in [
             (Taint::Holds, "it holds data from a model or a file"),
-            (
-                Taint::Written(7),
-                "it runs after the WRITE at line 7 put data from a model or a file in the workspace",
-            ),
+            (Taint::Written(7), "it runs after line 7 put data from a model or a file in the workspace"),
         ] {
             match p.decide("sh gen.sh", Some(taint)) {
                 Verdict::Deny(m) => {

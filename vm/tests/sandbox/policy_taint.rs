@@ -370,7 +370,10 @@ fn inspect_lists_the_flows_and_raises_the_risk() {
     assert_eq!(taint["flows"], serde_json::json!([{"source": "READ", "source_line": 5, "run_line": 6}]));
     assert_eq!(
         taint["model_code_runs"],
-        serde_json::json!([{"write_line": 4, "run_line": 6}, {"write_line": 4, "run_line": 7}])
+        serde_json::json!([
+            {"write_line": 4, "run_line": 6, "by": "write"},
+            {"write_line": 4, "run_line": 7, "by": "write"}
+        ])
     );
     let reasons: Vec<&Json> = report["risk"]["reasons"].as_array().unwrap().iter().collect();
     assert!(

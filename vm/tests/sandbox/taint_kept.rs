@@ -145,8 +145,8 @@ fn last_run_after_a_tainted_command_is_tainted() {
     t.denied_at(&plan, Some((4, "echo 'model-said'")));
     // Approving each RUN that asks: the log says which did.
     let answers = t.fx.path("a.json");
-    std::fs::write(&answers, r#"[{"answer": "approve"}, {"answer": "approve"}, {"answer": "approve"}]"#)
-        .unwrap();
+    let approve = r#"{"answer": "approve"}"#;
+    std::fs::write(&answers, format!("[{}]", [approve; 4].join(", "))).unwrap();
     let log = t.fx.path("log.jsonl");
     let run = t.run(
         &plan,
@@ -161,9 +161,11 @@ fn last_run_after_a_tainted_command_is_tainted() {
         .filter(|e| e["event"] == "approval")
         .map(|e| e["line"].as_u64().unwrap())
         .collect();
-    // Line 5 echoes line 4's output; line 6 holds only numbers, so it and
-    // its LAST_RUN (line 7's command) are clean.
-    assert_eq!(asked, [4, 5]);
+    // Line 5 echoes line 4's output. Lines 6 and 7 ask too, for another
+    // reason: line 4 held model data, which it may have written anywhere,
+    // so every RUN after it may run that (as after a WRITE of it). That
+    // line 6 holds only numbers, and so its LAST_RUN, shows in the flows.
+    assert_eq!(asked, [4, 5, 6, 7]);
     // Statically LAST_RUN keeps what every earlier RUN held: line 7 is
     // listed (the analysis over-approximates, never under).
     let p = "PROMPT_AGENT".to_string();
@@ -196,7 +198,7 @@ fn a_run_after_the_plan_wrote_model_text_is_held_by_the_taint_rule() {
     assert_eq!((&f["kind"], &f["line"]), (&"security_violation".into(), &6.into()), "{report:#}");
     let message = f["message"].as_str().unwrap();
     assert!(
-        message.contains("`sh gen.sh` is denied: it runs after the WRITE at line 5 put data from a model"),
+        message.contains("`sh gen.sh` is denied: it runs after line 5 put data from a model"),
         "{message}"
     );
     assert_eq!(report["cost"]["run_count"], 1, "the RUN before the WRITE ran");
@@ -208,13 +210,51 @@ fn a_run_after_the_plan_wrote_model_text_is_held_by_the_taint_rule() {
     inspected.expect(0);
     assert!(inspected.stdout.contains("line    3  echo before"), "{}", inspected.stdout);
     assert!(
-        inspected
-            .stdout
-            .contains("sh gen.sh  [denied: `sh gen.sh` is denied: it runs after the WRITE at line 5"),
+        inspected.stdout.contains("sh gen.sh  [denied: `sh gen.sh` is denied: it runs after line 5 put data"),
         "{}",
         inspected.stdout
     );
     assert!(!inspected.stdout.contains("echo before  [denied"), "{}", inspected.stdout);
+}
+
+/// A model's script written by a RUN rather than a WRITE: under approve, the
+/// person asked about `echo '…' > gen.sh` saw a file written, not run, and
+/// the constant `sh gen.sh` after it ran the model's script unasked. It is
+/// asked now, as after a WRITE of it.
+#[test]
+fn a_run_after_a_run_that_held_model_text_is_held_by_the_taint_rule() {
+    let t = Taint::new();
+    std::fs::write(&t.mock, r#"[{"match": ".", "answer": "touch pwned"}]"#).unwrap();
+    let plan = step(&[
+        "PROMPT_AGENT \"Write a shell script.\" INTO script",
+        "RUN \"printf '%s\\\\n' '${script}' > gen.sh\"",
+        "RUN \"sh gen.sh\"",
+    ]);
+    let answers = t.fx.path("a.json");
+    std::fs::write(&answers, r#"[{"answer": "approve"}, {"answer": "reject", "comment": "no"}]"#).unwrap();
+    let run = t.run(&plan, "approve", &["--answers", answers.to_str().unwrap()]);
+    run.expect(1);
+    let report = run.json();
+    let f = &report["failure"];
+    assert_eq!((&f["kind"], &f["line"]), (&"review_rejected".into(), &5.into()), "{report:#}");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("`sh gen.sh` was not approved to run (it runs after line 4 put data"),
+        "{message}"
+    );
+    assert!(t.fx.ws().join("gen.sh").exists(), "the approved RUN wrote the script");
+    assert!(!t.fx.ws().join("pwned").exists(), "the model's script ran");
+    // `tissvm inspect` lists it, with what put the data there.
+    let path = t.fx.write_plan(&plan);
+    let inspected = t.fx.tissvm(&["inspect", &path]);
+    assert!(
+        inspected.stdout.contains("line    4  RUN holding model output → line 5 RUN"),
+        "{}",
+        inspected.stdout
+    );
+    let json = t.fx.tissvm(&["inspect", &path, "--output-format", "json"]).json();
+    let runs = &json["taint"]["model_code_runs"];
+    assert_eq!(runs, &serde_json::json!([{"write_line": 4, "run_line": 5, "by": "run"}]), "{json:#}");
 }
 
 /// The same through a file the plan READ (file data is tainted too), under
@@ -247,7 +287,7 @@ fn the_written_taint_survives_a_resume_and_asks_under_approve() {
     let report = resumed.json();
     assert_eq!(report["failure"]["kind"], "review_rejected", "{report:#}\n{}", resumed.stderr);
     let message = report["failure"]["message"].as_str().unwrap();
-    assert!(message.contains("it runs after the WRITE at line 4 put data"), "{message}");
+    assert!(message.contains("it runs after line 4 put data"), "{message}");
     assert!(!t.fx.ws().join("pwned").exists(), "the rejected command ran");
 }
 

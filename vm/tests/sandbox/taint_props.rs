@@ -3,7 +3,8 @@
 //! ENV, IF, TRY/CATCH with `e.MESSAGE` of a failed ASSERT MESSAGE or READ,
 //! LAST_RUN's fields) into RUN sinks, run by `tissvm` with the mock model:
 //! - at run time exactly the RUNs on the path taken whose command (or
-//!   environment) holds tainted data, or that follow a WRITE of it, ask under `[taint] run = "approve"`,
+//!   environment) holds tainted data, or that follow a WRITE of it or a RUN
+//!   that held it, ask under `[taint] run = "approve"`,
 //!   and `"deny"` refuses the first of them;
 //! - `tissvm inspect` lists every RUN some path may carry tainted data to.
 //!
@@ -259,14 +260,18 @@ impl Walk<'_> {
                 let line = self.plan.line(depth, &format!("RUN \"echo r ${{{hole}}}\""));
                 self.may_fail(at, may_taint, open);
                 // Statically LAST_RUN takes the command's and ENV's taint;
-                // what was written taints every later RUN by itself.
+                // what was written taints every later RUN by itself, and a
+                // RUN that held tainted data may have written it.
                 self.may.last_run |= may_taint || self.may.env;
                 if may_taint || self.may.env || self.may.written {
                     self.may_runs.push(line);
                 }
+                self.may.written |= may_taint || self.may.env;
                 if let Some(x) = exact {
-                    let tainted = exact_taint.unwrap_or(false) || x.env || x.written;
+                    let held = exact_taint.unwrap_or(false) || x.env;
+                    let tainted = held || x.written;
                     x.last_run = tainted;
+                    x.written |= held;
                     if tainted {
                         self.asked.push(line);
                     }

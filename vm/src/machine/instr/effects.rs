@@ -10,6 +10,7 @@ use crate::machine::flow::{Exec, budget, host_error};
 use crate::machine::program::Program;
 use crate::machine::value::Value;
 use crate::machine::{LogRecord, Machine};
+use crate::policy::Taint;
 
 impl Machine {
     /// FILE_EXISTS, FILE_IS_EMPTY, FILE_CONTAINS.
@@ -110,7 +111,8 @@ impl Machine {
     ) -> Result<(), Exec> {
         self.check_policy(flags, program, host)?;
         // Read before the pops: what the RUN held taints LAST_RUN.
-        let tainted = self.run_taint(flags).is_some();
+        let taint = self.run_taint(flags);
+        let tainted = taint.is_some();
         let timeout_ms = if flags & run_flags::TIMEOUT != 0 {
             match self.pop()? {
                 Value::Duration(ms) => Some(ms),
@@ -141,6 +143,12 @@ impl Machine {
             step: self.current_step_name(program).map(str::to_string),
             line: program.line(self.pc - 1),
         };
+        // A RUN that holds tainted data may write it anywhere, as a WRITE
+        // of it does: every RUN after it may run that (before it runs,
+        // which may fail after a part is written).
+        if taint == Some(Taint::Holds) && self.wrote_tainted.is_none() {
+            self.wrote_tainted = Some(request.line);
+        }
         let result = host.run(&request);
         // A command that could not start is not a run.
         if result.is_ok() {
