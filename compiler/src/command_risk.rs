@@ -127,7 +127,7 @@ fn is_risk_name(word: &str) -> bool {
         // programs::tools_read_for_commands
         | "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "tar" | "sort"
         | "rg" | "zip" | "tcpdump" | "man" | "ed" | "ex" | "at" | "batch" | "gdb" | "vim" | "vi"
-        | "nvim" | "view" | "vimdiff" | "parallel" | "hyperfine"
+        | "nvim" | "view" | "vimdiff" | "parallel" | "hyperfine" | "lftp" | "smbclient" | "diff3" | "sdiff"
     )
 }
 

@@ -302,12 +302,15 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "scp -S 'rm x' a b:c",
         "ssh -o 'ProxyCommand=rm x' host true",
         "ssh -oProxyCommand='rm x' host true",
-        "sftp -o 'proxycommand rm x' host",
         "rg --pre 'rm x' pattern",
         "zip -T -TT 'rm x' a.zip f",
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
         "wget -e 'use_askpass=rm x' https://example.com",
+        "ssh -o RemoteCommand='rm x' host true",
+        "rsync --rsync-path='rm x' a host:b",
+        "diff3 --diff-program='rm x' a b c",
+        "sdiff --diff-program 'rm x' a b",
         "wget --execute 'Use-AskPass = rm x' https://example.com",
         "wget -qe useaskpass='rm x' https://example.com",
         "sed 'e rm x' f",
@@ -339,6 +342,17 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
 #[test]
 fn what_a_tool_makes_as_it_runs_only_running_tells() {
     for line in [
+        // ssh's configuration files and libraries may say anything; sftp,
+        // ftp and lftp run `!CMD` from their input or a batch file.
+        "ssh -F ./ssh_config host ls",
+        "scp -F ./ssh_config a host:b",
+        "ssh -I ./pkcs11.so host ls",
+        "ssh -o PKCS11Provider=./p.so host ls",
+        "ssh -o 'Include ./more' host ls",
+        "sftp -o 'proxycommand rm x' host",
+        "echo '!rm x' | sftp host",
+        "sftp -b batch host",
+        "ftp example.com",
         // A wgetrc may say `use_askpass = CMD`.
         "wget --config=w.rc https://example.com",
         "wget -e \"$RC\" https://example.com",
@@ -431,6 +445,7 @@ fn what_a_tool_runs_of_its_own_is_only_itself() {
         "wget -e robots=off -q https://example.com",
         "rsync -av a/ b/",
         "scp -o StrictHostKeyChecking=no a host:b",
+        "scp -i key -P 2222 a host:b",
     ] {
         assert_eq!(programs(line).unwrap().len(), 1, "{line}: {:?}", programs(line));
         assert!(!hidden(line), "{line}");

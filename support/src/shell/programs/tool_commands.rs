@@ -17,13 +17,15 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("tar", &['I', 'F'], &["--use-compress-program", "--to-command", "--info-script",
         "--new-volume-script", "--rsh-command"]),
     ("sort", &[], &["--compress-program"]),
-    ("rsync", &['e'], &["--rsh"]),
+    ("rsync", &['e'], &["--rsh", "--rsync-path"]),
     ("scp", &['S'], &[]),
     ("rg", &[], &["--pre"]),
     ("zip", &[], &["--unzip-command"]),
     ("tcpdump", &['z'], &[]),
     ("man", &['P'], &["--pager"]),
     ("wget", &[], &["--use-askpass"]),
+    ("diff3", &[], &["--diff-program"]),
+    ("sdiff", &[], &["--diff-program"]),
 ];
 
 /// Programs that read commands of their own, which may run a shell's
@@ -31,13 +33,21 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// options (`vim -c`, `gdb -ex`), or make them of templates (GNU parallel's
 /// `{}` and `:::`, hyperfine's `{x}` and `--prepare`): only running tells
 /// what they run.
+/// sftp, ftp, lftp and smbclient run a local shell's `!CMD` read from their
+/// input or a batch file.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
-    "parallel", "hyperfine"];
+    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient"];
 
-/// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys.
-const SSH: &[&str] = &["ssh", "scp", "sftp"];
-const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand"];
+/// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
+/// loads code or more configuration (which may say anything) for those.
+/// Their `-F FILE` (a configuration) and ssh's `-I LIB` (a PKCS#11 library)
+/// do the second too.
+const SSH: &[&str] = &["ssh", "scp"];
+const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand", "remotecommand"];
+const SSH_CODE_KEYS: &[&str] = &["pkcs11provider", "securitykeyprovider", "include"];
+/// ssh's and scp's short options that take a value.
+const SSH_VALUED: &str = "BbcDEeFIiJLlmOoPpQRSWw";
 
 const SED: &[&str] = &["sed", "gsed"];
 const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
@@ -154,10 +164,17 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     found.extend(wgetrc_command(attached(word, rest, args, &mut at)));
                     break;
                 }
+                if ssh && matches!(letter, 'F' | 'I') {
+                    return vec![Given::Input];
+                }
                 if ssh && letter == 'o' {
                     if let Some(value) = attached(word, rest, args, &mut at) {
                         found.extend(ssh_option(&value));
                     }
+                    break;
+                }
+                // The rest of the word is the value of ssh's option (`-lFred`).
+                if ssh && SSH_VALUED.contains(letter) {
                     break;
                 }
             }
@@ -183,7 +200,11 @@ fn ssh_option(option: &Word) -> Option<Given> {
     if option.literal().is_none() && key.contains(['$', '`', '\\', '"', '\'']) {
         return Some(Given::Input);
     }
-    let runs = SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str());
+    let key = key.to_ascii_lowercase();
+    if SSH_CODE_KEYS.contains(&key.as_str()) {
+        return Some(Given::Input);
+    }
+    let runs = SSH_COMMAND_KEYS.contains(&key.as_str());
     runs.then(|| Given::Line(Some(literal_like(option, value.trim_start_matches(['=', ' ', '\t'])))))
 }
 
@@ -205,7 +226,6 @@ fn wgetrc_command(command: Option<Word>) -> Option<Given> {
 /// <<EOF`), unless `-N`, `-W`, `-O`, `-G`, `-Q` or `-V` asks for no
 /// command, or `-s` names a subsystem.
 fn ssh_remote_command(args: &[Word]) -> Option<Given> {
-    const VALUED: &str = "BbcDEeFIiJLlmOoPpQRSWw";
     let (mut at, mut destination, mut ended) = (0, false, false);
     let mut no_command = false;
     while let Some(word) = args.get(at) {
@@ -226,7 +246,7 @@ fn ssh_remote_command(args: &[Word]) -> Option<Given> {
         at += 1;
         for (i, letter) in text.char_indices().skip(1) {
             no_command |= "NWOGQVs".contains(letter);
-            if VALUED.contains(letter) {
+            if SSH_VALUED.contains(letter) {
                 at += usize::from(i + 1 == text.len());
                 break;
             }
