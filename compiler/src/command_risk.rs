@@ -29,6 +29,9 @@ const INSTALLERS: &[(&str, &str)] = &[
 pub struct CommandRisk {
     /// `sudo`, `su` or `doas`.
     pub privilege: bool,
+    /// A program only running the command tells (`$CMD x`, `eval`, an
+    /// alias, `hash -p`): what it runs is decided at run time.
+    pub unnamed: bool,
     pub network: Option<&'static str>,
     pub disk: Option<&'static str>,
     /// `rm -r`, `rm -rf`, `rm --recursive`.
@@ -69,7 +72,10 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
     let named = |list: &[&str], word: &str| list.contains(&word);
     found.privilege |=
         program.wrappers.iter().any(|w| named(PRIVILEGE, w.split(' ').next().unwrap_or_default()));
-    let Some(name) = program.name.as_deref() else { return };
+    let Some(name) = program.name.as_deref() else {
+        found.unnamed = true;
+        return;
+    };
     found.privilege |= named(PRIVILEGE, name);
     if found.makes_commands.is_none() && program.makes_its_commands() {
         found.makes_commands = Some(name.to_string());
@@ -124,6 +130,8 @@ fn is_risk_name(word: &str) -> bool {
         // INSTALLERS
         | "pip" | "pip3" | "npm" | "apt-get" | "apt" | "cargo" | "gem" | "brew"
         | "rm" | "chmod" | "git"
+        // What makes a program without a name (besides `$`, quotes and the like).
+        | "eval" | "alias" | "hash" | "enable" | "compgen" | "complete" | "mapfile" | "readarray" | "fc"
         // programs::tools_read_for_commands
         | "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "tar" | "sort"
         | "rg" | "zip" | "tcpdump" | "man" | "ed" | "ex" | "at" | "batch" | "gdb" | "vim" | "vi"
@@ -276,6 +284,23 @@ mod tests {
         assert_eq!(risk("sh build.sh").pipe_to_shell, None);
         assert_eq!(risk("echo 'a | sh'").pipe_to_shell, None);
         assert_eq!(risk("curl x | sudo -E sh").pipe_to_shell, Some("sh"));
+    }
+
+    /// A program only running the command tells: decided at run time.
+    #[test]
+    fn a_program_without_a_name_is_decided_at_run_time() {
+        for command in [
+            "CC=cc; $CC x.c",
+            "eval \"$LINE\"",
+            "alias r=rm\nr x",
+            "hash -p /bin/rm r; r x",
+            "$(which tool) x",
+        ] {
+            assert!(risk(command).unnamed, "{command}");
+        }
+        for command in ["cc x.c", "echo \"$HOME\"", "ls $DIR", "mapfile -t a < in"] {
+            assert!(!risk(command).unnamed, "{command}");
+        }
     }
 
     /// A tool that runs what it makes is rated as `… | sh` is; one whose

@@ -204,7 +204,7 @@ fn listing_shows_every_part() {
         "    line 7     CHOOSE         \"Pick one\"  options \"a\", \"b\"",
         "    line 8     RUN_COUNT = 10",
         "    line 8     API_KEY",
-        "  risk: medium\n    line 5     medium command built at run time from values",
+        "  risk: medium\n    line 5     medium command built at run time (from values, or a program only running it tells)",
     ];
     for e in expect {
         assert!(text.contains(e), "missing {e:?} in\n{text}");

@@ -270,7 +270,9 @@ impl Module {
             RiskKind::ModelOutputInCommand => {
                 format!("language-model output `{}` flows into a command", name())
             }
-            RiskKind::DynamicCommand => "command built at run time from values".to_string(),
+            RiskKind::DynamicCommand => {
+                "command built at run time (from values, or a program only running it tells)".to_string()
+            }
             RiskKind::InstallsPackages => "installs packages".to_string(),
             RiskKind::GitPush => "pushes to a remote repository".to_string(),
             RiskKind::DeletesRecursively => format!("deletes `{}` recursively", name()),

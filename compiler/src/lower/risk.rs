@@ -82,7 +82,7 @@ fn assess_manifest(manifest: &Manifest, tables: &mut Tables<'_>) -> Risk {
                 add(RiskKind::ModelOutputInCommand, index, line);
             }
         }
-        if command.dynamic {
+        if command.dynamic || found.unnamed {
             add(RiskKind::DynamicCommand, NONE, line);
         }
         if found.installs {

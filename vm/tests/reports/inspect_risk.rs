@@ -90,6 +90,9 @@ fn inspect_risk_levels() {
     assert_eq!(risk(&step("VAR c = \"ls\"\n    RUN \"${c}\"")), "medium");
     assert_eq!(risk(&step("PROMPT_AGENT \"hi\" INTO a\n    RUN \"echo ${a}\"")), "high");
     assert_eq!(risk(&step("RUN \"echo curl wget\"")), "low", "words that are no program");
+    // A program only running the command tells.
+    assert_eq!(risk(&step("RUN \"CC=cc; $CC -o t t.c\"")), "medium");
+    assert_eq!(risk(&step("RUN \"alias r=rm\\nr t.c\"")), "medium");
 }
 
 /// inspect rates what W0004 warns about (`tissc_lint.rs` has the same
