@@ -92,7 +92,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
     let mut at = 1;
     if !subcommands.is_empty() {
-        at = skip_options(words, at, valued)?;
+        at = skip_options(words, at, valued);
         let sub = words.get(at)?;
         let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
         if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
@@ -109,7 +109,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         }
     }
     let options = at;
-    at = skip_options(words, at, valued)?;
+    at = skip_options(words, at, valued);
     let options = &words[options..at.min(words.len())];
     // `npx -c LINE`, `npm exec --call LINE` (`-c` is among their valued).
     if matches!(name, "npx" | "npm")
@@ -129,23 +129,20 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
 }
 
 /// The first word from `at` on that is no option of the runner's (nor an
-/// option's value), past a `--`; `None` when a word that expands is among
-/// the options.
-fn skip_options(words: &[Word], mut at: usize, valued: &[&str]) -> Option<usize> {
+/// option's value), past a `--`, or one that expands (it may be an option
+/// or the command: it names no program).
+fn skip_options(words: &[Word], mut at: usize, valued: &[&str]) -> usize {
     while let Some(word) = words.get(at) {
-        let Some(text) = word.literal() else {
-            // A word that expands before the command may be an option.
-            return Some(at);
-        };
+        let Some(text) = word.literal() else { return at };
         if text == "--" {
-            return Some(at + 1);
+            return at + 1;
         }
         if !text.starts_with('-') || text.len() == 1 {
-            return Some(at);
+            return at;
         }
         at += if valued.contains(&text) { 2 } else { super::option_words(text, valued) };
     }
-    Some(at)
+    at
 }
 
 /// Whether `word` names `whole` by a prefix of it (`ru` for `run`).
