@@ -462,6 +462,9 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         ("git -c x=y fetch; GIT_CONFIG_COUNT=1 git fetch", "GIT_CONFIG_COUNT"),
         ("declare -x GIT_SSH_COMMAND=x", "GIT_SSH_COMMAND"),
         ("echo \"${BASH_ENV:-}\"", "BASH_ENV"),
+        ("GIT_ALLOW_PROTOCOL=ext git clone 'ext::sh -c rm% x' d", "GIT_ALLOW_PROTOCOL"),
+        ("JAVA_TOOL_OPTIONS=-javaagent:a.jar java -version", "JAVA_TOOL_OPTIONS"),
+        ("LUA_INIT_5_4=@x.lua lua5.4 -e ''", "LUA_INIT_5_4"),
     ] {
         assert_eq!(named(line), Some(name), "{line}");
     }
