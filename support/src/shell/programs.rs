@@ -258,7 +258,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         let name = name.as_str();
         // `runuser -l USER -c LINE` runs LINE, as `su` does (below).
         let line = given::RUN_LINE.contains(&name) && given::command_line(name, &words[1..]).is_some();
-        let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line);
+        // `command -v NAME` says where NAME is; it runs nothing.
+        let describes = name == "command" && describes(&words[1..]);
+        let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line && !describes);
         let Some(&(_, valued, positional)) = wrapper else {
             match runners::start(name, words) {
                 None => break,
@@ -406,6 +408,14 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         input: false,
     });
     Ok(())
+}
+
+/// Whether `command`'s options `args` ask where a program is (`-v`, `-V`,
+/// `-pv`): it then runs nothing.
+fn describes(args: &[Word]) -> bool {
+    args.iter()
+        .map_while(|arg| arg.literal().filter(|text| text.starts_with('-') && *text != "--"))
+        .any(|option| option.contains(['v', 'V']))
 }
 
 /// What a runner `words` runs other than a command among its words

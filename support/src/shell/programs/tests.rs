@@ -51,6 +51,11 @@ fn wrappers_are_looked_through() {
     }
     let through = &programs("sudo env rm x").unwrap()[0];
     assert_eq!(wrappers(through), ["sudo env rm x", "env rm x"]);
+    // `command -v` says where a program is, and runs nothing.
+    assert_eq!(texts("command -v jq"), ["command -v jq"]);
+    assert_eq!(texts("command -pV jq"), ["command -pV jq"]);
+    assert_eq!(texts("command -p -v jq"), ["command -p -v jq"]);
+    assert_eq!(texts("command -p jq -v"), ["jq -v"]);
 }
 
 #[test]
