@@ -209,6 +209,16 @@ pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
     tool_commands::names()
 }
 
+/// What an allow pattern that starts with a wrapper or a runner (`sudo *`,
+/// `uv run pytest*`) stands for: an allow list judges what they run, so
+/// such a pattern matches no command. The pattern of the command it runs
+/// (`pytest*`), when every program the pattern reads as runs through one.
+pub fn looked_through(pattern: &str) -> Option<String> {
+    let found = programs(pattern).ok()?;
+    let all = !found.is_empty() && found.iter().all(|program| !program.wrappers.is_empty());
+    all.then(|| found[0].text())
+}
+
 /// The programs `line` runs, or why it cannot be read as shell syntax.
 pub fn programs(line: &str) -> Result<Vec<Program>, String> {
     let mut found = Vec::new();

@@ -117,7 +117,10 @@ fn policy_from(name: &str, prefix: &str, text: &str, tables: &Tables) -> Result<
                     let place = at(key.span(), key.get_ref());
                     let patterns = patterns(&place, value.get_ref())?;
                     match key.get_ref().as_str() {
-                        "allow" => rules.allow = Some(patterns),
+                        "allow" => {
+                            warn_of_wrappers(&place, &patterns);
+                            rules.allow = Some(patterns);
+                        }
                         "deny" => rules.deny = patterns,
                         "approve" => rules.approve = patterns,
                         other => {
@@ -159,6 +162,22 @@ fn policy_from(name: &str, prefix: &str, text: &str, tables: &Tables) -> Result<
 }
 
 /// A value as a message shows it: a string quoted, anything else by its type.
+/// An allow pattern that starts with a wrapper or a runner (`uv run
+/// pytest*`) matches no command: allow judges what they run. Said, with
+/// the pattern to write; the run goes on.
+fn warn_of_wrappers(place: &str, patterns: &[String]) {
+    for pattern in patterns {
+        if let Some(inner) = tiss_support::shell::programs::looked_through(pattern) {
+            let first = pattern.split(' ').next().unwrap_or_default();
+            eprintln!(
+                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \
+                 through to the command it runs, so it matches no command; write that command's pattern \
+                 (`{inner}`)"
+            );
+        }
+    }
+}
+
 fn shown(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => format!("{s:?}"),

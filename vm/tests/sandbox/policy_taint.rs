@@ -709,6 +709,13 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     // An allow list admits what the runner runs, and only that.
     let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    // A pattern through the runner matches nothing, and the run says so.
+    let through = fx.write("through.toml", "[commands]\nallow = [\"ls *\", \"uv run pytest*\"]\n");
+    let run = fx.run_json(&plan("ls ."), &["--policy", &through, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    let warned = "`uv run pytest*` starts with `uv`, which an allow list looks through to the command it runs, \
+                  so it matches no command; write that command's pattern (`pytest*`)";
+    assert!(run.stderr.contains(warned), "{}", run.stderr);
     let run =
         fx.run_json(&plan("./poetry run rm victim"), &["--policy", &allow, "--sandbox-profile", "none"]);
     let (kind, message) = failure(&run);

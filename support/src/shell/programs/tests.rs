@@ -523,6 +523,18 @@ fn a_path_find_puts_in_a_word_is_what_the_files_name_says() {
     assert_eq!(texts("find . -exec rm {} +")[0], "rm {}");
 }
 
+/// An allow pattern that starts with a wrapper or a runner matches no
+/// command: allow judges what they run.
+#[test]
+fn a_pattern_through_a_wrapper_is_known() {
+    assert_eq!(looked_through("uv run pytest*").as_deref(), Some("pytest*"));
+    assert_eq!(looked_through("sudo -u ci make *").as_deref(), Some("make *"));
+    assert_eq!(looked_through("sh -c *").as_deref(), Some("*"));
+    for pattern in ["git *", "ls{, *}", "env", "command -v *", "ssh host *", "pytest*", "sh build.sh"] {
+        assert_eq!(looked_through(pattern), None, "{pattern}");
+    }
+}
+
 #[test]
 fn runners_are_looked_through_to_the_command_they_run() {
     for (line, inner) in [
