@@ -628,6 +628,8 @@ fn ssh_runs_its_remote_command_as_a_line() {
         assert!(!hidden(line), "{line}");
     }
     assert!(hidden("ssh host \"rm $F\""));
+    // Its options end where the remote command starts.
+    assert_eq!(texts("ssh host grep -F x -o y f"), ["grep -F x -o y f", "ssh host grep -F x -o y f"]);
 }
 
 #[test]

@@ -112,8 +112,12 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
     {
         return vec![Given::Input];
     }
+    // ssh's options stop where its remote command starts (`ssh h grep -F x`).
+    let mut args = args;
     if name == "ssh" {
-        found.extend(ssh_remote_command(args));
+        let (command, given) = ssh_remote_command(args);
+        found.extend(given);
+        args = &args[..command];
     }
     let mut at = 0;
     while let Some(word) = args.get(at) {
@@ -219,13 +223,14 @@ fn wgetrc_command(command: Option<Word>) -> Option<Given> {
     key.eq_ignore_ascii_case("useaskpass").then(|| Given::Line(Some(Word::Literal(value.trim().to_string()))))
 }
 
-/// The command `ssh [OPTIONS] DESTINATION [OPTIONS] COMMAND…` runs on the
-/// host: its words joined, a line the remote shell runs (OpenSSH reads
-/// options again after the destination, unless a `--` came before it).
-/// Without one, ssh runs a shell there that runs its input (`ssh host
-/// <<EOF`), unless `-N`, `-W`, `-O`, `-G`, `-Q` or `-V` asks for no
-/// command, or `-s` names a subsystem.
-fn ssh_remote_command(args: &[Word]) -> Option<Given> {
+/// Where the remote command of `ssh [OPTIONS] DESTINATION [OPTIONS]
+/// COMMAND…` starts among its words, and what it runs on the host: its
+/// words joined, a line the remote shell runs (OpenSSH reads options again
+/// after the destination, unless a `--` came before it). Without one, ssh
+/// runs a shell there that runs its input (`ssh host <<EOF`), unless `-N`,
+/// `-W`, `-O`, `-G`, `-Q` or `-V` asks for no command, or `-s` names a
+/// subsystem.
+fn ssh_remote_command(args: &[Word]) -> (usize, Option<Given>) {
     let (mut at, mut destination, mut ended) = (0, false, false);
     let mut no_command = false;
     while let Some(word) = args.get(at) {
@@ -252,11 +257,13 @@ fn ssh_remote_command(args: &[Word]) -> Option<Given> {
             }
         }
     }
-    match given::line_of(args.get(at..).unwrap_or_default()) {
+    let at = at.min(args.len());
+    let given = match given::line_of(&args[at..]) {
         _ if no_command || !destination => None,
         None => Some(Given::Input),
         line => Some(Given::Line(line)),
-    }
+    };
+    (at, given)
 }
 
 /// What a sed command line runs: its scripts read by
