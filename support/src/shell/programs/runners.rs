@@ -40,6 +40,12 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("npm", &["exec", "x"], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
     ("npx", &[], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
     ("pnpm", &["exec"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter"], 0),
+    ("bunx", &[], &["-p", "--package"], 0),
+    ("bun", &["x"], &["-p", "--package", "--cwd", "--config"], 0),
+    ("docker", &["exec"], DOCKER, 1),
+    ("podman", &["exec"], DOCKER, 1),
+    ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "--container", "--namespace", "--filename",
+        "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout"], 1),
     ("rbenv", &["exec"], &[], 0),
     ("pyenv", &["exec"], &[], 0),
     ("nodenv", &["exec"], &[], 0),
@@ -49,6 +55,13 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("ip", &["netns", "vrf"], &["-n", "-b", "-f", "-l", "-rc", "-netns", "-batch", "-family",
         "-loops", "-rcvbuf"], 1),
 ];
+
+/// The options of `docker exec` and `podman exec`, and of docker itself,
+/// that take a value.
+#[rustfmt::skip]
+const DOCKER: &[&str] = &["-e", "-u", "-w", "-H", "-c", "-l", "--env", "--env-file", "--user", "--workdir",
+    "--detach-keys", "--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert",
+    "--tlskey", "--url", "--connection", "--identity"];
 
 /// How a runner's command is given.
 pub(super) enum Start {
@@ -86,6 +99,13 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
             );
         }
         "nix" => return nix(words),
+        // `kubectl exec POD -c C -- CMD`: the command after the `--`.
+        "kubectl" => {
+            let dashes = words.iter().position(|word| word.text() == "--");
+            if let Some(dashes) = dashes.filter(|&d| words[..d].iter().any(|w| w.literal() == Some("exec"))) {
+                return Some(Start::At(dashes + 1));
+            }
+        }
         "mise" | "rtx" => return mise(words),
         _ => {}
     }
@@ -121,6 +141,10 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     at += positional;
     if at > words.len() {
         return None;
+    }
+    // `kubectl -n ns exec POD -- CMD`.
+    if words.get(at).and_then(Word::literal) == Some("--") {
+        at += 1;
     }
     if shell_mode {
         return Some(Start::Runs(Runs::Line(line_of(&words[at..]))));

@@ -574,15 +574,32 @@ fn runners_are_looked_through_to_the_command_they_run() {
         ("nix-shell -p hello --run 'rm x'", "rm x"),
         ("pnpm exec --shell-mode 'rm x'", "rm x"),
         ("sudo uv run env A=1 rm x", "rm x"),
+        ("bunx rm x", "rm x"),
+        ("bun x -p pkg rm x", "rm x"),
+        ("docker exec -it -u root -e A=1 box rm x", "rm x"),
+        ("docker -H tcp://h exec box rm x", "rm x"),
+        ("podman exec -w /srv box rm x", "rm x"),
+        ("kubectl exec -it pod -c main -- rm x", "rm x"),
+        ("kubectl -n ns exec pod -- rm x", "rm x"),
+        ("kubectl exec -n ns pod rm x", "rm x"),
+        ("kubectl -n ns exec pod -c main -- rm x", "rm x"),
     ] {
         assert_eq!(texts(line), [inner], "{line}");
     }
     let through = &programs("uv run --frozen nice rm x").unwrap()[0];
     assert_eq!(wrappers(through), ["uv run --frozen nice rm x", "nice rm x"]);
     // Their other subcommands are their own.
-    for line in
-        ["poetry install", "uv pip list", "npm install", "bundle install", "ip link show", "capsh --print"]
-    {
+    for line in [
+        "poetry install",
+        "uv pip list",
+        "npm install",
+        "bundle install",
+        "ip link show",
+        "capsh --print",
+        "docker ps -a",
+        "kubectl get pods",
+        "bun install",
+    ] {
         assert_eq!(texts(line), [line], "{line}");
     }
     // An option's value is no command; `npx eslint -c x` gives eslint its `-c`.
