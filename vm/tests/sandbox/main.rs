@@ -8,6 +8,7 @@ mod common;
 
 mod as_nobody;
 mod own_files;
+mod policy_programs;
 mod policy_taint;
 mod sandbox_standard;
 mod sandbox_strict;

@@ -3,7 +3,8 @@
 //! without a terminal and `resume --answer` or `--answers` answers it), a
 //! malformed policy refused before anything runs, `tiss.toml` [policy] and
 //! the flag that beats it, the policy remembered on resume; taint listed by
-//! `tissvm inspect`, and `[taint] run` deciding at run time.
+//! `tissvm inspect`, and `[taint] run` deciding at run time. What the
+//! reader finds that tools, runners and git run: `policy_programs.rs`.
 
 use std::path::Path;
 
@@ -11,14 +12,14 @@ use crate::common::{Fixture, Run};
 use serde_json::Value as Json;
 
 impl Fixture {
-    fn write(&self, rel: &str, text: &str) -> String {
+    pub(super) fn write(&self, rel: &str, text: &str) -> String {
         let path = self.path(rel);
         std::fs::write(&path, text).unwrap();
         path.to_str().unwrap().to_string()
     }
 
     /// `tissvm run plan.tiss --workdir ws --output-format json ARGS`.
-    fn run_json(&self, plan: &str, args: &[&str]) -> Run {
+    pub(super) fn run_json(&self, plan: &str, args: &[&str]) -> Run {
         self.run(plan, &[&["--output-format", "json"][..], args].concat())
     }
 
@@ -26,13 +27,13 @@ impl Fixture {
         self.tissvm(&[&["resume", snap, "--output-format", "json"], args].concat())
     }
 
-    fn made(&self, rel: &str) -> bool {
+    pub(super) fn made(&self, rel: &str) -> bool {
         self.ws().join(rel).exists()
     }
 }
 
 /// The failure's kind and message of a JSON report.
-fn failure(run: &Run) -> (String, String) {
+pub(super) fn failure(run: &Run) -> (String, String) {
     let report = run.json();
     let f = &report["failure"];
     (f["kind"].as_str().unwrap_or("").to_string(), f["message"].as_str().unwrap_or("").to_string())
@@ -535,254 +536,4 @@ fn inspect_reads_the_policy_run_would_apply() {
     run.expect(0);
     assert_eq!(decision(run).as_deref(), Some("run"), "TISS_POLICY replaces the table, as for run");
     fx.run_json("TASK \"t\"\nSTEP \"s\" {\n    RUN \"touch made\"\n}\n", &[]).expect(5);
-}
-
-/// Tools that run a command from an option or their script (sed's `e`,
-/// awk's `system()`, tar's `--checkpoint-action=exec=`, a file named like
-/// that option matched by `*`) are read as running it: allowing the tool
-/// does not allow what it runs. Each line removes the victim when nothing
-/// judges it, so each refusal below is a real command kept from running.
-#[test]
-fn a_command_a_tool_runs_from_its_options_or_script_is_judged_as_any_other() {
-    let fx = Fixture::new();
-    let tools = fx.write("p.toml", "[commands]\nallow = [\"ls *\", \"sed *\", \"tar *\", \"awk *\"]\n");
-    let plan = |command: &str| {
-        format!(
-            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
-            command.replace('\\', "\\\\").replace('"', "\\\"")
-        )
-    };
-    std::fs::write(fx.ws().join("f"), "x\n").unwrap();
-    std::fs::write(fx.ws().join("s.sed"), "1e rm victim\n").unwrap();
-    for command in [
-        "sed 'e rm victim' f",
-        "sed -n '1e rm victim' f",
-        "sed 's/.*/rm victim/e' f",
-        "sed -f s.sed f",
-        "awk 'BEGIN { system(\"rm victim\") }'",
-        "awk 'BEGIN { print \"\" | \"rm victim\" }'",
-        "awk '{ system(\"rm \" $0) }' names",
-        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm victim' f",
-        "tar -cf a.tar *",
-    ] {
-        std::fs::write(fx.ws().join("names"), "victim\n").unwrap();
-        // tar's wildcard injection: files named as its options.
-        let options = ["--checkpoint=1", "--checkpoint-action=exec=rm victim"];
-        for name in options {
-            std::fs::write(fx.ws().join(name), "").unwrap();
-        }
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
-        assert!(
-            !fx.made("victim"),
-            "{command}: does not run what it is read as running: {}",
-            unjudged.stderr
-        );
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let run = fx.run_json(&plan(command), &["--policy", &tools, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        assert!(
-            message.contains("`rm victim` matches no pattern")
-                || message.contains("only running it would tell"),
-            "{command}: {message}"
-        );
-        assert!(fx.made("victim"), "{command}: the tool's command ran");
-        for name in options {
-            std::fs::remove_file(fx.ws().join(name)).unwrap();
-        }
-    }
-    // What the tools do of their own runs.
-    for command in ["sed -i 's/x/e/' f", "awk '{ print $1 }' f", "tar -cf a.tar f", "tar -cf a.tar ./*"] {
-        let run = fx.run_json(&plan(command), &["--policy", &tools, "--sandbox-profile", "none"]);
-        assert_eq!(run.code, Some(0), "{command}: {:?}", failure(&run));
-    }
-}
-
-/// A variable that makes a tool run what its command does not name
-/// (`TAR_OPTIONS='--to-command=CMD'`), set on the line, exported before
-/// it, or by the plan's ENV, passes no list; so does a builtin that sets a
-/// variable whose name expands.
-#[test]
-fn an_environment_variable_that_steers_a_tool_passes_no_list() {
-    let fx = Fixture::new();
-    let tools = fx
-        .write("p.toml", "[commands]\nallow = [\"ls *\", \"echo *\", \"tar *\", \"export *\", \"read *\"]\n");
-    std::fs::write(fx.ws().join("f"), "x\n").unwrap();
-    let made = std::process::Command::new("tar").args(["-cf", "a.tar", "f"]).current_dir(fx.ws()).status();
-    assert!(made.unwrap().success());
-    let step = |env: &str, command: &str| {
-        format!(
-            "TASK \"t\"\nSTEP \"s\" {{\n{env}    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
-            command.replace('\\', "\\\\").replace('"', "\\\"")
-        )
-    };
-    let env = "    ENV TAR_OPTIONS = \"--to-command='rm victim'\"\n";
-    for (env, command, why) in [
-        ("", "TAR_OPTIONS=\"--to-command='rm victim'\" tar -xf a.tar", "it names `TAR_OPTIONS`"),
-        ("", "export TAR_OPTIONS=\"--to-command='rm victim'\"; tar -xf a.tar", "it names `TAR_OPTIONS`"),
-        (env, "tar -xf a.tar", "the plan's ENV set `TAR_OPTIONS`"),
-        (
-            "",
-            "N=TAR; echo \"--to-command='rm victim'\" | { read -r \"$N\"_OPTIONS; export \"$N\"_OPTIONS; tar -xf a.tar; }",
-            "only running it would tell",
-        ),
-    ] {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let unjudged = fx.run_json(&step(env, command), &["--sandbox-profile", "none"]);
-        assert!(
-            !fx.made("victim"),
-            "{command}: does not run what it is read as running: {}",
-            unjudged.stderr
-        );
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let run = fx.run_json(&step(env, command), &["--policy", &tools, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        assert!(message.contains(why), "{command}: {message}");
-        assert!(fx.made("victim"), "{command}: tar ran the command");
-    }
-    // Without the variable, tar runs.
-    let run = fx.run_json(&step("", "tar -xf a.tar"), &["--policy", &tools, "--sandbox-profile", "none"]);
-    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
-    // `inspect` says so of a plan whose ENV sets it.
-    let plan = fx.write("plan.tiss", &step(env, "tar -xf a.tar"));
-    let shown = fx.tissvm(&["inspect", &plan, "--policy", &tools]);
-    assert!(shown.stdout.contains("the plan's ENV set `TAR_OPTIONS`"), "{}", shown.stdout);
-}
-
-/// A runner's subcommand runs the command after its options (`poetry run
-/// CMD`, `bundle exec CMD`, `npx CMD`, `npx -c LINE`), and some of bash's
-/// builtins run what they make (`compgen -C CMD`, `hash -p`): a deny list judges
-/// that command, and an allow list admits it by what it is; so is ssh's
-/// remote command. The stand-ins run what the real runners run; npx is
-/// Node's own.
-#[test]
-fn a_command_a_runner_runs_is_judged_as_any_other() {
-    let fx = Fixture::new();
-    let deny = fx.write("deny.toml", "[commands]\ndeny = [\"rm *\"]\n");
-    let allow = fx.write("allow.toml", "[commands]\nallow = [\"ls *\"]\n");
-    // Each skips its subcommand and its options (`--with` takes a value).
-    let runner = "#!/bin/sh\nshift\nwhile [ \"${1#-}\" != \"$1\" ]; do\n    case \"$1\" in --with) shift 2 ;; --) shift; break ;; *) shift ;; esac\ndone\nexec \"$@\"\n";
-    for name in ["poetry", "bundle", "uv"] {
-        let path = fx.ws().join(name);
-        std::fs::write(&path, runner).unwrap();
-        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    }
-    let plan = |command: &str| {
-        format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n", command.replace('"', "\\\""))
-    };
-    let mut commands = vec![
-        "./poetry run rm victim",
-        "./bundle exec rm victim",
-        "./uv run --with x -- rm victim",
-        // bash's builtins that run what they make (in any `bash -c`).
-        "bash -c \"compgen -C 'rm victim' foo\"",
-        "bash -c 'hash -p /bin/rm r; r victim'",
-    ];
-    match which("npx") {
-        true => commands.extend(["npx rm victim", "npx -c 'rm victim'"]),
-        false => tiss_test_support::skip::missing("Node (npx)", "the lines with npx were not tried"),
-    }
-    for command in commands {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
-        assert!(!fx.made("victim"), "{command}: does not run rm: {}", unjudged.stderr);
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let run = fx.run_json(&plan(command), &["--policy", &deny, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        let unnamed = "a builtin such as `hash -p`), so it cannot be shown to run nothing that";
-        assert!(
-            message.contains("by the pattern `rm *`") || message.contains(unnamed),
-            "{command}: {message}"
-        );
-        assert!(fx.made("victim"), "{command}: rm ran");
-    }
-    // ssh's remote command is a line a shell runs, on a machine as real:
-    // refused before ssh starts.
-    let run =
-        fx.run_json(&plan("ssh -o BatchMode=yes host.invalid 'ls; rm -r /srv/data'"), &["--policy", &deny]);
-    let (kind, message) = failure(&run);
-    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
-    assert!(message.contains("its part `rm -r /srv/data` matches it"), "{message}");
-    // An allow list admits what the runner runs, and only that.
-    let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
-    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
-    // A pattern through the runner matches nothing, and the run says so.
-    let through = fx.write("through.toml", "[commands]\nallow = [\"ls *\", \"uv run pytest*\"]\n");
-    let run = fx.run_json(&plan("ls ."), &["--policy", &through, "--sandbox-profile", "none"]);
-    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
-    let warned = "`uv run pytest*` starts with `uv`, which an allow list looks through to the command it runs, \
-                  so it matches no command; write that command's pattern (`pytest*`)";
-    assert!(run.stderr.contains(warned), "{}", run.stderr);
-    let run =
-        fx.run_json(&plan("./poetry run rm victim"), &["--policy", &allow, "--sandbox-profile", "none"]);
-    let (kind, message) = failure(&run);
-    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
-    assert!(message.contains("`rm victim` matches no pattern"), "{message}");
-}
-
-fn which(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
-}
-
-/// `allow = ["git *"]` admits git, not what its command line tells it to
-/// run: a key whose value is a command (`-c core.fsmonitor=CMD`, `-c
-/// alias.x='!CMD'`, `git config` of one) passes no list, and `rebase -x
-/// CMD` is judged as CMD. Each line removes the victim through the real git
-/// when nothing judges it.
-#[test]
-fn what_git_is_told_to_run_passes_no_list() {
-    let fx = Fixture::new();
-    let allow = fx.write("p.toml", "[commands]\nallow = [\"git *\", \"ls *\"]\n");
-    let plan = |command: &str| {
-        format!(
-            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n",
-            command.replace('\\', "\\\\").replace('"', "\\\"")
-        )
-    };
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git").args(args).current_dir(fx.ws()).output().unwrap();
-        assert!(status.status.success(), "git {args:?}: {status:?}");
-    };
-    git(&["init", "-q"]);
-    for (command, why) in [
-        ("git -c core.fsmonitor='rm victim' status", "only running it would tell"),
-        ("git -c alias.st='!rm victim' st", "only running it would tell"),
-        ("git config alias.st '!rm victim' && git st", "only running it would tell"),
-        (
-            "git -c user.name=ci -c user.email=ci@example.com rebase -q --root -x 'rm victim'",
-            "`rm victim` matches no pattern",
-        ),
-    ] {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        git(&[
-            "-c",
-            "user.name=ci",
-            "-c",
-            "user.email=ci@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "x",
-        ]);
-        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
-        assert!(!fx.made("victim"), "{command}: git did not run rm: {}", unjudged.stderr);
-        // The plan's `git config` set it: gone again.
-        let mut unset = std::process::Command::new("git");
-        unset.args(["config", "--unset-all", "alias.st"]).current_dir(fx.ws()).status().unwrap();
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let run = fx.run_json(&plan(command), &["--policy", &allow, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        assert!(message.contains(why), "{command}: {message}");
-        assert!(fx.made("victim"), "{command}: rm ran");
-    }
-    // What git does of its own runs.
-    let ordinary = "git -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m 'x' && git log --oneline";
-    let run = fx.run_json(&plan(ordinary), &["--policy", &allow, "--sandbox-profile", "none"]);
-    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
 }
