@@ -10,6 +10,7 @@
 //! What git's own configuration files and hooks say is not read here.
 
 use super::given::{self, Given};
+use super::tool_commands;
 use crate::shell::parse::Word;
 
 /// Configuration keys whose value git runs, or that choose what it runs
@@ -115,12 +116,11 @@ pub(super) fn commands(args: &[Word]) -> Vec<Given> {
     found
 }
 
-/// Whether a word among `args`, before a `--`, expands and may be an
-/// option (`"$OPT"`, `$X`, `-"$X"`), whose value git would run.
+/// Whether a word among `args`, before a `--`, may expand to an option
+/// whose value git would run (`"$OPT"`, `-"$X"`, and `*` beside a file
+/// named `--receive-pack=CMD`), as a tool's word is read.
 fn hides_an_option(args: &[Word]) -> bool {
-    args.iter()
-        .take_while(|word| word.literal() != Some("--"))
-        .any(|word| word.literal().is_none() && word.text().starts_with(['"', '\'', '$', '-', '`', '\\']))
+    args.iter().take_while(|word| word.literal() != Some("--")).any(tool_commands::hides_an_option)
 }
 
 /// Whether setting `KEY=VALUE` (or `KEY` alone, or `KEY=ENVVAR` of

@@ -9,6 +9,7 @@
 //! never fewer.
 
 use super::given::line_of;
+use super::tool_commands::is_prefix;
 use crate::shell::parse::Word;
 
 /// (program, subcommands that run a command, the options of the program and
@@ -167,11 +168,6 @@ fn skip_options(words: &[Word], mut at: usize, valued: &[&str]) -> usize {
         at += if valued.contains(&text) { 2 } else { super::option_words(text, valued) };
     }
     at
-}
-
-/// Whether `word` names `whole` by a prefix of it (`ru` for `run`).
-fn is_prefix(word: &str, whole: &str) -> bool {
-    !word.is_empty() && whole.starts_with(word)
 }
 
 /// The value of the first of `options` among `words` (`--run LINE`,

@@ -671,6 +671,8 @@ fn what_git_is_told_to_run_is_read_or_passes_no_list() {
         "git clone --config=filter.f.smudge='rm x' repo",
         "git clone --template=./t repo",
         "git push \"$OPTION\" origin",
+        // `*` may match a file named `--receive-pack=CMD`.
+        "git push origin *",
         "git \"$SUB\" x",
     ] {
         assert!(hidden(line), "{line}");

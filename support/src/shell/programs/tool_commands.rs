@@ -452,7 +452,7 @@ fn read_script(scripts: Vec<Option<Word>>, read: fn(&str) -> Option<Vec<String>>
 /// the option's name is not all written out (`-n"$X"`, `--"$X"`). A long
 /// option's value may expand (`--rsh="$R"`: the value is read as a word
 /// that expands, which names no program).
-fn hides_an_option(word: &Word) -> bool {
+pub(super) fn hides_an_option(word: &Word) -> bool {
     const EXPANDS: &[char] = &['$', '"', '\'', '\\', '`', '*', '?', '[', '{', '~'];
     let Word::Expands(text) = word else { return false };
     let Some(option) = text.strip_prefix('-') else {
@@ -501,7 +501,7 @@ fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a s
 }
 
 /// Whether `given` names `full` or begins it, as getopt reads a long option.
-fn is_prefix(given: &str, full: &str) -> bool {
+pub(super) fn is_prefix(given: &str, full: &str) -> bool {
     !given.is_empty() && full.starts_with(given)
 }
 
