@@ -11,9 +11,9 @@
 //!   a private `pts`; no disk, no other device;
 //! - `/tmp`, `/var/tmp`, `/run` and `/dev/shm` empty and read-only, and each
 //!   path-named unix socket elsewhere the host has bound (`/proc/net/unix`)
-//!   covered, then and before each RUN: a service listening on a socket is
-//!   out of reach (a network namespace does not cover path-named sockets,
-//!   nor does Landlock up to ABI 7);
+//!   covered, then and before each RUN (one removed meanwhile needs none):
+//!   a service listening on a socket is out of reach (a network namespace
+//!   does not cover path-named sockets, nor does Landlock up to ABI 7);
 //! - the workspace and the private `TMPDIR` at their own paths, the only
 //!   writable places, `nosuid`, `nodev`.
 //!
@@ -64,6 +64,9 @@ pub enum Step {
         to: CString,
         link: CString,
     },
+    /// `/dev/null` bound over a host socket; a socket removed since the
+    /// host's list was read (`ENOENT`) needs no cover.
+    Cover(CString),
     /// `pivot_root` into the staging directory, the old root detached.
     Pivot(CString),
 }
@@ -82,6 +85,7 @@ impl Step {
             Step::Mkdir(path) => format!("mkdir {}", text(path)),
             Step::Touch(path) => format!("create {}", text(path)),
             Step::Symlink { link, .. } => format!("symlink {}", text(link)),
+            Step::Cover(socket) => format!("cover the socket {}", text(socket)),
             Step::Pivot(root) => format!("pivot_root into {}", text(root)),
         }
     }
@@ -208,7 +212,7 @@ pub fn plan(
         steps.push(Step::SetAttr { target: c(&inside(dir))?, set: ATTR_RDONLY, recursive: false });
     }
     for (socket, _) in sockets {
-        steps.push(bind(Path::new("/dev/null"), &inside(socket), 0)?);
+        steps.push(Step::Cover(c(&inside(socket))?));
     }
     for secret in secrets {
         steps.push(bind(Path::new("/dev/null"), &inside(secret), 0)?);
@@ -219,7 +223,7 @@ pub fn plan(
 
 /// [`HIDDEN`] as the directories they are (`/var/run` is often `/run`),
 /// found once per process (asked again before each RUN).
-fn hidden_dirs() -> &'static [PathBuf] {
+pub(super) fn hidden_dirs() -> &'static [PathBuf] {
     static DIRS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     DIRS.get_or_init(find_hidden_dirs)
 }

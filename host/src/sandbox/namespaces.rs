@@ -68,6 +68,17 @@ impl Namespaces {
     /// waits until it is ready, `secrets` covered and `records` read-only
     /// ([`mounts::plan`]). The error names what failed.
     pub fn new(writable: &[&Path], secrets: &[PathBuf], records: &[PathBuf]) -> Result<Namespaces, String> {
+        Namespaces::with_sockets(writable, secrets, records, mounts::reachable_sockets::<PathBuf>)
+    }
+
+    /// [`Namespaces::new`], the host's sockets listed by `sockets` (a test
+    /// removes one between the list and the view).
+    fn with_sockets(
+        writable: &[&Path],
+        secrets: &[PathBuf],
+        records: &[PathBuf],
+        sockets: impl FnOnce(&[PathBuf]) -> Vec<mounts::Socket>,
+    ) -> Result<Namespaces, String> {
         let fail = |what: &str, e: io::Error| format!("{what}: {e}");
         let staging = tempfile::Builder::new()
             .prefix("tissvm-root-")
@@ -76,7 +87,7 @@ impl Namespaces {
         let canonical = |p: &Path| std::fs::canonicalize(p).map_err(|e| fail(&p.display().to_string(), e));
         let root = canonical(staging.path())?;
         let writable = writable.iter().map(|p| canonical(p)).collect::<Result<Vec<_>, _>>()?;
-        let sockets = mounts::reachable_sockets(&writable);
+        let sockets = sockets(&writable);
         let secrets = mounts::coverable(secrets, &writable);
         let records = mounts::records_in(records, &writable);
         let steps = mounts::plan(
@@ -516,6 +527,17 @@ unsafe fn run_step(step: &Step) -> io::Result<()> {
                 Ok(())
             }
             Step::Symlink { to, link } => check(libc::symlink(to.as_ptr(), link.as_ptr()) as libc::c_long),
+            Step::Cover(socket) => {
+                let null = c"/dev/null".as_ptr();
+                let flags = libc::MS_BIND;
+                if libc::mount(null, socket.as_ptr(), std::ptr::null(), flags, std::ptr::null()) == 0
+                    || *libc::__errno_location() == libc::ENOENT
+                {
+                    Ok(())
+                } else {
+                    Err(io::Error::last_os_error())
+                }
+            }
             Step::Pivot(root) => {
                 let dot = c".".as_ptr();
                 check(libc::chdir(root.as_ptr()) as libc::c_long)?;
@@ -572,5 +594,47 @@ fn loopback_up() -> io::Result<()> {
         let error = io::Error::last_os_error();
         libc::close(socket);
         if result == 0 { Ok(()) } else { Err(error) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A socket the host listed, removed before the init covers it (another
+    /// process's service stopping meanwhile), does not make `strict` refuse:
+    /// nothing is reachable at its path.
+    #[test]
+    fn a_socket_gone_before_the_view_is_built_needs_no_cover() {
+        // Outside the directories shown empty (`/tmp` is one): Cargo's
+        // target directory, or for a checkout beneath `/tmp` another place.
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let places = [Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"), home, "/var/cache".into()];
+        let outside = places
+            .iter()
+            .filter(|place| {
+                std::fs::canonicalize(place)
+                    .is_ok_and(|p| !mounts::hidden_dirs().iter().any(|h| p.starts_with(h)))
+            })
+            .find_map(|place| tempfile::Builder::new().prefix(".tiss-socket-").tempdir_in(place).ok())
+            .expect("a directory outside /tmp");
+        let workspace = tempfile::tempdir().unwrap();
+        let path = outside.path().join("service.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let built = Namespaces::with_sockets(&[workspace.path()], &[], &[], |writable| {
+            let listed = mounts::reachable_sockets(writable);
+            let canonical = std::fs::canonicalize(&path).unwrap();
+            assert!(listed.iter().any(|(s, _)| *s == canonical), "{listed:?} lists {canonical:?}");
+            drop(listener);
+            std::fs::remove_file(&path).unwrap();
+            listed
+        });
+        match built {
+            Ok(namespaces) => drop(namespaces),
+            Err(e) if std::env::var_os("CI").is_none() && !e.contains("could not cover") => {
+                eprintln!("SKIPPED: this machine makes no namespaces: {e}");
+            }
+            Err(e) => panic!("{e}"),
+        }
     }
 }
