@@ -18,6 +18,10 @@ use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
 use std::cell::Cell;
 
+use super::scan::{Piece, Quote, Scanner};
+
+pub mod evaluated;
+
 /// How deep command substitutions inside command substitutions are read;
 /// deeper ones make the reading fail rather than the stack overflow.
 const MAX_DEPTH: usize = 32;
@@ -79,7 +83,7 @@ pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
     if nesting(line) > MAX_NESTING {
         return Err(format!("the command nests more than {MAX_NESTING} levels deep"));
     }
-    let mut reader = Reader { found: Vec::new(), options: options() };
+    let mut reader = Reader { found: Vec::new(), options: options(), words: word_options() };
     contained(|| reader.line(line, 0))?;
     Ok(reader.found)
 }
@@ -100,7 +104,7 @@ pub fn parsing() -> bool {
 fn pieces_of(written: &str) -> Option<Vec<WordPieceWithSource>> {
     let mut pieces = None;
     contained(|| {
-        pieces = word::parse(written, &options()).ok();
+        pieces = word::parse(written, &word_options()).ok();
         Ok(())
     })
     .ok()?;
@@ -194,9 +198,18 @@ fn options() -> ParserOptions {
     ParserOptions { sh_mode: true, posix_mode: true, enable_extended_globbing: false, ..Default::default() }
 }
 
+/// Words are read as bash reads them, which knows more expansions than
+/// `sh` (`${!x}`, `${x@P}`, `${a[i]}`, `${s:1}`, `${x/a/b}`, which the
+/// parser in `sh` mode takes for text): where `sh` is bash they expand.
+fn word_options() -> ParserOptions {
+    ParserOptions { sh_mode: false, posix_mode: false, enable_extended_globbing: false, ..Default::default() }
+}
+
 struct Reader {
     found: Vec<Simple>,
     options: ParserOptions,
+    /// For the words ([`word_options`]).
+    words: ParserOptions,
 }
 
 impl Reader {
@@ -221,6 +234,54 @@ impl Reader {
         let program = parser.parse_program().map_err(|e| format!("not valid shell syntax: {e}"))?;
         for list in &program.complete_commands {
             self.list(list, depth)?;
+        }
+        self.double_parentheses(line, depth)
+    }
+
+    /// bash's `((…))`, which `sh` reads as a subshell in a subshell (as the
+    /// parser here does: `((x))` runs `x`): its arithmetic too, found in the
+    /// text where the `((` is not quoted.
+    fn double_parentheses(&mut self, line: &str, depth: usize) -> Result<(), String> {
+        if !line.contains("((") {
+            return Ok(());
+        }
+        // The unquoted `(`s of the line, by byte offset.
+        let mut open_at = vec![false; line.len() + 1];
+        let mut offset = 0;
+        for piece in Scanner::new(line, Quote::None) {
+            offset += match piece {
+                Piece::Plain(c) => {
+                    open_at[offset] = c == '(';
+                    c.len_utf8()
+                }
+                Piece::Quoted(c, _) => c.len_utf8(),
+                Piece::Escaped(c) => 1 + c.len_utf8(),
+                Piece::TrailingBackslash | Piece::Opens(_) | Piece::Closes(_) => 1,
+            };
+        }
+        let bytes = line.as_bytes();
+        let mut at = 0;
+        while at + 1 < bytes.len() {
+            let start = at;
+            at += 1;
+            if !(open_at[start] && open_at[start + 1]) || (start > 0 && bytes[start - 1] == b'$') {
+                continue;
+            }
+            at = start + 2;
+            let mut open = 2;
+            let end = bytes[at..].iter().position(|&b| {
+                open += match b {
+                    b'(' => 1,
+                    b')' => -1,
+                    _ => 0,
+                };
+                open == 0
+            });
+            // `)` closes what `(` opened: the expression ends before `))`.
+            if let Some(end) = end.filter(|&end| end > 0) {
+                let expr = &line[at..at + end - 1];
+                self.arithmetic(expr, &format!("(({expr}))"), depth)?;
+            }
         }
         Ok(())
     }
@@ -296,7 +357,8 @@ impl Reader {
                 self.list(&clause.0, depth)?;
                 self.list(&clause.1.list, depth)
             }
-            CompoundCommand::Arithmetic(arithmetic) => self.substitutions_in(&arithmetic.expr.value, depth),
+            // Found in the line's text (`Reader::double_parentheses`).
+            CompoundCommand::Arithmetic(_) => Ok(()),
             CompoundCommand::ArithmeticForClause(_) | CompoundCommand::Coprocess(_) => {
                 Err("not `sh` syntax".to_string())
             }
@@ -319,6 +381,9 @@ impl Reader {
                     // `A=$(cmd) prog`: the value runs, the assignment is no word.
                     let value = word.value.split_once('=').map_or("", |(_, v)| v);
                     self.substitutions_in(value, depth)?;
+                    if evaluated::name_evaluates(&word.value) {
+                        self.evaluated(&word.value);
+                    }
                 }
                 CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
                 CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
@@ -353,7 +418,7 @@ impl Reader {
                     ast::IoFileRedirectTarget::Fd(_) => {}
                 },
                 IoRedirect::HereDocument(_, doc) if doc.requires_expansion => {
-                    let pieces = word::parse_heredoc(&doc.doc.value, &self.options)
+                    let pieces = word::parse_heredoc(&doc.doc.value, &self.words)
                         .map_err(|e| format!("not valid shell syntax: {e}"))?;
                     self.pieces(&doc.doc.value, &pieces, depth)?;
                 }
@@ -369,7 +434,7 @@ impl Reader {
     /// A word: its substitutions read as commands, and its text.
     fn word(&mut self, word: &ast::Word, depth: usize) -> Result<Word, String> {
         let pieces =
-            word::parse(&word.value, &self.options).map_err(|e| format!("not valid shell syntax: {e}"))?;
+            word::parse(&word.value, &self.words).map_err(|e| format!("not valid shell syntax: {e}"))?;
         let mut literal = String::new();
         let expands = self.pieces(&word.value, &pieces, depth)?
             || braces(&pieces)
@@ -382,6 +447,11 @@ impl Reader {
         let mut expands = false;
         for piece in pieces {
             match &piece.piece {
+                // bash's old arithmetic, `$[x]`, which dash leaves as text.
+                WordPiece::Text(text) if text.contains("$[") => {
+                    self.evaluated(text);
+                    expands = true;
+                }
                 WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_) => {}
                 WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     expands |= self.pieces(source, inner, depth)?;
@@ -396,11 +466,15 @@ impl Reader {
                     let inner = text.strip_prefix("${").and_then(|t| t.strip_suffix('}'));
                     if let Some(inner) = inner {
                         self.substitutions_in(inner, depth)?;
+                        if evaluated::parameter_evaluates(inner) {
+                            self.evaluated(text);
+                        }
                     }
                     expands = true;
                 }
                 WordPiece::ArithmeticExpression(expr) => {
-                    self.substitutions_in(&expr.value, depth)?;
+                    let text = source.get(piece.start_index..piece.end_index).unwrap_or(&expr.value);
+                    self.arithmetic(&expr.value, text, depth)?;
                     expands = true;
                 }
                 WordPiece::AnsiCQuotedText(_) | WordPiece::TildeExpansion(_) => expands = true,
@@ -409,12 +483,29 @@ impl Reader {
         Ok(expands)
     }
 
+    /// The arithmetic `expr` (written as `written`): its substitutions, read
+    /// with a single quote a character, and, where bash would evaluate a
+    /// value as code ([`evaluated`]), a command only running tells.
+    fn arithmetic(&mut self, expr: &str, written: &str, depth: usize) -> Result<(), String> {
+        self.substitutions_in(&evaluated::arithmetic_as_quoted(expr), depth)?;
+        if evaluated::arithmetic_evaluates(expr) {
+            self.evaluated(written);
+        }
+        Ok(())
+    }
+
+    /// A command whose program only running tells: what bash runs when it
+    /// evaluates the value in `written` ([`evaluated`]).
+    fn evaluated(&mut self, written: &str) {
+        self.found.push(Simple { words: vec![Word::Expands(written.to_string())], piped: false });
+    }
+
     /// The commands of the substitutions in a text read as one word.
     fn substitutions_in(&mut self, text: &str, depth: usize) -> Result<(), String> {
         if !text.contains("$(") && !text.contains('`') {
             return Ok(());
         }
-        let pieces = word::parse(text, &self.options).map_err(|e| format!("not valid shell syntax: {e}"))?;
+        let pieces = word::parse(text, &self.words).map_err(|e| format!("not valid shell syntax: {e}"))?;
         self.pieces(text, &pieces, depth).map(drop)
     }
 }

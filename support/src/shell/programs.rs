@@ -23,6 +23,7 @@ use runners::{Runs, Start};
 use tool_commands::Tool;
 
 mod awk_program;
+mod bash_builtins;
 pub mod code_variables;
 mod git_commands;
 mod given;
@@ -171,6 +172,17 @@ impl Program {
             ),
             _ => ("the commands it reads from its input (a pipe, a here-document, a file)", named),
         }
+    }
+
+    /// Whether it is what bash runs when it evaluates a variable's value as
+    /// code (arithmetic naming a variable, `${!x}`, `${x@P}`, `let x`,
+    /// `unset 'a[x]'`: [`parse::evaluated`]), rather than a program whose
+    /// name expands.
+    pub fn bash_evaluates(&self) -> bool {
+        let Some(first) = self.args.first().filter(|_| self.name.is_none()) else { return false };
+        let text = first.text();
+        ["$((", "((", "$[", "${"].iter().any(|start| text.starts_with(start) && !text.contains(' '))
+            || (first.literal().is_some_and(bash_builtins::takes_values) && self.args.len() > 1)
     }
 
     /// Whether it is a tool that runs commands it makes or reads as it runs
@@ -405,7 +417,8 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     // it on the lines after `alias r=rm`), and so do some of bash's
     // builtins: only running the line tells.
     if (name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))))
-        || given::hides_what_runs(&name, args)
+        || bash_builtins::hides_what_runs(&name, args)
+        || bash_builtins::evaluates_values(&name, args)
     {
         found.push(Program::unnamed(words, wrappers, simple.piped));
         return Ok(());

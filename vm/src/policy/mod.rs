@@ -364,7 +364,13 @@ fn steered(command: &str, env: &[&str]) -> Option<(String, String)> {
 /// What to write instead of such a program.
 fn hint(program: &Program) -> String {
     let (_, instead) = program.runs_what();
-    let instead = if program.input { instead } else { "name the program in the command itself" };
+    let instead = match (program.input, program.bash_evaluates()) {
+        (true, _) => instead,
+        (false, true) => {
+            "use numbers only in the shell's arithmetic and subscripts, or compute with a program: `expr \"$n\" + 1`"
+        }
+        (false, false) => "name the program in the command itself",
+    };
     format!(" ({instead})")
 }
 
@@ -375,6 +381,14 @@ fn runs_unnamed(program: &Program) -> String {
             "`{}` runs {}, which only running it would tell",
             program.text(),
             program.runs_what().0
+        );
+    }
+    if program.bash_evaluates() {
+        return format!(
+            "`{}` runs what bash makes of a variable's value, which only running it would tell (where `sh` is \
+             bash, arithmetic, `${{!x}}` and `${{x@P}}` evaluate the value as code, and an array subscript in it \
+             runs its substitutions: `x='a[$(rm y)]'; echo $((x))` runs `rm y`)",
+            program.text()
         );
     }
     format!(
@@ -425,6 +439,9 @@ fn suggested_pattern(command: &str) -> String {
         .collect();
     format!("{escaped}{rest}")
 }
+
+#[cfg(test)]
+mod against_shells;
 
 #[cfg(test)]
 mod tests {

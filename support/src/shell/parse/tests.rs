@@ -40,11 +40,36 @@ fn substitutions_run_commands_wherever_they_stand() {
     assert_eq!(read("A=$(rm x)"), words(&[&["rm", "x"]]));
     assert_eq!(read("cat < in > $(rm x)"), words(&[&["cat"], &["rm", "x"]]));
     assert_eq!(read("echo ${x:-$(rm y)}"), words(&[&["rm", "y"], &["echo", "${x:-$(rm y)}"]]));
-    assert_eq!(read("echo $((1 + $(rm x)))"), words(&[&["rm", "x"], &["echo", "$((1 + $(rm x)))"]]));
+    // What `rm x` prints is evaluated as arithmetic in turn (below).
+    assert_eq!(
+        read("echo $((1 + $(rm x)))"),
+        words(&[&["rm", "x"], &["$((1 + $(rm x)))"], &["echo", "$((1 + $(rm x)))"]])
+    );
     assert_eq!(
         read("echo $(echo $(rm x))"),
         words(&[&["rm", "x"], &["echo", "$(rm x)"], &["echo", "$(echo $(rm x))"]])
     );
+}
+
+/// bash evaluates a variable's value as arithmetic where it is named in
+/// `$((…))`, `$[…]`, `((…))`, a subscript or a substring's offset, and
+/// expands `${!x}` and `${x@P}` further; the subscripts run substitutions.
+/// Each such place is a command only running tells.
+#[test]
+fn where_bash_evaluates_a_value_only_running_tells() {
+    assert_eq!(read("echo $((x))"), words(&[&["$((x))"], &["echo", "$((x))"]]));
+    // `sh` runs `x` in a subshell in a subshell; bash evaluates `x`.
+    assert_eq!(read("((x))"), words(&[&["x"], &["((x))"]]));
+    assert_eq!(read("echo $[x]"), words(&[&["$[x]"], &["echo", "$[x]"]]));
+    assert_eq!(read("echo ${a[i]}"), words(&[&["${a[i]}"], &["echo", "${a[i]}"]]));
+    assert_eq!(read("echo ${s:n}"), words(&[&["${s:n}"], &["echo", "${s:n}"]]));
+    assert_eq!(read("echo ${!x}"), words(&[&["${!x}"], &["echo", "${!x}"]]));
+    assert_eq!(read("echo ${x@P}"), words(&[&["${x@P}"], &["echo", "${x@P}"]]));
+    assert_eq!(read("a[i]=1 ls"), words(&[&["a[i]=1"], &["ls"]]));
+    // Numbers alone, and expansions that evaluate nothing, stay as they were.
+    assert_eq!(read("echo $((1 + 0x10)) ${a[1]} ${s:0:2} ${x:-d} ${!a[@]}").len(), 1);
+    // Inside `$((…))` a single quote is a character: the substitution runs.
+    assert_eq!(read("echo $(( '$(rm x)' ))")[0], vec!["rm", "x"]);
 }
 
 #[test]
@@ -97,7 +122,7 @@ fn plain_lines_read_without_the_parser_as_the_parser_reads_them() {
         ["python3 -m pytest tests/test_1.py", "make -C build/3 all", "  ls   -la  ", "cc -O2 -o out a.c", ""]
     {
         let fast = plain_words(line).unwrap_or_else(|| panic!("{line:?} is plain"));
-        let mut reader = Reader { found: Vec::new(), options: options() };
+        let mut reader = Reader { found: Vec::new(), options: options(), words: word_options() };
         reader.line(line, 0).unwrap();
         let parsed: Vec<Word> = reader.found.into_iter().flat_map(|s| s.words).collect();
         assert_eq!(fast, parsed, "{line:?}");

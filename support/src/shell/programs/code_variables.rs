@@ -20,7 +20,9 @@ const NAMES: &[&str] = &[
     "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LUA_PATH", "LUA_CPATH", "PHPRC", "PHP_INI_SCAN_DIR",
     "DOTNET_STARTUP_HOOKS", "BROWSER",
 ];
-const PREFIXES: &[&str] = &["LD_", "GIT_CONFIG", "LUA_INIT"];
+// `BASH_FUNC_name%%`: a function bash takes from its environment, which
+// runs where a command named `name` is written.
+const PREFIXES: &[&str] = &["LD_", "GIT_CONFIG", "LUA_INIT", "BASH_FUNC_"];
 
 /// Whether `name` is such a variable.
 pub fn runs_code(name: &str) -> bool {

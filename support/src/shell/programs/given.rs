@@ -202,31 +202,6 @@ pub(super) fn trap_action(args: &[Word]) -> Option<&Word> {
     }
 }
 
-/// Whether bash's builtin `name` given `args` runs a command it makes, or
-/// makes a later word run what it does not name, as an alias does (where
-/// `sh` is bash, and in every `bash -c LINE`): `hash -p /bin/rm r` (then `r
-/// x` runs rm), `enable -f lib.so NAME` (loads code), `compgen -C CMD` and
-/// `complete -C CMD`, `mapfile -C CMD` and `readarray -C CMD` (which run
-/// CMD with words of their own after it), and `fc` but `fc -l` (which runs
-/// commands from the history, where `history -s LINE` put them).
-pub(super) fn hides_what_runs(name: &str, args: &[Word]) -> bool {
-    let letter = match name {
-        "hash" => 'p',
-        "enable" => 'f',
-        "compgen" | "complete" | "mapfile" | "readarray" => 'C',
-        "fc" => return !args.iter().any(|arg| is_cluster_with(arg, 'l')),
-        _ => return false,
-    };
-    args.iter().any(|arg| arg.literal().is_none() || is_cluster_with(arg, letter))
-}
-
-/// Whether `arg` is a cluster of short options with `letter` among them.
-fn is_cluster_with(arg: &Word, letter: char) -> bool {
-    arg.literal().is_some_and(|text| {
-        text.len() > 1 && text.starts_with('-') && !text.starts_with("--") && text[1..].contains(letter)
-    })
-}
-
 /// Whether `name` runs a command line it is given (a shell, `su -c`, …).
 pub(super) fn runs_a_line(name: &str) -> bool {
     SHELLS.contains(&name)

@@ -1,0 +1,121 @@
+//! bash's builtins that run what no word of theirs names (where `sh` is
+//! bash, and in every `bash -c LINE`): some run a command they make or make
+//! a later word run another program, as an alias does (`hash -p /bin/rm
+//! r`); others evaluate a variable's value as arithmetic, whose array
+//! subscripts run the command substitutions in them (`let x`, where `x` is
+//! `a[$(rm y)]`; `unset 'a[$(rm y)]'`): [`parse::evaluated`].
+
+use crate::shell::parse::{Word, evaluated};
+
+/// Whether bash's builtin `name` given `args` runs a command it makes, or
+/// makes a later word run what it does not name, as an alias does (where
+/// `sh` is bash, and in every `bash -c LINE`): `hash -p /bin/rm r` (then `r
+/// x` runs rm), `enable -f lib.so NAME` (loads code), `compgen -C CMD` and
+/// `complete -C CMD`, `compgen -W WORDS` (whose substitutions run), `mapfile -C CMD` and `readarray -C CMD` (which run
+/// CMD with words of their own after it), and `fc` but `fc -l` (which runs
+/// commands from the history, where `history -s LINE` put them).
+pub(super) fn hides_what_runs(name: &str, args: &[Word]) -> bool {
+    let letter = match name {
+        "hash" => 'p',
+        "enable" => 'f',
+        // `compgen -W WORDS` expands WORDS as the shell expands a word:
+        // `compgen -W '$(rm x)'` runs `rm x`.
+        "compgen" if args.iter().any(|arg| is_cluster_with(arg, 'W')) => return true,
+        "compgen" | "complete" | "mapfile" | "readarray" => 'C',
+        "fc" => return !args.iter().any(|arg| is_cluster_with(arg, 'l')),
+        _ => return false,
+    };
+    args.iter().any(|arg| arg.literal().is_none() || is_cluster_with(arg, letter))
+}
+
+/// Whether `arg` is a cluster of short options with `letter` among them.
+fn is_cluster_with(arg: &Word, letter: char) -> bool {
+    arg.literal().is_some_and(|text| {
+        text.len() > 1 && text.starts_with('-') && !text.starts_with("--") && text[1..].contains(letter)
+    })
+}
+
+/// The builtins [`evaluates_values`] reads.
+pub(super) fn takes_values(name: &str) -> bool {
+    matches!(
+        name,
+        "let"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "export"
+            | "readonly"
+            | "read"
+            | "unset"
+            | "mapfile"
+            | "readarray"
+            | "getopts"
+            | "printf"
+            | "test"
+            | "["
+            | "wait"
+    )
+}
+
+/// Whether bash's builtin `name` given `args` evaluates text from a value
+/// as arithmetic, which may run what no word names: `let` of anything but
+/// numbers; `declare`, `typeset` and `local` giving the integer attribute (`-i`: every later assignment to the variable is
+/// evaluated) or making a name reference (`-n`: the name it refers to may
+/// be `a[…]`); and a name given to a builtin that sets or tests a variable
+/// (`read`, `unset`, `printf -v`, `test -v`, `getopts`, `wait -p`,
+/// `mapfile`, the declaring ones) that expands or has a subscript with a
+/// variable or an expansion in it.
+pub(super) fn evaluates_values(name: &str, args: &[Word]) -> bool {
+    let name_evaluates = |word: &Word| evaluated::name_evaluates(word.text());
+    let after = |option: char| {
+        args.iter().enumerate().any(|(at, arg)| match arg.literal() {
+            Some(text) if is_cluster_with(arg, option) => {
+                // `-vNAME`, or `-v NAME`.
+                let rest = &text[text.find(option).map_or(text.len(), |i| i + 1)..];
+                if rest.is_empty() {
+                    args.get(at + 1).is_some_and(name_evaluates)
+                } else {
+                    evaluated::name_evaluates(rest)
+                }
+            }
+            _ => false,
+        })
+    };
+    let operands = |valued: &str| {
+        let mut at = 0;
+        let mut found = false;
+        while let Some(arg) = args.get(at) {
+            match arg.literal() {
+                Some("--") => {
+                    found |= args[at + 1..].iter().any(name_evaluates);
+                    break;
+                }
+                Some(text) if text.len() > 1 && text.starts_with(['-', '+']) => {
+                    // A value in the same word (`-d,`) or the next one.
+                    let last = text.chars().last().unwrap_or('-');
+                    if valued.contains(last) && text.len() == 2 {
+                        at += 1;
+                    }
+                }
+                _ => found |= name_evaluates(arg),
+            }
+            at += 1;
+        }
+        found
+    };
+    match name {
+        "let" => args.iter().any(|arg| evaluated::arithmetic_evaluates(arg.text())),
+        "declare" | "typeset" | "local" => {
+            args.iter().any(|arg| is_cluster_with(arg, 'i') || is_cluster_with(arg, 'n')) || operands("")
+        }
+        "export" | "readonly" => operands(""),
+        "read" => operands("dinNptu"),
+        "unset" => operands(""),
+        "mapfile" | "readarray" => operands("dnOsuCc"),
+        "getopts" => args.get(1).is_some_and(name_evaluates),
+        "printf" => after('v'),
+        "test" | "[" => after('v'),
+        "wait" => after('p'),
+        _ => false,
+    }
+}

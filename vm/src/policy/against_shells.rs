@@ -1,0 +1,310 @@
+//! The command policy held to what the real shells run: lines made of the
+//! ways bash and dash run a program no word names (a variable's value
+//! evaluated as arithmetic, bash-only expansions, functions, traps,
+//! here-documents, wrappers, `sh -c`) around a canary program, decided
+//! under an allow list that leaves the canary out and a deny list that
+//! names it, and each line the policy lets run is run by `bash -c` and
+//! `dash -c`: the canary must never have run. A reading that misses what a
+//! shell does fails here, with the line.
+//!
+//! Skipped (loudly) where bash or dash is missing; with `CI=true` that
+//! fails instead.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::{Policy, PolicyRules, TaintRun, Verdict};
+
+/// Values that make bash run the canary when they are evaluated.
+const VALUES: &[&str] = &["'a[$(canary)]'", "'a[`canary`]'", "'$(canary)'"];
+
+/// Ways a line gives `x` a value (`{v}`), then uses it (`{u}`).
+const ASSIGNS: &[&str] = &[
+    "x={v}; {u}",
+    "read x <<< {v}; {u}",
+    "export x={v}; {u}",
+    "declare x={v}; {u}",
+    "printf -v x %s {v}; {u}",
+    "for x in {v}; do {u}; done",
+    "set -- {v}; x=$1; {u}",
+    "x=$(printf %s {v}); {u}",
+    "f() {{ local x={v}; {u}; }}; f",
+];
+
+/// Uses of `x` where bash may evaluate its value.
+const USES: &[&str] = &[
+    "echo $((x))",
+    "echo $(($x))",
+    "echo $[x]",
+    "((x))",
+    "let x",
+    "declare -i y=x",
+    "declare -i y; y=x",
+    "typeset -i y=x",
+    "echo ${a[x]}",
+    "echo ${a[$x]}",
+    "a[x]=1",
+    "unset 'a[x]'",
+    "test -v 'a[x]'",
+    "[ -v 'a[x]' ]",
+    "y=abc; echo ${y:x}",
+    "y=abc; echo ${y:0:x}",
+    "echo ${x@P}",
+    "echo ${!x}",
+    "declare -n r=x; echo $r",
+    "printf -v 'a[x]' %s 1",
+    "read 'a[x]' <<< 1",
+    "compgen -W \"$x\" w",
+    "case 1 in $((x))) ;; esac",
+    ": $((x))",
+    "echo $(( $(printf %s \"$x\") ))",
+    "echo ${#a[x]}",
+    "echo $(( 1 ? x : 0 ))",
+];
+
+/// Uses of a value written in the line itself.
+const DIRECT: &[&str] = &[
+    "let {v}",
+    "declare -i y={v}",
+    "unset {v}",
+    "test -v {v}",
+    "[ -v {v} ]",
+    "printf -v {v} x",
+    "read {v} <<< 1",
+    "compgen -W {v} w",
+    "declare {v}=1",
+    "getopts a {v}",
+    "wait -p {v}",
+    "typeset {v}=1",
+    "mapfile {v} < /dev/null",
+    "declare -n r={v}; echo $r",
+    "echo $(( {v} ))",
+    "(( {v} ))",
+    "echo ${{a[{v}]}}",
+];
+
+/// Other ways to run the canary without writing it where a command starts.
+const OTHERS: &[&str] = &[
+    "X=xcanary; ${X/x/} a",
+    "X=xcanary; ${X#x} a",
+    "X=CANARY; ${X,,} a",
+    "X=canary; Y=X; ${!Y} a",
+    "X=xcanary; ${X:1} a",
+    "X='\\x63anary'; ${X@E} a",
+    "$'\\x63anary' a",
+    "c$'a'nary a",
+    "X=can; ${X}ary a",
+    "echo hi | while read l; do canary; done",
+    "coproc canary",
+    "cat <(canary)",
+    "printf x > >(canary)",
+    "f() { canary; }; f",
+    "function f { canary; }; f",
+    "alias c=canary\nc",
+    "trap canary EXIT",
+    "set -T; trap canary DEBUG; :",
+    "trap canary ERR; false",
+    "echo ${x:-$(canary)}",
+    "x=a; echo ${x/a/$(canary)}",
+    "cat <<EOF\n$(canary)\nEOF",
+    "read x <<< $(canary)",
+    "hash -p ./bin/canary ls; ls",
+    "./bin/canary",
+    "x=bin; \"$x/canary\"",
+    "{canary,a}",
+    "ca{n,}ary",
+    "canar[y]",
+    "c\\anary",
+    "x=canary; $x",
+    "set -- canary; \"$@\"",
+    "IFS=:; x=canary:a; $x",
+    "echo canary | xargs",
+    "echo canary | sh",
+    "sh <<< canary",
+    "find /dev/null -exec canary \\;",
+    "timeout 5 canary",
+    "env 'BASH_FUNC_echo%%=() { canary; }' bash -c 'echo hi'",
+    "compgen -W '$(canary)' w",
+    "x[$(canary)]=1",
+    "exec 3< <(canary)",
+    "select x in a; do canary; break; done <<< 1",
+];
+
+/// Lines that hold the canary's name, or a substitution of it, as data:
+/// the policy lets them run (under the allow list too), and no shell runs it.
+const DATA: &[&str] = &[
+    "echo canary",
+    "printf '%s\\n' canary",
+    "x=canary; echo \"$x\"",
+    "echo '$(canary)'",
+    "echo \"\\$(canary)\"",
+    "cat <<'EOF'\n$(canary)\nEOF",
+    "echo \"((canary))\"",
+    "echo '$((a[$(canary)]))'",
+    "x='a[$(canary)]'; echo \"$x\"",
+    "x='$(canary)'; printf '%s' \"$x\"",
+    "set -- '$(canary)'; echo \"$1\"",
+    "for x in '$(canary)'; do echo \"$x\"; done",
+    "echo \"${HOME}/x\" ${HOME:-/root} ${#PATH} ${x:0:3} ${x/foo/bar} ${x^^} ${!PA*} \"${PATH//:/ }\"",
+    "for i in 1 2 3; do echo $i; done",
+    "echo $((60*60)) $((0x10 + 2#101))",
+    "test -f out && cat out",
+    "export PATH=\"$HOME/.local/bin:$PATH\"; declare -a list; unset TMP; test -v HOME",
+    "printf -v out '%s' x; echo \"$out\"",
+    "x=${1:-default}; echo $x",
+];
+
+/// Programs the allow list admits: the builtins and tools the lines use.
+const ALLOWED: &[&str] = &[
+    "echo *",
+    "printf *",
+    "true",
+    "false",
+    "test *",
+    "\\[ *",
+    "read *",
+    "let *",
+    "declare *",
+    "typeset *",
+    "export *",
+    "unset *",
+    "compgen *",
+    ": *",
+    ":",
+    "set *",
+    "local *",
+    "getopts *",
+    "wait *",
+    "mapfile *",
+    "f",
+    "g",
+    "ls",
+    "cat",
+    "cat *",
+    "xargs",
+    "timeout *",
+    "find *",
+    "trap *",
+    "alias *",
+    "hash *",
+    "select *",
+];
+
+fn lines() -> Vec<String> {
+    let mut base = Vec::new();
+    for v in VALUES {
+        for assign in ASSIGNS {
+            base.extend(
+                USES.iter().map(|u| {
+                    assign.replace("{v}", v).replace("{u}", u).replace("{{", "{").replace("}}", "}")
+                }),
+            );
+        }
+        base.extend(DIRECT.iter().map(|d| d.replace("{v}", v).replace("{{", "{").replace("}}", "}")));
+    }
+    base.extend(OTHERS.iter().chain(DATA).map(|line| line.to_string()));
+    base.iter().flat_map(|line| wrapped(line)).collect()
+}
+
+/// `line`, and the same inside `bash -c`, `sh -c` and a function.
+fn wrapped(line: &str) -> [String; 4] {
+    let quoted = format!("'{}'", line.replace('\'', "'\\''"));
+    [
+        line.to_string(),
+        format!("bash -c {quoted}"),
+        format!("sh -c {quoted}"),
+        format!("g() {{ {line}\n}}; g"),
+    ]
+}
+
+fn policy(allow: Option<&[&str]>, deny: &[&str]) -> Policy {
+    let patterns = |list: &[&str]| list.iter().map(|p| p.to_string()).collect();
+    Policy::new(PolicyRules {
+        origin: "the test's policy".into(),
+        allow: allow.map(patterns),
+        deny: patterns(deny),
+        approve: Vec::new(),
+        taint_run: TaintRun::default(),
+    })
+    .expect("the patterns compile")
+}
+
+/// Whether `shell -c line`, in `dir`, ran the canary (its log not empty).
+fn ran_the_canary(shell: &Path, line: &str, dir: &Path) -> bool {
+    let log = dir.join("canary.log");
+    let _ = std::fs::remove_file(&log);
+    let path = format!("{}:{}", dir.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let mut child = Command::new(shell)
+        .args(["-c", line])
+        .current_dir(dir.join("work"))
+        .env("PATH", path)
+        .env("CANARY_LOG", &log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the shell starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while child.try_wait().expect("waits").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::fs::metadata(&log).is_ok_and(|m| m.len() > 0)
+}
+
+#[test]
+fn no_line_the_policy_lets_run_runs_a_program_it_does_not_name() {
+    let shells: Vec<_> =
+        ["/bin/bash", "/bin/dash"].iter().map(Path::new).filter(|shell| shell.exists()).collect();
+    if shells.len() < 2 {
+        assert!(std::env::var_os("CI").is_none(), "CI=true and bash or dash is missing");
+        eprintln!("SKIPPED: bash and dash are needed to hold the policy to them");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+    std::fs::create_dir_all(dir.path().join("work/bin")).unwrap();
+    let canary = "#!/bin/sh\necho \"ran $*\" >> \"$CANARY_LOG\"\n";
+    for place in ["bin/canary", "work/bin/canary"] {
+        let path = dir.path().join(place);
+        std::fs::write(&path, canary).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let lines = lines();
+    let lists = [("allow", policy(Some(ALLOWED), &[])), ("deny", policy(None, &["canary*", "*/canary*"]))];
+    let mut holes = Vec::new();
+    let mut checked = 0;
+    for (list, policy) in &lists {
+        for line in &lines {
+            if !matches!(policy.decide(line, None), Verdict::Run) {
+                continue;
+            }
+            for shell in &shells {
+                checked += 1;
+                if ran_the_canary(shell, line, dir.path()) {
+                    holes.push(format!("{list}, {}: {line:?}", shell.display()));
+                }
+            }
+        }
+    }
+    eprintln!("{} lines, {checked} runs of the lines the policy let run", lines.len() * lists.len());
+    // Data stays data: each line of it runs, four ways, under both lists.
+    let refused: Vec<String> = lists
+        .iter()
+        .flat_map(|(list, policy)| {
+            DATA.iter().flat_map(|data| wrapped(data)).filter_map(move |line| {
+                match policy.decide(&line, None) {
+                    Verdict::Run => None,
+                    other => Some(format!("{list}: {line:?}: {other:?}")),
+                }
+            })
+        })
+        .collect();
+    assert!(refused.is_empty(), "the policy refused data:\n{}", refused.join("\n"));
+    assert!(holes.is_empty(), "the policy let these run the canary it does not name:\n{}", holes.join("\n"));
+}
