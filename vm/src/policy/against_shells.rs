@@ -129,6 +129,16 @@ const OTHERS: &[&str] = &[
     "x[$(canary)]=1",
     "exec 3< <(canary)",
     "select x in a; do canary; break; done <<< 1",
+    "bash -euo pipefail -c canary",
+    "bash -O extglob -c canary",
+    "sh -c - canary",
+    "command_not_found_handle() { canary; }; zzzz",
+    "exec -a x canary",
+    "time -p canary",
+    "nice -n 5 -- canary",
+    "sh -c 'exec \"$@\"' sh canary",
+    "echo canary | xargs sh -c",
+    "set -e; trap canary EXIT; false",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

@@ -30,26 +30,31 @@ const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval"]), 
 /// its input.
 pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
     let flags = |text: &str| {
-        text.len() > 1 && text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_alphabetic())
+        text.len() > 1 && text.starts_with(['-', '+']) && text[1..].bytes().all(|b| b.is_ascii_alphabetic())
     };
     if SHELLS.contains(&name) {
         let (mut c, mut s) = (false, false);
         let mut at = 0;
         while let Some(arg) = args.get(at) {
             match arg.literal() {
-                Some("--") => {
+                // A lone `-` ends the options as `--` does (`sh -c - LINE`).
+                Some("--" | "-") => {
                     return Some(match args.get(at + 1) {
                         _ if c => Given::Line(args.get(at + 1).cloned()),
                         Some(_) if !s => return None,
                         _ => Given::Input,
                     });
                 }
-                Some("-o" | "+o") => at += 2,
                 Some("--version" | "--help") => return None,
+                Some("--rcfile" | "--init-file") => at += 2,
+                // `-o NAME` and bash's `-O NAME` take the next word, also
+                // in a cluster (`bash -euo pipefail -c LINE`).
                 Some(text) if flags(text) => {
-                    c |= text.contains('c');
-                    s |= text.contains('s');
-                    at += 1;
+                    if text.starts_with('-') {
+                        c |= text.contains('c');
+                        s |= text.contains('s');
+                    }
+                    at += 1 + text.matches(['o', 'O']).count();
                 }
                 Some(text) if text.starts_with(['-', '+']) && text.len() > 1 => at += 1,
                 Some(_) if c => return Some(Given::Line(Some(arg.clone()))),

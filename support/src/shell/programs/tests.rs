@@ -191,7 +191,18 @@ fn programs_that_run_a_command_are_looked_through() {
     }
     assert!(!hidden("ls | xargs -n 1 rm -f"));
     // A shell's `c` may come among other flags; LINE is its first operand.
-    for line in ["sh -ec 'rm x'", "bash -o pipefail -c 'rm x'", "sh -c -e 'rm x'", "bash --norc -xc 'rm x'"] {
+    // `-o` and `-O` take a value in a cluster too; a lone `-` ends the options.
+    for line in [
+        "sh -ec 'rm x'",
+        "bash -o pipefail -c 'rm x'",
+        "sh -c -e 'rm x'",
+        "bash --norc -xc 'rm x'",
+        "bash -euo pipefail -c 'rm x'",
+        "bash -eO extglob -c 'rm x'",
+        "bash +O extglob -c 'rm x'",
+        "sh -c - 'rm x'",
+        "bash --rcfile r -c 'rm x'",
+    ] {
         assert_eq!(texts(line), ["rm x"], "{line}");
     }
     assert_eq!(texts("sh build.sh -c x"), ["sh build.sh -c x"]);
