@@ -242,22 +242,35 @@ impl Reader {
     /// parser here does: `((x))` runs `x`): its arithmetic too, found in the
     /// text where the `((` is not quoted.
     fn double_parentheses(&mut self, line: &str, depth: usize) -> Result<(), String> {
-        if !line.contains("((") {
+        if !line.contains('(') {
             return Ok(());
         }
-        // The unquoted `(`s of the line, by byte offset.
-        let mut open_at = vec![false; line.len() + 1];
-        let mut offset = 0;
+        // The line as the shell joins it (`(\⏎(x))` is `((x))`), and its
+        // unquoted `(`s by byte offset.
+        let mut joined = String::with_capacity(line.len());
+        let mut open_at = Vec::with_capacity(line.len() + 1);
         for piece in Scanner::new(line, Quote::None) {
-            offset += match piece {
-                Piece::Plain(c) => {
-                    open_at[offset] = c == '(';
-                    c.len_utf8()
-                }
-                Piece::Quoted(c, _) => c.len_utf8(),
-                Piece::Escaped(c) => 1 + c.len_utf8(),
-                Piece::TrailingBackslash | Piece::Opens(_) | Piece::Closes(_) => 1,
+            let (text, open): (&[char], bool) = match piece {
+                Piece::Escaped('\n') => (&[], false),
+                Piece::Plain(c) => (&[c], c == '('),
+                Piece::Quoted(c, _) | Piece::Escaped(c) => (&[c], false),
+                Piece::TrailingBackslash => (&['\\'], false),
+                Piece::Opens(Quote::Single) | Piece::Closes(Quote::Single) => (&['\''], false),
+                Piece::Opens(_) | Piece::Closes(_) => (&['"'], false),
             };
+            for &c in text {
+                joined.push(c);
+                open_at.extend(std::iter::repeat_n(false, c.len_utf8()));
+            }
+            if open {
+                let last = open_at.len() - 1;
+                open_at[last] = true;
+            }
+        }
+        open_at.push(false);
+        let line = joined.as_str();
+        if !line.contains("((") {
+            return Ok(());
         }
         let bytes = line.as_bytes();
         let mut at = 0;
@@ -418,9 +431,11 @@ impl Reader {
                     ast::IoFileRedirectTarget::Fd(_) => {}
                 },
                 IoRedirect::HereDocument(_, doc) if doc.requires_expansion => {
-                    let pieces = word::parse_heredoc(&doc.doc.value, &self.words)
+                    // The shell joins a body's lines at a `\` ending one.
+                    let body = joined_lines(&doc.doc.value);
+                    let pieces = word::parse_heredoc(&body, &self.words)
                         .map_err(|e| format!("not valid shell syntax: {e}"))?;
-                    self.pieces(&doc.doc.value, &pieces, depth)?;
+                    self.pieces(&body, &pieces, depth)?;
                 }
                 IoRedirect::HereDocument(..) => {}
                 IoRedirect::HereString(_, word) | IoRedirect::OutputAndError(word, _) => {
@@ -500,14 +515,36 @@ impl Reader {
         self.found.push(Simple { words: vec![Word::Expands(written.to_string())], piped: false });
     }
 
-    /// The commands of the substitutions in a text read as one word.
+    /// The commands of the substitutions in a text read as one word, and
+    /// the places in it where bash evaluates a value (`${y:-${a[x]}}`).
     fn substitutions_in(&mut self, text: &str, depth: usize) -> Result<(), String> {
-        if !text.contains("$(") && !text.contains('`') {
+        if !text.contains(['$', '`']) {
             return Ok(());
         }
         let pieces = word::parse(text, &self.words).map_err(|e| format!("not valid shell syntax: {e}"))?;
         self.pieces(text, &pieces, depth).map(drop)
     }
+}
+
+/// An unquoted here-document's body with each `\` that ends a line removed
+/// with its newline (`$\⏎(cmd)` is `$(cmd)`); an escaped `\` stays.
+fn joined_lines(body: &str) -> String {
+    let mut joined = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\') {
+            (_, true) => match chars.next() {
+                Some('\n') => {}
+                Some(next) => {
+                    joined.push(c);
+                    joined.push(next);
+                }
+                None => joined.push(c),
+            },
+            _ => joined.push(c),
+        }
+    }
+    joined
 }
 
 /// A part of a word as the shell expands it.

@@ -139,6 +139,12 @@ const OTHERS: &[&str] = &[
     "sh -c 'exec \"$@\"' sh canary",
     "echo canary | xargs sh -c",
     "set -e; trap canary EXIT; false",
+    "x='a[$(canary)]'; y=${a[x]}",
+    "x='a[$(canary)]'; echo ${y:-${a[x]}}",
+    "x='a[$(canary)]'; : ${y:=${a[x]}}",
+    "x='a[$(canary)]'; (\\\n(x))",
+    "cat <<EOF\n$\\\n(canary)\nEOF",
+    "cat <<-EOF\n\t$(canary)\n\tEOF",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

@@ -68,6 +68,13 @@ fn where_bash_evaluates_a_value_only_running_tells() {
     assert_eq!(read("a[i]=1 ls"), words(&[&["a[i]=1"], &["ls"]]));
     // Numbers alone, and expansions that evaluate nothing, stay as they were.
     assert_eq!(read("echo $((1 + 0x10)) ${a[1]} ${s:0:2} ${x:-d} ${!a[@]}").len(), 1);
+    // In a value, and in a parameter's word, too.
+    assert_eq!(read("y=${a[i]}"), words(&[&["${a[i]}"]]));
+    assert_eq!(read("echo ${y:-${a[i]}}")[0], vec!["${a[i]}"]);
+    // The shell joins a line ending in `\` to the next, in a here-document too.
+    assert_eq!(read("(\\\n(x))"), words(&[&["x"], &["((x))"]]));
+    assert_eq!(read("cat <<EOF\n$\\\n(rm x)\nEOF"), words(&[&["cat"], &["rm", "x"]]));
+    assert_eq!(read("cat <<EOF\n\\\\\n(rm x)\nEOF"), words(&[&["cat"]]));
     // Inside `$((…))` a single quote is a character: the substitution runs.
     assert_eq!(read("echo $(( '$(rm x)' ))")[0], vec!["rm", "x"]);
 }
