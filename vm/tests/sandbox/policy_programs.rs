@@ -125,7 +125,8 @@ fn an_environment_variable_that_steers_a_tool_passes_no_list() {
 
 /// A runner's subcommand runs the command after its options (`poetry run
 /// CMD`, `bundle exec CMD`, `npx CMD`, `npx -c LINE`), and some of bash's
-/// builtins run what they make (`compgen -C CMD`, `hash -p`): a deny list judges
+/// builtins run what they make (`compgen -C CMD`, `hash -p`) or a value
+/// (`x='a[$(CMD)]'; echo $((x))`): a deny list judges
 /// that command, and an allow list admits it by what it is; so is ssh's
 /// remote command. The stand-ins run what the real runners run; npx is
 /// Node's own.
@@ -151,6 +152,10 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
         // bash's builtins that run what they make (in any `bash -c`).
         "bash -c \"compgen -C 'rm victim' foo\"",
         "bash -c 'hash -p /bin/rm r; r victim'",
+        // bash evaluates a value as arithmetic; a subscript in it runs.
+        "x='a[$(rm victim)]' bash -c 'echo $((x))'",
+        "bash -c \"unset 'a[\\$(rm victim)]'\"",
+        "bash -euo pipefail -c 'rm victim'",
     ];
     match which("npx") {
         true => commands.extend(["npx rm victim", "npx -c 'rm victim'"]),
@@ -165,8 +170,11 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
         let (kind, message) = failure(&run);
         assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
         let unnamed = "a builtin such as `hash -p`), so it cannot be shown to run nothing that";
+        let evaluated = "runs what bash makes of a variable's value";
         assert!(
-            message.contains("by the pattern `rm *`") || message.contains(unnamed),
+            message.contains("by the pattern `rm *`")
+                || message.contains(unnamed)
+                || message.contains(evaluated),
             "{command}: {message}"
         );
         assert!(fx.made("victim"), "{command}: rm ran");
