@@ -468,8 +468,11 @@ impl Reader {
                     expands = true;
                 }
                 WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_) => {}
-                WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                    expands |= self.pieces(source, inner, depth)?;
+                WordPiece::DoubleQuotedSequence(inner) => expands |= self.pieces(source, inner, depth)?,
+                // bash's `$"…"` is its text translated, dash's a `$` then text.
+                WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    self.pieces(source, inner, depth)?;
+                    expands = true;
                 }
                 WordPiece::CommandSubstitution(line) | WordPiece::BackquotedCommandSubstitution(line) => {
                     self.line(line, depth + 1)?;
@@ -567,7 +570,7 @@ fn parts<'a>(pieces: &'a [WordPieceWithSource], each: &mut impl FnMut(Part<'a>) 
             WordPiece::Text(text) if globs(text) => Part::Unquoted,
             WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
             WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
-            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+            WordPiece::DoubleQuotedSequence(inner) => {
                 // Inside double quotes a glob character is text.
                 for piece in inner {
                     let part = match &piece.piece {
@@ -581,7 +584,10 @@ fn parts<'a>(pieces: &'a [WordPieceWithSource], each: &mut impl FnMut(Part<'a>) 
                 }
                 continue;
             }
-            WordPiece::TildeExpansion(_) | WordPiece::AnsiCQuotedText(_) => Part::Quoted,
+            // What bash and dash make of `$'…'` and `$"…"` differ: one word, not known.
+            WordPiece::TildeExpansion(_)
+            | WordPiece::AnsiCQuotedText(_)
+            | WordPiece::GettextDoubleQuotedSequence(_) => Part::Quoted,
             _ => Part::Unquoted,
         };
         if !each(part) {

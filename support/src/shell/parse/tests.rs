@@ -75,6 +75,8 @@ fn where_bash_evaluates_a_value_only_running_tells() {
     assert_eq!(read("(\\\n(x))"), words(&[&["x"], &["((x))"]]));
     assert_eq!(read("cat <<EOF\n$\\\n(rm x)\nEOF"), words(&[&["cat"], &["rm", "x"]]));
     assert_eq!(read("cat <<EOF\n\\\\\n(rm x)\nEOF"), words(&[&["cat"]]));
+    // `$"ls"` is `ls` translated to bash, `$ls` to dash: not known.
+    assert_eq!(simple_commands("$\"ls\" x").unwrap()[0].words[0], Word::Expands("$\"ls\"".into()));
     // Inside `$((…))` a single quote is a character: the substitution runs.
     assert_eq!(read("echo $(( '$(rm x)' ))")[0], vec!["rm", "x"]);
 }
