@@ -242,3 +242,23 @@ fn a_line_the_parser_panics_on_is_refused() {
     assert!(simple_commands(&line).is_err());
     assert!(!parsing(), "the flag is cleared after a contained panic");
 }
+
+/// brush-parser's word parser backtracks through every reading of each
+/// unclosed parenthesis: this 60-byte line (found by `cargo fuzz run
+/// shell`) took minutes. More than six left open are refused before the
+/// parser sees them, at once; quoted or not, since in a here-document a
+/// quote is a character.
+#[test]
+fn a_line_that_leaves_many_parentheses_open_is_refused_at_once() {
+    let slow = "$(<<  a)$(<< \n\n@($($($($($($($($($($($($($(($(:$(((```";
+    let started = std::time::Instant::now();
+    let refused = simple_commands(slow).unwrap_err();
+    assert!(refused.contains("parentheses it does not close"), "{refused}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(simple_commands("echo '((((((('").is_err());
+    // A few left open, in quotes, as real commands do, are read.
+    assert_eq!(
+        read("grep -E '^(a|b' f; echo \":(\""),
+        words(&[&["grep", "-E", "^(a|b", "f"], &["echo", ":("]])
+    );
+}
