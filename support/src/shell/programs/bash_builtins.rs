@@ -91,9 +91,10 @@ pub(super) fn evaluates_values(name: &str, args: &[Word]) -> bool {
                     break;
                 }
                 Some(text) if text.len() > 1 && text.starts_with(['-', '+']) => {
-                    // A value in the same word (`-d,`) or the next one.
-                    let last = text.chars().last().unwrap_or('-');
-                    if valued.contains(last) && text.len() == 2 {
+                    // The first letter that takes a value takes the rest of
+                    // the word (`-d,`, `-rpX`), or the next word (`-rp X`).
+                    let letters = &text[1..];
+                    if letters.find(|c| valued.contains(c)).is_some_and(|i| i + 1 == letters.len()) {
                         at += 1;
                     }
                 }

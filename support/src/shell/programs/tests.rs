@@ -773,6 +773,8 @@ fn bash_builtins_that_evaluate_a_value_pass_no_list() {
         "mapfile -t 'a[x]'",
         "compgen -W '$(rm y)' w",
         "declare 'a[x]=1'",
+        "read -pt 'a[x]'",
+        "read -rp x 'a[x]'",
     ] {
         assert!(hidden(line), "{line}");
     }
@@ -784,6 +786,7 @@ fn bash_builtins_that_evaluate_a_value_pass_no_list() {
         "test -v HOME",
         "printf -v out '%s' \"$x\"",
         "read -r -p 'Name: ' name",
+        "read -rp 'Continue [y/n]? ' answer",
         "export PATH=\"$HOME/bin:$PATH\"",
         "mapfile -t lines < in",
         "declare 'a[1]=x'",
