@@ -44,7 +44,8 @@ pub fn parameter_evaluates(inner: &str) -> bool {
         None => (false, inner.strip_prefix('#').filter(|r| !r.is_empty()).unwrap_or(inner)),
     };
     let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-    let name_len = if name_len == 0 && !rest.is_empty() { 1 } else { name_len };
+    // A special parameter (`$@`, `$1`, `$#`) is one character, of any length in bytes.
+    let name_len = if name_len == 0 { rest.chars().next().map_or(0, char::len_utf8) } else { name_len };
     let after = &rest[name_len.min(rest.len())..];
     let (subscript, after) = match after.strip_prefix('[') {
         Some(open) => match open.find(']') {
@@ -124,7 +125,9 @@ mod tests {
 
     #[test]
     fn parameters_that_evaluate_text() {
-        for inner in ["a[x]", "a[$i]", "a[i+1]", "!x", "x@P", "s:x", "s:0:n", "s: -x", "#a[i]", "a[1"] {
+        for inner in
+            ["a[x]", "a[$i]", "a[i+1]", "!x", "x@P", "s:x", "s:0:n", "s: -x", "#a[i]", "a[1", "!é", "é:x"]
+        {
             assert!(parameter_evaluates(inner), "{inner}");
         }
         for inner in [
