@@ -272,7 +272,9 @@ impl Reader {
     /// parser here does: `((x))` runs `x`): its arithmetic too, found in the
     /// text where the `((` is not quoted.
     fn double_parentheses(&mut self, line: &str, depth: usize) -> Result<(), String> {
-        if !line.contains('(') {
+        // Most lines (`$(cmd)`, `(cd a; make)`) have neither; only these
+        // two can make `((`.
+        if !line.contains("((") && !line.contains("(\\\n") {
             return Ok(());
         }
         // The line as the shell joins it (`(\⏎(x))` is `((x))`), and its
