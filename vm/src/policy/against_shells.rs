@@ -169,6 +169,7 @@ const DATA: &[&str] = &[
     "export PATH=\"$HOME/.local/bin:$PATH\"; declare -a list; unset TMP; test -v HOME",
     "printf -v out '%s' x; echo \"$out\"",
     "x=${1:-default}; echo $x",
+    "P='$(canary)'; read -rp \"$P\" name < /dev/null; echo \"$name\"",
 ];
 
 /// Programs the allow list admits: the builtins and tools the lines use.

@@ -81,42 +81,51 @@ pub(super) fn evaluates_values(name: &str, args: &[Word]) -> bool {
             _ => false,
         })
     };
-    let operands = |valued: &str| {
-        let mut at = 0;
-        let mut found = false;
-        while let Some(arg) = args.get(at) {
-            match arg.literal() {
-                Some("--") => {
-                    found |= args[at + 1..].iter().any(name_evaluates);
-                    break;
-                }
-                Some(text) if text.len() > 1 && text.starts_with(['-', '+']) => {
-                    // The first letter that takes a value takes the rest of
-                    // the word (`-d,`, `-rpX`), or the next word (`-rp X`).
-                    let letters = &text[1..];
-                    if letters.find(|c| valued.contains(c)).is_some_and(|i| i + 1 == letters.len()) {
-                        at += 1;
-                    }
-                }
-                _ => found |= name_evaluates(arg),
-            }
-            at += 1;
-        }
-        found
-    };
+    let operands = || variable_operands(name, args).iter().any(|word| name_evaluates(word));
     match name {
         "let" => args.iter().any(|arg| evaluated::arithmetic_evaluates(arg.text())),
         "declare" | "typeset" | "local" => {
-            args.iter().any(|arg| is_cluster_with(arg, 'i') || is_cluster_with(arg, 'n')) || operands("")
+            args.iter().any(|arg| is_cluster_with(arg, 'i') || is_cluster_with(arg, 'n')) || operands()
         }
-        "export" | "readonly" => operands(""),
-        "read" => operands("dinNptu"),
-        "unset" => operands(""),
-        "mapfile" | "readarray" => operands("dnOsuCc"),
-        "getopts" => args.get(1).is_some_and(name_evaluates),
+        "export" | "readonly" | "read" | "unset" | "mapfile" | "readarray" | "getopts" => operands(),
         "printf" => after('v'),
         "test" | "[" => after('v'),
         "wait" => after('p'),
         _ => false,
     }
+}
+
+/// The words the builtin `name` takes as names of variables, its options
+/// (and their values) left out: `read -rp 'Name? ' answer` names `answer`,
+/// `getopts OPTS name ARGS` names `name`. Words are literal or not: one
+/// that expands (`"$N"`) is given as it is, for the caller to judge.
+pub(super) fn variable_operands<'a>(name: &str, args: &'a [Word]) -> Vec<&'a Word> {
+    // The options that take a value, of those that name variables.
+    let valued = match name {
+        "read" => "dinNptu",
+        "mapfile" | "readarray" => "dnOsuCc",
+        "getopts" => return args.get(1).into_iter().collect(),
+        _ => "",
+    };
+    let mut names = Vec::new();
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        match arg.literal() {
+            Some("--") => {
+                names.extend(&args[at + 1..]);
+                break;
+            }
+            Some(text) if text.len() > 1 && text.starts_with(['-', '+']) => {
+                // The first letter that takes a value takes the rest of
+                // the word (`-d,`, `-rpX`), or the next word (`-rp X`).
+                let letters = &text[1..];
+                if letters.find(|c| valued.contains(c)).is_some_and(|i| i + 1 == letters.len()) {
+                    at += 1;
+                }
+            }
+            _ => names.push(arg),
+        }
+        at += 1;
+    }
+    names
 }

@@ -6,6 +6,7 @@
 //! it names; nor can a builtin that sets a variable whose name expands
 //! (`export "$N=…"`, `read "$N"`), which may be one of these.
 
+use super::bash_builtins::variable_operands;
 use crate::shell::parse::Word;
 
 /// Such variables, by name; and by the start of their name.
@@ -61,7 +62,7 @@ pub(super) fn sets_a_hidden_variable(name: &str, args: &[Word]) -> bool {
         word.literal().is_none() && word.text().split('=').next().is_some_and(|n| n.contains(['$', '`']))
     };
     if SETS_NAMED.contains(&name) {
-        return args.iter().any(expands);
+        return variable_operands(name, args).into_iter().any(expands);
     }
     name == "printf" && args.windows(2).any(|pair| pair[0].literal() == Some("-v") && expands(&pair[1]))
 }

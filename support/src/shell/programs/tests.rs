@@ -489,10 +489,28 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         assert_eq!(named(line), None, "{line}");
     }
     // A builtin that sets a variable whose name expands may set one.
-    for line in ["export \"$N=x\"", "read -r \"$N\"_OPTIONS", "printf -v \"$N\" %s x", "declare \"$N\"=1"] {
+    for line in [
+        "export \"$N=x\"",
+        "read -r \"$N\"_OPTIONS",
+        "printf -v \"$N\" %s x",
+        "declare \"$N\"=1",
+        "read -rp \"$P\" \"$N\"",
+        "read \"$OPTION\" name",
+        "getopts ab \"$N\"",
+        "export -- \"$N=x\"",
+    ] {
         assert_eq!(names(line), [None], "{line}");
     }
-    for line in ["export A=\"$B\"", "read -r line", "printf -v out %s \"$x\""] {
+    // What an option takes is not a name: a prompt, a delimiter, a count.
+    for line in [
+        "export A=\"$B\"",
+        "read -r line",
+        "printf -v out %s \"$x\"",
+        "read -rp \"$PROMPT\" name",
+        "read -r -p \"$PROMPT\" -t \"$T\" name",
+        "read -d \"$D\" name",
+        "getopts \"$OPTS\" name",
+    ] {
         assert!(names(line)[0].is_some(), "{line}");
     }
 }
