@@ -129,3 +129,76 @@ pub(super) fn variable_operands<'a>(name: &str, args: &'a [Word]) -> Vec<&'a Wor
     }
     names
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::tests::hidden;
+
+    /// bash's builtins that run a command they make or make a later word run
+    /// what it does not name (where `sh` is bash, and in any `bash -c`): each
+    /// ran `rm x` in bash 5.2 under a policy that saw no rm.
+    #[test]
+    fn bash_builtins_that_hide_what_runs_pass_no_list() {
+        for line in [
+            "hash -p /bin/rm r; r x",
+            "enable -f ./lib.so rm",
+            "compgen -C 'rm x' foo",
+            "complete -C 'rm x' foo",
+            "mapfile -tC 'rm x #' -c 1 a < in",
+            "readarray -C 'rm x #' -c 1 a < in",
+            "set -o history\nhistory -s 'rm x'\nfc -s rm",
+            "bash -c \"compgen -C 'rm x' foo\"",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+        for line in
+            ["hash -r", "hash ls", "mapfile -t a < in", "fc -l", "enable -n kill", "complete -F _f tool"]
+        {
+            assert!(!hidden(line), "{line}");
+        }
+    }
+
+    /// bash evaluates a variable's value as arithmetic, where an array
+    /// subscript runs its substitutions: each ran `rm y` in bash 5.2 (where
+    /// `x` is `a[$(rm y)]`) under a policy that saw no rm. The policy is held
+    /// to the real shells in `tiss-vm`'s `policy::against_shells`.
+    #[test]
+    fn bash_builtins_that_evaluate_a_value_pass_no_list() {
+        for line in [
+            "let x",
+            "declare -i n=x",
+            "typeset -i n",
+            "local -n r=x",
+            "unset 'a[x]'",
+            "unset \"a[$i]\"",
+            "test -v 'a[$(rm y)]'",
+            "[ -v 'a[x]' ]",
+            "printf -v 'a[x]' %s 1",
+            "read -r 'a[x]'",
+            "getopts ab 'a[x]'",
+            "wait -p 'a[x]'",
+            "mapfile -t 'a[x]'",
+            "compgen -W '$(rm y)' w",
+            "declare 'a[x]=1'",
+            "read -pt 'a[x]'",
+            "read -rp x 'a[x]'",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+        for line in [
+            "let 1+2",
+            "declare -a list",
+            "local x=1",
+            "unset TMP",
+            "test -v HOME",
+            "printf -v out '%s' \"$x\"",
+            "read -r -p 'Name: ' name",
+            "read -rp 'Continue [y/n]? ' answer",
+            "export PATH=\"$HOME/bin:$PATH\"",
+            "mapfile -t lines < in",
+            "declare 'a[1]=x'",
+        ] {
+            assert!(!hidden(line), "{line}");
+        }
+    }
+}
