@@ -21,7 +21,14 @@ pub fn clap_exit(e: clap::Error) -> u8 {
 /// error. A failing write is reported as `PROGRAM: cannot write to stdout`.
 pub fn write_stdout(program: &str, text: &str, code: u8) -> u8 {
     let mut stdout = io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    stdout_status(program, stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()), code)
+}
+
+/// The exit status once output was `written` to stdout (streamed, by the
+/// caller): `code`, also when the reader closed the pipe; else the failure
+/// is told on stderr and the status is [`INTERNAL`].
+pub fn stdout_status(program: &str, written: io::Result<()>, code: u8) -> u8 {
+    match written {
         Ok(()) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
         Err(e) => {

@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use tiss_support::cli::write_stdout;
+use std::io::Write;
 
-use crate::analysis::inspect::{inspect_json, inspect_text};
+use tiss_support::cli::{stdout_status, write_stdout};
+
+use crate::analysis::inspect::{inspect_text, write_inspect_json};
 use crate::machine::program::Program;
 use crate::policy::Policy;
 use crate::policy::file::{named_policy_file, project_policy, read_policy_file};
@@ -69,15 +71,15 @@ pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
             Ok(sandbox) => (sandbox.isolation().clone(), None),
             Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
         });
-    let text = if options.json {
-        let mut json = inspect_json(&program, policy.as_ref());
-        if let Some((isolation, _)) = &isolation {
-            json["sandbox"] = isolation.json();
-        }
-        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
-        text.push('\n');
-        text
-    } else {
+    if options.json {
+        let sandbox = isolation.as_ref().map(|(isolation, _)| isolation.json());
+        let stdout = std::io::stdout().lock();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+        let written =
+            write_inspect_json(&program, policy.as_ref(), sandbox, &mut out).and_then(|()| out.flush());
+        return stdout_status(PROGRAM, written, status::OK);
+    }
+    let text = {
         let mut text = inspect_text(&program, policy.as_ref(), color::stdout());
         if let Some((isolation, refused)) = &isolation {
             text.push_str(&isolation.line());

@@ -164,3 +164,52 @@ fn inspect_sees_through_shell_quoting() {
         assert_eq!(run.json()["risk"]["level"], "high", "{command}");
     }
 }
+
+/// The JSON manifest is written as it is made: on a plan of 6,000 steps
+/// (54,000 lines, as `benches/plan_shapes.rs` makes the CI shape) it costs
+/// about what the text costs, where the whole document held as values and
+/// then as text took twice the text's peak (36 MiB against 18; 16.5 MiB
+/// more in a debug build). The margin is three transparent huge pages: the
+/// two peaks move by whole ones from run to run.
+#[test]
+fn inspect_json_of_a_large_plan_costs_what_the_text_costs() {
+    use std::fmt::Write;
+    use tiss_test_support::measured::{self, MIB};
+    let mut plan = String::from("TASK \"Generated plan\"\n\n");
+    for i in 0..6000 {
+        let _ = write!(
+            plan,
+            "STEP \"step {i}\" {{\n    RUN \"cc -O2 -o out{i} src{i}.c\" TIMEOUT 30s\n    ASSERT LAST_RUN.EXIT_CODE == 0\n    \
+             IF LAST_RUN.STDOUT CONTAINS \"warning {i}\" {{\n        WRITE \"log{i}.txt\" FROM \"saw a warning\"\n    \
+             }} ELSE {{\n        VAR ok{i} = \"clean {i}\"\n    }}\n}}\n"
+        );
+    }
+    let (module, _) = tiss_compiler::compile("big.tiss", plan.as_bytes(), tiss_compiler::KeepSource::Hash)
+        .unwrap_or_else(|fe| panic!("{:#?}", fe.diagnostics));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.tbc"), tisslang::container::encode(&module)).unwrap();
+    let deadline = std::time::Duration::from_secs(60);
+    let bin = tiss_test_support::binary("tissvm");
+    let text = measured::measure(module_path!(), &bin, dir.path(), &["inspect", "big.tbc"], deadline);
+    assert_eq!(text.code, 0, "{}", std::fs::read_to_string(dir.path().join("stderr")).unwrap());
+    let args = ["inspect", "--output-format", "json", "big.tbc"];
+    let json = measured::measure(module_path!(), &bin, dir.path(), &args, deadline);
+    assert_eq!(json.code, 0, "{}", std::fs::read_to_string(dir.path().join("stderr")).unwrap());
+    let out: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("stdout")).unwrap())
+        .expect("one JSON document");
+    assert_eq!(out["commands"].as_array().map(Vec::len), Some(6000));
+    assert_eq!(out["paths"].as_array().map(Vec::len), Some(6000));
+    assert_eq!(out["steps"][5999]["name"], "step 5999");
+    eprintln!(
+        "peak RSS: text {:.1} MiB, json {:.1} MiB",
+        text.peak as f64 / MIB as f64,
+        json.peak as f64 / MIB as f64
+    );
+    assert!(json.peak <= text.peak + 6 * MIB, "json {} bytes against text {}", json.peak, text.peak);
+}
+
+/// Not a test of its own: the small process `measured::measure` measures from.
+#[test]
+fn measuring_parent() {
+    tiss_test_support::measured::measuring_parent();
+}
