@@ -1,7 +1,8 @@
 //! Runners: programs whose subcommand runs a command after its own options
 //! (`poetry run CMD`, `uv run --with x CMD`, `bundle exec CMD`, `conda run
 //! -n env CMD`, `npx CMD`, `ip netns exec NAME CMD`), or a command line
-//! (`npx -c LINE`, `nix-shell --run LINE`), or a shell that reads its input
+//! (`npx -c LINE`, `nix-shell --run LINE`, `yarn exec 'LINE'`), or a shell
+//! that reads its input
 //! (`nix-shell`, `nix develop`, `capsh --`). A wrapper (`sudo`, `nice`) runs
 //! its command from its first operand; a runner's first operand is its
 //! subcommand, which a runner may take by any prefix (cleo, Thor, npm and
@@ -40,7 +41,10 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
         "--attach", "--cwd", "--env", "--label"], 0),
     ("npm", &["exec", "x"], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
     ("npx", &[], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
-    ("pnpm", &["exec"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter"], 0),
+    ("pnpm", &["exec", "dlx"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter",
+        "--package"], 0),
+    // `yarn exec` runs a line or a command (`yarn_line`); `yarn dlx`, a command.
+    ("yarn", &["exec", "dlx"], &["-p", "--package", "--cwd"], 0),
     ("bunx", &[], &["-p", "--package"], 0),
     ("bun", &["x"], &["-p", "--package", "--cwd", "--config"], 0),
     ("docker", &["exec"], DOCKER, 1),
@@ -112,6 +116,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
     let mut at = 1;
+    let mut yarn_exec = false;
     if !subcommands.is_empty() {
         at = skip_options(words, at, valued);
         let sub = words.get(at)?;
@@ -119,6 +124,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
             return None;
         }
+        yarn_exec = name == "yarn" && is_prefix(sub, "exec");
         at += 1;
         // `ip netns exec NAME CMD`: the object, then its `exec`.
         if name == "ip" {
@@ -150,7 +156,28 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     if shell_mode {
         return Some(Start::Runs(Runs::Line(line_of(&words[at..]))));
     }
+    if yarn_exec {
+        return Some(Start::Runs(Runs::Line(yarn_line(&words[at..]))));
+    }
     Some(Start::At(at))
+}
+
+/// What `yarn exec CMD ARGS` runs: yarn 2 and later run CMD as a line of
+/// their shell with ARGS as its arguments (`yarn exec 'tsc && babel'`),
+/// yarn 1 runs the program CMD given ARGS; CMD and ARGS quoted as words
+/// is both (where CMD is not a program's name, yarn 1 runs nothing). A word
+/// that expands is that word, which names no program.
+fn yarn_line(words: &[Word]) -> Option<Word> {
+    if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
+        return Some(expands.clone());
+    }
+    let (command, args) = words.split_first()?;
+    let mut line = command.text().to_string();
+    for arg in args {
+        line.push(' ');
+        line.push_str(&crate::shell::quote::shell_word(arg.text()));
+    }
+    Some(Word::Literal(line))
 }
 
 /// The first word from `at` on that is no option of the runner's (nor an

@@ -613,6 +613,12 @@ fn runners_are_looked_through_to_the_command_they_run() {
         ("kubectl -n ns exec pod -- rm x", "rm x"),
         ("kubectl exec -n ns pod rm x", "rm x"),
         ("kubectl -n ns exec pod -c main -- rm x", "rm x"),
+        ("yarn dlx rm x", "rm x"),
+        ("yarn --cwd d dlx -p pkg rm x", "rm x"),
+        ("yarn exec rm x", "rm x"),
+        ("yarn exec 'rm x'", "rm x"),
+        ("pnpm dlx rm x", "rm x"),
+        ("pnpm dlx -c 'rm x'", "rm x"),
     ] {
         assert_eq!(texts(line), [inner], "{line}");
     }
@@ -629,12 +635,19 @@ fn runners_are_looked_through_to_the_command_they_run() {
         "docker ps -a",
         "kubectl get pods",
         "bun install",
+        "yarn install",
+        "yarn add left-pad",
     ] {
         assert_eq!(texts(line), [line], "{line}");
     }
     // An option's value is no command; `npx eslint -c x` gives eslint its `-c`.
     assert_eq!(texts("npx eslint -c cfg.js ."), ["eslint -c cfg.js ."]);
     assert_eq!(texts("pnpm exec eslint -c cfg.js"), ["eslint -c cfg.js"]);
+    // `yarn exec`: its first word is a line (yarn 2 on), the rest its
+    // arguments (and a program's, in yarn 1).
+    assert_eq!(texts("yarn exec 'tsc && rm x'"), ["tsc", "rm x"]);
+    assert_eq!(texts("yarn exec tsc '&&' rm x"), ["tsc && rm x"]);
+    assert_eq!(texts("yarn exec sh -c 'rm x'"), ["rm x"]);
     // A shell that reads its input, and a word that may be the subcommand.
     for line in ["echo 'rm x' | nix-shell", "nix develop", "mise x node@20", "capsh --", "uv \"$SUB\" rm x"] {
         assert!(hidden(line), "{line}");
