@@ -16,7 +16,7 @@ mod resealed;
 
 use libfuzzer_sys::fuzz_target;
 use tiss_vm::analysis::estimate::{CostModel, estimate};
-use tiss_vm::analysis::{dry_run::dry_run, inspect::inspect_json};
+use tiss_vm::analysis::{dry_run::dry_run, inspect::write_inspect_json};
 use tiss_vm::machine::program::Program;
 use tisslang::container::{self, HEADER_LEN};
 
@@ -36,6 +36,6 @@ fuzz_target!(|data: &[u8]| {
     // A regex that does not compile is refused here, as `tissvm` refuses it.
     let Ok(program) = Program::new(module) else { return };
     dry_run(&program, None);
-    inspect_json(&program, None);
+    write_inspect_json(&program, None, None, std::io::sink()).expect("a sink takes everything");
     resealed::run_to_the_end("the input", &file, program);
 });
