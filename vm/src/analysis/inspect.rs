@@ -403,28 +403,33 @@ impl<I: Iterator<Item = Json>> Serialize for Each<I> {
     }
 }
 
-/// The manifest as text; the risk levels in colour when `style` allows.
-pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) -> String {
+/// The manifest as text, written to `out` as it is made (as [`write_inspect_json`]);
+/// the risk levels in colour when `style` allows.
+pub fn write_inspect_text(
+    program: &Program,
+    policy: Option<&Policy>,
+    style: Style,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let m = &program.module;
     let manifest = &m.manifest;
-    let mut out = String::new();
-    out.push_str(&format!("task: {}\n", shown(program.string(m.task))));
-    out.push_str(&format!("hash: {}\n", program.hash()));
+    writeln!(out, "task: {}", shown(program.string(m.task)))?;
+    writeln!(out, "hash: {}", program.hash())?;
     let taint = taint::analyze(&program.module);
     let env = env_names(program);
     let (risk_level, reasons) = risk(program, &taint);
     let level = |level: RiskLevel| style.paint(risk_tone(level), level.name());
-    out.push_str(&format!("risk: {}\n", level(risk_level)));
+    writeln!(out, "risk: {}", level(risk_level))?;
     for r in &reasons {
-        out.push_str(&format!("  - [{}] line {}: {}\n", level(r.level), r.line, shown(&r.text)));
+        writeln!(out, "  - [{}] line {}: {}", level(r.level), r.line, shown(&r.text))?;
     }
-    out.push_str("steps:\n");
+    out.write_all(b"steps:\n")?;
     for &s in &program.top_level_steps {
         let info = &m.steps[s as usize];
-        out.push_str(&format!("  line {:>4}  {}\n", info.line, shown(program.string(info.name))));
+        writeln!(out, "  line {:>4}  {}", info.line, shown(program.string(info.name)))?;
     }
     section(
-        &mut out,
+        out,
         "commands",
         manifest.commands.iter().map(|c| {
             let mut text = format!("line {:>4}  {}", c.line, shown(program.string(c.text)));
@@ -450,9 +455,9 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             }
             text
         }),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "paths",
         manifest.paths.iter().map(|p| {
             let dynamic = if p.dynamic { "  [dynamic]" } else { "" };
@@ -463,9 +468,9 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
                 shown(program.string(p.path))
             )
         }),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "prompts",
         manifest.prompts.iter().map(|p| {
             let context: Vec<String> = p.context.iter().map(|&c| shown(program.string(c))).collect();
@@ -476,10 +481,10 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             };
             format!("line {:>4}  {}  [{with}]", p.line, shown(program.string(p.query)))
         }),
-    );
+    )?;
     let typed = typed_prompts(program, &taint);
     section(
-        &mut out,
+        out,
         "typed prompts",
         typed.iter().map(|t| {
             let mut text = format!("line {:>4}  INTO {} AS ", t.line, shown(t.into));
@@ -507,9 +512,9 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             }
             text
         }),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "human interactions",
         manifest.interactions.iter().map(|i| {
             let text = if i.text == NONE { String::new() } else { shown(program.string(i.text)) };
@@ -518,9 +523,9 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
                 if options.is_empty() { String::new() } else { format!("  [{}]", options.join(" | ")) };
             format!("line {:>4}  {:<6} {text}{options}", i.line, interaction_name(i.kind))
         }),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "budgets",
         manifest.budgets.iter().map(|b| {
             let dim = tisslang::cost::Dim::ALL.get(usize::from(b.dim)).copied();
@@ -531,14 +536,14 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
             };
             format!("line {:>4}  {} = {value}", b.line, dim.map_or("?", |d| d.name()))
         }),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "environment",
         manifest.env.iter().map(|&(n, line)| format!("line {line:>4}  {}", shown(program.string(n)))),
-    );
+    )?;
     section(
-        &mut out,
+        out,
         "taint flows",
         taint
             .flows
@@ -572,8 +577,8 @@ pub fn inspect_text(program: &Program, policy: Option<&Policy>, style: Style) ->
                     },
                 ),
             ),
-    );
-    out
+    )?;
+    Ok(())
 }
 
 /// Text from the plan (strings, names, commands) as one line of the
@@ -584,12 +589,13 @@ fn shown(text: &str) -> String {
     crate::report::style::escape_controls(text).replace('\n', "\\n")
 }
 
-fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {
-    let lines: Vec<String> = lines.collect();
-    out.push_str(&format!("{title}:{}\n", if lines.is_empty() { " none" } else { "" }));
+fn section(out: &mut impl Write, title: &str, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
+    let mut lines = lines.peekable();
+    writeln!(out, "{title}:{}", if lines.peek().is_none() { " none" } else { "" })?;
     for line in lines {
-        out.push_str(&format!("  {line}\n"));
+        writeln!(out, "  {line}")?;
     }
+    Ok(())
 }
 
 /// What put a RUN's data in the workspace, as the JSON report names it.

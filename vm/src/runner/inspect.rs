@@ -8,7 +8,7 @@ use std::io::Write;
 
 use tiss_support::cli::{stdout_status, write_stdout};
 
-use crate::analysis::inspect::{inspect_text, write_inspect_json};
+use crate::analysis::inspect::{write_inspect_json, write_inspect_text};
 use crate::machine::program::Program;
 use crate::policy::Policy;
 use crate::policy::file::{named_policy_file, project_policy, read_policy_file};
@@ -71,26 +71,23 @@ pub fn inspect(out: &mut Diagnostics, options: &InspectOptions) -> u8 {
             Ok(sandbox) => (sandbox.isolation().clone(), None),
             Err(refusal) => (refusal.isolation(), Some(refusal.to_string())),
         });
-    if options.json {
+    // Written as it is made: a large plan's manifest is never held whole.
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+    let written = if options.json {
         let sandbox = isolation.as_ref().map(|(isolation, _)| isolation.json());
-        let stdout = std::io::stdout().lock();
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
-        let written =
-            write_inspect_json(&program, policy.as_ref(), sandbox, &mut out).and_then(|()| out.flush());
-        return stdout_status(PROGRAM, written, status::OK);
-    }
-    let text = {
-        let mut text = inspect_text(&program, policy.as_ref(), color::stdout());
-        if let Some((isolation, refused)) = &isolation {
-            text.push_str(&isolation.line());
+        write_inspect_json(&program, policy.as_ref(), sandbox, &mut out)
+    } else {
+        write_inspect_text(&program, policy.as_ref(), color::stdout(), &mut out).and_then(|()| {
+            let Some((isolation, refused)) = &isolation else { return Ok(()) };
+            write!(out, "{}", isolation.line())?;
             if let Some(why) = refused {
-                text.push_str(&format!("\n  refused: {why}"));
+                write!(out, "\n  refused: {why}")?;
             }
-            text.push('\n');
-        }
-        text
+            writeln!(out)
+        })
     };
-    write_stdout(PROGRAM, &text, status::OK)
+    stdout_status(PROGRAM, written.and_then(|()| out.flush()), status::OK)
 }
 
 /// Prints the plan's bytecode listing; the exit status.
