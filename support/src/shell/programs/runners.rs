@@ -2,12 +2,11 @@
 //! (`poetry run CMD`, `uv run --with x CMD`, `bundle exec CMD`, `conda run
 //! -n env CMD`, `npx CMD`, `ip netns exec NAME CMD`), or a command line
 //! (`npx -c LINE`, `nix-shell --run LINE`, `yarn exec 'LINE'`), or a shell
-//! that reads its input
-//! (`nix-shell`, `nix develop`, `capsh --`). A wrapper (`sudo`, `nice`) runs
-//! its command from its first operand; a runner's first operand is its
-//! subcommand, which a runner may take by any prefix (cleo, Thor, npm and
-//! ip do): any prefix counts, which reads more lines as running a command,
-//! never fewer.
+//! that reads its input (`nix-shell`, `nix develop`, `capsh --`). A wrapper
+//! (`sudo`, `nice`) runs its command from its first operand; a runner's
+//! first operand is its subcommand, which a runner may take by any prefix
+//! (cleo, Thor, npm and ip do): any prefix counts, which reads more lines as
+//! running a command, never fewer.
 
 use super::given::line_of;
 use super::tool_commands::is_prefix;
@@ -165,19 +164,16 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
 /// What `yarn exec CMD ARGS` runs: yarn 2 and later run CMD as a line of
 /// their shell with ARGS as its arguments (`yarn exec 'tsc && babel'`),
 /// yarn 1 runs the program CMD given ARGS; CMD and ARGS quoted as words
-/// is both (where CMD is not a program's name, yarn 1 runs nothing). A word
-/// that expands is that word, which names no program.
+/// is both (where CMD is not a program's name, yarn 1 runs nothing); joined
+/// as [`line_of`] joins, so a word that expands names no program.
 fn yarn_line(words: &[Word]) -> Option<Word> {
-    if let Some(expands) = words.iter().find(|word| word.literal().is_none()) {
-        return Some(expands.clone());
-    }
     let (command, args) = words.split_first()?;
-    let mut line = command.text().to_string();
-    for arg in args {
-        line.push(' ');
-        line.push_str(&crate::shell::quote::shell_word(arg.text()));
-    }
-    Some(Word::Literal(line))
+    let quoted = |arg: &Word| match arg.literal() {
+        Some(text) => Word::Literal(crate::shell::quote::shell_word(text)),
+        None => arg.clone(),
+    };
+    let words: Vec<Word> = std::iter::once(command.clone()).chain(args.iter().map(quoted)).collect();
+    line_of(&words)
 }
 
 /// The first word from `at` on that is no option of the runner's (nor an
