@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
+use containers::Health;
 use given::Given;
 use runners::{Runs, Start};
 use tool_commands::Tool;
@@ -25,6 +26,7 @@ use tool_commands::Tool;
 mod awk_program;
 mod bash_builtins;
 pub mod code_variables;
+mod containers;
 mod git_commands;
 mod given;
 mod runners;
@@ -224,10 +226,15 @@ pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
 /// What an allow pattern that starts with a wrapper or a runner (`sudo *`,
 /// `uv run pytest*`) stands for: an allow list judges what they run, so
 /// such a pattern matches no command. The pattern of the command it runs
-/// (`pytest*`), when every program the pattern reads as runs through one.
+/// (`pytest*`), when every program the pattern reads as runs through one;
+/// empty for a container engine's `run`, `create` or `exec` whose image or
+/// container is a pattern (`docker run *`: what follows it is no command).
 pub fn looked_through(pattern: &str) -> Option<String> {
     let found = programs(pattern).ok()?;
     let all = !found.is_empty() && found.iter().all(|program| !program.wrappers.is_empty());
+    if !all && let Some(first) = parse::simple_commands(pattern).ok()?.first() {
+        return containers::runs_a_command(&first.words).then(String::new);
+    }
     all.then(|| found[0].text())
 }
 
@@ -473,11 +480,48 @@ fn runner(
             found.push(Program { name, args: words[1..].to_vec(), wrappers, piped, input: true });
             Ok(())
         }
+        Runs::Container { health, command } => {
+            let runner = through(&wrappers, vec![joined(words)])?;
+            match health {
+                // The engine runs a health check's line with `/bin/sh -c`.
+                Some(Health::Line(line)) => nested(Some(&line), &runner, piped, found, depth)?,
+                Some(Health::Command(words)) => contained(words, &runner, piped, found, depth)?,
+                None => {}
+            }
+            // Without a command the image's own runs: the engine's line is judged.
+            if command.is_empty() {
+                found.push(Program { name, args: words[1..].to_vec(), wrappers, piped, input: false });
+                return Ok(());
+            }
+            contained(command, &runner, piped, found, depth)
+        }
         Runs::Unknown => {
             found.push(Program::unnamed(words, wrappers, piped));
             Ok(())
         }
     }
+}
+
+/// The command a container runs, `words`, read as a simple command (up to
+/// [`MAX_NESTING`] engines deep: `docker run i docker run i …`).
+fn contained(
+    words: Vec<Word>,
+    runner: &[Arc<str>],
+    piped: bool,
+    found: &mut Vec<Program>,
+    depth: usize,
+) -> Result<(), String> {
+    if depth >= MAX_NESTING {
+        found.push(Program::unnamed(&words, runner.to_vec(), piped));
+        return Ok(());
+    }
+    let mut inner = Vec::new();
+    read_simple(&Simple { words, piped }, &mut inner, depth + 1, false)?;
+    for mut program in inner {
+        program.wrappers = through(runner, program.wrappers)?;
+        found.push(program);
+    }
+    Ok(())
 }
 
 /// `trap ACTION CONDITION…`: the shell runs ACTION when a condition

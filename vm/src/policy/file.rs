@@ -161,14 +161,22 @@ fn policy_from(name: &str, prefix: &str, text: &str, tables: &Tables) -> Result<
     Policy::new(rules).map_err(|e| format!("{name}: {e}"))
 }
 
-/// A value as a message shows it: a string quoted, anything else by its type.
 /// An allow pattern that starts with a wrapper or a runner (`uv run
 /// pytest*`) matches no command: allow judges what they run. Said, with
 /// the pattern to write; the run goes on.
 fn warn_of_wrappers(place: &str, patterns: &[String]) {
     for pattern in patterns {
-        if let Some(inner) = tiss_support::shell::programs::looked_through(pattern) {
-            let first = pattern.split(' ').next().unwrap_or_default();
+        let Some(inner) = tiss_support::shell::programs::looked_through(pattern) else { continue };
+        let first = pattern.split(' ').next().unwrap_or_default();
+        if inner.is_empty() {
+            // `docker run *`: it still matches a run of an image's own command.
+            eprintln!(
+                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, whose containers' commands an \
+                 allow list judges (`pytest -q` in `{first} run IMAGE pytest -q`), so it matches only a \
+                 container that runs its image's own command; write the pattern of the commands the \
+                 containers run (`pytest *`)"
+            );
+        } else {
             eprintln!(
                 "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \
                  through to the command it runs, so it matches no command; write that command's pattern \
@@ -178,6 +186,7 @@ fn warn_of_wrappers(place: &str, patterns: &[String]) {
     }
 }
 
+/// A value as a message shows it: a string quoted, anything else by its type.
 fn shown(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => format!("{s:?}"),

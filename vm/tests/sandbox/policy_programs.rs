@@ -128,8 +128,8 @@ fn an_environment_variable_that_steers_a_tool_passes_no_list() {
 /// builtins run what they make (`compgen -C CMD`, `hash -p`) or a value
 /// (`x='a[$(CMD)]'; echo $((x))`): a deny list judges
 /// that command, and an allow list admits it by what it is; so is ssh's
-/// remote command. The stand-ins run what the real runners run; npx is
-/// Node's own.
+/// remote command, and a container's (`docker run --entrypoint sh IMAGE -c
+/// LINE`). The stand-ins run what the real runners run; npx is Node's own.
 #[test]
 fn a_command_a_runner_runs_is_judged_as_any_other() {
     let fx = Fixture::new();
@@ -142,10 +142,19 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
         std::fs::write(&path, runner).unwrap();
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
+    // A container engine's stand-in: what `docker run` runs in the image,
+    // run here (the workspace is what a container given `-v` would see).
+    let docker = "#!/bin/sh\nshift\nentry=\nwhile [ \"${1#-}\" != \"$1\" ]; do\n    case \"$1\" in --entrypoint) entry=$2; shift 2 ;; -v|-e|-w) shift 2 ;; *) shift ;; esac\ndone\nshift\n[ -n \"$entry\" ] && exec \"$entry\" \"$@\"\nexec \"$@\"\n";
+    let path = fx.ws().join("docker");
+    std::fs::write(&path, docker).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let plan = |command: &str| {
         format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n", command.replace('"', "\\\""))
     };
     let mut commands = vec![
+        "./docker run --rm -v /w:/w alpine rm victim",
+        "./docker run --entrypoint rm alpine victim",
+        "./docker run --entrypoint sh alpine -c 'ls; rm victim'",
         "./poetry run rm victim",
         "./bundle exec rm victim",
         "./uv run --with x -- rm victim",
@@ -196,6 +205,15 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     let warned = "`uv run pytest*` starts with `uv`, which an allow list looks through to the command it runs, \
                   so it matches no command; write that command's pattern (`pytest*`)";
     assert!(run.stderr.contains(warned), "{}", run.stderr);
+    // So does one that allows a container engine's runs, whose commands it judges.
+    let engine = fx.write("engine.toml", "[commands]\nallow = [\"ls *\", \"docker run *\"]\n");
+    let run = fx.run_json(&plan("ls ."), &["--policy", &engine, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    let warned = "`docker run *` starts with `docker`, whose containers' commands an allow list judges";
+    assert!(run.stderr.contains(warned), "{}", run.stderr);
+    let run =
+        fx.run_json(&plan("./docker run alpine ls ."), &["--policy", &engine, "--sandbox-profile", "none"]);
+    assert_eq!(run.code, Some(0), "{:?}", failure(&run));
     let run =
         fx.run_json(&plan("./poetry run rm victim"), &["--policy", &allow, "--sandbox-profile", "none"]);
     let (kind, message) = failure(&run);

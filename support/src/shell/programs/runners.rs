@@ -1,6 +1,7 @@
 //! Runners: programs whose subcommand runs a command after its own options
 //! (`poetry run CMD`, `uv run --with x CMD`, `bundle exec CMD`, `conda run
-//! -n env CMD`, `npx CMD`, `ip netns exec NAME CMD`), or a command line
+//! -n env CMD`, `npx CMD`, `ip netns exec NAME CMD`; container engines' in
+//! [`containers`]), or a command line
 //! (`npx -c LINE`, `nix-shell --run LINE`, `yarn exec 'LINE'`), or a shell
 //! that reads its input (`nix-shell`, `nix develop`, `capsh --`). A wrapper
 //! (`sudo`, `nice`) runs its command from its first operand; a runner's
@@ -8,6 +9,7 @@
 //! (cleo, Thor, npm and ip do): any prefix counts, which reads more lines as
 //! running a command, never fewer.
 
+use super::containers::{self, Health};
 use super::given::line_of;
 use super::tool_commands::is_prefix;
 use crate::shell::parse::Word;
@@ -46,8 +48,6 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("yarn", &["exec", "dlx"], &["-p", "--package", "--cwd"], 0),
     ("bunx", &[], &["-p", "--package"], 0),
     ("bun", &["x"], &["-p", "--package", "--cwd", "--config"], 0),
-    ("docker", &["exec"], DOCKER, 1),
-    ("podman", &["exec"], DOCKER, 1),
     ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "--container", "--namespace", "--filename",
         "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout"], 1),
     ("rbenv", &["exec"], &[], 0),
@@ -59,13 +59,6 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("ip", &["netns", "vrf"], &["-n", "-b", "-f", "-l", "-rc", "-netns", "-batch", "-family",
         "-loops", "-rcvbuf"], 1),
 ];
-
-/// The options of `docker exec` and `podman exec`, and of docker itself,
-/// that take a value.
-#[rustfmt::skip]
-const DOCKER: &[&str] = &["-e", "-u", "-w", "-H", "-c", "-l", "--env", "--env-file", "--user", "--workdir",
-    "--detach-keys", "--host", "--context", "--config", "--log-level", "--tlscacert", "--tlscert",
-    "--tlskey", "--url", "--connection", "--identity"];
 
 /// How a runner's command is given.
 pub(super) enum Start {
@@ -86,6 +79,10 @@ pub(super) enum Runs {
     Input,
     /// Bash, given the words from this one on (`capsh -- -c LINE`).
     Bash(usize),
+    /// A container's (`docker run`, [`containers`]): its health check,
+    /// then the command made of these words (an entrypoint and the words
+    /// after the image), none when it is the image's own.
+    Container { health: Option<Health>, command: Vec<Word> },
     /// Only running tells: a word that expands where the subcommand or an
     /// option of the runner's is (`uv "$SUB" rm x`).
     Unknown,
@@ -111,6 +108,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
             }
         }
         "mise" | "rtx" => return mise(words),
+        _ if containers::ENGINES.contains(&name) => return containers::start(name, words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;

@@ -1,7 +1,7 @@
 use super::*;
 
 /// Each program's text (what policy patterns match).
-fn texts(line: &str) -> Vec<String> {
+pub(super) fn texts(line: &str) -> Vec<String> {
     programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}")).iter().map(Program::text).collect()
 }
 

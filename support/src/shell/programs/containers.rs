@@ -1,0 +1,349 @@
+//! Container engines: `docker run [OPTIONS] IMAGE [CMD…]` (and `create`,
+//! which keeps CMD for `docker start`), `docker exec [OPTIONS] CONTAINER
+//! CMD…`, the same under `docker container`, and Podman's. What runs is the
+//! `--entrypoint` followed by the words after the image (else those words;
+//! else the image's own command, as a Makefile's rules are make's), and a
+//! `--health-cmd`, which the engine runs with `/bin/sh -c` (a JSON array,
+//! `["CMD", "ARG"]`, is a command's words).
+//!
+//! The engines read options as Go's pflag does (docker's option table
+//! below, taken from `docker run --help` of Docker 28): no abbreviations, a
+//! long option's value after `=` or in the next word, short ones in
+//! clusters, options only before the image. An option the table does not
+//! know may take the next word, so it passes no list, and so does a word
+//! that expands before the command (`docker run "$OPTS" img rm x`: it may
+//! be `--entrypoint=sh`) and `--env-file`, whose file may set what steers
+//! the command (`LD_PRELOAD`).
+
+use super::runners::{Runs, Start};
+use crate::shell::parse::{self, Word};
+
+/// The engines read here.
+pub(super) const ENGINES: &[&str] = &["docker", "podman"];
+
+/// docker's own options, before its subcommand (`docker -H tcp://h run`):
+/// (those that take a value, those that do not).
+#[rustfmt::skip]
+const DOCKER_GLOBAL: (&[&str], &[&str]) = (
+    &["-H", "-c", "-l", "--host", "--context", "--log-level", "--config", "--tlscacert", "--tlscert", "--tlskey"],
+    &["-D", "-v", "-h", "--debug", "--version", "--help", "--tls", "--tlsverify"],
+);
+
+/// Podman's own options.
+#[rustfmt::skip]
+const PODMAN_GLOBAL: (&[&str], &[&str]) = (
+    &["-c", "--connection", "--url", "--identity", "--root", "--runroot", "--storage-driver",
+        "--storage-opt", "--log-level", "--cgroup-manager", "--conmon", "--events-backend",
+        "--hooks-dir", "--network-cmd-path", "--network-config-dir", "--runtime", "--runtime-flag",
+        "--tmpdir", "--volumepath", "--imagestore", "--module", "--ssh", "--db-backend", "--out",
+        "--config"],
+    &["-r", "-v", "-h", "--remote", "--syslog", "--noout", "--transient-store", "--help", "--version"],
+);
+
+/// `docker run`'s and `docker create`'s options (Podman's too, where they
+/// share a name; Podman's others pass no list).
+#[rustfmt::skip]
+const RUN: (&[&str], &[&str]) = (
+    &["-a", "-c", "-e", "-h", "-l", "-m", "-p", "-u", "-v", "-w", "--attach", "--cpu-shares", "--env",
+        "--hostname", "--label", "--memory", "--publish", "--user", "--volume", "--workdir",
+        "--add-host", "--annotation", "--blkio-weight", "--blkio-weight-device", "--cap-add",
+        "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-count", "--cpu-percent",
+        "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "--cpus", "--cpuset-cpus",
+        "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--device-read-bps",
+        "--device-read-iops", "--device-write-bps", "--device-write-iops", "--dns", "--dns-option",
+        "--dns-search", "--domainname", "--entrypoint", "--env-file", "--expose", "--gpus", "--group-add",
+        "--health-cmd", "--health-interval", "--health-retries", "--health-start-interval",
+        "--health-start-period", "--health-timeout", "--io-maxbandwidth", "--io-maxiops", "--ip", "--ip6",
+        "--ipc", "--isolation", "--kernel-memory", "--label-file", "--link", "--link-local-ip",
+        "--log-driver", "--log-opt", "--mac-address", "--memory-reservation", "--memory-swap",
+        "--memory-swappiness", "--mount", "--name", "--network", "--network-alias", "--oom-score-adj",
+        "--pid", "--pids-limit", "--platform", "--pull", "--restart", "--runtime", "--security-opt",
+        "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
+        "--ulimit", "--userns", "--uts", "--volume-driver", "--volumes-from"],
+    &["-d", "-i", "-t", "-P", "-q", "--detach", "--interactive", "--tty", "--publish-all", "--quiet",
+        "--rm", "--init", "--privileged", "--read-only", "--no-healthcheck", "--oom-kill-disable",
+        "--disable-content-trust", "--sig-proxy", "--use-api-socket", "--help"],
+);
+
+/// `docker exec`'s options.
+#[rustfmt::skip]
+const EXEC: (&[&str], &[&str]) = (
+    &["-e", "-u", "-w", "--env", "--user", "--workdir", "--detach-keys", "--env-file"],
+    &["-d", "-i", "-t", "--detach", "--interactive", "--tty", "--privileged", "--help"],
+);
+
+/// What `words`, an engine's line (`words[0]` names `engine`), runs;
+/// `None` when its subcommand runs no command (`docker ps`, `docker build`).
+pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
+    let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
+    let unknown = Some(Start::Runs(Runs::Unknown));
+    let Some(own) = Options::read(words, 1, global) else { return unknown };
+    let mut at = own.end;
+    // A subcommand that expands may be any (`docker container "$S"`).
+    let Some(mut sub) = words.get(at)?.literal() else { return unknown };
+    if sub == "container" {
+        at += 1;
+        let Some(next) = words.get(at)?.literal() else { return unknown };
+        sub = next;
+    }
+    let table = match sub {
+        "run" | "create" => RUN,
+        "exec" => EXEC,
+        _ => return None,
+    };
+    let Some(given) = Options::read(words, at + 1, table) else { return unknown };
+    // The image or the container: a word that expands may be an option.
+    let Some(Word::Literal(_)) = words.get(given.end) else { return unknown };
+    if given.env_file {
+        return unknown;
+    }
+    let mut command: Vec<Word> = Vec::new();
+    match given.entrypoint {
+        Some(Word::Literal(text)) if text.trim_start().starts_with('[') => match json_words(&text) {
+            Some(words) => command = words,
+            None => return unknown,
+        },
+        Some(Word::Literal(text)) if text.is_empty() => {}
+        Some(word) => command.push(word),
+        None => {}
+    }
+    command.extend(words[given.end + 1..].iter().cloned());
+    let health = match given.health {
+        Some(Word::Literal(text)) if text.trim_start().starts_with('[') => match json_words(&text) {
+            Some(words) => Some(Health::Command(words)),
+            None => return unknown,
+        },
+        Some(line) => Some(Health::Line(line)),
+        None => None,
+    };
+    Some(Start::Runs(Runs::Container { health, command }))
+}
+
+/// Whether `words` are an engine's subcommand that runs a command, what
+/// follows it as written (an allow pattern: `docker run *`).
+pub(super) fn runs_a_command(words: &[Word]) -> bool {
+    let Some(engine) = words.first().and_then(Word::literal).filter(|name| ENGINES.contains(name)) else {
+        return false;
+    };
+    let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
+    let Some(own) = Options::read(words, 1, global) else { return false };
+    let sub = |at: usize| words.get(at).and_then(Word::literal);
+    let at = own.end + usize::from(sub(own.end) == Some("container"));
+    matches!(sub(at), Some("run" | "create" | "exec"))
+}
+
+/// A health check's command: a line `/bin/sh -c` runs, or a command's words.
+pub(super) enum Health {
+    Line(Word),
+    Command(Vec<Word>),
+}
+
+/// An engine's options, read as pflag reads them.
+#[derive(Default)]
+struct Options {
+    /// The first word that is no option (nor an option's value), past a `--`.
+    end: usize,
+    /// The last `--entrypoint`'s value (pflag keeps the last).
+    entrypoint: Option<Word>,
+    /// The last `--health-cmd`'s value.
+    health: Option<Word>,
+    /// Whether an `--env-file` is given.
+    env_file: bool,
+}
+
+impl Options {
+    /// The options of `table` from `words[at]` on; `None` for an option the
+    /// table does not know and for a word that expands where an option may be.
+    fn read(words: &[Word], mut at: usize, (valued, flags): (&[&str], &[&str])) -> Option<Options> {
+        let mut options = Options::default();
+        while let Some(word) = words.get(at) {
+            // `--name="$N"`: one word, the option named.
+            let text = match word {
+                Word::Literal(text) => text.as_str(),
+                Word::Expands(text) if glued_value(text) => text.as_str(),
+                Word::Expands(_) => return None,
+            };
+            if text == "--" {
+                at += 1;
+                break;
+            }
+            if !text.starts_with('-') || text == "-" {
+                break;
+            }
+            let Some(long) = text.strip_prefix("--") else {
+                let taken = short_cluster(&text[1..], valued, flags)?;
+                if taken == 2 && words.get(at + 1).is_some_and(splits) {
+                    return None;
+                }
+                at += taken;
+                continue;
+            };
+            let (name, glued) = match (long.split_once('='), word) {
+                (Some((name, value)), Word::Literal(_)) => (name, Some(Word::Literal(value.to_string()))),
+                (Some((name, _)), Word::Expands(_)) => (name, Some(word.clone())),
+                (None, _) => (long, None),
+            };
+            let name = &text[..name.len() + 2];
+            if !valued.contains(&name) {
+                flags.contains(&name).then_some(())?;
+                at += 1;
+                continue;
+            }
+            let value = match glued {
+                Some(value) => value,
+                None => {
+                    at += 1;
+                    let value = words.get(at)?;
+                    if splits(value) {
+                        return None;
+                    }
+                    value.clone()
+                }
+            };
+            match name {
+                "--entrypoint" => options.entrypoint = Some(value),
+                "--health-cmd" => options.health = Some(value),
+                "--env-file" => options.env_file = true,
+                _ => {}
+            }
+            at += 1;
+        }
+        options.end = at;
+        Some(options)
+    }
+}
+
+/// Whether `written`, a word that expands, is a long option with its value
+/// glued, the shell making one word of it (`--name="$N"`, not `--name=$N`).
+fn glued_value(written: &str) -> bool {
+    written.strip_prefix("--").and_then(|long| long.split_once('=')).is_some_and(|(name, _)| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+    }) && !parse::may_split(written)
+}
+
+/// Whether the shell may make more words of `word`, an option's value:
+/// `-e $X` may also give `--entrypoint=sh`.
+fn splits(word: &Word) -> bool {
+    matches!(word, Word::Expands(text) if parse::may_split(text))
+}
+
+/// How many words `-LETTERS` takes: each letter a flag until one takes a
+/// value, which is the rest of the word (after an `=`, as pflag reads it)
+/// or, when it is the last letter, the next word; `None` for a letter the
+/// table does not know.
+fn short_cluster(letters: &str, valued: &[&str], flags: &[&str]) -> Option<usize> {
+    let short = |list: &[&str], letter: char| list.iter().any(|o| o.len() == 2 && o.ends_with(letter));
+    for (i, letter) in letters.char_indices() {
+        if short(valued, letter) {
+            return Some(if i + letter.len_utf8() == letters.len() { 2 } else { 1 });
+        }
+        short(flags, letter).then_some(())?;
+    }
+    Some(1)
+}
+
+/// The words of a JSON array of strings (`["sh", "-c", "rm x"]`), the exec
+/// form Podman takes for `--entrypoint` and both take for a health check.
+fn json_words(text: &str) -> Option<Vec<Word>> {
+    let words: Vec<String> = serde_json::from_str(text).ok()?;
+    Some(words.into_iter().map(Word::Literal).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::tests::{hidden, texts};
+
+    /// What a container runs is read as any command (Docker 28's
+    /// `docker run --help`: the options before the image are the engine's).
+    #[test]
+    fn a_containers_command_is_read_as_the_command_it_runs() {
+        for (line, inner) in [
+            ("docker run alpine rm x", &["rm x"][..]),
+            ("docker run --rm -it -v /w:/w -e A=1 --name n alpine rm x", &["rm x"]),
+            ("docker run -itv /w:/w alpine rm x", &["rm x"]),
+            ("docker run -h box -u 0 -w /w alpine rm x", &["rm x"]),
+            ("docker run --rm=true --sig-proxy=false alpine rm x", &["rm x"]),
+            ("docker run -- alpine rm x", &["rm x"]),
+            ("docker create alpine rm x", &["rm x"]),
+            ("docker container run alpine rm x", &["rm x"]),
+            ("docker -H tcp://h --tls run alpine rm x", &["rm x"]),
+            ("podman run --rm alpine rm x", &["rm x"]),
+            ("podman --remote container create alpine rm x", &["rm x"]),
+            ("docker exec -it -u root -e A=1 box rm x", &["rm x"]),
+            ("docker -H tcp://h exec box rm x", &["rm x"]),
+            ("docker container exec box rm x", &["rm x"]),
+            ("podman exec -w /srv box rm x", &["rm x"]),
+            ("sudo docker run alpine sh -c 'ls; rm x'", &["ls", "rm x"]),
+            // The entrypoint runs the words after the image.
+            ("docker run --entrypoint rm alpine x", &["rm x"]),
+            ("docker run --entrypoint=sh alpine -c 'rm x'", &["rm x"]),
+            ("docker run --entrypoint /bin/rm alpine", &["rm"]),
+            ("docker run --entrypoint '' alpine rm x", &["rm x"]),
+            ("podman run --entrypoint '[\"sh\", \"-c\", \"rm x\"]' alpine", &["rm x"]),
+            ("docker run --entrypoint ls --entrypoint rm alpine x", &["rm x"]),
+            // A health check's line runs in the container too.
+            ("docker run --health-cmd 'rm x' alpine ls", &["rm x", "ls"]),
+            ("docker run --health-cmd='[\"rm\", \"x\"]' alpine ls", &["rm x", "ls"]),
+            // An option's value is no option: `-e --entrypoint=ls` sets a variable.
+            ("docker run -e --entrypoint=ls alpine rm x", &["rm x"]),
+            ("docker run --name \"$N\" -e \"A=$B\" --label=\"$L\" alpine rm x", &["rm x"]),
+            ("docker run docker:cli docker run alpine rm x", &["rm x"]),
+        ] {
+            assert_eq!(texts(line), inner, "{line}");
+        }
+        let program = &super::super::programs("docker run --rm alpine rm x").unwrap()[0];
+        assert_eq!(program.wrappers.len(), 1, "{:?}", program.wrappers);
+        assert_eq!(&*program.wrappers[0], "docker run --rm alpine rm x");
+    }
+
+    /// Without a command the image runs its own, as make runs its
+    /// Makefile's: the engine's line is what is judged. The engine's other
+    /// subcommands run no command.
+    #[test]
+    fn an_images_own_command_and_other_subcommands_are_the_engines() {
+        for line in [
+            "docker run --rm alpine",
+            "docker run -d -p 80:80 nginx",
+            "docker ps -a",
+            "docker build -t x .",
+            "docker start box",
+            "docker -v",
+            "podman images",
+            "docker container ls",
+            "docker run",
+        ] {
+            assert_eq!(texts(line), [line], "{line}");
+        }
+    }
+
+    /// What the table cannot read passes no list: an option it does not
+    /// know (it may take the next word: Podman's `--arch amd64`), a word
+    /// that expands where an option may be, an env file (which may set
+    /// `LD_PRELOAD`), an entrypoint or health check that is no JSON array.
+    #[test]
+    fn what_only_running_tells_passes_no_list() {
+        for line in [
+            "docker run \"$OPTS\" alpine rm x",
+            "docker run $OPTS alpine rm x",
+            "docker run \"$IMAGE\" rm x",
+            "docker run -e $A alpine rm x",
+            "docker run --name=$N alpine rm x",
+            "docker \"$SUB\" alpine rm x",
+            "docker container \"$SUB\" alpine rm x",
+            "docker run --new-option alpine rm x",
+            "docker run -Z alpine rm x",
+            "docker run -iZ alpine rm x",
+            "podman run --arch amd64 alpine rm x",
+            "podman --new-global run alpine rm x",
+            "docker run --env-file e alpine ls",
+            "docker exec --env-file=e box ls",
+            "docker run --entrypoint '[\"sh\"' alpine ls",
+            "docker run --health-cmd '[1]' alpine ls",
+            "docker run --entrypoint \"$E\" alpine ls",
+            "docker run --health-cmd \"$H\" alpine ls",
+            "echo 'rm x' | docker run -i alpine sh",
+        ] {
+            assert!(hidden(line), "{line}: {:?}", texts(line));
+        }
+    }
+}
