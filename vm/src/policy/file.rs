@@ -176,6 +176,13 @@ fn warn_of_wrappers(place: &str, patterns: &[String]) {
                  container that runs its image's own command; write the pattern of the commands the \
                  containers run (`pytest *`)"
             );
+        } else if inner.chars().all(|c| matches!(c, '*' | '?' | ' ')) {
+            // `sudo *`: its command's pattern, `*`, would allow every command.
+            eprintln!(
+                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \
+                 through to the command it runs, so it matches no command; write the patterns of the \
+                 commands it may run (such as `make *`): `{inner}` would allow every command"
+            );
         } else {
             eprintln!(
                 "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \

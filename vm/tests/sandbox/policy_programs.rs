@@ -199,11 +199,17 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
     // A pattern through the runner matches nothing, and the run says so.
-    let through = fx.write("through.toml", "[commands]\nallow = [\"ls *\", \"uv run pytest*\"]\n");
+    let through =
+        fx.write("through.toml", "[commands]\nallow = [\"ls *\", \"uv run pytest*\", \"sudo *\"]\n");
     let run = fx.run_json(&plan("ls ."), &["--policy", &through, "--sandbox-profile", "none"]);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
     let warned = "`uv run pytest*` starts with `uv`, which an allow list looks through to the command it runs, \
                   so it matches no command; write that command's pattern (`pytest*`)";
+    assert!(run.stderr.contains(warned), "{}", run.stderr);
+    // `sudo *` is not told to write `*`, which would allow every command.
+    let warned = "`sudo *` starts with `sudo`, which an allow list looks through to the command it runs, so it \
+                  matches no command; write the patterns of the commands it may run (such as `make *`): `*` \
+                  would allow every command";
     assert!(run.stderr.contains(warned), "{}", run.stderr);
     // So does one that allows a container engine's runs, whose commands it judges.
     let engine = fx.write("engine.toml", "[commands]\nallow = [\"ls *\", \"docker run *\"]\n");
