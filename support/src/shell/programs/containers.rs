@@ -12,8 +12,8 @@
 //! clusters, options only before the image. An option the table does not
 //! know may take the next word, so it passes no list, and so does a word
 //! that expands before the command (`docker run "$OPTS" img rm x`: it may
-//! be `--entrypoint=sh`) and `--env-file`, whose file may set what steers
-//! the command (`LD_PRELOAD`).
+//! be `--entrypoint=sh`) and the options in [`OPAQUE_GLOBAL`] and [`OPAQUE`] (`--env-file`, whose
+//! file may set `LD_PRELOAD`; Podman's `--hooks-dir`, whose hooks run on the host).
 
 use super::runners::{Runs, Start};
 use crate::shell::parse::{self, Word};
@@ -21,17 +21,19 @@ use crate::shell::parse::{self, Word};
 /// The engines read here.
 pub(super) const ENGINES: &[&str] = &["docker", "podman"];
 
-/// docker's own options, before its subcommand (`docker -H tcp://h run`):
-/// (those that take a value, those that do not).
+/// An engine's options: (those that take a value, those that do not).
+type Table = (&'static [&'static str], &'static [&'static str]);
+
+/// docker's own options, before its subcommand (`docker -H tcp://h run`).
 #[rustfmt::skip]
-const DOCKER_GLOBAL: (&[&str], &[&str]) = (
+const DOCKER_GLOBAL: Table = (
     &["-H", "-c", "-l", "--host", "--context", "--log-level", "--config", "--tlscacert", "--tlscert", "--tlskey"],
     &["-D", "-v", "-h", "--debug", "--version", "--help", "--tls", "--tlsverify"],
 );
 
 /// Podman's own options.
 #[rustfmt::skip]
-const PODMAN_GLOBAL: (&[&str], &[&str]) = (
+const PODMAN_GLOBAL: Table = (
     &["-c", "--connection", "--url", "--identity", "--root", "--runroot", "--storage-driver",
         "--storage-opt", "--log-level", "--cgroup-manager", "--conmon", "--events-backend",
         "--hooks-dir", "--network-cmd-path", "--network-config-dir", "--runtime", "--runtime-flag",
@@ -43,7 +45,7 @@ const PODMAN_GLOBAL: (&[&str], &[&str]) = (
 /// `docker run`'s and `docker create`'s options (Podman's too, where they
 /// share a name; Podman's others pass no list).
 #[rustfmt::skip]
-const RUN: (&[&str], &[&str]) = (
+const RUN: Table = (
     &["-a", "-c", "-e", "-h", "-l", "-m", "-p", "-u", "-v", "-w", "--attach", "--cpu-shares", "--env",
         "--hostname", "--label", "--memory", "--publish", "--user", "--volume", "--workdir",
         "--add-host", "--annotation", "--blkio-weight", "--blkio-weight-device", "--cap-add",
@@ -67,17 +69,26 @@ const RUN: (&[&str], &[&str]) = (
 
 /// `docker exec`'s options.
 #[rustfmt::skip]
-const EXEC: (&[&str], &[&str]) = (
+const EXEC: Table = (
     &["-e", "-u", "-w", "--env", "--user", "--workdir", "--detach-keys", "--env-file"],
     &["-d", "-i", "-t", "--detach", "--interactive", "--tty", "--privileged", "--help"],
 );
+
+/// Options whose value may make the engine run what the line does not
+/// say: before the subcommand, docker's configuration (a credential helper,
+/// plugin directories) and Podman's OCI hooks, runtime, conmon, network
+/// helper and configuration module, which run on the host; after it, a file
+/// of variables (`LD_PRELOAD`).
+const OPAQUE_GLOBAL: &[&str] =
+    &["--config", "--hooks-dir", "--runtime", "--conmon", "--network-cmd-path", "--module"];
+const OPAQUE: &[&str] = &["--env-file"];
 
 /// What `words`, an engine's line (`words[0]` names `engine`), runs;
 /// `None` when its subcommand runs no command (`docker ps`, `docker build`).
 pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
     let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
     let unknown = Some(Start::Runs(Runs::Unknown));
-    let Some(own) = Options::read(words, 1, global) else { return unknown };
+    let Some(own) = Options::read(words, 1, global, OPAQUE_GLOBAL) else { return unknown };
     let mut at = own.end;
     // A subcommand that expands may be any (`docker container "$S"`).
     let Some(mut sub) = words.get(at)?.literal() else { return unknown };
@@ -91,10 +102,10 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
         "exec" => EXEC,
         _ => return None,
     };
-    let Some(given) = Options::read(words, at + 1, table) else { return unknown };
+    let Some(given) = Options::read(words, at + 1, table, OPAQUE) else { return unknown };
     // The image or the container: a word that expands may be an option.
     let Some(Word::Literal(_)) = words.get(given.end) else { return unknown };
-    if given.env_file {
+    if own.opaque || given.opaque {
         return unknown;
     }
     let mut command: Vec<Word> = Vec::new();
@@ -126,7 +137,7 @@ pub(super) fn runs_a_command(words: &[Word]) -> bool {
         return false;
     };
     let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
-    let Some(own) = Options::read(words, 1, global) else { return false };
+    let Some(own) = Options::read(words, 1, global, OPAQUE_GLOBAL) else { return false };
     let sub = |at: usize| words.get(at).and_then(Word::literal);
     let at = own.end + usize::from(sub(own.end) == Some("container"));
     matches!(sub(at), Some("run" | "create" | "exec"))
@@ -147,14 +158,14 @@ struct Options {
     entrypoint: Option<Word>,
     /// The last `--health-cmd`'s value.
     health: Option<Word>,
-    /// Whether an `--env-file` is given.
-    env_file: bool,
+    /// Whether an option whose value may say anything is given ([`OPAQUE`]).
+    opaque: bool,
 }
 
 impl Options {
     /// The options of `table` from `words[at]` on; `None` for an option the
     /// table does not know and for a word that expands where an option may be.
-    fn read(words: &[Word], mut at: usize, (valued, flags): (&[&str], &[&str])) -> Option<Options> {
+    fn read(words: &[Word], mut at: usize, (valued, flags): Table, opaque: &[&str]) -> Option<Options> {
         let mut options = Options::default();
         while let Some(word) = words.get(at) {
             // `--name="$N"`: one word, the option named.
@@ -203,7 +214,7 @@ impl Options {
             match name {
                 "--entrypoint" => options.entrypoint = Some(value),
                 "--health-cmd" => options.health = Some(value),
-                "--env-file" => options.env_file = true,
+                _ if opaque.contains(&name) => options.opaque = true,
                 _ => {}
             }
             at += 1;
@@ -264,6 +275,8 @@ mod tests {
             ("docker run -h box -u 0 -w /w alpine rm x", &["rm x"]),
             ("docker run --rm=true --sig-proxy=false alpine rm x", &["rm x"]),
             ("docker run -- alpine rm x", &["rm x"]),
+            // `docker run --runtime` names a runtime the daemon was given.
+            ("docker run --runtime=runsc alpine rm x", &["rm x"]),
             ("docker create alpine rm x", &["rm x"]),
             ("docker container run alpine rm x", &["rm x"]),
             ("docker -H tcp://h --tls run alpine rm x", &["rm x"]),
@@ -337,6 +350,10 @@ mod tests {
             "podman --new-global run alpine rm x",
             "docker run --env-file e alpine ls",
             "docker exec --env-file=e box ls",
+            "docker --config ./cfg run alpine ls",
+            "podman --hooks-dir=./hooks run alpine ls",
+            "podman --runtime ./crun run alpine ls",
+            "podman --conmon ./c run alpine ls",
             "docker run --entrypoint '[\"sh\"' alpine ls",
             "docker run --health-cmd '[1]' alpine ls",
             "docker run --entrypoint \"$E\" alpine ls",
