@@ -78,13 +78,16 @@ impl Word {
 pub struct Simple {
     pub words: Vec<Word>,
     pub piped: bool,
+    /// It is no command's words but a place where bash evaluates a
+    /// variable's value as code ([`evaluated`]): its one word, as written.
+    pub evaluates: bool,
 }
 
 /// The simple commands `line` runs, in the order they appear, or why it
 /// cannot be read (a syntax error: the shell would refuse it too).
 pub fn simple_commands(line: &str) -> Result<Vec<Simple>, String> {
     if let Some(words) = plain_words(line) {
-        return Ok(if words.is_empty() { Vec::new() } else { vec![Simple { words, piped: false }] });
+        return Ok(if words.is_empty() { Vec::new() } else { vec![Simple { words, ..Simple::default() }] });
     }
     if line.len() > MAX_LINE {
         return Err(format!("the command is longer than {} KiB", MAX_LINE / 1024));
@@ -440,7 +443,7 @@ impl Reader {
             words.insert(0, self.word(name, depth)?);
         }
         if !words.is_empty() {
-            self.found.push(Simple { words, piped });
+            self.found.push(Simple { words, piped, evaluates: false });
         }
         self.redirects(redirects.into_iter(), depth)
     }
@@ -547,7 +550,11 @@ impl Reader {
     /// A command whose program only running tells: what bash runs when it
     /// evaluates the value in `written` ([`evaluated`]).
     fn evaluated(&mut self, written: &str) {
-        self.found.push(Simple { words: vec![Word::Expands(written.to_string())], piped: false });
+        self.found.push(Simple {
+            words: vec![Word::Expands(written.to_string())],
+            piped: false,
+            evaluates: true,
+        });
     }
 
     /// The commands of the substitutions in a text read as one word, and

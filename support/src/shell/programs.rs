@@ -137,12 +137,17 @@ pub struct Program {
     /// sh`, `sh <<EOF`, `bash -s`, `sudo -s`, `xargs -I{} sh -c '{}'`):
     /// only running tells what they are.
     pub input: bool,
+    /// It is what bash runs when it evaluates a variable's value as code
+    /// (arithmetic naming a variable, `${!x}`, `${x@P}`: [`parse::evaluated`];
+    /// `let x`, `unset 'a[x]'`: [`bash_builtins::evaluates_values`]), rather
+    /// than a program whose name expands (`${CMD} x`).
+    pub evaluates: bool,
 }
 
 impl Program {
     /// A program whose name only running `words` would tell.
     fn unnamed(words: &[Word], wrappers: Vec<Arc<str>>, piped: bool) -> Program {
-        Program { name: None, args: words.to_vec(), wrappers, piped, input: false }
+        Program { name: None, args: words.to_vec(), wrappers, piped, input: false, evaluates: false }
     }
 
     /// What the commands it runs that only running tells come from, when
@@ -181,10 +186,7 @@ impl Program {
     /// `unset 'a[x]'`: [`parse::evaluated`]), rather than a program whose
     /// name expands.
     pub fn bash_evaluates(&self) -> bool {
-        let Some(first) = self.args.first().filter(|_| self.name.is_none()) else { return false };
-        let text = first.text();
-        ["$((", "((", "$[", "${"].iter().any(|start| text.starts_with(start) && !text.contains(' '))
-            || (first.literal().is_some_and(bash_builtins::takes_values) && self.args.len() > 1)
+        self.evaluates
     }
 
     /// Whether it is a tool that runs commands it makes or reads as it runs
@@ -256,6 +258,10 @@ fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), S
 /// by each path it finds, within a word too (`sh -c 'echo {}'`, where a
 /// file may be named `$(rm x)`): such a word's text is the paths'.
 fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bool) -> Result<(), String> {
+    if simple.evaluates {
+        found.push(Program { evaluates: true, ..Program::unnamed(&simple.words, Vec::new(), simple.piped) });
+        return Ok(());
+    }
     let substituted: Vec<Word>;
     let mut words = &simple.words[..];
     if find && words.iter().any(|word| word.text() != "{}" && word.text().contains("{}")) {
@@ -275,7 +281,14 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             // `echo 'rm x' | sudo -s`: without a command, some start a shell.
             if let Some(name) = last_wrapper.filter(|name| given::STARTS_A_SHELL.contains(&name.as_str())) {
                 let (name, piped) = (Some(name), simple.piped);
-                found.push(Program { name, args: Vec::new(), wrappers, piped, input: true });
+                found.push(Program {
+                    name,
+                    args: Vec::new(),
+                    wrappers,
+                    piped,
+                    input: true,
+                    evaluates: false,
+                });
             }
             return Ok(());
         };
@@ -354,7 +367,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
                 .is_some_and(|name| given::runs_a_line(&name) || tool_commands::kind(&name).is_some()))
     {
         let (name, args, piped) = (name_of(&words[0]), words[1..].to_vec(), simple.piped);
-        found.push(Program { name, args, wrappers, piped, input: true });
+        found.push(Program { name, args, wrappers, piped, input: true, evaluates: false });
         return Ok(());
     }
     let name = name_of(&words[0]).unwrap_or_default();
@@ -369,7 +382,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         Some(Given::Input) => {
             let (args, piped) = (args.to_vec(), simple.piped);
-            found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+            found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
             return Ok(());
         }
         None if given::STARTS_A_SHELL.contains(&name.as_str())
@@ -378,7 +391,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             // `su`, `newgrp`, `sg GROUP`, `script` without a line: a shell
             // that reads its input.
             let (args, piped) = (args.to_vec(), simple.piped);
-            found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+            found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
             return Ok(());
         }
         None => {}
@@ -405,7 +418,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     let commands = tool_commands::commands(&name, tool_args);
     if commands.iter().any(|given| matches!(given, Given::Input)) {
         let (args, piped) = (args.to_vec(), simple.piped);
-        found.push(Program { name: Some(name), args, wrappers, piped, input: true });
+        found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
         return Ok(());
     }
     if !commands.is_empty() {
@@ -425,9 +438,12 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     // builtins: only running the line tells.
     if (name == "alias" && args.iter().any(|a| a.literal().is_none_or(|text| text.contains('='))))
         || bash_builtins::hides_what_runs(&name, args)
-        || bash_builtins::evaluates_values(&name, args)
     {
         found.push(Program::unnamed(words, wrappers, simple.piped));
+        return Ok(());
+    }
+    if bash_builtins::evaluates_values(&name, args) {
+        found.push(Program { evaluates: true, ..Program::unnamed(words, wrappers, simple.piped) });
         return Ok(());
     }
     found.push(Program {
@@ -436,6 +452,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         wrappers,
         piped: simple.piped,
         input: false,
+        evaluates: false,
     });
     Ok(())
 }
@@ -467,7 +484,7 @@ fn runner(
         Runs::Bash(at) => {
             let runner = through(&wrappers, vec![joined(words)])?;
             let bash = [Word::Literal("bash".to_string())].into_iter().chain(words[at..].iter().cloned());
-            let simple = Simple { words: bash.collect(), piped };
+            let simple = Simple { words: bash.collect(), piped, evaluates: false };
             let mut inner = Vec::new();
             read_simple(&simple, &mut inner, depth, false)?;
             for mut program in inner {
@@ -477,7 +494,14 @@ fn runner(
             Ok(())
         }
         Runs::Input => {
-            found.push(Program { name, args: words[1..].to_vec(), wrappers, piped, input: true });
+            found.push(Program {
+                name,
+                args: words[1..].to_vec(),
+                wrappers,
+                piped,
+                input: true,
+                evaluates: false,
+            });
             Ok(())
         }
         Runs::Container { health, command } => {
@@ -490,7 +514,14 @@ fn runner(
             }
             // Without a command the image's own runs: the engine's line is judged.
             if command.is_empty() {
-                found.push(Program { name, args: words[1..].to_vec(), wrappers, piped, input: false });
+                found.push(Program {
+                    name,
+                    args: words[1..].to_vec(),
+                    wrappers,
+                    piped,
+                    input: false,
+                    evaluates: false,
+                });
                 return Ok(());
             }
             contained(command, &runner, piped, found, depth)
@@ -516,7 +547,7 @@ fn contained(
         return Ok(());
     }
     let mut inner = Vec::new();
-    read_simple(&Simple { words, piped }, &mut inner, depth + 1, false)?;
+    read_simple(&Simple { words, piped, evaluates: false }, &mut inner, depth + 1, false)?;
     for mut program in inner {
         program.wrappers = through(runner, program.wrappers)?;
         found.push(program);
@@ -580,7 +611,7 @@ fn find_exec(
     {
         let inner = &rest[exec + 1..];
         let end = inner.iter().position(|a| matches!(a.literal(), Some(";" | "+"))).unwrap_or(inner.len());
-        let simple = Simple { words: inner[..end].to_vec(), piped: false };
+        let simple = Simple { words: inner[..end].to_vec(), ..Simple::default() };
         let mut programs = Vec::new();
         read_simple(&simple, &mut programs, depth, true)?;
         for mut program in programs {

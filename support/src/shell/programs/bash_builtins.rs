@@ -35,28 +35,6 @@ fn is_cluster_with(arg: &Word, letter: char) -> bool {
     })
 }
 
-/// The builtins [`evaluates_values`] reads.
-pub(super) fn takes_values(name: &str) -> bool {
-    matches!(
-        name,
-        "let"
-            | "declare"
-            | "typeset"
-            | "local"
-            | "export"
-            | "readonly"
-            | "read"
-            | "unset"
-            | "mapfile"
-            | "readarray"
-            | "getopts"
-            | "printf"
-            | "test"
-            | "["
-            | "wait"
-    )
-}
-
 /// Whether bash's builtin `name` given `args` evaluates text from a value
 /// as arithmetic, which may run what no word names: `let` of anything but
 /// numbers; `declare`, `typeset` and `local` giving the integer attribute (`-i`: every later assignment to the variable is
