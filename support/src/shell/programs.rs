@@ -111,6 +111,15 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("chronic", &[], 0),
     ("ifne", &[], 0),
     ("lckdo", &[], 1),
+    // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
+    ("tini", &["-p", "-e"], 0),
+    ("tini-static", &["-p", "-e"], 0),
+    ("dumb-init", &["-r", "--rewrite"], 0),
+    ("gosu", &[], 1),
+    ("su-exec", &[], 1),
+    ("setuidgid", &[], 1),
+    ("s6-setuidgid", &[], 1),
+    ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-t"], 0),
 ];
 
 /// What stands for the words xargs puts after a command: its input.
@@ -307,6 +316,10 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             match runners::start(name, words) {
                 None => break,
                 Some(Start::At(at)) => {
+                    // entr gives an argument `/_` a path from its input.
+                    if name == "entr" {
+                        replace = Some("/_".to_string());
+                    }
                     wrappers = through(&wrappers, vec![joined(words)])?;
                     last_wrapper = Some(name.to_string());
                     words = &words[at.min(words.len())..];
@@ -504,7 +517,7 @@ fn runner(
             });
             Ok(())
         }
-        Runs::Container { health, command } => {
+        Runs::Command { health, command } => {
             let runner = through(&wrappers, vec![joined(words)])?;
             match health {
                 // The engine runs a health check's line with `/bin/sh -c`.
@@ -512,7 +525,7 @@ fn runner(
                 Some(Health::Command(words)) => contained(words, &runner, piped, found, depth)?,
                 None => {}
             }
-            // Without a command the image's own runs: the engine's line is judged.
+            // Without a command the image's own runs: the runner's line is judged.
             if command.is_empty() {
                 found.push(Program {
                     name,

@@ -179,4 +179,27 @@ mod tests {
             assert!(!hidden(line), "{line}");
         }
     }
+
+    /// What bash evaluates as code is told apart from a program whose name
+    /// expands (the policy's message differs: `${CMD} x` was told to use
+    /// numbers in its arithmetic).
+    #[test]
+    fn what_bash_evaluates_is_told_from_a_name_that_expands() {
+        let evaluates = |line: &str| {
+            crate::shell::programs::programs(line)
+                .unwrap()
+                .iter()
+                .any(crate::shell::programs::Program::bash_evaluates)
+        };
+        for line in
+            ["echo $((x))", "(( x ))", "echo $[x]", "echo ${!v}", "let n=x", "unset 'a[$i]'", "read 'a[$i]'"]
+        {
+            assert!(evaluates(line), "{line}");
+        }
+        for line in
+            ["${CMD} x", "$CMD x", "\"${DIR}/$T\" x", "eval \"$L\"", "export \"$N=1\"", "hash -p /bin/rm r"]
+        {
+            assert!(hidden(line) && !evaluates(line), "{line}");
+        }
+    }
 }

@@ -127,7 +127,7 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
         Some(line) => Some(Health::Line(line)),
         None => None,
     };
-    Some(Start::Runs(Runs::Container { health, command }))
+    Some(Start::Runs(Runs::Command { health, command }))
 }
 
 /// Whether `words` are an engine's subcommand that runs a command, what

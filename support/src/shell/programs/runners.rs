@@ -79,10 +79,10 @@ pub(super) enum Runs {
     Input,
     /// Bash, given the words from this one on (`capsh -- -c LINE`).
     Bash(usize),
-    /// A container's (`docker run`, [`containers`]): its health check,
-    /// then the command made of these words (an entrypoint and the words
-    /// after the image), none when it is the image's own.
-    Container { health: Option<Health>, command: Vec<Word> },
+    /// A command made of these words, none when it is the runner's own (a
+    /// container's, [`containers`]: its entrypoint and the words after the
+    /// image), and a container's health check.
+    Command { health: Option<Health>, command: Vec<Word> },
     /// Only running tells: a word that expands where the subcommand or an
     /// option of the runner's is (`uv "$SUB" rm x`).
     Unknown,
@@ -109,6 +109,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         }
         "mise" | "rtx" => return mise(words),
         _ if containers::ENGINES.contains(&name) => return containers::start(name, words),
+        "entr" => return entr(words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
@@ -253,4 +254,26 @@ fn mise(words: &[Word]) -> Option<Start> {
         Some(at) if at + 1 < words.len() => Some(Start::At(at + 1)),
         _ => Some(Start::Runs(Runs::Input)),
     }
+}
+
+/// `entr [-acdnprsz] UTILITY [ARG…]`, which runs UTILITY when a file named
+/// on its input changes (and once at its start), an argument `/_` given the
+/// file's path (read as `xargs -I /_`'s: [`super::read_simple`]); with
+/// `-s`, UTILITY is a line the shell runs.
+fn entr(words: &[Word]) -> Option<Start> {
+    let mut at = 1;
+    let mut shell = false;
+    while let Some(text) = words.get(at).and_then(Word::literal).filter(|text| text.starts_with('-')) {
+        at += 1;
+        if text == "--" {
+            break;
+        }
+        shell |= text.contains('s');
+    }
+    // A word that expands where an option may be (`-s`) is taken for the
+    // utility: it names no program.
+    if shell {
+        return Some(Start::Runs(Runs::Line(words.get(at).cloned())));
+    }
+    Some(Start::At(at))
 }
