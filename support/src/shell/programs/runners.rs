@@ -110,6 +110,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         "mise" | "rtx" => return mise(words),
         _ if containers::ENGINES.contains(&name) => return containers::start(name, words),
         "entr" => return entr(words),
+        "ccache" | "sccache" | "distcc" | "icecc" => return compiler_cache(words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
@@ -276,4 +277,60 @@ fn entr(words: &[Word]) -> Option<Start> {
         return Some(Start::Runs(Runs::Line(words.get(at).cloned())));
     }
     Some(Start::At(at))
+}
+
+/// ccache's configuration keys whose value is a program it runs (`ccache
+/// -o compiler=rm`, then `ccache gcc x` runs `rm x`).
+const CCACHE_COMMAND_KEYS: &[&str] = &["prefix_command", "prefix_command_cpp", "compiler_check", "compiler"];
+
+/// `ccache COMPILER ARGS` (sccache, distcc, icecc): runs COMPILER, whatever
+/// program it is; with options instead, the cache's own (`ccache -s`),
+/// but a configuration key set to a command passes no list, as git's does.
+fn compiler_cache(words: &[Word]) -> Option<Start> {
+    let first = words.get(1)?;
+    let Some(text) = first.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    if !text.starts_with('-') {
+        return Some(Start::At(1));
+    }
+    let sets_a_command = words[1..].iter().any(|word| {
+        let text = word.text();
+        let setting = text.strip_prefix("--set-config=").or(text.strip_prefix("-o")).unwrap_or(text);
+        word.literal().is_none()
+            || CCACHE_COMMAND_KEYS
+                .iter()
+                .any(|key| setting.trim_start().strip_prefix(key).is_some_and(|v| v.starts_with('=')))
+    });
+    sets_a_command.then_some(Start::Runs(Runs::Unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::tests::{hidden, texts};
+
+    /// A compiler cache runs the program it is given, whatever it is
+    /// (ccache 4.7 ran `ccache rm victim`); with options, its own.
+    #[test]
+    fn a_compiler_cache_runs_its_compiler() {
+        for (line, inner) in [
+            ("ccache gcc -c a.c", "gcc -c a.c"),
+            ("ccache rm x", "rm x"),
+            ("sccache rustc --version", "rustc --version"),
+            ("distcc cc -c a.c", "cc -c a.c"),
+            ("ccache -s", "ccache -s"),
+            ("ccache -o max_size=5G", "ccache -o max_size=5G"),
+        ] {
+            assert_eq!(texts(line), [inner], "{line}");
+        }
+        // A configuration key whose value is a program it later runs.
+        for line in [
+            "ccache -o compiler=rm",
+            "ccache --set-config=prefix_command=x",
+            "ccache -o \"$K=v\"",
+            "ccache \"$C\" x",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+        let named = crate::shell::programs::code_variables::named("CCACHE_PREFIX=rm ccache gcc -c a.c");
+        assert_eq!(named, Some("CCACHE_PREFIX"));
+    }
 }

@@ -26,6 +26,12 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("wget", &[], &["--use-askpass"]),
     ("diff3", &[], &["--diff-program"]),
     ("sdiff", &[], &["--diff-program"]),
+    // netcat's `-e PROGRAM` and `-c LINE` run with the socket as their
+    // input and output (ncat, netcat-traditional).
+    ("ncat", &['e', 'c'], &["--exec", "--sh-exec"]),
+    ("nc", &['e', 'c'], &["--exec", "--sh-exec"]),
+    ("netcat", &['e', 'c'], &["--exec", "--sh-exec"]),
+    ("nc.traditional", &['e', 'c'], &[]),
 ];
 
 /// Programs that read commands of their own, which may run a shell's
@@ -34,10 +40,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// `{}` and `:::`, hyperfine's `{x}` and `--prepare`): only running tells
 /// what they run.
 /// sftp, ftp, lftp and smbclient run a local shell's `!CMD` read from their
-/// input or a batch file.
+/// input or a batch file; tmux and screen run the commands of their own
+/// they are given (`tmux new -d 'LINE'`, `send-keys`, `screen -X stuff`).
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
-    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient"];
+    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -55,13 +62,15 @@ const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 /// Every tool read here, by name.
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
-    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options).chain(["git"])
+    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options).chain(["git", "socat"])
 }
 
 /// What kind of tool `name` is read as, if it is read here.
 pub(super) fn kind(name: &str) -> Option<Tool> {
     if name == "git" {
         Some(Tool::Git)
+    } else if name == "socat" {
+        Some(Tool::Socat)
     } else if SED.contains(&name) {
         Some(Tool::Sed)
     } else if AWK.contains(&name) {
@@ -87,6 +96,8 @@ pub(super) enum Tool {
     Commands,
     /// git, whose configuration and options may name commands.
     Git,
+    /// socat, whose `EXEC:` and `SYSTEM:` addresses run commands.
+    Socat,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -99,6 +110,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Awk) => return awk(args),
         Some(Tool::Commands) => return own_commands(args),
         Some(Tool::Git) => return git_commands::commands(args),
+        Some(Tool::Socat) => return socat(args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -182,6 +194,30 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     break;
                 }
             }
+        }
+    }
+    found
+}
+
+/// What socat's addresses run: `EXEC:CMD` and `SYSTEM:LINE` (socat 1.8's
+/// `SHELL:LINE` too, any case, either side of a `!!`), up to the address's
+/// options after a `,`, read as a command line. One written with socat's
+/// own quoting or escapes, and a word that expands (it may be such an
+/// address), are what only running tells.
+fn socat(args: &[Word]) -> Vec<Given> {
+    let mut found = Vec::new();
+    for word in args {
+        let Some(text) = word.literal() else { return vec![Given::Input] };
+        for address in text.split("!!") {
+            let Some((kind, rest)) = address.split_once(':') else { continue };
+            if !["exec", "system", "shell"].iter().any(|k| kind.eq_ignore_ascii_case(k)) {
+                continue;
+            }
+            if rest.contains(['\\', '"', '\'', '[', '{', '(']) {
+                return vec![Given::Input];
+            }
+            let line = rest.split(',').next().unwrap_or_default();
+            found.push(Given::Line(Some(Word::Literal(line.to_string()))));
         }
     }
     found
@@ -522,5 +558,41 @@ fn literal_like(word: &Word, part: &str) -> Word {
     match word {
         Word::Literal(_) => Word::Literal(part.to_string()),
         Word::Expands(_) => Word::Expands(part.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::tests::{hidden, texts};
+
+    /// socat's EXEC/SYSTEM addresses and netcat's `-e`/`-c` run commands
+    /// (each removed a victim: socat 1.7.4, ncat 7.93); tmux and screen run
+    /// commands of their own.
+    #[test]
+    fn a_socket_tools_command_is_read_as_a_command() {
+        for (line, inner) in [
+            ("socat - EXEC:'rm x'", &["rm x", "socat - EXEC:rm x"][..]),
+            (
+                "socat TCP-LISTEN:80,fork system:'ls; rm x',pty",
+                &["ls", "rm x", "socat TCP-LISTEN:80,fork system:ls; rm x,pty"],
+            ),
+            ("socat -u OPEN:f!!EXEC:rm x", &["rm", "socat -u OPEN:f!!EXEC:rm x"]),
+            ("socat - TCP:host:80", &["socat - TCP:host:80"]),
+            ("ncat -l 80 -c 'rm x'", &["rm x", "ncat -l 80 -c rm x"]),
+            ("ncat -lk 80 --sh-exec='rm x'", &["rm x", "ncat -lk 80 --sh-exec=rm x"]),
+            ("nc -e /bin/rm host 80", &["rm", "nc -e /bin/rm host 80"]),
+        ] {
+            assert_eq!(texts(line), inner, "{line}");
+        }
+        for line in [
+            "socat - \"$ADDR\"",
+            "socat - EXEC:\\\"rm\\ x\\\"",
+            "tmux new-session -d 'rm x'",
+            "tmux send-keys 'rm x' Enter",
+            "screen -dm rm x",
+            "nc -c \"$L\" host 80",
+        ] {
+            assert!(hidden(line), "{line}: {:?}", texts(line));
+        }
     }
 }
