@@ -70,6 +70,12 @@ impl Word {
             Word::Literal(text) | Word::Expands(text) => text,
         }
     }
+
+    /// Whether the shell may make more than one word of it ([`may_split`]):
+    /// as an option's value, `-e $X` may also give `--entrypoint=sh`.
+    pub fn splits(&self) -> bool {
+        matches!(self, Word::Expands(text) if may_split(text))
+    }
 }
 
 /// One simple command: its words (assignments before it and redirections

@@ -18,9 +18,8 @@
 use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
-use containers::Health;
 use given::Given;
-use runners::{Runs, Start};
+use runners::{Besides, Runs, Start};
 use tool_commands::Tool;
 
 mod awk_program;
@@ -31,6 +30,7 @@ mod git_commands;
 mod given;
 mod runners;
 mod sed_script;
+mod slurm;
 mod tool_commands;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.
@@ -517,13 +517,13 @@ fn runner(
             });
             Ok(())
         }
-        Runs::Command { health, command } => {
+        Runs::Command { besides, command } => {
             let runner = through(&wrappers, vec![joined(words)])?;
-            match health {
-                // The engine runs a health check's line with `/bin/sh -c`.
-                Some(Health::Line(line)) => nested(Some(&line), &runner, piped, found, depth)?,
-                Some(Health::Command(words)) => contained(words, &runner, piped, found, depth)?,
-                None => {}
+            for also in besides {
+                match also {
+                    Besides::Line(line) => nested(Some(&line), &runner, piped, found, depth)?,
+                    Besides::Command(words) => contained(words, &runner, piped, found, depth)?,
+                }
             }
             // Without a command the image's own runs: the runner's line is judged.
             if command.is_empty() {
@@ -546,8 +546,8 @@ fn runner(
     }
 }
 
-/// The command a container runs, `words`, read as a simple command (up to
-/// [`MAX_NESTING`] engines deep: `docker run i docker run i …`).
+/// The command a runner makes of words (a container's, srun's), read as a
+/// simple command, up to [`MAX_NESTING`] deep (`docker run i docker run i …`).
 fn contained(
     words: Vec<Word>,
     runner: &[Arc<str>],

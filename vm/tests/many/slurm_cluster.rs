@@ -4,7 +4,8 @@
 //! collected report; run options passed to the tasks, quoted; and a task
 //! requeued in the middle of a plan, which resumes from its snapshot so
 //! that no effect runs twice, or, SIGKILLed with no time to suspend, from
-//! its checkpoint, so that only the effect in flight runs again.
+//! its checkpoint, so that only the effect in flight runs again; and a
+//! command policy reading what srun, salloc and `sbatch --wrap` run.
 //!
 //! The suite never installs Slurm (`TISS_NO_INSTALL=1`; `.ci/run` does).
 //! When the cluster cannot start: with `CI=true` the test fails (CI must
@@ -114,6 +115,7 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
             return;
         }
     };
+    what_slurm_runs_is_judged(&cluster, root.path());
     // The tasks get this process's environment (sbatch's default), so
     // the tests' snapshot key too (crate::common::command sets it).
     let plans = root.path().join("plans");
@@ -233,6 +235,38 @@ fn slurm_runs_shards_as_a_job_array_and_a_requeued_task_resumes_from_its_snapsho
         }
         vec!["scontrol".into(), "requeue".into(), task.into()]
     });
+}
+
+/// A command policy reads what srun, salloc and `sbatch --wrap` run on the
+/// cluster: each line removes the victim when nothing judges it, and is
+/// refused under `deny = ["rm *"]` (exit 5), the victim kept.
+fn what_slurm_runs_is_judged(cluster: &Cluster, root: &Path) {
+    let ws = root.join("policy");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("deny.toml"), "[commands]\ndeny = [\"rm *\"]\n").unwrap();
+    for command in ["srun -N1 -n1 rm victim", "salloc -N1 rm victim", "sbatch --wait -N1 --wrap='rm victim'"]
+    {
+        let plan = format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\" TIMEOUT 60s\n}}\n");
+        std::fs::write(ws.join("p.tiss"), plan).unwrap();
+        for policy in [None, Some("deny.toml")] {
+            std::fs::write(ws.join("victim"), "keep me").unwrap();
+            let mut args = vec!["run", "p.tiss", "--workdir", ".", "--sandbox-profile", "none"];
+            args.extend(policy.map(|file| ["--policy", file]).into_iter().flatten());
+            let run = tissvm(cluster, &ws, &args);
+            match policy {
+                None => assert!(!ws.join("victim").exists(), "{command}: did not run: {}", run.stderr),
+                Some(_) => {
+                    assert_eq!(run.code, Some(5), "{command}: {}", run.stderr);
+                    assert!(
+                        run.stdout.contains("is denied by the pattern `rm *`"),
+                        "{command}: {}",
+                        run.stdout
+                    );
+                    assert!(ws.join("victim").exists(), "{command}: rm ran");
+                }
+            }
+        }
+    }
 }
 
 /// Submits `long/` with the report directory `name`, runs `interrupt` (a

@@ -15,7 +15,7 @@
 //! be `--entrypoint=sh`) and the options in [`OPAQUE_GLOBAL`] and [`OPAQUE`] (`--env-file`, whose
 //! file may set `LD_PRELOAD`; Podman's `--hooks-dir`, whose hooks run on the host).
 
-use super::runners::{Runs, Start};
+use super::runners::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
 /// The engines read here.
@@ -119,15 +119,15 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
         None => {}
     }
     command.extend(words[given.end + 1..].iter().cloned());
-    let health = match given.health {
+    let besides = match given.health {
         Some(Word::Literal(text)) if text.trim_start().starts_with('[') => match json_words(&text) {
-            Some(words) => Some(Health::Command(words)),
+            Some(words) => vec![Besides::Command(words)],
             None => return unknown,
         },
-        Some(line) => Some(Health::Line(line)),
-        None => None,
+        Some(line) => vec![Besides::Line(line)],
+        None => Vec::new(),
     };
-    Some(Start::Runs(Runs::Command { health, command }))
+    Some(Start::Runs(Runs::Command { besides, command }))
 }
 
 /// Whether `words` are an engine's subcommand that runs a command, what
@@ -141,12 +141,6 @@ pub(super) fn runs_a_command(words: &[Word]) -> bool {
     let sub = |at: usize| words.get(at).and_then(Word::literal);
     let at = own.end + usize::from(sub(own.end) == Some("container"));
     matches!(sub(at), Some("run" | "create" | "exec"))
-}
-
-/// A health check's command: a line `/bin/sh -c` runs, or a command's words.
-pub(super) enum Health {
-    Line(Word),
-    Command(Vec<Word>),
 }
 
 /// An engine's options, read as pflag reads them.
@@ -183,7 +177,7 @@ impl Options {
             }
             let Some(long) = text.strip_prefix("--") else {
                 let taken = short_cluster(&text[1..], valued, flags)?;
-                if taken == 2 && words.get(at + 1).is_some_and(splits) {
+                if taken == 2 && words.get(at + 1).is_some_and(Word::splits) {
                     return None;
                 }
                 at += taken;
@@ -205,7 +199,7 @@ impl Options {
                 None => {
                     at += 1;
                     let value = words.get(at)?;
-                    if splits(value) {
+                    if value.splits() {
                         return None;
                     }
                     value.clone()
@@ -230,12 +224,6 @@ fn glued_value(written: &str) -> bool {
     written.strip_prefix("--").and_then(|long| long.split_once('=')).is_some_and(|(name, _)| {
         !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
     }) && !parse::may_split(written)
-}
-
-/// Whether the shell may make more words of `word`, an option's value:
-/// `-e $X` may also give `--entrypoint=sh`.
-fn splits(word: &Word) -> bool {
-    matches!(word, Word::Expands(text) if parse::may_split(text))
 }
 
 /// How many words `-LETTERS` takes: each letter a flag until one takes a

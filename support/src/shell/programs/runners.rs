@@ -9,8 +9,9 @@
 //! (cleo, Thor, npm and ip do): any prefix counts, which reads more lines as
 //! running a command, never fewer.
 
-use super::containers::{self, Health};
+use super::containers;
 use super::given::line_of;
+use super::slurm;
 use super::tool_commands::is_prefix;
 use crate::shell::parse::Word;
 
@@ -60,6 +61,14 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
         "-loops", "-rcvbuf"], 1),
 ];
 
+/// What a runner runs besides its command.
+pub(super) enum Besides {
+    /// A line a shell runs (`--health-cmd LINE`, `sbatch --wrap LINE`).
+    Line(Word),
+    /// A command's words (`--health-cmd '["CMD", "ARG"]'`).
+    Command(Vec<Word>),
+}
+
 /// How a runner's command is given.
 pub(super) enum Start {
     /// From this word on.
@@ -81,8 +90,9 @@ pub(super) enum Runs {
     Bash(usize),
     /// A command made of these words, none when it is the runner's own (a
     /// container's, [`containers`]: its entrypoint and the words after the
-    /// image), and a container's health check.
-    Command { health: Option<Health>, command: Vec<Word> },
+    /// image; srun's, [`slurm`]), and what else the runner runs besides
+    /// (a container's health check, srun's `--prolog`, sbatch's `--wrap`).
+    Command { besides: Vec<Besides>, command: Vec<Word> },
     /// Only running tells: a word that expands where the subcommand or an
     /// option of the runner's is (`uv "$SUB" rm x`).
     Unknown,
@@ -111,6 +121,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         _ if containers::ENGINES.contains(&name) => return containers::start(name, words),
         "entr" => return entr(words),
         "ccache" | "sccache" | "distcc" | "icecc" => return compiler_cache(words),
+        "srun" | "salloc" | "sbatch" => return slurm::start(name, words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
