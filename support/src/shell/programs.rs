@@ -68,6 +68,7 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("taskset", &[], 1),
     ("flock", &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"], 1),
     ("busybox", &[], 0),
+    ("toybox", &[], 0),
     ("pkexec", &["--user"], 0),
     ("runuser", &["-u", "-g", "-G", "-w", "-s", "--user", "--group", "--supp-group", "--shell",
         "--whitelist-environment"], 0),

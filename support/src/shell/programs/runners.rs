@@ -110,10 +110,12 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
             );
         }
         "nix" => return nix(words),
-        // `kubectl exec POD -c C -- CMD`: the command after the `--`.
+        // `kubectl exec POD -c C -- CMD`, `kubectl run NAME --image=I -- CMD`,
+        // `kubectl debug NODE --image=I -- CMD`: the command after the `--`.
         "kubectl" => {
             let dashes = words.iter().position(|word| word.text() == "--");
-            if let Some(dashes) = dashes.filter(|&d| words[..d].iter().any(|w| w.literal() == Some("exec"))) {
+            let runs = |w: &Word| matches!(w.literal(), Some("exec" | "run" | "debug"));
+            if let Some(dashes) = dashes.filter(|&d| words[..d].iter().any(runs)) {
                 return Some(Start::At(dashes + 1));
             }
         }
