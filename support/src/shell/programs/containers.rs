@@ -12,8 +12,9 @@
 //! clusters, options only before the image. An option the table does not
 //! know may take the next word, so it passes no list, and so does a word
 //! that expands before the command (`docker run "$OPTS" img rm x`: it may
-//! be `--entrypoint=sh`) and the options in [`OPAQUE_GLOBAL`] and [`OPAQUE`] (`--env-file`, whose
-//! file may set `LD_PRELOAD`; Podman's `--hooks-dir`, whose hooks run on the host).
+//! be `--entrypoint=sh`) and the options in [`OPAQUE_GLOBAL`] and
+//! [`OPAQUE`] (`--env-file`, whose file may set `LD_PRELOAD`; Podman's
+//! `--hooks-dir`, whose hooks run on the host).
 
 use super::runners::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
@@ -103,8 +104,13 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
         _ => return None,
     };
     let Some(given) = Options::read(words, at + 1, table, OPAQUE) else { return unknown };
-    // The image or the container: a word that expands may be an option.
-    let Some(Word::Literal(_)) = words.get(given.end) else { return unknown };
+    // The image or the container (without one the engine runs nothing): a
+    // word that expands may be an option.
+    match words.get(given.end) {
+        None => return None,
+        Some(Word::Expands(_)) => return unknown,
+        Some(Word::Literal(_)) => {}
+    }
     if own.opaque || given.opaque {
         return unknown;
     }
