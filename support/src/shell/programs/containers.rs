@@ -1,6 +1,8 @@
 //! Container engines: `docker run [OPTIONS] IMAGE [CMD…]` (and `create`,
 //! which keeps CMD for `docker start`), `docker exec [OPTIONS] CONTAINER
-//! CMD…`, the same under `docker container`, and Podman's. What runs is the
+//! CMD…`, the same under `docker container`, and Podman's; Compose's `run
+//! SERVICE [CMD…]` and `exec SERVICE CMD…` (`docker compose`,
+//! `docker-compose`), whose service the project's file describes. What runs is the
 //! `--entrypoint` followed by the words after the image (else those words;
 //! else the image's own command, as a Makefile's rules are make's), and a
 //! `--health-cmd`, which the engine runs with `/bin/sh -c` (a JSON array,
@@ -20,7 +22,7 @@ use super::runners::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
 /// The engines read here.
-pub(super) const ENGINES: &[&str] = &["docker", "podman"];
+pub(super) const ENGINES: &[&str] = &["docker", "podman", "docker-compose"];
 
 /// An engine's options: (those that take a value, those that do not).
 type Table = (&'static [&'static str], &'static [&'static str]);
@@ -84,34 +86,53 @@ const OPAQUE_GLOBAL: &[&str] =
     &["--config", "--hooks-dir", "--runtime", "--conmon", "--network-cmd-path", "--module"];
 const OPAQUE: &[&str] = &["--env-file"];
 
+/// Compose's own options (`docker compose -f c.yaml run`, `docker-compose`),
+/// from its reference (`docs/reference/docker_compose*.yaml`).
+#[rustfmt::skip]
+const COMPOSE_GLOBAL: Table = (
+    &["-f", "-p", "--ansi", "--env-file", "--file", "--insecure-registry", "--parallel", "--profile",
+        "--progress", "--project-directory", "--project-name", "--workdir"],
+    &["-v", "-h", "--all-resources", "--compatibility", "--dry-run", "--no-ansi", "--verbose", "--version",
+        "--help"],
+);
+
+/// `docker compose run`'s options.
+#[rustfmt::skip]
+const COMPOSE_RUN: Table = (
+    &["-e", "-l", "-p", "-u", "-v", "-w", "--cap-add", "--cap-drop", "--entrypoint", "--env",
+        "--env-from-file", "--label", "--name", "--publish", "--pull", "--user", "--volume", "--workdir"],
+    &["-d", "-i", "-T", "-q", "-P", "-t", "-h", "--build", "--detach", "--interactive", "--no-deps",
+        "--no-tty", "--quiet", "--quiet-build", "--quiet-pull", "--remove-orphans", "--rm",
+        "--service-ports", "--tty", "--use-aliases", "--dry-run", "--help"],
+);
+
+/// `docker compose exec`'s options.
+#[rustfmt::skip]
+const COMPOSE_EXEC: Table = (
+    &["-e", "-u", "-w", "--env", "--index", "--user", "--workdir"],
+    &["-d", "-i", "-T", "-t", "-h", "--detach", "--interactive", "--no-tty", "--privileged", "--tty",
+        "--dry-run", "--help"],
+);
+
+/// Compose's files of variables: the project's (which may set what its
+/// file interpolates, an entrypoint among them) and a container's.
+const COMPOSE_OPAQUE: &[&str] = &["--env-file", "--env-from-file"];
+
 /// What `words`, an engine's line (`words[0]` names `engine`), runs;
 /// `None` when its subcommand runs no command (`docker ps`, `docker build`).
 pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
-    let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
     let unknown = Some(Start::Runs(Runs::Unknown));
-    let Some(own) = Options::read(words, 1, global, OPAQUE_GLOBAL) else { return unknown };
-    let mut at = own.end;
-    // A subcommand that expands may be any (`docker container "$S"`).
-    let Some(mut sub) = words.get(at)?.literal() else { return unknown };
-    if sub == "container" {
-        at += 1;
-        let Some(next) = words.get(at)?.literal() else { return unknown };
-        sub = next;
-    }
-    let table = match sub {
-        "run" | "create" => RUN,
-        "exec" => EXEC,
-        _ => return None,
-    };
-    let Some(given) = Options::read(words, at + 1, table, OPAQUE) else { return unknown };
-    // The image or the container (without one the engine runs nothing): a
-    // word that expands may be an option.
+    let Ok(found) = subcommand(engine, words) else { return unknown };
+    let sub = found?;
+    let Some(given) = Options::read(words, sub.at, sub.table, sub.opaque) else { return unknown };
+    // The image, the container or the service (without one the engine
+    // runs nothing): a word that expands may be an option.
     match words.get(given.end) {
         None => return None,
         Some(Word::Expands(_)) => return unknown,
         Some(Word::Literal(_)) => {}
     }
-    if own.opaque || given.opaque {
+    if sub.seen_opaque || given.opaque {
         return unknown;
     }
     let mut command: Vec<Word> = Vec::new();
@@ -136,17 +157,59 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
     Some(Start::Runs(Runs::Command { besides, command }))
 }
 
+/// An engine's subcommand that runs a command.
+struct Sub {
+    /// Where its options start.
+    at: usize,
+    table: Table,
+    /// Its options whose value may say anything.
+    opaque: &'static [&'static str],
+    /// Whether such an option came before it (the engine's own).
+    seen_opaque: bool,
+}
+
+/// The subcommand of `words` that runs a command (`run`, `create`, `exec`,
+/// also under `container`; Compose's `run` and `exec`); `Ok(None)` for
+/// another; `Err` for what only running tells (an option no table knows, a
+/// word that expands where an option or the subcommand may be).
+fn subcommand(engine: &str, words: &[Word]) -> Result<Option<Sub>, ()> {
+    let sub = |at: usize| words.get(at).map(|word| word.literal().ok_or(())).transpose();
+    let mut compose = engine == "docker-compose";
+    let (mut at, mut seen) = (1, false);
+    if !compose {
+        let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
+        let own = Options::read(words, 1, global, OPAQUE_GLOBAL).ok_or(())?;
+        (at, seen) = (own.end, own.opaque);
+        if sub(at)? == Some("compose") {
+            compose = true;
+            at += 1;
+        }
+    }
+    if compose {
+        let own = Options::read(words, at, COMPOSE_GLOBAL, COMPOSE_OPAQUE).ok_or(())?;
+        (at, seen) = (own.end, seen || own.opaque);
+    }
+    let Some(mut name) = sub(at)? else { return Ok(None) };
+    if !compose && name == "container" {
+        at += 1;
+        let Some(next) = sub(at)? else { return Ok(None) };
+        name = next;
+    }
+    let (table, opaque) = match (compose, name) {
+        (false, "run" | "create") => (RUN, OPAQUE),
+        (false, "exec") => (EXEC, OPAQUE),
+        (true, "run") => (COMPOSE_RUN, COMPOSE_OPAQUE),
+        (true, "exec") => (COMPOSE_EXEC, COMPOSE_OPAQUE),
+        _ => return Ok(None),
+    };
+    Ok(Some(Sub { at: at + 1, table, opaque, seen_opaque: seen }))
+}
+
 /// Whether `words` are an engine's subcommand that runs a command, what
 /// follows it as written (an allow pattern: `docker run *`).
 pub(super) fn runs_a_command(words: &[Word]) -> bool {
-    let Some(engine) = words.first().and_then(Word::literal).filter(|name| ENGINES.contains(name)) else {
-        return false;
-    };
-    let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
-    let Some(own) = Options::read(words, 1, global, OPAQUE_GLOBAL) else { return false };
-    let sub = |at: usize| words.get(at).and_then(Word::literal);
-    let at = own.end + usize::from(sub(own.end) == Some("container"));
-    matches!(sub(at), Some("run" | "create" | "exec"))
+    let engine = words.first().and_then(Word::literal).filter(|name| ENGINES.contains(name));
+    engine.is_some_and(|engine| matches!(subcommand(engine, words), Ok(Some(_))))
 }
 
 /// An engine's options, read as pflag reads them.
@@ -295,6 +358,12 @@ mod tests {
             ("docker run -e --entrypoint=ls alpine rm x", &["rm x"]),
             ("docker run --name \"$N\" -e \"A=$B\" --label=\"$L\" alpine rm x", &["rm x"]),
             ("docker run docker:cli docker run alpine rm x", &["rm x"]),
+            // Compose: the words after the service.
+            ("docker compose run --rm app rm x", &["rm x"]),
+            ("docker compose -f ci.yaml -p proj run -e A=1 -T app rm x", &["rm x"]),
+            ("docker compose run --entrypoint sh app -c 'rm x'", &["rm x"]),
+            ("docker-compose exec -T db rm x", &["rm x"]),
+            ("podman compose run app rm x", &["rm x"]),
         ] {
             assert_eq!(texts(line), inner, "{line}");
         }
@@ -318,9 +387,18 @@ mod tests {
             "podman images",
             "docker container ls",
             "docker run",
+            "docker compose up -d",
+            "docker compose run app",
+            "docker-compose build",
         ] {
             assert_eq!(texts(line), [line], "{line}");
         }
+        // An allow pattern through a subcommand that runs a command matches
+        // only the image's own: tissvm warns of it (`looked_through`).
+        for pattern in ["docker run *", "docker compose run *", "podman container exec *"] {
+            assert_eq!(crate::shell::programs::looked_through(pattern), Some(String::new()), "{pattern}");
+        }
+        assert_eq!(crate::shell::programs::looked_through("docker ps *"), None);
     }
 
     /// What the table cannot read passes no list: an option it does not
@@ -353,6 +431,10 @@ mod tests {
             "docker run --entrypoint \"$E\" alpine ls",
             "docker run --health-cmd \"$H\" alpine ls",
             "echo 'rm x' | docker run -i alpine sh",
+            "docker compose --env-file ci.env run app ls",
+            "docker compose run --env-from-file e app ls",
+            "docker compose run --new app rm x",
+            "docker compose \"$SUB\" app rm x",
         ] {
             assert!(hidden(line), "{line}: {:?}", texts(line));
         }
