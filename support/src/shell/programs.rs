@@ -160,6 +160,11 @@ impl Program {
         Program { name: None, args: words.to_vec(), wrappers, piped, input: false, evaluates: false }
     }
 
+    /// A program that runs the commands of its input ([`Program::input`]).
+    fn reading_input(name: Option<String>, args: Vec<Word>, wrappers: Vec<Arc<str>>, piped: bool) -> Program {
+        Program { name, args, wrappers, piped, input: true, evaluates: false }
+    }
+
     /// What the commands it runs that only running tells come from, when
     /// [`Program::input`], and what to write instead.
     pub fn runs_what(&self) -> (&'static str, &'static str) {
@@ -235,19 +240,29 @@ pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
     tool_commands::names()
 }
 
-/// What an allow pattern that starts with a wrapper or a runner (`sudo *`,
-/// `uv run pytest*`) stands for: an allow list judges what they run, so
-/// such a pattern matches no command. The pattern of the command it runs
-/// (`pytest*`), when every program the pattern reads as runs through one;
-/// empty for a container engine's `run`, `create` or `exec` whose image or
-/// container is a pattern (`docker run *`: what follows it is no command).
-pub fn looked_through(pattern: &str) -> Option<String> {
+/// What an allow pattern that starts with a wrapper or a runner stands for
+/// ([`looked_through`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum LookedThrough {
+    /// The pattern of the command it runs (`pytest*` of `uv run pytest*`).
+    Command(String),
+    /// A container engine's `run`, `create` or `exec` whose image or
+    /// container is a pattern (`docker run *`): what follows it is no
+    /// command, and it matches only a container that runs its image's own.
+    Container,
+}
+
+/// An allow list judges what wrappers and runners run, so an allow pattern
+/// that starts with one (`sudo *`, `uv run pytest*`) matches no command:
+/// what it stands for, when every program the pattern reads as runs
+/// through one, or it names an engine's subcommand that runs a command.
+pub fn looked_through(pattern: &str) -> Option<LookedThrough> {
     let found = programs(pattern).ok()?;
-    let all = !found.is_empty() && found.iter().all(|program| !program.wrappers.is_empty());
-    if !all && let Some(first) = parse::simple_commands(pattern).ok()?.first() {
-        return containers::runs_a_command(&first.words).then(String::new);
+    if !found.is_empty() && found.iter().all(|program| !program.wrappers.is_empty()) {
+        return Some(LookedThrough::Command(found[0].text()));
     }
-    all.then(|| found[0].text())
+    let first = parse::simple_commands(pattern).ok()?.into_iter().next()?;
+    containers::runs_a_command(&first.words).then_some(LookedThrough::Container)
 }
 
 /// The programs `line` runs, or why it cannot be read as shell syntax.
@@ -291,14 +306,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             // `echo 'rm x' | sudo -s`: without a command, some start a shell.
             if let Some(name) = last_wrapper.filter(|name| given::STARTS_A_SHELL.contains(&name.as_str())) {
                 let (name, piped) = (Some(name), simple.piped);
-                found.push(Program {
-                    name,
-                    args: Vec::new(),
-                    wrappers,
-                    piped,
-                    input: true,
-                    evaluates: false,
-                });
+                found.push(Program::reading_input(name, Vec::new(), wrappers, piped));
             }
             return Ok(());
         };
@@ -381,7 +389,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
                 .is_some_and(|name| given::runs_a_line(&name) || tool_commands::kind(&name).is_some()))
     {
         let (name, args, piped) = (name_of(&words[0]), words[1..].to_vec(), simple.piped);
-        found.push(Program { name, args, wrappers, piped, input: true, evaluates: false });
+        found.push(Program::reading_input(name, args, wrappers, piped));
         return Ok(());
     }
     let name = name_of(&words[0]).unwrap_or_default();
@@ -396,7 +404,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         Some(Given::Input) => {
             let (args, piped) = (args.to_vec(), simple.piped);
-            found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
+            found.push(Program::reading_input(Some(name), args, wrappers, piped));
             return Ok(());
         }
         None if given::STARTS_A_SHELL.contains(&name.as_str())
@@ -405,7 +413,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             // `su`, `newgrp`, `sg GROUP`, `script` without a line: a shell
             // that reads its input.
             let (args, piped) = (args.to_vec(), simple.piped);
-            found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
+            found.push(Program::reading_input(Some(name), args, wrappers, piped));
             return Ok(());
         }
         None => {}
@@ -432,7 +440,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     let commands = tool_commands::commands(&name, tool_args);
     if commands.iter().any(|given| matches!(given, Given::Input)) {
         let (args, piped) = (args.to_vec(), simple.piped);
-        found.push(Program { name: Some(name), args, wrappers, piped, input: true, evaluates: false });
+        found.push(Program::reading_input(Some(name), args, wrappers, piped));
         return Ok(());
     }
     if !commands.is_empty() {
@@ -495,27 +503,8 @@ fn runner(
             let runner = through(&wrappers, vec![joined(words)])?;
             nested(line.as_ref(), &runner, piped, found, depth)
         }
-        Runs::Bash(at) => {
-            let runner = through(&wrappers, vec![joined(words)])?;
-            let bash = [Word::Literal("bash".to_string())].into_iter().chain(words[at..].iter().cloned());
-            let simple = Simple { words: bash.collect(), piped, evaluates: false };
-            let mut inner = Vec::new();
-            read_simple(&simple, &mut inner, depth, false)?;
-            for mut program in inner {
-                program.wrappers = through(&runner, program.wrappers)?;
-                found.push(program);
-            }
-            Ok(())
-        }
         Runs::Input => {
-            found.push(Program {
-                name,
-                args: words[1..].to_vec(),
-                wrappers,
-                piped,
-                input: true,
-                evaluates: false,
-            });
+            found.push(Program::reading_input(name, words[1..].to_vec(), wrappers, piped));
             Ok(())
         }
         Runs::Command { besides, command } => {

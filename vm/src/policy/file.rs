@@ -165,31 +165,32 @@ fn policy_from(name: &str, prefix: &str, text: &str, tables: &Tables) -> Result<
 /// pytest*`) matches no command: allow judges what they run. Said, with
 /// the pattern to write; the run goes on.
 fn warn_of_wrappers(place: &str, patterns: &[String]) {
+    use tiss_support::shell::programs::{LookedThrough, looked_through};
     for pattern in patterns {
-        let Some(inner) = tiss_support::shell::programs::looked_through(pattern) else { continue };
+        let Some(through) = looked_through(pattern) else { continue };
         let first = pattern.split(' ').next().unwrap_or_default();
-        if inner.is_empty() {
+        let instead = match through {
             // `docker run *`: it still matches a run of an image's own command.
-            eprintln!(
-                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, whose containers' commands an \
-                 allow list judges (`pytest -q` in `{first} run IMAGE pytest -q`), so it matches only a \
-                 container that runs its image's own command; write the pattern of the commands the \
-                 containers run (`pytest *`)"
-            );
-        } else if inner.chars().all(|c| matches!(c, '*' | '?' | ' ')) {
+            LookedThrough::Container => {
+                eprintln!(
+                    "tissvm: warning: {place}: `{pattern}` starts with `{first}`, whose containers' commands an \
+                     allow list judges (`pytest -q` in `{first} run IMAGE pytest -q`), so it matches only a \
+                     container that runs its image's own command; write the pattern of the commands the \
+                     containers run (`pytest *`)"
+                );
+                continue;
+            }
             // `sudo *`: its command's pattern, `*`, would allow every command.
-            eprintln!(
-                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \
-                 through to the command it runs, so it matches no command; write the patterns of the \
-                 commands it may run (such as `make *`): `{inner}` would allow every command"
-            );
-        } else {
-            eprintln!(
-                "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks \
-                 through to the command it runs, so it matches no command; write that command's pattern \
-                 (`{inner}`)"
-            );
-        }
+            LookedThrough::Command(inner) if inner.chars().all(|c| matches!(c, '*' | '?' | ' ')) => format!(
+                "write the patterns of the commands it may run (such as `make *`): `{inner}` would allow every \
+                 command"
+            ),
+            LookedThrough::Command(inner) => format!("write that command's pattern (`{inner}`)"),
+        };
+        eprintln!(
+            "tissvm: warning: {place}: `{pattern}` starts with `{first}`, which an allow list looks through to \
+             the command it runs, so it matches no command; {instead}"
+        );
     }
 }
 

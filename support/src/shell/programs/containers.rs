@@ -135,24 +135,21 @@ pub(super) fn start(engine: &str, words: &[Word]) -> Option<Start> {
     if sub.seen_opaque || given.opaque {
         return unknown;
     }
-    let mut command: Vec<Word> = Vec::new();
-    match given.entrypoint {
-        Some(Word::Literal(text)) if text.trim_start().starts_with('[') => match json_words(&text) {
-            Some(words) => command = words,
-            None => return unknown,
-        },
-        Some(Word::Literal(text)) if text.is_empty() => {}
-        Some(word) => command.push(word),
-        None => {}
-    }
+    // `--entrypoint ''` resets the image's.
+    let entrypoint = given.entrypoint.filter(|word| word.literal() != Some(""));
+    let (Some(entrypoint), Some(health)) = (Form::of(entrypoint), Form::of(given.health)) else {
+        return unknown;
+    };
+    let mut command = match entrypoint {
+        Form::Exec(words) => words,
+        Form::Value(word) => vec![word],
+        Form::None => Vec::new(),
+    };
     command.extend(words[given.end + 1..].iter().cloned());
-    let besides = match given.health {
-        Some(Word::Literal(text)) if text.trim_start().starts_with('[') => match json_words(&text) {
-            Some(words) => vec![Besides::Command(words)],
-            None => return unknown,
-        },
-        Some(line) => vec![Besides::Line(line)],
-        None => Vec::new(),
+    let besides = match health {
+        Form::Exec(words) => vec![Besides::Command(words)],
+        Form::Value(line) => vec![Besides::Line(line)],
+        Form::None => Vec::new(),
     };
     Some(Start::Runs(Runs::Command { besides, command }))
 }
@@ -310,11 +307,30 @@ fn short_cluster(letters: &str, valued: &[&str], flags: &[&str]) -> Option<usize
     Some(1)
 }
 
-/// The words of a JSON array of strings (`["sh", "-c", "rm x"]`), the exec
-/// form Podman takes for `--entrypoint` and both take for a health check.
-fn json_words(text: &str) -> Option<Vec<Word>> {
-    let words: Vec<String> = serde_json::from_str(text).ok()?;
-    Some(words.into_iter().map(Word::Literal).collect())
+/// An `--entrypoint`'s or a health check's value.
+enum Form {
+    /// The exec form, a JSON array of strings (`["sh", "-c", "rm x"]`, as
+    /// Podman takes an entrypoint and both a health check): its words.
+    Exec(Vec<Word>),
+    /// Any other: a program (an entrypoint) or a line `/bin/sh -c` runs.
+    Value(Word),
+    /// Not given.
+    None,
+}
+
+impl Form {
+    /// The form of `value`, if given; `None` for one that opens an array
+    /// but is none (only the engine tells what it makes of it).
+    fn of(value: Option<Word>) -> Option<Form> {
+        let Some(value) = value else { return Some(Form::None) };
+        match value.literal() {
+            Some(text) if text.trim_start().starts_with('[') => {
+                let words: Vec<String> = serde_json::from_str(text).ok()?;
+                Some(Form::Exec(words.into_iter().map(Word::Literal).collect()))
+            }
+            _ => Some(Form::Value(value)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -396,7 +412,8 @@ mod tests {
         // An allow pattern through a subcommand that runs a command matches
         // only the image's own: tissvm warns of it (`looked_through`).
         for pattern in ["docker run *", "docker compose run *", "podman container exec *"] {
-            assert_eq!(crate::shell::programs::looked_through(pattern), Some(String::new()), "{pattern}");
+            let through = crate::shell::programs::looked_through(pattern);
+            assert_eq!(through, Some(crate::shell::programs::LookedThrough::Container), "{pattern}");
         }
         assert_eq!(crate::shell::programs::looked_through("docker ps *"), None);
     }

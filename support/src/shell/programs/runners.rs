@@ -86,11 +86,9 @@ pub(super) enum Runs {
     /// Its input: a shell it starts (`nix-shell`, `nix develop`, `mise exec`
     /// without a command, `capsh --`).
     Input,
-    /// Bash, given the words from this one on (`capsh -- -c LINE`).
-    Bash(usize),
     /// A command made of these words, none when it is the runner's own (a
     /// container's, [`containers`]: its entrypoint and the words after the
-    /// image; srun's, [`slurm`]), and what else the runner runs besides
+    /// image; srun's, [`slurm`]; capsh's `bash ARGS`), and what else the runner runs besides
     /// (a container's health check, srun's `--prolog`, sbatch's `--wrap`).
     Command { besides: Vec<Besides>, command: Vec<Word> },
     /// Only running tells: a word that expands where the subcommand or an
@@ -236,7 +234,8 @@ fn capsh(words: &[Word]) -> Option<Start> {
     if words[1..dashes].iter().any(|word| word.literal().is_none()) {
         return Some(Start::Runs(Runs::Unknown));
     }
-    Some(Start::Runs(Runs::Bash(dashes + 1)))
+    let bash = std::iter::once(Word::Literal("bash".to_string())).chain(words[dashes + 1..].iter().cloned());
+    Some(Start::Runs(Runs::Command { besides: Vec::new(), command: bash.collect() }))
 }
 
 /// `nix develop`, `nix shell`: `-c CMD ARGS` (`--command`) runs CMD; without

@@ -569,9 +569,10 @@ fn a_path_find_puts_in_a_word_is_what_the_files_name_says() {
 /// command: allow judges what they run.
 #[test]
 fn a_pattern_through_a_wrapper_is_known() {
-    assert_eq!(looked_through("uv run pytest*").as_deref(), Some("pytest*"));
-    assert_eq!(looked_through("sudo -u ci make *").as_deref(), Some("make *"));
-    assert_eq!(looked_through("sh -c *").as_deref(), Some("*"));
+    let command = |text: &str| Some(LookedThrough::Command(text.to_string()));
+    assert_eq!(looked_through("uv run pytest*"), command("pytest*"));
+    assert_eq!(looked_through("sudo -u ci make *"), command("make *"));
+    assert_eq!(looked_through("sh -c *"), command("*"));
     for pattern in ["git *", "ls{, *}", "env", "command -v *", "ssh host *", "pytest*", "sh build.sh"] {
         assert_eq!(looked_through(pattern), None, "{pattern}");
     }
