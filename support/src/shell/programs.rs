@@ -49,7 +49,7 @@ pub const MAX_WRAPPERS: usize = 32;
 const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
         "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
-        "--command-timeout"], 0),
+        "--command-timeout", "-R", "--chroot"], 0),
     ("doas", &["-u", "-C"], 0),
     ("env", &["-u", "-C", "-a", "--unset", "--chdir", "--argv0"], 0),
     ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--arg-file", "--delimiter",
@@ -72,15 +72,26 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("pkexec", &["--user"], 0),
     ("runuser", &["-u", "-g", "-G", "-w", "-s", "--user", "--group", "--supp-group", "--shell",
         "--whitelist-environment"], 0),
-    ("chrt", &[], 1),
-    ("unshare", &["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation"], 0),
-    ("nsenter", &["-t", "-S", "-G", "-r", "-w", "--target", "--setuid", "--setgid", "--root", "--wd"], 0),
+    ("chrt", &["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], 1),
+    ("unshare", &["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation",
+        "--map-user", "--map-group", "--map-users", "--map-groups", "--setgroups", "--monotonic",
+        "--boottime"], 0),
+    // Its `-r`/`--root` and `-w`/`--wd` take a value only glued (`-r/jail`):
+    // `nsenter -t 1 -r rm x` runs `rm x`.
+    ("nsenter", &["-t", "-S", "-G", "-W", "--target", "--setuid", "--setgid", "--wdns"], 0),
     ("setpriv", &["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups",
         "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-        "--selinux-label", "--apparmor-profile"], 0),
-    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X",
-        "--output", "--attach", "--user", "--env", "--string-limit"], 0),
-    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-L", "-x", "--output"], 0),
+        "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"], 0),
+    // strace 6.1's and ltrace 0.7's, each probed (`strace --trace X true`
+    // runs `true` when `--trace` takes X).
+    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-U", "-X",
+        "--output", "--attach", "--user", "--env", "--string-limit", "--abbrev", "--columns",
+        "--const-print-style", "--decode-pids", "--detach-on", "--fault", "--inject", "--interruptible",
+        "--kvm", "--raw", "--read", "--signal", "--status", "--summary-columns", "--summary-sort-by",
+        "--summary-syscall-overhead", "--trace-path", "--trace", "--verbose", "--write",
+        "--syscall-limit", "--trace-fds"], 0),
+    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F", "-w", "--output",
+        "--align", "--debug", "--config", "--library", "--indent", "--where"], 0),
     ("valgrind", &[], 0),
     ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-G", "--property", "--unit", "--setenv",
         "--machine", "--host", "--uid", "--gid", "--working-directory", "--slice", "--description",
@@ -357,7 +368,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
                 {
                     return nested(line.as_ref(), &wrappers, simple.piped, found, depth);
                 }
-                at += option_words(text, valued);
+                at += option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?;
             } else if name == "env" && is_assignment(text) {
                 at += 1;
             } else if positional > 0 {
@@ -533,6 +544,7 @@ fn runner(
             found.push(Program::unnamed(words, wrappers, piped));
             Ok(())
         }
+        Runs::Unreadable(why) => Err(why),
     }
 }
 
@@ -638,10 +650,17 @@ fn with_paths(word: &Word) -> Word {
 /// How many words an option takes, as getopt reads it: two when it takes
 /// a value given in the next word (`-u root`, `--user root`, `-iu root`:
 /// `i` a flag, `u` the option with a value), else one (`--user=root`,
-/// `-uroot`, a flag, an option this list does not know).
-fn option_words(text: &str, valued: &[&str]) -> usize {
+/// `-uroot`, a flag, an option this list does not know). `None` for a long
+/// option that may be one of the list's abbreviated (`--us` of `--user`):
+/// getopt_long takes a long option by any prefix that names one option, so
+/// `sudo --us root rm x` runs `rm x`, but whether it is that one, or a flag
+/// the list does not hold, only the program's whole table tells.
+fn option_words(text: &str, valued: &[&str]) -> Option<usize> {
     if text.starts_with("--") {
-        return if valued.contains(&text) { 2 } else { 1 };
+        if valued.contains(&text) {
+            return Some(2);
+        }
+        return (text.contains('=') || abbreviates(text, valued).is_empty()).then_some(1);
     }
     let letters = &text[1..];
     let takes_value = |letter: char| {
@@ -649,9 +668,29 @@ fn option_words(text: &str, valued: &[&str]) -> usize {
     };
     match letters.char_indices().find(|&(_, letter)| takes_value(letter)) {
         // The last letter: its value is the next word; else the rest is.
-        Some((at, letter)) if at + letter.len_utf8() == letters.len() => 2,
-        _ => 1,
+        Some((at, letter)) if at + letter.len_utf8() == letters.len() => Some(2),
+        _ => Some(1),
     }
+}
+
+/// The long options of `valued` that `text` is a shorter prefix of.
+fn abbreviates<'a>(text: &str, valued: &[&'a str]) -> Vec<&'a str> {
+    valued
+        .iter()
+        .copied()
+        .filter(|whole| whole.starts_with("--") && whole.len() > text.len() && whole.starts_with(text))
+        .collect()
+}
+
+/// Why `program`'s command is not known when its `option` may abbreviate
+/// one that takes a value ([`option_words`]).
+fn abbreviated(program: &str, option: &str, valued: &[&str]) -> String {
+    let whole: Vec<String> = abbreviates(option, valued).iter().map(|whole| format!("`{whole}`")).collect();
+    format!(
+        "`{program} {option}` may be {} abbreviated (a long option is taken by any prefix that names one), \
+         so which word is the command only running it would tell: write the option out whole",
+        whole.join(" or ")
+    )
 }
 
 /// The name of the program `word` runs: a literal's last part, or what a

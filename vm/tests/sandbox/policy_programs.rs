@@ -171,13 +171,7 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
         false => tiss_test_support::skip::missing("Node (npx)", "the lines with npx were not tried"),
     }
     for command in commands {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let unjudged = fx.run_json(&plan(command), &["--sandbox-profile", "none"]);
-        assert!(!fx.made("victim"), "{command}: does not run rm: {}", unjudged.stderr);
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let run = fx.run_json(&plan(command), &["--policy", &deny, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
         let unnamed = "a builtin such as `hash -p`), so it cannot be shown to run nothing that";
         let evaluated = "runs what bash makes of a variable's value";
         assert!(
@@ -186,7 +180,6 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
                 || message.contains(evaluated),
             "{command}: {message}"
         );
-        assert!(fx.made("victim"), "{command}: rm ran");
     }
     // ssh's remote command is a line a shell runs, on a machine as real:
     // refused before ssh starts.
@@ -289,4 +282,48 @@ fn what_git_is_told_to_run_passes_no_list() {
     let ordinary = "git -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m 'x' && git log --oneline";
     let run = fx.run_json(&plan(ordinary), &["--policy", &allow, "--sandbox-profile", "none"]);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+}
+
+/// A wrapper's long option by a prefix of its name (getopt_long takes any
+/// prefix that names one option): GNU nice, timeout, env and xargs run
+/// `rm victim` in each line, which read with the prefix as a flag would be
+/// `5 rm victim`, `KILL …`, `tmp …`, `1 rm …` and pass the deny list.
+#[test]
+fn a_wrappers_abbreviated_option_passes_no_list() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm *\"]\n");
+    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n");
+    for command in [
+        "nice --adj 5 rm victim",
+        "timeout --sig KILL 5 rm victim",
+        "env --chd . rm victim",
+        "echo victim | xargs --max-a 1 rm",
+    ] {
+        let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
+        assert!(
+            message.contains("abbreviated") && message.contains("write the option out whole"),
+            "{message}"
+        );
+    }
+    // Written out whole, or a prefix of env's `--split-string` (env has no
+    // other long option so), the command is read and judged.
+    for command in ["nice --adjustment 5 rm victim", "env --sp 'sh -c \\\"rm victim\\\"'"] {
+        let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
+        assert!(message.contains("rm *"), "{command}: {message}");
+    }
+}
+
+/// Runs `plan` without a policy, which must remove the file `victim`, then
+/// under `policy`, which must refuse it as a `security_violation` (exit 5)
+/// before the victim is touched: the refusal's message.
+fn refused_where_unjudged_it_removes(fx: &Fixture, plan: &str, policy: &str) -> String {
+    std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+    let unjudged = fx.run_json(plan, &["--sandbox-profile", "none"]);
+    assert!(!fx.made("victim"), "{plan}: does not remove the victim: {}", unjudged.stderr);
+    std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+    let run = fx.run_json(plan, &["--policy", policy, "--sandbox-profile", "none"]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{plan}: {message}");
+    assert!(fx.made("victim"), "{plan}: the victim was removed");
+    message
 }

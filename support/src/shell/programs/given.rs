@@ -86,11 +86,17 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
             }
             return Some(Given::Line(Some(arg.clone())));
         };
-        if text == "--command" {
-            return Some(Given::Line(args.get(at + 1).cloned()));
-        }
-        if let Some(line) = text.strip_prefix("--command=") {
-            return Some(Given::Line(Some(Word::Literal(line.to_string()))));
+        // `--command`, su's and runuser's `--session-command`, or a prefix
+        // of either (getopt_long takes any that names one: `--comm`).
+        let names: &[&str] = match name {
+            "su" | "runuser" => &["command", "session-command"],
+            _ => &["command"],
+        };
+        if let Some(option) = long_option(text, names) {
+            return Some(Given::Line(match option {
+                Some(line) => Some(Word::Literal(line.to_string())),
+                None => args.get(at + 1).cloned(),
+            }));
         }
         if text.starts_with('-')
             && !text.starts_with("--")
@@ -105,6 +111,18 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
         }
     }
     None
+}
+
+/// Whether `text` is one of the long options `names` (without `--`) or a
+/// prefix of one, as getopt_long takes them: `Some(Some(value))` when its
+/// value is glued (`--command=LINE`), `Some(None)` when it is the next word.
+fn long_option<'a>(text: &'a str, names: &[&str]) -> Option<Option<&'a str>> {
+    let given = text.strip_prefix("--")?;
+    let (name, value) = match given.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (given, None),
+    };
+    (!name.is_empty() && names.iter().any(|whole| whole.starts_with(name))).then_some(value)
 }
 
 /// Whether a script's path is the input or another descriptor of the
@@ -161,11 +179,12 @@ pub(super) fn line_of(words: &[Word]) -> Option<Word> {
 /// one: `-S LINE`, `-SLINE`, `-iS LINE`, `--split-string LINE`,
 /// `--split-string=LINE` (`next` is the word after `text`).
 pub(super) fn env_split(text: &str, next: Option<&Word>) -> Option<Option<Word>> {
-    if text == "--split-string" {
-        return Some(next.cloned());
-    }
-    if let Some(line) = text.strip_prefix("--split-string=") {
-        return Some(Some(Word::Literal(line.to_string())));
+    // Also by a prefix (`--sp`): no other long option of env's starts so.
+    if let Some(option) = long_option(text, &["split-string"]) {
+        return Some(match option {
+            Some(line) => Some(Word::Literal(line.to_string())),
+            None => next.cloned(),
+        });
     }
     let cluster = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
     for (at, letter) in cluster.char_indices() {

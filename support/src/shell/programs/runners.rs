@@ -94,6 +94,9 @@ pub(super) enum Runs {
     /// Only running tells: a word that expands where the subcommand or an
     /// option of the runner's is (`uv "$SUB" rm x`).
     Unknown,
+    /// Only running tells, for this reason: an option that may abbreviate
+    /// one that takes a value (`npx --pack p rm x`).
+    Unreadable(String),
 }
 
 /// Where the command of `words`, a runner's (`words[0]` names `name`),
@@ -127,8 +130,19 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;
     let mut at = 1;
     let mut yarn_exec = false;
+    // An option that may abbreviate a valued one (`skip_options`) leaves
+    // where the command starts unknown, if any subcommand can follow.
+    let unreadable = |why: String| {
+        let later =
+            |w: &Word| w.literal().is_some_and(|sub| subcommands.iter().any(|whole| is_prefix(sub, whole)));
+        (subcommands.is_empty() || words[at..].iter().any(later))
+            .then_some(Start::Runs(Runs::Unreadable(why)))
+    };
     if !subcommands.is_empty() {
-        at = skip_options(words, at, valued);
+        at = match skip_options(name, words, at, valued) {
+            Ok(at) => at,
+            Err(why) => return unreadable(why),
+        };
         let sub = words.get(at)?;
         let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
         if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
@@ -146,7 +160,10 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         }
     }
     let options = at;
-    at = skip_options(words, at, valued);
+    at = match skip_options(name, words, at, valued) {
+        Ok(at) => at,
+        Err(why) => return Some(Start::Runs(Runs::Unreadable(why))),
+    };
     let options = &words[options..at.min(words.len())];
     // `npx -c LINE`, `npm exec --call LINE` (`-c` is among their valued).
     if matches!(name, "npx" | "npm")
@@ -189,19 +206,26 @@ fn yarn_line(words: &[Word]) -> Option<Word> {
 
 /// The first word from `at` on that is no option of the runner's (nor an
 /// option's value), past a `--`, or one that expands (it may be an option
-/// or the command: it names no program).
-fn skip_options(words: &[Word], mut at: usize, valued: &[&str]) -> usize {
+/// or the command: it names no program); `Err` with why when an option may
+/// abbreviate one that takes a value (`npm exec --pack p rm x`: npm takes
+/// `--pack` as `--package`).
+fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> Result<usize, String> {
     while let Some(word) = words.get(at) {
-        let Some(text) = word.literal() else { return at };
+        let Some(text) = word.literal() else { return Ok(at) };
         if text == "--" {
-            return at + 1;
+            return Ok(at + 1);
         }
         if !text.starts_with('-') || text.len() == 1 {
-            return at;
+            return Ok(at);
         }
-        at += if valued.contains(&text) { 2 } else { super::option_words(text, valued) };
+        at += match valued.contains(&text) {
+            true => 2,
+            false => {
+                super::option_words(text, valued).ok_or_else(|| super::abbreviated(name, text, valued))?
+            }
+        };
     }
-    at
+    Ok(at)
 }
 
 /// The value of the first of `options` among `words` (`--run LINE`,
@@ -317,7 +341,8 @@ fn compiler_cache(words: &[Word]) -> Option<Start> {
 
 #[cfg(test)]
 mod tests {
-    use crate::shell::programs::tests::{hidden, texts};
+    use crate::shell::programs::programs;
+    use crate::shell::programs::tests::{hidden, names, texts, wrappers};
 
     /// A compiler cache runs the program it is given, whatever it is
     /// (ccache 4.7 ran `ccache rm victim`); with options, its own.
@@ -344,5 +369,129 @@ mod tests {
         }
         let named = crate::shell::programs::code_variables::named("CCACHE_PREFIX=rm ccache gcc -c a.c");
         assert_eq!(named, Some("CCACHE_PREFIX"));
+    }
+
+    #[test]
+    fn runners_are_looked_through_to_the_command_they_run() {
+        for (line, inner) in [
+            ("poetry run rm x", "rm x"),
+            ("poetry -C sub run rm x", "rm x"),
+            ("poetry ru rm x", "rm x"),
+            ("uv run rm x", "rm x"),
+            ("uv run --with requests --python 3.12 --frozen rm x", "rm x"),
+            ("uv --directory d run -- rm x", "rm x"),
+            ("uv run --with=requests rm x", "rm x"),
+            ("pipenv run rm x", "rm x"),
+            ("pdm run -p . rm x", "rm x"),
+            ("hatch -e test run rm x", "rm x"),
+            ("bundle exec rm x", "rm x"),
+            ("bundle exe rm x", "rm x"),
+            ("conda run -n env --cwd d rm x", "rm x"),
+            ("micromamba run -n env rm x", "rm x"),
+            ("npx rm x", "rm x"),
+            ("npx -p some-package rm x", "rm x"),
+            ("npm exec -- rm x", "rm x"),
+            ("npm x rm x", "rm x"),
+            ("pnpm --dir d exec rm x", "rm x"),
+            ("rbenv exec rm x", "rm x"),
+            ("asdf exec rm x", "rm x"),
+            ("direnv exec /repo rm x", "rm x"),
+            ("ip netns exec blue rm x", "rm x"),
+            ("ip -n red netns exec blue rm x", "rm x"),
+            ("ip vrf exec v rm x", "rm x"),
+            ("ip net e blue rm x", "rm x"),
+            ("nix develop .#ci -c rm x", "rm x"),
+            ("nix shell nixpkgs#hello --command rm x", "rm x"),
+            ("mise exec node@20 -- rm x", "rm x"),
+            ("mise x -c 'rm x'", "rm x"),
+            ("capsh --drop=cap_net_raw -- -c 'rm x'", "rm x"),
+            ("npx -c 'rm x'", "rm x"),
+            ("npm exec --call='rm x'", "rm x"),
+            ("nix-shell -p hello --run 'rm x'", "rm x"),
+            ("pnpm exec --shell-mode 'rm x'", "rm x"),
+            ("sudo uv run env A=1 rm x", "rm x"),
+            ("bunx rm x", "rm x"),
+            ("bun x -p pkg rm x", "rm x"),
+            ("docker exec -it -u root -e A=1 box rm x", "rm x"),
+            ("docker -H tcp://h exec box rm x", "rm x"),
+            ("podman exec -w /srv box rm x", "rm x"),
+            ("kubectl exec -it pod -c main -- rm x", "rm x"),
+            ("kubectl -n ns exec pod -- rm x", "rm x"),
+            ("kubectl exec -n ns pod rm x", "rm x"),
+            ("kubectl -n ns exec pod -c main -- rm x", "rm x"),
+            ("kubectl run tmp --image=alpine --restart=Never -- rm x", "rm x"),
+            ("kubectl debug node/n1 -it --image=busybox -- chroot /host rm x", "rm x"),
+            ("toybox rm x", "rm x"),
+            ("yarn dlx rm x", "rm x"),
+            ("yarn --cwd d dlx -p pkg rm x", "rm x"),
+            ("yarn exec rm x", "rm x"),
+            ("yarn exec 'rm x'", "rm x"),
+            ("pnpm dlx rm x", "rm x"),
+            ("pnpm dlx -c 'rm x'", "rm x"),
+        ] {
+            assert_eq!(texts(line), [inner], "{line}");
+        }
+        let through = &programs("uv run --frozen nice rm x").unwrap()[0];
+        assert_eq!(wrappers(through), ["uv run --frozen nice rm x", "nice rm x"]);
+        // Their other subcommands are their own.
+        for line in [
+            "poetry install",
+            "uv pip list",
+            "npm install",
+            "bundle install",
+            "ip link show",
+            "capsh --print",
+            "docker ps -a",
+            "kubectl get pods",
+            "kubectl run tmp --image=alpine",
+            "bun install",
+            "yarn install",
+            "yarn add left-pad",
+        ] {
+            assert_eq!(texts(line), [line], "{line}");
+        }
+        // An option's value is no command; `npx eslint -c x` gives eslint its `-c`.
+        assert_eq!(texts("npx eslint -c cfg.js ."), ["eslint -c cfg.js ."]);
+        assert_eq!(texts("pnpm exec eslint -c cfg.js"), ["eslint -c cfg.js"]);
+        // `yarn exec`: its first word is a line (yarn 2 on), the rest its
+        // arguments (and a program's, in yarn 1).
+        assert_eq!(texts("yarn exec 'tsc && rm x'"), ["tsc", "rm x"]);
+        assert_eq!(texts("yarn exec tsc '&&' rm x"), ["tsc && rm x"]);
+        assert_eq!(texts("yarn exec sh -c 'rm x'"), ["rm x"]);
+        // A shell that reads its input, and a word that may be the subcommand.
+        for line in
+            ["echo 'rm x' | nix-shell", "nix develop", "mise x node@20", "capsh --", "uv \"$SUB\" rm x"]
+        {
+            assert!(hidden(line), "{line}");
+        }
+        assert_eq!(names("capsh -- -c 'rm x; ls'"), [Some("rm".to_string()), Some("ls".to_string())]);
+        // GNU parallel and hyperfine make commands of templates.
+        for line in [
+            "parallel rm ::: x y",
+            "ls | parallel 'rm {}'",
+            "hyperfine 'rm x'",
+            "hyperfine -L f a,b 'rm {f}'",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+        assert!(!hidden("parallel --version"));
+    }
+
+    /// A runner's option that may abbreviate one that takes a value leaves
+    /// the command unknown (npm takes `--pack` as `--package`), unless no
+    /// subcommand that runs one can follow.
+    #[test]
+    fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
+        for line in [
+            "npx --pack p rm x",
+            "npm --pref d exec rm x",
+            "uv run --wit requests rm x",
+            "conda run --na e rm x",
+        ] {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains("abbreviated"), "{line}: {why}");
+        }
+        assert_eq!(texts("npm --pref d install"), ["npm --pref d install"]);
+        assert_eq!(texts("npx --package p rm x"), ["rm x"]);
     }
 }
