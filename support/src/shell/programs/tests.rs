@@ -264,6 +264,7 @@ fn programs_that_run_a_command_are_looked_through() {
         "echo 'rm x' | unshare -r",
         "chroot / <<EOF\nrm x\nEOF",
         "echo 'rm x' | newgrp wheel",
+        "echo 'rm x' | systemd-run --pipe --shell",
         // xargs puts its input in the name, or in a shell's line.
         "echo rm | xargs -I{} {} x",
         "echo 'rm x' | xargs -I {} sh -c '{}'",
@@ -721,6 +722,8 @@ fn a_long_option_that_may_be_abbreviated_leaves_the_command_unknown() {
         ("strace -U calls -c rm x", "rm x"),
         ("ltrace -L rm x", "rm x"),
         ("ltrace -A 5 rm x", "rm x"),
+        ("systemd-run -G rm x", "rm x"),
+        ("systemd-run --service-type exec --on-active 5 rm x", "rm x"),
     ] {
         assert_eq!(texts(line).last().map(String::as_str), Some(inner), "{line}");
     }
