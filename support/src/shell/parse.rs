@@ -76,6 +76,16 @@ impl Word {
     pub fn splits(&self) -> bool {
         matches!(self, Word::Expands(text) if may_split(text))
     }
+
+    /// What the word starts with whatever it expands to: the text before
+    /// its first expansion, glob or brace, quotes and escapes removed (`-u`
+    /// of `-u"$X"`, nothing of `$X` or `-[u]`); a literal's whole text.
+    pub fn known_start(&self) -> String {
+        match self {
+            Word::Literal(text) => text.clone(),
+            Word::Expands(written) => known_start(written),
+        }
+    }
 }
 
 /// One simple command: its words (assignments before it and redirections
@@ -676,6 +686,27 @@ pub fn named_by_path(written: &str) -> Option<String> {
 pub fn may_split(written: &str) -> bool {
     let Some(pieces) = pieces_of(written) else { return true };
     braces(&pieces) || !parts(&pieces, &mut |part| !matches!(part, Part::Unquoted))
+}
+
+/// The text a word written as `written` starts with before anything in it
+/// expands ([`Word::known_start`]).
+fn known_start(written: &str) -> String {
+    let Some(pieces) = pieces_of(written) else { return String::new() };
+    let mut start = String::new();
+    parts(&pieces, &mut |part| match part {
+        Part::Text(text) => {
+            start.push_str(text);
+            true
+        }
+        Part::Quoted | Part::Unquoted => false,
+    });
+    // bash may expand braces from the first `{` on (`-{u,i}`).
+    if braces(&pieces)
+        && let Some(open) = start.find('{')
+    {
+        start.truncate(open);
+    }
+    start
 }
 
 /// Whether unquoted `text` is a pattern the shell matches against file

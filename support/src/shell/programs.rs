@@ -21,6 +21,7 @@ use super::parse::{self, Simple, Word};
 use given::Given;
 use runners::{Besides, Runs, Start};
 use tool_commands::Tool;
+use wrapper_options::Ends;
 
 mod awk_program;
 mod bash_builtins;
@@ -32,6 +33,7 @@ mod runners;
 mod sed_script;
 mod slurm;
 mod tool_commands;
+mod wrapper_options;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.
 const MAX_NESTING: usize = 8;
@@ -40,102 +42,6 @@ const MAX_NESTING: usize = 8;
 /// included: each holds the words from it on, so a line of thousands
 /// (`sudo sudo … rm x`) would hold its text thousands of times.
 pub const MAX_WRAPPERS: usize = 32;
-
-/// Programs that run the command after their own options and arguments:
-/// (name, the options of theirs that take a value, short and long, how many
-/// arguments they take before the command). Options are read as getopt
-/// reads them ([`option_words`]).
-#[rustfmt::skip]
-const WRAPPERS: &[(&str, &[&str], usize)] = &[
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
-        "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
-        "--command-timeout", "-R", "--chroot"], 0),
-    ("doas", &["-u", "-C"], 0),
-    ("env", &["-u", "-C", "-a", "--unset", "--chdir", "--argv0"], 0),
-    ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--arg-file", "--delimiter",
-        "--max-args", "--max-procs", "--max-chars", "--process-slot-var"], 0),
-    ("nohup", &[], 0),
-    ("exec", &["-a"], 0),
-    ("time", &["-f", "-o", "--format", "--output"], 0),
-    ("nice", &["-n", "--adjustment"], 0),
-    ("ionice", &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"], 0),
-    ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
-    ("command", &[], 0),
-    ("builtin", &[], 0),
-    ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
-    ("setsid", &[], 0),
-    ("chroot", &["--userspec", "--groups"], 1),
-    ("taskset", &[], 1),
-    ("flock", &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"], 1),
-    ("busybox", &[], 0),
-    ("toybox", &[], 0),
-    ("pkexec", &["--user"], 0),
-    ("runuser", &["-u", "-g", "-G", "-w", "-s", "--user", "--group", "--supp-group", "--shell",
-        "--whitelist-environment"], 0),
-    ("chrt", &["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], 1),
-    ("unshare", &["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation",
-        "--map-user", "--map-group", "--map-users", "--map-groups", "--setgroups", "--monotonic",
-        "--boottime"], 0),
-    // Its `-r`/`--root` and `-w`/`--wd` take a value only glued (`-r/jail`):
-    // `nsenter -t 1 -r rm x` runs `rm x`.
-    ("nsenter", &["-t", "-S", "-G", "-W", "--target", "--setuid", "--setgid", "--wdns"], 0),
-    ("setpriv", &["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups",
-        "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-        "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"], 0),
-    // strace 6.1's and ltrace 0.7's, each probed (`strace --trace X true`
-    // runs `true` when `--trace` takes X).
-    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-U", "-X",
-        "--output", "--attach", "--user", "--env", "--string-limit", "--abbrev", "--columns",
-        "--const-print-style", "--decode-pids", "--detach-on", "--fault", "--inject", "--interruptible",
-        "--kvm", "--raw", "--read", "--signal", "--status", "--summary-columns", "--summary-sort-by",
-        "--summary-syscall-overhead", "--trace-path", "--trace", "--verbose", "--write",
-        "--syscall-limit", "--trace-fds"], 0),
-    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F", "-w", "--output",
-        "--align", "--debug", "--config", "--library", "--indent", "--where"], 0),
-    ("valgrind", &[], 0),
-    // systemd 257's run.c (`+hrC:H:M:E:p:tPqGdSu:`: `-G` is `--collect`, a flag).
-    ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-C", "--property", "--unit", "--setenv",
-        "--machine", "--host", "--capsule", "--uid", "--gid", "--working-directory", "--slice",
-        "--description", "--nice", "--expand-environment", "--service-type", "--on-active", "--on-boot",
-        "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
-        "--path-property", "--socket-property", "--job-mode", "--background", "--json"], 0),
-    ("firejail", &[], 0),
-    ("faketime", &["-f"], 1),
-    ("fakeroot", &["-i", "-s", "-l", "--faked"], 0),
-    // bash's keyword, where `sh` is bash: `coproc rm x` runs `rm x`.
-    ("coproc", &[], 0),
-    ("numactl", &["-i", "-p", "-C", "-N", "-m", "-P", "-w", "--interleave", "--preferred", "--physcpubind",
-        "--cpunodebind", "--membind", "--preferred-many", "--weighted-interleave"], 0),
-    ("prlimit", &["-p", "-o", "--pid", "--output"], 0),
-    ("setarch", &[], 1),
-    ("linux32", &[], 0),
-    ("linux64", &[], 0),
-    ("cgexec", &["-g"], 0),
-    ("eatmydata", &[], 0),
-    ("nocache", &[], 0),
-    ("catchsegv", &[], 0),
-    ("unbuffer", &[], 0),
-    ("proxychains", &["-f"], 0),
-    ("proxychains4", &["-f"], 0),
-    ("sshpass", &["-p", "-f", "-d", "-P"], 0),
-    ("ssh-agent", &["-a", "-E", "-O", "-P", "-t"], 0),
-    ("systemd-inhibit", &["--what", "--who", "--why", "--mode"], 0),
-    ("dbus-run-session", &["--config-file", "--dbus-daemon"], 0),
-    ("xvfb-run", &["-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file", "--server-num",
-        "--xauth-protocol", "--server-args", "--wait"], 0),
-    ("chronic", &[], 0),
-    ("ifne", &[], 0),
-    ("lckdo", &[], 1),
-    // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
-    ("tini", &["-p", "-e"], 0),
-    ("tini-static", &["-p", "-e"], 0),
-    ("dumb-init", &["-r", "--rewrite"], 0),
-    ("gosu", &[], 1),
-    ("su-exec", &[], 1),
-    ("setuidgid", &[], 1),
-    ("s6-setuidgid", &[], 1),
-    ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-t"], 0),
-];
 
 /// What stands for the words xargs puts after a command: its input.
 const XARGS_INPUT: &str = "\"$@\"";
@@ -334,8 +240,8 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         let line = given::RUN_LINE.contains(&name) && given::command_line(name, &words[1..]).is_some();
         // `command -v NAME` says where NAME is; it runs nothing.
         let describes = name == "command" && describes(&words[1..]);
-        let wrapper = WRAPPERS.iter().find(|(w, _, _)| *w == name).filter(|_| !line && !describes);
-        let Some(&(_, valued, positional)) = wrapper else {
+        let wrapper = wrapper_options::wrapper(name).filter(|_| !line && !describes);
+        let Some((reads, positional)) = wrapper else {
             match runners::start(name, words) {
                 None => break,
                 Some(Start::At(at)) => {
@@ -356,31 +262,11 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         wrappers.push(joined(words));
         last_wrapper = Some(name.to_string());
-        let mut at = 1;
-        let mut positional = positional;
-        while let Some(word) = words.get(at) {
-            let text = word.text();
-            if text == "--" {
-                at += 1;
-                break;
-            }
-            if text.starts_with('-') && text.len() > 1 {
-                // `env -S 'a b'` splits its value into a command line of its own.
-                if name == "env"
-                    && let Some(line) = given::env_split(text, words.get(at + 1))
-                {
-                    return nested(line.as_ref(), &wrappers, simple.piped, found, depth);
-                }
-                at += option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?;
-            } else if name == "env" && is_assignment(text) {
-                at += 1;
-            } else if positional > 0 {
-                positional -= 1;
-                at += 1;
-            } else {
-                break;
-            }
-        }
+        let at = match wrapper_options::own_words(name, words, reads, positional)? {
+            Ends::At(at) => at,
+            // `env -S 'a b'` splits its value into a command line of its own.
+            Ends::EnvSplit(line) => return nested(line.as_ref(), &wrappers, simple.piped, found, depth),
+        };
         if name == "xargs" {
             replace = given::xargs_replace(&words[1..at.min(words.len())]).or(replace);
             xargs = true;
@@ -422,7 +308,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             return Ok(());
         }
         None if given::STARTS_A_SHELL.contains(&name.as_str())
-            && !WRAPPERS.iter().any(|(w, _, _)| *w == name) =>
+            && wrapper_options::wrapper(&name).is_none() =>
         {
             // `su`, `newgrp`, `sg GROUP`, `script` without a line: a shell
             // that reads its input.
@@ -650,52 +536,6 @@ fn with_paths(word: &Word) -> Word {
     }
 }
 
-/// How many words an option takes, as getopt reads it: two when it takes
-/// a value given in the next word (`-u root`, `--user root`, `-iu root`:
-/// `i` a flag, `u` the option with a value), else one (`--user=root`,
-/// `-uroot`, a flag, an option this list does not know). `None` for a long
-/// option that may be one of the list's abbreviated (`--us` of `--user`):
-/// getopt_long takes a long option by any prefix that names one option, so
-/// `sudo --us root rm x` runs `rm x`, but whether it is that one, or a flag
-/// the list does not hold, only the program's whole table tells.
-fn option_words(text: &str, valued: &[&str]) -> Option<usize> {
-    if text.starts_with("--") {
-        if valued.contains(&text) {
-            return Some(2);
-        }
-        return (text.contains('=') || abbreviates(text, valued).is_empty()).then_some(1);
-    }
-    let letters = &text[1..];
-    let takes_value = |letter: char| {
-        valued.iter().any(|option| option.strip_prefix('-').is_some_and(|short| short.chars().eq([letter])))
-    };
-    match letters.char_indices().find(|&(_, letter)| takes_value(letter)) {
-        // The last letter: its value is the next word; else the rest is.
-        Some((at, letter)) if at + letter.len_utf8() == letters.len() => Some(2),
-        _ => Some(1),
-    }
-}
-
-/// The long options of `valued` that `text` is a shorter prefix of.
-fn abbreviates<'a>(text: &str, valued: &[&'a str]) -> Vec<&'a str> {
-    valued
-        .iter()
-        .copied()
-        .filter(|whole| whole.starts_with("--") && whole.len() > text.len() && whole.starts_with(text))
-        .collect()
-}
-
-/// Why `program`'s command is not known when its `option` may abbreviate
-/// one that takes a value ([`option_words`]).
-fn abbreviated(program: &str, option: &str, valued: &[&str]) -> String {
-    let whole: Vec<String> = abbreviates(option, valued).iter().map(|whole| format!("`{whole}`")).collect();
-    format!(
-        "`{program} {option}` may be {} abbreviated (a long option is taken by any prefix that names one), \
-         so which word is the command only running it would tell: write the option out whole",
-        whole.join(" or ")
-    )
-}
-
 /// The name of the program `word` runs: a literal's last part, or what a
 /// word that expands still names by its path ([`parse::named_by_path`]).
 fn name_of(word: &Word) -> Option<String> {
@@ -708,15 +548,6 @@ fn name_of(word: &Word) -> Option<String> {
 /// A program's name from the word that names it: `/usr/bin/curl` is `curl`.
 fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
-}
-
-/// `NAME=value` (after `env`).
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
 }
 
 /// The wrappers `outer`, then a program's own `inner`: at most

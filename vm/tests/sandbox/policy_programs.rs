@@ -313,6 +313,26 @@ fn a_wrappers_abbreviated_option_passes_no_list() {
     }
 }
 
+/// Where a wrapper reads its options, a word that expands may be one of
+/// them (`env -$A` is `env -u` and runs `rm victim`, not `ls`; `timeout
+/// "$T" 5` is `timeout -v 5`), and after `--` come its arguments: each line
+/// removes the victim unjudged, where the reader named `ls` or `5` before.
+#[test]
+fn a_word_that_expands_where_a_wrapper_reads_options_passes_no_list() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm *\"]\n");
+    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n");
+    for (command, says) in [
+        ("A=u; env -$A ls rm victim", "`env -$A` expands where env reads its options"),
+        ("T=-v; timeout \\\"$T\\\" 5 rm victim", "or put `--` before it"),
+        ("X='ls rm'; env A=$X victim", "the shell may make more than one word of it"),
+        ("timeout -- 5 rm victim", "rm *"),
+    ] {
+        let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
+        assert!(message.contains(says), "{command}: {message}");
+    }
+}
+
 /// Runs `plan` without a policy, which must remove the file `victim`, then
 /// under `policy`, which must refuse it as a `security_violation` (exit 5)
 /// before the victim is touched: the refusal's message.

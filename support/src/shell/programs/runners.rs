@@ -13,6 +13,7 @@ use super::containers;
 use super::given::line_of;
 use super::slurm;
 use super::tool_commands::is_prefix;
+use super::wrapper_options::{abbreviated, option_words};
 use crate::shell::parse::Word;
 
 /// (program, subcommands that run a command, the options of the program and
@@ -220,9 +221,7 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         }
         at += match valued.contains(&text) {
             true => 2,
-            false => {
-                super::option_words(text, valued).ok_or_else(|| super::abbreviated(name, text, valued))?
-            }
+            false => option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?,
         };
     }
     Ok(at)

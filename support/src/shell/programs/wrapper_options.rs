@@ -1,0 +1,402 @@
+//! How a wrapper reads its own options and arguments before the command it
+//! runs (`sudo -u root`, `timeout -s KILL 5`, `faketime -m TIME`): most as
+//! getopt does, a few a word at a time (faketime, pkexec), by Tcl's
+//! prefixes (unbuffer) or as proxychains does ([`Reads`]). Where a word
+//! that decides which word is the command expands (`env -$A`, `timeout "$T"
+//! 5`, `env A=$X`), only running the line would tell: the reader's error.
+
+use super::given;
+use crate::shell::parse::Word;
+
+/// Programs that run the command after their own options and arguments:
+/// (name, the options of theirs that take a value, short and long, how many
+/// arguments they take before the command). Options are read as getopt
+/// reads them ([`option_words`]) but for those of [`OWN_WAYS`]. Each
+/// table was checked against the tool where it could be run
+/// (`TOOL -X` alone says "requires an argument" of a valued one), else
+/// against its source or manual.
+#[rustfmt::skip]
+const WRAPPERS: &[(&str, &[&str], usize)] = &[
+    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
+        "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
+        "--command-timeout", "-R", "--chroot"], 0),
+    ("doas", &["-u", "-C"], 0),
+    ("env", &["-u", "-C", "-a", "--unset", "--chdir", "--argv0"], 0),
+    ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--arg-file", "--delimiter",
+        "--max-args", "--max-procs", "--max-chars", "--process-slot-var"], 0),
+    ("nohup", &[], 0),
+    ("exec", &["-a"], 0),
+    ("time", &["-f", "-o", "--format", "--output"], 0),
+    ("nice", &["-n", "--adjustment"], 0),
+    ("ionice", &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"], 0),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
+    ("command", &[], 0),
+    ("builtin", &[], 0),
+    ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
+    ("setsid", &[], 0),
+    ("chroot", &["--userspec", "--groups"], 1),
+    ("taskset", &[], 1),
+    ("flock", &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"], 1),
+    ("busybox", &[], 0),
+    ("toybox", &[], 0),
+    ("pkexec", &[], 0),
+    ("runuser", &["-u", "-g", "-G", "-w", "-s", "--user", "--group", "--supp-group", "--shell",
+        "--whitelist-environment"], 0),
+    ("chrt", &["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], 1),
+    ("unshare", &["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation",
+        "--map-user", "--map-group", "--map-users", "--map-groups", "--setgroups", "--monotonic",
+        "--boottime"], 0),
+    // Its `-r`/`--root` and `-w`/`--wd` take a value only glued (`-r/jail`):
+    // `nsenter -t 1 -r rm x` runs `rm x`.
+    ("nsenter", &["-t", "-S", "-G", "-W", "--target", "--setuid", "--setgid", "--wdns"], 0),
+    ("setpriv", &["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups",
+        "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
+        "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"], 0),
+    // strace 6.1's and ltrace 0.7's, each probed (`strace --trace X true`
+    // runs `true` when `--trace` takes X).
+    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-U", "-X",
+        "--output", "--attach", "--user", "--env", "--string-limit", "--abbrev", "--columns",
+        "--const-print-style", "--decode-pids", "--detach-on", "--fault", "--inject", "--interruptible",
+        "--kvm", "--raw", "--read", "--signal", "--status", "--summary-columns", "--summary-sort-by",
+        "--summary-syscall-overhead", "--trace-path", "--trace", "--verbose", "--write",
+        "--syscall-limit", "--trace-fds"], 0),
+    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F", "-w", "--output",
+        "--align", "--debug", "--config", "--library", "--indent", "--where"], 0),
+    ("valgrind", &[], 0),
+    // systemd 257's run.c (`+hrC:H:M:E:p:tPqGdSu:`: `-G` is `--collect`, a flag).
+    ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-C", "--property", "--unit", "--setenv",
+        "--machine", "--host", "--capsule", "--uid", "--gid", "--working-directory", "--slice",
+        "--description", "--nice", "--expand-environment", "--service-type", "--on-active", "--on-boot",
+        "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+        "--path-property", "--socket-property", "--job-mode", "--background", "--json"], 0),
+    ("firejail", &[], 0),
+    ("faketime", &[], 1),
+    ("fakeroot", &["-i", "-s", "-l", "-f", "-b", "--lib", "--faked", "--fd-base"], 0),
+    // bash's keyword, where `sh` is bash: `coproc rm x` runs `rm x`.
+    ("coproc", &[], 0),
+    ("numactl", &["-i", "-p", "-c", "-C", "-N", "-m", "-P", "-w", "-S", "-f", "-o", "-L", "-M", "-I",
+        "--interleave", "--preferred", "--cpubind", "--physcpubind", "--cpunodebind", "--membind",
+        "--preferred-many", "--weighted-interleave", "--shm", "--file", "--offset", "--length",
+        "--shmmode", "--shmid"], 0),
+    ("prlimit", &["-p", "-o", "--pid", "--output"], 0),
+    ("setarch", &[], 1),
+    ("linux32", &[], 0),
+    ("linux64", &[], 0),
+    ("cgexec", &["-g"], 0),
+    ("eatmydata", &[], 0),
+    ("nocache", &["-n", "-D"], 0),
+    ("catchsegv", &[], 0),
+    ("unbuffer", &[], 0),
+    ("proxychains", &["-f"], 0),
+    ("proxychains4", &["-f"], 0),
+    ("sshpass", &["-p", "-f", "-d", "-P"], 0),
+    ("ssh-agent", &["-a", "-E", "-O", "-P", "-t"], 0),
+    ("systemd-inhibit", &["--what", "--who", "--why", "--mode"], 0),
+    ("dbus-run-session", &["--config-file", "--dbus-daemon"], 0),
+    ("xvfb-run", &["-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file", "--server-num",
+        "--xauth-protocol", "--server-args", "--wait"], 0),
+    ("chronic", &[], 0),
+    ("ifne", &[], 0),
+    ("lckdo", &["-W"], 1),
+    // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
+    ("tini", &["-p", "-e"], 0),
+    ("tini-static", &["-p", "-e"], 0),
+    ("dumb-init", &["-r", "--rewrite"], 0),
+    ("gosu", &[], 1),
+    ("su-exec", &[], 1),
+    ("setuidgid", &[], 1),
+    ("s6-setuidgid", &[], 1),
+    ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r",
+        "-t"], 0),
+];
+
+/// How a wrapper reads its options.
+#[derive(Clone, Copy)]
+pub(super) enum Reads {
+    /// As getopt does ([`option_words`]), knowing those that take a value.
+    Getopt(&'static [&'static str]),
+    /// A word each, named whole; the first word that is none of them ends
+    /// them (`--` is no end of options to them).
+    Whole { valued: &'static [&'static str], flags: &'static [&'static str] },
+    /// A word each, taken by any prefix (Tcl's flags: unbuffer hands its
+    /// words to expect's `spawn`, so `unbuffer -i INT rm x` runs `rm x`).
+    Prefixed(&'static [&'static str]),
+    /// proxychains': at most two, each known by its second letter (`-q…` a
+    /// flag, `-f…` the next word its value: `-qf rm x` runs `rm x`).
+    SecondLetter,
+}
+
+/// The wrappers that do not read their options as getopt does, each from
+/// its source: faketime 0.9's and pkexec 122's compare whole words,
+/// proxychains-ng 4's `main.c` looks at the second letter.
+const OWN_WAYS: &[(&str, Reads)] = &[
+    (
+        "faketime",
+        Reads::Whole { valued: &["-p", "--date-prog"], flags: &["-m", "-f", "--exclude-monotonic"] },
+    ),
+    (
+        "pkexec",
+        Reads::Whole { valued: &["-u", "--user"], flags: &["--disable-internal-agent", "--keep-cwd"] },
+    ),
+    ("unbuffer", Reads::Prefixed(&["-ignore", "-open", "-leaveopen"])),
+    ("proxychains", Reads::SecondLetter),
+    ("proxychains4", Reads::SecondLetter),
+];
+
+/// How the wrapper `name` reads its options and how many arguments it
+/// takes before the command, if `name` is a wrapper.
+pub(super) fn wrapper(name: &str) -> Option<(Reads, usize)> {
+    let &(_, valued, positional) = WRAPPERS.iter().find(|(wrapper, _, _)| *wrapper == name)?;
+    let own = OWN_WAYS.iter().find(|(wrapper, _)| *wrapper == name).map(|&(_, reads)| reads);
+    Some((own.unwrap_or(Reads::Getopt(valued)), positional))
+}
+
+/// Where a wrapper's own words end.
+pub(super) enum Ends {
+    /// At this word, the command's first (or past the last: none).
+    At(usize),
+    /// At the line `env -S` splits into a command line of its own.
+    EnvSplit(Option<Word>),
+}
+
+/// Reads the options and arguments of the wrapper `words[0]` names.
+pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: usize) -> Result<Ends, String> {
+    let (mut at, mut positional, mut options) = (1, positional, 0);
+    while let Some(word) = words.get(at) {
+        let text = word.text();
+        if text == "--" && !matches!(reads, Reads::Whole { .. }) {
+            at += 1;
+            // What is left of its arguments, then the command.
+            while positional > 0 && at < words.len() {
+                one_word(name, &words[at])?;
+                (positional, at) = (positional - 1, at + 1);
+            }
+            break;
+        }
+        if name == "env"
+            && let Some(line) = given::env_split(text, words.get(at + 1))
+        {
+            return Ok(Ends::EnvSplit(line));
+        }
+        if let Some(taken) = option_at(name, reads, word, options)? {
+            (at, options) = (at + taken, options + 1);
+        } else if name == "env" && is_assignment(text) {
+            one_word(name, word)?;
+            at += 1;
+        } else if positional > 0 {
+            // `timeout "$T" 5 rm x` runs `rm x` when `T` is `-v`.
+            if word.literal().is_none() && !word.known_start().starts_with(|c: char| c != '-') {
+                return Err(format!(
+                    "`{name} {text}`: a word that expands may start with `-` and be an option, and then \
+                     another word is the command: only running it would tell which, so write it out{}",
+                    if matches!(reads, Reads::Getopt(_)) { ", or put `--` before it" } else { "" }
+                ));
+            }
+            one_word(name, word)?;
+            (positional, at) = (positional - 1, at + 1);
+        } else {
+            break;
+        }
+    }
+    Ok(Ends::At(at))
+}
+
+/// How many words `word`, an option of `name`'s, takes with its value;
+/// `None` when it is no option (an argument, or the command). `options`:
+/// how many of `name`'s came before it.
+fn option_at(name: &str, reads: Reads, word: &Word, options: usize) -> Result<Option<usize>, String> {
+    let text = word.text();
+    let start = word.known_start();
+    let maybe_option = start.starts_with('-') || (start.is_empty() && !matches!(reads, Reads::Getopt(_)));
+    if word.literal().is_none() && maybe_option && (word.splits() || !decided(&start, reads)) {
+        return Err(format!(
+            "`{name} {text}` expands where {name} reads its options: which it gives, and so which word is \
+             the command, only running it would tell: write the option out"
+        ));
+    }
+    let words = match reads {
+        Reads::Getopt(valued) if start.starts_with('-') && start.len() > 1 => {
+            Some(option_words(&start, valued).ok_or_else(|| abbreviated(name, text, valued))?)
+        }
+        Reads::Whole { valued, .. } if valued.contains(&text) => Some(2),
+        Reads::Whole { flags, .. } if flags.contains(&text) => Some(1),
+        Reads::Prefixed(valued) if text.starts_with('-') && text.len() > 1 => {
+            Some(if valued.iter().any(|option| option.starts_with(text)) { 2 } else { 1 })
+        }
+        Reads::SecondLetter if options < 2 => match text.as_bytes() {
+            [b'-', b'q', ..] => Some(1),
+            [b'-', b'f', ..] => Some(2),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(words)
+}
+
+/// Whether what an option word that expands starts with (`start`) decides
+/// how many words it takes, whatever follows: a long option's name and
+/// `=` (`--user=$U`), or a letter that takes a value with some of the value
+/// written (`-ux$U`; of `-u$U` the value may be empty and the next word).
+fn decided(start: &str, reads: Reads) -> bool {
+    let Reads::Getopt(valued) = reads else { return false };
+    if start.starts_with("--") {
+        return start.contains('=');
+    }
+    let letters = start.get(1..).unwrap_or_default();
+    letters
+        .char_indices()
+        .any(|(at, letter)| takes_value(letter, valued) && at + letter.len_utf8() < letters.len())
+}
+
+/// An argument the shell may make more than one word of (`$T` unquoted):
+/// then which word is the command only running tells.
+fn one_word(name: &str, word: &Word) -> Result<(), String> {
+    match word.splits() {
+        true => Err(format!(
+            "`{name} {}`: the shell may make more than one word of it, and then another word is the \
+             command: quote it",
+            word.text()
+        )),
+        false => Ok(()),
+    }
+}
+
+/// How many words an option takes, as getopt reads it: two when it takes
+/// a value given in the next word (`-u root`, `--user root`, `-iu root`:
+/// `i` a flag, `u` the option with a value), else one (`--user=root`,
+/// `-uroot`, a flag, an option this list does not know). `None` for a long
+/// option that may be one of the list's abbreviated (`--us` of `--user`):
+/// getopt_long takes a long option by any prefix that names one option, so
+/// `sudo --us root rm x` runs `rm x`, but whether it is that one, or a flag
+/// the list does not hold, only the program's whole table tells.
+pub(super) fn option_words(text: &str, valued: &[&str]) -> Option<usize> {
+    if text.starts_with("--") {
+        if valued.contains(&text) {
+            return Some(2);
+        }
+        return (text.contains('=') || abbreviates(text, valued).is_empty()).then_some(1);
+    }
+    let letters = &text[1..];
+    match letters.char_indices().find(|&(_, letter)| takes_value(letter, valued)) {
+        // The last letter: its value is the next word; else the rest is.
+        Some((at, letter)) if at + letter.len_utf8() == letters.len() => Some(2),
+        _ => Some(1),
+    }
+}
+
+/// Whether `-LETTER` is among `valued`.
+fn takes_value(letter: char, valued: &[&str]) -> bool {
+    valued.iter().any(|option| option.strip_prefix('-').is_some_and(|short| short.chars().eq([letter])))
+}
+
+/// The long options of `valued` that `text` is a shorter prefix of.
+fn abbreviates<'a>(text: &str, valued: &[&'a str]) -> Vec<&'a str> {
+    valued
+        .iter()
+        .copied()
+        .filter(|whole| whole.starts_with("--") && whole.len() > text.len() && whole.starts_with(text))
+        .collect()
+}
+
+/// Why `program`'s command is not known when its `option` may abbreviate
+/// one that takes a value ([`option_words`]).
+pub(super) fn abbreviated(program: &str, option: &str, valued: &[&str]) -> String {
+    let whole: Vec<String> = abbreviates(option, valued).iter().map(|whole| format!("`{whole}`")).collect();
+    format!(
+        "`{program} {option}` may be {} abbreviated (a long option is taken by any prefix that names one), \
+         so which word is the command only running it would tell: write the option out whole",
+        whole.join(" or ")
+    )
+}
+
+/// `NAME=value` (after `env`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::programs;
+    use super::super::tests::texts;
+
+    /// Each line ran `touch M` past the options with the real tool (Debian
+    /// 12's), where the reader named another program before.
+    #[test]
+    fn each_wrapper_is_read_as_the_tool_reads_it() {
+        for line in [
+            "faketime -f +0 rm x",
+            "faketime -m -p 5 --date-prog date 2020-01-01 rm x",
+            "fakeroot -b 3 --lib l -f faked rm x",
+            "nocache -n 1 -D /dev/null rm x",
+            "numactl -c 0 --shm k --offset 0 --length 1 --shmmode 600 --shmid 1 rm x",
+            "chpst -r 100 rm x",
+            "lckdo -W 1 lock rm x",
+            "pkexec -u root rm x",
+            "pkexec --keep-cwd --user root rm x",
+            "unbuffer -ignore INT rm x",
+            "unbuffer -i INT -nottycopy rm x",
+            "unbuffer -p -noecho rm x",
+            "proxychains4 -qf rm x",
+            "proxychains4 -fX conf rm x",
+            "proxychains -f conf -q rm x",
+            // After `--`, its arguments, then the command.
+            "timeout -- 5 rm x",
+            "flock -- lock rm x",
+            "taskset -- 1 rm x",
+            "timeout -- \"$T\" rm x",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+        // faketime takes the first word that is none of its options as the
+        // time (`-x`, `--`), pkexec as the command; proxychains reads two.
+        assert_eq!(texts("faketime -- rm x"), ["rm x"]);
+        assert_eq!(texts("pkexec --us root rm x"), ["--us root rm x"]);
+        assert_eq!(texts("proxychains4 -q -q -q rm x"), ["-q rm x"]);
+    }
+
+    #[test]
+    fn a_word_that_expands_where_options_are_read_leaves_the_command_unknown() {
+        // Each runs a program the line does not name when the variable is
+        // `-u`, `-S`, `-v`, or splits (`A="1 rm"`).
+        for (line, says) in [
+            ("env -$A rm x", "`env -$A` expands where env reads its options"),
+            ("env --$A rm x", "write the option out"),
+            ("env -i$A rm x", "write the option out"),
+            ("env -u$A rm x", "write the option out"),
+            ("env -{u,i} rm x", "write the option out"),
+            ("env --unset=$A ls x", "write the option out"),
+            ("sudo -$A root rm x", "write the option out"),
+            ("faketime -m \"$T\" rm x", "write the option out"),
+            ("unbuffer \"$A\" INT rm x", "write the option out"),
+            ("proxychains4 $A rm x", "write the option out"),
+            ("timeout \"$T\" 5 rm x", "`timeout \"$T\"`: a word that expands may start with `-`"),
+            ("timeout $T rm x", "or put `--` before it"),
+            ("chroot \"$DIR\" rm x", "or put `--` before it"),
+            ("timeout -- $T rm x", "the shell may make more than one word of it"),
+            ("env A=$X ls x", "`env A=$X`: the shell may make more than one word of it"),
+            ("sh -c 'env -$A rm x'", "write the option out"),
+        ] {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains(says), "{line}: {why}");
+        }
+        // What decides the word count is written out: read.
+        for line in [
+            "env --unset=\"$A\" rm x",
+            "env -ux\"$A\" rm x",
+            "sudo -u \"$U\" rm x",
+            "nice -n \"$N\" rm x",
+            "env A=\"$X\" rm x",
+            "timeout \"5$T\" rm x",
+            "timeout -- \"$T\" rm x",
+            "faketime \"2020-$D\" rm x",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+        // A word that expands as the command names no program.
+        assert_eq!(programs("env -i $CMD x").unwrap()[0].name, None);
+    }
+}
