@@ -167,7 +167,15 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
         "bash -euo pipefail -c 'rm victim'",
     ];
     match which("npx") {
-        true => commands.extend(["npx rm victim", "npx -c 'rm victim'"]),
+        // npm's options as nopt reads them: `--registry` takes a value,
+        // npm's `-p` is `--parseable`, a switch takes a `true` after it.
+        true => commands.extend([
+            "npx rm victim",
+            "npx -c 'rm victim'",
+            "npx --registry http://127.0.0.1:9 rm victim",
+            "npm exec -p rm victim",
+            "npm exec --yes true rm victim",
+        ]),
         false => tiss_test_support::skip::missing("Node (npx)", "the lines with npx were not tried"),
     }
     for command in commands {

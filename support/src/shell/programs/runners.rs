@@ -42,8 +42,9 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("mamba", &["run"], &["-n", "-p", "--name", "--prefix", "--cwd"], 0),
     ("micromamba", &["run"], &["-n", "-p", "-r", "-a", "-e", "--name", "--prefix", "--root-prefix",
         "--attach", "--cwd", "--env", "--label"], 0),
-    ("npm", &["exec", "x"], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
-    ("npx", &[], &["-p", "-w", "-c", "--package", "--workspace", "--prefix", "--call"], 0),
+    // npm's options are nopt's ([`npm_option_words`]).
+    ("npm", &["exec", "x"], &[], 0),
+    ("npx", &[], &[], 0),
     ("pnpm", &["exec", "dlx"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter",
         "--package"], 0),
     // `yarn exec` runs a line or a command (`yarn_line`); `yarn dlx`, a command.
@@ -211,9 +212,10 @@ fn yarn_line(words: &[Word]) -> Option<Word> {
 /// abbreviate one that takes a value (`npm exec --pack p rm x`: npm takes
 /// `--pack` as `--package`).
 fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> Result<usize, String> {
+    let npm = matches!(name, "npm" | "npx");
     while let Some(word) = words.get(at) {
         let Some(text) = word.literal() else { return Ok(at) };
-        if text == "--" {
+        if text == "--" || (npm && text.len() > 1 && text.bytes().all(|b| b == b'-')) {
             return Ok(at + 1);
         }
         if !text.starts_with('-') || text.len() == 1 {
@@ -221,10 +223,139 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         }
         at += match valued.contains(&text) {
             true => 2,
+            false if npm => npm_option_words(name, text, words.get(at + 1).map(Word::text))?,
             false => option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?,
         };
     }
     Ok(at)
+}
+
+/// npm's options that nopt has read alike from npm 7 to 11: those that take
+/// no value, and those that take the next word.
+const NPM_SWITCHES: &[&str] = &[
+    "yes",
+    "offline",
+    "prefer-offline",
+    "prefer-online",
+    "global",
+    "ignore-scripts",
+    "legacy-peer-deps",
+    "include-workspace-root",
+    "workspaces",
+    "foreground-scripts",
+    "force",
+    "dry-run",
+    "json",
+    "audit",
+    "fund",
+    "strict-ssl",
+    "progress",
+    "parseable",
+    "long",
+    "all",
+    "usage",
+    "version",
+];
+const NPM_VALUED: &[&str] = &[
+    "package",
+    "call",
+    "workspace",
+    "prefix",
+    "registry",
+    "cache",
+    "userconfig",
+    "globalconfig",
+    "loglevel",
+    "tag",
+    "scope",
+    "location",
+    "message",
+];
+/// npm's short forms of those (`-p` is `--parseable`; npx's own below).
+const NPM_SHORT: &[(&str, &str)] = &[
+    ("y", "yes"),
+    ("n", "no-yes"),
+    ("no", "no-yes"),
+    ("g", "global"),
+    ("f", "force"),
+    ("c", "call"),
+    ("w", "workspace"),
+    ("C", "prefix"),
+    ("ws", "workspaces"),
+    ("iwr", "include-workspace-root"),
+    ("reg", "registry"),
+    ("L", "location"),
+    ("m", "message"),
+    ("a", "all"),
+    ("l", "long"),
+    ("p", "parseable"),
+    ("v", "version"),
+    ("h", "usage"),
+    ("H", "usage"),
+    ("?", "usage"),
+    // `--loglevel` and its value in one word.
+    ("q", "quiet"),
+    ("s", "quiet"),
+    ("d", "quiet"),
+    ("dd", "quiet"),
+    ("ddd", "quiet"),
+    ("silent", "quiet"),
+    ("verbose", "quiet"),
+];
+
+/// How many words `text`, an option of npm's or npx's, takes with its
+/// value, as npm 7 to 11 read it. nopt reads an option by the type npm's
+/// configuration gives its name (or a prefix of it), and a boolean takes
+/// a following `true` or `false`; npx's loop before it puts a `--` before
+/// the first word it takes for the command, so `npx --yes true rm x` runs
+/// `true` where `npm exec --yes true rm x` runs `rm x`. An option not
+/// listed here takes the next word or not as the npm release that runs it
+/// says: `Err`, unless no word can be its value.
+fn npm_option_words(name: &str, text: &str, next: Option<&str>) -> Result<usize, String> {
+    let npx = name == "npx";
+    let unknown = || {
+        format!(
+            "`{name} {text}`: whether npm takes the next word as its value (by the option's type in its \
+             configuration, or of the option it abbreviates) only running it would tell, and so which word \
+             is the command: write `{text}=VALUE`, or put `--` before the command"
+        )
+    };
+    if text.contains('=') {
+        return Ok(1);
+    }
+    let key = text.trim_start_matches('-');
+    let key = match key {
+        // npx reads these before npm does: `-p` is `--package`, `--shell`
+        // `--script-shell`, `-n` a removed option it drops with its value.
+        "p" | "shell" | "n" if npx => "package",
+        "no-install" | "quiet" | "q" if npx => return Ok(1),
+        _ => NPM_SHORT.iter().find(|(short, _)| *short == key).map_or(key, |&(_, long)| long),
+    };
+    if key == "quiet" {
+        return Ok(1);
+    }
+    let mut plain = key;
+    while let Some(rest) = plain.get(..3).filter(|no| no.eq_ignore_ascii_case("no-")).map(|_| &plain[3..]) {
+        plain = rest;
+    }
+    let truth = matches!(next, Some("true" | "false"));
+    let (negated, switch) = (plain.len() < key.len(), NPM_SWITCHES.contains(&plain));
+    if negated || switch {
+        // A negated option is a boolean whatever its type; npx leaves a
+        // `true` after a switch of its list to be the command.
+        if next == Some("null") {
+            return Err(unknown());
+        }
+        return Ok(if truth && !(npx && switch && !negated) { 2 } else { 1 });
+    }
+    let ends = next.is_none_or(|next| next.len() > 1 && next.bytes().all(|b| b == b'-'));
+    match NPM_VALUED.contains(&plain) {
+        // A word that looks like an option may be its value or not, by type.
+        true if next.is_some_and(|next| next.starts_with('-')) && !ends => Err(unknown()),
+        true => Ok(2),
+        false if ends => Ok(1),
+        false => Err(unknown()),
+    }
 }
 
 /// The value of the first of `options` among `words` (`--run LINE`,
@@ -481,16 +612,54 @@ mod tests {
     /// subcommand that runs one can follow.
     #[test]
     fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
-        for line in [
-            "npx --pack p rm x",
-            "npm --pref d exec rm x",
-            "uv run --wit requests rm x",
-            "conda run --na e rm x",
-        ] {
+        for line in ["uv run --wit requests rm x", "conda run --na e rm x"] {
             let why = programs(line).expect_err(line);
             assert!(why.contains("abbreviated"), "{line}: {why}");
         }
+        for line in ["npx --pack p rm x", "npm --pref d exec rm x"] {
+            let why = programs(line).expect_err(line);
+            assert!(
+                why.contains("write `--pref=VALUE`") || why.contains("write `--pack=VALUE`"),
+                "{line}: {why}"
+            );
+        }
         assert_eq!(texts("npm --pref d install"), ["npm --pref d install"]);
         assert_eq!(texts("npx --package p rm x"), ["rm x"]);
+    }
+
+    /// npm's options as nopt reads them (npm 11's, each line run with the
+    /// real npm and npx, `touch` for `rm`): by the type npm gives each; an
+    /// option not known to take a value alike in every release from npm 7
+    /// leaves the command unknown where the next word may be its value.
+    #[test]
+    fn npm_options_are_read_as_nopt_reads_them() {
+        for (line, inner) in [
+            ("npx --registry http://x rm x", "rm x"),
+            ("npm exec --cache /tmp rm x", "rm x"),
+            ("npm --userconfig /dev/null exec rm x", "rm x"),
+            ("npm exec -p rm x", "rm x"),
+            ("npx -p pkg rm x", "rm x"),
+            ("npm exec --yes true rm x", "rm x"),
+            ("npx --yes true rm x", "true rm x"),
+            ("npx --no-yes rm x", "rm x"),
+            ("npx --no-yes true rm x", "rm x"),
+            ("npm exec --no-registry rm x", "rm x"),
+            ("npx -n 5 rm x", "rm x"),
+            ("npx -q rm x", "rm x"),
+            ("npm exec -s rm x", "rm x"),
+            ("npx -d rm x", "rm x"),
+            ("npm exec --loglevel warn rm x", "rm x"),
+            ("npx --foo=1 rm x", "rm x"),
+            ("npx --foo -- rm x", "rm x"),
+            ("npm x -y rm x", "rm x"),
+        ] {
+            assert_eq!(texts(line), [inner], "{line}");
+        }
+        for line in
+            ["npx --foo rm x", "npm exec --registry -x rm x", "npm exec --yes null rm x", "npx -gy rm x"]
+        {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains("or put `--` before the command"), "{line}: {why}");
+        }
     }
 }
