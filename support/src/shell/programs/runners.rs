@@ -51,16 +51,20 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("yarn", &["exec", "dlx"], &["-p", "--package", "--cwd"], 0),
     ("bunx", &[], &["-p", "--package"], 0),
     ("bun", &["x"], &["-p", "--package", "--cwd", "--config"], 0),
-    ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "--container", "--namespace", "--filename",
-        "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout"], 1),
+    // kubectl 1.32's (`kubectl options`, `kubectl exec --help`: those not `=false`).
+    ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "-v", "--container", "--namespace", "--filename",
+        "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout", "--as",
+        "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate",
+        "--client-key", "--log-flush-frequency", "--password", "--profile", "--profile-output",
+        "--request-timeout", "--tls-server-name", "--token", "--username", "--v", "--vmodule"], 1),
     ("rbenv", &["exec"], &[], 0),
     ("pyenv", &["exec"], &[], 0),
     ("nodenv", &["exec"], &[], 0),
     ("goenv", &["exec"], &[], 0),
     ("asdf", &["exec"], &[], 0),
     ("direnv", &["exec"], &[], 1),
-    ("ip", &["netns", "vrf"], &["-n", "-b", "-f", "-l", "-rc", "-netns", "-batch", "-family",
-        "-loops", "-rcvbuf"], 1),
+    // ip's options are its own ([`ip_option_words`]).
+    ("ip", &["netns", "vrf"], &[], 1),
 ];
 
 /// What a runner runs besides its command.
@@ -145,6 +149,10 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
             Ok(at) => at,
             Err(why) => return unreadable(why),
         };
+        // `ip -batch FILE` runs the ip commands of FILE (`netns exec N CMD`).
+        if name == "ip" && words[1..at.min(words.len())].iter().any(|word| ip_batch(word.text())) {
+            return Some(Start::Runs(Runs::Input));
+        }
         let sub = words.get(at)?;
         let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
         if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
@@ -224,10 +232,34 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         at += match valued.contains(&text) {
             true => 2,
             false if npm => npm_option_words(name, text, words.get(at + 1).map(Word::text))?,
+            false if name == "ip" => ip_option_words(text),
             false => option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?,
         };
     }
     Ok(at)
+}
+
+/// How many words `text`, an option of ip's, takes: iproute2 takes each
+/// option by any prefix of its name, the first in its order that it
+/// prefixes (`-n`, `-ne` and `--net` are `-netns`, `-r` is `-resolve` and
+/// `-rc` `-rcvbuf`; probed with iproute2 6.1: `ip -ne red netns exec blue rm
+/// x` runs `rm x`).
+fn ip_option_words(text: &str) -> usize {
+    let name = ip_option(text);
+    let valued = ["loops", "family", "batch", "netns"].iter().any(|whole| whole.starts_with(name))
+        || (name.len() > 1 && "rcvbuf".starts_with(name));
+    if !name.is_empty() && valued { 2 } else { 1 }
+}
+
+/// Whether `text` is ip's `-batch` (`-b`, `--ba`).
+fn ip_batch(text: &str) -> bool {
+    let name = ip_option(text);
+    text.starts_with('-') && !name.is_empty() && "batch".starts_with(name)
+}
+
+/// The name of ip's option `text`, its dashes left out.
+fn ip_option(text: &str) -> &str {
+    text.strip_prefix("--").or_else(|| text.strip_prefix('-')).unwrap_or(text)
 }
 
 /// npm's options that nopt has read alike from npm 7 to 11: those that take
@@ -530,6 +562,8 @@ mod tests {
             ("ip -n red netns exec blue rm x", "rm x"),
             ("ip vrf exec v rm x", "rm x"),
             ("ip net e blue rm x", "rm x"),
+            ("ip -ne red -fa inet -lo 1 -rcv 9 -r netns exec blue rm x", "rm x"),
+            ("ip --net red -s netns exec blue rm x", "rm x"),
             ("nix develop .#ci -c rm x", "rm x"),
             ("nix shell nixpkgs#hello --command rm x", "rm x"),
             ("mise exec node@20 -- rm x", "rm x"),
@@ -548,6 +582,7 @@ mod tests {
             ("kubectl exec -it pod -c main -- rm x", "rm x"),
             ("kubectl -n ns exec pod -- rm x", "rm x"),
             ("kubectl exec -n ns pod rm x", "rm x"),
+            ("kubectl exec --as admin --token t pod rm x", "rm x"),
             ("kubectl -n ns exec pod -c main -- rm x", "rm x"),
             ("kubectl run tmp --image=alpine --restart=Never -- rm x", "rm x"),
             ("kubectl debug node/n1 -it --image=busybox -- chroot /host rm x", "rm x"),
@@ -589,9 +624,15 @@ mod tests {
         assert_eq!(texts("yarn exec tsc '&&' rm x"), ["tsc && rm x"]);
         assert_eq!(texts("yarn exec sh -c 'rm x'"), ["rm x"]);
         // A shell that reads its input, and a word that may be the subcommand.
-        for line in
-            ["echo 'rm x' | nix-shell", "nix develop", "mise x node@20", "capsh --", "uv \"$SUB\" rm x"]
-        {
+        for line in [
+            "echo 'rm x' | nix-shell",
+            "nix develop",
+            "mise x node@20",
+            "capsh --",
+            "uv \"$SUB\" rm x",
+            "ip -b f",
+            "ip --ba -",
+        ] {
             assert!(hidden(line), "{line}");
         }
         assert_eq!(names("capsh -- -c 'rm x; ls'"), [Some("rm".to_string()), Some("ls".to_string())]);
