@@ -30,9 +30,13 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
         "--index-url", "--extra-index-url", "--find-links", "--upgrade-package", "--reinstall-package",
         "--index-strategy", "--keyring-provider", "--resolution", "--prerelease", "--fork-strategy",
         "--config-setting", "--no-build-isolation-package", "--exclude-newer", "--link-mode",
-        "--no-build-package", "--no-binary-package", "--refresh-package", "--python-platform"], 0),
+        "--no-build-package", "--no-binary-package", "--refresh-package", "--python-platform", "-w",
+        "--config-settings-package", "--exclude-newer-package", "--no-editable-package",
+        "--no-sources-package", "--prerelease-package", "--upgrade-group"], 0),
     ("pipenv", &["run"], &["--python", "--pypi-mirror"], 0),
-    ("pdm", &["run"], &["-p", "-L", "--project", "--lockfile", "--venv"], 0),
+    // pdm 2.29's (`pdm run --help`); `--venv` takes a value only when one follows (below).
+    ("pdm", &["run"], &["-p", "-L", "-k", "-c", "--project", "--lockfile", "--venv", "--skip", "--env",
+        "--env-file", "--working-dir", "--config"], 0),
     ("rye", &["run"], &["--pyproject"], 0),
     ("hatch", &["run"], &["-e", "-p", "--env", "--project", "--data-dir", "--cache-dir", "--config"], 0),
     ("pixi", &["run", "exec"], &["-e", "-s", "-c", "--environment", "--manifest-path", "--spec",
@@ -66,6 +70,10 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     // ip's options are its own ([`ip_option_words`]).
     ("ip", &["netns", "vrf"], &[], 1),
 ];
+
+/// Options of runners' that take the next word as their value only when it
+/// is no option.
+const OPTIONAL_VALUES: &[(&str, &str)] = &[("pdm", "--venv")];
 
 /// What a runner runs besides its command.
 pub(super) enum Besides {
@@ -229,7 +237,10 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         if !text.starts_with('-') || text.len() == 1 {
             return Ok(at);
         }
+        let next_is_option = words.get(at + 1).is_some_and(|next| next.text().starts_with('-'));
         at += match valued.contains(&text) {
+            // argparse's `nargs='?'`: the next word is its value unless it is an option.
+            true if next_is_option && OPTIONAL_VALUES.contains(&(name, text)) => 1,
             true => 2,
             false if npm => npm_option_words(name, text, words.get(at + 1).map(Word::text))?,
             false if name == "ip" => ip_option_words(text),
@@ -543,6 +554,12 @@ mod tests {
             ("uv run --with requests --python 3.12 --frozen rm x", "rm x"),
             ("uv --directory d run -- rm x", "rm x"),
             ("uv run --with=requests rm x", "rm x"),
+            // uv 0.13's and pdm 2.29's, from their help (with the real tools
+            // `--no-sources-package`, `-k`, `--working-dir`, `--env` ran `touch` past them).
+            ("uv run --no-sources-package zz -w x rm x", "rm x"),
+            ("pdm run -k x --working-dir . --env A=1 rm x", "rm x"),
+            ("pdm run --venv v rm x", "rm x"),
+            ("pdm run --venv -k x rm x", "rm x"),
             ("pipenv run rm x", "rm x"),
             ("pdm run -p . rm x", "rm x"),
             ("hatch -e test run rm x", "rm x"),
