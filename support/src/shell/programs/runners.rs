@@ -49,12 +49,20 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     // npm's options are nopt's ([`npm_option_words`]).
     ("npm", &["exec", "x"], &[], 0),
     ("npx", &[], &[], 0),
-    ("pnpm", &["exec", "dlx"], &["-C", "-F", "--dir", "--filter", "--workspace-dir", "--reporter",
-        "--package"], 0),
-    // `yarn exec` runs a line or a command (`yarn_line`); `yarn dlx`, a command.
-    ("yarn", &["exec", "dlx"], &["-p", "--package", "--cwd"], 0),
-    ("bunx", &[], &["-p", "--package"], 0),
-    ("bun", &["x"], &["-p", "--package", "--cwd", "--config"], 0),
+    // pnpm 12's (`pnpm exec --help`, `pnpm dlx --help`); `pn` is pnpm, `pnpx` and `pnx` are `pnpm dlx`.
+    ("pnpm", &["exec", "dlx"], PNPM, 0),
+    ("pn", &["exec", "dlx"], PNPM, 0),
+    ("pnpx", &[], PNPM, 0),
+    ("pnx", &[], PNPM, 0),
+    // `yarn exec` runs a line or a command (`yarn_line`); `yarn dlx`, a
+    // command. yarn 1.22's global options (`yarn --help`) and berry's `dlx -p`.
+    ("yarn", &["exec", "dlx"], &["-p", "--package", "--cwd", "--cache-folder", "--global-folder",
+        "--https-proxy", "--link-folder", "--modules-folder", "--mutex", "--network-concurrency",
+        "--network-timeout", "--otp", "--preferred-cache-folder", "--proxy", "--registry", "--use-yarnrc",
+        "--emoji", "--prod", "--production", "--scripts-prepend-node-path"], 0),
+    // bun 1.4's (`bunx --help`).
+    ("bunx", &[], BUNX, 0),
+    ("bun", &["x"], BUNX, 0),
     // kubectl 1.32's (`kubectl options`, `kubectl exec --help`: those not `=false`).
     ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "-v", "--container", "--namespace", "--filename",
         "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout", "--as",
@@ -71,9 +79,62 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("ip", &["netns", "vrf"], &[], 1),
 ];
 
+/// pnpm's options that take a value.
+const PNPM: &[&str] = &[
+    "-C",
+    "-F",
+    "--dir",
+    "--filter",
+    "--workspace-dir",
+    "--reporter",
+    "--package",
+    "--allow-build",
+    "--cpu",
+    "--os",
+    "--libc",
+    "--env-file",
+    "--store-dir",
+    "--state-dir",
+    "--npmrc-auth-file",
+    "--workspace-packages",
+    "--registry",
+    "--https-proxy",
+    "--http-proxy",
+    "--no-proxy",
+    "--loglevel",
+    "--filter-prod",
+    "--test-pattern",
+    "--changed-files-ignore-pattern",
+    "--workspace-concurrency",
+];
+
+/// bun's and bunx's options that take a value.
+const BUNX: &[&str] = &[
+    "-p",
+    "-c",
+    "--package",
+    "--cwd",
+    "--config",
+    "--env-file",
+    "--minimum-release-age",
+    "--registry",
+    "--ca",
+    "--cafile",
+];
+
 /// Options of runners' that take the next word as their value only when it
 /// is no option.
 const OPTIONAL_VALUES: &[(&str, &str)] = &[("pdm", "--venv")];
+
+/// Options of runners' that take the next word as their value or not by
+/// rules of their own: yarn 1's optional ones (`yarn --prod true exec rm
+/// x` runs `rm x`, `--emoji exec rm x` too).
+const UNCLEAR_VALUES: &[(&str, &str)] = &[
+    ("yarn", "--emoji"),
+    ("yarn", "--prod"),
+    ("yarn", "--production"),
+    ("yarn", "--scripts-prepend-node-path"),
+];
 
 /// What a runner runs besides its command.
 pub(super) enum Besides {
@@ -189,7 +250,8 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     {
         return Some(line);
     }
-    let shell_mode = name == "pnpm" && options.iter().any(|w| matches!(w.text(), "-c" | "--shell-mode"));
+    let shell_mode = matches!(name, "pnpm" | "pn" | "pnpx" | "pnx")
+        && options.iter().any(|w| matches!(w.text(), "-c" | "--shell-mode"));
     at += positional;
     if at > words.len() {
         return None;
@@ -238,6 +300,12 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
             return Ok(at);
         }
         let next_is_option = words.get(at + 1).is_some_and(|next| next.text().starts_with('-'));
+        if UNCLEAR_VALUES.contains(&(name, text)) && !next_is_option && at + 1 < words.len() {
+            return Err(format!(
+                "`{name} {text}`: whether it takes the next word as its value only running it would tell, \
+                 and so which word is the command: write `{text}=VALUE` or leave it out"
+            ));
+        }
         at += match valued.contains(&text) {
             // argparse's `nargs='?'`: the next word is its value unless it is an option.
             true if next_is_option && OPTIONAL_VALUES.contains(&(name, text)) => 1,
@@ -610,6 +678,15 @@ mod tests {
             ("yarn exec 'rm x'", "rm x"),
             ("pnpm dlx rm x", "rm x"),
             ("pnpm dlx -c 'rm x'", "rm x"),
+            // pnpm 12's and yarn 1.22's options ran `touch` past them.
+            ("pnpm exec --registry http://x --store-dir /s rm x", "rm x"),
+            ("pnpm --loglevel warn exec rm x", "rm x"),
+            ("pn exec rm x", "rm x"),
+            ("pnpx --allow-build b rm x", "rm x"),
+            ("pnx -c 'rm x'", "rm x"),
+            ("yarn --network-timeout 5 exec rm x", "rm x"),
+            ("yarn --prod=true exec rm x", "rm x"),
+            ("bunx --registry http://x rm x", "rm x"),
         ] {
             assert_eq!(texts(line), [inner], "{line}");
         }
@@ -670,6 +747,10 @@ mod tests {
     /// subcommand that runs one can follow.
     #[test]
     fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
+        for line in ["yarn --prod true exec rm x", "yarn --emoji exec rm x"] {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains("whether it takes the next word as its value"), "{line}: {why}");
+        }
         for line in ["uv run --wit requests rm x", "conda run --na e rm x"] {
             let why = programs(line).expect_err(line);
             assert!(why.contains("abbreviated"), "{line}: {why}");
