@@ -1,0 +1,215 @@
+use crate::shell::programs::programs;
+use crate::shell::programs::tests::{hidden, names, texts, wrappers};
+
+/// A compiler cache runs the program it is given, whatever it is
+/// (ccache 4.7 ran `ccache rm victim`); with options, its own.
+#[test]
+fn a_compiler_cache_runs_its_compiler() {
+    for (line, inner) in [
+        ("ccache gcc -c a.c", "gcc -c a.c"),
+        ("ccache rm x", "rm x"),
+        ("sccache rustc --version", "rustc --version"),
+        ("distcc cc -c a.c", "cc -c a.c"),
+        ("ccache -s", "ccache -s"),
+        ("ccache -o max_size=5G", "ccache -o max_size=5G"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    // A configuration key whose value is a program it later runs.
+    for line in [
+        "ccache -o compiler=rm",
+        "ccache --set-config=prefix_command=x",
+        "ccache -o \"$K=v\"",
+        "ccache \"$C\" x",
+    ] {
+        assert!(hidden(line), "{line}");
+    }
+    let named = crate::shell::programs::code_variables::named("CCACHE_PREFIX=rm ccache gcc -c a.c");
+    assert_eq!(named, Some("CCACHE_PREFIX"));
+}
+
+#[test]
+fn runners_are_looked_through_to_the_command_they_run() {
+    for (line, inner) in [
+        ("poetry run rm x", "rm x"),
+        ("poetry -C sub run rm x", "rm x"),
+        ("poetry ru rm x", "rm x"),
+        ("uv run rm x", "rm x"),
+        ("uv run --with requests --python 3.12 --frozen rm x", "rm x"),
+        ("uv --directory d run -- rm x", "rm x"),
+        ("uv run --with=requests rm x", "rm x"),
+        // uv 0.13's and pdm 2.29's, from their help (with the real tools
+        // `--no-sources-package`, `-k`, `--working-dir`, `--env` ran `touch` past them).
+        ("uv run --no-sources-package zz -w x rm x", "rm x"),
+        ("pdm run -k x --working-dir . --env A=1 rm x", "rm x"),
+        ("pdm run --venv v rm x", "rm x"),
+        ("pdm run --venv -k x rm x", "rm x"),
+        ("pipenv run rm x", "rm x"),
+        ("pdm run -p . rm x", "rm x"),
+        ("hatch -e test run rm x", "rm x"),
+        ("bundle exec rm x", "rm x"),
+        ("bundle exe rm x", "rm x"),
+        ("conda run -n env --cwd d rm x", "rm x"),
+        ("micromamba run -n env rm x", "rm x"),
+        ("npx rm x", "rm x"),
+        ("npx -p some-package rm x", "rm x"),
+        ("npm exec -- rm x", "rm x"),
+        ("npm x rm x", "rm x"),
+        ("pnpm --dir d exec rm x", "rm x"),
+        ("rbenv exec rm x", "rm x"),
+        ("asdf exec rm x", "rm x"),
+        ("direnv exec /repo rm x", "rm x"),
+        ("ip netns exec blue rm x", "rm x"),
+        ("ip -n red netns exec blue rm x", "rm x"),
+        ("ip vrf exec v rm x", "rm x"),
+        ("ip net e blue rm x", "rm x"),
+        ("ip -ne red -fa inet -lo 1 -rcv 9 -r netns exec blue rm x", "rm x"),
+        ("ip --net red -s netns exec blue rm x", "rm x"),
+        ("nix develop .#ci -c rm x", "rm x"),
+        ("nix shell nixpkgs#hello --command rm x", "rm x"),
+        ("mise exec node@20 -- rm x", "rm x"),
+        ("mise x -c 'rm x'", "rm x"),
+        ("capsh --drop=cap_net_raw -- -c 'rm x'", "rm x"),
+        ("npx -c 'rm x'", "rm x"),
+        ("npm exec --call='rm x'", "rm x"),
+        ("nix-shell -p hello --run 'rm x'", "rm x"),
+        ("pnpm exec --shell-mode 'rm x'", "rm x"),
+        ("sudo uv run env A=1 rm x", "rm x"),
+        ("bunx rm x", "rm x"),
+        ("bun x -p pkg rm x", "rm x"),
+        ("docker exec -it -u root -e A=1 box rm x", "rm x"),
+        ("docker -H tcp://h exec box rm x", "rm x"),
+        ("podman exec -w /srv box rm x", "rm x"),
+        ("kubectl exec -it pod -c main -- rm x", "rm x"),
+        ("kubectl -n ns exec pod -- rm x", "rm x"),
+        ("kubectl exec -n ns pod rm x", "rm x"),
+        ("kubectl exec --as admin --token t pod rm x", "rm x"),
+        ("kubectl -n ns exec pod -c main -- rm x", "rm x"),
+        ("kubectl run tmp --image=alpine --restart=Never -- rm x", "rm x"),
+        ("kubectl debug node/n1 -it --image=busybox -- chroot /host rm x", "rm x"),
+        ("toybox rm x", "rm x"),
+        ("yarn dlx rm x", "rm x"),
+        ("yarn --cwd d dlx -p pkg rm x", "rm x"),
+        ("yarn exec rm x", "rm x"),
+        ("yarn exec 'rm x'", "rm x"),
+        ("pnpm dlx rm x", "rm x"),
+        ("pnpm dlx -c 'rm x'", "rm x"),
+        // pnpm 12's and yarn 1.22's options ran `touch` past them.
+        ("pnpm exec --registry http://x --store-dir /s rm x", "rm x"),
+        ("pnpm --loglevel warn exec rm x", "rm x"),
+        ("pn exec rm x", "rm x"),
+        ("pnpx --allow-build b rm x", "rm x"),
+        ("pnx -c 'rm x'", "rm x"),
+        ("yarn --network-timeout 5 exec rm x", "rm x"),
+        ("yarn --prod=true exec rm x", "rm x"),
+        ("bunx --registry http://x rm x", "rm x"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    let through = &programs("uv run --frozen nice rm x").unwrap()[0];
+    assert_eq!(wrappers(through), ["uv run --frozen nice rm x", "nice rm x"]);
+    // Their other subcommands are their own.
+    for line in [
+        "poetry install",
+        "uv pip list",
+        "npm install",
+        "bundle install",
+        "ip link show",
+        "capsh --print",
+        "docker ps -a",
+        "kubectl get pods",
+        "kubectl run tmp --image=alpine",
+        "bun install",
+        "yarn install",
+        "yarn add left-pad",
+    ] {
+        assert_eq!(texts(line), [line], "{line}");
+    }
+    // An option's value is no command; `npx eslint -c x` gives eslint its `-c`.
+    assert_eq!(texts("npx eslint -c cfg.js ."), ["eslint -c cfg.js ."]);
+    assert_eq!(texts("pnpm exec eslint -c cfg.js"), ["eslint -c cfg.js"]);
+    // `yarn exec`: its first word is a line (yarn 2 on), the rest its
+    // arguments (and a program's, in yarn 1).
+    assert_eq!(texts("yarn exec 'tsc && rm x'"), ["tsc", "rm x"]);
+    assert_eq!(texts("yarn exec tsc '&&' rm x"), ["tsc && rm x"]);
+    assert_eq!(texts("yarn exec sh -c 'rm x'"), ["rm x"]);
+    // A shell that reads its input, and a word that may be the subcommand.
+    for line in [
+        "echo 'rm x' | nix-shell",
+        "nix develop",
+        "mise x node@20",
+        "capsh --",
+        "uv \"$SUB\" rm x",
+        "ip -b f",
+        "ip --ba -",
+    ] {
+        assert!(hidden(line), "{line}");
+    }
+    assert_eq!(names("capsh -- -c 'rm x; ls'"), [Some("rm".to_string()), Some("ls".to_string())]);
+    // GNU parallel and hyperfine make commands of templates.
+    for line in
+        ["parallel rm ::: x y", "ls | parallel 'rm {}'", "hyperfine 'rm x'", "hyperfine -L f a,b 'rm {f}'"]
+    {
+        assert!(hidden(line), "{line}");
+    }
+    assert!(!hidden("parallel --version"));
+}
+
+/// A runner's option that may abbreviate one that takes a value leaves
+/// the command unknown (npm takes `--pack` as `--package`), unless no
+/// subcommand that runs one can follow.
+#[test]
+fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
+    for line in ["yarn --prod true exec rm x", "yarn --emoji exec rm x"] {
+        let why = programs(line).expect_err(line);
+        assert!(why.contains("whether it takes the next word as its value"), "{line}: {why}");
+    }
+    for line in ["uv run --wit requests rm x", "conda run --na e rm x"] {
+        let why = programs(line).expect_err(line);
+        assert!(why.contains("abbreviated"), "{line}: {why}");
+    }
+    for line in ["npx --pack p rm x", "npm --pref d exec rm x"] {
+        let why = programs(line).expect_err(line);
+        assert!(
+            why.contains("write `--pref=VALUE`") || why.contains("write `--pack=VALUE`"),
+            "{line}: {why}"
+        );
+    }
+    assert_eq!(texts("npm --pref d install"), ["npm --pref d install"]);
+    assert_eq!(texts("npx --package p rm x"), ["rm x"]);
+}
+
+/// npm's options as nopt reads them (npm 11's, each line run with the
+/// real npm and npx, `touch` for `rm`): by the type npm gives each; an
+/// option not known to take a value alike in every release from npm 7
+/// leaves the command unknown where the next word may be its value.
+#[test]
+fn npm_options_are_read_as_nopt_reads_them() {
+    for (line, inner) in [
+        ("npx --registry http://x rm x", "rm x"),
+        ("npm exec --cache /tmp rm x", "rm x"),
+        ("npm --userconfig /dev/null exec rm x", "rm x"),
+        ("npm exec -p rm x", "rm x"),
+        ("npx -p pkg rm x", "rm x"),
+        ("npm exec --yes true rm x", "rm x"),
+        ("npx --yes true rm x", "true rm x"),
+        ("npx --no-yes rm x", "rm x"),
+        ("npx --no-yes true rm x", "rm x"),
+        ("npm exec --no-registry rm x", "rm x"),
+        ("npx -n 5 rm x", "rm x"),
+        ("npx -q rm x", "rm x"),
+        ("npm exec -s rm x", "rm x"),
+        ("npx -d rm x", "rm x"),
+        ("npm exec --loglevel warn rm x", "rm x"),
+        ("npx --foo=1 rm x", "rm x"),
+        ("npx --foo -- rm x", "rm x"),
+        ("npm x -y rm x", "rm x"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    for line in ["npx --foo rm x", "npm exec --registry -x rm x", "npm exec --yes null rm x", "npx -gy rm x"]
+    {
+        let why = programs(line).expect_err(line);
+        assert!(why.contains("or put `--` before the command"), "{line}: {why}");
+    }
+}
