@@ -10,22 +10,10 @@ pub(super) const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
 
 /// Programs that start a shell when they are given no command, which then
 /// runs its input (`echo 'rm x' | sudo -s`, `su`, `unshare -r`).
+#[rustfmt::skip]
 pub(super) const STARTS_A_SHELL: &[&str] = &[
-    "sudo",
-    "su",
-    "runuser",
-    "doas",
-    "pkexec",
-    "unshare",
-    "nsenter",
-    "chroot",
-    "script",
-    "sg",
-    "newgrp",
-    "firejail",
-    "fakeroot",
-    "login",
-    "systemd-run",
+    "sudo", "su", "runuser", "doas", "pkexec", "unshare", "nsenter", "chroot", "script", "sg", "newgrp",
+    "firejail", "fakeroot", "login", "systemd-run",
 ];
 
 /// Programs that join the words after their own options (and `sg`'s

@@ -173,7 +173,9 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             }
             break;
         }
+        // (A word that expands is judged below: `-$S` may be `-u`.)
         if name == "env"
+            && word.literal().is_some()
             && let Some(line) = given::env_split(text, words.get(at + 1))
         {
             return Ok(Ends::EnvSplit(line));
@@ -368,6 +370,8 @@ mod tests {
             ("env -i$A rm x", "write the option out"),
             ("env -u$A rm x", "write the option out"),
             ("env -{u,i} rm x", "write the option out"),
+            ("env -$S ls x", "write the option out"),
+            ("env -S\"$L\" ls x", "write the option out"),
             ("env --unset=$A ls x", "write the option out"),
             ("sudo -$A root rm x", "write the option out"),
             ("faketime -m \"$T\" rm x", "write the option out"),
