@@ -10,9 +10,9 @@
 //! `--answer approve`), and at a PAUSE inside a task's TRY, inside nested
 //! steps, with an ENV set (resumed with `--answer continue`). Each byte of
 //! each is changed to four values, and each mutant resumed through the
-//! runner library — in one child process, this test binary again, with a
-//! hermetic environment, so thousands of resumes cost no process start
-//! each — whose RUNs append to a file of the workspace. No mutant may both
+//! runner library — in child processes, this test binary again (one a
+//! core, each given every Nth mutant), with a hermetic environment, so
+//! thousands of resumes cost no process start each — whose RUNs append to a file of the workspace. No mutant may both
 //! run an effect and end invalid (2) or internal (70).
 
 use std::os::fd::AsRawFd;
@@ -63,6 +63,8 @@ const CASES: &str = "TISS_MUTATION_CASES";
 const SEPARATOR: char = '\u{1f}';
 /// The policy file the child resumes with.
 const POLICY_FILE: &str = "TISS_MUTATION_POLICY";
+/// `I/N`: the child resumes every Nth mutant, from the Ith.
+const SHARD: &str = "TISS_MUTATION_SHARD";
 
 /// One snapshot to mutate: its file, the workspace's `effects.log` when it
 /// was written, the `--answer` it is resumed with.
@@ -96,20 +98,40 @@ fn no_mutated_snapshot_runs_an_effect_and_then_fails() {
         .join(&SEPARATOR.to_string());
 
     let started = std::time::Instant::now();
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &child_test_name(), "--nocapture", "--test-threads", "1"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", fx.path("home"))
-        .env(KEY_FILE_VAR, key_file())
-        .env(CASES, arg)
-        .env(POLICY_FILE, &policy)
-        .current_dir(fx.root.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the mutating child");
-    let stdout = String::from_utf8_lossy(&child.stdout);
-    assert!(child.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&child.stderr));
+    // The mutants shared among one child a core (each child's stderr is
+    // its own to redirect), run at once.
+    let shards = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    let children: Vec<_> = (0..shards)
+        .map(|shard| {
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", &child_test_name(), "--nocapture", "--test-threads", "1"])
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", fx.path("home"))
+                .env(KEY_FILE_VAR, key_file())
+                .env(CASES, &arg)
+                .env(SHARD, format!("{shard}/{shards}"))
+                .env(POLICY_FILE, &policy)
+                .current_dir(fx.root.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start a mutating child")
+        })
+        .collect();
+    // Each read on a thread of its own: a full pipe would stop its child.
+    let outputs: Vec<_> = std::thread::scope(|scope| {
+        let readers: Vec<_> =
+            children.into_iter().map(|child| scope.spawn(|| child.wait_with_output())).collect();
+        readers.into_iter().map(|reader| reader.join().unwrap().expect("run a mutating child")).collect()
+    });
+    let mut stdout = String::new();
+    for child in outputs {
+        let out = String::from_utf8_lossy(&child.stdout);
+        assert!(child.status.success(), "{out}\n{}", String::from_utf8_lossy(&child.stderr));
+        stdout.push_str(&out);
+    }
     let (mut refused, mut resumed, mut bad) = (0, 0, Vec::new());
     for line in stdout.lines().filter_map(|l| l.strip_prefix("mutant ")) {
         let mut parts = line.splitn(4, ' ');
@@ -150,6 +172,10 @@ fn mutating_child() {
     let Ok(cases) = std::env::var(CASES) else { return };
     let policy = PathBuf::from(std::env::var(POLICY_FILE).unwrap());
     let parts: Vec<&str> = cases.split(SEPARATOR).collect();
+    let shard = std::env::var(SHARD).unwrap();
+    let (shard, shards) = shard.split_once('/').unwrap();
+    let (shard, shards): (usize, usize) = (shard.parse().unwrap(), shards.parse().unwrap());
+    let mut mutants = 0;
     let scratch = tempfile::tempdir().unwrap();
     for (k, case) in parts.chunks(3).enumerate() {
         let [snapshot, effects, answer] = case else { panic!("a case is three parts") };
@@ -161,6 +187,10 @@ fn mutating_child() {
             values.dedup();
             values.retain(|&v| v != byte);
             for value in values {
+                mutants += 1;
+                if mutants % shards != shard {
+                    continue;
+                }
                 let mut mutant = bytes.clone();
                 mutant[at] = value;
                 tisslang::codec::seal::seal(&mut mutant, HEADER_LEN);
