@@ -211,6 +211,18 @@ fn option_at(name: &str, reads: Reads, word: &Word, options: usize) -> Result<Op
     let start = word.known_start();
     let maybe_option = start.starts_with('-') || (start.is_empty() && !matches!(reads, Reads::Getopt(_)));
     if word.literal().is_none() && maybe_option && (word.splits() || !decided(&start, reads)) {
+        // `-P"$(nproc)"`: its value, if empty, would be the next word.
+        if let Reads::Getopt(valued) = reads
+            && !word.splits()
+            && !start.starts_with("--")
+            && start.chars().last().is_some_and(|last| start.len() > 1 && takes_value(last, valued))
+            && let Some(value) = text.strip_prefix(start.as_str())
+        {
+            return Err(format!(
+                "`{name} {text}`: should its value be empty, the next word would be its value, and \
+                 another word the command: write the value as a word of its own, `{start} {value}`"
+            ));
+        }
         return Err(format!(
             "`{name} {text}` expands where {name} reads its options: which it gives, and so which word is \
              the command, only running it would tell: write the option out"
@@ -369,6 +381,8 @@ mod tests {
             ("env --$A rm x", "write the option out"),
             ("env -i$A rm x", "write the option out"),
             ("env -u$A rm x", "write the option out"),
+            ("xargs -0 -P\"$(nproc)\" rm", "write the value as a word of its own, `-P \"$(nproc)\"`"),
+            ("nice -n\"$N\" rm x", "`-n \"$N\"`"),
             ("env -{u,i} rm x", "write the option out"),
             ("env -$S ls x", "write the option out"),
             ("env -S\"$L\" ls x", "write the option out"),
