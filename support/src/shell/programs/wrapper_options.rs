@@ -337,8 +337,11 @@ mod tests {
     use super::super::programs;
     use super::super::tests::texts;
 
-    /// Each line ran `touch M` past the options with the real tool (Debian
-    /// 12's), where the reader named another program before.
+    /// Where the reader named another program before. Each option's value
+    /// was probed with the real tool (Debian 12's: `TOOL -X` alone asks for
+    /// an argument), and `touch` ran past them but for pkexec (no polkit
+    /// here: from its source) and numactl's shared-memory options (then it
+    /// runs no command at all: read as running one, it is judged the more).
     #[test]
     fn each_wrapper_is_read_as_the_tool_reads_it() {
         for line in [

@@ -94,7 +94,9 @@ fn runners_are_looked_through_to_the_command_they_run() {
         ("yarn exec 'rm x'", "rm x"),
         ("pnpm dlx rm x", "rm x"),
         ("pnpm dlx -c 'rm x'", "rm x"),
-        // pnpm 12's and yarn 1.22's options ran `touch` past them.
+        // pnpm 12's, yarn 1.22's and bun 1.4's, from their help (`touch` ran
+        // past pnpm's `--registry`, `--store-dir`, `--loglevel`, `pn` and
+        // yarn's; dlx and bunx fetch a package first, which needs the network).
         ("pnpm exec --registry http://x --store-dir /s rm x", "rm x"),
         ("pnpm --loglevel warn exec rm x", "rm x"),
         ("pn exec rm x", "rm x"),
@@ -179,8 +181,9 @@ fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
     assert_eq!(texts("npx --package p rm x"), ["rm x"]);
 }
 
-/// npm's options as nopt reads them (npm 11's, each line run with the
-/// real npm and npx, `touch` for `rm`): by the type npm gives each; an
+/// npm's options as nopt reads them (npm 11's: the real npm and npx ran
+/// `touch` for `rm` in most lines, the rest from npx-cli.js and nopt's
+/// source): by the type npm gives each; an
 /// option not known to take a value alike in every release from npm 7
 /// leaves the command unknown where the next word may be its value.
 #[test]
