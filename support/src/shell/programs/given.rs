@@ -13,7 +13,7 @@ pub(super) const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
 #[rustfmt::skip]
 pub(super) const STARTS_A_SHELL: &[&str] = &[
     "sudo", "su", "runuser", "doas", "pkexec", "unshare", "nsenter", "chroot", "script", "sg", "newgrp",
-    "firejail", "fakeroot", "login", "systemd-run",
+    "firejail", "fakeroot", "login", "systemd-run", "torsocks",
 ];
 
 /// Programs that join the words after their own options (and `sg`'s

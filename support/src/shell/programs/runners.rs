@@ -18,6 +18,7 @@ use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
 mod own_options;
+mod perf;
 
 /// (program, subcommands that run a command, the options of the program and
 /// its subcommand that take a value, how many arguments come before the
@@ -184,6 +185,7 @@ pub(super) enum Runs {
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     match name {
         "capsh" => return capsh(words),
+        "perf" => return perf::perf(words),
         "nix-shell" => {
             return Some(
                 option_line(&words[1..], &["--run", "--command"]).unwrap_or(Start::Runs(Runs::Input)),

@@ -265,6 +265,9 @@ fn programs_that_run_a_command_are_looked_through() {
         "chroot / <<EOF\nrm x\nEOF",
         "echo 'rm x' | newgrp wheel",
         "echo 'rm x' | systemd-run --pipe --shell",
+        // torsocks 2.3's `--shell` starts one whatever words follow.
+        "echo 'rm x' | torsocks --shell",
+        "echo 'rm x' | torsocks -q --shell ls",
         // xargs puts its input in the name, or in a shell's line.
         "echo rm | xargs -I{} {} x",
         "echo 'rm x' | xargs -I {} sh -c '{}'",

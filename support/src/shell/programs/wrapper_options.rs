@@ -96,6 +96,10 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("xvfb-run", &["-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file", "--server-num",
         "--xauth-protocol", "--server-args", "--wait"], 0),
     ("chronic", &[], 0),
+    ("torsocks", &[], 0),
+    // LimitCPU 2.8's (Debian's cpulimit), whose getopt permutes: see `PERMUTES`.
+    ("cpulimit", &["-p", "-e", "-P", "-l", "-c", "-s", "--pid", "--exe", "--path", "--limit", "--cpu",
+        "--signal"], 0),
     ("ifne", &[], 0),
     ("lckdo", &["-W"], 1),
     // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
@@ -110,14 +114,23 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
         "-t"], 0),
 ];
 
+/// Wrappers whose getopt permutes (no `+` in their option string): they
+/// take their options from among the command's words too (`cpulimit -l 50
+/// touch M -q` ran `touch M`, as did `tini touch M -s`), so a word there
+/// that is or may be an option leaves the command's words unknown, unless
+/// a `--` ends theirs first. (Probed: a flag of each wrapper's after
+/// `touch M`; of the table's, only these two took it.)
+const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static"];
+
 /// How a wrapper reads its options.
 #[derive(Clone, Copy)]
 pub(super) enum Reads {
     /// As getopt does ([`option_words`]), knowing those that take a value.
     Getopt(&'static [&'static str]),
     /// A word each, named whole; the first word that is none of them ends
-    /// them (`--` is no end of options to them).
-    Whole { valued: &'static [&'static str], flags: &'static [&'static str] },
+    /// them (`--` is no end of options to them). One of `shell` starts a
+    /// shell that reads its input, whatever words follow (`torsocks --shell`).
+    Whole { valued: &'static [&'static str], flags: &'static [&'static str], shell: &'static [&'static str] },
     /// A word each, taken by any prefix (Tcl's flags: unbuffer hands its
     /// words to expect's `spawn`, so `unbuffer -i INT rm x` runs `rm x`).
     Prefixed(&'static [&'static str]),
@@ -127,16 +140,33 @@ pub(super) enum Reads {
 }
 
 /// The wrappers that do not read their options as getopt does, each from
-/// its source: faketime 0.9's and pkexec 122's compare whole words,
+/// its source: faketime 0.9's, pkexec 122's and torsocks 2.3's compare whole words,
 /// proxychains-ng 4's `main.c` looks at the second letter.
 const OWN_WAYS: &[(&str, Reads)] = &[
     (
         "faketime",
-        Reads::Whole { valued: &["-p", "--date-prog"], flags: &["-m", "-f", "--exclude-monotonic"] },
+        Reads::Whole {
+            valued: &["-p", "--date-prog"],
+            flags: &["-m", "-f", "--exclude-monotonic"],
+            shell: &[],
+        },
     ),
     (
         "pkexec",
-        Reads::Whole { valued: &["-u", "--user"], flags: &["--disable-internal-agent", "--keep-cwd"] },
+        Reads::Whole {
+            valued: &["-u", "--user"],
+            flags: &["--disable-internal-agent", "--keep-cwd"],
+            shell: &[],
+        },
+    ),
+    // torsocks 2.3, a shell script: `case "$1" in -u|--user) … shift`.
+    (
+        "torsocks",
+        Reads::Whole {
+            valued: &["-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"],
+            flags: &["-i", "--isolate", "-6", "--ipv6", "-d", "--debug", "-q", "--quiet"],
+            shell: &["--shell"],
+        },
     ),
     ("unbuffer", Reads::Prefixed(&["-ignore", "-open", "-leaveopen"])),
     ("proxychains", Reads::SecondLetter),
@@ -162,10 +192,12 @@ pub(super) enum Ends {
 /// Reads the options and arguments of the wrapper `words[0]` names.
 pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: usize) -> Result<Ends, String> {
     let (mut at, mut positional, mut options) = (1, positional, 0);
+    // Whether a `--` ended its options.
+    let mut ended = false;
     while let Some(word) = words.get(at) {
         let text = word.text();
         if text == "--" && !matches!(reads, Reads::Whole { .. }) {
-            at += 1;
+            (at, ended) = (at + 1, true);
             // What is left of its arguments, then the command.
             while positional > 0 && at < words.len() {
                 one_word(name, &words[at])?;
@@ -179,6 +211,11 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             && let Some(line) = given::env_split(text, words.get(at + 1))
         {
             return Ok(Ends::EnvSplit(line));
+        }
+        if let Reads::Whole { shell, .. } = reads
+            && shell.contains(&text)
+        {
+            return Ok(Ends::At(words.len()));
         }
         if let Some(taken) = option_at(name, reads, word, options)? {
             (at, options) = (at + taken, options + 1);
@@ -200,7 +237,25 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             break;
         }
     }
+    if PERMUTES.contains(&name)
+        && !ended
+        && let Some(option) = words.iter().skip(at + 1).find(|word| maybe_option(word))
+    {
+        return Err(format!(
+            "`{name}` takes options from among its command's words too (`{}`: getopt moves them \
+             before the command), so which words are the command's only running it would tell: \
+             put `--` before the command",
+            option.text()
+        ));
+    }
     Ok(Ends::At(at))
+}
+
+/// Whether a word is or may be an option: it starts with `-` or may, when
+/// it expands.
+fn maybe_option(word: &Word) -> bool {
+    let start = word.known_start();
+    start.starts_with('-') || (word.literal().is_none() && start.is_empty())
 }
 
 /// How many words `word`, an option of `name`'s, takes with its value;
@@ -360,6 +415,13 @@ mod tests {
             "proxychains4 -qf rm x",
             "proxychains4 -fX conf rm x",
             "proxychains -f conf -q rm x",
+            // torsocks 2.3 (a shell script, run: each ran `touch`).
+            "torsocks -u me -p pw -a 127.0.0.1 -P 9050 -q rm x",
+            "torsocks -i rm x",
+            "torsocks --user me --isolate -6 -d rm x",
+            // LimitCPU 2.8 (Debian's cpulimit): each ran `touch`.
+            "cpulimit -f -l 50 -c 1 rm x",
+            "cpulimit --limit 50 -- rm x",
             // After `--`, its arguments, then the command.
             "timeout -- 5 rm x",
             "flock -- lock rm x",
@@ -373,6 +435,22 @@ mod tests {
         assert_eq!(texts("faketime -- rm x"), ["rm x"]);
         assert_eq!(texts("pkexec --us root rm x"), ["--us root rm x"]);
         assert_eq!(texts("proxychains4 -q -q -q rm x"), ["-q rm x"]);
+        // torsocks: `--` and a glued value are its command's name.
+        assert_eq!(texts("torsocks -- rm x"), ["-- rm x"]);
+        assert_eq!(texts("torsocks -ume rm x"), ["-ume rm x"]);
+        // cpulimit's getopt takes its options from among the command's
+        // words too (`cpulimit -l 50 touch M -q` ran `touch M`).
+        // (`-l --`: `--` is its value, no end of its options.)
+        for line in [
+            "cpulimit -l 50 rm -v x",
+            "cpulimit -l -- rm -f x",
+            "cpulimit -l 50 rm \"$A\" x",
+            "tini rm -v x",
+            "tini -s rm x -s",
+        ] {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains("put `--` before the command"), "{line}: {why}");
+        }
     }
 
     #[test]

@@ -216,3 +216,52 @@ fn npm_options_are_read_as_nopt_reads_them() {
         assert!(why.contains("or put `--` before the command"), "{line}: {why}");
     }
 }
+
+/// perf 6.1's: each line with `touch` for `rm` ran touch under the real
+/// perf as root, but ftrace's (no tracefs to reset in this machine: their
+/// table from `perf ftrace -X` alone, "requires a value").
+#[test]
+fn perf_runs_the_command_after_its_options() {
+    for (line, inner) in [
+        ("perf stat rm x", "rm x"),
+        ("perf stat -r 3 -e task-clock -x, rm x", "rm x"),
+        ("perf stat -o o.txt --repeat=2 -- rm x", "rm x"),
+        ("perf stat rec -o s.data rm x", "rm x"),
+        ("perf stat record rm x", "rm x"),
+        ("perf record -o p.data -c 1000 -g rm x", "rm x"),
+        ("perf record -o p.data -F 99 -m 8 rm x", "rm x"),
+        // Values only glued: `-z`, `-I`, `--aio` alone are flags.
+        ("perf record -o p.data -z -I --aio rm x", "rm x"),
+        ("perf trace -F all rm x", "rm x"),
+        ("perf trace record -o t.data -c 1 rm x", "rm x"),
+        ("perf trace -v record x", "record x"),
+        ("perf ftrace -t function_graph rm x", "rm x"),
+        ("perf ftrace latency -T vfs_read rm x", "rm x"),
+        ("perf ftrace -D 1 -G vfs_read rm x", "rm x"),
+        ("perf --buildid-dir b --no-pager stat rm x", "rm x"),
+        // perf's own: they run no command.
+        ("perf report -i p.data", "perf report -i p.data"),
+        ("perf stat report -i s.data", "perf stat report -i s.data"),
+    ] {
+        assert_eq!(texts(line), [inner], "{line}");
+    }
+    // `--pre` and `--post` are lines perf runs through a shell.
+    assert_eq!(texts("perf stat --pre 'rm x' --post='rm y' true"), ["rm x", "rm y", "true"]);
+    // Without a command, perf counts the whole system: its own.
+    assert_eq!(texts("perf stat --pre 'rm x'"), ["rm x", "perf stat --pre rm x"]);
+    for (line, why) in [
+        // Not read: `perf lock record`, `perf sched record`, `perf kmem
+        // record` each ran touch.
+        ("perf lock contention rm x", "perf lock"),
+        ("perf lock record -o l.data rm x", "perf lock"),
+        ("perf mem record rm x", "perf mem"),
+        ("perf sched rec rm x", "perf sched"),
+        ("perf stat --re 2 rm x", "abbreviat"),
+        ("perf record --clang-path /x -e a.c true", "clang"),
+    ] {
+        let error = programs(line).expect_err(line);
+        assert!(error.contains(why), "{line}: {error}");
+    }
+    assert!(hidden("perf stat \"$O\" rm x"));
+    assert!(hidden("perf stat --pre \"$L\" true"));
+}
