@@ -335,6 +335,8 @@ fn a_word_that_expands_where_a_wrapper_reads_options_passes_no_list() {
         ("T=-v; timeout \\\"$T\\\" 5 rm victim", "or put `--` before it"),
         ("X='ls rm'; env A=$X victim", "the shell may make more than one word of it"),
         ("timeout -- 5 rm victim", "rm *"),
+        // An option's value that splits: `nice -n 5 rm ls victim`.
+        ("N='5 rm'; nice -n $N ls victim", "the shell may make more than one word of `$N`"),
     ] {
         let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
         assert!(message.contains(says), "{command}: {message}");

@@ -13,7 +13,7 @@ use super::containers;
 use super::given::line_of;
 use super::slurm;
 use super::tool_commands::is_prefix;
-use super::wrapper_options::{abbreviated, option_words};
+use super::wrapper_options::{abbreviated, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
@@ -258,6 +258,15 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     }
     let shell_mode = matches!(name, "pnpm" | "pn" | "pnpx" | "pnx")
         && options.iter().any(|w| matches!(w.text(), "-c" | "--shell-mode"));
+    // `ip netns exec $NS ls` runs `rm ls` when `NS` is `blue rm`.
+    if let Some(value) = words.iter().skip(at).take(positional).find(|word| word.splits()) {
+        let why = format!(
+            "`{name} … {}`: the shell may make more than one word of it, and then another word is the \
+             command: quote it",
+            value.text()
+        );
+        return Some(Start::Runs(Runs::Unreadable(why)));
+    }
     at += positional;
     if at > words.len() {
         return None;
@@ -312,7 +321,7 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
                  and so which word is the command: write `{text}=VALUE` or leave it out"
             ));
         }
-        at += match valued.contains(&text) {
+        let taken = match valued.contains(&text) {
             // argparse's `nargs='?'`: the next word is its value unless it is an option.
             true if next_is_option && OPTIONAL_VALUES.contains(&(name, text)) => 1,
             true => 2,
@@ -320,6 +329,13 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
             false if name == "ip" => ip_option_words(text),
             false => option_words(text, valued).ok_or_else(|| abbreviated(name, text, valued))?,
         };
+        // `uv run --with $W ls` runs `rm ls` when `W` is `x rm`.
+        if taken == 2
+            && let Some(value) = words.get(at + 1)
+        {
+            value_word(name, text, value)?;
+        }
+        at += taken;
     }
     Ok(at)
 }

@@ -98,6 +98,7 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("chronic", &[], 0),
     ("torsocks", &[], 0),
     // LimitCPU 2.8's (Debian's cpulimit), whose getopt permutes: see `PERMUTES`.
+    ("bwrap", &[], 0),
     ("cpulimit", &["-p", "-e", "-P", "-l", "-c", "-s", "--pid", "--exe", "--path", "--limit", "--cpu",
         "--signal"], 0),
     ("ifne", &[], 0),
@@ -137,11 +138,16 @@ pub(super) enum Reads {
     /// proxychains': at most two, each known by its second letter (`-q…` a
     /// flag, `-f…` the next word its value: `-qf rm x` runs `rm x`).
     SecondLetter,
+    /// A word each, named whole, each taking a set number of the words after
+    /// it (bwrap's `--bind SRC DEST`); any other word starting with `-` is
+    /// one only the program knows (it dies on it, or a later one reads it).
+    Counted(&'static [(&'static str, usize)]),
 }
 
 /// The wrappers that do not read their options as getopt does, each from
 /// its source: faketime 0.9's, pkexec 122's and torsocks 2.3's compare whole words,
-/// proxychains-ng 4's `main.c` looks at the second letter.
+/// proxychains-ng 4's `main.c` looks at the second letter, bubblewrap's
+/// takes a set number of words after each.
 const OWN_WAYS: &[(&str, Reads)] = &[
     (
         "faketime",
@@ -169,8 +175,29 @@ const OWN_WAYS: &[(&str, Reads)] = &[
         },
     ),
     ("unbuffer", Reads::Prefixed(&["-ignore", "-open", "-leaveopen"])),
+    ("bwrap", Reads::Counted(BWRAP)),
     ("proxychains", Reads::SecondLetter),
     ("proxychains4", Reads::SecondLetter),
+];
+
+/// bubblewrap's options and how many words each takes, from `bubblewrap.c`
+/// (0.8 to 0.11: each compared whole, `argc < N`); `--args FD` reads more.
+#[rustfmt::skip]
+const BWRAP: &[(&str, usize)] = &[
+    ("--help", 0), ("--version", 0), ("--argv0", 1), ("--level-prefix", 0), ("--unshare-all", 0),
+    ("--unshare-user", 0), ("--unshare-user-try", 0), ("--unshare-ipc", 0), ("--unshare-pid", 0),
+    ("--unshare-net", 0), ("--unshare-uts", 0), ("--unshare-cgroup", 0), ("--unshare-cgroup-try", 0),
+    ("--share-net", 0), ("--chdir", 1), ("--disable-userns", 0), ("--assert-userns-disabled", 0),
+    ("--remount-ro", 1), ("--bind", 2), ("--bind-try", 2), ("--ro-bind", 2), ("--ro-bind-try", 2),
+    ("--dev-bind", 2), ("--dev-bind-try", 2), ("--bind-fd", 2), ("--ro-bind-fd", 2), ("--overlay-src", 1),
+    ("--overlay", 3), ("--tmp-overlay", 1), ("--ro-overlay", 1), ("--proc", 1), ("--exec-label", 1),
+    ("--file-label", 1), ("--dev", 1), ("--tmpfs", 1), ("--mqueue", 1), ("--dir", 1), ("--file", 2),
+    ("--bind-data", 2), ("--ro-bind-data", 2), ("--symlink", 2), ("--lock-file", 1), ("--sync-fd", 1),
+    ("--block-fd", 1), ("--userns-block-fd", 1), ("--info-fd", 1), ("--json-status-fd", 1),
+    ("--seccomp", 1), ("--add-seccomp-fd", 1), ("--userns", 1), ("--userns2", 1), ("--pidns", 1),
+    ("--clearenv", 0), ("--setenv", 2), ("--unsetenv", 1), ("--uid", 1), ("--gid", 1), ("--hostname", 1),
+    ("--new-session", 0), ("--die-with-parent", 0), ("--as-pid-1", 0), ("--cap-add", 1), ("--cap-drop", 1),
+    ("--perms", 1), ("--size", 1), ("--chmod", 2),
 ];
 
 /// How the wrapper `name` reads its options and how many arguments it
@@ -218,6 +245,10 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             return Ok(Ends::At(words.len()));
         }
         if let Some(taken) = option_at(name, reads, word, options)? {
+            // `nice -n $N ls x` runs `rm ls x` when `N` is `5 rm`.
+            for value in words.iter().skip(at + 1).take(taken - 1) {
+                value_word(name, text, value)?;
+            }
             (at, options) = (at + taken, options + 1);
         } else if name == "env" && is_assignment(text) {
             one_word(name, word)?;
@@ -289,6 +320,23 @@ fn option_at(name: &str, reads: Reads, word: &Word, options: usize) -> Result<Op
         }
         Reads::Whole { valued, .. } if valued.contains(&text) => Some(2),
         Reads::Whole { flags, .. } if flags.contains(&text) => Some(1),
+        Reads::Counted(_) if text == "--args" => {
+            return Err(format!(
+                "`{name} --args`: {name} reads more of its arguments from a file descriptor, and the command \
+                 may be among them: only running it would tell: write them out"
+            ));
+        }
+        Reads::Counted(table) if text.starts_with('-') && text.len() > 1 => {
+            match table.iter().find(|(option, _)| *option == text) {
+                Some(&(_, args)) => Some(1 + args),
+                None => {
+                    return Err(format!(
+                        "`{name} {text}`: an option this reader does not know, so how many words it takes, \
+                         and which word is the command, only {name} would tell"
+                    ));
+                }
+            }
+        }
         Reads::Prefixed(valued) if text.starts_with('-') && text.len() > 1 => {
             Some(if valued.iter().any(|option| option.starts_with(text)) { 2 } else { 1 })
         }
@@ -325,6 +373,19 @@ fn one_word(name: &str, word: &Word) -> Result<(), String> {
             "`{name} {}`: the shell may make more than one word of it, and then another word is the \
              command: quote it",
             word.text()
+        )),
+        false => Ok(()),
+    }
+}
+
+/// An option's value in the next word that the shell may make more than
+/// one word of (`nice -n $N ls x` runs `rm ls x` when `N` is `5 rm`).
+pub(super) fn value_word(name: &str, option: &str, value: &Word) -> Result<(), String> {
+    match value.splits() {
+        true => Err(format!(
+            "`{name} {option} {value}`: the shell may make more than one word of `{value}`, and then \
+             another word is the command: quote it",
+            value = value.text()
         )),
         false => Ok(()),
     }
@@ -419,6 +480,13 @@ mod tests {
             "torsocks -u me -p pw -a 127.0.0.1 -P 9050 -q rm x",
             "torsocks -i rm x",
             "torsocks --user me --isolate -6 -d rm x",
+            // bubblewrap 0.8 (each ran `touch`, with `--bind / /`).
+            "bwrap --bind / / --dev /dev --proc /proc --unshare-pid rm x",
+            "bwrap --bind / / -- rm x",
+            "bwrap --bind / / --setenv A '1 2' --dir /tmp/bwd --chmod 0700 /tmp/bwd rm x",
+            "bwrap --bind / / --symlink a /tmp/lnk --perms 0700 --tmpfs /mnt rm x",
+            // (0.11's overlays, from its source.)
+            "bwrap --overlay-src a --overlay rw work /x rm x",
             // LimitCPU 2.8 (Debian's cpulimit): each ran `touch`.
             "cpulimit -f -l 50 -c 1 rm x",
             "cpulimit --limit 50 -- rm x",
@@ -478,6 +546,19 @@ mod tests {
             ("timeout -- $T rm x", "the shell may make more than one word of it"),
             ("env A=$X ls x", "`env A=$X`: the shell may make more than one word of it"),
             ("sh -c 'env -$A rm x'", "write the option out"),
+            // An option's value that splits: `N='5 rm'` runs `rm ls x`.
+            ("nice -n $N ls x", "`nice -n $N`: the shell may make more than one word of `$N`"),
+            ("sudo -u $U ls x", "quote it"),
+            ("faketime -p $P 1 ls x", "quote it"),
+            ("unbuffer -ignore $S ls x", "quote it"),
+            ("proxychains4 -f $C ls x", "quote it"),
+            ("torsocks -u $U ls x", "quote it"),
+            ("bwrap --bind / $D ls x", "quote it"),
+            // bwrap's: more arguments from a descriptor; an option it may
+            // have that this reader does not know.
+            ("bwrap --args 3 ls x", "reads more of its arguments"),
+            ("bwrap --new-option x ls", "an option this reader does not know"),
+            ("bwrap --bind / / \"$C\" x", "write the option out"),
         ] {
             let why = programs(line).expect_err(line);
             assert!(why.contains(says), "{line}: {why}");

@@ -178,6 +178,19 @@ fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
         );
     }
     assert_eq!(texts("npm --pref d install"), ["npm --pref d install"]);
+    // A value or an argument the shell may split (`W='x rm'` runs `rm ls`).
+    for line in [
+        "uv run --with $W ls",
+        "npx --registry $R ls",
+        "perf stat -e $E ls",
+        "ip -n $NS netns exec b ls",
+        "ip netns exec $NS ls",
+        "direnv exec $D ls",
+    ] {
+        let why = programs(line).expect_err(line);
+        assert!(why.contains("the shell may make more than one word of"), "{line}: {why}");
+    }
+    assert_eq!(texts("uv run --with \"$W\" ls"), ["ls"]);
     assert_eq!(texts("npx --package p rm x"), ["rm x"]);
 }
 
