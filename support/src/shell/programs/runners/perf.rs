@@ -10,6 +10,7 @@
 //! and `perf SUB --list-opts` names the hidden ones; perf's parse-options
 //! takes a long option by any prefix, which `skip_options` reads as getopt's.
 
+use super::super::wrapper_options::value_word;
 use super::{Besides, Runs, Start, skip_options};
 use crate::shell::parse::Word;
 
@@ -63,7 +64,16 @@ pub(super) fn perf(words: &[Word]) -> Option<Start> {
         if !text.starts_with('-') {
             break text;
         }
-        at += if GLOBAL_VALUED.contains(&text) { 2 } else { 1 };
+        if !GLOBAL_VALUED.contains(&text) {
+            at += 1;
+            continue;
+        }
+        if let Some(value) = words.get(at + 1)
+            && let Err(why) = value_word("perf", text, value)
+        {
+            return Some(Start::Runs(Runs::Unreadable(why)));
+        }
+        at += 2;
     };
     let next = words.get(at + 1).and_then(Word::literal);
     let (table, from) = match (sub, next) {

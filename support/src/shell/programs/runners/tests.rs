@@ -183,6 +183,7 @@ fn a_runners_option_that_may_be_abbreviated_leaves_the_command_unknown() {
         "uv run --with $W ls",
         "npx --registry $R ls",
         "perf stat -e $E ls",
+        "perf --debug $D stat ls",
         "ip -n $NS netns exec b ls",
         "ip netns exec $NS ls",
         "direnv exec $D ls",
