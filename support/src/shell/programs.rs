@@ -509,6 +509,7 @@ fn find_exec(
     found: &mut Vec<Program>,
     depth: usize,
 ) -> Result<(), String> {
+    hidden_exec(args)?;
     let mut rest = args;
     while let Some(exec) =
         rest.iter().position(|a| matches!(a.literal(), Some("-exec" | "-execdir" | "-ok" | "-okdir")))
@@ -523,6 +524,40 @@ fn find_exec(
             found.push(program);
         }
         rest = &inner[end..];
+    }
+    Ok(())
+}
+
+/// An `-exec` (or `-ok`) a word of find's may become as it expands, with
+/// a command after it: `find . -name $N`, where `N` is `x -exec rm {} ;`,
+/// or `find . "$A" rm {} +`, where `A` is `-exec`. A word that is one word
+/// and is followed by an option (`find "$DIR" -name x`, `-name "$N"
+/// -exec …`) or by no `;`, `+` or word that expands, gives find no command.
+fn hidden_exec(args: &[Word]) -> Result<(), String> {
+    for (at, word) in args.iter().enumerate() {
+        if word.literal().is_some() {
+            continue;
+        }
+        let text = word.text();
+        if word.splits() {
+            return Err(format!(
+                "`find … {text}`: the shell may make more than one word of it, and find may take an \
+                 action from them that runs a command (`-exec CMD ;`): quote it"
+            ));
+        }
+        let start = word.known_start();
+        let may_be_exec = start.is_empty() || start.starts_with('-');
+        let next_names_a_program = args.get(at + 1).is_some_and(|next| !next.text().starts_with('-'));
+        let ended = |w: &Word| w.literal().is_none() || matches!(w.text(), ";" | "+");
+        if may_be_exec
+            && next_names_a_program
+            && args.get(at + 2..).is_some_and(|rest| rest.iter().any(ended))
+        {
+            return Err(format!(
+                "`find … {text}`: it may be `-exec`, and then the words after it a command find runs: \
+                 write the action out"
+            ));
+        }
     }
     Ok(())
 }

@@ -337,6 +337,8 @@ fn a_word_that_expands_where_a_wrapper_reads_options_passes_no_list() {
         ("timeout -- 5 rm victim", "rm *"),
         // An option's value that splits: `nice -n 5 rm ls victim`.
         ("N='5 rm'; nice -n $N ls victim", "the shell may make more than one word of `$N`"),
+        // find's word that splits into an action: `-exec rm victim ;`.
+        ("N='x -o -exec rm victim ;'; find . -maxdepth 0 -name $N", "find may take an action"),
     ] {
         let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
         assert!(message.contains(says), "{command}: {message}");

@@ -80,9 +80,15 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
     if !RUN_LINE.contains(&name) {
         return None;
     }
+    // getopt takes options after the user name too, and the last `-c`
+    // wins: `su -c ls root -c 'rm x'` runs `rm x` (su, runuser and script
+    // did; flock refuses a second).
+    let mut found = None;
     for (at, arg) in args.iter().enumerate() {
         let Some(text) = arg.literal() else {
-            if at + 1 == args.len() && !parse::may_split(arg.text()) {
+            // Last and one word, with no `-c` before it: a user name or a
+            // file, or `-cLINE`: without a line, the shell reads its input.
+            if found.is_none() && at + 1 == args.len() && !parse::may_split(arg.text()) {
                 return None;
             }
             return Some(Given::Line(Some(arg.clone())));
@@ -94,24 +100,23 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
             _ => &["command"],
         };
         if let Some(option) = long_option(text, names) {
-            return Some(Given::Line(match option {
+            found = Some(Given::Line(match option {
                 Some(line) => Some(Word::Literal(line.to_string())),
                 None => args.get(at + 1).cloned(),
             }));
-        }
-        if text.starts_with('-')
+        } else if text.starts_with('-')
             && !text.starts_with("--")
             && let Some(c) = text.find('c')
         {
             let rest = &text[c + 1..];
-            return Some(Given::Line(if rest.is_empty() {
+            found = Some(Given::Line(if rest.is_empty() {
                 args.get(at + 1).cloned()
             } else {
                 Some(Word::Literal(rest.to_string()))
             }));
         }
     }
-    None
+    found
 }
 
 /// Whether `text` is one of the long options `names` (without `--`) or a

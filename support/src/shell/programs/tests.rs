@@ -220,6 +220,12 @@ fn programs_that_run_a_command_are_looked_through() {
     assert_eq!(texts("sh build.sh -c x"), ["sh build.sh -c x"]);
     assert_eq!(texts("su -c'rm x' root"), ["rm x"]);
     assert_eq!(texts("su --command='rm x'"), ["rm x"]);
+    // getopt takes options after the user too, and the last `-c` wins
+    // (util-linux 2.38's su, runuser and script each ran the second).
+    assert_eq!(texts("su -c ls root -c 'rm x'"), ["rm x"]);
+    assert_eq!(texts("su --command=ls -c 'rm x' root"), ["rm x"]);
+    assert_eq!(texts("script -q out -c ls -c 'rm x'"), ["rm x"]);
+    assert_eq!(names("su -c ls \"$U\""), [None], "`U` may be `-crm x`");
     // A word that expands before LINE may be `-c` itself.
     assert_eq!(names("sh \"$A\" 'rm x'"), [None]);
     assert_eq!(names("su \"$U\" 'rm x'"), [None]);
@@ -567,6 +573,30 @@ fn a_path_find_puts_in_a_word_is_what_the_files_name_says() {
         assert!(!hidden(line), "{line}: {:?}", programs(line));
     }
     assert_eq!(texts("find . -exec rm {} +")[0], "rm {}");
+}
+
+/// A word of find's that expands may become `-exec` and a command
+/// (findutils 4.9 ran `touch` for `rm` through `-name $N` and `"$A"`).
+#[test]
+fn a_word_that_may_become_finds_exec_passes_no_list() {
+    for (line, says) in [
+        ("find . -name $N", "the shell may make more than one word of it"),
+        ("find $DIRS -name x", "quote it"),
+        ("find . \"$A\" rm {} +", "it may be `-exec`"),
+        ("find \"$D\" \"$E\" x \\;", "it may be `-exec`"),
+    ] {
+        let why = programs(line).expect_err(line);
+        assert!(why.contains(says), "{line}: {why}");
+    }
+    // Followed by an option, or by no end of a command: no command.
+    for line in [
+        "find \"$D\" -name x -exec ls {} +",
+        "find . -name \"$N\" -exec ls {} +",
+        "find . -name \"$N\" -delete",
+        "find \"$D\" \"$E\"",
+    ] {
+        assert!(programs(line).is_ok(), "{line}: {:?}", programs(line));
+    }
 }
 
 /// An allow pattern that starts with a wrapper or a runner matches no
