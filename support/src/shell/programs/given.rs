@@ -158,9 +158,22 @@ pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
             at += 1;
             break;
         }
+        // A value or a group the shell may split puts words in the line:
+        // `watch -n $N ls` runs `rm ls` when `N` is `1 rm`; that word,
+        // which names no program, stands for the line.
+        let splits = |at: usize| args.get(at).filter(|word| word.splits()).cloned().map(Some);
         if text.starts_with('-') {
-            at += if valued.contains(&text) { 2 } else { 1 };
+            let taken = if valued.contains(&text) { 2 } else { 1 };
+            if taken == 2
+                && let Some(value) = splits(at + 1)
+            {
+                return Some(value);
+            }
+            at += taken;
         } else if group {
+            if let Some(group) = splits(at) {
+                return Some(group);
+            }
             group = false;
             at += 1;
         } else {

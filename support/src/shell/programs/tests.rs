@@ -294,6 +294,11 @@ fn programs_that_run_a_command_are_looked_through() {
         assert!(!input(line).contains(&true), "{line}");
     }
     assert_eq!(names("watch \"$CMD\""), [None]);
+    // A value or a group that splits puts words in the line (`N='1 rm'`).
+    assert_eq!(names("watch -n $N ls"), [None]);
+    assert_eq!(names("sg $G ls"), [None]);
+    assert_eq!(texts("watch -n \"$N\" ls"), ["ls"]);
+    assert_eq!(texts("sg \"$G\" ls"), ["ls"]);
 }
 
 #[test]
