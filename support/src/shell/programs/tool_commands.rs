@@ -41,10 +41,14 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// what they run.
 /// sftp, ftp, lftp and smbclient run a local shell's `!CMD` read from their
 /// input or a batch file; tmux and screen run the commands of their own
-/// they are given (`tmux new -d 'LINE'`, `send-keys`, `screen -X stuff`).
+/// they are given (`tmux new -d 'LINE'`, `send-keys`, `screen -X stuff`),
+/// dtach and abduco the command of a session they start (`dtach -n S
+/// CMD`) and the keys of the one they attach; GNU parallel's `sem` and
+/// `niceload` run a command as parallel makes it.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
-    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen"];
+    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
+    "niceload"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -590,6 +594,10 @@ mod tests {
             "tmux new-session -d 'rm x'",
             "tmux send-keys 'rm x' Enter",
             "screen -dm rm x",
+            "dtach -n /tmp/s rm x",
+            "abduco -n s rm x",
+            "sem -j 2 rm x",
+            "niceload -l 4 rm x",
             "nc -c \"$L\" host 80",
         ] {
             assert!(hidden(line), "{line}: {:?}", texts(line));
