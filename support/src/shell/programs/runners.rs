@@ -13,7 +13,7 @@ use super::containers;
 use super::given::line_of;
 use super::slurm;
 use super::tool_commands::is_prefix;
-use super::wrapper_options::{abbreviated, option_words, value_word};
+use super::wrapper_options::{abbreviated, one_word, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
@@ -259,12 +259,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     let shell_mode = matches!(name, "pnpm" | "pn" | "pnpx" | "pnx")
         && options.iter().any(|w| matches!(w.text(), "-c" | "--shell-mode"));
     // `ip netns exec $NS ls` runs `rm ls` when `NS` is `blue rm`.
-    if let Some(value) = words.iter().skip(at).take(positional).find(|word| word.splits()) {
-        let why = format!(
-            "`{name} … {}`: the shell may make more than one word of it, and then another word is the \
-             command: quote it",
-            value.text()
-        );
+    if let Err(why) = words.iter().skip(at).take(positional).try_for_each(|word| one_word(name, word)) {
         return Some(Start::Runs(Runs::Unreadable(why)));
     }
     at += positional;

@@ -97,8 +97,8 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
         "--xauth-protocol", "--server-args", "--wait"], 0),
     ("chronic", &[], 0),
     ("torsocks", &[], 0),
-    // LimitCPU 2.8's (Debian's cpulimit), whose getopt permutes: see `PERMUTES`.
     ("bwrap", &[], 0),
+    // LimitCPU 2.8's (Debian's cpulimit), whose getopt permutes: see `PERMUTES`.
     ("cpulimit", &["-p", "-e", "-P", "-l", "-c", "-s", "--pid", "--exe", "--path", "--limit", "--cpu",
         "--signal"], 0),
     ("ifne", &[], 0),
@@ -367,7 +367,7 @@ fn decided(start: &str, reads: Reads) -> bool {
 
 /// An argument the shell may make more than one word of (`$T` unquoted):
 /// then which word is the command only running tells.
-fn one_word(name: &str, word: &Word) -> Result<(), String> {
+pub(super) fn one_word(name: &str, word: &Word) -> Result<(), String> {
     match word.splits() {
         true => Err(format!(
             "`{name} {}`: the shell may make more than one word of it, and then another word is the \
@@ -506,8 +506,9 @@ mod tests {
         // torsocks: `--` and a glued value are its command's name.
         assert_eq!(texts("torsocks -- rm x"), ["-- rm x"]);
         assert_eq!(texts("torsocks -ume rm x"), ["-ume rm x"]);
-        // cpulimit's getopt takes its options from among the command's
-        // words too (`cpulimit -l 50 touch M -q` ran `touch M`).
+        // cpulimit's and tini's getopt take their options from among the
+        // command's words too (`cpulimit -l 50 touch M -q` ran `touch M`,
+        // `tini touch M -s` too).
         // (`-l --`: `--` is its value, no end of its options.)
         for line in [
             "cpulimit -l 50 rm -v x",

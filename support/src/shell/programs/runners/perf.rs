@@ -76,14 +76,15 @@ pub(super) fn perf(words: &[Word]) -> Option<Start> {
         at += 2;
     };
     let next = words.get(at + 1).and_then(Word::literal);
-    let (table, from) = match (sub, next) {
-        ("stat", _) => (STAT, at + 1),
-        ("record", _) => (RECORD, at + 1),
+    // (its options, where they start, whether it is perf record's)
+    let (table, from, record) = match (sub, next) {
+        ("stat", _) => (STAT, at + 1, false),
+        ("record", _) => (RECORD, at + 1, true),
         // Only right after `trace`: with options between, `record` is the command.
-        ("trace", Some("record")) => (RECORD, at + 2),
-        ("trace", _) => (TRACE, at + 1),
-        ("ftrace", Some("trace" | "latency")) => (FTRACE, at + 2),
-        ("ftrace", _) => (FTRACE, at + 1),
+        ("trace", Some("record")) => (RECORD, at + 2, true),
+        ("trace", _) => (TRACE, at + 1, false),
+        ("ftrace", Some("trace" | "latency")) => (FTRACE, at + 2, false),
+        ("ftrace", _) => (FTRACE, at + 1, false),
         _ if NOT_READ.contains(&sub) => {
             return Some(Start::Runs(Runs::Unreadable(format!(
                 "`perf {sub}` may run a command after words of its own, which are not read: run the \
@@ -109,7 +110,7 @@ pub(super) fn perf(words: &[Word]) -> Option<Start> {
         return None;
     }
     let options = &words[from..at.min(words.len())];
-    if sub == "record" && options.iter().any(|word| word.text().starts_with("--clang-")) {
+    if record && options.iter().any(|word| word.text().starts_with("--clang-")) {
         return unreadable(
             "`perf record --clang-path`/`--clang-opt`: perf builds a shell line of them to compile an event, \
              which is not read: leave them out"

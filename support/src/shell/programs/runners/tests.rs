@@ -272,6 +272,7 @@ fn perf_runs_the_command_after_its_options() {
         ("perf sched rec rm x", "perf sched"),
         ("perf stat --re 2 rm x", "abbreviat"),
         ("perf record --clang-path /x -e a.c true", "clang"),
+        ("perf trace record --clang-opt=-x -e a.c true", "clang"),
     ] {
         let error = programs(line).expect_err(line);
         assert!(error.contains(why), "{line}: {error}");
