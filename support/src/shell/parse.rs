@@ -77,6 +77,17 @@ impl Word {
         matches!(self, Word::Expands(text) if may_split(text))
     }
 
+    /// Whether what the shell makes of it has words only running tells:
+    /// a parameter, substitution or arithmetic outside double quotes (split
+    /// at blanks: `$N` may be `. rm`), or braces (`{-rf,/}` is `-rf /`). A
+    /// glob is not counted: each word it gives is a file's name matching it.
+    pub fn has_hidden_words(&self) -> bool {
+        match self {
+            Word::Literal(_) => false,
+            Word::Expands(written) => hidden_words(written),
+        }
+    }
+
     /// What the word starts with whatever it expands to: the text before
     /// its first expansion, glob or brace, quotes and escapes removed (`-u`
     /// of `-u"$X"`, nothing of `$X` or `-[u]`); a literal's whole text.
@@ -686,6 +697,24 @@ pub fn named_by_path(written: &str) -> Option<String> {
 pub fn may_split(written: &str) -> bool {
     let Some(pieces) = pieces_of(written) else { return true };
     braces(&pieces) || !parts(&pieces, &mut |part| !matches!(part, Part::Unquoted))
+}
+
+/// [`Word::has_hidden_words`] of a word written as `written`.
+fn hidden_words(written: &str) -> bool {
+    let Some(pieces) = pieces_of(written) else { return true };
+    braces(&pieces)
+        || pieces.iter().any(|piece| {
+            !matches!(
+                piece.piece,
+                WordPiece::Text(_)
+                    | WordPiece::SingleQuotedText(_)
+                    | WordPiece::EscapeSequence(_)
+                    | WordPiece::DoubleQuotedSequence(_)
+                    | WordPiece::TildeExpansion(_)
+                    | WordPiece::AnsiCQuotedText(_)
+                    | WordPiece::GettextDoubleQuotedSequence(_)
+            )
+        })
 }
 
 /// The text a word written as `written` starts with before anything in it

@@ -136,6 +136,19 @@ impl Program {
     /// The command this program runs, as policy patterns match it: its name
     /// and its arguments (a literal word's text, any other as written),
     /// separated by one space; without a name, the words as written.
+    /// The program with its own options before its subcommand left out, for
+    /// git (`git -C . rm x` is `git rm x`): what a pattern on a subcommand,
+    /// `git rm *`, is about. `None` for any other program, or without such
+    /// options.
+    pub fn subcommand_text(&self) -> Option<String> {
+        if self.name.as_deref() != Some("git") {
+            return None;
+        }
+        let at = git_commands::subcommand_after_options(&self.args)?;
+        let words: Vec<&str> = self.args[at..].iter().map(Word::text).collect();
+        Some(format!("git {}", words.join(" ")))
+    }
+
     pub fn text(&self) -> String {
         let mut text = self.name.clone().unwrap_or_default();
         for arg in &self.args {
@@ -337,6 +350,9 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
     } else {
         args
     };
+    if name == "git" {
+        git_commands::own_values_one_word(args)?;
+    }
     let commands = tool_commands::commands(&name, tool_args);
     if commands.iter().any(|given| matches!(given, Given::Input)) {
         let (args, piped) = (args.to_vec(), simple.piped);

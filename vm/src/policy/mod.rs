@@ -30,8 +30,10 @@
 //!   it is denied, or asks where an `approve` pattern matches it.
 
 pub mod file;
+mod hidden_words;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use hidden_words::Shape;
 use serde::{Deserialize, Serialize};
 use tiss_support::shell::programs::{self, Program, code_variables};
 
@@ -160,6 +162,16 @@ pub struct Policy {
     allow: Option<GlobSet>,
     deny: GlobSet,
     approve: GlobSet,
+    /// Each list's patterns by what they ask of a command's start, for a
+    /// line whose words only running tells ([`hidden_words`]).
+    shapes: Shapes,
+}
+
+#[derive(Debug, Clone)]
+struct Shapes {
+    allow: Vec<Shape>,
+    deny: Vec<Shape>,
+    approve: Vec<Shape>,
 }
 
 impl PartialEq for Policy {
@@ -193,6 +205,11 @@ impl Policy {
             allow: rules.allow.as_deref().map(compile_set).transpose()?,
             deny: compile_set(&rules.deny)?,
             approve: compile_set(&rules.approve)?,
+            shapes: Shapes {
+                allow: rules.allow.iter().flatten().map(|p| Shape::of(p)).collect(),
+                deny: rules.deny.iter().map(|p| Shape::of(p)).collect(),
+                approve: rules.approve.iter().map(|p| Shape::of(p)).collect(),
+            },
             rules,
         })
     }
@@ -224,6 +241,19 @@ impl Policy {
             ));
         }
         let approve = self.first_form(&self.approve, command, found);
+        // A word of the line that may be any number of words (`$N`) moves
+        // the words after it: a pattern that may match what it becomes,
+        // but not whatever it becomes, cannot judge the line.
+        let hiding = hidden_words::hiding(found);
+        let forms = if hiding.is_empty() { Vec::new() } else { hidden_words::forms(command, found) };
+        let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
+        let depending = |shapes: &[Shape], list: &[String]| {
+            hidden_words::first_depending(shapes, &forms, &hiding).map(|(i, _, word)| {
+                (format!("{}; the pattern `{}` may match it then", hidden_words::why(word), list[i]), word)
+            })
+        };
+        let deny_split = depending(&self.shapes.deny, &self.rules.deny)
+            .map(|(what, _)| (format!("`{command}` holds a word {what}"), hidden_words::HINT.to_string()));
         // What the line runs cannot be known before it runs: a line that
         // cannot be read (the shell runs `rm x` of `rm x; [[ a ]]` before it
         // fails), a program without a name (`CMD=rm; $CMD x`), a shell that
@@ -231,7 +261,7 @@ impl Policy {
         // denied, unless an approve pattern matches the line, which asks,
         // as it does for what the allow list refuses.
         let steered = steered(command, env);
-        let unknown = unknown(&read).or_else(|| steered.clone());
+        let unknown = unknown(&read).or_else(|| steered.clone()).or(deny_split);
         if let (Some((what, hint)), false) = (&unknown, self.deny.is_empty()) {
             let why =
                 format!("{what}, so it cannot be shown to run nothing that {origin} [commands] deny names");
@@ -250,9 +280,12 @@ impl Policy {
                     format!("it cannot be read as shell syntax ({why}), so it matches no pattern"),
                     String::new(),
                 )),
-                Ok(found) => found.iter().find_map(|program| not_allowed(allow, program)).or_else(|| {
-                    steered.map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
-                }),
+                Ok(found) => found
+                    .iter()
+                    .find_map(|program| not_allowed(allow, &self.shapes.allow, &self.rules, program, &hiding))
+                    .or_else(|| {
+                        steered.map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
+                    }),
             };
             if let Some((why, hint)) = refused {
                 if let Some((form, i)) = approve {
@@ -273,6 +306,12 @@ impl Policy {
                 "it matches the pattern `{}` of {origin} [commands] approve{}",
                 self.rules.approve[i],
                 part(&form, command)
+            ));
+        }
+        if let Some((what, _)) = depending(&self.shapes.approve, &self.rules.approve) {
+            return Verdict::Approve(format!(
+                "`{command}` holds a word {what}, so it cannot be shown to run nothing that {origin} [commands] \
+                 approve names"
             ));
         }
         if let (Some((what, _)), false) = (&unknown, self.approve.is_empty()) {
@@ -299,7 +338,8 @@ impl Policy {
 
     /// The first form of the command that a pattern of `set` matches, and
     /// the pattern's index: the whole line as written, then each program's
-    /// wrapper forms and its own.
+    /// wrapper forms, its own, and git's without its own options (`git -C .
+    /// rm x` is also `git rm x`).
     fn first_form(&self, set: &GlobSet, command: &str, found: &[Program]) -> Option<(String, usize)> {
         if set.is_empty() {
             return None;
@@ -317,10 +357,15 @@ impl Policy {
                 }
                 first_match(set, form).map(|i| (form.to_string(), i))
             });
-            wrapped.or_else(|| {
-                let text = program.text();
-                first_match(set, &text).map(|i| (text, i))
-            })
+            wrapped
+                .or_else(|| {
+                    let text = program.text();
+                    first_match(set, &text).map(|i| (text, i))
+                })
+                .or_else(|| {
+                    let text = program.subcommand_text()?;
+                    first_match(set, &text).map(|i| (text, i))
+                })
         })
     }
 }
@@ -397,17 +442,39 @@ fn runs_unnamed(program: &Program) -> String {
     )
 }
 
-/// Why `program` is not allowed, if it is not, and a hint.
-fn not_allowed(allow: &GlobSet, program: &Program) -> Option<(String, String)> {
+/// Why `program` is not allowed, if it is not, and a hint. A pattern that
+/// matches it allows it only if it matches whatever the words it hides
+/// (`hiding`, [`hidden_words`]) become.
+fn not_allowed(
+    allow: &GlobSet,
+    shapes: &[Shape],
+    rules: &PolicyRules,
+    program: &Program,
+    hiding: &[&str],
+) -> Option<(String, String)> {
     let text = program.text();
     if program.name.is_none() || program.input {
         return Some((format!("{}, so it matches no pattern", runs_unnamed(program)), hint(program)));
     }
-    first_match(allow, &text).is_none().then(|| {
+    let matched = allow.matches(&text);
+    let Some(&first) = matched.iter().min() else {
         let hint =
             format!(" (add a pattern that matches it to `allow`, e.g. \"{}\")", suggested_pattern(&text));
-        (format!("`{text}` matches no pattern"), hint)
-    })
+        return Some((format!("`{text}` matches no pattern"), hint));
+    };
+    if matched.iter().any(|&i| hidden_words::matches_whatever(&shapes[i], &text, hiding)) {
+        return None;
+    }
+    let word = hiding.iter().copied().min_by_key(|word| text.find(word).unwrap_or(usize::MAX)).unwrap_or("");
+    let pattern = rules.allow.as_deref().and_then(|list| list.get(first)).map_or("", String::as_str);
+    Some((
+        format!(
+            "`{text}` holds a word {}; as written it matches the pattern `{pattern}`, but not whatever it \
+             becomes, so it matches no pattern",
+            hidden_words::why(word)
+        ),
+        hidden_words::HINT.to_string(),
+    ))
 }
 
 /// What a message adds when a pattern matched a part of the command.
@@ -447,7 +514,12 @@ mod against_shells;
 mod tests {
     use super::*;
 
-    fn policy(allow: Option<&[&str]>, deny: &[&str], approve: &[&str], taint_run: TaintRun) -> Policy {
+    pub(super) fn policy(
+        allow: Option<&[&str]>,
+        deny: &[&str],
+        approve: &[&str],
+        taint_run: TaintRun,
+    ) -> Policy {
         let list = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         Policy::new(PolicyRules {
             origin: "`p.toml`".into(),

@@ -359,3 +359,37 @@ fn refused_where_unjudged_it_removes(fx: &Fixture, plan: &str, policy: &str) -> 
     assert!(fx.made("victim"), "{plan}: the victim was removed");
     message
 }
+
+/// A word the shell may make several words of moves the words after it
+/// (`F=-r; rm $F victim` is `rm -r victim`), and git's own options come
+/// before its subcommand (`git -C . rm victim` is `git rm victim`): a
+/// pattern on a program's words (`rm -r*`, `git rm *`) judges what runs,
+/// not only the line as written. Each line removes the victim unjudged.
+#[test]
+fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_names() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm -r*\", \"git rm *\"]\n");
+    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(fx.ws())
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    for (command, says) in [
+        ("F=-r; rm $F victim", "the pattern `rm -r*` may match it then"),
+        ("git -C . rm -q victim", "its part `git rm -q victim` matches it"),
+        ("D='. rm'; git -C $D -q victim", "git's subcommand: quote it"),
+    ] {
+        // What git removes it must hold: the victim committed.
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        git(&["add", "victim"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "victim"]);
+        let message = refused_where_unjudged_it_removes(&fx, &plan(command), &deny);
+        assert!(message.contains(says), "{command}: {message}");
+    }
+}

@@ -262,3 +262,29 @@ fn a_line_that_leaves_many_parentheses_open_is_refused_at_once() {
         words(&[&["grep", "-E", "^(a|b", "f"], &["echo", ":("]])
     );
 }
+
+/// A word hides words where the shell splits what it gives at blanks, or
+/// expands braces; quoted, a tilde and a glob do not (a glob gives names
+/// of files that match it).
+#[test]
+fn words_that_may_be_any_number_of_words() {
+    for (written, hides) in [
+        ("$F", true),
+        ("${F:-x}", true),
+        ("$(pwd)", true),
+        ("`pwd`", true),
+        ("$((1+2))", true),
+        ("a$F", true),
+        ("{-r,d}", true),
+        ("\"$F\"", false),
+        ("\"$(pwd)\"", false),
+        ("~/x", false),
+        ("*.o", false),
+        ("'$F'", false),
+        ("plain", false),
+    ] {
+        let word =
+            if written == "plain" { Word::Literal(written.into()) } else { Word::Expands(written.into()) };
+        assert_eq!(word.has_hidden_words(), hides, "{written}");
+    }
+}

@@ -64,6 +64,46 @@ const LINES: &[(&str, &[&str])] = &[
 /// The subcommands read here beyond [`LINES`].
 const READ: &[&str] = &["config", "clone", "init", "submodule", "bisect"];
 
+/// Refuses a value of git's own options that the shell may make more than
+/// one word of: the next word is then git's subcommand (`git -C $D status
+/// x` runs `git rm status x` when `D` is `. rm`), which a pattern on git's
+/// subcommands (`git rm *`) would not see.
+pub(super) fn own_values_one_word(args: &[Word]) -> Result<(), String> {
+    let mut words = args.iter();
+    while let Some(text) = words.next().and_then(Word::literal) {
+        if !text.starts_with('-') || text == "-" || text == "--" {
+            break;
+        }
+        if let Some(value) = VALUED.contains(&text).then(|| words.next()).flatten()
+            && value.splits()
+        {
+            return Err(format!(
+                "`git {text} {value}`: the shell may make more than one word of `{value}`, and then another \
+                 word is git's subcommand: quote it",
+                value = value.text()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where git's subcommand is among `args`, when git's own options come
+/// before it (`-C . rm x`: 2), all of them written out.
+pub(super) fn subcommand_after_options(args: &[Word]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(text) = args.get(at).and_then(Word::literal) {
+        if !text.starts_with('-') || text == "-" {
+            break;
+        }
+        at += 1;
+        if text == "--" {
+            break;
+        }
+        at += usize::from(VALUED.contains(&text));
+    }
+    (at > 0 && args.get(at).and_then(Word::literal).is_some()).then_some(at)
+}
+
 /// What `git ARGS` runs besides itself.
 pub(super) fn commands(args: &[Word]) -> Vec<Given> {
     let mut at = 0;

@@ -712,6 +712,22 @@ fn what_git_is_told_to_run_is_read_or_passes_no_list() {
         assert_eq!(programs(line).unwrap().len(), 1, "{line}: {:?}", programs(line));
         assert!(!hidden(line), "{line}");
     }
+    // A value of git's own options the shell may split moves its
+    // subcommand (`git -C . rm status x` when `D` is `. rm`).
+    for line in ["git -C $D status x", "git --git-dir $G log", "git -C ok --work-tree $(pwd) log"] {
+        let err = programs(line).unwrap_err();
+        assert!(err.contains("git's subcommand: quote it"), "{line}: {err}");
+    }
+    // git's subcommand without its own options, for a pattern on it.
+    for (line, subcommand) in [
+        ("git -C . rm x", Some("git rm x")),
+        ("git -c a.b=c --git-dir=.git -- rm -q x", Some("git rm -q x")),
+        ("git rm x", None),
+        ("git -C \"$D\" rm x", Some("git rm x")),
+        ("ls -C . rm", None),
+    ] {
+        assert_eq!(programs(line).unwrap()[0].subcommand_text().as_deref(), subcommand, "{line}");
+    }
 }
 
 /// getopt_long takes a long option by any prefix that names one option:
