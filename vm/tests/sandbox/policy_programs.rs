@@ -361,9 +361,9 @@ fn refused_where_unjudged_it_removes(fx: &Fixture, plan: &str, policy: &str) -> 
 }
 
 /// A word the shell may make several words of moves the words after it
-/// (`F=-r; rm $F victim` is `rm -r victim`), and git's own options come
-/// before its subcommand (`git -C . rm victim` is `git rm victim`): a
-/// pattern on a program's words (`rm -r*`, `git rm *`) judges what runs,
+/// (`F=-r; rm $F victim` is `rm -r victim`), git's own options come before
+/// its subcommand (`git -C . rm victim` is `git rm victim`), and script's
+/// `-T` takes the next word as its value, `-c` too: what runs is judged,
 /// not only the line as written. Each line removes the victim unjudged.
 #[test]
 fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_names() {
@@ -384,6 +384,8 @@ fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_n
         ("F=-r; rm $F victim", "the pattern `rm -r*` may match it then"),
         ("git -C . rm -q victim", "its part `git rm -q victim` matches it"),
         ("D='. rm'; git -C $D -q victim", "git's subcommand: quote it"),
+        // `-T` takes `-c` as its file: no line, a shell that runs its input.
+        ("script -q -T -c /dev/null <<EOF\\nrm victim\\nEOF", "from its input"),
     ] {
         // What git removes it must hold: the victim committed.
         std::fs::write(fx.ws().join("victim"), "keep me").unwrap();

@@ -8,6 +8,20 @@ use crate::shell::parse::{self, Word};
 /// Programs whose `-c LINE` runs LINE through a shell, as a shell's does.
 pub(super) const RUN_LINE: &[&str] = &["su", "runuser", "script", "flock"];
 
+/// The options of [`RUN_LINE`]'s programs that take a value besides
+/// `-c`: short letters, long names (util-linux 2.38's `--help`). In a
+/// cluster such a letter takes the rest as its value (`su -sc LINE user`
+/// runs the shell `c`; `script -T -c F` starts a shell that reads its
+/// input), else the next word.
+#[rustfmt::skip]
+const LINE_VALUED: &[(&str, &str, &[&str])] = &[
+    ("su", "gGsw", &["group", "supp-group", "shell", "whitelist-environment"]),
+    ("runuser", "gGswu", &["group", "supp-group", "shell", "whitelist-environment", "user"]),
+    ("script", "IOBTmEo",
+        &["log-in", "log-out", "log-io", "log-timing", "logging-format", "echo", "output-limit"]),
+    ("flock", "wE", &["timeout", "conflict-exit-code"]),
+];
+
 /// Programs that start a shell when they are given no command, which then
 /// runs its input (`echo 'rm x' | sudo -s`, `su`, `unshare -r`).
 #[rustfmt::skip]
@@ -83,8 +97,23 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
     // getopt takes options after the user name too, and the last `-c`
     // wins: `su -c ls root -c 'rm x'` runs `rm x` (su, runuser and script
     // did; flock refuses a second).
+    let (short, long) = LINE_VALUED
+        .iter()
+        .find(|(program, _, _)| *program == name)
+        .map_or(("", &[][..]), |&(_, s, l)| (s, l));
     let mut found = None;
+    // The next word is an option's value; none after `--` (what follows
+    // goes to the shell, where `-c` is still a line).
+    let (mut value, mut ended) = (false, false);
     for (at, arg) in args.iter().enumerate() {
+        if std::mem::take(&mut value) {
+            // Split, it moves the words after it (`su -s $S root`, where
+            // `S` is `sh -c rm`): that word stands for the line.
+            if arg.splits() {
+                return Some(Given::Line(Some(arg.clone())));
+            }
+            continue;
+        }
         let Some(text) = arg.literal() else {
             // Last and one word, with no `-c` before it: a user name or a
             // file, or `-cLINE`: without a line, the shell reads its input.
@@ -99,21 +128,33 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
             "su" | "runuser" => &["command", "session-command"],
             _ => &["command"],
         };
+        ended |= text == "--";
         if let Some(option) = long_option(text, names) {
             found = Some(Given::Line(match option {
                 Some(line) => Some(Word::Literal(line.to_string())),
                 None => args.get(at + 1).cloned(),
             }));
-        } else if text.starts_with('-')
-            && !text.starts_with("--")
-            && let Some(c) = text.find('c')
-        {
-            let rest = &text[c + 1..];
-            found = Some(Given::Line(if rest.is_empty() {
-                args.get(at + 1).cloned()
-            } else {
-                Some(Word::Literal(rest.to_string()))
-            }));
+        } else if let Some(given) = text.strip_prefix("--") {
+            value = !ended
+                && !given.is_empty()
+                && !given.contains('=')
+                && long.iter().any(|w| w.starts_with(given));
+        } else if text.starts_with('-') {
+            for (i, letter) in text.char_indices().skip(1) {
+                let rest = &text[i + 1..];
+                if letter == 'c' {
+                    found = Some(Given::Line(if rest.is_empty() {
+                        args.get(at + 1).cloned()
+                    } else {
+                        Some(Word::Literal(rest.to_string()))
+                    }));
+                    break;
+                }
+                if !ended && short.contains(letter) {
+                    value = rest.is_empty();
+                    break;
+                }
+            }
         }
     }
     found

@@ -226,6 +226,21 @@ fn programs_that_run_a_command_are_looked_through() {
     assert_eq!(texts("su --command=ls -c 'rm x' root"), ["rm x"]);
     assert_eq!(texts("script -q out -c ls -c 'rm x'"), ["rm x"]);
     assert_eq!(names("su -c ls \"$U\""), [None], "`U` may be `-crm x`");
+    // An option of theirs that takes a value takes the rest of its cluster,
+    // or the next word, `-c` among it (util-linux 2.38: `su -sc LINE root`
+    // runs the shell `c`; `script -q -T -c F <<EOF` ran the input's
+    // commands, read before as the line `F`).
+    assert_eq!(texts("su -s /bin/sh -c 'rm x' root"), ["rm x"]);
+    assert_eq!(texts("su -w -c -c 'rm x' root"), ["rm x"]);
+    assert_eq!(texts("runuser -u -c -c 'rm x'"), ["rm x"]);
+    assert_eq!(texts("flock -w 5 -Ec -c 'rm x' lk"), ["rm x"]);
+    for line in ["su -sc 'rm x' root", "script -q -T -c F", "script -E -c F", "script --log-t -c F"] {
+        assert!(hidden(line), "{line}: {:?}", programs(line));
+    }
+    // After `--` the words go to the shell, whose `-c` is a line.
+    assert_eq!(texts("su -- root -s -c 'rm x'"), ["rm x"]);
+    // A value that splits moves the words after it.
+    assert_eq!(names("su -s $S root"), [None], "`S` may be `sh -c rm`");
     // A word that expands before LINE may be `-c` itself.
     assert_eq!(names("sh \"$A\" 'rm x'"), [None]);
     assert_eq!(names("su \"$U\" 'rm x'"), [None]);
