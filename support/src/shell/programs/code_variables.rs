@@ -24,7 +24,8 @@ const NAMES: &[&str] = &[
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
-const PREFIXES: &[&str] = &["LD_", "GIT_CONFIG", "LUA_INIT", "BASH_FUNC_"];
+const PREFIXES: &[&str] =
+    &["LD_", "GIT_CONFIG", "LUA_INIT", "BASH_FUNC_", "OMPI_MCA_", "PRTE_MCA_", "PMIX_MCA_"];
 
 /// Whether `name` is such a variable.
 pub fn runs_code(name: &str) -> bool {

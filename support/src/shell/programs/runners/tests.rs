@@ -280,3 +280,49 @@ fn perf_runs_the_command_after_its_options() {
     assert!(hidden("perf stat \"$O\" rm x"));
     assert!(hidden("perf stat --pre \"$L\" true"));
 }
+
+/// Open MPI 4.1's mpirun ran each of these lines' `rm x` (as `touch`, as
+/// root with `--allow-run-as-root`); `--mca orte_fork_agent echo` ran
+/// `echo PROGRAM`, as `OMPI_MCA_orte_fork_agent=echo` did.
+#[test]
+fn mpirun_runs_each_context_s_program_after_its_options() {
+    for (line, inner) in [
+        ("mpirun -np 4 rm x", vec!["rm x"]),
+        ("mpirun --allow-run-as-root -np 1 --host localhost rm x", vec!["rm x"]),
+        ("mpiexec -n 2 -- rm x", vec!["rm x"]),
+        ("orterun -N 1 --map-by core --bind-to none rm x", vec!["rm x"]),
+        ("mpirun --mca btl self,vader -mca coll_tuned_use_dynamic_rules 1 -np 2 rm x", vec!["rm x"]),
+        ("mpirun -x OMP_NUM_THREADS=4 -np 2 rm x", vec!["rm x"]),
+        ("mpirun -np 1 ls y : -np 1 rm x", vec!["rm x", "ls y"]),
+        ("mpirun -np \"$N\" rm x", vec!["rm x"]),
+        // Options after the program are the program's.
+        ("mpirun -np 1 rm -np x", vec!["rm -np x"]),
+        ("mpirun --version", vec!["mpirun --version"]),
+    ] {
+        assert_eq!(texts(line), inner, "{line}");
+    }
+    for line in [
+        // What only running tells: an option the table does not know (or
+        // MPICH's), a value that may split, a file of more options or
+        // programs, a debugger or xterm it starts, the daemon it launches.
+        "mpirun --foo -np 1 ls",
+        "mpiexec -genv A 1 -n 1 ls",
+        "mpirun -np $N ls",
+        "mpirun \"$OPTS\" ls",
+        "mpirun --app appfile",
+        "mpirun -tune opts.conf ls",
+        "mpirun -am params.conf ls",
+        "mpirun --debug -np 1 ls",
+        "mpirun --xterm 0 -np 1 ls",
+        "mpirun --launch-agent ./orted -np 1 ls",
+        "mpirun --prefix ./ompi -np 1 ls",
+        "mpirun --mca orte_fork_agent rm -np 1 ls",
+        "mpirun --mca plm_rsh_agent 'sh -c x' -np 1 ls",
+        "mpirun -x LD_PRELOAD=./a.so -np 1 ls",
+        "mpirun -x OMPI_MCA_orte_fork_agent=rm -np 1 ls",
+    ] {
+        assert!(hidden(line), "{line}: {:?}", programs(line));
+    }
+    let named = crate::shell::programs::code_variables::named("OMPI_MCA_orte_fork_agent=rm mpirun -np 1 ls");
+    assert_eq!(named, Some("OMPI_MCA_orte_fork_agent"));
+}
