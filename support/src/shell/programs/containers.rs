@@ -1,6 +1,7 @@
 //! Container engines: `docker run [OPTIONS] IMAGE [CMD…]` (and `create`,
 //! which keeps CMD for `docker start`), `docker exec [OPTIONS] CONTAINER
-//! CMD…`, the same under `docker container`, and Podman's; Compose's `run
+//! CMD…`, the same under `docker container`, and Podman's and nerdctl's
+//! (docker's options, nerdctl's own before its subcommand); Compose's `run
 //! SERVICE [CMD…]` and `exec SERVICE CMD…` (`docker compose`,
 //! `docker-compose`), whose service the project's file describes. What runs is the
 //! `--entrypoint` followed by the words after the image (else those words;
@@ -22,7 +23,7 @@ use super::runners::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
 /// The engines read here.
-pub(super) const ENGINES: &[&str] = &["docker", "podman", "docker-compose"];
+pub(super) const ENGINES: &[&str] = &["docker", "podman", "docker-compose", "nerdctl"];
 
 /// An engine's options: (those that take a value, those that do not).
 type Table = (&'static [&'static str], &'static [&'static str]);
@@ -43,6 +44,16 @@ const PODMAN_GLOBAL: Table = (
         "--tmpdir", "--volumepath", "--imagestore", "--module", "--ssh", "--db-backend", "--out",
         "--config"],
     &["-r", "-v", "-h", "--remote", "--syslog", "--noout", "--transient-store", "--help", "--version"],
+);
+
+/// nerdctl's own options (its command reference's global flags; a newer
+/// one it does not list passes no list).
+#[rustfmt::skip]
+const NERDCTL_GLOBAL: Table = (
+    &["-a", "-H", "-n", "--address", "--host", "--namespace", "--snapshotter", "--storage-driver",
+        "--cni-path", "--cni-netconfpath", "--data-root", "--cgroup-manager", "--host-gateway-ip",
+        "--cdi-spec-dirs"],
+    &["-h", "-v", "--help", "--version", "--debug", "--debug-full", "--insecure-registry", "--experimental"],
 );
 
 /// `docker run`'s and `docker create`'s options (Podman's too, where they
@@ -85,6 +96,11 @@ const EXEC: Table = (
 const OPAQUE_GLOBAL: &[&str] =
     &["--config", "--hooks-dir", "--runtime", "--conmon", "--network-cmd-path", "--module"];
 const OPAQUE: &[&str] = &["--env-file"];
+/// nerdctl runs on the host the CNI plugins of a directory, a CDI spec's
+/// hooks, a runtime or a logging shim given as a path (`--runtime
+/// ./runc`, `--log-driver binary:///x`): before its subcommand and after.
+const NERDCTL_OPAQUE_GLOBAL: &[&str] = &["--cni-path", "--cni-netconfpath", "--cdi-spec-dirs"];
+const NERDCTL_OPAQUE: &[&str] = &["--env-file", "--runtime", "--log-driver"];
 
 /// Compose's own options (`docker compose -f c.yaml run`, `docker-compose`),
 /// from its reference (`docs/reference/docker_compose*.yaml`).
@@ -174,8 +190,12 @@ fn subcommand(engine: &str, words: &[Word]) -> Result<Option<Sub>, ()> {
     let mut compose = engine == "docker-compose";
     let (mut at, mut seen) = (1, false);
     if !compose {
-        let global = if engine == "podman" { PODMAN_GLOBAL } else { DOCKER_GLOBAL };
-        let own = Options::read(words, 1, global, OPAQUE_GLOBAL).ok_or(())?;
+        let (global, opaque) = match engine {
+            "podman" => (PODMAN_GLOBAL, OPAQUE_GLOBAL),
+            "nerdctl" => (NERDCTL_GLOBAL, NERDCTL_OPAQUE_GLOBAL),
+            _ => (DOCKER_GLOBAL, OPAQUE_GLOBAL),
+        };
+        let own = Options::read(words, 1, global, opaque).ok_or(())?;
         (at, seen) = (own.end, own.opaque);
         if sub(at)? == Some("compose") {
             compose = true;
@@ -192,9 +212,10 @@ fn subcommand(engine: &str, words: &[Word]) -> Result<Option<Sub>, ()> {
         let Some(next) = sub(at)? else { return Ok(None) };
         name = next;
     }
+    let opaque = if engine == "nerdctl" { NERDCTL_OPAQUE } else { OPAQUE };
     let (table, opaque) = match (compose, name) {
-        (false, "run" | "create") => (RUN, OPAQUE),
-        (false, "exec") => (EXEC, OPAQUE),
+        (false, "run" | "create") => (RUN, opaque),
+        (false, "exec") => (EXEC, opaque),
         (true, "run") => (COMPOSE_RUN, COMPOSE_OPAQUE),
         (true, "exec") => (COMPOSE_EXEC, COMPOSE_OPAQUE),
         _ => return Ok(None),
@@ -380,6 +401,12 @@ mod tests {
             ("docker compose run --entrypoint sh app -c 'rm x'", &["rm x"]),
             ("docker-compose exec -T db rm x", &["rm x"]),
             ("podman compose run app rm x", &["rm x"]),
+            // nerdctl: its own options, then docker's.
+            ("nerdctl run --rm alpine rm x", &["rm x"]),
+            ("nerdctl --namespace k8s.io -a /run/c.sock run -it --rm alpine rm x", &["rm x"]),
+            ("nerdctl --insecure-registry container run alpine rm x", &["rm x"]),
+            ("nerdctl exec -w /srv box rm x", &["rm x"]),
+            ("nerdctl compose run app rm x", &["rm x"]),
         ] {
             assert_eq!(texts(line), inner, "{line}");
         }
@@ -443,6 +470,16 @@ mod tests {
             "podman --hooks-dir=./hooks run alpine ls",
             "podman --runtime ./crun run alpine ls",
             "podman --conmon ./c run alpine ls",
+            // nerdctl runs these on the host: CNI plugins, a CDI spec's
+            // hooks, a runtime or logging shim by path; and options of its
+            // own docker's table does not know (`--rootfs` makes the image
+            // word a directory).
+            "nerdctl --cni-path ./cni run alpine ls",
+            "nerdctl --cdi-spec-dirs ./cdi run alpine ls",
+            "nerdctl run --runtime ./runc alpine ls",
+            "nerdctl run --log-driver binary:///tmp/shim alpine ls",
+            "nerdctl run --rootfs ./root rm x",
+            "nerdctl --bridge-ip 10.1.0.1 run alpine ls",
             "docker run --entrypoint '[\"sh\"' alpine ls",
             "docker run --health-cmd '[1]' alpine ls",
             "docker run --entrypoint \"$E\" alpine ls",
