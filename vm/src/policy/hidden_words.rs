@@ -7,6 +7,7 @@
 //! written; where its verdict may change with what such a word becomes, the
 //! line cannot be judged before it runs (book: reference/policy.md).
 
+use globset::GlobSet;
 use tiss_support::shell::parse::Word;
 use tiss_support::shell::programs::Program;
 
@@ -99,10 +100,53 @@ pub(super) fn first_depending<'a>(
     })
 }
 
-/// Whether a pattern of this shape matches `form` whatever its hiding
-/// words become (`allow` needs one such for a program).
-pub(super) fn matches_whatever(shape: &Shape, form: &str, hiding: &[&str]) -> bool {
-    known_part(form, hiding).is_none_or(|known| !shape.depends(known))
+/// Whether `pattern` (of this shape) matches `form` whatever its hiding
+/// words become (`allow` needs one such for a program): any text may follow
+/// the form's known start, or the pattern has a `*` where the one hiding
+/// word stands, what comes before the `*` matching the known start and
+/// what comes after it the rest (`cp * backup/` matches `cp $SRC backup/`
+/// whatever `SRC` gives), and `allow` matches the form without the word
+/// too (it may give no word at all: `cp backup/`).
+pub(super) fn matches_whatever(
+    pattern: &str,
+    shape: &Shape,
+    form: &str,
+    hiding: &[&str],
+    allow: &GlobSet,
+) -> bool {
+    let Some(known) = known_part(form, hiding) else { return true };
+    if !shape.depends(known) {
+        return true;
+    }
+    let Some(word) = hiding.iter().find(|word| form[known.len()..].starts_with(**word)) else { return false };
+    let rest = &form[known.len() + word.len()..];
+    if hiding.iter().any(|word| rest.contains(word)) {
+        return false;
+    }
+    let matches = |glob: &str, text: &str| {
+        super::compile_pattern(glob).is_ok_and(|g| g.compile_matcher().is_match(text))
+    };
+    let without = format!("{known}{}", rest.strip_prefix(' ').unwrap_or(rest));
+    top_level_stars(pattern).any(|at| matches(&pattern[..at], known) && matches(&pattern[at + 1..], rest))
+        && allow.is_match(without.trim_end())
+}
+
+/// Where `pattern` has a `*` that is no escape's, class's or brace's.
+fn top_level_stars(pattern: &str) -> impl Iterator<Item = usize> + '_ {
+    let (mut escaped, mut class, mut braces) = (false, false, 0usize);
+    pattern.char_indices().filter_map(move |(i, c)| {
+        match (std::mem::take(&mut escaped), c) {
+            (true, _) => {}
+            (false, '\\') => escaped = true,
+            (false, '[') if !class => class = true,
+            (false, ']') if class => class = false,
+            (false, '{') if !class => braces += 1,
+            (false, '}') if !class => braces = braces.saturating_sub(1),
+            (false, '*') if !class && braces == 0 => return Some(i),
+            _ => {}
+        }
+        None
+    })
 }
 
 /// What to say of such a line: the word, and what to write.
@@ -205,20 +249,31 @@ mod tests {
     }
 
     #[test]
-    fn an_allow_pattern_admits_such_a_word_only_where_any_text_may_follow() {
+    fn an_allow_pattern_admits_such_a_word_only_if_it_matches_whatever_the_word_gives() {
         let allow = policy(Some(&["ls *", "cargo test *", "cp * backup/"]), &[], &[]);
         for line in ["ls $D", "cargo test $T -- --nocapture", "cp \"$SRC\" backup/", "cp a backup/"] {
             assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
         }
-        match allow.decide("cp $SRC backup/", None) {
-            Verdict::Deny(m) => {
-                assert!(
-                    m.contains("as written it matches the pattern `cp * backup/`") && m.contains("quote it"),
-                    "{m}"
-                )
+        // `cp $SRC backup/` may be `cp backup/`, which no pattern allows;
+        // `cp $A $B backup/` has two such words.
+        for line in ["cp $SRC backup/", "cp $A $B backup/"] {
+            match allow.decide(line, None) {
+                Verdict::Deny(m) => {
+                    assert!(
+                        m.contains("as written it matches the pattern `cp * backup/`")
+                            && m.contains("quote it"),
+                        "{m}"
+                    )
+                }
+                other => panic!("{other:?}"),
             }
-            other => panic!("{other:?}"),
         }
+        // A `*` stands where the word does, and `cp backup/` (no word) is
+        // allowed too.
+        let with_empty = policy(Some(&["cp * backup/", "cp backup/"]), &[], &[]);
+        assert_eq!(with_empty.decide("cp $SRC backup/", None), Verdict::Run);
+        let stars: Vec<usize> = top_level_stars("a*b\\*[*]{x,*}*").collect();
+        assert_eq!(stars, [1, 13]);
     }
 
     #[test]

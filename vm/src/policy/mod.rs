@@ -462,11 +462,12 @@ fn not_allowed(
             format!(" (add a pattern that matches it to `allow`, e.g. \"{}\")", suggested_pattern(&text));
         return Some((format!("`{text}` matches no pattern"), hint));
     };
-    if matched.iter().any(|&i| hidden_words::matches_whatever(&shapes[i], &text, hiding)) {
+    let pattern = |i: usize| rules.allow.as_deref().and_then(|list| list.get(i)).map_or("", String::as_str);
+    if matched.iter().any(|&i| hidden_words::matches_whatever(pattern(i), &shapes[i], &text, hiding, allow)) {
         return None;
     }
     let word = hiding.iter().copied().min_by_key(|word| text.find(word).unwrap_or(usize::MAX)).unwrap_or("");
-    let pattern = rules.allow.as_deref().and_then(|list| list.get(first)).map_or("", String::as_str);
+    let pattern = pattern(first);
     Some((
         format!(
             "`{text}` holds a word {}; as written it matches the pattern `{pattern}`, but not whatever it \
