@@ -7,7 +7,10 @@
 //! written; where its verdict may change with what such a word becomes, the
 //! line cannot be judged before it runs (book: reference/policy.md).
 
-use globset::GlobSet;
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use globset::{GlobMatcher, GlobSet};
 use tiss_support::shell::parse::Word;
 use tiss_support::shell::programs::Program;
 
@@ -18,6 +21,9 @@ use tiss_support::shell::programs::Program;
 pub(super) struct Shape {
     start: String,
     open: bool,
+    /// The pattern split at each `*` outside a class, brace or escape: what
+    /// comes before it, what comes after ([`matches_whatever`]).
+    splits: Vec<(GlobMatcher, GlobMatcher)>,
 }
 
 impl Shape {
@@ -35,7 +41,11 @@ impl Shape {
                 c => start.push(c),
             }
         }
-        Shape { start, open: !rest.is_empty() && rest.bytes().all(|b| b == b'*') }
+        let matcher = |glob: &str| super::compile_pattern(glob).ok().map(|glob| glob.compile_matcher());
+        let splits = top_level_stars(pattern)
+            .filter_map(|at| Some((matcher(&pattern[..at])?, matcher(&pattern[at + 1..])?)))
+            .collect();
+        Shape { start, open: !rest.is_empty() && rest.bytes().all(|b| b == b'*'), splits }
     }
 
     /// Whether the verdict of a pattern of this shape on a form known up
@@ -54,80 +64,97 @@ impl Shape {
     }
 }
 
-/// The words of the programs read from a line that hide words, as written.
-pub(super) fn hiding(found: &[Program]) -> Vec<&str> {
-    found
-        .iter()
-        .flat_map(|program| &program.args)
-        .filter(|word| word.has_hidden_words())
-        .map(Word::text)
-        .collect()
+/// The words of the programs read from a line that hide words, as
+/// written, each once, and an automaton that finds the first of them in a
+/// form: one pass over each form, however many such words a long line has.
+pub(super) struct Hiding<'a> {
+    words: Vec<&'a str>,
+    finder: Option<AhoCorasick>,
+}
+
+impl<'a> Hiding<'a> {
+    pub(super) fn of(found: &'a [Program]) -> Hiding<'a> {
+        let mut seen = HashSet::new();
+        let words: Vec<&str> = found
+            .iter()
+            .flat_map(|program| &program.args)
+            .filter(|word| word.has_hidden_words())
+            .map(Word::text)
+            .filter(|text| seen.insert(*text))
+            .collect();
+        let finder = (!words.is_empty())
+            .then(|| AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&words).ok())
+            .flatten();
+        Hiding { words, finder }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The first of the words in `form`: where it starts (the part before
+    /// it is known: what the shell runs starts so; the rest may be
+    /// anything), and the word. A word found earlier than it stands cuts
+    /// the form shorter, which judges more, never less.
+    fn first(&self, form: &str) -> Option<(usize, &'a str)> {
+        let found = self.finder.as_ref()?.find(form)?;
+        Some((found.start(), self.words[found.pattern().as_usize()]))
+    }
+
+    /// The first of the words in `form`, for a message.
+    pub(super) fn first_word(&self, form: &str) -> &'a str {
+        self.first(form).map_or("", |(_, word)| word)
+    }
 }
 
 /// Every form of a line a pattern is matched against ([`super::Policy::first_form`]):
-/// the line as written, each program's wrapper forms and its own.
+/// the line as written, each program's wrapper forms (those of one `sh -c`
+/// line once: a long line's programs share them) and its own.
 pub(super) fn forms(command: &str, found: &[Program]) -> Vec<String> {
     let mut forms = vec![command.to_string()];
+    let mut shared = HashSet::new();
     for program in found {
-        forms.extend(program.wrappers.iter().map(|form| form.to_string()));
+        let wrappers = program.wrappers.iter().filter(|form| shared.insert(form.as_ptr()));
+        forms.extend(wrappers.map(|form| form.to_string()));
         forms.push(program.text());
         forms.extend(program.subcommand_text());
     }
-    forms.dedup();
     forms
 }
 
-/// The part of `form` before the first of the `hiding` words it holds
-/// (`None` if it holds none): what the shell runs starts so; the rest may
-/// be anything. A word found earlier than it stands cuts the form shorter,
-/// which judges more, never less.
-pub(super) fn known_part<'a>(form: &'a str, hiding: &[&str]) -> Option<&'a str> {
-    let at = hiding.iter().filter_map(|word| form.find(word)).min()?;
-    Some(&form[..at])
-}
-
 /// The first pattern of `shapes` whose verdict on a form of `forms` may
-/// depend on what a hiding word becomes: its index, the form and the word.
+/// depend on what a hiding word becomes: its index and the word.
 pub(super) fn first_depending<'a>(
     shapes: &[Shape],
-    forms: &[&'a str],
-    hiding: &[&'a str],
-) -> Option<(usize, &'a str, &'a str)> {
+    forms: &[&str],
+    hiding: &Hiding<'a>,
+) -> Option<(usize, &'a str)> {
     forms.iter().find_map(|&form| {
-        let known = known_part(form, hiding)?;
-        let word = hiding.iter().copied().min_by_key(|word| form.find(word).unwrap_or(usize::MAX))?;
-        shapes.iter().position(|shape| shape.depends(known)).map(|i| (i, form, word))
+        let (at, word) = hiding.first(form)?;
+        let known = &form[..at];
+        shapes.iter().position(|shape| shape.depends(known)).map(|i| (i, word))
     })
 }
 
-/// Whether `pattern` (of this shape) matches `form` whatever its hiding
+/// Whether a pattern of this shape matches `form` whatever its hiding
 /// words become (`allow` needs one such for a program): any text may follow
 /// the form's known start, or the pattern has a `*` where the one hiding
 /// word stands, what comes before the `*` matching the known start and
 /// what comes after it the rest (`cp * backup/` matches `cp $SRC backup/`
 /// whatever `SRC` gives), and `allow` matches the form without the word
 /// too (it may give no word at all: `cp backup/`).
-pub(super) fn matches_whatever(
-    pattern: &str,
-    shape: &Shape,
-    form: &str,
-    hiding: &[&str],
-    allow: &GlobSet,
-) -> bool {
-    let Some(known) = known_part(form, hiding) else { return true };
+pub(super) fn matches_whatever(shape: &Shape, form: &str, hiding: &Hiding, allow: &GlobSet) -> bool {
+    let Some((at, word)) = hiding.first(form) else { return true };
+    let known = &form[..at];
     if !shape.depends(known) {
         return true;
     }
-    let Some(word) = hiding.iter().find(|word| form[known.len()..].starts_with(**word)) else { return false };
-    let rest = &form[known.len() + word.len()..];
-    if hiding.iter().any(|word| rest.contains(word)) {
+    let rest = &form[at + word.len()..];
+    if hiding.first(rest).is_some() {
         return false;
     }
-    let matches = |glob: &str, text: &str| {
-        super::compile_pattern(glob).is_ok_and(|g| g.compile_matcher().is_match(text))
-    };
     let without = format!("{known}{}", rest.strip_prefix(' ').unwrap_or(rest));
-    top_level_stars(pattern).any(|at| matches(&pattern[..at], known) && matches(&pattern[at + 1..], rest))
+    shape.splits.iter().any(|(before, after)| before.is_match(known) && after.is_match(rest))
         && allow.is_match(without.trim_end())
 }
 
@@ -297,8 +324,40 @@ mod tests {
 
     #[test]
     fn the_known_part_ends_at_the_first_hiding_word() {
-        assert_eq!(known_part("git -C $D status", &["$D"]), Some("git -C "));
-        assert_eq!(known_part("sudo ls $A $B", &["$B", "$A"]), Some("sudo ls "));
-        assert_eq!(known_part("ls x", &["$D"]), None);
+        let found = tiss_support::shell::programs::programs("sudo ls $A $B; kubectl -n $D get").unwrap();
+        let hiding = Hiding::of(&found);
+        assert_eq!(hiding.first("kubectl -n $D get"), Some((11, "$D")));
+        assert_eq!(hiding.first("sudo ls $A $B"), Some((8, "$A")));
+        assert_eq!(hiding.first("ls x"), None);
+    }
+}
+
+#[cfg(test)]
+mod long_lines {
+    use super::super::{TaintRun, Verdict, tests::policy};
+    use std::time::Duration;
+
+    /// A long line of many programs, each with its own word that may
+    /// split, inside one `sh -c` (whose form every program shares) is
+    /// decided in about the time of the same line without them (looking
+    /// for each word in each form took minutes).
+    #[test]
+    fn many_hiding_words_in_a_long_line_are_decided_quickly() {
+        let inner: String = (0..5_000).map(|i| format!("echo $v{i}; ")).collect();
+        let line = format!("sh -c '{inner}'");
+        for p in [
+            policy(None, &["rm -r*"], &[], TaintRun::Allow),
+            policy(Some(&["echo *", "sh *"]), &[], &["cp * x"], TaintRun::Allow),
+        ] {
+            let plain = line.replace('$', "");
+            let start = std::time::Instant::now();
+            assert_eq!(p.decide(&plain, None), Verdict::Run);
+            let without = start.elapsed();
+            let start = std::time::Instant::now();
+            assert_eq!(p.decide(&line, None), Verdict::Run);
+            let with = start.elapsed();
+            // Measured 1.2× (220 against 180 ms, a debug build).
+            assert!(with < 4 * without + Duration::from_millis(100), "{with:?} against {without:?}");
+        }
     }
 }

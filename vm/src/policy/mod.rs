@@ -244,11 +244,11 @@ impl Policy {
         // A word of the line that may be any number of words (`$N`) moves
         // the words after it: a pattern that may match what it becomes,
         // but not whatever it becomes, cannot judge the line.
-        let hiding = hidden_words::hiding(found);
+        let hiding = hidden_words::Hiding::of(found);
         let forms = if hiding.is_empty() { Vec::new() } else { hidden_words::forms(command, found) };
         let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
         let depending = |shapes: &[Shape], list: &[String]| {
-            hidden_words::first_depending(shapes, &forms, &hiding).map(|(i, _, word)| {
+            hidden_words::first_depending(shapes, &forms, &hiding).map(|(i, word)| {
                 (format!("{}; the pattern `{}` may match it then", hidden_words::why(word), list[i]), word)
             })
         };
@@ -450,7 +450,7 @@ fn not_allowed(
     shapes: &[Shape],
     rules: &PolicyRules,
     program: &Program,
-    hiding: &[&str],
+    hiding: &hidden_words::Hiding,
 ) -> Option<(String, String)> {
     let text = program.text();
     if program.name.is_none() || program.input {
@@ -462,12 +462,11 @@ fn not_allowed(
             format!(" (add a pattern that matches it to `allow`, e.g. \"{}\")", suggested_pattern(&text));
         return Some((format!("`{text}` matches no pattern"), hint));
     };
-    let pattern = |i: usize| rules.allow.as_deref().and_then(|list| list.get(i)).map_or("", String::as_str);
-    if matched.iter().any(|&i| hidden_words::matches_whatever(pattern(i), &shapes[i], &text, hiding, allow)) {
+    if matched.iter().any(|&i| hidden_words::matches_whatever(&shapes[i], &text, hiding, allow)) {
         return None;
     }
-    let word = hiding.iter().copied().min_by_key(|word| text.find(word).unwrap_or(usize::MAX)).unwrap_or("");
-    let pattern = pattern(first);
+    let word = hiding.first_word(&text);
+    let pattern = rules.allow.as_deref().and_then(|list| list.get(first)).map_or("", String::as_str);
     Some((
         format!(
             "`{text}` holds a word {}; as written it matches the pattern `{pattern}`, but not whatever it \
