@@ -369,7 +369,8 @@ fn refused_where_unjudged_it_removes(fx: &Fixture, plan: &str, policy: &str) -> 
 fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_names() {
     let fx = Fixture::new();
     let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm -r*\", \"git rm *\"]\n");
-    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n");
+    // A bounded RUN: `script` has hung here waiting on its terminal.
+    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\" TIMEOUT 30s\n}}\n");
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
@@ -384,8 +385,10 @@ fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_n
         ("F=-r; rm $F victim", "the pattern `rm -r*` may match it then"),
         ("git -C . rm -q victim", "its part `git rm -q victim` matches it"),
         ("D='. rm'; git -C $D -q victim", "git's subcommand: quote it"),
-        // `-T` takes `-c` as its file: no line, a shell that runs its input.
-        ("script -q -T -c /dev/null <<EOF\\nrm victim\\nEOF", "from its input"),
+        // `-T` takes `-c` as its file: no line, a shell that runs its input
+        // (`exit`: without it the shell waited for more when the tests ran
+        // side by side).
+        ("script -q -T -c /dev/null <<EOF\\nrm victim\\nexit\\nEOF", "from its input"),
     ] {
         // What git removes it must hold: the victim committed.
         std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
