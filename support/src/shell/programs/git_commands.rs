@@ -64,32 +64,12 @@ const LINES: &[(&str, &[&str])] = &[
 /// The subcommands read here beyond [`LINES`].
 const READ: &[&str] = &["config", "clone", "init", "submodule", "bisect"];
 
-/// Refuses a value of git's own options that the shell may make more than
-/// one word of: the next word is then git's subcommand (`git -C $D status
-/// x` runs `git rm status x` when `D` is `. rm`), which a pattern on git's
-/// subcommands (`git rm *`) would not see.
-pub(super) fn own_values_one_word(args: &[Word]) -> Result<(), String> {
-    let mut words = args.iter();
-    while let Some(text) = words.next().and_then(Word::literal) {
-        if !text.starts_with('-') || text == "-" || text == "--" {
-            break;
-        }
-        if let Some(value) = VALUED.contains(&text).then(|| words.next()).flatten()
-            && value.splits()
-        {
-            return Err(format!(
-                "`git {text} {value}`: the shell may make more than one word of `{value}`, and then another \
-                 word is git's subcommand: quote it",
-                value = value.text()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Where git's subcommand is among `args`, when git's own options come
-/// before it (`-C . rm x`: 2), all of them written out.
-pub(super) fn subcommand_after_options(args: &[Word]) -> Option<usize> {
+/// Where git's own options before its subcommand end (past a `--`), read
+/// once for both uses below; `Err` for a value of theirs that the shell may
+/// make more than one word of: the next word is then git's subcommand (`git
+/// -C $D status x` runs `git rm status x` when `D` is `. rm`), which a
+/// pattern on git's subcommands (`git rm *`) would not see.
+fn own_options_end(args: &[Word]) -> Result<usize, String> {
     let mut at = 0;
     while let Some(text) = args.get(at).and_then(Word::literal) {
         if !text.starts_with('-') || text == "-" {
@@ -99,8 +79,29 @@ pub(super) fn subcommand_after_options(args: &[Word]) -> Option<usize> {
         if text == "--" {
             break;
         }
-        at += usize::from(VALUED.contains(&text));
+        if VALUED.contains(&text) {
+            if let Some(value) = args.get(at).filter(|value| value.splits()) {
+                return Err(format!(
+                    "`git {text} {value}`: the shell may make more than one word of `{value}`, and then another \
+                     word is git's subcommand: quote it",
+                    value = value.text()
+                ));
+            }
+            at += 1;
+        }
     }
+    Ok(at)
+}
+
+/// Refuses a value of git's own options that the shell may split ([`own_options_end`]).
+pub(super) fn own_values_one_word(args: &[Word]) -> Result<(), String> {
+    own_options_end(args).map(|_| ())
+}
+
+/// Where git's subcommand is among `args`, when git's own options come
+/// before it (`-C . rm x`: 2), all of them written out.
+pub(super) fn subcommand_after_options(args: &[Word]) -> Option<usize> {
+    let at = own_options_end(args).ok()?;
     (at > 0 && args.get(at).and_then(Word::literal).is_some()).then_some(at)
 }
 
