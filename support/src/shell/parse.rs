@@ -21,6 +21,10 @@ use std::cell::Cell;
 use super::scan::{Piece, Quote, Scanner};
 
 pub mod evaluated;
+mod word_text;
+
+use word_text::{braces, hidden_words, known_start, literal_text, unknown_text};
+pub use word_text::{may_split, named_by_path};
 
 /// How deep command substitutions inside command substitutions are read;
 /// deeper ones make the reading fail rather than the stack overflow.
@@ -85,6 +89,19 @@ impl Word {
         match self {
             Word::Literal(_) => false,
             Word::Expands(written) => hidden_words(written),
+        }
+    }
+
+    /// Whether what the shell makes of it is known only when it runs, as
+    /// one word or several: a parameter, substitution or arithmetic, quoted
+    /// or not, braces, or bash's `$'…'` and `$"…"` (`"$F"` is `-r` when `F`
+    /// is). Those that may split are [`Word::has_hidden_words`]. A glob
+    /// (names of files that match it) and a tilde (a home directory) are not
+    /// counted.
+    pub fn has_unknown_text(&self) -> bool {
+        match self {
+            Word::Literal(_) => false,
+            Word::Expands(written) => unknown_text(written),
         }
     }
 
@@ -615,171 +632,6 @@ fn joined_lines(body: &str) -> String {
         }
     }
     joined
-}
-
-/// A part of a word as the shell expands it.
-#[derive(Clone, Copy)]
-enum Part<'a> {
-    /// Text, its quotes and escapes removed.
-    Text(&'a str),
-    /// An expansion that stays one word: inside double quotes, or a tilde.
-    Quoted,
-    /// An expansion the shell splits at blanks, or a glob it matches
-    /// against file names: outside double quotes.
-    Unquoted,
-}
-
-/// Calls `each` with the parts of `pieces` in order, until it says stop.
-fn parts<'a>(pieces: &'a [WordPieceWithSource], each: &mut impl FnMut(Part<'a>) -> bool) -> bool {
-    let escaped = |text: &'a str| text.strip_prefix('\\').unwrap_or(text);
-    for piece in pieces {
-        let part = match &piece.piece {
-            WordPiece::Text(text) if globs(text) => Part::Unquoted,
-            WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
-            WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
-            WordPiece::DoubleQuotedSequence(inner) => {
-                // Inside double quotes a glob character is text.
-                for piece in inner {
-                    let part = match &piece.piece {
-                        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
-                        WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
-                        _ => Part::Quoted,
-                    };
-                    if !each(part) {
-                        return false;
-                    }
-                }
-                continue;
-            }
-            // What bash and dash make of `$'…'` and `$"…"` differ: one word, not known.
-            WordPiece::TildeExpansion(_)
-            | WordPiece::AnsiCQuotedText(_)
-            | WordPiece::GettextDoubleQuotedSequence(_) => Part::Quoted,
-            _ => Part::Unquoted,
-        };
-        if !each(part) {
-            return false;
-        }
-    }
-    true
-}
-
-/// The program a word that expands still names, as a path's last part
-/// names it (`/usr/bin/tool` is `tool`): `"$HOME/bin/tool"` and
-/// `~/bin/tool` name `tool`. `None` when the name itself is not known
-/// before running: an expansion after the last `/` (`"$DIR/$TOOL"`), no `/`
-/// after the last one (`$CMD`, `${X:-rm}`), or an unquoted expansion or
-/// glob anywhere, whose result the shell splits into words or matches
-/// against files (`$X/rm` runs `sudo` when `X` is `"sudo "`).
-pub fn named_by_path(written: &str) -> Option<String> {
-    let pieces = pieces_of(written)?;
-    let mut tail = String::new();
-    let one_word = !braces(&pieces)
-        && parts(&pieces, &mut |part| match part {
-            Part::Text(text) => {
-                tail.push_str(text);
-                true
-            }
-            // One word: what follows it still names.
-            Part::Quoted => {
-                tail.clear();
-                true
-            }
-            Part::Unquoted => false,
-        });
-    let (_, name) = tail.rsplit_once('/').filter(|_| one_word)?;
-    (!name.is_empty()).then(|| name.to_string())
-}
-
-/// Whether the shell may make more than one word of a word (written as
-/// `written`): an expansion outside double quotes is split at blanks and
-/// matched against files; `"$f"` stays one word.
-pub fn may_split(written: &str) -> bool {
-    let Some(pieces) = pieces_of(written) else { return true };
-    braces(&pieces) || !parts(&pieces, &mut |part| !matches!(part, Part::Unquoted))
-}
-
-/// [`Word::has_hidden_words`] of a word written as `written`.
-fn hidden_words(written: &str) -> bool {
-    let Some(pieces) = pieces_of(written) else { return true };
-    braces(&pieces)
-        || pieces.iter().any(|piece| {
-            !matches!(
-                piece.piece,
-                WordPiece::Text(_)
-                    | WordPiece::SingleQuotedText(_)
-                    | WordPiece::EscapeSequence(_)
-                    | WordPiece::DoubleQuotedSequence(_)
-                    | WordPiece::TildeExpansion(_)
-                    | WordPiece::AnsiCQuotedText(_)
-                    | WordPiece::GettextDoubleQuotedSequence(_)
-            )
-        })
-}
-
-/// The text a word written as `written` starts with before anything in it
-/// expands ([`Word::known_start`]).
-fn known_start(written: &str) -> String {
-    let Some(pieces) = pieces_of(written) else { return String::new() };
-    let mut start = String::new();
-    parts(&pieces, &mut |part| match part {
-        Part::Text(text) => {
-            start.push_str(text);
-            true
-        }
-        Part::Quoted | Part::Unquoted => false,
-    });
-    // bash may expand braces from the first `{` on (`-{u,i}`).
-    if braces(&pieces)
-        && let Some(open) = start.find('{')
-    {
-        start.truncate(open);
-    }
-    start
-}
-
-/// Whether unquoted `text` is a pattern the shell matches against file
-/// names: a `*`, a `?`, or a `[` with a `]` after it (`[` alone, as in
-/// `[ -d out ]`, is the program `[`).
-fn globs(text: &str) -> bool {
-    text.contains(['*', '?']) || text.find('[').is_some_and(|open| text[open + 1..].contains(']'))
-}
-
-/// Whether bash, when it is `sh`, may expand braces in the word (`{rm,x}`
-/// runs `rm x`, where dash runs a program named `{rm,x}`): an unquoted `{`,
-/// later an unquoted `,` or `..`, later an unquoted `}` (nested braces
-/// included; a quoted part is a letter). It may say so of a word bash
-/// leaves alone, never the other way.
-fn braces(pieces: &[WordPieceWithSource]) -> bool {
-    // 0: no `{` yet; 1: a `{`; 2: then a `,` or `..` (a `}` now ends it).
-    let mut state = 0;
-    for piece in pieces {
-        let WordPiece::Text(text) = &piece.piece else { continue };
-        let mut dot = false;
-        for byte in text.bytes() {
-            state = match (state, byte) {
-                (0, b'{') => 1,
-                (1, b',') => 2,
-                (1, b'.') if dot => 2,
-                (2, b'}') => return true,
-                (state, _) => state,
-            };
-            dot = byte == b'.';
-        }
-    }
-    false
-}
-
-/// Appends the text of `pieces` once quotes and escapes are removed;
-/// false if anything in it expands (or globs, outside double quotes).
-fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) -> bool {
-    parts(pieces, &mut |part| match part {
-        Part::Text(text) => {
-            out.push_str(text);
-            true
-        }
-        Part::Quoted | Part::Unquoted => false,
-    })
 }
 
 #[cfg(test)]

@@ -1,17 +1,18 @@
-//! Words only running tells: a parameter, substitution or arithmetic
-//! outside double quotes, which the shell splits at blanks, or braces
-//! (`Word::has_hidden_words`). Such a word may be any number of words, so
-//! it moves every word after it: `git -C $D status` runs `git rm status`
-//! when `D` is `. rm`, and `kubectl -n $N get pods` runs `kubectl delete`
-//! when `N` is `x delete`. A pattern is matched against the line as
-//! written; where its verdict may change with what such a word becomes, the
-//! line cannot be judged before it runs (book: reference/policy.md).
+//! Words only running tells: a parameter, substitution or arithmetic,
+//! quoted or not, or braces (`Word::has_unknown_text`). Outside double
+//! quotes the shell splits what they give at blanks, so such a word may be
+//! any number of words and moves every word after it: `git -C $D status`
+//! runs `git rm status` when `D` is `. rm`, and `kubectl -n $N get pods`
+//! runs `kubectl delete` when `N` is `x delete`. Inside them it is one word
+//! of any text: `rm "$F" d` runs `rm -r d` when `F` is `-r`. A pattern is
+//! matched against the line as written; where its verdict may change with
+//! what such a word becomes, the line cannot be judged before it runs
+//! (book: reference/policy.md).
 
 use std::collections::HashSet;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use globset::{GlobMatcher, GlobSet};
-use tiss_support::shell::parse::Word;
 use tiss_support::shell::programs::Program;
 
 /// What a pattern asks of a command's text: the literal text it starts
@@ -64,26 +65,37 @@ impl Shape {
     }
 }
 
-/// The words of the programs read from a line that hide words, as
-/// written, each once, and an automaton that finds the first of them in a
-/// form: one pass over each form, however many such words a long line has.
+/// A word whose text only running tells, as written, and whether the
+/// shell may split it into several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Hidden<'a> {
+    pub text: &'a str,
+    pub splits: bool,
+}
+
+/// The words of the programs read from a line whose text only running
+/// tells, as written, each once, and an automaton that finds the first of
+/// them in a form: one pass over each form, however many such words a long
+/// line has.
 pub(super) struct Hiding<'a> {
-    words: Vec<&'a str>,
+    words: Vec<Hidden<'a>>,
     finder: Option<AhoCorasick>,
 }
 
 impl<'a> Hiding<'a> {
     pub(super) fn of(found: &'a [Program]) -> Hiding<'a> {
         let mut seen = HashSet::new();
-        let words: Vec<&str> = found
+        let words: Vec<Hidden> = found
             .iter()
             .flat_map(|program| &program.args)
-            .filter(|word| word.has_hidden_words())
-            .map(Word::text)
-            .filter(|text| seen.insert(*text))
+            .filter(|word| word.has_unknown_text() && seen.insert(word.text()))
+            .map(|word| Hidden { text: word.text(), splits: word.has_hidden_words() })
             .collect();
         let finder = (!words.is_empty())
-            .then(|| AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&words).ok())
+            .then(|| {
+                let texts = words.iter().map(|word| word.text);
+                AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(texts).ok()
+            })
             .flatten();
         Hiding { words, finder }
     }
@@ -96,14 +108,14 @@ impl<'a> Hiding<'a> {
     /// it is known: what the shell runs starts so; the rest may be
     /// anything), and the word. A word found earlier than it stands cuts
     /// the form shorter, which judges more, never less.
-    fn first(&self, form: &str) -> Option<(usize, &'a str)> {
+    fn first(&self, form: &str) -> Option<(usize, Hidden<'a>)> {
         let found = self.finder.as_ref()?.find(form)?;
         Some((found.start(), self.words[found.pattern().as_usize()]))
     }
 
     /// The first of the words in `form`, for a message.
-    pub(super) fn first_word(&self, form: &str) -> &'a str {
-        self.first(form).map_or("", |(_, word)| word)
+    pub(super) fn first_word(&self, form: &str) -> Hidden<'a> {
+        self.first(form).map_or(Hidden { text: "", splits: true }, |(_, word)| word)
     }
 }
 
@@ -128,7 +140,7 @@ pub(super) fn first_depending<'a>(
     shapes: &[Shape],
     forms: &[&str],
     hiding: &Hiding<'a>,
-) -> Option<(usize, &'a str)> {
+) -> Option<(usize, Hidden<'a>)> {
     forms.iter().find_map(|&form| {
         let (at, word) = hiding.first(form)?;
         let known = &form[..at];
@@ -141,19 +153,20 @@ pub(super) fn first_depending<'a>(
 /// the form's known start, or the pattern has a `*` where the one hiding
 /// word stands, what comes before the `*` matching the known start and
 /// what comes after it the rest (`cp * backup/` matches `cp $SRC backup/`
-/// whatever `SRC` gives), and `allow` matches the form without the word
-/// too (it may give no word at all: `cp backup/`).
+/// whatever `SRC` gives), and `allow` matches the form with the word
+/// empty too (unquoted it then gives no word at all: `cp backup/`).
 pub(super) fn matches_whatever(shape: &Shape, form: &str, hiding: &Hiding, allow: &GlobSet) -> bool {
     let Some((at, word)) = hiding.first(form) else { return true };
     let known = &form[..at];
     if !shape.depends(known) {
         return true;
     }
-    let rest = &form[at + word.len()..];
+    let rest = &form[at + word.text.len()..];
     if hiding.first(rest).is_some() {
         return false;
     }
-    let without = format!("{known}{}", rest.strip_prefix(' ').unwrap_or(rest));
+    let rest_without = if word.splits { rest.strip_prefix(' ').unwrap_or(rest) } else { rest };
+    let without = format!("{known}{rest_without}");
     shape.splits.iter().any(|(before, after)| before.is_match(known) && after.is_match(rest))
         && allow.is_match(without.trim_end())
 }
@@ -177,15 +190,25 @@ fn top_level_stars(pattern: &str) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// What to say of such a line: the word, and what to write.
-pub(super) fn why(word: &str) -> String {
-    format!(
-        "the shell may make any number of words of `{word}`, which moves the words after it, so what it runs is \
-         known only when it runs"
-    )
+pub(super) fn why(word: Hidden) -> String {
+    let text = word.text;
+    if word.splits {
+        format!(
+            "the shell may make any number of words of `{text}`, which moves the words after it, so what it runs \
+             is known only when it runs"
+        )
+    } else {
+        format!("whose text only running tells: `{text}` is one word, but may be any")
+    }
 }
 
-pub(super) const HINT: &str =
-    " (quote it, `\"$VAR\"`, so it stays one word; write out options it would give, or brace words)";
+pub(super) fn hint(word: Hidden) -> &'static str {
+    if word.splits {
+        " (quote it, `\"$VAR\"`, so it stays one word; write out options it would give, or brace words)"
+    } else {
+        " (give the value as a plan variable, `${name}`, whose value the policy sees, or write it out)"
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -258,10 +281,20 @@ mod tests {
                 other => panic!("{line}: {other:?}"),
             }
         }
-        // One word, or a start no pattern can follow, or a pattern matched
-        // as written (it does not start with the program's name).
-        for line in ["rm \"$F\" d", "rm -f $F", "ls $D", "kubectl -n \"$N\" get pods", "grep $P f", "echo $X"]
-        {
+        // One word, but of any text: `rm "$F" d` runs `rm -r d` when `F`
+        // is `-r`, as bash's `$'-r'` is.
+        for line in ["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"] {
+            match deny.decide(line, None) {
+                Verdict::Deny(m) => assert!(
+                    m.contains("is one word, but may be any") && m.contains("as a plan variable, `${name}`"),
+                    "{line}: {m}"
+                ),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        // A start no pattern can follow, or a pattern matched as written
+        // (it does not start with the program's name).
+        for line in ["rm -f $F", "ls $D", "ls \"$D\"", "grep $P f", "echo $X", "cat \"$F\"", "rm ~ *.o"] {
             assert_eq!(deny.decide(line, None), Verdict::Run, "{line}");
         }
         // Asked where an approve pattern matches it, and where one may.
@@ -324,11 +357,15 @@ mod tests {
 
     #[test]
     fn the_known_part_ends_at_the_first_hiding_word() {
-        let found = tiss_support::shell::programs::programs("sudo ls $A $B; kubectl -n $D get").unwrap();
+        let found =
+            tiss_support::shell::programs::programs("sudo ls $A $B; kubectl -n $D get \"$E\" ~ *").unwrap();
         let hiding = Hiding::of(&found);
-        assert_eq!(hiding.first("kubectl -n $D get"), Some((11, "$D")));
-        assert_eq!(hiding.first("sudo ls $A $B"), Some((8, "$A")));
-        assert_eq!(hiding.first("ls x"), None);
+        let splits = |text| Hidden { text, splits: true };
+        assert_eq!(hiding.first("kubectl -n $D get"), Some((11, splits("$D"))));
+        assert_eq!(hiding.first("sudo ls $A $B"), Some((8, splits("$A"))));
+        assert_eq!(hiding.first("get \"$E\""), Some((4, Hidden { text: "\"$E\"", splits: false })));
+        // A tilde is a home directory, a glob names files: matched as written.
+        assert_eq!(hiding.first("ls x ~ *"), None);
     }
 }
 

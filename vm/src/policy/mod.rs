@@ -252,8 +252,9 @@ impl Policy {
                 (format!("{}; the pattern `{}` may match it then", hidden_words::why(word), list[i]), word)
             })
         };
-        let deny_split = depending(&self.shapes.deny, &self.rules.deny)
-            .map(|(what, _)| (format!("`{command}` holds a word {what}"), hidden_words::HINT.to_string()));
+        let deny_split = depending(&self.shapes.deny, &self.rules.deny).map(|(what, word)| {
+            (format!("`{command}` holds a word {what}"), hidden_words::hint(word).to_string())
+        });
         // What the line runs cannot be known before it runs: a line that
         // cannot be read (the shell runs `rm x` of `rm x; [[ a ]]` before it
         // fails), a program without a name (`CMD=rm; $CMD x`), a shell that
@@ -473,7 +474,7 @@ fn not_allowed(
              becomes, so it matches no pattern",
             hidden_words::why(word)
         ),
-        hidden_words::HINT.to_string(),
+        hidden_words::hint(word).to_string(),
     ))
 }
 

@@ -361,7 +361,8 @@ fn refused_where_unjudged_it_removes(fx: &Fixture, plan: &str, policy: &str) -> 
 }
 
 /// A word the shell may make several words of moves the words after it
-/// (`F=-r; rm $F victim` is `rm -r victim`), git's own options come before
+/// (`F=-r; rm $F victim` is `rm -r victim`; quoted, `"$F"` is one word, but
+/// any), git's own options come before
 /// its subcommand (`git -C . rm victim` is `git rm victim`), and script's
 /// `-T` takes the next word as its value, `-c` too: what runs is judged,
 /// not only the line as written. Each line removes the victim unjudged.
@@ -383,6 +384,9 @@ fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_n
     git(&["init", "-q", "."]);
     for (command, says) in [
         ("F=-r; rm $F victim", "the pattern `rm -r*` may match it then"),
+        // Quoted, one word, but `-r` all the same; bash's `$'…'` too.
+        ("F=-r; rm \\\"$F\\\" victim", "is one word, but may be any"),
+        ("rm $'-r' victim", "is one word, but may be any"),
         ("git -C . rm -q victim", "its part `git rm -q victim` matches it"),
         ("D='. rm'; git -C $D -q victim", "git's subcommand: quote it"),
         // `-T` takes `-c` as its file: no line, a shell that runs its input
