@@ -1,6 +1,7 @@
 //! Any text as a RUN's command line, through the one shell reader: the
 //! simple commands it runs and the programs a policy and the risky-command
-//! list read (`tiss_support::shell`). Never a panic but the parser's own,
+//! list read (`tiss_support::shell`), and what the policy asks of their
+//! words (which hide their text). Never a panic but the parser's own,
 //! which the reader contains; and, as libFuzzer watches each input, never
 //! more than its memory limit or timeout: brush-parser 0.4 looped without
 //! end, allocating, on seven bytes (`$(<< <#`).
@@ -18,5 +19,15 @@ fuzz_target!(|data: &[u8]| {
     // then match no allow pattern): never programs from a refused line.
     if read.is_err() {
         assert!(found.is_err(), "{line:?}");
+    }
+    // What the policy asks of each word: a word the shell may split has
+    // text only running tells; a literal is known whole.
+    for word in found.iter().flatten().flat_map(|program| &program.args) {
+        let (splits, unknown, glob, start) =
+            (word.has_hidden_words(), word.has_unknown_text(), word.is_glob(), word.known_start());
+        assert!(!splits || unknown, "{line:?}: {word:?}");
+        if let Some(text) = word.literal() {
+            assert!(!unknown && !glob && start == text, "{line:?}: {word:?}");
+        }
     }
 });

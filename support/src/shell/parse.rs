@@ -23,7 +23,7 @@ use super::scan::{Piece, Quote, Scanner};
 pub mod evaluated;
 mod word_text;
 
-use word_text::{braces, hidden_words, known_start, literal_text, unknown_text};
+use word_text::{braces, glob, hidden_words, known_start, literal_text, unknown_text};
 pub use word_text::{may_split, named_by_path};
 
 /// How deep command substitutions inside command substitutions are read;
@@ -105,9 +105,20 @@ impl Word {
         }
     }
 
+    /// Whether the shell matches it against the names of files (an unquoted
+    /// `*`, `?` or `[…]`): it gives any number of words, each a name, which
+    /// may read as an option (a file named `-rf`).
+    pub fn is_glob(&self) -> bool {
+        match self {
+            Word::Literal(_) => false,
+            Word::Expands(written) => glob(written),
+        }
+    }
+
     /// What the word starts with whatever it expands to: the text before
-    /// its first expansion, glob or brace, quotes and escapes removed (`-u`
-    /// of `-u"$X"`, nothing of `$X` or `-[u]`); a literal's whole text.
+    /// its first expansion, glob character or brace, quotes and escapes
+    /// removed (`-u` of `-u"$X"`, `./` of `./*`, nothing of `$X`); a
+    /// literal's whole text.
     pub fn known_start(&self) -> String {
         match self {
             Word::Literal(text) => text.clone(),

@@ -65,13 +65,32 @@ impl Shape {
     }
 }
 
-/// A word whose text only running tells, as written, and whether the
-/// shell may split it into several.
+/// How a word's text is known only when it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Outside double quotes: any number of words (`$F`, `$(…)`, braces).
+    Splits,
+    /// Inside them: one word, but of any text (`"$F"`, `$'…'`).
+    OneWord,
+    /// A glob: the names of the files that match it, any number, each of
+    /// which may read as an option (a file named `-rf`).
+    Glob,
+}
+
+/// Such a word, as written, and what it starts with whatever it gives
+/// (`./` of `./*`, `-u` of `-u"$X"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Hidden<'a> {
     pub text: &'a str,
-    pub splits: bool,
+    pub kind: Kind,
+    pub start: String,
+    /// A glob that expands too (`"$D"/*`): one word of any text where globs are matched as written.
+    unknown: bool,
 }
+
+/// What a message says when no word is found (it always is, where asked).
+static NO_WORD: Hidden<'static> =
+    Hidden { text: "", kind: Kind::Splits, start: String::new(), unknown: true };
 
 /// The words of the programs read from a line whose text only running
 /// tells, as written, each once, and an automaton that finds the first of
@@ -83,14 +102,45 @@ pub(super) struct Hiding<'a> {
 }
 
 impl<'a> Hiding<'a> {
+    /// The words of `found` that hide their text.
     pub(super) fn of(found: &'a [Program]) -> Hiding<'a> {
         let mut seen = HashSet::new();
         let words: Vec<Hidden> = found
             .iter()
             .flat_map(|program| &program.args)
-            .filter(|word| word.has_unknown_text() && seen.insert(word.text()))
-            .map(|word| Hidden { text: word.text(), splits: word.has_hidden_words() })
+            .filter(|word| word.literal().is_none() && seen.insert(word.text()))
+            .filter_map(|word| {
+                let unknown = word.has_unknown_text();
+                let kind = if word.has_hidden_words() {
+                    Kind::Splits
+                } else if word.is_glob() {
+                    Kind::Glob
+                } else if unknown {
+                    Kind::OneWord
+                } else {
+                    return None;
+                };
+                Some(Hidden { text: word.text(), kind, start: word.known_start(), unknown })
+            })
             .collect();
+        Hiding::with(words)
+    }
+
+    /// The same words where a glob is matched as written (`allow`: the
+    /// program is the same whatever files it names); none if it has no glob.
+    pub(super) fn without_globs(&self) -> Option<Hiding<'a>> {
+        if self.words.iter().all(|word| word.kind != Kind::Glob) {
+            return None;
+        }
+        let words = self.words.iter().filter(|word| word.kind != Kind::Glob || word.unknown);
+        let as_one_word = |word: &Hidden<'a>| match word.kind {
+            Kind::Glob => Hidden { kind: Kind::OneWord, ..word.clone() },
+            _ => word.clone(),
+        };
+        Some(Hiding::with(words.map(as_one_word).collect()))
+    }
+
+    fn with(words: Vec<Hidden<'a>>) -> Hiding<'a> {
         let finder = (!words.is_empty())
             .then(|| {
                 let texts = words.iter().map(|word| word.text);
@@ -108,14 +158,14 @@ impl<'a> Hiding<'a> {
     /// it is known: what the shell runs starts so; the rest may be
     /// anything), and the word. A word found earlier than it stands cuts
     /// the form shorter, which judges more, never less.
-    fn first(&self, form: &str) -> Option<(usize, Hidden<'a>)> {
+    fn first(&self, form: &str) -> Option<(usize, &Hidden<'a>)> {
         let found = self.finder.as_ref()?.find(form)?;
-        Some((found.start(), self.words[found.pattern().as_usize()]))
+        Some((found.start(), &self.words[found.pattern().as_usize()]))
     }
 
     /// The first of the words in `form`, for a message.
-    pub(super) fn first_word(&self, form: &str) -> Hidden<'a> {
-        self.first(form).map_or(Hidden { text: "", splits: true }, |(_, word)| word)
+    pub(super) fn first_word(&self, form: &str) -> &Hidden<'a> {
+        self.first(form).map_or(&NO_WORD, |(_, word)| word)
     }
 }
 
@@ -136,15 +186,16 @@ pub(super) fn forms(command: &str, found: &[Program]) -> Vec<String> {
 
 /// The first pattern of `shapes` whose verdict on a form of `forms` may
 /// depend on what a hiding word becomes: its index and the word.
-pub(super) fn first_depending<'a>(
+pub(super) fn first_depending<'h, 'a>(
     shapes: &[Shape],
     forms: &[&str],
-    hiding: &Hiding<'a>,
-) -> Option<(usize, Hidden<'a>)> {
+    hiding: &'h Hiding<'a>,
+) -> Option<(usize, &'h Hidden<'a>)> {
     forms.iter().find_map(|&form| {
         let (at, word) = hiding.first(form)?;
-        let known = &form[..at];
-        shapes.iter().position(|shape| shape.depends(known)).map(|i| (i, word))
+        // What it gives starts with its own known start (`rm ./*`, `rm -- *`).
+        let known = format!("{}{}", &form[..at], word.start);
+        shapes.iter().position(|shape| shape.depends(&known)).map(|i| (i, word))
     })
 }
 
@@ -165,7 +216,7 @@ pub(super) fn matches_whatever(shape: &Shape, form: &str, hiding: &Hiding, allow
     if hiding.first(rest).is_some() {
         return false;
     }
-    let rest_without = if word.splits { rest.strip_prefix(' ').unwrap_or(rest) } else { rest };
+    let rest_without = if word.kind == Kind::OneWord { rest } else { rest.strip_prefix(' ').unwrap_or(rest) };
     let without = format!("{known}{rest_without}");
     shape.splits.iter().any(|(before, after)| before.is_match(known) && after.is_match(rest))
         && allow.is_match(without.trim_end())
@@ -190,23 +241,30 @@ fn top_level_stars(pattern: &str) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// What to say of such a line: the word, and what to write.
-pub(super) fn why(word: Hidden) -> String {
+pub(super) fn why(word: &Hidden) -> String {
     let text = word.text;
-    if word.splits {
-        format!(
+    match word.kind {
+        Kind::Splits => format!(
             "the shell may make any number of words of `{text}`, which moves the words after it, so what it runs \
              is known only when it runs"
-        )
-    } else {
-        format!("whose text only running tells: `{text}` is one word, but may be any")
+        ),
+        Kind::OneWord => format!("whose text only running tells: `{text}` is one word, but may be any"),
+        Kind::Glob => format!(
+            "the shell makes into the names of the files that match `{text}`, any number of them, and a name may \
+             read as an option (a file named `-rf`)"
+        ),
     }
 }
 
-pub(super) fn hint(word: Hidden) -> &'static str {
-    if word.splits {
-        " (quote it, `\"$VAR\"`, so it stays one word; write out options it would give, or brace words)"
-    } else {
-        " (give the value as a plan variable, `${name}`, whose value the policy sees, or write it out)"
+pub(super) fn hint(word: &Hidden) -> &'static str {
+    match word.kind {
+        Kind::Splits => {
+            " (quote it, `\"$VAR\"`, so it stays one word; write out options it would give, or brace words)"
+        }
+        Kind::OneWord => {
+            " (give the value as a plan variable, `${name}`, whose value the policy sees, or write it out)"
+        }
+        Kind::Glob => " (start it with `./`, or put `--` before it, so no name reads as an option)",
     }
 }
 
@@ -308,6 +366,32 @@ mod tests {
         assert_eq!(approve.decide("kubectl -n prod get pods", None), Verdict::Run);
     }
 
+    /// A glob gives files' names, and beside a file named `-r`, `rm *` is
+    /// `rm -r …`: deny and approve judge it; allow matches it as written.
+    #[test]
+    fn a_glob_may_name_a_file_that_reads_as_an_option() {
+        let deny = policy(None, &["rm -r*"], &[]);
+        for line in ["rm *", "rm *.o", "rm [a-z]*", "sh -c 'rm *'", "rm \"$D\"/*"] {
+            match deny.decide(line, None) {
+                Verdict::Deny(m) => assert!(
+                    m.contains("a name may read as an option") && m.contains("start it with `./`"),
+                    "{line}: {m}"
+                ),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        // What the names start with is known: no name can be an option.
+        for line in ["rm ./*", "rm -- *", "rm x/*.o", "rm -f *", "ls *", "rm '*'"] {
+            assert_eq!(deny.decide(line, None), Verdict::Run, "{line}");
+        }
+        let approve = policy(None, &[], &["rm -r*"]);
+        assert!(matches!(approve.decide("rm *", None), Verdict::Approve(_)));
+        let allow = policy(Some(&["rm *.o", "ls *"]), &[], &[]);
+        for line in ["rm *.o", "ls *", "ls \"$D\"/*"] {
+            assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
+        }
+    }
+
     #[test]
     fn an_allow_pattern_admits_such_a_word_only_if_it_matches_whatever_the_word_gives() {
         let allow = policy(Some(&["ls *", "cargo test *", "cp * backup/"]), &[], &[]);
@@ -357,15 +441,22 @@ mod tests {
 
     #[test]
     fn the_known_part_ends_at_the_first_hiding_word() {
-        let found =
-            tiss_support::shell::programs::programs("sudo ls $A $B; kubectl -n $D get \"$E\" ~ *").unwrap();
+        let line = "sudo ls $A $B; kubectl -n $D get \"$E\" ~ ./-* x/\"$F\"/*";
+        let found = tiss_support::shell::programs::programs(line).unwrap();
         let hiding = Hiding::of(&found);
-        let splits = |text| Hidden { text, splits: true };
-        assert_eq!(hiding.first("kubectl -n $D get"), Some((11, splits("$D"))));
-        assert_eq!(hiding.first("sudo ls $A $B"), Some((8, splits("$A"))));
-        assert_eq!(hiding.first("get \"$E\""), Some((4, Hidden { text: "\"$E\"", splits: false })));
-        // A tilde is a home directory, a glob names files: matched as written.
-        assert_eq!(hiding.first("ls x ~ *"), None);
+        let found =
+            |form| hiding.first(form).map(|(at, word)| (at, word.text, word.kind, word.start.clone()));
+        assert_eq!(found("kubectl -n $D get"), Some((11, "$D", Kind::Splits, String::new())));
+        assert_eq!(found("sudo ls $A $B"), Some((8, "$A", Kind::Splits, String::new())));
+        assert_eq!(found("get \"$E\""), Some((4, "\"$E\"", Kind::OneWord, String::new())));
+        // A glob's names start with its text before the first glob character.
+        assert_eq!(found("rm ./-*"), Some((3, "./-*", Kind::Glob, "./-".to_string())));
+        assert_eq!(found("ls x/\"$F\"/*"), Some((3, "x/\"$F\"/*", Kind::Glob, "x/".to_string())));
+        // A tilde is a home directory: matched as written. allow matches a glob as written too.
+        assert_eq!(found("ls x ~"), None);
+        let unglobbed = hiding.without_globs().expect("the line has globs");
+        let kinds = |form| unglobbed.first(form).map(|(_, word)| word.kind);
+        assert_eq!((kinds("rm ./-*"), kinds("x/\"$F\"/*")), (None, Some(Kind::OneWord)));
     }
 }
 

@@ -241,10 +241,12 @@ impl Policy {
             ));
         }
         let approve = self.first_form(&self.approve, command, found);
-        // A word of the line that may be any number of words (`$N`) moves
-        // the words after it: a pattern that may match what it becomes,
-        // but not whatever it becomes, cannot judge the line.
+        // A word of the line whose text only running tells (`$N`, `"$F"`, a
+        // glob): a pattern that may match what it becomes, but not whatever
+        // it becomes, cannot judge the line. allow matches a glob as written.
         let hiding = hidden_words::Hiding::of(found);
+        let without_globs = hiding.without_globs();
+        let unglobbed = without_globs.as_ref().unwrap_or(&hiding);
         let forms = if hiding.is_empty() { Vec::new() } else { hidden_words::forms(command, found) };
         let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
         let depending = |shapes: &[Shape], list: &[String]| {
@@ -283,7 +285,9 @@ impl Policy {
                 )),
                 Ok(found) => found
                     .iter()
-                    .find_map(|program| not_allowed(allow, &self.shapes.allow, &self.rules, program, &hiding))
+                    .find_map(|program| {
+                        not_allowed(allow, &self.shapes.allow, &self.rules, program, unglobbed)
+                    })
                     .or_else(|| {
                         steered.map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
                     }),

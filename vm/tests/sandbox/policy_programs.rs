@@ -402,3 +402,37 @@ fn a_word_that_may_be_several_and_git_s_own_options_do_not_hide_what_a_pattern_n
         assert!(message.contains(says), "{command}: {message}");
     }
 }
+
+/// A glob gives files' names, and a name may read as an option: in a
+/// workspace holding a file named `-r`, `rm *` runs `rm -r …` and removes a
+/// directory. Refused under `rm -r*`; written so that no name can be an
+/// option (`./*`, or after `--`), it is judged as written.
+#[test]
+fn a_glob_may_name_a_file_that_reads_as_an_option() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm -r*\"]\n");
+    let plan = |command: &str| format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\" TIMEOUT 30s\n}}\n");
+    let victim = fx.ws().join("victim");
+    let fresh = || {
+        std::fs::create_dir_all(victim.join("inside")).unwrap();
+        std::fs::write(fx.ws().join("-r"), "").unwrap();
+    };
+    fresh();
+    let unjudged = fx.run_json(&plan("rm *"), &["--sandbox-profile", "none"]);
+    assert!(!victim.exists(), "`rm *` beside a file named -r removes a directory: {}", unjudged.stderr);
+    fresh();
+    let run = fx.run_json(&plan("rm *"), &["--policy", &deny, "--sandbox-profile", "none"]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(
+        message.contains("a name may read as an option") && message.contains("start it with `./`"),
+        "{message}"
+    );
+    assert!(victim.exists(), "the victim was removed");
+    for written in ["rm -f ./-*", "rm -f -- -*"] {
+        let run = fx.run_json(&plan(written), &["--policy", &deny, "--sandbox-profile", "none"]);
+        assert_eq!(run.code, Some(0), "{written}: {}", run.stderr);
+        assert!(victim.exists() && !fx.made("-r"), "{written} removes the file named -r alone");
+        fresh();
+    }
+}

@@ -23,7 +23,14 @@ fn parts<'a>(pieces: &'a [WordPieceWithSource], each: &mut impl FnMut(Part<'a>) 
     let escaped = |text: &'a str| text.strip_prefix('\\').unwrap_or(text);
     for piece in pieces {
         let part = match &piece.piece {
-            WordPiece::Text(text) if globs(text) => Part::Unquoted,
+            WordPiece::Text(text) if globs(text) => {
+                // The names it gives start with its text before the first glob character.
+                let known = &text[..text.find(['*', '?', '[']).unwrap_or(0)];
+                if !known.is_empty() && !each(Part::Text(known)) {
+                    return false;
+                }
+                Part::Unquoted
+            }
             WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => Part::Text(text),
             WordPiece::EscapeSequence(text) => Part::Text(escaped(text)),
             WordPiece::DoubleQuotedSequence(inner) => {
@@ -106,6 +113,7 @@ pub(super) fn hidden_words(written: &str) -> bool {
         })
 }
 
+/// [`Word::has_unknown_text`] of a word written as `written`.
 pub(super) fn unknown_text(written: &str) -> bool {
     let Some(pieces) = pieces_of(written) else { return true };
     let text = |piece: &WordPiece| {
@@ -117,6 +125,12 @@ pub(super) fn unknown_text(written: &str) -> bool {
             WordPiece::DoubleQuotedSequence(inner) => inner.iter().any(|piece| !text(&piece.piece)),
             piece => !text(piece),
         })
+}
+
+/// [`Word::is_glob`] of a word written as `written`.
+pub(super) fn glob(written: &str) -> bool {
+    let Some(pieces) = pieces_of(written) else { return true };
+    pieces.iter().any(|piece| matches!(&piece.piece, WordPiece::Text(text) if globs(text)))
 }
 
 /// The text a word written as `written` starts with before anything in it
