@@ -256,12 +256,15 @@ pub(super) fn why(word: &Hidden) -> String {
     }
 }
 
-pub(super) fn hint(word: &Hidden) -> &'static str {
+/// What to write instead. Quoting a word that may split keeps it one word,
+/// which an `allow` pattern with a `*` there may then admit; under `deny`
+/// and `approve` one word of any text is judged as any text.
+pub(super) fn hint(word: &Hidden, allow: bool) -> &'static str {
     match word.kind {
-        Kind::Splits => {
+        Kind::Splits if allow => {
             " (quote it, `\"$VAR\"`, so it stays one word; write out options it would give, or brace words)"
         }
-        Kind::OneWord => {
+        Kind::Splits | Kind::OneWord => {
             " (give the value as a plan variable, `${name}`, whose value the policy sees, or write it out)"
         }
         Kind::Glob => " (start it with `./`, or put `--` before it, so no name reads as an option)",
@@ -333,9 +336,10 @@ mod tests {
         let deny = policy(None, &["rm -r*", "kubectl * delete *", "*--force*"], &[]);
         for line in ["rm $F d", "rm {-r,d}", "sudo rm $F d", "sh -c 'rm $F d'", "kubectl -n $N get pods"] {
             match deny.decide(line, None) {
-                Verdict::Deny(m) => {
-                    assert!(m.contains("any number of words") && m.contains("quote it"), "{line}: {m}")
-                }
+                Verdict::Deny(m) => assert!(
+                    m.contains("any number of words") && m.contains("as a plan variable, `${name}`"),
+                    "{line}: {m}"
+                ),
                 other => panic!("{line}: {other:?}"),
             }
         }

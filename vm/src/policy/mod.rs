@@ -255,7 +255,7 @@ impl Policy {
             })
         };
         let deny_split = depending(&self.shapes.deny, &self.rules.deny).map(|(what, word)| {
-            (format!("`{command}` holds a word {what}"), hidden_words::hint(word).to_string())
+            (format!("`{command}` holds a word {what}"), hidden_words::hint(word, false).to_string())
         });
         // What the line runs cannot be known before it runs: a line that
         // cannot be read (the shell runs `rm x` of `rm x; [[ a ]]` before it
@@ -478,7 +478,7 @@ fn not_allowed(
              becomes, so it matches no pattern",
             hidden_words::why(word)
         ),
-        hidden_words::hint(word).to_string(),
+        hidden_words::hint(word, true).to_string(),
     ))
 }
 
