@@ -141,7 +141,8 @@ pub(super) fn command_line(name: &str, args: &[Word]) -> Option<Given> {
                 && long.iter().any(|w| w.starts_with(given));
         } else if text.starts_with('-') {
             for (i, letter) in text.char_indices().skip(1) {
-                let rest = &text[i + 1..];
+                // A letter may be several bytes (`-oՎ`): the rest starts after all of them.
+                let rest = &text[i + letter.len_utf8()..];
                 if letter == 'c' {
                     found = Some(Given::Line(if rest.is_empty() {
                         args.get(at + 1).cloned()
