@@ -310,3 +310,17 @@ pub(super) fn xargs_replace(options: &[Word]) -> Option<String> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::programs;
+
+    /// A letter of several bytes in an option cluster (found by `cargo fuzz
+    /// run shell`: the rest was cut inside it, a panic).
+    #[test]
+    fn a_letter_of_several_bytes_in_a_cluster() {
+        let texts = |line| programs(line).unwrap().iter().map(|p| p.text()).collect::<Vec<_>>();
+        assert_eq!(texts("su -oՎc 'rm x' root"), ["rm x"]);
+        assert_eq!(texts("su -oՎ root"), ["su -oՎ root"]);
+    }
+}
