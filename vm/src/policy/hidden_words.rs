@@ -329,31 +329,36 @@ mod tests {
 
     use super::super::Verdict;
 
+    /// Each line is denied with a message that says each of `says`.
+    #[track_caller]
+    fn denied_saying(policy: &super::super::Policy, lines: &[&str], says: [&str; 2]) {
+        for line in lines {
+            match policy.decide(line, None) {
+                Verdict::Deny(m) => assert!(says.iter().all(|s| m.contains(s)), "{line}: {m}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
     /// Each line runs what its pattern names when the variable holds the
     /// value beside it (`F=-r` makes `rm $F d` `rm -r d`).
     #[test]
     fn a_word_that_may_be_several_refuses_a_line_a_pattern_on_the_program_s_words_may_match() {
         let deny = policy(None, &["rm -r*", "kubectl * delete *", "*--force*"], &[]);
-        for line in ["rm $F d", "rm {-r,d}", "sudo rm $F d", "sh -c 'rm $F d'", "kubectl -n $N get pods"] {
-            match deny.decide(line, None) {
-                Verdict::Deny(m) => assert!(
-                    m.contains("any number of words") && m.contains("as a plan variable, `${name}`"),
-                    "{line}: {m}"
-                ),
-                other => panic!("{line}: {other:?}"),
-            }
-        }
+        let says = ["any number of words", "as a plan variable, `${name}`"];
+        denied_saying(
+            &deny,
+            &["rm $F d", "rm {-r,d}", "sudo rm $F d", "sh -c 'rm $F d'", "kubectl -n $N get pods"],
+            says,
+        );
         // One word, but of any text: `rm "$F" d` runs `rm -r d` when `F`
         // is `-r`, as bash's `$'-r'` is.
-        for line in ["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"] {
-            match deny.decide(line, None) {
-                Verdict::Deny(m) => assert!(
-                    m.contains("is one word, but may be any") && m.contains("as a plan variable, `${name}`"),
-                    "{line}: {m}"
-                ),
-                other => panic!("{line}: {other:?}"),
-            }
-        }
+        let says = ["is one word, but may be any", "as a plan variable, `${name}`"];
+        denied_saying(
+            &deny,
+            &["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"],
+            says,
+        );
         // A start no pattern can follow, or a pattern matched as written
         // (it does not start with the program's name).
         for line in ["rm -f $F", "ls $D", "ls \"$D\"", "grep $P f", "echo $X", "cat \"$F\"", "rm ~ *.o"] {
@@ -375,15 +380,8 @@ mod tests {
     #[test]
     fn a_glob_may_name_a_file_that_reads_as_an_option() {
         let deny = policy(None, &["rm -r*"], &[]);
-        for line in ["rm *", "rm *.o", "rm [a-z]*", "sh -c 'rm *'", "rm \"$D\"/*"] {
-            match deny.decide(line, None) {
-                Verdict::Deny(m) => assert!(
-                    m.contains("a name may read as an option") && m.contains("start it with `./`"),
-                    "{line}: {m}"
-                ),
-                other => panic!("{line}: {other:?}"),
-            }
-        }
+        let says = ["a name may read as an option", "start it with `./`"];
+        denied_saying(&deny, &["rm *", "rm *.o", "rm [a-z]*", "sh -c 'rm *'", "rm \"$D\"/*"], says);
         // What the names start with is known: no name can be an option.
         for line in ["rm ./*", "rm -- *", "rm x/*.o", "rm -f *", "ls *", "rm '*'"] {
             assert_eq!(deny.decide(line, None), Verdict::Run, "{line}");
