@@ -23,11 +23,13 @@ fuzz_target!(|data: &[u8]| {
     // What the policy asks of each word: a word the shell may split has
     // text only running tells; a literal is known whole.
     for word in found.iter().flatten().flat_map(|program| &program.args) {
-        let (splits, unknown, glob, start) =
-            (word.has_hidden_words(), word.has_unknown_text(), word.is_glob(), word.known_start());
-        assert!(!splits || unknown, "{line:?}: {word:?}");
-        if let Some(text) = word.literal() {
-            assert!(!unknown && !glob && start == text, "{line:?}: {word:?}");
+        match (word.expansion(), word.literal()) {
+            (Some(it), None) => {
+                assert!(!it.hidden_words || it.unknown_text, "{line:?}: {word:?}");
+                assert_eq!(it.known_start, word.known_start(), "{line:?}: {word:?}");
+            }
+            (None, Some(text)) => assert_eq!(word.known_start(), text, "{line:?}: {word:?}"),
+            _ => panic!("{line:?}: {word:?} is neither a literal nor expands"),
         }
     }
 });

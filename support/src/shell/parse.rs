@@ -23,8 +23,8 @@ use super::scan::{Piece, Quote, Scanner};
 pub mod evaluated;
 mod word_text;
 
-use word_text::{braces, glob, hidden_words, known_start, literal_text, unknown_text};
-pub use word_text::{may_split, named_by_path};
+pub use word_text::{Expansion, may_split, named_by_path};
+use word_text::{braces, expansion, known_start, literal_text};
 
 /// How deep command substitutions inside command substitutions are read;
 /// deeper ones make the reading fail rather than the stack overflow.
@@ -81,37 +81,12 @@ impl Word {
         matches!(self, Word::Expands(text) if may_split(text))
     }
 
-    /// Whether what the shell makes of it has words only running tells:
-    /// a parameter, substitution or arithmetic outside double quotes (split
-    /// at blanks: `$N` may be `. rm`), or braces (`{-rf,/}` is `-rf /`). A
-    /// glob is not counted: each word it gives is a file's name matching it.
-    pub fn has_hidden_words(&self) -> bool {
+    /// What is known of it before it runs, from one reading of it
+    /// ([`Expansion`]); `None` for a literal, which is known whole.
+    pub fn expansion(&self) -> Option<Expansion> {
         match self {
-            Word::Literal(_) => false,
-            Word::Expands(written) => hidden_words(written),
-        }
-    }
-
-    /// Whether what the shell makes of it is known only when it runs, as
-    /// one word or several: a parameter, substitution or arithmetic, quoted
-    /// or not, braces, or bash's `$'…'` and `$"…"` (`"$F"` is `-r` when `F`
-    /// is). Those that may split are [`Word::has_hidden_words`]. A glob
-    /// (names of files that match it) and a tilde (a home directory) are not
-    /// counted.
-    pub fn has_unknown_text(&self) -> bool {
-        match self {
-            Word::Literal(_) => false,
-            Word::Expands(written) => unknown_text(written),
-        }
-    }
-
-    /// Whether the shell matches it against the names of files (an unquoted
-    /// `*`, `?` or `[…]`): it gives any number of words, each a name, which
-    /// may read as an option (a file named `-rf`).
-    pub fn is_glob(&self) -> bool {
-        match self {
-            Word::Literal(_) => false,
-            Word::Expands(written) => glob(written),
+            Word::Literal(_) => None,
+            Word::Expands(written) => Some(expansion(written)),
         }
     }
 

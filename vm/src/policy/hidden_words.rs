@@ -1,5 +1,5 @@
 //! Words only running tells: a parameter, substitution or arithmetic,
-//! quoted or not, or braces (`Word::has_unknown_text`). Outside double
+//! quoted or not, or braces (`Expansion::unknown_text`). Outside double
 //! quotes the shell splits what they give at blanks, so such a word may be
 //! any number of words and moves every word after it: `git -C $D status`
 //! runs `git rm status` when `D` is `. rm`, and `kubectl -n $N get pods`
@@ -110,17 +110,18 @@ impl<'a> Hiding<'a> {
             .flat_map(|program| &program.args)
             .filter(|word| word.literal().is_none() && seen.insert(word.text()))
             .filter_map(|word| {
-                let unknown = word.has_unknown_text();
-                let kind = if word.has_hidden_words() {
+                let expansion = word.expansion()?;
+                let kind = if expansion.hidden_words {
                     Kind::Splits
-                } else if word.is_glob() {
+                } else if expansion.glob {
                     Kind::Glob
-                } else if unknown {
+                } else if expansion.unknown_text {
                     Kind::OneWord
                 } else {
                     return None;
                 };
-                Some(Hidden { text: word.text(), kind, start: word.known_start(), unknown })
+                let (start, unknown) = (expansion.known_start, expansion.unknown_text);
+                Some(Hidden { text: word.text(), kind, start, unknown })
             })
             .collect();
         Hiding::with(words)

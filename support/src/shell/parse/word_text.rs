@@ -95,50 +95,83 @@ pub fn may_split(written: &str) -> bool {
     braces(&pieces) || !parts(&pieces, &mut |part| !matches!(part, Part::Unquoted))
 }
 
-/// [`Word::has_hidden_words`] of a word written as `written`.
-pub(super) fn hidden_words(written: &str) -> bool {
-    let Some(pieces) = pieces_of(written) else { return true };
-    braces(&pieces)
-        || pieces.iter().any(|piece| {
-            !matches!(
-                piece.piece,
-                WordPiece::Text(_)
-                    | WordPiece::SingleQuotedText(_)
-                    | WordPiece::EscapeSequence(_)
-                    | WordPiece::DoubleQuotedSequence(_)
-                    | WordPiece::TildeExpansion(_)
-                    | WordPiece::AnsiCQuotedText(_)
-                    | WordPiece::GettextDoubleQuotedSequence(_)
-            )
-        })
+/// What is known of a word that expands before it runs, from one reading
+/// of it ([`Word::expansion`](super::Word::expansion)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// Whether what the shell makes of it has words only running tells: a
+    /// parameter, substitution or arithmetic outside double quotes (split
+    /// at blanks: `$N` may be `. rm`), or braces (`{-rf,/}` is `-rf /`). A
+    /// glob is not counted: each word it gives is a file's name matching it.
+    pub hidden_words: bool,
+    /// Whether what the shell makes of it is known only when it runs, as
+    /// one word or several: a parameter, substitution or arithmetic, quoted
+    /// or not, braces, or bash's `$'…'` and `$"…"` (`"$F"` is `-r` when `F`
+    /// is). A glob (names of files that match it) and a tilde (a home
+    /// directory) are not counted.
+    pub unknown_text: bool,
+    /// Whether the shell matches it against the names of files (an unquoted
+    /// `*`, `?` or `[…]`): it gives any number of words, each a name, which
+    /// may read as an option (a file named `-rf`).
+    pub glob: bool,
+    /// What it starts with whatever it expands to ([`known_start`]).
+    pub known_start: String,
 }
 
-/// [`Word::has_unknown_text`] of a word written as `written`.
-pub(super) fn unknown_text(written: &str) -> bool {
-    let Some(pieces) = pieces_of(written) else { return true };
+/// The [`Expansion`] of a word written as `written`: all unknown if the
+/// shell's reader cannot read it.
+pub(super) fn expansion(written: &str) -> Expansion {
+    let Some(pieces) = pieces_of(written) else {
+        return Expansion { hidden_words: true, unknown_text: true, glob: true, known_start: String::new() };
+    };
+    let braces = braces(&pieces);
+    Expansion {
+        hidden_words: braces || pieces.iter().any(|piece| !stays_one_word(&piece.piece)),
+        unknown_text: braces || pieces.iter().any(|piece| unknown(&piece.piece)),
+        glob: pieces.iter().any(|piece| matches!(&piece.piece, WordPiece::Text(text) if globs(text))),
+        known_start: start_of(&pieces, braces),
+    }
+}
+
+/// Whether a piece gives one word, whatever it gives (a glob does:
+/// each of its words is a name).
+fn stays_one_word(piece: &WordPiece) -> bool {
+    matches!(
+        piece,
+        WordPiece::Text(_)
+            | WordPiece::SingleQuotedText(_)
+            | WordPiece::EscapeSequence(_)
+            | WordPiece::DoubleQuotedSequence(_)
+            | WordPiece::TildeExpansion(_)
+            | WordPiece::AnsiCQuotedText(_)
+            | WordPiece::GettextDoubleQuotedSequence(_)
+    )
+}
+
+/// Whether what a piece gives is known only when it runs (a tilde and a
+/// glob are not counted).
+fn unknown(piece: &WordPiece) -> bool {
     let text = |piece: &WordPiece| {
         matches!(piece, WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_))
     };
-    braces(&pieces)
-        || pieces.iter().any(|piece| match &piece.piece {
-            WordPiece::TildeExpansion(_) => false,
-            WordPiece::DoubleQuotedSequence(inner) => inner.iter().any(|piece| !text(&piece.piece)),
-            piece => !text(piece),
-        })
-}
-
-/// [`Word::is_glob`] of a word written as `written`.
-pub(super) fn glob(written: &str) -> bool {
-    let Some(pieces) = pieces_of(written) else { return true };
-    pieces.iter().any(|piece| matches!(&piece.piece, WordPiece::Text(text) if globs(text)))
+    match piece {
+        WordPiece::TildeExpansion(_) => false,
+        WordPiece::DoubleQuotedSequence(inner) => inner.iter().any(|piece| !text(&piece.piece)),
+        piece => !text(piece),
+    }
 }
 
 /// The text a word written as `written` starts with before anything in it
-/// expands ([`Word::known_start`]).
+/// expands ([`Word::known_start`](super::Word::known_start)).
 pub(super) fn known_start(written: &str) -> String {
-    let Some(pieces) = pieces_of(written) else { return String::new() };
+    pieces_of(written).map_or_else(String::new, |pieces| start_of(&pieces, braces(&pieces)))
+}
+
+/// The text `pieces` start with before anything in them expands; `braces`:
+/// whether bash may expand braces in them.
+fn start_of(pieces: &[WordPieceWithSource], braces: bool) -> String {
     let mut start = String::new();
-    parts(&pieces, &mut |part| match part {
+    parts(pieces, &mut |part| match part {
         Part::Text(text) => {
             start.push_str(text);
             true
@@ -146,9 +179,7 @@ pub(super) fn known_start(written: &str) -> String {
         Part::Quoted | Part::Unquoted => false,
     });
     // bash may expand braces from the first `{` on (`-{u,i}`).
-    if braces(&pieces)
-        && let Some(open) = start.find('{')
-    {
+    if braces && let Some(open) = start.find('{') {
         start.truncate(open);
     }
     start
