@@ -303,3 +303,92 @@ fn option_lines(args: &[Word], options: &[&str]) -> Vec<Given> {
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::programs::programs;
+    use crate::shell::programs::tests::{hidden, texts};
+
+    #[test]
+    fn what_git_is_told_to_run_is_read_or_passes_no_list() {
+        // A key whose value git runs, set on its command line or by `git config`.
+        for line in [
+            "git -c core.fsmonitor='rm x' status",
+            "git -c alias.st='!rm x' st",
+            "git -c Core.Pager='rm x' log",
+            "git -c credential.https://example.com.helper='!rm x' fetch",
+            "git --config-env=core.sshCommand=CMD fetch",
+            "git --config-env core.editor=E commit",
+            "git -c \"$KEY=rm\" status",
+            "git --exec-path=./bin status",
+            "git config alias.st '!rm x'",
+            "git config --global core.pager 'rm x'",
+            "git config set --local core.hooksPath hooks",
+            "git config --file .gitmodules submodule.m.update '!rm x'",
+            "git config \"$KEY\" 'rm x'",
+            "git config --edit",
+            "git clone -c core.fsmonitor='rm x' repo",
+            "git clone --config=filter.f.smudge='rm x' repo",
+            "git clone --template=./t repo",
+            "git push \"$OPTION\" origin",
+            // `*` may match a file named `--receive-pack=CMD`.
+            "git push origin *",
+            "git \"$SUB\" x",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+        // Options and subcommands whose value is a command line.
+        for line in [
+            "git rebase -x 'rm x' main",
+            "git rebase --exec='rm x' main",
+            "git rebase --ex 'rm x' main",
+            "git rebase -ix 'rm x' main",
+            "git submodule foreach --recursive 'rm x'",
+            "git submodule --quiet foreach rm x",
+            "git bisect run rm x",
+            "git clone -u 'rm x' /srv/repo",
+            "git fetch --upload-pack='rm x' origin",
+            "git push --receive-pack='rm x' origin",
+            "git archive --remote=/srv/r --exec='rm x' HEAD",
+            "git difftool -x 'rm x'",
+            "git grep --open-files-in-pager='rm x' pattern",
+            "git filter-branch --tree-filter 'rm x' HEAD",
+        ] {
+            assert!(texts(line).contains(&"rm x".to_string()), "{line}: {:?}", texts(line));
+            assert!(!hidden(line), "{line}");
+        }
+        // What git does of its own.
+        for line in [
+            "git -c user.name=ci -c user.email=ci@example.com commit -m 'x'",
+            "git -C \"$REPO\" status",
+            "git commit -m \"Release $VERSION\"",
+            "git push origin -- \"$BRANCH\"",
+            "git config --get core.pager",
+            "git config --unset alias.st",
+            "git config user.email \"$EMAIL\"",
+            "git config get core.editor",
+            "git grep --open-files-in-pager pattern",
+            "git log --oneline -x",
+            "git clone https://example.com/r.git",
+        ] {
+            assert_eq!(programs(line).unwrap().len(), 1, "{line}: {:?}", programs(line));
+            assert!(!hidden(line), "{line}");
+        }
+        // A value of git's own options the shell may split moves its
+        // subcommand (`git -C . rm status x` when `D` is `. rm`).
+        for line in ["git -C $D status x", "git --git-dir $G log", "git -C ok --work-tree $(pwd) log"] {
+            let err = programs(line).unwrap_err();
+            assert!(err.contains("git's subcommand: quote it"), "{line}: {err}");
+        }
+        // git's subcommand without its own options, for a pattern on it.
+        for (line, subcommand) in [
+            ("git -C . rm x", Some("git rm x")),
+            ("git -c a.b=c --git-dir=.git -- rm -q x", Some("git rm -q x")),
+            ("git rm x", None),
+            ("git -C \"$D\" rm x", Some("git rm x")),
+            ("ls -C . rm", None),
+        ] {
+            assert_eq!(programs(line).unwrap()[0].subcommand_text().as_deref(), subcommand, "{line}");
+        }
+    }
+}
