@@ -286,6 +286,8 @@ fn programs_that_run_a_command_are_looked_through() {
         "chroot / <<EOF\nrm x\nEOF",
         "echo 'rm x' | newgrp wheel",
         "echo 'rm x' | systemd-run --pipe --shell",
+        "echo 'rm x' | systemd-nspawn -q -D /srv/c",
+        "echo 'rm x' | lxc-attach -n c",
         // torsocks 2.3's `--shell` starts one whatever words follow.
         "echo 'rm x' | torsocks --shell",
         "echo 'rm x' | torsocks -q --shell ls",

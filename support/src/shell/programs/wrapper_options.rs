@@ -113,6 +113,24 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("s6-setuidgid", &[], 1),
     ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r",
         "-t"], 0),
+    // A container's command: systemd-nspawn 252's (`+…`: options end at the
+    // command), LXC 5.0's two, whose getopt permutes (see `PERMUTES`).
+    ("systemd-nspawn", &["-D", "-u", "-L", "-M", "-S", "-Z", "-i", "-p", "-E", "--ambient-capability",
+        "--bind", "--bind-ro", "--bind-user", "--capability", "--chdir", "--console", "--cpu-affinity",
+        "--directory", "--drop-capability", "--hostname", "--image", "--inaccessible", "--kill-signal",
+        "--link-journal", "--load-credential", "--machine", "--network-bridge", "--network-interface",
+        "--network-ipvlan", "--network-macvlan", "--network-namespace-path", "--network-veth-extra",
+        "--network-zone", "--no-new-privileges", "--notify-ready", "--oci-bundle", "--oom-score-adjust",
+        "--overlay", "--overlay-ro", "--personality", "--pivot-root", "--port", "--private-users-ownership",
+        "--property", "--register", "--resolv-conf", "--rlimit", "--root-hash", "--root-hash-sig",
+        "--selinux-apifs-context", "--selinux-context", "--set-credential", "--setenv", "--settings", "--slice",
+        "--suppress-sync", "--system-call-filter", "--template", "--timezone", "--tmpfs", "--user", "--uuid",
+        "--verity-data"], 0),
+    ("lxc-attach", &["-a", "-c", "-f", "-g", "-l", "-n", "-o", "-s", "-u", "-v", "-L", "-P", "--arch",
+        "--context", "--gid", "--keep-var", "--logfile", "--logpriority", "--lxcpath", "--name", "--namespaces",
+        "--pty-log", "--rcfile", "--set-var", "--uid"], 0),
+    ("lxc-execute", &["-f", "-g", "-l", "-n", "-o", "-s", "-u", "-P", "--define", "--gid", "--logfile",
+        "--logpriority", "--lxcpath", "--name", "--rcfile", "--uid"], 0),
 ];
 
 /// Wrappers whose getopt permutes (no `+` in their option string): they
@@ -120,8 +138,9 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
 /// touch M -q` ran `touch M`, as did `tini touch M -s`), so a word there
 /// that is or may be an option leaves the command's words unknown, unless
 /// a `--` ends theirs first. (Probed: a flag of each wrapper's after
-/// `touch M`; of the table's, only these two took it.)
-const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static"];
+/// `touch M`; of the table's, only these took it: `lxc-attach -n c ls -z`
+/// says "invalid option -- 'z'".)
+const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static", "lxc-attach", "lxc-execute"];
 
 /// How a wrapper reads its options.
 #[derive(Clone, Copy)]
@@ -490,6 +509,14 @@ mod tests {
             // LimitCPU 2.8 (Debian's cpulimit): each ran `touch`.
             "cpulimit -f -l 50 -c 1 rm x",
             "cpulimit --limit 50 -- rm x",
+            // systemd-nspawn 252 and LXC 5.0: options probed (`-D` alone asks
+            // for an argument; a command's `-c` after its name is no option
+            // of nspawn's, and one of lxc-attach's).
+            "systemd-nspawn -q -D /srv/c -E A=1 --bind /a:/b -u root rm x",
+            "systemd-nspawn --directory=/srv/c --private-network -x rm x",
+            "lxc-attach -n c -- rm x",
+            "lxc-attach --name c --clear-env -v A=1 -- rm x",
+            "lxc-execute -n c -s lxc.x=1 -- rm x",
             // After `--`, its arguments, then the command.
             "timeout -- 5 rm x",
             "flock -- lock rm x",
@@ -516,6 +543,8 @@ mod tests {
             "cpulimit -l 50 rm \"$A\" x",
             "tini rm -v x",
             "tini -s rm x -s",
+            "lxc-attach -n c rm -f x",
+            "lxc-execute -n c rm x -q",
         ] {
             let why = programs(line).expect_err(line);
             assert!(why.contains("put `--` before the command"), "{line}: {why}");
