@@ -280,7 +280,8 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         let slow = |name: &str| {
             format!(
                 "TASK \"{name}\"\n\nSTEP \"first\" {{\n    RUN \"echo once >> count.txt\"\n}}\n\nSTEP \"wait\" {{\n    \
-                 RUN \"touch waiting; sleep 2\"\n}}\n\nSTEP \"last\" {{\n    RUN \"echo last >> count.txt\"\n}}\n"
+                 RUN \"touch waiting; until [ -e go ]; do sleep 0.05; done\"\n}}\n\nSTEP \"last\" {{\n    RUN \
+                 \"echo last >> count.txt\"\n}}\n"
             )
         };
         let root = suite(&[("x.tiss", slow("x")), ("y.tiss", slow("y")), ("z.tiss", plan("z", "true"))]);
@@ -295,6 +296,13 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         wait_for(&root.path().join("ws/suite/y.tiss/waiting"));
         // SAFETY: a signal to our own child.
         unsafe { libc::kill(child.id() as i32, signal) };
+        // Only now may the waiting RUNs end (SIGINT and SIGUSR1 let them
+        // finish; SIGTERM kills them and they run again on resume): neither
+        // plan can have gone past its step before the signal, however
+        // slowly the other started (with `sleep 2` one once did, under load).
+        for plan in ["x", "y"] {
+            std::fs::write(root.path().join(format!("ws/suite/{plan}.tiss/go")), "").unwrap();
+        }
         let run = finish(child);
         run.expect(3);
         assert_eq!(lines_starting(&run, "SUSP").len(), 2, "signal {signal}:\n{}\n{}", run.stdout, run.stderr);
