@@ -280,7 +280,7 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         let slow = |name: &str| {
             format!(
                 "TASK \"{name}\"\n\nSTEP \"first\" {{\n    RUN \"echo once >> count.txt\"\n}}\n\nSTEP \"wait\" {{\n    \
-                 RUN \"touch waiting; until [ -e go ]; do sleep 0.05; done\"\n}}\n\nSTEP \"last\" {{\n    RUN \
+                 RUN \"touch waiting; until [ -e go ]; do sleep 0.05; done\" TIMEOUT 60s\n}}\n\nSTEP \"last\" {{\n    RUN \
                  \"echo last >> count.txt\"\n}}\n"
             )
         };
@@ -300,6 +300,7 @@ fn a_signal_suspends_every_running_plan_and_one_command_resumes_them_all() {
         // finish; SIGTERM kills them and they run again on resume): neither
         // plan can have gone past its step before the signal, however
         // slowly the other started (with `sleep 2` one once did, under load).
+        // (Its TIMEOUT bounds the wait should the file land elsewhere: no hang.)
         for plan in ["x", "y"] {
             std::fs::write(root.path().join(format!("ws/suite/{plan}.tiss/go")), "").unwrap();
         }

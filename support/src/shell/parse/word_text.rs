@@ -114,7 +114,8 @@ pub struct Expansion {
     /// `*`, `?` or `[…]`): it gives any number of words, each a name, which
     /// may read as an option (a file named `-rf`).
     pub glob: bool,
-    /// What it starts with whatever it expands to ([`known_start`]).
+    /// What it starts with whatever it expands to
+    /// ([`Word::known_start`](super::Word::known_start)).
     pub known_start: String,
 }
 
