@@ -145,6 +145,11 @@ const OTHERS: &[&str] = &[
     "x='a[$(canary)]'; (\\\n(x))",
     "cat <<EOF\n$\\\n(canary)\nEOF",
     "cat <<-EOF\n\t$(canary)\n\tEOF",
+    // A wrapper's option that sets its command's environment: bash sources
+    // `BASH_ENV` (where strace is missing, they run nothing).
+    "strace -f -o /dev/null -EBASH_ENV=bin/canary bash -c true",
+    "V=BASH_ENV=bin/canary; strace -o /dev/null -E \"$V\" bash -c true",
+    "V=BASH_ENV=bin/canary; strace -o /dev/null --env=\"$V\" bash -c true",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

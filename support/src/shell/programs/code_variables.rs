@@ -68,3 +68,188 @@ pub(super) fn sets_a_hidden_variable(name: &str, args: &[Word]) -> bool {
     }
     name == "printf" && args.windows(2).any(|pair| pair[0].literal() == Some("-v") && expands(&pair[1]))
 }
+
+/// Options of wrappers' that set a variable of their command's environment,
+/// given `NAME=VALUE` (or `NAME`, to pass on their own): (program, options).
+/// Written out, the line names the variable; glued (`-ELD_PRELOAD=…`) or
+/// expanding (`-E "$V"`), it does not, and is read here.
+#[rustfmt::skip]
+const SET_BY: &[(&str, &[&str])] = &[
+    ("systemd-run", &["-E", "--setenv"]), ("systemd-nspawn", &["-E", "--setenv"]),
+    ("lxc-attach", &["-v", "--set-var"]), ("strace", &["-E", "--env"]), ("firejail", &["--env"]),
+    ("bwrap", &["--setenv"]),
+];
+
+/// Options of wrappers' whose value is a file that may set the command's
+/// environment or name programs to run: LXC's configuration (hooks, which
+/// run on the host, `lxc.environment`), an OCI bundle's `config.json`,
+/// firejail's profiles (`env`), chpst's envdir.
+#[rustfmt::skip]
+const FROM_FILE: &[(&str, &[&str])] = &[
+    ("lxc-attach", &["-f", "--rcfile"]), ("lxc-execute", &["-f", "--rcfile"]),
+    ("systemd-nspawn", &["--oci-bundle"]), ("firejail", &["--profile", "--include"]), ("chpst", &["-e"]),
+];
+
+/// LXC's keys that name the program a container starts with.
+const LXC_COMMANDS: &[&str] = &["lxc.init.cmd", "lxc.init_cmd", "lxc.execute.cmd"];
+
+/// Whether `written`, an option as given, is `option`: itself, or a long
+/// one by a prefix of its name (getopt_long takes one; should the prefix
+/// be another option's, reading it as this one refuses more, never less).
+fn is_option(written: &str, option: &str) -> bool {
+    written == option || (written.len() > 2 && written.starts_with("--") && option.starts_with(written))
+}
+
+/// Why the option `option` of `program`'s, given a value of which `known`
+/// is known before it runs (all of it when `whole`), may make the command
+/// run code it does not name: it sets such a variable, or one whose name
+/// expands, or reads a file of settings, or names a program
+/// (`systemd-run -p ExecStartPre=…`, `lxc-execute -s lxc.hook.…`).
+/// `shown`: the option and its value as written.
+pub(super) fn set_by_option(
+    program: &str,
+    option: &str,
+    known: &str,
+    whole: bool,
+    shown: &str,
+) -> Result<(), String> {
+    let is = |table: &[(&str, &[&str])]| {
+        table.iter().any(|(name, options)| *name == program && options.iter().any(|o| is_option(option, o)))
+    };
+    if is(FROM_FILE) {
+        return Err(format!(
+            "`{shown}`: the file may set its command's environment (`LD_PRELOAD`) or name programs to run, \
+             which only reading it when it runs would tell"
+        ));
+    }
+    if is(SET_BY) {
+        return variable_set(known, whole, shown);
+    }
+    let (key, value) = match (program, option) {
+        ("systemd-run", "-p") | ("lxc-execute", "-s") => known.split_once('=').ok_or(()),
+        ("systemd-run", _) if is_option(option, "--property") => known.split_once('=').ok_or(()),
+        ("lxc-execute", _) if is_option(option, "--define") => known.split_once('=').ok_or(()),
+        _ => return Ok(()),
+    }
+    .map_err(|()| {
+        format!("`{shown}`: which setting it gives only running it would tell: write its name out")
+    })?;
+    let (key, value) = (key.trim(), value.trim_start());
+    if key.starts_with("Exec") || key.starts_with("lxc.hook") || LXC_COMMANDS.contains(&key) {
+        return Err(format!("`{shown}` names a program {program} runs besides its command"));
+    }
+    if key == "EnvironmentFile" {
+        return Err(format!(
+            "`{shown}`: the file may set its command's environment (`LD_PRELOAD`), which only reading it \
+             when it runs would tell"
+        ));
+    }
+    match key {
+        _ if key.starts_with("lxc.environment") => variable_set(value, whole, shown),
+        "Environment" if !whole => Err(format!(
+            "`{shown}` sets variables of its command's environment that only running it would tell (they \
+             may be `LD_PRELOAD`, which makes a program run code its command does not name): write them out"
+        )),
+        "Environment" => match named(value) {
+            Some(name) => Err(steers(shown, name)),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// Why setting a variable, `NAME=VALUE` or `NAME` of which `known` is known
+/// (all of it when `whole`), may steer what the command runs.
+pub(super) fn variable_set(known: &str, whole: bool, shown: &str) -> Result<(), String> {
+    let name = match known.split_once('=') {
+        Some((name, _)) => name,
+        None if whole => known,
+        None => {
+            return Err(format!(
+                "`{shown}` sets a variable of its command's environment whose name only running it would \
+                 tell (it may be `LD_PRELOAD`, which makes a program run code its command does not name): \
+                 write the name out, `NAME=\"$VALUE\"`"
+            ));
+        }
+    };
+    match runs_code(name) {
+        true => Err(steers(shown, name)),
+        false => Ok(()),
+    }
+}
+
+fn steers(shown: &str, name: &str) -> String {
+    format!(
+        "`{shown}` sets `{name}`, an environment variable that makes a program run code its command does not name"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::programs;
+    use super::super::tests::texts;
+
+    /// Each would run `ls` (or its container's) with `LD_PRELOAD` set, or
+    /// a program the line does not name, when its variable says so.
+    #[test]
+    fn an_option_that_sets_the_environment_may_not_steer_the_command() {
+        for (line, says) in [
+            ("systemd-run -E \"$V\" ls", "whose name only running it would tell"),
+            ("systemd-run --setenv=\"$V\" ls", "write the name out, `NAME=\"$VALUE\"`"),
+            ("systemd-run -ELD_PRELOAD=/x.so ls", "`-ELD_PRELOAD=/x.so` sets `LD_PRELOAD`"),
+            ("systemd-run -qE LD_PRELOAD=/x.so ls", "sets `LD_PRELOAD`"),
+            ("systemd-run --sete=GCONV_PATH=. ls", "sets `GCONV_PATH`"),
+            (
+                "systemd-run -p ExecStartPre=/bin/rm ls",
+                "names a program systemd-run runs besides its command",
+            ),
+            ("systemd-run --prop=ExecStopPost=/x ls", "names a program"),
+            ("systemd-run -p EnvironmentFile=/tmp/e ls", "the file may set its command's environment"),
+            ("systemd-run -p \"Environment=$E\" ls", "write them out"),
+            ("systemd-run --property=Environment=LD_PRELOAD=/x.so ls", "sets `LD_PRELOAD`"),
+            ("systemd-run -p \"$P\" ls", "which setting it gives only running it would tell"),
+            ("systemd-nspawn -D /srv/c -E \"$V\" ls", "whose name only running it would tell"),
+            ("systemd-nspawn -D /srv/c --oci-bundle=/b ls", "the file may set"),
+            ("lxc-attach -n c -v \"$V\" -- ls", "whose name only running it would tell"),
+            ("lxc-attach -n c --set-var=LD_PRELOAD=/x.so -- ls", "sets `LD_PRELOAD`"),
+            ("lxc-attach -n c -f c.conf -- ls", "the file may set"),
+            ("lxc-execute -n c -s lxc.hook.pre-start=/tmp/x -- ls", "names a program lxc-execute runs"),
+            ("lxc-execute -n c --define lxc.environment=LD_PRELOAD=/x.so -- ls", "sets `LD_PRELOAD`"),
+            ("lxc-execute -n c -s \"$S\" -- ls", "which setting it gives"),
+            ("lxc-execute -n c --rcfile=c.conf -- ls", "the file may set"),
+            ("strace -E \"$V\" ls", "whose name only running it would tell"),
+            ("strace -f -ELD_PRELOAD=/x.so ls", "sets `LD_PRELOAD`"),
+            ("firejail --env=\"$V\" ls", "whose name only running it would tell"),
+            ("firejail --profile=./p.profile ls", "the file may set"),
+            ("bwrap --bind / / --setenv \"$N\" /x.so ls", "whose name only running it would tell"),
+            ("bwrap --bind / / --setenv LD_PRELOAD /x.so ls", "sets `LD_PRELOAD`"),
+            ("chpst -e ./env ls", "the file may set"),
+            ("uv run --env-file .env ls", "the file may set its command's environment"),
+            ("pdm run --env-f=.env ls", "the file may set"),
+            ("sudo systemd-run -E \"$V\" ls", "whose name only running it would tell"),
+        ] {
+            let why = programs(line).expect_err(line);
+            assert!(why.contains(says), "{line}: {why}");
+        }
+        // Slurm's: a variable whose name expands (written out, the line names it).
+        assert_eq!(programs("srun --export \"$E\" ls").unwrap()[0].name, None);
+    }
+
+    #[test]
+    fn a_variable_an_option_sets_is_read_where_it_steers_nothing() {
+        for line in [
+            "systemd-run -E A=1 -E B=\"$X\" --setenv=C rm x",
+            "systemd-run -p MemoryMax=1G -p \"CPUQuota=$Q\" -p Environment=A=1 rm x",
+            "systemd-nspawn -D /srv/c -E \"A=$X\" rm x",
+            "lxc-attach -n c -v A=\"$X\" -- rm x",
+            "lxc-execute -n c -s lxc.uts.name=x -- rm x",
+            "strace -E A=1 -f rm x",
+            "firejail --env=A=1 rm x",
+            "bwrap --bind / / --setenv A \"$X\" rm x",
+            "srun --export=ALL,A=1 rm x",
+            "uv run --with x rm x",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+    }
+}

@@ -19,6 +19,7 @@
 //! [`OPAQUE`] (`--env-file`, whose file may set `LD_PRELOAD`; Podman's
 //! `--hooks-dir`, whose hooks run on the host).
 
+use super::code_variables;
 use super::runners::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
@@ -267,6 +268,17 @@ impl Options {
                 if taken == 2 && words.get(at + 1).is_some_and(Word::splits) {
                     return None;
                 }
+                // `-e NAME=VALUE`, `-eNAME=VALUE`, `-e=NAME=VALUE`.
+                let letters = &text[1..];
+                let first_valued = letters.char_indices().find(|&(_, l)| short_option(valued, l));
+                if let Some((i, 'e')) = first_valued {
+                    let glued = &letters[i + 1..];
+                    options.opaque |= match (glued, words.get(at + 1)) {
+                        ("", Some(next)) => steers(&next.known_start(), next.literal().is_some()),
+                        ("", None) => false,
+                        (glued, _) => steers(glued.strip_prefix('=').unwrap_or(glued), true),
+                    };
+                }
                 at += taken;
                 continue;
             };
@@ -295,6 +307,15 @@ impl Options {
             match name {
                 "--entrypoint" => options.entrypoint = Some(value),
                 "--health-cmd" => options.health = Some(value),
+                "--env" => {
+                    // Glued and expanding, the value is the whole word (`--env="$V"`).
+                    let known = value.known_start();
+                    let known = match word {
+                        Word::Expands(_) => known.split_once('=').map_or("", |(_, value)| value),
+                        Word::Literal(_) => known.as_str(),
+                    };
+                    options.opaque |= steers(known, value.literal().is_some());
+                }
                 _ if opaque.contains(&name) => options.opaque = true,
                 _ => {}
             }
@@ -303,6 +324,18 @@ impl Options {
         options.end = at;
         Some(options)
     }
+}
+
+/// Whether a variable `-e` sets, of which `known` is known (all of it when
+/// `whole`), may steer what the container runs: `LD_PRELOAD`, or a name
+/// that expands (`-e "$V"`).
+fn steers(known: &str, whole: bool) -> bool {
+    code_variables::variable_set(known, whole, "").is_err()
+}
+
+/// Whether `-LETTER` is in `list`.
+fn short_option(list: &[&str], letter: char) -> bool {
+    list.iter().any(|o| o.len() == 2 && o.ends_with(letter))
 }
 
 /// Whether `written`, a word that expands, is a long option with its value
@@ -318,12 +351,11 @@ fn glued_value(written: &str) -> bool {
 /// or, when it is the last letter, the next word; `None` for a letter the
 /// table does not know.
 fn short_cluster(letters: &str, valued: &[&str], flags: &[&str]) -> Option<usize> {
-    let short = |list: &[&str], letter: char| list.iter().any(|o| o.len() == 2 && o.ends_with(letter));
     for (i, letter) in letters.char_indices() {
-        if short(valued, letter) {
+        if short_option(valued, letter) {
             return Some(if i + letter.len_utf8() == letters.len() { 2 } else { 1 });
         }
-        short(flags, letter).then_some(())?;
+        short_option(flags, letter).then_some(())?;
     }
     Some(1)
 }
@@ -450,6 +482,17 @@ mod tests {
     /// that expands where an option may be, an env file (which may set
     /// `LD_PRELOAD`), an entrypoint or health check that is no JSON array.
     #[test]
+    fn a_variable_the_engine_sets_is_read_where_it_steers_nothing() {
+        for line in [
+            "docker run -e A=1 -e B=\"$X\" alpine rm x",
+            "docker run -e A=\"$X\" --env=B=\"$Y\" --env C alpine rm x",
+            "docker exec -e \"A=$X\" box rm x",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+    }
+
+    #[test]
     fn what_only_running_tells_passes_no_list() {
         for line in [
             "docker run \"$OPTS\" alpine rm x",
@@ -465,6 +508,16 @@ mod tests {
             "podman run --arch amd64 alpine rm x",
             "podman --new-global run alpine rm x",
             "docker run --env-file e alpine ls",
+            // A variable that steers the command, or may (its name expands).
+            "docker run -e \"$V\" alpine ls",
+            "docker run -e LD_PRELOAD=/x.so alpine ls",
+            "docker run -eLD_PRELOAD=/x.so alpine ls",
+            "docker run -it -eLD_PRELOAD=/x.so alpine ls",
+            "docker run --env=\"$V\" alpine ls",
+            "docker run --env \"${V}\" alpine ls",
+            "docker exec -e \"$V\" box ls",
+            "podman run -e BASH_ENV=/x alpine ls",
+            "docker compose run -e \"$V\" app ls",
             "docker exec --env-file=e box ls",
             "docker --config ./cfg run alpine ls",
             "podman --hooks-dir=./hooks run alpine ls",

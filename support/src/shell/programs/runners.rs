@@ -311,6 +311,18 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         if !text.starts_with('-') || text.len() == 1 {
             return Ok(at);
         }
+        // `uv run --env-file .env CMD`: the file may set `LD_PRELOAD` (by a
+        // prefix too, as argparse takes one: `pdm run --env-f .env`).
+        let option = text.split('=').next().unwrap_or(text);
+        if option.len() >= "--env-".len()
+            && "--env-file".starts_with(option)
+            && valued.contains(&"--env-file")
+        {
+            return Err(format!(
+                "`{name} {text}`: the file may set its command's environment (`LD_PRELOAD`, which makes a \
+                 program run code its command does not name), which only reading it when it runs would tell"
+            ));
+        }
         let next_is_option = words.get(at + 1).is_some_and(|next| next.text().starts_with('-'));
         if UNCLEAR_VALUES.contains(&(name, text)) && !next_is_option && at + 1 < words.len() {
             return Err(format!(

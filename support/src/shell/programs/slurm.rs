@@ -88,6 +88,11 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
             }
             (_, glued) => glued.map(|value| Word::Literal(value.to_string())),
         };
+        // `srun --export "$E" ls`: `E` may set `LD_PRELOAD` (written out, the
+        // line names it).
+        if option == "export" && value.as_ref().is_some_and(|value| value.literal().is_none()) {
+            return unknown;
+        }
         no_shell |= option == "no-shell";
         match (option, value) {
             ("wrap", Some(line)) => besides.push(Besides::Line(line)),

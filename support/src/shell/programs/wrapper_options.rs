@@ -5,7 +5,7 @@
 //! that decides which word is the command expands (`env -$A`, `timeout "$T"
 //! 5`, `env A=$X`), only running the line would tell: the reader's error.
 
-use super::given;
+use super::{code_variables, given};
 use crate::shell::parse::Word;
 
 /// Programs that run the command after their own options and arguments:
@@ -268,6 +268,10 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             for value in words.iter().skip(at + 1).take(taken - 1) {
                 value_word(name, text, value)?;
             }
+            // `systemd-run -E "$V" ls` runs `ls` with `LD_PRELOAD` set when `V` sets it.
+            if let Some(given) = option_value(reads, word, words.get(at + 1)) {
+                code_variables::set_by_option(name, &given.option, &given.known, given.whole, &given.shown)?;
+            }
             (at, options) = (at + taken, options + 1);
         } else if name == "env" && is_assignment(text) {
             one_word(name, word)?;
@@ -299,6 +303,52 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
         ));
     }
     Ok(Ends::At(at))
+}
+
+/// An option given a value: the option, what of its value is known before
+/// it runs, whether that is all of it, and the words as written.
+struct Valued {
+    option: String,
+    known: String,
+    whole: bool,
+    shown: String,
+}
+
+/// The option `word` gives a value to, with the value, as `reads` reads
+/// it (`-E NAME=x`, `-xENAME=x`, `--setenv=NAME=x`, `--setenv NAME`;
+/// bwrap's `--setenv NAME VALUE`, NAME); `None` for a flag or no option.
+fn option_value(reads: Reads, word: &Word, next: Option<&Word>) -> Option<Valued> {
+    let start = word.known_start();
+    let whole = word.literal().is_some();
+    let in_next = |option: String| {
+        let next = next?;
+        let shown = format!("{} {}", word.text(), next.text());
+        Some(Valued { option, known: next.known_start(), whole: next.literal().is_some(), shown })
+    };
+    let glued = |option: String, known: &str| {
+        Some(Valued { option, known: known.to_string(), whole, shown: word.text().to_string() })
+    };
+    let valued = match reads {
+        Reads::Getopt(valued) => valued,
+        Reads::Counted(table) if whole && table.iter().any(|&(option, n)| option == start && n > 0) => {
+            return in_next(start);
+        }
+        _ => return None,
+    };
+    if let Some(long) = start.strip_prefix("--") {
+        return match long.split_once('=') {
+            Some((name, value)) => glued(format!("--{name}"), value),
+            None if whole && valued.iter().any(|option| option.starts_with(start.as_str())) => in_next(start),
+            None => None,
+        };
+    }
+    let letters = start.strip_prefix('-')?;
+    let (at, letter) = letters.char_indices().find(|&(_, letter)| takes_value(letter, valued))?;
+    let rest = &letters[at + letter.len_utf8()..];
+    match rest.is_empty() && whole {
+        true => in_next(format!("-{letter}")),
+        false => glued(format!("-{letter}"), rest),
+    }
 }
 
 /// Whether a word is or may be an option: it starts with `-` or may, when
