@@ -227,6 +227,9 @@ mod tests {
             ("uv run --env-file .env ls", "the file may set its command's environment"),
             ("pdm run --env-f=.env ls", "the file may set"),
             ("sudo systemd-run -E \"$V\" ls", "whose name only running it would tell"),
+            // sudo takes `NAME=VALUE` among its options (`is_envar`).
+            ("sudo -u root LD_PRELOAD=/x.so ls", "`LD_PRELOAD=/x.so` sets `LD_PRELOAD`"),
+            ("sudo A=1 BASH_ENV=\"$F\" bash -c true", "sets `BASH_ENV`"),
         ] {
             let why = programs(line).expect_err(line);
             assert!(why.contains(says), "{line}: {why}");
@@ -248,8 +251,17 @@ mod tests {
             "bwrap --bind / / --setenv A \"$X\" rm x",
             "srun --export=ALL,A=1 rm x",
             "uv run --with x rm x",
+            "sudo A=1 rm x",
+            "sudo A=1 -u root B=\"$X\" -- rm x",
+            "sudo -E 'A=1 2' rm x",
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
         }
+        // A word that starts with `/` is the command, `=` or not; one that
+        // expands is a variable only if it holds `=` (`sudo "$V" ls`: no name).
+        // (A program by its path is named as its file is.)
+        assert_eq!(texts("sudo A=1 /opt/a=b x").last().map(String::as_str), Some("a=b x"));
+        assert_eq!(programs("sudo \"$V\" ls").unwrap()[0].name, None);
+        assert!(programs("sudo A=$X rm x").expect_err("splits").contains("more than one word"));
     }
 }

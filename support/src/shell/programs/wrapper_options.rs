@@ -273,8 +273,9 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
                 code_variables::set_by_option(name, &given.option, &given.known, given.whole, &given.shown)?;
             }
             (at, options) = (at + taken, options + 1);
-        } else if name == "env" && is_assignment(text) {
+        } else if (name == "env" && is_assignment(text)) || (name == "sudo" && sudo_assignment(word)) {
             one_word(name, word)?;
+            code_variables::variable_set(&word.known_start(), word.literal().is_some(), text)?;
             at += 1;
         } else if positional > 0 {
             // `timeout "$T" 5 rm x` runs `rm x` when `T` is `-v`.
@@ -506,6 +507,14 @@ pub(super) fn abbreviated(program: &str, option: &str, valued: &[&str]) -> Strin
          so which word is the command only running it would tell: write the option out whole",
         whole.join(" or ")
     )
+}
+
+/// A variable sudo sets for its command (`sudo A=1 rm x` runs `rm x`):
+/// among its options, a word with `=` that does not start with `/`
+/// (sudo's `parse_args.c`, `is_envar`), whatever its name.
+fn sudo_assignment(word: &Word) -> bool {
+    let start = word.known_start();
+    start.contains('=') && !start.starts_with('/')
 }
 
 /// `NAME=value` (after `env`).

@@ -1,0 +1,175 @@
+//! LXD's and Incus's clients: `lxc exec INSTANCE [--] CMD…` (and `incus
+//! exec …`) runs CMD in the instance; `lxc shell INSTANCE` starts a login
+//! shell there, which runs its input.
+//!
+//! Their options are read as cobra's pflag reads them (Incus 6's
+//! `cmd/incus/exec.go` and the client's persistent options; LXD's are the
+//! same): anywhere before a `--`, among the instance and the command's
+//! words too (`incus exec c ls -n` runs `ls`, `-n` being `--disable-stdin`),
+//! no abbreviations, a long one's value after `=` or in the next word,
+//! short ones in clusters. The command is the words that are no option
+//! after the instance. An option the tables do not know, a word that
+//! expands where an option may be, and `--env` of a variable that steers a
+//! program (or whose name expands) pass no list.
+
+use super::super::code_variables;
+use super::{Runs, Start};
+use crate::shell::parse::Word;
+
+/// The clients' names.
+pub(super) const NAMES: &[&str] = &["lxc", "incus"];
+
+/// Options that take a value: the client's own (persistent: before the
+/// subcommand or after it) and `exec`'s.
+const VALUED: &[&str] = &["--project", "--env", "--mode", "--user", "--group", "--cwd"];
+
+/// Options that take none.
+#[rustfmt::skip]
+const FLAGS: &[&str] = &[
+    "-h", "--help", "--version", "--all", "--debug", "--force-local", "-q", "--quiet", "-v", "--verbose",
+    "--sub-commands", "-t", "--force-interactive", "-T", "--force-noninteractive", "-n", "--disable-stdin",
+];
+
+/// What `words`, a client's line, runs: `None` for a subcommand that runs
+/// no command (`lxc list`, `incus launch`).
+pub(super) fn start(words: &[Word]) -> Option<Start> {
+    let unknown = Some(Start::Runs(Runs::Unknown));
+    // The subcommand: the first word that is no option.
+    let mut at = 1;
+    let shell = loop {
+        let word = words.get(at)?;
+        match word.literal() {
+            Some("exec") => break false,
+            Some("shell") => break true,
+            Some(text) if text.starts_with('-') => match option(words, at) {
+                Ok(taken) => at += taken,
+                Err(()) => return unknown,
+            },
+            Some(_) => return None,
+            None => return unknown,
+        }
+    };
+    let mut operands = Vec::new();
+    at += 1;
+    while let Some(word) = words.get(at) {
+        let start = word.known_start();
+        match word.literal() {
+            Some("--") => {
+                operands.extend(words[at + 1..].iter().cloned());
+                break;
+            }
+            _ if start.starts_with('-') && start != "-" => match option(words, at) {
+                Ok(taken) => at += taken,
+                Err(()) => return unknown,
+            },
+            // `"$F"` may be `--env=LD_PRELOAD=…`.
+            None if start.is_empty() => return unknown,
+            _ => {
+                operands.push(word.clone());
+                at += 1;
+            }
+        }
+    }
+    match (shell, operands.split_first()) {
+        // The instance, then the command (`exec` without one runs nothing).
+        (false, Some((_, command))) if !command.is_empty() => {
+            Some(Start::Runs(Runs::Command { besides: Vec::new(), command: command.to_vec() }))
+        }
+        (true, Some(_)) => Some(Start::Runs(Runs::Input)),
+        _ => None,
+    }
+}
+
+/// How many words the option at `words[at]` takes; `Err` for one the
+/// tables do not know, one that expands past its name, a value the shell
+/// may split, and `--env` of a variable that may steer the command.
+fn option(words: &[Word], at: usize) -> Result<usize, ()> {
+    let word = &words[at];
+    let start = word.known_start();
+    let Some(long) = start.strip_prefix("--") else {
+        // A cluster of flags (`-tn`): none of `exec`'s short options takes a value.
+        let letters = word.literal().ok_or(())?.strip_prefix('-').ok_or(())?;
+        let flag = |letter: char| FLAGS.iter().any(|f| f.len() == 2 && f.ends_with(letter));
+        return letters.chars().all(flag).then_some(1).ok_or(());
+    };
+    let (name, glued) = match long.split_once('=') {
+        Some((name, value)) => (format!("--{name}"), Some(value.to_string())),
+        None if word.literal().is_some() => (start.clone(), None),
+        None => return Err(()),
+    };
+    if FLAGS.contains(&name.as_str()) && glued.is_none() {
+        return Ok(1);
+    }
+    if !VALUED.contains(&name.as_str()) {
+        return Err(());
+    }
+    let (known, whole, taken) = match glued {
+        Some(value) => (value, word.literal().is_some(), 1),
+        None => {
+            let value = words.get(at + 1).ok_or(())?;
+            if value.splits() {
+                return Err(());
+            }
+            (value.known_start(), value.literal().is_some(), 2)
+        }
+    };
+    if name == "--env" && code_variables::variable_set(&known, whole, "").is_err() {
+        return Err(());
+    }
+    Ok(taken)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::programs;
+    use super::super::super::tests::texts;
+
+    #[test]
+    fn an_instances_command_is_read_as_the_command_it_runs() {
+        for line in [
+            "lxc exec c -- rm x",
+            "incus exec c rm x",
+            "incus exec --project p c --env A=1 --env=B=\"$X\" --cwd /tmp -tn -- rm x",
+            "lxc --force-local exec c rm x -T",
+            "incus exec c\"$N\" -- rm x",
+            "incus exec c --user 0 rm x --mode=non-interactive",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+        // `--` ends the options: what follows is the command's.
+        assert_eq!(texts("incus exec c -- rm -f x").last().map(String::as_str), Some("rm -f x"));
+        // Subcommands that run no command, and `exec` without one.
+        for line in ["lxc list", "incus launch images:debian/12 c", "incus exec c", "lxc"] {
+            assert_eq!(texts(line), [line], "{line}");
+        }
+    }
+
+    #[test]
+    fn what_only_running_tells_passes_no_list() {
+        for line in [
+            // A shell that runs its input.
+            "lxc shell c",
+            "echo 'rm x' | incus shell c",
+            // An option it may have that the tables do not know; a word
+            // that may be an option; a value that may split.
+            "incus exec --new c rm x",
+            "incus exec c rm -f x",
+            "incus exec c \"$OPTS\" rm x",
+            "incus exec \"$C\" -- rm x",
+            "incus \"$SUB\" c rm x",
+            "incus exec c --cwd $D rm x",
+            // A variable that steers the command, or may.
+            "incus exec c --env LD_PRELOAD=/x.so -- ls",
+            "incus exec c --env=\"$V\" -- ls",
+            "lxc exec c --env \"$V\" ls",
+        ] {
+            let found = programs(line).unwrap();
+            assert!(found.iter().any(|p| p.name.is_none() || p.input), "{line}: {:?}", texts(line));
+            assert!(
+                !texts(line).iter().any(|t| t == "ls" || t.starts_with("rm")),
+                "{line}: {:?}",
+                texts(line)
+            );
+        }
+    }
+}
