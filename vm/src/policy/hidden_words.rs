@@ -329,17 +329,7 @@ mod tests {
     }
 
     use super::super::Verdict;
-
-    /// Each line is denied with a message that says each of `says`.
-    #[track_caller]
-    fn denied_saying(policy: &super::super::Policy, lines: &[&str], says: [&str; 2]) {
-        for line in lines {
-            match policy.decide(line, None) {
-                Verdict::Deny(m) => assert!(says.iter().all(|s| m.contains(s)), "{line}: {m}"),
-                other => panic!("{line}: {other:?}"),
-            }
-        }
-    }
+    use super::super::tests::denied_saying;
 
     /// Each line runs what its pattern names when the variable holds the
     /// value beside it (`F=-r` makes `rm $F d` `rm -r d`).
@@ -350,7 +340,7 @@ mod tests {
         denied_saying(
             &deny,
             &["rm $F d", "rm {-r,d}", "sudo rm $F d", "sh -c 'rm $F d'", "kubectl -n $N get pods"],
-            says,
+            &says,
         );
         // One word, but of any text: `rm "$F" d` runs `rm -r d` when `F`
         // is `-r`, as bash's `$'-r'` is.
@@ -358,7 +348,7 @@ mod tests {
         denied_saying(
             &deny,
             &["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"],
-            says,
+            &says,
         );
         // A start no pattern can follow, or a pattern matched as written
         // (it does not start with the program's name).
@@ -382,7 +372,7 @@ mod tests {
     fn a_glob_may_name_a_file_that_reads_as_an_option() {
         let deny = policy(None, &["rm -r*"], &[]);
         let says = ["a name may read as an option", "start it with `./`"];
-        denied_saying(&deny, &["rm *", "rm *.o", "rm [a-z]*", "sh -c 'rm *'", "rm \"$D\"/*"], says);
+        denied_saying(&deny, &["rm *", "rm *.o", "rm [a-z]*", "sh -c 'rm *'", "rm \"$D\"/*"], &says);
         // What the names start with is known: no name can be an option.
         for line in ["rm ./*", "rm -- *", "rm x/*.o", "rm -f *", "ls *", "rm '*'"] {
             assert_eq!(deny.decide(line, None), Verdict::Run, "{line}");

@@ -15,6 +15,17 @@ pub(super) fn policy(allow: Option<&[&str]>, deny: &[&str], approve: &[&str], ta
     .unwrap()
 }
 
+/// Each line is denied with a message that says each of `says`.
+#[track_caller]
+pub(super) fn denied_saying(policy: &Policy, lines: &[&str], says: &[&str]) {
+    for line in lines {
+        match policy.decide(line, None) {
+            Verdict::Deny(m) => assert!(says.iter().all(|s| m.contains(s)), "{line}: {m}"),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn star_matches_spaces_slashes_and_newlines() {
     let p = policy(None, &["curl *"], &[], TaintRun::Allow);
@@ -29,14 +40,8 @@ fn star_matches_spaces_slashes_and_newlines() {
 #[test]
 fn deny_first_then_allow_then_approve_then_taint() {
     let p = policy(Some(&["git *", "cargo *"]), &["git push --force*"], &["git push*"], TaintRun::Deny);
-    match p.decide("git push --force origin", None) {
-        Verdict::Deny(m) => assert!(m.contains("`git push --force*`") && m.contains("deny"), "{m}"),
-        other => panic!("{other:?}"),
-    }
-    match p.decide("ls -la", None) {
-        Verdict::Deny(m) => assert!(m.contains("matches no pattern") && m.contains("\"ls *\""), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    denied_saying(&p, &["git push --force origin"], &["`git push --force*`", "deny"]);
+    denied_saying(&p, &["ls -la"], &["matches no pattern", "\"ls *\""]);
     match p.decide("git push origin", Some(Taint::Holds)) {
         Verdict::Approve(m) => assert!(m.contains("`git push*`"), "{m}"),
         other => panic!("{other:?}"),
@@ -160,10 +165,7 @@ fn deny_sees_through_paths_wrappers_and_separators() {
     }
     assert_eq!(p.decide("echo rm x", None), Verdict::Run);
     assert_eq!(p.decide("ls rm", None), Verdict::Run);
-    match p.decide("true && /usr/bin/rm -rf y", None) {
-        Verdict::Deny(m) => assert!(m.contains("(its part `rm -rf y` matches it)"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    denied_saying(&p, &["true && /usr/bin/rm -rf y"], &["(its part `rm -rf y` matches it)"]);
 }
 
 #[test]
@@ -172,10 +174,7 @@ fn a_wrapper_shared_by_many_programs_is_matched_as_before() {
     // matched once: a pattern on it still decides, wherever it is met.
     let p = policy(None, &["sudo sh -c ls *x4999*"], &[], TaintRun::Allow);
     let line = format!("sudo sh -c '{}'", (0..5_000).map(|i| format!("ls x{i}; ")).collect::<String>());
-    match p.decide(&line, None) {
-        Verdict::Deny(m) => assert!(m.contains("(its part `sudo sh -c ls x0; ls x1;"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    denied_saying(&p, &[&line], &["(its part `sudo sh -c ls x0; ls x1;"]);
     let p = policy(None, &["env rm *"], &[], TaintRun::Allow);
     assert!(matches!(p.decide("sh -c 'ls; env rm x'", None), Verdict::Deny(_)));
     // More wrappers than are read: no allow pattern matches it.
@@ -191,11 +190,8 @@ fn a_line_that_cannot_be_read_passes_no_deny_or_approve_list() {
     let hidden = ["ls\nrm x\necho \"open", &format!("{}rm x", "nice ".repeat(40)), "ls\nrm x\nif"];
     let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
     let approve = policy(None, &[], &["rm *"], TaintRun::Allow);
+    denied_saying(&deny, &hidden, &["cannot be read as shell syntax"]);
     for line in hidden {
-        match deny.decide(line, None) {
-            Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{line}: {m}"),
-            other => panic!("{line}: {other:?}"),
-        }
         assert!(matches!(approve.decide(line, None), Verdict::Approve(_)), "{line}");
     }
     // An approve pattern that matches the line asks instead.
@@ -213,16 +209,9 @@ fn a_line_that_cannot_be_read_passes_no_deny_or_approve_list() {
 fn unresolvable_commands_match_no_allow_pattern() {
     let p = policy(Some(&["*"]), &[], &[], TaintRun::Allow);
     assert_eq!(p.decide("anything at all", None), Verdict::Run);
-    for unknown in ["$CMD x", "eval 'ls x'", "sh -c \"$LINE\"", "`which rm` x", "/bin/r? x"] {
-        match p.decide(unknown, None) {
-            Verdict::Deny(m) => assert!(m.contains("only running it would tell"), "{unknown}: {m}"),
-            other => panic!("{unknown}: {other:?}"),
-        }
-    }
-    match p.decide("echo 'unterminated", None) {
-        Verdict::Deny(m) => assert!(m.contains("cannot be read as shell syntax"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let unknown = ["$CMD x", "eval 'ls x'", "sh -c \"$LINE\"", "`which rm` x", "/bin/r? x"];
+    denied_saying(&p, &unknown, &["only running it would tell"]);
+    denied_saying(&p, &["echo 'unterminated"], &["cannot be read as shell syntax"]);
     // An approve pattern that matches it asks instead.
     let asks = policy(Some(&["ls *"]), &[], &["$CMD *"], TaintRun::Allow);
     assert!(matches!(asks.decide("$CMD x", None), Verdict::Approve(_)));

@@ -77,7 +77,7 @@ pub(super) fn sets_a_hidden_variable(name: &str, args: &[Word]) -> bool {
 const SET_BY: &[(&str, &[&str])] = &[
     ("systemd-run", &["-E", "--setenv"]), ("systemd-nspawn", &["-E", "--setenv"]),
     ("lxc-attach", &["-v", "--set-var"]), ("strace", &["-E", "--env"]), ("firejail", &["--env"]),
-    ("bwrap", &["--setenv"]),
+    ("bwrap", &["--setenv"]), ("run0", &["--setenv"]),
 ];
 
 /// Options of wrappers' whose value is a file that may set the command's
@@ -127,7 +127,7 @@ pub(super) fn set_by_option(
     }
     let (key, value) = match (program, option) {
         ("systemd-run", "-p") | ("lxc-execute", "-s") => known.split_once('=').ok_or(()),
-        ("systemd-run", _) if is_option(option, "--property") => known.split_once('=').ok_or(()),
+        ("systemd-run" | "run0", _) if is_option(option, "--property") => known.split_once('=').ok_or(()),
         ("lxc-execute", _) if is_option(option, "--define") => known.split_once('=').ok_or(()),
         _ => return Ok(()),
     }
@@ -227,6 +227,11 @@ mod tests {
             ("uv run --env-file .env ls", "the file may set its command's environment"),
             ("pdm run --env-f=.env ls", "the file may set"),
             ("sudo systemd-run -E \"$V\" ls", "whose name only running it would tell"),
+            ("run0 --setenv=\"$V\" ls", "whose name only running it would tell"),
+            ("run0 -u root --property ExecStartPost=/x ls", "names a program run0 runs besides"),
+            ("run0 -i rm x", "write `run0 sh -c 'LINE'`"),
+            ("run0 --via-shell rm x", "joined into a line"),
+            ("run0 -hi rm x", "joined into a line"),
             // sudo takes `NAME=VALUE` among its options (`is_envar`).
             ("sudo -u root LD_PRELOAD=/x.so ls", "`LD_PRELOAD=/x.so` sets `LD_PRELOAD`"),
             ("sudo A=1 BASH_ENV=\"$F\" bash -c true", "sets `BASH_ENV`"),
@@ -252,6 +257,8 @@ mod tests {
             "srun --export=ALL,A=1 rm x",
             "uv run --with x rm x",
             "sudo A=1 rm x",
+            "run0 -u root --setenv A=1 -D /tmp --pty rm x",
+            "systemd-run --output=json --root-directory / rm x",
             "sudo A=1 -u root B=\"$X\" -- rm x",
             "sudo -E 'A=1 2' rm x",
         ] {

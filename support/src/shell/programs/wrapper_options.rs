@@ -63,12 +63,18 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F", "-w", "--output",
         "--align", "--debug", "--config", "--library", "--indent", "--where"], 0),
     ("valgrind", &[], 0),
-    // systemd 257's run.c (`+hrC:H:M:E:p:tPqGdSu:`: `-G` is `--collect`, a flag).
+    // systemd 257's run.c (`+hrC:H:M:E:p:tPqGdSu:`: `-G` is `--collect`, a flag), and
+    // the valued options of 258 to 261 (`--output`, `--root-directory`).
     ("systemd-run", &["-p", "-u", "-E", "-M", "-H", "-C", "--property", "--unit", "--setenv",
         "--machine", "--host", "--capsule", "--uid", "--gid", "--working-directory", "--slice",
         "--description", "--nice", "--expand-environment", "--service-type", "--on-active", "--on-boot",
         "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
-        "--path-property", "--socket-property", "--job-mode", "--background", "--json"], 0),
+        "--path-property", "--socket-property", "--job-mode", "--background", "--json", "--output",
+        "--root-directory"], 0),
+    // systemd 256's sudo (run.c's `parse_argv_sudo_mode`, `+hVu:g:D:i` from 258).
+    ("run0", &["-u", "-g", "-D", "--user", "--group", "--chdir", "--unit", "--property", "--description",
+        "--slice", "--nice", "--setenv", "--background", "--machine", "--shell-prompt-prefix", "--lightweight",
+        "--area"], 0),
     ("firejail", &[], 0),
     ("faketime", &[], 1),
     ("fakeroot", &["-i", "-s", "-l", "-f", "-b", "--lib", "--faked", "--fd-base"], 0),
@@ -262,6 +268,13 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
             && shell.contains(&text)
         {
             return Ok(Ends::At(words.len()));
+        }
+        // `run0 -i CMD` runs CMD's words, joined, through the user's shell.
+        if name == "run0" && runs_via_shell(&word.known_start()) {
+            return Err(format!(
+                "`run0 {text}` runs its command's words joined into a line for the user's shell: what \
+                 that runs only running it would tell: write `run0 sh -c 'LINE'`"
+            ));
         }
         if let Some(taken) = option_at(name, reads, word, options)? {
             // `nice -n $N ls x` runs `rm ls x` when `N` is `5 rm`.
@@ -507,6 +520,18 @@ pub(super) fn abbreviated(program: &str, option: &str, valued: &[&str]) -> Strin
          so which word is the command only running it would tell: write the option out whole",
         whole.join(" or ")
     )
+}
+
+/// run0's options that run the command through the user's shell: `-i`
+/// (alone or in a cluster before a letter that takes a value), `--login`,
+/// `--via-shell` (by a prefix too).
+fn runs_via_shell(start: &str) -> bool {
+    if let Some(long) = start.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or(long);
+        return !name.is_empty() && ["login", "via-shell"].iter().any(|whole| whole.starts_with(name));
+    }
+    let letters = start.strip_prefix('-').unwrap_or_default();
+    letters.chars().take_while(|letter| !"ugD".contains(*letter)).any(|letter| letter == 'i')
 }
 
 /// A variable sudo sets for its command (`sudo A=1 rm x` runs `rm x`):
