@@ -77,7 +77,7 @@ pub(super) fn sets_a_hidden_variable(name: &str, args: &[Word]) -> bool {
 const SET_BY: &[(&str, &[&str])] = &[
     ("systemd-run", &["-E", "--setenv"]), ("systemd-nspawn", &["-E", "--setenv"]),
     ("lxc-attach", &["-v", "--set-var"]), ("strace", &["-E", "--env"]), ("firejail", &["--env"]),
-    ("bwrap", &["--setenv"]), ("run0", &["--setenv"]),
+    ("bwrap", &["--setenv"]), ("run0", &["--setenv"]), ("machinectl", &["-E", "--setenv"]),
 ];
 
 /// Options of wrappers' whose value is a file that may set the command's

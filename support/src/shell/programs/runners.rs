@@ -17,7 +17,7 @@ use super::wrapper_options::{abbreviated, one_word, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
-mod instances;
+mod machines;
 mod mpi;
 mod own_options;
 mod perf;
@@ -209,7 +209,8 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         "ccache" | "sccache" | "distcc" | "icecc" => return compiler_cache(words),
         "srun" | "salloc" | "sbatch" => return slurm::start(name, words),
         _ if mpi::NAMES.contains(&name) => return mpi::mpirun(words),
-        _ if instances::NAMES.contains(&name) => return instances::start(words),
+        _ if machines::NAMES.contains(&name) => return machines::start(words),
+        "machinectl" => return machines::machinectl(words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;

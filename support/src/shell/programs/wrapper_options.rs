@@ -321,17 +321,17 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
 
 /// An option given a value: the option, what of its value is known before
 /// it runs, whether that is all of it, and the words as written.
-struct Valued {
-    option: String,
-    known: String,
-    whole: bool,
-    shown: String,
+pub(super) struct Valued {
+    pub(super) option: String,
+    pub(super) known: String,
+    pub(super) whole: bool,
+    pub(super) shown: String,
 }
 
 /// The option `word` gives a value to, with the value, as `reads` reads
 /// it (`-E NAME=x`, `-xENAME=x`, `--setenv=NAME=x`, `--setenv NAME`;
 /// bwrap's `--setenv NAME VALUE`, NAME); `None` for a flag or no option.
-fn option_value(reads: Reads, word: &Word, next: Option<&Word>) -> Option<Valued> {
+pub(super) fn option_value(reads: Reads, word: &Word, next: Option<&Word>) -> Option<Valued> {
     let start = word.known_start();
     let whole = word.literal().is_some();
     let in_next = |option: String| {

@@ -1,6 +1,8 @@
-//! LXD's and Incus's clients: `lxc exec INSTANCE [--] CMD…` (and `incus
-//! exec …`) runs CMD in the instance; `lxc shell INSTANCE` starts a login
-//! shell there, which runs its input.
+//! Machines' commands. LXD's and Incus's clients: `lxc exec INSTANCE [--]
+//! CMD…` (and `incus exec …`) runs CMD in the instance; `lxc shell
+//! INSTANCE` starts a login shell there, which runs its input. systemd's
+//! `machinectl shell [NAME [PROGRAM ARGS…]]` runs PROGRAM in the machine,
+//! or a shell that runs its input ([`machinectl`]).
 //!
 //! Their options are read as cobra's pflag reads them (Incus 6's
 //! `cmd/incus/exec.go` and the client's persistent options; LXD's are the
@@ -13,6 +15,7 @@
 //! program (or whose name expands) pass no list.
 
 use super::super::code_variables;
+use super::super::wrapper_options::{Reads, option_value, option_words};
 use super::{Runs, Start};
 use crate::shell::parse::Word;
 
@@ -119,6 +122,75 @@ fn option(words: &[Word], at: usize) -> Result<usize, ()> {
     Ok(taken)
 }
 
+/// machinectl's options that take a value (systemd 252's `hp:als:H:M:qn:o:E:`;
+/// `machinectl -X` alone asks for a value of each).
+#[rustfmt::skip]
+const MACHINECTL_VALUED: &[&str] = &[
+    "-p", "-s", "-H", "-M", "-n", "-o", "-E", "--property", "--signal", "--host", "--machine", "--lines",
+    "--output", "--setenv", "--uid", "--kill-whom", "--format", "--max-addresses", "--verify",
+];
+
+/// What `machinectl [OPTIONS] shell [OPTIONS] [[USER@]NAME [PROGRAM ARGS…]]`
+/// runs: its getopt takes options from before the verb and between it and
+/// the machine (`machinectl shell -q c`), none after the machine (`machinectl
+/// shell c ls -l` runs `ls -l`: probed). Without a program it starts a
+/// shell, as `machinectl login` does a login: their input runs. Its `-E`
+/// is read as systemd-run's; other verbs run no command.
+pub(super) fn machinectl(words: &[Word]) -> Option<Start> {
+    let unknown = Some(Start::Runs(Runs::Unknown));
+    let mut verb: Option<&str> = None;
+    let mut at = 1;
+    let mut ended = false;
+    while let Some(word) = words.get(at) {
+        let start = word.known_start();
+        if !ended && word.literal() == Some("--") {
+            (ended, at) = (true, at + 1);
+            continue;
+        }
+        if !ended && start.starts_with('-') && start != "-" {
+            let (Some(_), Some(taken)) = (word.literal(), option_words(&start, MACHINECTL_VALUED)) else {
+                return unknown;
+            };
+            if taken == 2 && words.get(at + 1).is_none_or(Word::splits) {
+                return unknown;
+            }
+            if let Some(given) = option_value(Reads::Getopt(MACHINECTL_VALUED), word, words.get(at + 1))
+                && code_variables::set_by_option(
+                    "machinectl",
+                    &given.option,
+                    &given.known,
+                    given.whole,
+                    &given.shown,
+                )
+                .is_err()
+            {
+                return unknown;
+            }
+            at += taken;
+            continue;
+        }
+        // A word that expands may be an option, the verb or the machine.
+        if word.literal().is_none() && (start.is_empty() || !ended) {
+            return unknown;
+        }
+        match verb {
+            None => match word.literal() {
+                Some("shell") => verb = Some("shell"),
+                Some("login") => return Some(Start::Runs(Runs::Input)),
+                _ => return None,
+            },
+            // The machine: what follows is the program's.
+            Some(_) if words.len() > at + 1 => {
+                let command = words[at + 1..].to_vec();
+                return Some(Start::Runs(Runs::Command { besides: Vec::new(), command }));
+            }
+            Some(_) => break,
+        }
+        at += 1;
+    }
+    verb.map(|_| Start::Runs(Runs::Input))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::programs;
@@ -141,6 +213,36 @@ mod tests {
         // Subcommands that run no command, and `exec` without one.
         for line in ["lxc list", "incus launch images:debian/12 c", "incus exec c", "lxc"] {
             assert_eq!(texts(line), [line], "{line}");
+        }
+    }
+
+    #[test]
+    fn a_machines_program_is_read_as_the_command_it_runs() {
+        for line in [
+            "machinectl shell c rm x",
+            "machinectl -q shell --uid=0 -E A=1 root@c rm x",
+            "machinectl shell c rm -f x",
+            "machinectl shell -- c rm x",
+        ] {
+            assert_eq!(
+                texts(line).last().map(String::as_str),
+                Some(&line[line.find("rm").unwrap()..]),
+                "{line}"
+            );
+        }
+        assert_eq!(texts("machinectl list"), ["machinectl list"]);
+        for line in [
+            "machinectl shell",
+            "machinectl shell c",
+            "echo 'rm x' | machinectl login c",
+            "machinectl shell \"$M\" rm x",
+            "machinectl shell -E \"$V\" c ls",
+            "machinectl shell --setenv=LD_PRELOAD=/x.so c ls",
+            "machinectl shell -ELD_PRELOAD=/x.so c ls",
+            "machinectl shell -M $M c rm x",
+        ] {
+            let found = programs(line).unwrap();
+            assert!(found.iter().any(|p| p.name.is_none() || p.input), "{line}: {:?}", texts(line));
         }
     }
 
