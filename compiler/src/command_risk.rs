@@ -12,7 +12,7 @@ use tiss_support::shell::programs::{self, Program, SHELLS};
 pub const NETWORK_TOOLS: &[&str] =
     &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
 pub const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
-const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser"];
+const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser", "run0"];
 const INSTALLERS: &[(&str, &str)] = &[
     ("pip", "install"),
     ("pip3", "install"),
@@ -27,7 +27,7 @@ const INSTALLERS: &[(&str, &str)] = &[
 /// What one command's words show.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct CommandRisk {
-    /// `sudo`, `su` or `doas`.
+    /// `sudo`, `su`, `doas`, `pkexec`, `runuser` or `run0`.
     pub privilege: bool,
     /// A program only running the command tells (`$CMD x`, `eval`, an
     /// alias, `hash -p`): what it runs is decided at run time.
@@ -119,7 +119,7 @@ fn is_risk_name(word: &str) -> bool {
     matches!(
         word,
         // PRIVILEGE
-        "sudo" | "su" | "doas" | "pkexec" | "runuser"
+        "sudo" | "su" | "doas" | "pkexec" | "runuser" | "run0"
         // NETWORK_TOOLS
         | "curl" | "wget" | "ssh" | "scp" | "sftp" | "rsync" | "nc" | "ncat" | "netcat" | "ftp"
         | "telnet" | "socat"
@@ -174,6 +174,7 @@ mod tests {
         assert_eq!(risk("c''url -s x").network, Some("curl"));
         assert_eq!(risk("/usr/bin/wget x").network, Some("wget"));
         assert!(risk("sudo make install").privilege);
+        assert!(risk("run0 -u root make install").privilege);
         assert!(risk("rm -rf build").recursive_rm);
         assert!(!risk("rm build.o").recursive_rm);
         assert_eq!(risk("echo curl-like").network, None);
