@@ -150,6 +150,8 @@ const OTHERS: &[&str] = &[
     "strace -f -o /dev/null -EBASH_ENV=bin/canary bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null -E \"$V\" bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null --env=\"$V\" bash -c true",
+    // npm's setting by the environment: its script shell runs `npx -c`'s line.
+    "npm_config_script_shell=bin/canary npx -c true",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
 ];

@@ -21,15 +21,32 @@ const NAMES: &[&str] = &[
     "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LUA_PATH", "LUA_CPATH", "PHPRC", "PHP_INI_SCAN_DIR",
     "DOTNET_STARTUP_HOOKS", "BROWSER", "CCACHE_PREFIX", "CCACHE_PREFIX_CPP", "CCACHE_COMPILERCHECK",
     "CCACHE_COMPILER", "CCACHE_CONFIGPATH", "NERDCTL_TOML", "CNI_PATH", "NETCONFPATH",
+    // What `docker --config`, Podman's `containers.conf` (hooks, runtime) and
+    // `uv run --env-file` give, by the environment.
+    "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINERS_CONF_OVERRIDE", "UV_ENV_FILE",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
 const PREFIXES: &[&str] =
     &["LD_", "GIT_CONFIG", "LUA_INIT", "BASH_FUNC_", "OMPI_MCA_", "PRTE_MCA_", "PMIX_MCA_"];
 
+/// npm's settings that name a program it runs (`script-shell`, which runs
+/// `npm exec -c` and every script; `node-options`, `NODE_OPTIONS` for them)
+/// or a file of settings, as `npm_config_KEY` in any case gives them.
+const NPM_KEYS: &[&str] =
+    &["script_shell", "node_options", "shell", "editor", "browser", "git", "userconfig", "globalconfig"];
+
 /// Whether `name` is such a variable.
 pub fn runs_code(name: &str) -> bool {
-    NAMES.contains(&name) || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+    NAMES.contains(&name) || PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || npm_setting(name)
+}
+
+fn npm_setting(name: &str) -> bool {
+    let prefix = "npm_config_".len();
+    name.len() > prefix
+        && name.is_char_boundary(prefix)
+        && name[..prefix].eq_ignore_ascii_case("npm_config_")
+        && NPM_KEYS.iter().any(|key| name[prefix..].eq_ignore_ascii_case(key))
 }
 
 /// The first such variable `line` names, as a whole word.

@@ -526,10 +526,16 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         ("JAVA_TOOL_OPTIONS=-javaagent:a.jar java -version", "JAVA_TOOL_OPTIONS"),
         ("LUA_INIT_5_4=@x.lua lua5.4 -e ''", "LUA_INIT_5_4"),
         ("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", "BASH_FUNC_ls"),
+        ("DOCKER_CONFIG=./cfg docker run alpine ls", "DOCKER_CONFIG"),
+        ("UV_ENV_FILE=.env uv run ls", "UV_ENV_FILE"),
+        ("NPM_CONFIG_SCRIPT_SHELL=./x npx -c ls", "NPM_CONFIG_SCRIPT_SHELL"),
+        ("export npm_config_node_options=--require=./x.js; npx tsc", "npm_config_node_options"),
     ] {
         assert_eq!(named(line), Some(name), "{line}");
     }
-    for line in ["make LDFLAGS=-s OLD_LD_X=1", "echo PAGERS ENVIRONMENT", "ls -la"] {
+    for line in
+        ["make LDFLAGS=-s OLD_LD_X=1", "echo PAGERS ENVIRONMENT", "ls -la", "npm_config_cache=.npm npm ci"]
+    {
         assert_eq!(named(line), None, "{line}");
     }
     // A builtin that sets a variable whose name expands may set one.
