@@ -152,6 +152,8 @@ const OTHERS: &[&str] = &[
     "V=BASH_ENV=bin/canary; strace -o /dev/null --env=\"$V\" bash -c true",
     // npm's setting by the environment: its script shell runs `npx -c`'s line.
     "npm_config_script_shell=bin/canary npx -c true",
+    // Perl's library path: `use strict` loads the line's `strict.pm`.
+    "mkdir -p pl && echo 'system(\"canary\")' > pl/strict.pm && PERLLIB=pl perl -e 'use strict'",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
 ];

@@ -24,6 +24,9 @@ const NAMES: &[&str] = &[
     // What `docker --config`, Podman's `containers.conf` (hooks, runtime) and
     // `uv run --env-file` give, by the environment.
     "DOCKER_CONFIG", "CONTAINERS_CONF", "CONTAINERS_CONF_OVERRIDE", "UV_ENV_FILE",
+    // Perl's older PERL5LIB; Python's user site, whose `.pth` files run at
+    // start-up; Yarn's own program and settings file (`yarnPath`, `rcFilename`).
+    "PERLLIB", "PYTHONUSERBASE", "YARN_YARN_PATH", "YARN_RC_FILENAME",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

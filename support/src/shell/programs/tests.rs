@@ -528,6 +528,8 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         ("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", "BASH_FUNC_ls"),
         ("DOCKER_CONFIG=./cfg docker run alpine ls", "DOCKER_CONFIG"),
         ("UV_ENV_FILE=.env uv run ls", "UV_ENV_FILE"),
+        ("PYTHONUSERBASE=./u python3 -c pass", "PYTHONUSERBASE"),
+        ("PERLLIB=./l perl -e 'use strict'", "PERLLIB"),
         ("NPM_CONFIG_SCRIPT_SHELL=./x npx -c ls", "NPM_CONFIG_SCRIPT_SHELL"),
         ("export npm_config_node_options=--require=./x.js; npx tsc", "npm_config_node_options"),
     ] {
