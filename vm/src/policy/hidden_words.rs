@@ -393,18 +393,8 @@ mod tests {
         }
         // `cp $SRC backup/` may be `cp backup/`, which no pattern allows;
         // `cp $A $B backup/` has two such words.
-        for line in ["cp $SRC backup/", "cp $A $B backup/"] {
-            match allow.decide(line, None) {
-                Verdict::Deny(m) => {
-                    assert!(
-                        m.contains("as written it matches the pattern `cp * backup/`")
-                            && m.contains("quote it"),
-                        "{m}"
-                    )
-                }
-                other => panic!("{other:?}"),
-            }
-        }
+        let says = ["as written it matches the pattern `cp * backup/`", "quote it"];
+        denied_saying(&allow, &["cp $SRC backup/", "cp $A $B backup/"], &says);
         // A `*` stands where the word does, and `cp backup/` (no word) is
         // allowed too.
         let with_empty = policy(Some(&["cp * backup/", "cp backup/"]), &[], &[]);
@@ -416,16 +406,9 @@ mod tests {
     #[test]
     fn git_s_own_options_before_its_subcommand_are_looked_through() {
         let deny = policy(None, &["git rm *"], &[]);
-        for line in ["git -C . rm x", "git -c user.name=a rm x", "git --git-dir=.git --work-tree . rm x"] {
-            match deny.decide(line, None) {
-                Verdict::Deny(m) => assert!(m.contains("its part `git rm x`"), "{line}: {m}"),
-                other => panic!("{line}: {other:?}"),
-            }
-        }
-        match deny.decide("git -C $D status x", None) {
-            Verdict::Deny(m) => assert!(m.contains("git's subcommand: quote it"), "{m}"),
-            other => panic!("{other:?}"),
-        }
+        let lines = ["git -C . rm x", "git -c user.name=a rm x", "git --git-dir=.git --work-tree . rm x"];
+        denied_saying(&deny, &lines, &["its part `git rm x`"]);
+        denied_saying(&deny, &["git -C $D status x"], &["git's subcommand: quote it"]);
         assert_eq!(deny.decide("git -C \"$D\" status x", None), Verdict::Run);
         // allow looks at the command as written: `-C` may point elsewhere.
         let allow = policy(Some(&["git status*"]), &[], &[]);

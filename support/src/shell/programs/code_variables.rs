@@ -178,6 +178,19 @@ pub(super) fn set_by_option(
     }
 }
 
+/// Whether setting a variable, `NAME=VALUE` or `NAME` of which `known` is
+/// known (all of it when `whole`), may steer what the command runs: the
+/// engines' readers, whose refusal says only that running tells.
+pub(super) fn may_steer(known: &str, whole: bool) -> bool {
+    variable_set(known, whole, "").is_err()
+}
+
+/// Whether `program` has an option [`set_by_option`] reads.
+pub(super) fn reads_options_of(program: &str) -> bool {
+    let listed = |table: &[(&str, &[&str])]| table.iter().any(|(name, _)| *name == program);
+    listed(SET_BY) || listed(FROM_FILE) || matches!(program, "systemd-run" | "run0" | "lxc-execute")
+}
+
 /// Why setting a variable, `NAME=VALUE` or `NAME` of which `known` is known
 /// (all of it when `whole`), may steer what the command runs.
 pub(super) fn variable_set(known: &str, whole: bool, shown: &str) -> Result<(), String> {

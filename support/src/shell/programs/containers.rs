@@ -274,9 +274,13 @@ impl Options {
                 if let Some((i, 'e')) = first_valued {
                     let glued = &letters[i + 1..];
                     options.opaque |= match (glued, words.get(at + 1)) {
-                        ("", Some(next)) => steers(&next.known_start(), next.literal().is_some()),
+                        ("", Some(next)) => {
+                            code_variables::may_steer(&next.known_start(), next.literal().is_some())
+                        }
                         ("", None) => false,
-                        (glued, _) => steers(glued.strip_prefix('=').unwrap_or(glued), true),
+                        (glued, _) => {
+                            code_variables::may_steer(glued.strip_prefix('=').unwrap_or(glued), true)
+                        }
                     };
                 }
                 at += taken;
@@ -314,7 +318,7 @@ impl Options {
                         Word::Expands(_) => known.split_once('=').map_or("", |(_, value)| value),
                         Word::Literal(_) => known.as_str(),
                     };
-                    options.opaque |= steers(known, value.literal().is_some());
+                    options.opaque |= code_variables::may_steer(known, value.literal().is_some());
                 }
                 _ if opaque.contains(&name) => options.opaque = true,
                 _ => {}
@@ -324,13 +328,6 @@ impl Options {
         options.end = at;
         Some(options)
     }
-}
-
-/// Whether a variable `-e` sets, of which `known` is known (all of it when
-/// `whole`), may steer what the container runs: `LD_PRELOAD`, or a name
-/// that expands (`-e "$V"`).
-fn steers(known: &str, whole: bool) -> bool {
-    code_variables::variable_set(known, whole, "").is_err()
 }
 
 /// Whether `-LETTER` is in `list`.

@@ -282,7 +282,9 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
                 value_word(name, text, value)?;
             }
             // `systemd-run -E "$V" ls` runs `ls` with `LD_PRELOAD` set when `V` sets it.
-            if let Some(given) = option_value(reads, word, words.get(at + 1)) {
+            if code_variables::reads_options_of(name)
+                && let Some(given) = option_value(reads, word, words.get(at + 1))
+            {
                 code_variables::set_by_option(name, &given.option, &given.known, given.whole, &given.shown)?;
             }
             (at, options) = (at + taken, options + 1);

@@ -116,7 +116,7 @@ fn option(words: &[Word], at: usize) -> Result<usize, ()> {
             (value.known_start(), value.literal().is_some(), 2)
         }
     };
-    if name == "--env" && code_variables::variable_set(&known, whole, "").is_err() {
+    if name == "--env" && code_variables::may_steer(&known, whole) {
         return Err(());
     }
     Ok(taken)
