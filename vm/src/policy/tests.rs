@@ -250,3 +250,32 @@ fn a_program_without_a_name_passes_no_deny_or_approve_list() {
     assert_eq!(tool.decide("\"$HOME/bin/tool\" x", None), Verdict::Run);
     assert_eq!(deny.decide("ls x", None), Verdict::Run);
 }
+
+/// Desktop sandboxes' and container tools' commands are matched as the
+/// commands they run; where only running tells which words those are, the
+/// line passes no list.
+#[test]
+fn deny_sees_through_sandboxes_and_container_tools() {
+    let p = policy(None, &["rm *"], &[], TaintRun::Allow);
+    let lines = [
+        "flatpak run --command=rm org.example.App x",
+        "flatpak enter org.example.App rm x",
+        "flatpak-spawn --host rm x",
+        "toolbox run -c box rm x",
+        "distrobox-host-exec rm x",
+        "buildah run c -- rm x",
+        "crictl exec -it c rm x",
+        "ctr run --rm img c1 rm x",
+        "ctr t exec --exec-id e1 c1 rm x",
+    ];
+    denied_saying(&p, &lines, &["(its part `rm x` matches it)"]);
+    for line in ["toolbox run ls x", "buildah run c ls", "flatpak run org.example.App"] {
+        assert_eq!(p.decide(line, None), Verdict::Run, "{line}");
+    }
+    let unread = [
+        "distrobox enter box -- ls",
+        "flatpak-spawn --host --env=LD_PRELOAD=/x.so ls",
+        "ctr run --runc-binary ./r img c1 ls",
+    ];
+    denied_saying(&p, &unread, &["only running"]);
+}

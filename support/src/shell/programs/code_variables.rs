@@ -27,6 +27,8 @@ const NAMES: &[&str] = &[
     // Perl's older PERL5LIB; Python's user site, whose `.pth` files run at
     // start-up; Yarn's own program and settings file (`yarnPath`, `rcFilename`).
     "PERLLIB", "PYTHONUSERBASE", "YARN_YARN_PATH", "YARN_RC_FILENAME",
+    // The OCI runtime buildah runs on the host.
+    "BUILDAH_RUNTIME",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

@@ -21,6 +21,9 @@ mod machines;
 mod mpi;
 mod own_options;
 mod perf;
+mod pflag;
+mod runtimes;
+mod sandboxes;
 
 /// (program, subcommands that run a command, the options of the program and
 /// its subcommand that take a value, how many arguments come before the
@@ -211,6 +214,10 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         _ if mpi::NAMES.contains(&name) => return mpi::mpirun(words),
         _ if machines::NAMES.contains(&name) => return machines::start(words),
         "machinectl" => return machines::machinectl(words),
+        _ if sandboxes::NAMES.contains(&name) => return sandboxes::start(name, words),
+        "buildah" => return runtimes::buildah(words),
+        "crictl" => return runtimes::crictl(words),
+        "ctr" => return runtimes::ctr(words),
         _ => {}
     }
     let &(_, subcommands, valued, positional) = RUNNERS.iter().find(|(runner, _, _, _)| *runner == name)?;

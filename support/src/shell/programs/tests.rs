@@ -340,6 +340,14 @@ fn a_trap_runs_its_action_and_an_alias_hides_what_runs() {
 
 /// Whether a line runs what only running it tells (a program without a
 /// name, or one that runs commands it makes).
+/// That `line` passes no list (a program without a name, or one that runs
+/// its input) and names none of the programs it may run (`ls`, `rm`).
+pub(super) fn passes_no_list(line: &str) {
+    let found = programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    assert!(found.iter().any(|p| p.name.is_none() || p.input), "{line}: {:?}", texts(line));
+    assert!(!texts(line).iter().any(|t| t == "ls" || t.starts_with("rm")), "{line}: {:?}", texts(line));
+}
+
 pub(super) fn hidden(line: &str) -> bool {
     programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}")).iter().any(|p| p.input || p.name.is_none())
 }
