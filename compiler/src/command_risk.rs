@@ -126,7 +126,9 @@ fn is_risk_name(word: &str) -> bool {
         // DISK_TOOLS
         | "mkfs" | "dd" | "fdisk" | "parted" | "shred" | "mount"
         // SHELLS
-        | "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "ash" | "mksh"
+        | "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "ash" | "mksh" | "yash" | "posh"
+        | "oksh" | "loksh" | "lksh" | "pdksh" | "ksh93" | "mksh-static" | "hush" | "sash" | "bosh" | "osh"
+        | "brush" | "rbash" | "rksh" | "rzsh" | "bash-static" | "zsh-static"
         // INSTALLERS
         | "pip" | "pip3" | "npm" | "apt-get" | "apt" | "cargo" | "gem" | "brew"
         | "rm" | "chmod" | "git"

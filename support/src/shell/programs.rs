@@ -46,8 +46,15 @@ pub const MAX_WRAPPERS: usize = 32;
 /// What stands for the words xargs puts after a command: its input.
 const XARGS_INPUT: &str = "\"$@\"";
 
-/// Shells, whose `-c LINE` runs LINE.
-pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh"];
+/// Shells, whose `-c LINE` runs LINE: the common ones, then the other
+/// shells of the Bourne and Korn families and their restricted and static
+/// builds (each reads `-c` as sh does).
+#[rustfmt::skip]
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh",
+    "yash", "posh", "oksh", "loksh", "lksh", "pdksh", "ksh93", "mksh-static", "hush", "sash", "bosh",
+    "osh", "brush", "rbash", "rksh", "rzsh", "bash-static", "zsh-static",
+];
 
 /// One program a command runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

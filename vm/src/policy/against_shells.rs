@@ -154,6 +154,12 @@ const OTHERS: &[&str] = &[
     "npm_config_script_shell=bin/canary npx -c true",
     // Perl's library path: `use strict` loads the line's `strict.pm`.
     "mkdir -p pl && echo 'system(\"canary\")' > pl/strict.pm && PERLLIB=pl perl -e 'use strict'",
+    // The other shells of the Bourne and Korn families run `-c`'s line as
+    // sh does (where one is missing, it runs nothing).
+    "yash -c canary",
+    "posh -c 'true; canary'",
+    "lksh -ec canary",
+    "mksh-static -c canary",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
 ];
