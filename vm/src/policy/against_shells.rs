@@ -160,6 +160,16 @@ const OTHERS: &[&str] = &[
     "posh -c 'true; canary'",
     "lksh -ec canary",
     "mksh-static -c canary",
+    // Daemon tools and other roots run their command (where one is missing,
+    // it runs nothing): start-stop-daemon the program its `--exec` names,
+    // envdir with variables from files.
+    "start-stop-daemon --start --chdir \"$PWD/bin\" --exec canary",
+    "softlimit -t 5 canary",
+    "setlock lock canary",
+    "pgrphack canary",
+    "mkdir -p e && envdir e canary",
+    "proot -w . canary",
+    "fakechroot canary",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
 ];

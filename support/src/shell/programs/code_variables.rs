@@ -27,8 +27,9 @@ const NAMES: &[&str] = &[
     // Perl's older PERL5LIB; Python's user site, whose `.pth` files run at
     // start-up; Yarn's own program and settings file (`yarnPath`, `rcFilename`).
     "PERLLIB", "PYTHONUSERBASE", "YARN_YARN_PATH", "YARN_RC_FILENAME",
-    // The OCI runtime buildah runs on the host.
-    "BUILDAH_RUNTIME",
+    // The OCI runtime buildah runs on the host; fakechroot's substitutes for
+    // commands (`path=replacement`) and its loader.
+    "BUILDAH_RUNTIME", "FAKECHROOT_CMD_SUBST", "FAKECHROOT_ELFLOADER",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
@@ -100,17 +101,30 @@ const SET_BY: &[(&str, &[&str])] = &[
     ("systemd-run", &["-E", "--setenv"]), ("systemd-nspawn", &["-E", "--setenv"]),
     ("lxc-attach", &["-v", "--set-var"]), ("strace", &["-E", "--env"]), ("firejail", &["--env"]),
     ("bwrap", &["--setenv"]), ("run0", &["--setenv"]), ("machinectl", &["-E", "--setenv"]),
+    ("daemonize", &["-E"]),
 ];
 
 /// Options of wrappers' whose value is a file that may set the command's
 /// environment or name programs to run: LXC's configuration (hooks, which
 /// run on the host, `lxc.environment`), an OCI bundle's `config.json`,
-/// firejail's profiles (`env`), chpst's envdir.
+/// firejail's profiles (`env`), chpst's envdir, proot's Python extension,
+/// fakechroot's environment scripts (which it sources) and the directory
+/// of its substitutes, the UCSPI servers' rules (`+VAR=value`; tcpsvd's
+/// instruction files run as `/bin/sh -c`).
 #[rustfmt::skip]
 const FROM_FILE: &[(&str, &[&str])] = &[
     ("lxc-attach", &["-f", "--rcfile"]), ("lxc-execute", &["-f", "--rcfile"]),
     ("systemd-nspawn", &["--oci-bundle"]), ("firejail", &["--profile", "--include"]), ("chpst", &["-e"]),
+    ("proot", &["-P"]), ("fakechroot", &["-c", "-e", "-b", "--config-dir", "--environment", "--bindir"]),
+    ("tcpserver", &["-x"]), ("tcpsvd", &["-i", "-x"]), ("udpsvd", &["-i", "-x"]),
 ];
+
+/// Options of wrappers' whose value is a program (or code) they run besides
+/// their command: proot's `-q` (QEMU, before every program the guest
+/// runs), fakechroot's loader and preloaded libraries (`-l` is evaluated
+/// by its shell).
+const RUNS_A_PROGRAM: &[(&str, &[&str])] =
+    &[("proot", &["-q", "--qemu"]), ("fakechroot", &["-d", "-l", "--elfloader", "--lib"])];
 
 /// LXC's keys that name the program a container starts with.
 const LXC_COMMANDS: &[&str] = &["lxc.init.cmd", "lxc.init_cmd", "lxc.execute.cmd"];
@@ -146,6 +160,9 @@ pub(super) fn set_by_option(
     }
     if is(SET_BY) {
         return variable_set(known, whole, shown);
+    }
+    if is(RUNS_A_PROGRAM) {
+        return Err(format!("`{shown}` names a program {program} runs besides its command"));
     }
     let (key, value) = match (program, option) {
         ("systemd-run", "-p") | ("lxc-execute", "-s") => known.split_once('=').ok_or(()),
@@ -190,7 +207,10 @@ pub(super) fn may_steer(known: &str, whole: bool) -> bool {
 /// Whether `program` has an option [`set_by_option`] reads.
 pub(super) fn reads_options_of(program: &str) -> bool {
     let listed = |table: &[(&str, &[&str])]| table.iter().any(|(name, _)| *name == program);
-    listed(SET_BY) || listed(FROM_FILE) || matches!(program, "systemd-run" | "run0" | "lxc-execute")
+    listed(SET_BY)
+        || listed(FROM_FILE)
+        || listed(RUNS_A_PROGRAM)
+        || matches!(program, "systemd-run" | "run0" | "lxc-execute")
 }
 
 /// Why setting a variable, `NAME=VALUE` or `NAME` of which `known` is known

@@ -17,6 +17,7 @@ use super::wrapper_options::{abbreviated, one_word, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
+mod daemons;
 mod machines;
 mod mpi;
 mod own_options;
@@ -215,6 +216,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         _ if machines::NAMES.contains(&name) => return machines::start(words),
         "machinectl" => return machines::machinectl(words),
         _ if sandboxes::NAMES.contains(&name) => return sandboxes::start(name, words),
+        _ if daemons::NAMES.contains(&name) => return daemons::start(name, words),
         "buildah" => return runtimes::buildah(words),
         "crictl" => return runtimes::crictl(words),
         "ctr" => return runtimes::ctr(words),

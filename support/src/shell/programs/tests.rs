@@ -343,7 +343,8 @@ fn a_trap_runs_its_action_and_an_alias_hides_what_runs() {
 /// That `line` passes no list (a program without a name, or one that runs
 /// its input) and names none of the programs it may run (`ls`, `rm`).
 pub(super) fn passes_no_list(line: &str) {
-    let found = programs(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    // Refused with why (a reader's error), or read as a program without a name.
+    let Ok(found) = programs(line) else { return };
     assert!(found.iter().any(|p| p.name.is_none() || p.input), "{line}: {:?}", texts(line));
     assert!(!texts(line).iter().any(|t| t == "ls" || t.starts_with("rm")), "{line}: {:?}", texts(line));
 }

@@ -117,6 +117,33 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("su-exec", &[], 1),
     ("setuidgid", &[], 1),
     ("s6-setuidgid", &[], 1),
+    // daemontools 0.76's and s6's (djb's and skarnet's getopt: options end
+    // at the first word that is none), daemonize 1.7's, systemd-cat's
+    // (`+ht:p:`), and the UCSPI servers' (`HOST PORT PROGRAM`: tcpserver
+    // 0.88, ipsvd's and busybox's tcpsvd and udpsvd).
+    ("softlimit", &["-a", "-c", "-d", "-f", "-l", "-m", "-o", "-p", "-r", "-s", "-t"], 0),
+    ("envuidgid", &[], 1),
+    ("setlock", &[], 1),
+    ("pgrphack", &[], 0),
+    ("fghack", &[], 0),
+    ("s6-softlimit", &["-a", "-c", "-d", "-f", "-l", "-m", "-o", "-P", "-p", "-r", "-s", "-t"], 0),
+    ("s6-envuidgid", &["-D"], 1),
+    ("s6-applyuidgid", &["-u", "-g", "-G"], 0),
+    ("s6-setlock", &["-t", "-d"], 1),
+    ("s6-setsid", &["-d"], 0),
+    ("daemonize", &["-c", "-u", "-p", "-o", "-e", "-E", "-l"], 0),
+    ("systemd-cat", &["-t", "-p", "--identifier", "--priority", "--stderr-priority", "--level-prefix"], 0),
+    ("tcpserver", &["-x", "-t", "-u", "-g", "-l", "-b", "-B", "-c", "-I"], 2),
+    ("tcpsvd", &["-c", "-C", "-i", "-x", "-u", "-l", "-b", "-t"], 2),
+    ("udpsvd", &["-u", "-l", "-i", "-x", "-t"], 2),
+    // proot 5.4's: a short option's value is the next word, a long one's
+    // glued (`--rootfs=DIR`); fakechroot 2.20's script (`+l:d:sc:e:b:vh`);
+    // schroot 1.6's (boost's, which permutes: see `PERMUTES`).
+    ("proot", &["-r", "-b", "-m", "-q", "-w", "-v", "-k", "-i", "-p", "-R", "-S", "-P", "--mixed-mode"], 0),
+    ("fakechroot", &["-l", "-d", "-c", "-e", "-b", "--lib", "--elfloader", "--config-dir", "--environment",
+        "--bindir"], 0),
+    ("schroot", &["-c", "-d", "-s", "-u", "-o", "-n", "--chroot", "--directory", "--shell", "--user",
+        "--option", "--session-name", "--debug"], 0),
     ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r",
         "-t"], 0),
     // A container's command: systemd-nspawn 252's (`+…`: options end at the
@@ -146,7 +173,7 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
 /// a `--` ends theirs first. (Probed: a flag of each wrapper's after
 /// `touch M`; of the table's, only these took it: `lxc-attach -n c ls -z`
 /// says "invalid option -- 'z'".)
-const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static", "lxc-attach", "lxc-execute"];
+const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static", "lxc-attach", "lxc-execute", "schroot"];
 
 /// How a wrapper reads its options.
 #[derive(Clone, Copy)]

@@ -326,3 +326,40 @@ fn mpirun_runs_each_context_s_program_after_its_options() {
     let named = crate::shell::programs::code_variables::named("OMPI_MCA_orte_fork_agent=rm mpirun -np 1 ls");
     assert_eq!(named, Some("OMPI_MCA_orte_fork_agent"));
 }
+
+/// proot, fakechroot and schroot run their command in another root (proot
+/// 5.4's, fakechroot 2.20's and schroot 1.6's options, from their sources),
+/// and a shell that runs its input without one.
+#[test]
+fn another_roots_command_is_read_after_its_options() {
+    for line in [
+        "proot -r ./rootfs -b /dev -w / rm x",
+        "proot --rootfs=./rootfs -0 rm x",
+        "fakechroot -s rm x",
+        "fakechroot -- rm x",
+        "schroot -c sid -u root -- rm x",
+        "schroot -c sid rm x",
+    ] {
+        assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+    }
+    for line in [
+        // A shell that runs its input.
+        "proot -r ./rootfs",
+        "fakechroot",
+        "schroot -c sid",
+        // A program besides the command, or code (fakechroot evaluates `-l`).
+        "proot -q qemu-arm -r ./rootfs ls",
+        "proot -P ext.py ls",
+        "fakechroot -l ./x.so ls",
+        "fakechroot -d ./loader ls",
+        "fakechroot -c ./conf -e chroot ls",
+        // schroot reads options among the command's words (boost permutes).
+        "schroot -c sid rm -f x",
+    ] {
+        crate::shell::programs::tests::passes_no_list(line);
+    }
+    // fakechroot's substitutes for commands, by the environment.
+    let named =
+        crate::shell::programs::code_variables::named("FAKECHROOT_CMD_SUBST=/bin/ls=./x fakechroot ls");
+    assert_eq!(named, Some("FAKECHROOT_CMD_SUBST"));
+}
