@@ -12,7 +12,7 @@ use tiss_support::shell::programs::{self, Program, SHELLS};
 pub const NETWORK_TOOLS: &[&str] =
     &["curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "ftp", "telnet", "socat"];
 pub const DISK_TOOLS: &[&str] = &["mkfs", "dd", "fdisk", "parted", "shred", "mount"];
-const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser", "run0"];
+const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runuser", "run0", "sudo-rs", "please", "ksu"];
 const INSTALLERS: &[(&str, &str)] = &[
     ("pip", "install"),
     ("pip3", "install"),
@@ -119,7 +119,7 @@ fn is_risk_name(word: &str) -> bool {
     matches!(
         word,
         // PRIVILEGE
-        "sudo" | "su" | "doas" | "pkexec" | "runuser" | "run0"
+        "sudo" | "su" | "doas" | "pkexec" | "runuser" | "run0" | "sudo-rs" | "please" | "ksu"
         // NETWORK_TOOLS
         | "curl" | "wget" | "ssh" | "scp" | "sftp" | "rsync" | "nc" | "ncat" | "netcat" | "ftp"
         | "telnet" | "socat"

@@ -170,6 +170,10 @@ const OTHERS: &[&str] = &[
     "mkdir -p e && envdir e canary",
     "proot -w . canary",
     "fakechroot canary",
+    "rlwrap canary",
+    "trickle -s -d 100 canary",
+    "timelimit -t 5 canary",
+    "catatonit -- canary",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
 ];

@@ -30,6 +30,8 @@ const NAMES: &[&str] = &[
     // The OCI runtime buildah runs on the host; fakechroot's substitutes for
     // commands (`path=replacement`) and its loader.
     "BUILDAH_RUNTIME", "FAKECHROOT_CMD_SUBST", "FAKECHROOT_ELFLOADER",
+    // rlwrap's editor (as `EDITOR`) and where its filters are.
+    "RLWRAP_EDITOR", "RLWRAP_FILTERDIR",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
@@ -102,6 +104,7 @@ const SET_BY: &[(&str, &[&str])] = &[
     ("lxc-attach", &["-v", "--set-var"]), ("strace", &["-E", "--env"]), ("firejail", &["--env"]),
     ("bwrap", &["--setenv"]), ("run0", &["--setenv"]), ("machinectl", &["-E", "--setenv"]),
     ("daemonize", &["-E"]),
+    ("systemd-socket-activate", &["-E", "--setenv", "--environment"]), ("minijail0", &["--env-add"]),
 ];
 
 /// Options of wrappers' whose value is a file that may set the command's
@@ -110,21 +113,26 @@ const SET_BY: &[(&str, &[&str])] = &[
 /// firejail's profiles (`env`), chpst's envdir, proot's Python extension,
 /// fakechroot's environment scripts (which it sources) and the directory
 /// of its substitutes, the UCSPI servers' rules (`+VAR=value`; tcpsvd's
-/// instruction files run as `/bin/sh -c`).
+/// instruction files run as `/bin/sh -c`), minijail0's configuration.
 #[rustfmt::skip]
 const FROM_FILE: &[(&str, &[&str])] = &[
     ("lxc-attach", &["-f", "--rcfile"]), ("lxc-execute", &["-f", "--rcfile"]),
     ("systemd-nspawn", &["--oci-bundle"]), ("firejail", &["--profile", "--include"]), ("chpst", &["-e"]),
     ("proot", &["-P"]), ("fakechroot", &["-c", "-e", "-b", "--config-dir", "--environment", "--bindir"]),
     ("tcpserver", &["-x"]), ("tcpsvd", &["-i", "-x"]), ("udpsvd", &["-i", "-x"]),
+    ("minijail0", &["--config"]),
 ];
 
 /// Options of wrappers' whose value is a program (or code) they run besides
 /// their command: proot's `-q` (QEMU, before every program the guest
 /// runs), fakechroot's loader and preloaded libraries (`-l` is evaluated
-/// by its shell).
-const RUNS_A_PROGRAM: &[(&str, &[&str])] =
-    &[("proot", &["-q", "--qemu"]), ("fakechroot", &["-d", "-l", "--elfloader", "--lib"])];
+/// by its shell), rlwrap's filter, minijail0's preloaded library.
+const RUNS_A_PROGRAM: &[(&str, &[&str])] = &[
+    ("proot", &["-q", "--qemu"]),
+    ("fakechroot", &["-d", "-l", "--elfloader", "--lib"]),
+    ("rlwrap", &["-z", "--filter"]),
+    ("minijail0", &["--preload-library"]),
+];
 
 /// LXC's keys that name the program a container starts with.
 const LXC_COMMANDS: &[&str] = &["lxc.init.cmd", "lxc.init_cmd", "lxc.execute.cmd"];

@@ -28,7 +28,7 @@ const LINE_VALUED: &[(&str, &str, &[&str])] = &[
 pub(super) const STARTS_A_SHELL: &[&str] = &[
     "sudo", "su", "runuser", "doas", "pkexec", "unshare", "nsenter", "chroot", "script", "sg", "newgrp",
     "firejail", "fakeroot", "login", "systemd-run", "torsocks", "systemd-nspawn", "lxc-attach", "run0",
-    "proot", "fakechroot", "schroot",
+    "proot", "fakechroot", "schroot", "sudo-rs", "arch-chroot", "tsocks",
 ];
 
 /// Programs that join the words after their own options (and `sg`'s

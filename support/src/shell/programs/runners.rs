@@ -18,6 +18,8 @@ use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
 
 mod daemons;
+mod environments;
+mod identities;
 mod machines;
 mod mpi;
 mod own_options;
@@ -25,6 +27,7 @@ mod perf;
 mod pflag;
 mod runtimes;
 mod sandboxes;
+mod tracers;
 
 /// (program, subcommands that run a command, the options of the program and
 /// its subcommand that take a value, how many arguments come before the
@@ -74,12 +77,10 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     // bun 1.4's (`bunx --help`).
     ("bunx", &[], BUNX, 0),
     ("bun", &["x"], BUNX, 0),
-    // kubectl 1.32's (`kubectl options`, `kubectl exec --help`: those not `=false`).
-    ("kubectl", &["exec"], &["-c", "-n", "-f", "-s", "-v", "--container", "--namespace", "--filename",
-        "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout", "--as",
-        "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate",
-        "--client-key", "--log-flush-frequency", "--password", "--profile", "--profile-output",
-        "--request-timeout", "--tls-server-name", "--token", "--username", "--v", "--vmodule"], 1),
+    ("kubectl", &["exec"], KUBECTL, 1),
+    // OpenShift's: `oc exec` is kubectl's; `oc rsh POD [CMD…]` (options end
+    // at the pod; without a command, a shell that runs its input).
+    ("oc", &["exec", "rsh"], KUBECTL, 1),
     ("rbenv", &["exec"], &[], 0),
     ("pyenv", &["exec"], &[], 0),
     ("nodenv", &["exec"], &[], 0),
@@ -89,6 +90,17 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     // ip's options are its own ([`ip_option_words`]).
     ("ip", &["netns", "vrf"], &[], 1),
 ];
+
+/// kubectl 1.32's options that take a value (`kubectl options`, `kubectl
+/// exec --help`: those not `=false`), and `oc rsh`'s `--shell` and
+/// `--timeout` (kubectl has neither: it refuses the line).
+#[rustfmt::skip]
+const KUBECTL: &[&str] = &["-c", "-n", "-f", "-s", "-v", "--container", "--namespace", "--filename",
+    "--context", "--kubeconfig", "--cluster", "--user", "--server", "--pod-running-timeout", "--as",
+    "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate",
+    "--client-key", "--log-flush-frequency", "--password", "--profile", "--profile-output",
+    "--request-timeout", "--tls-server-name", "--token", "--username", "--v", "--vmodule", "--shell",
+    "--timeout"];
 
 /// pnpm's options that take a value.
 const PNPM: &[&str] = &[
@@ -200,7 +212,7 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         "nix" => return nix(words),
         // `kubectl exec POD -c C -- CMD`, `kubectl run NAME --image=I -- CMD`,
         // `kubectl debug NODE --image=I -- CMD`: the command after the `--`.
-        "kubectl" => {
+        "kubectl" | "oc" => {
             let dashes = words.iter().position(|word| word.text() == "--");
             let runs = |w: &Word| matches!(w.literal(), Some("exec" | "run" | "debug"));
             if let Some(dashes) = dashes.filter(|&d| words[..d].iter().any(runs)) {
@@ -217,6 +229,9 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         "machinectl" => return machines::machinectl(words),
         _ if sandboxes::NAMES.contains(&name) => return sandboxes::start(name, words),
         _ if daemons::NAMES.contains(&name) => return daemons::start(name, words),
+        _ if identities::NAMES.contains(&name) => return identities::start(name, words),
+        _ if environments::NAMES.contains(&name) => return environments::start(name, words),
+        _ if tracers::NAMES.contains(&name) => return tracers::start(name, words),
         "buildah" => return runtimes::buildah(words),
         "crictl" => return runtimes::crictl(words),
         "ctr" => return runtimes::ctr(words),
@@ -279,6 +294,10 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     at += positional;
     if at > words.len() {
         return None;
+    }
+    // `oc rsh POD` starts a shell in the pod, which runs its input.
+    if name == "oc" && at == words.len() && words.iter().any(|w| w.literal() == Some("rsh")) {
+        return Some(Start::Runs(Runs::Input));
     }
     // `kubectl -n ns exec POD -- CMD`.
     if words.get(at).and_then(Word::literal) == Some("--") {
@@ -359,6 +378,28 @@ fn skip_options(name: &str, words: &[Word], mut at: usize, valued: &[&str]) -> R
         at += taken;
     }
     Ok(at)
+}
+
+/// Where the options of a program that reads them as getopt does with `+`
+/// end, from `words[at]` (past a `--`), and whether there were any; `None`
+/// where a word that expands may be an option (`"$OPT"`, `-"$X"`).
+fn getopt_end(words: &[Word], mut at: usize, valued: &[&str]) -> Option<(usize, bool)> {
+    let mut any = false;
+    while let Some(word) = words.get(at) {
+        let Some(text) = word.literal() else {
+            let start = word.known_start();
+            return (!start.is_empty() && !start.starts_with('-')).then_some((at, any));
+        };
+        if text == "--" {
+            return Some((at + 1, any));
+        }
+        if !text.starts_with('-') || text == "-" {
+            break;
+        }
+        any = true;
+        at += option_words(text, valued).unwrap_or(1);
+    }
+    Some((at, any))
 }
 
 /// The value of the first of `options` among `words` (`--run LINE`,

@@ -20,6 +20,11 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
         "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
         "--command-timeout", "-R", "--chroot"], 0),
+    // sudo-rs 0.2's (`src/sudo/cli`): sudo's, and its `NAME=VALUE` too; please 0.5's.
+    ("sudo-rs", &["-D", "-g", "-h", "-p", "-R", "-U", "-u", "--chdir", "--group", "--host", "--chroot",
+        "--other-user", "--user", "--prompt"], 0),
+    ("please", &["-a", "-c", "-d", "-g", "-r", "-t", "-u", "--allowenv", "--check", "--dir", "--group",
+        "--reason", "--target", "--user"], 0),
     ("doas", &["-u", "-C"], 0),
     ("env", &["-u", "-C", "-a", "--unset", "--chdir", "--argv0"], 0),
     ("xargs", &["-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--arg-file", "--delimiter",
@@ -144,6 +149,32 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
         "--bindir"], 0),
     ("schroot", &["-c", "-d", "-s", "-u", "-o", "-n", "--chroot", "--directory", "--shell", "--user",
         "--option", "--session-name", "--debug"], 0),
+    // AppArmor's `aa-exec` (`+dhp:n:iv`), catatonit 0.2's (which permutes),
+    // arch-chroot 28's (`:hNu:r`, then the root), dbus-launch's, rlwrap
+    // 0.46's (`-a`, `-A`, `-d`, `-m`, `-p` take a value only glued), trickle
+    // 1.07's (which permutes), timelimit 1.9's (`+lqpS:s:T:t:`), tsocks'.
+    ("aa-exec", &["-p", "-n", "--profile", "--namespace"], 0),
+    ("catatonit", &[], 0),
+    ("arch-chroot", &["-u"], 1),
+    ("dbus-launch", &["--autolaunch", "--config-file"], 0),
+    ("rlwrap", &["-b", "-C", "-D", "-e", "-f", "-F", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-s", "-S", "-t",
+        "-w", "-z", "--break-chars", "--command-name", "--history-no-dupes", "--extra-char-after-completion",
+        "--file", "--history-format", "--forget-matching", "--history-filename", "--logfile",
+        "--multi-line-ext", "--only-cook", "--pre-given", "--quote-characters", "--histsize",
+        "--substitute-prompt", "--set-terminal-name", "--wait-before-prompt", "--filter"], 0),
+    ("trickle", &["-w", "-n", "-u", "-d", "-t", "-l", "-L"], 0),
+    ("timelimit", &["-S", "-s", "-T", "-t"], 0),
+    ("tsocks", &[], 0),
+    ("torify", &[], 0),
+    // heaptrack 1.5's script (a word each; `-a` and `-i` hand the rest to
+    // its viewers), systemd-socket-activate's (`+hl:aE:d`), minijail0's
+    // (`+a:b:c:de::f:…`: `-e`, `-m`, `-t`, `-K`, `-M` take a value only glued).
+    ("heaptrack", &["-o", "-p", "--output", "--output-file", "--pid"], 0),
+    ("systemd-socket-activate", &["-l", "-E", "--listen", "--setenv", "--environment", "--fdname"], 0),
+    ("minijail0", &["-a", "-b", "-c", "-f", "-g", "-k", "-u", "-B", "-C", "-P", "-R", "-S", "-T", "-V",
+        "--logging", "--profile", "--preload-library", "--seccomp-bpf-binary", "--add-suppl-group",
+        "--config", "--gen-config", "--env-add", "--mount", "--bind-mount", "--fs-path-rx", "--fs-path-ro",
+        "--fs-path-rw", "--fs-path-advanced-rw", "--landlock-abi", "--preserve-fd"], 0),
     ("chpst", &["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r",
         "-t"], 0),
     // A container's command: systemd-nspawn 252's (`+…`: options end at the
@@ -173,7 +204,8 @@ const WRAPPERS: &[(&str, &[&str], usize)] = &[
 /// a `--` ends theirs first. (Probed: a flag of each wrapper's after
 /// `touch M`; of the table's, only these took it: `lxc-attach -n c ls -z`
 /// says "invalid option -- 'z'".)
-const PERMUTES: &[&str] = &["cpulimit", "tini", "tini-static", "lxc-attach", "lxc-execute", "schroot"];
+const PERMUTES: &[&str] =
+    &["cpulimit", "tini", "tini-static", "lxc-attach", "lxc-execute", "schroot", "catatonit", "trickle"];
 
 /// How a wrapper reads its options.
 #[derive(Clone, Copy)]
@@ -223,6 +255,15 @@ const OWN_WAYS: &[(&str, Reads)] = &[
         Reads::Whole {
             valued: &["-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"],
             flags: &["-i", "--isolate", "-6", "--ipv6", "-d", "--debug", "-q", "--quiet"],
+            shell: &["--shell"],
+        },
+    ),
+    // torify runs `torsocks "$@"` (its own `-v` first).
+    (
+        "torify",
+        Reads::Whole {
+            valued: &["-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"],
+            flags: &["-i", "--isolate", "-6", "--ipv6", "-d", "--debug", "-q", "--quiet", "-v", "--verbose"],
             shell: &["--shell"],
         },
     ),
@@ -315,7 +356,9 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
                 code_variables::set_by_option(name, &given.option, &given.known, given.whole, &given.shown)?;
             }
             (at, options) = (at + taken, options + 1);
-        } else if (name == "env" && is_assignment(text)) || (name == "sudo" && sudo_assignment(word)) {
+        } else if (name == "env" && is_assignment(text))
+            || (matches!(name, "sudo" | "sudo-rs") && sudo_assignment(word))
+        {
             one_word(name, word)?;
             code_variables::variable_set(&word.known_start(), word.literal().is_some(), text)?;
             at += 1;

@@ -2,7 +2,8 @@
 //! run --command=CMD APP ARGS…` (CMD in the app's sandbox), `flatpak enter
 //! INSTANCE CMD ARGS…` (in a running one) and `flatpak-spawn [--host] CMD
 //! ARGS…` (from inside a sandbox: in a new one, or on the host); Toolbx's
-//! `toolbox run CMD ARGS…` ([`toolbox`]); distrobox's ([`distrobox`]).
+//! `toolbox run CMD ARGS…` ([`toolbox`]); distrobox's ([`distrobox`]);
+//! Google's `nsjail [OPTIONS] -- CMD…` ([`nsjail`]).
 //!
 //! Flatpak reads its options its own way (`app/flatpak-main.c`,
 //! `flatpak-builtins-run.c`, `flatpak-builtins-enter.c`, and
@@ -34,6 +35,7 @@ pub(super) const NAMES: &[&str] = &[
     "distrobox-assemble",
     "distrobox-create",
     "distrobox-host-exec",
+    "nsjail",
 ];
 
 /// What `words`, a line of `name` (flatpak's or flatpak-spawn's), runs:
@@ -43,6 +45,7 @@ pub(super) const NAMES: &[&str] = &[
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     match name {
         "toolbox" => return toolbox(words),
+        "nsjail" => return nsjail(words),
         "flatpak" | "flatpak-spawn" => {}
         _ => return distrobox(name, words),
     }
@@ -216,6 +219,34 @@ fn distrobox(name: &str, words: &[Word]) -> Option<Start> {
     }
 }
 
+/// `nsjail [OPTIONS] -- PROGRAM ARGS…` (nsjail 3's `cmdline.cc`): its getopt
+/// permutes, so without `--` the command's options are nsjail's and the
+/// line passes no list, as it does where the program comes from elsewhere
+/// (`-x`/`--exec_file`, `--execute_fd`, a `-C`/`--config` file's
+/// `exec_bin`), and with `-E`/`--env` of a variable that steers a program.
+fn nsjail(words: &[Word]) -> Option<Start> {
+    let unknown = Some(Start::Runs(Runs::Unknown));
+    let Some(dashes) = words.iter().position(|w| w.literal() == Some("--")) else { return unknown };
+    let options = &words[1..dashes];
+    for (i, word) in options.iter().enumerate() {
+        let Some(text) = word.literal() else { return unknown };
+        let name = text.split('=').next().unwrap_or(text);
+        let elsewhere = ["-x", "-C", "--exec_file", "--execute_fd", "--config"];
+        if elsewhere.contains(&name) || text.starts_with("-x") || text.starts_with("-C") {
+            return unknown;
+        }
+        let value = match name {
+            "-E" | "--env" => text.split_once('=').map(|(_, v)| v).or(options.get(i + 1).map(Word::text)),
+            _ if text.starts_with("-E") => Some(&text[2..]),
+            _ => None,
+        };
+        if value.is_some_and(|value| code_variables::may_steer(value, true)) {
+            return unknown;
+        }
+    }
+    (dashes + 1 < words.len()).then_some(Start::At(dashes + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::tests::{passes_no_list, texts};
@@ -244,6 +275,7 @@ mod tests {
             ("toolbox run ls -l", "ls -l"),
             ("distrobox-host-exec rm x", "rm x"),
             ("distrobox-host-exec -Y -- rm -f x", "rm -f x"),
+            ("nsjail -Mo --chroot / -E A=1 -- /bin/rm -f x", "rm -f x"),
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some(inner), "{line}");
         }
@@ -292,6 +324,12 @@ mod tests {
             "distrobox create -n box --pre-init 'rm x'",
             "distrobox-host-exec",
             "distrobox-host-exec --unknown rm x",
+            // nsjail's: options among the command's words without `--`; a
+            // program from elsewhere; a variable that steers the command.
+            "nsjail -Mo --chroot / /bin/rm -f x",
+            "nsjail -C jail.cfg -- /bin/ls",
+            "nsjail -x /bin/rm -- ls",
+            "nsjail -E LD_PRELOAD=/x.so -- /bin/ls",
         ] {
             passes_no_list(line);
         }

@@ -363,3 +363,53 @@ fn another_roots_command_is_read_after_its_options() {
         crate::shell::programs::code_variables::named("FAKECHROOT_CMD_SUBST=/bin/ls=./x fakechroot ls");
     assert_eq!(named, Some("FAKECHROOT_CMD_SUBST"));
 }
+
+/// Wrappers read by their options' tables (each from its source): another
+/// user's (sudo-rs, please), another profile's or root's (aa-exec,
+/// arch-chroot), a container's init (catatonit), a session's (dbus-launch),
+/// and those that only watch or shape their command (rlwrap, trickle,
+/// timelimit, tsocks, torify).
+#[test]
+fn more_wrappers_are_looked_through() {
+    for line in [
+        "sudo-rs -u root rm x",
+        "sudo-rs A=1 -u root rm x",
+        "please -u root -r 'tidy up' rm x",
+        "aa-exec -p unconfined -- rm x",
+        "catatonit -- rm x",
+        "arch-chroot -u user /mnt rm x",
+        "dbus-launch --exit-with-session rm x",
+        "rlwrap -H hist -s 100 rm x",
+        "trickle -d 100 -- rm x",
+        "timelimit -t 5 -T 2 rm x",
+        "tsocks rm x",
+        "torify -u user rm x",
+        "heaptrack -o out rm x",
+        "systemd-socket-activate -l 8080 -E A=1 rm x",
+        "minijail0 -u nobody -g nogroup -- /bin/rm x",
+        "oc exec pod -c main -- rm x",
+        "oc rsh pod rm x",
+        "oc rsh -c main --shell /bin/bash pod rm x",
+    ] {
+        assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+    }
+    for line in [
+        // A filter program besides the command; options among the
+        // command's words (catatonit's and trickle's getopt permutes).
+        "rlwrap -z ./filter ls",
+        "catatonit rm -f x",
+        "trickle -d 100 rm -f x",
+        // A shell that runs its input.
+        "arch-chroot /mnt",
+        "sudo-rs -s",
+        "oc rsh pod",
+        // A variable that steers the command, a library or a file of
+        // settings minijail0 takes.
+        "systemd-socket-activate -l 8080 -E LD_PRELOAD=/x.so ls",
+        "minijail0 --env-add LD_PRELOAD=/x.so /bin/ls",
+        "minijail0 --preload-library=./x.so -- /bin/ls",
+        "minijail0 --config jail.conf -- /bin/ls",
+    ] {
+        crate::shell::programs::tests::passes_no_list(line);
+    }
+}

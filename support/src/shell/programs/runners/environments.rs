@@ -1,0 +1,154 @@
+//! Development environments that run a command inside themselves: `guix
+//! shell [OPTIONS] [PACKAGES] -- CMD…` (and `guix environment`), `meson
+//! devenv [OPTIONS] CMD…`, and those whose option parser permutes, so
+//! their command is the words that are no option: `opam exec [--] CMD…`
+//! (cmdliner), `stack exec CMD [-- ARGS]` (optparse-applicative), `cabal
+//! exec [--] CMD…` (GetOpt's `Permute`). Each runs its command as its words.
+
+use super::super::wrapper_options::option_words;
+use super::{Runs, Start, getopt_end};
+use crate::shell::parse::Word;
+
+/// The programs read here.
+pub(super) const NAMES: &[&str] = &["guix", "meson", "opam", "stack", "cabal"];
+
+/// opam's options that take a value (2.2's global ones); `--solver` names
+/// a program it runs.
+const OPAM: &[&str] = &[
+    "--switch",
+    "--root",
+    "--cli",
+    "--color",
+    "--confirm-level",
+    "--criteria",
+    "--cudf",
+    "--debug-level",
+    "--json",
+];
+
+/// stack's (`stack exec --help`, and the global ones a line may give).
+#[rustfmt::skip]
+const STACK: &[&str] = &["--package", "--rts-options", "--cwd", "--stack-yaml", "--stack-root", "--work-dir",
+    "--resolver", "--snapshot", "--compiler", "--with-gcc", "--with-hpack", "--arch", "--verbosity",
+    "--color", "--colour", "--terminal-width", "--jobs", "-j", "--docker-image", "--nix-packages"];
+
+/// cabal's (the nix-style build flags a line gives most).
+#[rustfmt::skip]
+const CABAL: &[&str] = &["-w", "--with-compiler", "--builddir", "--project-file", "--project-dir",
+    "--with-hc-pkg", "--package-db", "--verbose", "-v", "--store-dir", "--config-file"];
+
+/// What a line of `name` runs: `None` for a subcommand that runs no
+/// command of the line's.
+pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
+    let sub = words.get(1)?;
+    let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    match (name, sub) {
+        // Everything after the first `--` is the command; without one, a
+        // shell that runs its input (and a project's `manifest.scm`, its own).
+        ("guix", "shell" | "environment") => match words.iter().position(|w| w.literal() == Some("--")) {
+            Some(at) if at + 1 < words.len() => Some(Start::At(at + 1)),
+            _ => Some(Start::Runs(Runs::Input)),
+        },
+        ("meson", "devenv") => devenv(words),
+        ("opam", "exec") => permuted(words, OPAM, &["--solver"]),
+        ("stack", "exec") => permuted(words, STACK, &[]),
+        ("cabal", "exec" | "v2-exec") => permuted(words, CABAL, &[]),
+        _ => None,
+    }
+}
+
+/// `meson devenv [-C DIR] [-w DIR] [--dump [FILE]] [CMD…]` (1.4's argparse
+/// REMAINDER): options only before the command; without one, the user's
+/// shell, which runs its input.
+fn devenv(words: &[Word]) -> Option<Start> {
+    const VALUED: &[&str] = &["-C", "-w", "--workdir", "--dump", "--dump-format"];
+    let Some((at, _)) = getopt_end(words, 2, VALUED) else { return Some(Start::Runs(Runs::Unknown)) };
+    Some(if at < words.len() { Start::At(at) } else { Start::Runs(Runs::Input) })
+}
+
+/// The command of a subcommand whose parser permutes: its words that are
+/// no option of `valued` (each taking the next word, or glued) nor a flag,
+/// from the subcommand on, and every word after the first `--`. A word
+/// that starts with `-` among them may be the command's or the tool's
+/// (only a `--` before it tells), a word that expands where an option may
+/// be, and an option of `opaque` (a program the tool runs) pass no list.
+fn permuted(words: &[Word], valued: &[&str], opaque: &[&str]) -> Option<Start> {
+    let unknown = Some(Start::Runs(Runs::Unknown));
+    let mut command = Vec::new();
+    let mut at = 2;
+    while let Some(word) = words.get(at) {
+        let Some(text) = word.literal() else {
+            if word.known_start().is_empty() || word.known_start().starts_with('-') {
+                return unknown;
+            }
+            command.push(word.clone());
+            at += 1;
+            continue;
+        };
+        if text == "--" {
+            command.extend(words[at + 1..].iter().cloned());
+            break;
+        }
+        if !text.starts_with('-') || text == "-" {
+            command.push(word.clone());
+            at += 1;
+            continue;
+        }
+        let name = text.split('=').next().unwrap_or(text);
+        if !command.is_empty() || opaque.iter().any(|o| o.starts_with(name) && name.len() > 2) {
+            return unknown;
+        }
+        at += option_words(text, valued).unwrap_or(1);
+    }
+    // opam expands `%{var}%` in the command's words.
+    if command.iter().any(|word| word.text().contains("%{")) {
+        return unknown;
+    }
+    (!command.is_empty()).then_some(Start::Runs(Runs::Command { besides: Vec::new(), command }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::tests::{passes_no_list, texts};
+
+    #[test]
+    fn an_environments_command_is_read_as_the_command_it_runs() {
+        for line in [
+            "guix shell -m manifest.scm --pure -- rm x",
+            "guix environment --ad-hoc coreutils -- rm x",
+            "meson devenv -C build rm x",
+            "meson devenv -C build -- rm x",
+            "opam exec -- rm x",
+            "opam exec --switch 5.1 rm x",
+            "stack exec rm -- x",
+            "stack exec --package text -- rm x",
+            "cabal exec -- rm x",
+            "cabal exec -w ghc-9.6 rm x",
+        ] {
+            assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+        for line in
+            ["guix build hello", "meson setup build", "opam install dune", "stack build", "cabal build"]
+        {
+            assert_eq!(texts(line), [line], "{line}");
+        }
+    }
+
+    #[test]
+    fn what_only_running_tells_passes_no_list() {
+        for line in [
+            // A shell that runs its input.
+            "guix shell coreutils",
+            "meson devenv -C build",
+            // Options among the command's words: the tool's or the command's?
+            "opam exec rm -f x",
+            "stack exec rm -f x",
+            // A program it runs besides; a variable opam expands; a word that may be an option.
+            "opam exec --solver=./s -- ls",
+            "opam exec -- %{bin}%/rm x",
+            "cabal exec \"$OPT\" ls",
+        ] {
+            passes_no_list(line);
+        }
+    }
+}
