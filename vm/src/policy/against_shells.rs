@@ -150,6 +150,9 @@ const OTHERS: &[&str] = &[
     "strace -f -o /dev/null -EBASH_ENV=bin/canary bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null -E \"$V\" bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null --env=\"$V\" bash -c true",
+    // The shell `flock -c` and `script -c` run their line with.
+    "SHELL=canary flock lock -c true",
+    "cd bin && SHELL=canary script -qc true /dev/null",
     // npm's setting by the environment: its script shell runs `npx -c`'s line.
     "npm_config_script_shell=bin/canary npx -c true",
     // Perl's library path: `use strict` loads the line's `strict.pm`.

@@ -30,8 +30,9 @@ const NAMES: &[&str] = &[
     // The OCI runtime buildah runs on the host; fakechroot's substitutes for
     // commands (`path=replacement`) and its loader.
     "BUILDAH_RUNTIME", "FAKECHROOT_CMD_SUBST", "FAKECHROOT_ELFLOADER",
-    // rlwrap's editor (as `EDITOR`) and where its filters are.
-    "RLWRAP_EDITOR", "RLWRAP_FILTERDIR",
+    // rlwrap's editor (as `EDITOR`) and where its filters are; the shell
+    // that `flock -c`, `script -c`, `sudo -s` and `entr -s` run their line with.
+    "RLWRAP_EDITOR", "RLWRAP_FILTERDIR", "SHELL",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
