@@ -153,6 +153,8 @@ const OTHERS: &[&str] = &[
     // The shell `flock -c` and `script -c` run their line with.
     "SHELL=canary flock lock -c true",
     "cd bin && SHELL=canary script -qc true /dev/null",
+    // cargo runs its rustc wrapper to ask rustc's version, before building.
+    "cargo new -q --vcs none w && cd w && RUSTC_WRAPPER=canary cargo build -q --offline",
     // npm's setting by the environment: its script shell runs `npx -c`'s line.
     "npm_config_script_shell=bin/canary npx -c true",
     // Perl's library path: `use strict` loads the line's `strict.pm`.

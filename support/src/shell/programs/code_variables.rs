@@ -33,6 +33,12 @@ const NAMES: &[&str] = &[
     // rlwrap's editor (as `EDITOR`) and where its filters are; the shell
     // that `flock -c`, `script -c`, `sudo -s` and `entr -s` run their line with.
     "RLWRAP_EDITOR", "RLWRAP_FILTERDIR", "SHELL",
+    // cargo's wrappers around rustc; the JVM's options (`-javaagent:`) as
+    // Maven's, Gradle's, sbt's, Ant's and other launchers' scripts pass
+    // them, and the java program they run.
+    "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS", "SBT_OPTS", "ANT_OPTS",
+    "JAVACMD",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
@@ -47,7 +53,18 @@ const NPM_KEYS: &[&str] =
 
 /// Whether `name` is such a variable.
 pub fn runs_code(name: &str) -> bool {
-    NAMES.contains(&name) || PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || npm_setting(name)
+    NAMES.contains(&name)
+        || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+        || npm_setting(name)
+        || cargo_runner(name)
+}
+
+/// cargo's `CARGO_TARGET_<TRIPLE>_RUNNER`, the program `cargo run` and
+/// `cargo test` run the built program under.
+fn cargo_runner(name: &str) -> bool {
+    name.len() > "CARGO_TARGET__RUNNER".len()
+        && name.starts_with("CARGO_TARGET_")
+        && name.ends_with("_RUNNER")
 }
 
 fn npm_setting(name: &str) -> bool {
@@ -334,5 +351,17 @@ mod tests {
         assert_eq!(texts("sudo A=1 /opt/a=b x").last().map(String::as_str), Some("a=b x"));
         assert_eq!(programs("sudo \"$V\" ls").unwrap()[0].name, None);
         assert!(programs("sudo A=$X rm x").expect_err("splits").contains("more than one word"));
+    }
+
+    /// cargo's runner for a target, by its triple; its target directory is no program.
+    #[test]
+    fn a_cargo_runner_steers_cargo_run_its_target_directory_does_not() {
+        let runner = "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=./x cargo run";
+        assert_eq!(super::named(runner), Some("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"));
+        assert_eq!(super::named("RUSTC_WRAPPER=sccache cargo build"), Some("RUSTC_WRAPPER"));
+        assert_eq!(super::named("GRADLE_OPTS=-javaagent:x.jar ./gradlew build"), Some("GRADLE_OPTS"));
+        for line in ["CARGO_TARGET_DIR=t cargo build", "CARGO_TARGET__RUNNER=x cargo run", "RUNNER=x make"] {
+            assert_eq!(super::named(line), None, "{line}");
+        }
     }
 }
