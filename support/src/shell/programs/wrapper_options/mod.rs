@@ -9,6 +9,7 @@ use super::{code_variables, given};
 use crate::shell::parse::Word;
 use tables::{OWN_WAYS, PERMUTES, WRAPPERS};
 
+mod flags;
 mod tables;
 
 /// How a wrapper reads its options.
@@ -210,6 +211,15 @@ fn option_at(name: &str, reads: Reads, word: &Word, options: usize) -> Result<Op
     }
     let words = match reads {
         Reads::Getopt(valued) if start.starts_with('-') && start.len() > 1 => {
+            if let Some(flags) = flags::of(name)
+                && !flags::known(&start, valued, flags)
+            {
+                return Err(format!(
+                    "`{name} {text}`: {name} has no such option as tissvm reads it; a newer {name}'s may take \
+                     a value, and then another word is the command, which only running it would tell: leave \
+                     it out, or write the command without {name}"
+                ));
+            }
             Some(option_words(&start, valued).ok_or_else(|| abbreviated(name, text, valued))?)
         }
         Reads::Whole { valued, .. } if valued.contains(&text) => Some(2),
