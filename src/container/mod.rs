@@ -284,6 +284,21 @@ impl<W: io::Write> io::Write for Checksumming<W> {
     }
 }
 
+/// [`encode`] into `out`, which cannot seek back to the header (a pipe, a
+/// terminal): the bytes are made in memory first, then written whole. A
+/// payload over [`MAX_PAYLOAD`] is refused as [`encode_to`] refuses it,
+/// before anything is written.
+pub fn encode_to_stream<W: io::Write>(module: &Module, mut out: W) -> io::Result<()> {
+    let bytes = encode(module);
+    let size = (bytes.len() - HEADER_LEN) as u64;
+    if size > MAX_PAYLOAD as u64 {
+        let too_large = LoadError::TooLarge { size, limit: MAX_PAYLOAD as u64 };
+        return Err(io::Error::new(io::ErrorKind::FileTooLarge, too_large));
+    }
+    out.write_all(&bytes)?;
+    out.flush()
+}
+
 /// [`encode`] into `out` (from its start) while the module is encoded, so
 /// the bytecode is never held in memory: the same bytes, with the
 /// payload's length and checksum written into the header last. A payload

@@ -441,6 +441,19 @@ fn modules_over_the_payload_limit_are_not_written() {
     // What is past the limit is counted, not written.
     assert!(written.into_inner().len() <= HEADER_LEN + MAX_PAYLOAD);
     assert!(encode_to(&tiny(), std::io::Cursor::new(Vec::new())).is_ok());
+    // Into a stream, refused before anything is written.
+    let mut streamed = Vec::new();
+    let e = encode_to_stream(&m, &mut streamed).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+    assert!(streamed.is_empty());
+}
+
+/// A stream (a pipe) gets the bytes a file gets.
+#[test]
+fn a_stream_gets_the_bytes_of_the_file() {
+    let mut streamed = Vec::new();
+    encode_to_stream(&tiny(), &mut streamed).unwrap();
+    assert_eq!(streamed, encode(&tiny()));
 }
 
 /// A payload that is damaged but re-sealed (its checksum made right again)

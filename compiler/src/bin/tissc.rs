@@ -485,9 +485,15 @@ fn compile(
     }
     // Encoded straight into the file: the bytecode is never held in memory.
     // Replaced atomically but not synced, as compilers do: the file can be
-    // made again, and a damaged one is refused by its checksum.
+    // made again, and a damaged one is refused by its checksum. A target
+    // that cannot seek back to the header (`-o /dev/stdout` into a pipe)
+    // is given bytes made in memory first.
     let written = tiss_support::atomic_write::replace_rebuildable(&target, None, |file| {
-        tisslang::container::encode_to(&module, file)
+        use std::io::Seek;
+        match file.stream_position() {
+            Ok(_) => tisslang::container::encode_to(&module, file),
+            Err(_) => tisslang::container::encode_to_stream(&module, file),
+        }
     });
     // The process ends next: freeing the module block by block would only
     // cost time (and, with freed pages returned at once, system calls).

@@ -432,3 +432,17 @@ fn compiling_to_dev_null_leaves_the_device_a_device() {
     assert!(meta.file_type().is_char_device(), "/dev/null is no longer a device");
     assert_eq!(std::fs::read("/dev/null").unwrap(), b"");
 }
+
+/// `-o /dev/stdout` into a pipe (`tissc compile p.tiss -o /dev/stdout |
+/// …`), which cannot seek back to the header's checksum: the same bytes as
+/// the file, where the encoder used to fail with "Illegal seek" after
+/// writing a header without its checksum.
+#[test]
+fn compiling_into_a_pipe_gives_the_files_bytes() {
+    let dir = workspace(&[("good.tiss", GOOD)]);
+    let piped = tissc(dir.path(), &["compile", "good.tiss", "-o", "/dev/stdout"]);
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    let o = tissc(dir.path(), &["compile", "good.tiss", "-o", "good.tbc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(piped.stdout, std::fs::read(dir.path().join("good.tbc")).unwrap());
+}
