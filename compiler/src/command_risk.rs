@@ -138,7 +138,7 @@ fn is_risk_name(word: &str) -> bool {
         | "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "tar" | "sort"
         | "rg" | "zip" | "tcpdump" | "man" | "ed" | "ex" | "at" | "batch" | "gdb" | "vim" | "vi"
         | "nvim" | "view" | "vimdiff" | "parallel" | "hyperfine" | "lftp" | "smbclient" | "diff3" | "sdiff"
-        | "tmux" | "screen" | "nc.traditional" | "dtach" | "abduco" | "sem" | "niceload"
+        | "tmux" | "screen" | "nc.traditional" | "dtach" | "abduco" | "sem" | "niceload" | "crontab" | "ansible"
     )
 }
 

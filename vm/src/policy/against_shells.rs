@@ -150,6 +150,8 @@ const OTHERS: &[&str] = &[
     "strace -f -o /dev/null -EBASH_ENV=bin/canary bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null -E \"$V\" bash -c true",
     "V=BASH_ENV=bin/canary; strace -o /dev/null --env=\"$V\" bash -c true",
+    // `watch -x` runs its words as they are: joined, `exec canary` was two words.
+    "TERM=dumb timeout 2 watch -x sh -c 'exec canary' x",
     // The shell `flock -c` and `script -c` run their line with.
     "SHELL=canary flock lock -c true",
     "cd bin && SHELL=canary script -qc true /dev/null",

@@ -34,7 +34,7 @@ pub(super) const STARTS_A_SHELL: &[&str] = &[
 /// Programs that join the words after their own options (and `sg`'s
 /// group) into a line a shell runs, with the options of theirs that take a
 /// value.
-const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval"]), ("sg", &[])];
+const JOIN_LINE: &[(&str, &[&str])] = &[("watch", &["-n", "-q", "--interval", "--equexit"]), ("sg", &[])];
 
 /// The command line a program runs through a shell, if it is given one: a
 /// shell's first operand when `c` is among its flags (`sh -c LINE`, `sh
@@ -196,6 +196,8 @@ pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
     let mut at = 0;
     // `sg [-] GROUP [-c] LINE`: the group first.
     let mut group = name == "sg";
+    // `watch -x CMD ARGS…` runs its words as they are, not through a shell.
+    let mut exec = false;
     while let Some(text) = args.get(at).map(Word::text) {
         if text == "--" {
             at += 1;
@@ -205,7 +207,9 @@ pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
         // `watch -n $N ls` runs `rm ls` when `N` is `1 rm`; that word,
         // which names no program, stands for the line.
         let splits = |at: usize| args.get(at).filter(|word| word.splits()).cloned().map(Some);
-        if text.starts_with('-') {
+        if let Some(letters) = text.strip_prefix('-') {
+            exec |=
+                name == "watch" && (text == "--exec" || (!letters.starts_with('-') && letters.contains('x')));
             let taken = if valued.contains(&text) { 2 } else { 1 };
             if taken == 2
                 && let Some(value) = splits(at + 1)
@@ -223,7 +227,13 @@ pub(super) fn joined_line(name: &str, args: &[Word]) -> Option<Option<Word>> {
             break;
         }
     }
-    line_of(args.get(at..)?).map(Some)
+    let words = args.get(at..)?;
+    if exec && words.iter().all(|word| word.literal().is_some()) {
+        let quoted: Vec<String> =
+            words.iter().map(|word| crate::shell::quote::shell_word(word.text())).collect();
+        return (!quoted.is_empty()).then(|| Some(Word::Literal(quoted.join(" "))));
+    }
+    line_of(words).map(Some)
 }
 
 /// The line a shell runs of `words` joined (`watch rm x`, `ssh host rm

@@ -264,6 +264,29 @@ fn programs_that_run_a_command_are_looked_through() {
         assert_eq!(texts(line), ["ls", "rm x"], "{line}");
     }
     assert_eq!(texts("env -u HOME rm x"), ["rm x"]);
+    // crontab installs lines cron runs later; listing or removing them runs none.
+    for line in ["echo '* * * * * rm x' | crontab -", "crontab tab.txt", "crontab -u root tab.txt"] {
+        assert!(hidden(line), "{line}");
+    }
+    for line in ["crontab -l", "crontab -u root -r"] {
+        assert!(!hidden(line), "{line}");
+    }
+    // ansible's ad-hoc command line, by its module (`command` without one).
+    for line in [
+        "ansible localhost -m shell -a 'ls; rm x'",
+        "ansible all -c local -a 'ls; rm x'",
+        "ansible localhost -m ansible.builtin.shell --args='ls; rm x'",
+        "ansible localhost --module-name raw -a 'ls; rm x'",
+    ] {
+        assert_eq!(texts(line)[..2], ["ls", "rm x"], "{line}");
+    }
+    assert_eq!(texts("ansible localhost -m ping"), ["ansible localhost -m ping"]);
+    assert!(hidden("ansible localhost -m \"$M\" -a 'rm x'"));
+    // `watch -x` runs its words as they are (procps-ng 4's `--exec`): `sh -c
+    // 'rm x'` stays three words, where joined they were `sh -c rm x`.
+    for line in ["watch -x sh -c 'rm x'", "watch -n1 --exec sh -c 'rm x'", "watch -tx sh -c 'rm x'"] {
+        assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+    }
     // A shell given neither LINE nor a script runs its input.
     let input = |line: &str| programs(line).unwrap().iter().map(|p| p.input).collect::<Vec<_>>();
     for line in [

@@ -44,11 +44,12 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// they are given (`tmux new -d 'LINE'`, `send-keys`, `screen -X stuff`),
 /// dtach and abduco the command of a session they start (`dtach -n S
 /// CMD`) and the keys of the one they attach; GNU parallel's `sem` and
-/// `niceload` run a command as parallel makes it.
+/// `niceload` run a command as parallel makes it; `crontab FILE` (or its
+/// input) gives cron the lines it runs later.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
-    "niceload"];
+    "niceload", "crontab"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -75,6 +76,8 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
         Some(Tool::Git)
     } else if name == "socat" {
         Some(Tool::Socat)
+    } else if name == "ansible" {
+        Some(Tool::Ansible)
     } else if SED.contains(&name) {
         Some(Tool::Sed)
     } else if AWK.contains(&name) {
@@ -102,6 +105,8 @@ pub(super) enum Tool {
     Git,
     /// socat, whose `EXEC:` and `SYSTEM:` addresses run commands.
     Socat,
+    /// ansible's ad-hoc commands (`-m shell -a LINE`).
+    Ansible,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -112,9 +117,11 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         None => return Vec::new(),
         Some(Tool::Sed) => return sed(args),
         Some(Tool::Awk) => return awk(args),
+        Some(Tool::Commands) if name == "crontab" => return crontab(args),
         Some(Tool::Commands) => return own_commands(args),
         Some(Tool::Git) => return git_commands::commands(args),
         Some(Tool::Socat) => return socat(args),
+        Some(Tool::Ansible) => return ansible(args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -234,6 +241,67 @@ fn own_commands(args: &[Word]) -> Vec<Given> {
         [only] if matches!(only.literal(), Some("--version" | "--help")) => Vec::new(),
         _ => vec![Given::Input],
     }
+}
+
+/// ansible's modules whose arguments are a command line (`shell`, and
+/// `raw`, which the remote shell runs) or a command (`command`, the
+/// default, whose words ansible splits as a shell would).
+const ANSIBLE_COMMANDS: &[&str] = &["shell", "command", "raw"];
+
+/// `ansible HOSTS [-m MODULE] -a ARGS`: on the hosts (the machine itself
+/// with `localhost` or `-c local`), the command line of `-a` where the
+/// module runs one; a module or arguments that expand, only running tells.
+/// Its options are argparse's, anywhere, a long one by any prefix.
+fn ansible(args: &[Word]) -> Vec<Given> {
+    let (mut module, mut line) = (Some(Word::Literal("command".to_string())), None);
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        let text = word.text();
+        let long = |whole: &str| text.len() > 3 && whole.starts_with(text.split('=').next().unwrap_or(text));
+        let value = |short: &str, whole: &str| -> Option<Option<Word>> {
+            if text == short || (text.starts_with("--") && !text.contains('=') && long(whole)) {
+                return Some(args.get(at + 1).cloned());
+            }
+            let glued = match text.strip_prefix(short) {
+                Some(rest) if !rest.is_empty() && !text.starts_with("--") => Some(rest),
+                _ => text.split_once('=').filter(|_| text.starts_with("--") && long(whole)).map(|(_, v)| v),
+            };
+            glued.map(|v| Some(literal_like(word, v)))
+        };
+        if let Some(found) = value("-m", "--module-name") {
+            module = found;
+        } else if let Some(found) = value("-a", "--args") {
+            line = found;
+        }
+        at += 1;
+    }
+    match module.as_ref().map(Word::literal) {
+        None => Vec::new(),
+        Some(None) => vec![Given::Input],
+        Some(Some(name)) => {
+            let name = name.rsplit('.').next().unwrap_or(name);
+            if ANSIBLE_COMMANDS.contains(&name) { vec![Given::Line(line)] } else { Vec::new() }
+        }
+    }
+}
+
+/// `crontab [-u USER] [FILE | -]` installs the table of FILE or its input
+/// (vixie cron, cronie, busybox: without a file too), whose lines cron
+/// runs later: only reading it tells what. `-l`, `-r` and `-e` (the
+/// editor's, as `EDITOR` says) install none.
+fn crontab(args: &[Word]) -> Vec<Given> {
+    let mut at = 0;
+    while let Some(text) = args.get(at).and_then(Word::literal) {
+        match text {
+            "-u" => at += 2,
+            _ if text.starts_with('-') && text.len() > 1 && text[1..].contains(['l', 'r', 'e', 'V']) => {
+                return Vec::new();
+            }
+            _ if text.starts_with('-') && text.len() > 1 => at += 1,
+            _ => break,
+        }
+    }
+    vec![Given::Input]
 }
 
 /// `ssh -o KEY=VALUE` (or `KEY VALUE`): VALUE when KEY runs it; a word
