@@ -60,6 +60,35 @@ pub(super) const FLAGS: &[(&str, &[&str])] = &[
         "--help", "--version"]),
 ];
 
+/// Short options whose value is optional, and then glued (`xargs -i{}`,
+/// `nsenter -m/proc/1/ns/mnt`, `prlimit -n1024`): the rest of the word is
+/// theirs. (nice's obsolete `-NUM` is read below.)
+const OPTIONAL: &[(&str, &str)] =
+    &[("xargs", "eil"), ("nsenter", "muinpCUTrw"), ("prlimit", "cdefilmnqrstuvxy")];
+
+/// Whether the short options of `start` reach a letter whose value is
+/// optional before one that takes a value: the rest of the word is that
+/// value, and the next word is none of theirs (`nsenter -m/proc/1/ns/mnt
+/// CMD`, whose `t` is no option).
+pub(super) fn ends_in_optional(wrapper: &str, start: &str, valued: &[&str]) -> bool {
+    let Some(optional) = OPTIONAL.iter().find(|(name, _)| *name == wrapper).map(|&(_, letters)| letters)
+    else {
+        return false;
+    };
+    if start.starts_with("--") {
+        return false;
+    }
+    for letter in start.chars().skip(1) {
+        if optional.contains(letter) {
+            return true;
+        }
+        if valued.contains(&format!("-{letter}").as_str()) {
+            return false;
+        }
+    }
+    false
+}
+
 /// The flags of `wrapper`, when its options are read in full.
 pub(super) fn of(wrapper: &str) -> Option<&'static [&'static str]> {
     FLAGS.iter().find(|(name, _)| *name == wrapper).map(|&(_, flags)| flags)
@@ -69,15 +98,20 @@ pub(super) fn of(wrapper: &str) -> Option<&'static [&'static str]> {
 /// `-xu…`), is one of the wrapper's: every flag of a cluster up to the
 /// first letter that takes a value; a long one whole or by a prefix of one
 /// (getopt_long takes one).
-pub(super) fn known(start: &str, valued: &[&str], flags: &[&str]) -> bool {
+pub(super) fn known(wrapper: &str, start: &str, valued: &[&str], flags: &[&str]) -> bool {
     let options = || valued.iter().chain(flags);
     if let Some(long) = start.strip_prefix("--") {
         let name = format!("--{}", long.split('=').next().unwrap_or(long));
         return options().any(|option| option.starts_with(&name));
     }
+    // `nice -5`: the adjustment, as `-n 5`.
+    if wrapper == "nice" && start.len() > 1 && start[1..].bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    let optional = OPTIONAL.iter().find(|(name, _)| *name == wrapper).map_or("", |&(_, letters)| letters);
     for letter in start.chars().skip(1) {
         let short = format!("-{letter}");
-        if valued.contains(&short.as_str()) {
+        if valued.contains(&short.as_str()) || optional.contains(letter) {
             return true;
         }
         if !flags.contains(&short.as_str()) {
@@ -155,6 +189,11 @@ mod tests {
             "unshare -rm rm x",
             "strace -fqq -o /dev/null rm x",
             "/usr/bin/time -v -o out rm x",
+            // Optional values glued, and nice's obsolete adjustment.
+            "xargs -i{} -0 rm x",
+            "nsenter -t 1 -m/proc/1/ns/mnt rm x",
+            "prlimit -n1024 rm x",
+            "nice -5 rm x",
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
         }

@@ -212,13 +212,16 @@ fn option_at(name: &str, reads: Reads, word: &Word, options: usize) -> Result<Op
     let words = match reads {
         Reads::Getopt(valued) if start.starts_with('-') && start.len() > 1 => {
             if let Some(flags) = flags::of(name)
-                && !flags::known(&start, valued, flags)
+                && !flags::known(name, &start, valued, flags)
             {
                 return Err(format!(
                     "`{name} {text}`: {name} has no such option as tissvm reads it; a newer {name}'s may take \
                      a value, and then another word is the command, which only running it would tell: leave \
                      it out, or write the command without {name}"
                 ));
+            }
+            if flags::ends_in_optional(name, &start, valued) {
+                return Ok(Some(1));
             }
             Some(option_words(&start, valued).ok_or_else(|| abbreviated(name, text, valued))?)
         }
