@@ -10,7 +10,7 @@ use super::{Runs, Start, getopt_end};
 use crate::shell::parse::Word;
 
 /// The programs read here.
-pub(super) const NAMES: &[&str] = &["guix", "meson", "opam", "stack", "cabal"];
+pub(super) const NAMES: &[&str] = &["guix", "meson", "opam", "stack", "cabal", "cmake", "libtool"];
 
 /// opam's options that take a value (2.2's global ones); `--solver` names
 /// a program it runs.
@@ -40,6 +40,9 @@ const CABAL: &[&str] = &["-w", "--with-compiler", "--builddir", "--project-file"
 /// What a line of `name` runs: `None` for a subcommand that runs no
 /// command of the line's.
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
+    if name == "libtool" {
+        return libtool(words);
+    }
     let sub = words.get(1)?;
     let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
     match (name, sub) {
@@ -53,8 +56,70 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         ("opam", "exec") => permuted(words, OPAM, &["--solver"]),
         ("stack", "exec") => permuted(words, STACK, &[]),
         ("cabal", "exec" | "v2-exec") => permuted(words, CABAL, &[]),
+        ("cmake", "-E") => cmake_command(words),
         _ => None,
     }
+}
+
+/// `cmake -E env [--unset=NAME]… [--modify OP]… [NAME=VALUE]… [--] CMD…`,
+/// `cmake -E time CMD…` and `cmake -E chdir DIR CMD…` run CMD; cmake's other
+/// commands are its own (`cmake -E rm -rf x` removes without a program).
+/// A variable env sets is the line's (the policy reads its names).
+fn cmake_command(words: &[Word]) -> Option<Start> {
+    let command = words.get(2)?;
+    let Some(command) = command.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    let mut at = match command {
+        "time" | "env" => 3,
+        "chdir" => 4,
+        _ => return None,
+    };
+    if command == "env" {
+        while let Some(word) = words.get(at) {
+            let Some(text) = word.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+            match text {
+                "--" => {
+                    at += 1;
+                    break;
+                }
+                "--modify" => at += 2,
+                _ if text.starts_with("--unset=") || text.starts_with("--modify=") => at += 1,
+                _ if text
+                    .split_once('=')
+                    .is_some_and(|(name, _)| !name.is_empty() && !name.contains('/')) =>
+                {
+                    at += 1
+                }
+                _ => break,
+            }
+        }
+    }
+    (at < words.len()).then_some(Start::At(at))
+}
+
+/// libtool's options before its mode's arguments, and execute mode's
+/// `-dlopen FILE` (libtool 2.4).
+const LIBTOOL_VALUED: &[&str] = &["--mode", "--tag", "-dlopen"];
+
+/// `libtool [OPTIONS] [--mode=MODE] CMD ARGS…`: in every mode but `finish`
+/// libtool runs the command it is given (the compiler of `compile` and
+/// `link`, the program of `install`, `execute`, `clean` and `uninstall`).
+fn libtool(words: &[Word]) -> Option<Start> {
+    let mut at = 1;
+    while let Some(word) = words.get(at) {
+        let Some(text) = word.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+        if text == "--mode=finish" || (text == "--mode" && words.get(at + 1)?.literal() == Some("finish")) {
+            return None;
+        }
+        if text == "--" {
+            at += 1;
+            break;
+        }
+        if !text.starts_with('-') || text == "-" {
+            break;
+        }
+        at += if LIBTOOL_VALUED.contains(&text) { 2 } else { 1 };
+    }
+    (at < words.len()).then_some(Start::At(at))
 }
 
 /// `meson devenv [-C DIR] [-w DIR] [--dump [FILE]] [CMD…]` (1.4's argparse
@@ -124,12 +189,24 @@ mod tests {
             "stack exec --package text -- rm x",
             "cabal exec -- rm x",
             "cabal exec -w ghc-9.6 rm x",
+            "cmake -E env A=1 --unset=B rm x",
+            "cmake -E env --modify PATH=path_list_prepend:/x -- rm x",
+            "cmake -E time rm x",
+            "cmake -E chdir build rm x",
+            "libtool --mode=execute -dlopen lib.la rm x",
+            "libtool --quiet --tag CC --mode compile rm x",
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
         }
-        for line in
-            ["guix build hello", "meson setup build", "opam install dune", "stack build", "cabal build"]
-        {
+        for line in [
+            "guix build hello",
+            "meson setup build",
+            "opam install dune",
+            "stack build",
+            "cabal build",
+            "cmake -E make_directory d",
+            "libtool --mode=finish /usr/lib",
+        ] {
             assert_eq!(texts(line), [line], "{line}");
         }
     }
