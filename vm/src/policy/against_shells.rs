@@ -155,6 +155,8 @@ const OTHERS: &[&str] = &[
     // The shell `flock -c` and `script -c` run their line with.
     "SHELL=canary flock lock -c true",
     "cd bin && SHELL=canary script -qc true /dev/null",
+    // zip takes options from `ZIPOPT`: `-TT CMD` runs CMD to test the archive.
+    "echo hi > f && ZIPOPT='-T -TT canary' zip -q a.zip f",
     // cargo runs its rustc wrapper to ask rustc's version, before building.
     "cargo new -q --vcs none w && cd w && RUSTC_WRAPPER=canary cargo build -q --offline",
     // npm's setting by the environment: its script shell runs `npx -c`'s line.

@@ -39,6 +39,9 @@ const NAMES: &[&str] = &[
     "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
     "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS", "SBT_OPTS", "ANT_OPTS",
     "JAVACMD",
+    // zip's options from the environment (`-TT CMD` runs CMD); the ssh program
+    // of CVS and Subversion; the editor `systemctl edit` runs.
+    "ZIPOPT", "CVS_RSH", "SVN_SSH", "SYSTEMD_EDITOR",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
