@@ -309,6 +309,7 @@ mod tests {
             ("bwrap --bind / / --setenv LD_PRELOAD /x.so ls", "sets `LD_PRELOAD`"),
             ("chpst -e ./env ls", "the file may set"),
             ("uv run --env-file .env ls", "the file may set its command's environment"),
+            ("uvx --env-file .env ls", "the file may set its command's environment"),
             ("pdm run --env-f=.env ls", "the file may set"),
             ("sudo systemd-run -E \"$V\" ls", "whose name only running it would tell"),
             ("run0 --setenv=\"$V\" ls", "whose name only running it would tell"),

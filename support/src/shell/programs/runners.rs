@@ -48,6 +48,8 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
         "--config-settings-package", "--exclude-newer-package", "--no-editable-package",
         "--no-sources-package", "--prerelease-package", "--upgrade-group"], 0),
     ("pipenv", &["run"], &["--python", "--pypi-mirror"], 0),
+    // uv 0.9's `uvx` (`uv tool run`, below): a package's command and its words.
+    ("uvx", &[], UVX, 0),
     // pdm 2.29's (`pdm run --help`); `--venv` takes a value only when one follows (below).
     ("pdm", &["run"], &["-p", "-L", "-k", "-c", "--project", "--lockfile", "--venv", "--skip", "--env",
         "--env-file", "--working-dir", "--config"], 0),
@@ -90,6 +92,17 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     // ip's options are its own ([`ip_option_words`]).
     ("ip", &["netns", "vrf"], &[], 1),
 ];
+
+/// uvx's options that take a value (uv 0.9's `uvx --help`).
+#[rustfmt::skip]
+const UVX: &[&str] = &["-w", "-c", "-b", "-i", "-f", "-P", "-C", "-p", "--from", "--with", "--with-editable",
+    "--with-requirements", "--constraints", "--build-constraints", "--overrides", "--env-file",
+    "--python-platform", "--index", "--default-index", "--index-url", "--extra-index-url", "--find-links",
+    "--index-strategy", "--keyring-provider", "--upgrade-package", "--resolution", "--prerelease",
+    "--fork-strategy", "--exclude-newer", "--exclude-newer-package", "--reinstall-package", "--link-mode",
+    "--config-setting", "--config-settings-package", "--no-build-isolation-package", "--no-build-package",
+    "--no-binary-package", "--cache-dir", "--refresh-package", "--python", "--color", "--allow-insecure-host",
+    "--directory", "--project", "--config-file"];
 
 /// kubectl 1.32's options that take a value (`kubectl options`, `kubectl
 /// exec --help`: those not `=false`), and `oc rsh`'s `--shell` and
@@ -201,6 +214,17 @@ pub(super) enum Runs {
 /// starts; `None` when it is no runner or runs no command (`poetry
 /// install`, `uv pip list`).
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
+    // `uv tool run` is `uvx`.
+    if name == "uv" && words.get(1).and_then(Word::literal) == Some("tool") {
+        return match words.get(2).map(Word::literal)? {
+            Some("run") => match start("uvx", &words[2..])? {
+                Start::At(at) => Some(Start::At(at + 2)),
+                runs => Some(runs),
+            },
+            Some(_) => None,
+            None => Some(Start::Runs(Runs::Unknown)),
+        };
+    }
     match name {
         "capsh" => return capsh(words),
         "perf" => return perf::perf(words),

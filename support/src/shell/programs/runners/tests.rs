@@ -38,6 +38,10 @@ fn runners_are_looked_through_to_the_command_they_run() {
         ("uv run --with requests --python 3.12 --frozen rm x", "rm x"),
         ("uv --directory d run -- rm x", "rm x"),
         ("uv run --with=requests rm x", "rm x"),
+        // uvx (`uv tool run`) runs a package's command: read as that command.
+        ("uvx ruff check .", "ruff check ."),
+        ("uvx --from 'ruff==0.6' -p 3.12 --with x ruff check .", "ruff check ."),
+        ("uv tool run -w x ruff check .", "ruff check ."),
         // uv 0.13's and pdm 2.29's, from their help (with the real tools
         // `--no-sources-package`, `-k`, `--working-dir`, `--env` ran `touch` past them).
         ("uv run --no-sources-package zz -w x rm x", "rm x"),
