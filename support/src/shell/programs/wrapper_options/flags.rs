@@ -8,6 +8,8 @@
 //! 1.9, systemd 252 with the newest `run.c`'s), and a test holds it to the
 //! tool where it is installed.
 
+use super::takes_value;
+
 /// (wrapper, its options that take no value: flags, and those whose value
 /// is glued or read by a reader of its own, as env's `-S` and flock's `-c`).
 #[rustfmt::skip]
@@ -86,22 +88,24 @@ const OPTIONAL: &[(&str, &str)] =
 /// value, and the next word is none of theirs (`nsenter -m/proc/1/ns/mnt
 /// CMD`, whose `t` is no option).
 pub(super) fn ends_in_optional(wrapper: &str, start: &str, valued: &[&str]) -> bool {
-    let Some(optional) = OPTIONAL.iter().find(|(name, _)| *name == wrapper).map(|&(_, letters)| letters)
-    else {
-        return false;
-    };
-    if start.starts_with("--") {
+    let optional = optional_of(wrapper);
+    if optional.is_empty() || start.starts_with("--") {
         return false;
     }
     for letter in start.chars().skip(1) {
         if optional.contains(letter) {
             return true;
         }
-        if valued.contains(&format!("-{letter}").as_str()) {
+        if takes_value(letter, valued) {
             return false;
         }
     }
     false
+}
+
+/// The short options of `wrapper` whose value is optional ("" for none).
+fn optional_of(wrapper: &str) -> &'static str {
+    OPTIONAL.iter().find(|(name, _)| *name == wrapper).map_or("", |&(_, letters)| letters)
 }
 
 /// The flags of `wrapper`, when its options are read in full.
@@ -114,22 +118,20 @@ pub(super) fn of(wrapper: &str) -> Option<&'static [&'static str]> {
 /// first letter that takes a value; a long one whole or by a prefix of one
 /// (getopt_long takes one).
 pub(super) fn known(wrapper: &str, start: &str, valued: &[&str], flags: &[&str]) -> bool {
-    let options = || valued.iter().chain(flags);
-    if let Some(long) = start.strip_prefix("--") {
-        let name = format!("--{}", long.split('=').next().unwrap_or(long));
-        return options().any(|option| option.starts_with(&name));
+    if start.starts_with("--") {
+        let name = start.split('=').next().unwrap_or(start);
+        return valued.iter().chain(flags).any(|option| option.starts_with(name));
     }
     // `nice -5`: the adjustment, as `-n 5`.
     if wrapper == "nice" && start.len() > 1 && start[1..].bytes().all(|b| b.is_ascii_digit()) {
         return true;
     }
-    let optional = OPTIONAL.iter().find(|(name, _)| *name == wrapper).map_or("", |&(_, letters)| letters);
+    let optional = optional_of(wrapper);
     for letter in start.chars().skip(1) {
-        let short = format!("-{letter}");
-        if valued.contains(&short.as_str()) || optional.contains(letter) {
+        if takes_value(letter, valued) || optional.contains(letter) {
             return true;
         }
-        if !flags.contains(&short.as_str()) {
+        if !takes_value(letter, flags) {
             return false;
         }
     }

@@ -321,7 +321,8 @@ pub(super) fn option_words(text: &str, valued: &[&str]) -> Option<usize> {
     }
 }
 
-/// Whether `-LETTER` is among `valued`.
+/// Whether `-LETTER` is among `valued` (or, for [`flags::known`], among
+/// the flags: any list of options).
 fn takes_value(letter: char, valued: &[&str]) -> bool {
     valued.iter().any(|option| option.strip_prefix('-').is_some_and(|short| short.chars().eq([letter])))
 }
