@@ -185,6 +185,8 @@ const OTHERS: &[&str] = &[
     "catatonit -- canary",
     // sudo takes `NAME=VALUE` among its options (where sudo is missing, it runs nothing).
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
+    // pipx starts the Python its `--python` names (`canary -m venv DIR`).
+    "PIPX_HOME=\"$PWD/px\" pipx run --python canary cowsay",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

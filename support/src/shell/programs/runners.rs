@@ -48,6 +48,8 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
         "--config-settings-package", "--exclude-newer-package", "--no-editable-package",
         "--no-sources-package", "--prerelease-package", "--upgrade-group"], 0),
     ("pipenv", &["run"], &["--python", "--pypi-mirror"], 0),
+    // pipx's `run` (argparse: options before the app, each by any prefix).
+    ("pipx", &["run"], PIPX, 0),
     // uv 0.9's `uvx` (`uv tool run`, below): a package's command and its words.
     ("uvx", &[], UVX, 0),
     // pdm 2.29's (`pdm run --help`); `--venv` takes a value only when one follows (below).
@@ -103,6 +105,23 @@ const UVX: &[&str] = &["-w", "-c", "-b", "-i", "-f", "-P", "-C", "-p", "--from",
     "--config-setting", "--config-settings-package", "--no-build-isolation-package", "--no-build-package",
     "--no-binary-package", "--cache-dir", "--refresh-package", "--python", "--color", "--allow-insecure-host",
     "--directory", "--project", "--config-file"];
+
+/// `pipx run`'s options that take a value: pipx 1.1's (`pipx run --help`)
+/// and those later releases added (1.8's `main.py`).
+#[rustfmt::skip]
+const PIPX: &[&str] = &["-i", "--spec", "--python", "--index-url", "--pip-args", "--python-args", "--with",
+    "--fetch-python", "--backend", "--cooldown"];
+
+/// The runners' options that name the Python the runner starts (a path,
+/// or a program looked up in `PATH`), where they are not a version
+/// (`--python 3.12`): `pipx run --python canary cowsay` ran `canary -m
+/// venv …`; uv and pipenv run the interpreter they are given too.
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("pipx", &["--python"]),
+    ("uv", &["-p", "--python"]),
+    ("uvx", &["-p", "--python"]),
+    ("pipenv", &["--python"]),
+];
 
 /// kubectl 1.32's options that take a value (`kubectl options`, `kubectl
 /// exec --help`: those not `=false`), and `oc rsh`'s `--shell` and
@@ -333,7 +352,69 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     if yarn_exec {
         return Some(Start::Runs(Runs::Line(yarn_line(&words[at..]))));
     }
+    let interpreters = interpreters(name, &words[1..at], valued);
+    if !interpreters.is_empty() {
+        let besides = interpreters.into_iter().map(|word| Besides::Command(vec![word])).collect();
+        return Some(Start::Runs(Runs::Command { besides, command: words[at..].to_vec() }));
+    }
     Some(Start::At(at))
+}
+
+/// The programs the options of a runner's (`options`, up to its command;
+/// `valued`, those that take a value) name as the Python it starts
+/// ([`INTERPRETERS`]): `--python canary`, `--python=./canary`, `-qpcanary`;
+/// not a version (`-p 3.12`, `--python '>=3.11'`), which the runner looks
+/// up itself. A value that expands is judged as the program it may be.
+fn interpreters(name: &str, options: &[Word], valued: &[&str]) -> Vec<Word> {
+    let Some(&(_, names)) = INTERPRETERS.iter().find(|(runner, _)| *runner == name) else {
+        return Vec::new();
+    };
+    // The value glued to its option, as a word of its own.
+    let glued = |word: &Word, value: &str| match word {
+        Word::Literal(_) => Word::Literal(value.to_string()),
+        Word::Expands(text) => Word::Expands(text.clone()),
+    };
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(word) = options.get(i) {
+        i += 1;
+        let text = word.text();
+        let mut next = |named: bool| {
+            i += 1;
+            options.get(i - 1).filter(|_| named).cloned()
+        };
+        let value = if names.contains(&text) {
+            next(true)
+        } else if text.starts_with("--") {
+            match text.split_once('=') {
+                Some((option, value)) => names.contains(&option).then(|| glued(word, value)),
+                None => valued.contains(&text).then(|| next(false)).flatten(),
+            }
+        } else if let Some(letters) = text.strip_prefix('-') {
+            // Flags, then at most one letter that takes the rest or the next word.
+            let mut value = None;
+            for (at, letter) in letters.char_indices() {
+                let letter = &letters[at..at + letter.len_utf8()];
+                let is_letter = |whole: &&str| whole.strip_prefix('-') == Some(letter);
+                if valued.iter().any(is_letter) {
+                    let named = names.iter().any(is_letter);
+                    let rest = &letters[at + letter.len()..];
+                    value = if rest.is_empty() { next(named) } else { named.then(|| glued(word, rest)) };
+                    break;
+                }
+            }
+            value
+        } else {
+            None
+        };
+        let version = |value: &Word| {
+            value
+                .literal()
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit() || "<>=~!".contains(c)))
+        };
+        found.extend(value.filter(|value| !version(value)));
+    }
+    found
 }
 
 /// What `yarn exec CMD ARGS` runs: yarn 2 and later run CMD as a line of

@@ -42,6 +42,10 @@ fn runners_are_looked_through_to_the_command_they_run() {
         ("uvx ruff check .", "ruff check ."),
         ("uvx --from 'ruff==0.6' -p 3.12 --with x ruff check .", "ruff check ."),
         ("uv tool run -w x ruff check .", "ruff check ."),
+        // pipx's `run`: the app's command (pipx 1.1's options and 1.8's).
+        ("pipx run ruff check .", "ruff check ."),
+        ("pipx run --spec ruff==0.6 -i https://x --pip-args=-q --no-cache ruff check .", "ruff check ."),
+        ("pipx --verbose run --python 3.12 --with x ruff check .", "ruff check ."),
         // uv 0.13's and pdm 2.29's, from their help (with the real tools
         // `--no-sources-package`, `-k`, `--working-dir`, `--env` ran `touch` past them).
         ("uv run --no-sources-package zz -w x rm x", "rm x"),
@@ -416,4 +420,31 @@ fn more_wrappers_are_looked_through() {
     ] {
         crate::shell::programs::tests::passes_no_list(line);
     }
+}
+
+/// The Python a runner starts is a program it runs: `pipx run --python
+/// canary cowsay` ran `canary -m venv …` (pipx 1.1); uv and pipenv start the
+/// interpreter they are given too. A version is looked up by the runner.
+#[test]
+fn the_python_a_runner_starts_is_a_program_it_runs() {
+    for (line, expected) in [
+        ("pipx run --python canary cowsay", &["canary", "cowsay"][..]),
+        ("pipx run --python=./bin/py cowsay x", &["py", "cowsay x"]),
+        ("uvx -p /opt/py ruff check .", &["py", "ruff check ."]),
+        ("uvx -qp/opt/py ruff", &["py", "ruff"]),
+        ("uvx -p3.12 ruff", &["ruff"]),
+        ("uv run --python py3 --with x rm y", &["py3", "rm y"]),
+        ("uv run -p 3.12 rm y", &["rm y"]),
+        ("uv run --python '>=3.11' rm y", &["rm y"]),
+        ("pipenv --python /usr/bin/python3.11 run rm y", &["python3.11", "rm y"]),
+        // A valued option's value is no option of its own.
+        ("uvx --with --python ruff", &["ruff"]),
+        ("uvx -w -p ruff", &["ruff"]),
+    ] {
+        assert_eq!(texts(line), expected, "{line}");
+    }
+    // A value that expands names no program.
+    assert!(hidden("pipx run --python \"$PY\" cowsay"));
+    assert!(hidden("uvx --python=\"$PY\" ruff"));
+    assert!(hidden("uvx -p\"$PY\" ruff"));
 }
