@@ -5,8 +5,9 @@
 //! take a value and move the command by a word (as systemd-run's
 //! `--output` did). Each list is the installed tool's `--help` (coreutils
 //! 9.1, findutils 4.9, util-linux 2.38, sudo 1.9.13, strace 6.1, GNU time
-//! 1.9, systemd 252 with the newest `run.c`'s), and a test holds it to the
-//! tool where it is installed.
+//! 1.9, systemd 252 with the newest `run.c`'s, ltrace 0.7.3, fakeroot 1.31,
+//! numactl 2.0, cgroup-tools 2.0), and a test holds it to the tool where it
+//! is installed.
 
 use super::takes_value;
 
@@ -70,6 +71,18 @@ pub(super) const FLAGS: &[(&str, &[&str])] = &[
         "--shell", "--ignore-failure", "--no-pager"]),
     ("run0", &["-h", "-V", "-i", "--help", "--version", "--no-ask-password", "--slice-inherit", "--via-shell",
         "--login", "--pty", "--pty-late", "--pipe", "--empower", "--same-root-dir"]),
+    // ltrace 0.7.3's (`options.c`: `+cfhiLrStTVbC`), fakeroot 1.31's (its
+    // getopt line: `+l:f:i:s:ub:vh`), numactl 2.0's (the newest `numactl.c`'s
+    // table: `--cpu-compress`, `--verify`, `--version`), libcgroup's cgexec
+    // (`+g:sh`, with systemd `+g:shbr`). valgrind's and firejail's options
+    // are one word each (`--tool=NAME`, `--net=none`): no table.
+    ("ltrace", &["-b", "-c", "-C", "-f", "-h", "-i", "-L", "-r", "-S", "-t", "-T", "-V", "--demangle", "--help",
+        "--no-signals", "--version"]),
+    ("fakeroot", &["-u", "-v", "-h", "--unknown-is-real", "--version", "--help"]),
+    ("numactl", &["-a", "-b", "-d", "-D", "-H", "-l", "-s", "-t", "-T", "-u", "-V", "--all", "--balancing",
+        "--cpu-compress", "--dump", "--dump-nodes", "--hardware", "--huge", "--localalloc", "--show", "--strict",
+        "--touch", "--verify", "--version"]),
+    ("cgexec", &["-b", "-h", "-r", "-s", "--help", "--sticky"]),
 ];
 
 /// Wrappers whose tables come from their source alone: no release of
@@ -144,6 +157,10 @@ mod tests {
     use super::FLAGS;
     use crate::shell::programs::tests::{passes_no_list, texts};
 
+    /// Tools whose `--help` is a synopsis: `fakeroot [-l|--lib LIB] …`,
+    /// numactl's usage (it has no `--help`: the usage, after an error).
+    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl"];
+
     /// Every option the installed tool's `--help` lists is in its tables (a
     /// newer release's new flag would pass no list, a new valued option
     /// would move the command): held to each tool that is installed; under
@@ -162,12 +179,17 @@ mod tests {
                 String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
             let valued = WRAPPERS.iter().find(|(name, _, _)| *name == tool).map_or(&[][..], |&(_, v, _)| v);
             // The options a line opens with (`  -u, --user=USER  …`), up
-            // to the description, which begins after two spaces.
+            // to the description, which begins after two spaces; or, in a
+            // help that is a synopsis (`[-l|--lib LIB]`), every option in it.
+            let synopsis = USAGE_ONLY.contains(&tool);
             let specs = help.lines().filter_map(|line| {
                 let spec = line.trim_start();
-                spec.starts_with('-').then(|| spec.split("  ").next().unwrap_or(spec))
+                let opens = spec.starts_with('-');
+                (opens || synopsis)
+                    .then(|| if opens { spec.split("  ").next().unwrap_or(spec) } else { spec })
             });
-            for word in specs.flat_map(|spec| spec.split(|c: char| c.is_whitespace() || ",[]=".contains(c))) {
+            let apart = |c: char| c.is_whitespace() || ",[]=|".contains(c);
+            for word in specs.flat_map(|spec| spec.split(apart)) {
                 let option = word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
                 let is_option = (option.starts_with("--") && option.len() > 3)
                     || (option.len() == 2 && option.starts_with('-') && option != "--");
@@ -196,6 +218,10 @@ mod tests {
             "strace -J rm x",
             "systemd-run --new-option x rm y",
             "run0 --new-option x rm y",
+            "ltrace -j x rm y",
+            "fakeroot --new-option x rm y",
+            "numactl -y 1 rm x",
+            "cgexec -z x rm y",
         ] {
             passes_no_list(line);
         }
@@ -210,6 +236,10 @@ mod tests {
             "/usr/bin/time -v -o out rm x",
             "systemd-run --user --scope -p MemoryMax=1G --wait -- rm x",
             "run0 --empower -u root rm x",
+            "ltrace -fS -o /dev/null -X x -e malloc rm x",
+            "fakeroot -u -i state -- rm x",
+            "numactl -a --localalloc -C 0-1 rm x",
+            "cgexec -g cpu:/x --sticky rm x",
             // Optional values glued, and nice's obsolete adjustment.
             "xargs -i{} -0 rm x",
             "nsenter -t 1 -m/proc/1/ns/mnt rm x",

@@ -61,7 +61,7 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
         "--kvm", "--raw", "--read", "--signal", "--status", "--summary-columns", "--summary-sort-by",
         "--summary-syscall-overhead", "--trace-path", "--trace", "--verbose", "--write",
         "--syscall-limit", "--trace-fds"], 0),
-    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-A", "-D", "-F", "-w", "--output",
+    ("ltrace", &["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-l", "-x", "-X", "-A", "-D", "-F", "-w", "--output",
         "--align", "--debug", "--config", "--library", "--indent", "--where"], 0),
     ("valgrind", &[], 0),
     // systemd 257's run.c (`+hrC:H:M:E:p:tPqGdSu:`: `-G` is `--collect`, a flag), and
