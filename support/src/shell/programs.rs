@@ -29,6 +29,7 @@ pub mod code_variables;
 mod containers;
 mod git_commands;
 mod given;
+mod remote_commands;
 mod runners;
 mod sed_script;
 mod slurm;

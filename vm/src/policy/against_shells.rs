@@ -187,6 +187,10 @@ const OTHERS: &[&str] = &[
     "sudo A=1 -u root env PATH=bin CANARY_LOG=\"$CANARY_LOG\" canary",
     // pipx starts the Python its `--python` names (`canary -m venv DIR`).
     "PIPX_HOME=\"$PWD/px\" pipx run --python canary cowsay",
+    // pdsh's exec module runs its command here; its ssh module runs ssh
+    // with the arguments of `PDSH_SSH_ARGS`.
+    "pdsh -R exec -w localhost canary",
+    "PDSH_SSH_ARGS='-o ProxyCommand=canary %h' pdsh -R ssh -w localhost true",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

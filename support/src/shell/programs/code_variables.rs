@@ -42,6 +42,8 @@ const NAMES: &[&str] = &[
     // zip's options from the environment (`-TT CMD` runs CMD); the ssh program
     // of CVS and Subversion; the editor `systemctl edit` runs.
     "ZIPOPT", "CVS_RSH", "SVN_SSH", "SYSTEMD_EDITOR",
+    // pdsh's arguments for ssh (`-o ProxyCommand=CMD` runs CMD here).
+    "PDSH_SSH_ARGS", "PDSH_SSH_ARGS_APPEND",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

@@ -12,7 +12,7 @@
 use super::containers;
 use super::given::line_of;
 use super::slurm;
-use super::tool_commands::is_prefix;
+use super::tool_commands::{is_prefix, literal_like};
 use super::wrapper_options::{abbreviated, one_word, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
@@ -369,11 +369,6 @@ fn interpreters(name: &str, options: &[Word], valued: &[&str]) -> Vec<Word> {
     let Some(&(_, names)) = INTERPRETERS.iter().find(|(runner, _)| *runner == name) else {
         return Vec::new();
     };
-    // The value glued to its option, as a word of its own.
-    let glued = |word: &Word, value: &str| match word {
-        Word::Literal(_) => Word::Literal(value.to_string()),
-        Word::Expands(text) => Word::Expands(text.clone()),
-    };
     let mut found = Vec::new();
     let mut i = 0;
     while let Some(word) = options.get(i) {
@@ -387,7 +382,7 @@ fn interpreters(name: &str, options: &[Word], valued: &[&str]) -> Vec<Word> {
             next(true)
         } else if text.starts_with("--") {
             match text.split_once('=') {
-                Some((option, value)) => names.contains(&option).then(|| glued(word, value)),
+                Some((option, value)) => names.contains(&option).then(|| literal_like(word, value)),
                 None => valued.contains(&text).then(|| next(false)).flatten(),
             }
         } else if let Some(letters) = text.strip_prefix('-') {
@@ -399,7 +394,8 @@ fn interpreters(name: &str, options: &[Word], valued: &[&str]) -> Vec<Word> {
                 if valued.iter().any(is_letter) {
                     let named = names.iter().any(is_letter);
                     let rest = &letters[at + letter.len()..];
-                    value = if rest.is_empty() { next(named) } else { named.then(|| glued(word, rest)) };
+                    value =
+                        if rest.is_empty() { next(named) } else { named.then(|| literal_like(word, rest)) };
                     break;
                 }
             }

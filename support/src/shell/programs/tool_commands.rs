@@ -7,7 +7,7 @@
 //! never less.
 
 use super::given::{self, Given};
-use super::{awk_program, git_commands, sed_script};
+use super::{awk_program, git_commands, remote_commands, sed_script};
 use crate::shell::parse::Word;
 
 /// Programs that run the value of one of their options as a command: its
@@ -45,11 +45,20 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// dtach and abduco the command of a session they start (`dtach -n S
 /// CMD`) and the keys of the one they attach; GNU parallel's `sem` and
 /// `niceload` run a command as parallel makes it; `crontab FILE` (or its
-/// input) gives cron the lines it runs later.
+/// input) gives cron the lines it runs later. ClusterShell's clush, Salt's
+/// `salt`, `salt-call` and `salt-ssh` (`cmd.run LINE`, and every module
+/// that runs one), and mosh run a command on machines, here too; watchexec,
+/// nodemon and reflex run theirs each time a file changes (from options, a
+/// configuration file, or the words after theirs, through a shell or not);
+/// a terminal emulator runs its `-e` command or the user's shell, which
+/// runs what is typed in it.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
-    "niceload", "crontab"];
+    "niceload", "crontab", "clush", "salt", "salt-call", "salt-ssh", "mosh", "watchexec", "nodemon", "reflex",
+    "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
+    "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
+    "qterminal"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -67,7 +76,8 @@ const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 /// Every tool read here, by name.
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
-    SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).copied().chain(options).chain(["git", "socat"])
+    let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote_commands::NAMES).copied();
+    read.chain(options).chain(["git", "socat"])
 }
 
 /// What kind of tool `name` is read as, if it is read here.
@@ -86,6 +96,8 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
         Some(Tool::Options)
     } else if READS_COMMANDS.contains(&name) {
         Some(Tool::Commands)
+    } else if remote_commands::NAMES.contains(&name) {
+        Some(Tool::Remote)
     } else {
         None
     }
@@ -107,6 +119,8 @@ pub(super) enum Tool {
     Socat,
     /// ansible's ad-hoc commands (`-m shell -a LINE`).
     Ansible,
+    /// A tool that runs a command line on other machines ([`remote_commands`]).
+    Remote,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -122,6 +136,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Git) => return git_commands::commands(args),
         Some(Tool::Socat) => return socat(args),
         Some(Tool::Ansible) => return ansible(args),
+        Some(Tool::Remote) => return remote_commands::given(name, args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -614,19 +629,19 @@ pub(super) fn is_prefix(given: &str, full: &str) -> bool {
 }
 
 /// The value of a short option: the rest of its word, else the next word.
-fn attached(word: &Word, rest: &str, args: &[Word], at: &mut usize) -> Option<Word> {
+pub(super) fn attached(word: &Word, rest: &str, args: &[Word], at: &mut usize) -> Option<Word> {
     if rest.is_empty() { take(args, at) } else { Some(literal_like(word, rest)) }
 }
 
 /// The next word, the value of the option before it.
-fn take(args: &[Word], at: &mut usize) -> Option<Word> {
+pub(super) fn take(args: &[Word], at: &mut usize) -> Option<Word> {
     let word = args.get(*at).cloned();
     *at += usize::from(word.is_some());
     word
 }
 
 /// `part` of `word`'s text as a word of its own: literal when `word` is.
-fn literal_like(word: &Word, part: &str) -> Word {
+pub(super) fn literal_like(word: &Word, part: &str) -> Word {
     match word {
         Word::Literal(_) => Word::Literal(part.to_string()),
         Word::Expands(_) => Word::Expands(part.to_string()),
