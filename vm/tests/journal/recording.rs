@@ -104,6 +104,11 @@ fn a_run_journals_what_it_took_from_outside_in_order() {
     let again = fx.run(PLAN, &["--journal", journal.to_str().unwrap()]);
     again.expect(2);
     assert!(again.stderr.contains("exists: give a new file"), "{}", again.stderr);
+    // Nor is a device or a pipe taken for one: the message says what a journal is.
+    let device = fx.run(PLAN, &["--journal", "/dev/null"]);
+    device.expect(2);
+    assert!(device.stderr.contains("`/dev/null` is not a regular file"), "{}", device.stderr);
+    assert!(device.stderr.contains("--journal run.journal"), "{}", device.stderr);
 }
 
 #[test]

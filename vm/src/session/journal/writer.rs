@@ -40,6 +40,13 @@ impl JournalWriter {
     ) -> Result<JournalWriter, JournalError> {
         let fail = |e: std::io::Error| JournalError {
             message: match e.kind() {
+                // `/dev/stdout`, a pipe: a journal is a file, read back after.
+                std::io::ErrorKind::AlreadyExists if !path.metadata().is_ok_and(|m| m.is_file()) => format!(
+                    "the journal `{}` is not a regular file: a journal is a new file (binary, written as the \
+                     run goes), read back with `tissvm replay FILE` or `tissvm inspect FILE`; give a path \
+                     such as `--journal run.journal`",
+                    path.display()
+                ),
                 std::io::ErrorKind::AlreadyExists => format!(
                     "the journal `{}` exists: give a new file (a journal is only continued by `tissvm resume` \
                      of the run it recorded)",
