@@ -191,6 +191,10 @@ const OTHERS: &[&str] = &[
     // with the arguments of `PDSH_SSH_ARGS`.
     "pdsh -R exec -w localhost canary",
     "PDSH_SSH_ARGS='-o ProxyCommand=canary %h' pdsh -R ssh -w localhost true",
+    // trickle's `-P LIB` (a library it preloads) took no value, so the
+    // library was read as the command; dbus-run-session runs its daemon.
+    "trickle -s -P /usr/lib/x86_64-linux-gnu/trickle/trickle-overload.so canary",
+    "dbus-run-session --dbus-daemon=canary true",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

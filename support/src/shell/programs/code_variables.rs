@@ -133,7 +133,8 @@ const SET_BY: &[(&str, &[&str])] = &[
 /// Options of wrappers' whose value is a file that may set the command's
 /// environment or name programs to run: LXC's configuration (hooks, which
 /// run on the host, `lxc.environment`), an OCI bundle's `config.json`,
-/// firejail's profiles (`env`), chpst's envdir, proot's Python extension,
+/// firejail's profiles (`env`), dbus-daemon's configuration (its services'
+/// programs), chpst's envdir, proot's Python extension,
 /// fakechroot's environment scripts (which it sources) and the directory
 /// of its substitutes, the UCSPI servers' rules (`+VAR=value`; tcpsvd's
 /// instruction files run as `/bin/sh -c`), minijail0's configuration.
@@ -143,18 +144,21 @@ const FROM_FILE: &[(&str, &[&str])] = &[
     ("systemd-nspawn", &["--oci-bundle"]), ("firejail", &["--profile", "--include"]), ("chpst", &["-e"]),
     ("proot", &["-P"]), ("fakechroot", &["-c", "-e", "-b", "--config-dir", "--environment", "--bindir"]),
     ("tcpserver", &["-x"]), ("tcpsvd", &["-i", "-x"]), ("udpsvd", &["-i", "-x"]),
-    ("minijail0", &["--config"]),
+    ("minijail0", &["--config"]), ("dbus-run-session", &["--config-file"]),
 ];
 
 /// Options of wrappers' whose value is a program (or code) they run besides
 /// their command: proot's `-q` (QEMU, before every program the guest
 /// runs), fakechroot's loader and preloaded libraries (`-l` is evaluated
-/// by its shell), rlwrap's filter, minijail0's preloaded library.
+/// by its shell), rlwrap's filter, minijail0's and trickle's preloaded
+/// library (`trickle -P LIB`), dbus-run-session's bus daemon.
 const RUNS_A_PROGRAM: &[(&str, &[&str])] = &[
     ("proot", &["-q", "--qemu"]),
     ("fakechroot", &["-d", "-l", "--elfloader", "--lib"]),
     ("rlwrap", &["-z", "--filter"]),
     ("minijail0", &["--preload-library"]),
+    ("trickle", &["-P"]),
+    ("dbus-run-session", &["--dbus-daemon"]),
 ];
 
 /// LXC's keys that name the program a container starts with.

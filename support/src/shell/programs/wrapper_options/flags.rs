@@ -83,7 +83,35 @@ pub(super) const FLAGS: &[(&str, &[&str])] = &[
         "--cpu-compress", "--dump", "--dump-nodes", "--hardware", "--huge", "--localalloc", "--show", "--strict",
         "--touch", "--verify", "--version"]),
     ("cgexec", &["-b", "-h", "-r", "-s", "--help", "--sticky"]),
+    // util-linux 2.38's setarch (linux32 and linux64 are it), systemd 252's
+    // systemd-inhibit, systemd-cat and systemd-socket-activate, dbus 1.14's
+    // dbus-run-session, OpenSSH 9.2's ssh-agent, rlwrap 0.46's (`-a`, `-A`,
+    // `-d`, `-m`, `-p` with a value only glued, below), trickle 1.07's,
+    // timelimit 1.9's (`+lqpS:s:T:t:`).
+    ("setarch", SETARCH),
+    ("linux32", SETARCH),
+    ("linux64", SETARCH),
+    ("systemd-inhibit", &["-h", "--help", "--version", "--no-pager", "--no-legend", "--list"]),
+    ("systemd-cat", &["-h", "--help", "--version"]),
+    ("systemd-socket-activate", &["-h", "-d", "-a", "--help", "--version", "--datagram", "--seqpacket",
+        "--accept", "--inetd"]),
+    ("dbus-run-session", &["--help", "--version"]),
+    ("ssh-agent", &["-c", "-s", "-D", "-d", "-k"]),
+    ("rlwrap", &["-a", "-A", "-c", "-d", "-h", "-i", "-I", "-m", "-n", "-N", "-o", "-p", "-r", "-R", "-U", "-v",
+        "-W", "--always-readline", "--ansi-colour-aware", "--complete-filenames", "--debug", "--help",
+        "--case-insensitive", "--pass-sigint-as-sigterm", "--multi-line", "--no-warnings", "--no-children",
+        "--one-shot", "--prompt-colour", "--remember", "--renice", "--mirror-arguments", "--version",
+        "--polling"]),
+    ("trickle", &["-h", "-v", "-V", "-s"]),
+    ("timelimit", &["-l", "-p", "-q", "--features"]),
 ];
+
+/// setarch's flags (none of its options takes a value).
+#[rustfmt::skip]
+const SETARCH: &[&str] = &["-B", "-F", "-I", "-L", "-R", "-S", "-T", "-X", "-Z", "-3", "-v", "-h", "-V",
+    "--32bit", "--fdpic-funcptrs", "--short-inode", "--addr-compat-layout", "--addr-no-randomize",
+    "--whole-seconds", "--sticky-timeouts", "--read-implies-exec", "--mmap-page-zero", "--3gb", "--4gb",
+    "--uname-2.6", "--verbose", "--list", "--help", "--version"];
 
 /// Wrappers whose tables come from their source alone: no release of
 /// theirs installs here (run0 is systemd 256's), so no `--help` holds them.
@@ -94,7 +122,7 @@ const FROM_SOURCE: &[&str] = &["run0"];
 /// `nsenter -m/proc/1/ns/mnt`, `prlimit -n1024`): the rest of the word is
 /// theirs. (nice's obsolete `-NUM` is read below.)
 const OPTIONAL: &[(&str, &str)] =
-    &[("xargs", "eil"), ("nsenter", "muinpCUTrw"), ("prlimit", "cdefilmnqrstuvxy")];
+    &[("xargs", "eil"), ("nsenter", "muinpCUTrw"), ("prlimit", "cdefilmnqrstuvxy"), ("rlwrap", "aAdmp")];
 
 /// Whether the short options of `start` reach a letter whose value is
 /// optional before one that takes a value: the rest of the word is that
@@ -158,8 +186,9 @@ mod tests {
     use crate::shell::programs::tests::{passes_no_list, texts};
 
     /// Tools whose `--help` is a synopsis: `fakeroot [-l|--lib LIB] …`,
-    /// numactl's usage (it has no `--help`: the usage, after an error).
-    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl"];
+    /// numactl's, ssh-agent's and timelimit's usage (none has `--help`:
+    /// the usage, after an error), rlwrap's two columns.
+    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl", "ssh-agent", "timelimit", "rlwrap"];
 
     /// Every option the installed tool's `--help` lists is in its tables (a
     /// newer release's new flag would pass no list, a new valued option
@@ -222,6 +251,14 @@ mod tests {
             "fakeroot --new-option x rm y",
             "numactl -y 1 rm x",
             "cgexec -z x rm y",
+            "setarch x86_64 --new x rm y",
+            "linux32 -Q rm x",
+            "systemd-inhibit --new x rm y",
+            "dbus-run-session --new x rm y",
+            "ssh-agent -X x rm y",
+            "rlwrap --set-term x rm y",
+            "trickle -Z 1 rm x",
+            "timelimit -z 1 rm x",
         ] {
             passes_no_list(line);
         }
@@ -240,6 +277,15 @@ mod tests {
             "fakeroot -u -i state -- rm x",
             "numactl -a --localalloc -C 0-1 rm x",
             "cgexec -g cpu:/x --sticky rm x",
+            "setarch x86_64 -R --verbose rm x",
+            "linux64 -3 rm x",
+            "systemd-inhibit --what=idle --why x rm x",
+            "systemd-socket-activate -l 8080 --accept -E A=1 rm x",
+            "ssh-agent -s -t 60 rm x",
+            "rlwrap -aPassword: -c -s 100 rm x",
+            "rlwrap --set-terminal-name xt -p rm x",
+            "trickle -s -d 100 rm x",
+            "timelimit -q -t 5 -T 9 rm x",
             // Optional values glued, and nice's obsolete adjustment.
             "xargs -i{} -0 rm x",
             "nsenter -t 1 -m/proc/1/ns/mnt rm x",
