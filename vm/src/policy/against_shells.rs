@@ -195,6 +195,9 @@ const OTHERS: &[&str] = &[
     // library was read as the command; dbus-run-session runs its daemon.
     "trickle -s -P /usr/lib/x86_64-linux-gnu/trickle/trickle-overload.so canary",
     "dbus-run-session --dbus-daemon=canary true",
+    // strace pipes its trace to a command line given as its output.
+    "strace -o '|canary' true",
+    "strace -qfo'!canary' true",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

@@ -161,6 +161,11 @@ const RUNS_A_PROGRAM: &[(&str, &[&str])] = &[
     ("dbus-run-session", &["--dbus-daemon"]),
 ];
 
+/// Options of wrappers' whose value, after a `|` or `!`, is a command line
+/// a shell runs: strace's output (`strace -o '|CMD' ls` pipes its trace to
+/// `sh -c CMD`; strace 6.1 ran the canary so).
+const PIPES_TO: &[(&str, &[&str])] = &[("strace", &["-o", "--output"])];
+
 /// LXC's keys that name the program a container starts with.
 const LXC_COMMANDS: &[&str] = &["lxc.init.cmd", "lxc.init_cmd", "lxc.execute.cmd"];
 
@@ -198,6 +203,13 @@ pub(super) fn set_by_option(
     }
     if is(RUNS_A_PROGRAM) {
         return Err(format!("`{shown}` names a program {program} runs besides its command"));
+    }
+    if is(PIPES_TO) && (known.starts_with(['|', '!']) || (known.is_empty() && !whole)) {
+        return Err(format!(
+            "`{shown}`: {program} runs a value that starts with `|` or `!` as a command line (its output \
+             piped to it){}",
+            if known.is_empty() { ", and this one's start only running it would tell" } else { "" }
+        ));
     }
     let (key, value) = match (program, option) {
         ("systemd-run", "-p") | ("lxc-execute", "-s") => known.split_once('=').ok_or(()),
@@ -245,6 +257,7 @@ pub(super) fn reads_options_of(program: &str) -> bool {
     listed(SET_BY)
         || listed(FROM_FILE)
         || listed(RUNS_A_PROGRAM)
+        || listed(PIPES_TO)
         || matches!(program, "systemd-run" | "run0" | "lxc-execute")
 }
 
@@ -309,6 +322,13 @@ mod tests {
             ("lxc-execute -n c --rcfile=c.conf -- ls", "the file may set"),
             ("strace -E \"$V\" ls", "whose name only running it would tell"),
             ("strace -f -ELD_PRELOAD=/x.so ls", "sets `LD_PRELOAD`"),
+            // Its output piped to a command line.
+            ("strace -o '|rm x' ls", "runs a value that starts with `|` or `!`"),
+            ("strace -fo'!rm x' ls", "as a command line"),
+            ("strace --output='|rm x' ls", "as a command line"),
+            ("strace --output '!rm x' ls", "as a command line"),
+            ("strace -o \"$O\" ls", "only running it would tell"),
+            ("strace -o \"$DIR/trace\" ls", "only running it would tell"),
             ("firejail --env=\"$V\" ls", "whose name only running it would tell"),
             ("firejail --profile=./p.profile ls", "the file may set"),
             ("bwrap --bind / / --setenv \"$N\" /x.so ls", "whose name only running it would tell"),
@@ -343,6 +363,8 @@ mod tests {
             "lxc-attach -n c -v A=\"$X\" -- rm x",
             "lxc-execute -n c -s lxc.uts.name=x -- rm x",
             "strace -E A=1 -f rm x",
+            "strace -o trace.txt -f rm x",
+            "strace -o \"./$DIR/trace\" rm x",
             "firejail --env=A=1 rm x",
             "bwrap --bind / / --setenv A \"$X\" rm x",
             "srun --export=ALL,A=1 rm x",
