@@ -198,6 +198,8 @@ const OTHERS: &[&str] = &[
     // strace pipes its trace to a command line given as its output.
     "strace -o '|canary' true",
     "strace -qfo'!canary' true",
+    // man-db's browser for `-H` (groff makes the page HTML).
+    "man -Hcanary ls",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

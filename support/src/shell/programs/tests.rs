@@ -398,6 +398,10 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "zip -T -TT 'rm x' a.zip f",
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
+        "man -H'rm x' ls",
+        "man -aH'rm x' ls",
+        "man --html='rm x' ls",
+        "man --htm='rm x' ls",
         "wget -e 'use_askpass=rm x' https://example.com",
         "ssh -o RemoteCommand='rm x' host true",
         "rsync --rsync-path='rm x' a host:b",
@@ -425,6 +429,10 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         let found = texts(line);
         assert!(found.contains(&"rm x".to_string()), "{line}: {found:?}");
         assert!(!hidden(line), "{line}");
+    }
+    // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
+    for line in ["man -H ls", "man --html ls", "man -h"] {
+        assert_eq!(texts(line), [line], "{line}");
     }
     // The command is read through the tool, as `sh -c`'s is.
     let inner = &programs("sudo sed 'e rm x' f").unwrap()[0];

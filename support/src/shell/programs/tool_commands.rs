@@ -22,6 +22,7 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("rg", &[], &["--pre"]),
     ("zip", &[], &["--unzip-command"]),
     ("tcpdump", &['z'], &[]),
+    // man-db's pager, and the browser of `-H`/`--html` (read below).
     ("man", &['P'], &["--pager"]),
     ("wget", &[], &["--use-askpass"]),
     ("diff3", &[], &["--diff-program"]),
@@ -178,6 +179,11 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                 found.extend(wgetrc_command(value));
                 continue;
             }
+            // man's browser for `--html[=BROWSER]` (its value only glued).
+            if name == "man" && option.len() > 1 && is_prefix(option, "html") {
+                found.extend(value.map(|v| Given::Line(Some(literal_like(word, v)))));
+                continue;
+            }
             // `--checkpoint` is an option of its own (its value only after `=`).
             let checkpoint =
                 name == "tar" && option != "checkpoint" && is_prefix(option, "checkpoint-action");
@@ -204,6 +210,11 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                 }
                 if name == "wget" && letter == 'e' {
                     found.extend(wgetrc_command(attached(word, rest, args, &mut at)));
+                    break;
+                }
+                // `man -HBROWSER`: the rest of the word, if any, runs the page.
+                if name == "man" && letter == 'H' {
+                    found.extend((!rest.is_empty()).then(|| Given::Line(Some(literal_like(word, rest)))));
                     break;
                 }
                 if ssh && matches!(letter, 'F' | 'I') {
