@@ -200,6 +200,14 @@ const OTHERS: &[&str] = &[
     "strace -qfo'!canary' true",
     // man-db's browser for `-H` (groff makes the page HTML).
     "man -Hcanary ls",
+    // split pipes each part to its filter's line.
+    "echo x | split --filter=canary",
+    // OpenSSL loads a library whose constructor runs the canary: an engine
+    // or a provider named on the line or in its configuration.
+    "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
+     > e.c && cc -shared -fPIC -o e.so e.c && openssl list -provider-path . -provider e",
+    "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
+     > e.c && cc -shared -fPIC -o e.so e.c && OPENSSL_MODULES=. openssl list -provider e",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

@@ -44,6 +44,10 @@ const NAMES: &[&str] = &[
     "ZIPOPT", "CVS_RSH", "SVN_SSH", "SYSTEMD_EDITOR",
     // pdsh's arguments for ssh (`-o ProxyCommand=CMD` runs CMD here).
     "PDSH_SSH_ARGS", "PDSH_SSH_ARGS_APPEND",
+    // OpenSSL's configuration (engines and providers it loads: code, in every
+    // program linked with it that reads it, curl and openssl among them)
+    // and where it finds engines and providers.
+    "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.
@@ -392,6 +396,7 @@ mod tests {
         assert_eq!(super::named(runner), Some("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"));
         assert_eq!(super::named("RUSTC_WRAPPER=sccache cargo build"), Some("RUSTC_WRAPPER"));
         assert_eq!(super::named("GRADLE_OPTS=-javaagent:x.jar ./gradlew build"), Some("GRADLE_OPTS"));
+        assert_eq!(super::named("OPENSSL_CONF=e.cnf curl https://x"), Some("OPENSSL_CONF"));
         for line in ["CARGO_TARGET_DIR=t cargo build", "CARGO_TARGET__RUNNER=x cargo run", "RUNNER=x make"] {
             assert_eq!(super::named(line), None, "{line}");
         }

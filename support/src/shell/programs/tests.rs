@@ -398,6 +398,9 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "zip -T -TT 'rm x' a.zip f",
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
+        "split -l 10 --filter='rm x' big",
+        "split --filt 'rm x' big",
+        "cpio -o --rsh-command='rm x' -F h:/a",
         "man -H'rm x' ls",
         "man -aH'rm x' ls",
         "man --html='rm x' ls",
@@ -431,8 +434,18 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         assert!(!hidden(line), "{line}");
     }
     // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
-    for line in ["man -H ls", "man --html ls", "man -h"] {
+    for line in ["man -H ls", "man --html ls", "man -h", "openssl pkcs12 -provider legacy -in a.p12"] {
         assert_eq!(texts(line), [line], "{line}");
+    }
+    // openssl's options that load a library.
+    for line in [
+        "openssl s_client -engine ./e.so -connect h:443",
+        "openssl list -provider-path . -provider e",
+        "openssl list -provider ./e.so",
+        "openssl list -provider \"$P\"",
+        "openssl req -new -keygen_engine x -key k",
+    ] {
+        assert!(hidden(line), "{line}");
     }
     // The command is read through the tool, as `sh -c`'s is.
     let inner = &programs("sudo sed 'e rm x' f").unwrap()[0];

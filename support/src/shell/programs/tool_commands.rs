@@ -17,6 +17,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("tar", &['I', 'F'], &["--use-compress-program", "--to-command", "--info-script",
         "--new-volume-script", "--rsh-command"]),
     ("sort", &[], &["--compress-program"]),
+    // split's filter (each part piped to `sh -c LINE`), cpio's remote shell.
+    ("split", &[], &["--filter"]),
+    ("cpio", &[], &["--rsh-command"]),
+    // openssl's options that load code are read below (`-engine`).
+    ("openssl", &[], &[]),
     ("rsync", &['e'], &["--rsh", "--rsync-path"]),
     ("scp", &['S'], &[]),
     ("rg", &[], &["--pre"]),
@@ -166,6 +171,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
             break;
         }
         if hides_an_option(word) {
+            return vec![Given::Input];
+        }
+        if name == "openssl" && loads_code(text, args.get(at)) {
             return vec![Given::Input];
         }
         if let Some(option) = text.strip_prefix("--") {
@@ -637,6 +645,18 @@ fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a s
 /// Whether `given` names `full` or begins it, as getopt reads a long option.
 pub(super) fn is_prefix(given: &str, full: &str) -> bool {
     !given.is_empty() && full.starts_with(given)
+}
+
+/// Whether `option` of openssl's (its value `next`) loads code: an engine
+/// (`-engine ID`, which may be a library's path: openssl 3.0 ran its
+/// constructor before it found no engine in it), a directory of providers,
+/// a provider by its path.
+fn loads_code(option: &str, next: Option<&Word>) -> bool {
+    match option {
+        "-engine" | "-keygen_engine" | "-ssl_client_engine" | "-provider-path" => true,
+        "-provider" => next.is_none_or(|value| value.literal().is_none_or(|name| name.contains('/'))),
+        _ => false,
+    }
 }
 
 /// The value of a short option: the rest of its word, else the next word.
