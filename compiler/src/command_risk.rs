@@ -139,6 +139,11 @@ fn is_risk_name(word: &str) -> bool {
         | "rg" | "zip" | "tcpdump" | "man" | "ed" | "ex" | "at" | "batch" | "gdb" | "vim" | "vi"
         | "nvim" | "view" | "vimdiff" | "parallel" | "hyperfine" | "lftp" | "smbclient" | "diff3" | "sdiff"
         | "tmux" | "screen" | "nc.traditional" | "dtach" | "abduco" | "sem" | "niceload" | "crontab" | "ansible"
+        | "split" | "cpio" | "openssl" | "clush" | "salt" | "salt-call" | "salt-ssh" | "mosh" | "watchexec"
+        | "nodemon" | "reflex" | "xterm" | "uxterm" | "x-terminal-emulator" | "gnome-terminal" | "konsole"
+        | "kitty" | "alacritty" | "wezterm" | "foot" | "urxvt" | "rxvt" | "terminator" | "tilix"
+        | "xfce4-terminal" | "lxterminal" | "mate-terminal" | "qterminal" | "pdsh" | "vagrant" | "gcloud"
+        | "minikube"
     )
 }
 
