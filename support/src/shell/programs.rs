@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::parse::{self, Simple, Word};
 use given::Given;
-use runners::{Besides, Runs, Start};
+use given::{Besides, Runs, Start};
 use tool_commands::Tool;
 use wrapper_options::Ends;
 

@@ -20,7 +20,7 @@
 //! `--hooks-dir`, whose hooks run on the host).
 
 use super::code_variables;
-use super::runners::{Besides, Runs, Start};
+use super::given::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
 /// The engines read here.

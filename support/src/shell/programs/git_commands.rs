@@ -10,7 +10,6 @@
 //! What git's own configuration files and hooks say is not read here.
 
 use super::given::{self, Given};
-use super::tool_commands;
 use crate::shell::parse::Word;
 
 /// Configuration keys whose value git runs, or that choose what it runs
@@ -161,7 +160,7 @@ pub(super) fn commands(args: &[Word]) -> Vec<Given> {
 /// whose value git would run (`"$OPT"`, `-"$X"`, and `*` beside a file
 /// named `--receive-pack=CMD`), as a tool's word is read.
 fn hides_an_option(args: &[Word]) -> bool {
-    args.iter().take_while(|word| word.literal() != Some("--")).any(tool_commands::hides_an_option)
+    args.iter().take_while(|word| word.literal() != Some("--")).any(given::hides_an_option)
 }
 
 /// Whether setting `KEY=VALUE` (or `KEY` alone, or `KEY=ENVVAR` of

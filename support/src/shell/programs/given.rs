@@ -1,6 +1,10 @@
 //! What a program is given to run besides its own arguments: the command
 //! line of `sh -c LINE` and of the programs that hand one to a shell (`su
-//! -c`, `env -S`, `watch`, `sg`, a trap's action), or its input (`… | sh`).
+//! -c`, `env -S`, `watch`, `sg`, a trap's action), or its input (`… | sh`);
+//! what a runner runs ([`Start`], [`Runs`], [`Besides`]); and the reading
+//! of an option's value that the tools' and runners' readers share
+//! ([`take`], [`attached`], [`hides_an_option`]), here so none of them
+//! imports another.
 
 use super::SHELLS;
 use crate::shell::parse::{self, Word};
@@ -320,6 +324,95 @@ pub(super) fn xargs_replace(options: &[Word]) -> Option<String> {
                 .map(str::to_string),
         }
     })
+}
+
+/// Whether `word` may run as an option that is not written out: it
+/// expands, and before its first expansion is no text that would make it
+/// an operand (`"$F"`, `*`: a file may be named `--to-command=CMD`), or
+/// the option's name is not all written out (`-n"$X"`, `--"$X"`). A long
+/// option's value may expand (`--rsh="$R"`: the value is read as a word
+/// that expands, which names no program).
+pub(super) fn hides_an_option(word: &Word) -> bool {
+    const EXPANDS: &[char] = &['$', '"', '\'', '\\', '`', '*', '?', '[', '{', '~'];
+    let Word::Expands(text) = word else { return false };
+    let Some(option) = text.strip_prefix('-') else {
+        return text.starts_with(EXPANDS) || text.is_empty();
+    };
+    match option.strip_prefix('-') {
+        Some(long) => split_value(long).0.contains(EXPANDS),
+        None => option.contains(EXPANDS),
+    }
+}
+
+/// `NAME=VALUE` split at its first `=`.
+pub(super) fn split_value(option: &str) -> (&str, Option<&str>) {
+    match option.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (option, None),
+    }
+}
+
+/// Whether `given` names `full` or begins it, as getopt reads a long option.
+pub(super) fn is_prefix(given: &str, full: &str) -> bool {
+    !given.is_empty() && full.starts_with(given)
+}
+
+/// The value of a short option: the rest of its word, else the next word.
+pub(super) fn attached(word: &Word, rest: &str, args: &[Word], at: &mut usize) -> Option<Word> {
+    if rest.is_empty() { take(args, at) } else { Some(literal_like(word, rest)) }
+}
+
+/// The next word, the value of the option before it.
+pub(super) fn take(args: &[Word], at: &mut usize) -> Option<Word> {
+    let word = args.get(*at).cloned();
+    *at += usize::from(word.is_some());
+    word
+}
+
+/// `part` of `word`'s text as a word of its own: literal when `word` is.
+pub(super) fn literal_like(word: &Word, part: &str) -> Word {
+    match word {
+        Word::Literal(_) => Word::Literal(part.to_string()),
+        Word::Expands(_) => Word::Expands(part.to_string()),
+    }
+}
+
+/// What a runner runs besides its command.
+pub(super) enum Besides {
+    /// A line a shell runs (`--health-cmd LINE`, `sbatch --wrap LINE`).
+    Line(Word),
+    /// A command's words (`--health-cmd '["CMD", "ARG"]'`).
+    Command(Vec<Word>),
+}
+
+/// How a runner's command is given.
+pub(super) enum Start {
+    /// From this word on.
+    At(usize),
+    /// Otherwise.
+    Runs(Runs),
+}
+
+/// What a runner runs other than a command among its words.
+pub(super) enum Runs {
+    /// A command line a shell runs (`npx -c LINE`, `nix-shell --run LINE`,
+    /// `mise exec -c LINE`; the words from a word on joined, with `pnpm exec
+    /// --shell-mode`): a word that expands names no program.
+    Line(Option<Word>),
+    /// Its input: a shell it starts (`nix-shell`, `nix develop`, `mise exec`
+    /// without a command, `capsh --`).
+    Input,
+    /// A command made of these words, none when it is the runner's own (a
+    /// container's, [`containers`]: its entrypoint and the words after the
+    /// image; srun's, [`slurm`]; capsh's `bash ARGS`), and what else the runner runs besides
+    /// (a container's health check, srun's `--prolog`, sbatch's `--wrap`).
+    Command { besides: Vec<Besides>, command: Vec<Word> },
+    /// Only running tells: a word that expands where the subcommand or an
+    /// option of the runner's is (`uv "$SUB" rm x`).
+    Unknown,
+    /// Only running tells, for this reason: an option that may abbreviate
+    /// one that takes a value (`npx --pack p rm x`).
+    Unreadable(String),
 }
 
 #[cfg(test)]

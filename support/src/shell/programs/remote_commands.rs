@@ -6,8 +6,7 @@
 //! vagrant's `ssh -c`, gcloud's `… ssh --command` and minikube's `ssh --`
 //! give a line to the machine's shell.
 
-use super::given::{Given, line_of};
-use super::tool_commands::{attached, is_prefix, literal_like, take};
+use super::given::{Given, attached, is_prefix, line_of, literal_like, take};
 use crate::shell::parse::Word;
 
 /// The tools read here.

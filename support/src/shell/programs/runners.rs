@@ -11,8 +11,9 @@
 
 use super::containers;
 use super::given::line_of;
+pub(super) use super::given::{Besides, Runs, Start};
+use super::given::{is_prefix, literal_like};
 use super::slurm;
-use super::tool_commands::{is_prefix, literal_like};
 use super::wrapper_options::{abbreviated, one_word, option_words, value_word};
 use crate::shell::parse::Word;
 use own_options::{ip_batch, ip_option_words, npm_option_words};
@@ -190,44 +191,6 @@ const UNCLEAR_VALUES: &[(&str, &str)] = &[
     ("yarn", "--production"),
     ("yarn", "--scripts-prepend-node-path"),
 ];
-
-/// What a runner runs besides its command.
-pub(super) enum Besides {
-    /// A line a shell runs (`--health-cmd LINE`, `sbatch --wrap LINE`).
-    Line(Word),
-    /// A command's words (`--health-cmd '["CMD", "ARG"]'`).
-    Command(Vec<Word>),
-}
-
-/// How a runner's command is given.
-pub(super) enum Start {
-    /// From this word on.
-    At(usize),
-    /// Otherwise.
-    Runs(Runs),
-}
-
-/// What a runner runs other than a command among its words.
-pub(super) enum Runs {
-    /// A command line a shell runs (`npx -c LINE`, `nix-shell --run LINE`,
-    /// `mise exec -c LINE`; the words from a word on joined, with `pnpm exec
-    /// --shell-mode`): a word that expands names no program.
-    Line(Option<Word>),
-    /// Its input: a shell it starts (`nix-shell`, `nix develop`, `mise exec`
-    /// without a command, `capsh --`).
-    Input,
-    /// A command made of these words, none when it is the runner's own (a
-    /// container's, [`containers`]: its entrypoint and the words after the
-    /// image; srun's, [`slurm`]; capsh's `bash ARGS`), and what else the runner runs besides
-    /// (a container's health check, srun's `--prolog`, sbatch's `--wrap`).
-    Command { besides: Vec<Besides>, command: Vec<Word> },
-    /// Only running tells: a word that expands where the subcommand or an
-    /// option of the runner's is (`uv "$SUB" rm x`).
-    Unknown,
-    /// Only running tells, for this reason: an option that may abbreviate
-    /// one that takes a value (`npx --pack p rm x`).
-    Unreadable(String),
-}
 
 /// Where the command of `words`, a runner's (`words[0]` names `name`),
 /// starts; `None` when it is no runner or runs no command (`poetry

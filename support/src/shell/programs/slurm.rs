@@ -14,7 +14,7 @@
 //! be, `--multi-prog` (a file of programs) and `--export-file` (a file of
 //! variables, which may set `LD_PRELOAD`) pass no list.
 
-use super::runners::{Besides, Runs, Start};
+use super::given::{Besides, Runs, Start};
 use crate::shell::parse::Word;
 
 /// A launcher's options by how they take a value: in the next word or

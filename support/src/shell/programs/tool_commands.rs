@@ -6,7 +6,7 @@
 //! so a word is read as the option more often than the program would, and
 //! never less.
 
-use super::given::{self, Given};
+use super::given::{self, Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
 use super::{awk_program, git_commands, remote_commands, sed_script};
 use crate::shell::parse::Word;
 
@@ -588,32 +588,6 @@ fn read_script(scripts: Vec<Option<Word>>, read: fn(&str) -> Option<Vec<String>>
     }
 }
 
-/// Whether `word` may run as an option that is not written out: it
-/// expands, and before its first expansion is no text that would make it
-/// an operand (`"$F"`, `*`: a file may be named `--to-command=CMD`), or
-/// the option's name is not all written out (`-n"$X"`, `--"$X"`). A long
-/// option's value may expand (`--rsh="$R"`: the value is read as a word
-/// that expands, which names no program).
-pub(super) fn hides_an_option(word: &Word) -> bool {
-    const EXPANDS: &[char] = &['$', '"', '\'', '\\', '`', '*', '?', '[', '{', '~'];
-    let Word::Expands(text) = word else { return false };
-    let Some(option) = text.strip_prefix('-') else {
-        return text.starts_with(EXPANDS) || text.is_empty();
-    };
-    match option.strip_prefix('-') {
-        Some(long) => split_value(long).0.contains(EXPANDS),
-        None => option.contains(EXPANDS),
-    }
-}
-
-/// `NAME=VALUE` split at its first `=`.
-fn split_value(option: &str) -> (&str, Option<&str>) {
-    match option.split_once('=') {
-        Some((name, value)) => (name, Some(value)),
-        None => (option, None),
-    }
-}
-
 /// The long option `option` (a word's text after `--`) names in `table`
 /// (each option's name, and whether it takes a value), and its value
 /// (after `=`, else the next word); `None` when it names none or more than
@@ -642,11 +616,6 @@ fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a s
     matching.next().is_none().then_some(first)
 }
 
-/// Whether `given` names `full` or begins it, as getopt reads a long option.
-pub(super) fn is_prefix(given: &str, full: &str) -> bool {
-    !given.is_empty() && full.starts_with(given)
-}
-
 /// Whether `option` of openssl's (its value `next`) loads code: an engine
 /// (`-engine ID`, which may be a library's path: openssl 3.0 ran its
 /// constructor before it found no engine in it), a directory of providers,
@@ -656,26 +625,6 @@ fn loads_code(option: &str, next: Option<&Word>) -> bool {
         "-engine" | "-keygen_engine" | "-ssl_client_engine" | "-provider-path" => true,
         "-provider" => next.is_none_or(|value| value.literal().is_none_or(|name| name.contains('/'))),
         _ => false,
-    }
-}
-
-/// The value of a short option: the rest of its word, else the next word.
-pub(super) fn attached(word: &Word, rest: &str, args: &[Word], at: &mut usize) -> Option<Word> {
-    if rest.is_empty() { take(args, at) } else { Some(literal_like(word, rest)) }
-}
-
-/// The next word, the value of the option before it.
-pub(super) fn take(args: &[Word], at: &mut usize) -> Option<Word> {
-    let word = args.get(*at).cloned();
-    *at += usize::from(word.is_some());
-    word
-}
-
-/// `part` of `word`'s text as a word of its own: literal when `word` is.
-pub(super) fn literal_like(word: &Word, part: &str) -> Word {
-    match word {
-        Word::Literal(_) => Word::Literal(part.to_string()),
-        Word::Expands(_) => Word::Expands(part.to_string()),
     }
 }
 
