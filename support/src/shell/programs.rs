@@ -23,7 +23,6 @@ use given::{Besides, Runs, Start};
 use tool_commands::Tool;
 use wrapper_options::Ends;
 
-mod awk_program;
 mod bash_builtins;
 pub mod code_variables;
 mod containers;
@@ -31,7 +30,7 @@ mod git_commands;
 mod given;
 mod remote_commands;
 mod runners;
-mod sed_script;
+mod scripts;
 mod slurm;
 mod tool_commands;
 mod wrapper_options;

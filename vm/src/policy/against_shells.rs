@@ -200,6 +200,10 @@ const OTHERS: &[&str] = &[
     "strace -qfo'!canary' true",
     // man-db's browser for `-H` (groff makes the page HTML).
     "man -Hcanary ls",
+    // sqlite3 runs its `.shell` and `.system` commands' lines, and pipes
+    // its output to `.output`'s.
+    "sqlite3 :memory: '.shell canary'",
+    "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
     // split pipes each part to its filter's line.
     "echo x | split --filter=canary",
     // OpenSSL loads a library whose constructor runs the canary: an engine

@@ -48,6 +48,8 @@ const NAMES: &[&str] = &[
     // program linked with it that reads it, curl and openssl among them)
     // and where it finds engines and providers.
     "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+    // psql's start-up file of commands, its pager and its editor.
+    "PSQLRC", "PSQL_PAGER", "PSQL_EDITOR",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

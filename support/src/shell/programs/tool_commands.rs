@@ -7,7 +7,8 @@
 //! never less.
 
 use super::given::{self, Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
-use super::{awk_program, git_commands, remote_commands, sed_script};
+use super::scripts::{awk_program, sed_script, sql_clients};
+use super::{git_commands, remote_commands};
 use crate::shell::parse::Word;
 
 /// Programs that run the value of one of their options as a command: its
@@ -82,7 +83,8 @@ const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 /// Every tool read here, by name.
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
-    let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote_commands::NAMES).copied();
+    let remote = remote_commands::NAMES.iter().chain(sql_clients::NAMES);
+    let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote).copied();
     read.chain(options).chain(["git", "socat"])
 }
 
@@ -104,6 +106,8 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
         Some(Tool::Commands)
     } else if remote_commands::NAMES.contains(&name) {
         Some(Tool::Remote)
+    } else if sql_clients::NAMES.contains(&name) {
+        Some(Tool::Sql)
     } else {
         None
     }
@@ -127,6 +131,8 @@ pub(super) enum Tool {
     Ansible,
     /// A tool that runs a command line on other machines ([`remote_commands`]).
     Remote,
+    /// An SQL shell, whose own commands may run one ([`sql_clients`]).
+    Sql,
 }
 
 /// What `name` given `args` runs besides itself: each command line it is
@@ -143,6 +149,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Socat) => return socat(args),
         Some(Tool::Ansible) => return ansible(args),
         Some(Tool::Remote) => return remote_commands::given(name, args),
+        Some(Tool::Sql) => return sql_clients::given(name, args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();

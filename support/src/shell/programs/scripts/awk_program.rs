@@ -10,7 +10,7 @@
 
 /// The command lines `program` runs, each written as one string literal;
 /// `None` when it runs one only running tells or cannot be followed.
-pub(super) fn commands(program: &str) -> Option<Vec<String>> {
+pub(in crate::shell::programs) fn commands(program: &str) -> Option<Vec<String>> {
     let tokens = tokens(program)?;
     let mut lines = Vec::new();
     for (at, token) in tokens.iter().enumerate() {

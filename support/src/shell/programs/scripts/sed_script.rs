@@ -8,7 +8,7 @@
 /// The command lines of the `e COMMAND`s of `script` (several `-e`
 /// scripts joined by newlines, as sed reads them); `None` when it runs a
 /// command only running tells (`e` alone, `s///e`) or cannot be followed.
-pub(super) fn commands(script: &str) -> Option<Vec<String>> {
+pub(in crate::shell::programs) fn commands(script: &str) -> Option<Vec<String>> {
     let mut reader = Reader { text: script.as_bytes(), at: 0, lines: Vec::new() };
     reader.program()?;
     Some(reader.lines)
