@@ -50,6 +50,9 @@ const NAMES: &[&str] = &[
     "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
     // psql's start-up file of commands, its pager and its editor.
     "PSQLRC", "PSQL_PAGER", "PSQL_EDITOR",
+    // The MySQL client's plugins (code) and the directory of its `my.cnf`
+    // (`pager = CMD`).
+    "LIBMYSQL_PLUGINS", "LIBMYSQL_PLUGIN_DIR", "MYSQL_HOME", "MARIADB_HOME",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

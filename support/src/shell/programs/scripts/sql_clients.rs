@@ -1,8 +1,9 @@
-//! The SQL shells' commands: sqlite3 and psql run a command line for their
-//! own commands (`sqlite3 db '.shell CMD'`, `.system`, `.output '|CMD'`;
-//! `psql -c '\! CMD'`, `psql -o '|CMD'`), load code (`load_extension()`,
-//! `.load`), start an editor (`edit()`, `\e`), and read more commands from
-//! a file or their input. What a line gives them is read: SQL that does
+//! The SQL shells' commands: sqlite3, psql and the MySQL client (`mysql`,
+//! `mariadb`) run a command line for their own commands (`sqlite3 db '.shell
+//! CMD'`, `.system`, `.output '|CMD'`; `psql -c '\! CMD'`, `psql -o '|CMD'`;
+//! `mysql -e 'system CMD'`), load code (`load_extension()`, `.load`, the
+//! client's plugins), start an editor (`edit()`, `\e`), and read more
+//! commands from a file or their input. What a line gives them is read: SQL that does
 //! none of that, and their commands that only show or set their output,
 //! run nothing; a command line is read as the line it is; anything else
 //! only running tells ([`Given::Input`]).
@@ -11,7 +12,7 @@ use crate::shell::parse::Word;
 use crate::shell::programs::given::Given;
 
 /// The tools read here.
-pub(in crate::shell::programs) const NAMES: &[&str] = &["sqlite3", "psql"];
+pub(in crate::shell::programs) const NAMES: &[&str] = &["sqlite3", "psql", "mysql", "mariadb"];
 
 /// sqlite3 3.40's options (`sqlite3 -help`) with how many words each takes
 /// after it (`-A` takes the rest: the arguments of `.archive`, which makes
@@ -72,6 +73,7 @@ pub(in crate::shell::programs) fn given(name: &str, args: &[Word]) -> Vec<Given>
     let given = match name {
         "sqlite3" => sqlite3(args),
         "psql" => psql(args),
+        "mysql" | "mariadb" => mysql(args),
         _ => Ok(Vec::new()),
     };
     given.unwrap_or_else(|()| vec![Given::Input])
@@ -235,6 +237,91 @@ fn psql(args: &[Word]) -> Result<Vec<Given>, ()> {
     Ok(given)
 }
 
+/// The MySQL client's (and MariaDB's) short options that take a value in
+/// the next word or glued; `-p` takes one only glued (alone, it asks).
+const MYSQL_VALUED: &str = "eDhPuSO";
+const MYSQL_FLAGS: &str = "ABNsrtvEHXbcfnqwV?pC";
+
+/// Its long options without a value (those with one are read only with
+/// `=`: which of its many take the next word differs by release).
+#[rustfmt::skip]
+const MYSQL_LONG_FLAGS: &[&str] = &["batch", "skip-column-names", "column-names", "silent", "raw", "table",
+    "verbose", "vertical", "html", "xml", "no-auto-rehash", "auto-rehash", "force", "quick", "unbuffered",
+    "line-numbers", "skip-line-numbers", "comments", "skip-comments", "binary-mode", "compress", "ssl",
+    "skip-ssl", "safe-updates", "i-am-a-dummy", "version", "help", "show-warnings", "no-beep",
+    "skip-reconnect", "reconnect", "no-defaults", "print-defaults", "password"];
+
+/// Its long options whose value runs or loads something, or gives a file
+/// of settings that may (`pager = CMD`): the pager, client plugins, files
+/// of defaults.
+#[rustfmt::skip]
+const MYSQL_RUNS: &[&str] = &["pager", "plugin-dir", "default-auth", "defaults-file", "defaults-extra-file",
+    "load-plugin", "plugin-load", "plugin_dir", "defaults-group-suffix"];
+
+/// Its own commands that run, pipe to or read something (`system CMD`,
+/// `pager CMD`, `source FILE`, `edit`): at the start of a statement, or
+/// written `\!`, `\P`, `\.`, `\e` anywhere (any `\` is refused).
+const MYSQL_COMMANDS: &[&str] = &["system", "pager", "source", "edit", "tee", "delimiter", "connect"];
+
+/// `mysql [OPTIONS] [DB]`: each `-e` is statements, SQL for the server or
+/// the client's own commands; without one it reads its input.
+fn mysql(args: &[Word]) -> Result<Vec<Given>, ()> {
+    let mut statements = Vec::new();
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        at += 1;
+        let text = word.literal().ok_or(())?;
+        if !text.starts_with('-') || text == "-" {
+            continue;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) =
+                long.split_once('=').map_or((long, None), |(name, value)| (name, Some(value)));
+            match (name, value) {
+                ("execute", Some(value)) => statements.push(value),
+                ("execute", None) => statements.push(next_literal(args, &mut at)?),
+                _ if MYSQL_RUNS.contains(&name) => return Err(()),
+                (_, Some(_)) => {}
+                _ if MYSQL_LONG_FLAGS.contains(&name) => {}
+                _ => return Err(()),
+            }
+            continue;
+        }
+        let letters = &text[1..];
+        for (i, letter) in letters.char_indices() {
+            let rest = &letters[i + letter.len_utf8()..];
+            if letter == 'p' {
+                break;
+            }
+            if MYSQL_VALUED.contains(letter) {
+                let value = if rest.is_empty() { next_literal(args, &mut at)? } else { rest };
+                if letter == 'e' {
+                    statements.push(value);
+                }
+                break;
+            }
+            if !MYSQL_FLAGS.contains(letter) {
+                return Err(());
+            }
+        }
+    }
+    if statements.is_empty() {
+        return Err(());
+    }
+    for value in statements {
+        if value.contains('\\') {
+            return Err(());
+        }
+        for statement in value.split([';', '\n']) {
+            let first = statement.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+            if MYSQL_COMMANDS.contains(&first.as_str()) {
+                return Err(());
+            }
+        }
+    }
+    Ok(Vec::new())
+}
+
 /// One `-c` of psql's: SQL (none of it may run a program here, but the
 /// server's `COPY … PROGRAM` runs one where the server is, maybe here), or
 /// one of psql's commands (`\! CMD` runs CMD).
@@ -292,6 +379,9 @@ mod tests {
             "psql -qAt -d app -c 'select 1'",
             "psql -h localhost -U ci app -c '\\dt' -c 'select 1'",
             "psql app ci --set=ON_ERROR_STOP=1 -c 'insert into t values (1)'",
+            "mysql -h db -u ci -psecret -e 'select 1' app",
+            "mysql -uroot -BNe 'show databases'",
+            "mariadb --host=db --user=ci --batch --execute='select 1; select 2' app",
         ] {
             assert_eq!(texts(line).len(), 1, "{line}: {:?}", texts(line));
             assert!(!hidden(line), "{line}");
@@ -321,6 +411,16 @@ mod tests {
             "psql -v 'PROMPT1=`rm x`' -c 'select 1' app",
             "psql -Z -c 'select 1' app",
             "psql -c \"$SQL\" app",
+            "mysql app",
+            "mysql -e 'system rm x' app",
+            "mysql -e 'select 1; SYSTEM rm x'",
+            "mariadb -e '\\! rm x'",
+            "mysql --execute='source cmds.sql'",
+            "mysql --pager='rm x' -e 'select 1'",
+            "mysql --defaults-extra-file=x.cnf -e 'select 1'",
+            "mysql --plugin-dir=. --default-auth=x -e 'select 1'",
+            "mysql --new-option x -e 'select 1'",
+            "mysql -Z -e 'select 1'",
         ] {
             assert!(hidden(line), "{line}");
         }
