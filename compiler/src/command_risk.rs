@@ -143,7 +143,8 @@ fn is_risk_name(word: &str) -> bool {
         | "nodemon" | "reflex" | "xterm" | "uxterm" | "x-terminal-emulator" | "gnome-terminal" | "konsole"
         | "kitty" | "alacritty" | "wezterm" | "foot" | "urxvt" | "rxvt" | "terminator" | "tilix"
         | "xfce4-terminal" | "lxterminal" | "mate-terminal" | "qterminal" | "pdsh" | "vagrant" | "gcloud"
-        | "minikube" | "sqlite3" | "psql" | "mysql" | "mariadb"
+        | "minikube" | "sqlite3" | "psql" | "mysql" | "mariadb" | "mvn" | "mvnw" | "dotenv" | "dotenvx"
+        | "env-cmd"
     )
 }
 

@@ -434,7 +434,9 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         assert!(!hidden(line), "{line}");
     }
     // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
-    for line in ["man -H ls", "man --html ls", "man -h", "openssl pkcs12 -provider legacy -in a.p12"] {
+    for line in
+        ["man -H ls", "man --html ls", "man -h", "openssl pkcs12 -provider legacy -in a.p12", "mvn -B verify"]
+    {
         assert_eq!(texts(line), [line], "{line}");
     }
     // openssl's options that load a library.
@@ -444,6 +446,11 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "openssl list -provider ./e.so",
         "openssl list -provider \"$P\"",
         "openssl req -new -keygen_engine x -key k",
+        "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
+        "./mvnw exec:exec -Dexec.executable=rm",
+        "dotenv -e .env.ci -- rm x",
+        "npx env-cmd -f .env rm x",
+        "dotenvx run -- rm x",
     ] {
         assert!(hidden(line), "{line}");
     }

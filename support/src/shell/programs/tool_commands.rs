@@ -23,6 +23,9 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("cpio", &[], &["--rsh-command"]),
     // openssl's options that load code are read below (`-engine`).
     ("openssl", &[], &[]),
+    // Maven's exec plugin runs the program `-Dexec.executable` names (below).
+    ("mvn", &[], &[]),
+    ("mvnw", &[], &[]),
     ("rsync", &['e'], &["--rsh", "--rsync-path"]),
     ("scp", &['S'], &[]),
     ("rg", &[], &["--pre"]),
@@ -58,14 +61,16 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// nodemon and reflex run theirs each time a file changes (from options, a
 /// configuration file, or the words after theirs, through a shell or not);
 /// a terminal emulator runs its `-e` command or the user's shell, which
-/// runs what is typed in it.
+/// runs what is typed in it. dotenv, dotenvx and env-cmd run their command
+/// with the variables of a file (`.env` by default), which may be
+/// `LD_PRELOAD`.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
     "niceload", "crontab", "clush", "salt", "salt-call", "salt-ssh", "mosh", "watchexec", "nodemon", "reflex",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
-    "qterminal"];
+    "qterminal", "dotenv", "dotenvx", "env-cmd"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -181,6 +186,10 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
             return vec![Given::Input];
         }
         if name == "openssl" && loads_code(text, args.get(at)) {
+            return vec![Given::Input];
+        }
+        // `mvn exec:exec -Dexec.executable=rm -Dexec.args=x` runs `rm x`.
+        if name.starts_with("mvn") && text.starts_with("-Dexec.executable") {
             return vec![Given::Input];
         }
         if let Some(option) = text.strip_prefix("--") {

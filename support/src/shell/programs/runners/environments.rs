@@ -4,13 +4,40 @@
 //! their command is the words that are no option: `opam exec [--] CMD…`
 //! (cmdliner), `stack exec CMD [-- ARGS]` (optparse-applicative), `cabal
 //! exec [--] CMD…` (GetOpt's `Permute`). Each runs its command as its words.
+//! So do the secret stores' runners, which give a command their secrets as
+//! its environment ([`secrets`]): `op run -- CMD…`, `doppler run -- CMD…`,
+//! `sops exec-env FILE LINE`.
 
 use super::super::wrapper_options::option_words;
 use super::{Runs, Start, getopt_end};
 use crate::shell::parse::Word;
 
 /// The programs read here.
-pub(super) const NAMES: &[&str] = &["guix", "meson", "opam", "stack", "cabal", "cmake", "libtool"];
+pub(super) const NAMES: &[&str] = &[
+    "guix",
+    "meson",
+    "opam",
+    "stack",
+    "cabal",
+    "cmake",
+    "libtool",
+    "op",
+    "doppler",
+    "infisical",
+    "aws-vault",
+    "chamber",
+    "teller",
+    "berglas",
+    "sops",
+];
+
+/// The secret stores' subcommands that run a command, and their options
+/// that give it a line for a shell (`doppler run --command LINE`).
+#[rustfmt::skip]
+const SECRETS: &[(&str, &str, &[&str])] = &[
+    ("op", "run", &[]), ("doppler", "run", &["--command"]), ("infisical", "run", &["--command"]),
+    ("aws-vault", "exec", &[]), ("chamber", "exec", &[]), ("teller", "run", &[]), ("berglas", "exec", &[]),
+];
 
 /// opam's options that take a value (2.2's global ones); `--solver` names
 /// a program it runs.
@@ -42,6 +69,9 @@ const CABAL: &[&str] = &["-w", "--with-compiler", "--builddir", "--project-file"
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     if name == "libtool" {
         return libtool(words);
+    }
+    if name == "sops" || SECRETS.iter().any(|(store, _, _)| *store == name) {
+        return secrets(name, words);
     }
     let sub = words.get(1)?;
     let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
@@ -172,6 +202,60 @@ fn permuted(words: &[Word], valued: &[&str], opaque: &[&str]) -> Option<Start> {
     (!command.is_empty()).then_some(Start::Runs(Runs::Command { besides: Vec::new(), command }))
 }
 
+/// A secret store's runner: its command is what follows its `--` (their
+/// parsers, cobra's and kingpin's, differ in what they do without one:
+/// only running tells), or the line of `--command`; `sops exec-env FILE
+/// LINE` and `exec-file FILE LINE` run LINE through a shell. A file of
+/// variables (`op run --env-file`), teller's `--shell` and a word that
+/// expands before the command leave it to running; aws-vault and chamber
+/// without a command start a shell that runs its input.
+fn secrets(name: &str, words: &[Word]) -> Option<Start> {
+    let at_sub = words.iter().skip(1).position(|w| !w.text().starts_with('-'))? + 1;
+    let sub = words[at_sub].literal();
+    if name == "sops" {
+        return match sub? {
+            "exec-env" | "exec-file" => {
+                let operands: Vec<&Word> =
+                    words[at_sub + 1..].iter().filter(|w| !w.text().starts_with('-')).collect();
+                match operands.get(1) {
+                    Some(line) if operands.len() == 2 => Some(Start::Runs(Runs::Line(Some((*line).clone())))),
+                    _ => Some(Start::Runs(Runs::Unknown)),
+                }
+            }
+            _ => None,
+        };
+    }
+    let &(_, runs, line_options) = SECRETS.iter().find(|(store, _, _)| *store == name)?;
+    let Some(sub) = sub else { return Some(Start::Runs(Runs::Unknown)) };
+    if sub != runs {
+        return None;
+    }
+    let dashes = words.iter().position(|w| w.text() == "--");
+    let options = &words[at_sub + 1..dashes.unwrap_or(words.len())];
+    for (i, word) in options.iter().enumerate() {
+        let Some(text) = word.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+        let option = text.split('=').next().unwrap_or(text);
+        if line_options.contains(&option) {
+            let line = match text.split_once('=') {
+                Some((_, line)) => Some(Word::Literal(line.to_string())),
+                None => options.get(i + 1).cloned(),
+            };
+            return Some(Start::Runs(Runs::Line(line)));
+        }
+        if option.contains("env-file") || option.contains("dotenv") || option == "--shell" {
+            return Some(Start::Runs(Runs::Unknown));
+        }
+    }
+    match dashes {
+        Some(at) if at + 1 < words.len() => Some(Start::At(at + 1)),
+        // `aws-vault exec PROFILE`, `chamber exec SERVICE`: a shell.
+        None if matches!(name, "aws-vault" | "chamber") && options.len() == 1 => {
+            Some(Start::Runs(Runs::Input))
+        }
+        _ => Some(Start::Runs(Runs::Unknown)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::tests::{passes_no_list, texts};
@@ -195,8 +279,39 @@ mod tests {
             "cmake -E chdir build rm x",
             "libtool --mode=execute -dlopen lib.la rm x",
             "libtool --quiet --tag CC --mode compile rm x",
+            // The secret stores' runners.
+            "op run --no-masking -- rm x",
+            "doppler run -p proj -c dev -- rm x",
+            "infisical run --env=prod -- rm x",
+            "aws-vault exec prod --duration=1h -- rm x",
+            "chamber exec app db -- rm x",
+            "teller run --reset -- rm x",
+            "berglas exec --local -- rm x",
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
+        }
+        // A line for a shell.
+        for line in [
+            "doppler run --command 'ls; rm x'",
+            "infisical run --command='rm x'",
+            "sops exec-env secrets.yaml 'rm x'",
+            "sops exec-file --no-fifo secrets.yaml 'rm x {}'",
+        ] {
+            assert!(texts(line).iter().any(|text| text.starts_with("rm x")), "{line}: {:?}", texts(line));
+        }
+        for line in [
+            "op run --env-file .env -- rm x",
+            "teller run --shell -- 'rm x'",
+            "doppler run rm x",
+            "aws-vault exec prod rm x",
+            "aws-vault exec prod",
+            "sops exec-env secrets.yaml",
+            "op \"$SUB\" -- rm x",
+        ] {
+            passes_no_list(line);
+        }
+        for line in ["op item list", "doppler secrets", "sops -d secrets.yaml", "aws-vault list"] {
+            assert_eq!(texts(line), [line], "{line}");
         }
         for line in [
             "guix build hello",
