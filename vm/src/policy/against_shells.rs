@@ -204,6 +204,11 @@ const OTHERS: &[&str] = &[
     // its output to `.output`'s.
     "sqlite3 :memory: '.shell canary'",
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
+    // Backup tools run a password command and a remote shell.
+    "restic -r repo --password-command canary snapshots",
+    "RESTIC_PASSWORD_COMMAND=canary restic -r repo snapshots",
+    "restic -r sftp:h:/r -o sftp.command=canary -p /dev/null snapshots",
+    "borg --rsh canary info ssh://h/r",
     // split pipes each part to its filter's line.
     "echo x | split --filter=canary",
     // OpenSSL loads a library whose constructor runs the canary: an engine

@@ -53,6 +53,10 @@ const NAMES: &[&str] = &[
     // The MySQL client's plugins (code) and the directory of its `my.cnf`
     // (`pager = CMD`).
     "LIBMYSQL_PLUGINS", "LIBMYSQL_PLUGIN_DIR", "MYSQL_HOME", "MARIADB_HOME",
+    // Backup tools' password commands and remote shells (rclone takes each
+    // flag from `RCLONE_<FLAG>`).
+    "RESTIC_PASSWORD_COMMAND", "RCLONE_PASSWORD_COMMAND", "RCLONE_AUTH_PROXY", "RCLONE_SFTP_SSH",
+    "BORG_PASSCOMMAND", "BORG_NEW_PASSCOMMAND", "BORG_RSH", "BORG_REMOTE_PATH",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

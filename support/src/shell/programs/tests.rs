@@ -399,6 +399,13 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
         "split -l 10 --filter='rm x' big",
+        "restic -r repo --password-command 'rm x' snapshots",
+        "restic -r sftp:h:/r -o sftp.command='rm x' snapshots",
+        "restic --option=sftp.command='rm x' -r sftp:h:/r init",
+        "rclone --password-command='rm x' ls remote:",
+        "rclone copy a remote: --sftp-ssh 'rm x'",
+        "borg --rsh 'rm x' list ssh://h/r",
+        "borg --remote-path='rm x' list ssh://h/r",
         "split --filt 'rm x' big",
         "cpio -o --rsh-command='rm x' -F h:/a",
         "man -H'rm x' ls",
@@ -434,9 +441,15 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         assert!(!hidden(line), "{line}");
     }
     // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
-    for line in
-        ["man -H ls", "man --html ls", "man -h", "openssl pkcs12 -provider legacy -in a.p12", "mvn -B verify"]
-    {
+    for line in [
+        "man -H ls",
+        "man --html ls",
+        "man -h",
+        "openssl pkcs12 -provider legacy -in a.p12",
+        "mvn -B verify",
+        "restic -o s3.connections=4 -r s3:b backup .",
+        "borg list ./repo",
+    ] {
         assert_eq!(texts(line), [line], "{line}");
     }
     // openssl's options that load a library.
@@ -451,6 +464,8 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "dotenv -e .env.ci -- rm x",
         "npx env-cmd -f .env rm x",
         "dotenvx run -- rm x",
+        "restic -o rclone.args='serve restic --password-command x' -r rclone:r snapshots",
+        "restic -o \"$K=v\" -r r snapshots",
     ] {
         assert!(hidden(line), "{line}");
     }

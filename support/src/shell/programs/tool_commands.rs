@@ -23,6 +23,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("cpio", &[], &["--rsh-command"]),
     // openssl's options that load code are read below (`-engine`).
     ("openssl", &[], &[]),
+    // Backup tools' password command and remote shell (restic's `-o
+    // sftp.command=CMD` below; rclone's own flags; borg's ssh).
+    ("restic", &[], &["--password-command"]),
+    ("rclone", &[], &["--password-command", "--auth-proxy", "--sftp-ssh"]),
+    ("borg", &[], &["--rsh", "--remote-path"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
     ("mvn", &[], &[]),
     ("mvnw", &[], &[]),
@@ -203,6 +208,11 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                 found.extend(wgetrc_command(value));
                 continue;
             }
+            if name == "restic" && option == "option" {
+                let value = value.map(|v| literal_like(word, v)).or_else(|| take(args, &mut at));
+                found.extend(value.and_then(|value| restic_option(&value)));
+                continue;
+            }
             // man's browser for `--html[=BROWSER]` (its value only glued).
             if name == "man" && option.len() > 1 && is_prefix(option, "html") {
                 found.extend(value.map(|v| Given::Line(Some(literal_like(word, v)))));
@@ -243,6 +253,10 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                 }
                 if ssh && matches!(letter, 'F' | 'I') {
                     return vec![Given::Input];
+                }
+                if name == "restic" && letter == 'o' {
+                    found.extend(attached(word, rest, args, &mut at).and_then(|value| restic_option(&value)));
+                    break;
                 }
                 if ssh && letter == 'o' {
                     if let Some(value) = attached(word, rest, args, &mut at) {
@@ -630,6 +644,21 @@ fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a s
     let mut matching = options.iter().filter(|(name, _)| !given.is_empty() && name.starts_with(given));
     let first = matching.next()?;
     matching.next().is_none().then_some(first)
+}
+
+/// What restic's `-o KEY=VALUE` runs: `sftp.command`'s line (ssh's, by
+/// default), `rclone.program`; `rclone.args` are rclone's, which may name
+/// a command of their own (`--password-command`), and a key that expands
+/// may be either.
+fn restic_option(option: &Word) -> Option<Given> {
+    let text = option.text();
+    let (key, value) = text.split_once('=').unwrap_or((text, ""));
+    match key {
+        "sftp.command" | "rclone.program" => Some(Given::Line(Some(literal_like(option, value)))),
+        "rclone.args" => Some(Given::Input),
+        _ if option.literal().is_none() && key.contains(['$', '`', '\\', '"', '\'']) => Some(Given::Input),
+        _ => None,
+    }
 }
 
 /// Whether `option` of openssl's (its value `next`) loads code: an engine
