@@ -26,6 +26,7 @@ use wrapper_options::Ends;
 mod bash_builtins;
 pub mod code_variables;
 mod containers;
+mod finders;
 mod git_commands;
 mod given;
 mod remote_commands;
@@ -344,8 +345,15 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         found.push(Program::unnamed(words, wrappers, simple.piped));
         return Ok(());
     }
-    if name == "find" {
-        find_exec(args, &wrappers, found, depth)?;
+    if let Some(commands) = finders::commands(&name, args) {
+        for words in commands? {
+            let mut programs = Vec::new();
+            read_simple(&Simple { words, ..Simple::default() }, &mut programs, depth, name == "find")?;
+            for mut program in programs {
+                program.wrappers = through(&wrappers, program.wrappers)?;
+                found.push(program);
+            }
+        }
     }
     // A path find gives a tool is no option (it starts with where find
     // looked), but what it says is the file's name.
@@ -523,66 +531,6 @@ fn nested(
         }
         None => Ok(()),
     }
-}
-
-/// `find … -exec CMD … ;`: the words up to `;` or `+` run as a command.
-fn find_exec(
-    args: &[Word],
-    wrappers: &[Arc<str>],
-    found: &mut Vec<Program>,
-    depth: usize,
-) -> Result<(), String> {
-    hidden_exec(args)?;
-    let mut rest = args;
-    while let Some(exec) =
-        rest.iter().position(|a| matches!(a.literal(), Some("-exec" | "-execdir" | "-ok" | "-okdir")))
-    {
-        let inner = &rest[exec + 1..];
-        let end = inner.iter().position(|a| matches!(a.literal(), Some(";" | "+"))).unwrap_or(inner.len());
-        let simple = Simple { words: inner[..end].to_vec(), ..Simple::default() };
-        let mut programs = Vec::new();
-        read_simple(&simple, &mut programs, depth, true)?;
-        for mut program in programs {
-            program.wrappers = through(wrappers, program.wrappers)?;
-            found.push(program);
-        }
-        rest = &inner[end..];
-    }
-    Ok(())
-}
-
-/// An `-exec` (or `-ok`) a word of find's may become as it expands, with
-/// a command after it: `find . -name $N`, where `N` is `x -exec rm {} ;`,
-/// or `find . "$A" rm {} +`, where `A` is `-exec`. A word that is one word
-/// and is followed by an option (`find "$DIR" -name x`, `-name "$N"
-/// -exec …`) or by no `;`, `+` or word that expands, gives find no command.
-fn hidden_exec(args: &[Word]) -> Result<(), String> {
-    for (at, word) in args.iter().enumerate() {
-        if word.literal().is_some() {
-            continue;
-        }
-        let text = word.text();
-        if word.splits() {
-            return Err(format!(
-                "`find … {text}`: the shell may make more than one word of it, and find may take an \
-                 action from them that runs a command (`-exec CMD ;`): quote it"
-            ));
-        }
-        let start = word.known_start();
-        let may_be_exec = start.is_empty() || start.starts_with('-');
-        let next_names_a_program = args.get(at + 1).is_some_and(|next| !next.text().starts_with('-'));
-        let ended = |w: &Word| w.literal().is_none() || matches!(w.text(), ";" | "+");
-        if may_be_exec
-            && next_names_a_program
-            && args.get(at + 2..).is_some_and(|rest| rest.iter().any(ended))
-        {
-            return Err(format!(
-                "`find … {text}`: it may be `-exec`, and then the words after it a command find runs: \
-                 write the action out"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A word of `find -exec`'s with `{}` in it among other text: it expands

@@ -204,6 +204,8 @@ const OTHERS: &[&str] = &[
     // its output to `.output`'s.
     "sqlite3 :memory: '.shell canary'",
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
+    // fd runs its `-x` command for each file it finds (Debian names it fdfind).
+    "fdfind . -x canary",
     // Backup tools run a password command and a remote shell.
     "restic -r repo --password-command canary snapshots",
     "RESTIC_PASSWORD_COMMAND=canary restic -r repo snapshots",

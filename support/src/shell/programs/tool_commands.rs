@@ -677,6 +677,42 @@ fn loads_code(option: &str, next: Option<&Word>) -> bool {
 mod tests {
     use crate::shell::programs::tests::{hidden, texts};
 
+    /// What the tools read for the programs they load or run besides a
+    /// command line: none where they are given none.
+    #[test]
+    fn a_tools_options_that_load_code_pass_no_list() {
+        // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
+        for line in [
+            "man -H ls",
+            "man --html ls",
+            "man -h",
+            "openssl pkcs12 -provider legacy -in a.p12",
+            "mvn -B verify",
+            "restic -o s3.connections=4 -r s3:b backup .",
+            "borg list ./repo",
+        ] {
+            assert_eq!(texts(line), [line], "{line}");
+        }
+        // openssl's options that load a library, and what runs a program
+        // or gives a file of variables.
+        for line in [
+            "openssl s_client -engine ./e.so -connect h:443",
+            "openssl list -provider-path . -provider e",
+            "openssl list -provider ./e.so",
+            "openssl list -provider \"$P\"",
+            "openssl req -new -keygen_engine x -key k",
+            "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
+            "./mvnw exec:exec -Dexec.executable=rm",
+            "dotenv -e .env.ci -- rm x",
+            "npx env-cmd -f .env rm x",
+            "dotenvx run -- rm x",
+            "restic -o rclone.args='serve restic --password-command x' -r rclone:r snapshots",
+            "restic -o \"$K=v\" -r r snapshots",
+        ] {
+            assert!(hidden(line), "{line}");
+        }
+    }
+
     /// socat's EXEC/SYSTEM addresses and netcat's `-e`/`-c` run commands
     /// (each removed a victim: socat 1.7.4, ncat 7.93); tmux and screen run
     /// commands of their own.
