@@ -57,6 +57,9 @@ const NAMES: &[&str] = &[
     // flag from `RCLONE_<FLAG>`).
     "RESTIC_PASSWORD_COMMAND", "RCLONE_PASSWORD_COMMAND", "RCLONE_AUTH_PROXY", "RCLONE_SFTP_SSH",
     "BORG_PASSCOMMAND", "BORG_NEW_PASSCOMMAND", "BORG_RSH", "BORG_REMOTE_PATH",
+    // Where helm finds its plugins, whose `plugin.yaml` names the command
+    // `helm PLUGIN` runs.
+    "HELM_PLUGINS",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

@@ -399,6 +399,7 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "tcpdump -z 'rm x' -w out",
         "man -P 'rm x' ls",
         "split -l 10 --filter='rm x' big",
+        "helm template chart --post-renderer 'rm x'",
         "restic -r repo --password-command 'rm x' snapshots",
         "restic -r sftp:h:/r -o sftp.command='rm x' snapshots",
         "restic --option=sftp.command='rm x' -r sftp:h:/r init",

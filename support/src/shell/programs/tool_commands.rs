@@ -28,6 +28,8 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("restic", &[], &["--password-command"]),
     ("rclone", &[], &["--password-command", "--auth-proxy", "--sftp-ssh"]),
     ("borg", &[], &["--rsh", "--remote-path"]),
+    // helm's post-renderer, a program it pipes the manifests through.
+    ("helm", &[], &["--post-renderer"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
     ("mvn", &[], &[]),
     ("mvnw", &[], &[]),
@@ -690,6 +692,7 @@ mod tests {
             "mvn -B verify",
             "restic -o s3.connections=4 -r s3:b backup .",
             "borg list ./repo",
+            "helm upgrade --install r chart --post-renderer-args x",
         ] {
             assert_eq!(texts(line), [line], "{line}");
         }
