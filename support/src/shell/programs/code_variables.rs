@@ -60,6 +60,9 @@ const NAMES: &[&str] = &[
     // Where helm finds its plugins, whose `plugin.yaml` names the command
     // `helm PLUGIN` runs.
     "HELM_PLUGINS",
+    // Mercurial's files of settings (hooks run commands) and its editor;
+    // Subversion's editor (`SVN_EDITOR`).
+    "HGRCPATH", "HGEDITOR", "SVN_EDITOR",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

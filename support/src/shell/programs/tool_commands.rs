@@ -28,6 +28,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("restic", &[], &["--password-command"]),
     ("rclone", &[], &["--password-command", "--auth-proxy", "--sftp-ssh"]),
     ("borg", &[], &["--rsh", "--remote-path"]),
+    // Mercurial's ssh and remote hg (its `--config`, hooks and extensions,
+    // below), Subversion's editor and diff programs (its `--config-option`
+    // and `--config-dir`, which may name an ssh tunnel's, below).
+    ("hg", &['e'], &["--ssh", "--remotecmd"]),
+    ("svn", &[], &["--editor-cmd", "--diff-cmd", "--diff3-cmd"]),
     // helm's post-renderer, a program it pipes the manifests through.
     ("helm", &[], &["--post-renderer"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
@@ -73,7 +78,7 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// `LD_PRELOAD`.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
-    "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
+    "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
     "niceload", "crontab", "clush", "salt", "salt-call", "salt-ssh", "mosh", "watchexec", "nodemon", "reflex",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
@@ -193,6 +198,13 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
             return vec![Given::Input];
         }
         if name == "openssl" && loads_code(text, args.get(at)) {
+            return vec![Given::Input];
+        }
+        // `hg --config hooks.pre-status=CMD status`, `svn --config-option
+        // config:tunnels:x=CMD`: a setting that may run anything.
+        if (name == "hg" && text.starts_with("--config"))
+            || (name == "svn" && (text.starts_with("--config-option") || text.starts_with("--config-dir")))
+        {
             return vec![Given::Input];
         }
         // `mvn exec:exec -Dexec.executable=rm -Dexec.args=x` runs `rm x`.
@@ -711,6 +723,9 @@ mod tests {
             "dotenvx run -- rm x",
             "restic -o rclone.args='serve restic --password-command x' -r rclone:r snapshots",
             "restic -o \"$K=v\" -r r snapshots",
+            "hg --config hooks.pre-status='rm x' status",
+            "svn --config-option config:tunnels:x='rm x' ls svn+x://h/r",
+            "lldb -o 'platform shell rm x' ./a.out",
         ] {
             assert!(hidden(line), "{line}");
         }
