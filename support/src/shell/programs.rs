@@ -97,6 +97,13 @@ impl Program {
     /// [`Program::input`], and what to write instead.
     pub fn runs_what(&self) -> (&'static str, &'static str) {
         let named = "name the program in the command itself";
+        if matches!(self.name.as_deref(), Some("dotenv" | "dotenvx" | "env-cmd")) {
+            return (
+                "its command with the variables of a file (`.env`), which may be `LD_PRELOAD` and make a named \
+                 program run code the line does not name",
+                "give the variables in the line itself (`A=1 CMD`)",
+            );
+        }
         match self.name.as_deref().map(tool_commands::kind) {
             Some(Some(Tool::Sed)) => (
                 "the commands its script makes (`e` alone, `s///e`, a script from a file or one that expands)",
@@ -117,8 +124,21 @@ impl Program {
                 "leave the setting out (write what it would run as a RUN of its own); put `--` before operands that expand",
             ),
             Some(Some(Tool::Options)) => (
-                "the commands its options make (an option, or its value, that expands)",
+                "the commands its options make or the code they load (an option, or its value, that expands; \
+                 a library, a setting or a program an option names: `openssl -engine`, `mvn \
+                 -Dexec.executable`, `hg --config`)",
                 "write the option and its command out in the command itself, or put `--` before the operands",
+            ),
+            Some(Some(Tool::Remote)) => (
+                "a command on another machine (with `pdsh -R exec`, here) that it reads from its input when the \
+                 line gives none, or hands to ssh in words of its own",
+                "give the command in the line itself (`pdsh -w HOSTS CMD`, `vagrant ssh -c LINE`, `--command LINE`)",
+            ),
+            Some(Some(Tool::Sql)) => (
+                "commands of its own (`.shell`, `\\!`, `system`), code it loads (`load_extension`, `.load`, \
+                 plugins), or the commands it reads from its input or a file",
+                "give each statement in the line (`sqlite3 DB 'select …'`, `psql -c 'select …'`, `mysql -e \
+                 'select …'`); sqlite3's `-safe` refuses what runs a program",
             ),
             _ => ("the commands it reads from its input (a pipe, a here-document, a file)", named),
         }

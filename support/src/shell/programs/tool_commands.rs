@@ -729,6 +729,16 @@ mod tests {
         ] {
             assert!(hidden(line), "{line}");
         }
+        // Each says what it may run, and what to write instead.
+        for (line, says) in [
+            ("sqlite3 db '.load ./x.so'", "code it loads"),
+            ("pdsh -w h", "another machine"),
+            ("dotenv -- ls", "`LD_PRELOAD`"),
+            ("openssl list -provider ./e.so", "`openssl -engine`"),
+        ] {
+            let program = crate::shell::programs::programs(line).unwrap().pop().unwrap();
+            assert!(program.runs_what().0.contains(says), "{line}: {:?}", program.runs_what());
+        }
     }
 
     /// socat's EXEC/SYSTEM addresses and netcat's `-e`/`-c` run commands
