@@ -404,6 +404,7 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "hg pull --remotecmd='rm x'",
         "svn commit --editor-cmd 'rm x'",
         "svn diff --diff-cmd='rm x'",
+        "aria2c --on-download-complete='rm x' https://x/y",
         "restic -r repo --password-command 'rm x' snapshots",
         "restic -r sftp:h:/r -o sftp.command='rm x' snapshots",
         "restic --option=sftp.command='rm x' -r sftp:h:/r init",

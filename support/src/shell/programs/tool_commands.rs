@@ -33,6 +33,10 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // and `--config-dir`, which may name an ssh tunnel's, below).
     ("hg", &['e'], &["--ssh", "--remotecmd"]),
     ("svn", &[], &["--editor-cmd", "--diff-cmd", "--diff3-cmd"]),
+    // aria2's hooks, each a program it runs on an event of a download (its
+    // `--conf-path`, which may name them, below).
+    ("aria2c", &[], &["--on-download-start", "--on-download-pause", "--on-download-complete",
+        "--on-download-stop", "--on-download-error", "--on-bt-download-complete"]),
     // helm's post-renderer, a program it pipes the manifests through.
     ("helm", &[], &["--post-renderer"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
@@ -203,6 +207,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         // `hg --config hooks.pre-status=CMD status`, `svn --config-option
         // config:tunnels:x=CMD`: a setting that may run anything.
         if (name == "hg" && text.starts_with("--config"))
+            || (name == "aria2c" && text.starts_with("--conf-path"))
             || (name == "svn" && (text.starts_with("--config-option") || text.starts_with("--config-dir")))
         {
             return vec![Given::Input];
@@ -726,6 +731,7 @@ mod tests {
             "hg --config hooks.pre-status='rm x' status",
             "svn --config-option config:tunnels:x='rm x' ls svn+x://h/r",
             "lldb -o 'platform shell rm x' ./a.out",
+            "aria2c --conf-path=a.conf https://x/y",
         ] {
             assert!(hidden(line), "{line}");
         }
