@@ -204,6 +204,8 @@ const OTHERS: &[&str] = &[
     // its output to `.output`'s.
     "sqlite3 :memory: '.shell canary'",
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
+    // gh runs an alias's line through a shell (its settings under HOME).
+    "HOME=\"$PWD\" gh alias set zz --shell canary && HOME=\"$PWD\" gh zz",
     // aria2 runs its hook when a download fails (nothing listens on port 1).
     "aria2c -q --max-tries=1 --on-download-error=canary http://127.0.0.1:1/x",
     // fd runs its `-x` command for each file it finds (Debian names it fdfind).

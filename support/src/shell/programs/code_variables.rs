@@ -63,6 +63,9 @@ const NAMES: &[&str] = &[
     // Mercurial's files of settings (hooks run commands) and its editor;
     // Subversion's editor (`SVN_EDITOR`).
     "HGRCPATH", "HGEDITOR", "SVN_EDITOR",
+    // GitHub's CLI: the directory of its settings (aliases that run a shell's
+    // line) and the programs it runs.
+    "GH_CONFIG_DIR", "GH_EDITOR", "GH_BROWSER", "GH_PAGER",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

@@ -7,7 +7,7 @@
 //! never less.
 
 use super::given::{self, Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
-use super::scripts::{awk_program, sed_script, sql_clients};
+use super::scripts::{self, sql_clients};
 use super::{git_commands, remote_commands};
 use crate::shell::parse::Word;
 
@@ -37,6 +37,8 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // `--conf-path`, which may name them, below).
     ("aria2c", &[], &["--on-download-start", "--on-download-pause", "--on-download-complete",
         "--on-download-stop", "--on-download-error", "--on-bt-download-complete"]),
+    // GitHub's CLI: its aliases and settings that run commands (below).
+    ("gh", &[], &[]),
     // helm's post-renderer, a program it pipes the manifests through.
     ("helm", &[], &["--post-renderer"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
@@ -162,8 +164,8 @@ pub(super) enum Tool {
 pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
     match kind(name) {
         None => return Vec::new(),
-        Some(Tool::Sed) => return sed(args),
-        Some(Tool::Awk) => return awk(args),
+        Some(Tool::Sed) => return scripts::sed(args),
+        Some(Tool::Awk) => return scripts::awk(args),
         Some(Tool::Commands) if name == "crontab" => return crontab(args),
         Some(Tool::Commands) => return own_commands(args),
         Some(Tool::Git) => return git_commands::commands(args),
@@ -171,6 +173,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Ansible) => return ansible(args),
         Some(Tool::Remote) => return remote_commands::given(name, args),
         Some(Tool::Sql) => return sql_clients::given(name, args),
+        Some(Tool::Options) if name == "gh" => return gh(args),
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -298,6 +301,29 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
 /// options after a `,`, read as a command line. One written with socat's
 /// own quoting or escapes, and a word that expands (it may be such an
 /// address), are what only running tells.
+/// What `gh` keeps to run later: `gh alias set NAME --shell LINE` (or an
+/// expansion that starts with `!`) makes `gh NAME` run LINE through a
+/// shell (gh 2.23 ran the canary so), `gh alias import` takes such aliases
+/// from a file, and `gh config set` of `editor`, `pager` or `browser` names
+/// a program it runs: no list, as `git config alias.x '!…'` passes none.
+fn gh(args: &[Word]) -> Vec<Given> {
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.text().starts_with('-')).collect();
+    let text = |i: usize| operands.get(i).map(|w| w.literal());
+    let runs_later = match (text(0), text(1)) {
+        (Some(None), _) | (Some(Some("alias" | "config")), Some(None)) => true,
+        (Some(Some("alias")), Some(Some("set"))) => {
+            args.iter().any(|w| matches!(w.text(), "-s" | "--shell"))
+                || text(3).is_some_and(|expansion| expansion.is_none_or(|e| e.starts_with('!')))
+        }
+        (Some(Some("alias")), Some(Some("import"))) => true,
+        (Some(Some("config")), Some(Some("set"))) => {
+            text(2).is_some_and(|key| key.is_none_or(|k| matches!(k, "editor" | "pager" | "browser")))
+        }
+        _ => false,
+    };
+    if runs_later { vec![Given::Input] } else { Vec::new() }
+}
+
 fn socat(args: &[Word]) -> Vec<Given> {
     let mut found = Vec::new();
     for word in args {
@@ -457,214 +483,6 @@ fn ssh_remote_command(args: &[Word]) -> (usize, Option<Given>) {
     (at, given)
 }
 
-/// What a sed command line runs: its scripts read by
-/// [`sed_script::commands`]; a script from a file (`-f`) only running
-/// tells, unless `--sandbox`, with which GNU sed refuses every command
-/// that runs or writes (the only sed with such commands).
-fn sed(args: &[Word]) -> Vec<Given> {
-    #[rustfmt::skip]
-    const LONG: &[(&str, bool)] = &[
-        ("expression", true), ("file", true), ("line-length", true), ("in-place", false),
-        ("quiet", false), ("silent", false), ("debug", false), ("follow-symlinks", false),
-        ("posix", false), ("regexp-extended", false), ("sandbox", false), ("separate", false),
-        ("unbuffered", false), ("null-data", false), ("zero-terminated", false), ("binary", false),
-        ("help", false), ("version", false),
-    ];
-    let (mut scripts, mut from_file, mut sandbox, mut operands) = (Vec::new(), false, false, Vec::new());
-    let mut at = 0;
-    let mut options = true;
-    while let Some(word) = args.get(at) {
-        at += 1;
-        let text = word.text();
-        if options && hides_an_option(word) {
-            return vec![Given::Input];
-        }
-        if !options || text == "-" || !text.starts_with('-') {
-            operands.push(word);
-            continue;
-        }
-        if text == "--" {
-            options = false;
-        } else if let Some(option) = text.strip_prefix("--") {
-            let Some((full, value)) = long_option(option, word, LONG, args, &mut at) else {
-                return vec![Given::Input];
-            };
-            match full {
-                "expression" => scripts.push(value),
-                "file" => from_file = true,
-                "sandbox" => sandbox = true,
-                _ => {}
-            }
-        } else {
-            let cluster = &text[1..];
-            for (i, letter) in cluster.char_indices() {
-                let rest = &cluster[i + letter.len_utf8()..];
-                match letter {
-                    // `-i` takes the rest as its suffix (`-ie` is suffix `e`).
-                    'i' => break,
-                    'e' | 'f' | 'l' => {
-                        let value = attached(word, rest, args, &mut at);
-                        match letter {
-                            'e' => scripts.push(value),
-                            'f' => from_file = true,
-                            _ => {}
-                        }
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    if sandbox {
-        return Vec::new();
-    }
-    if scripts.is_empty() && !from_file {
-        scripts.push(operands.first().map(|w| (*w).clone()));
-    }
-    if from_file {
-        return vec![Given::Input];
-    }
-    read_script(scripts, sed_script::commands)
-}
-
-/// What an awk command line runs: its program read by
-/// [`awk_program::commands`]; a program from a file (`-f`, `-E`,
-/// `--include`) or a library (`-l`) only running tells. Options end at
-/// the first word that is not one, as awk reads them.
-fn awk(args: &[Word]) -> Vec<Given> {
-    #[rustfmt::skip]
-    const LONG: &[(&str, bool)] = &[
-        ("assign", true), ("field-separator", true), ("file", true), ("source", true),
-        ("exec", true), ("include", true), ("load", true), ("characters-as-bytes", false),
-        ("traditional", false), ("copyright", false), ("dump-variables", false), ("debug", false),
-        ("gen-pot", false), ("help", false), ("lint", false), ("bignum", false),
-        ("use-lc-numeric", false), ("non-decimal-data", false), ("optimize", false),
-        ("no-optimize", false), ("pretty-print", false), ("profile", false), ("posix", false),
-        ("re-interval", false), ("sandbox", false), ("lint-old", false), ("version", false),
-        ("csv", false), ("persist", false), ("usage", false), ("interactive", false),
-        ("posix_space", false), ("dump", false), ("random", false), ("sprintf", false),
-    ];
-    // A program from a file (or a library) is kept as a word that expands:
-    // only running tells what it runs.
-    let mut programs = Vec::new();
-    let mut at = 0;
-    let long = |option: &str, word: &Word, at: &mut usize, programs: &mut Vec<Option<Word>>| {
-        let Some((full, value)) = long_option(option, word, LONG, args, at) else { return false };
-        match full {
-            "source" => programs.push(value),
-            "file" | "exec" | "include" | "load" => programs.push(Some(Word::Expands(full.to_string()))),
-            _ => {}
-        }
-        true
-    };
-    while let Some(word) = args.get(at) {
-        let text = word.text();
-        if text == "--" {
-            at += 1;
-            break;
-        }
-        if text == "-" || !text.starts_with('-') {
-            break;
-        }
-        // `-v"$X"` and `-F"$X"` give a value; any other word that expands
-        // may be any option.
-        if word.literal().is_none() && !text.starts_with("-v") && !text.starts_with("-F") {
-            return vec![Given::Input];
-        }
-        at += 1;
-        if let Some(option) = text.strip_prefix("--") {
-            if !long(option, word, &mut at, &mut programs) {
-                return vec![Given::Input];
-            }
-            continue;
-        }
-        let cluster = &text[1..];
-        for (i, letter) in cluster.char_indices() {
-            let rest = &cluster[i + letter.len_utf8()..];
-            match letter {
-                'F' | 'v' | 'f' | 'e' | 'E' | 'i' | 'l' | 'W' | 'Z' => {
-                    let value = attached(word, rest, args, &mut at);
-                    match letter {
-                        'e' => programs.push(value),
-                        'f' | 'E' | 'i' | 'l' => programs.push(Some(Word::Expands(text.to_string()))),
-                        // `-W NAME[=VALUE]` is `--NAME[=VALUE]`; a value in
-                        // the next word (`-W source PROG`) is not followed.
-                        'W' => match value {
-                            Some(Word::Literal(option)) => {
-                                let mut probe = at;
-                                if !long(&option, word, &mut probe, &mut programs) || probe != at {
-                                    return vec![Given::Input];
-                                }
-                            }
-                            _ => return vec![Given::Input],
-                        },
-                        _ => {}
-                    }
-                    break;
-                }
-                // Their value, if any, is the rest of the word.
-                'd' | 'o' | 'p' | 'D' | 'L' => break,
-                _ => {}
-            }
-        }
-    }
-    if programs.is_empty() {
-        programs.push(args.get(at).cloned());
-    }
-    read_script(programs, awk_program::commands)
-}
-
-/// The command lines of scripts joined by newlines, as read by `read`;
-/// a script that expands, or one `read` cannot follow, runs what only
-/// running tells.
-fn read_script(scripts: Vec<Option<Word>>, read: fn(&str) -> Option<Vec<String>>) -> Vec<Given> {
-    let mut joined = String::new();
-    for script in scripts {
-        match script {
-            Some(Word::Literal(text)) => {
-                joined.push_str(&text);
-                joined.push('\n');
-            }
-            Some(Word::Expands(_)) => return vec![Given::Input],
-            // A missing script: the program refuses to start.
-            None => return Vec::new(),
-        }
-    }
-    match read(&joined) {
-        Some(lines) => lines.into_iter().map(|line| Given::Line(Some(Word::Literal(line)))).collect(),
-        None => vec![Given::Input],
-    }
-}
-
-/// The long option `option` (a word's text after `--`) names in `table`
-/// (each option's name, and whether it takes a value), and its value
-/// (after `=`, else the next word); `None` when it names none or more than
-/// one, which the program refuses.
-fn long_option(
-    option: &str,
-    word: &Word,
-    table: &'static [(&'static str, bool)],
-    args: &[Word],
-    at: &mut usize,
-) -> Option<(&'static str, Option<Word>)> {
-    let (option, value) = split_value(option);
-    let &(full, valued) = resolve(option, table)?;
-    let value = if valued { value.map(|v| literal_like(word, v)).or_else(|| take(args, at)) } else { None };
-    Some((full, value))
-}
-
-/// The option `given` names: the one named so, else the one its name
-/// begins (getopt takes a prefix that names one option only).
-fn resolve<'a>(given: &str, options: &'a [(&'a str, bool)]) -> Option<&'a (&'a str, bool)> {
-    if let Some(exact) = options.iter().find(|(name, _)| *name == given) {
-        return Some(exact);
-    }
-    let mut matching = options.iter().filter(|(name, _)| !given.is_empty() && name.starts_with(given));
-    let first = matching.next()?;
-    matching.next().is_none().then_some(first)
-}
-
 /// What restic's `-o KEY=VALUE` runs: `sftp.command`'s line (ssh's, by
 /// default), `rclone.program`; `rclone.args` are rclone's, which may name
 /// a command of their own (`--password-command`), and a key that expands
@@ -710,9 +528,12 @@ mod tests {
             "restic -o s3.connections=4 -r s3:b backup .",
             "borg list ./repo",
             "helm upgrade --install r chart --post-renderer-args x",
+            "gh pr list --state open",
+            "gh config set git_protocol ssh",
         ] {
             assert_eq!(texts(line), [line], "{line}");
         }
+        assert!(!hidden("gh alias set co 'pr checkout'"));
         // openssl's options that load a library, and what runs a program
         // or gives a file of variables.
         for line in [
@@ -732,6 +553,11 @@ mod tests {
             "svn --config-option config:tunnels:x='rm x' ls svn+x://h/r",
             "lldb -o 'platform shell rm x' ./a.out",
             "aria2c --conf-path=a.conf https://x/y",
+            "gh alias set t --shell 'rm x'",
+            "gh alias set t '!rm x'",
+            "gh alias import aliases.yml",
+            "gh config set editor 'rm x'",
+            "gh \"$SUB\" list",
         ] {
             assert!(hidden(line), "{line}");
         }
