@@ -144,7 +144,7 @@ fn is_risk_name(word: &str) -> bool {
         | "kitty" | "alacritty" | "wezterm" | "foot" | "urxvt" | "rxvt" | "terminator" | "tilix"
         | "xfce4-terminal" | "lxterminal" | "mate-terminal" | "qterminal" | "pdsh" | "vagrant" | "gcloud"
         | "minikube" | "sqlite3" | "psql" | "mysql" | "mariadb" | "mvn" | "mvnw" | "dotenv" | "dotenvx"
-        | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh"
+        | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh" | "go"
     )
 }
 

@@ -159,6 +159,8 @@ const OTHERS: &[&str] = &[
     "echo hi > f && ZIPOPT='-T -TT canary' zip -q a.zip f",
     // cargo runs its rustc wrapper to ask rustc's version, before building.
     "cargo new -q --vcs none w && cd w && RUSTC_WRAPPER=canary cargo build -q --offline",
+    // The same wrapper as a setting on cargo's line.
+    "cargo new -q --vcs none w2 && cd w2 && cargo build -q --offline --config 'build.rustc-wrapper=\"canary\"'",
     // npm's setting by the environment: its script shell runs `npx -c`'s line.
     "npm_config_script_shell=bin/canary npx -c true",
     // Perl's library path: `use strict` loads the line's `strict.pm`.

@@ -66,6 +66,9 @@ const NAMES: &[&str] = &[
     // GitHub's CLI: the directory of its settings (aliases that run a shell's
     // line) and the programs it runs.
     "GH_CONFIG_DIR", "GH_EDITOR", "GH_BROWSER", "GH_PAGER",
+    // The Go tool's flags from the environment (`-toolexec`, `-exec`) and
+    // its file of such settings.
+    "GOFLAGS", "GOENV",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written.

@@ -39,6 +39,13 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
         "--on-download-stop", "--on-download-error", "--on-bt-download-complete"]),
     // GitHub's CLI: its aliases and settings that run commands (below).
     ("gh", &[], &[]),
+    // The Go tool's programs that run the test binary or the compiler's
+    // tools (`go test -exec CMD`, `-toolexec`, `vet -vettool`), and cargo's
+    // `--config` of a key that names a program (below). A word of theirs
+    // that may expand to an option passes no list, as every tool's here:
+    // a value glued to its option is read (`--package="$P"`).
+    ("go", &[], &[]),
+    ("cargo", &[], &[]),
     // helm's post-renderer, a program it pipes the manifests through.
     ("helm", &[], &["--post-renderer"]),
     // Maven's exec plugin runs the program `-Dexec.executable` names (below).
@@ -207,6 +214,15 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         if name == "openssl" && loads_code(text, args.get(at)) {
             return vec![Given::Input];
         }
+        if name == "cargo" && cargo_config_runs(word, args, &mut at) {
+            return vec![Given::Input];
+        }
+        if name == "go"
+            && let Some(program) = go_program(word, args, &mut at)
+        {
+            found.push(Given::Line(program));
+            continue;
+        }
         // `hg --config hooks.pre-status=CMD status`, `svn --config-option
         // config:tunnels:x=CMD`: a setting that may run anything.
         if (name == "hg" && text.starts_with("--config"))
@@ -322,6 +338,48 @@ fn gh(args: &[Word]) -> Vec<Given> {
         _ => false,
     };
     if runs_later { vec![Given::Input] } else { Vec::new() }
+}
+
+/// The program of `go test -exec PROG`, `go run -exec PROG`, `go build
+/// -toolexec CMD` or `go vet -vettool=PROG`, when `word` is that flag: each
+/// one the Go tool runs (the test binary, every compiler tool, the
+/// analyzer given to it). Go's flags take one dash or two, the value after
+/// `=` or in the next word.
+fn go_program(word: &Word, args: &[Word], at: &mut usize) -> Option<Option<Word>> {
+    let flag = word.text().strip_prefix('-').map(|f| f.strip_prefix('-').unwrap_or(f))?;
+    let (name, value) = split_value(flag);
+    matches!(name, "exec" | "toolexec" | "vettool")
+        .then(|| value.map(|v| literal_like(word, v)).or_else(|| take(args, at)))
+}
+
+/// Whether `word` is cargo's `--config KEY=VALUE` of a key that names a
+/// program it runs (`build.rustc-wrapper`, a target's `runner` or
+/// `linker`, a credential provider, an alias, `doc.browser`) or sets its
+/// programs' environment (`env.…`), or `--config FILE` (which may say any
+/// of it). (`cargo build --config 'build.rustc-wrapper="canary"'` ran the
+/// canary.)
+fn cargo_config_runs(word: &Word, args: &[Word], at: &mut usize) -> bool {
+    const RUNS: &[&str] = &[
+        "build.rustc",
+        "build.rustdoc",
+        "target.",
+        "host.",
+        "registry.",
+        "registries.",
+        "credential",
+        "alias.",
+        "env.",
+        "doc.browser",
+        "cargo-new",
+    ];
+    let value = match word.text().strip_prefix("--config") {
+        Some("") => take(args, at),
+        Some(glued) if glued.starts_with('=') => Some(literal_like(word, &glued[1..])),
+        _ => return false,
+    };
+    let Some(Word::Literal(value)) = value else { return true };
+    let key = value.split_once('=').map(|(key, _)| key.trim().trim_matches('"'));
+    key.is_none_or(|key| RUNS.iter().any(|runs| key.starts_with(runs)))
 }
 
 fn socat(args: &[Word]) -> Vec<Given> {
@@ -530,6 +588,11 @@ mod tests {
             "helm upgrade --install r chart --post-renderer-args x",
             "gh pr list --state open",
             "gh config set git_protocol ssh",
+            "cargo build --release --config net.git-fetch-with-cli=true",
+            "cargo test --config profile.test.debug=false -- --nocapture",
+            "go test -run TestX ./...",
+            "cargo build --package=\"$PKG\"",
+            "go test ./\"$DIR\"/...",
         ] {
             assert_eq!(texts(line), [line], "{line}");
         }
@@ -558,6 +621,13 @@ mod tests {
             "gh alias import aliases.yml",
             "gh config set editor 'rm x'",
             "gh \"$SUB\" list",
+            "cargo build --config 'build.rustc-wrapper=\"x\"'",
+            "cargo run --config=target.x86_64-unknown-linux-gnu.runner='x'",
+            "cargo test --config .cargo/ci.toml",
+            "cargo build --config \"$C\"",
+            "cargo --config 'env.LD_PRELOAD=\"x.so\"' run",
+            "cargo build -p \"$PKG\"",
+            "go test \"$FLAGS\" ./...",
         ] {
             assert!(hidden(line), "{line}");
         }
