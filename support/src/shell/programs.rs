@@ -123,10 +123,22 @@ impl Program {
                  `git config` of such a key, `--upload-pack`, an option that expands)",
                 "leave the setting out (write what it would run as a RUN of its own); put `--` before operands that expand",
             ),
+            Some(Some(Tool::Options))
+                if matches!(
+                    self.name.as_deref(),
+                    Some("openssl" | "mvn" | "mvnw" | "hg" | "svn" | "cargo" | "aria2c")
+                ) =>
+            {
+                (
+                    "the commands its options make or the code they load (an option, or its value, that \
+                     expands; a library, a setting or a program an option names: `openssl -engine`, `mvn \
+                     -Dexec.executable`, `hg --config`, `cargo --config`)",
+                    "write the option and its value out, glued if it expands (`--package=\"$P\"`), or leave \
+                     the setting out",
+                )
+            }
             Some(Some(Tool::Options)) => (
-                "the commands its options make or the code they load (an option, or its value, that expands; \
-                 a library, a setting or a program an option names: `openssl -engine`, `mvn \
-                 -Dexec.executable`, `hg --config`)",
+                "the commands its options make (an option, or its value, that expands)",
                 "write the option and its command out in the command itself, or put `--` before the operands",
             ),
             Some(Some(Tool::Remote)) => (
