@@ -387,10 +387,16 @@ mod tests {
 
     #[test]
     fn an_allow_pattern_admits_such_a_word_only_if_it_matches_whatever_the_word_gives() {
-        let allow = policy(Some(&["ls *", "cargo test *", "cp * backup/"]), &[], &[]);
-        for line in ["ls $D", "cargo test $T -- --nocapture", "cp \"$SRC\" backup/", "cp a backup/"] {
+        let allow = policy(Some(&["ls *", "pytest *", "cp * backup/"]), &[], &[]);
+        for line in ["ls $D", "pytest $T -- -q", "cp \"$SRC\" backup/", "cp a backup/"] {
             assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
         }
+        // cargo's options are read (`--config` may name a program it runs):
+        // a word that may be one is refused whatever the pattern, its value
+        // glued to its option is read.
+        let cargo = policy(Some(&["cargo test *"]), &[], &[]);
+        assert!(matches!(cargo.decide("cargo test $T -- --nocapture", None), Verdict::Deny(_)));
+        assert_eq!(cargo.decide("cargo test --package=\"$P\"", None), Verdict::Run);
         // `cp $SRC backup/` may be `cp backup/`, which no pattern allows;
         // `cp $A $B backup/` has two such words.
         let says = ["as written it matches the pattern `cp * backup/`", "quote it"];
