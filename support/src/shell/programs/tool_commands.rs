@@ -211,7 +211,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         if hides_an_option(word) {
             return vec![Given::Input];
         }
-        if name == "openssl" && loads_code(text, args.get(at)) {
+        if passes_no_list(name, word, args.get(at)) {
             return vec![Given::Input];
         }
         if name == "cargo" && cargo_config_runs(word, args, &mut at) {
@@ -222,18 +222,6 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         {
             found.push(Given::Line(program));
             continue;
-        }
-        // `hg --config hooks.pre-status=CMD status`, `svn --config-option
-        // config:tunnels:x=CMD`: a setting that may run anything.
-        if (name == "hg" && text.starts_with("--config"))
-            || (name == "aria2c" && text.starts_with("--conf-path"))
-            || (name == "svn" && (text.starts_with("--config-option") || text.starts_with("--config-dir")))
-        {
-            return vec![Given::Input];
-        }
-        // `mvn exec:exec -Dexec.executable=rm -Dexec.args=x` runs `rm x`.
-        if name.starts_with("mvn") && text.starts_with("-Dexec.executable") {
-            return vec![Given::Input];
         }
         if let Some(option) = text.strip_prefix("--") {
             let (option, value) = split_value(option);
@@ -556,14 +544,50 @@ fn restic_option(option: &Word) -> Option<Given> {
     }
 }
 
-/// Whether `option` of openssl's (its value `next`) loads code: an engine
-/// (`-engine ID`, which may be a library's path: openssl 3.0 ran its
-/// constructor before it found no engine in it), a directory of providers,
-/// a provider by its path.
-fn loads_code(option: &str, next: Option<&Word>) -> bool {
-    match option {
-        "-engine" | "-keygen_engine" | "-ssl_client_engine" | "-provider-path" => true,
-        "-provider" => next.is_none_or(|value| value.literal().is_none_or(|name| name.contains('/'))),
+/// Options whose word alone passes no list: a setting or a file of
+/// settings that may name anything to run (`hg --config
+/// hooks.pre-status=CMD`, `svn --config-option config:tunnels:x=CMD`,
+/// aria2's `--conf-path`), a library loaded (openssl's `-engine ID`, which
+/// may be a library's path: openssl 3.0 ran its constructor before it
+/// found no engine in it; a directory of providers). A long one is taken
+/// by any prefix of its name, as getopt_long takes one (refusing more,
+/// never less); one with a single dash only whole, or before `=`.
+#[rustfmt::skip]
+const PASSES_NO_LIST: &[(&str, &[&str])] = &[
+    ("openssl", &["-engine", "-keygen_engine", "-ssl_client_engine", "-provider-path"]),
+    ("hg", &["--config"]),
+    ("svn", &["--config-option", "--config-dir"]),
+    ("aria2c", &["--conf-path"]),
+];
+
+/// Whether `word` of `name`'s (the word after it `next`) passes no list:
+/// one of [`PASSES_NO_LIST`], a provider openssl loads by its path, or
+/// Maven's `exec.executable` property (`mvn exec:exec
+/// -Dexec.executable=rm -Dexec.args=x` runs `rm x`; `-D KEY=VALUE` and
+/// `--define` too).
+fn passes_no_list(name: &str, word: &Word, next: Option<&Word>) -> bool {
+    let text = word.text();
+    let listed =
+        PASSES_NO_LIST.iter().find(|(tool, _)| *tool == name).map_or(&[][..], |&(_, options)| options);
+    let named = |option: &&str| match (option.strip_prefix("--"), text.strip_prefix("--")) {
+        (Some(full), Some(given)) => is_prefix(split_value(given).0, full),
+        _ => text == *option || text.strip_prefix(*option).is_some_and(|rest| rest.starts_with('=')),
+    };
+    if listed.iter().any(named) {
+        return true;
+    }
+    let next_text = || next.map_or("", Word::text);
+    match name {
+        "openssl" if text == "-provider" => {
+            next.is_none_or(|value| value.literal().is_none_or(|p| p.contains('/')))
+        }
+        "mvn" | "mvnw" => {
+            let define = match text {
+                "-D" | "--define" => next_text(),
+                _ => text.strip_prefix("-D").or_else(|| text.strip_prefix("--define=")).unwrap_or(""),
+            };
+            define.starts_with("exec.executable")
+        }
         _ => false,
     }
 }
@@ -607,6 +631,11 @@ mod tests {
             "openssl req -new -keygen_engine x -key k",
             "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
             "./mvnw exec:exec -Dexec.executable=rm",
+            "mvn exec:exec -D exec.executable=rm",
+            "mvn exec:exec --define=exec.executable=rm",
+            "aria2c --conf=a.conf https://x/y",
+            "hg --conf hooks.pre-status=x status",
+            "openssl req -engine=x -new",
             "dotenv -e .env.ci -- rm x",
             "npx env-cmd -f .env rm x",
             "dotenvx run -- rm x",

@@ -43,7 +43,7 @@ const SQLITE_SHOWS: &[&str] = &["tables", "table", "schema", "fullschema", "inde
     "headers", "header", "separator", "nullvalue", "width", "print", "show", "databases", "dump", "quit",
     "exit", "bail", "echo", "changes", "timer", "stats", "help", "version", "timeout", "eqp", "explain",
     "limit", "dbinfo", "dbconfig", "lint", "parameter", "vfsinfo", "vfslist", "vfsname", "sha3sum",
-    "scanstats", "prompt", "binary", "headers"];
+    "scanstats", "prompt", "binary"];
 
 /// sqlite3's commands whose file may be `|CMD`, a command line its output
 /// is piped to, or whose input comes from.
