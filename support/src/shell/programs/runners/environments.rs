@@ -210,35 +210,32 @@ fn permuted(words: &[Word], valued: &[&str], opaque: &[&str]) -> Option<Start> {
 /// expands before the command leave it to running; aws-vault and chamber
 /// without a command start a shell that runs its input.
 fn secrets(name: &str, words: &[Word]) -> Option<Start> {
-    let at_sub = words.iter().skip(1).position(|w| !w.text().starts_with('-'))? + 1;
-    let sub = words[at_sub].literal();
+    let dashes = words.iter().position(|w| w.text() == "--");
+    let before = &words[..dashes.unwrap_or(words.len())];
+    let &(_, runs, line_options) =
+        SECRETS.iter().find(|(store, _, _)| *store == name).unwrap_or(&("sops", "exec-env", &[]));
+    // The subcommand among the words before `--`, wherever the tool's own
+    // options are (cobra takes them before it too: `op --account a run`).
+    let is_sub = |w: &Word| w.literal().is_some_and(|t| t == runs || (name == "sops" && t == "exec-file"));
+    let Some(at_sub) = before.iter().skip(1).position(is_sub).map(|i| i + 1) else {
+        // A word that expands may be the subcommand.
+        return before.iter().skip(1).any(|w| w.literal().is_none()).then_some(Start::Runs(Runs::Unknown));
+    };
     if name == "sops" {
-        return match sub? {
-            "exec-env" | "exec-file" => {
-                let operands: Vec<&Word> =
-                    words[at_sub + 1..].iter().filter(|w| !w.text().starts_with('-')).collect();
-                match operands.get(1) {
-                    Some(line) if operands.len() == 2 => Some(Start::Runs(Runs::Line(Some((*line).clone())))),
-                    _ => Some(Start::Runs(Runs::Unknown)),
-                }
-            }
-            _ => None,
+        let operands: Vec<&Word> =
+            words[at_sub + 1..].iter().filter(|w| !w.text().starts_with('-')).collect();
+        return match operands.get(1) {
+            Some(line) if operands.len() == 2 => Some(Start::Runs(Runs::Line(Some((*line).clone())))),
+            _ => Some(Start::Runs(Runs::Unknown)),
         };
     }
-    let &(_, runs, line_options) = SECRETS.iter().find(|(store, _, _)| *store == name)?;
-    let Some(sub) = sub else { return Some(Start::Runs(Runs::Unknown)) };
-    if sub != runs {
-        return None;
-    }
-    let dashes = words.iter().position(|w| w.text() == "--");
-    let options = &words[at_sub + 1..dashes.unwrap_or(words.len())];
-    for (i, word) in options.iter().enumerate() {
+    for (i, word) in before.iter().enumerate().skip(1) {
         let Some(text) = word.literal() else { return Some(Start::Runs(Runs::Unknown)) };
         let option = text.split('=').next().unwrap_or(text);
         if line_options.contains(&option) {
             let line = match text.split_once('=') {
                 Some((_, line)) => Some(Word::Literal(line.to_string())),
-                None => options.get(i + 1).cloned(),
+                None => before.get(i + 1).cloned(),
             };
             return Some(Start::Runs(Runs::Line(line)));
         }
@@ -249,7 +246,7 @@ fn secrets(name: &str, words: &[Word]) -> Option<Start> {
     match dashes {
         Some(at) if at + 1 < words.len() => Some(Start::At(at + 1)),
         // `aws-vault exec PROFILE`, `chamber exec SERVICE`: a shell.
-        None if matches!(name, "aws-vault" | "chamber") && options.len() == 1 => {
+        None if matches!(name, "aws-vault" | "chamber") && words.len() == at_sub + 2 => {
             Some(Start::Runs(Runs::Input))
         }
         _ => Some(Start::Runs(Runs::Unknown)),
@@ -287,6 +284,9 @@ mod tests {
             "chamber exec app db -- rm x",
             "teller run --reset -- rm x",
             "berglas exec --local -- rm x",
+            // The tool's own options before the subcommand.
+            "op --account acme run -- rm x",
+            "doppler --token t run -- rm x",
         ] {
             assert_eq!(texts(line).last().map(String::as_str), Some("rm x"), "{line}");
         }
@@ -295,6 +295,7 @@ mod tests {
             "doppler run --command 'ls; rm x'",
             "infisical run --command='rm x'",
             "sops exec-env secrets.yaml 'rm x'",
+            "sops --config c.yaml exec-env secrets.yaml 'rm x'",
             "sops exec-file --no-fifo secrets.yaml 'rm x {}'",
         ] {
             assert!(texts(line).iter().any(|text| text.starts_with("rm x")), "{line}: {:?}", texts(line));
