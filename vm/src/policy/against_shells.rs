@@ -225,6 +225,11 @@ const OTHERS: &[&str] = &[
      > e.c && cc -shared -fPIC -o e.so e.c && openssl list -provider-path . -provider e",
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
      > e.c && cc -shared -fPIC -o e.so e.c && OPENSSL_MODULES=. openssl list -provider e",
+    // A configuration file given to a subcommand's `-config` loads the
+    // providers it names (`req`, `ca`, `cms`, `genpkey`, `ts`, …).
+    "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
+     > e.c && cc -shared -fPIC -o e.so e.c && printf 'openssl_conf = i\\n[i]\\nproviders = p\\n[p]\\ne = s\\n[s]\\n\
+     module = %s/e.so\\nactivate = 1\\n' \"$PWD\" > x.cnf && openssl genpkey -config x.cnf -algorithm ed25519",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

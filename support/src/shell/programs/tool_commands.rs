@@ -554,7 +554,9 @@ fn restic_option(option: &Word) -> Option<Given> {
 /// never less); one with a single dash only whole, or before `=`.
 #[rustfmt::skip]
 const PASSES_NO_LIST: &[(&str, &[&str])] = &[
-    ("openssl", &["-engine", "-keygen_engine", "-ssl_client_engine", "-provider-path"]),
+    // A subcommand's `-config` file loads the providers and engines it
+    // names (`openssl genpkey -config x.cnf` ran one's constructor).
+    ("openssl", &["-engine", "-keygen_engine", "-ssl_client_engine", "-provider-path", "-config"]),
     ("hg", &["--config"]),
     ("svn", &["--config-option", "--config-dir"]),
     ("aria2c", &["--conf-path"]),
@@ -629,6 +631,8 @@ mod tests {
             "openssl list -provider ./e.so",
             "openssl list -provider \"$P\"",
             "openssl req -new -keygen_engine x -key k",
+            "openssl req -config x.cnf -new -key k.pem",
+            "openssl genpkey -config=x.cnf -algorithm ed25519",
             "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
             "./mvnw exec:exec -Dexec.executable=rm",
             "mvn exec:exec -D exec.executable=rm",
