@@ -230,6 +230,9 @@ const OTHERS: &[&str] = &[
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
      > e.c && cc -shared -fPIC -o e.so e.c && printf 'openssl_conf = i\\n[i]\\nproviders = p\\n[p]\\ne = s\\n[s]\\n\
      module = %s/e.so\\nactivate = 1\\n' \"$PWD\" > x.cnf && openssl genpkey -config x.cnf -algorithm ed25519",
+    // curl loads an engine by its path (nothing listens on port 1).
+    "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
+     > e.c && cc -shared -fPIC -o e.so e.c && curl -s --engine \"$PWD/e.so\" http://127.0.0.1:1/",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

@@ -59,6 +59,8 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // man-db's pager, and the browser of `-H`/`--html` (read below).
     ("man", &['P'], &["--pager"]),
     ("wget", &[], &["--use-askpass"]),
+    // curl's options that load code are read below (`--engine`, `-K`).
+    ("curl", &[], &[]),
     ("diff3", &[], &["--diff-program"]),
     ("sdiff", &[], &["--diff-program"]),
     // netcat's `-e PROGRAM` and `-c LINE` run with the socket as their
@@ -277,7 +279,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     found.extend((!rest.is_empty()).then(|| Given::Line(Some(literal_like(word, rest)))));
                     break;
                 }
-                if ssh && matches!(letter, 'F' | 'I') {
+                if (ssh && matches!(letter, 'F' | 'I')) || (name == "curl" && letter == 'K') {
                     return vec![Given::Input];
                 }
                 if name == "restic" && letter == 'o' {
@@ -560,6 +562,9 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
     ("hg", &["--config"]),
     ("svn", &["--config-option", "--config-dir"]),
     ("aria2c", &["--conf-path"]),
+    // curl loads an engine by its path (`curl --engine /abs/e.so URL` ran its
+    // constructor), and a file of options (`-K FILE`) may name one.
+    ("curl", &["--engine", "--config"]),
 ];
 
 /// Whether `word` of `name`'s (the word after it `next`) passes no list:
@@ -632,6 +637,12 @@ mod tests {
             "openssl list -provider \"$P\"",
             "openssl req -new -keygen_engine x -key k",
             "openssl req -config x.cnf -new -key k.pem",
+            "curl --engine /w/e.so https://x",
+            "curl -s --eng /w/e.so https://x",
+            "curl -K ci.cfg https://x",
+            "curl -sKci.cfg https://x",
+            "curl --config ci.cfg https://x",
+            "curl -fsSL \"$URL\"",
             "openssl genpkey -config=x.cnf -algorithm ed25519",
             "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
             "./mvnw exec:exec -Dexec.executable=rm",
