@@ -202,6 +202,8 @@ const OTHERS: &[&str] = &[
     "strace -qfo'!canary' true",
     // man-db's browser for `-H` (groff makes the page HTML).
     "man -Hcanary ls",
+    // man-db's configuration file (`-C`) may define the pager it runs.
+    "printf 'DEFINE\\tpager\\tcanary\\n' > m.conf && script -qc 'man -C m.conf ls' /dev/null",
     // sqlite3 runs its `.shell` and `.system` commands' lines, and pipes
     // its output to `.output`'s.
     "sqlite3 :memory: '.shell canary'",

@@ -279,7 +279,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     found.extend((!rest.is_empty()).then(|| Given::Line(Some(literal_like(word, rest)))));
                     break;
                 }
-                if (ssh && matches!(letter, 'F' | 'I')) || (name == "curl" && letter == 'K') {
+                if (ssh && matches!(letter, 'F' | 'I'))
+                    || (matches!((name, letter), ("curl", 'K') | ("man", 'C')))
+                {
                     return vec![Given::Input];
                 }
                 if name == "restic" && letter == 'o' {
@@ -565,6 +567,8 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
     // curl loads an engine by its path (`curl --engine /abs/e.so URL` ran its
     // constructor), and a file of options (`-K FILE`) may name one.
     ("curl", &["--engine", "--config"]),
+    // man-db's configuration file may define the pager and filters it runs.
+    ("man", &["--config-file"]),
 ];
 
 /// Whether `word` of `name`'s (the word after it `next`) passes no list:
@@ -643,6 +647,9 @@ mod tests {
             "curl -sKci.cfg https://x",
             "curl --config ci.cfg https://x",
             "curl -fsSL \"$URL\"",
+            "man -C m.conf ls",
+            "man -aC m.conf ls",
+            "man --config-file=m.conf ls",
             "openssl genpkey -config=x.cnf -algorithm ed25519",
             "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
             "./mvnw exec:exec -Dexec.executable=rm",
