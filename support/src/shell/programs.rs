@@ -34,6 +34,7 @@ mod runners;
 mod scripts;
 mod slurm;
 mod tool_commands;
+mod tool_values;
 mod wrapper_options;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is read.

@@ -235,6 +235,17 @@ const OTHERS: &[&str] = &[
     // curl loads an engine by its path (nothing listens on port 1).
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
      > e.c && cc -shared -fPIC -o e.so e.c && curl -s --engine \"$PWD/e.so\" http://127.0.0.1:1/",
+    // A word after an option that takes it as its value is that value, not
+    // the option it holds (getopt, openssl's and pflag's parsers take it
+    // whatever it is; cargo refuses `-p` without a value): the policy
+    // reads these so (`tool_values`), and the tools run no canary.
+    "T='--to-command=canary'; printf x > f && tar -cf a.tar f && tar -xf a.tar --exclude \"$T\"",
+    "K='-oProxyCommand=canary'; ssh -i \"$K\" -o BatchMode=yes -p 1 127.0.0.1 true",
+    "R='--password-command=canary'; restic -r \"$R\" snapshots",
+    "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo build -q -p \"$P\"",
+    "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
+     > e.c && cc -shared -fPIC -o e.so e.c && printf 'openssl_conf = i\\n[i]\\nproviders = p\\n[p]\\ne = s\\n[s]\\n\
+     module = %s/e.so\\nactivate = 1\\n' \"$PWD\" > x.cnf && C=-config && openssl genpkey -algorithm ed25519 -out \"$C\" x.cnf",
 ];
 
 /// Lines that hold the canary's name, or a substitution of it, as data:

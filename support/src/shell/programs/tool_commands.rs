@@ -8,7 +8,7 @@
 
 use super::given::{self, Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
 use super::scripts::{self, sql_clients};
-use super::{git_commands, remote_commands};
+use super::{git_commands, remote_commands, tool_values};
 use crate::shell::parse::Word;
 
 /// Programs that run the value of one of their options as a command: its
@@ -206,7 +206,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
     let mut at = 0;
     while let Some(word) = args.get(at) {
         at += 1;
-        let text = word.text();
+        let (text, value_at) = (word.text(), at);
         if text == "--" {
             break;
         }
@@ -299,6 +299,17 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     break;
                 }
             }
+        }
+        // The next word is the value of an option that takes one there
+        // (`tar -czf "$OUT"`): no option, if it stays one word.
+        let next_is_value =
+            |next: &Word| !next.splits() && !next.literal().is_some_and(|t| t.starts_with('-'));
+        if at == value_at
+            && word.literal().is_some()
+            && tool_values::value_follows(name, args, text)
+            && args.get(at).is_some_and(next_is_value)
+        {
+            at += 1;
         }
     }
     found
@@ -677,7 +688,8 @@ mod tests {
             "cargo test --config .cargo/ci.toml",
             "cargo build --config \"$C\"",
             "cargo --config 'env.LD_PRELOAD=\"x.so\"' run",
-            "cargo build -p \"$PKG\"",
+            "cargo build -p $PKG",
+            "cargo nextest run -p \"$PKG\"",
             "go test \"$FLAGS\" ./...",
         ] {
             assert!(hidden(line), "{line}");

@@ -1,0 +1,141 @@
+//! Which options of the tools read for their options ([`super::tool_commands`])
+//! take their value in the next word, so that a word after one is read as
+//! that value (`tar -czf "$OUT" .`, `cargo build -p "$P"`, `openssl x509
+//! -in "$CERT"`), not as a word that may expand to an option.
+//!
+//! Each program takes the next word as the value whatever it holds (getopt,
+//! openssl's parser, Go's pflag), or refuses to run when it starts with a
+//! dash (clap, argparse, commons-cli: `cargo build -p --config=…` is an
+//! error): either way the word is no option of its. So a value that stays
+//! one word (`"$OUT"`, not `$OUT`, which may split) names nothing to run.
+//! The tables need not be whole: an option they do not list is read as
+//! before (a word after it that may be an option passes no list). What
+//! they list must take a value in every release and subcommand they are
+//! read for: a test holds them to the installed tools' help.
+
+/// A tool's options that take a value in the next word: its short letters
+/// that do, the letters that take none (a cluster is read only through
+/// these: `-czf`), and its long options (and, for tools whose options
+/// have one dash, those: openssl's `-in`), each named whole.
+struct Valued {
+    tool: &'static str,
+    short: &'static str,
+    flags: &'static str,
+    long: &'static [&'static str],
+    /// The subcommands they are read after, if only some (cargo's own: an
+    /// external one, `cargo foo`, reads its words itself; `cargo clippy`'s
+    /// help shows `-F` as clippy-driver's `--forbid`).
+    after: &'static [&'static str],
+}
+
+#[rustfmt::skip]
+const VALUED: &[Valued] = &[
+    Valued { tool: "tar", short: "bCfgHKLNTVX", flags: "AcdrtuxGnSkUWOmpsMBiajJzZhPlRvw", long: &["--file",
+        "--directory", "--exclude", "--exclude-from", "--files-from", "--transform", "--xform", "--owner",
+        "--group", "--mode", "--mtime", "--format", "--label", "--newer", "--newer-mtime", "--after-date",
+        "--listed-incremental", "--blocking-factor", "--record-size", "--tape-length", "--starting-file",
+        "--strip-components", "--sort", "--suffix", "--index-file", "--warning", "--exclude-tag",
+        "--exclude-tag-all", "--exclude-tag-under", "--owner-map", "--group-map"], after: &[] },
+    Valued { tool: "sort", short: "koSTt", flags: "bdfgiMhnRrVmsuz", long: &["--key", "--output",
+        "--buffer-size", "--field-separator", "--temporary-directory", "--parallel", "--files0-from",
+        "--batch-size", "--random-source", "--sort"], after: &[] },
+    Valued { tool: "split", short: "abClnt", flags: "deux", long: &["--suffix-length", "--bytes",
+        "--line-bytes", "--lines", "--number", "--separator", "--additional-suffix"], after: &[] },
+    Valued { tool: "wget", short: "oaiBtOTwQPUlADRXI", flags: "VhbdqvFcNS46xErkKmpHL", long: &[
+        "--output-file", "--append-output", "--input-file", "--base", "--tries", "--output-document",
+        "--timeout", "--wait", "--quota", "--directory-prefix", "--user-agent", "--level", "--accept",
+        "--reject", "--domains", "--include-directories", "--exclude-directories", "--header", "--user",
+        "--password", "--post-data", "--post-file", "--load-cookies", "--save-cookies", "--ca-certificate",
+        "--certificate", "--private-key", "--bind-address", "--referer"], after: &[] },
+    Valued { tool: "curl", short: "oHdTuXAeFwbcrmEyYCUztPQD", flags: "sSfLIkvOJRiglnGBjNZ012346qa", long: &[
+        "--output", "--header", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--upload-file",
+        "--user", "--request", "--user-agent", "--referer", "--form", "--write-out", "--cookie",
+        "--cookie-jar", "--range", "--max-time", "--connect-timeout", "--retry", "--retry-delay",
+        "--retry-max-time", "--cacert", "--capath", "--cert", "--key", "--url", "--output-dir", "--resolve",
+        "--connect-to", "--dump-header", "--limit-rate", "--max-filesize", "--oauth2-bearer", "--json"],
+        after: &[] },
+    Valued { tool: "man", short: "RLmMeEpr", flags: "dDfkKlwWcuiIa7tZV", long: &["--recode", "--locale",
+        "--systems", "--manpath", "--sections", "--extension", "--encoding", "--preprocessor", "--prompt"],
+        after: &[] },
+    Valued { tool: "diff3", short: "L", flags: "eE3xXimaTv", long: &["--label"], after: &[] },
+    Valued { tool: "sdiff", short: "owI", flags: "iEZbWBalstdHv", long: &["--output", "--width",
+        "--ignore-matching-lines", "--tabsize"], after: &[] },
+    Valued { tool: "rsync", short: "BTf", flags: "vqcarRbudlLkKHpEAXogDtUNOJSnWxzPiCFy0", long: &["--exclude",
+        "--exclude-from", "--include", "--include-from", "--filter", "--files-from", "--chmod",
+        "--backup-dir", "--suffix", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest",
+        "--block-size", "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--partial-dir",
+        "--log-file", "--out-format", "--password-file", "--chown", "--usermap", "--groupmap", "--port",
+        "--info", "--debug", "--max-delete", "--modify-window"], after: &[] },
+    Valued { tool: "rg", short: "ABCEfgjmMrtTe", flags: "bscliFLivnxUINz0opqSauVHw", long: &["--regexp",
+        "--file", "--glob", "--iglob", "--type", "--type-not", "--max-count", "--max-depth", "--threads",
+        "--replace", "--encoding", "--after-context", "--before-context", "--context", "--max-columns"],
+        after: &[] },
+    // ssh's and scp's `-F`, `-I` and `-o` are read before (they may load
+    // code), as is scp's `-S` (a program).
+    Valued { tool: "ssh", short: "BbcDEeiJLlmOpQRWw", flags: "46AaCfGgKkMNnqsTtVvXxYy", long: &[], after: &[] },
+    Valued { tool: "scp", short: "cDiJlPX", flags: "346ABCOpqRrsTv", long: &[], after: &[] },
+    // One dash each, never clustered; `-config`, `-engine` and the like
+    // pass no list before.
+    Valued { tool: "openssl", short: "", flags: "", long: &["-in", "-out", "-inform", "-outform", "-passin",
+        "-passout", "-inkey", "-certfile", "-CAfile", "-CApath", "-days", "-subj", "-keyout", "-newkey",
+        "-extfile", "-extensions", "-signkey", "-CAkey", "-servername", "-connect", "-untrusted",
+        "-pkeyopt", "-sigopt"], after: &[] },
+    // `-o` (an option that may name a program) is read before.
+    Valued { tool: "restic", short: "rpeHt", flags: "qxfn", long: &["--repo", "--password-file",
+        "--repository-file", "--exclude", "--iexclude", "--exclude-file", "--iexclude-file", "--files-from",
+        "--host", "--tag", "--cacert", "--cache-dir", "--target", "--include", "--path", "--key-hint",
+        "--tls-client-cert", "--stdin-filename", "--parent", "--compression", "--pack-size"], after: &[] },
+    Valued { tool: "borg", short: "e", flags: "", long: &["--exclude", "--exclude-from", "--pattern",
+        "--patterns-from", "--compression", "--comment", "--lock-wait", "--glob-archives", "--encryption"],
+        after: &[] },
+    // Maven's options are words of their own (commons-cli), never clustered.
+    Valued { tool: "mvn", short: "", flags: "", long: &["-pl", "--projects", "-f", "--file", "-T", "--threads",
+        "-rf", "--resume-from", "-P", "--activate-profiles", "-l", "--log-file"], after: &[] },
+    Valued { tool: "mvnw", short: "", flags: "", long: &["-pl", "--projects", "-f", "--file", "-T",
+        "--threads", "-rf", "--resume-from", "-P", "--activate-profiles", "-l", "--log-file"], after: &[] },
+    Valued { tool: "aria2c", short: "doi", flags: "", long: &["--dir", "--out", "--input-file"], after: &[] },
+    // `-p`'s value is optional to clap, but cargo refuses `-p` without one
+    // ("requires a SPEC format value") before it builds: `cargo build -p
+    // --config=…` runs nothing (a line of `against_shells`).
+    Valued { tool: "cargo", short: "pFj", flags: "qvr", long: &["--package", "--features", "--jobs",
+        "--target-dir", "--manifest-path", "--profile", "--exclude", "--message-format", "--color"],
+        after: &["build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "rustc", "rustdoc",
+            "tree", "fix", "clean", "install", "publish", "package", "metadata", "update", "fetch"] },
+];
+
+/// Whether `word`, an option of `tool`'s written out in full (no `=`),
+/// leaves its value to the next word; `args` are the tool's words, which
+/// tell its subcommand.
+pub(super) fn value_follows(tool: &str, args: &[crate::shell::parse::Word], word: &str) -> bool {
+    let Some(valued) = VALUED.iter().find(|valued| valued.tool == tool) else { return false };
+    if !valued.after.is_empty() {
+        let subcommand = args.iter().find(|w| !w.text().starts_with('-')).and_then(|w| w.literal());
+        if !subcommand.is_some_and(|s| valued.after.contains(&s)) {
+            return false;
+        }
+    }
+    if word.contains('=') {
+        return false;
+    }
+    if valued.long.contains(&word) {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-').filter(|c| !c.starts_with('-') && !valued.short.is_empty())
+    else {
+        return false;
+    };
+    // Each letter before the one that takes the value must take none.
+    let last = cluster.chars().count().saturating_sub(1);
+    for (i, letter) in cluster.chars().enumerate() {
+        if valued.short.contains(letter) {
+            return i == last;
+        }
+        if !valued.flags.contains(letter) {
+            return false;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;
