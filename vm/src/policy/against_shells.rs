@@ -219,6 +219,11 @@ const OTHERS: &[&str] = &[
     "RESTIC_PASSWORD_COMMAND=canary restic -r repo snapshots",
     "restic -r sftp:h:/r -o sftp.command=canary -p /dev/null snapshots",
     "borg --rsh canary info ssh://h/r",
+    // borg runs a command holding a repository's lock, one whose output
+    // (or list of paths) it backs up, and a filter it pipes a tarball through.
+    "rm -rf r && borg init -e none r && borg with-lock r canary",
+    "rm -rf r && borg init -e none r && borg create --content-from-command r::a -- canary",
+    "rm -rf r && borg init -e none r && borg create r::a /etc/hostname && borg export-tar --tar-filter canary r::a o.tar",
     // split pipes each part to its filter's line.
     "echo x | split --filter=canary",
     // OpenSSL loads a library whose constructor runs the canary: an engine

@@ -415,6 +415,8 @@ fn a_tools_options_and_scripts_are_read_as_the_commands_they_run() {
         "rclone copy a remote: --sftp-ssh 'rm x'",
         "borg --rsh 'rm x' list ssh://h/r",
         "borg --remote-path='rm x' list ssh://h/r",
+        "borg export-tar --tar-filter 'rm x' ./repo::a o.tar",
+        "borg import-tar --tar-f='rm x' ./repo::a i.tar",
         "split --filt 'rm x' big",
         "cpio -o --rsh-command='rm x' -F h:/a",
         "man -H'rm x' ls",

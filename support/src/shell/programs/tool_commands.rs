@@ -24,10 +24,12 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // openssl's options that load code are read below (`-engine`).
     ("openssl", &[], &[]),
     // Backup tools' password command and remote shell (restic's `-o
-    // sftp.command=CMD` below; rclone's own flags; borg's ssh).
+    // sftp.command=CMD` below; rclone's own flags; borg's ssh, and the
+    // filter `export-tar` and `import-tar` pipe a tarball through; its
+    // `with-lock` and the commands `create` backs up, below).
     ("restic", &[], &["--password-command"]),
     ("rclone", &[], &["--password-command", "--auth-proxy", "--sftp-ssh"]),
-    ("borg", &[], &["--rsh", "--remote-path"]),
+    ("borg", &[], &["--rsh", "--remote-path", "--tar-filter"]),
     // Mercurial's ssh and remote hg (its `--config`, hooks and extensions,
     // below), Subversion's editor and diff programs (its `--config-option`
     // and `--config-dir`, which may name an ssh tunnel's, below).
@@ -183,6 +185,10 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Remote) => return remote_commands::given(name, args),
         Some(Tool::Sql) => return sql_clients::given(name, args),
         Some(Tool::Options) if name == "gh" => return gh(args),
+        // `borg with-lock REPO CMD ARGS` runs CMD with the lock held.
+        Some(Tool::Options) if name == "borg" && args.iter().any(|w| w.literal() == Some("with-lock")) => {
+            return vec![Given::Input];
+        }
         Some(Tool::Options) => {}
     }
     let mut found = Vec::new();
@@ -578,6 +584,10 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
     // curl loads an engine by its path (`curl --engine /abs/e.so URL` ran its
     // constructor), and a file of options (`-K FILE`) may name one.
     ("curl", &["--engine", "--config"]),
+    // `borg create --content-from-command ARCHIVE -- CMD` runs CMD and backs
+    // up its output (`--paths-from-command`: the paths it prints), as
+    // argparse reads the words after the archive.
+    ("borg", &["--content-from-command", "--paths-from-command"]),
     // man-db's configuration file may define the pager and filters it runs.
     ("man", &["--config-file"]),
 ];
@@ -652,6 +662,10 @@ mod tests {
             "openssl list -provider \"$P\"",
             "openssl req -new -keygen_engine x -key k",
             "openssl req -config x.cnf -new -key k.pem",
+            "borg with-lock ./repo rm x",
+            "borg --lock-wait 5 with-lock ./repo rm x",
+            "borg create --content-from-command ./repo::a -- rm x",
+            "borg create --paths-from-comm ./repo::a -- find .",
             "curl --engine /w/e.so https://x",
             "curl -s --eng /w/e.so https://x",
             "curl -K ci.cfg https://x",
