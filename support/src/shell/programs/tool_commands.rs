@@ -588,6 +588,9 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
     // up its output (`--paths-from-command`: the paths it prints), as
     // argparse reads the words after the archive.
     ("borg", &["--content-from-command", "--paths-from-command"]),
+    // restic 0.17's `backup --stdin-from-command CMD ARGS` runs CMD and backs
+    // up its output (its changelog: `--stdin-from-command mysqldump …`).
+    ("restic", &["--stdin-from-command"]),
     // man-db's configuration file may define the pager and filters it runs.
     ("man", &["--config-file"]),
 ];
@@ -662,6 +665,8 @@ mod tests {
             "openssl list -provider \"$P\"",
             "openssl req -new -keygen_engine x -key k",
             "openssl req -config x.cnf -new -key k.pem",
+            "restic -r ./repo backup --stdin-from-command rm x",
+            "restic -r ./repo backup --stdin-from-command -- rm x",
             "borg with-lock ./repo rm x",
             "borg --lock-wait 5 with-lock ./repo rm x",
             "borg create --content-from-command ./repo::a -- rm x",
