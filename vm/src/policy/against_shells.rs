@@ -219,6 +219,10 @@ const OTHERS: &[&str] = &[
     "RESTIC_PASSWORD_COMMAND=canary restic -r repo snapshots",
     "restic -r sftp:h:/r -o sftp.command=canary -p /dev/null snapshots",
     "borg --rsh canary info ssh://h/r",
+    // GnuPG's agent runs the command it is given with the agent beside it,
+    // and gpg starts the agent program it is told to when it needs one.
+    "rm -rf g && mkdir -m 700 g && gpg-agent --homedir g --daemon canary",
+    "rm -rf g && mkdir -m 700 g && gpg --batch --homedir g --agent-program \"$PWD/bin/can\"ary --passphrase '' --quick-gen-key t@x",
     // borg runs a command holding a repository's lock, one whose output
     // (or list of paths) it backs up, and a filter it pipes a tarball through.
     "rm -rf r && borg init -e none r && borg with-lock r canary",

@@ -39,6 +39,15 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // `--conf-path`, which may name them, below).
     ("aria2c", &[], &["--on-download-start", "--on-download-pause", "--on-download-complete",
         "--on-download-stop", "--on-download-error", "--on-bt-download-complete"]),
+    // GnuPG's helper programs, each run when it is needed (`gpg
+    // --agent-program PGM` started PGM as the agent), the photo viewer, and
+    // gpg-agent's pinentry and smartcard daemon (its `--daemon CMD`, its
+    // `--options FILE` and gpg-connect-agent's `--exec`, below).
+    ("gpg", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program", "--photo-viewer"]),
+    ("gpg2", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program", "--photo-viewer"]),
+    ("gpgsm", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
+    ("gpg-agent", &[], &["--pinentry-program", "--scdaemon-program"]),
+    ("gpg-connect-agent", &[], &[]),
     // GitHub's CLI: its aliases and settings that run commands (below).
     ("gh", &[], &[]),
     // The Go tool's programs that run the test binary or the compiler's
@@ -185,6 +194,15 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         Some(Tool::Remote) => return remote_commands::given(name, args),
         Some(Tool::Sql) => return sql_clients::given(name, args),
         Some(Tool::Options) if name == "gh" => return gh(args),
+        // `gpg-agent --daemon CMD ARGS` runs CMD beside the agent; a word
+        // that is no option may be it (or an option's value: refusing more).
+        Some(Tool::Options)
+            if name == "gpg-agent"
+                && args.iter().any(|w| w.literal() == Some("--daemon"))
+                && args.iter().any(|w| !w.text().starts_with('-')) =>
+        {
+            return vec![Given::Input];
+        }
         // `borg with-lock REPO CMD ARGS` runs CMD with the lock held.
         Some(Tool::Options) if name == "borg" && args.iter().any(|w| w.literal() == Some("with-lock")) => {
             return vec![Given::Input];
@@ -286,7 +304,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     break;
                 }
                 if (ssh && matches!(letter, 'F' | 'I'))
-                    || (matches!((name, letter), ("curl", 'K') | ("man", 'C')))
+                    || matches!((name, letter), ("curl", 'K') | ("man", 'C') | ("gpg-connect-agent", 'E'))
                 {
                     return vec![Given::Input];
                 }
@@ -591,6 +609,14 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
     // restic 0.17's `backup --stdin-from-command CMD ARGS` runs CMD and backs
     // up its output (its changelog: `--stdin-from-command mysqldump …`).
     ("restic", &["--stdin-from-command"]),
+    // GnuPG's files of options may name any of its programs; gpg's
+    // `--exec-path` is where it looks for them; gpg-connect-agent's
+    // `--exec` runs the words after it as its server.
+    ("gpg", &["--options", "--exec-path"]),
+    ("gpg2", &["--options", "--exec-path"]),
+    ("gpgsm", &["--options"]),
+    ("gpg-agent", &["--options"]),
+    ("gpg-connect-agent", &["--exec"]),
     // man-db's configuration file may define the pager and filters it runs.
     ("man", &["--config-file"]),
 ];
@@ -665,6 +691,13 @@ mod tests {
             "openssl list -provider \"$P\"",
             "openssl req -new -keygen_engine x -key k",
             "openssl req -config x.cnf -new -key k.pem",
+            "gpg-agent --daemon rm x",
+            "gpg-agent --homedir g --daemon rm x",
+            "gpg --options g.conf --list-keys",
+            "gpg --exec-path ./bin --list-keys",
+            "gpg-connect-agent --exec rm x",
+            "gpg-connect-agent -E rm x",
+            "gpgsm --options g.conf --list-keys",
             "restic -r ./repo backup --stdin-from-command rm x",
             "restic -r ./repo backup --stdin-from-command -- rm x",
             "borg with-lock ./repo rm x",

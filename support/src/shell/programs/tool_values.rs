@@ -93,6 +93,8 @@ const VALUED: &[Valued] = &[
         "-rf", "--resume-from", "-P", "--activate-profiles", "-l", "--log-file"], after: &[] },
     Valued { tool: "mvnw", short: "", flags: "", long: &["-pl", "--projects", "-f", "--file", "-T",
         "--threads", "-rf", "--resume-from", "-P", "--activate-profiles", "-l", "--log-file"], after: &[] },
+    Valued { tool: "gpg", short: "oruz", flags: "sbecdkKvqnia", long: &["--output", "--recipient",
+        "--local-user", "--default-key", "--encrypt-to", "--log-file"], after: &[] },
     Valued { tool: "aria2c", short: "doi", flags: "", long: &["--dir", "--out", "--input-file"], after: &[] },
     // `-p`'s value is optional to clap, but cargo refuses `-p` without one
     // ("requires a SPEC format value") before it builds: `cargo build -p
