@@ -210,6 +210,10 @@ const OTHERS: &[&str] = &[
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
     // gh runs an alias's line through a shell (its settings under HOME).
     "HOME=\"$PWD\" gh alias set zz --shell canary && HOME=\"$PWD\" gh zz",
+    // gh installs an extension from a directory (any token will do for
+    // that), and runs it as a command of its own.
+    "rm -rf gh-zz && mkdir gh-zz && printf '#!/bin/sh\\ncanary\\n' > gh-zz/gh-zz && chmod +x gh-zz/gh-zz && cd gh-zz \
+     && HOME=\"$PWD\" GH_TOKEN=x gh extension install . && HOME=\"$PWD\" GH_TOKEN=x gh zz",
     // aria2 runs its hook when a download fails (nothing listens on port 1).
     "aria2c -q --max-tries=1 --on-download-error=canary http://127.0.0.1:1/x",
     // fd runs its `-x` command for each file it finds (Debian names it fdfind).

@@ -349,6 +349,8 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
 /// shell (gh 2.23 ran the canary so), `gh alias import` takes such aliases
 /// from a file, and `gh config set` of `editor`, `pager` or `browser` names
 /// a program it runs: no list, as `git config alias.x '!…'` passes none.
+/// So does `gh extension install` (a repository's or a directory's program,
+/// which `gh NAME` runs: gh 2.23 ran the canary so), `exec` and `upgrade`.
 fn gh(args: &[Word]) -> Vec<Given> {
     let operands: Vec<&Word> = args.iter().filter(|w| !w.text().starts_with('-')).collect();
     let text = |i: usize| operands.get(i).map(|w| w.literal());
@@ -359,6 +361,12 @@ fn gh(args: &[Word]) -> Vec<Given> {
                 || text(3).is_some_and(|expansion| expansion.is_none_or(|e| e.starts_with('!')))
         }
         (Some(Some("alias")), Some(Some("import"))) => true,
+        // An extension is a repository's program (`gh extension install .`
+        // takes a directory's), which `gh NAME` and `extension exec` run.
+        (
+            Some(Some("extension" | "extensions" | "ext")),
+            Some(None | Some("install" | "exec" | "upgrade")),
+        ) => true,
         (Some(Some("config")), Some(Some("set"))) => {
             text(2).is_some_and(|key| key.is_none_or(|k| matches!(k, "editor" | "pager" | "browser")))
         }
@@ -733,6 +741,11 @@ mod tests {
             "gh alias set t --shell 'rm x'",
             "gh alias set t '!rm x'",
             "gh alias import aliases.yml",
+            "gh extension install .",
+            "gh ext install owner/gh-x",
+            "gh extension exec x",
+            "gh extension upgrade --all",
+            "gh extension \"$SUB\" x",
             "gh config set editor 'rm x'",
             "gh \"$SUB\" list",
             "cargo build --config 'build.rustc-wrapper=\"x\"'",
