@@ -105,6 +105,30 @@ impl Program {
                 "give the variables in the line itself (`A=1 CMD`)",
             );
         }
+        match self.name.as_deref() {
+            Some("gio" | "dex" | "gtk-launch") => {
+                return (
+                    "the `Exec` line of a desktop file it launches (`gio launch FILE`, `dex FILE`, `gtk-launch APP`)",
+                    named,
+                );
+            }
+            Some("borg" | "gpg-agent" | "gpg-connect-agent" | "restic") => {
+                return (
+                    "a command given after its own words (`borg with-lock REPO CMD`, `borg create \
+                     --content-from-command`, `gpg-agent --daemon CMD`, `gpg-connect-agent --exec`, `restic \
+                     backup --stdin-from-command`), a program an option names, or an option that expands",
+                    "give that command a RUN of its own; write options out, glued if they expand (`--repo=\"$R\"`)",
+                );
+            }
+            Some("gh") => {
+                return (
+                    "what a later `gh` runs: an alias's shell line, a program a setting names, an extension it \
+                     installs (`gh extension install`)",
+                    "leave the setting or the extension out; run what it would run as a RUN of its own",
+                );
+            }
+            _ => {}
+        }
         match self.name.as_deref().map(tool_commands::kind) {
             Some(Some(Tool::Sed)) => (
                 "the commands its script makes (`e` alone, `s///e`, a script from a file or one that expands)",

@@ -210,6 +210,8 @@ const OTHERS: &[&str] = &[
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
     // gh runs an alias's line through a shell (its settings under HOME).
     "HOME=\"$PWD\" gh alias set zz --shell canary && HOME=\"$PWD\" gh zz",
+    // gio runs the Exec line of the desktop file it launches.
+    "printf '[Desktop Entry]\\nType=Application\\nName=x\\nExec=canary\\n' > x.desktop && gio launch x.desktop && sleep 0.5",
     // gh installs an extension from a directory (any token will do for
     // that), and runs it as a command of its own.
     "rm -rf gh-zz && mkdir gh-zz && printf '#!/bin/sh\\ncanary\\n' > gh-zz/gh-zz && chmod +x gh-zz/gh-zz && cd gh-zz \

@@ -48,6 +48,8 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("gpgsm", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
     ("gpg-agent", &[], &["--pinentry-program", "--scdaemon-program"]),
     ("gpg-connect-agent", &[], &[]),
+    // GIO's `launch` runs a desktop file's `Exec` line (below).
+    ("gio", &[], &[]),
     // GitHub's CLI: its aliases and settings that run commands (below).
     ("gh", &[], &[]),
     // The Go tool's programs that run the test binary or the compiler's
@@ -101,14 +103,15 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// a terminal emulator runs its `-e` command or the user's shell, which
 /// runs what is typed in it. dotenv, dotenvx and env-cmd run their command
 /// with the variables of a file (`.env` by default), which may be
-/// `LD_PRELOAD`.
+/// `LD_PRELOAD`. dex and gtk-launch run the `Exec` line of a desktop file
+/// (`gio launch FILE` too, below).
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
     "niceload", "crontab", "clush", "salt", "salt-call", "salt-ssh", "mosh", "watchexec", "nodemon", "reflex",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
-    "qterminal", "dotenv", "dotenvx", "env-cmd"];
+    "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.
@@ -200,6 +203,12 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
             if name == "gpg-agent"
                 && args.iter().any(|w| w.literal() == Some("--daemon"))
                 && args.iter().any(|w| !w.text().starts_with('-')) =>
+        {
+            return vec![Given::Input];
+        }
+        // `gio launch FILE.desktop` runs the file's `Exec` line.
+        Some(Tool::Options)
+            if name == "gio" && args.iter().any(|w| w.literal().is_none_or(|t| t == "launch")) =>
         {
             return vec![Given::Input];
         }
@@ -678,6 +687,7 @@ mod tests {
             "mvn -B verify",
             "restic -o s3.connections=4 -r s3:b backup .",
             "borg list ./repo",
+            "gio info x.desktop",
             "helm upgrade --install r chart --post-renderer-args x",
             "gh pr list --state open",
             "gh config set git_protocol ssh",
@@ -741,6 +751,10 @@ mod tests {
             "gh alias set t --shell 'rm x'",
             "gh alias set t '!rm x'",
             "gh alias import aliases.yml",
+            "gio launch x.desktop",
+            "gio \"$VERB\" x.desktop",
+            "dex x.desktop",
+            "gtk-launch x",
             "gh extension install .",
             "gh ext install owner/gh-x",
             "gh extension exec x",
@@ -765,6 +779,10 @@ mod tests {
             ("pdsh -w h", "another machine"),
             ("dotenv -- ls", "`LD_PRELOAD`"),
             ("openssl list -provider ./e.so", "`openssl -engine`"),
+            ("gio launch x.desktop", "desktop file"),
+            ("borg with-lock ./r ls", "`borg with-lock REPO CMD`"),
+            ("gpg-agent --daemon ls", "`gpg-agent --daemon CMD`"),
+            ("gh extension install .", "extension"),
         ] {
             let program = crate::shell::programs::programs(line).unwrap().pop().unwrap();
             assert!(program.runs_what().0.contains(says), "{line}: {:?}", program.runs_what());
