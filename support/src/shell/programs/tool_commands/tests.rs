@@ -1,0 +1,151 @@
+use crate::shell::programs::tests::{hidden, texts};
+
+/// What the tools read for the programs they load or run besides a
+/// command line: none where they are given none.
+#[test]
+fn a_tools_options_that_load_code_pass_no_list() {
+    // man's `-H` and `--html` without a browser use `BROWSER`: the page is no command.
+    for line in [
+        "man -H ls",
+        "man --html ls",
+        "man -h",
+        "openssl pkcs12 -provider legacy -in a.p12",
+        "mvn -B verify",
+        "restic -o s3.connections=4 -r s3:b backup .",
+        "borg list ./repo",
+        "gio info x.desktop",
+        "helm upgrade --install r chart --post-renderer-args x",
+        "gh pr list --state open",
+        "gh config set git_protocol ssh",
+        "cargo build --release --config net.git-fetch-with-cli=true",
+        "cargo test --config profile.test.debug=false -- --nocapture",
+        "go test -run TestX ./...",
+        "cargo build --package=\"$PKG\"",
+        "go test ./\"$DIR\"/...",
+    ] {
+        assert_eq!(texts(line), [line], "{line}");
+    }
+    assert!(!hidden("gh alias set co 'pr checkout'"));
+    // openssl's options that load a library, and what runs a program
+    // or gives a file of variables.
+    for line in [
+        "openssl s_client -engine ./e.so -connect h:443",
+        "openssl list -provider-path . -provider e",
+        "openssl list -provider ./e.so",
+        "openssl list -provider \"$P\"",
+        "openssl req -new -keygen_engine x -key k",
+        "openssl req -config x.cnf -new -key k.pem",
+        "gpg-agent --daemon rm x",
+        "gpg-agent --homedir g --daemon rm x",
+        "gpg --options g.conf --list-keys",
+        "gpg --exec-path ./bin --list-keys",
+        "gpg-connect-agent --exec rm x",
+        "gpg-connect-agent -E rm x",
+        "gpgsm --options g.conf --list-keys",
+        "restic -r ./repo backup --stdin-from-command rm x",
+        "restic -r ./repo backup --stdin-from-command -- rm x",
+        "borg with-lock ./repo rm x",
+        "borg --lock-wait 5 with-lock ./repo rm x",
+        "borg create --content-from-command ./repo::a -- rm x",
+        "borg create --paths-from-comm ./repo::a -- find .",
+        "curl --engine /w/e.so https://x",
+        "curl -s --eng /w/e.so https://x",
+        "curl -K ci.cfg https://x",
+        "curl -sKci.cfg https://x",
+        "curl --config ci.cfg https://x",
+        "curl -fsSL \"$URL\"",
+        "man -C m.conf ls",
+        "man -aC m.conf ls",
+        "man --config-file=m.conf ls",
+        "openssl genpkey -config=x.cnf -algorithm ed25519",
+        "mvn -q exec:exec -Dexec.executable=rm -Dexec.args=x",
+        "./mvnw exec:exec -Dexec.executable=rm",
+        "mvn exec:exec -D exec.executable=rm",
+        "mvn exec:exec --define=exec.executable=rm",
+        "aria2c --conf=a.conf https://x/y",
+        "hg --conf hooks.pre-status=x status",
+        "openssl req -engine=x -new",
+        "dotenv -e .env.ci -- rm x",
+        "npx env-cmd -f .env rm x",
+        "dotenvx run -- rm x",
+        "restic -o rclone.args='serve restic --password-command x' -r rclone:r snapshots",
+        "restic -o \"$K=v\" -r r snapshots",
+        "hg --config hooks.pre-status='rm x' status",
+        "svn --config-option config:tunnels:x='rm x' ls svn+x://h/r",
+        "lldb -o 'platform shell rm x' ./a.out",
+        "aria2c --conf-path=a.conf https://x/y",
+        "gh alias set t --shell 'rm x'",
+        "gh alias set t '!rm x'",
+        "gh alias import aliases.yml",
+        "gio launch x.desktop",
+        "gio \"$VERB\" x.desktop",
+        "dex x.desktop",
+        "gtk-launch x",
+        "gh extension install .",
+        "gh ext install owner/gh-x",
+        "gh extension exec x",
+        "gh extension upgrade --all",
+        "gh extension \"$SUB\" x",
+        "gh config set editor 'rm x'",
+        "gh \"$SUB\" list",
+        "cargo build --config 'build.rustc-wrapper=\"x\"'",
+        "cargo run --config=target.x86_64-unknown-linux-gnu.runner='x'",
+        "cargo test --config .cargo/ci.toml",
+        "cargo build --config \"$C\"",
+        "cargo --config 'env.LD_PRELOAD=\"x.so\"' run",
+        "cargo build -p $PKG",
+        "cargo nextest run -p \"$PKG\"",
+        "go test \"$FLAGS\" ./...",
+    ] {
+        assert!(hidden(line), "{line}");
+    }
+    // Each says what it may run, and what to write instead.
+    for (line, says) in [
+        ("sqlite3 db '.load ./x.so'", "code it loads"),
+        ("pdsh -w h", "another machine"),
+        ("dotenv -- ls", "`LD_PRELOAD`"),
+        ("openssl list -provider ./e.so", "`openssl -engine`"),
+        ("gio launch x.desktop", "desktop file"),
+        ("borg with-lock ./r ls", "`borg with-lock REPO CMD`"),
+        ("gpg-agent --daemon ls", "`gpg-agent --daemon CMD`"),
+        ("gh extension install .", "extension"),
+    ] {
+        let program = crate::shell::programs::programs(line).unwrap().pop().unwrap();
+        assert!(program.runs_what().0.contains(says), "{line}: {:?}", program.runs_what());
+    }
+}
+
+/// socat's EXEC/SYSTEM addresses and netcat's `-e`/`-c` run commands
+/// (each removed a victim: socat 1.7.4, ncat 7.93); tmux and screen run
+/// commands of their own.
+#[test]
+fn a_socket_tools_command_is_read_as_a_command() {
+    for (line, inner) in [
+        ("socat - EXEC:'rm x'", &["rm x", "socat - EXEC:rm x"][..]),
+        (
+            "socat TCP-LISTEN:80,fork system:'ls; rm x',pty",
+            &["ls", "rm x", "socat TCP-LISTEN:80,fork system:ls; rm x,pty"],
+        ),
+        ("socat -u OPEN:f!!EXEC:rm x", &["rm", "socat -u OPEN:f!!EXEC:rm x"]),
+        ("socat - TCP:host:80", &["socat - TCP:host:80"]),
+        ("ncat -l 80 -c 'rm x'", &["rm x", "ncat -l 80 -c rm x"]),
+        ("ncat -lk 80 --sh-exec='rm x'", &["rm x", "ncat -lk 80 --sh-exec=rm x"]),
+        ("nc -e /bin/rm host 80", &["rm", "nc -e /bin/rm host 80"]),
+    ] {
+        assert_eq!(texts(line), inner, "{line}");
+    }
+    for line in [
+        "socat - \"$ADDR\"",
+        "socat - EXEC:\\\"rm\\ x\\\"",
+        "tmux new-session -d 'rm x'",
+        "tmux send-keys 'rm x' Enter",
+        "screen -dm rm x",
+        "dtach -n /tmp/s rm x",
+        "abduco -n s rm x",
+        "sem -j 2 rm x",
+        "niceload -l 4 rm x",
+        "nc -c \"$L\" host 80",
+    ] {
+        assert!(hidden(line), "{line}: {:?}", texts(line));
+    }
+}
