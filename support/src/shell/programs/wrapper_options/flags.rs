@@ -104,6 +104,13 @@ pub(super) const FLAGS: &[(&str, &[&str])] = &[
         "--polling"]),
     ("trickle", &["-h", "-v", "-V", "-s"]),
     ("timelimit", &["-l", "-p", "-q", "--features"]),
+    // systemd-nspawn 252's (its `--volatile` and `--private-users` take a
+    // value only glued), catatonit 0.1's, daemonize 1.7's (its manual).
+    ("systemd-nspawn", &["-h", "--help", "--version", "-q", "--quiet", "--no-pager", "-x", "--ephemeral",
+        "--read-only", "--volatile", "-a", "--as-pid2", "-b", "--boot", "--keep-unit", "--private-users", "-U",
+        "--private-network", "-n", "--network-veth", "-j", "-P", "--pipe"]),
+    ("catatonit", &["-g", "-h", "-L", "-P", "-V"]),
+    ("daemonize", &["-a", "-v"]),
 ];
 
 /// setarch's flags (none of its options takes a value).
@@ -113,10 +120,11 @@ const SETARCH: &[&str] = &["-B", "-F", "-I", "-L", "-R", "-S", "-T", "-X", "-Z",
     "--whole-seconds", "--sticky-timeouts", "--read-implies-exec", "--mmap-page-zero", "--3gb", "--4gb",
     "--uname-2.6", "--verbose", "--list", "--help", "--version"];
 
-/// Wrappers whose tables come from their source alone: no release of
-/// theirs installs here (run0 is systemd 256's), so no `--help` holds them.
+/// Wrappers whose tables come from their source or manual alone: no
+/// release of theirs installs here (run0 is systemd 256's), or it prints
+/// no help (daemonize), so no `--help` holds them.
 #[cfg(test)]
-const FROM_SOURCE: &[&str] = &["run0"];
+const FROM_SOURCE: &[&str] = &["run0", "daemonize"];
 
 /// Short options whose value is optional, and then glued (`xargs -i{}`,
 /// `nsenter -m/proc/1/ns/mnt`, `prlimit -n1024`): the rest of the word is
@@ -188,7 +196,7 @@ mod tests {
     /// Tools whose `--help` is a synopsis: `fakeroot [-l|--lib LIB] …`,
     /// numactl's, ssh-agent's and timelimit's usage (none has `--help`:
     /// the usage, after an error), rlwrap's two columns.
-    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl", "ssh-agent", "timelimit", "rlwrap"];
+    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl", "ssh-agent", "timelimit", "rlwrap", "catatonit"];
 
     /// Every option the installed tool's `--help` lists is in its tables (a
     /// newer release's new flag would pass no list, a new valued option
@@ -220,10 +228,20 @@ mod tests {
             let apart = |c: char| c.is_whitespace() || ",[]=|".contains(c);
             for word in specs.flat_map(|spec| spec.split(apart)) {
                 let option = word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
-                let is_option = (option.starts_with("--") && option.len() > 3)
-                    || (option.len() == 2 && option.starts_with('-') && option != "--");
-                if is_option && !valued.contains(&option) && !flags.contains(&option) {
-                    missing.push(format!("{tool} {option}"));
+                // A synopsis's cluster of flags (`[-ghLPV]`): each letter.
+                let cluster = option.strip_prefix('-').filter(|letters| {
+                    synopsis && letters.len() > 1 && letters.bytes().all(|b| b.is_ascii_alphanumeric())
+                });
+                let options = match cluster {
+                    Some(letters) => letters.chars().map(|c| format!("-{c}")).collect(),
+                    None => vec![option.to_string()],
+                };
+                for option in options.iter().map(String::as_str) {
+                    let is_option = (option.starts_with("--") && option.len() > 3)
+                        || (option.len() == 2 && option.starts_with('-') && option != "--");
+                    if is_option && !valued.contains(&option) && !flags.contains(&option) {
+                        missing.push(format!("{tool} {option}"));
+                    }
                 }
             }
         }
@@ -259,6 +277,9 @@ mod tests {
             "rlwrap --set-term x rm y",
             "trickle -Z 1 rm x",
             "timelimit -z 1 rm x",
+            "systemd-nspawn -D /c --new-option x rm y",
+            "catatonit -Z rm x",
+            "daemonize -z x rm y",
         ] {
             passes_no_list(line);
         }
@@ -286,6 +307,9 @@ mod tests {
             "rlwrap --set-terminal-name xt -p rm x",
             "trickle -s -d 100 rm x",
             "timelimit -q -t 5 -T 9 rm x",
+            "systemd-nspawn -q -D /c --pipe -E A=1 rm x",
+            "catatonit -g -- rm x",
+            "daemonize -a -o out -c / rm x",
             // Optional values glued, and nice's obsolete adjustment.
             "xargs -i{} -0 rm x",
             "nsenter -t 1 -m/proc/1/ns/mnt rm x",
