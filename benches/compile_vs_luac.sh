@@ -6,7 +6,7 @@
 # run in turn (A B A B ...) so each ratio compares runs made under the same
 # load; a table of the ratios, a row per shape, at the end.
 #
-# Usage: benches/compile_vs_luac.sh [RUNS] [BASELINE_TISSC]
+# Usage: [TISSC=PATH] benches/compile_vs_luac.sh [RUNS] [BASELINE_TISSC]
 #   RUNS            paired runs per comparison (default 20), after one warm-up each
 #   BASELINE_TISSC  another tissc binary (say, a build of an earlier commit):
 #                   its `compile` and `check` (also of the plan with its lint
@@ -21,7 +21,8 @@ for tool in lua5.4 luac5.4 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "$tool not found (apt-get install lua5.4 time)" >&2; exit 2; }
 done
 cargo build -q --release --bin tissc --example gen_plan
-tissc=target/release/tissc
+# TISSC=PATH measures another build of tissc (benches/pgo.sh's) against luac.
+tissc=${TISSC:-target/release/tissc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target/release/examples/gen_plan 50000 > "$work/big.tiss"

@@ -257,6 +257,7 @@ const OTHERS: &[&str] = &[
     "T='--to-command=canary'; printf x > f && tar -cf a.tar f && tar -xf a.tar --exclude \"$T\"",
     "K='-oProxyCommand=canary'; ssh -i \"$K\" -o BatchMode=yes -p 1 127.0.0.1 true",
     "R='--password-command=canary'; restic -r \"$R\" snapshots",
+    "X='--rsh=canary'; printf x > f && rsync -a --exclude \"$X\" f 127.0.0.1:/tmp/tiss-x",
     "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo build -q -p \"$P\"",
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
      > e.c && cc -shared -fPIC -o e.so e.c && printf 'openssl_conf = i\\n[i]\\nproviders = p\\n[p]\\ne = s\\n[s]\\n\
