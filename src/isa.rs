@@ -322,6 +322,7 @@ macro_rules! isa {
 
             /// The values the instruction takes from the stack, the deepest first.
             #[allow(unused_variables)]
+            #[inline]
             pub fn takes(&self) -> Takes {
                 match *self {
                     $(Instr::$name { $($field),* } => $takes,)*
@@ -330,6 +331,7 @@ macro_rules! isa {
 
             /// What the instruction gives back on the stack.
             #[allow(unused_variables)]
+            #[inline]
             pub fn gives(&self) -> Gives {
                 match *self {
                     $(Instr::$name { $($field),* } => $gives,)*
