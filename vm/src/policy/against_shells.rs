@@ -259,6 +259,7 @@ const OTHERS: &[&str] = &[
     "R='--password-command=canary'; restic -r \"$R\" snapshots",
     "X='--rsh=canary'; printf x > f && rsync -a --exclude \"$X\" f 127.0.0.1:/tmp/tiss-x",
     "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo build -q -p \"$P\"",
+    "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo test -q --test \"$P\"",
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \
      > e.c && cc -shared -fPIC -o e.so e.c && printf 'openssl_conf = i\\n[i]\\nproviders = p\\n[p]\\ne = s\\n[s]\\n\
      module = %s/e.so\\nactivate = 1\\n' \"$PWD\" > x.cnf && C=-config && openssl genpkey -algorithm ed25519 -out \"$C\" x.cnf",

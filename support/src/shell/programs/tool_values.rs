@@ -96,11 +96,14 @@ const VALUED: &[Valued] = &[
     Valued { tool: "gpg", short: "oruz", flags: "sbecdkKvqnia", long: &["--output", "--recipient",
         "--local-user", "--default-key", "--encrypt-to", "--log-file"], after: &[] },
     Valued { tool: "aria2c", short: "doi", flags: "", long: &["--dir", "--out", "--input-file"], after: &[] },
-    // `-p`'s value is optional to clap, but cargo refuses `-p` without one
-    // ("requires a SPEC format value") before it builds: `cargo build -p
-    // --config=…` runs nothing (a line of `against_shells`).
+    // `-p`'s value is optional to clap, and so are those of `--target`,
+    // `--bin`, `--test`, `--example` and `--bench`, but cargo refuses each
+    // without one ("requires a SPEC format value", "takes one argument")
+    // before it builds: `cargo build -p --config=…` runs nothing (lines of
+    // `against_shells`; by hand, each of the others too).
     Valued { tool: "cargo", short: "pFj", flags: "qvr", long: &["--package", "--features", "--jobs",
-        "--target-dir", "--manifest-path", "--profile", "--exclude", "--message-format", "--color"],
+        "--target-dir", "--manifest-path", "--profile", "--exclude", "--message-format", "--color", "--target",
+        "--bin", "--test", "--example", "--bench"],
         after: &["build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "rustc", "rustdoc",
             "tree", "fix", "clean", "install", "publish", "package", "metadata", "update", "fetch"] },
 ];

@@ -164,8 +164,16 @@ fn what_it_takes<'a>(specs: &'a [(Vec<String>, Takes)], option: &str) -> Vec<&'a
 #[test]
 fn each_table_is_held_to_the_installed_tools_help() {
     let (mut wrong, mut missing_tools) = (Vec::new(), Vec::new());
-    // cargo refuses `-p` without a value, though its help shows it optional.
-    let accepted = ["cargo -p", "cargo --package"];
+    // cargo refuses these without a value, though its help shows it optional.
+    let accepted = [
+        "cargo -p",
+        "cargo --package",
+        "cargo --target",
+        "cargo --bin",
+        "cargo --test",
+        "cargo --example",
+        "cargo --bench",
+    ];
     for valued in VALUED {
         let Some(helps) = helps(valued) else {
             missing_tools.push(valued.tool);
@@ -267,6 +275,7 @@ fn a_value_after_its_option_is_read_as_that_value() {
         "cargo build -p \"$P\"",
         "cargo test --features \"$F\" --locked",
         "cargo --locked build -j \"$JOBS\" -p \"$P\"",
+        "cargo test --test \"$T\" --target \"$TRIPLE\"",
         "openssl x509 -in \"$CERT\" -noout -text",
         "openssl req -new -key k.pem -subj \"$SUBJ\" -out \"$CSR\"",
         "restic -r \"$REPO\" --password-file \"$PW\" backup .",
