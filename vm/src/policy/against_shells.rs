@@ -210,6 +210,9 @@ const OTHERS: &[&str] = &[
     "sqlite3 -csv :memory: \".output '|canary'\" 'select 1'",
     // gh runs an alias's line through a shell (its settings under HOME).
     "HOME=\"$PWD\" gh alias set zz --shell canary && HOME=\"$PWD\" gh zz",
+    // The Go linker runs the external linker `-ldflags` names.
+    "printf 'module x\\ngo 1.19\\n' > go.mod && printf 'package main\\nfunc main() {}\\n' > main.go \
+     && go build -ldflags '-linkmode=external -extld=canary' -o out .",
     // gio runs the Exec line of the desktop file it launches.
     "printf '[Desktop Entry]\\nType=Application\\nName=x\\nExec=canary\\n' > x.desktop && gio launch x.desktop && sleep 0.5",
     // gh installs an extension from a directory (any token will do for
@@ -258,6 +261,8 @@ const OTHERS: &[&str] = &[
     "K='-oProxyCommand=canary'; ssh -i \"$K\" -o BatchMode=yes -p 1 127.0.0.1 true",
     "R='--password-command=canary'; restic -r \"$R\" snapshots",
     "X='--rsh=canary'; printf x > f && rsync -a --exclude \"$X\" f 127.0.0.1:/tmp/tiss-x",
+    "printf 'module x\\ngo 1.19\\n' > go.mod && printf 'package main\\nfunc main() {}\\n' > main.go \
+     && O='-toolexec=canary' && go build -o \"$O\" .",
     "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo build -q -p \"$P\"",
     "P='--config=build.rustc-wrapper=\"canary\"'; rm -rf p && cargo new -q --vcs none p && cd p && cargo test -q --test \"$P\"",
     "printf '#include <stdlib.h>\\n__attribute__((constructor)) static void c(void) { system(\"canary\"); }\\n' \

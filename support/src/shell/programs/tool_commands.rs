@@ -249,7 +249,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         if passes_no_list(name, word, args.get(at)) {
             return vec![Given::Input];
         }
-        if name == "cargo" && cargo_config_runs(word, args, &mut at) {
+        if (name == "cargo" && cargo_config_runs(word, args, &mut at))
+            || (name == "go" && go_links_with(word, args, &mut at))
+        {
             return vec![Given::Input];
         }
         if name == "go"
@@ -394,6 +396,25 @@ fn go_program(word: &Word, args: &[Word], at: &mut usize) -> Option<Option<Word>
     let (name, value) = split_value(flag);
     matches!(name, "exec" | "toolexec" | "vettool")
         .then(|| value.map(|v| literal_like(word, v)).or_else(|| take(args, at)))
+}
+
+/// Whether `word` is the Go tool's `-ldflags` naming the external linker
+/// or archiver the linker runs (`-extld=PROG`, `-extar=PROG`: `go build
+/// -ldflags '-linkmode=external -extld=canary'` ran it), or one that
+/// expands; its value is taken either way.
+fn go_links_with(word: &Word, args: &[Word], at: &mut usize) -> bool {
+    let Some(flag) = word.text().strip_prefix('-').map(|f| f.strip_prefix('-').unwrap_or(f)) else {
+        return false;
+    };
+    let (name, value) = split_value(flag);
+    if name != "ldflags" {
+        return false;
+    }
+    match value.map(|v| literal_like(word, v)).or_else(|| take(args, at)) {
+        Some(Word::Literal(flags)) => flags.contains("extld") || flags.contains("extar"),
+        Some(Word::Expands(_)) => true,
+        None => false,
+    }
 }
 
 /// Whether `word` is cargo's `--config KEY=VALUE` of a key that names a

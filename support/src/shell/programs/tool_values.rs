@@ -95,6 +95,13 @@ const VALUED: &[Valued] = &[
         "--threads", "-rf", "--resume-from", "-P", "--activate-profiles", "-l", "--log-file"], after: &[] },
     Valued { tool: "gpg", short: "oruz", flags: "sbecdkKvqnia", long: &["--output", "--recipient",
         "--local-user", "--default-key", "--encrypt-to", "--log-file"], after: &[] },
+    // Go's flags, one dash or two, never clustered: the build flags and the
+    // test flags of its own subcommands (`-ldflags`, whose value may name a
+    // linker it runs, is read before and not listed).
+    Valued { tool: "go", short: "", flags: "", long: &["-o", "-p", "-tags", "-mod", "-modfile", "-pkgdir",
+        "-overlay", "-buildmode", "-installsuffix", "-run", "-bench", "-benchtime", "-count", "-cpu", "-parallel",
+        "-timeout", "-coverprofile", "-covermode", "-coverpkg"],
+        after: &["build", "test", "run", "install", "vet"] },
     Valued { tool: "aria2c", short: "doi", flags: "", long: &["--dir", "--out", "--input-file"], after: &[] },
     // `-p`'s value is optional to clap, and so are those of `--target`,
     // `--bin`, `--test`, `--example` and `--bench`, but cargo refuses each

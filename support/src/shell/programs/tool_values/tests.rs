@@ -45,6 +45,12 @@ fn helps(valued: &Valued) -> Option<Vec<String>> {
         "borg" => {
             each("borg", &["create", "extract", "list", "init", "prune", "check", "info", "delete"], "--help")
         }
+        "go" => Some(
+            ["build", "test", "testflag"]
+                .iter()
+                .map(|topic| run("go", &["help", topic]))
+                .collect::<Option<_>>()?,
+        ),
         "cargo" => {
             let subcommands: Vec<&str> = valued.after.iter().copied().filter(|s| s.len() > 1).collect();
             each("cargo", &subcommands, "--help")
@@ -276,6 +282,8 @@ fn a_value_after_its_option_is_read_as_that_value() {
         "cargo test --features \"$F\" --locked",
         "cargo --locked build -j \"$JOBS\" -p \"$P\"",
         "cargo test --test \"$T\" --target \"$TRIPLE\"",
+        "go build -o \"$OUT\" -tags \"$TAGS\" ./cmd",
+        "go test -run \"$T\" -count 1 ./...",
         "openssl x509 -in \"$CERT\" -noout -text",
         "openssl req -new -key k.pem -subj \"$SUBJ\" -out \"$CSR\"",
         "restic -r \"$REPO\" --password-file \"$PW\" backup .",
