@@ -206,14 +206,11 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         {
             return vec![Given::Input];
         }
-        // `gio launch FILE.desktop` runs the file's `Exec` line.
         Some(Tool::Options)
-            if name == "gio" && args.iter().any(|w| w.literal().is_none_or(|t| t == "launch")) =>
+            if RUNS_A_COMMAND
+                .iter()
+                .any(|&(tool, sub)| tool == name && args.iter().any(|w| w.literal() == Some(sub))) =>
         {
-            return vec![Given::Input];
-        }
-        // `borg with-lock REPO CMD ARGS` runs CMD with the lock held.
-        Some(Tool::Options) if name == "borg" && args.iter().any(|w| w.literal() == Some("with-lock")) => {
             return vec![Given::Input];
         }
         Some(Tool::Options) => {}
@@ -314,9 +311,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     found.extend((!rest.is_empty()).then(|| Given::Line(Some(literal_like(word, rest)))));
                     break;
                 }
-                if (ssh && matches!(letter, 'F' | 'I'))
-                    || matches!((name, letter), ("curl", 'K') | ("man", 'C') | ("gpg-connect-agent", 'E'))
-                {
+                if PASSES_NO_LIST.iter().any(|&(tool, letters, _)| tool == name && letters.contains(letter)) {
                     return vec![Given::Input];
                 }
                 if name == "restic" && letter == 'o' {
@@ -628,36 +623,47 @@ fn restic_option(option: &Word) -> Option<Given> {
 /// may be a library's path: openssl 3.0 ran its constructor before it
 /// found no engine in it; a directory of providers). A long one is taken
 /// by any prefix of its name, as getopt_long takes one (refusing more,
-/// never less); one with a single dash only whole, or before `=`.
+/// never less); one with a single dash only whole, or before `=`. Each
+/// tool's short letters that do so come first (`curl -sK FILE`, anywhere
+/// in a cluster).
 #[rustfmt::skip]
-const PASSES_NO_LIST: &[(&str, &[&str])] = &[
+const PASSES_NO_LIST: &[(&str, &str, &[&str])] = &[
     // A subcommand's `-config` file loads the providers and engines it
     // names (`openssl genpkey -config x.cnf` ran one's constructor).
-    ("openssl", &["-engine", "-keygen_engine", "-ssl_client_engine", "-provider-path", "-config"]),
-    ("hg", &["--config"]),
-    ("svn", &["--config-option", "--config-dir"]),
-    ("aria2c", &["--conf-path"]),
+    ("openssl", "", &["-engine", "-keygen_engine", "-ssl_client_engine", "-provider-path", "-config"]),
+    ("hg", "", &["--config"]),
+    ("svn", "", &["--config-option", "--config-dir"]),
+    ("aria2c", "", &["--conf-path"]),
+    // ssh's and scp's `-F FILE` (a configuration) and ssh's `-I LIB` (a
+    // PKCS#11 library).
+    ("ssh", "FI", &[]),
+    ("scp", "FI", &[]),
     // curl loads an engine by its path (`curl --engine /abs/e.so URL` ran its
     // constructor), and a file of options (`-K FILE`) may name one.
-    ("curl", &["--engine", "--config"]),
+    ("curl", "K", &["--engine", "--config"]),
     // `borg create --content-from-command ARCHIVE -- CMD` runs CMD and backs
     // up its output (`--paths-from-command`: the paths it prints), as
     // argparse reads the words after the archive.
-    ("borg", &["--content-from-command", "--paths-from-command"]),
+    ("borg", "", &["--content-from-command", "--paths-from-command"]),
     // restic 0.17's `backup --stdin-from-command CMD ARGS` runs CMD and backs
     // up its output (its changelog: `--stdin-from-command mysqldump …`).
-    ("restic", &["--stdin-from-command"]),
+    ("restic", "", &["--stdin-from-command"]),
     // GnuPG's files of options may name any of its programs; gpg's
     // `--exec-path` is where it looks for them; gpg-connect-agent's
     // `--exec` runs the words after it as its server.
-    ("gpg", &["--options", "--exec-path"]),
-    ("gpg2", &["--options", "--exec-path"]),
-    ("gpgsm", &["--options"]),
-    ("gpg-agent", &["--options"]),
-    ("gpg-connect-agent", &["--exec"]),
+    ("gpg", "", &["--options", "--exec-path"]),
+    ("gpg2", "", &["--options", "--exec-path"]),
+    ("gpgsm", "", &["--options"]),
+    ("gpg-agent", "", &["--options"]),
+    ("gpg-connect-agent", "E", &["--exec"]),
     // man-db's configuration file may define the pager and filters it runs.
-    ("man", &["--config-file"]),
+    ("man", "C", &["--config-file"]),
 ];
+
+/// A subcommand that makes a tool run a command given after it, or one only
+/// running tells: `borg with-lock REPO CMD ARGS` (with the lock held), `gio
+/// launch FILE.desktop` (the file's `Exec` line).
+const RUNS_A_COMMAND: &[(&str, &str)] = &[("borg", "with-lock"), ("gio", "launch")];
 
 /// Whether `word` of `name`'s (the word after it `next`) passes no list:
 /// one of [`PASSES_NO_LIST`], a provider openssl loads by its path, or
@@ -667,7 +673,7 @@ const PASSES_NO_LIST: &[(&str, &[&str])] = &[
 fn passes_no_list(name: &str, word: &Word, next: Option<&Word>) -> bool {
     let text = word.text();
     let listed =
-        PASSES_NO_LIST.iter().find(|(tool, _)| *tool == name).map_or(&[][..], |&(_, options)| options);
+        PASSES_NO_LIST.iter().find(|(tool, _, _)| *tool == name).map_or(&[][..], |&(_, _, options)| options);
     let named = |option: &&str| match (option.strip_prefix("--"), text.strip_prefix("--")) {
         (Some(full), Some(given)) => is_prefix(split_value(given).0, full),
         _ => text == *option || text.strip_prefix(*option).is_some_and(|rest| rest.starts_with('=')),
