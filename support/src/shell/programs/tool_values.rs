@@ -4,7 +4,8 @@
 //! -in "$CERT"`), not as a word that may expand to an option.
 //!
 //! Each program takes the next word as the value whatever it holds (getopt,
-//! openssl's parser, Go's pflag), or refuses to run when it starts with a
+//! popt, openssl's and GnuPG's parsers, Go's flag package, pflag), or
+//! refuses to run when it starts with a
 //! dash (clap, argparse, commons-cli: `cargo build -p --config=…` is an
 //! error): either way the word is no option of its. So a value that stays
 //! one word (`"$OUT"`, not `$OUT`, which may split) names nothing to run.
