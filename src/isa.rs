@@ -240,6 +240,8 @@ impl Takes {
 const NOTHING: Takes = Takes::List(&[]);
 const ONE_STR: Takes = Takes::List(&[arg(Want::Str, "the string")]);
 const ONE_BOOL: Takes = Takes::List(&[arg(Want::Bool, "the condition")]);
+const TWO_BOOLS: Takes =
+    Takes::List(&[arg(Want::Bool, "the left condition"), arg(Want::Bool, "the right condition")]);
 const TWO_STRS: Takes = Takes::List(&[arg(Want::Str, "the string"), arg(Want::Str, "the other string")]);
 const EQUALITY: Takes = Takes::List(&[arg(Want::Scalar, "the left side"), arg(Want::Like, "the right side")]);
 const ORDERING: Takes =
@@ -451,6 +453,14 @@ isa! {
     /// Pop a message; fail with `assertion_failed` as described by assertion `assertion`
     /// (used when the `MESSAGE` interpolates values: it is built only on failure).
     0x2A Fail { assertion: u32 } "FAIL" takes MESSAGE, gives Gives::Nothing, Plain;
+
+    // ---- conditions of conditions --------------------------------------------------
+    /// Pop two booleans; push whether both are true. Both were computed: the
+    /// compiler combines so only conditions that can neither fail nor touch
+    /// anything, and jumps over the right side otherwise (`lower/expr.rs`).
+    0x2B And {} "AND" takes TWO_BOOLS, gives Gives::Value(ValueType::Bool), Plain;
+    /// Pop two booleans; push whether either is true (both computed, as AND's).
+    0x2C Or {} "OR" takes TWO_BOOLS, gives Gives::Value(ValueType::Bool), Plain;
 
     // ---- effects -----------------------------------------------------------------
     /// Pop the command [, the `IN` dir] [, the timeout] (see `run_flags`); run it; set LAST_RUN.

@@ -38,7 +38,7 @@ use crate::version::{LANGUAGE_VERSION, Version};
 /// The version of this container and of everything inside it (instruction
 /// set, module layout). Bump it whenever either changes; the fingerprint test
 /// in `src/container/tests.rs` fails until you do.
-pub const FORMAT_VERSION: u16 = 5;
+pub const FORMAT_VERSION: u16 = 6;
 
 /// The first eight bytes of every `.tbc`.
 pub const MAGIC: [u8; 8] = *b"\x1bTBC\r\n\x1a\n";

@@ -100,6 +100,8 @@ impl Checker<'_> {
                 | Instr::MatchesDynamic {}
                 | Instr::IsEmpty {}
                 | Instr::Not {}
+                | Instr::And {}
+                | Instr::Or {}
                 | Instr::FileExists {}
                 | Instr::FileIsEmpty {}
                 | Instr::FileContains {}

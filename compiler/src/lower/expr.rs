@@ -188,13 +188,27 @@ impl Unit<'_, '_> {
         self.expr(expr)
     }
 
-    /// Pushes the boolean value of a condition, short-circuiting AND / OR.
+    /// Pushes the boolean value of a condition: AND / OR combine their
+    /// operands' values where every operand is [`inert`], and
+    /// short-circuit otherwise.
     pub(super) fn cond(&mut self, cond: &Cond) {
+        self.cond_known(cond, false);
+    }
+
+    /// [`Unit::cond`], told whether `cond` is already known [`inert`]
+    /// (so a chain inside a chain is not looked through again).
+    fn cond_known(&mut self, cond: &Cond, known_inert: bool) {
         match &cond.kind {
-            CondKind::Or { operands } => self.short_circuit(operands, true),
-            CondKind::And { operands } => self.short_circuit(operands, false),
+            CondKind::Or { operands } | CondKind::And { operands } => {
+                let is_or = matches!(cond.kind, CondKind::Or { .. });
+                if known_inert || inert(cond) {
+                    self.combine(operands, is_or);
+                } else {
+                    self.short_circuit(operands, is_or);
+                }
+            }
             CondKind::Not { operand } => {
-                self.cond(operand);
+                self.cond_known(operand, known_inert);
                 self.emit(Instr::Not {});
             }
             CondKind::File { path, test } => {
@@ -262,6 +276,18 @@ impl Unit<'_, '_> {
             }
             CondKind::Expr { expr } => {
                 self.expr(expr);
+            }
+        }
+    }
+
+    /// `a OR b OR c` of [`inert`] operands: `a; b; OR; c; OR` (AND the
+    /// same). Straight-line code: no jump, no join, so nothing for the
+    /// verifier to meet and fewer instructions than jumping over the rest.
+    fn combine(&mut self, operands: &[Cond], is_or: bool) {
+        for (i, operand) in operands.iter().enumerate() {
+            self.cond_known(operand, true);
+            if i > 0 {
+                self.emit(if is_or { Instr::Or {} } else { Instr::And {} });
             }
         }
     }
@@ -370,4 +396,40 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
             ty
         }
     })
+}
+
+/// Whether computing `cond` can neither fail nor reach outside the machine:
+/// every test of it compares values the machine holds (variables, which the
+/// verifier proves bound; `LAST_RUN`'s fields; literals; a regular expression
+/// compiled when the module loads). Then computing a side that a short
+/// circuit would skip changes nothing a plan can see, so AND and OR compute
+/// both. Not inert: a file test (it reads the workspace, under the policy),
+/// `EXISTS` and any longer path (a typed answer's field may be absent: `x.f
+/// EXISTS AND x.f == "a"` must not read `x.f` when it is), a string with
+/// `${...}` (the same), a pattern made at run time (it may not compile).
+fn inert(cond: &Cond) -> bool {
+    match &cond.kind {
+        CondKind::Or { operands } | CondKind::And { operands } => operands.iter().all(inert),
+        CondKind::Not { operand } => inert(operand),
+        CondKind::StrTest { lhs, op, rhs, .. } => {
+            inert_expr(lhs) && inert_expr(rhs) && (*op != StrOp::Matches || rhs.literal().is_some())
+        }
+        CondKind::Compare { lhs, rhs, .. } => inert_expr(lhs) && inert_expr(rhs),
+        CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => inert_expr(operand),
+        CondKind::File { .. } | CondKind::Exists { .. } => false,
+    }
+}
+
+/// Whether pushing `expr` can neither fail nor reach outside the machine (see [`inert`]).
+fn inert_expr(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Text { .. }
+        | ExprKind::Int { .. }
+        | ExprKind::Duration { .. }
+        | ExprKind::Bool { .. }
+        | ExprKind::Var { .. }
+        | ExprKind::LastRun { .. } => true,
+        ExprKind::Str { value } => value.as_literal().is_some(),
+        ExprKind::Path { .. } => false,
+    }
 }

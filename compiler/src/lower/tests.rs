@@ -200,6 +200,46 @@ fn every_example_lowers() {
     }
 }
 
+/// AND and OR of conditions that can neither fail nor reach outside the
+/// machine compute both sides and combine them (straight-line code); an
+/// operand that can keeps the jump over the rest, so a guard still guards.
+#[test]
+fn inert_conditions_combine_and_guards_still_jump() {
+    let count = |m: &Module, f: fn(&Instr) -> bool| m.code.iter().filter(|&i| f(i)).count();
+    let jumps = |m: &Module| {
+        count(m, |i| matches!(i, Instr::Jump { .. } | Instr::JumpIfFalse { .. } | Instr::JumpIfTrue { .. }))
+    };
+    let combined = |m: &Module| count(m, |i| matches!(i, Instr::And {} | Instr::Or {}));
+    let head = "VAR a = \"v\"\nVAR b = \"w\"\nVAR n = 2\nVAR t = 1s\nVAR f = FALSE\nRUN \"x\" TIMEOUT 1s\n";
+    let m = in_step(&format!(
+        "{head}ASSERT a CONTAINS \"x\" AND a STARTS_WITH \"v\" OR NOT (a == b OR LAST_RUN.EXIT_CODE < n) AND a MATCHES \"^v\" AND t >= 1s AND NOT f AND \"\" IS_EMPTY"
+    ));
+    assert_eq!((jumps(&m), combined(&m)), (0, 7));
+    // Each of these may fail or reads the workspace: the chain jumps.
+    for other in [
+        "FILE \"f\" EXISTS",
+        "FILE \"f\" CONTAINS a",
+        "a MATCHES b",
+        "a == \"x ${b}\"",
+        "COST.RUN_COUNT < 3",
+        "LAST_RUN.STDOUT == \"${LAST_RUN.STDERR}\"",
+    ] {
+        let m = in_step(&format!("{head}ASSERT a == \"v\" AND {other}"));
+        assert_eq!(combined(&m), 0, "{other}");
+        assert_eq!(jumps(&m), 2, "{other}");
+    }
+    // An inert chain inside one that jumps is combined all the same.
+    let m = in_step(&format!("{head}IF FILE \"f\" EXISTS OR a == \"x\" AND b == \"y\" {{ LOG \"x\" }}"));
+    assert_eq!(combined(&m), 1);
+    // A typed answer's optional field: EXISTS guards the read.
+    let m = compile(
+        "TASK \"t\"\nTYPE R = { notes?: LIST OF STRING }\nSTEP \"s\" {\nPROMPT_AGENT \"q\" INTO r AS R\nIF r.notes EXISTS AND r.notes CONTAINS \"x\" { LOG \"x\" }\n}\n",
+    );
+    assert_eq!(combined(&m), 0);
+    let guard = m.code.iter().position(|i| matches!(i, Instr::HasMember { .. })).expect("EXISTS");
+    assert!(matches!(m.code[guard + 1], Instr::JumpIfFalse { .. }), "{:?}", &m.code[guard..]);
+}
+
 #[test]
 fn a_long_condition_compiles_and_its_analysis_stays_linear() {
     // 60 terms once took the verifier more steps than its budget (exit 70 on a
@@ -207,13 +247,16 @@ fn a_long_condition_compiles_and_its_analysis_stays_linear() {
     // the dominators back to the first term.
     let term = |i: usize| format!("LAST_RUN.EXIT_CODE != {i}");
     let chain = |n: usize, op: &str| (0..n).map(term).collect::<Vec<_>>().join(&format!(" {op} "));
-    for n in [60, 400] {
+    // As written (every term inert: combined), and with a file test ANDed
+    // to the end (then each chain, AND or OR, jumps over its other terms).
+    let file = " AND FILE \"f\" EXISTS";
+    for (n, tail) in [(60, ""), (400, ""), (60, file), (400, file)] {
         let pairs: Vec<String> =
             (0..n / 2).map(|i| format!("({} AND {})", term(2 * i), term(2 * i + 1))).collect();
         let vars: String = (0..n).map(|i| format!("VAR v{i} = LAST_RUN.STDOUT\n")).collect();
         let compared: Vec<String> = (0..n).map(|i| format!("v{i} == \"a\"")).collect();
         let body = format!(
-            "RUN \"x\" TIMEOUT 1s\nASSERT {}\nASSERT {}\nIF {} {{ LOG \"x\" }}\nASSERT {}\n{vars}ASSERT {}",
+            "RUN \"x\" TIMEOUT 1s\nASSERT {}{tail}\nASSERT {}{tail}\nIF {}{tail} {{ LOG \"x\" }}\nASSERT {}{tail}\n{vars}ASSERT {}{tail}",
             chain(n, "AND"),
             chain(n, "OR"),
             chain(n, "AND"),

@@ -106,6 +106,16 @@ fn each_instruction_takes_its_types() {
     assert!(matches!(e, VerifyError::WrongType { expected: Want::Bool, .. }), "{e}");
     assert!(verify(&code(&[TRUE, Instr::IsEmpty {}, Instr::Pop {}, halt], 1)).is_err());
     assert!(verify(&code(&[TRUE, Instr::Not {}, Instr::Pop {}, halt], 1)).is_ok());
+    // AND and OR take two booleans and give one.
+    for op in [Instr::And {}, Instr::Or {}] {
+        verify(&code(&[TRUE, TRUE, op, Instr::Not {}, Instr::Pop {}, halt], 2)).unwrap();
+        for (left, right) in [(STR, TRUE), (TRUE, INT), (DURATION, DURATION)] {
+            let e = err(&code(&[left, right, op, Instr::Pop {}, halt], 2));
+            assert!(matches!(e, VerifyError::WrongType { expected: Want::Bool, .. }), "{e}");
+        }
+        let e = err(&code(&[TRUE, op, Instr::Pop {}, halt], 1));
+        assert!(matches!(e, VerifyError::StackUnderflow { pops: 2, depth: 1, .. }), "{e}");
+    }
     // A budget is a duration for EXECUTION_TIME, an integer otherwise.
     assert!(verify(&code(&[INT, Instr::SetBudget { dim: 2 }, halt], 1)).is_err());
     assert!(verify(&code(&[DURATION, Instr::SetBudget { dim: 2 }, halt], 1)).is_ok());

@@ -410,6 +410,13 @@ impl Walker<'_> {
                 let a = pop(stack);
                 stack.push(Sym::test(format!("NOT {}", a.operand(Strength::Not)), Strength::Not));
             }
+            Instr::And {} | Instr::Or {} => {
+                let (b, a) = (pop(stack), pop(stack));
+                let (word, strength) =
+                    if matches!(instr, Instr::Or {}) { ("OR", Strength::Or) } else { ("AND", Strength::And) };
+                let text = format!("{} {word} {}", a.operand(strength), b.operand(strength));
+                stack.push(Sym::test(text, strength));
+            }
             Instr::FileExists {} | Instr::FileIsEmpty {} => {
                 let path = pop(stack);
                 let test = if matches!(instr, Instr::FileExists {}) { "EXISTS" } else { "IS_EMPTY" };

@@ -94,6 +94,8 @@ impl Machine {
                     return self.bad_operand(*r, pc, "boolean", found);
                 }
             },
+            Op::And => return self.combine(*r, pc, |a, b| a && b),
+            Op::Or => return self.combine(*r, pc, |a, b| a || b),
             Op::Jump(target) => r.pc = target,
             Op::JumpIfFalse(target) => match self.pop_bool() {
                 Ok(b) => {
@@ -147,6 +149,25 @@ impl Machine {
         };
         value.discard();
         result
+    }
+
+    /// AND and OR: the top two booleans combined, the result replacing them.
+    #[inline(always)]
+    fn combine(&mut self, r: Regs, pc: u32, op: fn(bool, bool) -> bool) -> Flow {
+        let (left, right) = match self.stack.as_slice() {
+            [.., Value::Bool(left), Value::Bool(right)] => (*left, *right),
+            [.., left, right] => {
+                let found = if matches!(right, Value::Bool(_)) { left } else { right };
+                return self.bad_operand(r, pc, "boolean", Some(found.type_name()));
+            }
+            _ => return self.bad_operand(r, pc, "boolean", None),
+        };
+        // Booleans: nothing to give back.
+        self.stack.pop();
+        if let Some(top) = self.stack.last_mut() {
+            *top = Value::Bool(op(left, right));
+        }
+        Flow::Continue
     }
 
     /// EQ and NE: the top two values compared where they lie, the result
@@ -248,6 +269,8 @@ impl Machine {
             | Instr::EndsWith {}
             | Instr::IsEmpty {}
             | Instr::Not {}
+            | Instr::And {}
+            | Instr::Or {}
             | Instr::Jump { .. }
             | Instr::JumpIfFalse { .. }
             | Instr::JumpIfTrue { .. }

@@ -157,13 +157,22 @@ STEP "s" {
 #[test]
 fn short_circuit_and_fail() {
     let m = compile(
+        "TASK \"c\"\nSTEP \"s\" {\n    VAR a = TRUE\n    ASSERT a OR FILE \"x\" EXISTS MESSAGE \"bad ${a}\"\n}\n",
+    );
+    let e = default_estimate(&m);
+    // 5 to the first JUMP_IF_TRUE; `a` true: PUSH TRUE, JUMP_IF_TRUE, STEP_EXIT (8);
+    // `a` false: PUSH_CONST, FILE_EXISTS, JUMP, JUMP_IF_TRUE, then LOAD, INTERP,
+    // FAIL, STEP_EXIT (13).
+    assert_eq!(e.steps[0], Some(b([(0, 0), (0, 0), (0, 0), (0, 0), (8, 13)])));
+    assert_matches_compiler(&m, "short circuit");
+    // Of two variables, both are computed and combined (OR): 9 to the
+    // JUMP_IF_TRUE; true: STEP_EXIT (10); false: LOAD, INTERP, FAIL, STEP_EXIT (13).
+    let m = compile(
         "TASK \"c\"\nSTEP \"s\" {\n    VAR a = TRUE\n    VAR b = FALSE\n    ASSERT a OR b MESSAGE \"bad ${a}\"\n}\n",
     );
     let e = default_estimate(&m);
-    // 7 to the first JUMP_IF_TRUE; `a` true: PUSH TRUE, JUMP_IF_TRUE, STEP_EXIT (10);
-    // `a` false: LOAD, JUMP, JUMP_IF_TRUE, then LOAD, INTERP, FAIL, STEP_EXIT (14).
-    assert_eq!(e.steps[0], Some(b([(0, 0), (0, 0), (0, 0), (0, 0), (10, 14)])));
-    assert_matches_compiler(&m, "short circuit");
+    assert_eq!(e.steps[0], Some(b([(0, 0), (0, 0), (0, 0), (0, 0), (10, 13)])));
+    assert_matches_compiler(&m, "combined");
 }
 
 /// CALL chains, a CHOOSE and steps inside tasks, and a task called twice.

@@ -1,7 +1,8 @@
 //! `tissvm run --dry-run` shows which arm each effect is in: indented under
 //! `IF <cond> (line N) then:` / `else IF ...` / `else:`, `TRY:` / `CATCH:`,
 //! and each CHOOSE option by number and name, nested as in the plan, with
-//! CALLed tasks inline. The listing is compared whole.
+//! CALLed tasks inline; a condition as written, whether its AND/OR jumps or
+//! combines values. The listing is compared whole.
 
 const ARMS: &str = r#"TASK "Release"
 
@@ -42,6 +43,9 @@ STEP "build" {
     }
     ASSERT FILE "channel.txt" EXISTS MESSAGE "no channel after ${LAST_RUN.COMMAND}"
     RUN "echo done"
+    IF (LAST_RUN.EXIT_CODE == 1 OR LAST_RUN.STDOUT CONTAINS "x") AND NOT LAST_RUN.TIMED_OUT {
+        LOG "retry"
+    }
 }
 "#;
 
@@ -68,6 +72,8 @@ const LISTING: &str = r#"STEP "build"  (line 7)
     option 3 "none":
       (no effects)
   RUN echo done  (line 39)
+  IF (LAST_RUN.EXIT_CODE == 1 OR LAST_RUN.STDOUT CONTAINS "x") AND NOT LAST_RUN.TIMED_OUT  (line 40) then:
+    LOG retry  (line 41)
 "#;
 
 #[test]

@@ -9,6 +9,7 @@ use tiss_vm::machine::program::Program;
 use tiss_vm::machine::value::Value;
 use tiss_vm::machine::{Machine, Outcome, StepStatus};
 use tisslang::cost::Dim;
+use tisslang::isa::Instr;
 
 fn program(src: &str) -> Program {
     let (module, _) = tiss_compiler::compile("t.tiss", src.as_bytes(), KeepSource::Text)
@@ -301,6 +302,43 @@ fn constants_beyond_32_bits_push_exactly() {
     assert_eq!(outcome, Outcome::Completed, "{:?}", machine.status);
 }
 
+/// AND and OR of conditions that cannot fail combine both sides' values
+/// (the AND and OR instructions): every combination of three booleans,
+/// against Rust's own operators, in the forms a plan writes them.
+#[test]
+fn and_or_of_values_give_the_truth_table() {
+    type Case = (&'static str, fn(bool, bool, bool) -> bool);
+    let cases: [Case; 5] = [
+        ("a AND b OR c", |a, b, c| a && b || c),
+        ("a OR b AND c", |a, b, c| a || b && c),
+        ("NOT (a OR b) AND c", |a, b, c| !(a || b) && c),
+        ("(a OR b) AND NOT c", |a, b, c| (a || b) && !c),
+        ("a AND b AND c OR NOT a AND NOT b", |a, b, c| a && b && c || !a && !b),
+    ];
+    for (cond, rust) in cases {
+        for bits in 0..8u8 {
+            let (a, b, c) = (bits & 4 != 0, bits & 2 != 0, bits & 1 != 0);
+            let word = |v: bool| if v { "TRUE" } else { "FALSE" };
+            let src = in_step(&format!(
+                "VAR a = {}\nVAR b = {}\nVAR c = {}\nIF {cond} {{ VAR r = \"t\" }} ELSE {{ VAR r = \"f\" }}\nASSERT r == \"{}\"",
+                word(a),
+                word(b),
+                word(c),
+                if rust(a, b, c) { "t" } else { "f" }
+            ));
+            let combined = program(&src)
+                .module
+                .code
+                .iter()
+                .filter(|i| matches!(i, Instr::And {} | Instr::Or {}))
+                .count();
+            assert!(combined > 0, "{cond}: not combined");
+            let (machine, outcome) = run_with(&src, &mut ScriptedHost::default());
+            assert_eq!(outcome, Outcome::Completed, "{cond} with a={a} b={b} c={c}: {:?}", machine.status);
+        }
+    }
+}
+
 #[test]
 fn any_operand_stack_at_any_pc_traps_or_runs_never_panics() {
     // A snapshot can hold any stack: the dispatch loop must not trust it.
@@ -317,6 +355,9 @@ fn any_operand_stack_at_any_pc_traps_or_runs_never_panics() {
         vec![Value::Int(2), Value::Str("a".into())],
         vec![Value::Duration(1), Value::Int(1)],
         vec![Value::Bool(false), Value::Bool(true)],
+        // AND and OR: a boolean under a value of another type, and over one.
+        vec![Value::Bool(true), Value::Int(1)],
+        vec![Value::Str("a".into()), Value::Bool(true)],
     ];
     for pc in 0..program.module.code.len() as u32 {
         for stack in &stacks {
