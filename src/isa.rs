@@ -454,10 +454,10 @@ isa! {
     /// (used when the `MESSAGE` interpolates values: it is built only on failure).
     0x2A Fail { assertion: u32 } "FAIL" takes MESSAGE, gives Gives::Nothing, Plain;
 
-    // ---- conditions of conditions --------------------------------------------------
+    // ---- combining conditions -----------------------------------------------------
     /// Pop two booleans; push whether both are true. Both were computed: the
-    /// compiler combines so only conditions that can neither fail nor touch
-    /// anything, and jumps over the right side otherwise (`lower/expr.rs`).
+    /// compiler uses it only for conditions that can neither fail nor touch
+    /// anything, and jumps over the right side of any other (`lower/expr.rs`).
     0x2B And {} "AND" takes TWO_BOOLS, gives Gives::Value(ValueType::Bool), Plain;
     /// Pop two booleans; push whether either is true (both computed, as AND's).
     0x2C Or {} "OR" takes TWO_BOOLS, gives Gives::Value(ValueType::Bool), Plain;

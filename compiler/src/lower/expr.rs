@@ -343,7 +343,13 @@ impl Unit<'_, '_> {
                     }
                     return;
                 }
-                let text_index = unit.tables.source_code(path.span);
+                // A bare variable's text is its name, already its slot's
+                // string (slot `i` is named by string `i`): nothing to
+                // format or look up.
+                let text_index = match root {
+                    Some(slot) if path.fields.is_empty() => slot,
+                    _ => unit.tables.source_code(path.span),
+                };
                 if !out.iter().any(|o| o.text == text_index) {
                     let (path, _) = unit.path_ref(path, root);
                     out.push(Observed { text: text_index, path });
