@@ -411,8 +411,9 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
 /// circuit would skip changes nothing a plan can see, so AND and OR compute
 /// both. Not inert: a file test (it reads the workspace, under the policy),
 /// `EXISTS` and any longer path (a typed answer's field may be absent: `x.f
-/// EXISTS AND x.f == "a"` must not read `x.f` when it is), a string with
-/// `${...}` (the same), a pattern made at run time (it may not compile).
+/// EXISTS AND x.f == "a"` must not read `x.f` when it is; `COST.X` cannot
+/// fail, but paths are judged as one kind), a string with `${...}` (the
+/// same), a pattern made at run time (it may not compile).
 fn inert(cond: &Cond) -> bool {
     match &cond.kind {
         CondKind::Or { operands } | CondKind::And { operands } => operands.iter().all(inert),

@@ -215,7 +215,8 @@ fn inert_conditions_combine_and_guards_still_jump() {
         "{head}ASSERT a CONTAINS \"x\" AND a STARTS_WITH \"v\" OR NOT (a == b OR LAST_RUN.EXIT_CODE < n) AND a MATCHES \"^v\" AND t >= 1s AND NOT f AND \"\" IS_EMPTY"
     ));
     assert_eq!((jumps(&m), combined(&m)), (0, 7));
-    // Each of these may fail or reads the workspace: the chain jumps.
+    // None of these is inert (a file test, a run-time pattern, interpolation,
+    // a longer path): the chain jumps.
     for other in [
         "FILE \"f\" EXISTS",
         "FILE \"f\" CONTAINS a",

@@ -145,6 +145,14 @@ impl Sym {
     fn operand(&self, than: Strength) -> String {
         if self.strength > than { format!("({})", self.cond) } else { self.cond.clone() }
     }
+
+    /// `operands` joined by OR (`is_or`) or AND, whether the code jumped over
+    /// the rest or combined their values.
+    fn chain(operands: &[Sym], is_or: bool) -> Sym {
+        let (word, strength) = if is_or { (" OR ", Strength::Or) } else { (" AND ", Strength::And) };
+        let parts: Vec<String> = operands.iter().map(|o| o.operand(strength)).collect();
+        Sym::test(parts.join(word), strength)
+    }
 }
 
 /// An AND or OR whose operands are being collected: its operands exit to
@@ -412,10 +420,7 @@ impl Walker<'_> {
             }
             Instr::And {} | Instr::Or {} => {
                 let (b, a) = (pop(stack), pop(stack));
-                let (word, strength) =
-                    if matches!(instr, Instr::Or {}) { ("OR", Strength::Or) } else { ("AND", Strength::And) };
-                let text = format!("{} {word} {}", a.operand(strength), b.operand(strength));
-                stack.push(Sym::test(text, strength));
+                stack.push(Sym::chain(&[a, b], matches!(instr, Instr::Or {})));
             }
             Instr::FileExists {} | Instr::FileIsEmpty {} => {
                 let path = pop(stack);
@@ -439,10 +444,7 @@ impl Walker<'_> {
                 let at = junctions.iter().position(|j| j.target.checked_add(1) == Some(target)).unwrap_or(0);
                 let mut junction = junctions.remove(at);
                 junction.operands.push(pop(stack));
-                let (word, strength) =
-                    if junction.is_or { ("OR", Strength::Or) } else { ("AND", Strength::And) };
-                let parts: Vec<String> = junction.operands.iter().map(|o| o.operand(strength)).collect();
-                resolved.push((target, Sym::test(parts.join(&format!(" {word} ")), strength)));
+                resolved.push((target, Sym::chain(&junction.operands, junction.is_or)));
             }
             Instr::Jump { .. } | Instr::JumpIfFalse { .. } | Instr::JumpIfTrue { .. } => {
                 stack.clear();
