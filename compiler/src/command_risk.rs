@@ -145,7 +145,8 @@ fn is_risk_name(word: &str) -> bool {
         | "xfce4-terminal" | "lxterminal" | "mate-terminal" | "qterminal" | "pdsh" | "vagrant" | "gcloud"
         | "minikube" | "sqlite3" | "psql" | "mysql" | "mariadb" | "mvn" | "mvnw" | "dotenv" | "dotenvx"
         | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh" | "go"
-        | "gpg" | "gpg2" | "gpgsm" | "gpg-agent" | "gpg-connect-agent" | "gio" | "dex" | "gtk-launch"
+        | "gpg" | "gpg2" | "gpgsm" | "gpg-agent" | "gpg-connect-agent" | "gio" | "dex" | "gtk-launch" | "xe"
+        | "rush" | "pexec" | "pee" | "mispipe" | "zrun" | "nq" | "tsp" | "expect"
     )
 }
 

@@ -165,6 +165,28 @@ fn inspect_sees_through_shell_quoting() {
     }
 }
 
+/// Programs that run the command after their own words, or commands they
+/// make of their input or read from their words, are seen through or
+/// flagged: `logsave LOG rm -r d` deletes recursively, and what xe, rush,
+/// pee and expect run is known only as they run, however harmless the
+/// program they are given looks (`touch`).
+#[test]
+fn inspect_sees_commands_that_runners_run() {
+    let fx = Fixture::new();
+    for (command, says) in [
+        ("logsave -a log.txt rm -r d", "deletes recursively with rm"),
+        ("ls | xe touch", "runs `xe`, which runs commands it makes or reads"),
+        ("ls | rush 'touch {}'", "runs `rush`, which runs commands it makes or reads"),
+        ("echo x | pee 'touch y' cat", "runs `pee`, which runs commands it makes or reads"),
+        ("expect -c 'spawn touch y'", "runs `expect`, which runs commands it makes or reads"),
+    ] {
+        let path = fx.write_plan(&format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{command}\"\n}}\n"));
+        let run = fx.tissvm(&["inspect", &path]);
+        run.expect(0);
+        assert!(run.stdout.contains("risk: high") && run.stdout.contains(says), "{command}: {}", run.stdout);
+    }
+}
+
 /// The manifest is written as it is made, in text and in JSON: on a plan
 /// of 3,000 steps that each ask a model, `ENV` its answer, write it and run
 /// it (a manifest of 95,000 taint flows and 6,000 risk reasons: 14 MB of

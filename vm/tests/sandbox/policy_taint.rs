@@ -112,6 +112,15 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // xargs puts its input after the command: `rm victim`, a shell's line.
         ("echo victim | xargs rm", deny_rm.as_str()),
         ("echo 'rm victim' | xargs -0 sh -ec", deny_rm.as_str()),
+        // e2fsprogs' logsave runs the command after its log file (installed
+        // with every Debian system); xe and rush make commands of their
+        // input as xargs does, pee runs its words as shell lines, expect
+        // what it spawns: none can be shown not to run `rm`.
+        ("logsave -a /dev/null rm victim", deny_rm.as_str()),
+        ("echo victim | xe rm", deny_rm.as_str()),
+        ("echo victim | rush 'rm {}'", deny_rm.as_str()),
+        ("echo x | pee 'rm victim' cat", deny_rm.as_str()),
+        ("expect -c 'spawn rm victim; expect eof'", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
         // find puts the path in the shell's line: a file named `$(rm victim)`.

@@ -104,14 +104,21 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// runs what is typed in it. dotenv, dotenvx and env-cmd run their command
 /// with the variables of a file (`.env` by default), which may be
 /// `LD_PRELOAD`. dex and gtk-launch run the `Exec` line of a desktop file
-/// (`gio launch FILE` too, below).
+/// (`gio launch FILE` too, below). xe and rush run a command they make of
+/// a template and their input, as parallel does (xe also a shell's line,
+/// `-s`; GNU's `rush`, a restricted shell, the lines its rules allow), as
+/// GNU pexec does; moreutils' pee and mispipe run each of their words as a
+/// shell's line, and its zrun the command with its files' names replaced;
+/// nq and task-spooler's tsp queue a command that runs later; expect runs
+/// what its script spawns.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
     "niceload", "crontab", "clush", "salt", "salt-call", "salt-ssh", "mosh", "watchexec", "nodemon", "reflex",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
-    "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch"];
+    "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch", "xe", "rush", "pexec", "pee", "mispipe",
+    "zrun", "nq", "tsp", "expect"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.

@@ -163,6 +163,26 @@ fn runners_are_looked_through_to_the_command_they_run() {
         assert!(hidden(line), "{line}");
     }
     assert!(!hidden("parallel --version"));
+    // xe, rush and pexec make commands of templates and their input too;
+    // pee and mispipe run their words as shell lines, zrun its command, nq
+    // and tsp queue one, expect runs what its script spawns.
+    for line in [
+        "xe rm",
+        "ls | xe -N2 rm -f",
+        "xe -s 'rm \"$1\"'",
+        "xe -a rm -- x y",
+        "rush 'rm {}'",
+        "ls | rush -j 4 rm",
+        "pexec -r a b -e F -c 'rm $F'",
+        "pee 'rm x' cat",
+        "mispipe 'rm x' cat",
+        "zrun rm x.gz",
+        "nq rm x",
+        "tsp rm x",
+        "expect -c 'spawn rm x; expect eof'",
+    ] {
+        assert!(hidden(line), "{line}");
+    }
 }
 
 /// A runner's option that may abbreviate one that takes a value leaves

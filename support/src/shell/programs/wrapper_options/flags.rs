@@ -105,12 +105,14 @@ pub(super) const FLAGS: &[(&str, &[&str])] = &[
     ("trickle", &["-h", "-v", "-V", "-s"]),
     ("timelimit", &["-l", "-p", "-q", "--features"]),
     // systemd-nspawn 252's (its `--volatile` and `--private-users` take a
-    // value only glued), catatonit 0.1's, daemonize 1.7's (its manual).
+    // value only glued), catatonit 0.1's, daemonize 1.7's (its manual),
+    // e2fsprogs 1.47's logsave (`+asv`, its usage).
     ("systemd-nspawn", &["-h", "--help", "--version", "-q", "--quiet", "--no-pager", "-x", "--ephemeral",
         "--read-only", "--volatile", "-a", "--as-pid2", "-b", "--boot", "--keep-unit", "--private-users", "-U",
         "--private-network", "-n", "--network-veth", "-j", "-P", "--pipe"]),
     ("catatonit", &["-g", "-h", "-L", "-P", "-V"]),
     ("daemonize", &["-a", "-v"]),
+    ("logsave", &["-a", "-s", "-v"]),
 ];
 
 /// setarch's flags (none of its options takes a value).
@@ -196,7 +198,8 @@ mod tests {
     /// Tools whose `--help` is a synopsis: `fakeroot [-l|--lib LIB] …`,
     /// numactl's, ssh-agent's and timelimit's usage (none has `--help`:
     /// the usage, after an error), rlwrap's two columns.
-    const USAGE_ONLY: &[&str] = &["fakeroot", "numactl", "ssh-agent", "timelimit", "rlwrap", "catatonit"];
+    const USAGE_ONLY: &[&str] =
+        &["fakeroot", "numactl", "ssh-agent", "timelimit", "rlwrap", "catatonit", "logsave"];
 
     /// Every option the installed tool's `--help` lists is in its tables (a
     /// newer release's new flag would pass no list, a new valued option
@@ -280,6 +283,7 @@ mod tests {
             "systemd-nspawn -D /c --new-option x rm y",
             "catatonit -Z rm x",
             "daemonize -z x rm y",
+            "logsave -x log rm y",
         ] {
             passes_no_list(line);
         }
@@ -310,6 +314,8 @@ mod tests {
             "systemd-nspawn -q -D /c --pipe -E A=1 rm x",
             "catatonit -g -- rm x",
             "daemonize -a -o out -c / rm x",
+            "logsave -as log rm x",
+            "logsave -- log rm x",
             // Optional values glued, and nice's obsolete adjustment.
             "xargs -i{} -0 rm x",
             "nsenter -t 1 -m/proc/1/ns/mnt rm x",

@@ -31,6 +31,9 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("nice", &["-n", "--adjustment"], 0),
     ("ionice", &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid"], 0),
     ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
+    // e2fsprogs' logsave (1.47, `getopt("+asv")`): the log file, then the
+    // command; an option it does not know is only a warning.
+    ("logsave", &[], 1),
     ("command", &[], 0),
     ("builtin", &[], 0),
     ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
