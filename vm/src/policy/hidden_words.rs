@@ -22,6 +22,8 @@ use tiss_support::shell::programs::Program;
 pub(super) struct Shape {
     start: String,
     open: bool,
+    /// No `*`, `?`, `[` or `{` at all: the pattern is one text.
+    exact: bool,
     /// The pattern split at each `*` outside a class, brace or escape: what
     /// comes before it, what comes after ([`matches_whatever`]).
     splits: Vec<(GlobMatcher, GlobMatcher)>,
@@ -46,7 +48,12 @@ impl Shape {
         let splits = top_level_stars(pattern)
             .filter_map(|at| Some((matcher(&pattern[..at])?, matcher(&pattern[at + 1..])?)))
             .collect();
-        Shape { start, open: !rest.is_empty() && rest.bytes().all(|b| b == b'*'), splits }
+        Shape {
+            start,
+            open: !rest.is_empty() && rest.bytes().all(|b| b == b'*'),
+            exact: rest.is_empty(),
+            splits,
+        }
     }
 
     /// Whether the verdict of a pattern of this shape on a form known up
@@ -59,6 +66,23 @@ impl Shape {
         let Some((name, _)) = self.start.split_once(' ') else { return false };
         if known.split(' ').next() != Some(name) {
             return false;
+        }
+        let may_match = self.start.starts_with(known) || known.starts_with(&self.start);
+        may_match && !(self.open && known.starts_with(&self.start))
+    }
+
+    /// [`Shape::depends`] for `deny` and `approve`, where a pattern that does
+    /// not name a program and then its words (`*--force*`, `git*--force*`)
+    /// is text looked for anywhere: the word may give that very text
+    /// (`F=--force; git push $F`), unless the known start already rules the
+    /// pattern out (`rm*` of `ls `) or in whatever follows (`*`, `git*` of
+    /// `git `). `allow` matches such a pattern as written ([`matches_whatever`]).
+    fn may_depend(&self, known: &str) -> bool {
+        if self.start.contains(' ') {
+            return self.depends(known);
+        }
+        if self.exact {
+            return self.start.starts_with(known);
         }
         let may_match = self.start.starts_with(known) || known.starts_with(&self.start);
         may_match && !(self.open && known.starts_with(&self.start))
@@ -196,7 +220,7 @@ pub(super) fn first_depending<'h, 'a>(
         let (at, word) = hiding.first(form)?;
         // What it gives starts with its own known start (`rm ./*`, `rm -- *`).
         let known = format!("{}{}", &form[..at], word.start);
-        shapes.iter().position(|shape| shape.depends(&known)).map(|i| (i, word))
+        shapes.iter().position(|shape| shape.may_depend(&known)).map(|i| (i, word))
     })
 }
 
@@ -314,13 +338,30 @@ mod tests {
             ("rm -rf /*", "rm ", true),
             ("git push*", "git ", true),
             // Patterns that do not start with a program's name and a blank
-            // are matched as written: `echo $x` is echo's whatever `x` is.
+            // are matched as written by allow: `echo $x` is echo's whatever
+            // `x` is (deny and approve: `may_depend`, below).
             ("*--force*", "git push ", false),
             ("*/canary*", "echo ", false),
             ("git*", "git ", false),
             ("rm -rf /*", "sudo rm ", false),
         ] {
             assert_eq!(Shape::of(pattern).depends(known), depends, "{pattern} on `{known}…`");
+        }
+        // Under deny and approve, a pattern that does not name a program and
+        // then its words is text the word may give.
+        for (pattern, known, depends) in [
+            ("*--force*", "git push ", true),
+            ("*/canary*", "echo ", true),
+            ("git*--force*", "git push ", true),
+            ("git*--force*", "ls ", false),
+            ("git*", "git ", false),
+            ("*", "ls ", false),
+            ("rm", "r", true),
+            ("rm", "ls ", false),
+            ("rm -rf /*", "sudo rm ", false),
+            ("kubectl * delete *", "kubectl -n ", true),
+        ] {
+            assert_eq!(Shape::of(pattern).may_depend(known), depends, "{pattern} on `{known}…`");
         }
     }
 
@@ -350,11 +391,25 @@ mod tests {
             &["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"],
             &says,
         );
-        // A start no pattern can follow, or a pattern matched as written
-        // (it does not start with the program's name).
+        // `*--force*` is text looked for anywhere: any such word may give it.
+        denied_saying(
+            &deny,
+            &["echo $X", "ls $F", "ls \"$F\"", "ls *", "rm ./*"],
+            &["the pattern `*--force*` may match it then"],
+        );
+        // A start no pattern on the program's words can follow.
+        let anchored = policy(None, &["rm -r*", "kubectl * delete *"], &[]);
         for line in ["rm -f $F", "ls $D", "ls \"$D\"", "grep $P f", "echo $X", "cat \"$F\"", "rm ~ *.o"] {
-            assert_eq!(deny.decide(line, None), Verdict::Run, "{line}");
+            assert_eq!(anchored.decide(line, None), Verdict::Run, "{line}");
         }
+        // What the word may give cannot make the program another's, nor
+        // take away what a pattern on the whole text matches whatever follows.
+        let named = policy(None, &["cp*--force*", "ls*"], &[]);
+        assert_eq!(named.decide("echo $X", None), Verdict::Run);
+        assert!(matches!(named.decide("cp $F a b", None), Verdict::Deny(_)));
+        // allow matches such a pattern as written.
+        let allow = policy(Some(&["*--dry-run"]), &[], &[]);
+        assert_eq!(allow.decide("echo $X --dry-run", None), Verdict::Run);
         // Asked where an approve pattern matches it, and where one may.
         let asks = policy(None, &["rm -r*"], &["rm *"]);
         assert!(matches!(asks.decide("rm $F d", None), Verdict::Approve(_)));

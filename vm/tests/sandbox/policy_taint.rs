@@ -145,6 +145,26 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
     assert_eq!(run.json()["cost"]["run_count"], 2);
 }
 
+/// A deny pattern that is text looked for anywhere (`*victim*`) cannot be
+/// shown not to match a word the shell makes: `V=vic; rm -f $V'tim'` runs
+/// `rm -f victim`, and `rm -f ./*` names it too. Both are refused before
+/// anything of the line runs (book: reference/policy.md).
+#[test]
+fn a_pattern_looked_for_anywhere_refuses_a_word_that_may_give_it() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"*victim*\"]\n");
+    for command in ["V=vic; rm -f $V'tim'", "V=vic; rm -f \\\"$V\\\"tim", "rm -f ./*", "rm -f $(ls)"] {
+        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+        let plan = format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{command}\"\n}}\n");
+        let run = fx.run_json(&plan, &["--policy", &deny, "--sandbox-profile", "none"]);
+        let (kind, message) = failure(&run);
+        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+        assert!(message.contains("the pattern `*victim*` may match it then"), "{command}: {message}");
+        assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
+        assert!(fx.ws().join("victim").exists(), "{command}: the file was removed");
+    }
+}
+
 #[test]
 fn an_allow_list_denies_every_other_command() {
     let fx = Fixture::new();
