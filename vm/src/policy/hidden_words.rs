@@ -110,11 +110,14 @@ pub(super) struct Hidden<'a> {
     pub start: String,
     /// A glob that expands too (`"$D"/*`): one word of any text where globs are matched as written.
     unknown: bool,
+    /// A tilde is all of it that is not known (`~/x`): matched as written
+    /// where globs are.
+    home_only: bool,
 }
 
 /// What a message says when no word is found (it always is, where asked).
 static NO_WORD: Hidden<'static> =
-    Hidden { text: "", kind: Kind::Splits, start: String::new(), unknown: true };
+    Hidden { text: "", kind: Kind::Splits, start: String::new(), unknown: true, home_only: false };
 
 /// The words of the programs read from a line whose text only running
 /// tells, as written, each once, and an automaton that finds the first of
@@ -145,19 +148,21 @@ impl<'a> Hiding<'a> {
                     return None;
                 };
                 let (start, unknown) = (expansion.known_start, expansion.unknown_text);
-                Some(Hidden { text: word.text(), kind, start, unknown })
+                Some(Hidden { text: word.text(), kind, start, unknown, home_only: expansion.home_only })
             })
             .collect();
         Hiding::with(words)
     }
 
-    /// The same words where a glob is matched as written (`allow`: the
-    /// program is the same whatever files it names); none if it has no glob.
+    /// The same words where a glob and a tilde are matched as written
+    /// (`allow`: the program is the same whatever files or home directory it
+    /// names); none if it has neither.
     pub(super) fn without_globs(&self) -> Option<Hiding<'a>> {
-        if self.words.iter().all(|word| word.kind != Kind::Glob) {
+        let as_written = |word: &Hidden| (word.kind == Kind::Glob && !word.unknown) || word.home_only;
+        if !self.words.iter().any(|word| word.kind == Kind::Glob || word.home_only) {
             return None;
         }
-        let words = self.words.iter().filter(|word| word.kind != Kind::Glob || word.unknown);
+        let words = self.words.iter().filter(|word| !as_written(word));
         let as_one_word = |word: &Hidden<'a>| match word.kind {
             Kind::Glob => Hidden { kind: Kind::OneWord, ..word.clone() },
             _ => word.clone(),
@@ -384,13 +389,22 @@ mod tests {
             &says,
         );
         // One word, but of any text: `rm "$F" d` runs `rm -r d` when `F`
-        // is `-r`, as bash's `$'-r'` is.
+        // is `-r`, as bash's `$'-r'` is, and `rm ~ d` when `HOME` is.
         let says = ["is one word, but may be any", "as a plan variable, `${name}`"];
         denied_saying(
             &deny,
-            &["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods"],
+            &["rm \"$F\" d", "rm \"$(cat f)\" d", "rm $'-r' d", "kubectl -n \"$N\" get pods", "rm ~ *.o"],
             &says,
         );
+        let root = policy(None, &["rm -rf /*"], &[]);
+        denied_saying(&root, &["rm -rf ~", "rm -rf ~/", "rm -rf ~root"], &["`~"]);
+        // allow matches a tilde as written, as it does a glob: the program
+        // is the same whatever the home directory.
+        let allow = policy(Some(&["cat ~/notes", "ls *", "cp ~/*.o out/"]), &[], &[]);
+        for line in ["cat ~/notes", "ls ~/x", "cp ~/*.o out/"] {
+            assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
+        }
+        assert!(matches!(allow.decide("cat ~/notes \"$X\"", None), Verdict::Deny(_)));
         // `*--force*` is text looked for anywhere: any such word may give it.
         denied_saying(
             &deny,
@@ -399,7 +413,9 @@ mod tests {
         );
         // A start no pattern on the program's words can follow.
         let anchored = policy(None, &["rm -r*", "kubectl * delete *"], &[]);
-        for line in ["rm -f $F", "ls $D", "ls \"$D\"", "grep $P f", "echo $X", "cat \"$F\"", "rm ~ *.o"] {
+        for line in
+            ["rm -f $F", "ls $D", "ls \"$D\"", "grep $P f", "echo $X", "cat \"$F\"", "ls ~", "rm -f ~/x"]
+        {
             assert_eq!(anchored.decide(line, None), Verdict::Run, "{line}");
         }
         // What the word may give cannot make the program another's, nor
@@ -489,8 +505,9 @@ mod tests {
         // A glob's names start with its text before the first glob character.
         assert_eq!(found("rm ./-*"), Some((3, "./-*", Kind::Glob, "./-".to_string())));
         assert_eq!(found("ls x/\"$F\"/*"), Some((3, "x/\"$F\"/*", Kind::Glob, "x/".to_string())));
-        // A tilde is a home directory: matched as written. allow matches a glob as written too.
-        assert_eq!(found("ls x ~"), None);
+        // A tilde is a home directory, one word of any text (`HOME` may be set).
+        assert_eq!(found("ls x ~"), Some((5, "~", Kind::OneWord, String::new())));
+        // allow matches a glob as written.
         let unglobbed = hiding.without_globs().expect("the line has globs");
         let kinds = |form| unglobbed.first(form).map(|(_, word)| word.kind);
         assert_eq!((kinds("rm ./-*"), kinds("x/\"$F\"/*")), (None, Some(Kind::OneWord)));

@@ -165,6 +165,23 @@ fn a_pattern_looked_for_anywhere_refuses_a_word_that_may_give_it() {
     }
 }
 
+/// A tilde gives the home directory, in the sandbox the workspace, which no
+/// pattern sees as written: `rm -rf ~/victim` removed the workspace's file
+/// under `deny = ["rm -rf /*"]`. It is judged as a word of any text.
+#[test]
+fn a_tilde_is_judged_as_a_word_of_any_text() {
+    let fx = Fixture::new();
+    let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm -rf /*\"]\n");
+    std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls .\"\n    RUN \"rm -rf ~/victim\"\n}\n";
+    let run = fx.run_json(plan, &["--policy", &deny]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(message.contains("`~/victim` is one word, but may be any"), "{message}");
+    assert_eq!(run.json()["cost"]["run_count"], 1, "only `ls .` ran");
+    assert!(fx.ws().join("victim").exists(), "the file was removed");
+}
+
 #[test]
 fn an_allow_list_denies_every_other_command() {
     let fx = Fixture::new();

@@ -107,13 +107,18 @@ pub struct Expansion {
     /// Whether what the shell makes of it is known only when it runs, as
     /// one word or several: a parameter, substitution or arithmetic, quoted
     /// or not, braces, or bash's `$'…'` and `$"…"` (`"$F"` is `-r` when `F`
-    /// is). A glob (names of files that match it) and a tilde (a home
-    /// directory) are not counted.
+    /// is), and a tilde (a home directory: `HOME` may be any text, and
+    /// `rm -rf ~` is no text a pattern such as `rm -rf /*` sees). A glob
+    /// (names of files that match it) is not counted.
     pub unknown_text: bool,
     /// Whether the shell matches it against the names of files (an unquoted
     /// `*`, `?` or `[…]`): it gives any number of words, each a name, which
     /// may read as an option (a file named `-rf`).
     pub glob: bool,
+    /// Whether a tilde is all of it that is not known (`~/x`, `~root`): the
+    /// program it names is the same whatever the home directory, so an allow
+    /// pattern matches it as written, as it does a glob.
+    pub home_only: bool,
     /// What it starts with whatever it expands to
     /// ([`Word::known_start`](super::Word::known_start)).
     pub known_start: String,
@@ -123,13 +128,25 @@ pub struct Expansion {
 /// shell's reader cannot read it.
 pub(super) fn expansion(written: &str) -> Expansion {
     let Some(pieces) = pieces_of(written) else {
-        return Expansion { hidden_words: true, unknown_text: true, glob: true, known_start: String::new() };
+        let known_start = String::new();
+        return Expansion {
+            hidden_words: true,
+            unknown_text: true,
+            glob: true,
+            home_only: false,
+            known_start,
+        };
     };
     let braces = braces(&pieces);
     Expansion {
         hidden_words: braces || pieces.iter().any(|piece| !stays_one_word(&piece.piece)),
         unknown_text: braces || pieces.iter().any(|piece| unknown(&piece.piece)),
         glob: pieces.iter().any(|piece| matches!(&piece.piece, WordPiece::Text(text) if globs(text))),
+        home_only: !braces
+            && pieces.iter().any(|piece| matches!(piece.piece, WordPiece::TildeExpansion(_)))
+            && pieces
+                .iter()
+                .all(|piece| matches!(piece.piece, WordPiece::TildeExpansion(_)) || !unknown(&piece.piece)),
         known_start: start_of(&pieces, braces),
     }
 }
@@ -149,14 +166,13 @@ fn stays_one_word(piece: &WordPiece) -> bool {
     )
 }
 
-/// Whether what a piece gives is known only when it runs (a tilde and a
-/// glob are not counted).
+/// Whether what a piece gives is known only when it runs (a glob is not
+/// counted).
 fn unknown(piece: &WordPiece) -> bool {
     let text = |piece: &WordPiece| {
         matches!(piece, WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_))
     };
     match piece {
-        WordPiece::TildeExpansion(_) => false,
         WordPiece::DoubleQuotedSequence(inner) => inner.iter().any(|piece| !text(&piece.piece)),
         piece => !text(piece),
     }
