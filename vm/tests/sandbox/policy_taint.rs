@@ -121,6 +121,10 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("echo victim | rush 'rm {}'", deny_rm.as_str()),
         ("echo x | pee 'rm victim' cat", deny_rm.as_str()),
         ("expect -c 'spawn rm victim; expect eof'", deny_rm.as_str()),
+        // Apptainer runs the words after the image, in a container that
+        // binds the workspace.
+        ("apptainer exec --nv -B /w img.sif rm victim", deny_rm.as_str()),
+        ("srun -n1 singularity exec img.sif rm victim", deny_rm.as_str()),
         // A path that expands still names its program by its last part.
         ("\"$(dirname \"$(command -v rm)\")/rm\" victim", deny_rm.as_str()),
         // find puts the path in the shell's line: a file named `$(rm victim)`.

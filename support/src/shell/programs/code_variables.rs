@@ -71,9 +71,20 @@ const NAMES: &[&str] = &[
     "GOFLAGS", "GOENV",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
-// runs where a command named `name` is written.
-const PREFIXES: &[&str] =
-    &["LD_", "GIT_CONFIG", "LUA_INIT", "BASH_FUNC_", "OMPI_MCA_", "PRTE_MCA_", "PMIX_MCA_"];
+// runs where a command named `name` is written. Apptainer's and
+// SingularityCE's options by the environment (`APPTAINER_FUSEMOUNT`) and
+// the container's variables (`APPTAINERENV_LD_PRELOAD`).
+const PREFIXES: &[&str] = &[
+    "LD_",
+    "GIT_CONFIG",
+    "LUA_INIT",
+    "BASH_FUNC_",
+    "OMPI_MCA_",
+    "PRTE_MCA_",
+    "PMIX_MCA_",
+    "APPTAINER",
+    "SINGULARITY",
+];
 
 /// npm's settings that name a program it runs (`script-shell`, which runs
 /// `npm exec -c` and every script; `node-options`, `NODE_OPTIONS` for them)

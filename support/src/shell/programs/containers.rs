@@ -3,7 +3,9 @@
 //! CMD…`, the same under `docker container`, and Podman's and nerdctl's
 //! (docker's options, nerdctl's own before its subcommand); Compose's `run
 //! SERVICE [CMD…]` and `exec SERVICE CMD…` (`docker compose`,
-//! `docker-compose`), whose service the project's file describes. What runs is the
+//! `docker-compose`), whose service the project's file describes; and
+//! Apptainer's and SingularityCE's `exec IMAGE CMD…` (`run` and `test`, whose
+//! script is given the words after the image, alike). What runs is the
 //! `--entrypoint` followed by the words after the image (else those words;
 //! else the image's own command, as a Makefile's rules are make's), and a
 //! `--health-cmd`, which the engine runs with `/bin/sh -c` (a JSON array,
@@ -24,7 +26,8 @@ use super::given::{Besides, Runs, Start};
 use crate::shell::parse::{self, Word};
 
 /// The engines read here.
-pub(super) const ENGINES: &[&str] = &["docker", "podman", "docker-compose", "nerdctl"];
+pub(super) const ENGINES: &[&str] =
+    &["docker", "podman", "docker-compose", "nerdctl", "apptainer", "singularity"];
 
 /// An engine's options: (those that take a value, those that do not).
 type Table = (&'static [&'static str], &'static [&'static str]);
@@ -102,6 +105,46 @@ const OPAQUE: &[&str] = &["--env-file"];
 /// ./runc`, `--log-driver binary:///x`): before its subcommand and after.
 const NERDCTL_OPAQUE_GLOBAL: &[&str] = &["--cni-path", "--cni-netconfpath", "--cdi-spec-dirs"];
 const NERDCTL_OPAQUE: &[&str] = &["--env-file", "--runtime", "--log-driver"];
+
+/// Apptainer's own options, before its subcommand (Apptainer 1.4's
+/// `cmd/internal/cli/apptainer.go`; SingularityCE shares its command line,
+/// and an option of its own the table does not know passes no list).
+#[rustfmt::skip]
+const APPTAINER_GLOBAL: Table = (
+    &["-c", "--config"],
+    &["-d", "-q", "-s", "-v", "-h", "--debug", "--nocolor", "--quiet", "--silent", "--verbose", "--build-config",
+        "--help"],
+);
+
+/// `apptainer exec`'s, `run`'s and `test`'s options (`action_flags.go`,
+/// those registered for them): cobra reads them as pflag does, before the
+/// image only.
+#[rustfmt::skip]
+const APPTAINER_ACTION: Table = (
+    &["-B", "-H", "-S", "-W", "-o", "--add-caps", "--app", "--apply-cgroups", "--authfile", "--bind",
+        "--blkio-weight", "--blkio-weight-device", "--cdi-dirs", "--containlibs", "--cpu-shares", "--cpus",
+        "--cpuset-cpus", "--cpuset-mems", "--cwd", "--device", "--dns", "--docker-host", "--docker-password",
+        "--docker-username", "--drop-caps", "--env", "--env-file", "--fusemount", "--home", "--hostname",
+        "--memory", "--memory-reservation", "--memory-swap", "--mount", "--netns-path", "--network",
+        "--network-args", "--no-env", "--no-mount", "--overlay", "--pem-path", "--pids-limit", "--pwd",
+        "--runscript-timeout", "--scratch", "--security", "--tmpdir", "--workdir"],
+    &["-C", "-c", "-e", "-f", "-i", "-n", "-p", "-u", "-w", "-h", "--allow-setuid", "--cleanenv", "--compat",
+        "--compat32", "--contain", "--containall", "--disable-cache", "--docker-login", "--fakeroot",
+        "--ignore-fakeroot-command", "--ignore-subuid", "--ignore-userns", "--intel-hpu", "--ipc", "--keep-privs",
+        "--net", "--no-eval", "--no-home", "--no-https", "--no-init", "--no-nv", "--no-pid", "--no-privs",
+        "--no-rocm", "--no-umask", "--nohttps", "--nv", "--nvccli", "--oom-kill-disable", "--passphrase", "--pid",
+        "--rocm", "--sharens", "--underlay", "--unsquash", "--userns", "--uts", "--writable", "--writable-tmpfs",
+        "--help"],
+);
+
+/// Apptainer's options that make it run or load what the line does not
+/// say: its configuration file (CNI plugins it runs on the host), a file of
+/// variables, a FUSE mount (`--fusemount host:sshfs …` runs its program on
+/// the host), libraries bound into the container, CDI specs (whose hooks run
+/// on the host) and CNI plugins' arguments.
+const APPTAINER_OPAQUE_GLOBAL: &[&str] = &["-c", "--config"];
+const APPTAINER_OPAQUE: &[&str] =
+    &["--env-file", "--fusemount", "--containlibs", "--cdi-dirs", "--network-args"];
 
 /// Compose's own options (`docker compose -f c.yaml run`, `docker-compose`),
 /// from its reference (`docs/reference/docker_compose*.yaml`).
@@ -188,6 +231,20 @@ struct Sub {
 /// word that expands where an option or the subcommand may be).
 fn subcommand(engine: &str, words: &[Word]) -> Result<Option<Sub>, ()> {
     let sub = |at: usize| words.get(at).map(|word| word.literal().ok_or(())).transpose();
+    if matches!(engine, "apptainer" | "singularity") {
+        let own = Options::read(words, 1, APPTAINER_GLOBAL, APPTAINER_OPAQUE_GLOBAL).ok_or(())?;
+        let (at, seen_opaque) = (own.end, own.opaque);
+        let (table, opaque) = (APPTAINER_ACTION, APPTAINER_OPAQUE);
+        return match sub(at)? {
+            // The words after the image: `exec`'s command; the arguments of
+            // `run`'s and `test`'s script, which often runs them.
+            Some("exec" | "run" | "test") => Ok(Some(Sub { at: at + 1, table, opaque, seen_opaque })),
+            // A shell that runs its input, an instance's start script (and
+            // what it is given), the OCI mode's `exec`.
+            Some("shell" | "instance" | "oci") => Err(()),
+            _ => Ok(None),
+        };
+    }
     let mut compose = engine == "docker-compose";
     let (mut at, mut seen) = (1, false);
     if !compose {
@@ -271,6 +328,7 @@ impl Options {
                 // `-e NAME=VALUE`, `-eNAME=VALUE`, `-e=NAME=VALUE`.
                 let letters = &text[1..];
                 let first_valued = letters.char_indices().find(|&(_, l)| short_option(valued, l));
+                options.opaque |= first_valued.is_some_and(|(_, l)| short_option(opaque, l));
                 if let Some((i, 'e')) = first_valued {
                     let glued = &letters[i + 1..];
                     options.opaque |= match (glued, words.get(at + 1)) {
@@ -436,6 +494,14 @@ mod tests {
             ("nerdctl --insecure-registry container run alpine rm x", &["rm x"]),
             ("nerdctl exec -w /srv box rm x", &["rm x"]),
             ("nerdctl compose run app rm x", &["rm x"]),
+            // Apptainer and SingularityCE: the words after the image.
+            ("apptainer exec img.sif rm x", &["rm x"]),
+            ("apptainer -q exec -B /w:/w --nv --env A=1 -e -c docker://alpine rm x", &["rm x"]),
+            ("singularity exec --bind=/w --home /h --pwd /w img.sif rm x", &["rm x"]),
+            ("apptainer --debug run -B /d img.sif rm x", &["rm x"]),
+            ("apptainer test img.sif rm x", &["rm x"]),
+            ("apptainer exec -- img.sif rm x", &["rm x"]),
+            ("srun -n 2 apptainer exec img.sif sh -c 'ls; rm x'", &["ls", "rm x"]),
         ] {
             assert_eq!(texts(line), inner, "{line}");
         }
@@ -462,6 +528,9 @@ mod tests {
             "docker compose up -d",
             "docker compose run app",
             "docker-compose build",
+            "apptainer run img.sif",
+            "apptainer pull docker://alpine",
+            "singularity build img.sif img.def",
         ] {
             assert_eq!(texts(line), [line], "{line}");
         }
@@ -539,6 +608,24 @@ mod tests {
             "docker compose run --env-from-file e app ls",
             "docker compose run --new app rm x",
             "docker compose \"$SUB\" app rm x",
+            // Apptainer's shell runs its input, an instance its start
+            // script; its configuration, a file of variables, a FUSE mount's
+            // program, bound libraries, CDI specs and CNI arguments run or
+            // load what the line does not say (its own variables, which set
+            // its options and the container's, are found by name:
+            // `code_variables`).
+            "echo 'rm x' | apptainer shell img.sif",
+            "apptainer instance start img.sif web",
+            "apptainer oci exec box rm x",
+            "apptainer -c ./a.conf exec img.sif ls",
+            "apptainer --config=./a.conf exec img.sif ls",
+            "apptainer exec --env-file e img.sif ls",
+            "apptainer exec --fusemount 'host:sshfs h: /m' img.sif ls",
+            "apptainer exec --containlibs /x.so img.sif ls",
+            "apptainer exec --cdi-dirs ./cdi img.sif ls",
+            "apptainer exec --env LD_PRELOAD=/x.so img.sif ls",
+            "apptainer exec --new-option img.sif rm x",
+            "apptainer exec \"$IMG\" rm x",
         ] {
             assert!(hidden(line), "{line}: {:?}", texts(line));
         }

@@ -594,6 +594,8 @@ fn variables_that_make_a_program_run_code_are_found_by_name() {
         ("PERLLIB=./l perl -e 'use strict'", "PERLLIB"),
         ("NPM_CONFIG_SCRIPT_SHELL=./x npx -c ls", "NPM_CONFIG_SCRIPT_SHELL"),
         ("export npm_config_node_options=--require=./x.js; npx tsc", "npm_config_node_options"),
+        ("APPTAINERENV_LD_PRELOAD=/x.so apptainer exec img.sif ls", "APPTAINERENV_LD_PRELOAD"),
+        ("SINGULARITY_FUSEMOUNT='host:sshfs h: /m' singularity exec img.sif ls", "SINGULARITY_FUSEMOUNT"),
     ] {
         assert_eq!(named(line), Some(name), "{line}");
     }
