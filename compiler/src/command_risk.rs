@@ -146,7 +146,8 @@ fn is_risk_name(word: &str) -> bool {
         | "minikube" | "sqlite3" | "psql" | "mysql" | "mariadb" | "mvn" | "mvnw" | "dotenv" | "dotenvx"
         | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh" | "go"
         | "gpg" | "gpg2" | "gpgsm" | "gpg-agent" | "gpg-connect-agent" | "gio" | "dex" | "gtk-launch" | "xe"
-        | "rush" | "pexec" | "pee" | "mispipe" | "zrun" | "nq" | "tsp" | "expect"
+        | "rush" | "pexec" | "pee" | "mispipe" | "zrun" | "nq" | "tsp" | "expect" | "schedtool" | "run-parts"
+        | "daemon" | "pueue" | "zellij" | "byobu"
     )
 }
 

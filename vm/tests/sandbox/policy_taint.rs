@@ -121,6 +121,9 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("echo victim | rush 'rm {}'", deny_rm.as_str()),
         ("echo x | pee 'rm victim' cat", deny_rm.as_str()),
         ("expect -c 'spawn rm victim; expect eof'", deny_rm.as_str()),
+        ("run-one rm victim", deny_rm.as_str()),
+        ("datefudge -s 2020-01-01 rm victim", deny_rm.as_str()),
+        ("schedtool -B -e rm victim", deny_rm.as_str()),
         // Apptainer runs the words after the image, in a container that
         // binds the workspace.
         ("apptainer exec --nv -B /w img.sif rm victim", deny_rm.as_str()),

@@ -109,8 +109,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// `-s`; GNU's `rush`, a restricted shell, the lines its rules allow), as
 /// GNU pexec does; moreutils' pee and mispipe run each of their words as a
 /// shell's line, and its zrun the command with its files' names replaced;
-/// nq and task-spooler's tsp queue a command that runs later; expect runs
-/// what its script spawns.
+/// nq, task-spooler's tsp and pueue queue a command that runs later;
+/// expect runs what its script spawns; schedtool its `-e` command among
+/// options of its own; run-parts every program of a directory; libslack's
+/// daemon its command as a daemon; zellij and byobu (tmux's or screen's)
+/// the commands of their sessions.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
@@ -118,7 +121,7 @@ const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
     "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch", "xe", "rush", "pexec", "pee", "mispipe",
-    "zrun", "nq", "tsp", "expect"];
+    "zrun", "nq", "tsp", "expect", "schedtool", "run-parts", "daemon", "pueue", "zellij", "byobu"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.

@@ -180,6 +180,12 @@ fn runners_are_looked_through_to_the_command_they_run() {
         "nq rm x",
         "tsp rm x",
         "expect -c 'spawn rm x; expect eof'",
+        "schedtool -B -e rm x",
+        "run-parts ./hooks",
+        "daemon -- rm x",
+        "pueue add -- rm x",
+        "zellij run -- rm x",
+        "byobu new-session -d 'rm x'",
     ] {
         assert!(hidden(line), "{line}");
     }

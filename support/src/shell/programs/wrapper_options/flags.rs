@@ -315,6 +315,10 @@ mod tests {
             "catatonit -g -- rm x",
             "daemonize -a -o out -c / rm x",
             "logsave -as log rm x",
+            "run-one rm x",
+            "keep-one-running rm x",
+            "datefudge -s 2020-01-01 rm x",
+            "datefudge --static 2020-01-01 rm x",
             "logsave -- log rm x",
             // Optional values glued, and nice's obsolete adjustment.
             "xargs -i{} -0 rm x",

@@ -34,6 +34,15 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     // e2fsprogs' logsave (1.47, `getopt("+asv")`): the log file, then the
     // command; an option it does not know is only a warning.
     ("logsave", &[], 1),
+    // Ubuntu's run-one scripts: the command, with no options of their own;
+    // datefudge 1.26 (`-s`, `--static`): the date, then the command.
+    ("run-one", &[], 0),
+    ("run-this-one", &[], 0),
+    ("keep-one-running", &[], 0),
+    ("run-one-constantly", &[], 0),
+    ("run-one-until-success", &[], 0),
+    ("run-one-until-failure", &[], 0),
+    ("datefudge", &[], 1),
     ("command", &[], 0),
     ("builtin", &[], 0),
     ("stdbuf", &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
