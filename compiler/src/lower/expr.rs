@@ -294,13 +294,28 @@ impl Unit<'_, '_> {
 
     /// `a OR b OR c`: `a; JUMP_IF_TRUE done_true; b; JUMP_IF_TRUE done_true; c;
     /// JUMP end; done_true: PUSH TRUE; end:` (AND mirrors it with false).
+    /// Operands next to each other that are all [`inert`] are combined, and
+    /// jumped from once: `a == "x" AND b == "y" AND FILE "f" EXISTS` is `a ==
+    /// "x"; b == "y"; AND; JUMP_IF_FALSE …; FILE "f" EXISTS; …`.
     fn short_circuit(&mut self, operands: &[Cond], is_or: bool) {
         let depth = self.depth;
         let mut exits = Vec::new();
         let mut exit_bound = None;
-        for (i, operand) in operands.iter().enumerate() {
-            self.cond(operand);
-            if i + 1 < operands.len() {
+        let is_inert: Vec<bool> = operands.iter().map(inert).collect();
+        let mut groups = Vec::new();
+        let mut start = 0;
+        for i in 1..=operands.len() {
+            if i == operands.len() || !(is_inert[i - 1] && is_inert[i]) {
+                groups.push(start..i);
+                start = i;
+            }
+        }
+        for (g, group) in groups.iter().enumerate() {
+            match &operands[group.clone()] {
+                [operand] => self.cond_known(operand, is_inert[group.start]),
+                run => self.combine(run, is_or),
+            }
+            if g + 1 < groups.len() {
                 let jump = if is_or {
                     self.emit(Instr::JumpIfTrue { target: 0 })
                 } else {

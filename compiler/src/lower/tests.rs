@@ -229,9 +229,22 @@ fn inert_conditions_combine_and_guards_still_jump() {
         assert_eq!(combined(&m), 0, "{other}");
         assert_eq!(jumps(&m), 2, "{other}");
     }
-    // An inert chain inside one that jumps is combined all the same.
+    // An inert chain inside one that jumps is combined all the same, and so
+    // are inert operands next to each other in a chain that jumps: one jump
+    // after them, none between.
     let m = in_step(&format!("{head}IF FILE \"f\" EXISTS OR a == \"x\" AND b == \"y\" {{ LOG \"x\" }}"));
     assert_eq!(combined(&m), 1);
+    for (chain, and_or, conditional) in [
+        ("a == \"x\" AND b == \"y\" AND FILE \"f\" EXISTS", 1, 1),
+        ("FILE \"f\" EXISTS OR a == \"x\" OR n > 1 OR NOT f", 2, 1),
+        ("a == \"x\" AND FILE \"f\" EXISTS AND b == \"y\" AND n > 1", 1, 2),
+        ("a == \"x\" OR FILE \"f\" EXISTS OR b == \"y\"", 0, 2),
+    ] {
+        let m = in_step(&format!("{head}ASSERT {chain}"));
+        let conditional_jumps =
+            count(&m, |i| matches!(i, Instr::JumpIfFalse { .. } | Instr::JumpIfTrue { .. }));
+        assert_eq!((combined(&m), conditional_jumps), (and_or, conditional), "{chain}");
+    }
     // A typed answer's optional field: EXISTS guards the read.
     let m = compile(
         "TASK \"t\"\nTYPE R = { notes?: LIST OF STRING }\nSTEP \"s\" {\nPROMPT_AGENT \"q\" INTO r AS R\nIF r.notes EXISTS AND r.notes CONTAINS \"x\" { LOG \"x\" }\n}\n",
@@ -246,12 +259,23 @@ fn a_long_condition_compiles_and_its_analysis_stays_linear() {
     // 60 terms once took the verifier more steps than its budget (exit 70 on a
     // plan `tissc check` passed): every failing term's jump to the end climbed
     // the dominators back to the first term.
-    let term = |i: usize| format!("LAST_RUN.EXIT_CODE != {i}");
-    let chain = |n: usize, op: &str| (0..n).map(term).collect::<Vec<_>>().join(&format!(" {op} "));
-    // As written (every term inert: combined), and with a file test ANDed
-    // to the end (then each chain, AND or OR, jumps over its other terms).
+    // As written (every term inert: combined); with a file test ANDed to
+    // the end (the inert terms before it combined, then one jump); and with
+    // terms that are paths, not inert, so each chain, AND or OR, jumps over
+    // its other terms one by one.
     let file = " AND FILE \"f\" EXISTS";
-    for (n, tail) in [(60, ""), (400, ""), (60, file), (400, file)] {
+    for (n, tail, jumping) in [
+        (60, "", false),
+        (400, "", false),
+        (60, file, false),
+        (400, file, false),
+        (60, "", true),
+        (400, "", true),
+    ] {
+        let term = |i: usize| {
+            if jumping { format!("COST.RUN_COUNT != {i}") } else { format!("LAST_RUN.EXIT_CODE != {i}") }
+        };
+        let chain = |n: usize, op: &str| (0..n).map(term).collect::<Vec<_>>().join(&format!(" {op} "));
         let pairs: Vec<String> =
             (0..n / 2).map(|i| format!("({} AND {})", term(2 * i), term(2 * i + 1))).collect();
         let vars: String = (0..n).map(|i| format!("VAR v{i} = LAST_RUN.STDOUT\n")).collect();
@@ -266,6 +290,12 @@ fn a_long_condition_compiles_and_its_analysis_stays_linear() {
         );
         let m = in_step(&body);
         assert!(tisslang::verify::verify(&m).is_ok());
+        let jumps = m
+            .code
+            .iter()
+            .filter(|i| matches!(i, Instr::JumpIfFalse { .. } | Instr::JumpIfTrue { .. }))
+            .count();
+        assert!(if jumping { jumps >= 4 * (n - 1) } else { jumps < 20 }, "{n} terms, {jumps} jumps");
     }
 }
 

@@ -339,6 +339,35 @@ fn and_or_of_values_give_the_truth_table() {
     }
 }
 
+/// A chain that jumps (`COST.RUN_COUNT < n` is a path, not inert) with
+/// inert operands next to each other combined between its jumps.
+#[test]
+fn mixed_chains_give_the_truth_table() {
+    type Case = (&'static str, fn(bool, bool, bool) -> bool);
+    let cases: [Case; 4] = [
+        ("a AND b AND COST.RUN_COUNT < n", |a, b, c| a && b && c),
+        ("COST.RUN_COUNT < n OR a OR NOT b", |a, b, c| c || a || !b),
+        ("a AND b AND COST.RUN_COUNT < n OR NOT a AND NOT b", |a, b, c| a && b && c || !a && !b),
+        ("NOT a OR b OR COST.RUN_COUNT < n", |a, b, c| !a || b || c),
+    ];
+    for (cond, rust) in cases {
+        for bits in 0..8u8 {
+            let (a, b, c) = (bits & 4 != 0, bits & 2 != 0, bits & 1 != 0);
+            let word = |v: bool| if v { "TRUE" } else { "FALSE" };
+            // No RUN has run: `COST.RUN_COUNT < n` is c when n is 1 or 0.
+            let src = in_step(&format!(
+                "VAR a = {}\nVAR b = {}\nVAR n = {}\nIF {cond} {{ VAR r = \"t\" }} ELSE {{ VAR r = \"f\" }}\nASSERT r == \"{}\"",
+                word(a),
+                word(b),
+                u8::from(c),
+                if rust(a, b, c) { "t" } else { "f" }
+            ));
+            let (machine, outcome) = run_with(&src, &mut ScriptedHost::default());
+            assert_eq!(outcome, Outcome::Completed, "{cond} with a={a} b={b} c={c}: {:?}", machine.status);
+        }
+    }
+}
+
 #[test]
 fn any_operand_stack_at_any_pc_traps_or_runs_never_panics() {
     // A snapshot can hold any stack: the dispatch loop must not trust it.
