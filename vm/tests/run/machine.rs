@@ -303,48 +303,19 @@ fn constants_beyond_32_bits_push_exactly() {
 }
 
 /// AND and OR of conditions that cannot fail combine both sides' values
-/// (the AND and OR instructions): every combination of three booleans,
-/// against Rust's own operators, in the forms a plan writes them.
+/// (the AND and OR instructions), in a chain of their own or next to each
+/// other in one that jumps (`COST.RUN_COUNT < n` is a path, not inert):
+/// every combination of three booleans, against Rust's own operators, in
+/// the forms a plan writes them.
 #[test]
 fn and_or_of_values_give_the_truth_table() {
     type Case = (&'static str, fn(bool, bool, bool) -> bool);
-    let cases: [Case; 5] = [
+    let cases: [Case; 9] = [
         ("a AND b OR c", |a, b, c| a && b || c),
         ("a OR b AND c", |a, b, c| a || b && c),
         ("NOT (a OR b) AND c", |a, b, c| !(a || b) && c),
         ("(a OR b) AND NOT c", |a, b, c| (a || b) && !c),
         ("a AND b AND c OR NOT a AND NOT b", |a, b, c| a && b && c || !a && !b),
-    ];
-    for (cond, rust) in cases {
-        for bits in 0..8u8 {
-            let (a, b, c) = (bits & 4 != 0, bits & 2 != 0, bits & 1 != 0);
-            let word = |v: bool| if v { "TRUE" } else { "FALSE" };
-            let src = in_step(&format!(
-                "VAR a = {}\nVAR b = {}\nVAR c = {}\nIF {cond} {{ VAR r = \"t\" }} ELSE {{ VAR r = \"f\" }}\nASSERT r == \"{}\"",
-                word(a),
-                word(b),
-                word(c),
-                if rust(a, b, c) { "t" } else { "f" }
-            ));
-            let combined = program(&src)
-                .module
-                .code
-                .iter()
-                .filter(|i| matches!(i, Instr::And {} | Instr::Or {}))
-                .count();
-            assert!(combined > 0, "{cond}: not combined");
-            let (machine, outcome) = run_with(&src, &mut ScriptedHost::default());
-            assert_eq!(outcome, Outcome::Completed, "{cond} with a={a} b={b} c={c}: {:?}", machine.status);
-        }
-    }
-}
-
-/// A chain that jumps (`COST.RUN_COUNT < n` is a path, not inert) with
-/// inert operands next to each other combined between its jumps.
-#[test]
-fn mixed_chains_give_the_truth_table() {
-    type Case = (&'static str, fn(bool, bool, bool) -> bool);
-    let cases: [Case; 4] = [
         ("a AND b AND COST.RUN_COUNT < n", |a, b, c| a && b && c),
         ("COST.RUN_COUNT < n OR a OR NOT b", |a, b, c| c || a || !b),
         ("a AND b AND COST.RUN_COUNT < n OR NOT a AND NOT b", |a, b, c| a && b && c || !a && !b),
@@ -356,12 +327,20 @@ fn mixed_chains_give_the_truth_table() {
             let word = |v: bool| if v { "TRUE" } else { "FALSE" };
             // No RUN has run: `COST.RUN_COUNT < n` is c when n is 1 or 0.
             let src = in_step(&format!(
-                "VAR a = {}\nVAR b = {}\nVAR n = {}\nIF {cond} {{ VAR r = \"t\" }} ELSE {{ VAR r = \"f\" }}\nASSERT r == \"{}\"",
+                "VAR a = {}\nVAR b = {}\nVAR c = {}\nVAR n = {}\nIF {cond} {{ VAR r = \"t\" }} ELSE {{ VAR r = \"f\" }}\nASSERT r == \"{}\"",
                 word(a),
                 word(b),
+                word(c),
                 u8::from(c),
                 if rust(a, b, c) { "t" } else { "f" }
             ));
+            let combined = program(&src)
+                .module
+                .code
+                .iter()
+                .filter(|i| matches!(i, Instr::And {} | Instr::Or {}))
+                .count();
+            assert!(combined > 0, "{cond}: not combined");
             let (machine, outcome) = run_with(&src, &mut ScriptedHost::default());
             assert_eq!(outcome, Outcome::Completed, "{cond} with a={a} b={b} c={c}: {:?}", machine.status);
         }
