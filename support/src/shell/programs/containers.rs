@@ -106,7 +106,7 @@ const OPAQUE: &[&str] = &["--env-file"];
 const NERDCTL_OPAQUE_GLOBAL: &[&str] = &["--cni-path", "--cni-netconfpath", "--cdi-spec-dirs"];
 const NERDCTL_OPAQUE: &[&str] = &["--env-file", "--runtime", "--log-driver"];
 
-/// Apptainer's own options, before its subcommand (Apptainer 1.4's
+/// Apptainer's own options, before its subcommand (Apptainer 1.5's, August 2026:
 /// `cmd/internal/cli/apptainer.go`; SingularityCE shares its command line,
 /// and an option of its own the table does not know passes no list).
 #[rustfmt::skip]
