@@ -147,7 +147,7 @@ fn is_risk_name(word: &str) -> bool {
         | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh" | "go"
         | "gpg" | "gpg2" | "gpgsm" | "gpg-agent" | "gpg-connect-agent" | "gio" | "dex" | "gtk-launch" | "xe"
         | "rush" | "pexec" | "pee" | "mispipe" | "zrun" | "nq" | "tsp" | "expect" | "schedtool" | "run-parts"
-        | "daemon" | "pueue" | "zellij" | "byobu"
+        | "daemon" | "pueue" | "zellij" | "byobu" | "hwloc-bind" | "retry" | "caffeinate"
     )
 }
 

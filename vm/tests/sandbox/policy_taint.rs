@@ -124,6 +124,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("run-one rm victim", deny_rm.as_str()),
         ("datefudge -s 2020-01-01 rm victim", deny_rm.as_str()),
         ("schedtool -B -e rm victim", deny_rm.as_str()),
+        ("hwloc-bind core:0 -- rm victim", deny_rm.as_str()),
+        ("with-contenv rm victim", deny_rm.as_str()),
         // Apptainer runs the words after the image, in a container that
         // binds the workspace.
         ("apptainer exec --nv -B /w img.sif rm victim", deny_rm.as_str()),

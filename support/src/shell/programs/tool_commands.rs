@@ -113,7 +113,9 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// expect runs what its script spawns; schedtool its `-e` command among
 /// options of its own; run-parts every program of a directory; libslack's
 /// daemon its command as a daemon; zellij and byobu (tmux's or screen's)
-/// the commands of their sessions.
+/// the commands of their sessions; hwloc-bind its command after locations
+/// only it can tell from a command's name; retry (of several authors, each
+/// with options of its own) and caffeinate theirs.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
@@ -121,7 +123,8 @@ const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi",
     "xterm", "uxterm", "x-terminal-emulator", "gnome-terminal", "konsole", "kitty", "alacritty", "wezterm",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
     "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch", "xe", "rush", "pexec", "pee", "mispipe",
-    "zrun", "nq", "tsp", "expect", "schedtool", "run-parts", "daemon", "pueue", "zellij", "byobu"];
+    "zrun", "nq", "tsp", "expect", "schedtool", "run-parts", "daemon", "pueue", "zellij", "byobu", "hwloc-bind", "retry",
+    "caffeinate"];
 
 /// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
 /// loads code or more configuration (which may say anything) for those.

@@ -2,14 +2,15 @@
 //! wrapper's table cannot say: dpkg's `start-stop-daemon --start --exec
 //! PATH -- ARGS…` runs the program an option names ([`start_stop_daemon`]);
 //! daemontools' `envdir DIR CMD` and s6's `s6-envdir` set a variable from
-//! each file of DIR ([`envdir`]).
+//! each file of DIR, s6-overlay's `with-contenv CMD` from each of the
+//! container's environment directory ([`envdir`]).
 
 use super::super::wrapper_options::{abbreviated, option_words};
 use super::{Runs, Start};
 use crate::shell::parse::Word;
 
 /// The programs read here.
-pub(super) const NAMES: &[&str] = &["start-stop-daemon", "envdir", "s6-envdir"];
+pub(super) const NAMES: &[&str] = &["start-stop-daemon", "envdir", "s6-envdir", "with-contenv"];
 
 /// What a line of `name` runs.
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
@@ -23,6 +24,14 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
 /// DIR CMD…`: each file of DIR sets a variable (it may be `LD_PRELOAD`),
 /// which only reading DIR when the line runs would tell.
 fn envdir(name: &str, words: &[Word]) -> Option<Start> {
+    if name == "with-contenv" {
+        return Some(Start::Runs(Runs::Unreadable(
+            "`with-contenv`: each file of s6-overlay's container environment (`/run/s6/container_environment`) \
+             sets a variable of its command's environment (it may be `LD_PRELOAD`), which only reading them when \
+             it runs would tell"
+                .to_string(),
+        )));
+    }
     let dir = words.iter().skip(1).find(|word| !word.text().starts_with('-'))?;
     Some(Start::Runs(Runs::Unreadable(format!(
         "`{name} {}`: each file of the directory sets a variable of its command's environment (it may be \
@@ -186,6 +195,7 @@ mod tests {
             "tcpserver -x rules.cdb 0 8080 ls",
             "tcpsvd -i ./peers 0 8080 ls",
             "envdir ./env rm x",
+            "with-contenv rm x",
             "s6-envdir -I ./env ls",
             "start-stop-daemon --start \"$OPT\" /bin/rm x",
             "start-stop-daemon --start --exec $P ls",

@@ -186,6 +186,9 @@ fn runners_are_looked_through_to_the_command_they_run() {
         "pueue add -- rm x",
         "zellij run -- rm x",
         "byobu new-session -d 'rm x'",
+        "hwloc-bind core:0 -- rm x",
+        "retry -t 3 -- rm x",
+        "caffeinate rm x",
     ] {
         assert!(hidden(line), "{line}");
     }
