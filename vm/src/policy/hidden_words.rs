@@ -64,11 +64,7 @@ impl Shape {
     /// is not `known`'s start and `*`).
     fn depends(&self, known: &str) -> bool {
         let Some((name, _)) = self.start.split_once(' ') else { return false };
-        if known.split(' ').next() != Some(name) {
-            return false;
-        }
-        let may_match = self.start.starts_with(known) || known.starts_with(&self.start);
-        may_match && !(self.open && known.starts_with(&self.start))
+        known.split(' ').next() == Some(name) && self.text_depends(known)
     }
 
     /// [`Shape::depends`] for `deny` and `approve`, where a pattern that does
@@ -78,11 +74,17 @@ impl Shape {
     /// pattern out (`rm*` of `ls `) or in whatever follows (`*`, `git*` of
     /// `git `). `allow` matches such a pattern as written ([`matches_whatever`]).
     fn may_depend(&self, known: &str) -> bool {
-        if self.start.contains(' ') {
-            return self.depends(known);
-        }
+        if self.start.contains(' ') { self.depends(known) } else { self.text_depends(known) }
+    }
+
+    /// Whether text starting with `known`, anything after, may match this
+    /// pattern and may not. A pattern without wildcards is matched only by
+    /// its own text, which `known` must start (a word that gives nothing
+    /// leaves no blank: `reboot $X` may run `reboot`); one with them, by text
+    /// the known start does not cut short, unless all that follows is `*`.
+    fn text_depends(&self, known: &str) -> bool {
         if self.exact {
-            return self.start.starts_with(known);
+            return self.start.starts_with(known.trim_end_matches(' '));
         }
         let may_match = self.start.starts_with(known) || known.starts_with(&self.start);
         may_match && !(self.open && known.starts_with(&self.start))
@@ -157,7 +159,7 @@ impl<'a> Hiding<'a> {
     /// The same words where a glob and a tilde are matched as written
     /// (`allow`: the program is the same whatever files or home directory it
     /// names); none if it has neither.
-    pub(super) fn without_globs(&self) -> Option<Hiding<'a>> {
+    pub(super) fn as_allow_reads(&self) -> Option<Hiding<'a>> {
         let as_written = |word: &Hidden| (word.kind == Kind::Glob && !word.unknown) || word.home_only;
         if !self.words.iter().any(|word| word.kind == Kind::Glob || word.home_only) {
             return None;
@@ -326,47 +328,41 @@ mod tests {
 
     #[test]
     fn a_verdict_depends_on_hidden_words_only_where_the_known_start_leaves_it_open() {
-        for (pattern, known, depends) in [
+        for (pattern, known, depends, may_depend) in [
             // Every text from `rm ` on matches: whatever `$X` is.
-            ("rm *", "rm ", false),
-            ("rm *", "rm -f ", false),
-            ("*", "ls ", false),
+            ("rm *", "rm ", false, false),
+            ("rm *", "rm -f ", false, false),
+            ("*", "ls ", false, false),
             // None can: the known start already differs.
-            ("rm *", "ls ", false),
-            ("git push *", "git log ", false),
-            ("rm -rf /*", "rm -f ", false),
+            ("rm *", "ls ", false, false),
+            ("git push *", "git log ", false, false),
+            ("rm -rf /*", "rm -f ", false, false),
+            ("rm -rf /*", "sudo rm ", false, false),
             // As text, `git rm *` matches nothing that starts `git -C `
             // (that `git -C . rm` runs `git rm` is the git reader's to say).
-            ("git rm *", "git -C ", false),
+            ("git rm *", "git -C ", false, false),
             // Some can, some cannot.
-            ("kubectl * delete *", "kubectl -n ", true),
-            ("rm -rf /*", "rm ", true),
-            ("git push*", "git ", true),
+            ("kubectl * delete *", "kubectl -n ", true, true),
+            ("rm -rf /*", "rm ", true, true),
+            ("git push*", "git ", true, true),
+            // A pattern without wildcards: only its own text, which a word
+            // that gives nothing may leave (`reboot $X` is `reboot`).
+            ("rm -rf /", "rm -rf ", true, true),
+            ("rm -rf /", "rm -rf /x", false, false),
+            ("reboot", "reboot ", false, true),
+            ("rm", "rmdir ", false, false),
             // Patterns that do not start with a program's name and a blank
             // are matched as written by allow: `echo $x` is echo's whatever
-            // `x` is (deny and approve: `may_depend`, below).
-            ("*--force*", "git push ", false),
-            ("*/canary*", "echo ", false),
-            ("git*", "git ", false),
-            ("rm -rf /*", "sudo rm ", false),
+            // `x` is; under deny and approve they are text the word may give.
+            ("*--force*", "git push ", false, true),
+            ("*/canary*", "echo ", false, true),
+            ("git*--force*", "git push ", false, true),
+            ("git*--force*", "ls ", false, false),
+            ("git*", "git ", false, false),
         ] {
-            assert_eq!(Shape::of(pattern).depends(known), depends, "{pattern} on `{known}…`");
-        }
-        // Under deny and approve, a pattern that does not name a program and
-        // then its words is text the word may give.
-        for (pattern, known, depends) in [
-            ("*--force*", "git push ", true),
-            ("*/canary*", "echo ", true),
-            ("git*--force*", "git push ", true),
-            ("git*--force*", "ls ", false),
-            ("git*", "git ", false),
-            ("*", "ls ", false),
-            ("rm", "r", true),
-            ("rm", "ls ", false),
-            ("rm -rf /*", "sudo rm ", false),
-            ("kubectl * delete *", "kubectl -n ", true),
-        ] {
-            assert_eq!(Shape::of(pattern).may_depend(known), depends, "{pattern} on `{known}…`");
+            let shape = Shape::of(pattern);
+            assert_eq!(shape.depends(known), depends, "{pattern} on `{known}…`");
+            assert_eq!(shape.may_depend(known), may_depend, "{pattern} on `{known}…`, deny");
         }
     }
 
@@ -423,6 +419,11 @@ mod tests {
         let named = policy(None, &["cp*--force*", "ls*"], &[]);
         assert_eq!(named.decide("echo $X", None), Verdict::Run);
         assert!(matches!(named.decide("cp $F a b", None), Verdict::Deny(_)));
+        // A pattern without wildcards: a word that gives nothing may leave
+        // its text (`reboot $X` runs `reboot`), a longer start cannot.
+        let exact = policy(None, &["reboot", "rm -rf /"], &[]);
+        denied_saying(&exact, &["reboot $X", "rm -rf $D"], &["may match it then"]);
+        assert_eq!(exact.decide("rm -rf /tmp/x$Y", None), Verdict::Run);
         // allow matches such a pattern as written.
         let allow = policy(Some(&["*--dry-run"]), &[], &[]);
         assert_eq!(allow.decide("echo $X --dry-run", None), Verdict::Run);
@@ -508,7 +509,7 @@ mod tests {
         // A tilde is a home directory, one word of any text (`HOME` may be set).
         assert_eq!(found("ls x ~"), Some((5, "~", Kind::OneWord, String::new())));
         // allow matches a glob as written.
-        let unglobbed = hiding.without_globs().expect("the line has globs");
+        let unglobbed = hiding.as_allow_reads().expect("the line has globs");
         let kinds = |form| unglobbed.first(form).map(|(_, word)| word.kind);
         assert_eq!((kinds("rm ./-*"), kinds("x/\"$F\"/*")), (None, Some(Kind::OneWord)));
     }

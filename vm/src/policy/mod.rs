@@ -245,8 +245,8 @@ impl Policy {
         // glob): a pattern that may match what it becomes, but not whatever
         // it becomes, cannot judge the line. allow matches a glob as written.
         let hiding = hidden_words::Hiding::of(found);
-        let without_globs = hiding.without_globs();
-        let unglobbed = without_globs.as_ref().unwrap_or(&hiding);
+        let as_allow_reads = hiding.as_allow_reads();
+        let unglobbed = as_allow_reads.as_ref().unwrap_or(&hiding);
         let forms = if hiding.is_empty() { Vec::new() } else { hidden_words::forms(command, found) };
         let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
         let depending = |shapes: &[Shape], list: &[String]| {

@@ -135,17 +135,7 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // find puts the path in the shell's line: a file named `$(rm victim)`.
         ("touch '$(rm victim)'; find . -name '$*' -exec sh -c 'echo {}' \\;", deny_rm.as_str()),
     ] {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let plan = format!(
-            "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
-            command.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-        );
-        let run = fx.run_json(&plan, &["--policy", policy, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        assert!(message.contains("rm"), "{command}: refused for another reason: {message}");
-        assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
-        assert!(fx.ws().join("victim").exists(), "{command}: the hidden rm ran");
+        refused_before_it_runs(&fx, &["--policy", policy, "--sandbox-profile", "none"], command, "rm");
     }
     // A program a path that expands names, and not `rm`, runs.
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls .\"\n    RUN \"\\\"$(dirname \\\"$(command -v ls)\\\")/ls\\\" .\"\n}\n";
@@ -162,15 +152,9 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
 fn a_pattern_looked_for_anywhere_refuses_a_word_that_may_give_it() {
     let fx = Fixture::new();
     let deny = fx.write("p.toml", "[commands]\ndeny = [\"*victim*\"]\n");
-    for command in ["V=vic; rm -f $V'tim'", "V=vic; rm -f \\\"$V\\\"tim", "rm -f ./*", "rm -f $(ls)"] {
-        std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-        let plan = format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{command}\"\n}}\n");
-        let run = fx.run_json(&plan, &["--policy", &deny, "--sandbox-profile", "none"]);
-        let (kind, message) = failure(&run);
-        assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
-        assert!(message.contains("the pattern `*victim*` may match it then"), "{command}: {message}");
-        assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
-        assert!(fx.ws().join("victim").exists(), "{command}: the file was removed");
+    for command in ["V=vic; rm -f $V'tim'", "V=vic; rm -f \"$V\"tim", "rm -f ./*", "rm -f $(ls)"] {
+        let args = ["--policy", &deny, "--sandbox-profile", "none"];
+        refused_before_it_runs(&fx, &args, command, "the pattern `*victim*` may match it then");
     }
 }
 
@@ -181,14 +165,30 @@ fn a_pattern_looked_for_anywhere_refuses_a_word_that_may_give_it() {
 fn a_tilde_is_judged_as_a_word_of_any_text() {
     let fx = Fixture::new();
     let deny = fx.write("p.toml", "[commands]\ndeny = [\"rm -rf /*\"]\n");
+    refused_before_it_runs(
+        &fx,
+        &["--policy", &deny],
+        "rm -rf ~/victim",
+        "`~/victim` is one word, but may be any",
+    );
+}
+
+/// Runs `ls .`, then `command` (as the shell reads it), beside a file named
+/// `victim` in the workspace, with `args`: the second RUN must be refused
+/// before it starts, its message saying `says`; only `ls .` ran, and the
+/// file is still there.
+fn refused_before_it_runs(fx: &Fixture, args: &[&str], command: &str, says: &str) {
     std::fs::write(fx.ws().join("victim"), "keep me").unwrap();
-    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls .\"\n    RUN \"rm -rf ~/victim\"\n}\n";
-    let run = fx.run_json(plan, &["--policy", &deny]);
+    let plan = format!(
+        "TASK \"t\"\nSTEP \"s\" {{\n    RUN \"ls .\"\n    RUN \"{}\"\n}}\n",
+        command.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    );
+    let run = fx.run_json(&plan, args);
     let (kind, message) = failure(&run);
-    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
-    assert!(message.contains("`~/victim` is one word, but may be any"), "{message}");
-    assert_eq!(run.json()["cost"]["run_count"], 1, "only `ls .` ran");
-    assert!(fx.ws().join("victim").exists(), "the file was removed");
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{command}: {message}");
+    assert!(message.contains(says), "{command}: refused for another reason: {message}");
+    assert_eq!(run.json()["cost"]["run_count"], 1, "{command}: only `ls .` ran");
+    assert!(fx.ws().join("victim").exists(), "{command}: the file was removed");
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! wrapper's table cannot say: dpkg's `start-stop-daemon --start --exec
 //! PATH -- ARGS…` runs the program an option names ([`start_stop_daemon`]);
 //! daemontools' `envdir DIR CMD` and s6's `s6-envdir` set a variable from
-//! each file of DIR, s6-overlay's `with-contenv CMD` from each of the
-//! container's environment directory ([`envdir`]).
+//! each file of DIR ([`envdir`]), s6-overlay's `with-contenv CMD` from each
+//! of the container's environment directory ([`with_contenv`]).
 
 use super::super::wrapper_options::{abbreviated, option_words};
 use super::{Runs, Start};
@@ -16,6 +16,7 @@ pub(super) const NAMES: &[&str] = &["start-stop-daemon", "envdir", "s6-envdir", 
 pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
     match name {
         "start-stop-daemon" => start_stop_daemon(words),
+        "with-contenv" => Some(with_contenv()),
         _ => envdir(name, words),
     }
 }
@@ -24,14 +25,6 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
 /// DIR CMD…`: each file of DIR sets a variable (it may be `LD_PRELOAD`),
 /// which only reading DIR when the line runs would tell.
 fn envdir(name: &str, words: &[Word]) -> Option<Start> {
-    if name == "with-contenv" {
-        return Some(Start::Runs(Runs::Unreadable(
-            "`with-contenv`: each file of s6-overlay's container environment (`/run/s6/container_environment`) \
-             sets a variable of its command's environment (it may be `LD_PRELOAD`), which only reading them when \
-             it runs would tell"
-                .to_string(),
-        )));
-    }
     let dir = words.iter().skip(1).find(|word| !word.text().starts_with('-'))?;
     Some(Start::Runs(Runs::Unreadable(format!(
         "`{name} {}`: each file of the directory sets a variable of its command's environment (it may be \
@@ -39,6 +32,17 @@ fn envdir(name: &str, words: &[Word]) -> Option<Start> {
          when it runs would tell",
         dir.text()
     ))))
+}
+
+/// s6-overlay's `with-contenv CMD…`: each file of the container's
+/// environment directory sets a variable, as envdir's do.
+fn with_contenv() -> Start {
+    Start::Runs(Runs::Unreadable(
+        "`with-contenv`: each file of s6-overlay's container environment (`/run/s6/container_environment`) sets \
+         a variable of its command's environment (it may be `LD_PRELOAD`), which only reading them when it runs \
+         would tell"
+            .to_string(),
+    ))
 }
 
 /// start-stop-daemon's options that take a value (dpkg 1.22's
