@@ -101,12 +101,16 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// Whether a program `command` runs could have a name `program_risk`
 /// looks for. A program's name is the last part of a word of the command,
 /// so, without quotes, escapes, expansions or braces to make a name the
-/// text does not spell, it is a whole run of the bytes names are made of.
+/// text does not spell, it is a whole run of the bytes names are made of
+/// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
+/// make is read only with an `E` or a `--e` that may be its `--eval`
+/// (a third of the bench plan's commands are `make …`).
 fn may_name_a_risk(command: &str) -> bool {
+    let eval = || command.contains(['E']) || command.contains("--e");
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
         || command
-            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
-            .any(is_risk_name)
+            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
+            .any(|name| is_risk_name(name) && (!matches!(name, "make" | "gmake") || eval()))
 }
 
 /// Every name `program_risk` finds a risk by (its lists, `rm`, `chmod`,
@@ -147,7 +151,12 @@ fn is_risk_name(word: &str) -> bool {
         | "env-cmd" | "restic" | "rclone" | "borg" | "helm" | "hg" | "svn" | "lldb" | "aria2c" | "gh" | "go"
         | "gpg" | "gpg2" | "gpgsm" | "gpg-agent" | "gpg-connect-agent" | "gio" | "dex" | "gtk-launch" | "xe"
         | "rush" | "pexec" | "pee" | "mispipe" | "zrun" | "nq" | "tsp" | "expect" | "schedtool" | "run-parts"
-        | "daemon" | "pueue" | "zellij" | "byobu" | "hwloc-bind" | "retry" | "caffeinate"
+        | "daemon" | "pueue" | "zellij" | "byobu" | "hwloc-bind" | "retry" | "caffeinate" | "dc" | "m4"
+        | "gnuplot" | "ld.so" | "ld-linux.so.2" | "ld-linux-x86-64.so.2" | "ld-linux-aarch64.so.1"
+        | "ld-linux-armhf.so.3" | "ld-linux-riscv64-lp64d.so.1" | "ld64.so.1" | "ld64.so.2"
+        | "ld-musl-x86_64.so.1" | "ld-musl-aarch64.so.1" | "memusage" | "xtrace" | "cset" | "ch-run" | "lima"
+        | "fzf" | "scl" | "qsub" | "bsub" | "snap" | "tox" | "volta" | "fnm" | "multipass" | "runc" | "ddev"
+        | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs"
     )
 }
 
@@ -264,6 +273,14 @@ mod tests {
             "cat x|bash",
             "xcurl x",
             "Curl x",
+            "/lib64/ld-linux-x86-64.so.2 /bin/ls .",
+            "/lib/ld-musl-x86_64.so.1 ./a.out",
+            "nc.traditional -e /bin/cat h 80",
+            "./make.sh",
+            "make -j4 all",
+            "make -sE 'x:;rm -rf y' x",
+            "make --ev='x:;curl x' x",
+            "gmake RELEASE=1",
         ] {
             let mut full = CommandRisk::default();
             for program in programs::programs(command).unwrap_or_default() {

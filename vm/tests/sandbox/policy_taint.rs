@@ -126,6 +126,18 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("schedtool -B -e rm victim", deny_rm.as_str()),
         ("hwloc-bind core:0 -- rm victim", deny_rm.as_str()),
         ("with-contenv rm victim", deny_rm.as_str()),
+        // A program an option names gets the tool's words after it: rg
+        // runs `/bin/rm FILE` for each file it searches, rsync `/bin/rm
+        // HOST rsync --server …` (each ran under this list until December 3).
+        ("rg --pre /bin/rm x victim", deny_rm.as_str()),
+        ("rsync -e /bin/rm victim:x .", deny_rm.as_str()),
+        // make's `--eval` is a makefile's text; glibc's memusage runs its
+        // command; GNU dc runs `!LINE`.
+        ("make --eval 'x:;rm victim' x", deny_rm.as_str()),
+        ("memusage rm victim", deny_rm.as_str()),
+        ("echo '!rm victim' | dc", deny_rm.as_str()),
+        // The dynamic loader, run by its name, runs the program after it.
+        ("/lib64/ld-linux-x86-64.so.2 /bin/rm victim", deny_rm.as_str()),
         // Apptainer runs the words after the image, in a container that
         // binds the workspace.
         ("apptainer exec --nv -B /w img.sif rm victim", deny_rm.as_str()),

@@ -60,6 +60,9 @@ const NAMES: &[&str] = &[
     // Where helm finds its plugins, whose `plugin.yaml` names the command
     // `helm PLUGIN` runs.
     "HELM_PLUGINS",
+    // make's options from the environment (`--eval TEXT`: a makefile's
+    // text, whose recipes a shell runs) and the makefiles it reads first.
+    "MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS", "MAKEFILES",
     // Mercurial's files of settings (hooks run commands) and its editor;
     // Subversion's editor (`SVN_EDITOR`).
     "HGRCPATH", "HGEDITOR", "SVN_EDITOR",

@@ -90,6 +90,7 @@ const RUNNERS: &[(&str, &[&str], &[&str], usize)] = &[
     ("pyenv", &["exec"], &[], 0),
     ("nodenv", &["exec"], &[], 0),
     ("goenv", &["exec"], &[], 0),
+    ("jenv", &["exec"], &[], 0),
     ("asdf", &["exec"], &[], 0),
     ("direnv", &["exec"], &[], 1),
     // ip's options are its own ([`ip_option_words`]).

@@ -6,10 +6,13 @@
 //! so a word is read as the option more often than the program would, and
 //! never less.
 
-use super::given::{self, Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
+use super::given::{Given, attached, hides_an_option, is_prefix, literal_like, split_value, take};
 use super::scripts::{self, sql_clients};
 use super::{git_commands, remote_commands, tool_values};
 use crate::shell::parse::Word;
+use ssh::{SSH, SSH_VALUED, ssh_option, ssh_remote_command, sshfs_options};
+
+mod ssh;
 
 /// Programs that run the value of one of their options as a command: its
 /// names, and the options, short and long, whose value is the command.
@@ -82,7 +85,79 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("nc", &['e', 'c'], &["--exec", "--sh-exec"]),
     ("netcat", &['e', 'c'], &["--exec", "--sh-exec"]),
     ("nc.traditional", &['e', 'c'], &[]),
+    // Read for a subcommand that runs a command ([`RUNS_A_COMMAND`]), an
+    // option that passes no list ([`PASSES_NO_LIST`]: make's `--eval`), or
+    // ssh's options (sshfs's `-o`, below).
+    ("snap", &[], &[]),
+    ("tox", &[], &[]),
+    ("volta", &[], &[]),
+    ("fnm", &[], &[]),
+    ("multipass", &[], &[]),
+    ("runc", &[], &[]),
+    ("ddev", &[], &[]),
+    ("enroot", &[], &[]),
+    ("limactl", &[], &[]),
+    ("podman-compose", &[], &[]),
+    ("make", &[], &[]),
+    ("gmake", &[], &[]),
+    ("sshfs", &[], &[]),
 ];
+
+/// Of [`COMMAND_OPTIONS`], those whose program the tool runs with words of
+/// its own after the value: `rsync -e ssh` runs `ssh HOST rsync --server
+/// …`, `rg --pre CMD` runs `CMD FILE`, `tar -I PROG` runs `PROG -d`, tar's
+/// and cpio's remote shell `RSH HOST -l USER /etc/rmt`. The value is read
+/// with a word after it that may be anything, as xargs's command is
+/// (`rsync -e /bin/rm victim:x .` ran `/bin/rm victim rsync --server …`
+/// under `deny = ["rm *"]`, which `/bin/rm` alone does not match).
+#[rustfmt::skip]
+const APPENDS_WORDS: &[(&str, &[char], &[&str])] = &[
+    ("tar", &['I'], &["--use-compress-program", "--rsh-command"]),
+    ("sort", &[], &["--compress-program"]),
+    ("cpio", &[], &["--rsh-command"]),
+    ("rclone", &[], &["--sftp-ssh"]),
+    ("borg", &[], &["--rsh", "--remote-path"]),
+    ("hg", &['e'], &["--ssh", "--remotecmd"]),
+    ("svn", &[], &["--editor-cmd", "--diff-cmd", "--diff3-cmd"]),
+    ("aria2c", &[], &["--on-download-start", "--on-download-pause", "--on-download-complete",
+        "--on-download-stop", "--on-download-error", "--on-bt-download-complete"]),
+    ("gpg", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
+    ("gpg2", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
+    ("gpgsm", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
+    ("gpg-agent", &[], &["--pinentry-program", "--scdaemon-program"]),
+    ("helm", &[], &["--post-renderer"]),
+    ("rsync", &['e'], &["--rsh", "--rsync-path"]),
+    ("scp", &['S'], &[]),
+    ("rg", &[], &["--pre"]),
+    ("zip", &[], &["--unzip-command"]),
+    ("tcpdump", &['z'], &[]),
+    ("wget", &[], &["--use-askpass"]),
+    ("diff3", &[], &["--diff-program"]),
+    ("sdiff", &[], &["--diff-program"]),
+];
+
+/// Whether `name`'s option (its short `letter`, or a long one of which
+/// `option` is a prefix) runs its value with words after it ([`APPENDS_WORDS`]).
+fn appends_words(name: &str, letter: Option<char>, option: &str) -> bool {
+    APPENDS_WORDS.iter().filter(|(tool, _, _)| *tool == name).any(|(_, short, long)| match letter {
+        Some(letter) => short.contains(&letter),
+        None => long.iter().any(|full| is_prefix(option, &full[2..])),
+    })
+}
+
+/// `value` as a line with the words its tool adds after it: `"$@"`, what
+/// may be anything. ssh is left as written: what these tools add to it is
+/// a host, which they refuse to start with a dash (rsync 3.4: "hostnames
+/// may not start with '-'"), and a command of their own that runs there
+/// (`rsync --server …`), so `rsync -e 'ssh -p 22'` is judged as that ssh.
+fn with_words(value: Word) -> Word {
+    let program = value.text().split_whitespace().next().map(super::program_name);
+    match value {
+        _ if program == Some("ssh") => value,
+        Word::Literal(line) => Word::Literal(format!("{line} \"$@\"")),
+        Word::Expands(line) => Word::Expands(format!("{line} \"$@\"")),
+    }
+}
 
 /// Programs that read commands of their own, which may run a shell's
 /// (`!CMD`), from their input (vim takes its keys from a pipe) or their
@@ -115,7 +190,17 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 /// daemon its command as a daemon; zellij and byobu (tmux's or screen's)
 /// the commands of their sessions; hwloc-bind its command after locations
 /// only it can tell from a command's name; retry (of several authors, each
-/// with options of its own) and caffeinate theirs.
+/// with options of its own) and caffeinate theirs. GNU dc runs `!LINE`,
+/// m4 its `syscmd` and `esyscmd`, gnuplot `system(…)` and `!LINE`, from
+/// any of their input, as ed does. The dynamic loader, run by its name
+/// (`/lib64/ld-linux-x86-64.so.2 /bin/rm x`), runs the program after its
+/// options, which may load any library (`--preload`, `--audit`); glibc's
+/// memusage and xtrace run theirs after options of their own; cset its
+/// `--exec` command in a cpuset; Charliecloud's ch-run its command in an
+/// image, and lima its in the virtual machine; fzf its `--preview` and
+/// `--bind` commands; scl its command after any number of collections;
+/// PBS's qsub and LSF's bsub the job they are given, from their words or
+/// input (Slurm's sbatch and srun are read: `slurm.rs`).
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
@@ -124,17 +209,9 @@ const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi",
     "foot", "urxvt", "rxvt", "terminator", "tilix", "xfce4-terminal", "lxterminal", "mate-terminal",
     "qterminal", "dotenv", "dotenvx", "env-cmd", "dex", "gtk-launch", "xe", "rush", "pexec", "pee", "mispipe",
     "zrun", "nq", "tsp", "expect", "schedtool", "run-parts", "daemon", "pueue", "zellij", "byobu", "hwloc-bind", "retry",
-    "caffeinate"];
-
-/// ssh's programs, whose `-o KEY=VALUE` runs VALUE for these keys, and
-/// loads code or more configuration (which may say anything) for those.
-/// Their `-F FILE` (a configuration) and ssh's `-I LIB` (a PKCS#11 library)
-/// do the second too.
-const SSH: &[&str] = &["ssh", "scp"];
-const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand", "remotecommand"];
-const SSH_CODE_KEYS: &[&str] = &["pkcs11provider", "securitykeyprovider", "include"];
-/// ssh's and scp's short options that take a value.
-const SSH_VALUED: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+    "caffeinate", "dc", "m4", "gnuplot", "ld.so", "ld-linux.so.2", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1",
+    "ld-linux-armhf.so.3", "ld-linux-riscv64-lp64d.so.1", "ld64.so.1", "ld64.so.2", "ld-musl-x86_64.so.1",
+    "ld-musl-aarch64.so.1", "memusage", "xtrace", "cset", "ch-run", "lima", "fzf", "scl", "qsub", "bsub"];
 
 const SED: &[&str] = &["sed", "gsed"];
 const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
@@ -253,7 +330,7 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
         if text == "--" {
             break;
         }
-        if hides_an_option(word) {
+        if hides_an_option(word) && !tool_values::value_glued(name, args, text) {
             return vec![Given::Input];
         }
         if passes_no_list(name, word, args.get(at)) {
@@ -303,16 +380,22 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                             found.push(Given::Line(Some(Word::Literal(line.to_string()))));
                         }
                     }
+                    value if appends_words(name, None, option) => {
+                        found.push(Given::Line(value.map(with_words)))
+                    }
                     value => found.push(Given::Line(value)),
                 }
             }
         } else if name == "zip" && text.starts_with("-TT") {
-            found.push(Given::Line(attached(word, &text[3..], args, &mut at)));
+            // The archive's name goes after the command (or where `{}` is).
+            found.push(Given::Line(attached(word, &text[3..], args, &mut at).map(with_words)));
         } else if let Some(cluster) = text.strip_prefix('-') {
             for (i, letter) in cluster.char_indices() {
                 let rest = &cluster[i + letter.len_utf8()..];
                 if short.contains(&letter) {
-                    found.push(Given::Line(attached(word, rest, args, &mut at)));
+                    let value = attached(word, rest, args, &mut at);
+                    let appends = appends_words(name, Some(letter), "");
+                    found.push(Given::Line(if appends { value.map(with_words) } else { value }));
                     break;
                 }
                 if name == "wget" && letter == 'e' {
@@ -335,6 +418,12 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
                     if let Some(value) = attached(word, rest, args, &mut at) {
                         found.extend(ssh_option(&value));
                     }
+                    break;
+                }
+                if name == "sshfs" && letter == 'o' {
+                    found.extend(
+                        attached(word, rest, args, &mut at).map_or_else(Vec::new, |v| sshfs_options(&v)),
+                    );
                     break;
                 }
                 // The rest of the word is the value of ssh's option (`-lFred`).
@@ -544,22 +633,6 @@ fn crontab(args: &[Word]) -> Vec<Given> {
     vec![Given::Input]
 }
 
-/// `ssh -o KEY=VALUE` (or `KEY VALUE`): VALUE when KEY runs it; a word
-/// whose key expands runs what only running tells.
-fn ssh_option(option: &Word) -> Option<Given> {
-    let text = option.text();
-    let (key, value) = text.split_once(['=', ' ', '\t']).unwrap_or((text, ""));
-    if option.literal().is_none() && key.contains(['$', '`', '\\', '"', '\'']) {
-        return Some(Given::Input);
-    }
-    let key = key.to_ascii_lowercase();
-    if SSH_CODE_KEYS.contains(&key.as_str()) {
-        return Some(Given::Input);
-    }
-    let runs = SSH_COMMAND_KEYS.contains(&key.as_str());
-    runs.then(|| Given::Line(Some(literal_like(option, value.trim_start_matches(['=', ' ', '\t'])))))
-}
-
 /// What wget's `-e COMMAND` (a line of a wgetrc) runs: `use_askpass =
 /// CMD` runs CMD (wget takes a command's name without case, `_` or `-`); a
 /// command that expands, what only running tells.
@@ -569,49 +642,6 @@ fn wgetrc_command(command: Option<Word>) -> Option<Given> {
     let (key, value) = text.split_once('=')?;
     let key: String = key.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '\t')).collect();
     key.eq_ignore_ascii_case("useaskpass").then(|| Given::Line(Some(Word::Literal(value.trim().to_string()))))
-}
-
-/// Where the remote command of `ssh [OPTIONS] DESTINATION [OPTIONS]
-/// COMMAND…` starts among its words, and what it runs on the host: its
-/// words joined, a line the remote shell runs (OpenSSH reads options again
-/// after the destination, unless a `--` came before it). Without one, ssh
-/// runs a shell there that runs its input (`ssh host <<EOF`), unless `-N`,
-/// `-W`, `-O`, `-G`, `-Q` or `-V` asks for no command, or `-s` names a
-/// subsystem.
-fn ssh_remote_command(args: &[Word]) -> (usize, Option<Given>) {
-    let (mut at, mut destination, mut ended) = (0, false, false);
-    let mut no_command = false;
-    while let Some(word) = args.get(at) {
-        let text = word.text();
-        if !ended && text == "--" {
-            ended = true;
-            at += 1;
-            continue;
-        }
-        if ended || !text.starts_with('-') || text.len() == 1 {
-            if destination {
-                break;
-            }
-            destination = true;
-            at += 1;
-            continue;
-        }
-        at += 1;
-        for (i, letter) in text.char_indices().skip(1) {
-            no_command |= "NWOGQVs".contains(letter);
-            if SSH_VALUED.contains(letter) {
-                at += usize::from(i + 1 == text.len());
-                break;
-            }
-        }
-    }
-    let at = at.min(args.len());
-    let given = match given::line_of(&args[at..]) {
-        _ if no_command || !destination => None,
-        None => Some(Given::Input),
-        line => Some(Given::Line(line)),
-    };
-    (at, given)
 }
 
 /// What restic's `-o KEY=VALUE` runs: `sftp.command`'s line (ssh's, by
@@ -671,12 +701,27 @@ const PASSES_NO_LIST: &[(&str, &str, &[&str])] = &[
     ("gpg-connect-agent", "E", &["--exec"]),
     // man-db's configuration file may define the pager and filters it runs.
     ("man", "C", &["--config-file"]),
+    // make's `--eval TEXT` is read as a makefile's: its recipes are lines
+    // a shell runs (`make --eval 'x:;rm v' x`).
+    ("make", "E", &["--eval"]),
+    ("gmake", "E", &["--eval"]),
+    // sshfs's `-F FILE`, an ssh configuration (its `-o`, below).
+    ("sshfs", "F", &[]),
 ];
 
 /// A subcommand that makes a tool run a command given after it, or one only
 /// running tells: `borg with-lock REPO CMD ARGS` (with the lock held), `gio
-/// launch FILE.desktop` (the file's `Exec` line).
-const RUNS_A_COMMAND: &[(&str, &str)] = &[("borg", "with-lock"), ("gio", "launch")];
+/// launch FILE.desktop` (the file's `Exec` line), `snap run [--shell] APP`
+/// (a snap's program, or a shell that reads its input), `tox exec -e ENV
+/// -- CMD`, `volta run`, `fnm exec`, and those that run one in a machine or
+/// a container: `multipass exec`, `runc exec`, `ddev exec` and `ssh`,
+/// `enroot start` and `exec`, `limactl shell`, `podman-compose run` and
+/// `exec`. Each after options of its own, which are not read here.
+#[rustfmt::skip]
+const RUNS_A_COMMAND: &[(&str, &str)] = &[("borg", "with-lock"), ("gio", "launch"), ("snap", "run"),
+    ("tox", "exec"), ("volta", "run"), ("fnm", "exec"), ("multipass", "exec"), ("runc", "exec"),
+    ("ddev", "exec"), ("ddev", "ssh"), ("enroot", "start"), ("enroot", "exec"), ("limactl", "shell"),
+    ("podman-compose", "run"), ("podman-compose", "exec")];
 
 /// Whether `word` of `name`'s (the word after it `next`) passes no list:
 /// one of [`PASSES_NO_LIST`], a provider openssl loads by its path, or

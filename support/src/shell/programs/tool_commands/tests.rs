@@ -154,3 +154,104 @@ fn a_socket_tools_command_is_read_as_a_command() {
         assert!(hidden(line), "{line}: {:?}", texts(line));
     }
 }
+
+/// A program an option names, which its tool runs with words of its own
+/// after it, is read with them (`"$@"`, which may be anything): under
+/// `deny = ["rm *"]`, `rsync -e /bin/rm victim:x .` ran `/bin/rm victim
+/// rsync --server …`. One given no words is read as written, and so is
+/// ssh, to which these tools add a host and a command of their own.
+#[test]
+fn a_program_an_option_names_is_read_with_the_words_its_tool_adds() {
+    for (line, inner) in [
+        ("rsync -e /bin/rm victim:x .", "rm \"$@\""),
+        ("rsync -avze /bin/rm victim:x .", "rm \"$@\""),
+        ("rsync --rsh=/bin/rm victim:x .", "rm \"$@\""),
+        ("rsync --rs /bin/rm victim:x .", "rm \"$@\""),
+        ("tar -c --rsh-command=/bin/rm -f victim:x .", "rm \"$@\""),
+        ("cpio -o --rsh-command /bin/rm -F victim:x", "rm \"$@\""),
+        ("scp -S /bin/rm victim:x .", "rm \"$@\""),
+        ("rg --pre /bin/rm x victim", "rm \"$@\""),
+        ("hg -e /bin/rm clone ssh://victim/x", "rm \"$@\""),
+        ("borg --rsh /bin/rm list ssh://victim/r", "rm \"$@\""),
+        ("sort --compress-program=/bin/rm victim", "rm \"$@\""),
+        ("tar -I gzip -cf a.tgz .", "gzip \"$@\""),
+        ("tar -cIgzip -f a.tgz .", "gzip \"$@\""),
+        ("tcpdump -z gzip -w out", "gzip \"$@\""),
+        ("zip -T -TT 'unzip -t {}' a.zip f", "unzip -t {} \"$@\""),
+        ("svn commit --editor-cmd nano", "nano \"$@\""),
+        ("sshfs h:/ m -o reconnect,ssh_command=/bin/rm", "rm \"$@\""),
+        // Given no words: as written.
+        ("man -P /bin/less ls", "less"),
+        ("split -l 9 --filter=gzip big", "gzip"),
+        ("tar -xf a.tar --to-command=cat", "cat"),
+        ("nc -e /bin/cat -l 80", "cat"),
+        // ssh: as written.
+        ("rsync -e 'ssh -p 22' a h:b", "ssh -p 22"),
+        ("hg clone -e ssh ssh://h/r", "ssh"),
+        ("sshfs h:/ m -o ssh_command='ssh -p 22'", "ssh -p 22"),
+    ] {
+        let found = texts(line);
+        assert!(found.contains(&inner.to_string()), "{line}: {found:?}");
+        assert!(!hidden(line), "{line}");
+    }
+}
+
+/// Tools found running a command a deny list did not see (a sweep of
+/// runners, loaders and tools with a shell escape against `deny = ["rm
+/// *"]`, December 3): each passes no list where it runs one, and is read
+/// as itself where it does not.
+#[test]
+fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
+    for line in [
+        "/lib64/ld-linux-x86-64.so.2 /bin/rm x",
+        "/lib/ld-linux-aarch64.so.1 --preload ./x.so /bin/ls",
+        "memusage rm x",
+        "xtrace rm x",
+        "echo '!rm x' | dc",
+        "dc -e '!rm x'",
+        "echo 'esyscmd(rm x)' | m4",
+        "gnuplot -e 'system(\"rm x\")'",
+        "fzf --preview 'rm x'",
+        "cset proc --exec rm x",
+        "ch-run img -- rm x",
+        "lima rm x",
+        "scl enable devtoolset-12 'rm x'",
+        "qsub -b y rm x",
+        "bsub rm x",
+        "snap run --shell app",
+        "snap run app x",
+        "tox exec -e py -- rm x",
+        "volta run --node 20 rm x",
+        "fnm exec --using=20 rm x",
+        "multipass exec vm -- rm x",
+        "runc exec ctr rm x",
+        "ddev exec rm x",
+        "enroot start img rm x",
+        "limactl shell vm rm x",
+        "podman-compose run svc rm x",
+        "make --eval 'x:;rm x' x",
+        "make -E 'x:;rm x' x",
+        "make --ev='x:;rm x' x",
+        "gmake -sE 'x:;rm x' x",
+        "sshfs -F ./ssh_config h:/ m",
+        "sshfs h:/ m -o ProxyCommand='rm x'",
+        "sshfs h:/ m -o \"$OPTS\"",
+    ] {
+        assert!(hidden(line) || texts(line).contains(&"rm x".to_string()), "{line}: {:?}", texts(line));
+    }
+    assert_eq!(texts("jenv exec rm x"), ["rm x"]);
+    for line in [
+        "snap list",
+        "snap install jq",
+        "tox -e py",
+        "volta install node",
+        "multipass list",
+        "runc list",
+        "make -j4 all",
+        "make -C sub install",
+        "sshfs h:/ m -o reconnect,allow_other",
+        "dc --version",
+    ] {
+        assert!(!hidden(line), "{line}: {:?}", texts(line));
+    }
+}

@@ -208,6 +208,13 @@ fn each_table_is_held_to_the_installed_tools_help() {
                 wrong.push(format!("{} {option}: a flag in the table, the help says {takes:?}", valued.tool));
             }
         }
+        for letter in valued.glued.chars() {
+            let option = format!("-{letter}");
+            let takes = what_it_takes(&specs, &option);
+            if takes.is_empty() || takes.iter().any(|t| **t != Takes::Glued) {
+                wrong.push(format!("{} {option}: glued in the table, the help says {takes:?}", valued.tool));
+            }
+        }
     }
     if !missing_tools.is_empty() {
         assert!(std::env::var_os("CI").is_none(), "CI=true and these are missing: {missing_tools:?}");
@@ -296,6 +303,13 @@ fn a_value_after_its_option_is_read_as_that_value() {
         "aria2c -d \"$DIR\" https://x/y",
         "man -L \"$LANG\" ls",
         "borg create -e \"$X\" ./repo::a .",
+        // Glued to a letter that takes a value: the rest of the word is it.
+        "make -j$(nproc)",
+        "make -sj\"$N\" all",
+        "make -C\"$DIR\" all",
+        "tar -xf\"$A\"",
+        "cargo build -j$(nproc)",
+        "make -C \"$DIR\" -j4 all",
     ] {
         assert!(!hidden(line), "{line}");
     }
@@ -317,6 +331,10 @@ fn a_value_after_its_option_is_read_as_that_value() {
         "cargo +nightly build -p \"$P\"",
         // A value glued or with `=` is the option's own word.
         "rsync --exclude=x \"$SRC\" d/",
+        // Before the letter: the expansion may be options.
+        "make -\"$X\"j4",
+        "make -Q\"$X\"",
+        "make \"$TARGET\"",
     ] {
         assert!(hidden(line), "{line}");
     }
