@@ -122,6 +122,8 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
         "--signal"], 0),
     ("ifne", &[], 0),
     ("lckdo", &["-W"], 1),
+    // chiark-utils 7.0's (`with-lock-ex [-w|-q|-f] [-t SECS] LOCKFILE CMD…`).
+    ("with-lock-ex", &["-t"], 1),
     // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
     ("tini", &["-p", "-e"], 0),
     ("tini-static", &["-p", "-e"], 0),
