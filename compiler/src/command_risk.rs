@@ -103,14 +103,18 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// so, without quotes, escapes, expansions or braces to make a name the
 /// text does not spell, it is a whole run of the bytes names are made of
 /// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
-/// make is read only with an `E` or a `--e` that may be its `--eval`
+/// `git-SUB` is read as `git SUB`. make is read only with an `E` or a
+/// `--e` that may be its `--eval`
 /// (a third of the bench plan's commands are `make …`).
 fn may_name_a_risk(command: &str) -> bool {
     let eval = || command.contains(['E']) || command.contains("--e");
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
         || command
             .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
-            .any(|name| is_risk_name(name) && (!matches!(name, "make" | "gmake") || eval()))
+            .any(|name| {
+                (is_risk_name(name) && (!matches!(name, "make" | "gmake") || eval()))
+                    || name.starts_with("git-")
+            })
 }
 
 /// Every name `program_risk` finds a risk by (its lists, `rm`, `chmod`,
@@ -281,6 +285,7 @@ mod tests {
             "make -sE 'x:;rm -rf y' x",
             "make --ev='x:;curl x' x",
             "gmake RELEASE=1",
+            "/usr/lib/git-core/git-push origin main",
         ] {
             let mut full = CommandRisk::default();
             for program in programs::programs(command).unwrap_or_default() {

@@ -370,6 +370,18 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         found.push(Program::reading_input(name, args, wrappers, piped));
         return Ok(());
     }
+    // `git-SUB ARGS` is `git SUB ARGS`: git's exec path holds its
+    // subcommands as programs (`/usr/lib/git-core/git-rebase -x 'rm v'
+    // HEAD~1` removed `v` under `deny = ["rm *"]`), and `git SUB` runs an
+    // external `git-SUB` (`git-lfs`).
+    let dashed: Vec<Word>;
+    if let Some(sub) = name_of(&words[0])
+        .and_then(|name| Some(name.strip_prefix("git-").filter(|s| !s.is_empty())?.to_string()))
+    {
+        let git = [Word::Literal("git".to_string()), Word::Literal(sub)];
+        dashed = git.into_iter().chain(words[1..].iter().cloned()).collect();
+        words = &dashed;
+    }
     let name = name_of(&words[0]).unwrap_or_default();
     let args = &words[1..];
     let given = given::command_line(&name, args).or_else(|| given::joined_line(&name, args).map(Given::Line));

@@ -126,6 +126,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("schedtool -B -e rm victim", deny_rm.as_str()),
         ("hwloc-bind core:0 -- rm victim", deny_rm.as_str()),
         ("with-contenv rm victim", deny_rm.as_str()),
+        // git's exec path holds its subcommands as programs.
+        ("/usr/lib/git-core/git-rebase -x 'rm victim' HEAD~1", deny_rm.as_str()),
         // chiark-utils' with-lock-ex runs the command after its lock file.
         ("with-lock-ex lk rm victim", deny_rm.as_str()),
         // A program an option names gets the tool's words after it: rg

@@ -255,3 +255,16 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         assert!(!hidden(line), "{line}: {:?}", texts(line));
     }
 }
+
+/// A program named `git-SUB` is git's subcommand SUB (git's exec path
+/// holds them as programs) or the external command `git SUB` runs: read
+/// as `git SUB`.
+#[test]
+fn a_dashed_git_subcommand_is_read_as_git_s() {
+    assert!(texts("/usr/lib/git-core/git-rebase -x 'rm x' HEAD~1").contains(&"rm x".to_string()));
+    assert!(texts("/usr/lib/git-core/git-submodule foreach rm x").contains(&"rm x".to_string()));
+    assert_eq!(texts("/usr/lib/git-core/git-push origin main"), ["git push origin main"]);
+    assert_eq!(texts("git-lfs push origin"), ["git lfs push origin"]);
+    assert_eq!(texts("git- x"), ["git- x"]);
+    assert_eq!(texts("legit-tool x"), ["legit-tool x"]);
+}
