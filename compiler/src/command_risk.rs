@@ -103,9 +103,8 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// so, without quotes, escapes, expansions or braces to make a name the
 /// text does not spell, it is a whole run of the bytes names are made of
 /// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
-/// `git-SUB` is read as `git SUB`. make is read only with an `E` or a
-/// `--e` that may be its `--eval`
-/// (a third of the bench plan's commands are `make …`).
+/// `git-SUB` is read as `git SUB`. make, common in plans (`make test`),
+/// is read only with an `E` or a `--e` that may be its `--eval`.
 fn may_name_a_risk(command: &str) -> bool {
     let eval = || command.contains(['E']) || command.contains("--e");
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))

@@ -16,6 +16,9 @@ mod ssh;
 
 /// Programs that run the value of one of their options as a command: its
 /// names, and the options, short and long, whose value is the command.
+/// Those of [`PASSES_NO_LIST`] and [`RUNS_A_COMMAND`] are read for their
+/// options too (`openssl -engine`, `snap run`, make's `--eval`, sshfs's
+/// `-o`): [`read_for_options`].
 #[rustfmt::skip]
 const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("tar", &['I', 'F'], &["--use-compress-program", "--to-command", "--info-script",
@@ -24,8 +27,6 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // split's filter (each part piped to `sh -c LINE`), cpio's remote shell.
     ("split", &[], &["--filter"]),
     ("cpio", &[], &["--rsh-command"]),
-    // openssl's options that load code are read below (`-engine`).
-    ("openssl", &[], &[]),
     // Backup tools' password command and remote shell (restic's `-o
     // sftp.command=CMD` below; rclone's own flags; borg's ssh, and the
     // filter `export-tar` and `import-tar` pipe a tarball through; its
@@ -50,9 +51,6 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("gpg2", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program", "--photo-viewer"]),
     ("gpgsm", &[], &["--agent-program", "--dirmngr-program", "--keyboxd-program"]),
     ("gpg-agent", &[], &["--pinentry-program", "--scdaemon-program"]),
-    ("gpg-connect-agent", &[], &[]),
-    // GIO's `launch` runs a desktop file's `Exec` line (below).
-    ("gio", &[], &[]),
     // GitHub's CLI: its aliases and settings that run commands (below).
     ("gh", &[], &[]),
     // The Go tool's programs that run the test binary or the compiler's
@@ -75,8 +73,6 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // man-db's pager, and the browser of `-H`/`--html` (read below).
     ("man", &['P'], &["--pager"]),
     ("wget", &[], &["--use-askpass"]),
-    // curl's options that load code are read below (`--engine`, `-K`).
-    ("curl", &[], &[]),
     ("diff3", &[], &["--diff-program"]),
     ("sdiff", &[], &["--diff-program"]),
     // netcat's `-e PROGRAM` and `-c LINE` run with the socket as their
@@ -85,22 +81,6 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     ("nc", &['e', 'c'], &["--exec", "--sh-exec"]),
     ("netcat", &['e', 'c'], &["--exec", "--sh-exec"]),
     ("nc.traditional", &['e', 'c'], &[]),
-    // Read for a subcommand that runs a command ([`RUNS_A_COMMAND`]), an
-    // option that passes no list ([`PASSES_NO_LIST`]: make's `--eval`), or
-    // ssh's options (sshfs's `-o`, below).
-    ("snap", &[], &[]),
-    ("tox", &[], &[]),
-    ("volta", &[], &[]),
-    ("fnm", &[], &[]),
-    ("multipass", &[], &[]),
-    ("runc", &[], &[]),
-    ("ddev", &[], &[]),
-    ("enroot", &[], &[]),
-    ("limactl", &[], &[]),
-    ("podman-compose", &[], &[]),
-    ("make", &[], &[]),
-    ("gmake", &[], &[]),
-    ("sshfs", &[], &[]),
 ];
 
 /// Of [`COMMAND_OPTIONS`], those whose program the tool runs with words of
@@ -219,6 +199,9 @@ const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
 /// Every tool read here, by name.
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
+    let options = options
+        .chain(PASSES_NO_LIST.iter().map(|&(program, _, _)| program))
+        .chain(RUNS_A_COMMAND.iter().map(|&(program, _)| program));
     let remote = remote_commands::NAMES.iter().chain(sql_clients::NAMES);
     let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote).copied();
     read.chain(options).chain(["git", "socat"])
@@ -236,7 +219,7 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
         Some(Tool::Sed)
     } else if AWK.contains(&name) {
         Some(Tool::Awk)
-    } else if SSH.contains(&name) || COMMAND_OPTIONS.iter().any(|(program, _, _)| *program == name) {
+    } else if read_for_options(name) {
         Some(Tool::Options)
     } else if READS_COMMANDS.contains(&name) {
         Some(Tool::Commands)
@@ -247,6 +230,14 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
     } else {
         None
     }
+}
+
+/// Whether `name` is read for its options ([`Tool::Options`]).
+fn read_for_options(name: &str) -> bool {
+    SSH.contains(&name)
+        || COMMAND_OPTIONS.iter().any(|&(program, _, _)| program == name)
+        || PASSES_NO_LIST.iter().any(|&(program, _, _)| program == name)
+        || RUNS_A_COMMAND.iter().any(|&(program, _)| program == name)
 }
 
 /// The tools read here.
