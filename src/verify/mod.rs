@@ -74,9 +74,11 @@ pub const TEMPLATE_TEXT_SLACK: usize = 1 << 20;
 /// flags share 32 bits (`flow::ROOT`).
 pub const MAX_CODE: usize = flow::ROOT as usize;
 
-/// Checks that `module` is safe to run (see the module documentation), and
-/// returns what is known at each instruction.
-pub fn verify(module: &Module) -> Result<Facts> {
+/// The first check of [`verify`], alone: the module holds code, and no more
+/// of it than a module may (`CodeTooLong`, the one refusal a plan can earn by
+/// its size). `tissc compile` runs only this unless asked to `--verify`: the
+/// VM runs the rest on every load.
+pub fn within_limits(module: &Module) -> Result<()> {
     let len = module.code.len();
     if len == 0 {
         return Err(VerifyError::EmptyCode);
@@ -84,6 +86,14 @@ pub fn verify(module: &Module) -> Result<Facts> {
     if len >= MAX_CODE {
         return Err(VerifyError::CodeTooLong { len });
     }
+    Ok(())
+}
+
+/// Checks that `module` is safe to run (see the module documentation), and
+/// returns what is known at each instruction.
+pub fn verify(module: &Module) -> Result<Facts> {
+    within_limits(module)?;
+    let len = module.code.len();
     let checker = tables::Checker { m: module, len };
     checker.tables()?;
     checker.operands()?;
