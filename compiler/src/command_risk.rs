@@ -104,9 +104,10 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// text does not spell, it is a whole run of the bytes names are made of
 /// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
 /// `git-SUB` is read as `git SUB`. make, common in plans (`make test`),
-/// is read only with an `E` or a `--e` that may be its `--eval`.
+/// is read only with an `E` or a `--e` that may be its `--eval`, or a `!=`
+/// that may define a variable by running a line (a `$` is read anyway).
 fn may_name_a_risk(command: &str) -> bool {
-    let eval = || command.contains(['E']) || command.contains("--e");
+    let eval = || command.contains(['E']) || command.contains("--e") || command.contains("!=");
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
         || command
             .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
@@ -284,6 +285,8 @@ mod tests {
             "make -sE 'x:;rm -rf y' x",
             "make --ev='x:;curl x' x",
             "gmake RELEASE=1",
+            "make X!=reboot",
+            "make X!=true all",
             "/usr/lib/git-core/git-push origin main",
         ] {
             let mut full = CommandRisk::default();

@@ -120,6 +120,15 @@ impl Program {
                     "give that command a RUN of its own; write options out, glued if they expand (`--repo=\"$R\"`)",
                 );
             }
+            Some("make" | "gmake") => {
+                return (
+                    "the lines of a makefile its words give it (`--eval TEXT`, a variable defined by `!=` or \
+                     holding a `$`, `X:=$(shell …)`, or a word that expands and may become one), or an option \
+                     that expands",
+                    "write the variable's value out, or give it through the plan's `${…}`; run what `$(shell …)` \
+                     would run as a RUN of its own",
+                );
+            }
             Some("gh") => {
                 return (
                     "what a later `gh` runs: an alias's shell line, a program a setting names, an extension it \

@@ -138,6 +138,11 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // make's `--eval` is a makefile's text; glibc's memusage runs its
         // command; GNU dc runs `!LINE`.
         ("make --eval 'x:;rm victim' x", deny_rm.as_str()),
+        // A variable on make's command line is a makefile's line: `!=` runs
+        // its value, and `$(shell …)` runs as make reads it (both removed
+        // the victim until December 4, with no makefile at all).
+        ("make 'X!=rm victim'", deny_rm.as_str()),
+        ("make 'X:=$(shell rm victim)'", deny_rm.as_str()),
         ("memusage rm victim", deny_rm.as_str()),
         ("echo '!rm victim' | dc", deny_rm.as_str()),
         // The dynamic loader, run by its name, runs the program after it.

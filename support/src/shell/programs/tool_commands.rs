@@ -12,6 +12,7 @@ use super::{git_commands, remote_commands, tool_values};
 use crate::shell::parse::Word;
 use ssh::{SSH, SSH_VALUED, ssh_option, ssh_remote_command, sshfs_options};
 
+mod make;
 mod ssh;
 
 /// Programs that run the value of one of their options as a command: its
@@ -305,6 +306,9 @@ pub(super) fn commands(name: &str, args: &[Word]) -> Vec<Given> {
     if name == "tar"
         && args.first().is_some_and(|w| !w.text().starts_with('-') && w.text().contains(['I', 'F']))
     {
+        return vec![Given::Input];
+    }
+    if matches!(name, "make" | "gmake") && make::defines_code(args) {
         return vec![Given::Input];
     }
     // ssh's options stop where its remote command starts (`ssh h grep -F x`).

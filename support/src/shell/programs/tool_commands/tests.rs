@@ -114,6 +114,7 @@ fn a_tools_options_that_load_code_pass_no_list() {
         ("borg with-lock ./r ls", "`borg with-lock REPO CMD`"),
         ("gpg-agent --daemon ls", "`gpg-agent --daemon CMD`"),
         ("gh extension install .", "extension"),
+        ("make 'X!=ls'", "a variable defined by `!=`"),
     ] {
         let program = crate::shell::programs::programs(line).unwrap().pop().unwrap();
         assert!(program.runs_what().0.contains(says), "{line}: {:?}", program.runs_what());
@@ -233,6 +234,14 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "make -E 'x:;rm x' x",
         "make --ev='x:;rm x' x",
         "gmake -sE 'x:;rm x' x",
+        "make 'X:=$(shell rm x)'",
+        "make 'X!=rm x'",
+        "make X!=reboot",
+        "make -- 'X!=rm x'",
+        "gmake 'X=$(shell rm x)' all",
+        "make -C sub '$(shell rm x)=1'",
+        "make x\"$D\"",
+        "make PREFIX=$HOME/.local install",
         "sshfs -F ./ssh_config h:/ m",
         "sshfs h:/ m -o ProxyCommand='rm x'",
         "sshfs h:/ m -o \"$OPTS\"",
@@ -249,6 +258,10 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "runc list",
         "make -j4 all",
         "make -C sub install",
+        "make CC=clang PREFIX=/usr install",
+        "make -C \"$DIR\" -f \"$MK\" all",
+        "make -j$(nproc) V=1",
+        "make '$(x)'",
         "sshfs h:/ m -o reconnect,allow_other",
         "dc --version",
     ] {
