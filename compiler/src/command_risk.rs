@@ -160,7 +160,8 @@ fn is_risk_name(word: &str) -> bool {
         | "ld-linux-armhf.so.3" | "ld-linux-riscv64-lp64d.so.1" | "ld64.so.1" | "ld64.so.2"
         | "ld-musl-x86_64.so.1" | "ld-musl-aarch64.so.1" | "memusage" | "xtrace" | "cset" | "ch-run" | "lima"
         | "fzf" | "scl" | "qsub" | "bsub" | "snap" | "tox" | "volta" | "fnm" | "multipass" | "runc" | "ddev"
-        | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs"
+        | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs" | "envchain" | "summon"
+        | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just"
     )
 }
 

@@ -181,7 +181,10 @@ fn with_words(value: Word) -> Word {
 /// image, and lima its in the virtual machine; fzf its `--preview` and
 /// `--bind` commands; scl its command after any number of collections;
 /// PBS's qsub and LSF's bsub the job they are given, from their words or
-/// input (Slurm's sbatch and srun are read: `slurm.rs`).
+/// input (Slurm's sbatch and srun are read: `slurm.rs`). envchain and
+/// summon run their command with variables from a keychain or a secrets
+/// file (which may be `LD_PRELOAD`, as envdir's); concurrently runs each
+/// word as a shell's line.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
@@ -192,7 +195,8 @@ const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi",
     "zrun", "nq", "tsp", "expect", "schedtool", "run-parts", "daemon", "pueue", "zellij", "byobu", "hwloc-bind", "retry",
     "caffeinate", "dc", "m4", "gnuplot", "ld.so", "ld-linux.so.2", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1",
     "ld-linux-armhf.so.3", "ld-linux-riscv64-lp64d.so.1", "ld64.so.1", "ld64.so.2", "ld-musl-x86_64.so.1",
-    "ld-musl-aarch64.so.1", "memusage", "xtrace", "cset", "ch-run", "lima", "fzf", "scl", "qsub", "bsub"];
+    "ld-musl-aarch64.so.1", "memusage", "xtrace", "cset", "ch-run", "lima", "fzf", "scl", "qsub", "bsub",
+    "envchain", "summon", "concurrently"];
 
 const SED: &[&str] = &["sed", "gsed"];
 const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
@@ -702,6 +706,9 @@ const PASSES_NO_LIST: &[(&str, &str, &[&str])] = &[
     ("gmake", "E", &["--eval"]),
     // sshfs's `-F FILE`, an ssh configuration (its `-o`, below).
     ("sshfs", "F", &[]),
+    // just's `--command CMD…` runs CMD (with the variables of `.env`), and
+    // its shell options name the program its recipes run with.
+    ("just", "c", &["--command", "--shell", "--shell-arg", "--shell-command"]),
 ];
 
 /// A subcommand that makes a tool run a command given after it, or one only
@@ -711,12 +718,16 @@ const PASSES_NO_LIST: &[(&str, &str, &[&str])] = &[
 /// -- CMD`, `volta run`, `fnm exec`, and those that run one in a machine or
 /// a container: `multipass exec`, `runc exec`, `ddev exec` and `ssh`,
 /// `enroot start` and `exec`, `limactl shell`, `podman-compose run` and
-/// `exec`. Each after options of its own, which are not read here.
+/// `exec`; `devbox run`, `spack build-env SPEC -- CMD`, `nx exec -- CMD`,
+/// `lerna exec -- CMD` (in each package), `honcho run CMD` (with the
+/// variables of `.env`) and `cargo watch` (`-s LINE`, `-x CMD`). Each after
+/// options of its own, which are not read here.
 #[rustfmt::skip]
 const RUNS_A_COMMAND: &[(&str, &str)] = &[("borg", "with-lock"), ("gio", "launch"), ("snap", "run"),
     ("tox", "exec"), ("volta", "run"), ("fnm", "exec"), ("multipass", "exec"), ("runc", "exec"),
     ("ddev", "exec"), ("ddev", "ssh"), ("enroot", "start"), ("enroot", "exec"), ("limactl", "shell"),
-    ("podman-compose", "run"), ("podman-compose", "exec")];
+    ("podman-compose", "run"), ("podman-compose", "exec"), ("devbox", "run"), ("spack", "build-env"),
+    ("nx", "exec"), ("lerna", "exec"), ("honcho", "run"), ("cargo", "watch")];
 
 /// Whether `word` of `name`'s (the word after it `next`) passes no list:
 /// one of [`PASSES_NO_LIST`], a provider openssl loads by its path, or

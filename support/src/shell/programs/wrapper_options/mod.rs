@@ -96,7 +96,7 @@ pub(super) fn own_words(name: &str, words: &[Word], reads: Reads, positional: us
                 code_variables::set_by_option(name, &given.option, &given.known, given.whole, &given.shown)?;
             }
             (at, options) = (at + taken, options + 1);
-        } else if (name == "env" && is_assignment(text))
+        } else if (matches!(name, "env" | "cross-env") && is_assignment(text))
             || (matches!(name, "sudo" | "sudo-rs") && sudo_assignment(word))
         {
             one_word(name, word)?;
@@ -399,6 +399,12 @@ mod tests {
             "with-lock-ex -w lock rm x",
             "with-lock-ex -f -t 5 lock rm x",
             "with-lock-ex lock rm x",
+            // Emulators and steam-run take no options; cross-env sets the
+            // variables before its command (cross-env 7).
+            "box64 /bin/rm x",
+            "FEXInterpreter /bin/rm x",
+            "steam-run rm x",
+            "cross-env NODE_ENV=production A=1 rm x",
             "pkexec -u root rm x",
             "pkexec --keep-cwd --user root rm x",
             "unbuffer -ignore INT rm x",
@@ -440,6 +446,9 @@ mod tests {
         // faketime takes the first word that is none of its options as the
         // time (`-x`, `--`), pkexec as the command; proxychains reads two.
         assert_eq!(texts("faketime -- rm x"), ["rm x"]);
+        // cross-env's variables are read as env's: one that makes a program
+        // run code passes no list.
+        assert!(programs("cross-env LD_PRELOAD=./x.so ls").is_err());
         assert_eq!(texts("pkexec --us root rm x"), ["--us root rm x"]);
         assert_eq!(texts("proxychains4 -q -q -q rm x"), ["-q rm x"]);
         // torsocks: `--` and a glued value are its command's name.

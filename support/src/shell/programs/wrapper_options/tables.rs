@@ -124,6 +124,16 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("lckdo", &["-W"], 1),
     // chiark-utils 7.0's (`with-lock-ex [-w|-q|-f] [-t SECS] LOCKFILE CMD…`).
     ("with-lock-ex", &["-t"], 1),
+    // Emulators that run an x86 or x86-64 Linux program on another CPU
+    // (Box64, Box86, FEX), and NixOS's steam-run (a filesystem of the usual
+    // shape around its command); cross-env (npm), which sets the
+    // `NAME=VALUE` words before its command, as env does.
+    ("box64", &[], 0),
+    ("box86", &[], 0),
+    ("FEXInterpreter", &[], 0),
+    ("FEXLoader", &[], 0),
+    ("steam-run", &[], 0),
+    ("cross-env", &[], 0),
     // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
     ("tini", &["-p", "-e"], 0),
     ("tini-static", &["-p", "-e"], 0),
