@@ -103,7 +103,8 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// so, without quotes, escapes, expansions or braces to make a name the
 /// text does not spell, it is a whole run of the bytes names are made of
 /// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
-/// `git-SUB` is read as `git SUB`. make, common in plans (`make test`),
+/// `git-SUB` is read as `git SUB`, and a `qemu-…` name may be an emulator
+/// that sets its program's variables (`-E`). make, common in plans (`make test`),
 /// is read only with an `E` or a `--e` that may be its `--eval`, or a `!=`
 /// that may define a variable by running a line (a `$` is read anyway).
 fn may_name_a_risk(command: &str) -> bool {
@@ -114,6 +115,7 @@ fn may_name_a_risk(command: &str) -> bool {
             .any(|name| {
                 (is_risk_name(name) && (!matches!(name, "make" | "gmake") || eval()))
                     || name.starts_with("git-")
+                    || name.starts_with("qemu-")
             })
 }
 
@@ -288,6 +290,7 @@ mod tests {
             "gmake RELEASE=1",
             "make X!=reboot",
             "make X!=true all",
+            "qemu-aarch64 -L /usr/aarch64-linux-gnu ./test",
             "/usr/lib/git-core/git-push origin main",
         ] {
             let mut full = CommandRisk::default();
@@ -297,6 +300,9 @@ mod tests {
             assert_eq!(scan(command), full, "{command}");
         }
         assert!(!may_name_a_risk("cc -O2 -o out0 src0.c"));
+        // A QEMU emulator's plugin makes the line unreadable, though no
+        // listed name is in it.
+        assert!(scan("qemu-x86_64 -plugin ./p.so ./test").unreadable.is_some());
     }
 
     /// A line the reader cannot read may still run what it names: the

@@ -143,6 +143,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // the victim until December 4, with no makefile at all).
         ("make 'X!=rm victim'", deny_rm.as_str()),
         ("make 'X:=$(shell rm victim)'", deny_rm.as_str()),
+        // QEMU's user-mode emulator runs the program after its options.
+        ("qemu-x86_64 -cpu max /bin/rm victim", deny_rm.as_str()),
         ("memusage rm victim", deny_rm.as_str()),
         ("echo '!rm victim' | dc", deny_rm.as_str()),
         // The dynamic loader, run by its name, runs the program after it.

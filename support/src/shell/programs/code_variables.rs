@@ -72,6 +72,10 @@ const NAMES: &[&str] = &[
     // The Go tool's flags from the environment (`-toolexec`, `-exec`) and
     // its file of such settings.
     "GOFLAGS", "GOENV",
+    // QEMU's user-mode emulators take their options from the environment
+    // too: a variable of the guest's (`QEMU_SET_ENV=LD_PRELOAD=…`), a
+    // plugin, where the guest's libraries are.
+    "QEMU_SET_ENV", "QEMU_PLUGIN", "QEMU_LD_PREFIX",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written. Apptainer's and
@@ -167,6 +171,7 @@ const SET_BY: &[(&str, &[&str])] = &[
     ("bwrap", &["--setenv"]), ("run0", &["--setenv"]), ("machinectl", &["-E", "--setenv"]),
     ("daemonize", &["-E"]),
     ("systemd-socket-activate", &["-E", "--setenv", "--environment"]), ("minijail0", &["--env-add"]),
+    ("qemu-user", &["-E", "--E"]),
 ];
 
 /// Options of wrappers' whose value is a file that may set the command's
@@ -198,6 +203,9 @@ const RUNS_A_PROGRAM: &[(&str, &[&str])] = &[
     ("minijail0", &["--preload-library"]),
     ("trickle", &["-P"]),
     ("dbus-run-session", &["--dbus-daemon"]),
+    // QEMU's user-mode plugins (code it loads) and `-L`, where the guest's
+    // loader and libraries are taken from (but for one under `/usr/`).
+    ("qemu-user", &["-plugin", "--plugin", "-L", "--L"]),
 ];
 
 /// Options of wrappers' whose value, after a `|` or `!`, is a command line
@@ -207,6 +215,11 @@ const PIPES_TO: &[(&str, &[&str])] = &[("strace", &["-o", "--output"])];
 
 /// LXC's keys that name the program a container starts with.
 const LXC_COMMANDS: &[&str] = &["lxc.init.cmd", "lxc.init_cmd", "lxc.execute.cmd"];
+
+/// Whether `path` is a directory of the system's (under `/usr/`, no `..`).
+fn is_system_prefix(path: &str) -> bool {
+    path.starts_with("/usr/") && !path.split('/').any(|part| part == "..")
+}
 
 /// Whether `written`, an option as given, is `option`: itself, or a long
 /// one by a prefix of its name (getopt_long takes one; should the prefix
@@ -228,9 +241,17 @@ pub(super) fn set_by_option(
     whole: bool,
     shown: &str,
 ) -> Result<(), String> {
+    let table_name = super::wrapper_options::table_name(program);
     let is = |table: &[(&str, &[&str])]| {
-        table.iter().any(|(name, options)| *name == program && options.iter().any(|o| is_option(option, o)))
+        table
+            .iter()
+            .any(|(name, options)| *name == table_name && options.iter().any(|o| is_option(option, o)))
     };
+    // A cross toolchain's libraries, where Debian puts them
+    // (`qemu-aarch64 -L /usr/aarch64-linux-gnu ./test`): the system's.
+    if table_name == "qemu-user" && matches!(option, "-L" | "--L") && whole && is_system_prefix(known) {
+        return Ok(());
+    }
     if is(FROM_FILE) {
         return Err(format!(
             "`{shown}`: the file may set its command's environment (`LD_PRELOAD`) or name programs to run, \
@@ -292,6 +313,7 @@ pub(super) fn may_steer(known: &str, whole: bool) -> bool {
 
 /// Whether `program` has an option [`set_by_option`] reads.
 pub(super) fn reads_options_of(program: &str) -> bool {
+    let program = super::wrapper_options::table_name(program);
     let listed = |table: &[(&str, &[&str])]| table.iter().any(|(name, _)| *name == program);
     listed(SET_BY)
         || listed(FROM_FILE)

@@ -7,6 +7,7 @@
 
 use super::{code_variables, given};
 use crate::shell::parse::Word;
+pub(super) use tables::table_name;
 use tables::{OWN_WAYS, PERMUTES, WRAPPERS};
 
 mod flags;
@@ -36,6 +37,7 @@ pub(super) enum Reads {
 /// How the wrapper `name` reads its options and how many arguments it
 /// takes before the command, if `name` is a wrapper.
 pub(super) fn wrapper(name: &str) -> Option<(Reads, usize)> {
+    let name = tables::table_name(name);
     let &(_, valued, positional) = WRAPPERS.iter().find(|(wrapper, _, _)| *wrapper == name)?;
     let own = OWN_WAYS.iter().find(|(wrapper, _)| *wrapper == name).map(|&(_, reads)| reads);
     Some((own.unwrap_or(Reads::Getopt(valued)), positional))
@@ -142,7 +144,8 @@ pub(super) struct Valued {
 
 /// The option `word` gives a value to, with the value, as `reads` reads
 /// it (`-E NAME=x`, `-xENAME=x`, `--setenv=NAME=x`, `--setenv NAME`;
-/// bwrap's `--setenv NAME VALUE`, NAME); `None` for a flag or no option.
+/// bwrap's `--setenv NAME VALUE`, NAME; QEMU's `-plugin P`, a whole word);
+/// `None` for a flag or no option.
 pub(super) fn option_value(reads: Reads, word: &Word, next: Option<&Word>) -> Option<Valued> {
     let start = word.known_start();
     let whole = word.literal().is_some();
@@ -159,6 +162,7 @@ pub(super) fn option_value(reads: Reads, word: &Word, next: Option<&Word>) -> Op
         Reads::Counted(table) if whole && table.iter().any(|&(option, n)| option == start && n > 0) => {
             return in_next(start);
         }
+        Reads::Whole { valued, .. } if whole && valued.contains(&start.as_str()) => return in_next(start),
         _ => return None,
     };
     if let Some(long) = start.strip_prefix("--") {
@@ -405,6 +409,10 @@ mod tests {
             "FEXInterpreter /bin/rm x",
             "steam-run rm x",
             "cross-env NODE_ENV=production A=1 rm x",
+            // QEMU's user-mode emulators (QEMU 9's linux-user options).
+            "qemu-x86_64 -cpu max -strace rm x",
+            "qemu-aarch64-static --cpu max -L /usr/aarch64-linux-gnu rm x",
+            "qemu-riscv64 -E A=1 -U B -0 argv0 -d in_asm -D log rm x",
             "pkexec -u root rm x",
             "pkexec --keep-cwd --user root rm x",
             "unbuffer -ignore INT rm x",
@@ -449,6 +457,20 @@ mod tests {
         // cross-env's variables are read as env's: one that makes a program
         // run code passes no list.
         assert!(programs("cross-env LD_PRELOAD=./x.so ls").is_err());
+        // QEMU's: a variable, a plugin or libraries that run code; its
+        // tools and system emulators are no wrappers.
+        for line in [
+            "qemu-x86_64 -E LD_PRELOAD=./x.so ls",
+            "qemu-x86_64 --E LD_PRELOAD=./x.so ls",
+            "qemu-x86_64 -plugin ./p.so ls",
+            "qemu-x86_64 -L ./sysroot ls",
+            "qemu-x86_64 -L /usr/../tmp/s ls",
+        ] {
+            assert!(programs(line).is_err(), "{line}");
+        }
+        assert!(super::code_variables::named("QEMU_SET_ENV=LD_PRELOAD=./x.so qemu-x86_64 ls").is_some());
+        assert_eq!(texts("qemu-img convert a b"), ["qemu-img convert a b"]);
+        assert_eq!(texts("qemu-system-x86_64 -kernel k"), ["qemu-system-x86_64 -kernel k"]);
         assert_eq!(texts("pkexec --us root rm x"), ["--us root rm x"]);
         assert_eq!(texts("proxychains4 -q -q -q rm x"), ["-q rm x"]);
         // torsocks: `--` and a glued value are its command's name.

@@ -134,6 +134,9 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("FEXLoader", &[], 0),
     ("steam-run", &[], 0),
     ("cross-env", &[], 0),
+    // QEMU's user-mode emulators (`qemu-aarch64 -L /usr/aarch64-linux-gnu
+    // ./test`), by one name: [`table_name`]. Their options: OWN_WAYS.
+    ("qemu-user", &[], 0),
     // A container's init and user switchers (`tini -- CMD`, `gosu USER CMD`).
     ("tini", &["-p", "-e"], 0),
     ("tini-static", &["-p", "-e"], 0),
@@ -232,6 +235,69 @@ pub(super) const PERMUTES: &[&str] =
 /// proxychains-ng 4's `main.c` looks at the second letter, bubblewrap's
 /// takes a set number of words after each.
 pub(super) const OWN_WAYS: &[(&str, Reads)] = &[
+    // QEMU 9's linux-user `main.c`: each option a whole word, one dash or
+    // two (`--cpu`), the first that is none ends them. `-E`, `-L` and
+    // `-plugin` are read for what they set and load (`code_variables.rs`).
+    (
+        "qemu-user",
+        Reads::Whole {
+            valued: &[
+                "-d",
+                "-D",
+                "-dfilter",
+                "-L",
+                "-s",
+                "-cpu",
+                "-B",
+                "-R",
+                "-E",
+                "-U",
+                "-0",
+                "-r",
+                "-g",
+                "-p",
+                "-seed",
+                "-trace",
+                "-plugin",
+                "--d",
+                "--D",
+                "--dfilter",
+                "--L",
+                "--s",
+                "--cpu",
+                "--B",
+                "--R",
+                "--E",
+                "--U",
+                "--0",
+                "--r",
+                "--g",
+                "--p",
+                "--seed",
+                "--trace",
+                "--plugin",
+            ],
+            flags: &[
+                "-h",
+                "-help",
+                "-version",
+                "-one-insn-per-tb",
+                "-singlestep",
+                "-strace",
+                "-perfmap",
+                "-jitdump",
+                "--h",
+                "--help",
+                "--version",
+                "--one-insn-per-tb",
+                "--singlestep",
+                "--strace",
+                "--perfmap",
+                "--jitdump",
+            ],
+            shell: &[],
+        },
+    ),
     (
         "faketime",
         Reads::Whole {
@@ -291,3 +357,27 @@ const BWRAP: &[(&str, usize)] = &[
     ("--new-session", 0), ("--die-with-parent", 0), ("--as-pid-1", 0), ("--cap-add", 1), ("--cap-drop", 1),
     ("--perms", 1), ("--size", 1), ("--chmod", 2),
 ];
+
+/// The name a program's tables are found by: QEMU's user-mode emulators
+/// (`qemu-x86_64`, `qemu-aarch64-static`, …: every `qemu-NAME` but its
+/// tools and its system emulators) are `qemu-user`; any other, its own.
+pub(in super::super) fn table_name(name: &str) -> &str {
+    const TOOLS: &[&str] = &[
+        "img",
+        "io",
+        "nbd",
+        "storage-daemon",
+        "pr-helper",
+        "ga",
+        "edid",
+        "keymap",
+        "bridge-helper",
+        "vmsr-helper",
+    ];
+    match name.strip_prefix("qemu-") {
+        Some(rest) if !rest.is_empty() && !rest.starts_with("system-") && !TOOLS.contains(&rest) => {
+            "qemu-user"
+        }
+        _ => name,
+    }
+}
