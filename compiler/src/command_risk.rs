@@ -163,7 +163,8 @@ fn is_risk_name(word: &str) -> bool {
         | "ld-musl-x86_64.so.1" | "ld-musl-aarch64.so.1" | "memusage" | "xtrace" | "cset" | "ch-run" | "lima"
         | "fzf" | "scl" | "qsub" | "bsub" | "snap" | "tox" | "volta" | "fnm" | "multipass" | "runc" | "ddev"
         | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs" | "envchain" | "summon"
-        | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just"
+        | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just" | "pkgx" | "blink"
+        | "sandbox" | "landrun"
     )
 }
 

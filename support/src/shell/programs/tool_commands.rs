@@ -184,7 +184,9 @@ fn with_words(value: Word) -> Word {
 /// input (Slurm's sbatch and srun are read: `slurm.rs`). envchain and
 /// summon run their command with variables from a keychain or a secrets
 /// file (which may be `LD_PRELOAD`, as envdir's); concurrently runs each
-/// word as a shell's line.
+/// word as a shell's line. pkgx runs its command after `+PKG` words (a
+/// program of a package it fetches), Blink an x86-64 program, SELinux's
+/// sandbox and landrun (Landlock) theirs after options not read here.
 #[rustfmt::skip]
 const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi", "nvim", "view", "vimdiff",
     "lldb", "parallel", "hyperfine", "sftp", "ftp", "lftp", "smbclient", "tmux", "screen", "dtach", "abduco", "sem",
@@ -196,7 +198,7 @@ const READS_COMMANDS: &[&str] = &["ed", "ex", "at", "batch", "gdb", "vim", "vi",
     "caffeinate", "dc", "m4", "gnuplot", "ld.so", "ld-linux.so.2", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1",
     "ld-linux-armhf.so.3", "ld-linux-riscv64-lp64d.so.1", "ld64.so.1", "ld64.so.2", "ld-musl-x86_64.so.1",
     "ld-musl-aarch64.so.1", "memusage", "xtrace", "cset", "ch-run", "lima", "fzf", "scl", "qsub", "bsub",
-    "envchain", "summon", "concurrently"];
+    "envchain", "summon", "concurrently", "pkgx", "blink", "sandbox", "landrun"];
 
 const SED: &[&str] = &["sed", "gsed"];
 const AWK: &[&str] = &["awk", "gawk", "mawk", "nawk", "original-awk"];
