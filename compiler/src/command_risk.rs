@@ -106,14 +106,27 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// `git-SUB` is read as `git SUB`, and a `qemu-…` name may be an emulator
 /// that sets its program's variables (`-E`). make, common in plans (`make test`),
 /// is read only with an `E` or a `--e` that may be its `--eval`, or a `!=`
-/// that may define a variable by running a line (a `$` is read anyway).
+/// that may define a variable by running a line (a `$` is read anyway);
+/// a C compiler only with an option that may run or load code.
 fn may_name_a_risk(command: &str) -> bool {
     let eval = || command.contains(['E']) || command.contains("--e") || command.contains("!=");
+    // A C compiler is read only with an option that may run or load code
+    // (`cc -O2 -o out src.c`, six thousand a plan of the steps shape, is
+    // not): each starts `-w`, `-B`, `-X`, `-s`, `-f`, `-W` (`-Wl,-plugin`)
+    // or `--l`; one pass over the bytes (eight searches for the options
+    // cost 2% of that plan's compile).
+    let loads = || {
+        command.as_bytes().windows(2).any(|pair| {
+            pair[0] == b'-' && matches!(pair[1], b'w' | b'B' | b'X' | b's' | b'f' | b'W' | b'l' | b'p')
+        })
+    };
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
         || command
             .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
             .any(|name| {
-                (is_risk_name(name) && (!matches!(name, "make" | "gmake") || eval()))
+                (is_risk_name(name)
+                    && (!matches!(name, "make" | "gmake") || eval())
+                    && (!matches!(name, "cc" | "gcc" | "clang") || loads()))
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
@@ -164,7 +177,8 @@ fn is_risk_name(word: &str) -> bool {
         | "fzf" | "scl" | "qsub" | "bsub" | "snap" | "tox" | "volta" | "fnm" | "multipass" | "runc" | "ddev"
         | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs" | "envchain" | "summon"
         | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just" | "pkgx" | "blink"
-        | "sandbox" | "landrun"
+        | "sandbox" | "landrun" | "fd" | "fdfind" | "pandoc" | "dpkg" | "cc" | "c++" | "gcc" | "g++" | "clang"
+        | "clang++" | "aptitude" | "apt-cache" | "apt-mark"
     )
 }
 
@@ -292,6 +306,9 @@ mod tests {
             "make X!=reboot",
             "make X!=true all",
             "qemu-aarch64 -L /usr/aarch64-linux-gnu ./test",
+            "gcc -O2 -c x.c",
+            "fd -e rs",
+            "apt-get -o Dpkg::Options::=--force-confold install x",
             "/usr/lib/git-core/git-push origin main",
         ] {
             let mut full = CommandRisk::default();
@@ -304,6 +321,15 @@ mod tests {
         // A QEMU emulator's plugin makes the line unreadable, though no
         // listed name is in it.
         assert!(scan("qemu-x86_64 -plugin ./p.so ./test").unreadable.is_some());
+        // A C compiler's option that runs or loads code: it runs what only
+        // running it tells.
+        for command in ["cc -fplugin=./p.so x.c", "gcc -B./bin x.c", "clang -Xclang -load -Xclang p.so x.c"] {
+            assert_eq!(
+                scan(command).makes_commands.as_deref(),
+                Some(command.split(' ').next().unwrap()),
+                "{command}"
+            );
+        }
     }
 
     /// A line the reader cannot read may still run what it names: the

@@ -145,6 +145,10 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("make 'X:=$(shell rm victim)'", deny_rm.as_str()),
         // QEMU's user-mode emulator runs the program after its options.
         ("qemu-x86_64 -cpu max /bin/rm victim", deny_rm.as_str()),
+        // gcc runs each of its programs under `-wrapper`'s; fd gives its
+        // command the path after its words when it names none.
+        ("gcc -wrapper '/bin/sh,-c,rm victim' -x c -c /dev/null -o o.o", deny_rm.as_str()),
+        ("fdfind victim -x rm", deny_rm.as_str()),
         ("memusage rm victim", deny_rm.as_str()),
         ("echo '!rm victim' | dc", deny_rm.as_str()),
         // The dynamic loader, run by its name, runs the program after it.

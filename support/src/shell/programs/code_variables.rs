@@ -76,6 +76,8 @@ const NAMES: &[&str] = &[
     // too: a variable of the guest's (`QEMU_SET_ENV=LD_PRELOAD=…`), a
     // plugin, where the guest's libraries are.
     "QEMU_SET_ENV", "QEMU_PLUGIN", "QEMU_LD_PREFIX",
+    // APT's file of settings (its hooks run commands).
+    "APT_CONFIG",
 ];
 // `BASH_FUNC_name%%`: a function bash takes from its environment, which
 // runs where a command named `name` is written. Apptainer's and

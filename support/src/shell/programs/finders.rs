@@ -70,7 +70,9 @@ fn hidden_exec(args: &[Word]) -> Result<(), String> {
 /// to a `;` (fd 8.6 ran `fdfind . d -x canary {}`). A placeholder (`{}`,
 /// `{/}`, `{.}`…) is a path, which may be any name, an option's too; a word
 /// that expands before them may be an `-x`, and a command glued to its
-/// option (`--exec=CMD`) is read only by running it.
+/// option (`--exec=CMD`) is read only by running it. A command with no
+/// placeholder is given the path after its words (`fd -x rm` runs `rm
+/// PATH`, fdfind 8.6): read with a `{}` there.
 fn fd(args: &[Word]) -> Result<Vec<Vec<Word>>, String> {
     let mut commands = Vec::new();
     let mut at = 0;
@@ -96,7 +98,11 @@ fn fd(args: &[Word]) -> Result<Vec<Vec<Word>>, String> {
             Some(text) if text.contains('{') && text.contains('}') => Word::Expands(text.to_string()),
             _ => w.clone(),
         };
-        commands.push(args[at..end].iter().map(placeholder).collect());
+        let mut command: Vec<Word> = args[at..end].iter().map(placeholder).collect();
+        if !command.iter().any(|w| w.literal().is_none() && w.text().contains('{')) {
+            command.push(Word::Expands("{}".to_string()));
+        }
+        commands.push(command);
         at = end;
     }
     Ok(commands)
@@ -114,9 +120,9 @@ mod tests {
         assert_eq!(texts("fd -e o -x rm {}"), ["rm {}", "fd -e o -x rm {}"]);
         assert_eq!(
             texts("fdfind . src -x echo one \\; -X rm"),
-            ["echo one", "rm", "fdfind . src -x echo one ; -X rm"]
+            ["echo one {}", "rm {}", "fdfind . src -x echo one ; -X rm"]
         );
-        assert_eq!(texts("fd --exec-batch rm -f"), ["rm -f", "fd --exec-batch rm -f"]);
+        assert_eq!(texts("fd --exec-batch rm -f"), ["rm -f {}", "fd --exec-batch rm -f"]);
         // The found file as the program names none; as a tool's word, it may be an option.
         assert_eq!(names("fd -x {} \\;")[0], None);
         assert!(hidden("fd -x tar -cf a.tar {/}"));
@@ -125,7 +131,8 @@ mod tests {
         for line in ["fd \"$P\" src -x ls", "fd --exec=rm x", "fd -xrm", "fd $OPTS"] {
             assert!(programs(line).is_err(), "{line}");
         }
-        // A word that expands after the action's start is the command's.
-        assert_eq!(texts("fd -e o -x rm \"$F\"")[0], "rm \"$F\"");
+        // A word that expands after the action's start is the command's,
+        // and the path comes after it.
+        assert_eq!(texts("fd -e o -x rm \"$F\"")[0], "rm \"$F\" {}");
     }
 }

@@ -12,6 +12,7 @@ use super::{git_commands, remote_commands, tool_values};
 use crate::shell::parse::Word;
 use ssh::{SSH, SSH_VALUED, ssh_option, ssh_remote_command, sshfs_options};
 
+mod code_options;
 mod make;
 mod ssh;
 
@@ -28,6 +29,8 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // split's filter (each part piped to `sh -c LINE`), cpio's remote shell.
     ("split", &[], &["--filter"]),
     ("cpio", &[], &["--rsh-command"]),
+    // pandoc's filter (run with the output format after it).
+    ("pandoc", &['F'], &["--filter"]),
     // Backup tools' password command and remote shell (restic's `-o
     // sftp.command=CMD` below; rclone's own flags; borg's ssh, and the
     // filter `export-tar` and `import-tar` pipe a tarball through; its
@@ -94,6 +97,7 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 #[rustfmt::skip]
 const APPENDS_WORDS: &[(&str, &[char], &[&str])] = &[
     ("tar", &['I'], &["--use-compress-program", "--rsh-command"]),
+    ("pandoc", &['F'], &["--filter"]),
     ("sort", &[], &["--compress-program"]),
     ("cpio", &[], &["--rsh-command"]),
     ("rclone", &[], &["--sftp-ssh"]),
@@ -208,7 +212,8 @@ pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = COMMAND_OPTIONS.iter().map(|&(program, _, _)| program);
     let options = options
         .chain(PASSES_NO_LIST.iter().map(|&(program, _, _)| program))
-        .chain(RUNS_A_COMMAND.iter().map(|&(program, _)| program));
+        .chain(RUNS_A_COMMAND.iter().map(|&(program, _)| program))
+        .chain(code_options::C_COMPILERS.iter().chain(code_options::APT).copied());
     let remote = remote_commands::NAMES.iter().chain(sql_clients::NAMES);
     let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote).copied();
     read.chain(options).chain(["git", "socat"])
@@ -245,6 +250,8 @@ fn read_for_options(name: &str) -> bool {
         || COMMAND_OPTIONS.iter().any(|&(program, _, _)| program == name)
         || PASSES_NO_LIST.iter().any(|&(program, _, _)| program == name)
         || RUNS_A_COMMAND.iter().any(|&(program, _)| program == name)
+        || code_options::C_COMPILERS.contains(&name)
+        || code_options::APT.contains(&name)
 }
 
 /// The tools read here.
@@ -711,6 +718,11 @@ const PASSES_NO_LIST: &[(&str, &str, &[&str])] = &[
     // just's `--command CMD…` runs CMD (with the variables of `.env`), and
     // its shell options name the program its recipes run with.
     ("just", "c", &["--command", "--shell", "--shell-arg", "--shell-command"]),
+    // dpkg's hooks (each a line it runs with `sh -c`); npm's settings that
+    // name a program it runs, or a file of settings that may.
+    ("dpkg", "", &["--pre-invoke", "--post-invoke", "--status-logger"]),
+    ("npm", "", &["--script-shell", "--node-options", "--userconfig", "--globalconfig", "--editor",
+        "--browser", "--git", "--shell"]),
 ];
 
 /// A subcommand that makes a tool run a command given after it, or one only
@@ -752,6 +764,8 @@ fn passes_no_list(name: &str, word: &Word, next: Option<&Word>) -> bool {
         "openssl" if text == "-provider" => {
             next.is_none_or(|value| value.literal().is_none_or(|p| p.contains('/')))
         }
+        _ if code_options::C_COMPILERS.contains(&name) => code_options::compiler_runs(word, next),
+        _ if code_options::APT.contains(&name) => code_options::apt_option_runs(word, next),
         "mvn" | "mvnw" => {
             let define = match text {
                 "-D" | "--define" => next_text(),

@@ -258,6 +258,28 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "blink /bin/rm x",
         "sandbox -t sandbox_t rm x",
         "landrun --rox / -- rm x",
+        "gcc -wrapper /bin/rm,x a.c",
+        "cc -fplugin=./p.so a.c",
+        "clang -fpass-plugin=./p.so a.c",
+        "gcc -B ./bin a.c",
+        "gcc -B./bin a.c",
+        "g++ -specs=./s a.cc",
+        "clang -fuse-ld=./ld a.c",
+        "clang --ld-path=./ld a.c",
+        "gcc -Wl,-plugin,./p.so a.c",
+        "gcc -Xlinker -plugin -Xlinker ./p.so a.c",
+        "clang -Xclang -load -Xclang ./p.so a.c",
+        "apt-get -o 'APT::Update::Pre-Invoke::=rm x' update",
+        "apt -o DPkg::Post-Invoke::=x install y",
+        "apt-get -oDpkg::Pre-Install-Pkgs::=x install y",
+        "apt-get --option=Dir::Bin::dpkg=./x install y",
+        "apt-get -o Dir::Etc=./etc update",
+        "apt-get -o Acquire::http::Proxy-Auto-Detect=./x update",
+        "apt-get -c ./apt.conf update",
+        "apt-get -o \"$K\"=1 update",
+        "dpkg --pre-invoke='rm x' -i a.deb",
+        "npm run build --script-shell ./x",
+        "npm test --node-options=--require=./x.js",
         "sshfs -F ./ssh_config h:/ m",
         "sshfs h:/ m -o ProxyCommand='rm x'",
         "sshfs h:/ m -o \"$OPTS\"",
@@ -265,6 +287,9 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         assert!(hidden(line) || texts(line).contains(&"rm x".to_string()), "{line}: {:?}", texts(line));
     }
     assert_eq!(texts("jenv exec rm x"), ["rm x"]);
+    // pandoc runs its filter with the output format after it.
+    assert_eq!(texts("pandoc --filter rm a.md")[0], "rm \"$@\"");
+    assert_eq!(texts("pandoc -sF rm a.md")[0], "rm \"$@\"");
     for line in [
         "snap list",
         "snap install jq",
@@ -285,6 +310,14 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "devbox install",
         "spack install zlib",
         "cargo build --release",
+        "cc -O2 -o out src.c",
+        "gcc -DBUILD=1 -fuse-ld=lld -Wl,--as-needed a.c",
+        "clang++ -std=c++20 -c a.cc",
+        "apt-get -o Dpkg::Options::=--force-confold -o Acquire::Retries=3 install -y x",
+        "apt-get -o Dir::Cache::Archives=./cache install x",
+        "dpkg -i a.deb",
+        "npm run build",
+        "pandoc -o out.html a.md",
         "sshfs h:/ m -o reconnect,allow_other",
         "dc --version",
     ] {

@@ -1,0 +1,84 @@
+//! Options that make a C compiler or APT run a program or load code the
+//! line names: gcc's `-wrapper PROG,ARGS` runs each of its programs under
+//! PROG (`gcc -wrapper /bin/rm,x a.c` ran `/bin/rm x cc1 …`), a plugin is
+//! code it loads, and APT runs its hooks (`apt-get -o
+//! 'APT::Update::Pre-Invoke::=LINE' update` runs LINE with `sh -c`).
+
+use super::super::given::split_value;
+use crate::shell::parse::Word;
+
+/// The C compilers read here, by their plain names (a versioned or a
+/// cross compiler's name, `gcc-12`, `aarch64-linux-gnu-gcc`, is not).
+pub(super) const C_COMPILERS: &[&str] = &["cc", "c++", "gcc", "g++", "clang", "clang++"];
+
+/// APT's programs, whose `-o KEY=VALUE` sets any of its settings.
+pub(super) const APT: &[&str] = &["apt", "apt-get", "aptitude", "apt-cache", "apt-mark"];
+
+/// Whether `word` (the word after it `next`) of a C compiler's runs a
+/// program or loads code: `-wrapper`, a plugin (`-fplugin=`,
+/// `-fpass-plugin=`, the linker's `-Wl,-plugin,…` and `-Xlinker -plugin`),
+/// a spec file (`-specs=`, which may name programs), where its programs are
+/// taken from (`-B PREFIX`), a linker named by its path (`-fuse-ld=/…`,
+/// `--ld-path=`), and anything given to clang's front end (`-Xclang -load`).
+pub(super) fn compiler_runs(word: &Word, next: Option<&Word>) -> bool {
+    let text = word.text();
+    let option =
+        |name: &str| text == name || text.strip_prefix(name).is_some_and(|rest| rest.starts_with('='));
+    ["-wrapper", "-fplugin", "-fpass-plugin", "-specs", "--specs", "--ld-path", "-Xclang"]
+        .into_iter()
+        .any(option)
+        || text.starts_with("-B")
+        || text
+            .strip_prefix("-fuse-ld=")
+            .is_some_and(|linker| linker.contains('/') || word.literal().is_none())
+        || (text.starts_with("-Wl,") && text.contains("plugin"))
+        || (text == "-Xlinker" && next.is_some_and(|next| next.text().contains("plugin")))
+}
+
+/// Whether `word` (the word after it `next`) of APT's sets a setting that
+/// runs a program or reads settings that may (`-c FILE`, `--config-file`):
+/// a hook (`…::Pre-Invoke`, `…::Post-Invoke…`, `DPkg::Pre-Install-Pkgs`),
+/// a program's path (`Dir::Bin::…`), the directory of its settings
+/// (`Dir::Etc…`, `Dir`), a proxy found by a program
+/// (`Acquire::http::Proxy-Auto-Detect`), dpkg's tools' options; or a
+/// setting whose name expands. `-o Dpkg::Options::=--force-confold`,
+/// `-o Acquire::Retries=3` and `-o Dir::Cache=…` are read as they are.
+pub(super) fn apt_option_runs(word: &Word, next: Option<&Word>) -> bool {
+    let text = word.text();
+    if text == "-c"
+        || text.starts_with("--config-file")
+        || (text.starts_with("-c") && !text.starts_with("--"))
+    {
+        return true;
+    }
+    let setting = match text {
+        "-o" | "--option" => match next {
+            Some(next) => next.clone(),
+            None => return false,
+        },
+        _ => match text.strip_prefix("--option=").or_else(|| text.strip_prefix("-o")) {
+            Some(setting) if !text.starts_with("--") || text.starts_with("--option=") => {
+                if word.literal().is_some() {
+                    Word::Literal(setting.to_string())
+                } else {
+                    Word::Expands(setting.to_string())
+                }
+            }
+            _ => return false,
+        },
+    };
+    let (key, _) = split_value(setting.text());
+    if setting.literal().is_none() && key.contains(['$', '`', '"', '\'', '\\']) {
+        return true;
+    }
+    let key = key.to_ascii_lowercase();
+    key.contains("invoke")
+        || key.contains("pre-install-pkgs")
+        || key.contains("proxy-auto-detect")
+        || key.contains("proxyautodetect")
+        || key.contains("::tools")
+        || key.starts_with("dir::bin")
+        || key.starts_with("dir::etc")
+        || key == "dir"
+        || key == "dir::"
+}
