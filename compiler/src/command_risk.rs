@@ -107,7 +107,8 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// that sets its program's variables (`-E`). make, common in plans (`make test`),
 /// is read only with an `E` or a `--e` that may be its `--eval`, or a `!=`
 /// that may define a variable by running a line (a `$` is read anyway);
-/// a C compiler only with an option that may run or load code.
+/// a C compiler only with an option that may run or load code, `install`
+/// (also a word of `make install`) only with its `--strip-program`.
 fn may_name_a_risk(command: &str) -> bool {
     let eval = || command.contains(['E']) || command.contains("--e") || command.contains("!=");
     // A C compiler is read only with an option that may run or load code
@@ -126,7 +127,8 @@ fn may_name_a_risk(command: &str) -> bool {
             .any(|name| {
                 (is_risk_name(name)
                     && (!matches!(name, "make" | "gmake") || eval())
-                    && (!matches!(name, "cc" | "gcc" | "clang") || loads()))
+                    && (!matches!(name, "cc" | "gcc" | "clang") || loads())
+                    && (name != "install" || command.contains("--strip")))
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
@@ -178,7 +180,7 @@ fn is_risk_name(word: &str) -> bool {
         | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs" | "envchain" | "summon"
         | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just" | "pkgx" | "blink"
         | "sandbox" | "landrun" | "fd" | "fdfind" | "pandoc" | "dpkg" | "cc" | "c++" | "gcc" | "g++" | "clang"
-        | "clang++" | "aptitude" | "apt-cache" | "apt-mark"
+        | "clang++" | "aptitude" | "apt-cache" | "apt-mark" | "install"
     )
 }
 
@@ -309,6 +311,8 @@ mod tests {
             "gcc -O2 -c x.c",
             "fd -e rs",
             "apt-get -o Dpkg::Options::=--force-confold install x",
+            "install -m 755 a /usr/local/bin/a",
+            "install -s --strip-program=rm a b",
             "/usr/lib/git-core/git-push origin main",
         ] {
             let mut full = CommandRisk::default();

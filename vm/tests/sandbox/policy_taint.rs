@@ -149,6 +149,8 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // command the path after its words when it names none.
         ("gcc -wrapper '/bin/sh,-c,rm victim' -x c -c /dev/null -o o.o", deny_rm.as_str()),
         ("fdfind victim -x rm", deny_rm.as_str()),
+        // coreutils' install strips what it installs with the program named.
+        ("echo x > a; install -s --strip-program=/bin/rm a victim", deny_rm.as_str()),
         ("memusage rm victim", deny_rm.as_str()),
         ("echo '!rm victim' | dc", deny_rm.as_str()),
         // The dynamic loader, run by its name, runs the program after it.

@@ -29,8 +29,11 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
     // split's filter (each part piped to `sh -c LINE`), cpio's remote shell.
     ("split", &[], &["--filter"]),
     ("cpio", &[], &["--rsh-command"]),
-    // pandoc's filter (run with the output format after it).
+    // pandoc's filter (run with the output format after it); the program
+    // coreutils' install strips each file it installs with (`install -s
+    // --strip-program=/bin/rm a v` removed `v`).
     ("pandoc", &['F'], &["--filter"]),
+    ("install", &[], &["--strip-program"]),
     // Backup tools' password command and remote shell (restic's `-o
     // sftp.command=CMD` below; rclone's own flags; borg's ssh, and the
     // filter `export-tar` and `import-tar` pipe a tarball through; its
@@ -98,6 +101,7 @@ const COMMAND_OPTIONS: &[(&str, &[char], &[&str])] = &[
 const APPENDS_WORDS: &[(&str, &[char], &[&str])] = &[
     ("tar", &['I'], &["--use-compress-program", "--rsh-command"]),
     ("pandoc", &['F'], &["--filter"]),
+    ("install", &[], &["--strip-program"]),
     ("sort", &[], &["--compress-program"]),
     ("cpio", &[], &["--rsh-command"]),
     ("rclone", &[], &["--sftp-ssh"]),

@@ -290,6 +290,7 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
     // pandoc runs its filter with the output format after it.
     assert_eq!(texts("pandoc --filter rm a.md")[0], "rm \"$@\"");
     assert_eq!(texts("pandoc -sF rm a.md")[0], "rm \"$@\"");
+    assert_eq!(texts("install -s --strip-program=/bin/rm a b")[0], "rm \"$@\"");
     for line in [
         "snap list",
         "snap install jq",
