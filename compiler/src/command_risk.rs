@@ -129,6 +129,8 @@ fn may_name_a_risk(command: &str) -> bool {
                     && (!matches!(name, "make" | "gmake") || eval())
                     && (!matches!(name, "cc" | "gcc" | "clang") || loads())
                     && (name != "install" || command.contains("--strip")))
+                    // A versioned or cross C compiler (`gcc-12`; not an option, `-O2`).
+                    || (!name.starts_with('-') && name.contains('-') && programs::is_c_compiler(name) && loads())
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
@@ -327,7 +329,13 @@ mod tests {
         assert!(scan("qemu-x86_64 -plugin ./p.so ./test").unreadable.is_some());
         // A C compiler's option that runs or loads code: it runs what only
         // running it tells.
-        for command in ["cc -fplugin=./p.so x.c", "gcc -B./bin x.c", "clang -Xclang -load -Xclang p.so x.c"] {
+        for command in [
+            "cc -fplugin=./p.so x.c",
+            "gcc -B./bin x.c",
+            "clang -Xclang -load -Xclang p.so x.c",
+            "gcc-12 -fplugin=./p.so x.c",
+            "aarch64-linux-gnu-gcc -B./bin x.c",
+        ] {
             assert_eq!(
                 scan(command).makes_commands.as_deref(),
                 Some(command.split(' ').next().unwrap()),

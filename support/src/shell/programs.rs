@@ -247,6 +247,12 @@ pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
     tool_commands::names()
 }
 
+/// Whether `name` is a C compiler's, versioned or cross (`gcc-12`,
+/// `aarch64-linux-gnu-gcc`), whose options that run or load code are read.
+pub fn is_c_compiler(name: &str) -> bool {
+    tool_commands::is_c_compiler(name)
+}
+
 /// What an allow pattern that starts with a wrapper or a runner stands for
 /// ([`looked_through`]).
 #[derive(Debug, PartialEq, Eq)]

@@ -148,6 +148,10 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // gcc runs each of its programs under `-wrapper`'s; fd gives its
         // command the path after its words when it names none.
         ("gcc -wrapper '/bin/sh,-c,rm victim' -x c -c /dev/null -o o.o", deny_rm.as_str()),
+        (
+            "x86_64-linux-gnu-gcc-12 -wrapper '/bin/sh,-c,rm victim' -x c -c /dev/null -o o.o",
+            deny_rm.as_str(),
+        ),
         ("fdfind victim -x rm", deny_rm.as_str()),
         // coreutils' install strips what it installs with the program named.
         ("echo x > a; install -s --strip-program=/bin/rm a victim", deny_rm.as_str()),

@@ -13,6 +13,7 @@ use crate::shell::parse::Word;
 use ssh::{SSH, SSH_VALUED, ssh_option, ssh_remote_command, sshfs_options};
 
 mod code_options;
+pub use code_options::is_c_compiler;
 mod make;
 mod ssh;
 
@@ -254,7 +255,7 @@ fn read_for_options(name: &str) -> bool {
         || COMMAND_OPTIONS.iter().any(|&(program, _, _)| program == name)
         || PASSES_NO_LIST.iter().any(|&(program, _, _)| program == name)
         || RUNS_A_COMMAND.iter().any(|&(program, _)| program == name)
-        || code_options::C_COMPILERS.contains(&name)
+        || code_options::is_c_compiler(name)
         || code_options::APT.contains(&name)
 }
 
@@ -768,7 +769,7 @@ fn passes_no_list(name: &str, word: &Word, next: Option<&Word>) -> bool {
         "openssl" if text == "-provider" => {
             next.is_none_or(|value| value.literal().is_none_or(|p| p.contains('/')))
         }
-        _ if code_options::C_COMPILERS.contains(&name) => code_options::compiler_runs(word, next),
+        _ if code_options::is_c_compiler(name) => code_options::compiler_runs(word, next),
         _ if code_options::APT.contains(&name) => code_options::apt_option_runs(word, next),
         "mvn" | "mvnw" => {
             let define = match text {

@@ -7,9 +7,25 @@
 use super::super::given::split_value;
 use crate::shell::parse::Word;
 
-/// The C compilers read here, by their plain names (a versioned or a
-/// cross compiler's name, `gcc-12`, `aarch64-linux-gnu-gcc`, is not).
+/// The C compilers read here, by their plain names; [`is_c_compiler`] also
+/// knows them versioned and as cross compilers.
 pub(super) const C_COMPILERS: &[&str] = &["cc", "c++", "gcc", "g++", "clang", "clang++"];
+
+/// Whether `name` is a C compiler's: one of [`C_COMPILERS`], after a target
+/// triple's `…-` (`aarch64-linux-gnu-gcc`) and before a version (`gcc-12`,
+/// `clang++-18`, `x86_64-linux-gnu-gcc-12`, `gcc-13.2`).
+pub fn is_c_compiler(name: &str) -> bool {
+    let unversioned = match name.rsplit_once('-') {
+        Some((rest, version))
+            if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') =>
+        {
+            rest
+        }
+        _ => name,
+    };
+    let last = unversioned.rsplit_once('-').map_or(unversioned, |(_, last)| last);
+    C_COMPILERS.contains(&last)
+}
 
 /// APT's programs, whose `-o KEY=VALUE` sets any of its settings.
 pub(super) const APT: &[&str] = &["apt", "apt-get", "aptitude", "apt-cache", "apt-mark"];
