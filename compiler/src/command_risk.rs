@@ -104,36 +104,43 @@ fn program_risk(program: &Program, found: &mut CommandRisk) {
 /// text does not spell, it is a whole run of the bytes names are made of
 /// (`.` and `_` among them: `ld-linux-x86-64.so.2`, `nc.traditional`).
 /// `git-SUB` is read as `git SUB`, and a `qemu-…` name may be an emulator
-/// that sets its program's variables (`-E`). make, common in plans (`make test`),
-/// is read only with an `E` or a `--e` that may be its `--eval`, or a `!=`
-/// that may define a variable by running a line (a `$` is read anyway);
-/// a C compiler only with an option that may run or load code, `install`
-/// (also a word of `make install`) only with its `--strip-program`.
+/// that sets its program's variables (`-E`). Names common in plans whose
+/// risk needs a particular option are read only with it ([`worth_reading`]).
 fn may_name_a_risk(command: &str) -> bool {
-    let eval = || command.contains(['E']) || command.contains("--e") || command.contains("!=");
-    // A C compiler is read only with an option that may run or load code
-    // (`cc -O2 -o out src.c`, six thousand a plan of the steps shape, is
-    // not): each starts `-w`, `-B`, `-X`, `-s`, `-f`, `-W` (`-Wl,-plugin`)
-    // or `--l`; one pass over the bytes (eight searches for the options
-    // cost 2% of that plan's compile).
-    let loads = || {
-        command.as_bytes().windows(2).any(|pair| {
-            pair[0] == b'-' && matches!(pair[1], b'w' | b'B' | b'X' | b's' | b'f' | b'W' | b'l' | b'p')
-        })
-    };
     command.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
         || command
             .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
             .any(|name| {
-                (is_risk_name(name)
-                    && (!matches!(name, "make" | "gmake") || eval())
-                    && (!matches!(name, "cc" | "gcc" | "clang") || loads())
-                    && (name != "install" || command.contains("--strip")))
+                (is_risk_name(name) && worth_reading(name, command))
                     // A versioned or cross C compiler (`gcc-12`; not an option, `-O2`).
-                    || (!name.starts_with('-') && name.contains('-') && programs::is_c_compiler(name) && loads())
+                    || (!name.starts_with('-')
+                        && name.contains('-')
+                        && programs::is_c_compiler(name)
+                        && worth_reading("cc", command))
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
+}
+
+/// Whether `command`, which names `name`, may hold what makes `name` a risk,
+/// for the names common in plans that are one only with an option: make
+/// with an `E` or a `--e` that may be its `--eval`, or a `!=` that may
+/// define a variable by running a line (a `$` is read anyway); a C compiler
+/// (`cc -O2 -o out src.c`, six thousand a plan of the steps shape) with an
+/// option that may run or load code, each starting `-w`, `-B`, `-X`, `-s`,
+/// `-f`, `-W` (`-Wl,-plugin`) or `--l`, found in one pass over the bytes
+/// (eight searches for the options cost 2% of that plan's compile);
+/// `install` (also a word of `make install`) with `--strip-program`.
+fn worth_reading(name: &str, command: &str) -> bool {
+    match name {
+        "make" | "gmake" => command.contains('E') || command.contains("--e") || command.contains("!="),
+        "cc" | "gcc" | "clang" => command
+            .as_bytes()
+            .windows(2)
+            .any(|pair| pair[0] == b'-' && matches!(pair[1], b'w' | b'B' | b'X' | b's' | b'f' | b'W' | b'l')),
+        "install" => command.contains("--strip"),
+        _ => true,
+    }
 }
 
 /// Every name `program_risk` finds a risk by (its lists, `rm`, `chmod`,

@@ -4,7 +4,7 @@
 //! code it loads, and APT runs its hooks (`apt-get -o
 //! 'APT::Update::Pre-Invoke::=LINE' update` runs LINE with `sh -c`).
 
-use super::super::given::split_value;
+use super::super::given::{literal_like, split_value};
 use crate::shell::parse::Word;
 
 /// The C compilers read here, by their plain names; [`is_c_compiler`] also
@@ -61,10 +61,7 @@ pub(super) fn compiler_runs(word: &Word, next: Option<&Word>) -> bool {
 /// `-o Acquire::Retries=3` and `-o Dir::Cache=…` are read as they are.
 pub(super) fn apt_option_runs(word: &Word, next: Option<&Word>) -> bool {
     let text = word.text();
-    if text == "-c"
-        || text.starts_with("--config-file")
-        || (text.starts_with("-c") && !text.starts_with("--"))
-    {
+    if text.starts_with("-c") || text.starts_with("--config-file") {
         return true;
     }
     let setting = match text {
@@ -72,15 +69,10 @@ pub(super) fn apt_option_runs(word: &Word, next: Option<&Word>) -> bool {
             Some(next) => next.clone(),
             None => return false,
         },
+        // Glued: `-oKEY=V`, `--option=KEY=V` (`--only-upgrade` is neither).
         _ => match text.strip_prefix("--option=").or_else(|| text.strip_prefix("-o")) {
-            Some(setting) if !text.starts_with("--") || text.starts_with("--option=") => {
-                if word.literal().is_some() {
-                    Word::Literal(setting.to_string())
-                } else {
-                    Word::Expands(setting.to_string())
-                }
-            }
-            _ => return false,
+            Some(setting) => literal_like(word, setting),
+            None => return false,
         },
     };
     let (key, _) = split_value(setting.text());
