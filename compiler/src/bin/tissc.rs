@@ -441,6 +441,23 @@ fn refused_output(name: &str, error: &tisslang::verify::VerifyError) -> (String,
     }
 }
 
+/// What is checked of the module `tissc compile` made before it is written.
+/// The VM verifies every module it loads and runs none that fails, so a
+/// fault of the compiler cannot run; `--verify` finds one here, before the
+/// file is written, for 7-16% of a large compile's time (book:
+/// performance.md; clang's release builds likewise leave LLVM's verifier
+/// off unless given -fverify-intermediate-code). A plan too large for a
+/// module is refused either way.
+fn checked_output(
+    module: &tisslang::module::Module,
+    verify: bool,
+) -> Result<(), tisslang::verify::VerifyError> {
+    match verify {
+        true => tisslang::verify::verify(module).map(drop),
+        false => tisslang::verify::within_limits(module),
+    }
+}
+
 fn compile(
     out: &mut Output,
     path: &Path,
@@ -483,19 +500,10 @@ fn compile(
     }
     memory::give_back();
     timings.mark("lower");
-    // The VM verifies every module it loads and runs none that fails, so a
-    // fault of the compiler cannot run; `--verify` finds one here, before
-    // the file is written, for 7-16% of a large compile's time (book:
-    // performance.md; clang's release builds likewise leave LLVM's verifier
-    // off unless given -fverify-intermediate-code).
-    // A plan too large for a module is refused either way.
-    let checked = if verify {
-        let verified = tisslang::verify::verify(&module).map(drop);
+    let checked = checked_output(&module, verify);
+    if verify {
         timings.mark("verify");
-        verified
-    } else {
-        tisslang::verify::within_limits(&module)
-    };
+    }
     if let Err(e) = checked {
         let (message, code) = refused_output(&name, &e);
         eprintln!("{message}");
@@ -646,6 +654,25 @@ fn read_source(path: &Path) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
     use tisslang::verify::VerifyError;
+
+    /// `--verify` refuses a module the VM would refuse, which a plain compile
+    /// writes (the VM then refuses it at load); the limits hold either way.
+    #[test]
+    fn only_verify_checks_the_code_and_both_check_its_size() {
+        let (mut module, _) = tiss_compiler::compile(
+            "p.tiss",
+            b"TASK \"t\"\nSTEP \"s\" {\n    LOG \"hi\"\n}\n",
+            KeepSource::Nothing,
+        )
+        .unwrap_or_else(|_| panic!("the plan compiles"));
+        assert_eq!(checked_output(&module, true), Ok(()));
+        module.code.insert(0, tisslang::isa::Instr::Jump { target: 1 << 20 });
+        assert!(matches!(checked_output(&module, true), Err(VerifyError::TargetOutOfRange { .. })));
+        assert_eq!(checked_output(&module, false), Ok(()));
+        module.code.clear();
+        assert_eq!(checked_output(&module, false), Err(VerifyError::EmptyCode));
+        assert_eq!(checked_output(&module, true), Err(VerifyError::EmptyCode));
+    }
 
     /// A plan too large for a module (1.6 GB of dense source at the least,
     /// so not made here) is the plan's to split, not a bug in tissc.
