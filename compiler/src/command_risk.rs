@@ -117,6 +117,10 @@ fn may_name_a_risk(command: &str) -> bool {
                         && name.contains('-')
                         && programs::is_c_compiler(name)
                         && worth_reading("cc", command))
+                    // A cross or gcc's binutils (`x86_64-linux-gnu-ld`, `gcc-ar`).
+                    || (name.contains('-')
+                        && command.contains("plugin")
+                        && programs::loads_plugins(name))
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
@@ -130,7 +134,8 @@ fn may_name_a_risk(command: &str) -> bool {
 /// option that may run or load code, each starting `-w`, `-B`, `-X`, `-s`,
 /// `-f`, `-W` (`-Wl,-plugin`) or `--l`, found in one pass over the bytes
 /// (eight searches for the options cost 2% of that plan's compile);
-/// `install` (also a word of `make install`) with `--strip-program`.
+/// `install` (also a word of `make install`) with `--strip-program`;
+/// binutils and the linkers (`ar rcs lib.a x.o`) with a plugin.
 fn worth_reading(name: &str, command: &str) -> bool {
     match name {
         "make" | "gmake" => command.contains('E') || command.contains("--e") || command.contains("!="),
@@ -139,6 +144,8 @@ fn worth_reading(name: &str, command: &str) -> bool {
             .windows(2)
             .any(|pair| pair[0] == b'-' && matches!(pair[1], b'w' | b'B' | b'X' | b's' | b'f' | b'W' | b'l')),
         "install" => command.contains("--strip"),
+        "ar" | "nm" | "ranlib" | "ld" | "ld.bfd" | "ld.gold" | "gold" | "mold" | "ld.mold" | "ld.lld"
+        | "lld" => command.contains("plugin"),
         _ => true,
     }
 }
@@ -189,7 +196,8 @@ fn is_risk_name(word: &str) -> bool {
         | "enroot" | "limactl" | "podman-compose" | "make" | "gmake" | "sshfs" | "envchain" | "summon"
         | "concurrently" | "devbox" | "spack" | "nx" | "lerna" | "honcho" | "just" | "pkgx" | "blink"
         | "sandbox" | "landrun" | "fd" | "fdfind" | "pandoc" | "dpkg" | "cc" | "c++" | "gcc" | "g++" | "clang"
-        | "clang++" | "aptitude" | "apt-cache" | "apt-mark" | "install"
+        | "clang++" | "aptitude" | "apt-cache" | "apt-mark" | "install" | "ar" | "nm" | "ranlib" | "ld"
+        | "ld.bfd" | "ld.gold" | "gold" | "mold" | "ld.mold" | "ld.lld" | "lld"
     )
 }
 
@@ -323,6 +331,10 @@ mod tests {
             "install -m 755 a /usr/local/bin/a",
             "install -s --strip-program=rm a b",
             "/usr/lib/git-core/git-push origin main",
+            "ar rcs lib.a x.o",
+            "nm --plugin ./p.so x.o",
+            "x86_64-linux-gnu-ld -plugin ./p.so -o x a.o",
+            "gcc-ar-12 --plugin=./p.so rc lib.a x.o",
         ] {
             let mut full = CommandRisk::default();
             for program in programs::programs(command).unwrap_or_default() {
@@ -331,6 +343,11 @@ mod tests {
             assert_eq!(scan(command), full, "{command}");
         }
         assert!(!may_name_a_risk("cc -O2 -o out0 src0.c"));
+        assert!(!may_name_a_risk("ar rcs lib.a x.o"));
+        // A plugin makes binutils' command one that loads code, under a cross name too.
+        for command in ["nm --plugin ./p.so x.o", "x86_64-linux-gnu-ld -plugin ./p.so -o x a.o"] {
+            assert!(scan(command).makes_commands.is_some(), "{command}");
+        }
         // A QEMU emulator's plugin makes the line unreadable, though no
         // listed name is in it.
         assert!(scan("qemu-x86_64 -plugin ./p.so ./test").unreadable.is_some());

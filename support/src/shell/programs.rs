@@ -171,6 +171,12 @@ impl Program {
                      the setting out",
                 )
             }
+            Some(Some(Tool::Options)) if self.name.as_deref().is_some_and(tool_commands::loads_code) => (
+                "the programs its options run or the code they load (`gcc -wrapper`, `-fplugin=`, `-B`, \
+                 `nm --plugin`, a linker's `-plugin`, APT's `-o` hooks), or an option or operand that expands",
+                "leave that option out; start an operand that expands with `./` (`ar rcs lib.a ./*.o`, `gcc -c \
+                 ./*.c`)",
+            ),
             Some(Some(Tool::Options)) => (
                 "the commands its options make (an option, or its value, that expands)",
                 "write the option and its command out in the command itself, or put `--` before the operands",
@@ -251,6 +257,12 @@ pub fn tools_read_for_commands() -> impl Iterator<Item = &'static str> {
 /// `aarch64-linux-gnu-gcc`), whose options that run or load code are read.
 pub fn is_c_compiler(name: &str) -> bool {
     tool_commands::is_c_compiler(name)
+}
+
+/// Whether `name` is binutils' or a linker's that loads the plugin an
+/// option names (`nm --plugin`, `ld -plugin`), under a cross or gcc's name too.
+pub fn loads_plugins(name: &str) -> bool {
+    tool_commands::loads_plugins(name)
 }
 
 /// What an allow pattern that starts with a wrapper or a runner stands for

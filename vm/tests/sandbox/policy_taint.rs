@@ -153,6 +153,10 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
             deny_rm.as_str(),
         ),
         ("fdfind victim -x rm", deny_rm.as_str()),
+        // A workspace's yarn command, and the program of `nix run`'s package.
+        ("yarn workspaces foreach -A exec rm victim", deny_rm.as_str()),
+        ("yarn workspace app exec rm victim", deny_rm.as_str()),
+        ("nix run nixpkgs#busybox -- rm victim", deny_rm.as_str()),
         // coreutils' install strips what it installs with the program named.
         ("echo x > a; install -s --strip-program=/bin/rm a victim", deny_rm.as_str()),
         ("memusage rm victim", deny_rm.as_str()),
@@ -169,6 +173,13 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         ("touch '$(rm victim)'; find . -name '$*' -exec sh -c 'echo {}' \\;", deny_rm.as_str()),
     ] {
         refused_before_it_runs(&fx, &["--policy", policy, "--sandbox-profile", "none"], command, "rm");
+    }
+    // binutils load the plugin `--plugin` names: `nm --plugin ./p.so t`
+    // ran the library's constructor, which removed the victim, until
+    // December 4; under a cross name too.
+    for command in ["echo x > t; nm --plugin ./p.so t", "x86_64-linux-gnu-ld -plugin ./p.so -o /dev/null"] {
+        let args = ["--policy", deny_rm.as_str(), "--sandbox-profile", "none"];
+        refused_before_it_runs(&fx, &args, command, "the code they load");
     }
     // A program a path that expands names, and not `rm`, runs.
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"ls .\"\n    RUN \"\\\"$(dirname \\\"$(command -v ls)\\\")/ls\\\" .\"\n}\n";

@@ -266,6 +266,9 @@ pub(super) fn start(name: &str, words: &[Word]) -> Option<Start> {
         }
         let sub = words.get(at)?;
         let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+        if name == "yarn" && matches!(sub, "workspace" | "workspaces") {
+            return yarn_workspaces(words, at);
+        }
         if !subcommands.iter().any(|whole| is_prefix(sub, whole)) {
             return None;
         }
@@ -392,6 +395,98 @@ fn yarn_line(words: &[Word]) -> Option<Word> {
     line_of(&words)
 }
 
+/// `yarn workspace NAME CMD…` runs `yarn CMD…` in the workspace NAME,
+/// `yarn workspaces foreach [OPTIONS] CMD…` (yarn 2 and later) in each
+/// workspace, and yarn 1's `yarn workspaces run CMD…` runs `yarn run CMD…`
+/// in each: that yarn command is read as one (`yarn workspaces foreach -A
+/// exec rm x` is `yarn exec rm x`, which runs `rm x`). `words[at]` is
+/// `workspace` or `workspaces`.
+fn yarn_workspaces(words: &[Word], at: usize) -> Option<Start> {
+    let yarn = |before: &[&str], rest: &[Word]| {
+        let named = ["yarn"].iter().chain(before).map(|word| Word::Literal(word.to_string()));
+        let command = named.chain(rest.iter().cloned()).collect();
+        Some(Start::Runs(Runs::Command { besides: Vec::new(), command }))
+    };
+    if words[at].literal() == Some("workspace") {
+        let workspace = words.get(at + 1)?;
+        if let Err(why) = one_word("yarn workspace", workspace) {
+            return Some(Start::Runs(Runs::Unreadable(why)));
+        }
+        return yarn(&[], words.get(at + 2..).unwrap_or_default());
+    }
+    match words.get(at + 1)?.literal() {
+        Some("foreach") => match foreach_options(words, at + 2) {
+            Ok(command) => yarn(&[], &words[command..]),
+            Err(why) => Some(Start::Runs(Runs::Unreadable(why))),
+        },
+        Some("run") => yarn(&["run"], &words[at + 2..]),
+        Some(_) => None,
+        None => Some(Start::Runs(Runs::Unknown)),
+    }
+}
+
+/// Where the command of `yarn workspaces foreach` starts, its options
+/// (yarn 4's) from `at` on; `Err` with why at an option it does not know
+/// (a newer one may take a value), one whose value may or may not follow
+/// (`--since`, without `=`), or a word that expands among them.
+fn foreach_options(words: &[Word], mut at: usize) -> Result<usize, String> {
+    const FLAGS: &[&str] = &[
+        "--all",
+        "--recursive",
+        "--worktree",
+        "--verbose",
+        "--parallel",
+        "--interlaced",
+        "--topological",
+        "--topological-dev",
+        "--no-private",
+        "--dry-run",
+    ];
+    const VALUED: &[&str] = &["--from", "--include", "--exclude", "--jobs"];
+    let unknown = |text: &str| {
+        Err(format!(
+            "`yarn workspaces foreach {text}`: an option this reading does not know, or whose value may or may \
+             not be the next word, so which word is the yarn command is unknown (write `--since=REF`)"
+        ))
+    };
+    while let Some(word) = words.get(at) {
+        let Some(text) = word.literal() else {
+            return Err(format!(
+                "`yarn workspaces foreach {}`: a word that expands where an option may be",
+                word.text()
+            ));
+        };
+        if !text.starts_with('-') {
+            return Ok(at);
+        }
+        at += 1;
+        if let Some(long) = text.strip_prefix("--") {
+            let option = format!("--{}", long.split('=').next().unwrap_or(long));
+            if VALUED.contains(&option.as_str()) && !long.contains('=') {
+                at += 1;
+            } else if !(FLAGS.contains(&option.as_str())
+                || VALUED.contains(&option.as_str())
+                || text.starts_with("--since="))
+            {
+                return unknown(text);
+            }
+            continue;
+        }
+        // Short flags, and `-j` with its value glued or in the next word.
+        for (i, letter) in text.char_indices().skip(1) {
+            match letter {
+                'A' | 'R' | 'W' | 'v' | 'p' | 'i' | 't' | 'n' => {}
+                'j' => {
+                    at += usize::from(i + 1 == text.len());
+                    break;
+                }
+                _ => return unknown(text),
+            }
+        }
+    }
+    Ok(at)
+}
+
 /// The first word from `at` on that is no option of the runner's (nor an
 /// option's value), past a `--`, or one that expands (it may be an option
 /// or the command: it names no program); `Err` with why when an option may
@@ -502,10 +597,13 @@ fn capsh(words: &[Word]) -> Option<Start> {
 }
 
 /// `nix develop`, `nix shell`: `-c CMD ARGS` (`--command`) runs CMD; without
-/// it, a shell that reads its input.
+/// it, a shell that reads its input. `nix run` ([`nix_run`]).
 fn nix(words: &[Word]) -> Option<Start> {
     let sub = words.get(1)?;
     let Some(sub) = sub.literal() else { return Some(Start::Runs(Runs::Unknown)) };
+    if sub == "run" {
+        return Some(nix_run(&words[2..]));
+    }
     if !matches!(sub, "develop" | "shell") {
         return None;
     }
@@ -580,3 +678,56 @@ fn compiler_cache(words: &[Word]) -> Option<Start> {
 
 #[cfg(test)]
 mod tests;
+
+/// nix's options that take no value and leave its program as it is (nix
+/// 2.24's `nix run --help` and common options).
+#[rustfmt::skip]
+const NIX_FLAGS: &[&str] = &["-L", "--print-build-logs", "--impure", "--offline", "--refresh",
+    "--no-write-lock-file", "--recreate-lock-file", "--commit-lock-file", "--no-update-lock-file",
+    "--no-registries", "--show-trace", "--accept-flake-config", "-v", "--verbose", "--quiet", "--debug"];
+
+/// `nix run [OPTIONS] INSTALLABLE [--] [ARGS…]` (`words` after `run`) runs
+/// the installable's program given ARGS: read as `NAME ARGS…`, NAME the
+/// installable's last attribute (`nix run nixpkgs#busybox -- rm x` is
+/// `busybox rm x`, which runs `rm x`; `nixpkgs#python3Packages.black` is
+/// `black`). A flake's default program (`nix run .`), a name that expands,
+/// an option not in [`NIX_FLAGS`] (it may take a value, or set the
+/// program's environment: `--set-env-var`) or an option among ARGS
+/// without a `--` before them (nix takes it as its own): only running tells.
+fn nix_run(words: &[Word]) -> Start {
+    let unreadable = |text: &str| {
+        Start::Runs(Runs::Unreadable(format!(
+            "`nix run {text}`: an option this reading does not know (it may take a value, or set the \
+             program's environment), or one that expands, so which program runs is unknown; put `--` \
+             before the program's words"
+        )))
+    };
+    let mut at = 0;
+    let installable = loop {
+        let Some(word) = words.get(at) else { return Start::Runs(Runs::Unknown) };
+        at += 1;
+        match word.literal() {
+            Some(flag) if NIX_FLAGS.contains(&flag) => {}
+            Some(text) if !text.starts_with('-') => break text,
+            _ => return unreadable(word.text()),
+        }
+    };
+    let attribute =
+        installable.split_once('#').map(|(_, attribute)| attribute.split('^').next().unwrap_or(""));
+    let name = attribute.and_then(|attribute| attribute.rsplit('.').next());
+    let Some(name) = name.filter(|name| !name.is_empty() && !name.contains(['"', '\'', '$'])) else {
+        return Start::Runs(Runs::Unknown);
+    };
+    let args = match words.get(at) {
+        Some(word) if word.text() == "--" => &words[at + 1..],
+        _ => {
+            let ours = |word: &Word| word.literal().is_none_or(|text| text.starts_with('-'));
+            if let Some(word) = words[at..].iter().find(|word| ours(word)) {
+                return unreadable(word.text());
+            }
+            &words[at..]
+        }
+    };
+    let command = std::iter::once(Word::Literal(name.to_string())).chain(args.iter().cloned()).collect();
+    Start::Runs(Runs::Command { besides: Vec::new(), command })
+}

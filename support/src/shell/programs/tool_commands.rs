@@ -13,7 +13,7 @@ use crate::shell::parse::Word;
 use ssh::{SSH, SSH_VALUED, ssh_option, ssh_remote_command, sshfs_options};
 
 mod code_options;
-pub use code_options::is_c_compiler;
+pub use code_options::{is_c_compiler, loads_plugins};
 mod make;
 mod ssh;
 
@@ -218,7 +218,8 @@ pub(super) fn names() -> impl Iterator<Item = &'static str> {
     let options = options
         .chain(PASSES_NO_LIST.iter().map(|&(program, _, _)| program))
         .chain(RUNS_A_COMMAND.iter().map(|&(program, _)| program))
-        .chain(code_options::C_COMPILERS.iter().chain(code_options::APT).copied());
+        .chain(code_options::C_COMPILERS.iter().chain(code_options::APT).copied())
+        .chain(code_options::PLUGIN_LOADERS.iter().copied());
     let remote = remote_commands::NAMES.iter().chain(sql_clients::NAMES);
     let read = SED.iter().chain(AWK).chain(SSH).chain(READS_COMMANDS).chain(remote).copied();
     read.chain(options).chain(["git", "socat"])
@@ -249,14 +250,21 @@ pub(super) fn kind(name: &str) -> Option<Tool> {
     }
 }
 
+/// Whether `name`'s options may load code or run programs by their paths:
+/// a C compiler's, binutils' plugin loaders', APT's ([`code_options`]).
+pub(super) fn loads_code(name: &str) -> bool {
+    code_options::is_c_compiler(name)
+        || code_options::loads_plugins(name)
+        || code_options::APT.contains(&name)
+}
+
 /// Whether `name` is read for its options ([`Tool::Options`]).
 fn read_for_options(name: &str) -> bool {
     SSH.contains(&name)
         || COMMAND_OPTIONS.iter().any(|&(program, _, _)| program == name)
         || PASSES_NO_LIST.iter().any(|&(program, _, _)| program == name)
         || RUNS_A_COMMAND.iter().any(|&(program, _)| program == name)
-        || code_options::is_c_compiler(name)
-        || code_options::APT.contains(&name)
+        || loads_code(name)
 }
 
 /// The tools read here.
@@ -771,6 +779,7 @@ fn passes_no_list(name: &str, word: &Word, next: Option<&Word>) -> bool {
         }
         _ if code_options::is_c_compiler(name) => code_options::compiler_runs(word, next),
         _ if code_options::APT.contains(&name) => code_options::apt_option_runs(word, next),
+        _ if code_options::loads_plugins(name) => code_options::plugin_option(word),
         "mvn" | "mvnw" => {
             let define = match text {
                 "-D" | "--define" => next_text(),

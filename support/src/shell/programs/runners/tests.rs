@@ -143,6 +143,52 @@ fn runners_are_looked_through_to_the_command_they_run() {
     assert_eq!(texts("yarn exec 'tsc && rm x'"), ["tsc", "rm x"]);
     assert_eq!(texts("yarn exec tsc '&&' rm x"), ["tsc && rm x"]);
     assert_eq!(texts("yarn exec sh -c 'rm x'"), ["rm x"]);
+    // A workspace's, or each workspace's, yarn command (yarn 4's foreach
+    // options; yarn 1's `workspaces run` runs a script, `yarn run CMD`).
+    for line in [
+        "yarn workspace app exec rm x",
+        "yarn workspace \"$W\" exec rm x",
+        "yarn --cwd d workspace app exec 'rm x'",
+        "yarn workspaces foreach exec rm x",
+        "yarn workspaces foreach -Apt exec rm x",
+        "yarn workspaces foreach -j 4 --from 'pkg-*' exec rm x",
+        "yarn workspaces foreach -Aj4 --jobs=2 --since=main exec rm x",
+    ] {
+        assert_eq!(texts(line), ["rm x"], "{line}");
+    }
+    // `nix run`: the installable's program, by its last attribute.
+    for (line, runs) in [
+        ("nix run nixpkgs#busybox -- rm x", "rm x"),
+        ("nix run -L --impure github:o/r#toybox rm x", "rm x"),
+        ("nix run nixpkgs#busybox^out -- rm x", "rm x"),
+        ("nix run nixpkgs#python3Packages.black -- --check .", "black --check ."),
+        ("nix run nixpkgs#hello", "hello"),
+    ] {
+        assert_eq!(texts(line), [runs], "{line}");
+    }
+    assert_eq!(texts("nix build nixpkgs#hello"), ["nix build nixpkgs#hello"]);
+    for line in [
+        "nix run . -- rm x",
+        "nix run",
+        "nix run \"$P\" -- x",
+        "nix run --set-env-var LD_PRELOAD ./x.so nixpkgs#hello",
+        "nix run nixpkgs#hello --greeting hi",
+        "nix run nixpkgs#hello $ARGS",
+    ] {
+        assert!(programs(line).is_err() || hidden(line), "{line}: {:?}", programs(line));
+    }
+    assert_eq!(texts("yarn workspaces run test"), ["yarn run test"]);
+    assert_eq!(texts("yarn workspaces foreach -A run build"), ["yarn run build"]);
+    assert_eq!(texts("yarn workspaces list"), ["yarn workspaces list"]);
+    for line in [
+        "yarn workspace $W exec rm x",
+        "yarn workspaces foreach --since exec rm x",
+        "yarn workspaces foreach --new-option exec rm x",
+        "yarn workspaces foreach -Az exec rm x",
+        "yarn workspaces foreach \"$OPT\" exec rm x",
+    ] {
+        assert!(programs(line).is_err(), "{line}: {:?}", texts(line));
+    }
     // A shell that reads its input, and a word that may be the subcommand.
     for line in [
         "echo 'rm x' | nix-shell",

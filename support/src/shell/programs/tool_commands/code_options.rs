@@ -1,7 +1,8 @@
-//! Options that make a C compiler or APT run a program or load code the
-//! line names: gcc's `-wrapper PROG,ARGS` runs each of its programs under
-//! PROG (`gcc -wrapper /bin/rm,x a.c` ran `/bin/rm x cc1 …`), a plugin is
-//! code it loads, and APT runs its hooks (`apt-get -o
+//! Options that make a C compiler, binutils or APT run a program or load
+//! code the line names: gcc's `-wrapper PROG,ARGS` runs each of its
+//! programs under PROG (`gcc -wrapper /bin/rm,x a.c` ran `/bin/rm x cc1
+//! …`), a plugin is code it loads (`nm --plugin ./p.so x.o` ran the
+//! library's constructor), and APT runs its hooks (`apt-get -o
 //! 'APT::Update::Pre-Invoke::=LINE' update` runs LINE with `sh -c`).
 
 use super::super::given::{literal_like, split_value};
@@ -11,10 +12,30 @@ use crate::shell::parse::Word;
 /// knows them versioned and as cross compilers.
 pub(super) const C_COMPILERS: &[&str] = &["cc", "c++", "gcc", "g++", "clang", "clang++"];
 
-/// Whether `name` is a C compiler's: one of [`C_COMPILERS`], after a target
-/// triple's `…-` (`aarch64-linux-gnu-gcc`) and before a version (`gcc-12`,
-/// `clang++-18`, `x86_64-linux-gnu-gcc-12`, `gcc-13.2`).
+/// Whether `name` is a C compiler's: one of [`C_COMPILERS`] under any of
+/// the names [`plain_name`] reads.
 pub fn is_c_compiler(name: &str) -> bool {
+    C_COMPILERS.contains(&plain_name(name))
+}
+
+/// The programs that load the plugin a word of theirs names, by their plain
+/// names: GNU binutils' `ar`, `nm` and `ranlib` (and gcc's `gcc-ar`,
+/// `gcc-nm`, `gcc-ranlib`, which pass it on) and linkers (`--plugin`, one
+/// dash or two), mold's `-plugin`, lld's `--load-pass-plugin`.
+pub(super) const PLUGIN_LOADERS: &[&str] =
+    &["ar", "nm", "ranlib", "ld", "ld.bfd", "ld.gold", "gold", "mold", "ld.mold", "ld.lld", "lld"];
+
+/// Whether `name` is one of [`PLUGIN_LOADERS`] under any of the names
+/// [`plain_name`] reads (`x86_64-linux-gnu-ld.bfd`, `gcc-ar-12`).
+pub fn loads_plugins(name: &str) -> bool {
+    PLUGIN_LOADERS.contains(&plain_name(name))
+}
+
+/// A tool's name without a target triple's `…-` before it
+/// (`aarch64-linux-gnu-gcc`), a version after it (`gcc-12`, `clang++-18`,
+/// `x86_64-linux-gnu-gcc-12`, `gcc-13.2`) or gcc's `gcc-` (`gcc-ar`, which
+/// runs `ar` with gcc's plugin).
+fn plain_name(name: &str) -> &str {
     let unversioned = match name.rsplit_once('-') {
         Some((rest, version))
             if !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') =>
@@ -23,8 +44,21 @@ pub fn is_c_compiler(name: &str) -> bool {
         }
         _ => name,
     };
-    let last = unversioned.rsplit_once('-').map_or(unversioned, |(_, last)| last);
-    C_COMPILERS.contains(&last)
+    unversioned.rsplit_once('-').map_or(unversioned, |(_, last)| last)
+}
+
+/// Whether `word` of a [`PLUGIN_LOADERS`] program's names a plugin it loads:
+/// `--plugin NAME`, `--plugin=NAME`, `-plugin` (the linkers read a long
+/// option after one dash too), by any prefix getopt takes (`--plug`), and
+/// lld's `--load-pass-plugin`. Not `--plugin-opt`, the loaded plugin's
+/// options.
+pub(super) fn plugin_option(word: &Word) -> bool {
+    let text = word.text();
+    let Some(option) = text.strip_prefix("--").or_else(|| text.strip_prefix('-')) else {
+        return false;
+    };
+    let option = option.split('=').next().unwrap_or(option);
+    (option.len() >= 2 && "plugin".starts_with(option)) || option == "load-pass-plugin"
 }
 
 /// APT's programs, whose `-o KEY=VALUE` sets any of its settings.

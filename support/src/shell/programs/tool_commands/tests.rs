@@ -287,6 +287,18 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "sshfs -F ./ssh_config h:/ m",
         "sshfs h:/ m -o ProxyCommand='rm x'",
         "sshfs h:/ m -o \"$OPTS\"",
+        "nm --plugin ./p.so x.o",
+        "nm --plug ./p.so x.o",
+        "ar --plugin=./p.so rc lib.a x.o",
+        "ranlib --plugin ./p.so lib.a",
+        "gcc-ar-12 --plugin ./p.so rc lib.a x.o",
+        "x86_64-linux-gnu-nm --plugin ./p.so x.o",
+        "ld -plugin ./p.so -o x a.o",
+        "ld.bfd --plugin=./p.so -o x a.o",
+        "x86_64-linux-gnu-ld.gold -plugin ./p.so -o x a.o",
+        "mold -plugin ./p.so -o x a.o",
+        "ld.lld --load-pass-plugin=./p.so -o x a.o",
+        "ar rcs lib.a *.o",
     ] {
         assert!(hidden(line) || texts(line).contains(&"rm x".to_string()), "{line}: {:?}", texts(line));
     }
@@ -329,6 +341,12 @@ fn runners_loaders_and_tools_with_a_shell_escape_pass_no_list() {
         "pandoc -o out.html a.md",
         "sshfs h:/ m -o reconnect,allow_other",
         "dc --version",
+        "ar rcs lib.a x.o ./*.o",
+        "nm -C --defined-only lib.a",
+        "ld -o x a.o b.o",
+        "ld --plugin-opt=O2 -o x a.o",
+        "ranlib lib.a",
+        "objdump -d x.o",
     ] {
         assert!(!hidden(line), "{line}: {:?}", texts(line));
     }
