@@ -118,9 +118,10 @@ fn may_name_a_risk(command: &str) -> bool {
                         && programs::is_c_compiler(name)
                         && worth_reading("cc", command))
                     // A cross or gcc's binutils (`x86_64-linux-gnu-ld`, `gcc-ar`).
-                    || (name.contains('-')
-                        && command.contains("plugin")
-                        && programs::loads_plugins(name))
+                    || (!name.starts_with('-')
+                        && name.contains('-')
+                        && programs::loads_plugins(name)
+                        && command.contains("plugin"))
                     || name.starts_with("git-")
                     || name.starts_with("qemu-")
             })
