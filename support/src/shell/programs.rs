@@ -81,17 +81,73 @@ pub struct Program {
     /// `let x`, `unset 'a[x]'`: [`bash_builtins::evaluates_values`]), rather
     /// than a program whose name expands (`${CMD} x`).
     pub evaluates: bool,
+    /// Where it, or a wrapper, runner or shell it runs through, is named by
+    /// a path outside the system's program directories (`./ls`,
+    /// `venv/bin/pytest`, `./env rm x`): a program the plan may have
+    /// written, which an allow list matches only by that path.
+    pub path: Option<NamedByPath>,
+}
+
+/// A program word that names its program by a path outside the system's
+/// program directories ([`SYSTEM_DIRS`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedByPath {
+    /// The word as written (`./ls`, `"$HOME/bin/tool"`).
+    pub written: String,
+    /// It names the program itself, not a wrapper, runner or shell that
+    /// runs it (`./ls -l`, not `./env ls`).
+    pub its_own: bool,
+    /// It expands (`"$HOME/bin/tool"`, `~/bin/tool`): no pattern names it.
+    pub expands: bool,
+}
+
+/// The directories of the system's programs, whose paths name a program by
+/// its last part under an allow list too (`/usr/bin/ls` is `ls`): a plan
+/// in the sandbox cannot write there. git's exec path holds its
+/// subcommands (`/usr/lib/git-core/git-rebase` is `git rebase`).
+pub const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/usr/lib/git-core",
+    "/usr/libexec/git-core",
+];
+
+impl NamedByPath {
+    /// `word` if it names a program by a path outside [`SYSTEM_DIRS`].
+    fn of(word: &Word, its_own: bool) -> Option<NamedByPath> {
+        let text = word.text();
+        if !text.contains('/') {
+            return None;
+        }
+        let system = word
+            .literal()
+            .is_some_and(|path| path.rsplit_once('/').is_some_and(|(dir, _)| SYSTEM_DIRS.contains(&dir)));
+        let expands = word.literal().is_none();
+        (!system).then(|| NamedByPath { written: text.to_string(), its_own, expands })
+    }
 }
 
 impl Program {
     /// A program whose name only running `words` would tell.
     fn unnamed(words: &[Word], wrappers: Vec<Arc<str>>, piped: bool) -> Program {
-        Program { name: None, args: words.to_vec(), wrappers, piped, input: false, evaluates: false }
+        Program {
+            name: None,
+            args: words.to_vec(),
+            wrappers,
+            piped,
+            input: false,
+            evaluates: false,
+            path: None,
+        }
     }
 
     /// A program that runs the commands of its input ([`Program::input`]).
     fn reading_input(name: Option<String>, args: Vec<Word>, wrappers: Vec<Arc<str>>, piped: bool) -> Program {
-        Program { name, args, wrappers, piped, input: true, evaluates: false }
+        Program { name, args, wrappers, piped, input: true, evaluates: false, path: None }
     }
 
     /// What the commands it runs that only running tells come from, when
@@ -308,6 +364,29 @@ fn read_line(line: &str, found: &mut Vec<Program>, depth: usize) -> Result<(), S
 /// by each path it finds, within a word too (`sh -c 'echo {}'`, where a
 /// file may be named `$(rm x)`): such a word's text is the paths'.
 fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bool) -> Result<(), String> {
+    let start = found.len();
+    let mut outer = None;
+    let read = read_named(simple, found, depth, find, &mut outer);
+    // Each program the command runs runs through the wrapper or the
+    // shell its path names (the program's own path is set where it is found).
+    if let Some(outer) = outer {
+        for program in &mut found[start..] {
+            program.path.get_or_insert_with(|| outer.clone());
+        }
+    }
+    read
+}
+
+/// [`read_simple`], noting in `outer` the first word that names a wrapper,
+/// a runner or the program itself by a path outside the system's
+/// ([`NamedByPath`]; the program's own only for what runs through it).
+fn read_named(
+    simple: &Simple,
+    found: &mut Vec<Program>,
+    depth: usize,
+    find: bool,
+    outer: &mut Option<NamedByPath>,
+) -> Result<(), String> {
     if simple.evaluates {
         found.push(Program { evaluates: true, ..Program::unnamed(&simple.words, Vec::new(), simple.piped) });
         return Ok(());
@@ -350,6 +429,7 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
             match runners::start(name, words) {
                 None => break,
                 Some(Start::At(at)) => {
+                    note_path(outer, first);
                     // entr gives an argument `/_` a path from its input.
                     if name == "entr" {
                         replace = Some("/_".to_string());
@@ -359,12 +439,16 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
                     words = &words[at.min(words.len())..];
                     continue;
                 }
-                Some(Start::Runs(runs)) => return runner(runs, words, wrappers, simple.piped, found, depth),
+                Some(Start::Runs(runs)) => {
+                    note_path(outer, first);
+                    return runner(runs, words, wrappers, simple.piped, found, depth);
+                }
             }
         };
         if wrappers.len() == MAX_WRAPPERS {
             return Err(too_many_wrappers());
         }
+        note_path(outer, first);
         wrappers.push(joined(words));
         last_wrapper = Some(name.to_string());
         let at = match wrapper_options::own_words(name, words, reads, positional)? {
@@ -378,6 +462,10 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         }
         words = &words[at.min(words.len())..];
     }
+    // The program's own path; for what it runs (a shell's line, a tool's
+    // commands), the path of what they run through.
+    let own = if outer.is_none() { NamedByPath::of(&words[0], true) } else { None };
+    *outer = outer.take().or_else(|| own.clone().map(|own| NamedByPath { its_own: false, ..own }));
     // The words xargs adds may be anything: an option (`--to-command=…`),
     // a shell's line (`xargs -0 sh -c`), a tool's script.
     let with_input: Vec<Word>;
@@ -502,8 +590,17 @@ fn read_simple(simple: &Simple, found: &mut Vec<Program>, depth: usize, find: bo
         piped: simple.piped,
         input: false,
         evaluates: false,
+        path: own,
     });
     Ok(())
+}
+
+/// Notes in `outer` a wrapper's or runner's `word` that names it by a path
+/// outside the system's, if none was noted.
+fn note_path(outer: &mut Option<NamedByPath>, word: &Word) {
+    if outer.is_none() {
+        *outer = NamedByPath::of(word, false);
+    }
 }
 
 /// Whether `command`'s options `args` ask where a program is (`-v`, `-V`,
@@ -551,6 +648,7 @@ fn runner(
                     piped,
                     input: false,
                     evaluates: false,
+                    path: None,
                 });
                 return Ok(());
             }

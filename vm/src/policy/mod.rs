@@ -457,14 +457,28 @@ fn not_allowed(
     program: &Program,
     hiding: &hidden_words::Hiding,
 ) -> Option<(String, String)> {
-    let text = program.text();
     if program.name.is_none() || program.input {
         return Some((format!("{}, so it matches no pattern", runs_unnamed(program)), hint(program)));
     }
+    // A program named by a path the plan may have written (`./ls`) is
+    // matched by that path; one run through such a wrapper, by none.
+    let text = match &program.path {
+        None => program.text(),
+        Some(path) if path.its_own && !path.expands => by_its_path(program, &path.written),
+        Some(path) => return Some(through_a_path(program, path)),
+    };
     let matched = allow.matches(&text);
     let Some(&first) = matched.iter().min() else {
-        let hint =
-            format!(" (add a pattern that matches it to `allow`, e.g. \"{}\")", suggested_pattern(&text));
+        let by_path = if program.path.is_some() {
+            "; a program named by a path outside the system's program directories (one the plan may have \
+             written) is matched by that path"
+        } else {
+            ""
+        };
+        let hint = format!(
+            " (add a pattern that matches it to `allow`, e.g. \"{}\"{by_path})",
+            suggested_pattern(&text)
+        );
         return Some((format!("`{text}` matches no pattern"), hint));
     };
     if matched.iter().any(|&i| hidden_words::matches_whatever(&shapes[i], &text, hiding, allow)) {
@@ -480,6 +494,42 @@ fn not_allowed(
         ),
         hidden_words::hint(word, true).to_string(),
     ))
+}
+
+/// `program`'s text with its path as written for its name (`./ls -l`).
+fn by_its_path(program: &Program, written: &str) -> String {
+    let mut text = written.to_string();
+    for arg in &program.args {
+        text.push(' ');
+        text.push_str(arg.text());
+    }
+    text
+}
+
+/// Why `program`, run through a wrapper, runner or shell named by a path
+/// outside the system's program directories, or named by a path that
+/// expands, matches no pattern, and a hint.
+fn through_a_path(program: &Program, path: &programs::NamedByPath) -> (String, String) {
+    let text = program.text();
+    if path.its_own {
+        return (
+            format!(
+                "`{text}` names its program by a path that expands (`{}`), outside the system's program \
+                 directories, so it matches no pattern",
+                path.written
+            ),
+            " (write the path out, and allow it by that path)".to_string(),
+        );
+    }
+    (
+        format!(
+            "`{text}` runs through `{}`, named by a path outside the system's program directories (a program \
+             the plan may have written), which an allow list does not look through, so it matches no pattern",
+            path.written
+        ),
+        " (run the wrapper by its name or from the system's directories, or run the program without it)"
+            .to_string(),
+    )
 }
 
 /// What a message adds when a pattern matched a part of the command.

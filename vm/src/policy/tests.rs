@@ -246,9 +246,45 @@ fn a_program_without_a_name_passes_no_deny_or_approve_list() {
     // A path that expands still names its program: judged by that name.
     assert_eq!(deny.decide("\"$HOME/bin/tool\" x", None), Verdict::Run);
     assert!(matches!(deny.decide("\"$HOME/bin/rm\" x", None), Verdict::Deny(_)));
-    let tool = policy(Some(&["tool *"]), &[], &[], TaintRun::Allow);
-    assert_eq!(tool.decide("\"$HOME/bin/tool\" x", None), Verdict::Run);
     assert_eq!(deny.decide("ls x", None), Verdict::Run);
+}
+
+/// A plan may write a program and run it by its path (`cp /bin/sh ./ls`,
+/// then `./ls -c 'rm x'`): an allow list matches a program named by a path
+/// outside the system's program directories by that path as written, and
+/// looks through no wrapper, runner or shell so named. A deny list still
+/// matches it by its name.
+#[test]
+fn an_allow_list_matches_a_program_named_by_a_path_by_that_path() {
+    let allow = policy(Some(&["ls *", "tool *", "./build/tool *", "sudo *"]), &[], &[], TaintRun::Allow);
+    for line in
+        ["ls -l", "/bin/ls -l", "/usr/bin/ls -l", "/usr/local/bin/ls -l", "./build/tool x", "sudo ls -l"]
+    {
+        assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
+    }
+    denied_saying(
+        &allow,
+        &["./ls -l", "/tmp/x/ls -l", "bin/ls -l", "sudo ./ls -l", "./ls -l | ls", "build/tool x"],
+        &["matches no pattern", "is matched by that path"],
+    );
+    denied_saying(
+        &allow,
+        &["\"$HOME/bin/tool\" x", "~/bin/tool x"],
+        &["names its program by a path that expands", "write the path out"],
+    );
+    denied_saying(
+        &allow,
+        &["./env ls -l", "./sudo ls -l", "./sh -c 'ls -l'", "./npx ls -l", "./timeout 5 ls -l"],
+        &["runs through `./", "does not look through"],
+    );
+    // The hint is the pattern that allows it.
+    match allow.decide("./ls -l", None) {
+        Verdict::Deny(m) => assert!(m.contains("e.g. \"./ls *\""), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
+    denied_saying(&deny, &["./rm x", "./env rm x", "/tmp/x/rm x"], &["rm *"]);
+    assert_eq!(deny.decide("./ls -l", None), Verdict::Run);
 }
 
 /// Desktop sandboxes' and container tools' commands are matched as the

@@ -137,19 +137,27 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     let allow = fx.write("allow.toml", "[commands]\nallow = [\"ls *\"]\n");
     // Each skips its subcommand and its options (`--with` takes a value).
     let runner = "#!/bin/sh\nshift\nwhile [ \"${1#-}\" != \"$1\" ]; do\n    case \"$1\" in --with) shift 2 ;; --) shift; break ;; *) shift ;; esac\ndone\nexec \"$@\"\n";
-    for name in ["poetry", "bundle", "uv"] {
-        let path = fx.ws().join(name);
-        std::fs::write(&path, runner).unwrap();
-        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    }
     // A container engine's stand-in: what `docker run` runs in the image,
     // run here (the workspace is what a container given `-v` would see).
     let docker = "#!/bin/sh\nshift\nentry=\nwhile [ \"${1#-}\" != \"$1\" ]; do\n    case \"$1\" in --entrypoint) entry=$2; shift 2 ;; -v|-e|-w) shift 2 ;; *) shift ;; esac\ndone\nshift\n[ -n \"$entry\" ] && exec \"$entry\" \"$@\"\nexec \"$@\"\n";
-    let path = fx.ws().join("docker");
-    std::fs::write(&path, docker).unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Each in the workspace, run by its path, and in a directory of
+    // `PATH`, run by its name.
+    let bin = fx.path("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for dir in [fx.ws(), bin.clone()] {
+        for (name, text) in [("poetry", runner), ("bundle", runner), ("uv", runner), ("docker", docker)] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+    }
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let plan = |command: &str| {
         format!("TASK \"t\"\nSTEP \"s\" {{\n    RUN \"{}\"\n}}\n", command.replace('"', "\\\""))
+    };
+    let by_name = |command: &str, policy: &str| {
+        let args = ["--output-format", "json", "--policy", policy, "--sandbox-profile", "none"];
+        fx.run_env(&plan(command), &args, &[("PATH", path.as_str())])
     };
     let mut commands = vec![
         "./docker run --rm -v /w:/w alpine rm victim",
@@ -196,9 +204,15 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     let (kind, message) = failure(&run);
     assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
     assert!(message.contains("its part `rm -r /srv/data` matches it"), "{message}");
-    // An allow list admits what the runner runs, and only that.
-    let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
+    // An allow list admits what the runner runs, and only that; a runner
+    // named by a path outside the system's program directories (one the
+    // plan may have written, as these stand-ins) is not looked through.
+    let run = by_name("poetry run ls .", &allow);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
+    let run = fx.run_json(&plan("./poetry run ls ."), &["--policy", &allow, "--sandbox-profile", "none"]);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(message.contains("runs through `./poetry`"), "{message}");
     // A pattern through the runner matches nothing, and the run says so.
     let through =
         fx.write("through.toml", "[commands]\nallow = [\"ls *\", \"uv run pytest*\", \"sudo *\"]\n");
@@ -218,11 +232,9 @@ fn a_command_a_runner_runs_is_judged_as_any_other() {
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
     let warned = "`docker run *` starts with `docker`, whose containers' commands an allow list judges";
     assert!(run.stderr.contains(warned), "{}", run.stderr);
-    let run =
-        fx.run_json(&plan("./docker run alpine ls ."), &["--policy", &engine, "--sandbox-profile", "none"]);
+    let run = by_name("docker run alpine ls .", &engine);
     assert_eq!(run.code, Some(0), "{:?}", failure(&run));
-    let run =
-        fx.run_json(&plan("./poetry run rm victim"), &["--policy", &allow, "--sandbox-profile", "none"]);
+    let run = by_name("poetry run rm victim", &allow);
     let (kind, message) = failure(&run);
     assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
     assert!(message.contains("`rm victim` matches no pattern"), "{message}");

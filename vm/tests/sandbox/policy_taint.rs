@@ -188,6 +188,23 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
     assert_eq!(run.json()["cost"]["run_count"], 2);
 }
 
+/// A plan may put a program under an allowed name and run it by its path:
+/// under `allow = ["cp *", "ls *"]`, `cp /bin/sh ./ls; ./ls -c 'rm victim'`
+/// removed the victim until December 4. A program named by a path outside
+/// the system's program directories is allowed only by that path, and a
+/// wrapper so named is not looked through.
+#[test]
+fn an_allow_list_matches_a_program_the_plan_may_have_written_by_its_path() {
+    let fx = Fixture::new();
+    let policy = fx.write("p.toml", "[commands]\nallow = [\"cp *\", \"ls *\", \"env *\"]\n");
+    let args = ["--policy", policy.as_str(), "--sandbox-profile", "none"];
+    refused_before_it_runs(&fx, &args, "cp /bin/sh ./ls; ./ls -c 'rm victim'", "is matched by that path");
+    refused_before_it_runs(&fx, &args, "cp /usr/bin/env ./env; ./env rm victim", "does not look through");
+    // The same program from the system's directories is allowed by its name.
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"/bin/ls .\"\n}\n";
+    assert_eq!(fx.run_json(plan, &args).code, Some(0));
+}
+
 /// A deny pattern that is text looked for anywhere (`*victim*`) cannot be
 /// shown not to match a word the shell makes: `V=vic; rm -f $V'tim'` runs
 /// `rm -f victim`, and `rm -f ./*` names it too. Both are refused before
