@@ -289,7 +289,7 @@ const DATA: &[&str] = &[
     "for i in 1 2 3; do echo $i; done",
     "echo $((60*60)) $((0x10 + 2#101))",
     "test -f out && cat out",
-    "export PATH=\"$HOME/.local/bin:$PATH\"; declare -a list; unset TMP; test -v HOME",
+    "export LANG=\"C.UTF-8\"; declare -a list; unset TMP; test -v HOME",
     "printf -v out '%s' x; echo \"$out\"",
     "x=${1:-default}; echo $x",
     "P='$(canary)'; read -rp \"$P\" name < /dev/null; echo \"$name\"",
@@ -446,5 +446,11 @@ fn no_line_the_policy_lets_run_runs_a_program_it_does_not_name() {
         })
         .collect();
     assert!(refused.is_empty(), "the policy refused data:\n{}", refused.join("\n"));
+    // Setting `PATH` runs under the deny list; under the allow list it is
+    // refused: a name may then be a file the plan wrote (`$HOME` is the
+    // workspace in the sandbox).
+    let path = "export PATH=\"$HOME/.local/bin:$PATH\"; declare -a list; test -v HOME";
+    assert_eq!(lists[1].1.decide(path, None), Verdict::Run);
+    assert!(matches!(lists[0].1.decide(path, None), Verdict::Deny(m) if m.contains("sets `PATH`")));
     assert!(holes.is_empty(), "the policy let these run the canary it does not name:\n{}", holes.join("\n"));
 }

@@ -290,7 +290,8 @@ impl Policy {
                     })
                     .or_else(|| {
                         steered.map(|(what, hint)| (format!("{what}, so it matches no pattern"), hint))
-                    }),
+                    })
+                    .or_else(|| sets_path(command, env)),
             };
             if let Some((why, hint)) = refused {
                 if let Some((form, i)) = approve {
@@ -409,6 +410,48 @@ fn steered(command: &str, env: &[&str]) -> Option<(String, String)> {
         ),
         hint,
     ))
+}
+
+/// Why `command` matches no allow pattern if it, or the plan's ENV (`env`),
+/// sets `PATH`: a program's name may then resolve to a file the plan wrote
+/// (`cp /bin/sh ./ls; PATH=. ls -c LINE`), which an allow list matches only
+/// by its path. The word `PATH` not read as an expansion (`$PATH`,
+/// `${PATH}`, `${#PATH}`, `${PATH//:/ }`) is taken as set: `PATH=…`,
+/// `export PATH=…`, `env PATH=…`, `read PATH`, `for PATH in …`,
+/// `${PATH:=…}`.
+fn sets_path(command: &str, env: &[&str]) -> Option<(String, String)> {
+    let hint = " (leave `PATH` as tissvm's environment has it, or name the program by its path)".to_string();
+    if env.contains(&"PATH") {
+        return Some((
+            "the plan's ENV set `PATH`, so a program's name may resolve to a file the plan wrote, and it \
+             matches no pattern"
+                .to_string(),
+            hint,
+        ));
+    }
+    let bytes = command.as_bytes();
+    let word = |at: usize| bytes.get(at).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    let set = command.match_indices("PATH").any(|(at, _)| {
+        let end = at + "PATH".len();
+        if (at > 0 && word(at - 1)) || word(end) {
+            return false;
+        }
+        let before = &command[..at];
+        if before.ends_with('$') || before.ends_with("${#") || before.ends_with("${!") {
+            return false;
+        }
+        // `${PATH}` reads it; `${PATH=…}` and `${PATH:=…}` may set it.
+        !before.ends_with("${") || command[end..].starts_with('=') || command[end..].starts_with(":=")
+    });
+    set.then(|| {
+        (
+            format!(
+                "`{command}` sets `PATH`, so a program's name may resolve to a file the plan wrote, and it \
+                 matches no pattern"
+            ),
+            hint,
+        )
+    })
 }
 
 /// What to write instead of such a program.

@@ -285,6 +285,30 @@ fn an_allow_list_matches_a_program_named_by_a_path_by_that_path() {
     let deny = policy(None, &["rm *"], &[], TaintRun::Allow);
     denied_saying(&deny, &["./rm x", "./env rm x", "/tmp/x/rm x"], &["rm *"]);
     assert_eq!(deny.decide("./ls -l", None), Verdict::Run);
+    // So is a line, or a plan, that sets `PATH`: a name may then be a file
+    // the plan wrote (`PATH=. ls` runs `./ls`).
+    let allow = policy(Some(&["ls *", "echo *", "export *", "env *", "read *"]), &[], &[], TaintRun::Allow);
+    denied_saying(
+        &allow,
+        &[
+            "PATH=. ls -l",
+            "export PATH=.:$PATH; ls -l",
+            "env PATH=. ls -l",
+            "PATH+=:. ls -l",
+            "for PATH in .; do ls -l; done",
+            "read PATH < f; ls -l",
+            "echo ${PATH:=.}; ls -l",
+        ],
+        &["sets `PATH`", "matches no pattern"],
+    );
+    for line in ["echo $PATH", "echo \"${PATH}\" $MYPATH", "ls -l PATH_INFO"] {
+        assert_eq!(allow.decide(line, None), Verdict::Run, "{line}");
+    }
+    match allow.decide_in("ls -l", None, &["PATH"]) {
+        Verdict::Deny(m) => assert!(m.contains("the plan's ENV set `PATH`"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(deny.decide("PATH=. ls -l", None), Verdict::Run);
 }
 
 /// Desktop sandboxes' and container tools' commands are matched as the

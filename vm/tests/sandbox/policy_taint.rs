@@ -200,6 +200,17 @@ fn an_allow_list_matches_a_program_the_plan_may_have_written_by_its_path() {
     let args = ["--policy", policy.as_str(), "--sandbox-profile", "none"];
     refused_before_it_runs(&fx, &args, "cp /bin/sh ./ls; ./ls -c 'rm victim'", "is matched by that path");
     refused_before_it_runs(&fx, &args, "cp /usr/bin/env ./env; ./env rm victim", "does not look through");
+    // So does one that sets `PATH`, in the line or by the plan's ENV: the
+    // name may then be a file the plan wrote.
+    refused_before_it_runs(&fx, &args, "cp /bin/sh ./ls; PATH=.:$PATH ls -c 'rm victim'", "sets `PATH`");
+    std::fs::copy("/bin/sh", fx.ws().join("ls")).unwrap();
+    let plan = "TASK \"t\"\nSTEP \"s\" {\n    ENV PATH = \".\"\n    RUN \"ls -c 'rm victim'\"\n}\n";
+    let run = fx.run_json(plan, &args);
+    let (kind, message) = failure(&run);
+    assert_eq!((run.code, kind.as_str()), (Some(5), "security_violation"), "{message}");
+    assert!(message.contains("the plan's ENV set `PATH`"), "{message}");
+    assert!(fx.ws().join("victim").exists());
+    std::fs::remove_file(fx.ws().join("ls")).unwrap();
     // The same program from the system's directories is allowed by its name.
     let plan = "TASK \"t\"\nSTEP \"s\" {\n    RUN \"/bin/ls .\"\n}\n";
     assert_eq!(fx.run_json(plan, &args).code, Some(0));
