@@ -111,6 +111,9 @@ pub struct Simple {
     /// It is no command's words but a place where bash evaluates a
     /// variable's value as code ([`evaluated`]): its one word, as written.
     pub evaluates: bool,
+    /// The assignments before its words, as written (`CC='gcc -m32'`): the
+    /// environment of what it runs.
+    pub assigns: Vec<String>,
 }
 
 /// The simple commands `line` runs, in the order they appear, or why it
@@ -448,6 +451,7 @@ impl Reader {
         let prefix = simple.prefix.iter().flat_map(|p| &p.0).map(|item| (item, true));
         let items = prefix.chain(simple.suffix.iter().flat_map(|s| &s.0).map(|item| (item, false)));
         let mut redirects = Vec::new();
+        let mut assigns = Vec::new();
         for (item, before) in items {
             match item {
                 CommandPrefixOrSuffixItem::Word(word) => words.push(self.word(word, depth)?),
@@ -457,6 +461,7 @@ impl Reader {
                 }
                 CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     // `A=$(cmd) prog`: the value runs, the assignment is no word.
+                    assigns.push(word.value.clone());
                     let value = word.value.split_once('=').map_or("", |(_, v)| v);
                     self.substitutions_in(value, depth)?;
                     if evaluated::name_evaluates(&word.value) {
@@ -473,7 +478,7 @@ impl Reader {
             words.insert(0, self.word(name, depth)?);
         }
         if !words.is_empty() {
-            self.found.push(Simple { words, piped, evaluates: false });
+            self.found.push(Simple { words, piped, evaluates: false, assigns });
         }
         self.redirects(redirects.into_iter(), depth)
     }
@@ -584,6 +589,7 @@ impl Reader {
             words: vec![Word::Expands(written.to_string())],
             piped: false,
             evaluates: true,
+            assigns: Vec::new(),
         });
     }
 

@@ -397,6 +397,15 @@ fn read_named(
         substituted = words.iter().map(with_paths).collect();
         words = &substituted;
     }
+    // A build's program named by a variable (`CC=… make`, `make CC=…`):
+    // make's built-in rules run it, with words of their own after it.
+    let builds = code_variables::build_programs(&simple.assigns, words);
+    if !builds.is_empty() {
+        let build = vec![joined(words)];
+        for line in builds {
+            nested(Some(&line), &build, simple.piped, found, depth)?;
+        }
+    }
     let mut wrappers: Vec<Arc<str>> = Vec::new();
     // `xargs -I R`'s R: each line of its input takes R's place.
     let mut replace = None;
@@ -676,7 +685,7 @@ fn contained(
         return Ok(());
     }
     let mut inner = Vec::new();
-    read_simple(&Simple { words, piped, evaluates: false }, &mut inner, depth + 1, false)?;
+    read_simple(&Simple { words, piped, ..Simple::default() }, &mut inner, depth + 1, false)?;
     for mut program in inner {
         program.wrappers = through(runner, program.wrappers)?;
         found.push(program);

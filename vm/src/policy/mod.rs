@@ -403,7 +403,9 @@ fn steered(command: &str, env: &[&str]) -> Option<(String, String)> {
             hint,
         ));
     }
-    let name = env.iter().find(|name| code_variables::runs_code(name))?;
+    let name = env
+        .iter()
+        .find(|name| code_variables::runs_code(name) || code_variables::names_a_build_program(name))?;
     Some((
         format!(
             "the plan's ENV set `{name}`, an environment variable that makes a program run code its command does not name"

@@ -309,6 +309,11 @@ fn an_allow_list_matches_a_program_named_by_a_path_by_that_path() {
         other => panic!("{other:?}"),
     }
     assert_eq!(deny.decide("PATH=. ls -l", None), Verdict::Run);
+    // The plan's ENV of a program make's built-in rules run passes no list.
+    match deny.decide_in("make x.o", None, &["CC"]) {
+        Verdict::Deny(m) => assert!(m.contains("the plan's ENV set `CC`"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Desktop sandboxes' and container tools' commands are matched as the

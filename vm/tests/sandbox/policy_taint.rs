@@ -143,6 +143,12 @@ fn commands_hidden_in_the_shell_line_are_refused_before_any_part_runs() {
         // the victim until December 4, with no makefile at all).
         ("make 'X!=rm victim'", deny_rm.as_str()),
         ("make 'X:=$(shell rm victim)'", deny_rm.as_str()),
+        // make's built-in rules run the program a variable names, given on
+        // its command line or in its environment, and a recipe is a shell's
+        // line: each removed the victim until December 4, with no makefile.
+        ("echo 'int main(){}' > x.c; make 'CC=rm -f victim #' x.o", deny_rm.as_str()),
+        ("echo 'int main(){}' > x.c; CC='rm -f victim #' make x.o", deny_rm.as_str()),
+        ("echo 'int main(){}' > x.c; make 'CFLAGS=-O2; rm victim;' x.o", deny_rm.as_str()),
         // QEMU's user-mode emulator runs the program after its options.
         ("qemu-x86_64 -cpu max /bin/rm victim", deny_rm.as_str()),
         // gcc runs each of its programs under `-wrapper`'s; fd gives its

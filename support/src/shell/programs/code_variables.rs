@@ -95,6 +95,113 @@ const PREFIXES: &[&str] = &[
     "SINGULARITY",
 ];
 
+/// make's variables that name the program a built-in rule runs (GNU make
+/// 4's `make -p`: `$(CC) $(CFLAGS) … -c -o x.o x.c`; `$(AR)` for an
+/// archive's member, `$(CO)` and `$(GET)` for RCS and SCCS files), and
+/// the rules' whole commands (`COMPILE.c`, `LINK.o`): given on make's
+/// command line or in its environment, each runs with no makefile at all
+/// (`make 'CC=rm -f victim #' x.o` beside an `x.c` removed the victim).
+const BUILD_PROGRAMS: &[&str] = &[
+    "CC", "CXX", "CPP", "AS", "AR", "LD", "RM", "FC", "F77", "PC", "CO", "GET", "LEX", "YACC", "LINT", "M2C",
+    "OBJC", "MAKEINFO", "TEX", "TEXI2DVI", "WEAVE", "CWEAVE", "TANGLE", "CTANGLE", "MAKE",
+];
+const BUILD_COMMANDS: &[&str] = &["COMPILE.", "LINK.", "PREPROCESS.", "LEX.", "YACC.", "LINT."];
+
+/// Whether `name` is one of make's variables that name a program its
+/// built-in rules run ([`BUILD_PROGRAMS`]).
+pub fn names_a_build_program(name: &str) -> bool {
+    BUILD_PROGRAMS.contains(&name) || BUILD_COMMANDS.iter().any(|prefix| name.starts_with(prefix))
+}
+
+/// make's variables of the words its built-in rules give a program, with
+/// that program by default (`make 'CFLAGS=-wrapper /bin/sh,-c,LINE' x.o`
+/// runs `cc -wrapper … -c -o x.o x.c`, which runs LINE).
+const BUILD_FLAGS: &[(&str, &str)] = &[
+    ("CFLAGS", "cc"),
+    ("CPPFLAGS", "cc"),
+    ("TARGET_ARCH", "cc"),
+    ("LDFLAGS", "cc"),
+    ("LDLIBS", "cc"),
+    ("LOADLIBES", "cc"),
+    ("OUTPUT_OPTION", "cc"),
+    ("CXXFLAGS", "g++"),
+    ("ASFLAGS", "as"),
+    ("TARGET_MACH", "as"),
+    ("ARFLAGS", "ar"),
+    ("FFLAGS", "f77"),
+    ("RFLAGS", "f77"),
+    ("LFLAGS", "lex"),
+    ("YFLAGS", "yacc"),
+    ("PFLAGS", "pc"),
+    ("COFLAGS", "co"),
+    ("GFLAGS", "get"),
+    ("LINTFLAGS", "lint"),
+];
+
+/// What in a value makes a line that holds it run more than one program,
+/// or another: separators, pipes, redirections, subshells, substitutions,
+/// quotes and escapes (which change the words), a comment, a line break.
+pub(super) const SHELL_SYNTAX: &[char] =
+    &[';', '&', '|', '<', '>', '(', ')', '`', '\'', '"', '\\', '#', '\n', '$'];
+
+/// The lines a build runs of the variables that name its programs and
+/// their words, defined in `assigns` (before the command, as written: its
+/// environment) or among `words` (`make CC=…`, `env CC=… make`, `export
+/// CC=…`; any word `NAME=VALUE`, wherever it stands: refusing more, never
+/// less): each program with every such word and an operand (`CC=clang
+/// CFLAGS=-O2` is `clang -O2 ./x`), and, given words but no program, the
+/// program they go to by default. A word that holds shell syntax or
+/// expands leaves the line to running (it names no program).
+pub(super) fn build_programs(assigns: &[String], words: &[Word]) -> Vec<Word> {
+    let mut defined: Vec<(String, Word)> = Vec::new();
+    let mut define = |text: &str, as_word: &dyn Fn(&str) -> Word| {
+        let Some((name, value)) = text.split_once('=') else { return };
+        let name = name.trim_end_matches([':', '+', '?', '!']);
+        if names_a_build_program(name) || BUILD_FLAGS.iter().any(|(flags, _)| *flags == name) {
+            defined.push((name.to_string(), as_word(value)));
+        }
+    };
+    for written in assigns {
+        // The value as the one word the shell makes of it.
+        define(written, &|value| match crate::shell::parse::simple_commands(value).as_deref() {
+            Ok([simple]) if simple.words.len() == 1 => simple.words[0].clone(),
+            Ok([]) => Word::Literal(String::new()),
+            _ => Word::Expands(value.to_string()),
+        });
+    }
+    for word in words.iter().skip(1) {
+        match word {
+            Word::Literal(text) => define(text, &|value| Word::Literal(value.to_string())),
+            Word::Expands(written) => define(written, &|value| Word::Expands(value.to_string())),
+        }
+    }
+    if defined.is_empty() {
+        return Vec::new();
+    }
+    let (mut flags, mut explicit, mut defaults) = (String::new(), Vec::new(), Vec::new());
+    for (name, value) in &defined {
+        let default = BUILD_FLAGS.iter().find(|(flags, _)| flags == name).map(|&(_, program)| program);
+        match (value, default) {
+            // A program's value is a line of its own (`CC='ccache gcc'`).
+            (Word::Literal(text), None) => explicit.push(text.clone()),
+            (Word::Literal(text), Some(program)) if !text.contains(SHELL_SYNTAX) => {
+                flags.push(' ');
+                flags.push_str(text);
+                defaults.push(program);
+            }
+            _ => {
+                let written: Vec<&str> = defined.iter().map(|(_, value)| value.text()).collect();
+                return vec![Word::Expands(written.join(" "))];
+            }
+        }
+    }
+    if explicit.is_empty() {
+        defaults.dedup();
+        explicit = defaults.into_iter().map(str::to_string).collect();
+    }
+    explicit.into_iter().map(|program| Word::Literal(format!("{program}{flags} ./x"))).collect()
+}
+
 /// npm's settings that name a program it runs (`script-shell`, which runs
 /// `npm exec -c` and every script; `node-options`, `NODE_OPTIONS` for them)
 /// or a file of settings, as `npm_config_KEY` in any case gives them.

@@ -140,7 +140,7 @@ fn appends_words(name: &str, letter: Option<char>, option: &str) -> bool {
 /// a host, which they refuse to start with a dash (rsync 3.4: "hostnames
 /// may not start with '-'"), and a command of their own that runs there
 /// (`rsync --server …`), so `rsync -e 'ssh -p 22'` is judged as that ssh.
-fn with_words(value: Word) -> Word {
+pub(super) fn with_words(value: Word) -> Word {
     let program = value.text().split_whitespace().next().map(super::program_name);
     match value {
         _ if program == Some("ssh") => value,

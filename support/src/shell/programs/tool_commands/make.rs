@@ -12,9 +12,14 @@ use crate::shell::parse::Word;
 /// `$(shell LINE)` runs LINE, `$(file >F,TEXT)` writes F and `$(eval TEXT)`
 /// adds rules whose recipes a shell runs. A word the shell expands, outside
 /// an option's value, may become such a definition (`make x"$D"` with
-/// `D=':=$(shell …)'`), so it passes no list too. A plain value
-/// (`CC=clang`, `PREFIX=/usr`) is the build's, as the makefile that uses
-/// it is; a goal (`make '$(x)'`) is not expanded.
+/// `D=':=$(shell …)'`), so it passes no list too. So does a value that
+/// holds shell syntax (`code_variables::SHELL_SYNTAX`): a recipe is a shell's line, and
+/// a value in it is part of that line (`make 'CFLAGS=-O2; rm v' x.o` ran
+/// `rm v` through make's built-in rule, with no makefile). A plain value
+/// (`CFLAGS=-O2 -g`, `PREFIX=/usr`) is the build's, as the makefile that
+/// uses it is, and one that names a program a built-in rule runs (`CC=…`)
+/// is read as that program (`code_variables::build_programs`); a goal
+/// (`make '$(x)'`) is not expanded.
 pub(super) fn defines_code(args: &[Word]) -> bool {
     let mut options = true;
     let mut at = 0;
@@ -33,9 +38,11 @@ pub(super) fn defines_code(args: &[Word]) -> bool {
         }
         let runs = match word {
             Word::Expands(_) => true,
-            Word::Literal(text) => {
-                text.split_once('=').is_some_and(|(name, _)| name.ends_with('!') || text.contains('$'))
-            }
+            Word::Literal(text) => text.split_once('=').is_some_and(|(name, value)| {
+                name.ends_with('!')
+                    || text.contains('$')
+                    || value.contains(super::super::code_variables::SHELL_SYNTAX)
+            }),
         };
         if runs {
             return true;

@@ -364,3 +364,36 @@ fn a_dashed_git_subcommand_is_read_as_git_s() {
     assert_eq!(texts("git- x"), ["git- x"]);
     assert_eq!(texts("legit-tool x"), ["legit-tool x"]);
 }
+
+/// make's built-in rules run the program a variable names, with the words
+/// its flags give (`make 'CC=rm -f x #' y.o` beside a `y.c` removed `x`,
+/// with no makefile, and `CC='rm -f x #' make y.o` too): read as that
+/// program with those words and an operand, wherever the variable is set.
+#[test]
+fn a_builds_program_named_by_a_variable_is_read_as_that_program() {
+    for (line, runs) in [
+        ("make 'CC=rm -f x #' y.o", "rm -f x"),
+        ("CC='rm -f x #' make y.o", "rm -f x"),
+        ("env 'CC=rm -f x #' make y.o", "rm -f x"),
+        ("make CC=clang 'CFLAGS=-O2 -g' y", "clang -O2 -g ./x"),
+        ("CC=clang make y", "clang ./x"),
+        ("make 'LINK.o=rm x' y", "rm x ./x"),
+        ("make LDLIBS=-lm y", "cc -lm ./x"),
+    ] {
+        assert!(texts(line).contains(&runs.to_string()), "{line}: {:?}", texts(line));
+    }
+    // Words that may run code, a value that expands or holds shell syntax.
+    for line in [
+        "make 'CFLAGS=-wrapper /bin/rm,x' y.o",
+        "CFLAGS='-wrapper /bin/rm,x' make y.o",
+        "make 'ARFLAGS=--plugin ./p.so rv' 'lib.a(y.o)'",
+        "make 'CFLAGS=-O2; rm x' y.o",
+        "CFLAGS='-O2; rm x' make y.o",
+        "make CC=\"$MYCC\" y",
+        "make 'CFLAGS=-DX=\"1\"' y",
+    ] {
+        assert!(hidden(line), "{line}: {:?}", texts(line));
+    }
+    assert_eq!(texts("make -j4 all"), ["make -j4 all"]);
+    assert_eq!(texts("cargo build --release"), ["cargo build --release"]);
+}
