@@ -422,7 +422,9 @@ fn steered(command: &str, env: &[&str]) -> Option<(String, String)> {
 /// `export PATH=…`, `env PATH=…`, `read PATH`, `for PATH in …`,
 /// `${PATH:=…}`.
 fn sets_path(command: &str, env: &[&str]) -> Option<(String, String)> {
-    let hint = " (leave `PATH` as tissvm's environment has it, or name the program by its path)".to_string();
+    let hint = " (set `PATH` in tissvm's own environment instead, which every RUN inherits, or name the \
+                program by its path and allow that path)"
+        .to_string();
     if env.contains(&"PATH") {
         return Some((
             "the plan's ENV set `PATH`, so a program's name may resolve to a file the plan wrote, and it \
