@@ -286,7 +286,13 @@ impl Program {
     }
 
     pub fn text(&self) -> String {
-        let mut text = self.name.clone().unwrap_or_default();
+        self.text_as(self.name.as_deref().unwrap_or_default())
+    }
+
+    /// Its words, with `name` for its name (`./ls -l` for the path it was
+    /// named by: [`Program::path`]).
+    pub fn text_as(&self, name: &str) -> String {
+        let mut text = name.to_string();
         for arg in &self.args {
             if !text.is_empty() {
                 text.push(' ');

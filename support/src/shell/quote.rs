@@ -8,11 +8,16 @@ use super::scan::Quote;
 /// each `'` written `'\''`), so a command printed for the user can be pasted
 /// as it is.
 pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
-        });
-    if plain { text.to_string() } else { single_quoted(text) }
+    if !text.is_empty() && is_plain(text) { text.to_string() } else { single_quoted(text) }
+}
+
+/// Whether the shell reads `text` as the text it is, with nothing in it
+/// special anywhere: letters, digits and `_ - . / : = @ + ,` (no quotes,
+/// expansions, globs, tildes, braces, separators or blanks).
+pub fn is_plain(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '+' | ',')
+    })
 }
 
 /// `text` as one single-quoted shell word, each `'` written `'\''`.

@@ -511,7 +511,7 @@ fn not_allowed(
     // matched by that path; one run through such a wrapper, by none.
     let text = match &program.path {
         None => program.text(),
-        Some(path) if path.its_own && !path.expands => by_its_path(program, &path.written),
+        Some(path) if path.its_own && !path.expands => program.text_as(&path.written),
         Some(path) => return Some(through_a_path(program, path)),
     };
     let matched = allow.matches(&text);
@@ -541,16 +541,6 @@ fn not_allowed(
         ),
         hidden_words::hint(word, true).to_string(),
     ))
-}
-
-/// `program`'s text with its path as written for its name (`./ls -l`).
-fn by_its_path(program: &Program, written: &str) -> String {
-    let mut text = written.to_string();
-    for arg in &program.args {
-        text.push(' ');
-        text.push_str(arg.text());
-    }
-    text
 }
 
 /// Why `program`, run through a wrapper, runner or shell named by a path

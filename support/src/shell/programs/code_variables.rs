@@ -138,11 +138,14 @@ const BUILD_FLAGS: &[(&str, &str)] = &[
     ("LINTFLAGS", "lint"),
 ];
 
-/// What in a value makes a line that holds it run more than one program,
-/// or another: separators, pipes, redirections, subshells, substitutions,
-/// quotes and escapes (which change the words), a comment, a line break.
-pub(super) const SHELL_SYNTAX: &[char] =
-    &[';', '&', '|', '<', '>', '(', ')', '`', '\'', '"', '\\', '#', '\n', '$'];
+/// Whether a variable's value, put into a shell's line, is the words it
+/// shows: blanks between words the shell reads as they are
+/// ([`is_plain`](crate::shell::quote::is_plain): no separator, quote,
+/// expansion, glob or tilde, which would make the line run more than one
+/// program, or another, or give it words the line does not show).
+pub(super) fn plain_words(value: &str) -> bool {
+    value.split([' ', '\t']).all(crate::shell::quote::is_plain)
+}
 
 /// The lines a build runs of the variables that name its programs and
 /// their words, defined in `assigns` (before the command, as written: its
@@ -150,8 +153,9 @@ pub(super) const SHELL_SYNTAX: &[char] =
 /// CC=…`; any word `NAME=VALUE`, wherever it stands: refusing more, never
 /// less): each program with every such word and an operand (`CC=clang
 /// CFLAGS=-O2` is `clang -O2 ./x`), and, given words but no program, the
-/// program they go to by default. A word that holds shell syntax or
-/// expands leaves the line to running (it names no program).
+/// program they go to by default. A word of theirs that is not plain
+/// ([`plain_words`]) or expands leaves the line to running (it names no
+/// program).
 pub(super) fn build_programs(assigns: &[String], words: &[Word]) -> Vec<Word> {
     let mut defined: Vec<(String, Word)> = Vec::new();
     let mut define = |text: &str, as_word: &dyn Fn(&str) -> Word| {
@@ -184,10 +188,12 @@ pub(super) fn build_programs(assigns: &[String], words: &[Word]) -> Vec<Word> {
         match (value, default) {
             // A program's value is a line of its own (`CC='ccache gcc'`).
             (Word::Literal(text), None) => explicit.push(text.clone()),
-            (Word::Literal(text), Some(program)) if !text.contains(SHELL_SYNTAX) => {
+            (Word::Literal(text), Some(program)) if plain_words(text) => {
                 flags.push(' ');
                 flags.push_str(text);
-                defaults.push(program);
+                if !defaults.contains(&program) {
+                    defaults.push(program);
+                }
             }
             _ => {
                 let written: Vec<&str> = defined.iter().map(|(_, value)| value.text()).collect();
@@ -196,7 +202,6 @@ pub(super) fn build_programs(assigns: &[String], words: &[Word]) -> Vec<Word> {
         }
     }
     if explicit.is_empty() {
-        defaults.dedup();
         explicit = defaults.into_iter().map(str::to_string).collect();
     }
     explicit.into_iter().map(|program| Word::Literal(format!("{program}{flags} ./x"))).collect()

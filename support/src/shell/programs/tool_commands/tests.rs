@@ -391,9 +391,17 @@ fn a_builds_program_named_by_a_variable_is_read_as_that_program() {
         "CFLAGS='-O2; rm x' make y.o",
         "make CC=\"$MYCC\" y",
         "make 'CFLAGS=-DX=\"1\"' y",
+        // A glob gives the compiler the files' names: `-wrapper` among them.
+        "make 'CFLAGS=*' y.o",
+        "CFLAGS='-I~/x' make y.o",
     ] {
         assert!(hidden(line), "{line}: {:?}", texts(line));
     }
     assert_eq!(texts("make -j4 all"), ["make -j4 all"]);
     assert_eq!(texts("cargo build --release"), ["cargo build --release"]);
+    // Each program once, with every flag given.
+    assert_eq!(
+        texts("make CFLAGS=-O2 CPPFLAGS=-DX CXXFLAGS=-g y"),
+        ["cc -O2 -DX -g ./x", "g++ -O2 -DX -g ./x", "make CFLAGS=-O2 CPPFLAGS=-DX CXXFLAGS=-g y"]
+    );
 }
