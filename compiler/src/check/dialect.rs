@@ -22,7 +22,7 @@ use super::types::ty::Ty;
 
 /// Whether `expr` is a bare name (no fields) that nothing binds.
 pub(crate) fn is_unbound_word(syms: &Symbols<'_>, expr: &Expr) -> bool {
-    match expr.path() {
+    match expr.path(syms.src) {
         Some(path) => {
             matches!(&path.root, RootView::Var { ident } if syms.var(ident.name).is_none())
                 && path.fields.is_empty()
@@ -36,7 +36,7 @@ pub(crate) fn is_unbound_word(syms: &Symbols<'_>, expr: &Expr) -> bool {
 /// a string, with the word quoted, certain unless a variable of a similar
 /// name exists.
 pub(crate) fn unquoted_word(cx: &mut Ctx<'_>, syms: &Symbols<'_>, word: &Expr, other: Option<Ty>) {
-    let Some(path) = word.path() else { return };
+    let Some(path) = word.path(cx.src) else { return };
     let RootView::Var { ident } = path.root else { return };
     if other != Some(Ty::Str) {
         super::names::variable(cx, syms, ident);

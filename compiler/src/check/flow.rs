@@ -275,7 +275,11 @@ impl<'a> Flow<'a, '_, '_> {
 
 /// The walk in execution order: a statement's reads before its bindings,
 /// and branches (IF, TRY, CHOOSE) as alternative arms.
-impl<'t> Visitor<'t> for Flow<'_, '_, '_> {
+impl<'t> Visitor<'t> for Flow<'t, '_, '_> {
+    fn src(&self) -> &'t str {
+        self.syms.src
+    }
+
     fn visit_stmt(&mut self, stmt: &'t Stmt) {
         match &stmt.kind {
             StmtKind::Run { .. } => {

@@ -49,7 +49,7 @@ pub(crate) fn check_keeping_answers(
     let mut cx = Ctx::new(src, diagnostics);
     structure::check(plan, &mut cx);
     let answers = answers::table::collect(plan, &mut cx);
-    let syms = symbols::collect(plan, &answers);
+    let syms = symbols::collect(plan, src, &answers);
     let var_types = types::resolve(&syms, &answers.shapes, &mut cx);
     let order = calls::check(&syms, &mut cx);
     walk::check(plan, &syms, &var_types, &answers, &mut cx);
@@ -62,9 +62,12 @@ pub(crate) fn check_keeping_answers(
 /// Each variable with its type (`None` where no binding has a type that
 /// can be known), in the order of first binding: what the language
 /// server shows on hover and offers after `x.`.
-pub(crate) fn variable_types(plan: &Plan) -> (Vec<(&str, Option<types::ty::Ty>)>, answers::AnswerTypes) {
+pub(crate) fn variable_types<'a>(
+    plan: &'a Plan,
+    src: &'a str,
+) -> (Vec<(&'a str, Option<types::ty::Ty>)>, answers::AnswerTypes) {
     let answers = answer_types(plan);
-    let syms = symbols::collect(plan, &answers);
+    let syms = symbols::collect(plan, src, &answers);
     let types = types::infer(&syms, &answers.shapes);
     (syms.vars.iter().map(|var| var.name).zip(types).collect(), answers)
 }

@@ -71,6 +71,8 @@ pub(crate) struct Symbols<'a> {
     /// (An index, not the name: a `Cell` of a borrow would make the
     /// struct invariant in `'a`.)
     last: Cell<u32>,
+    /// The text the plan was parsed from: a bare variable's name is read from it.
+    pub src: &'a str,
 }
 
 pub(crate) struct Var<'a> {
@@ -145,7 +147,7 @@ fn name_hash(name: &str) -> u64 {
 
 /// `answers`: the plan's answer types, which give a typed PROMPT_AGENT's
 /// variable its type.
-pub(crate) fn collect<'a>(plan: &'a Plan, answers: &AnswerTypes) -> Symbols<'a> {
+pub(crate) fn collect<'a>(plan: &'a Plan, src: &'a str, answers: &AnswerTypes) -> Symbols<'a> {
     // There are at most as many variables as bindings (the parser counts
     // them), so neither table grows; an item holds at most one task.
     let capacity = plan.bindings as usize;
@@ -156,6 +158,7 @@ pub(crate) fn collect<'a>(plan: &'a Plan, answers: &AnswerTypes) -> Symbols<'a> 
             tasks: Vec::new(),
             task_ids: NameMap::with_capacity_and_hasher(plan.items.len(), Default::default()),
             last: Cell::new(u32::MAX),
+            src,
         },
         task: None,
         answers,
@@ -196,6 +199,10 @@ impl<'a> Collector<'a, '_> {
 /// Only bindings, CALLs and DEFINE_TASKs matter here: what statements read
 /// is not walked.
 impl<'a> Visitor<'a> for Collector<'a, '_> {
+    fn src(&self) -> &'a str {
+        self.syms.src
+    }
+
     fn visit_item(&mut self, item: &'a Item) {
         let Item::DefineTask { name, body, .. } = item else { return visit::walk_item(self, item) };
         let index = self.syms.tasks.len() as u32;
@@ -259,7 +266,7 @@ mod tests {
                    READ \"f\" AS c\n    VAR a = 3\n}\n";
         let (plan, diags) = crate::parser::parse(src);
         assert!(diags.is_empty(), "{diags:?}");
-        let syms = collect(&plan, &answer_types(&plan));
+        let syms = collect(&plan, src, &answer_types(&plan));
         assert_eq!(plan.bindings, 5);
         assert_eq!(syms.vars.capacity(), 5);
         let names: Vec<&str> = syms.vars.iter().map(|v| v.name).collect();

@@ -10,7 +10,7 @@ use tisslang::version::{Version, VersionReq};
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{Cond, CondKind, Item, Plan, PromptInto, TypeDef};
+use crate::syntax::ast::{Cond, CondKind, Expr, Item, Plan, PromptInto, TypeDef};
 use crate::syntax::span::Span;
 use crate::syntax::visit::{self, Visitor};
 
@@ -79,6 +79,13 @@ struct Found {
 }
 
 impl<'a> Visitor<'a> for Found {
+    /// Expressions are not walked ([`Visitor::visit_expr`]): no name is read.
+    fn src(&self) -> &'a str {
+        ""
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+
     fn visit_typedef(&mut self, def: &'a TypeDef) {
         let keyword = Span { start: def.span.start, end: (def.span.start + 4).min(def.span.end) };
         self.uses.push((keyword, "`TYPE`"));

@@ -45,6 +45,10 @@ struct Walker<'a, 'c, 's> {
 /// Most statements are walked as they are; those that name a path, give a
 /// value where one kind is needed, or have their own rule are checked here.
 impl<'a> Visitor<'a> for Walker<'a, '_, '_> {
+    fn src(&self) -> &'a str {
+        self.syms.src
+    }
+
     fn visit_item(&mut self, item: &'a Item) {
         match item {
             Item::SetBudget(budget) => {
@@ -144,7 +148,7 @@ impl<'a> Walker<'a, '_, '_> {
             }
             CondKind::Exists { operand } => {
                 self.expr(operand);
-                let record = match operand.path() {
+                let record = match operand.path(self.syms.src) {
                     Some(path) if !path.fields.is_empty() => {
                         answers::shape_upto(self.answers, self.syms, self.types, path, path.fields.len() - 1)
                     }
@@ -181,8 +185,8 @@ impl<'a> Walker<'a, '_, '_> {
                 values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
                 let rty = self.expr(rhs);
                 values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
-                if let (StrOp::Matches, Some(pattern)) = (op, rhs.literal()) {
-                    self.regexes.check(self.cx, pattern, rhs.span);
+                if let (StrOp::Matches, Some(pattern)) = (op, rhs.literal(self.syms.src)) {
+                    self.regexes.check(self.cx, pattern, rhs.span());
                 }
             }
             CondKind::Compare { lhs, op, rhs } => {
@@ -217,21 +221,23 @@ impl<'a> Walker<'a, '_, '_> {
 
     /// The type of an expression (`None` when unknown: an error already said why).
     fn expr(&mut self, expr: &'a Expr) -> Option<Ty> {
-        match &expr.kind {
+        match expr.kind() {
             ExprKind::Str { value } => {
                 self.strlit(value);
                 Some(Ty::Str)
             }
             ExprKind::Text { .. } => {
-                dialect::braces_not_interpolation(self.cx, self.syms, expr.span);
+                dialect::braces_not_interpolation(self.cx, self.syms, expr.span());
                 Some(Ty::Str)
             }
-            ExprKind::Int { .. } | ExprKind::Duration { .. } if self.cx.is_rejected_number(expr.span) => None,
+            ExprKind::Int { .. } | ExprKind::Duration { .. } if self.cx.is_rejected_number(expr.span()) => {
+                None
+            }
             ExprKind::Int { .. } => Some(Ty::Int),
             ExprKind::Duration { .. } => Some(Ty::Duration),
             ExprKind::Bool { .. } => Some(Ty::Bool),
             ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
-                self.path(expr.path()?)
+                self.path(expr.path(self.syms.src)?)
             }
         }
     }

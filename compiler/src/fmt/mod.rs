@@ -81,14 +81,14 @@ pub fn format_source(source: &str) -> Result<String, Vec<Diagnostic>> {
 
     // The same plan, apart from positions: the plan's items written compact,
     // its tree dropped before the formatted text is parsed.
-    let before: Vec<Vec<u8>> = plan.items.iter().map(same_meaning::written).collect();
+    let before: Vec<Vec<u8>> = plan.items.iter().map(|item| same_meaning::written(source, item)).collect();
     let starts: Vec<usize> = plan.items.iter().map(item_start).collect();
     drop(plan);
     let (formatted, diagnostics) = parser::parse(&text);
     if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
         return Err(fault(0, format!("the formatted plan does not parse: {}", error.message)));
     }
-    if let Some(item) = same_meaning::first_difference(&before, &formatted) {
+    if let Some(item) = same_meaning::first_difference(&before, &text, &formatted) {
         let at = starts.get(item).copied().unwrap_or(source.len());
         return Err(fault(at, format!("formatting would change the item on line {}", line_of(source, at))));
     }

@@ -8,12 +8,14 @@ use serde_json::Value;
 
 use crate::syntax::ast::{Item, Plan};
 use crate::syntax::ast_json_stream::write_without_positions;
+use crate::syntax::expr::with_source;
 
 /// A syntax tree node as JSON with every position removed (`span` and
-/// `*_span` fields), whole: for tests that compare trees.
-pub fn without_positions(node: &impl Serialize) -> Value {
+/// `*_span` fields), whole, `src` the text it was parsed from: for tests
+/// that compare trees.
+pub fn without_positions(src: &str, node: &impl Serialize) -> Value {
     // The AST holds only strings, numbers, booleans and enums: it always serializes.
-    let mut value = serde_json::to_value(node).unwrap_or(Value::Null);
+    let mut value = with_source(src, || serde_json::to_value(node)).unwrap_or(Value::Null);
     strip(&mut value);
     value
 }
@@ -32,11 +34,11 @@ fn strip(value: &mut Value) {
 /// An item as compact JSON without positions: what formatting must keep.
 /// Kept instead of the tree while the formatted text is parsed again
 /// (about 60 bytes a short statement, against its tree's 100 and more).
-pub fn written(item: &Item) -> Vec<u8> {
+pub fn written(src: &str, item: &Item) -> Vec<u8> {
     let mut bytes = Vec::new();
     // Writing to memory fails only on an item that cannot be serialized,
     // which the AST has none of; an empty record then differs from any item.
-    let _ = write_without_positions(&mut bytes, item);
+    let _ = write_without_positions(&mut bytes, src, item);
     bytes
 }
 
@@ -44,12 +46,12 @@ pub fn written(item: &Item) -> Vec<u8> {
 /// `before` ([`written`], item by item) apart from positions, if any. No
 /// tree is built as JSON (a step of 200,000 statements, held twice so, took
 /// 670 MiB): each item after is compared byte by byte as it is written.
-pub fn first_difference(before: &[Vec<u8>], after: &Plan) -> Option<usize> {
+pub fn first_difference(before: &[Vec<u8>], src: &str, after: &Plan) -> Option<usize> {
     (0..before.len().max(after.items.len())).find(|&i| match (before.get(i), after.items.get(i)) {
         (Some(expected), Some(item)) => {
             let mut compare = Compare { expected, at: 0 };
             // A difference stops the writing with an error.
-            !(write_without_positions(&mut compare, item).is_ok() && compare.at == expected.len())
+            !(write_without_positions(&mut compare, src, item).is_ok() && compare.at == expected.len())
         }
         _ => true,
     })

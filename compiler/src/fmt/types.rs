@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::comments::Gaps;
 use super::layout::{self, Line};
-use crate::syntax::ast::{Plan, PromptInto, TypeDef, TypeExpr};
+use crate::syntax::ast::{Expr, Plan, PromptInto, TypeDef, TypeExpr};
 use crate::syntax::span::Span;
 use crate::syntax::token::{Token, TokenKind};
 use crate::syntax::visit::{self, Visitor};
@@ -206,6 +206,13 @@ impl Types {
 struct Roots(Vec<Span>);
 
 impl<'a> Visitor<'a> for Roots {
+    /// Expressions are not walked ([`Visitor::visit_expr`]): no name is read.
+    fn src(&self) -> &'a str {
+        ""
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+
     fn visit_typedef(&mut self, def: &'a TypeDef) {
         self.0.push(def.ty.span);
     }

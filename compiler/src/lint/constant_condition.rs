@@ -13,11 +13,11 @@ use super::Lint;
 
 pub(super) fn check(cx: &mut Lint<'_>) {
     let mut found: Vec<(Span, bool, bool)> = Vec::new();
-    let text = |span: Span| cx.text(span);
+    let src = cx.file.text.as_str();
     for &(stmt, _) in &cx.statements {
         match &stmt.kind {
             StmtKind::Assert { condition, .. } => {
-                if let Some(value) = constant(condition, &text) {
+                if let Some(value) = constant(condition, src) {
                     // An ASSERT that always holds is pointed at whole: the
                     // suggestion removes it.
                     found.push(if value { (stmt.span, value, true) } else { (condition.span, value, false) });
@@ -26,7 +26,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
             StmtKind::If(first) => {
                 let mut at = &**first;
                 loop {
-                    if let Some(value) = constant(&at.condition, &text) {
+                    if let Some(value) = constant(&at.condition, src) {
                         found.push((at.condition.span, value, false));
                     }
                     match &at.else_branch {
@@ -53,15 +53,15 @@ pub(super) fn check(cx: &mut Lint<'_>) {
 }
 
 /// The value of a condition that does not depend on the run, if it has one.
-fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
+fn constant(cond: &Cond, src: &str) -> Option<bool> {
     match &cond.kind {
-        CondKind::Expr { expr } => match expr.kind {
+        CondKind::Expr { expr } => match expr.kind() {
             ExprKind::Bool { value } => Some(value),
             _ => None,
         },
-        CondKind::Not { operand } => constant(operand, text).map(|v| !v),
+        CondKind::Not { operand } => constant(operand, src).map(|v| !v),
         CondKind::And { operands } => {
-            let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, text)).collect();
+            let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, src)).collect();
             if values.contains(&Some(false)) {
                 Some(false)
             } else if values.iter().all(|v| *v == Some(true)) {
@@ -71,7 +71,7 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
             }
         }
         CondKind::Or { operands } => {
-            let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, text)).collect();
+            let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, src)).collect();
             if values.contains(&Some(true)) {
                 Some(true)
             } else if values.iter().all(|v| *v == Some(false)) {
@@ -80,9 +80,9 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
                 None
             }
         }
-        CondKind::IsEmpty { operand } => operand.literal().map(str::is_empty),
+        CondKind::IsEmpty { operand } => operand.literal(src).map(str::is_empty),
         CondKind::StrTest { lhs, negated, op, rhs } => {
-            let (l, r) = (lhs.literal()?, rhs.literal()?);
+            let (l, r) = (lhs.literal(src)?, rhs.literal(src)?);
             let holds = match op {
                 StrOp::Contains => l.contains(r),
                 StrOp::StartsWith => l.starts_with(r),
@@ -92,12 +92,12 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
             Some(holds != *negated)
         }
         CondKind::Compare { lhs, op, rhs } => {
-            if let (Some(_), Some(_)) = (lhs.path(), rhs.path()) {
+            if let (Some(_), Some(_)) = (lhs.path(src), rhs.path(src)) {
                 // The same value on both sides: only the operator decides.
-                return (text(lhs.span) == text(rhs.span))
+                return (src.get(lhs.span().range()) == src.get(rhs.span().range()))
                     .then_some(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge));
             }
-            let ordering = literal_order(lhs, rhs)?;
+            let ordering = literal_order(lhs, rhs, src)?;
             Some(match op {
                 CmpOp::Eq => ordering.is_eq(),
                 CmpOp::Ne => ordering.is_ne(),
@@ -112,11 +112,11 @@ fn constant<'a>(cond: &Cond, text: &impl Fn(Span) -> &'a str) -> Option<bool> {
 }
 
 /// How two literals of one type compare.
-fn literal_order(lhs: &Expr, rhs: &Expr) -> Option<std::cmp::Ordering> {
-    Some(match (&lhs.kind, &rhs.kind) {
-        (ExprKind::Int { value: a }, ExprKind::Int { value: b }) => a.cmp(b),
-        (ExprKind::Duration { millis: a }, ExprKind::Duration { millis: b }) => a.cmp(b),
-        (ExprKind::Bool { value: a }, ExprKind::Bool { value: b }) => a.cmp(b),
-        _ => lhs.literal()?.cmp(rhs.literal()?),
+fn literal_order(lhs: &Expr, rhs: &Expr, src: &str) -> Option<std::cmp::Ordering> {
+    Some(match (lhs.kind(), rhs.kind()) {
+        (ExprKind::Int { value: a }, ExprKind::Int { value: b }) => a.cmp(&b),
+        (ExprKind::Duration { millis: a }, ExprKind::Duration { millis: b }) => a.cmp(&b),
+        (ExprKind::Bool { value: a }, ExprKind::Bool { value: b }) => a.cmp(&b),
+        _ => lhs.literal(src)?.cmp(rhs.literal(src)?),
     })
 }

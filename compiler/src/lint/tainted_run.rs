@@ -24,7 +24,7 @@ pub(super) fn check(cx: &mut Lint<'_>) {
             runs.push(stmt.span);
         }
     }
-    if runs.is_empty() || !may_flow(cx.statements.iter().map(|&(stmt, _)| stmt)) {
+    if runs.is_empty() || !may_flow(&cx.file.text, cx.statements.iter().map(|&(stmt, _)| stmt)) {
         return;
     }
     let module = lower::lower(cx.plan, cx.file, KeepSource::Nothing);
@@ -95,7 +95,7 @@ const MAX_PASSES: usize = 8;
 /// moves between variables, and only VAR lowers to it), so when it says no
 /// there is no flow, and lowering the plan to look is skipped: that was
 /// most of `tissc check`'s time on a large plan.
-fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
+fn may_flow<'a>(src: &'a str, statements: impl Iterator<Item = &'a Stmt>) -> bool {
     let mut tainted: FxHashSet<&str> = FxHashSet::default();
     let mut caught: Vec<&str> = Vec::new();
     let mut sourced = false;
@@ -116,13 +116,13 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
             StmtKind::Try { catch_var: Some(var), .. } => caught.push(var.name.as_str()),
             StmtKind::Var { name, value } => copies.push((name, value)),
             StmtKind::Run { command, dir, .. } => {
-                let mut sink = visit::reads(|p| sinks.push(p));
+                let mut sink = visit::reads(src, |p| sinks.push(p));
                 sink.visit_strlit(command);
                 if let Some(dir) = dir {
                     sink.visit_strlit(dir);
                 }
             }
-            StmtKind::Env { value, .. } => visit::reads(|p| sinks.push(p)).visit_expr(value),
+            StmtKind::Env { value, .. } => visit::reads(src, |p| sinks.push(p)).visit_expr(value),
             _ => {}
         }
     }
@@ -141,7 +141,7 @@ fn may_flow<'a>(statements: impl Iterator<Item = &'a Stmt>) -> bool {
                 continue;
             }
             let mut reads = false;
-            visit::reads(|p| reads |= reads_tainted(&tainted, p)).visit_expr(value);
+            visit::reads(src, |p| reads |= reads_tainted(&tainted, p)).visit_expr(value);
             if reads {
                 tainted.insert(name.name.as_str());
                 grew = true;
@@ -197,7 +197,10 @@ mod tests {
                 !tisslang::analysis::taint::analyze(&module).flows.is_empty(),
                 "no flow in the bytecode of\n{plan}"
             );
-            assert!(may_flow(statements(&frontend.plan).into_iter()), "may_flow missed the flow in\n{plan}");
+            assert!(
+                may_flow(&frontend.file.text, statements(&frontend.plan).into_iter()),
+                "may_flow missed the flow in\n{plan}"
+            );
         }
     }
 
@@ -207,7 +210,7 @@ mod tests {
                     VAR g = LAST_RUN.STDOUT\n    RUN \"echo ${g}\"\n    ENV X = \"1\"\n    ASSERT f CONTAINS \"y\"\n}\n";
         let frontend = crate::frontend("t.tiss", plan.as_bytes());
         assert!(!frontend.has_errors(), "{:#?}", frontend.diagnostics);
-        assert!(!may_flow(statements(&frontend.plan).into_iter()));
+        assert!(!may_flow(&frontend.file.text, statements(&frontend.plan).into_iter()));
     }
 
     /// The same on every example plan: wherever the walk finds a flow,
@@ -226,7 +229,7 @@ mod tests {
             let module = lower::lower(&frontend.plan, &frontend.file, KeepSource::Nothing);
             if !tisslang::analysis::taint::analyze(&module).flows.is_empty() {
                 assert!(
-                    may_flow(statements(&frontend.plan).into_iter()),
+                    may_flow(&frontend.file.text, statements(&frontend.plan).into_iter()),
                     "may_flow missed the flow in {}",
                     path.display()
                 );

@@ -30,6 +30,7 @@ const MAX_WALKED: usize = 200_000;
 pub(super) fn check(cx: &mut Lint<'_>) {
     let plan = cx.plan;
     let mut walker = Walker {
+        src: &cx.file.text,
         tasks: visit::task_bodies(plan),
         runs: Vec::new(),
         run_ids: FxHashMap::default(),
@@ -42,7 +43,8 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     let mut live = Live::new();
     for item in &plan.items {
         let mut reads_last_run = false;
-        visit::reads(|p| reads_last_run |= matches!(p.root, RootView::LastRun { .. })).visit_item(item);
+        visit::reads(walker.src, |p| reads_last_run |= matches!(p.root, RootView::LastRun { .. }))
+            .visit_item(item);
         if reads_last_run {
             walker.check_all(&live);
         }
@@ -97,6 +99,8 @@ struct Run {
 }
 
 struct Walker<'a> {
+    /// The text the plan was parsed from.
+    src: &'a str,
     /// DEFINE_TASK bodies by name (the first definition: what CALL runs).
     tasks: FxHashMap<&'a str, &'a Block>,
     runs: Vec<Run>,
@@ -153,7 +157,7 @@ impl<'a> Walker<'a> {
             }
             _ => false,
         };
-        visit::reads(|p| checks |= matches!(p.root, RootView::LastRun { .. })).visit_stmt(stmt);
+        visit::reads(self.src, |p| checks |= matches!(p.root, RootView::LastRun { .. })).visit_stmt(stmt);
         if checks {
             self.check_all(&live);
         }

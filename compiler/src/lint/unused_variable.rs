@@ -20,14 +20,20 @@ pub(super) fn check(cx: &mut Lint<'_>) {
     // Bindings by name, in source order (BTreeMap: warnings in a stable order).
     let mut bindings: BTreeMap<u32, (&str, Vec<&Ident>)> = BTreeMap::new();
     let mut first_at: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut names = Names::default();
+    let mut names = Names {
+        src: &cx.file.text,
+        used: FxHashSet::default(),
+        on_binding: Vec::new(),
+        read_bound: Vec::new(),
+        prompt_takes_reads: false,
+    };
     for &(stmt, _) in &cx.statements {
         names.visit_stmt(stmt);
     }
     for item in &cx.plan.items {
         names.visit_item(item);
     }
-    let Names { mut used, on_binding, read_bound, prompt_takes_reads } = names;
+    let Names { mut used, on_binding, read_bound, prompt_takes_reads, .. } = names;
     if prompt_takes_reads {
         used.extend(read_bound);
     }
@@ -63,8 +69,8 @@ pub(super) fn check(cx: &mut Lint<'_>) {
 
 /// What the plan's statements and items use and bind, each walked on its
 /// own (the statement list holds the nested ones).
-#[derive(Default)]
 struct Names<'a> {
+    src: &'a str,
     used: FxHashSet<&'a str>,
     /// Every binding, in source order.
     on_binding: Vec<&'a Ident>,
@@ -73,6 +79,10 @@ struct Names<'a> {
 }
 
 impl<'a> Visitor<'a> for Names<'a> {
+    fn src(&self) -> &'a str {
+        self.src
+    }
+
     fn visit_block(&mut self, _block: &'a Block) {}
 
     fn visit_stmt(&mut self, stmt: &'a Stmt) {

@@ -9,36 +9,42 @@ use crate::syntax::ast::{
     CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, PathRoot, PathView, RootView, StrLit, StrOp, StrPart,
 };
 use crate::syntax::span::Span;
+use crate::syntax::text::Text;
 
 impl Unit<'_, '_> {
     /// Pushes the value of an expression; returns its static type.
     pub(super) fn expr(&mut self, expr: &Expr) -> ValueType {
-        match &expr.kind {
+        match expr.kind() {
             ExprKind::Str { value } => {
                 self.string(value, false);
                 ValueType::Str
             }
-            ExprKind::Text { text } => {
-                self.text(text.as_str(), expr.span);
+            ExprKind::Text => {
+                let s = self.tables.source_string(self.tables.raw_span(expr.span()));
+                let c = self.tables.constant(Constant::Str(s));
+                self.emit(Instr::PushConst { index: c });
                 ValueType::Str
             }
             ExprKind::Int { value } => {
-                let c = self.tables.constant(Constant::Int(*value));
+                let c = self.tables.constant(Constant::Int(value));
                 self.emit(Instr::PushConst { index: c });
                 ValueType::Int
             }
             ExprKind::Duration { millis } => {
-                let c = self.tables.constant(Constant::Duration(*millis));
+                let c = self.tables.constant(Constant::Duration(millis));
                 self.emit(Instr::PushConst { index: c });
                 ValueType::Duration
             }
             ExprKind::Bool { value } => {
-                self.bool_const(*value);
+                self.bool_const(value);
                 ValueType::Bool
             }
             ExprKind::Path { path } => self.path(path.view()),
-            ExprKind::Var { name } => self.path(PathView::var(name, expr.span)),
-            ExprKind::LastRun { field, at } => self.path(PathView::last_run(*field, *at, expr.span)),
+            ExprKind::Var => {
+                let name = self.var_name(expr);
+                self.path(PathView::var(&name, expr.span()))
+            }
+            ExprKind::LastRun { field, at } => self.path(PathView::last_run(field, at, expr.span())),
         }
     }
 
@@ -49,14 +55,14 @@ impl Unit<'_, '_> {
 
     /// The static type of an expression, without emitting anything.
     pub(super) fn expr_type(&self, expr: &Expr) -> ValueType {
-        let path = match &expr.kind {
+        let path = match expr.kind() {
             ExprKind::Str { .. } | ExprKind::Text { .. } => return ValueType::Str,
             ExprKind::Int { .. } => return ValueType::Int,
             ExprKind::Duration { .. } => return ValueType::Duration,
             ExprKind::Bool { .. } => return ValueType::Bool,
             ExprKind::Path { path } => path.view(),
-            ExprKind::Var { name } => PathView::var(name, expr.span),
-            ExprKind::LastRun { field, at } => PathView::last_run(*field, *at, expr.span),
+            ExprKind::Var => PathView::var(self.tables.file.slice(expr.span()), expr.span()),
+            ExprKind::LastRun { field, at } => PathView::last_run(field, at, expr.span()),
         };
         let slot = self.root_slot(path);
         match static_type(expr, self.tables) {
@@ -128,9 +134,16 @@ impl Unit<'_, '_> {
         slot.filter(|&slot| matches!(self.tables.slot_type(slot), ValueType::Answer(_)))
     }
 
+    /// A bare variable's name, copied out of the source text, which the
+    /// tables may own (inline: a name is short); "" for any other expression.
+    fn var_name(&self, expr: &Expr) -> Text {
+        Text::new(self.tables.var_name(expr))
+    }
+
     /// `r.files EXISTS`: the record, then whether it has the field.
     fn exists(&mut self, operand: &Expr) {
-        let Some(path) = operand.path() else { return self.bool_const(false) };
+        let name = self.var_name(operand);
+        let Some(path) = operand.path_named(&name) else { return self.bool_const(false) };
         let Some((last, init)) = path.fields.split_last() else { return self.bool_const(false) };
         let ty = self.path(PathView { fields: init, ..path });
         let index = match ty {
@@ -179,7 +192,7 @@ impl Unit<'_, '_> {
     /// An operand of a comparison: bare `COST` against a duration means
     /// `COST.EXECUTION_TIME` (book: reference/costs.md).
     fn operand(&mut self, expr: &Expr, other: &Expr) -> ValueType {
-        let bare_cost = matches!(&expr.kind, ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty());
+        let bare_cost = matches!(expr.kind(), ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty());
         if bare_cost && self.expr_type(other) == ValueType::Duration {
             self.emit(Instr::Cost {});
             self.emit(Instr::Field { field: Field::ExecutionTime as u8 });
@@ -243,11 +256,15 @@ impl Unit<'_, '_> {
                     return;
                 }
                 let literal_regex = match op {
-                    StrOp::Matches => rhs.literal(),
+                    StrOp::Matches => match rhs.kind() {
+                        ExprKind::Text => Some(Text::new(self.tables.raw_text(rhs.span()))),
+                        ExprKind::Str { value } => value.as_literal().map(Text::new),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 if let Some(pattern) = literal_regex {
-                    let regex = self.tables.regex(pattern);
+                    let regex = self.tables.regex(&pattern);
                     self.emit(Instr::Matches { regex });
                 } else {
                     self.expr(rhs);
@@ -345,7 +362,8 @@ impl Unit<'_, '_> {
     /// The paths a condition reads, each once, in source order.
     pub(super) fn observed(&mut self, cond: &Cond, out: &mut Vec<Observed>) {
         let visit_expr = |unit: &mut Self, expr: &Expr, out: &mut Vec<Observed>| {
-            if let Some(path) = expr.path() {
+            let name = unit.var_name(expr);
+            if let Some(path) = expr.path_named(&name) {
                 // A typed answer is observed whole (its JSON), by its name.
                 let root = unit.root_slot(path);
                 if let (Some(slot), RootView::Var { ident }) = (unit.answer_slot(root), &path.root) {
@@ -394,13 +412,13 @@ impl Unit<'_, '_> {
 /// The type of an expression from the declared slots; `None` while a
 /// variable it copies has no known type yet.
 pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Option<ValueType> {
-    Some(match &expr.kind {
+    Some(match expr.kind() {
         ExprKind::Str { .. } | ExprKind::Text { .. } => ValueType::Str,
         ExprKind::Int { .. } => ValueType::Int,
         ExprKind::Duration { .. } => ValueType::Duration,
         ExprKind::Bool { .. } => ValueType::Bool,
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
-            let path = expr.path()?;
+            let path = expr.path_named(tables.var_name(expr))?;
             let mut ty = match &path.root {
                 RootView::Var { ident } => tables.known_slot_type(ident.name)?,
                 RootView::LastRun { .. } => ValueType::LastRun,
@@ -434,7 +452,7 @@ fn inert(cond: &Cond) -> bool {
         CondKind::Or { operands } | CondKind::And { operands } => operands.iter().all(inert),
         CondKind::Not { operand } => inert(operand),
         CondKind::StrTest { lhs, op, rhs, .. } => {
-            inert_expr(lhs) && inert_expr(rhs) && (*op != StrOp::Matches || rhs.literal().is_some())
+            inert_expr(lhs) && inert_expr(rhs) && (*op != StrOp::Matches || rhs.is_literal())
         }
         CondKind::Compare { lhs, rhs, .. } => inert_expr(lhs) && inert_expr(rhs),
         CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => inert_expr(operand),
@@ -444,7 +462,7 @@ fn inert(cond: &Cond) -> bool {
 
 /// Whether pushing `expr` can neither fail nor reach outside the machine (see [`inert`]).
 fn inert_expr(expr: &Expr) -> bool {
-    match &expr.kind {
+    match expr.kind() {
         ExprKind::Text { .. }
         | ExprKind::Int { .. }
         | ExprKind::Duration { .. }

@@ -81,7 +81,7 @@ impl Unit<'_, '_> {
         if self.estimating {
             return;
         }
-        let value = match value.kind {
+        let value = match value.kind() {
             ExprKind::Int { value } => u64::try_from(value).ok(),
             ExprKind::Duration { millis } => Some(millis),
             _ => None,

@@ -18,7 +18,7 @@ use tisslang::version::LANGUAGE_VERSION;
 use super::UnitCode;
 use crate::check::answers::AnswerTypes;
 use crate::source_file::SourceFile;
-use crate::syntax::ast::{Heredoc, Item, StrLit, StrPart};
+use crate::syntax::ast::{Expr, ExprKind, Heredoc, Item, StrLit, StrPart};
 use crate::syntax::span::Span;
 
 /// The plan's source as lowering holds it: borrowed ([`super::lower`]), or
@@ -202,6 +202,14 @@ impl<'f> Tables<'f> {
         let index = self.string(&shown);
         self.scratch = shown;
         index
+    }
+
+    /// A bare variable's name, read from the source ("" for any other expression).
+    pub(crate) fn var_name(&self, expr: &Expr) -> &str {
+        match expr.kind() {
+            ExprKind::Var => self.file.slice(expr.span()),
+            _ => "",
+        }
     }
 
     /// A string literal's source between its quotes.

@@ -41,7 +41,7 @@ impl Analysis {
         crate::lint::add_warnings(&mut frontend);
         let lines = LineIndex::new(&frontend.file.text);
         let index = Index::build(&frontend.plan, &frontend.file.text);
-        let (variables, answers) = crate::check::variable_types(&frontend.plan);
+        let (variables, answers) = crate::check::variable_types(&frontend.plan, &frontend.file.text);
         let variables = variables.into_iter().map(|(name, ty)| (name.to_string(), ty)).collect();
         let answer_shapes = answers.shapes;
         Analysis { frontend, lines, index, variables, answer_shapes, module: OnceCell::new() }

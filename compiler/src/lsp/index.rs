@@ -67,7 +67,7 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    pub(crate) fn build(plan: &Plan, src: &str) -> Index {
+    pub(crate) fn build<'a>(plan: &'a Plan, src: &'a str) -> Index {
         let mut w = Walker { src, occurrences: Vec::new(), outline: Vec::new() };
         for item in &plan.items {
             match item {
@@ -145,7 +145,7 @@ struct Walker<'s> {
     outline: Vec<Outline>,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     /// A literal's text as the outline shows it: the literal, or its source
     /// when it is interpolated.
     fn name_of(&self, lit: &StrLit) -> String {
@@ -159,7 +159,7 @@ impl Walker<'_> {
         self.occurrences.push(Occurrence { name: name.to_string(), span, kind });
     }
 
-    fn name_literal(&mut self, lit: &StrLit, kind: OccurrenceKind) {
+    fn name_literal(&mut self, lit: &'a StrLit, kind: OccurrenceKind) {
         match lit.as_literal() {
             Some(name) => self.push(name, lit.span, kind),
             None => self.visit_strlit(lit),
@@ -167,14 +167,18 @@ impl Walker<'_> {
     }
 
     /// Walks a block whose outline entries are the children of one entry.
-    fn nested(&mut self, block: &Block) -> Vec<Outline> {
+    fn nested(&mut self, block: &'a Block) -> Vec<Outline> {
         let outer = std::mem::take(&mut self.outline);
         self.visit_block(block);
         std::mem::replace(&mut self.outline, outer)
     }
 }
 
-impl<'a> Visitor<'a> for Walker<'_> {
+impl<'a> Visitor<'a> for Walker<'a> {
+    fn src(&self) -> &'a str {
+        self.src
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match &stmt.kind {
             StmtKind::Step { name, body } => {

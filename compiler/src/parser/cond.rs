@@ -5,9 +5,7 @@ use smallvec::SmallVec;
 use super::{PResult, Parser};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{
-    CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, Ident, Path, PathRoot, StrLit, StrOp,
-};
+use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, FileTest, Ident, Path, PathRoot, StrLit, StrOp};
 use crate::syntax::path_view::last_run_field;
 use crate::syntax::span::Span;
 
@@ -132,7 +130,7 @@ impl Parser<'_> {
             return file;
         }
         let lhs = self.expr("a condition")?;
-        let start = lhs.span;
+        let start = lhs.span();
         let op_tok = self.peek();
         if let Some(op) = self.foreign_operator() {
             let rhs = self.expr("the right side of the comparison")?;
@@ -180,19 +178,10 @@ impl Parser<'_> {
                     }
                     Some(Kw::EXISTS) => {
                         self.bump();
-                        match lhs.kind {
-                            ExprKind::Str { value } => {
-                                return Ok(self.file_exists_without_file(*value, start));
-                            }
-                            ExprKind::Text { text } => {
-                                return Ok(self.file_exists_without_file(
-                                    StrLit::text(crate::syntax::ast::Text::new(text.as_str()), lhs.span),
-                                    start,
-                                ));
-                            }
-                            _ => {}
+                        match lhs.into_string(self.src) {
+                            Ok(lit) => return Ok(self.file_exists_without_file(lit, start)),
+                            Err(lhs) => CondKind::Exists { operand: lhs },
                         }
-                        CondKind::Exists { operand: lhs }
                     }
                     Some(Kw::NOT)
                         if matches!(self.peek_nth_kind(1), TokenKind::Kw(Kw::EXISTS | Kw::IS_EMPTY)) =>
@@ -283,8 +272,8 @@ impl Parser<'_> {
     fn not_after_operand(&mut self, operand: Expr) -> Cond {
         let not = self.bump();
         let test = self.bump();
-        let span = self.since(operand.span);
-        let fix = format!("NOT {} {}", self.text(operand.span), self.text(test.span));
+        let span = self.since(operand.span());
+        let fix = format!("NOT {} {}", self.text(operand.span()), self.text(test.span));
         let kind = if test.kind == TokenKind::Kw(Kw::EXISTS) {
             CondKind::Exists { operand }
         } else {
@@ -336,38 +325,41 @@ impl Parser<'_> {
     /// `expr = string | integer | duration | TRUE | FALSE | (ident | LAST_RUN | COST) { . FIELD }`
     pub(super) fn expr(&mut self, what: &str) -> PResult<Expr> {
         let tok = self.peek();
-        let kind = match tok.kind {
+        match tok.kind {
             TokenKind::Str(i) => {
                 self.bump();
-                self.take_string(i).into_expr_kind()
+                let lit = self.take_string(i);
+                Ok(Expr::string(lit, self.src))
             }
             TokenKind::Int(value) => {
                 self.bump();
-                ExprKind::Int { value }
+                Ok(Expr::int(value, tok.span))
             }
             TokenKind::Duration(millis) => {
                 self.bump();
-                ExprKind::Duration { millis }
+                Ok(Expr::duration(millis, tok.span))
             }
             TokenKind::Kw(Kw::TRUE) => {
                 self.bump();
-                ExprKind::Bool { value: true }
+                Ok(Expr::bool(true, tok.span))
             }
             TokenKind::Kw(Kw::FALSE) => {
                 self.bump();
-                ExprKind::Bool { value: false }
+                Ok(Expr::bool(false, tok.span))
             }
             TokenKind::Kw(Kw::LAST_RUN) => {
                 self.bump();
                 let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
-                match last_run_field(&path) {
-                    Some((field, at)) => ExprKind::LastRun { field, at },
-                    None => ExprKind::Path { path: Box::new(path) },
-                }
+                let span = self.since(tok.span);
+                Ok(match last_run_field(&path) {
+                    Some((field, at)) => Expr::last_run(field, at, span),
+                    None => Expr::of_path(path),
+                })
             }
             TokenKind::Kw(Kw::COST) => {
                 self.bump();
-                ExprKind::Path { path: Box::new(self.path_fields(PathRoot::Cost { span: tok.span })?) }
+                let path = self.path_fields(PathRoot::Cost { span: tok.span })?;
+                Ok(Expr::of_path(path))
             }
             TokenKind::Ident => {
                 self.bump();
@@ -390,21 +382,19 @@ impl Parser<'_> {
                             ),
                         );
                         match kw {
-                            Kw::TRUE => ExprKind::Bool { value: true },
-                            Kw::FALSE => ExprKind::Bool { value: false },
+                            Kw::TRUE => Ok(Expr::bool(true, tok.span)),
+                            Kw::FALSE => Ok(Expr::bool(false, tok.span)),
                             _ => {
                                 let path = self.path_fields(PathRoot::LastRun { span: tok.span })?;
-                                return Ok(Expr {
-                                    kind: ExprKind::Path { path: Box::new(path) },
-                                    span: self.since(tok.span),
-                                });
+                                Ok(Expr::of_path(path))
                             }
                         }
                     }
-                    None if self.peek_kind() != TokenKind::Dot => ExprKind::Var { name: word.into() },
+                    None if self.peek_kind() != TokenKind::Dot => Ok(Expr::var(tok.span)),
                     None => {
                         let ident = Ident { name: word.into(), span: tok.span };
-                        ExprKind::Path { path: Box::new(self.path_fields(PathRoot::Var { ident })?) }
+                        let path = self.path_fields(PathRoot::Var { ident })?;
+                        Ok(Expr::of_path(path))
                     }
                 }
             }
@@ -412,7 +402,7 @@ impl Parser<'_> {
                 kw @ (Kw::STDOUT | Kw::STDERR | Kw::EXIT_CODE | Kw::DURATION | Kw::TIMED_OUT | Kw::COMMAND),
             ) => {
                 self.bump();
-                return Err(self.error(
+                Err(self.error(
                     Diagnostic::error(
                         codes::UNEXPECTED_TOKEN,
                         tok.span,
@@ -423,19 +413,18 @@ impl Parser<'_> {
                         tok.span,
                         format!("LAST_RUN.{}", kw.as_str()),
                     ),
-                ));
+                ))
             }
             TokenKind::Heredoc(_) => {
                 self.bump();
-                return Err(self.error(Diagnostic::error(
+                Err(self.error(Diagnostic::error(
                     codes::UNEXPECTED_TOKEN,
                     tok.span,
                     "a heredoc is only the content of WRITE or APPEND, not a value",
-                )));
+                )))
             }
-            _ => return Err(self.expected(what)),
-        };
-        Ok(Expr { kind, span: self.since(tok.span) })
+            _ => Err(self.expected(what)),
+        }
     }
 
     /// `{ . FIELD }` after a path's root. A field may be any word, keywords included.

@@ -38,8 +38,7 @@ use super::{PResult, Parser, Reported};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{
-    Block, Cond, CondKind, DurationLit, Else, Expr, ExprKind, FileTest, Ident, IfStmt, Path, PathRoot, Stmt,
-    StmtKind,
+    Block, Cond, CondKind, DurationLit, Else, Expr, FileTest, Ident, IfStmt, Path, PathRoot, Stmt, StmtKind,
 };
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, Token, TokenKind};
@@ -278,7 +277,7 @@ impl<'a> Parser<'a> {
                     self.bump();
                 }
                 let needle = self.expr("what the file must contain")?;
-                let text = format!("CONTAINS {}", self.text(needle.span));
+                let text = format!("CONTAINS {}", self.text(needle.span()));
                 (FileTest::Contains { needle }, text)
             }
             Kw::IS_EMPTY => (FileTest::IsEmpty, "IS_EMPTY".to_string()),
@@ -517,7 +516,7 @@ impl<'a> Parser<'a> {
             fields: smallvec::smallvec![stdout],
             span: arrow.span,
         };
-        let value = Expr { kind: ExprKind::Path { path: Box::new(path) }, span: arrow.span };
+        let value = Expr::of_path(path);
         Ok(Stmt { kind: StmtKind::Var { name, value }, span })
     }
 

@@ -139,57 +139,53 @@ fn assert_and_var() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        one("VAR n = 3"),
-        StmtKind::Var { value: Expr { kind: ExprKind::Int { value: 3 }, .. }, .. }
-    ));
-    assert!(matches!(
-        one("VAR t = 5s"),
-        StmtKind::Var { value: Expr { kind: ExprKind::Duration { millis: 5000 }, .. }, .. }
-    ));
-    assert!(matches!(
-        one("VAR b = TRUE"),
-        StmtKind::Var { value: Expr { kind: ExprKind::Bool { value: true }, .. }, .. }
-    ));
-    assert!(matches!(
-        one("VAR c = COST"),
-        StmtKind::Var { value: Expr { kind: ExprKind::Path { .. }, .. }, .. }
-    ));
-}
-
-/// A string literal of an expression is kept inline when it is short text
-/// without interpolation, else boxed; either way it reads as the same
-/// literal and serializes as one.
-#[test]
-fn short_literals_are_inline_and_read_as_the_literal_they_are() {
-    let value = |body: &str| match one(body) {
-        StmtKind::Var { value, .. } => value,
+    let kind = |body: &str| match one(body) {
+        StmtKind::Var { value, .. } => format!("{:?}", value.kind()),
         other => panic!("{other:?}"),
     };
-    let json = |expr: &Expr| serde_json::to_value(expr).unwrap();
-    for (body, text, inline) in [
-        ("VAR a = \"\"", "", true),
-        ("VAR a = \"v\"", "v", true),
-        ("VAR a = \"fourteen bytes\"", "fourteen bytes", true),
-        ("VAR a = \"fifteen bytes!!\"", "fifteen bytes!!", false),
+    assert_eq!(kind("VAR n = 3"), "Int { value: 3 }");
+    assert_eq!(kind("VAR n = 9000000000"), "Int { value: 9000000000 }");
+    assert_eq!(kind("VAR t = 5s"), "Duration { millis: 5000 }");
+    // Beyond 32 bits, each is boxed, and reads the same.
+    assert_eq!(kind("VAR t = 1200h"), "Duration { millis: 4320000000 }");
+    assert_eq!(kind("VAR b = TRUE"), "Bool { value: true }");
+    assert!(kind("VAR c = COST").starts_with("Path {"));
+}
+
+/// A string literal of an expression whose text is its source between the
+/// quotes is kept as its span, whatever its length; one with an escape or
+/// interpolation is boxed. Either way it reads as the same literal and
+/// serializes as one.
+#[test]
+fn plain_literals_are_spans_and_read_as_the_literal_they_are() {
+    for (lit, text, inline) in [
+        ("\"\"", "", true),
+        ("\"v\"", "v", true),
+        ("\"far more than fifteen bytes of text\"", "far more than fifteen bytes of text", true),
+        ("\"thirteen byte\u{e9}\"", "thirteen byte\u{e9}", true),
         // Decoded: the escape is one byte of the text.
-        ("VAR a = \"a\\\"b\"", "a\"b", true),
-        // 13 bytes and a 2-byte character: over the inline limit.
-        ("VAR a = \"thirteen byte\u{e9}\"", "thirteen byte\u{e9}", false),
+        ("\"a\\\"b\"", "a\"b", false),
     ] {
-        let expr = value(body);
-        assert_eq!(expr.literal(), Some(text), "{body}");
-        assert_eq!(matches!(expr.kind, ExprKind::Text { .. }), inline, "{body}: {:?}", expr.kind);
-        let boxed = Expr {
-            kind: ExprKind::Str { value: Box::new(StrLit::text(Text::new(text), expr.span)) },
-            span: expr.span,
-        };
-        assert_eq!(json(&expr), json(&boxed), "{body}");
-        assert_eq!(json(&expr)["kind"], "str", "{body}");
+        let src = format!("TASK \"t\"\nSTEP \"s\" {{\nVAR a = {lit}\n}}\n");
+        let plan = parse_ok(&src);
+        let Some(Item::Step(step)) = plan.items.get(1) else { panic!("a step") };
+        let StmtKind::Var { value: expr, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
+        assert_eq!(expr.literal(&src), Some(text), "{lit}");
+        assert_eq!(matches!(expr.kind(), ExprKind::Text), inline, "{lit}: {:?}", expr.kind());
+        assert!(expr.is_literal(), "{lit}");
+        let json = crate::syntax::expr::with_source(&src, || serde_json::to_value(expr).unwrap());
+        let boxed = StrLit::text(Text::new(text), expr.span());
+        assert_eq!(json["kind"], "str", "{lit}");
+        assert_eq!(json["value"], serde_json::to_value(&boxed).unwrap(), "{lit}");
+        assert_eq!(json["span"], serde_json::to_value(expr.span()).unwrap(), "{lit}");
     }
-    let interpolated = value("VAR a = \"x ${b}\"");
-    assert!(matches!(interpolated.kind, ExprKind::Str { .. }), "{:?}", interpolated.kind);
-    assert_eq!(interpolated.literal(), None);
+    let src = "TASK \"t\"\nSTEP \"s\" {\nVAR a = \"x ${b}\"\n}\n";
+    let plan = parse_ok(src);
+    let Some(Item::Step(step)) = plan.items.get(1) else { panic!("a step") };
+    let StmtKind::Var { value: interpolated, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
+    assert!(matches!(interpolated.kind(), ExprKind::Str { .. }), "{:?}", interpolated.kind());
+    assert_eq!(interpolated.literal(src), None);
+    assert!(!interpolated.is_literal());
 }
 
 #[test]

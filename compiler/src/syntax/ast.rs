@@ -8,12 +8,11 @@ use smallvec::SmallVec;
 use tisslang::cost::Dim;
 use tisslang::version::VersionReq;
 
-use tisslang::types::Field;
-
+pub use crate::syntax::expr::{Expr, ExprKind};
 use crate::syntax::parts::Parts;
 pub use crate::syntax::path_view::{Fields, IdentView, PathView, RootView};
 use crate::syntax::span::Span;
-pub use crate::syntax::text::{ShortText, Text};
+pub use crate::syntax::text::Text;
 
 /// A whole plan: its top-level items in source order (pragmas and `TASK` included).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -277,15 +276,6 @@ impl StrLit {
         StrLit { parts, span }
     }
 
-    /// As an expression: [`ExprKind::Text`] when it is short text without
-    /// interpolation (its span is the expression's), else boxed.
-    pub fn into_expr_kind(self) -> ExprKind {
-        match self.as_literal().and_then(ShortText::new) {
-            Some(text) => ExprKind::Text { text },
-            None => ExprKind::Str { value: Box::new(self) },
-        }
-    }
-
     /// The text if the literal has no interpolation.
     pub fn as_literal(&self) -> Option<&str> {
         match self.parts.as_slice() {
@@ -349,91 +339,6 @@ impl PathRoot {
             PathRoot::LastRun { span } | PathRoot::Cost { span } => *span,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Expr {
-    pub kind: ExprKind,
-    pub span: Span,
-}
-
-/// As `tissc parse --emit ast-json` has always shown it: a bare variable
-/// is a path with no fields, and `LAST_RUN.FIELD` a path with one (the
-/// tree keeps both in their expression, [`ExprKind::Var`] and
-/// [`ExprKind::LastRun`]).
-impl Serialize for Expr {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Flat<'a> {
-            #[serde(flatten)]
-            kind: &'a ExprKind,
-            span: Span,
-        }
-        match (&self.kind, self.path()) {
-            (ExprKind::Var { .. } | ExprKind::LastRun { .. }, Some(path)) => {
-                let kind = ExprKind::Path { path: Box::new(path.to_path()) };
-                Flat { kind: &kind, span: self.span }.serialize(serializer)
-            }
-            (ExprKind::Text { text }, _) => {
-                let kind =
-                    ExprKind::Str { value: Box::new(StrLit::text(Text::new(text.as_str()), self.span)) };
-                Flat { kind: &kind, span: self.span }.serialize(serializer)
-            }
-            (kind, _) => Flat { kind, span: self.span }.serialize(serializer),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ExprKind {
-    /// Boxed, as the path below: a literal is 40 bytes, and every
-    /// expression (two in each comparison) was as large as it. Never a
-    /// short literal without interpolation, which is [`ExprKind::Text`].
-    Str {
-        value: Box<StrLit>,
-    },
-    /// A string literal without interpolation whose text (decoded) is at
-    /// most [`ShortText::MAX`] bytes (`"v"`, `""`): the expression's span
-    /// is the literal's, quotes included. Kept inline, where other
-    /// literals are boxed: the most common operand after a variable (13 a
-    /// step of the conditions shape, a 24-byte box each). Serialized as the
-    /// literal it is ([`Expr`]'s `Serialize`).
-    #[serde(skip)]
-    Text {
-        text: ShortText,
-    },
-    Int {
-        value: i64,
-    },
-    Duration {
-        millis: u64,
-    },
-    Bool {
-        value: bool,
-    },
-    /// A bare variable, `x`: the expression's span is its name's. Kept
-    /// inline, where a path is boxed: the most common operand of a
-    /// condition (14 a step of the conditions shape, 64 bytes each boxed).
-    /// Serialized as the path it is ([`Expr`]'s `Serialize`).
-    #[serde(skip)]
-    Var {
-        name: Text,
-    },
-    /// `LAST_RUN.FIELD` with one of the record's fields, written at `at`:
-    /// kept inline as the bare variable is, where the other paths are
-    /// boxed (two a step of the steps shape, 64 bytes each boxed).
-    #[serde(skip)]
-    LastRun {
-        field: Field,
-        at: u32,
-    },
-    /// Boxed: a path is 64 bytes, the other kinds at most 16. Never a bare
-    /// variable or `LAST_RUN.FIELD` with a known field, which are
-    /// [`ExprKind::Var`] and [`ExprKind::LastRun`].
-    Path {
-        path: Box<Path>,
-    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -551,6 +456,7 @@ impl CmpOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tisslang::types::Field;
 
     /// The tree of a large plan is mostly statements and conditions: their
     /// size is the front end's memory, and the whole tree is alive when
@@ -564,13 +470,16 @@ mod tests {
     /// to 7.2 MB with the last three, to 6.6 MB with a 16-byte [`Text`], and
     /// to 6.4 MB with 16-byte [`StrParts`] and TRY's handler boxed. A bare
     /// variable is no path at all ([`ExprKind::Var`]): 3 MiB off the peak
-    /// of the 54,000-line conditions plan, where it is most operands.
+    /// of the 54,000-line conditions plan, where it is most operands; and
+    /// an expression that keeps its span beside what it holds, reading a
+    /// name and a plain literal from the source ([`Expr`], 16 bytes, every
+    /// `Cond` 48): 1.0 MiB more.
     #[test]
     fn statements_stay_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<Stmt>(), 72);
-        assert_eq!(size_of::<Cond>(), 64);
-        assert_eq!(size_of::<Expr>(), 24);
+        assert_eq!(size_of::<Cond>(), 48);
+        assert_eq!(size_of::<Expr>(), 16);
         assert_eq!(size_of::<Item>(), 72);
         assert_eq!(size_of::<StrLit>(), 24);
         assert_eq!(size_of::<Ident>(), 24);
@@ -592,15 +501,15 @@ mod tests {
             other => panic!("a VAR: {other:?}"),
         };
         let (b, c, d, e) = (value(1), value(3), value(4), value(5));
-        assert!(matches!(&b.kind, ExprKind::Var { name } if &**name == "a"), "{b:?}");
-        assert!(matches!(c.kind, ExprKind::LastRun { field: Field::Stdout, .. }), "{c:?}");
-        assert!(matches!(d.kind, ExprKind::LastRun { field: Field::ExitCode, .. }), "{d:?}");
-        assert!(matches!(e.kind, ExprKind::Path { .. }), "{e:?}");
+        assert!(matches!(b.kind(), ExprKind::Var) && b.name(src) == "a", "{b:?}");
+        assert!(matches!(c.kind(), ExprKind::LastRun { field: Field::Stdout, .. }), "{c:?}");
+        assert!(matches!(d.kind(), ExprKind::LastRun { field: Field::ExitCode, .. }), "{d:?}");
+        assert!(matches!(e.kind(), ExprKind::Path { .. }), "{e:?}");
         let text = |span: Span| &src[span.range()];
-        let path = b.path().expect("a path");
+        let path = b.path(src).expect("a path");
         assert!(matches!(path.root, RootView::Var { ident } if ident.name == "a" && text(ident.span) == "a"));
         assert!(path.fields.is_empty());
-        let path = c.path().expect("a path");
+        let path = c.path(src).expect("a path");
         assert_eq!(text(path.root.span()), "LAST_RUN");
         let field = path.fields.last().expect("a field");
         assert_eq!((field.name, text(field.span)), ("STDOUT", "STDOUT"));
@@ -608,11 +517,12 @@ mod tests {
         assert_eq!(path.fields.len(), 1);
         assert!(path.fields.upto(0).is_empty());
         // As JSON, each is the boxed path the parser made before, field for field.
-        for (expr, boxed) in [(b, b.path().unwrap().to_path()), (c, c.path().unwrap().to_path())] {
-            let boxed = Expr { kind: ExprKind::Path { path: Box::new(boxed) }, span: expr.span };
-            assert_eq!(serde_json::to_value(expr).unwrap(), serde_json::to_value(&boxed).unwrap());
+        let json =
+            |expr: &Expr| crate::syntax::expr::with_source(src, || serde_json::to_value(expr).unwrap());
+        for (expr, boxed) in [(b, b.path(src).unwrap().to_path()), (c, c.path(src).unwrap().to_path())] {
+            assert_eq!(json(expr), json(&Expr::of_path(boxed)));
         }
-        let json = serde_json::to_value(c).unwrap();
+        let json = json(c);
         assert_eq!(json["path"]["root"]["kind"], serde_json::json!("last_run"));
         assert_eq!(json["path"]["fields"][0]["name"], serde_json::json!("STDOUT"));
         assert_eq!(json["path"]["fields"][0]["span"], serde_json::to_value(field.span).unwrap());
@@ -620,17 +530,17 @@ mod tests {
         let (plan, _) = crate::parser::parse("TASK \"t\"\nSTEP \"s\" {\n    VAR x = LAST_RUN.NOPE\n}\n");
         let Item::Step(step) = &plan.items[1] else { panic!("a step") };
         let StmtKind::Var { value, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
-        assert!(matches!(value.kind, ExprKind::Path { .. }), "{value:?}");
+        assert!(matches!(value.kind(), ExprKind::Path { .. }), "{value:?}");
         // Kept inline: exactly the record's own fields, each read back by name.
         for field in Field::ALL {
             let src = format!("TASK \"t\"\nSTEP \"s\" {{\n    VAR x = LAST_RUN.{}\n}}\n", field.name());
             let (plan, _) = crate::parser::parse(&src);
             let Item::Step(step) = &plan.items[1] else { panic!("a step") };
             let StmtKind::Var { value, .. } = &step.body.commands[0].kind else { panic!("a VAR") };
-            let inline = matches!(value.kind, ExprKind::LastRun { field: f, .. } if f == field);
+            let inline = matches!(value.kind(), ExprKind::LastRun { field: f, .. } if f == field);
             let of_the_record = tisslang::types::ValueType::LastRun.field(field).is_some();
             assert_eq!(inline, of_the_record, "{}: {value:?}", field.name());
-            let last = value.path().and_then(|path| path.fields.last()).expect("one field");
+            let last = value.path(&src).and_then(|path| path.fields.last()).expect("one field");
             assert_eq!((last.name, &src[last.span.range()]), (field.name(), field.name()));
         }
     }

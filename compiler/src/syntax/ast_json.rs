@@ -13,12 +13,14 @@ use serde_json::{Map, Value};
 
 use crate::source_file::SourceFile;
 use crate::syntax::ast::Plan;
+use crate::syntax::expr::with_source;
 
 /// The plan's items as a JSON value, spans as line/column objects.
 pub fn to_value(file: &SourceFile, plan: &Plan) -> Value {
     // The AST holds only strings, integers, booleans and enums: serializing it
     // cannot fail, but fall back to an empty list rather than panic.
-    let mut value = serde_json::to_value(&plan.items).unwrap_or(Value::Array(Vec::new()));
+    let items = with_source(&file.text, || serde_json::to_value(&plan.items));
+    let mut value = items.unwrap_or(Value::Array(Vec::new()));
     rewrite_spans(file, &mut value);
     value
 }

@@ -20,19 +20,24 @@ use serde_json::{Error, Value};
 use crate::source_file::SourceFile;
 use crate::syntax::ast::Plan;
 use crate::syntax::ast_json::{is_span_key, key_rank, position, rewrite_spans, write_pretty};
+use crate::syntax::expr::with_source;
 
 /// Writes the plan's items as pretty JSON to `w` (no trailing newline).
 pub fn write(w: &mut dyn Write, file: &SourceFile, plan: &Plan) -> io::Result<()> {
     let mut out = Out { w, spans: Some(file), pretty: true };
-    out.value(&plan.items, 0, None).map_err(io::Error::other)
+    with_source(&file.text, || out.value(&plan.items, 0, None)).map_err(io::Error::other)
 }
 
 /// Writes `node` as compact JSON without its positions (every `span` and
 /// `*_span` field left out): what formatting must keep, compared without
-/// building the tree (`fmt::same_meaning`).
-pub fn write_without_positions<T: Serialize + ?Sized>(w: &mut dyn Write, node: &T) -> io::Result<()> {
+/// building the tree (`fmt::same_meaning`). `src` is the text it was parsed from.
+pub fn write_without_positions<T: Serialize + ?Sized>(
+    w: &mut dyn Write,
+    src: &str,
+    node: &T,
+) -> io::Result<()> {
     let mut out = Out { w, spans: None, pretty: false };
-    out.value(node, 0, None).map_err(io::Error::other)
+    with_source(src, || out.value(node, 0, None)).map_err(io::Error::other)
 }
 
 struct Out<'a> {

@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod ast_json;
 pub mod ast_json_stream;
+pub mod expr;
 pub mod parts;
 pub mod path_view;
 pub mod span;

@@ -2,14 +2,14 @@
 //!
 //! Most paths in a plan are a bare variable (`x`) or one field of
 //! `LAST_RUN` (`LAST_RUN.EXIT_CODE`), and a boxed [`Path`] is 64 bytes on
-//! the heap: the tree keeps those two kinds in their 24-byte expression
-//! instead ([`ExprKind::Var`], [`ExprKind::LastRun`]), and every other path
-//! boxed. The checks, lowering, the linter and the language server read
+//! the heap: the tree keeps those two kinds in their 16-byte expression
+//! instead (`ExprKind::Var`, its name the source at its span, and
+//! `ExprKind::LastRun`), and every other path boxed. The checks, lowering, the linter and the language server read
 //! all of them through the same borrowed view.
 
 use tisslang::types::{Field, ValueType};
 
-use crate::syntax::ast::{Expr, ExprKind, Ident, Path, PathRoot};
+use crate::syntax::ast::{Ident, Path, PathRoot};
 use crate::syntax::span::Span;
 use crate::syntax::text::Text;
 
@@ -187,27 +187,5 @@ impl Path {
             PathRoot::Cost { span } => RootView::Cost { span: *span },
         };
         PathView { root, fields: Fields::Tree(&self.fields), span: self.span }
-    }
-}
-
-impl Expr {
-    /// The path the expression reads, if it is one (however it is held).
-    #[inline(always)]
-    pub fn path(&self) -> Option<PathView<'_>> {
-        match &self.kind {
-            ExprKind::Path { path } => Some(path.view()),
-            ExprKind::Var { name } => Some(PathView::var(name, self.span)),
-            ExprKind::LastRun { field, at } => Some(PathView::last_run(*field, *at, self.span)),
-            _ => None,
-        }
-    }
-
-    /// The text of a string literal without interpolation (however it is held).
-    pub fn literal(&self) -> Option<&str> {
-        match &self.kind {
-            ExprKind::Text { text } => Some(text.as_str()),
-            ExprKind::Str { value } => value.as_literal(),
-            _ => None,
-        }
     }
 }

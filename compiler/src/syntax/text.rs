@@ -176,50 +176,6 @@ impl serde::Serialize for Text {
     }
 }
 
-/// Text of at most [`ShortText::MAX`] bytes in 15 bytes that need no
-/// alignment: where an enum already holds a [`Text`] in another variant
-/// (an expression's variable name), this fits beside that variant's niche,
-/// so the enum stays 16 bytes (`ast::ExprKind::Text`).
-#[derive(Clone, Copy)]
-pub struct ShortText {
-    len: u8,
-    bytes: [u8; ShortText::MAX],
-}
-
-impl ShortText {
-    /// The longest text it holds.
-    pub const MAX: usize = 14;
-
-    /// `text`, if it is short enough.
-    pub fn new(text: &str) -> Option<ShortText> {
-        if text.len() > ShortText::MAX {
-            return None;
-        }
-        let mut bytes = [0; ShortText::MAX];
-        bytes[..text.len()].copy_from_slice(text.as_bytes());
-        Some(ShortText { len: text.len() as u8, bytes })
-    }
-
-    pub fn as_str(&self) -> &str {
-        // SAFETY: `new` copies exactly the bytes of a `&str` into
-        // `bytes[..len]`, and the fields are private and never changed
-        // afterwards, so they are valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(&self.bytes[..usize::from(self.len)]) }
-    }
-}
-
-impl PartialEq for ShortText {
-    fn eq(&self, other: &ShortText) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl fmt::Debug for ShortText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

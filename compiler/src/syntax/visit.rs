@@ -54,6 +54,10 @@ impl Binder<'_> {
 /// A pass over the tree; `'a` is the tree's lifetime, so a pass may keep
 /// what it visits.
 pub(crate) trait Visitor<'a> {
+    /// The text the plan was parsed from: a bare variable's name is read
+    /// from it ([`Expr::path`]).
+    fn src(&self) -> &'a str;
+
     fn visit_item(&mut self, item: &'a Item) {
         walk_item(self, item);
     }
@@ -305,12 +309,12 @@ pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) 
 }
 
 pub(crate) fn walk_expr<'a, V: Visitor<'a> + ?Sized>(v: &mut V, expr: &'a Expr) {
-    match &expr.kind {
+    match expr.kind() {
         ExprKind::Str { value } => v.visit_strlit(value),
         // No interpolation: nothing inside to visit.
         ExprKind::Text { .. } => {}
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
-            if let Some(path) = expr.path() {
+            if let Some(path) = expr.path(v.src()) {
                 v.visit_path(path)
             }
         }
@@ -329,18 +333,22 @@ pub(crate) fn walk_strlit<'a, V: Visitor<'a> + ?Sized>(v: &mut V, lit: &'a StrLi
 /// Hands `f` every path a node reads in its own parts: for a statement or
 /// an item, not in the blocks it holds (for an IF, the conditions of its
 /// whole ELSE IF chain). `reads(f).visit_stmt(stmt)`.
-pub(crate) struct Reads<F>(F);
+pub(crate) struct Reads<'a, F>(&'a str, F);
 
-/// A [`Reads`] calling `f`.
-pub(crate) fn reads<'a, F: FnMut(PathView<'a>)>(f: F) -> Reads<F> {
-    Reads(f)
+/// A [`Reads`] calling `f`, on a tree parsed from `src`.
+pub(crate) fn reads<'a, F: FnMut(PathView<'a>)>(src: &'a str, f: F) -> Reads<'a, F> {
+    Reads(src, f)
 }
 
-impl<'a, F: FnMut(PathView<'a>)> Visitor<'a> for Reads<F> {
+impl<'a, F: FnMut(PathView<'a>)> Visitor<'a> for Reads<'a, F> {
+    fn src(&self) -> &'a str {
+        self.0
+    }
+
     fn visit_block(&mut self, _block: &'a Block) {}
 
     fn visit_path(&mut self, path: PathView<'a>) {
-        (self.0)(path);
+        (self.1)(path);
     }
 }
 
@@ -425,38 +433,41 @@ mod tests {
     use super::*;
 
     /// What a walk met, in order.
-    #[derive(Default)]
-    struct Log(Vec<String>);
+    struct Log<'a>(&'a str, Vec<String>);
 
-    impl<'a> Visitor<'a> for Log {
+    impl<'a> Visitor<'a> for Log<'a> {
+        fn src(&self) -> &'a str {
+            self.0
+        }
+
         fn visit_typedef(&mut self, def: &'a TypeDef) {
-            self.0.push(format!("typedef {}", def.name.name));
+            self.1.push(format!("typedef {}", def.name.name));
             walk_typedef(self, def);
         }
 
         fn visit_type(&mut self, ty: &'a TypeExpr) {
             let kind = serde_json::to_value(ty).unwrap()["kind"].as_str().unwrap().to_string();
-            self.0.push(format!("type {kind}"));
+            self.1.push(format!("type {kind}"));
             walk_type(self, ty);
         }
 
         fn visit_field(&mut self, field: &'a FieldDecl) {
-            self.0.push(format!("field {}", field.name.name));
+            self.1.push(format!("field {}", field.name.name));
             walk_field(self, field);
         }
 
         fn visit_type_name(&mut self, ident: &'a Ident) {
-            self.0.push(format!("type name {}", ident.name));
+            self.1.push(format!("type name {}", ident.name));
         }
 
         fn visit_path(&mut self, path: PathView<'a>) {
             if let crate::syntax::ast::RootView::Var { ident } = &path.root {
-                self.0.push(format!("path {}", ident.name));
+                self.1.push(format!("path {}", ident.name));
             }
         }
 
         fn visit_bind(&mut self, ident: &'a Ident, binder: Binder<'a>) {
-            self.0.push(format!("bind {} ({})", ident.name, binder.statement()));
+            self.1.push(format!("bind {} ({})", ident.name, binder.statement()));
         }
     }
 
@@ -466,10 +477,10 @@ mod tests {
                    STEP \"s\" {\n    PROMPT_AGENT \"q\" INTO r AS LIST OF R\n    IF r.b EXISTS { }\n}\n";
         let (plan, diagnostics) = crate::parser::parse(src);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let mut log = Log::default();
+        let mut log = Log(src, Vec::new());
         walk_plan(&mut log, &plan);
         assert_eq!(
-            log.0,
+            log.1,
             [
                 "typedef R",
                 "type record",

@@ -40,7 +40,7 @@ fn formatted(name: &str, text: &str) -> String {
 fn ast_without_positions(text: &str) -> Value {
     let (plan, diagnostics) = tiss_compiler::parser::parse(text);
     assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
-    same_meaning::without_positions(&plan.items)
+    same_meaning::without_positions(text, &plan.items)
 }
 
 /// The module as JSON without what positions decide: line and column

@@ -28,7 +28,7 @@ pub(crate) fn shape_of(
     types: &VarTypes,
     expr: &Expr,
 ) -> Option<u32> {
-    let path = expr.path()?;
+    let path = expr.path(syms.src)?;
     shape_upto(answers, syms, types, path, path.fields.len())
 }
 

@@ -67,17 +67,17 @@ fn key(path: PathView<'_>, upto: usize) -> Option<String> {
 }
 
 /// The facts a condition makes true when it holds.
-fn facts_of(cond: &Cond, out: &mut Vec<String>) {
+fn facts_of(cond: &Cond, src: &str, out: &mut Vec<String>) {
     match &cond.kind {
         CondKind::Exists { operand } => {
-            if let Some(path) = operand.path()
+            if let Some(path) = operand.path(src)
                 && !path.fields.is_empty()
                 && let Some(k) = key(path, path.fields.len() - 1)
             {
                 out.push(k);
             }
         }
-        CondKind::And { operands } => operands.iter().for_each(|c| facts_of(c, out)),
+        CondKind::And { operands } => operands.iter().for_each(|c| facts_of(c, src, out)),
         _ => {}
     }
 }
@@ -100,7 +100,7 @@ impl Presence<'_, '_, '_> {
 
     fn assume(&mut self, cond: &Cond) {
         let mut new = Vec::new();
-        facts_of(cond, &mut new);
+        facts_of(cond, self.syms.src, &mut new);
         self.facts.extend(new.into_iter().map(|k| (k, true)));
     }
 
@@ -178,7 +178,11 @@ impl Presence<'_, '_, '_> {
     }
 }
 
-impl<'t> Visitor<'t> for Presence<'_, '_, '_> {
+impl<'t> Visitor<'t> for Presence<'t, '_, '_> {
+    fn src(&self) -> &'t str {
+        self.syms.src
+    }
+
     fn visit_stmt(&mut self, stmt: &'t Stmt) {
         match &stmt.kind {
             StmtKind::Assert { condition, message } => {
@@ -239,7 +243,7 @@ impl<'t> Visitor<'t> for Presence<'_, '_, '_> {
                 }
                 self.facts.truncate(mark);
             }
-            CondKind::Exists { operand } => match operand.path() {
+            CondKind::Exists { operand } => match operand.path(self.syms.src) {
                 Some(path) => self.read(path, true),
                 None => self.visit_expr(operand),
             },

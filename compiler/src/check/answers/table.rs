@@ -150,6 +150,11 @@ struct Prompts<'b, 'p, 'c, 's> {
 }
 
 impl<'p> Visitor<'p> for Prompts<'_, 'p, '_, '_> {
+    /// Expressions are not walked ([`Visitor::visit_expr`]): no name is read.
+    fn src(&self) -> &'p str {
+        ""
+    }
+
     fn visit_stmt(&mut self, stmt: &'p Stmt) {
         if let StmtKind::PromptAgent { into: Some(into), .. } = &stmt.kind
             && let Some(ty) = &into.ty

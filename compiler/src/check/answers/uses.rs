@@ -17,18 +17,20 @@ use crate::syntax::ast::{Cond, Expr};
 /// `value` compared with (or looked for in a list of) enum `shape`: a
 /// literal must be one of its literals.
 pub(crate) fn enum_literal(cx: &mut Ctx<'_>, answers: &AnswerTypes, shape: u32, value: &Expr) {
-    let (Some(Shape::Enum(names)), Some(text)) = (answers.shapes.get(shape), value.literal()) else { return };
+    let (Some(Shape::Enum(names)), Some(text)) = (answers.shapes.get(shape), value.literal(cx.src)) else {
+        return;
+    };
     if names.iter().any(|n| **n == *text) {
         return;
     }
     let listed: Vec<String> = names.iter().map(|n| quote(n)).collect();
     let mut d = Diagnostic::error(
         codes::NOT_IN_ENUM,
-        value.span,
+        value.span(),
         format!("{} is not one of the values this can hold: {}", quote(text), listed.join(", ")),
     );
     if let Some(best) = suggest::closest(text, names.iter().map(|n| &**n)) {
-        d = d.with_suggestion("the nearest of them", value.span, quote(best));
+        d = d.with_suggestion("the nearest of them", value.span(), quote(best));
     } else {
         d = d.with_note("the comparison could never be true; compare with one of the listed values");
     }
@@ -44,12 +46,12 @@ pub(crate) fn compared(
     sides: [(&Expr, Option<Ty>); 2],
 ) -> bool {
     for (side, ty) in sides {
-        if let (Some(Ty::Answer(shape)), Some(path)) = (ty, side.path()) {
+        if let (Some(Ty::Answer(shape)), Some(path)) = (ty, side.path(cx.src)) {
             let text = path_text(path, path.fields.len());
             cx.emit(
                 Diagnostic::error(
                     codes::TYPE_MISMATCH,
-                    side.span,
+                    side.span(),
                     format!("`{text}` is {}: comparisons take single values", answers.shapes.describe(shape)),
                 )
                 .with_label(cond.span, "in this comparison")
@@ -74,11 +76,11 @@ pub(crate) fn list_contains(
     let item_ty = crate::check::types::shape_ty(&answers.shapes, items);
     match value_ty {
         Some(ty) if ty != item_ty || matches!(ty, Ty::Answer(_)) => {
-            let text = list.path().map(|path| path_text(path, path.fields.len())).unwrap_or_default();
+            let text = list.path(cx.src).map(|path| path_text(path, path.fields.len())).unwrap_or_default();
             cx.emit(
                 Diagnostic::error(
                     codes::TYPE_MISMATCH,
-                    value.span,
+                    value.span(),
                     format!(
                         "`{text}` is {}, so what CONTAINS looks for must be {}, not {}",
                         answers.shapes.describe(list_shape.unwrap_or(items)),
@@ -86,7 +88,7 @@ pub(crate) fn list_contains(
                         ty.describe()
                     ),
                 )
-                .with_label(list.span, "this list"),
+                .with_label(list.span(), "this list"),
             );
         }
         _ => enum_literal(cx, answers, items, value),
@@ -97,7 +99,7 @@ pub(crate) fn list_contains(
 /// `expr EXISTS` (not `FILE … EXISTS`): `expr` must be an optional field of
 /// a typed record.
 pub(crate) fn exists(cx: &mut Ctx<'_>, answers: &AnswerTypes, operand: &Expr, record: Option<u32>) {
-    let Some(path) = operand.path() else {
+    let Some(path) = operand.path(cx.src) else {
         return not_optional(cx, operand, None);
     };
     let Some(last) = path.fields.last() else { return not_optional(cx, operand, Some(path)) };
@@ -108,7 +110,7 @@ pub(crate) fn exists(cx: &mut Ctx<'_>, answers: &AnswerTypes, operand: &Expr, re
             cx.emit(
                 Diagnostic::error(
                     codes::EXISTS_OF_REQUIRED,
-                    operand.span,
+                    operand.span(),
                     format!("`{text}` is a required field: it is always present, so `EXISTS` is always true"),
                 )
                 .with_note(format!(
@@ -128,7 +130,7 @@ fn not_optional(cx: &mut Ctx<'_>, operand: &Expr, path: Option<PathView<'_>>) {
     cx.emit(
         Diagnostic::error(
             codes::EXISTS_OF_REQUIRED,
-            operand.span,
+            operand.span(),
             format!("`{text} EXISTS` tests an optional field of a typed answer, and `{text}` is not one"),
         )
         .with_note("for a file, write `FILE \"path\" EXISTS`"),

@@ -59,13 +59,13 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
         BindSource::Fixed(ty) => return Some(*ty),
         BindSource::Expr(expr) => expr,
     };
-    match &expr.kind {
+    match expr.kind() {
         ExprKind::Str { .. } | ExprKind::Text { .. } => Some(Ty::Str),
         ExprKind::Int { .. } => Some(Ty::Int),
         ExprKind::Duration { .. } => Some(Ty::Duration),
         ExprKind::Bool { .. } => Some(Ty::Bool),
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
-            let path = expr.path()?;
+            let path = expr.path(syms.src)?;
             let root = match &path.root {
                 RootView::Var { ident } => types[syms.var(ident.name)? as usize]?,
                 RootView::LastRun { .. } => Ty::Record(Rec::LastRun),
@@ -79,7 +79,7 @@ fn binding_ty(syms: &Symbols<'_>, shapes: &Shapes, types: &VarTypes, source: &Bi
 /// The variable a binding copies its type from (`VAR y = x.FIELD` → x).
 fn depends_on(syms: &Symbols<'_>, source: &BindSource<'_>) -> Option<u32> {
     match source {
-        BindSource::Expr(expr) => match expr.path()?.root {
+        BindSource::Expr(expr) => match expr.path(syms.src)?.root {
             RootView::Var { ident } => syms.var(ident.name),
             _ => None,
         },

@@ -22,11 +22,11 @@ use crate::check::literals::{as_literal_of, quote, split_duration};
 /// ENV values and WRITE/APPEND FROM take one value, not a record. `what`
 /// (here and below) is formatted only if there is something to report.
 pub(crate) fn scalar(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
-    if let (Some(Ty::Record(rec)), Some(path)) = (ty, expr.path()) {
+    if let (Some(Ty::Record(rec)), Some(path)) = (ty, expr.path(cx.src)) {
         let text = path_text(path, path.fields.len());
         let d = Diagnostic::error(
             codes::RECORD_AS_VALUE,
-            expr.span,
+            expr.span(),
             format!("{what} must be a single value, but `{text}` is {}", rec.describe()),
         );
         cx.emit(with_fields(d, path, rec, None));
@@ -49,13 +49,13 @@ pub(crate) fn interpolated(cx: &mut Ctx<'_>, path: PathView<'_>, ty: Option<Ty>)
 /// The operands of CONTAINS, STARTS_WITH, ENDS_WITH, MATCHES, IS_EMPTY and
 /// FILE ... CONTAINS are strings.
 pub(crate) fn string_operand(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what: fmt::Arguments<'_>) {
-    match (ty, expr.path()) {
+    match (ty, expr.path(cx.src)) {
         (None | Some(Ty::Str), _) => {}
         (Some(Ty::Record(rec)), Some(path)) => {
             let text = path_text(path, path.fields.len());
             let d = Diagnostic::error(
                 codes::RECORD_AS_VALUE,
-                expr.span,
+                expr.span(),
                 format!("{what} needs a string, but `{text}` is {}", rec.describe()),
             );
             cx.emit(with_fields(d, path, rec, Some(Ty::Str)));
@@ -64,12 +64,12 @@ pub(crate) fn string_operand(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>, what
             let text = expr_text(cx, expr);
             let mut d = Diagnostic::error(
                 codes::TYPE_MISMATCH,
-                expr.span,
+                expr.span(),
                 format!("{what} needs a string, but `{text}` is {}", ty.describe()),
             );
             if is_scalar_literal(expr) {
                 let quoted = quote(&text);
-                d = d.with_suggestion("write it as a string", expr.span, quoted);
+                d = d.with_suggestion("write it as a string", expr.span(), quoted);
             }
             cx.emit(d);
         }
@@ -83,10 +83,10 @@ pub(crate) fn boolean(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>) {
         Some(ty) => ty,
     };
     let text = expr_text(cx, expr);
-    if let (Ty::Record(rec), Some(path)) = (ty, expr.path()) {
+    if let (Ty::Record(rec), Some(path)) = (ty, expr.path(cx.src)) {
         let d = Diagnostic::error(
             codes::RECORD_AS_VALUE,
-            expr.span,
+            expr.span(),
             format!("a condition must be a boolean, but `{text}` is {}", rec.describe()),
         );
         cx.emit(with_fields(d, path, rec, Some(Ty::Bool)));
@@ -94,11 +94,11 @@ pub(crate) fn boolean(cx: &mut Ctx<'_>, expr: &Expr, ty: Option<Ty>) {
     }
     let mut d = Diagnostic::error(
         codes::NOT_A_BOOLEAN,
-        expr.span,
+        expr.span(),
         format!("a condition must be a boolean, but `{text}` is {}", ty.describe()),
     );
-    if let Some(fix) = expr.literal().and_then(|t| as_literal_of(t, Ty::Bool)) {
-        d = d.with_suggestion("write the boolean", expr.span, fix);
+    if let Some(fix) = expr.literal(cx.src).and_then(|t| as_literal_of(t, Ty::Bool)) {
+        d = d.with_suggestion("write the boolean", expr.span(), fix);
     } else {
         d = d.with_note(format!("compare it with something, e.g. `{text} == ...`"));
     }
@@ -123,19 +123,19 @@ pub(crate) fn compare(
     if let Some((cost, other)) = bare {
         match other {
             None | Some(Ty::Duration) => {}
-            Some(other) => ambiguous_cost(cx, cond, cost.span, other),
+            Some(other) => ambiguous_cost(cx, cond, cost.span(), other),
         }
         return;
     }
 
     let mut records = false;
     for (side, ty, other) in [(lhs, lty, rty), (rhs, rty, lty)] {
-        if let (Some(Ty::Record(rec)), Some(path)) = (ty, side.path()) {
+        if let (Some(Ty::Record(rec)), Some(path)) = (ty, side.path(cx.src)) {
             records = true;
             let text = path_text(path, path.fields.len());
             let d = Diagnostic::error(
                 codes::RECORD_AS_VALUE,
-                side.span,
+                side.span(),
                 format!("`{}` compares single values, but `{text}` is {}", op.symbol(), rec.describe()),
             );
             let want = other.filter(|t| t.record().is_none());
@@ -171,7 +171,7 @@ fn mismatch(cx: &mut Ctx<'_>, cond: &Cond, (lhs, l): (&Expr, Ty), op: CmpOp, (rh
     };
     let mut d = Diagnostic::error(
         codes::TYPE_MISMATCH,
-        wrong.map_or(cond.span, |e| e.span),
+        wrong.map_or(cond.span, |e| e.span()),
         format!(
             "`{}` compares {} with {}; both sides must have the same type",
             op.symbol(),
@@ -179,19 +179,19 @@ fn mismatch(cx: &mut Ctx<'_>, cond: &Cond, (lhs, l): (&Expr, Ty), op: CmpOp, (rh
             r.describe()
         ),
     )
-    .with_label(lhs.span, l.describe())
-    .with_label(rhs.span, r.describe());
+    .with_label(lhs.span(), l.describe())
+    .with_label(rhs.span(), r.describe());
     if let Some(wrong) = wrong {
-        let fix = match &wrong.kind {
+        let fix = match wrong.kind() {
             ExprKind::Str { .. } | ExprKind::Text { .. } => {
-                wrong.literal().and_then(|t| as_literal_of(t, expected))
+                wrong.literal(cx.src).and_then(|t| as_literal_of(t, expected))
             }
             _ if expected == Ty::Str => Some(quote(&expr_text(cx, wrong))),
             _ => None,
         };
         if let Some(fix) = fix {
             let message = format!("write it as {}", expected.describe());
-            d = d.with_suggestion(message, wrong.span, fix);
+            d = d.with_suggestion(message, wrong.span(), fix);
         }
     }
     cx.emit(d);
@@ -255,16 +255,16 @@ fn ambiguous_cost(cx: &mut Ctx<'_>, cond: &Cond, cost: Span, other: Ty) {
 pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
     let dim = budget.dim;
     let value = &budget.value;
-    if cx.is_rejected_number(value.span) {
+    if cx.is_rejected_number(value.span()) {
         return;
     }
     let (want, wanted) = match dim.unit() {
         DimUnit::Time => (Ty::Duration, "a duration such as `30s` or `5m`"),
         DimUnit::Count => (Ty::Int, "a non-negative integer"),
     };
-    let found = match (&value.kind, want) {
+    let found = match (value.kind(), want) {
         (ExprKind::Duration { .. }, Ty::Duration) => return,
-        (ExprKind::Int { value: v }, Ty::Int) if *v >= 0 => return,
+        (ExprKind::Int { value: v }, Ty::Int) if v >= 0 => return,
         (ExprKind::Int { .. }, Ty::Int) => "a negative integer".to_string(),
         (ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. }, _) => match ty {
             Some(t) => format!("a variable ({}); budgets take a literal", t.describe()),
@@ -274,19 +274,19 @@ pub(crate) fn budget(cx: &mut Ctx<'_>, budget: &Budget, ty: Option<Ty>) {
     };
     let mut d = Diagnostic::error(
         codes::BUDGET_VALUE_TYPE,
-        value.span,
+        value.span(),
         format!("`SET_BUDGET {}` takes {wanted}, but this is {found}", dim.name()),
     );
-    let fix = match &value.kind {
+    let fix = match value.kind() {
         ExprKind::Str { .. } | ExprKind::Text { .. } => {
-            value.literal().and_then(|t| as_literal_of(t, want)).filter(|f| !f.starts_with('-'))
+            value.literal(cx.src).and_then(|t| as_literal_of(t, want)).filter(|f| !f.starts_with('-'))
         }
-        ExprKind::Duration { .. } => split_duration(cx.text(value.span)).map(|(n, _)| n.to_string()),
+        ExprKind::Duration { .. } => split_duration(cx.text(value.span())).map(|(n, _)| n.to_string()),
         _ => None,
     };
     if let Some(fix) = fix {
-        d = d.with_suggestion(format!("write it as {}", want.describe()), value.span, fix);
-    } else if let ExprKind::Int { value: v } = value.kind
+        d = d.with_suggestion(format!("write it as {}", want.describe()), value.span(), fix);
+    } else if let ExprKind::Int { value: v } = value.kind()
         && want == Ty::Duration
     {
         // Seconds or minutes? Not ours to guess.
@@ -314,11 +314,11 @@ fn with_fields(mut d: Diagnostic, path: PathView<'_>, rec: Rec, want: Option<Ty>
 }
 
 fn is_bare_cost(expr: &Expr) -> bool {
-    matches!(&expr.kind, ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty())
+    matches!(expr.kind(), ExprKind::Path { path } if matches!(path.root, PathRoot::Cost { .. }) && path.fields.is_empty())
 }
 
 fn is_literal(expr: &Expr) -> bool {
-    match &expr.kind {
+    match expr.kind() {
         ExprKind::Str { value } => value.as_literal().is_some(),
         ExprKind::Text { .. } => true,
         ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => false,
@@ -327,15 +327,15 @@ fn is_literal(expr: &Expr) -> bool {
 }
 
 fn is_scalar_literal(expr: &Expr) -> bool {
-    matches!(expr.kind, ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. })
+    matches!(expr.kind(), ExprKind::Int { .. } | ExprKind::Duration { .. } | ExprKind::Bool { .. })
 }
 
 /// How the expression is written, for messages.
 fn expr_text(cx: &Ctx<'_>, expr: &Expr) -> String {
-    match cx.text(expr.span) {
-        "" => match &expr.kind {
+    match cx.text(expr.span()) {
+        "" => match expr.kind() {
             ExprKind::Path { .. } | ExprKind::Var { .. } | ExprKind::LastRun { .. } => {
-                expr.path().map(|path| path_text(path, path.fields.len())).unwrap_or_default()
+                expr.path(cx.src).map(|path| path_text(path, path.fields.len())).unwrap_or_default()
             }
             ExprKind::Int { value } => value.to_string(),
             ExprKind::Bool { value: true } => "TRUE".to_string(),
