@@ -39,25 +39,37 @@ for plan in one run; do
     record tissvm run "$work/$plan.tbc" --workdir "$work/ws"
 done
 
-# list BINARY OUT: the functions the binary's recorded runs ran, into OUT.
+# normal: the names read on stdin that the linker script can match (a symbol's
+# name up to the hash Rust appends), each once.
+normal() {
+    grep -E '^(_ZN|_R|_?mi_|main$)' \
+        | sed -E "s/'[0-9]+$//; s/\.[0-9]+$//; s/^(_ZN.*17h)[0-9a-f]{16}E$/\1/" \
+        | LC_ALL=C sort -u
+}
+
+# list BINARY OUT: the functions the binary's recorded runs ran, into OUT, those
+# more runs ran first (then by name): the code every compile runs lies together
+# at the front, what one shape or command runs after it, so each run touches
+# fewer of the 64 KiB chunks the kernel maps around a page it needs.
 list() {
     local binary=$1 out=$2 tmp=$work/list
+    # What runs on the CPU's SHA and carry-less multiply instructions, which
+    # valgrind's CPU lacks: hashes, the container's CRC, run by every run.
+    nm "target/release/$binary" | awk '{ print $3 }' | grep -E 'sha2.*sha256.*x86|crc32fast.*specialized' \
+        | normal > "$work/native" || true
     {
-        echo "# The functions \`$binary\` runs (benches/hot_text.sh made this list; run it"
-        echo "# again after large changes). compiler/build.rs has the linker put them first."
+        echo "# The functions \`$binary\` runs, those more of the recorded runs ran first"
+        echo "# (benches/hot_text.sh made this list; run it again after large changes)."
+        echo "# compiler/build.rs has the linker put them first, in this order."
         {
             for f in "$work"/cg."$binary".*; do
                 # mimalloc's internal functions and main come without their object.
                 callgrind_annotate --threshold=100 "$f" \
                     | grep -E "target/release/$binary\\]|:(_mi_|main ).*\\[\\?\\?\\?\\]" \
-                    | sed -E 's/.*:([^ ]+) \[.*/\1/'
+                    | sed -E 's/.*:([^ ]+) \[.*/\1/' | normal
+                cat "$work/native"
             done
-            # What runs on the CPU's SHA and carry-less multiply instructions,
-            # which valgrind's CPU lacks: hashes, the container's CRC.
-            nm "target/release/$binary" | awk '{ print $3 }' | grep -E 'sha2.*sha256.*x86|crc32fast.*specialized' || true
-        } | grep -E '^(_ZN|_R|_?mi_|main$)' \
-            | sed -E "s/'[0-9]+$//; s/\.[0-9]+$//; s/^(_ZN.*17h)[0-9a-f]{16}E$/\1/" \
-            | LC_ALL=C sort -u
+        } | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2,2 | awk '{ print $2 }'
     } > "$tmp"
     local count
     count=$(grep -vc '^#' "$tmp")

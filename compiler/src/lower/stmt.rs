@@ -53,7 +53,7 @@ impl Unit<'_, '_> {
             }
             StmtKind::Run { command, dir, timeout } => {
                 // Recorded first: the command's template shares its text.
-                self.record_command(command, dir.as_deref(), timeout.map(|t| t.millis), stmt.span);
+                self.record_command(command, dir.as_deref(), timeout.as_ref().map(|t| t.millis), stmt.span);
                 self.string(command, true);
                 let mut flags = 0;
                 if let Some(dir) = dir {
@@ -67,7 +67,7 @@ impl Unit<'_, '_> {
                     flags |= run_flags::TIMEOUT;
                 }
                 self.emit(Instr::Run { flags });
-                path_cost::add_run_time(&mut self.acc, timeout.map(|t| t.millis));
+                path_cost::add_run_time(&mut self.acc, timeout.as_ref().map(|t| t.millis));
             }
             StmtKind::Env { name, value } => {
                 self.expr(value);

@@ -336,7 +336,7 @@ impl<'a> Parser<'a> {
         }
         self.braceless_depth -= 1;
         self.depth -= 1;
-        let commands = self.stmts.split_off(mark);
+        let commands = self.stmts.split_off(mark).into_boxed_slice();
         Ok(Block { commands, span: self.since(start) })
     }
 

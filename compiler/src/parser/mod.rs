@@ -354,7 +354,7 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        let commands = self.stmts.split_off(mark);
+        let commands = self.stmts.split_off(mark).into_boxed_slice();
         self.depth -= 1;
         if !closed {
             let eof = self.peek().span;

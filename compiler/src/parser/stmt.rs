@@ -141,7 +141,7 @@ impl Parser<'_> {
                     }
                     None => None,
                 };
-                StmtKind::PromptAgent { query, with, into }
+                StmtKind::PromptAgent { query, with: with.into_boxed_slice(), into }
             }
             Kw::PAUSE => StmtKind::Pause { message: self.string("the message for the human, a string")? },
             Kw::REQUEST_REVIEW => {
@@ -324,7 +324,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        Ok((StmtKind::Run { command, dir, timeout }, bound))
+        Ok((StmtKind::Run { command, dir, timeout: timeout.map(Box::new) }, bound))
     }
 
     fn duplicate_option(&mut self, name: &str) -> Reported {
