@@ -99,7 +99,7 @@ impl<'a> Visitor<'a> for Found {
 
     fn visit_cond(&mut self, cond: &'a Cond) {
         if let CondKind::Exists { .. } = cond.kind {
-            self.uses.push((cond.span, "`EXISTS` on a field"));
+            self.uses.push((cond.span(), "`EXISTS` on a field"));
         }
         visit::walk_cond(self, cond);
     }

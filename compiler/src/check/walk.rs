@@ -125,20 +125,20 @@ impl<'a> Walker<'a, '_, '_> {
 
     fn cond(&mut self, cond: &'a Cond) {
         match &cond.kind {
-            CondKind::Or { operands } | CondKind::And { operands } => {
+            CondKind::Or { operands, .. } | CondKind::And { operands, .. } => {
                 for c in operands {
                     self.cond(c);
                 }
             }
-            CondKind::Not { operand } => self.cond(operand),
-            CondKind::File { path, test } => {
+            CondKind::Not { operand, .. } => self.cond(operand),
+            CondKind::File { path, test, .. } => {
                 self.path_lit(path, PathUse::File);
                 if let FileTest::Contains { needle } = test {
                     let ty = self.expr(needle);
                     values::string_operand(self.cx, needle, ty, format_args!("`FILE ... CONTAINS`"));
                 }
             }
-            CondKind::IsEmpty { operand } => {
+            CondKind::IsEmpty { operand, .. } => {
                 let ty = self.expr(operand);
                 let list = answers::shape_of(self.answers, self.syms, self.types, operand)
                     .is_some_and(|s| matches!(self.answers.shapes.get(s), Some(Shape::List(_))));
@@ -146,7 +146,7 @@ impl<'a> Walker<'a, '_, '_> {
                     values::string_operand(self.cx, operand, ty, format_args!("`IS_EMPTY`"));
                 }
             }
-            CondKind::Exists { operand } => {
+            CondKind::Exists { operand, .. } => {
                 self.expr(operand);
                 let record = match operand.path(self.syms.src) {
                     Some(path) if !path.fields.is_empty() => {
@@ -189,7 +189,7 @@ impl<'a> Walker<'a, '_, '_> {
                     self.regexes.check(self.cx, pattern, rhs.span());
                 }
             }
-            CondKind::Compare { lhs, op, rhs } => {
+            CondKind::Compare { lhs, op, rhs, .. } => {
                 // `answer == yes`: one error for the unquoted word, not a type error too.
                 if dialect::is_unbound_word(self.syms, lhs) {
                     let rty = self.expr(rhs);
@@ -212,7 +212,7 @@ impl<'a> Walker<'a, '_, '_> {
                 }
                 values::compare(self.cx, cond, (lhs, lty), *op, (rhs, rty));
             }
-            CondKind::Expr { expr } => {
+            CondKind::Expr { expr, .. } => {
                 let ty = self.expr(expr);
                 values::boolean(self.cx, expr, ty);
             }

@@ -20,14 +20,18 @@ pub(super) fn check(cx: &mut Lint<'_>) {
                 if let Some(value) = constant(condition, src) {
                     // An ASSERT that always holds is pointed at whole: the
                     // suggestion removes it.
-                    found.push(if value { (stmt.span, value, true) } else { (condition.span, value, false) });
+                    found.push(if value {
+                        (stmt.span, value, true)
+                    } else {
+                        (condition.span(), value, false)
+                    });
                 }
             }
             StmtKind::If(first) => {
                 let mut at = &**first;
                 loop {
                     if let Some(value) = constant(&at.condition, src) {
-                        found.push((at.condition.span, value, false));
+                        found.push((at.condition.span(), value, false));
                     }
                     match &at.else_branch {
                         Some(Else::If { stmt, .. }) => at = stmt,
@@ -55,12 +59,12 @@ pub(super) fn check(cx: &mut Lint<'_>) {
 /// The value of a condition that does not depend on the run, if it has one.
 fn constant(cond: &Cond, src: &str) -> Option<bool> {
     match &cond.kind {
-        CondKind::Expr { expr } => match expr.kind() {
+        CondKind::Expr { expr, .. } => match expr.kind() {
             ExprKind::Bool { value } => Some(value),
             _ => None,
         },
-        CondKind::Not { operand } => constant(operand, src).map(|v| !v),
-        CondKind::And { operands } => {
+        CondKind::Not { operand, .. } => constant(operand, src).map(|v| !v),
+        CondKind::And { operands, .. } => {
             let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, src)).collect();
             if values.contains(&Some(false)) {
                 Some(false)
@@ -70,7 +74,7 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
                 None
             }
         }
-        CondKind::Or { operands } => {
+        CondKind::Or { operands, .. } => {
             let values: Vec<Option<bool>> = operands.iter().map(|c| constant(c, src)).collect();
             if values.contains(&Some(true)) {
                 Some(true)
@@ -80,8 +84,8 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
                 None
             }
         }
-        CondKind::IsEmpty { operand } => operand.literal(src).map(str::is_empty),
-        CondKind::StrTest { lhs, negated, op, rhs } => {
+        CondKind::IsEmpty { operand, .. } => operand.literal(src).map(str::is_empty),
+        CondKind::StrTest { lhs, negated, op, rhs, .. } => {
             let (l, r) = (lhs.literal(src)?, rhs.literal(src)?);
             let holds = match op {
                 StrOp::Contains => l.contains(r),
@@ -91,7 +95,7 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
             };
             Some(holds != *negated)
         }
-        CondKind::Compare { lhs, op, rhs } => {
+        CondKind::Compare { lhs, op, rhs, .. } => {
             if let (Some(_), Some(_)) = (lhs.path(src), rhs.path(src)) {
                 // The same value on both sides: only the operator decides.
                 return (src.get(lhs.span().range()) == src.get(rhs.span().range()))

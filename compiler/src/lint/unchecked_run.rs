@@ -232,8 +232,8 @@ impl<'a> Walker<'a> {
 fn tests_a_file(cond: &Cond) -> bool {
     match &cond.kind {
         CondKind::File { .. } => true,
-        CondKind::Or { operands } | CondKind::And { operands } => operands.iter().any(tests_a_file),
-        CondKind::Not { operand } => tests_a_file(operand),
+        CondKind::Or { operands, .. } | CondKind::And { operands, .. } => operands.iter().any(tests_a_file),
+        CondKind::Not { operand, .. } => tests_a_file(operand),
         _ => false,
     }
 }

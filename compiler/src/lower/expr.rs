@@ -212,7 +212,7 @@ impl Unit<'_, '_> {
     /// (so a chain inside a chain is not looked through again).
     fn cond_known(&mut self, cond: &Cond, known_inert: bool) {
         match &cond.kind {
-            CondKind::Or { operands } | CondKind::And { operands } => {
+            CondKind::Or { operands, .. } | CondKind::And { operands, .. } => {
                 let is_or = matches!(cond.kind, CondKind::Or { .. });
                 if known_inert || inert(cond) {
                     self.combine(operands, is_or);
@@ -220,11 +220,11 @@ impl Unit<'_, '_> {
                     self.short_circuit(operands, is_or);
                 }
             }
-            CondKind::Not { operand } => {
+            CondKind::Not { operand, .. } => {
                 self.cond_known(operand, known_inert);
                 self.emit(Instr::Not {});
             }
-            CondKind::File { path, test } => {
+            CondKind::File { path, test, .. } => {
                 self.string(path, false);
                 self.record_path(path, tisslang::module::PathAccess::Inspect);
                 match test {
@@ -236,7 +236,7 @@ impl Unit<'_, '_> {
                     }
                 };
             }
-            CondKind::IsEmpty { operand } => {
+            CondKind::IsEmpty { operand, .. } => {
                 let ty = self.expr(operand);
                 self.emit(if matches!(ty, ValueType::Answer(_)) {
                     Instr::ListIsEmpty {}
@@ -244,8 +244,8 @@ impl Unit<'_, '_> {
                     Instr::IsEmpty {}
                 });
             }
-            CondKind::Exists { operand } => self.exists(operand),
-            CondKind::StrTest { lhs, negated, op, rhs } => {
+            CondKind::Exists { operand, .. } => self.exists(operand),
+            CondKind::StrTest { lhs, negated, op, rhs, .. } => {
                 let lty = self.expr(lhs);
                 if let (ValueType::Answer(_), StrOp::Contains) = (lty, op) {
                     self.expr(rhs);
@@ -279,7 +279,7 @@ impl Unit<'_, '_> {
                     self.emit(Instr::Not {});
                 }
             }
-            CondKind::Compare { lhs, op, rhs } => {
+            CondKind::Compare { lhs, op, rhs, .. } => {
                 self.operand(lhs, rhs);
                 self.operand(rhs, lhs);
                 self.emit(match op {
@@ -291,7 +291,7 @@ impl Unit<'_, '_> {
                     CmpOp::Ge => Instr::Ge {},
                 });
             }
-            CondKind::Expr { expr } => {
+            CondKind::Expr { expr, .. } => {
                 self.expr(expr);
             }
         }
@@ -390,17 +390,17 @@ impl Unit<'_, '_> {
             }
         };
         match &cond.kind {
-            CondKind::Or { operands } | CondKind::And { operands } => {
+            CondKind::Or { operands, .. } | CondKind::And { operands, .. } => {
                 for c in operands {
                     self.observed(c, out);
                 }
             }
-            CondKind::Not { operand } => self.observed(operand, out),
+            CondKind::Not { operand, .. } => self.observed(operand, out),
             CondKind::File { test: FileTest::Contains { needle }, .. } => visit_expr(self, needle, out),
             CondKind::File { .. } => {}
-            CondKind::IsEmpty { operand }
-            | CondKind::Expr { expr: operand }
-            | CondKind::Exists { operand } => visit_expr(self, operand, out),
+            CondKind::IsEmpty { operand, .. }
+            | CondKind::Expr { expr: operand, .. }
+            | CondKind::Exists { operand, .. } => visit_expr(self, operand, out),
             CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
                 visit_expr(self, lhs, out);
                 visit_expr(self, rhs, out);
@@ -449,13 +449,13 @@ pub(crate) fn static_type(expr: &Expr, tables: &super::tables::Tables<'_>) -> Op
 /// same), a pattern made at run time (it may not compile).
 fn inert(cond: &Cond) -> bool {
     match &cond.kind {
-        CondKind::Or { operands } | CondKind::And { operands } => operands.iter().all(inert),
-        CondKind::Not { operand } => inert(operand),
+        CondKind::Or { operands, .. } | CondKind::And { operands, .. } => operands.iter().all(inert),
+        CondKind::Not { operand, .. } => inert(operand),
         CondKind::StrTest { lhs, op, rhs, .. } => {
             inert_expr(lhs) && inert_expr(rhs) && (*op != StrOp::Matches || rhs.is_literal())
         }
         CondKind::Compare { lhs, rhs, .. } => inert_expr(lhs) && inert_expr(rhs),
-        CondKind::IsEmpty { operand } | CondKind::Expr { expr: operand } => inert_expr(operand),
+        CondKind::IsEmpty { operand, .. } | CondKind::Expr { expr: operand, .. } => inert_expr(operand),
         CondKind::File { .. } | CondKind::Exists { .. } => false,
     }
 }

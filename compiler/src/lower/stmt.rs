@@ -77,8 +77,8 @@ impl Unit<'_, '_> {
             }
             StmtKind::Assert { condition, message } => {
                 // The condition's text first: the strings inside it share it.
-                let condition_index = self.tables.source_code(condition.span);
-                self.tables.enclosing = Some((condition_index, condition.span));
+                let condition_index = self.tables.source_code(condition.span());
+                self.tables.enclosing = Some((condition_index, condition.span()));
                 // Kept in the module: exactly their number (a vector's first
                 // push makes room for four, 160 bytes where most conditions
                 // read one or two paths; 0.7 MiB of the steps shape's module).

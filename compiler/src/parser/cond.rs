@@ -5,7 +5,7 @@ use smallvec::SmallVec;
 use super::{PResult, Parser};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, FileTest, Ident, Path, PathRoot, StrLit, StrOp};
+use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, FileTest, Ident, Pad, Path, PathRoot, StrLit, StrOp};
 use crate::syntax::path_view::last_run_field;
 use crate::syntax::span::Span;
 
@@ -23,9 +23,9 @@ impl Parser<'_> {
         if !self.eat_kw_or_typo(Kw::OR) {
             return Ok(first);
         }
-        let start = first.span;
+        let start = first.span();
         let operands = self.chain(first, Kw::OR, Self::conj)?;
-        Ok(Cond { kind: CondKind::Or { operands }, span: self.since(start) })
+        Ok(Cond::new(CondKind::Or { operands, span: Span::default() }, self.since(start)))
     }
 
     /// `conj = neg { AND neg }`
@@ -34,9 +34,9 @@ impl Parser<'_> {
         if !self.eat_kw_or_typo(Kw::AND) {
             return Ok(first);
         }
-        let start = first.span;
+        let start = first.span();
         let operands = self.chain(first, Kw::AND, Self::neg)?;
-        Ok(Cond { kind: CondKind::And { operands }, span: self.since(start) })
+        Ok(Cond::new(CondKind::And { operands, span: Span::default() }, self.since(start)))
     }
 
     /// The operands of a chain after `first` and its keyword: each parsed
@@ -69,10 +69,10 @@ impl Parser<'_> {
         let tok = self.peek();
         if self.eat_kw(Kw::NOT) {
             let operand = self.nested(|p| p.neg())?;
-            return Ok(Cond {
-                kind: CondKind::Not { operand: Box::new(operand) },
-                span: self.since(tok.span),
-            });
+            return Ok(Cond::new(
+                CondKind::Not { operand: Box::new(operand), span: Span::default() },
+                self.since(tok.span),
+            ));
         }
         self.atom()
     }
@@ -99,7 +99,7 @@ impl Parser<'_> {
             self.bump();
             let inner = self.nested(|p| p.cond())?;
             self.expect(TokenKind::RParen, "`)`")?;
-            return Ok(Cond { kind: inner.kind, span: self.since(tok.span) });
+            return Ok(Cond::new(inner.kind, self.since(tok.span)));
         }
         if self.eat_kw(Kw::FILE) {
             let path = self.string("the file's path, a string")?;
@@ -119,8 +119,10 @@ impl Parser<'_> {
                 return Err(self.expected("`EXISTS`, `IS_EMPTY` or `CONTAINS` after `FILE \"path\"`"));
             };
             let path_end = path.span.end;
-            let file =
-                Cond { kind: CondKind::File { path: Box::new(path), test }, span: self.since(tok.span) };
+            let file = Cond::new(
+                CondKind::File { path: Box::new(path), test, span: Span::default() },
+                self.since(tok.span),
+            );
             if misplaced_not {
                 return Ok(self.not_before_file(file, path_end, test_start));
             }
@@ -134,7 +136,7 @@ impl Parser<'_> {
         let op_tok = self.peek();
         if let Some(op) = self.foreign_operator() {
             let rhs = self.expr("the right side of the comparison")?;
-            return Ok(Cond { kind: CondKind::Compare { lhs, op, rhs }, span: self.since(start) });
+            return Ok(Cond::new(CondKind::Compare { lhs, op, rhs, pad: Pad::default() }, self.since(start)));
         }
         let kind = match op_tok.kind {
             TokenKind::EqEq
@@ -152,7 +154,12 @@ impl Parser<'_> {
                     TokenKind::Gt => CmpOp::Gt,
                     _ => CmpOp::Ge,
                 };
-                CondKind::Compare { lhs, op, rhs: self.expr("the right side of the comparison")? }
+                CondKind::Compare {
+                    lhs,
+                    op,
+                    rhs: self.expr("the right side of the comparison")?,
+                    pad: Pad::default(),
+                }
             }
             TokenKind::Assign => {
                 self.bump();
@@ -160,7 +167,12 @@ impl Parser<'_> {
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, op_tok.span, "`=` binds; comparison is `==`")
                         .with_fix("compare with", op_tok.span, "=="),
                 );
-                CondKind::Compare { lhs, op: CmpOp::Eq, rhs: self.expr("the right side of the comparison")? }
+                CondKind::Compare {
+                    lhs,
+                    op: CmpOp::Eq,
+                    rhs: self.expr("the right side of the comparison")?,
+                    pad: Pad::default(),
+                }
             }
             _ => {
                 let kw = match op_tok.kind {
@@ -171,16 +183,16 @@ impl Parser<'_> {
                     _ => None,
                 };
                 match kw {
-                    None => CondKind::Expr { expr: lhs },
+                    None => CondKind::Expr { expr: lhs, span: Span::default() },
                     Some(Kw::IS_EMPTY) => {
                         self.bump();
-                        CondKind::IsEmpty { operand: lhs }
+                        CondKind::IsEmpty { operand: lhs, span: Span::default() }
                     }
                     Some(Kw::EXISTS) => {
                         self.bump();
                         match lhs.into_string(self.src) {
                             Ok(lit) => return Ok(self.file_exists_without_file(lit, start)),
-                            Err(lhs) => CondKind::Exists { operand: lhs },
+                            Err(lhs) => CondKind::Exists { operand: lhs, span: Span::default() },
                         }
                     }
                     Some(Kw::NOT)
@@ -220,12 +232,12 @@ impl Parser<'_> {
                             StrOp::EndsWith => "the right side of `ENDS_WITH`",
                             StrOp::Matches => "the right side of `MATCHES`",
                         })?;
-                        CondKind::StrTest { lhs, negated, op, rhs }
+                        CondKind::StrTest { lhs, negated, op, rhs, pad: Pad::default() }
                     }
                 }
             }
         };
-        Ok(Cond { kind, span: self.since(start) })
+        Ok(Cond::new(kind, self.since(start)))
     }
 
     /// `FILE "x" NOT CONTAINS "y"`, parsed as `file` with the `NOT` skipped:
@@ -233,7 +245,7 @@ impl Parser<'_> {
     /// (the path ends at `path_end`, the test starts at `test_start`), and
     /// taken as that.
     fn not_before_file(&mut self, file: Cond, path_end: u32, test_start: u32) -> Cond {
-        let span = file.span;
+        let span = file.span();
         let fix = format!(
             "NOT {} {}",
             self.text(Span { start: span.start, end: path_end }),
@@ -247,7 +259,7 @@ impl Parser<'_> {
             )
             .with_fix("write", span, fix),
         );
-        Cond { kind: CondKind::Not { operand: Box::new(file) }, span }
+        Cond::new(CondKind::Not { operand: Box::new(file), span: Span::default() }, span)
     }
 
     /// `"p" EXISTS` (consumed, from `start`): a string is no optional
@@ -264,7 +276,10 @@ impl Parser<'_> {
             )
             .with_fix("write", span, fix),
         );
-        Cond { kind: CondKind::File { path: Box::new(path), test: FileTest::Exists }, span }
+        Cond::new(
+            CondKind::File { path: Box::new(path), test: FileTest::Exists, span: Span::default() },
+            span,
+        )
     }
 
     /// `x NOT EXISTS` / `x NOT IS_EMPTY` (the `NOT` current): reported with
@@ -275,9 +290,9 @@ impl Parser<'_> {
         let span = self.since(operand.span());
         let fix = format!("NOT {} {}", self.text(operand.span()), self.text(test.span));
         let kind = if test.kind == TokenKind::Kw(Kw::EXISTS) {
-            CondKind::Exists { operand }
+            CondKind::Exists { operand, span: Span::default() }
         } else {
-            CondKind::IsEmpty { operand }
+            CondKind::IsEmpty { operand, span: Span::default() }
         };
         self.diagnostics.push(
             Diagnostic::error(
@@ -287,8 +302,8 @@ impl Parser<'_> {
             )
             .with_fix("write", span, fix),
         );
-        let inner = Cond { kind, span };
-        Cond { kind: CondKind::Not { operand: Box::new(inner) }, span }
+        let inner = Cond::new(kind, span);
+        Cond::new(CondKind::Not { operand: Box::new(inner), span: Span::default() }, span)
     }
 
     /// A comparison operator of another language, written as two tokens with

@@ -297,8 +297,12 @@ impl<'a> Parser<'a> {
             )
             .with_fix("write", span, fix),
         );
-        let file = Cond { kind: CondKind::File { path: Box::new(path), test }, span };
-        Ok(if negated { Cond { kind: CondKind::Not { operand: Box::new(file) }, span } } else { file })
+        let file = Cond::new(CondKind::File { path: Box::new(path), test, span: Span::default() }, span);
+        Ok(if negated {
+            Cond::new(CondKind::Not { operand: Box::new(file), span: Span::default() }, span)
+        } else {
+            file
+        })
     }
 
     /// The body of a block written without braces, up to (not including)

@@ -220,11 +220,11 @@ fn conditions() {
     assert!(matches!(cond("NOT flag"), CondKind::Not { .. }));
     // AND binds tighter than OR; parentheses group.
     match cond("a OR b AND c") {
-        CondKind::Or { operands } => assert!(matches!(operands[1].kind, CondKind::And { .. })),
+        CondKind::Or { operands, .. } => assert!(matches!(operands[1].kind, CondKind::And { .. })),
         other => panic!("{other:?}"),
     }
     match cond("(a OR b) AND c") {
-        CondKind::And { operands } => assert!(matches!(operands[0].kind, CondKind::Or { .. })),
+        CondKind::And { operands, .. } => assert!(matches!(operands[0].kind, CondKind::Or { .. })),
         other => panic!("{other:?}"),
     }
     assert!(matches!(cond("COST < 5m"), CondKind::Compare { op: CmpOp::Lt, .. }));
@@ -239,14 +239,14 @@ fn chains_keep_their_own_operands_nested_and_after_an_error() {
         other => panic!("{other:?}"),
     };
     match cond("a AND (b OR c AND d OR e) AND NOT (g OR h)") {
-        CondKind::And { operands } => {
+        CondKind::And { operands, .. } => {
             assert_eq!(operands.len(), 3);
             assert_eq!(operands.capacity(), 3, "a vector of exactly its operands");
             match &operands[1].kind {
-                CondKind::Or { operands } => {
+                CondKind::Or { operands, .. } => {
                     assert_eq!(operands.len(), 3);
                     assert!(
-                        matches!(operands[1].kind, CondKind::And { ref operands } if operands.len() == 2)
+                        matches!(operands[1].kind, CondKind::And { ref operands, .. } if operands.len() == 2)
                     );
                 }
                 other => panic!("{other:?}"),
@@ -265,7 +265,7 @@ fn chains_keep_their_own_operands_nested_and_after_an_error() {
     match &last.kind {
         StmtKind::Assert { condition, .. } => {
             assert!(
-                matches!(&condition.kind, CondKind::Or { operands } if operands.len() == 2),
+                matches!(&condition.kind, CondKind::Or { operands, .. } if operands.len() == 2),
                 "{condition:?}"
             )
         }
@@ -561,7 +561,7 @@ fn prompt_into_as_type_and_exists() {
     assert!(matches!(cond("r.files EXISTS"), CondKind::Exists { .. }));
     assert!(matches!(cond("NOT r.files EXISTS"), CondKind::Not { .. }));
     match cond("r.files EXISTS AND r.files CONTAINS \"a.py\"") {
-        CondKind::And { operands } => {
+        CondKind::And { operands, .. } => {
             assert!(matches!(operands[0].kind, CondKind::Exists { .. }));
             assert!(matches!(operands[1].kind, CondKind::StrTest { op: StrOp::Contains, .. }));
         }
@@ -649,4 +649,34 @@ fn the_plan_counts_its_binding_statements() {
     );
     // a, x (task), x, p, e, r, c, y
     assert_eq!(plan.bindings, 8);
+}
+
+/// A comparison keeps no span of its own: its operands give it, widened by
+/// the parentheses around it ([`Pad`]); around more than 64 KiB it is an AND
+/// of itself alone, whose span is exact.
+#[test]
+fn a_comparison_in_parentheses_keeps_their_span() {
+    fn conditions(src: &str) -> Vec<Cond> {
+        let plan = parse_ok(src);
+        let Some(Item::Step(step)) = plan.items.into_iter().nth(1) else { panic!("a step") };
+        step.body
+            .commands
+            .into_iter()
+            .map(|stmt| match stmt.kind {
+                StmtKind::Assert { condition, .. } => *condition,
+                other => panic!("an ASSERT: {other:?}"),
+            })
+            .collect()
+    }
+    let src = "TASK \"t\"\nSTEP \"s\" {\nASSERT ( a == \"x\" )\nASSERT ((b CONTAINS \"y\"))\nASSERT c != 1\n\
+               ASSERT NOT (d ENDS_WITH \"z\")\n}\n";
+    let spans: Vec<&str> = conditions(src).iter().map(|c| &src[c.span().range()]).collect();
+    assert_eq!(spans, ["( a == \"x\" )", "((b CONTAINS \"y\"))", "c != 1", "NOT (d ENDS_WITH \"z\")"]);
+    let wide = format!("TASK \"t\"\nSTEP \"s\" {{\nASSERT ({}a == \"x\")\n}}\n", " ".repeat(70_000));
+    let [cond] = &conditions(&wide)[..] else { panic!("one ASSERT") };
+    let CondKind::And { operands, .. } = &cond.kind else { panic!("an AND of one: {cond:?}") };
+    assert!(matches!(&operands[..], [Cond { kind: CondKind::Compare { .. } }]), "{operands:?}");
+    let text = &wide[cond.span().range()];
+    assert!(text.starts_with("(    ") && text.ends_with("a == \"x\")"), "{}", text.len());
+    assert_eq!(&wide[operands[0].span().range()], "a == \"x\"");
 }

@@ -286,21 +286,21 @@ pub(crate) fn walk_option<'a, V: Visitor<'a> + ?Sized>(v: &mut V, option: &'a Ch
 
 pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) {
     match &cond.kind {
-        CondKind::Or { operands } | CondKind::And { operands } => {
+        CondKind::Or { operands, .. } | CondKind::And { operands, .. } => {
             for c in operands {
                 v.visit_cond(c);
             }
         }
-        CondKind::Not { operand } => v.visit_cond(operand),
-        CondKind::File { path, test } => {
+        CondKind::Not { operand, .. } => v.visit_cond(operand),
+        CondKind::File { path, test, .. } => {
             v.visit_strlit(path);
             if let FileTest::Contains { needle } = test {
                 v.visit_expr(needle);
             }
         }
-        CondKind::IsEmpty { operand } | CondKind::Exists { operand } | CondKind::Expr { expr: operand } => {
-            v.visit_expr(operand)
-        }
+        CondKind::IsEmpty { operand, .. }
+        | CondKind::Exists { operand, .. }
+        | CondKind::Expr { expr: operand, .. } => v.visit_expr(operand),
         CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
             v.visit_expr(lhs);
             v.visit_expr(rhs);

@@ -69,7 +69,7 @@ fn key(path: PathView<'_>, upto: usize) -> Option<String> {
 /// The facts a condition makes true when it holds.
 fn facts_of(cond: &Cond, src: &str, out: &mut Vec<String>) {
     match &cond.kind {
-        CondKind::Exists { operand } => {
+        CondKind::Exists { operand, .. } => {
             if let Some(path) = operand.path(src)
                 && !path.fields.is_empty()
                 && let Some(k) = key(path, path.fields.len() - 1)
@@ -77,7 +77,7 @@ fn facts_of(cond: &Cond, src: &str, out: &mut Vec<String>) {
                 out.push(k);
             }
         }
-        CondKind::And { operands } => operands.iter().for_each(|c| facts_of(c, src, out)),
+        CondKind::And { operands, .. } => operands.iter().for_each(|c| facts_of(c, src, out)),
         _ => {}
     }
 }
@@ -235,7 +235,7 @@ impl<'t> Visitor<'t> for Presence<'t, '_, '_> {
 
     fn visit_cond(&mut self, cond: &'t Cond) {
         match &cond.kind {
-            CondKind::And { operands } => {
+            CondKind::And { operands, .. } => {
                 let mark = self.facts.len();
                 for c in operands {
                     self.visit_cond(c);
@@ -243,7 +243,7 @@ impl<'t> Visitor<'t> for Presence<'t, '_, '_> {
                 }
                 self.facts.truncate(mark);
             }
-            CondKind::Exists { operand } => match operand.path(self.syms.src) {
+            CondKind::Exists { operand, .. } => match operand.path(self.syms.src) {
                 Some(path) => self.read(path, true),
                 None => self.visit_expr(operand),
             },

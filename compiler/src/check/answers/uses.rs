@@ -54,7 +54,7 @@ pub(crate) fn compared(
                     side.span(),
                     format!("`{text}` is {}: comparisons take single values", answers.shapes.describe(shape)),
                 )
-                .with_label(cond.span, "in this comparison")
+                .with_label(cond.span(), "in this comparison")
                 .with_note("compare one of its fields, or test a list with CONTAINS or IS_EMPTY"),
             );
             return true;

@@ -171,7 +171,7 @@ fn mismatch(cx: &mut Ctx<'_>, cond: &Cond, (lhs, l): (&Expr, Ty), op: CmpOp, (rh
     };
     let mut d = Diagnostic::error(
         codes::TYPE_MISMATCH,
-        wrong.map_or(cond.span, |e| e.span()),
+        wrong.map_or(cond.span(), |e| e.span()),
         format!(
             "`{}` compares {} with {}; both sides must have the same type",
             op.symbol(),
@@ -203,7 +203,7 @@ fn not_ordered(cx: &mut Ctx<'_>, cond: &Cond, op: CmpOp, ty: Ty) {
         cx.emit(
             Diagnostic::error(
                 codes::NOT_ORDERED,
-                cond.span,
+                cond.span(),
                 format!("`{}` needs integers or durations, not {}s", op.symbol(), noun(ty)),
             )
             .with_note("only integers and durations have an order; use `==` or `!=`"),
@@ -232,12 +232,12 @@ fn ambiguous_cost(cx: &mut Ctx<'_>, cond: &Cond, cost: Span, other: Ty) {
         format!("bare `COST` compared with {} is ambiguous: name the dimension", other.describe()),
     )
     .with_note("bare `COST` means `COST.EXECUTION_TIME` only when compared with a duration");
-    let text = cx.text(cond.span);
+    let text = cx.text(cond.span());
     // The text around COST within the condition (none if the spans disagree).
     let around = cost
         .start
-        .checked_sub(cond.span.start)
-        .zip(cost.end.checked_sub(cond.span.start))
+        .checked_sub(cond.span().start)
+        .zip(cost.end.checked_sub(cond.span().start))
         .and_then(|(a, b)| Some((text.get(..a as usize)?, text.get(b as usize..)?)));
     for dim in Dim::ALL.into_iter().filter(|d| d.unit() == DimUnit::Count) {
         let replacement = format!("COST.{}", dim.name());
