@@ -214,11 +214,6 @@ impl Expr {
             _ => false,
         }
     }
-
-    /// Whether it is a bare variable or a path.
-    pub fn is_path(&self) -> bool {
-        matches!(self.0, Repr::Path(_) | Repr::Var(_) | Repr::LastRun { .. })
-    }
 }
 
 /// The source of the literal at `span` between its double quotes.
