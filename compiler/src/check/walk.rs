@@ -3,10 +3,10 @@
 //! and condition types (`values.rs`), literal paths and regexes, and the
 //! option count of CHOOSE. These checks need no control flow.
 
+use crate::syntax::ast::{CmpOp, Plan, Stmt, StmtKind, StrLit, StrOp, StrPart, TestOp};
 use crate::syntax::ast::{
     Cond, CondKind, Content, Expr, ExprKind, FileTest, Ident, Item, PathView, RootView,
 };
-use crate::syntax::ast::{Plan, Stmt, StmtKind, StrLit, StrOp, StrPart};
 use crate::syntax::visit::{self, Visitor};
 
 use tisslang::answer::Shape;
@@ -131,9 +131,9 @@ impl<'a> Walker<'a, '_, '_> {
                 }
             }
             CondKind::Not { operand, .. } => self.cond(operand),
-            CondKind::File { path, test, .. } => {
-                self.path_lit(path, PathUse::File);
-                if let FileTest::Contains { needle } = test {
+            CondKind::File { file, .. } => {
+                self.path_lit(&file.path, PathUse::File);
+                if let FileTest::Contains { needle } = &file.test {
                     let ty = self.expr(needle);
                     values::string_operand(self.cx, needle, ty, format_args!("`FILE ... CONTAINS`"));
                 }
@@ -156,67 +156,75 @@ impl<'a> Walker<'a, '_, '_> {
                 };
                 uses::exists(self.cx, self.answers, operand, record);
             }
-            CondKind::StrTest { lhs, op, rhs, .. } => {
-                // `answer CONTAINS done`: the operands are strings, so a bare
-                // word nothing binds is text without its quotes.
-                let (lhs_word, rhs_word) =
-                    (dialect::is_unbound_word(self.syms, lhs), dialect::is_unbound_word(self.syms, rhs));
-                if lhs_word || rhs_word {
-                    for (side, word) in [(lhs, lhs_word), (rhs, rhs_word)] {
-                        if word {
-                            dialect::unquoted_word(self.cx, self.syms, side, Some(Ty::Str));
-                        } else {
-                            self.expr(side);
-                        }
-                    }
-                    return;
-                }
-                let lty = self.expr(lhs);
-                if *op == StrOp::Contains {
-                    let list = answers::shape_of(self.answers, self.syms, self.types, lhs);
-                    let rty = self.expr(rhs);
-                    if uses::list_contains(self.cx, self.answers, (lhs, list), (rhs, rty)) {
-                        return;
-                    }
-                    values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
-                    values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
-                    return;
-                }
-                values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
-                let rty = self.expr(rhs);
-                values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
-                if let (StrOp::Matches, Some(pattern)) = (op, rhs.literal(self.syms.src)) {
-                    self.regexes.check(self.cx, pattern, rhs.span());
-                }
-            }
-            CondKind::Compare { lhs, op, rhs, .. } => {
-                // `answer == yes`: one error for the unquoted word, not a type error too.
-                if dialect::is_unbound_word(self.syms, lhs) {
-                    let rty = self.expr(rhs);
-                    dialect::unquoted_word(self.cx, self.syms, lhs, rty);
-                    return;
-                }
-                let lty = self.expr(lhs);
-                if dialect::is_unbound_word(self.syms, rhs) {
-                    dialect::unquoted_word(self.cx, self.syms, rhs, lty);
-                    return;
-                }
-                let rty = self.expr(rhs);
-                if uses::compared(self.cx, self.answers, cond, [(lhs, lty), (rhs, rty)]) {
-                    return;
-                }
-                for (side, other) in [(lhs, rhs), (rhs, lhs)] {
-                    if let Some(shape) = answers::shape_of(self.answers, self.syms, self.types, side) {
-                        uses::enum_literal(self.cx, self.answers, shape, other);
-                    }
-                }
-                values::compare(self.cx, cond, (lhs, lty), *op, (rhs, rty));
-            }
+            CondKind::Test(test) => match test.op() {
+                TestOp::Str { op, .. } => self.str_test(test.lhs(), op, test.rhs()),
+                TestOp::Compare(op) => self.compare(cond, test.lhs(), op, test.rhs()),
+            },
             CondKind::Expr { expr, .. } => {
                 let ty = self.expr(expr);
                 values::boolean(self.cx, expr, ty);
             }
         }
+    }
+
+    /// `lhs op rhs`, a string test.
+    fn str_test(&mut self, lhs: &'a Expr, op: StrOp, rhs: &'a Expr) {
+        // `answer CONTAINS done`: the operands are strings, so a bare
+        // word nothing binds is text without its quotes.
+        let (lhs_word, rhs_word) =
+            (dialect::is_unbound_word(self.syms, lhs), dialect::is_unbound_word(self.syms, rhs));
+        if lhs_word || rhs_word {
+            for (side, word) in [(lhs, lhs_word), (rhs, rhs_word)] {
+                if word {
+                    dialect::unquoted_word(self.cx, self.syms, side, Some(Ty::Str));
+                } else {
+                    self.expr(side);
+                }
+            }
+            return;
+        }
+        let lty = self.expr(lhs);
+        if op == StrOp::Contains {
+            let list = answers::shape_of(self.answers, self.syms, self.types, lhs);
+            let rty = self.expr(rhs);
+            if uses::list_contains(self.cx, self.answers, (lhs, list), (rhs, rty)) {
+                return;
+            }
+            values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
+            values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
+            return;
+        }
+        values::string_operand(self.cx, lhs, lty, format_args!("`{}`", op.keyword()));
+        let rty = self.expr(rhs);
+        values::string_operand(self.cx, rhs, rty, format_args!("`{}`", op.keyword()));
+        if let (StrOp::Matches, Some(pattern)) = (op, rhs.literal(self.syms.src)) {
+            self.regexes.check(self.cx, pattern, rhs.span());
+        }
+    }
+
+    /// `lhs op rhs`, a comparison: `cond`.
+    fn compare(&mut self, cond: &'a Cond, lhs: &'a Expr, op: CmpOp, rhs: &'a Expr) {
+        // `answer == yes`: one error for the unquoted word, not a type error too.
+        if dialect::is_unbound_word(self.syms, lhs) {
+            let rty = self.expr(rhs);
+            dialect::unquoted_word(self.cx, self.syms, lhs, rty);
+            return;
+        }
+        let lty = self.expr(lhs);
+        if dialect::is_unbound_word(self.syms, rhs) {
+            dialect::unquoted_word(self.cx, self.syms, rhs, lty);
+            return;
+        }
+        let rty = self.expr(rhs);
+        if uses::compared(self.cx, self.answers, cond, [(lhs, lty), (rhs, rty)]) {
+            return;
+        }
+        for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+            if let Some(shape) = answers::shape_of(self.answers, self.syms, self.types, side) {
+                uses::enum_literal(self.cx, self.answers, shape, other);
+            }
+        }
+        values::compare(self.cx, cond, (lhs, lty), op, (rhs, rty));
     }
 
     /// The type of an expression (`None` when unknown: an error already said why).

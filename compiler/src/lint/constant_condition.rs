@@ -6,7 +6,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{CmpOp, Cond, CondKind, Else, Expr, ExprKind, StmtKind, StrOp};
+use crate::syntax::ast::{CmpOp, Cond, CondKind, Else, Expr, ExprKind, StmtKind, StrOp, Test, TestOp};
 use crate::syntax::span::Span;
 
 use super::Lint;
@@ -85,7 +85,16 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
             }
         }
         CondKind::IsEmpty { operand, .. } => operand.literal(src).map(str::is_empty),
-        CondKind::StrTest { lhs, negated, op, rhs, .. } => {
+        CondKind::Test(test) => test_value(test, src),
+        CondKind::File { .. } | CondKind::Exists { .. } => None,
+    }
+}
+
+/// The value of a comparison or string test that does not depend on the run.
+fn test_value(test: &Test, src: &str) -> Option<bool> {
+    let (lhs, rhs) = (test.lhs(), test.rhs());
+    match test.op() {
+        TestOp::Str { op, negated } => {
             let (l, r) = (lhs.literal(src)?, rhs.literal(src)?);
             let holds = match op {
                 StrOp::Contains => l.contains(r),
@@ -93,9 +102,9 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
                 StrOp::EndsWith => l.ends_with(r),
                 StrOp::Matches => regex::Regex::new(r).ok()?.is_match(l),
             };
-            Some(holds != *negated)
+            Some(holds != negated)
         }
-        CondKind::Compare { lhs, op, rhs, .. } => {
+        TestOp::Compare(op) => {
             if let (Some(_), Some(_)) = (lhs.path(src), rhs.path(src)) {
                 // The same value on both sides: only the operator decides.
                 return (src.get(lhs.span().range()) == src.get(rhs.span().range()))
@@ -111,7 +120,6 @@ fn constant(cond: &Cond, src: &str) -> Option<bool> {
                 CmpOp::Ge => ordering.is_ge(),
             })
         }
-        CondKind::File { .. } | CondKind::Exists { .. } => None,
     }
 }
 

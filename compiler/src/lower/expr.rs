@@ -7,6 +7,7 @@ use tisslang::types::{Field, ValueType};
 use super::Unit;
 use crate::syntax::ast::{
     CmpOp, Cond, CondKind, Expr, ExprKind, FileTest, PathRoot, PathView, RootView, StrLit, StrOp, StrPart,
+    TestOp,
 };
 use crate::syntax::span::Span;
 use crate::syntax::text::Text;
@@ -224,10 +225,10 @@ impl Unit<'_, '_> {
                 self.cond_known(operand, known_inert);
                 self.emit(Instr::Not {});
             }
-            CondKind::File { path, test, .. } => {
-                self.string(path, false);
-                self.record_path(path, tisslang::module::PathAccess::Inspect);
-                match test {
+            CondKind::File { file, .. } => {
+                self.string(&file.path, false);
+                self.record_path(&file.path, tisslang::module::PathAccess::Inspect);
+                match &file.test {
                     FileTest::Exists => self.emit(Instr::FileExists {}),
                     FileTest::IsEmpty => self.emit(Instr::FileIsEmpty {}),
                     FileTest::Contains { needle } => {
@@ -245,56 +246,64 @@ impl Unit<'_, '_> {
                 });
             }
             CondKind::Exists { operand, .. } => self.exists(operand),
-            CondKind::StrTest { lhs, negated, op, rhs, .. } => {
-                let lty = self.expr(lhs);
-                if let (ValueType::Answer(_), StrOp::Contains) = (lty, op) {
-                    self.expr(rhs);
-                    self.emit(Instr::ListContains {});
-                    if *negated {
-                        self.emit(Instr::Not {});
-                    }
-                    return;
-                }
-                let literal_regex = match op {
-                    StrOp::Matches => match rhs.kind() {
-                        ExprKind::Text => Some(Text::new(self.tables.raw_text(rhs.span()))),
-                        ExprKind::Str { value } => value.as_literal().map(Text::new),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let Some(pattern) = literal_regex {
-                    let regex = self.tables.regex(&pattern);
-                    self.emit(Instr::Matches { regex });
-                } else {
-                    self.expr(rhs);
-                    self.emit(match op {
-                        StrOp::Contains => Instr::Contains {},
-                        StrOp::StartsWith => Instr::StartsWith {},
-                        StrOp::EndsWith => Instr::EndsWith {},
-                        StrOp::Matches => Instr::MatchesDynamic {},
-                    });
-                }
-                if *negated {
-                    self.emit(Instr::Not {});
-                }
-            }
-            CondKind::Compare { lhs, op, rhs, .. } => {
-                self.operand(lhs, rhs);
-                self.operand(rhs, lhs);
-                self.emit(match op {
-                    CmpOp::Eq => Instr::Eq {},
-                    CmpOp::Ne => Instr::Ne {},
-                    CmpOp::Lt => Instr::Lt {},
-                    CmpOp::Le => Instr::Le {},
-                    CmpOp::Gt => Instr::Gt {},
-                    CmpOp::Ge => Instr::Ge {},
-                });
-            }
+            CondKind::Test(test) => match test.op() {
+                TestOp::Str { op, negated } => self.str_test(test.lhs(), op, negated, test.rhs()),
+                TestOp::Compare(op) => self.compare(test.lhs(), op, test.rhs()),
+            },
             CondKind::Expr { expr, .. } => {
                 self.expr(expr);
             }
         }
+    }
+
+    /// `lhs op rhs`, a string test (`NOT op` when `negated`).
+    fn str_test(&mut self, lhs: &Expr, op: StrOp, negated: bool, rhs: &Expr) {
+        let lty = self.expr(lhs);
+        if let (ValueType::Answer(_), StrOp::Contains) = (lty, op) {
+            self.expr(rhs);
+            self.emit(Instr::ListContains {});
+            if negated {
+                self.emit(Instr::Not {});
+            }
+            return;
+        }
+        let literal_regex = match op {
+            StrOp::Matches => match rhs.kind() {
+                ExprKind::Text => Some(Text::new(self.tables.raw_text(rhs.span()))),
+                ExprKind::Str { value } => value.as_literal().map(Text::new),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(pattern) = literal_regex {
+            let regex = self.tables.regex(&pattern);
+            self.emit(Instr::Matches { regex });
+        } else {
+            self.expr(rhs);
+            self.emit(match op {
+                StrOp::Contains => Instr::Contains {},
+                StrOp::StartsWith => Instr::StartsWith {},
+                StrOp::EndsWith => Instr::EndsWith {},
+                StrOp::Matches => Instr::MatchesDynamic {},
+            });
+        }
+        if negated {
+            self.emit(Instr::Not {});
+        }
+    }
+
+    /// `lhs op rhs`, a comparison.
+    fn compare(&mut self, lhs: &Expr, op: CmpOp, rhs: &Expr) {
+        self.operand(lhs, rhs);
+        self.operand(rhs, lhs);
+        self.emit(match op {
+            CmpOp::Eq => Instr::Eq {},
+            CmpOp::Ne => Instr::Ne {},
+            CmpOp::Lt => Instr::Lt {},
+            CmpOp::Le => Instr::Le {},
+            CmpOp::Gt => Instr::Gt {},
+            CmpOp::Ge => Instr::Ge {},
+        });
     }
 
     /// `a OR b OR c` of [`inert`] operands: `a; b; OR; c; OR` (AND the
@@ -396,14 +405,17 @@ impl Unit<'_, '_> {
                 }
             }
             CondKind::Not { operand, .. } => self.observed(operand, out),
-            CondKind::File { test: FileTest::Contains { needle }, .. } => visit_expr(self, needle, out),
-            CondKind::File { .. } => {}
+            CondKind::File { file, .. } => {
+                if let FileTest::Contains { needle } = &file.test {
+                    visit_expr(self, needle, out)
+                }
+            }
             CondKind::IsEmpty { operand, .. }
             | CondKind::Expr { expr: operand, .. }
             | CondKind::Exists { operand, .. } => visit_expr(self, operand, out),
-            CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
-                visit_expr(self, lhs, out);
-                visit_expr(self, rhs, out);
+            CondKind::Test(test) => {
+                visit_expr(self, test.lhs(), out);
+                visit_expr(self, test.rhs(), out);
             }
         }
     }
@@ -451,10 +463,12 @@ fn inert(cond: &Cond) -> bool {
     match &cond.kind {
         CondKind::Or { operands, .. } | CondKind::And { operands, .. } => operands.iter().all(inert),
         CondKind::Not { operand, .. } => inert(operand),
-        CondKind::StrTest { lhs, op, rhs, .. } => {
-            inert_expr(lhs) && inert_expr(rhs) && (*op != StrOp::Matches || rhs.is_literal())
+        CondKind::Test(test) => {
+            let (lhs, rhs) = (test.lhs(), test.rhs());
+            let regex_made_at_run_time =
+                matches!(test.op(), TestOp::Str { op: StrOp::Matches, .. }) && !rhs.is_literal();
+            inert_expr(lhs) && inert_expr(rhs) && !regex_made_at_run_time
         }
-        CondKind::Compare { lhs, rhs, .. } => inert_expr(lhs) && inert_expr(rhs),
         CondKind::IsEmpty { operand, .. } | CondKind::Expr { expr: operand, .. } => inert_expr(operand),
         CondKind::File { .. } | CondKind::Exists { .. } => false,
     }

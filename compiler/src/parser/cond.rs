@@ -5,7 +5,9 @@ use smallvec::SmallVec;
 use super::{PResult, Parser};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
-use crate::syntax::ast::{CmpOp, Cond, CondKind, Expr, FileTest, Ident, Pad, Path, PathRoot, StrLit, StrOp};
+use crate::syntax::ast::{
+    CmpOp, Cond, CondKind, Expr, FileCond, FileTest, Ident, Path, PathRoot, StrLit, StrOp, Test, TestOp,
+};
 use crate::syntax::path_view::last_run_field;
 use crate::syntax::span::Span;
 
@@ -25,7 +27,10 @@ impl Parser<'_> {
         }
         let start = first.span();
         let operands = self.chain(first, Kw::OR, Self::conj)?;
-        Ok(Cond::new(CondKind::Or { operands, span: Span::default() }, self.since(start)))
+        Ok(Cond::new(
+            CondKind::Or { operands: operands.into_boxed_slice(), span: Span::default() },
+            self.since(start),
+        ))
     }
 
     /// `conj = neg { AND neg }`
@@ -36,7 +41,10 @@ impl Parser<'_> {
         }
         let start = first.span();
         let operands = self.chain(first, Kw::AND, Self::neg)?;
-        Ok(Cond::new(CondKind::And { operands, span: Span::default() }, self.since(start)))
+        Ok(Cond::new(
+            CondKind::And { operands: operands.into_boxed_slice(), span: Span::default() },
+            self.since(start),
+        ))
     }
 
     /// The operands of a chain after `first` and its keyword: each parsed
@@ -120,7 +128,7 @@ impl Parser<'_> {
             };
             let path_end = path.span.end;
             let file = Cond::new(
-                CondKind::File { path: Box::new(path), test, span: Span::default() },
+                CondKind::File { file: Box::new(FileCond { path, test }), span: Span::default() },
                 self.since(tok.span),
             );
             if misplaced_not {
@@ -136,7 +144,10 @@ impl Parser<'_> {
         let op_tok = self.peek();
         if let Some(op) = self.foreign_operator() {
             let rhs = self.expr("the right side of the comparison")?;
-            return Ok(Cond::new(CondKind::Compare { lhs, op, rhs, pad: Pad::default() }, self.since(start)));
+            return Ok(Cond::new(
+                CondKind::Test(Test::new(lhs, TestOp::Compare(op), rhs)),
+                self.since(start),
+            ));
         }
         let kind = match op_tok.kind {
             TokenKind::EqEq
@@ -154,12 +165,8 @@ impl Parser<'_> {
                     TokenKind::Gt => CmpOp::Gt,
                     _ => CmpOp::Ge,
                 };
-                CondKind::Compare {
-                    lhs,
-                    op,
-                    rhs: self.expr("the right side of the comparison")?,
-                    pad: Pad::default(),
-                }
+                let rhs = self.expr("the right side of the comparison")?;
+                CondKind::Test(Test::new(lhs, TestOp::Compare(op), rhs))
             }
             TokenKind::Assign => {
                 self.bump();
@@ -167,12 +174,8 @@ impl Parser<'_> {
                     Diagnostic::error(codes::UNEXPECTED_TOKEN, op_tok.span, "`=` binds; comparison is `==`")
                         .with_fix("compare with", op_tok.span, "=="),
                 );
-                CondKind::Compare {
-                    lhs,
-                    op: CmpOp::Eq,
-                    rhs: self.expr("the right side of the comparison")?,
-                    pad: Pad::default(),
-                }
+                let rhs = self.expr("the right side of the comparison")?;
+                CondKind::Test(Test::new(lhs, TestOp::Compare(CmpOp::Eq), rhs))
             }
             _ => {
                 let kw = match op_tok.kind {
@@ -232,7 +235,7 @@ impl Parser<'_> {
                             StrOp::EndsWith => "the right side of `ENDS_WITH`",
                             StrOp::Matches => "the right side of `MATCHES`",
                         })?;
-                        CondKind::StrTest { lhs, negated, op, rhs, pad: Pad::default() }
+                        CondKind::Test(Test::new(lhs, TestOp::Str { op, negated }, rhs))
                     }
                 }
             }
@@ -277,7 +280,10 @@ impl Parser<'_> {
             .with_fix("write", span, fix),
         );
         Cond::new(
-            CondKind::File { path: Box::new(path), test: FileTest::Exists, span: Span::default() },
+            CondKind::File {
+                file: Box::new(FileCond { path, test: FileTest::Exists }),
+                span: Span::default(),
+            },
             span,
         )
     }

@@ -38,7 +38,8 @@ use super::{PResult, Parser, Reported};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::codes;
 use crate::syntax::ast::{
-    Block, Cond, CondKind, DurationLit, Else, Expr, FileTest, Ident, IfStmt, Path, PathRoot, Stmt, StmtKind,
+    Block, Cond, CondKind, DurationLit, Else, Expr, FileCond, FileTest, Ident, IfStmt, Path, PathRoot, Stmt,
+    StmtKind,
 };
 use crate::syntax::span::Span;
 use crate::syntax::token::{Kw, Token, TokenKind};
@@ -297,7 +298,10 @@ impl<'a> Parser<'a> {
             )
             .with_fix("write", span, fix),
         );
-        let file = Cond::new(CondKind::File { path: Box::new(path), test, span: Span::default() }, span);
+        let file = Cond::new(
+            CondKind::File { file: Box::new(FileCond { path, test }), span: Span::default() },
+            span,
+        );
         Ok(if negated {
             Cond::new(CondKind::Not { operand: Box::new(file), span: Span::default() }, span)
         } else {

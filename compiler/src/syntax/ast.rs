@@ -344,9 +344,9 @@ impl PathRoot {
     }
 }
 
-/// A condition, 40 bytes: its span is kept in its kind, and a comparison's
+/// A condition, 32 bytes: its span is kept in its kind, and a comparison's
 /// is its operands' (`lhs` to `rhs`) widened by what parentheses around it
-/// add ([`Pad`]), where a separate span made every condition 48.
+/// add, where a separate span made every condition 48.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cond {
     pub kind: CondKind,
@@ -354,9 +354,9 @@ pub struct Cond {
 
 impl Cond {
     /// `kind` written at `at` (the span fields of `kind` are set from it).
-    /// A comparison whose span is more than [`Pad`] can hold beyond its
-    /// operands (parentheses around 64 KiB of comments) is held as an AND
-    /// of itself alone, which means the same.
+    /// A comparison whose span is more than 255 bytes beyond its operands
+    /// on either side (parentheses around a comment) is held as an AND of
+    /// itself alone, which means the same.
     pub fn new(mut kind: CondKind, at: Span) -> Cond {
         match &mut kind {
             CondKind::Or { span, .. }
@@ -366,13 +366,9 @@ impl Cond {
             | CondKind::IsEmpty { span, .. }
             | CondKind::Exists { span, .. }
             | CondKind::Expr { span, .. } => *span = at,
-            CondKind::StrTest { lhs, rhs, pad, .. } | CondKind::Compare { lhs, rhs, pad, .. } => {
-                match Pad::between(at, lhs.span().to(rhs.span())) {
-                    Some(fits) => *pad = fits,
-                    None => {
-                        *pad = Pad::default();
-                        return Cond { kind: CondKind::And { operands: vec![Cond { kind }], span: at } };
-                    }
+            CondKind::Test(test) => {
+                if !test.set_span(at) {
+                    return Cond { kind: CondKind::And { operands: Box::new([Cond { kind }]), span: at } };
                 }
             }
         }
@@ -388,41 +384,39 @@ impl Cond {
             | CondKind::IsEmpty { span, .. }
             | CondKind::Exists { span, .. }
             | CondKind::Expr { span, .. } => *span,
-            CondKind::StrTest { lhs, rhs, pad, .. } | CondKind::Compare { lhs, rhs, pad, .. } => {
-                let inner = lhs.span().to(rhs.span());
-                Span { start: inner.start - u32::from(pad.before), end: inner.end + u32::from(pad.after) }
-            }
+            CondKind::Test(test) => test.span(),
         }
-    }
-}
-
-/// What parentheses around a comparison add to its operands' span: bytes
-/// before `lhs` and after `rhs` (0 and 0 when it is bare).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Pad {
-    before: u16,
-    after: u16,
-}
-
-impl Pad {
-    fn between(outer: Span, inner: Span) -> Option<Pad> {
-        let before = inner.start.checked_sub(outer.start)?;
-        let after = outer.end.checked_sub(inner.end)?;
-        Some(Pad { before: u16::try_from(before).ok()?, after: u16::try_from(after).ok()? })
     }
 }
 
 /// As `tissc parse --emit ast-json` has always shown it: the kind's fields,
-/// then its span.
+/// then its span; a comparison as `compare`, a string test as `str_test`.
 impl Serialize for Cond {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
-        struct Flat<'a> {
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        enum Shown<'a> {
+            StrTest { lhs: &'a Expr, negated: bool, op: StrOp, rhs: &'a Expr },
+            Compare { lhs: &'a Expr, op: CmpOp, rhs: &'a Expr },
+        }
+        #[derive(Serialize)]
+        struct Flat<K> {
             #[serde(flatten)]
-            kind: &'a CondKind,
+            kind: K,
             span: Span,
         }
-        Flat { kind: &self.kind, span: self.span() }.serialize(serializer)
+        let span = self.span();
+        match &self.kind {
+            CondKind::Test(test) => {
+                let (lhs, rhs) = (test.lhs(), test.rhs());
+                let kind = match test.op() {
+                    TestOp::Str { op, negated } => Shown::StrTest { lhs, negated, op, rhs },
+                    TestOp::Compare(op) => Shown::Compare { lhs, op, rhs },
+                };
+                Flat { kind, span }.serialize(serializer)
+            }
+            kind => Flat { kind, span }.serialize(serializer),
+        }
     }
 }
 
@@ -430,12 +424,12 @@ impl Serialize for Cond {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CondKind {
     Or {
-        operands: Vec<Cond>,
+        operands: Box<[Cond]>,
         #[serde(skip)]
         span: Span,
     },
     And {
-        operands: Vec<Cond>,
+        operands: Box<[Cond]>,
         #[serde(skip)]
         span: Span,
     },
@@ -444,9 +438,10 @@ pub enum CondKind {
         #[serde(skip)]
         span: Span,
     },
+    /// `FILE "path" test`.
     File {
-        path: Box<StrLit>,
-        test: FileTest,
+        #[serde(flatten)]
+        file: Box<FileCond>,
         #[serde(skip)]
         span: Span,
     },
@@ -460,26 +455,134 @@ pub enum CondKind {
         #[serde(skip)]
         span: Span,
     },
-    StrTest {
-        lhs: Expr,
-        negated: bool,
-        op: StrOp,
-        rhs: Expr,
-        #[serde(skip)]
-        pad: Pad,
-    },
-    Compare {
-        lhs: Expr,
-        op: CmpOp,
-        rhs: Expr,
-        #[serde(skip)]
-        pad: Pad,
-    },
+    /// A comparison (`==` ...) or a string test (`CONTAINS` ...): shown by
+    /// [`Cond`]'s serialization.
+    #[serde(skip)]
+    Test(Test),
     Expr {
         expr: Expr,
         #[serde(skip)]
         span: Span,
     },
+}
+
+/// What `FILE "path" ...` tests (boxed in [`CondKind::File`]: it keeps a
+/// condition at 32 bytes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileCond {
+    pub path: StrLit,
+    pub test: FileTest,
+}
+
+/// `lhs OP rhs`, in 32 bytes: the two operands, with the operator and
+/// what parentheses around the test add to its span kept in their spare
+/// bytes (an expression has two beside its tag; `Expr::set_spare`): the
+/// operator and the bytes before `lhs` in `lhs`'s, the bytes after `rhs`
+/// in `rhs`'s. Three more bytes would make every condition 40 bytes, and
+/// the conditions shape's tree 0.6 MiB larger (book: performance.md).
+#[derive(Clone)]
+pub struct Test {
+    lhs: Expr,
+    rhs: Expr,
+}
+
+/// The operator of a [`Test`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestOp {
+    Compare(CmpOp),
+    Str { op: StrOp, negated: bool },
+}
+
+/// Every operator of a [`Test`], by its code in `lhs`'s first spare byte
+/// ([`TestOp::code`]).
+const TEST_OPS: [TestOp; 14] = [
+    TestOp::Compare(CmpOp::Eq),
+    TestOp::Compare(CmpOp::Ne),
+    TestOp::Compare(CmpOp::Lt),
+    TestOp::Compare(CmpOp::Le),
+    TestOp::Compare(CmpOp::Gt),
+    TestOp::Compare(CmpOp::Ge),
+    TestOp::Str { op: StrOp::Contains, negated: false },
+    TestOp::Str { op: StrOp::StartsWith, negated: false },
+    TestOp::Str { op: StrOp::EndsWith, negated: false },
+    TestOp::Str { op: StrOp::Matches, negated: false },
+    TestOp::Str { op: StrOp::Contains, negated: true },
+    TestOp::Str { op: StrOp::StartsWith, negated: true },
+    TestOp::Str { op: StrOp::EndsWith, negated: true },
+    TestOp::Str { op: StrOp::Matches, negated: true },
+];
+
+impl TestOp {
+    /// Its index in [`TEST_OPS`] (a test holds every operator's).
+    fn code(self) -> u8 {
+        match self {
+            TestOp::Compare(op) => op as u8,
+            TestOp::Str { op, negated } => 6 + op as u8 + if negated { 4 } else { 0 },
+        }
+    }
+}
+
+impl Test {
+    /// `lhs op rhs`, its span theirs until [`Cond::new`] sets it.
+    pub fn new(lhs: Expr, op: TestOp, rhs: Expr) -> Test {
+        let (mut lhs, mut rhs) = (lhs, rhs);
+        lhs.set_spare([op.code(), 0]);
+        rhs.set_spare([0, 0]);
+        Test { lhs, rhs }
+    }
+
+    pub fn lhs(&self) -> &Expr {
+        &self.lhs
+    }
+
+    pub fn rhs(&self) -> &Expr {
+        &self.rhs
+    }
+
+    pub fn op(&self) -> TestOp {
+        // Only `Test::new` writes the code: always an index of the table.
+        TEST_OPS[usize::from(self.lhs.spare()[0]) % TEST_OPS.len()]
+    }
+
+    /// From the start of `lhs`, or of parentheses around the test, to the
+    /// end of `rhs` or of those parentheses.
+    pub fn span(&self) -> Span {
+        let inner = self.lhs.span().to(self.rhs.span());
+        let (before, after) = (self.lhs.spare()[1], self.rhs.spare()[0]);
+        Span { start: inner.start - u32::from(before), end: inner.end + u32::from(after) }
+    }
+
+    /// Makes `at` the test's span, if it is within 255 bytes of the
+    /// operands' on either side.
+    fn set_span(&mut self, at: Span) -> bool {
+        let inner = self.lhs.span().to(self.rhs.span());
+        let before = inner.start.checked_sub(at.start).and_then(|b| u8::try_from(b).ok());
+        let after = at.end.checked_sub(inner.end).and_then(|a| u8::try_from(a).ok());
+        let (Some(before), Some(after)) = (before, after) else { return false };
+        let code = self.lhs.spare()[0];
+        self.lhs.set_spare([code, before]);
+        self.rhs.set_spare([after, 0]);
+        true
+    }
+}
+
+impl PartialEq for Test {
+    fn eq(&self, other: &Test) -> bool {
+        self.lhs == other.lhs
+            && self.rhs == other.rhs
+            && self.op() == other.op()
+            && self.span() == other.span()
+    }
+}
+
+impl std::fmt::Debug for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Test")
+            .field("lhs", &self.lhs)
+            .field("op", &self.op())
+            .field("rhs", &self.rhs)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -567,19 +670,34 @@ mod tests {
     /// `Cond` 48): 1.0 MiB more; a block's statements in a boxed slice and
     /// RUN's TIMEOUT boxed (`Stmt` 64): 0.3 MiB more; a condition's span
     /// kept in its kind, a comparison's given by its operands (`Cond` 40,
-    /// an IF 96): 0.7 MiB more.
+    /// an IF 96): 0.7 MiB more; a comparison's operator and parentheses in
+    /// its operands' spare bytes ([`Test`], `Cond` 32): 0.6 MiB more.
+    /// Each operator's code is its place in the table a test reads it back from.
+    #[test]
+    fn a_test_keeps_its_operator() {
+        for op in TEST_OPS {
+            let test = Test::new(
+                Expr::int(1, Span { start: 0, end: 1 }),
+                op,
+                Expr::int(2, Span { start: 5, end: 6 }),
+            );
+            assert_eq!(test.op(), op);
+            assert_eq!(test.span(), Span { start: 0, end: 6 });
+        }
+    }
+
     #[test]
     fn statements_stay_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<Stmt>(), 64);
-        assert_eq!(size_of::<Cond>(), 40);
+        assert_eq!(size_of::<Cond>(), 32);
         assert_eq!(size_of::<Expr>(), 16);
         assert_eq!(size_of::<Item>(), 64);
         assert_eq!(size_of::<StrLit>(), 24);
         assert_eq!(size_of::<Ident>(), 24);
         assert_eq!(size_of::<Path>(), 64);
         assert_eq!(size_of::<Block>(), 24);
-        assert_eq!(size_of::<IfStmt>(), 96);
+        assert_eq!(size_of::<IfStmt>(), 88);
         assert_eq!(size_of::<StrParts>(), 16);
     }
 

@@ -24,35 +24,75 @@ use crate::syntax::text::Text;
 #[derive(Clone, PartialEq)]
 pub struct Expr(Repr);
 
+/// `repr(u8)`: each kind is laid out as written, its tag first and its
+/// spare bytes next, so [`Spare`] lies at the same offset in every kind
+/// (reading or writing it is one load or store, not a match).
 #[derive(Clone, PartialEq)]
+#[repr(u8)]
 enum Repr {
-    Str(Box<StrLit>),
-    Path(Box<Path>),
+    Str {
+        spare: Spare,
+        lit: Box<StrLit>,
+    },
+    Path {
+        spare: Spare,
+        path: Box<Path>,
+    },
     /// A string literal whose source between its quotes is its text.
-    Text(Span),
+    Text {
+        spare: Spare,
+        span: Span,
+    },
     /// A bare variable: its name is the source at the span.
-    Var(Span),
+    Var {
+        spare: Spare,
+        span: Span,
+    },
     Int {
+        spare: Spare,
         value: i32,
         span: Span,
     },
-    LongInt(Box<(i64, Span)>),
+    LongInt {
+        spare: Spare,
+        int: Box<(i64, Span)>,
+    },
     /// Up to 49 days.
     Duration {
+        spare: Spare,
         millis: u32,
         span: Span,
     },
-    LongDuration(Box<DurationLit>),
+    LongDuration {
+        spare: Spare,
+        duration: Box<DurationLit>,
+    },
     Bool {
+        spare: Spare,
         value: bool,
         span: Span,
     },
     /// `LAST_RUN.FIELD` with one of the record's fields, written at `at`.
     LastRun {
+        spare: Spare,
         field: Field,
         at: u32,
         span: Span,
     },
+}
+
+/// Two bytes every kind of expression has room for beside its tag, which
+/// a comparison uses to keep its operator and what parentheses add to its
+/// span in its operands ([`crate::syntax::ast::Test`]): a comparison is
+/// then two expressions, 32 bytes, and so is every condition. They are not
+/// part of the expression's value: equal whatever they hold.
+#[derive(Clone, Copy, Default)]
+struct Spare([u8; 2]);
+
+impl PartialEq for Spare {
+    fn eq(&self, _: &Spare) -> bool {
+        true
+    }
 }
 
 /// What an expression is, however it is held.
@@ -92,68 +132,76 @@ impl Expr {
     /// The string literal `lit` of `src`: kept as its span when its text is
     /// its source between the quotes.
     pub fn string(lit: StrLit, src: &str) -> Expr {
+        let spare = Spare::default();
         match lit.as_literal() {
-            Some(text) if between_quotes(src, lit.span) == Some(text) => Expr(Repr::Text(lit.span)),
-            _ => Expr(Repr::Str(Box::new(lit))),
+            Some(text) if between_quotes(src, lit.span) == Some(text) => {
+                Expr(Repr::Text { span: lit.span, spare })
+            }
+            _ => Expr(Repr::Str { lit: Box::new(lit), spare }),
         }
     }
 
     /// A path other than a bare variable and `LAST_RUN.FIELD`: its span is the expression's.
     pub fn of_path(path: Path) -> Expr {
-        Expr(Repr::Path(Box::new(path)))
+        Expr(Repr::Path { path: Box::new(path), spare: Spare::default() })
     }
 
     /// The bare variable written at `span`.
     pub fn var(span: Span) -> Expr {
-        Expr(Repr::Var(span))
+        Expr(Repr::Var { span, spare: Spare::default() })
     }
 
     pub fn int(value: i64, span: Span) -> Expr {
+        let spare = Spare::default();
         match i32::try_from(value) {
-            Ok(value) => Expr(Repr::Int { value, span }),
-            Err(_) => Expr(Repr::LongInt(Box::new((value, span)))),
+            Ok(value) => Expr(Repr::Int { value, span, spare }),
+            Err(_) => Expr(Repr::LongInt { int: Box::new((value, span)), spare }),
         }
     }
 
     pub fn duration(millis: u64, span: Span) -> Expr {
+        let spare = Spare::default();
         match u32::try_from(millis) {
-            Ok(millis) => Expr(Repr::Duration { millis, span }),
-            Err(_) => Expr(Repr::LongDuration(Box::new(DurationLit { millis, span }))),
+            Ok(millis) => Expr(Repr::Duration { millis, span, spare }),
+            Err(_) => Expr(Repr::LongDuration { duration: Box::new(DurationLit { millis, span }), spare }),
         }
     }
 
     pub fn bool(value: bool, span: Span) -> Expr {
-        Expr(Repr::Bool { value, span })
+        Expr(Repr::Bool { value, span, spare: Spare::default() })
     }
 
     /// `LAST_RUN.FIELD` spanning `span`, the field written at `at`.
     pub fn last_run(field: Field, at: u32, span: Span) -> Expr {
-        Expr(Repr::LastRun { field, at, span })
+        Expr(Repr::LastRun { field, at, span, spare: Spare::default() })
     }
 
     pub fn span(&self) -> Span {
         match &self.0 {
-            Repr::Str(lit) => lit.span,
-            Repr::Path(path) => path.span,
-            Repr::Text(span) | Repr::Var(span) => *span,
-            Repr::Int { span, .. } | Repr::Bool { span, .. } | Repr::LastRun { span, .. } => *span,
-            Repr::LongInt(int) => int.1,
-            Repr::Duration { span, .. } => *span,
-            Repr::LongDuration(duration) => duration.span,
+            Repr::Str { lit, .. } => lit.span,
+            Repr::Path { path, .. } => path.span,
+            Repr::Text { span, .. }
+            | Repr::Var { span, .. }
+            | Repr::Int { span, .. }
+            | Repr::Bool { span, .. }
+            | Repr::LastRun { span, .. }
+            | Repr::Duration { span, .. } => *span,
+            Repr::LongInt { int, .. } => int.1,
+            Repr::LongDuration { duration, .. } => duration.span,
         }
     }
 
     #[inline(always)]
     pub fn kind(&self) -> ExprKind<'_> {
         match &self.0 {
-            Repr::Str(value) => ExprKind::Str { value },
-            Repr::Path(path) => ExprKind::Path { path },
-            Repr::Text(_) => ExprKind::Text,
-            Repr::Var(_) => ExprKind::Var,
+            Repr::Str { lit, .. } => ExprKind::Str { value: lit },
+            Repr::Path { path, .. } => ExprKind::Path { path },
+            Repr::Text { .. } => ExprKind::Text,
+            Repr::Var { .. } => ExprKind::Var,
             Repr::Int { value, .. } => ExprKind::Int { value: i64::from(*value) },
-            Repr::LongInt(int) => ExprKind::Int { value: int.0 },
+            Repr::LongInt { int, .. } => ExprKind::Int { value: int.0 },
             Repr::Duration { millis, .. } => ExprKind::Duration { millis: u64::from(*millis) },
-            Repr::LongDuration(duration) => ExprKind::Duration { millis: duration.millis },
+            Repr::LongDuration { duration, .. } => ExprKind::Duration { millis: duration.millis },
             Repr::Bool { value, .. } => ExprKind::Bool { value: *value },
             Repr::LastRun { field, at, .. } => ExprKind::LastRun { field: *field, at: *at },
         }
@@ -171,9 +219,9 @@ impl Expr {
     #[inline(always)]
     pub fn path_named<'a>(&'a self, name: &'a str) -> Option<PathView<'a>> {
         match &self.0 {
-            Repr::Path(path) => Some(path.view()),
-            Repr::Var(span) => Some(PathView::var(name, *span)),
-            Repr::LastRun { field, at, span } => Some(PathView::last_run(*field, *at, *span)),
+            Repr::Path { path, .. } => Some(path.view()),
+            Repr::Var { span, .. } => Some(PathView::var(name, *span)),
+            Repr::LastRun { field, at, span, .. } => Some(PathView::last_run(*field, *at, *span)),
             _ => None,
         }
     }
@@ -182,7 +230,7 @@ impl Expr {
     #[inline(always)]
     pub fn name<'a>(&self, src: &'a str) -> &'a str {
         match &self.0 {
-            Repr::Var(span) => src.get(span.range()).unwrap_or(""),
+            Repr::Var { span, .. } => src.get(span.range()).unwrap_or(""),
             _ => "",
         }
     }
@@ -191,8 +239,8 @@ impl Expr {
     /// held); `src` is the text the plan was parsed from.
     pub fn literal<'a>(&'a self, src: &'a str) -> Option<&'a str> {
         match &self.0 {
-            Repr::Text(span) => Some(between_quotes(src, *span).unwrap_or("")),
-            Repr::Str(value) => value.as_literal(),
+            Repr::Text { span, .. } => Some(between_quotes(src, *span).unwrap_or("")),
+            Repr::Str { lit, .. } => lit.as_literal(),
             _ => None,
         }
     }
@@ -200,8 +248,10 @@ impl Expr {
     /// The string literal it is, as the lexer made it, or itself.
     pub fn into_string(self, src: &str) -> Result<StrLit, Expr> {
         match self.0 {
-            Repr::Str(lit) => Ok(*lit),
-            Repr::Text(span) => Ok(StrLit::text(Text::new(between_quotes(src, span).unwrap_or("")), span)),
+            Repr::Str { lit, .. } => Ok(*lit),
+            Repr::Text { span, .. } => {
+                Ok(StrLit::text(Text::new(between_quotes(src, span).unwrap_or("")), span))
+            }
             _ => Err(self),
         }
     }
@@ -209,9 +259,41 @@ impl Expr {
     /// Whether it is a string literal without interpolation ([`Expr::literal`]).
     pub fn is_literal(&self) -> bool {
         match &self.0 {
-            Repr::Text(_) => true,
-            Repr::Str(value) => value.as_literal().is_some(),
+            Repr::Text { .. } => true,
+            Repr::Str { lit, .. } => lit.as_literal().is_some(),
             _ => false,
+        }
+    }
+
+    /// The two spare bytes ([`Spare`]).
+    pub(crate) fn spare(&self) -> [u8; 2] {
+        match &self.0 {
+            Repr::Str { spare, .. }
+            | Repr::Path { spare, .. }
+            | Repr::Text { spare, .. }
+            | Repr::Var { spare, .. }
+            | Repr::Int { spare, .. }
+            | Repr::LongInt { spare, .. }
+            | Repr::Duration { spare, .. }
+            | Repr::LongDuration { spare, .. }
+            | Repr::Bool { spare, .. }
+            | Repr::LastRun { spare, .. } => spare.0,
+        }
+    }
+
+    /// Puts `bytes` in the spare bytes ([`Spare`]).
+    pub(crate) fn set_spare(&mut self, bytes: [u8; 2]) {
+        match &mut self.0 {
+            Repr::Str { spare, .. }
+            | Repr::Path { spare, .. }
+            | Repr::Text { spare, .. }
+            | Repr::Var { spare, .. }
+            | Repr::Int { spare, .. }
+            | Repr::LongInt { spare, .. }
+            | Repr::Duration { spare, .. }
+            | Repr::LongDuration { spare, .. }
+            | Repr::Bool { spare, .. }
+            | Repr::LastRun { spare, .. } => spare.0 = bytes,
         }
     }
 }

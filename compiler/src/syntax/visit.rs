@@ -292,18 +292,18 @@ pub(crate) fn walk_cond<'a, V: Visitor<'a> + ?Sized>(v: &mut V, cond: &'a Cond) 
             }
         }
         CondKind::Not { operand, .. } => v.visit_cond(operand),
-        CondKind::File { path, test, .. } => {
-            v.visit_strlit(path);
-            if let FileTest::Contains { needle } = test {
+        CondKind::File { file, .. } => {
+            v.visit_strlit(&file.path);
+            if let FileTest::Contains { needle } = &file.test {
                 v.visit_expr(needle);
             }
         }
         CondKind::IsEmpty { operand, .. }
         | CondKind::Exists { operand, .. }
         | CondKind::Expr { expr: operand, .. } => v.visit_expr(operand),
-        CondKind::StrTest { lhs, rhs, .. } | CondKind::Compare { lhs, rhs, .. } => {
-            v.visit_expr(lhs);
-            v.visit_expr(rhs);
+        CondKind::Test(test) => {
+            v.visit_expr(test.lhs());
+            v.visit_expr(test.rhs());
         }
     }
 }
