@@ -20,7 +20,10 @@ baseline=${2:-}
 for tool in lua5.4 luac5.4 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "$tool not found (apt-get install lua5.4 time)" >&2; exit 2; }
 done
-cargo build -q --release --bin tissc --example gen_plan
+# tissc built alone, as `cargo install --path compiler` builds it (with the
+# example's package its shared crates may get more features: another build).
+cargo build -q --release --example gen_plan
+cargo build -q --release --bin tissc
 # TISSC=PATH measures another build of tissc (benches/pgo.sh's) against luac.
 tissc=${TISSC:-target/release/tissc}
 work=$(mktemp -d)

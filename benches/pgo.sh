@@ -21,7 +21,8 @@ command -v "$profdata" >/dev/null || {
     echo "$profdata not found: the profile must be merged by rustc's own LLVM ($major; apt-get install llvm-$major)" >&2
     exit 2
 }
-cargo build -q --release --bin tissc --example gen_plan
+cargo build -q --release --example gen_plan
+cargo build -q --release --bin tissc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/plans" "$work/train"

@@ -17,7 +17,9 @@ cd "$(dirname "$0")/.."
 runs=${1:-200}
 baseline_tissvm=${2:-}
 target=${CARGO_TARGET_DIR:-target}
-cargo build -q --release --bin tissc --bin tissvm
+# Each alone, as `cargo install` builds it.
+cargo build -q --release --bin tissc
+cargo build -q --release --bin tissvm
 static=""
 if [ "$(uname -sm)" = "Linux x86_64" ]; then
     cargo build-static -q --bin tissvm

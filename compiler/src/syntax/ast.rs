@@ -495,7 +495,7 @@ pub enum TestOp {
 
 /// Every operator of a [`Test`], by its code in `lhs`'s first spare byte
 /// ([`TestOp::code`]).
-const TEST_OPS: [TestOp; 14] = [
+static TEST_OPS: [TestOp; 14] = [
     TestOp::Compare(CmpOp::Eq),
     TestOp::Compare(CmpOp::Ne),
     TestOp::Compare(CmpOp::Lt),
