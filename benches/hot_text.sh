@@ -115,15 +115,16 @@ list() {
         echo "# The read-only data they read, by input section (build.rs puts it first)."
         LC_ALL=C sort -u "$work/data.$binary"
     } > "$tmp"
-    local count
-    count=$(grep -vc '^#' "$tmp")
+    local count sections
+    count=$(grep -v '^#' "$tmp" | grep -vc '^\.' || true)
+    sections=$(grep -c '^\.' "$tmp" || true)
     # A run goes through several hundred; far fewer means one failed.
     if [ "$count" -lt 200 ]; then
         echo "$binary: only $count functions recorded: a run failed; $out is left as it was" >&2
         exit 1
     fi
     mv "$tmp" "$out"
-    echo "$out: $count functions"
+    echo "$out: $count functions, $sections sections of data"
 }
 # The statics, from smaller runs: lackey logs every load.
 for shape in steps heredoc conditions prompts; do

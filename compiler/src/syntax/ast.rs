@@ -352,39 +352,47 @@ pub struct Cond {
     pub kind: CondKind,
 }
 
+/// The span a kind of condition keeps of its own (every kind but a
+/// comparison, [`Test`], whose span its operands give), as a `&Span` or a
+/// `&mut Span` after the kind's reference: every kind listed once.
+macro_rules! own_span {
+    ($kind:expr) => {
+        match $kind {
+            CondKind::Or { span, .. }
+            | CondKind::And { span, .. }
+            | CondKind::Not { span, .. }
+            | CondKind::File { span, .. }
+            | CondKind::IsEmpty { span, .. }
+            | CondKind::Exists { span, .. }
+            | CondKind::Expr { span, .. } => Ok(span),
+            CondKind::Test(test) => Err(test),
+        }
+    };
+}
+
 impl Cond {
     /// `kind` written at `at` (the span fields of `kind` are set from it).
     /// A comparison whose span is more than 255 bytes beyond its operands
     /// on either side (parentheses around a comment) is held as an AND of
     /// itself alone, which means the same.
     pub fn new(mut kind: CondKind, at: Span) -> Cond {
-        match &mut kind {
-            CondKind::Or { span, .. }
-            | CondKind::And { span, .. }
-            | CondKind::Not { span, .. }
-            | CondKind::File { span, .. }
-            | CondKind::IsEmpty { span, .. }
-            | CondKind::Exists { span, .. }
-            | CondKind::Expr { span, .. } => *span = at,
-            CondKind::Test(test) => {
-                if !test.set_span(at) {
-                    return Cond { kind: CondKind::And { operands: Box::new([Cond { kind }]), span: at } };
-                }
+        let fits = match own_span!(&mut kind) {
+            Ok(span) => {
+                *span = at;
+                true
             }
+            Err(test) => test.set_span(at),
+        };
+        match fits {
+            true => Cond { kind },
+            false => Cond { kind: CondKind::And { operands: Box::new([Cond { kind }]), span: at } },
         }
-        Cond { kind }
     }
 
     pub fn span(&self) -> Span {
-        match &self.kind {
-            CondKind::Or { span, .. }
-            | CondKind::And { span, .. }
-            | CondKind::Not { span, .. }
-            | CondKind::File { span, .. }
-            | CondKind::IsEmpty { span, .. }
-            | CondKind::Exists { span, .. }
-            | CondKind::Expr { span, .. } => *span,
-            CondKind::Test(test) => test.span(),
+        match own_span!(&self.kind) {
+            Ok(span) => *span,
+            Err(test) => test.span(),
         }
     }
 }

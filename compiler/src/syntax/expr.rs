@@ -128,6 +128,25 @@ pub enum ExprKind<'a> {
     },
 }
 
+/// The [`Spare`] of a `&Repr` or a `&mut Repr`, as a reference of the
+/// same kind: every kind listed once, for reading and writing.
+macro_rules! spare_of {
+    ($repr:expr) => {
+        match $repr {
+            Repr::Str { spare, .. }
+            | Repr::Path { spare, .. }
+            | Repr::Text { spare, .. }
+            | Repr::Var { spare, .. }
+            | Repr::Int { spare, .. }
+            | Repr::LongInt { spare, .. }
+            | Repr::Duration { spare, .. }
+            | Repr::LongDuration { spare, .. }
+            | Repr::Bool { spare, .. }
+            | Repr::LastRun { spare, .. } => spare,
+        }
+    };
+}
+
 impl Expr {
     /// The string literal `lit` of `src`: kept as its span when its text is
     /// its source between the quotes.
@@ -267,34 +286,12 @@ impl Expr {
 
     /// The two spare bytes ([`Spare`]).
     pub(crate) fn spare(&self) -> [u8; 2] {
-        match &self.0 {
-            Repr::Str { spare, .. }
-            | Repr::Path { spare, .. }
-            | Repr::Text { spare, .. }
-            | Repr::Var { spare, .. }
-            | Repr::Int { spare, .. }
-            | Repr::LongInt { spare, .. }
-            | Repr::Duration { spare, .. }
-            | Repr::LongDuration { spare, .. }
-            | Repr::Bool { spare, .. }
-            | Repr::LastRun { spare, .. } => spare.0,
-        }
+        spare_of!(&self.0).0
     }
 
     /// Puts `bytes` in the spare bytes ([`Spare`]).
     pub(crate) fn set_spare(&mut self, bytes: [u8; 2]) {
-        match &mut self.0 {
-            Repr::Str { spare, .. }
-            | Repr::Path { spare, .. }
-            | Repr::Text { spare, .. }
-            | Repr::Var { spare, .. }
-            | Repr::Int { spare, .. }
-            | Repr::LongInt { spare, .. }
-            | Repr::Duration { spare, .. }
-            | Repr::LongDuration { spare, .. }
-            | Repr::Bool { spare, .. }
-            | Repr::LastRun { spare, .. } => spare.0 = bytes,
-        }
+        spare_of!(&mut self.0).0 = bytes;
     }
 }
 
